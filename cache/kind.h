@@ -1,0 +1,43 @@
+/*
+ * kind: what the cache knows about one resource type.
+ *
+ * A kind names the resource the way the API does (group, version, plural
+ * resource, Kind, scope) and lists its selectable fields: the fields a
+ * fieldSelector may name besides metadata.name and metadata.namespace.
+ * Built-in kinds come from a static table; others are made from upstream
+ * discovery and live until exit.
+ */
+#ifndef CACHE_KIND_H
+#define CACHE_KIND_H
+
+#include <stdbool.h>
+
+#define CACHE_KIND_MAX_FIELDS 8
+
+struct cache_kind {
+	const char *group;	/* "" for the core group */
+	const char *version;	/* "v1" */
+	const char *resource;	/* plural, "pods" */
+	const char *kind;	/* "Pod" */
+	const char *list_kind;	/* "PodList" */
+	bool namespaced;
+	/* Dotted JSON paths, e.g. "spec.nodeName"; NULL-terminated. */
+	const char *fields[CACHE_KIND_MAX_FIELDS + 1];
+};
+
+/*
+ * Find a kind by kubectl's spelling: "pods", "pods.v1", "deployments.apps",
+ * "deployments.v1.apps", "widgets.v1.example.com". Built-in kinds only;
+ * NULL if unknown.
+ */
+const struct cache_kind *cache_kind_lookup(const char *spec);
+/* Find a built-in kind by group and plural resource. */
+const struct cache_kind *cache_kind_find(const char *group,
+					 const char *resource);
+/* Index of field in kind->fields, or -1. */
+int cache_kind_field(const struct cache_kind *kind, const char *field);
+/* "apps/v1", or "v1" for the core group, into out. */
+void cache_kind_api_version(const struct cache_kind *kind, char *out,
+			    unsigned outlen);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * obj: one cached Kubernetes object, immutable once published.
+ *
+ * An object keeps the raw JSON bytes exactly as received from upstream
+ * (only metadata.managedFields may have been cut out, by request) plus
+ * the few parsed fields the cache needs: namespace, name, uid,
+ * resourceVersion, labels and the kind's selectable fields. Everything
+ * lives in one allocation, so the memory cost is the wire size plus a
+ * small header.
+ *
+ * Ownership: reference counted. cache_obj_parse() returns one reference;
+ * every holder (store tree node, history event, response in flight) owns
+ * one and drops it with cache_obj_put(). Fields never change after parse,
+ * so any thread holding a reference may read them without a lock.
+ */
+#ifndef CACHE_OBJ_H
+#define CACHE_OBJ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/kind.h"
+#include "cache/selector.h"
+
+#define CACHE_OBJ_MAGIC 0x0b1ec7u
+
+struct cache_obj {
+	uint32_t magic;
+	uint32_t refs;			/* atomic */
+	uint64_t rv;			/* metadata.resourceVersion */
+	const char *ns;			/* "" when cluster-scoped */
+	const char *name;
+	const char *uid;		/* "" when absent */
+	int64_t created;		/* creationTimestamp, unix seconds; 0 if absent */
+	uint32_t nlabels;
+	const struct cache_label *labels; /* sorted by key */
+	/* Values of kind->fields[i], NULL where the object has none. */
+	const char *const *fields;
+	/* Summary columns for Table output (kind specific, may be NULL). */
+	const char *table;
+	const char *json;		/* the object, no trailing newline */
+	size_t len;
+	/* the arena with the bytes above follows */
+};
+
+/*
+ * Parse one object's JSON. Keeps a private copy of the bytes (minus
+ * managedFields when strip_managed). Refuses malformed JSON, a non-object,
+ * and an object without metadata.name or a numeric resourceVersion.
+ * On failure returns NULL and, when err is given, a one-line reason.
+ */
+struct cache_obj *cache_obj_parse(const struct cache_kind *kind,
+				  const char *json, size_t len,
+				  bool strip_managed, char *err, size_t errlen);
+
+static inline struct cache_obj *cache_obj_get(struct cache_obj *o)
+{
+	__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+	return o;
+}
+
+void cache_obj_put(struct cache_obj *o);
+
+/* The value of label key, or NULL. */
+const char *cache_obj_label(const struct cache_obj *o, const char *key);
+
+/* Compare two objects' keys: namespace, then name (the apiserver's order). */
+int cache_obj_keycmp(const char *ns1, const char *name1, const char *ns2,
+		     const char *name2);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * alloc: allocation wrappers with failure injection (see alloc.h).
+ */
+#include "alloc.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_long countdown;	/* 0: off; else fail when it reaches 1 */
+static atomic_long failures;
+
+static int should_fail(void)
+{
+	long c = atomic_load_explicit(&countdown, memory_order_relaxed);
+	if (c == 0)
+		return 0;
+	if (atomic_fetch_sub(&countdown, 1) == 1) {
+		atomic_fetch_add(&failures, 1);
+		return 1;
+	}
+	return 0;
+}
+
+void alloc_fail_after(long n)
+{
+	atomic_store(&countdown, n);
+	atomic_store(&failures, 0);
+}
+
+long alloc_failures(void)
+{
+	return atomic_load(&failures);
+}
+
+void *xmalloc(size_t n)
+{
+	return should_fail() ? NULL : malloc(n ? n : 1);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	return should_fail() ? NULL : realloc(p, n ? n : 1);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}

@@ -1,0 +1,26 @@
+/*
+ * alloc: the one door every allocation of the project goes through.
+ *
+ * In normal builds these are malloc and friends. Tests set
+ * alloc_fail_after(N) to make the Nth allocation from now fail, the way
+ * curl's torture mode and SQLite's malloc tests do, and then check that
+ * the code under test returns -ENOMEM cleanly and leaks nothing.
+ */
+#ifndef CONFIG_ALLOC_H
+#define CONFIG_ALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Fail the allocation that is the Nth from now (1 = the next one); 0 turns
+ * failure injection off. Process-wide; tests call it from one thread. */
+void alloc_fail_after(long n);
+/* How many allocations were failed on purpose since the last reset. */
+long alloc_failures(void);
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Install the Debian packages the build and the tests need, and nothing
+# else. On a machine that has them all it installs nothing and asks for
+# nothing, so `make test` stays quiet and offline there.
+#
+#   scripts/deps.sh build   libraries and tools to compile
+#   scripts/deps.sh test    build + the real clients used by the tests
+set -eu
+
+build="build-essential pkg-config libmicrohttpd-dev libcurl4-openssl-dev
+liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev curl"
+test="$build python3 python3-kubernetes openssl"
+bench="$test wrk libyajl-dev libjson-c-dev libcjson-dev"
+
+case "${1:-build}" in
+build) want=$build ;;
+test) want=$test ;;
+bench) want=$bench ;;
+*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: run 'sudo $0 ${1:-build}' or install them by hand" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing
