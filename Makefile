@@ -69,11 +69,19 @@ bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
-bin/fake-apiserver: $(call obj,$(FAKE_SRC)) $(call obj,$(CONFIG_SRC) $(CACHE_SRC)) $(STAMP)
+# The fake apiserver shares only the base utilities and the selector
+# parser with the proxy; its store is its own, so that a store bug cannot
+# hide in a comparison between the two.
+FAKE_LIB_OBJ := $(call obj,$(CONFIG_SRC) cache/selector.c)
+bin/fake-apiserver: $(call obj,$(FAKE_SRC)) $(FAKE_LIB_OBJ) $(STAMP)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(FAKE_LIBS) $(LDLIBS_ALL)
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
+# A unit test links what test_NAME_OBJ lists, or else the whole library.
+test_selector_OBJ = $(FAKE_LIB_OBJ)
+test_fake_OBJ = $(FAKE_LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
+.SECONDEXPANSION:
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $$(if $$(test_$$*_OBJ),$$(test_$$*_OBJ),$$(LIB_OBJ))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
