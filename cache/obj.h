@@ -54,6 +54,14 @@ struct cache_obj *cache_obj_parse(const struct cache_kind *kind,
 				  const char *json, size_t len,
 				  bool strip_managed, char *err, size_t errlen);
 
+struct json_doc;
+/* The same, for the value at token root of an already parsed document
+ * (a LIST page item or a watch event's object): no second tokenization. */
+struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
+				     const struct json_doc *doc, int root,
+				     bool strip_managed, char *err,
+				     size_t errlen);
+
 static inline struct cache_obj *cache_obj_get(struct cache_obj *o)
 {
 	__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);

@@ -1,0 +1,261 @@
+/*
+ * history: the event ring with RCU-protected slots (see history.h).
+ *
+ * The writer stores a new event into slot seq & mask with
+ * rcu_xchg_pointer() and then advances head with release order; the
+ * displaced event is put after a grace period. A reader loads the slot
+ * under rcu_read_lock() and accepts it only if its seq is the one asked
+ * for, so a slot reused under its feet is seen as "overwritten".
+ */
+#include "cache/history.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu-bp.h>
+
+#include "config/alloc.h"
+
+struct ev_box {
+	struct rcu_head rcu;
+	struct cache_event ev;	/* flexible array last */
+};
+
+struct cache_history {
+	size_t mask;
+	struct ev_box **slots;		/* RCU-published */
+	uint64_t head;			/* atomic; written by the writer */
+	uint64_t floor;			/* atomic; written by the writer */
+	pthread_mutex_t wait_lock;	/* guards waiters */
+	struct cache_waiter waiters;	/* list head */
+};
+
+static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
+
+const char *cache_ev_type_name(int type)
+{
+	return type >= 0 && type <= CACHE_DELETED ? type_names[type] : "ERROR";
+}
+
+struct cache_history *cache_history_new(size_t cap, uint64_t floor)
+{
+	size_t n = 16;
+	while (n < cap)
+		n *= 2;
+	struct cache_history *h = xcalloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->slots = xcalloc(n, sizeof(*h->slots));
+	if (!h->slots) {
+		free(h);
+		return NULL;
+	}
+	h->mask = n - 1;
+	h->floor = floor;
+	h->waiters.next = h->waiters.prev = &h->waiters;
+	pthread_mutex_init(&h->wait_lock, NULL);
+	return h;
+}
+
+static void box_free(struct ev_box *b)
+{
+	cache_obj_put(b->ev.obj);
+	cache_obj_put(b->ev.prev);
+	free(b);
+}
+
+void cache_event_put(struct cache_event *ev)
+{
+	if (ev && __atomic_sub_fetch(&ev->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		box_free(caa_container_of(ev, struct ev_box, ev));
+}
+
+static void ev_put_rcu(struct rcu_head *head)
+{
+	cache_event_put(&caa_container_of(head, struct ev_box, rcu)->ev);
+}
+
+void cache_history_free(struct cache_history *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i <= h->mask; i++)
+		if (h->slots[i])
+			cache_event_put(&h->slots[i]->ev);
+	free(h->slots);
+	pthread_mutex_destroy(&h->wait_lock);
+	free(h);
+}
+
+static struct ev_box *encode(int type, uint64_t rv, struct cache_obj *obj,
+			     struct cache_obj *prev)
+{
+	static const char pre1[] = "{\"type\":\"";
+	static const char pre2[] = "\",\"object\":";
+	const char *name = cache_ev_type_name(type);
+	size_t nl = strlen(name);
+	size_t len = sizeof(pre1) - 1 + nl + sizeof(pre2) - 1 + obj->len + 2;
+	struct ev_box *b = xmalloc(sizeof(*b) + len + 1);
+	if (!b)
+		return NULL;
+	struct cache_event *ev = &b->ev;
+	ev->refs = 1;
+	ev->type = (uint8_t)type;
+	ev->rv = rv;
+	ev->obj = cache_obj_get(obj);
+	ev->prev = prev ? cache_obj_get(prev) : NULL;
+	ev->len = len;
+	char *p = ev->line;
+	memcpy(p, pre1, sizeof(pre1) - 1);
+	p += sizeof(pre1) - 1;
+	memcpy(p, name, nl);
+	p += nl;
+	memcpy(p, pre2, sizeof(pre2) - 1);
+	p += sizeof(pre2) - 1;
+	memcpy(p, obj->json, obj->len);
+	p += obj->len;
+	memcpy(p, "}\n", 3);
+	return b;
+}
+
+int cache_history_append(struct cache_history *h, int type, uint64_t rv,
+			 struct cache_obj *obj, struct cache_obj *prev)
+{
+	struct ev_box *b = encode(type, rv, obj, prev);
+	if (!b)
+		return -ENOMEM;
+	uint64_t seq = h->head;
+	b->ev.seq = seq;
+	struct ev_box *old = rcu_xchg_pointer(&h->slots[seq & h->mask], b);
+	if (old) {
+		/* The ring is full: the oldest event leaves, and a watch must
+		 * now start at or above its RV. */
+		__atomic_store_n(&h->floor, old->ev.rv, __ATOMIC_RELEASE);
+		call_rcu(&old->rcu, ev_put_rcu);
+	}
+	__atomic_store_n(&h->head, seq + 1, __ATOMIC_RELEASE);
+	cache_history_wake_all(h);
+	return 0;
+}
+
+void cache_history_reset(struct cache_history *h, uint64_t floor)
+{
+	/* Skip a whole ring of sequence numbers: every cursor now points at
+	 * an overwritten or future slot, and the old events are gone. */
+	uint64_t head = h->head + h->mask + 1;
+	for (size_t i = 0; i <= h->mask; i++) {
+		struct ev_box *old = rcu_xchg_pointer(&h->slots[i], NULL);
+		if (old)
+			call_rcu(&old->rcu, ev_put_rcu);
+	}
+	__atomic_store_n(&h->floor, floor, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->head, head, __ATOMIC_RELEASE);
+	cache_history_wake_all(h);
+}
+
+uint64_t cache_history_head(struct cache_history *h)
+{
+	return __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+}
+
+uint64_t cache_history_floor(struct cache_history *h)
+{
+	return __atomic_load_n(&h->floor, __ATOMIC_ACQUIRE);
+}
+
+int cache_history_get(struct cache_history *h, uint64_t seq,
+		      struct cache_event **evp)
+{
+	*evp = NULL;
+	uint64_t head = cache_history_head(h);
+	if (seq >= head)
+		return -EAGAIN;
+	if (head - seq > h->mask + 1)
+		return -ERANGE;
+	rcu_read_lock();
+	struct ev_box *b = rcu_dereference(h->slots[seq & h->mask]);
+	if (b && b->ev.seq == seq)
+		*evp = &b->ev;
+	if (*evp)
+		__atomic_add_fetch(&(*evp)->refs, 1, __ATOMIC_RELAXED);
+	rcu_read_unlock();
+	return *evp ? 0 : -ERANGE;
+}
+
+int cache_history_start(struct cache_history *h, uint64_t rv, uint64_t *seq,
+			uint64_t *floorp)
+{
+	uint64_t floor = cache_history_floor(h);
+	uint64_t head = cache_history_head(h);
+	*floorp = floor;
+	if (rv < floor)
+		return -ERANGE;
+	/* Binary search for the first event above rv among those kept.
+	 * Events are in RV order. A slot overwritten meanwhile reads as
+	 * "older than everything", which only moves the answer later, and
+	 * the caller then finds its cursor overwritten and goes to 410. */
+	uint64_t lo = head > h->mask + 1 ? head - (h->mask + 1) : 0, hi = head;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		struct cache_event *ev;
+		if (cache_history_get(h, mid, &ev)) {
+			lo = mid + 1;
+			continue;
+		}
+		bool above = ev->rv > rv;
+		cache_event_put(ev);
+		if (above)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*seq = lo;
+	return 0;
+}
+
+bool cache_history_wait(struct cache_history *h, struct cache_waiter *w,
+			uint64_t seq, void (*suspend)(struct cache_waiter *w))
+{
+	pthread_mutex_lock(&h->wait_lock);
+	if (cache_history_head(h) > seq || w->queued) {
+		pthread_mutex_unlock(&h->wait_lock);
+		return w->queued;
+	}
+	if (suspend)
+		suspend(w);
+	w->next = &h->waiters;
+	w->prev = h->waiters.prev;
+	w->prev->next = w;
+	h->waiters.prev = w;
+	w->queued = true;
+	pthread_mutex_unlock(&h->wait_lock);
+	return true;
+}
+
+static void unlink_waiter(struct cache_waiter *w)
+{
+	w->prev->next = w->next;
+	w->next->prev = w->prev;
+	w->next = w->prev = NULL;
+	w->queued = false;
+}
+
+void cache_history_unwait(struct cache_history *h, struct cache_waiter *w)
+{
+	pthread_mutex_lock(&h->wait_lock);
+	if (w->queued)
+		unlink_waiter(w);
+	pthread_mutex_unlock(&h->wait_lock);
+}
+
+void cache_history_wake_all(struct cache_history *h)
+{
+	pthread_mutex_lock(&h->wait_lock);
+	while (h->waiters.next != &h->waiters) {
+		struct cache_waiter *w = h->waiters.next;
+		unlink_waiter(w);
+		w->wake(w);
+	}
+	pthread_mutex_unlock(&h->wait_lock);
+}

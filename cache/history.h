@@ -1,0 +1,106 @@
+/*
+ * history: a bounded ring of one resource's watch events, each encoded
+ * once, read by any number of watchers.
+ *
+ * An event keeps the new object, the previous one (so a watcher whose
+ * filter stops matching can be sent DELETED) and its wire line
+ * {"type":"...","object":{...}}\n, built once at append and shared by
+ * every watcher that sends it unchanged.
+ *
+ * A watcher is a cursor: the sequence number of the next event it wants.
+ * Sequence numbers grow by one per event; the ring keeps the last cap of
+ * them. A cursor that falls more than cap behind has lost events and must
+ * go the 410 way.
+ *
+ * Threads: one writer (the resource's reflector) appends. Readers call
+ * cache_history_get() from any thread without a lock (RCU). Waiters sleep
+ * on a per-history list under a mutex; the writer wakes them all after
+ * each append.
+ */
+#ifndef CACHE_HISTORY_H
+#define CACHE_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/obj.h"
+
+enum cache_ev_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
+
+struct cache_event {
+	uint32_t refs;			/* atomic */
+	uint8_t type;			/* enum cache_ev_type */
+	uint64_t seq;
+	uint64_t rv;
+	struct cache_obj *obj;		/* owned; for DELETED the last state */
+	struct cache_obj *prev;		/* owned; NULL for ADDED */
+	size_t len;
+	char line[];			/* the wire line, ending in \n */
+};
+
+/* "ADDED", "MODIFIED", "DELETED" */
+const char *cache_ev_type_name(int type);
+
+struct cache_waiter {
+	struct cache_waiter *prev, *next;	/* guarded by the history */
+	/* Called with the history's waiter lock held: must not call back
+	 * into the history. */
+	void (*wake)(struct cache_waiter *w);
+	bool queued;
+};
+
+struct cache_history;
+
+/* floor: the RV the history starts at; a watch may start from any RV at
+ * or above it. cap is rounded up to a power of two. */
+struct cache_history *cache_history_new(size_t cap, uint64_t floor);
+/* After every reader is gone and rcu_barrier(). */
+void cache_history_free(struct cache_history *h);
+
+/*
+ * Append an event (the history takes references on obj and prev), then
+ * wake every waiter. Writer thread only. Returns 0 or -ENOMEM.
+ */
+int cache_history_append(struct cache_history *h, int type, uint64_t rv,
+			 struct cache_obj *obj, struct cache_obj *prev);
+/* Forget every event and start again at floor: for when the upstream's
+ * RVs stop being comparable (a wiped cluster). Writer thread only. */
+void cache_history_reset(struct cache_history *h, uint64_t floor);
+
+/* The sequence number the next append will get. */
+uint64_t cache_history_head(struct cache_history *h);
+/* The smallest RV a watch may start from. */
+uint64_t cache_history_floor(struct cache_history *h);
+
+/*
+ * Where a watch from rv starts: the sequence number of the first event
+ * with an RV above rv. Returns 0, or -ERANGE when rv is below the floor
+ * (*floor then says the floor, for the 410 message).
+ */
+int cache_history_start(struct cache_history *h, uint64_t rv, uint64_t *seq,
+			uint64_t *floor);
+
+/*
+ * The event at seq, with a reference (cache_event_put). Returns 0,
+ * -EAGAIN if it has not happened yet, or -ERANGE if it has been
+ * overwritten (the reader fell too far behind). Any thread.
+ */
+int cache_history_get(struct cache_history *h, uint64_t seq,
+		      struct cache_event **ev);
+void cache_event_put(struct cache_event *ev);
+
+/*
+ * Queue w to be woken by the next append, unless an event at or after seq
+ * exists already. Returns true if queued. suspend, when not NULL, runs
+ * under the waiter lock right before w is queued, so a wake can never
+ * arrive between the check and the sleep.
+ */
+bool cache_history_wait(struct cache_history *h, struct cache_waiter *w,
+			uint64_t seq, void (*suspend)(struct cache_waiter *w));
+/* Take w off the queue if it is there (e.g. the client went away). */
+void cache_history_unwait(struct cache_history *h, struct cache_waiter *w);
+/* Wake every waiter now (timeouts, bookmarks, shutdown). */
+void cache_history_wake_all(struct cache_history *h);
+
+#endif

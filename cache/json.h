@@ -1,0 +1,92 @@
+/*
+ * json: a validating tokenizer over JSON bytes, and lookups on its tokens.
+ *
+ * The cache never builds a tree of values. It tokenizes a document once
+ * (jsmn, chosen by bench/json; see docs/JSON.md), checks the tokens are
+ * well-formed JSON, and then reads the few fields it needs straight from
+ * the token spans. Objects keep their original bytes: a token's
+ * [start, end) slice of the input is the value's exact text.
+ *
+ * A struct json_doc borrows the input bytes and owns its token array.
+ */
+#ifndef CACHE_JSON_H
+#define CACHE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSMN_HEADER
+#define JSMN_PARENT_LINKS
+#define JSMN_STRICT
+#include <jsmn.h>
+#undef JSMN_HEADER
+
+struct json_doc {
+	const char *js;		/* borrowed input */
+	size_t len;
+	jsmntok_t *tok;		/* owned */
+	int ntok;
+	int cap;
+};
+
+#define JSON_DOC_INIT { NULL, 0, NULL, 0, 0 }
+
+/*
+ * Tokenize and validate js[0..len). The whole input must be exactly one
+ * JSON value, optionally surrounded by white space. Returns 0, -EINVAL
+ * for malformed input (err says where), or -ENOMEM. The token array is
+ * reused across calls on the same doc.
+ */
+int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
+	       size_t errlen);
+void json_doc_free(struct json_doc *d);
+
+static inline int json_type(const struct json_doc *d, int i)
+{
+	return d->tok[i].type;
+}
+
+/* The index just past the value at i (its last descendant + 1). */
+int json_skip(const struct json_doc *d, int i);
+/* Value of member key in object obj, or -1. */
+int json_get(const struct json_doc *d, int obj, const char *key);
+/* Follow a dotted path of member names ("metadata.name"), or -1. */
+int json_path(const struct json_doc *d, int obj, const char *path);
+/* True when token i is a string whose raw text equals s (no escapes). */
+bool json_str_eq(const struct json_doc *d, int i, const char *s);
+/* The value's exact text: for strings without the quotes. */
+static inline const char *json_raw(const struct json_doc *d, int i,
+				   size_t *n)
+{
+	*n = (size_t)(d->tok[i].end - d->tok[i].start);
+	return d->js + d->tok[i].start;
+}
+/* For strings, the span including the quotes. */
+void json_span(const struct json_doc *d, int i, size_t *start, size_t *end);
+
+/*
+ * Unescape string token i into out (NUL-terminated, at most cap bytes
+ * including the NUL). Returns the length, or -EINVAL if i is not a
+ * string, or -ENOSPC if it does not fit.
+ */
+int json_str(const struct json_doc *d, int i, char *out, size_t cap);
+/* The unescaped length of string token i (for sizing). */
+size_t json_str_len(const struct json_doc *d, int i);
+/* Parse a resourceVersion: a string of decimal digits (or a bare
+ * number). Returns 0 or -EINVAL. */
+int json_u64(const struct json_doc *d, int i, uint64_t *out);
+/* A bare integer primitive. */
+int json_i64(const struct json_doc *d, int i, int64_t *out);
+
+/* Iterate the members of object obj: for (k = json_first(d, obj); k > 0;
+ * k = json_next(d, obj, k)); the value of key k is at k + 1. Also works on
+ * arrays, where each k is an element. */
+int json_first(const struct json_doc *d, int obj);
+int json_next(const struct json_doc *d, int obj, int k);
+
+/* Parse an RFC 3339 UTC timestamp ("2026-01-01T00:00:00Z") to unix
+ * seconds; -EINVAL when malformed. */
+int json_time(const char *s, size_t n, int64_t *out);
+
+#endif

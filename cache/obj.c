@@ -1,0 +1,302 @@
+/*
+ * obj: parse one object's JSON into an immutable cache_obj (see obj.h).
+ *
+ * Layout of the single allocation:
+ *   struct cache_obj | field pointers | labels | strings | json bytes
+ * Sizes are computed from the token spans first, so the object is
+ * allocated once and filled without a second parse.
+ */
+#include "cache/obj.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/json.h"
+#include "config/alloc.h"
+
+static int label_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_label *)a)->key,
+		      ((const struct cache_label *)b)->key);
+}
+
+/* What we pick out of the token array before sizing the object. */
+struct picked {
+	int name, ns, uid, rv, created, labels;
+	int fields[CACHE_KIND_MAX_FIELDS];
+	size_t cut_from, cut_to;	/* managedFields member, if cut */
+};
+
+/* The byte range to remove so that member key k (value k+1) of obj
+ * disappears together with one adjoining comma. */
+static void member_cut(const struct json_doc *d, int obj, int k, size_t *from,
+		       size_t *to)
+{
+	size_t kb, ke, vb, ve;
+	json_span(d, k, &kb, &ke);
+	json_span(d, k + 1, &vb, &ve);
+	int next = json_next(d, obj, k);
+	if (next > 0) {
+		size_t nb, ne;
+		json_span(d, next, &nb, &ne);
+		*from = kb;
+		*to = nb;
+		return;
+	}
+	/* Last member: take the comma before it, if any. */
+	int prev = -1;
+	for (int p = json_first(d, obj); p > 0 && p != k; p = json_next(d, obj, p))
+		prev = p;
+	if (prev > 0) {
+		size_t pb, pe;
+		json_span(d, prev + 1, &pb, &pe);
+		*from = pe;
+	} else {
+		*from = kb;
+	}
+	*to = ve;
+}
+
+static size_t strsize(const struct json_doc *d, int i)
+{
+	return i >= 0 ? json_str_len(d, i) + 1 : 1;
+}
+
+/* Copy string token i (or "") into the arena at *at. */
+static const char *put_str(const struct json_doc *d, int i, char **at)
+{
+	char *s = *at;
+	if (i < 0) {
+		*s = '\0';
+		*at += 1;
+		return s;
+	}
+	size_t n = json_str_len(d, i);
+	json_str(d, i, s, n + 1);
+	*at += n + 1;
+	return s;
+}
+
+/* A field value as text: strings unescaped, primitives as written. */
+static size_t field_size(const struct json_doc *d, int i)
+{
+	if (i < 0)
+		return 0;
+	if (json_type(d, i) == JSMN_STRING)
+		return json_str_len(d, i) + 1;
+	if (json_type(d, i) == JSMN_PRIMITIVE)
+		return (size_t)(d->tok[i].end - d->tok[i].start) + 1;
+	return 0;
+}
+
+static const char *put_field(const struct json_doc *d, int i, char **at)
+{
+	if (i < 0)
+		return NULL;
+	if (json_type(d, i) == JSMN_STRING)
+		return put_str(d, i, at);
+	if (json_type(d, i) != JSMN_PRIMITIVE)
+		return NULL;
+	size_t n;
+	const char *raw = json_raw(d, i, &n);
+	if (n == 4 && !memcmp(raw, "null", 4))
+		return NULL;
+	char *s = *at;
+	memcpy(s, raw, n);
+	s[n] = '\0';
+	*at += n + 1;
+	return s;
+}
+
+static int pick(const struct cache_kind *kind, const struct json_doc *d,
+		int root, bool strip, struct picked *pk, char *err,
+		size_t errlen)
+{
+	if (json_type(d, root) != JSMN_OBJECT) {
+		snprintf(err, errlen, "object is not a JSON object");
+		return -EINVAL;
+	}
+	int meta = json_get(d, root, "metadata");
+	if (meta < 0 || json_type(d, meta) != JSMN_OBJECT) {
+		snprintf(err, errlen, "object has no metadata");
+		return -EINVAL;
+	}
+	pk->name = json_get(d, meta, "name");
+	pk->ns = json_get(d, meta, "namespace");
+	pk->uid = json_get(d, meta, "uid");
+	pk->rv = json_get(d, meta, "resourceVersion");
+	pk->created = json_get(d, meta, "creationTimestamp");
+	pk->labels = json_get(d, meta, "labels");
+	if (pk->name < 0 || json_type(d, pk->name) != JSMN_STRING ||
+	    d->tok[pk->name].end == d->tok[pk->name].start) {
+		snprintf(err, errlen, "object has no metadata.name");
+		return -EINVAL;
+	}
+	uint64_t rv;
+	if (pk->rv < 0 || json_type(d, pk->rv) != JSMN_STRING ||
+	    json_u64(d, pk->rv, &rv)) {
+		snprintf(err, errlen, "object has no numeric metadata.resourceVersion");
+		return -EINVAL;
+	}
+	if (pk->ns >= 0 && json_type(d, pk->ns) != JSMN_STRING)
+		pk->ns = -1;
+	if (pk->uid >= 0 && json_type(d, pk->uid) != JSMN_STRING)
+		pk->uid = -1;
+	if (pk->created >= 0 && json_type(d, pk->created) != JSMN_STRING)
+		pk->created = -1;
+	if (pk->labels >= 0 && json_type(d, pk->labels) != JSMN_OBJECT)
+		pk->labels = -1;
+	if (pk->labels >= 0)
+		for (int k = json_first(d, pk->labels); k > 0;
+		     k = json_next(d, pk->labels, k))
+			if (json_type(d, k + 1) != JSMN_STRING) {
+				snprintf(err, errlen, "label value is not a string");
+				return -EINVAL;
+			}
+	for (int f = 0; kind && kind->fields[f]; f++)
+		pk->fields[f] = json_path(d, root, kind->fields[f]);
+	pk->cut_from = pk->cut_to = 0;
+	int mf = strip ? json_get(d, meta, "managedFields") : -1;
+	if (mf >= 0)
+		member_cut(d, meta, mf - 1, &pk->cut_from, &pk->cut_to);
+	return 0;
+}
+
+struct cache_obj *cache_obj_parse(const struct cache_kind *kind,
+				  const char *json, size_t len,
+				  bool strip_managed, char *err, size_t errlen)
+{
+	char ebuf[128];
+	if (!err) {
+		err = ebuf;
+		errlen = sizeof(ebuf);
+	}
+	struct json_doc d = JSON_DOC_INIT;
+	struct cache_obj *o = NULL;
+	int r = json_parse(&d, json, len, err, errlen);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (!r)
+		o = cache_obj_from_doc(kind, &d, 0, strip_managed, err, errlen);
+	json_doc_free(&d);
+	return o;
+}
+
+struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
+				     const struct json_doc *dp, int root,
+				     bool strip_managed, char *err,
+				     size_t errlen)
+{
+		const char *json = dp->js;
+	struct cache_obj *o = NULL;
+	struct picked pk;
+	if (pick(kind, dp, root, strip_managed, &pk, err, errlen))
+		goto out;
+
+	/* Trim white space around the value: we keep the value's text. */
+	size_t begin, end;
+	json_span(dp, root, &begin, &end);
+	size_t jlen = end - begin - (pk.cut_to - pk.cut_from);
+
+	size_t nfields = 0;
+	while (kind && kind->fields[nfields])
+		nfields++;
+	size_t nlabels = pk.labels >= 0 ? (size_t)dp->tok[pk.labels].size : 0;
+	size_t strs = strsize(dp, pk.name) + strsize(dp, pk.ns) +
+		      strsize(dp, pk.uid);
+	for (size_t f = 0; f < nfields; f++)
+		strs += field_size(dp, pk.fields[f]);
+	for (int k = json_first(dp, pk.labels); k > 0;
+	     k = json_next(dp, pk.labels, k))
+		strs += strsize(dp, k) + strsize(dp, k + 1);
+
+	size_t size = sizeof(*o) + nfields * sizeof(char *) +
+		      nlabels * sizeof(struct cache_label) + strs + jlen + 1;
+	o = xmalloc(size);
+	if (!o) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	char *at = (char *)(o + 1);
+	const char **fields = (const char **)at;
+	at += nfields * sizeof(char *);
+	struct cache_label *labels = (struct cache_label *)at;
+	at += nlabels * sizeof(struct cache_label);
+
+	o->magic = CACHE_OBJ_MAGIC;
+	o->refs = 1;
+	json_u64(dp, pk.rv, &o->rv);
+	o->name = put_str(dp, pk.name, &at);
+	o->ns = put_str(dp, pk.ns, &at);
+	o->uid = put_str(dp, pk.uid, &at);
+	o->created = 0;
+	if (pk.created >= 0) {
+		size_t n;
+		const char *t = json_raw(dp, pk.created, &n);
+		int64_t ts;
+		if (!json_time(t, n, &ts))
+			o->created = ts;
+	}
+	for (size_t f = 0; f < nfields; f++)
+		fields[f] = put_field(dp, pk.fields[f], &at);
+	o->fields = nfields ? fields : NULL;
+	size_t nl = 0;
+	for (int k = json_first(dp, pk.labels); k > 0;
+	     k = json_next(dp, pk.labels, k), nl++) {
+		labels[nl].key = put_str(dp, k, &at);
+		labels[nl].val = put_str(dp, k + 1, &at);
+	}
+	qsort(labels, nlabels, sizeof(*labels), label_cmp);
+	o->labels = labels;
+	o->nlabels = (uint32_t)nlabels;
+	o->table = NULL;
+
+	char *j = at;
+	if (pk.cut_to > pk.cut_from) {
+		size_t a = pk.cut_from - begin;
+		memcpy(j, json + begin, a);
+		memcpy(j + a, json + pk.cut_to, end - pk.cut_to);
+	} else {
+		memcpy(j, json + begin, jlen);
+	}
+	j[jlen] = '\0';
+	o->json = j;
+	o->len = jlen;
+out:
+	return o;
+}
+
+void cache_obj_put(struct cache_obj *o)
+{
+	if (!o)
+		return;
+	if (__atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		o->magic = 0;
+		free(o);
+	}
+}
+
+const char *cache_obj_label(const struct cache_obj *o, const char *key)
+{
+	size_t lo = 0, hi = o->nlabels;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(o->labels[mid].key, key);
+		if (c == 0)
+			return o->labels[mid].val;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int cache_obj_keycmp(const char *ns1, const char *name1, const char *ns2,
+		     const char *name2)
+{
+	int c = strcmp(ns1, ns2);
+	return c ? c : strcmp(name1, name2);
+}

@@ -1,0 +1,199 @@
+/*
+ * test_store: the persistent tree, snapshots, transactions and pins;
+ * allocation failure at every step of a transaction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu-bp.h>
+
+#include "cache/store.h"
+#include "config/alloc.h"
+#include "check.h"
+
+static const struct cache_kind *pods;
+
+static struct cache_obj *mk(const char *ns, const char *name, unsigned rv)
+{
+	char js[512];
+	snprintf(js, sizeof(js),
+		 "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
+		 "\"%s\",\"resourceVersion\":\"%u\",\"labels\":{\"b\":\"2\",\"a\":"
+		 "\"1\"}},\"spec\":{\"nodeName\":\"n1\"}}",
+		 name, ns, rv);
+	return cache_obj_parse(pods, js, strlen(js), false, NULL, 0);
+}
+
+/* Walk the snapshot; check order and count. */
+static size_t walk(struct cache_snap *s)
+{
+	struct cache_iter it;
+	cache_iter_seek(&it, s, "", "");
+	size_t n = 0;
+	struct cache_obj *prev = NULL, *o;
+	while ((o = cache_iter_next(&it))) {
+		if (prev)
+			CHECK(cache_obj_keycmp(prev->ns, prev->name, o->ns,
+					       o->name) < 0);
+		prev = o;
+		n++;
+	}
+	return n;
+}
+
+static void test_basic(void)
+{
+	struct cache_store *s = cache_store_new();
+	struct cache_txn t;
+	cache_txn_begin(s, &t);
+	char name[32];
+	/* random order inserts */
+	for (unsigned i = 0; i < 1000; i++) {
+		unsigned k = (i * 7919) % 1000;
+		snprintf(name, sizeof(name), "p-%04u", k);
+		struct cache_obj *o = mk(k % 2 ? "b" : "a", name, i + 1);
+		CHECK(cache_txn_put(&t, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	CHECK(cache_txn_commit(&t, 1000) == 0);
+	struct cache_snap *s1 = cache_store_snap(s);
+	CHECK(s1->count == 1000 && s1->rv == 1000);
+	CHECK(walk(s1) == 1000);
+	CHECK(cache_snap_rank(s1, "b", "") == 500);
+	CHECK(cache_snap_rank_ns_end(s1, "a") == 500);
+	CHECK(cache_snap_rank_ns_end(s1, "b") == 1000);
+	struct cache_iter it;
+	cache_iter_seek(&it, s1, "b", "p-0500");
+	struct cache_obj *o = cache_iter_next(&it);
+	CHECK(o && !strcmp(o->ns, "b") && !strcmp(o->name, "p-0501"));
+
+	/* delete half, replace some; the old snapshot is untouched */
+	cache_txn_begin(s, &t);
+	for (unsigned k = 0; k < 1000; k += 2) {
+		snprintf(name, sizeof(name), "p-%04u", k);
+		struct cache_obj *old = NULL;
+		CHECK(cache_txn_del(&t, "a", name, &old) == 0);
+		CHECK(old && !strcmp(old->name, name));
+		cache_obj_put(old);
+	}
+	CHECK(cache_txn_del(&t, "a", "nope", NULL) == -ENOENT);
+	struct cache_obj *n1 = mk("b", "p-0001", 5000), *old = NULL;
+	CHECK(cache_txn_put(&t, n1, &old) == 0);
+	CHECK(old && old->rv != 5000);
+	cache_obj_put(old);
+	cache_obj_put(n1);
+	CHECK(cache_txn_commit(&t, 1001) == 0);
+	struct cache_snap *s2 = cache_store_snap(s);
+	CHECK(s2->count == 500 && walk(s2) == 500);
+	CHECK(s1->count == 1000 && walk(s1) == 1000);
+	struct cache_obj *g = cache_store_get(s, "b", "p-0001", NULL);
+	CHECK(g && g->rv == 5000);
+	cache_obj_put(g);
+	CHECK(cache_snap_find(s1, "b", "p-0001")->rv != 5000);
+	CHECK(cache_snap_find(s2, "a", "p-0000") == NULL);
+
+	/* pins */
+	cache_store_pin(s, s1, 60);
+	struct cache_snap *p = cache_store_pinned(s, 1000);
+	CHECK(p == s1);
+	cache_snap_put(p);
+	CHECK(cache_store_pinned(s, 999) == NULL);
+	p = cache_store_pinned(s, 1001);
+	CHECK(p == s2);
+	cache_snap_put(p);
+
+	cache_snap_put(s1);
+	cache_snap_put(s2);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
+static void test_load_sort(void)
+{
+	struct cache_obj *objs[100];
+	char name[32];
+	for (unsigned i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "x%02u", (i * 37) % 90);
+		objs[i] = mk("ns", name, i + 1);
+	}
+	size_t n = cache_store_sort(objs, 100);
+	CHECK(n == 90);
+	struct cache_store *s = cache_store_new();
+	struct cache_txn t;
+	cache_txn_begin_empty(s, &t);
+	CHECK(cache_txn_load(&t, objs, n) == 0);
+	CHECK(cache_txn_commit(&t, 7) == 0);
+	for (size_t i = 0; i < n; i++)
+		cache_obj_put(objs[i]);
+	struct cache_snap *sn = cache_store_snap(s);
+	CHECK(walk(sn) == 90 && sn->count == 90);
+	/* duplicates keep the newest */
+	struct cache_obj *o = cache_snap_find(sn, "ns", "x00");
+	CHECK(o && o->rv == 91);
+	cache_snap_put(sn);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
+/* Every allocation of a transaction may fail: the store stays as it was
+ * and nothing leaks (LeakSanitizer checks the latter). */
+static void test_alloc_failure(void)
+{
+	struct cache_store *s = cache_store_new();
+	struct cache_txn t;
+	char name[32];
+	struct cache_obj *objs[64];
+	for (unsigned i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "o%02u", i);
+		objs[i] = mk("ns", name, i + 1);
+	}
+	cache_txn_begin(s, &t);
+	for (unsigned i = 0; i < 64; i += 2)
+		cache_txn_put(&t, objs[i], NULL);
+	CHECK(cache_txn_commit(&t, 100) == 0);
+	int failures = 0, successes = 0;
+	for (long n = 1; n < 400; n++) {
+		cache_txn_begin(s, &t);
+		alloc_fail_after(n);
+		int r = 0;
+		for (unsigned i = 1; i < 64 && !r; i += 2)
+			r = cache_txn_put(&t, objs[i], NULL);
+		for (unsigned i = 0; i < 64 && !r; i += 4) {
+			snprintf(name, sizeof(name), "o%02u", i);
+			r = cache_txn_del(&t, "ns", name, NULL);
+		}
+		if (!r)
+			r = cache_txn_commit(&t, 200);
+		else
+			cache_txn_abort(&t);
+		long injected = alloc_failures();
+		alloc_fail_after(0);
+		struct cache_snap *sn = cache_store_snap(s);
+		if (r) {
+			failures++;
+			CHECK(r == -ENOMEM && injected == 1);
+			CHECK(sn->rv == 100 && sn->count == 32 && walk(sn) == 32);
+		} else {
+			successes++;
+			CHECK(sn->rv == 200 && sn->count == 48 && walk(sn) == 48);
+		}
+		cache_snap_put(sn);
+		if (!r)
+			break;
+	}
+	CHECK(failures > 10 && successes == 1);
+	for (unsigned i = 0; i < 64; i++)
+		cache_obj_put(objs[i]);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
+int main(void)
+{
+	pods = cache_kind_lookup("pods");
+	test_basic();
+	test_load_sort();
+	test_alloc_failure();
+	return check_done("store");
+}
