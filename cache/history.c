@@ -27,6 +27,7 @@ struct cache_history {
 	struct ev_box **slots;		/* RCU-published */
 	uint64_t head;			/* atomic; written by the writer */
 	uint64_t floor;			/* atomic; written by the writer */
+	uint64_t progress;		/* atomic; written by the writer */
 	pthread_mutex_t wait_lock;	/* guards waiters */
 	struct cache_waiter waiters;	/* list head */
 };
@@ -135,8 +136,21 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 		call_rcu(&old->rcu, ev_put_rcu);
 	}
 	__atomic_store_n(&h->head, seq + 1, __ATOMIC_RELEASE);
+	if (rv > h->progress)
+		__atomic_store_n(&h->progress, rv, __ATOMIC_RELEASE);
 	cache_history_wake_all(h);
 	return 0;
+}
+
+uint64_t cache_history_progress(struct cache_history *h)
+{
+	return __atomic_load_n(&h->progress, __ATOMIC_ACQUIRE);
+}
+
+void cache_history_set_progress(struct cache_history *h, uint64_t rv)
+{
+	if (rv > h->progress)
+		__atomic_store_n(&h->progress, rv, __ATOMIC_RELEASE);
 }
 
 void cache_history_reset(struct cache_history *h, uint64_t floor)
@@ -150,6 +164,7 @@ void cache_history_reset(struct cache_history *h, uint64_t floor)
 			call_rcu(&old->rcu, ev_put_rcu);
 	}
 	__atomic_store_n(&h->floor, floor, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->progress, floor, __ATOMIC_RELEASE);
 	__atomic_store_n(&h->head, head, __ATOMIC_RELEASE);
 	cache_history_wake_all(h);
 }
@@ -215,15 +230,15 @@ int cache_history_start(struct cache_history *h, uint64_t rv, uint64_t *seq,
 }
 
 bool cache_history_wait(struct cache_history *h, struct cache_waiter *w,
-			uint64_t seq, void (*suspend)(struct cache_waiter *w))
+			uint64_t seq, bool (*suspend)(struct cache_waiter *w))
 {
 	pthread_mutex_lock(&h->wait_lock);
-	if (cache_history_head(h) > seq || w->queued) {
+	if (cache_history_head(h) > seq || w->queued ||
+	    (suspend && !suspend(w))) {
+		bool q = w->queued;
 		pthread_mutex_unlock(&h->wait_lock);
-		return w->queued;
+		return q;
 	}
-	if (suspend)
-		suspend(w);
 	w->next = &h->waiters;
 	w->prev = h->waiters.prev;
 	w->prev->next = w;

@@ -94,10 +94,17 @@ void cache_event_put(struct cache_event *ev);
  * Queue w to be woken by the next append, unless an event at or after seq
  * exists already. Returns true if queued. suspend, when not NULL, runs
  * under the waiter lock right before w is queued, so a wake can never
- * arrive between the check and the sleep.
+ * arrive between the check and the sleep; if it returns false, w is not
+ * queued (e.g. the server is shutting down).
  */
 bool cache_history_wait(struct cache_history *h, struct cache_waiter *w,
-			uint64_t seq, void (*suspend)(struct cache_waiter *w));
+			uint64_t seq, bool (*suspend)(struct cache_waiter *w));
+/* The RV up to which every event has been appended: a watcher whose
+ * cursor is at the head has seen everything up to it. */
+uint64_t cache_history_progress(struct cache_history *h);
+/* Record that upstream has moved on to rv without events for us (an
+ * upstream bookmark). Writer thread only. */
+void cache_history_set_progress(struct cache_history *h, uint64_t rv);
 /* Take w off the queue if it is there (e.g. the client went away). */
 void cache_history_unwait(struct cache_history *h, struct cache_waiter *w);
 /* Wake every waiter now (timeouts, bookmarks, shutdown). */

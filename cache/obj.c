@@ -16,6 +16,36 @@
 #include "cache/json.h"
 #include "config/alloc.h"
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Drop white space outside strings, in place; returns the new length. */
+static size_t compact(char *s, size_t n)
+{
+	size_t w = 0;
+	bool in_str = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\' && i + 1 < n) {
+				s[w++] = c;
+				c = s[++i];
+			} else if (c == '"') {
+				in_str = false;
+			}
+		} else if (c == '"') {
+			in_str = true;
+		} else if (is_space(c)) {
+			continue;
+		}
+		s[w++] = c;
+	}
+	s[w] = '\0';
+	return w;
+}
+
 static int label_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct cache_label *)a)->key,
@@ -26,7 +56,11 @@ static int label_cmp(const void *a, const void *b)
 struct picked {
 	int name, ns, uid, rv, created, labels;
 	int fields[CACHE_KIND_MAX_FIELDS];
-	size_t cut_from, cut_to;	/* managedFields member, if cut */
+	/* Byte ranges of the input to leave out, in order: the kind and
+	 * apiVersion members (written again as a fixed prefix) and
+	 * metadata.managedFields when stripping. */
+	struct { size_t from, to; } cut[3];
+	int ncut;
 };
 
 /* The byte range to remove so that member key k (value k+1) of obj
@@ -157,10 +191,39 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 			}
 	for (int f = 0; kind && kind->fields[f]; f++)
 		pk->fields[f] = json_path(d, root, kind->fields[f]);
-	pk->cut_from = pk->cut_to = 0;
+	pk->ncut = 0;
+	for (int k = json_first(d, root); k > 0; k = json_next(d, root, k)) {
+		if (json_str_eq(d, k, "kind") || json_str_eq(d, k, "apiVersion")) {
+			member_cut(d, root, k, &pk->cut[pk->ncut].from,
+				   &pk->cut[pk->ncut].to);
+			pk->ncut++;
+		}
+	}
 	int mf = strip ? json_get(d, meta, "managedFields") : -1;
-	if (mf >= 0)
-		member_cut(d, meta, mf - 1, &pk->cut_from, &pk->cut_to);
+	if (mf >= 0) {
+		member_cut(d, meta, mf - 1, &pk->cut[pk->ncut].from,
+			   &pk->cut[pk->ncut].to);
+		pk->ncut++;
+	}
+	for (int i = 1; i < pk->ncut; i++)	/* insertion sort by position */
+		for (int j = i; j > 0 && pk->cut[j].from < pk->cut[j - 1].from; j--) {
+			size_t f = pk->cut[j].from, t = pk->cut[j].to;
+			pk->cut[j] = pk->cut[j - 1];
+			pk->cut[j - 1].from = f;
+			pk->cut[j - 1].to = t;
+		}
+	/* Two adjacent cuts may share the comma between them; merge
+	 * overlaps so that no byte is counted twice. */
+	for (int i = 1; i < pk->ncut; i++) {
+		if (pk->cut[i].from < pk->cut[i - 1].to) {
+			if (pk->cut[i].to > pk->cut[i - 1].to)
+				pk->cut[i - 1].to = pk->cut[i].to;
+			memmove(&pk->cut[i], &pk->cut[i + 1],
+				(size_t)(pk->ncut - i - 1) * sizeof(pk->cut[0]));
+			pk->ncut--;
+			i--;
+		}
+	}
 	return 0;
 }
 
@@ -195,10 +258,24 @@ struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 	if (pick(kind, dp, root, strip_managed, &pk, err, errlen))
 		goto out;
 
-	/* Trim white space around the value: we keep the value's text. */
+	/* The kept text: a fixed kind/apiVersion prefix, then the object's
+	 * members after its '{' minus the cuts. */
+	char prefix[256];
+	char apiv[128];
+	if (kind)
+		cache_kind_api_version(kind, apiv, sizeof(apiv));
+	int plen = kind ? snprintf(prefix, sizeof(prefix),
+				   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",",
+				   kind->kind, apiv) :
+			  snprintf(prefix, sizeof(prefix), "{");
 	size_t begin, end;
 	json_span(dp, root, &begin, &end);
-	size_t jlen = end - begin - (pk.cut_to - pk.cut_from);
+	begin++;	/* past '{' */
+	while (begin < end && is_space(json[begin]))
+		begin++;
+	size_t jlen = (size_t)plen + end - begin;
+	for (int c = 0; c < pk.ncut; c++)
+		jlen -= pk.cut[c].to - pk.cut[c].from;
 
 	size_t nfields = 0;
 	while (kind && kind->fields[nfields])
@@ -254,16 +331,21 @@ struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 	o->table = NULL;
 
 	char *j = at;
-	if (pk.cut_to > pk.cut_from) {
-		size_t a = pk.cut_from - begin;
-		memcpy(j, json + begin, a);
-		memcpy(j + a, json + pk.cut_to, end - pk.cut_to);
-	} else {
-		memcpy(j, json + begin, jlen);
+	memcpy(j, prefix, (size_t)plen);
+	size_t w = (size_t)plen, from = begin;
+	for (int c = 0; c < pk.ncut; c++) {
+		memcpy(j + w, json + from, pk.cut[c].from - from);
+		w += pk.cut[c].from - from;
+		from = pk.cut[c].to;
 	}
-	j[jlen] = '\0';
+	memcpy(j + w, json + from, end - from);
+	w += end - from;
+	j[w] = '\0';
+	if (memchr(j, '\n', w))
+		w = compact(j, w);	/* pretty-printed upstream: one line per event */
 	o->json = j;
-	o->len = jlen;
+	o->len = w;
+	o->item_off = (uint32_t)plen;
 out:
 	return o;
 }

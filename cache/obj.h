@@ -1,8 +1,9 @@
 /*
  * obj: one cached Kubernetes object, immutable once published.
  *
- * An object keeps the raw JSON bytes exactly as received from upstream
- * (only metadata.managedFields may have been cut out, by request) plus
+ * An object keeps the raw JSON bytes as received from upstream (with
+ * kind/apiVersion put first, white space outside strings dropped, and
+ * metadata.managedFields cut out when asked) plus
  * the few parsed fields the cache needs: namespace, name, uid,
  * resourceVersion, labels and the kind's selectable fields. Everything
  * lives in one allocation, so the memory cost is the wire size plus a
@@ -39,8 +40,13 @@ struct cache_obj {
 	const char *const *fields;
 	/* Summary columns for Table output (kind specific, may be NULL). */
 	const char *table;
-	const char *json;		/* the object, no trailing newline */
+	/* The object as compact JSON, no trailing newline. It always starts
+	 * {"kind":"K","apiVersion":"V", as the apiserver writes objects for
+	 * GET and watch; list items leave those two out, so a list writes
+	 * "{" and then json + item_off. */
+	const char *json;
 	size_t len;
+	uint32_t item_off;
 	/* the arena with the bytes above follows */
 };
 

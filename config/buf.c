@@ -144,3 +144,54 @@ char *buf_steal(struct buf *b, size_t *len)
 	*b = (struct buf)BUF_INIT;
 	return p;
 }
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int buf_add_base64url(struct buf *b, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	if (buf_reserve(b, (n + 2) / 3 * 4))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		char out[4] = { b64[v >> 18], b64[(v >> 12) & 63],
+				b64[(v >> 6) & 63], b64[v & 63] };
+		buf_add(b, out, i + 2 < n ? 4 : i + 1 < n ? 3 : 2);
+	}
+	return buf_ok(b) ? 0 : -ENOMEM;
+}
+
+int base64url_decode(const char *s, size_t n, struct buf *out)
+{
+	while (n && s[n - 1] == '=')
+		n--;
+	if (n % 4 == 1)
+		return -EINVAL;
+	unsigned v = 0;
+	int bits = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = s[i] ? strchr(b64, s[i]) : NULL;
+		if (!c) {
+			/* the standard alphabet is accepted too */
+			if (s[i] == '+')
+				c = b64 + 62;
+			else if (s[i] == '/')
+				c = b64 + 63;
+			else
+				return -EINVAL;
+		}
+		v = (v << 6) | (unsigned)(c - b64);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (buf_addc(out, (char)((v >> bits) & 0xff)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,632 @@
+/*
+ * reflector: LIST then WATCH one resource into its store and history
+ * (see reflector.h).
+ *
+ * Everything here runs on the resource's own thread, except
+ * cache_resource_new/start/stop/free, which the main thread calls.
+ */
+#include "cache/reflector.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <urcu-bp.h>
+
+#include "cache/json.h"
+#include "config/alloc.h"
+#include "config/buf.h"
+#include "config/log.h"
+
+#define BACKOFF_MIN_MS 5
+#define BACKOFF_MAX_MS 5000
+#define STALL_SECONDS 90	/* no byte for this long: the stream is dead */
+
+/* How a LIST or WATCH ended. R_RETRY: the connection failed, resume the
+ * watch; R_ERROR: the bytes were wrong, relist; R_EXPIRED: 410, relist. */
+enum { R_OK, R_RETRY, R_EXPIRED, R_ERROR, R_STOP };
+
+static void stat_inc(uint64_t *s)
+{
+	__atomic_add_fetch(s, 1, __ATOMIC_RELAXED);
+}
+
+static bool stopping(struct cache_resource *r)
+{
+	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
+}
+
+static void touch(struct cache_resource *r)
+{
+	__atomic_store_n(&r->last_contact, (int64_t)time(NULL), __ATOMIC_RELAXED);
+}
+
+void cache_resource_path(const struct cache_kind *kind, const char *ns,
+			 char *out, size_t outlen)
+{
+	int n = kind->group[0] ?
+			snprintf(out, outlen, "/apis/%s/%s", kind->group, kind->version) :
+			snprintf(out, outlen, "/api/%s", kind->version);
+	if (ns && *ns)
+		n += snprintf(out + n, outlen - (size_t)n, "/namespaces/%s", ns);
+	snprintf(out + n, outlen - (size_t)n, "/%s", kind->resource);
+}
+
+/* ---- HTTP plumbing ---- */
+
+struct xfer {
+	struct cache_resource *r;
+	struct buf body;		/* LIST: the whole page */
+	/* WATCH only */
+	bool watch;
+	struct buf line;		/* an incomplete line carried over */
+	struct json_doc doc;
+	int result;			/* R_* once the stream must end */
+	uint64_t events;
+};
+
+static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+		       curl_off_t un)
+{
+	return stopping(((struct xfer *)p)->r) ? 1 : 0;
+}
+
+static size_t on_watch_data(char *data, size_t size, size_t n, void *p);
+
+static size_t on_list_data(char *data, size_t size, size_t n, void *p)
+{
+	struct xfer *x = p;
+	touch(x->r);
+	return buf_add(&x->body, data, size * n) ? 0 : size * n;
+}
+
+/* GET url; returns the HTTP status, or -1 on a transport error. */
+static long http_get(struct cache_resource *r, CURL *c, const char *url,
+		     struct xfer *x)
+{
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION,
+			 x->watch ? on_watch_data : on_list_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+	CURLcode rc = curl_easy_perform(c);
+	long code = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (rc == CURLE_OK)
+		return code;
+	if (!stopping(r) && !(x->watch && x->result != R_OK))
+		log_warn("%s: %s: %s", r->kind->resource,
+			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
+	return -1;
+}
+
+static CURL *easy_new(void)
+{
+	CURL *c = curl_easy_init();
+	if (!c)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)STALL_SECONDS);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "informer-proxy/0.1");
+	return c;
+}
+
+/* Log the message of an upstream Status body, if there is one. */
+static void log_status(struct cache_resource *r, const char *what, long code,
+		       const struct buf *body)
+{
+	struct json_doc d = JSON_DOC_INIT;
+	char msg[256] = "";
+	if (body->len && !json_parse(&d, body->p, body->len, NULL, 0)) {
+		int m = json_get(&d, 0, "message");
+		if (m > 0)
+			json_str(&d, m, msg, sizeof(msg));
+	}
+	json_doc_free(&d);
+	log_warn("%s: %s: upstream answered %ld%s%s", r->kind->resource, what,
+		 code, msg[0] ? ": " : "", msg);
+}
+
+/* ---- LIST ---- */
+
+struct listing {
+	struct cache_obj **objs;
+	size_t n, cap;
+	uint64_t rv;
+};
+
+static void listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		cache_obj_put(l->objs[i]);
+	free(l->objs);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Take one page: its items into l, its continue token into cont. */
+static int take_page(struct cache_resource *r, const struct buf *body,
+		     struct json_doc *d, struct listing *l, char **cont,
+		     bool first)
+{
+	char err[160];
+	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
+		log_warn("%s: list: malformed page: %s", r->kind->resource, err);
+		stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	int meta = json_get(d, 0, "metadata");
+	int items = json_get(d, 0, "items");
+	int rvt = meta > 0 ? json_get(d, meta, "resourceVersion") : -1;
+	uint64_t rv;
+	if (rvt < 0 || json_u64(d, rvt, &rv) ||
+	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
+		log_warn("%s: list: page has no resourceVersion or items",
+			 r->kind->resource);
+		stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	if (first)
+		l->rv = rv;
+	size_t want = l->n + (items > 0 ? (size_t)d->tok[items].size : 0);
+	if (want > l->cap) {
+		size_t cap = l->cap ? l->cap : 256;
+		while (cap < want)
+			cap *= 2;
+		struct cache_obj **o = xrealloc(l->objs, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		l->objs = o;
+		l->cap = cap;
+	}
+	for (int it = json_first(d, items); it > 0; it = json_next(d, items, it)) {
+		struct cache_obj *o = cache_obj_from_doc(
+			r->kind, d, it, r->up.strip_managed_fields, err, sizeof(err));
+		if (!o) {
+			log_warn("%s: list: bad item: %s", r->kind->resource, err);
+			stat_inc(&r->stats.malformed);
+			return -EINVAL;
+		}
+		l->objs[l->n++] = o;
+	}
+	free(*cont);
+	*cont = NULL;
+	int ct = meta > 0 ? json_get(d, meta, "continue") : -1;
+	if (ct > 0 && json_type(d, ct) == JSMN_STRING) {
+		size_t n = json_str_len(d, ct);
+		if (n) {
+			*cont = xmalloc(n + 1);
+			if (!*cont)
+				return -ENOMEM;
+			json_str(d, ct, *cont, n + 1);
+		}
+	}
+	return 0;
+}
+
+/* A full paged LIST into l. Returns R_OK, R_ERROR or R_STOP. */
+static int list_all(struct cache_resource *r, CURL *c, struct listing *l)
+{
+	char path[512];
+	cache_resource_path(r->kind, NULL, path, sizeof(path));
+	struct xfer x = { .r = r, .body = BUF_INIT };
+	struct json_doc d = JSON_DOC_INIT;
+	char *cont = NULL;
+	struct buf url = BUF_INIT;
+	int result = R_ERROR;
+	bool first = true;
+
+	stat_inc(&r->stats.lists);
+	do {
+		buf_reset(&url);
+		buf_printf(&url, "%s%s?limit=%d", r->up.server, path,
+			   r->up.page_size);
+		if (cont) {
+			char *esc = curl_easy_escape(c, cont, 0);
+			buf_printf(&url, "&continue=%s", esc ? esc : "");
+			curl_free(esc);
+		}
+		if (!buf_ok(&url))
+			goto out;
+		buf_reset(&x.body);
+		long code = http_get(r, c, url.p, &x);
+		if (stopping(r)) {
+			result = R_STOP;
+			goto out;
+		}
+		if (code != 200) {
+			if (code > 0)
+				log_status(r, "list", code, &x.body);
+			goto out;
+		}
+		if (take_page(r, &x.body, &d, l, &cont, first))
+			goto out;
+		first = false;
+	} while (cont);
+	result = R_OK;
+out:
+	if (result != R_OK)
+		listing_free(l);
+	free(cont);
+	buf_free(&url);
+	buf_free(&x.body);
+	json_doc_free(&d);
+	return result;
+}
+
+/* Make the store equal to l. The first time this is a plain load; later
+ * (a relist) the differences become synthetic events at l->rv, so local
+ * watchers stay on a true stream without being closed. */
+static int apply_listing(struct cache_resource *r, struct listing *l)
+{
+	l->n = cache_store_sort(l->objs, l->n);
+	struct cache_snap *old = cache_store_snap(r->store);
+	bool first = !cache_resource_synced(r);
+	struct cache_txn t;
+	cache_txn_begin_empty(r->store, &t);
+	if (cache_txn_load(&t, l->objs, l->n) ||
+	    cache_txn_commit(&t, l->rv)) {
+		cache_snap_put(old);
+		return -ENOMEM;
+	}
+	if (first) {
+		cache_history_reset(r->history, l->rv);
+	} else {
+		/* merge walk of old and new, both sorted by key */
+		struct cache_iter it;
+		cache_iter_seek(&it, old, "", "");
+		struct cache_obj *o = cache_iter_next(&it);
+		size_t i = 0;
+		while (o || i < l->n) {
+			struct cache_obj *nw = i < l->n ? l->objs[i] : NULL;
+			int c = !o ? 1 : !nw ? -1 :
+				cache_obj_keycmp(o->ns, o->name, nw->ns, nw->name);
+			if (c < 0) {
+				cache_history_append(r->history, CACHE_DELETED,
+						     l->rv, o, o);
+				o = cache_iter_next(&it);
+			} else if (c > 0) {
+				cache_history_append(r->history, CACHE_ADDED,
+						     l->rv, nw, NULL);
+				i++;
+			} else {
+				if (o->rv != nw->rv)
+					cache_history_append(r->history,
+							     CACHE_MODIFIED,
+							     l->rv, nw, o);
+				o = cache_iter_next(&it);
+				i++;
+			}
+		}
+	}
+	cache_snap_put(old);
+	r->rv = l->rv;
+	cache_history_set_progress(r->history, l->rv);
+	__atomic_store_n(&r->synced, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* ---- WATCH ---- */
+
+struct pending {
+	int type;
+	uint64_t rv;
+	struct cache_obj *obj, *prev;
+};
+
+/* Apply one event line. Returns R_OK, or why the stream must end. */
+static int watch_line(struct xfer *x, const char *line, size_t len,
+		      struct cache_txn *t, bool *open, struct pending *pend,
+		      size_t *npend)
+{
+	struct cache_resource *r = x->r;
+	char err[160];
+	if (json_parse(&x->doc, line, len, err, sizeof(err))) {
+		log_warn("%s: watch: malformed event: %s", r->kind->resource, err);
+		stat_inc(&r->stats.malformed);
+		return R_ERROR;
+	}
+	struct json_doc *d = &x->doc;
+	int type = json_get(d, 0, "type");
+	int obj = json_get(d, 0, "object");
+	if (type < 0 || obj < 0 || json_type(d, obj) != JSMN_OBJECT) {
+		log_warn("%s: watch: event without type or object",
+			 r->kind->resource);
+		stat_inc(&r->stats.malformed);
+		return R_ERROR;
+	}
+	if (json_str_eq(d, type, "ERROR")) {
+		int code = json_get(d, obj, "code");
+		int msg = json_get(d, obj, "message");
+		char m[256] = "";
+		if (msg > 0)
+			json_str(d, msg, m, sizeof(m));
+		int64_t cv = 0;
+		if (code > 0 && !json_i64(d, code, &cv) && cv == 410) {
+			log_info("%s: watch expired (%s); relisting",
+				 r->kind->resource, m);
+			return R_EXPIRED;
+		}
+		log_warn("%s: watch: ERROR event %lld: %s", r->kind->resource,
+			 (long long)cv, m);
+		return R_ERROR;
+	}
+	uint64_t rv;
+	int rvt = json_path(d, obj, "metadata.resourceVersion");
+	if (rvt < 0 || json_u64(d, rvt, &rv)) {
+		log_warn("%s: watch: event without resourceVersion",
+			 r->kind->resource);
+		stat_inc(&r->stats.malformed);
+		return R_ERROR;
+	}
+	if (json_str_eq(d, type, "BOOKMARK")) {
+		if (rv > r->rv)
+			r->rv = rv;	/* published at the end of the chunk */
+		return R_OK;
+	}
+	bool del = json_str_eq(d, type, "DELETED");
+	if (!del && !json_str_eq(d, type, "ADDED") &&
+	    !json_str_eq(d, type, "MODIFIED")) {
+		log_warn("%s: watch: unknown event type", r->kind->resource);
+		stat_inc(&r->stats.malformed);
+		return R_ERROR;
+	}
+	if (rv <= r->rv) {
+		log_v(2, "%s: watch: skipping event at %llu <= %llu",
+		      r->kind->resource, (unsigned long long)rv,
+		      (unsigned long long)r->rv);
+		return R_OK;
+	}
+	struct cache_obj *o = cache_obj_from_doc(r->kind, d, obj,
+						 r->up.strip_managed_fields,
+						 err, sizeof(err));
+	if (!o) {
+		log_warn("%s: watch: bad object: %s", r->kind->resource, err);
+		stat_inc(&r->stats.malformed);
+		return R_ERROR;
+	}
+	if (!*open) {
+		cache_txn_begin(r->store, t);
+		*open = true;
+	}
+	struct cache_obj *prev = NULL;
+	int rc = del ? cache_txn_del(t, o->ns, o->name, &prev) :
+		       cache_txn_put(t, o, &prev);
+	if (rc == -ENOMEM) {
+		cache_obj_put(o);
+		return R_ERROR;
+	}
+	r->rv = rv;
+	if (del && rc == -ENOENT) {
+		cache_obj_put(o);	/* never had it: nothing to tell */
+		return R_OK;
+	}
+	pend[*npend].type = del ? CACHE_DELETED : prev ? CACHE_MODIFIED : CACHE_ADDED;
+	pend[*npend].rv = rv;
+	pend[*npend].obj = o;
+	pend[*npend].prev = prev;
+	(*npend)++;
+	return R_OK;
+}
+
+#define PEND_MAX 256
+
+/* Publish what a chunk of lines changed: store first, then history, so a
+ * watcher that sees an event can LIST and find it. */
+static void flush(struct cache_resource *r, struct cache_txn *t, bool *open,
+		  struct pending *pend, size_t *npend, uint64_t progress_rv)
+{
+	if (!*open && progress_rv > cache_store_rv(r->store)) {
+		cache_txn_begin(r->store, t);	/* a bookmark: RV moves on */
+		*open = true;
+	}
+	if (*open) {
+		if (cache_txn_commit(t, r->rv))
+			log_error("%s: out of memory applying events",
+				  r->kind->resource);
+		*open = false;
+	}
+	for (size_t i = 0; i < *npend; i++) {
+		cache_history_append(r->history, pend[i].type, pend[i].rv,
+				     pend[i].obj, pend[i].prev);
+		cache_obj_put(pend[i].obj);
+		cache_obj_put(pend[i].prev);
+	}
+	__atomic_add_fetch(&r->stats.events, *npend, __ATOMIC_RELAXED);
+	*npend = 0;
+	cache_history_set_progress(r->history, r->rv);
+}
+
+static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
+{
+	struct xfer *x = p;
+	struct cache_resource *r = x->r;
+	size_t len = size * n;
+	touch(r);
+	if (buf_add(&x->line, data, len))
+		return 0;
+	struct cache_txn t;
+	bool open = false;
+	struct pending pend[PEND_MAX];
+	size_t npend = 0, start = 0;
+	uint64_t rv0 = r->rv;
+	for (size_t i = 0; i < x->line.len && x->result == R_OK; i++) {
+		if (x->line.p[i] != '\n')
+			continue;
+		if (i > start)
+			x->result = watch_line(x, x->line.p + start, i - start,
+					       &t, &open, pend, &npend);
+		start = i + 1;
+		x->events++;
+		if (npend == PEND_MAX)
+			flush(r, &t, &open, pend, &npend, r->rv);
+	}
+	if (npend || open || r->rv > rv0)
+		flush(r, &t, &open, pend, &npend, r->rv);
+	memmove(x->line.p, x->line.p + start, x->line.len - start);
+	x->line.len -= start;
+	return x->result == R_OK ? len : 0;
+}
+
+/* One WATCH from r->rv until the stream ends. */
+static int watch_once(struct cache_resource *r, CURL *c)
+{
+	char path[512];
+	cache_resource_path(r->kind, NULL, path, sizeof(path));
+	int timeout = r->up.watch_timeout ? r->up.watch_timeout :
+					    300 + rand() % 300;
+	struct buf url = BUF_INIT;
+	buf_printf(&url,
+		   "%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"
+		   "&timeoutSeconds=%d",
+		   r->up.server, path, (unsigned long long)r->rv, timeout);
+	struct xfer x = { .r = r, .body = BUF_INIT, .watch = true,
+			  .line = BUF_INIT, .doc = JSON_DOC_INIT };
+	stat_inc(&r->stats.watches);
+	long code = buf_ok(&url) ? http_get(r, c, url.p, &x) : -1;
+	int result = x.result;
+	if (stopping(r))
+		result = R_STOP;
+	else if (result == R_OK && code == 410)
+		result = R_EXPIRED;
+	else if (result == R_OK && code < 0)
+		result = R_RETRY;
+	else if (result == R_OK && code != 200) {
+		if (code > 0)
+			log_status(r, "watch", code, &x.line);
+		result = R_ERROR;
+	} else if (result == R_OK && x.line.len) {
+		log_warn("%s: watch: stream ended inside an event",
+			 r->kind->resource);
+		stat_inc(&r->stats.malformed);
+		result = R_ERROR;
+	}
+	log_v(1, "%s: watch ended after %llu lines at rv %llu (%d)",
+	      r->kind->resource, (unsigned long long)x.events,
+	      (unsigned long long)r->rv, result);
+	buf_free(&url);
+	buf_free(&x.line);
+	json_doc_free(&x.doc);
+	return result;
+}
+
+/* ---- the thread ---- */
+
+static void backoff_sleep(struct cache_resource *r, int *attempt)
+{
+	long ms = BACKOFF_MIN_MS;
+	for (int i = 0; i < *attempt && ms < BACKOFF_MAX_MS; i++)
+		ms *= 2;
+	if (ms > BACKOFF_MAX_MS)
+		ms = BACKOFF_MAX_MS;
+	ms = ms / 2 + rand() % (ms / 2 + 1);	/* jitter: [ms/2, ms] */
+	(*attempt)++;
+	while (ms > 0 && !stopping(r)) {
+		long step = ms < 50 ? ms : 50;
+		struct timespec ts = { 0, step * 1000000L };
+		nanosleep(&ts, NULL);
+		ms -= step;
+	}
+}
+
+static void *run(void *arg)
+{
+	struct cache_resource *r = arg;
+	CURL *c = easy_new();
+	int attempt = 0;
+	bool need_list = true;
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	struct curl_slist *hdrs = curl_slist_append(NULL, "Accept: application/json");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	while (!stopping(r)) {
+		if (need_list) {
+			struct listing l = { 0 };
+			int rc = list_all(r, c, &l);
+			if (rc == R_STOP)
+				break;
+			if (rc != R_OK || apply_listing(r, &l)) {
+				stat_inc(&r->stats.errors);
+				listing_free(&l);
+				backoff_sleep(r, &attempt);
+				continue;
+			}
+			log_info("%s: synced %zu objects at resourceVersion %llu",
+				 r->kind->resource, l.n, (unsigned long long)l.rv);
+			listing_free(&l);
+			need_list = false;
+			attempt = 0;
+		}
+		time_t began = time(NULL);
+		int rc = watch_once(r, c);
+		if (rc == R_STOP)
+			break;
+		if (rc == R_EXPIRED || rc == R_ERROR) {
+			stat_inc(&r->stats.relists);
+			need_list = true;
+		}
+		/* Back off after errors, and after a watch that ended at once
+		 * (no hot loop against an upstream that closes every watch);
+		 * a watch that lived resumes straight away. */
+		if (rc == R_ERROR || rc == R_RETRY || time(NULL) - began < 1) {
+			if (rc != R_OK && rc != R_EXPIRED)
+				stat_inc(&r->stats.errors);
+			backoff_sleep(r, &attempt);
+		} else {
+			attempt = 0;
+		}
+	}
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+struct cache_resource *cache_resource_new(const struct cache_kind *kind,
+					  const struct cache_upstream *up,
+					  size_t history)
+{
+	struct cache_resource *r = xcalloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->kind = kind;
+	r->up = *up;
+	r->store = cache_store_new();
+	r->history = cache_history_new(history, 0);
+	if (!r->store || !r->history) {
+		cache_resource_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int cache_resource_start(struct cache_resource *r)
+{
+	int e = pthread_create(&r->thread, NULL, run, r);
+	if (e)
+		return -e;
+	r->started = true;
+	return 0;
+}
+
+void cache_resource_stop(struct cache_resource *r)
+{
+	if (!r || !r->started)
+		return;
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+	pthread_join(r->thread, NULL);
+	r->started = false;
+}
+
+void cache_resource_free(struct cache_resource *r)
+{
+	if (!r)
+		return;
+	cache_store_free(r->store);
+	cache_history_free(r->history);
+	free(r);
+}

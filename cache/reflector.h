@@ -1,0 +1,73 @@
+/*
+ * reflector: keeps one resource's store and history equal to upstream.
+ *
+ * One thread per cached resource. It LISTs in pages (all pages applied
+ * at once, or none), then WATCHes from the list's resourceVersion with
+ * bookmarks on, applying each event to the store and appending it to the
+ * history. A clean close resumes the watch from the last RV seen; 410
+ * Expired, malformed bytes or an ERROR event lead to a relist whose
+ * differences become synthetic events, so local watchers see no gap.
+ * Errors back off exponentially with jitter.
+ *
+ * struct cache_resource is what the HTTP side reads: the kind, the store,
+ * the history and whether the first sync has finished. Its pointers stay
+ * valid from cache_resource_new() until cache_resource_free().
+ */
+#ifndef CACHE_REFLECTOR_H
+#define CACHE_REFLECTOR_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cache/history.h"
+#include "cache/kind.h"
+#include "cache/store.h"
+
+struct cache_upstream {
+	const char *server;		/* base URL, no trailing slash */
+	int page_size;
+	int watch_timeout;		/* seconds; 0 = randomized 300-600 */
+	bool strip_managed_fields;
+};
+
+struct cache_resource_stats {		/* all atomic, monotonic */
+	uint64_t lists, watches, events, relists, errors, malformed;
+};
+
+struct cache_resource {
+	const struct cache_kind *kind;
+	struct cache_store *store;
+	struct cache_history *history;
+	bool synced;			/* atomic; set once, after the first list */
+	int64_t last_contact;		/* atomic; unix time of the last upstream bytes */
+	struct cache_resource_stats stats;
+
+	/* owned by the reflector thread */
+	struct cache_upstream up;
+	pthread_t thread;
+	bool started;
+	bool stop;			/* atomic */
+	uint64_t rv;			/* last RV applied */
+};
+
+struct cache_resource *cache_resource_new(const struct cache_kind *kind,
+					  const struct cache_upstream *up,
+					  size_t history);
+int cache_resource_start(struct cache_resource *r);
+/* Ask the thread to stop and join it. */
+void cache_resource_stop(struct cache_resource *r);
+/* After stop, every reader gone and rcu_barrier(). */
+void cache_resource_free(struct cache_resource *r);
+
+static inline bool cache_resource_synced(struct cache_resource *r)
+{
+	return __atomic_load_n(&r->synced, __ATOMIC_ACQUIRE);
+}
+
+/* The path of the resource's collection, e.g. "/apis/apps/v1/deployments"
+ * or "/api/v1/namespaces/NS/pods" when ns is given. */
+void cache_resource_path(const struct cache_kind *kind, const char *ns,
+			 char *out, size_t outlen);
+
+#endif

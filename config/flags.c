@@ -1,0 +1,223 @@
+/*
+ * flags: table-driven parsing of bin/informer-proxy's flags (see flags.h).
+ */
+#include "config/flags.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/alloc.h"
+
+enum flag_kind { F_STR, F_INT, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT };
+
+struct flag {
+	const char *name;
+	enum flag_kind kind;
+	size_t off;		/* offset into struct config */
+	int min, max;		/* for F_INT */
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct config, f)
+
+static const struct flag flags[] = {
+	{ "server", F_STR, OFF(server), 0, 0,
+	  "upstream apiserver URL (http:// or https://)" },
+	{ "resources", F_LIST, OFF(resources), 0, 0,
+	  "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
+	{ "listen", F_LISTEN, 0, 0, 0,
+	  "local HOST:PORT to serve on (default 127.0.0.1:8001; port 0 picks one)" },
+	{ "log-format", F_LOGFMT, OFF(log_format), 0, 0, "text or json" },
+	{ "v", F_INT, OFF(verbosity), 0, 10, "log verbosity (0-10)" },
+	{ "page-size", F_INT, OFF(page_size), 1, 100000,
+	  "items per upstream LIST page (default 500)" },
+	{ "watch-timeout", F_INT, OFF(watch_timeout), 1, 86400,
+	  "upstream watch timeoutSeconds (default 300-600, randomized)" },
+	{ "history", F_INT, OFF(history), 16, 10000000,
+	  "watch events kept per resource (default 10000)" },
+	{ "bookmark-interval", F_INT, OFF(bookmark_interval), 1, 3600,
+	  "seconds between BOOKMARK events to local watchers (default 60)" },
+	{ "threads", F_INT, OFF(threads), 1, 256,
+	  "HTTP worker threads (default: number of CPUs)" },
+	{ "strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0,
+	  "drop metadata.managedFields from cached objects" },
+};
+
+static void usage(void)
+{
+	printf("usage: informer-proxy --server URL --resources LIST [flags]\n\n");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		printf("  --%-22s %s\n", flags[i].name, flags[i].help);
+}
+
+static int parse_listen(struct config *cfg, const char *v, char *err,
+			size_t errlen)
+{
+	const char *colon = strrchr(v, ':');
+	char *end;
+	long port = colon ? strtol(colon + 1, &end, 10) : -1;
+	if (!colon || colon == v || !colon[1] || *end || port < 0 || port > 65535) {
+		snprintf(err, errlen, "--listen: want HOST:PORT, got \"%s\"", v);
+		return -EINVAL;
+	}
+	char *host = xstrndup(v, (size_t)(colon - v));
+	if (!host)
+		return -ENOMEM;
+	free(cfg->listen_host);
+	cfg->listen_host = host;
+	cfg->listen_port = (int)port;
+	return 0;
+}
+
+static int parse_list(struct config *cfg, const char *v, char *err,
+		      size_t errlen)
+{
+	for (const char *p = v; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n) {
+			if (cfg->nresources == CONFIG_MAX_RESOURCES) {
+				snprintf(err, errlen, "--resources: at most %d",
+					 CONFIG_MAX_RESOURCES);
+				return -EINVAL;
+			}
+			char *r = xstrndup(p, n);
+			if (!r)
+				return -ENOMEM;
+			cfg->resources[cfg->nresources++] = r;
+		}
+		p += n + (comma ? 1 : 0);
+	}
+	return 0;
+}
+
+static int set_flag(struct config *cfg, const struct flag *f, const char *v,
+		    char *err, size_t errlen)
+{
+	char *dst = (char *)cfg + f->off;
+	switch (f->kind) {
+	case F_STR: {
+		char *s = xstrdup(v);
+		if (!s)
+			return -ENOMEM;
+		free(*(char **)dst);
+		*(char **)dst = s;
+		return 0;
+	}
+	case F_INT: {
+		char *end;
+		errno = 0;
+		long n = strtol(v, &end, 10);
+		if (!*v || *end || errno || n < f->min || n > f->max) {
+			snprintf(err, errlen, "--%s: want a number from %d to %d, got \"%s\"",
+				 f->name, f->min, f->max, v);
+			return -EINVAL;
+		}
+		*(int *)dst = (int)n;
+		return 0;
+	}
+	case F_BOOL:
+		if (!strcmp(v, "true") || !strcmp(v, "1")) {
+			*(bool *)dst = true;
+		} else if (!strcmp(v, "false") || !strcmp(v, "0")) {
+			*(bool *)dst = false;
+		} else {
+			snprintf(err, errlen, "--%s: want true or false", f->name);
+			return -EINVAL;
+		}
+		return 0;
+	case F_LISTEN:
+		return parse_listen(cfg, v, err, errlen);
+	case F_LIST:
+		return parse_list(cfg, v, err, errlen);
+	case F_LOGFMT:
+		if (!strcmp(v, "text")) {
+			cfg->log_format = LOG_TEXT;
+		} else if (!strcmp(v, "json")) {
+			cfg->log_format = LOG_JSON;
+		} else {
+			snprintf(err, errlen, "--log-format: want text or json");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
+		       size_t errlen)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen_host = xstrdup("127.0.0.1");
+	if (!cfg->listen_host)
+		return -ENOMEM;
+	cfg->listen_port = 8001;
+	cfg->page_size = 500;
+	cfg->history = 10000;
+	cfg->bookmark_interval = 60;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage();
+			return 1;
+		}
+		if (a[0] != '-') {
+			snprintf(err, errlen, "unexpected argument \"%s\"", a);
+			return -EINVAL;
+		}
+		a += a[1] == '-' ? 2 : 1;
+		const char *eq = strchr(a, '=');
+		size_t n = eq ? (size_t)(eq - a) : strlen(a);
+		const struct flag *f = NULL;
+		for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+			if (strlen(flags[k].name) == n && !strncmp(flags[k].name, a, n))
+				f = &flags[k];
+		if (!f) {
+			snprintf(err, errlen, "unknown flag \"%s\" (see --help)", argv[i]);
+			return -EINVAL;
+		}
+		const char *v = eq ? eq + 1 : NULL;
+		if (!v && f->kind == F_BOOL)
+			v = "true";
+		if (!v) {
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "--%s needs a value", f->name);
+				return -EINVAL;
+			}
+			v = argv[++i];
+		}
+		int r = set_flag(cfg, f, v, err, errlen);
+		if (r)
+			return r;
+	}
+	if (!cfg->server) {
+		snprintf(err, errlen, "--server is required (kubeconfig support comes later)");
+		return -EINVAL;
+	}
+	size_t sl = strlen(cfg->server);
+	while (sl > 1 && cfg->server[sl - 1] == '/')
+		cfg->server[--sl] = '\0';
+	if (strncmp(cfg->server, "http://", 7) && strncmp(cfg->server, "https://", 8)) {
+		snprintf(err, errlen, "--server: want an http:// or https:// URL, got \"%s\"",
+			 cfg->server);
+		return -EINVAL;
+	}
+	if (!cfg->nresources) {
+		snprintf(err, errlen, "--resources is required, e.g. --resources pods,configmaps");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void config_free(struct config *cfg)
+{
+	free(cfg->server);
+	free(cfg->listen_host);
+	for (int i = 0; i < cfg->nresources; i++)
+		free(cfg->resources[i]);
+	memset(cfg, 0, sizeof(*cfg));
+}

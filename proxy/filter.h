@@ -1,0 +1,36 @@
+/*
+ * filter: which objects a LIST or WATCH asked for: a namespace, a label
+ * selector and a field selector, parsed from the request once.
+ */
+#ifndef PROXY_FILTER_H
+#define PROXY_FILTER_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "cache/obj.h"
+#include "cache/selector.h"
+
+struct proxy_filter {
+	const struct cache_kind *kind;
+	char ns[254];			/* "" = every namespace */
+	char name[254];			/* a watch of one object, else "" */
+	struct cache_lsel *lsel;	/* NULL when none */
+	struct cache_fsel *fsel;	/* NULL when none */
+};
+
+/*
+ * Fill f from the request's labelSelector and fieldSelector. Returns 0,
+ * or -EINVAL with err holding the apiserver's message for a 400, or
+ * -ENOMEM.
+ */
+int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
+		       const struct cache_kind *kind, const char *ns,
+		       const char *name, char *err, size_t errlen);
+bool proxy_filter_match(const struct proxy_filter *f,
+			const struct cache_obj *o);
+/* True when only the namespace restricts the set (counts are ranks). */
+bool proxy_filter_is_ns_only(const struct proxy_filter *f);
+void proxy_filter_free(struct proxy_filter *f);
+
+#endif

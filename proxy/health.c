@@ -1,0 +1,58 @@
+/*
+ * health: /healthz, /livez and /readyz in the apiserver's plain-text form.
+ *
+ * /healthz and /livez say the process answers. /readyz says every cached
+ * resource has finished its first sync; until then cached paths answer
+ * 429 and /readyz 503, so a kubelet readiness probe holds traffic back.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config/buf.h"
+#include "proxy/server.h"
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
+			    const char *body)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	enum MHD_Result r = MHD_queue_response(c, code, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+int proxy_handle_health(struct proxy *p, struct MHD_Connection *c,
+			const char *url)
+{
+	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez"))
+		return text(c, MHD_HTTP_OK, "ok");
+	if (strcmp(url, "/readyz"))
+		return -1;
+	struct buf b = BUF_INIT;
+	bool ready = true;
+	const char *verbose = NULL;
+	bool v = proxy_arg(c, "verbose", &verbose);
+	for (int i = 0; i < p->nres; i++) {
+		bool ok = cache_resource_synced(p->res[i]);
+		ready = ready && ok;
+		buf_printf(&b, "[%s]informer-sync-%s %s\n", ok ? "+" : "-",
+			   p->res[i]->kind->resource, ok ? "ok" : "failed: not synced");
+	}
+	if (!v) {
+		buf_reset(&b);
+		buf_adds(&b, ready ? "ok" : "[-]informer-sync failed: reason withheld\n"
+					    "readyz check failed");
+	} else {
+		buf_printf(&b, "readyz check %s", ready ? "passed" : "failed");
+	}
+	enum MHD_Result r = buf_ok(&b) ?
+		text(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, b.p) :
+		MHD_NO;
+	buf_free(&b);
+	return r;
+}

@@ -1,0 +1,440 @@
+/*
+ * list: LIST and GET served from store snapshots.
+ *
+ * A LIST takes one snapshot reference and answers with an iovec response
+ * that points straight at the cached objects' bytes: nothing is copied
+ * or re-encoded, and the snapshot is released when libmicrohttpd is done
+ * with the body. Paging binds every page to the first page's snapshot
+ * through an opaque continue token {"v","rv","start"} and a pin in the
+ * store.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache/json.h"
+#include "config/alloc.h"
+#include "config/log.h"
+#include "proxy/filter.h"
+#include "proxy/server.h"
+#include "proxy/status.h"
+
+#define PIN_TTL 300		/* seconds a paged LIST's snapshot is kept */
+#define RV_WAIT_MS 3000		/* how long a LIST waits for a newer RV */
+
+/* ---- resourceVersion handling shared by LIST and GET ---- */
+
+struct rv_req {
+	bool exact;		/* resourceVersionMatch=Exact */
+	bool any;		/* "0": any state will do */
+	uint64_t rv;		/* 0 = unset */
+};
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	if (!*s || strlen(s) > 20)
+		return false;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		uint64_t nv = v * 10 + (uint64_t)(*s - '0');
+		if (nv / 10 != v)
+			return false;
+		v = nv;
+	}
+	*out = v;
+	return true;
+}
+
+static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
+{
+	struct buf m = BUF_INIT, det = BUF_INIT;
+	buf_printf(&m, "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s", msg);
+	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
+	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ? "\"FieldValueForbidden\"" :
+						      "\"FieldValueNotSupported\"");
+	buf_adds(&det, ",\"message\":");
+	buf_add_json_str(&det, msg, strlen(msg));
+	buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}]}");
+	struct proxy_status st = { .reason = PROXY_Invalid, .message = m.p,
+				   .details = det.p };
+	enum MHD_Result r = proxy_status_send(c, &st);
+	buf_free(&m);
+	buf_free(&det);
+	return r;
+}
+
+/* Read resourceVersion and resourceVersionMatch. Returns true, or false
+ * after queueing the error answer in *res. */
+static bool parse_rv(struct MHD_Connection *c, struct rv_req *q,
+		     enum MHD_Result *res)
+{
+	const char *rv = NULL, *match = NULL;
+	memset(q, 0, sizeof(*q));
+	proxy_arg(c, "resourceVersion", &rv);
+	proxy_arg(c, "resourceVersionMatch", &match);
+	if (rv && *rv) {
+		if (!parse_u64(rv, &q->rv)) {
+			*res = proxy_error(c, PROXY_InternalError,
+					   "resourceVersion: Invalid value: \"%s\": "
+					   "strconv.ParseUint: parsing \"%s\": invalid syntax",
+					   rv, rv);
+			return false;
+		}
+		q->any = q->rv == 0;
+	}
+	bool has_rv = rv && *rv;
+	if (match && *match) {
+		if (!strcmp(match, "Exact")) {
+			q->exact = true;
+		} else if (strcmp(match, "NotOlderThan")) {
+			char msg[256];
+			snprintf(msg, sizeof(msg),
+				 "Unsupported value: \"%.100s\": supported values: "
+				 "\"Exact\", \"NotOlderThan\", \"\"", match);
+			*res = invalid_match(c, msg);
+			return false;
+		}
+		if (!has_rv) {
+			*res = invalid_match(c, "Forbidden: resourceVersionMatch is "
+						"forbidden unless resourceVersion is provided");
+			return false;
+		}
+		if (q->exact && q->rv == 0) {
+			*res = invalid_match(c, "Forbidden: resourceVersionMatch \"exact\" "
+						"is forbidden for resourceVersion \"0\"");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Wait (bounded) until the store has reached rv. */
+static bool wait_rv(struct cache_resource *r, uint64_t rv)
+{
+	for (int waited = 0; cache_store_rv(r->store) < rv; waited += 10) {
+		if (waited >= RV_WAIT_MS)
+			return false;
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+static enum MHD_Result too_large(struct MHD_Connection *c,
+				 struct cache_resource *r, uint64_t rv)
+{
+	char msg[160];
+	snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
+		 (unsigned long long)rv,
+		 (unsigned long long)cache_store_rv(r->store));
+	struct proxy_status st = {
+		.reason = PROXY_Timeout, .message = msg, .retry_after = 1,
+		.details = "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+			   "\"message\":\"Too large resource version\"}],"
+			   "\"retryAfterSeconds\":1}",
+	};
+	return proxy_status_send(c, &st);
+}
+
+/* The snapshot a request asks for, referenced; NULL after queueing the
+ * error answer in *res. */
+static struct cache_snap *snap_for(struct MHD_Connection *c,
+				   struct cache_resource *r,
+				   const struct rv_req *q, enum MHD_Result *res)
+{
+	if (q->exact) {
+		struct cache_snap *s = cache_store_pinned(r->store, q->rv);
+		if (!s && q->rv > cache_store_rv(r->store)) {
+			if (wait_rv(r, q->rv))
+				s = cache_store_pinned(r->store, q->rv);
+			else {
+				*res = too_large(c, r, q->rv);
+				return NULL;
+			}
+		}
+		if (!s)
+			*res = proxy_error(c, PROXY_Expired,
+					   "The resourceVersion for the provided list is too old.");
+		return s;
+	}
+	if (q->rv && !wait_rv(r, q->rv)) {
+		*res = too_large(c, r, q->rv);
+		return NULL;
+	}
+	return cache_store_snap(r->store);
+}
+
+/* ---- continue tokens ---- */
+
+static void encode_continue(struct buf *out, uint64_t rv,
+			    const struct cache_obj *last)
+{
+	struct buf raw = BUF_INIT, start = BUF_INIT;
+	if (last->ns[0])
+		buf_printf(&start, "%s/", last->ns);
+	buf_printf(&start, "%s", last->name);
+	buf_printf(&raw, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%llu,\"start\":",
+		   (unsigned long long)rv);
+	buf_add_json_str(&raw, start.p, start.len);
+	/* the apiserver's start key ends in \u0000: "the next key after" */
+	raw.len--;
+	buf_adds(&raw, "\\u0000\"}");
+	buf_add_base64url(out, raw.p, raw.len);
+	buf_free(&raw);
+	buf_free(&start);
+}
+
+/* Returns 0, or -EINVAL with err set (a 400). */
+static int decode_continue(const char *tok, uint64_t *rv, char *ns,
+			   size_t nscap, char *name, size_t namecap,
+			   char *err, size_t errlen)
+{
+	struct buf raw = BUF_INIT;
+	struct json_doc d = JSON_DOC_INIT;
+	char start[600];
+	int r = -EINVAL;
+	if (base64url_decode(tok, strlen(tok), &raw) || !raw.len ||
+	    json_parse(&d, raw.p, raw.len, NULL, 0) ||
+	    json_type(&d, 0) != JSMN_OBJECT) {
+		snprintf(err, errlen, "invalid continue token: continue key is not valid");
+		goto out;
+	}
+	int v = json_get(&d, 0, "v"), rvt = json_get(&d, 0, "rv"),
+	    st = json_get(&d, 0, "start");
+	if (v < 0 || !json_str_eq(&d, v, "meta.k8s.io/v1")) {
+		snprintf(err, errlen, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+		goto out;
+	}
+	if (rvt < 0 || json_u64(&d, rvt, rv) || st < 0 ||
+	    json_str(&d, st, start, sizeof(start)) < 1) {
+		snprintf(err, errlen, "continue key is not valid: invalid start or resourceVersion");
+		goto out;
+	}
+	size_t n = strlen(start);
+	if (n && start[n - 1] == '\0')
+		n--;
+	/* json_str stops at the NUL: start is "ns/name" or "name" */
+	const char *slash = strchr(start, '/');
+	const char *nm = slash ? slash + 1 : start;
+	size_t nsl = slash ? (size_t)(slash - start) : 0;
+	if (nsl >= nscap || strlen(nm) >= namecap || !*nm) {
+		snprintf(err, errlen, "continue key is not valid: bad start key");
+		goto out;
+	}
+	memcpy(ns, start, nsl);
+	ns[nsl] = '\0';
+	snprintf(name, namecap, "%s", nm);
+	r = 0;
+out:
+	buf_free(&raw);
+	json_doc_free(&d);
+	return r;
+}
+
+/* ---- the LIST response ---- */
+
+struct list_body {
+	struct cache_snap *snap;	/* owned: keeps the items alive */
+	char *head, *tail;		/* owned */
+};
+
+static void list_body_free(void *cls)
+{
+	struct list_body *lb = cls;
+	cache_snap_put(lb->snap);
+	free(lb->head);
+	free(lb->tail);
+	free(lb);
+}
+
+struct iovs {
+	struct MHD_IoVec *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void iov_add(struct iovs *io, const void *p, size_t len)
+{
+	if (io->failed || !len)
+		return;
+	if (io->n == io->cap) {
+		size_t cap = io->cap ? io->cap * 2 : 256;
+		struct MHD_IoVec *v = xrealloc(io->v, cap * sizeof(*v));
+		if (!v) {
+			io->failed = true;
+			return;
+		}
+		io->v = v;
+		io->cap = cap;
+	}
+	io->v[io->n].iov_base = p;
+	io->v[io->n].iov_len = len;
+	io->n++;
+}
+
+enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
+				  struct cache_resource *r,
+				  const struct proxy_route *rt)
+{
+	enum MHD_Result res = MHD_NO;
+	struct rv_req q;
+	struct proxy_filter f;
+	char err[512];
+	const char *limit_s = NULL, *cont = NULL;
+	uint64_t limit = 0;
+	char start_ns[254] = "", start_name[254] = "";
+	uint64_t cont_rv = 0;
+
+	if (!parse_rv(c, &q, &res))
+		return res;
+	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
+	    !parse_u64(limit_s, &limit))
+		limit = 0;	/* the apiserver ignores a bad limit */
+	if (proxy_arg(c, "continue", &cont) && cont && *cont) {
+		if (q.rv || q.exact)
+			return proxy_error(c, PROXY_BadRequest,
+					   "specifying resource version is not allowed when using continue");
+		if (decode_continue(cont, &cont_rv, start_ns, sizeof(start_ns),
+				    start_name, sizeof(start_name), err, sizeof(err)))
+			return proxy_error(c, PROXY_BadRequest, "%s", err);
+	}
+	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err, sizeof(err));
+	if (pr == -ENOMEM)
+		return MHD_NO;
+	if (pr)
+		return proxy_error(c, PROXY_BadRequest, "%s", err);
+
+	struct cache_snap *snap;
+	if (cont_rv) {
+		snap = cache_store_pinned(r->store, cont_rv);
+		if (!snap) {
+			proxy_filter_free(&f);
+			return proxy_error(c, PROXY_Expired,
+					   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
+		}
+	} else {
+		snap = snap_for(c, r, &q, &res);
+		if (!snap) {
+			proxy_filter_free(&f);
+			return res;
+		}
+	}
+
+	struct list_body *lb = xcalloc(1, sizeof(*lb));
+	struct iovs io = { 0 };
+	struct buf head = BUF_INIT, tail = BUF_INIT;
+	if (!lb) {
+		cache_snap_put(snap);
+		goto out;
+	}
+	lb->snap = snap;	/* lb owns the snapshot from here on */
+
+	/* Walk from the start key (or the namespace's first key). */
+	struct cache_iter it;
+	if (cont_rv)
+		cache_iter_seek(&it, snap, start_ns, start_name);
+	else
+		cache_iter_seek(&it, snap, f.ns, "");
+	struct cache_obj *o, *last = NULL;
+	uint64_t count = 0;
+	bool more = false;
+	iov_add(&io, "", 1);	/* slot 0: the head, filled in below */
+	while ((o = cache_iter_next(&it))) {
+		if (f.ns[0] && strcmp(o->ns, f.ns))
+			break;	/* past the namespace's range */
+		if (cont_rv && !strcmp(o->ns, start_ns) && !strcmp(o->name, start_name))
+			continue;	/* the token names the last item sent */
+		if (!proxy_filter_match(&f, o))
+			continue;
+		if (limit && count == limit) {
+			more = true;
+			break;
+		}
+		iov_add(&io, count ? ",{" : "{", count ? 2 : 1);
+		iov_add(&io, o->json + o->item_off, o->len - o->item_off);
+		last = o;
+		count++;
+	}
+
+	char apiv[160];
+	cache_kind_api_version(r->kind, apiv, sizeof(apiv));
+	buf_printf(&head, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
+			  "{\"resourceVersion\":\"%llu\"",
+		   r->kind->list_kind, apiv, (unsigned long long)snap->rv);
+	if (more && last) {
+		buf_adds(&head, ",\"continue\":\"");
+		encode_continue(&head, snap->rv, last);
+		buf_addc(&head, '"');
+		if (proxy_filter_is_ns_only(&f)) {
+			size_t end = f.ns[0] ? cache_snap_rank_ns_end(snap, f.ns) :
+					       snap->count;
+			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
+			buf_printf(&head, ",\"remainingItemCount\":%zu", end - at);
+		}
+		cache_store_pin(r->store, snap, PIN_TTL);
+	}
+	buf_adds(&head, "},\"items\":[");
+	buf_adds(&tail, "]}\n");
+	if (!buf_ok(&head) || !buf_ok(&tail) || io.failed)
+		goto out;
+	lb->head = buf_steal(&head, &io.v[0].iov_len);
+	io.v[0].iov_base = lb->head;
+	lb->tail = buf_steal(&tail, NULL);
+	iov_add(&io, lb->tail, 3);
+	if (io.failed)
+		goto out;
+
+	struct MHD_Response *resp = MHD_create_response_from_iovec(
+		io.v, (unsigned)io.n, list_body_free, lb);
+	if (!resp)
+		goto out;
+	lb = NULL;	/* the response owns it now */
+	proxy_json_headers(resp);
+	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+out:
+	if (lb)
+		list_body_free(lb);
+	free(io.v);	/* MHD copied the vector itself */
+	buf_free(&head);
+	buf_free(&tail);
+	proxy_filter_free(&f);
+	return res;
+}
+
+/* ---- GET ---- */
+
+static void get_body_free(void *cls)
+{
+	cache_obj_put(cls);
+}
+
+enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
+				 struct cache_resource *r,
+				 const struct proxy_route *rt)
+{
+	enum MHD_Result res = MHD_NO;
+	struct rv_req q;
+	if (!parse_rv(c, &q, &res))
+		return res;
+	if (q.rv && !q.any && !wait_rv(r, q.rv))
+		return too_large(c, r, q.rv);
+	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
+	if (!o)
+		return proxy_not_found(c, r->kind->resource, rt->name);
+	struct MHD_IoVec iov[2] = { { o->json, o->len }, { "\n", 1 } };
+	struct MHD_Response *resp = MHD_create_response_from_iovec(
+		iov, 2, get_body_free, o);
+	if (!resp) {
+		cache_obj_put(o);
+		return MHD_NO;
+	}
+	proxy_json_headers(resp);
+	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return res;
+}

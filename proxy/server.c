@@ -1,0 +1,236 @@
+/*
+ * server: the libmicrohttpd daemon and request routing (see server.h).
+ */
+#include "proxy/server.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/log.h"
+#include "proxy/status.h"
+
+#define TICK_MS 500
+
+bool proxy_stopping(const struct proxy *p)
+{
+	return __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
+}
+
+bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val)
+{
+	const char *v = NULL;
+	size_t len = 0;
+	if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, name,
+					  strlen(name), &v, &len) != MHD_YES)
+		return false;
+	if (val)
+		*val = v ? v : "";
+	return true;
+}
+
+struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
+{
+	for (int i = 0; i < p->nres; i++) {
+		const struct cache_kind *k = p->res[i]->kind;
+		if (!strcmp(k->group, rt->group) && !strcmp(k->version, rt->version) &&
+		    !strcmp(k->resource, rt->resource))
+			return p->res[i];
+	}
+	return NULL;
+}
+
+/* watch=... is true for any value but "0" and "false" (any case), an
+ * empty value included, as the apiserver reads it. */
+static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
+{
+	const char *v;
+	if (rt->watch_prefix)
+		return true;
+	if (!proxy_arg(c, "watch", &v))
+		return false;
+	return strcmp(v, "0") && strcasecmp(v, "false");
+}
+
+static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
+			     const char *url, const char *method)
+{
+	int h = proxy_handle_health(p, c, url);
+	if (h >= 0)
+		return (enum MHD_Result)h;
+
+	struct proxy_route rt;
+	int pr = proxy_route_parse(url, &rt);
+	if (pr == -EINVAL)
+		return proxy_error(c, PROXY_BadRequest, "invalid request path");
+	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
+	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
+		return proxy_error(c, PROXY_NotFound,
+				   "the server could not find the requested resource");
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return proxy_error(c, PROXY_MethodNotAllowed,
+				   "%s is not served by informer-proxy yet", method);
+	if (!cache_resource_synced(r)) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "the cache of %s is not synced yet, please try again later",
+			 r->kind->resource);
+		struct proxy_status st = {
+			.reason = PROXY_TooManyRequests, .message = msg,
+			.retry_after = 1,
+			.details = "{\"retryAfterSeconds\":1}",
+		};
+		return proxy_status_send(c, &st);
+	}
+	if (is_watch(c, &rt))
+		return proxy_handle_watch(p, c, r, &rt);
+	if (rt.name[0])
+		return proxy_handle_get(p, c, r, &rt);
+	return proxy_handle_list(p, c, r, &rt);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	/* The first call only announces the request; answer once the body
+	 * (if any) has arrived and been dropped. */
+	static int marker;
+	if (*state == NULL) {
+		*state = &marker;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	struct proxy *p = cls;
+	log_v(3, "%s %s", method, url);
+	return route(p, c, url, method);
+}
+
+/* Query strings: %XX and '+' (a space, as Go's url.ParseQuery reads it). */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (*r == '+') {
+			*w++ = ' ';
+		} else if (*r == '%' && r[1] && r[2] &&
+			   strchr("0123456789abcdefABCDEF", r[1]) &&
+			   strchr("0123456789abcdefABCDEF", r[2])) {
+			char hex[3] = { r[1], r[2], 0 };
+			*w++ = (char)strtol(hex, NULL, 16);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+static void *ticker(void *arg)
+{
+	struct proxy *p = arg;
+	pthread_mutex_lock(&p->tick_lock);
+	while (!proxy_stopping(p)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += TICK_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->tick_cond, &p->tick_lock, &ts);
+		for (int i = 0; i < p->nres; i++)
+			cache_history_wake_all(p->res[i]->history);
+	}
+	pthread_mutex_unlock(&p->tick_lock);
+	return NULL;
+}
+
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	size_t n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_v(1, "libmicrohttpd: %s", msg);
+}
+
+int proxy_start(struct proxy *p, char *err, size_t errlen)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)p->cfg->listen_port) };
+	if (inet_pton(AF_INET, p->cfg->listen_host, &sa.sin_addr) != 1) {
+		snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address",
+			 p->cfg->listen_host);
+		return -EINVAL;
+	}
+	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
+		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_mutex_init(&p->tick_lock, NULL);
+	pthread_cond_init(&p->tick_cond, NULL);
+	p->daemon = MHD_start_daemon(
+		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			MHD_USE_ERROR_LOG,
+		0, NULL, NULL, on_request, p,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_THREAD_POOL_SIZE, threads,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+		MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+		MHD_OPTION_END);
+	if (!p->daemon) {
+		snprintf(err, errlen, "cannot listen on %s:%d: %s",
+			 p->cfg->listen_host, p->cfg->listen_port, strerror(errno));
+		return -EADDRINUSE;
+	}
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	p->port = info ? info->port : p->cfg->listen_port;
+	int e = pthread_create(&p->ticker, NULL, ticker, p);
+	if (e) {
+		MHD_stop_daemon(p->daemon);
+		snprintf(err, errlen, "cannot start the ticker thread");
+		return -e;
+	}
+	log_info("listening on http://%s:%d", p->cfg->listen_host, p->port);
+	return 0;
+}
+
+void proxy_stop(struct proxy *p)
+{
+	if (!p->daemon)
+		return;
+	/* Every watch must be resumed before the daemon stops: set the flag
+	 * (suspend() refuses from now on), then wake all sleepers, which
+	 * end their streams. */
+	__atomic_store_n(&p->stopping, true, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&p->tick_lock);
+	pthread_cond_signal(&p->tick_cond);
+	pthread_mutex_unlock(&p->tick_lock);
+	pthread_join(p->ticker, NULL);
+	for (int i = 0; i < p->nres; i++)
+		cache_history_wake_all(p->res[i]->history);
+	MHD_quiesce_daemon(p->daemon);
+	/* Give resumed watches a moment to send their last bytes. */
+	struct timespec ts = { 0, 100 * 1000000L };
+	nanosleep(&ts, NULL);
+	MHD_stop_daemon(p->daemon);
+	p->daemon = NULL;
+	pthread_cond_destroy(&p->tick_cond);
+	pthread_mutex_destroy(&p->tick_lock);
+}

@@ -1,0 +1,60 @@
+/*
+ * server: the local HTTP side. One libmicrohttpd daemon (epoll, a small
+ * thread pool, suspend/resume for watches) routes each request to the
+ * list, get, watch or health handler.
+ *
+ * struct proxy is created once by main and read by every handler; the
+ * resources array and its members live until proxy_stop() returns.
+ */
+#ifndef PROXY_SERVER_H
+#define PROXY_SERVER_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "cache/reflector.h"
+#include "config/flags.h"
+#include "proxy/route.h"
+
+struct proxy {
+	const struct config *cfg;
+	struct cache_resource **res;	/* cfg->nresources of them */
+	int nres;
+	struct MHD_Daemon *daemon;
+	int port;			/* the bound port */
+	pthread_t ticker;
+	bool stopping;			/* atomic */
+	pthread_mutex_t tick_lock;	/* with tick_cond: wakes the ticker early */
+	pthread_cond_t tick_cond;
+};
+
+/* Start listening; logs "listening on http://HOST:PORT". Returns 0 or
+ * -errno with err set. */
+int proxy_start(struct proxy *p, char *err, size_t errlen);
+/* End every watch, stop the daemon and the ticker. Reflectors are the
+ * caller's. */
+void proxy_stop(struct proxy *p);
+
+bool proxy_stopping(const struct proxy *p);
+/* The cached resource for a parsed route, or NULL. */
+struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt);
+
+/* A query argument: true if present (value may be "" for "?k" or "?k="). */
+bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val);
+
+/* Handlers (list.c, watch.c, health.c). */
+enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
+				  struct cache_resource *r,
+				  const struct proxy_route *rt);
+enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
+				 struct cache_resource *r,
+				 const struct proxy_route *rt);
+enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
+				   struct cache_resource *r,
+				   const struct proxy_route *rt);
+/* Returns MHD_YES/NO if url was a health path, or -1 if it was not. */
+int proxy_handle_health(struct proxy *p, struct MHD_Connection *c,
+			const char *url);
+
+#endif

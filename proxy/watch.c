@@ -1,0 +1,352 @@
+/*
+ * watch: WATCH streams from the event ring.
+ *
+ * A watch is a cursor into its resource's history plus a filter. Its
+ * content reader copies whole event lines into libmicrohttpd's buffer:
+ * the shared, once-encoded line when the event goes out as it is, or a
+ * line of its own when the filter turns it into ADDED or DELETED. With
+ * nothing to send it suspends the connection and queues itself on the
+ * history, whose writer resumes it; no thread waits on an idle watch.
+ * The ticker resumes every waiting watch twice a second so deadlines and
+ * bookmarks are kept.
+ *
+ * Ownership: struct watch belongs to its response; libmicrohttpd calls
+ * watch_free() when the connection is done with it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/alloc.h"
+#include "config/log.h"
+#include "proxy/filter.h"
+#include "proxy/server.h"
+#include "proxy/status.h"
+
+#define WATCH_BLOCK (32 * 1024)
+
+struct watch {
+	struct cache_waiter waiter;	/* first, for the cast in wake() */
+	struct proxy *p;
+	struct cache_resource *r;
+	struct MHD_Connection *conn;
+	struct proxy_filter f;
+	uint64_t start_rv;		/* events at or below it are not sent */
+	uint64_t cursor;		/* next history sequence number */
+	uint64_t sent_rv;		/* the newest RV the client knows of */
+	struct cache_snap *snap;	/* initial events come from here */
+	struct cache_iter it;
+	bool initial;			/* still sending initial events */
+	bool end_bookmark;		/* then the initial-events-end bookmark */
+	bool bookmarks;			/* allowWatchBookmarks */
+	bool done;			/* end the stream once out is sent */
+	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
+	/* The line being sent: a shared event's line or own.p. */
+	struct cache_event *ev;
+	const char *out;
+	size_t out_len, out_off;
+	struct buf own;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void wake(struct cache_waiter *w)
+{
+	MHD_resume_connection(((struct watch *)w)->conn);
+}
+
+static bool suspend(struct cache_waiter *w)
+{
+	struct watch *wt = (struct watch *)w;
+	if (proxy_stopping(wt->p))
+		return false;
+	MHD_suspend_connection(wt->conn);
+	return true;
+}
+
+static void set_own(struct watch *w)
+{
+	w->out = w->own.p;
+	w->out_len = w->own.len;
+	w->out_off = 0;
+}
+
+/* {"type":T,"object":OBJ}\n into own. */
+static void own_event(struct watch *w, const char *type,
+		      const struct cache_obj *o)
+{
+	buf_reset(&w->own);
+	buf_printf(&w->own, "{\"type\":\"%s\",\"object\":", type);
+	buf_add(&w->own, o->json, o->len);
+	buf_adds(&w->own, "}\n");
+	set_own(w);
+}
+
+static void own_bookmark(struct watch *w, uint64_t rv, bool end)
+{
+	char apiv[160];
+	cache_kind_api_version(w->r->kind, apiv, sizeof(apiv));
+	buf_reset(&w->own);
+	buf_printf(&w->own,
+		   "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":"
+		   "\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\","
+		   "\"creationTimestamp\":null%s}}}\n",
+		   w->r->kind->kind, apiv, (unsigned long long)rv,
+		   end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" : "");
+	set_own(w);
+	w->sent_rv = rv;
+	w->last_bookmark_ms = now_ms();
+}
+
+static void own_expired(struct watch *w, uint64_t rv, uint64_t floor)
+{
+	buf_reset(&w->own);
+	buf_printf(&w->own,
+		   "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
+		   "\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
+		   "\"too old resource version: %llu (%llu)\",\"reason\":\"Expired\","
+		   "\"code\":410}}\n",
+		   (unsigned long long)rv, (unsigned long long)floor);
+	set_own(w);
+	w->done = true;
+}
+
+/* Decide what event ev becomes for this watcher, as the apiserver's
+ * cacher does: judged by whether the old and the new state match the
+ * filter. Sets out, or leaves it empty when the watcher is not to see it. */
+static void take_event(struct watch *w, struct cache_event *ev)
+{
+	const struct proxy_filter *f = &w->f;
+	bool before = ev->prev && proxy_filter_match(f, ev->prev);
+	const char *as = NULL;	/* a type other than the event's own */
+	switch (ev->type) {
+	case CACHE_DELETED:
+		if (!(ev->prev ? before : proxy_filter_match(f, ev->obj)))
+			return;
+		break;
+	case CACHE_ADDED:
+		if (!proxy_filter_match(f, ev->obj))
+			return;
+		break;
+	default: {
+		bool now = proxy_filter_match(f, ev->obj);
+		if (!now && !before)
+			return;
+		if (now != before)
+			as = now ? "ADDED" : "DELETED";
+	}
+	}
+	w->sent_rv = ev->rv;
+	if (as) {
+		own_event(w, as, ev->obj);
+		return;
+	}
+	w->ev = ev;	/* the shared line, with a reference of our own */
+	__atomic_add_fetch(&ev->refs, 1, __ATOMIC_RELAXED);
+	w->out = ev->line;
+	w->out_len = ev->len;
+	w->out_off = 0;
+}
+
+/* Fill out with the next line to send. Returns false when there is
+ * nothing to send now. */
+static bool next_line(struct watch *w)
+{
+	if (w->ev) {
+		cache_event_put(w->ev);
+		w->ev = NULL;
+	}
+	w->out_len = w->out_off = 0;
+	while (w->initial) {
+		struct cache_obj *o = cache_iter_next(&w->it);
+		if (!o) {
+			w->initial = false;
+			cache_snap_put(w->snap);
+			w->snap = NULL;
+			if (w->end_bookmark) {
+				own_bookmark(w, w->start_rv, true);
+				return true;
+			}
+			break;
+		}
+		if (w->f.ns[0] && strcmp(o->ns, w->f.ns))
+			continue;
+		if (proxy_filter_match(&w->f, o)) {
+			own_event(w, "ADDED", o);
+			return true;
+		}
+	}
+	if (w->done)
+		return false;
+	int64_t now = now_ms();
+	if (proxy_stopping(w->p) || now >= w->deadline_ms) {
+		w->done = true;
+		return false;
+	}
+	for (;;) {
+		/* progress first: every event up to it is at a seq < head */
+		uint64_t progress = cache_history_progress(w->r->history);
+		struct cache_event *ev;
+		int rc = cache_history_get(w->r->history, w->cursor, &ev);
+		if (rc == -ERANGE) {
+			/* Overtaken: this watcher can no longer be given a true
+			 * history, so it gets the 410 path and relists. */
+			log_v(1, "%s: watch fell behind at seq %llu",
+			      w->r->kind->resource, (unsigned long long)w->cursor);
+			own_expired(w, w->sent_rv,
+				    cache_history_floor(w->r->history));
+			return true;
+		}
+		if (rc == -EAGAIN) {
+			bool due = now - w->last_bookmark_ms >= w->bookmark_ms ||
+				   now >= w->deadline_ms - 1000;
+			if (w->bookmarks && due && progress > w->sent_rv &&
+			    progress > w->start_rv) {
+				own_bookmark(w, progress, false);
+				return true;
+			}
+			return false;
+		}
+		w->cursor++;
+		if (ev->rv <= w->start_rv) {
+			cache_event_put(ev);
+			continue;
+		}
+		take_event(w, ev);
+		cache_event_put(ev);
+		if (w->out_len)
+			return true;
+	}
+}
+
+static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct watch *w = cls;
+	size_t n = 0;
+	for (;;) {
+		while (n < max) {
+			if (w->out_off < w->out_len) {
+				size_t k = w->out_len - w->out_off;
+				if (k > max - n)
+					k = max - n;
+				memcpy(buf + n, w->out + w->out_off, k);
+				w->out_off += k;
+				n += k;
+				continue;
+			}
+			if (!next_line(w))
+				break;
+		}
+		if (n)
+			return (ssize_t)n;
+		if (w->done)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		/* Nothing to send: sleep until the next append or tick. The
+		 * check is repeated under the waiter lock, so an append that
+		 * raced us is never missed. */
+		if (cache_history_wait(w->r->history, &w->waiter, w->cursor, suspend))
+			return 0;
+		if (proxy_stopping(w->p))
+			w->done = true;
+	}
+}
+
+static void watch_free(void *cls)
+{
+	struct watch *w = cls;
+	cache_history_unwait(w->r->history, &w->waiter);
+	cache_event_put(w->ev);
+	cache_snap_put(w->snap);
+	buf_free(&w->own);
+	proxy_filter_free(&w->f);
+	free(w);
+}
+
+static bool arg_true(struct MHD_Connection *c, const char *name)
+{
+	const char *v = NULL;
+	return proxy_arg(c, name, &v) && v &&
+	       (!strcasecmp(v, "true") || !strcmp(v, "1"));
+}
+
+enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
+				   struct cache_resource *r,
+				   const struct proxy_route *rt)
+{
+	const char *rv_s = NULL, *match = NULL, *to_s = NULL, *sie = NULL;
+	uint64_t rv = 0;
+	char err[512];
+	proxy_arg(c, "resourceVersion", &rv_s);
+	proxy_arg(c, "resourceVersionMatch", &match);
+	bool has_sie = proxy_arg(c, "sendInitialEvents", &sie) && sie && *sie;
+	if (match && *match && !has_sie)
+		return proxy_error(c, PROXY_Invalid,
+				   "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+				   "Forbidden: resourceVersionMatch is forbidden for watch unless "
+				   "sendInitialEvents is provided");
+	if (rv_s && *rv_s) {
+		char *end;
+		rv = strtoull(rv_s, &end, 10);
+		if (*end || *rv_s == '-')
+			return proxy_error(c, PROXY_BadRequest,
+					   "resourceVersion: Invalid value: \"%s\"", rv_s);
+	}
+	struct watch *w = xcalloc(1, sizeof(*w));
+	if (!w)
+		return MHD_NO;
+	w->p = p;
+	w->r = r;
+	w->conn = c;
+	w->waiter.wake = wake;
+	w->own = (struct buf)BUF_INIT;
+	int fr = proxy_filter_parse(&w->f, c, r->kind, rt->ns, rt->name, err,
+				    sizeof(err));
+	if (fr) {
+		free(w);
+		return fr == -ENOMEM ? MHD_NO :
+				       proxy_error(c, PROXY_BadRequest, "%s", err);
+	}
+	w->bookmarks = arg_true(c, "allowWatchBookmarks");
+	bool initial = has_sie ? !strcasecmp(sie, "true") : rv == 0;
+	int64_t now = now_ms();
+	long timeout = 0;
+	if (proxy_arg(c, "timeoutSeconds", &to_s) && to_s && *to_s)
+		timeout = strtol(to_s, NULL, 10);
+	if (timeout <= 0)	/* the apiserver's randomized default */
+		timeout = 1800 + rand() % 1800;
+	w->deadline_ms = now + timeout * 1000;
+	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;
+	w->last_bookmark_ms = now;
+
+	if (initial) {
+		w->snap = cache_store_snap(r->store);
+		w->start_rv = w->snap->rv;
+		w->initial = true;
+		w->end_bookmark = has_sie && w->bookmarks;
+		cache_iter_seek(&w->it, w->snap, w->f.ns, "");
+	} else {
+		w->start_rv = rv ? rv : cache_store_rv(r->store);
+	}
+	w->sent_rv = w->start_rv;
+	uint64_t floor;
+	if (cache_history_start(r->history, w->start_rv, &w->cursor, &floor))
+		own_expired(w, rv, floor);
+
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, WATCH_BLOCK, watch_read, w, watch_free);
+	if (!resp) {
+		watch_free(w);
+		return MHD_NO;
+	}
+	proxy_json_headers(resp);
+	enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return res;
+}

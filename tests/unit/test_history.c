@@ -1,0 +1,111 @@
+/*
+ * test_history: the event ring: encoding, cursors, start positions,
+ * overwrite detection, the floor, waiters and reset.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <urcu-bp.h>
+
+#include "cache/history.h"
+#include "config/alloc.h"
+#include "check.h"
+
+static struct cache_obj *mk(const char *name, unsigned rv)
+{
+	char js[256];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
+		 "\"resourceVersion\":\"%u\"}}", name, rv);
+	return cache_obj_parse(cache_kind_lookup("pods"), js, strlen(js), false,
+			       NULL, 0);
+}
+
+static int woken;
+static void on_wake(struct cache_waiter *w)
+{
+	woken++;
+}
+
+static bool refuse(struct cache_waiter *w)
+{
+	return false;
+}
+
+int main(void)
+{
+	struct cache_history *h = cache_history_new(16, 100);
+	uint64_t seq, floor;
+	struct cache_event *ev;
+	CHECK(cache_history_start(h, 99, &seq, &floor) == -ERANGE && floor == 100);
+	CHECK(cache_history_start(h, 100, &seq, &floor) == 0 && seq == 0);
+	CHECK(cache_history_get(h, 0, &ev) == -EAGAIN);
+
+	struct cache_waiter w = { .wake = on_wake };
+	CHECK(cache_history_wait(h, &w, 0, NULL));
+	CHECK(!cache_history_wait(h, &(struct cache_waiter){ .wake = on_wake }, 0, refuse));
+
+	struct cache_obj *o = mk("a", 101);
+	CHECK(cache_history_append(h, CACHE_ADDED, 101, o, NULL) == 0);
+	CHECK(woken == 1 && !w.queued);
+	CHECK(cache_history_get(h, 0, &ev) == 0);
+	CHECK(ev->rv == 101 && ev->seq == 0 && ev->obj == o);
+	const char *want = "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\"";
+	CHECK(!strncmp(ev->line, want, strlen(want)));
+	CHECK(ev->line[ev->len - 1] == '\n' && ev->line[ev->len - 2] == '}');
+	CHECK(strlen(ev->line) == ev->len);
+	cache_event_put(ev);
+	CHECK(cache_history_progress(h) == 101);
+	/* a waiter for an event that already exists is not queued */
+	CHECK(!cache_history_wait(h, &w, 0, NULL));
+	cache_obj_put(o);
+
+	for (unsigned rv = 102; rv < 140; rv++) {
+		o = mk("a", rv);
+		cache_history_append(h, CACHE_MODIFIED, rv, o, NULL);
+		cache_obj_put(o);
+	}
+	/* 39 events in a ring of 16: seq 0..22 are gone */
+	CHECK(cache_history_head(h) == 39);
+	CHECK(cache_history_get(h, 22, &ev) == -ERANGE);
+	CHECK(cache_history_get(h, 23, &ev) == 0 && ev->rv == 124);
+	cache_event_put(ev);
+	CHECK(cache_history_floor(h) == 123);
+	CHECK(cache_history_start(h, 122, &seq, &floor) == -ERANGE && floor == 123);
+	CHECK(cache_history_start(h, 123, &seq, &floor) == 0 && seq == 23);
+	CHECK(cache_history_start(h, 130, &seq, &floor) == 0 && seq == 30);
+	CHECK(cache_history_start(h, 500, &seq, &floor) == 0 && seq == 39);
+
+	/* unwait removes a queued waiter */
+	CHECK(cache_history_wait(h, &w, 39, NULL));
+	cache_history_unwait(h, &w);
+	CHECK(!w.queued);
+	woken = 0;
+	o = mk("a", 140);
+	cache_history_append(h, CACHE_DELETED, 140, o, o);
+	CHECK(woken == 0);
+	CHECK(cache_history_get(h, 39, &ev) == 0 && !strncmp(ev->line, "{\"type\":\"DELETED\"", 17));
+	CHECK(ev->prev == o);
+	cache_event_put(ev);
+	cache_obj_put(o);
+
+	/* reset: every old cursor is overtaken, the floor moves */
+	cache_history_reset(h, 7);
+	CHECK(cache_history_get(h, 39, &ev) == -ERANGE);
+	CHECK(cache_history_floor(h) == 7 && cache_history_progress(h) == 7);
+	CHECK(cache_history_start(h, 7, &seq, &floor) == 0 && seq == cache_history_head(h));
+
+	/* allocation failure on append leaves the ring as it was */
+	o = mk("b", 8);
+	uint64_t head = cache_history_head(h);
+	alloc_fail_after(1);
+	CHECK(cache_history_append(h, CACHE_ADDED, 8, o, NULL) == -ENOMEM);
+	alloc_fail_after(0);
+	CHECK(cache_history_head(h) == head);
+	cache_obj_put(o);
+
+	rcu_barrier();
+	cache_history_free(h);
+	rcu_barrier();
+	return check_done("history");
+}

@@ -1,0 +1,142 @@
+/*
+ * test_obj: JSON validation, object parsing, kind/apiVersion
+ * normalisation, managedFields stripping and allocation failure.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/json.h"
+#include "cache/obj.h"
+#include "config/alloc.h"
+#include "check.h"
+
+static void test_json_validation(void)
+{
+	static const char *good[] = {
+		"{}", "[]", " {\"a\":[1,2.5,-3e2,true,false,null,\"x\\u00e9\\n\"]} ",
+		"{\"a\":{\"b\":{}},\"c\":[[],{}]}", "[0]", "[\"s\"]",
+	};
+	static const char *bad[] = {
+		"", "{", "[1 2]", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "{\"a\":tru}",
+		"[01]", "[1.]", "[-]", "{\"a\":1}{}", "{\"a\":1} x", "[\"a\x01\"]",
+		"{1:2}", "[\"\\x\"]", "{\"a\":1,,\"b\":2}", "[,1]", "{\"a\"}",
+		"[1e]", "nul",
+	};
+	struct json_doc d = JSON_DOC_INIT;
+	char err[128];
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		int r = json_parse(&d, good[i], strlen(good[i]), err, sizeof(err));
+		if (r)
+			fprintf(stderr, "rejected good #%zu: %s\n", i, err);
+		CHECK(r == 0);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		int r = json_parse(&d, bad[i], strlen(bad[i]), err, sizeof(err));
+		if (r != -EINVAL)
+			fprintf(stderr, "accepted bad #%zu: %s\n", i, bad[i]);
+		CHECK(r == -EINVAL);
+	}
+	const char *js = "{\"a\":{\"b\":\"x\\\"y\\u00e9\"},\"n\":\"123\"}";
+	CHECK(json_parse(&d, js, strlen(js), err, sizeof(err)) == 0);
+	int b = json_path(&d, 0, "a.b");
+	char out[32];
+	CHECK(b > 0 && json_str(&d, b, out, sizeof(out)) == 5);
+	CHECK_STR(out, "x\"y\xc3\xa9");
+	CHECK(json_str_len(&d, b) == 5);
+	uint64_t v;
+	CHECK(json_u64(&d, json_get(&d, 0, "n"), &v) == 0 && v == 123);
+	CHECK(json_path(&d, 0, "a.c") < 0);
+	int64_t t;
+	CHECK(json_time("2026-01-01T00:00:10Z", 20, &t) == 0 && t == 1767225610);
+	json_doc_free(&d);
+}
+
+static const char pod[] =
+	"{\n  \"metadata\": {\"name\":\"p1\",\"namespace\":\"ns\",\"uid\":\"u-1\","
+	"\"resourceVersion\":\"42\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\","
+	"\"labels\":{\"z\":\"1\",\"app\":\"web\"},"
+	"\"managedFields\":[{\"manager\":\"m\"}]},\"kind\":\"Pod\",\"apiVersion\":\"v1\","
+	"\"spec\":{\"nodeName\":\"node-1\",\"hostNetwork\":true},"
+	"\"status\":{\"phase\":\"Running\",\"msg\":\"a b\\n\"}}";
+
+static void test_obj_parse(void)
+{
+	const struct cache_kind *k = cache_kind_lookup("pods");
+	char err[128];
+	struct cache_obj *o = cache_obj_parse(k, pod, strlen(pod), false, err,
+					      sizeof(err));
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	CHECK_STR(o->name, "p1");
+	CHECK_STR(o->ns, "ns");
+	CHECK_STR(o->uid, "u-1");
+	CHECK(o->rv == 42);
+	CHECK(o->created == 1767225600);
+	CHECK(o->nlabels == 2);
+	CHECK_STR(o->labels[0].key, "app");
+	CHECK_STR(cache_obj_label(o, "z"), "1");
+	CHECK(cache_obj_label(o, "nope") == NULL);
+	CHECK_STR(o->fields[cache_kind_field(k, "spec.nodeName")], "node-1");
+	CHECK_STR(o->fields[cache_kind_field(k, "status.phase")], "Running");
+	CHECK_STR(o->fields[cache_kind_field(k, "spec.hostNetwork")], "true");
+	CHECK(o->fields[cache_kind_field(k, "status.podIP")] == NULL);
+	/* kind/apiVersion first, compact, same members otherwise */
+	CHECK(!strncmp(o->json, "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":", 43));
+	CHECK(strchr(o->json, '\n') == NULL);
+	CHECK(strstr(o->json, "\"msg\":\"a b\\n\"") != NULL);
+	CHECK(strstr(o->json, "managedFields") != NULL);
+	CHECK(o->len == strlen(o->json));
+	CHECK(o->json[o->item_off] == '"' && !strncmp(o->json + o->item_off, "\"metadata\"", 10));
+	struct json_doc d = JSON_DOC_INIT;
+	CHECK(json_parse(&d, o->json, o->len, err, sizeof(err)) == 0);
+	json_doc_free(&d);
+	cache_obj_put(o);
+
+	o = cache_obj_parse(k, pod, strlen(pod), true, err, sizeof(err));
+	CHECK(o && !strstr(o->json, "managedFields"));
+	CHECK(o && json_parse(&d, o->json, o->len, err, sizeof(err)) == 0);
+	json_doc_free(&d);
+	cache_obj_put(o);
+
+	static const char *const bad[] = {
+		"[]", "{\"metadata\":{}}",
+		"{\"metadata\":{\"name\":\"x\"}}",
+		"{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1a\"}}",
+		"{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1\",\"labels\":{\"a\":1}}}",
+		"{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1\"",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		err[0] = 0;
+		CHECK(cache_obj_parse(k, bad[i], strlen(bad[i]), false, err,
+				      sizeof(err)) == NULL);
+		CHECK(err[0] != 0);
+	}
+}
+
+static void test_obj_alloc_failure(void)
+{
+	const struct cache_kind *k = cache_kind_lookup("pods");
+	int failed = 0;
+	for (long n = 1; n < 20; n++) {
+		alloc_fail_after(n);
+		struct cache_obj *o = cache_obj_parse(k, pod, strlen(pod), true,
+						      NULL, 0);
+		alloc_fail_after(0);
+		if (o) {
+			cache_obj_put(o);
+			break;
+		}
+		failed++;
+	}
+	CHECK(failed >= 2);
+}
+
+int main(void)
+{
+	test_json_validation();
+	test_obj_parse();
+	test_obj_alloc_failure();
+	return check_done("obj");
+}
