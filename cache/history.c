@@ -2,7 +2,7 @@
  * history: the event ring with RCU-protected slots (see history.h).
  *
  * The writer stores a new event into slot seq & mask with
- * rcu_xchg_pointer() and then advances head with release order; the
+ * rcu_xchg_pointer() semantics and then advances head with release order; the
  * displaced event is put after a grace period. A reader loads the slot
  * under rcu_read_lock() and accepts it only if its seq is the one asked
  * for, so a slot reused under its feet is seen as "overwritten".
@@ -13,8 +13,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu-bp.h>
 
+#include "cache/rcu.h"
 #include "config/alloc.h"
 
 struct ev_box {
@@ -74,6 +74,7 @@ void cache_event_put(struct cache_event *ev)
 
 static void ev_put_rcu(struct rcu_head *head)
 {
+	cache_rcu_callback();
 	cache_event_put(&caa_container_of(head, struct ev_box, rcu)->ev);
 }
 
@@ -128,7 +129,7 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 		return -ENOMEM;
 	uint64_t seq = h->head;
 	b->ev.seq = seq;
-	struct ev_box *old = rcu_xchg_pointer(&h->slots[seq & h->mask], b);
+	struct ev_box *old = cache_rcu_xchg(&h->slots[seq & h->mask], b);
 	if (old) {
 		/* The ring is full: the oldest event leaves, and a watch must
 		 * now start at or above its RV. */
@@ -159,7 +160,7 @@ void cache_history_reset(struct cache_history *h, uint64_t floor)
 	 * an overwritten or future slot, and the old events are gone. */
 	uint64_t head = h->head + h->mask + 1;
 	for (size_t i = 0; i <= h->mask; i++) {
-		struct ev_box *old = rcu_xchg_pointer(&h->slots[i], NULL);
+		struct ev_box *old = cache_rcu_xchg(&h->slots[i], NULL);
 		if (old)
 			call_rcu(&old->rcu, ev_put_rcu);
 	}
@@ -188,13 +189,13 @@ int cache_history_get(struct cache_history *h, uint64_t seq,
 		return -EAGAIN;
 	if (head - seq > h->mask + 1)
 		return -ERANGE;
-	rcu_read_lock();
-	struct ev_box *b = rcu_dereference(h->slots[seq & h->mask]);
+	cache_rcu_lock();
+	struct ev_box *b = cache_rcu_load(&h->slots[seq & h->mask]);
 	if (b && b->ev.seq == seq)
 		*evp = &b->ev;
 	if (*evp)
 		__atomic_add_fetch(&(*evp)->refs, 1, __ATOMIC_RELAXED);
-	rcu_read_unlock();
+	cache_rcu_unlock();
 	return *evp ? 0 : -ERANGE;
 }
 

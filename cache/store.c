@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <urcu-bp.h>
 
+#include "cache/rcu.h"
 #include "config/alloc.h"
 
 struct cache_node {
@@ -64,6 +64,10 @@ static struct cache_node *node_ref(struct cache_node *n)
 		__atomic_add_fetch(&n->refs, 1, __ATOMIC_RELAXED);
 	return n;
 }
+
+#if defined(__SANITIZE_THREAD__)
+char cache_rcu_tsan_token;
+#endif
 
 static void node_put(struct cache_node *n)
 {
@@ -294,6 +298,7 @@ void cache_snap_put(struct cache_snap *snap)
 
 static void snap_put_rcu(struct rcu_head *head)
 {
+	cache_rcu_callback();
 	struct snap_box *b = caa_container_of(head, struct snap_box, rcu);
 	cache_snap_put(&b->snap);
 }
@@ -301,7 +306,7 @@ static void snap_put_rcu(struct rcu_head *head)
 /* Replace the current snapshot; the old one is put after a grace period. */
 static void publish(struct cache_store *s, struct snap_box *b)
 {
-	struct snap_box *old = rcu_xchg_pointer(&s->cur, b);
+	struct snap_box *old = cache_rcu_xchg(&s->cur, b);
 	if (old)
 		call_rcu(&old->rcu, snap_put_rcu);
 }
@@ -333,31 +338,31 @@ void cache_store_free(struct cache_store *s)
 
 struct cache_snap *cache_store_snap(struct cache_store *s)
 {
-	rcu_read_lock();
-	struct snap_box *b = rcu_dereference(s->cur);
+	cache_rcu_lock();
+	struct snap_box *b = cache_rcu_load(&s->cur);
 	cache_snap_get(&b->snap);
-	rcu_read_unlock();
+	cache_rcu_unlock();
 	return &b->snap;
 }
 
 uint64_t cache_store_rv(struct cache_store *s)
 {
-	rcu_read_lock();
-	uint64_t rv = rcu_dereference(s->cur)->snap.rv;
-	rcu_read_unlock();
+	cache_rcu_lock();
+	uint64_t rv = cache_rcu_load(&s->cur)->snap.rv;
+	cache_rcu_unlock();
 	return rv;
 }
 
 struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 				  const char *name, uint64_t *rv)
 {
-	rcu_read_lock();
-	struct snap_box *b = rcu_dereference(s->cur);
+	cache_rcu_lock();
+	struct snap_box *b = cache_rcu_load(&s->cur);
 	struct cache_node *n = find(b->snap.root, ns, name);
 	struct cache_obj *o = n ? cache_obj_get(n->obj) : NULL;
 	if (rv)
 		*rv = b->snap.rv;
-	rcu_read_unlock();
+	cache_rcu_unlock();
 	return o;
 }
 

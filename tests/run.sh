@@ -7,6 +7,12 @@ what=all
 case "${1:-}" in --unit-only|--e2e-only) what=${1#--}; shift ;; esac
 cd "$(dirname "$0")/.."
 
+# Sanitizer settings for every binary the tests start.
+export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1"
+export ASAN_OPTIONS="detect_leaks=1 abort_on_error=0"
+export UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
+
 passed=0 failed=0
 tally() { # parse "... N passed, N failed" lines from a log
 	local p f

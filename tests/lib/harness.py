@@ -41,22 +41,33 @@ class Server:
                 break
             time.sleep(0.02)
         out = self.logs()
-        self.stop()
+        self.stop(check=False)
         raise RuntimeError("%s did not start: %s" % (name, out[-3000:]))
 
     def logs(self):
         with open(self.log_path) as f:
             return f.read()
 
-    def stop(self):
+    def stop(self, check=True):
+        """SIGTERM, wait, and (by default) insist on a clean exit: code 0
+        and no sanitizer report in the log, so leaks and races found at
+        shutdown fail the test that started the server."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(10)
+                self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.log.close()
+        if not self.log.closed:
+            self.log.close()
+        if check:
+            out = self.logs()
+            bad = [m for m in ("Sanitizer", "runtime error:") if m in out]
+            if self.proc.returncode != 0 or bad:
+                raise AssertionError("%s exited %s%s:\n%s" % (
+                    self.name, self.proc.returncode,
+                    " with a sanitizer report" if bad else "", out[-4000:]))
         return self.proc.returncode
 
 
