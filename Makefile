@@ -61,13 +61,16 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+Q := $(if $(V),,@)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<),$(FAKE_CFLAGS)) -MMD -MP -c $< -o $@
+	@$(if $(V),,echo "  CC $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<),$(FAKE_CFLAGS)) -MMD -MP -c $< -o $@
 
 bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
 # The fake apiserver shares only the base utilities and the selector
 # parser with the proxy; its store is its own, so that a store bug cannot
@@ -75,15 +78,18 @@ bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 FAKE_LIB_OBJ := $(call obj,$(CONFIG_SRC) cache/selector.c)
 bin/fake-apiserver: $(call obj,$(FAKE_SRC)) $(FAKE_LIB_OBJ) $(STAMP)
 	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(FAKE_LIBS) $(LDLIBS_ALL)
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(FAKE_LIBS) $(LDLIBS_ALL)
 
 # A unit test links what test_NAME_OBJ lists, or else the whole library.
 test_selector_OBJ = $(FAKE_LIB_OBJ)
+test_seed_OBJ = $(FAKE_LIB_OBJ) $(B)/tests/fake-apiserver/fake_seed.o
 test_fake_OBJ = $(FAKE_LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
 .SECONDEXPANSION:
 $(B)/tests/test_%: $(B)/tests/unit/test_%.o $$(if $$(test_$$*_OBJ),$$(test_$$*_OBJ),$$(LIB_OBJ))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
 test: deps-test all $(UNIT_BIN)
 	@tests/run.sh $(MODE) $(UNIT_BIN)

@@ -237,9 +237,21 @@ out:
 
 /* ---- the LIST response ---- */
 
+struct iovs {
+	struct MHD_IoVec *v;
+	size_t n, cap;
+	bool failed;
+};
+
 struct list_body {
 	struct cache_snap *snap;	/* owned: keeps the items alive */
 	char *head, *tail;		/* owned */
+	/* For bodies of more than IOV_MAX pieces: the vector and where the
+	 * reader is in it. libmicrohttpd 0.9.75 stops after the first
+	 * IOV_MAX pieces of an iovec response, so those bodies are copied
+	 * into its buffer piece by piece instead. */
+	struct MHD_IoVec *v;		/* owned */
+	size_t n, at, off;
 };
 
 static void list_body_free(void *cls)
@@ -248,14 +260,48 @@ static void list_body_free(void *cls)
 	cache_snap_put(lb->snap);
 	free(lb->head);
 	free(lb->tail);
+	free(lb->v);
 	free(lb);
 }
 
-struct iovs {
-	struct MHD_IoVec *v;
-	size_t n, cap;
-	bool failed;
-};
+static ssize_t list_body_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct list_body *lb = cls;
+	size_t n = 0;
+	while (n < max && lb->at < lb->n) {
+		const struct MHD_IoVec *v = &lb->v[lb->at];
+		size_t k = v->iov_len - lb->off;
+		if (k > max - n)
+			k = max - n;
+		memcpy(buf + n, (const char *)v->iov_base + lb->off, k);
+		n += k;
+		lb->off += k;
+		if (lb->off == v->iov_len) {
+			lb->at++;
+			lb->off = 0;
+		}
+	}
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+#define IOV_PIECES_MAX 1024	/* IOV_MAX on Linux */
+
+/* A response over the pieces in io, which it takes over; lb goes with it. */
+static struct MHD_Response *body_response(struct iovs *io, struct list_body *lb)
+{
+	if (io->n <= IOV_PIECES_MAX)
+		return MHD_create_response_from_iovec(io->v, (unsigned)io->n,
+						      list_body_free, lb);
+	uint64_t total = 0;
+	for (size_t i = 0; i < io->n; i++)
+		total += io->v[i].iov_len;
+	lb->v = io->v;
+	lb->n = io->n;
+	io->v = NULL;
+	io->n = 0;
+	return MHD_create_response_from_callback(total, 64 * 1024, list_body_read,
+						 lb, list_body_free);
+}
 
 static void iov_add(struct iovs *io, const void *p, size_t len)
 {
@@ -388,10 +434,9 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	if (io.failed)
 		goto out;
 
-	struct MHD_Response *resp = MHD_create_response_from_iovec(
-		io.v, (unsigned)io.n, list_body_free, lb);
+	struct MHD_Response *resp = body_response(&io, lb);
 	if (!resp)
-		goto out;
+		goto out;	/* lb still owns what it took from io */
 	lb = NULL;	/* the response owns it now */
 	proxy_json_headers(resp);
 	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
