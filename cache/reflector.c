@@ -103,21 +103,6 @@ static long http_get(struct cache_resource *r, CURL *c, const char *url,
 	return -1;
 }
 
-static CURL *easy_new(void)
-{
-	CURL *c = curl_easy_init();
-	if (!c)
-		return NULL;
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)STALL_SECONDS);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "informer-proxy/0.1");
-	return c;
-}
-
 /* Log the message of an upstream Status body, if there is one. */
 static void log_status(struct cache_resource *r, const char *what, long code,
 		       const struct buf *body)
@@ -538,12 +523,21 @@ static void backoff_sleep(struct cache_resource *r, int *attempt)
 static void *run(void *arg)
 {
 	struct cache_resource *r = arg;
-	CURL *c = easy_new();
+	char err[256];
+	struct curl_slist *hdrs = NULL;
+	CURL *c = cache_upstream_easy(&r->up, true, &hdrs, err, sizeof(err));
+	if (!c) {
+		log_error("%s: %s", r->kind->resource, err);
+		return NULL;
+	}
 	int attempt = 0;
 	bool need_list = true;
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
-	struct curl_slist *hdrs = curl_slist_append(NULL, "Accept: application/json");
+	hdrs = curl_slist_append(hdrs, "Accept: application/json");
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	/* no byte for this long: the stream is dead (a silent partition) */
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)STALL_SECONDS);
 	while (!stopping(r)) {
 		if (need_list) {
 			struct listing l = { 0 };

@@ -23,13 +23,7 @@
 #include "cache/history.h"
 #include "cache/kind.h"
 #include "cache/store.h"
-
-struct cache_upstream {
-	const char *server;		/* base URL, no trailing slash */
-	int page_size;
-	int watch_timeout;		/* seconds; 0 = randomized 300-600 */
-	bool strip_managed_fields;
-};
+#include "cache/upstream.h"
 
 struct cache_resource_stats {		/* all atomic, monotonic */
 	uint64_t lists, watches, events, relists, errors, malformed;

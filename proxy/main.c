@@ -44,13 +44,13 @@ int main(int argc, char **argv)
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 
-	struct proxy p = { .cfg = &cfg };
 	struct cache_upstream up = {
 		.server = cfg.server,
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
 	};
+	struct proxy p = { .cfg = &cfg, .up = &up };
 	int exit_code = 1;
 	p.res = xcalloc((size_t)cfg.nresources, sizeof(*p.res));
 	if (!p.res)

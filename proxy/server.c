@@ -24,6 +24,18 @@ bool proxy_stopping(const struct proxy *p)
 	return __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
 }
 
+bool proxy_client_gone(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return false;
+	char b;
+	ssize_t n = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			  errno != EINTR);
+}
+
 bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val)
 {
 	const char *v = NULL;
@@ -59,24 +71,43 @@ static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 	return strcmp(v, "0") && strcasecmp(v, "false");
 }
 
+/* A request the cache answers: the health paths, and GET of a cached
+ * resource's collection or object. Everything else is passed through.
+ * Decided once, on the first call of the access handler. */
+static bool served_locally(struct proxy *p, struct MHD_Connection *c,
+			   const char *url, const char *method)
+{
+	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
+	    !strcmp(url, "/readyz"))
+		return true;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return false;
+	struct proxy_route rt;
+	int pr = proxy_route_parse(url, &rt);
+	if (pr == -EINVAL)
+		return true;	/* answered with 400 below */
+	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
+	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
+		return false;
+	/* A client that takes only protobuf gets it from the upstream. */
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 "Accept");
+	if (accept && strstr(accept, "application/vnd.kubernetes.protobuf") &&
+	    !strstr(accept, "json") && !strstr(accept, "*/*"))
+		return false;
+	return true;
+}
+
 static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
-			     const char *url, const char *method)
+			     const char *url)
 {
 	int h = proxy_handle_health(p, c, url);
 	if (h >= 0)
 		return (enum MHD_Result)h;
-
 	struct proxy_route rt;
-	int pr = proxy_route_parse(url, &rt);
-	if (pr == -EINVAL)
+	if (proxy_route_parse(url, &rt))
 		return proxy_error(c, PROXY_BadRequest, "invalid request path");
-	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
-	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
-		return proxy_error(c, PROXY_NotFound,
-				   "the server could not find the requested resource");
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return proxy_error(c, PROXY_MethodNotAllowed,
-				   "%s is not served by informer-proxy yet", method);
+	struct cache_resource *r = proxy_find(p, &rt);
 	if (!cache_resource_synced(r)) {
 		char msg[160];
 		snprintf(msg, sizeof(msg),
@@ -96,25 +127,39 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	return proxy_handle_list(p, c, r, &rt);
 }
 
+/* *state is &local for requests the cache answers, else the passthrough
+ * request. */
+static char local;
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
 				  size_t *upload_size, void **state)
 {
-	/* The first call only announces the request; answer once the body
-	 * (if any) has arrived and been dropped. */
-	static int marker;
-	if (*state == NULL) {
-		*state = &marker;
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		*upload_size = 0;
-		return MHD_YES;
-	}
 	struct proxy *p = cls;
-	log_v(3, "%s %s", method, url);
-	return route(p, c, url, method);
+	if (*state == NULL && served_locally(p, c, url, method)) {
+		/* The first call only announces the request. */
+		*state = &local;
+		return MHD_YES;
+	}
+	if (*state == &local) {
+		if (*upload_size) {	/* a GET body: read and ignore it */
+			*upload_size = 0;
+			return MHD_YES;
+		}
+		log_v(3, "%s %s", method, url);
+		return route(p, c, url);
+	}
+	return proxy_pt_handle(p->pt, c, url, method, upload, upload_size,
+			       (struct proxy_pt **)state);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	if (*state && *state != &local)
+		proxy_pt_done(*state);
+	*state = NULL;
 }
 
 /* Query strings: %XX and '+' (a space, as Go's url.ParseQuery reads it). */
@@ -181,6 +226,11 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_mutex_init(&p->tick_lock, NULL);
 	pthread_cond_init(&p->tick_cond, NULL);
+	p->pt = proxy_pt_pool_new(p->up);
+	if (!p->pt) {
+		snprintf(err, errlen, "cannot start the passthrough thread");
+		return -ENOMEM;
+	}
 	p->daemon = MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			MHD_USE_ERROR_LOG,
@@ -191,6 +241,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 		MHD_OPTION_END);
 	if (!p->daemon) {
@@ -225,12 +276,15 @@ void proxy_stop(struct proxy *p)
 	pthread_join(p->ticker, NULL);
 	for (int i = 0; i < p->nres; i++)
 		cache_history_wake_all(p->res[i]->history);
+	proxy_pt_pool_stop(p->pt);
 	MHD_quiesce_daemon(p->daemon);
 	/* Give resumed watches a moment to send their last bytes. */
 	struct timespec ts = { 0, 100 * 1000000L };
 	nanosleep(&ts, NULL);
 	MHD_stop_daemon(p->daemon);
 	p->daemon = NULL;
+	proxy_pt_pool_free(p->pt);
+	p->pt = NULL;
 	pthread_cond_destroy(&p->tick_cond);
 	pthread_mutex_destroy(&p->tick_lock);
 }

@@ -15,10 +15,13 @@
 
 #include "cache/reflector.h"
 #include "config/flags.h"
+#include "proxy/passthrough.h"
 #include "proxy/route.h"
 
 struct proxy {
 	const struct config *cfg;
+	const struct cache_upstream *up;
+	struct proxy_pt_pool *pt;	/* passthrough */
 	struct cache_resource **res;	/* cfg->nresources of them */
 	int nres;
 	struct MHD_Daemon *daemon;
@@ -40,6 +43,9 @@ bool proxy_stopping(const struct proxy *p);
 /* The cached resource for a parsed route, or NULL. */
 struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt);
 
+/* True when the client has closed its side: a suspended connection does
+ * not notice that by itself, so readers check before they sleep again. */
+bool proxy_client_gone(struct MHD_Connection *c);
 /* A query argument: true if present (value may be "" for "?k" or "?k="). */
 bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val);
 

@@ -248,6 +248,8 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 			return (ssize_t)n;
 		if (w->done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (proxy_client_gone(w->conn))
+			return MHD_CONTENT_READER_END_WITH_ERROR;
 		/* Nothing to send: sleep until the next append or tick. The
 		 * check is repeated under the waiter lock, so an append that
 		 * raced us is never missed. */

@@ -1,0 +1,91 @@
+/*
+ * upstream: libcurl handle setup shared by every upstream request.
+ */
+#include "cache/upstream.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "config/log.h"
+
+CURL *cache_upstream_easy(const struct cache_upstream *up, bool with_auth,
+			  struct curl_slist **hdrs, char *err, size_t errlen)
+{
+	CURL *c = curl_easy_init();
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "informer-proxy/0.1");
+	/* Verification stays on: only the credentials' explicit insecure
+	 * field turns it off. */
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	(void)with_auth;
+	(void)hdrs;
+	return c;
+}
+
+struct sink {
+	struct buf *body;
+	struct buf *ctype;
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *cls)
+{
+	struct sink *s = cls;
+	return buf_add(s->body, p, size * n) ? 0 : size * n;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *cls)
+{
+	struct sink *s = cls;
+	size_t len = size * n;
+	if (s->ctype && len > 13 && !strncasecmp(p, "content-type:", 13)) {
+		const char *v = p + 13;
+		while (*v == ' ')
+			v++;
+		size_t vl = len - (size_t)(v - p);
+		while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
+			vl--;
+		buf_reset(s->ctype);
+		buf_add(s->ctype, v, vl);
+	}
+	return len;
+}
+
+long cache_upstream_get(const struct cache_upstream *up, const char *path,
+			const char *accept, struct buf *body,
+			struct buf *content_type, char *err, size_t errlen)
+{
+	struct curl_slist *hdrs = NULL;
+	CURL *c = cache_upstream_easy(up, true, &hdrs, err, errlen);
+	if (!c)
+		return -1;
+	struct buf url = BUF_INIT, acc = BUF_INIT;
+	buf_printf(&url, "%s%s", up->server, path);
+	buf_printf(&acc, "Accept: %s", accept ? accept : "application/json");
+	hdrs = curl_slist_append(hdrs, acc.p);
+	struct sink s = { body, content_type };
+	curl_easy_setopt(c, CURLOPT_URL, url.p);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	CURLcode rc = curl_easy_perform(c);
+	long code = -1;
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	else
+		snprintf(err, errlen, "GET %s: %s", path, curl_easy_strerror(rc));
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	buf_free(&url);
+	buf_free(&acc);
+	return code;
+}

@@ -1,0 +1,42 @@
+/*
+ * upstream: how every libcurl handle of the process reaches the apiserver.
+ *
+ * One place sets the base URL, TLS verification and credentials on a
+ * handle, so the reflectors, discovery and passthrough cannot drift
+ * apart. The struct is filled once at startup and read-only after.
+ */
+#ifndef CACHE_UPSTREAM_H
+#define CACHE_UPSTREAM_H
+
+#include <curl/curl.h>
+#include <stdbool.h>
+
+#include "config/buf.h"
+
+struct config_upstream;
+
+struct cache_upstream {
+	const char *server;		/* base URL, no trailing slash */
+	struct config_upstream *creds;	/* TLS and auth; NULL: none */
+	int page_size;			/* LIST limit */
+	int watch_timeout;		/* seconds; 0 = randomized 300-600 */
+	bool strip_managed_fields;
+};
+
+/*
+ * A new easy handle with TLS and timeouts set. *hdrs gets the headers the
+ * caller must pass with CURLOPT_HTTPHEADER (and free): Authorization from
+ * the proxy's own credentials unless with_auth is false (a passthrough
+ * request that carries the client's own). Returns NULL on failure, with
+ * err set.
+ */
+CURL *cache_upstream_easy(const struct cache_upstream *up, bool with_auth,
+			  struct curl_slist **hdrs, char *err, size_t errlen);
+
+/* A blocking GET of path (with query) for small documents such as
+ * discovery. Returns the HTTP status, or -1 with err set. */
+long cache_upstream_get(const struct cache_upstream *up, const char *path,
+			const char *accept, struct buf *body,
+			struct buf *content_type, char *err, size_t errlen);
+
+#endif

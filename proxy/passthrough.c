@@ -1,0 +1,548 @@
+/*
+ * passthrough: requests forwarded to the upstream (see passthrough.h).
+ *
+ * A struct proxy_pt is shared by the libmicrohttpd thread serving the
+ * client and the curl thread; its lock guards the fields marked "locked".
+ * It is reference counted: the request (until proxy_pt_done), the
+ * response (until its free callback) and the curl transfer (until it is
+ * removed from the multi handle) each hold one reference.
+ */
+#include "proxy/passthrough.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config/alloc.h"
+#include "config/buf.h"
+#include "config/log.h"
+#include "proxy/server.h"
+#include "proxy/status.h"
+
+#define BODY_MAX (3 * 1024 * 1024)	/* request body limit, as the apiserver's */
+#define HIGH_WATER (1024 * 1024)	/* pause the upstream above this */
+#define LOW_WATER (256 * 1024)		/* and resume it below this */
+
+enum pt_state { PT_NEW, PT_STARTED, PT_HEADERS, PT_DONE, PT_FAILED };
+
+struct proxy_pt {
+	struct proxy_pt_pool *pool;
+	struct MHD_Connection *conn;
+	CURL *easy;
+	struct curl_slist *hdrs;
+	char *method;
+	struct buf url;
+	struct buf body;		/* the request body */
+	bool too_large;
+	char errbuf[CURL_ERROR_SIZE];
+	struct proxy_pt *next;		/* pool->active, curl thread only */
+
+	pthread_mutex_t lock;
+	int refs;			/* locked */
+	enum pt_state state;		/* locked */
+	long status;			/* locked */
+	int64_t length;			/* locked; upstream Content-Length, -1 */
+	struct buf resp_hdrs;		/* locked; "name\0value\0" pairs */
+	struct buf data;		/* locked; bytes not yet sent */
+	size_t data_off;		/* locked */
+	bool suspended;			/* locked; the client connection */
+	bool paused;			/* locked; the curl transfer */
+	bool want_unpause;		/* locked */
+	bool gone;			/* locked; the client went away */
+};
+
+struct proxy_pt_pool {
+	const struct cache_upstream *up;
+	CURLM *multi;
+	pthread_t thread;
+	pthread_mutex_t lock;		/* guards incoming and stop */
+	struct proxy_pt *incoming;
+	bool stop;
+	bool stopped;			/* main thread only */
+	struct proxy_pt *active;	/* curl thread only */
+};
+
+static void pt_put(struct proxy_pt *pt)
+{
+	pthread_mutex_lock(&pt->lock);
+	int left = --pt->refs;
+	pthread_mutex_unlock(&pt->lock);
+	if (left)
+		return;
+	if (pt->easy)
+		curl_easy_cleanup(pt->easy);
+	curl_slist_free_all(pt->hdrs);
+	free(pt->method);
+	buf_free(&pt->url);
+	buf_free(&pt->body);
+	buf_free(&pt->resp_hdrs);
+	buf_free(&pt->data);
+	pthread_mutex_destroy(&pt->lock);
+	free(pt);
+}
+
+/* Called with pt->lock held. */
+static void resume_client(struct proxy_pt *pt)
+{
+	if (pt->suspended) {
+		pt->suspended = false;
+		MHD_resume_connection(pt->conn);
+	}
+}
+
+static void wake_pool(struct proxy_pt_pool *pool)
+{
+	curl_multi_wakeup(pool->multi);
+}
+
+/* ---- curl thread ---- */
+
+static bool hop_by_hop(const char *name, size_t n)
+{
+	static const char *const hop[] = {
+		"connection", "keep-alive", "transfer-encoding", "te", "trailer",
+		"upgrade", "proxy-authenticate", "proxy-authorization",
+		"content-length",
+	};
+	for (size_t i = 0; i < sizeof(hop) / sizeof(*hop); i++)
+		if (strlen(hop[i]) == n && !strncasecmp(hop[i], name, n))
+			return true;
+	return false;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *cls)
+{
+	struct proxy_pt *pt = cls;
+	size_t len = size * n;
+	pthread_mutex_lock(&pt->lock);
+	if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
+		/* a new response (after a 100 Continue, say) */
+		buf_reset(&pt->resp_hdrs);
+		pt->length = -1;
+	} else if (len <= 2) {
+		long code = 0;
+		curl_easy_getinfo(pt->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code >= 200 && pt->state < PT_HEADERS) {
+			pt->status = code;
+			pt->state = PT_HEADERS;
+			resume_client(pt);
+		}
+	} else {
+		const char *colon = memchr(p, ':', len);
+		if (colon) {
+			size_t nl = (size_t)(colon - p);
+			const char *v = colon + 1;
+			size_t vl = len - nl - 1;
+			while (vl && (*v == ' ' || *v == '\t')) {
+				v++;
+				vl--;
+			}
+			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
+				vl--;
+			if (nl == 14 && !strncasecmp(p, "content-length", 14))
+				pt->length = strtoll(v, NULL, 10);
+			if (!hop_by_hop(p, nl)) {
+				buf_add(&pt->resp_hdrs, p, nl);
+				buf_addc(&pt->resp_hdrs, '\0');
+				buf_add(&pt->resp_hdrs, v, vl);
+				buf_addc(&pt->resp_hdrs, '\0');
+			}
+		}
+	}
+	pthread_mutex_unlock(&pt->lock);
+	return len;
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *cls)
+{
+	struct proxy_pt *pt = cls;
+	size_t len = size * n;
+	size_t ret = len;
+	pthread_mutex_lock(&pt->lock);
+	if (pt->gone) {
+		ret = 0;	/* abort: nobody to send it to */
+	} else if (pt->data.len - pt->data_off > HIGH_WATER) {
+		pt->paused = true;
+		ret = CURL_WRITEFUNC_PAUSE;	/* curl delivers it again later */
+	} else {
+		if (pt->data_off > pt->data.len / 2) {
+			memmove(pt->data.p, pt->data.p + pt->data_off,
+				pt->data.len - pt->data_off);
+			pt->data.len -= pt->data_off;
+			pt->data_off = 0;
+		}
+		if (buf_add(&pt->data, p, len))
+			ret = 0;
+		resume_client(pt);
+	}
+	pthread_mutex_unlock(&pt->lock);
+	return ret;
+}
+
+static void start(struct proxy_pt_pool *pool, struct proxy_pt *pt)
+{
+	CURL *c = pt->easy;
+	curl_easy_setopt(c, CURLOPT_URL, pt->url.p);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, pt->hdrs);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, pt);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, pt);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, pt->errbuf);
+	curl_easy_setopt(c, CURLOPT_PRIVATE, pt);
+	if (!strcmp(pt->method, "HEAD"))
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	else if (strcmp(pt->method, "GET"))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, pt->method);
+	if (pt->body.len || !strcmp(pt->method, "POST") ||
+	    !strcmp(pt->method, "PUT") || !strcmp(pt->method, "PATCH")) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)pt->body.len);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, pt->body.p ? pt->body.p : "");
+	}
+	pt->next = pool->active;
+	pool->active = pt;
+	curl_multi_add_handle(pool->multi, c);
+}
+
+static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
+{
+	curl_multi_remove_handle(pool->multi, pt->easy);
+	for (struct proxy_pt **pp = &pool->active; *pp; pp = &(*pp)->next)
+		if (*pp == pt) {
+			*pp = pt->next;
+			break;
+		}
+	pthread_mutex_lock(&pt->lock);
+	if (rc != CURLE_OK && !pt->gone)
+		log_warn("passthrough %s %s: %s", pt->method, pt->url.p,
+			 pt->errbuf[0] ? pt->errbuf : curl_easy_strerror(rc));
+	pt->state = rc == CURLE_OK ? PT_DONE : PT_FAILED;
+	resume_client(pt);
+	pthread_mutex_unlock(&pt->lock);
+	pt_put(pt);	/* the transfer's reference */
+}
+
+/* A suspended connection does not notice its client leaving. Once a
+ * second every waiting client is resumed; its reader suspends it again if
+ * there is still nothing to send, and a closed socket ends the request,
+ * which ends the upstream transfer. */
+static void poke_idle(struct proxy_pt_pool *pool)
+{
+	for (struct proxy_pt *pt = pool->active; pt; pt = pt->next) {
+		pthread_mutex_lock(&pt->lock);
+		if (pt->state >= PT_HEADERS)
+			resume_client(pt);
+		pthread_mutex_unlock(&pt->lock);
+	}
+}
+
+static void *run(void *arg)
+{
+	struct proxy_pt_pool *pool = arg;
+	time_t last_poke = time(NULL);
+	for (;;) {
+		pthread_mutex_lock(&pool->lock);
+		bool stop = pool->stop;
+		struct proxy_pt *in = pool->incoming;
+		pool->incoming = NULL;
+		pthread_mutex_unlock(&pool->lock);
+		while (in) {
+			struct proxy_pt *next = in->next;
+			start(pool, in);
+			in = next;
+		}
+		/* unpause drained transfers, drop those whose client left */
+		for (struct proxy_pt *pt = pool->active, *next; pt; pt = next) {
+			next = pt->next;
+			pthread_mutex_lock(&pt->lock);
+			bool gone = pt->gone, unpause = pt->want_unpause;
+			pt->want_unpause = false;
+			if (unpause)
+				pt->paused = false;
+			pthread_mutex_unlock(&pt->lock);
+			if (gone || stop)
+				finish(pool, pt, CURLE_ABORTED_BY_CALLBACK);
+			else if (unpause)
+				curl_easy_pause(pt->easy, CURLPAUSE_CONT);
+		}
+		if (stop)
+			break;
+		int running;
+		curl_multi_perform(pool->multi, &running);
+		CURLMsg *m;
+		int left;
+		while ((m = curl_multi_info_read(pool->multi, &left))) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			struct proxy_pt *pt;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&pt);
+			finish(pool, pt, m->data.result);
+		}
+		if (time(NULL) != last_poke) {
+			last_poke = time(NULL);
+			poke_idle(pool);
+		}
+		curl_multi_poll(pool->multi, NULL, 0, 1000, NULL);
+	}
+	return NULL;
+}
+
+struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up)
+{
+	struct proxy_pt_pool *pool = xcalloc(1, sizeof(*pool));
+	if (!pool)
+		return NULL;
+	pool->up = up;
+	pool->multi = curl_multi_init();
+	pthread_mutex_init(&pool->lock, NULL);
+	if (!pool->multi || pthread_create(&pool->thread, NULL, run, pool)) {
+		if (pool->multi)
+			curl_multi_cleanup(pool->multi);
+		pthread_mutex_destroy(&pool->lock);
+		free(pool);
+		return NULL;
+	}
+	return pool;
+}
+
+void proxy_pt_pool_stop(struct proxy_pt_pool *pool)
+{
+	if (!pool || pool->stopped)
+		return;
+	pthread_mutex_lock(&pool->lock);
+	pool->stop = true;
+	pthread_mutex_unlock(&pool->lock);
+	wake_pool(pool);
+	pthread_join(pool->thread, NULL);
+	pool->stopped = true;
+}
+
+void proxy_pt_pool_free(struct proxy_pt_pool *pool)
+{
+	if (!pool)
+		return;
+	proxy_pt_pool_stop(pool);
+	curl_multi_cleanup(pool->multi);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+/* ---- libmicrohttpd side ---- */
+
+static ssize_t pt_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct proxy_pt *pt = cls;
+	ssize_t n;
+	pthread_mutex_lock(&pt->lock);
+	size_t avail = pt->data.len - pt->data_off;
+	if (avail) {
+		n = (ssize_t)(avail < max ? avail : max);
+		memcpy(out, pt->data.p + pt->data_off, (size_t)n);
+		pt->data_off += (size_t)n;
+		if (pt->paused && pt->data.len - pt->data_off < LOW_WATER &&
+		    !pt->want_unpause) {
+			pt->want_unpause = true;
+			wake_pool(pt->pool);
+		}
+	} else if (pt->state == PT_DONE) {
+		n = MHD_CONTENT_READER_END_OF_STREAM;
+	} else if (pt->state == PT_FAILED || proxy_client_gone(pt->conn)) {
+		n = MHD_CONTENT_READER_END_WITH_ERROR;
+	} else {
+		pt->suspended = true;
+		MHD_suspend_connection(pt->conn);
+		n = 0;
+	}
+	pthread_mutex_unlock(&pt->lock);
+	return n;
+}
+
+static void pt_response_free(void *cls)
+{
+	struct proxy_pt *pt = cls;
+	pthread_mutex_lock(&pt->lock);
+	pt->gone = pt->state < PT_DONE;
+	pthread_mutex_unlock(&pt->lock);
+	wake_pool(pt->pool);
+	pt_put(pt);
+}
+
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *key,
+		      const char *value)
+{
+	struct proxy_pt *pt = cls;
+	if (hop_by_hop(key, strlen(key)) || !strcasecmp(key, "host") ||
+	    !strcasecmp(key, "expect"))
+		return MHD_YES;
+	struct buf h = BUF_INIT;
+	buf_printf(&h, "%s: %s", key, value ? value : "");
+	if (buf_ok(&h)) {
+		struct curl_slist *l = curl_slist_append(pt->hdrs, h.p);
+		if (l)
+			pt->hdrs = l;
+	}
+	buf_free(&h);
+	return MHD_YES;
+}
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+		   const char *value)
+{
+	struct buf *url = cls;
+	buf_addc(url, url->len && strchr(url->p, '?') ? '&' : '?');
+	char *k = curl_easy_escape(NULL, key, 0);
+	buf_adds(url, k ? k : "");
+	curl_free(k);
+	if (value) {
+		char *v = curl_easy_escape(NULL, value, 0);
+		buf_addc(url, '=');
+		buf_adds(url, v ? v : "");
+		curl_free(v);
+	}
+	return MHD_YES;
+}
+
+static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
+			       struct MHD_Connection *c, const char *url,
+			       const char *method)
+{
+	struct proxy_pt *pt = xcalloc(1, sizeof(*pt));
+	if (!pt)
+		return NULL;
+	pthread_mutex_init(&pt->lock, NULL);
+	pt->pool = pool;
+	pt->conn = c;
+	pt->refs = 1;	/* the request's */
+	pt->length = -1;
+	pt->method = xstrdup(method);
+	char err[256];
+	bool client_auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       "Authorization") != NULL;
+	pt->easy = cache_upstream_easy(pool->up, !client_auth, &pt->hdrs, err,
+				       sizeof(err));
+	buf_printf(&pt->url, "%s", pool->up->server);
+	/* the path as the client sent it, re-escaped where it must be */
+	for (const char *p = url; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch <= 0x20 || ch >= 0x7f || ch == '%' || ch == '?' || ch == '#')
+			buf_printf(&pt->url, "%%%02X", ch);
+		else
+			buf_addc(&pt->url, (char)ch);
+	}
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &pt->url);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pt);
+	if (!pt->method || !pt->easy || !buf_ok(&pt->url)) {
+		pt_put(pt);
+		return NULL;
+	}
+	return pt;
+}
+
+static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
+{
+	pthread_mutex_lock(&pt->lock);
+	enum pt_state st = pt->state;
+	long status = pt->status;
+	int64_t length = pt->length;
+	pthread_mutex_unlock(&pt->lock);
+	if (st == PT_FAILED && status == 0) {
+		struct proxy_status s = {
+			.reason = PROXY_ServiceUnavailable,
+			.message = "the upstream apiserver could not be reached",
+			.retry_after = 1,
+		};
+		return proxy_status_send(c, &s);
+	}
+	bool head = !strcmp(pt->method, "HEAD");
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		length >= 0 && !head ? (uint64_t)length : MHD_SIZE_UNKNOWN,
+		32 * 1024, pt_read, pt, pt_response_free);
+	if (!resp)
+		return MHD_NO;
+	pthread_mutex_lock(&pt->lock);
+	pt->refs++;	/* the response's */
+	for (size_t i = 0; i < pt->resp_hdrs.len;) {
+		const char *k = pt->resp_hdrs.p + i;
+		const char *v = k + strlen(k) + 1;
+		MHD_add_response_header(resp, k, v);
+		i = (size_t)(v - pt->resp_hdrs.p) + strlen(v) + 1;
+	}
+	pthread_mutex_unlock(&pt->lock);
+	enum MHD_Result r = MHD_queue_response(c, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
+				struct MHD_Connection *c, const char *url,
+				const char *method, const char *upload,
+				size_t *upload_size, struct proxy_pt **state)
+{
+	struct proxy_pt *pt = *state;
+	if (!pt) {
+		pt = pt_new(pool, c, url, method);
+		if (!pt)
+			return MHD_NO;
+		*state = pt;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (pt->body.len + *upload_size > BODY_MAX)
+			pt->too_large = true;
+		else if (buf_add(&pt->body, upload, *upload_size))
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (pt->too_large)
+		return proxy_error(c, PROXY_BadRequest,
+				   "the request body is larger than %d bytes", BODY_MAX);
+	pthread_mutex_lock(&pt->lock);
+	enum pt_state st = pt->state;
+	if (st == PT_NEW) {
+		/* Hand it to the curl thread, unless that is shutting down:
+		 * a connection left suspended would outlive the daemon. */
+		pthread_mutex_lock(&pool->lock);
+		bool stop = pool->stop;
+		if (!stop) {
+			pt->state = PT_STARTED;
+			pt->refs++;	/* the transfer's */
+			pt->suspended = true;
+			MHD_suspend_connection(c);
+			pt->next = pool->incoming;
+			pool->incoming = pt;
+		}
+		pthread_mutex_unlock(&pool->lock);
+		pthread_mutex_unlock(&pt->lock);
+		if (stop)
+			return proxy_error(c, PROXY_ServiceUnavailable,
+					   "informer-proxy is shutting down");
+		wake_pool(pool);
+		return MHD_YES;
+	}
+	if (st == PT_STARTED) {	/* resumed early; wait on */
+		pt->suspended = true;
+		MHD_suspend_connection(c);
+		pthread_mutex_unlock(&pt->lock);
+		return MHD_YES;
+	}
+	pthread_mutex_unlock(&pt->lock);
+	return respond(pt, c);
+}
+
+void proxy_pt_done(struct proxy_pt *pt)
+{
+	if (!pt)
+		return;
+	pthread_mutex_lock(&pt->lock);
+	if (pt->state < PT_DONE)
+		pt->gone = true;
+	pthread_mutex_unlock(&pt->lock);
+	wake_pool(pt->pool);
+	pt_put(pt);
+}

@@ -1,0 +1,45 @@
+/*
+ * passthrough: forward what the cache does not serve to the upstream.
+ *
+ * Writes, subresources, uncached resources, /openapi and anything else go
+ * to the apiserver through libcurl, driven by one thread running a curl
+ * multi handle. The response streams back as it arrives (a watch of an
+ * uncached resource included): status, headers and body are passed on as
+ * they are. The client's Authorization is forwarded when it sent one;
+ * otherwise the proxy's own credentials are used. Request bodies are read
+ * whole first (the apiserver caps them at 3 MiB too).
+ *
+ * Flow control: a connection with nothing to send is suspended until
+ * upstream bytes arrive; an upstream that outruns its client is paused
+ * until the client drains, so memory per request stays bounded.
+ */
+#ifndef PROXY_PASSTHROUGH_H
+#define PROXY_PASSTHROUGH_H
+
+#include <microhttpd.h>
+
+#include "cache/upstream.h"
+
+struct proxy_pt_pool;
+struct proxy_pt;
+
+struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up);
+/* End every transfer (their clients are resumed and see the stream end)
+ * and stop the thread; call before the HTTP daemon stops. */
+void proxy_pt_pool_stop(struct proxy_pt_pool *pool);
+/* After the HTTP daemon has stopped. */
+void proxy_pt_pool_free(struct proxy_pt_pool *pool);
+
+/*
+ * Drive one forwarded request from the access handler. *state belongs to
+ * passthrough once it is set; call this on every invocation of the
+ * access handler for the request, and proxy_pt_done() from the
+ * request-completed callback.
+ */
+enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
+				struct MHD_Connection *c, const char *url,
+				const char *method, const char *upload,
+				size_t *upload_size, struct proxy_pt **state);
+void proxy_pt_done(struct proxy_pt *pt);
+
+#endif
