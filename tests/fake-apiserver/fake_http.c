@@ -1,0 +1,502 @@
+/*
+ * fake_http: the libmicrohttpd daemon, path routing and reply helpers
+ * (see fake_http.h).
+ *
+ * Routes, as the apiserver's legacy core group serves them:
+ *   /api/v1/RES                      collection (all namespaces)
+ *   /api/v1/RES/NAME                 cluster-scoped object
+ *   /api/v1/namespaces/NS/RES[/NAME] namespaced collection or object
+ *   /api/v1/watch/...                the same, as a watch
+ * plus discovery (fake_discovery.c) and the /fake/ paths (fake_control.c).
+ */
+#include "fake_http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config/alloc.h"
+#include "config/log.h"
+#include "fake_res.h"
+
+static struct MHD_Daemon *daemon_;
+static unsigned port_;
+
+/* --- replies --------------------------------------------------------- */
+
+static void add_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+	MHD_add_response_header(r, "Content-Type", "application/json");
+}
+
+/* A body served only up to cut bytes, then the connection is dropped
+ * (the cutAfterBytes fault). */
+struct cut_body {
+	char *p;
+	size_t len, cut;
+};
+
+static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct cut_body *cb = cls;
+	if (pos >= cb->cut)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	size_t n = cb->cut - (size_t)pos;
+	if (n > max)
+		n = max;
+	memcpy(buf, cb->p + pos, n);
+	return (ssize_t)n;
+}
+
+static void cut_free(void *cls)
+{
+	struct cut_body *cb = cls;
+	free(cb->p);
+	free(cb);
+}
+
+enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
+				 struct buf *body, int retry_after)
+{
+	size_t len = 0;
+	char *p = buf_steal(body, &len);
+	struct MHD_Response *r = NULL;
+	enum MHD_Result ret;
+	long long cut;
+
+	if (!p)
+		return MHD_NO;
+	if ((cut = fake_faults_take_cut()) >= 0 && (size_t)cut < len) {
+		struct cut_body *cb = xmalloc(sizeof(*cb));
+		if (cb) {
+			*cb = (struct cut_body){ p, len, (size_t)cut };
+			r = MHD_create_response_from_callback(len, 64 * 1024,
+							      cut_read, cb,
+							      cut_free);
+			if (!r)
+				free(cb);
+		}
+	} else {
+		r = MHD_create_response_from_buffer(len, p,
+						    MHD_RESPMEM_MUST_FREE);
+	}
+	if (!r) {
+		free(p);
+		return MHD_NO;
+	}
+	add_headers(r);
+	if (retry_after >= 0) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", retry_after);
+		MHD_add_response_header(r, "Retry-After", v);
+	}
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+enum MHD_Result fake_reply(struct MHD_Connection *c, unsigned code,
+			   struct buf *body)
+{
+	return fake_reply_retry(c, code, body, code == 504 ? 1 : -1);
+}
+
+void fake_status_json(struct buf *b, unsigned code, const char *reason,
+		      const char *details, const char *msg)
+{
+	buf_adds(b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		    "\"status\":\"Failure\",\"message\":");
+	buf_add_json_str(b, msg, strlen(msg));
+	if (reason) {
+		buf_adds(b, ",\"reason\":");
+		buf_add_json_str(b, reason, strlen(reason));
+	}
+	if (details) {
+		buf_adds(b, ",\"details\":");
+		buf_adds(b, details);
+	}
+	buf_printf(b, ",\"code\":%u}", code);
+}
+
+static enum MHD_Result vreply_status(struct MHD_Connection *c, unsigned code,
+				     const char *reason, const char *details,
+				     const char *fmt, va_list ap)
+{
+	struct buf msg = BUF_INIT, b = BUF_INIT;
+	buf_vprintf(&msg, fmt, ap);
+	fake_status_json(&b, code, reason, details, msg.p ? msg.p : "");
+	buf_addc(&b, '\n');
+	buf_free(&msg);
+	return fake_reply(c, code, &b);
+}
+
+enum MHD_Result fake_reply_status(struct MHD_Connection *c, unsigned code,
+				  const char *reason, const char *details,
+				  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	enum MHD_Result r = vreply_status(c, code, reason, details, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+enum MHD_Result fake_reply_bad_request(struct MHD_Connection *c,
+				       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	enum MHD_Result r = vreply_status(c, 400, "BadRequest", NULL, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+enum MHD_Result fake_reply_no_route(struct MHD_Connection *c)
+{
+	return fake_reply_status(c, 404, "NotFound", "{}",
+				 "the server could not find the requested "
+				 "resource");
+}
+
+enum MHD_Result fake_reply_not_found(struct MHD_Connection *c,
+				     const char *resource, const char *name)
+{
+	struct buf d = BUF_INIT;
+	enum MHD_Result r;
+
+	buf_adds(&d, "{\"name\":");
+	buf_add_json_str(&d, name, strlen(name));
+	buf_adds(&d, ",\"kind\":");
+	buf_add_json_str(&d, resource, strlen(resource));
+	buf_addc(&d, '}');
+	r = fake_reply_status(c, 404, "NotFound", d.p, "%s \"%s\" not found",
+			      resource, name);
+	buf_free(&d);
+	return r;
+}
+
+enum MHD_Result fake_reply_invalid(struct MHD_Connection *c,
+				   const char *what, const char *group,
+				   const char *kind, const char *name,
+				   const struct fake_field_err *errs, int n)
+{
+	struct buf d = BUF_INIT, m = BUF_INIT;
+	enum MHD_Result r;
+
+	buf_printf(&m, "%s \"%s\" is invalid: %s", what, name, n > 1 ? "[" : "");
+	for (int i = 0; i < n; i++)
+		buf_printf(&m, "%s%s: %s", i ? ", " : "", errs[i].field,
+			   errs[i].msg);
+	if (n > 1)
+		buf_addc(&m, ']');
+
+	buf_addc(&d, '{');
+	if (*name) {
+		buf_adds(&d, "\"name\":");
+		buf_add_json_str(&d, name, strlen(name));
+		buf_addc(&d, ',');
+	}
+	if (*group)
+		buf_printf(&d, "\"group\":\"%s\",", group);
+	buf_printf(&d, "\"kind\":\"%s\",\"causes\":[", kind);
+	for (int i = 0; i < n; i++) {
+		buf_printf(&d, "%s{\"reason\":\"%s\",\"message\":", i ? "," : "",
+			   errs[i].reason);
+		buf_add_json_str(&d, errs[i].msg, strlen(errs[i].msg));
+		buf_adds(&d, ",\"field\":");
+		buf_add_json_str(&d, errs[i].field, strlen(errs[i].field));
+		buf_addc(&d, '}');
+	}
+	buf_adds(&d, "]}");
+	r = fake_reply_status(c, 422, "Invalid", d.p, "%s", m.p);
+	buf_free(&d);
+	buf_free(&m);
+	return r;
+}
+
+enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c,
+					uint64_t want, uint64_t cur)
+{
+	return fake_reply_status(
+		c, 504, "Timeout",
+		"{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+		"\"message\":\"Too large resource version\"}],"
+		"\"retryAfterSeconds\":1}",
+		"Timeout: Too large resource version: %llu, current: %llu",
+		(unsigned long long)want, (unsigned long long)cur);
+}
+
+static enum MHD_Result reply_method_not_allowed(struct MHD_Connection *c)
+{
+	return fake_reply_status(c, 405, "MethodNotAllowed", "{}",
+				 "the server does not allow this method on the "
+				 "requested resource");
+}
+
+const char *fake_query(struct MHD_Connection *c, const char *key)
+{
+	const char *v = NULL;
+	size_t n = 0;
+	if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, key,
+					  strlen(key), &v, &n) != MHD_YES)
+		return NULL;
+	return v ? v : "";
+}
+
+/* --- routing --------------------------------------------------------- */
+
+static bool is_loopback(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!ci || !ci->client_addr)
+		return false;
+	const struct sockaddr *sa = ci->client_addr;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+	}
+	return false;
+}
+
+static bool query_watch(struct MHD_Connection *c)
+{
+	const char *v = fake_query(c, "watch");
+	return v && !(strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0);
+}
+
+#define MAX_SEGS 8
+
+/* Split rq->path (after "/api/v1/") into rq's fields; false when no
+ * resource serves it. */
+static bool route_core(struct fake_req *rq, char **seg, int n)
+{
+	if (n > 0 && strcmp(seg[0], "watch") == 0) {
+		rq->watch = true;
+		seg++;
+		n--;
+	}
+	if (n >= 3 && strcmp(seg[0], "namespaces") == 0) {
+		/* /namespaces/NS/RES[/NAME] */
+		if (n > 4)
+			return false;
+		rq->res = fake_res_find(seg[2]);
+		if (rq->res < 0 || !fake_res_table[rq->res].namespaced)
+			return false;
+		rq->ns = seg[1];
+		rq->name = n == 4 ? seg[3] : NULL;
+		return true;
+	}
+	if (n < 1 || n > 2)
+		return false;
+	rq->res = fake_res_find(seg[0]);
+	if (rq->res < 0)
+		return false;
+	if (n == 2) {
+		if (fake_res_table[rq->res].namespaced)
+			return false;
+		rq->name = seg[1];
+	}
+	return true;
+}
+
+static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
+{
+	struct MHD_Connection *c = rq->conn;
+	const char *m = rq->method;
+	enum MHD_Result ret;
+	char *seg[MAX_SEGS + 1];
+	int n = 0;
+
+	if (strncmp(url, "/fake/", 6) == 0) {
+		if (!is_loopback(c))
+			return fake_reply_status(c, 403, "Forbidden", NULL,
+						 "the control API is served "
+						 "on loopback only");
+		return fake_control_serve(rq, url);
+	}
+	if (strcmp(url, "/healthz") == 0 || strcmp(url, "/livez") == 0 ||
+	    strcmp(url, "/readyz") == 0) {
+		struct MHD_Response *r = MHD_create_response_from_buffer(
+			2, (void *)"ok", MHD_RESPMEM_PERSISTENT);
+		MHD_add_response_header(r, "Content-Type",
+					"text/plain; charset=utf-8");
+		ret = MHD_queue_response(c, 200, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	if (fake_faults_intercept(c, &ret))
+		return ret;
+	if (strcmp(m, "GET") == 0 && fake_discovery_serve(c, url, &ret))
+		return ret;
+	if (rq->body_too_large)
+		return fake_reply_status(c, 413, "RequestEntityTooLarge", NULL,
+					 "Request entity too large: limit is "
+					 "%u", FAKE_MAX_BODY);
+
+	if (strncmp(url, "/api/v1/", 8) != 0)
+		return fake_reply_no_route(c);
+	rq->path = xstrdup(url + 8);
+	if (!rq->path)
+		return MHD_NO;
+	for (char *p = rq->path, *s; (s = strsep(&p, "/"));) {
+		if (!*s || n == MAX_SEGS)
+			return fake_reply_no_route(c);
+		seg[n++] = s;
+	}
+	if (!route_core(rq, seg, n))
+		return fake_reply_no_route(c);
+	if (!rq->watch)
+		rq->watch = query_watch(c);
+
+	bool coll = rq->name == NULL;
+	if (strcmp(m, "GET") == 0) {
+		if (rq->watch)
+			return fake_watch_serve(rq);
+		return coll ? fake_list_serve(rq) : fake_get_serve(rq);
+	}
+	if (rq->watch)
+		return reply_method_not_allowed(c);
+	if (coll) {
+		/* creating needs the namespace in the path */
+		if (strcmp(m, "POST") == 0 &&
+		    (rq->ns || !fake_res_table[rq->res].namespaced))
+			return fake_write_create(rq);
+		/* deletecollection: namespaced resources, in a namespace */
+		if (strcmp(m, "DELETE") == 0 && rq->ns)
+			return fake_write_delete_collection(rq);
+		return reply_method_not_allowed(c);
+	}
+	if (strcmp(m, "PUT") == 0)
+		return fake_write_update(rq);
+	if (strcmp(m, "PATCH") == 0)
+		return fake_write_patch(rq);
+	if (strcmp(m, "DELETE") == 0)
+		return fake_write_delete(rq);
+	return reply_method_not_allowed(c);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct fake_req *rq = *con_cls;
+
+	if (!rq) {
+		rq = xcalloc(1, sizeof(*rq));
+		if (!rq)
+			return MHD_NO;
+		rq->conn = c;
+		rq->method = method;
+		rq->res = -1;
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (rq->body.len + *upload_size > FAKE_MAX_BODY)
+			rq->body_too_large = true;
+		else
+			buf_add(&rq->body, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	log_v(2, "%s %s", method, url);
+	return dispatch(rq, url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct fake_req *rq = *con_cls;
+	if (!rq)
+		return;
+	buf_free(&rq->body);
+	free(rq->path);
+	free(rq);
+	*con_cls = NULL;
+}
+
+/* libmicrohttpd's own messages (a client that hung up, ...) are
+ * debugging detail here. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_v(1, "microhttpd: %s", msg);
+}
+
+int fake_http_start(const char *host, unsigned port, char *err,
+		    size_t errlen)
+{
+	struct sockaddr_in sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+		snprintf(err, errlen, "--listen: not an IPv4 address: %s", host);
+		return -EINVAL;
+	}
+	daemon_ = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
+			MHD_USE_ITC |
+			MHD_USE_ERROR_LOG,
+		0, NULL, NULL, on_request, NULL,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)(1u << 20),
+		MHD_OPTION_END);
+	if (!daemon_) {
+		snprintf(err, errlen, "cannot listen on %s:%u: %s", host, port,
+			 strerror(errno));
+		return -EADDRINUSE;
+	}
+	const union MHD_DaemonInfo *di =
+		MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+	port_ = di ? di->port : port;
+	log_info("listening on http://%s:%u", host, port_);
+	return 0;
+}
+
+unsigned fake_http_port(void)
+{
+	return port_;
+}
+
+void fake_http_stop(void)
+{
+	if (!daemon_)
+		return;
+	/* Let the watches (already told to stop) end their streams with a
+	 * clean last chunk before the sockets are closed. */
+	MHD_quiesce_daemon(daemon_);
+	for (int i = 0; i < 200; i++) {
+		long open = 0;
+		for (int r = 0; r < FAKE_NRES; r++)
+			open += __atomic_load_n(&fake_res_stats[r].watch_open,
+						__ATOMIC_RELAXED);
+		if (open == 0)
+			break;
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(daemon_);
+	daemon_ = NULL;
+}

@@ -1,0 +1,244 @@
+/*
+ * fake-apiserver: a real HTTP server speaking the Kubernetes list, watch
+ * and write API over in-memory state, for tests, demos and load runs.
+ *
+ * This file holds the command line, seeding and the process lifecycle:
+ * parse flags, seed the store, start the daemon, wait for SIGTERM or
+ * SIGINT, then stop the watches, the daemon and free everything.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/alloc.h"
+#include "config/log.h"
+#include "fake_http.h"
+#include "fake_res.h"
+#include "fake_seed.h"
+#include "fake_store.h"
+#include "fake_watch.h"
+
+struct opts {
+	char host[64];
+	unsigned port;
+	unsigned long history;
+	const char *seed;
+	unsigned seed_ns;
+	unsigned bookmark_s;
+	int verbosity;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fake-apiserver [flags]\n"
+		"  --listen HOST:PORT       address (default 127.0.0.1:8080; port 0 picks one)\n"
+		"  --history N              watch events kept before 410 (default 10000)\n"
+		"  --seed RES=N,...         seed pods, configmaps, services, namespaces\n"
+		"  --seed-namespaces N      spread seeded objects over ns-0..ns-N-1 (default 10)\n"
+		"  --bookmark-interval S    seconds between watch bookmarks (default 60)\n"
+		"  -v N                     log verbosity\n"
+		"  --tls-cert, --tls-key, --token, --crd   not supported yet\n");
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || *s == '-' || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_listen(const char *s, struct opts *o)
+{
+	const char *colon = strrchr(s, ':');
+	unsigned long port;
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(o->host) ||
+	    parse_uint(colon + 1, 65535, &port))
+		return -EINVAL;
+	memcpy(o->host, s, (size_t)(colon - s));
+	o->host[colon - s] = '\0';
+	o->port = (unsigned)port;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	unsigned long v;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!strcmp(a, "--tls-cert") || !strcmp(a, "--tls-key") ||
+		    !strcmp(a, "--token") || !strcmp(a, "--crd")) {
+			fprintf(stderr, "fake-apiserver: %s: not supported yet\n", a);
+			return -ENOTSUP;
+		}
+		if (!val)
+			goto bad;
+		if (strcmp(a, "--listen") == 0) {
+			if (parse_listen(val, o))
+				goto bad;
+		} else if (strcmp(a, "--history") == 0) {
+			if (parse_uint(val, 100000000, &v))
+				goto bad;
+			o->history = v;
+		} else if (strcmp(a, "--seed") == 0) {
+			o->seed = val;
+		} else if (strcmp(a, "--seed-namespaces") == 0) {
+			if (parse_uint(val, 100000, &v) || v == 0)
+				goto bad;
+			o->seed_ns = (unsigned)v;
+		} else if (strcmp(a, "--bookmark-interval") == 0) {
+			if (parse_uint(val, 86400, &v) || v == 0)
+				goto bad;
+			o->bookmark_s = (unsigned)v;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--v") == 0) {
+			if (parse_uint(val, 10, &v))
+				goto bad;
+			o->verbosity = (int)v;
+		} else {
+			goto bad;
+		}
+		i++;
+		continue;
+bad:
+		fprintf(stderr, "fake-apiserver: bad flag: %s%s%s\n", a,
+			val ? " " : "", val ? val : "");
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Add one seeded object from b (reset after). */
+static int seed_one(int res, struct buf *b)
+{
+	size_t len;
+	if (!buf_ok(b))
+		return -ENOMEM;
+	char *json = buf_steal(b, &len);
+	struct fake_obj *o = json ? fake_obj_new(res, json, len) : NULL;
+	if (!o)
+		return -EINVAL;
+	return fake_store_seed_add(o);
+}
+
+static int seed(const char *spec, unsigned nns)
+{
+	unsigned long want[FAKE_NRES] = { 0 };
+	char *copy = xstrdup(spec), *p = copy, *item;
+	struct buf b = BUF_INIT;
+	uint64_t rv = 0;
+	int rc = 0;
+	char ns[64];
+
+	if (!copy)
+		return -ENOMEM;
+	while ((item = strsep(&p, ","))) {
+		char *eq = strchr(item, '=');
+		unsigned long n;
+		int res;
+		if (!*item)
+			continue;
+		if (!eq || (*eq = '\0', res = fake_res_find(item)) < 0 ||
+		    parse_uint(eq + 1, 10000000, &n)) {
+			fprintf(stderr, "fake-apiserver: --seed: bad item %s "
+				"(want pods=N,configmaps=N,services=N,"
+				"namespaces=N)\n", item);
+			free(copy);
+			return -EINVAL;
+		}
+		want[res] = n;
+	}
+	free(copy);
+
+	int64_t t0 = fake_now_ms();
+	unsigned long nsn = want[FAKE_RES_NAMESPACES];
+	if ((want[FAKE_RES_PODS] || want[FAKE_RES_CONFIGMAPS] ||
+	     want[FAKE_RES_SERVICES]) && nsn < nns)
+		nsn = nns;
+	/* namespaces first, so every seeded object's namespace exists */
+	for (unsigned long i = 0; i < nsn && !rc; i++) {
+		fake_seed_ns_name((unsigned)i, (unsigned)nsn, ns, sizeof(ns));
+		if (!(rc = fake_seed_namespace(&b, ns, ++rv)))
+			rc = seed_one(FAKE_RES_NAMESPACES, &b);
+	}
+	for (int res = FAKE_RES_PODS; res < FAKE_NRES && !rc; res++) {
+		for (unsigned long i = 0; i < want[res] && !rc; i++) {
+			fake_seed_ns_name((unsigned)i, nns, ns, sizeof(ns));
+			rc = res == FAKE_RES_PODS ?
+				     fake_seed_pod(&b, (unsigned)i, ns, ++rv) :
+			     res == FAKE_RES_CONFIGMAPS ?
+				     fake_seed_configmap(&b, (unsigned)i, ns, ++rv) :
+				     fake_seed_service(&b, (unsigned)i, ns, ++rv);
+			if (!rc)
+				rc = seed_one(res, &b);
+		}
+	}
+	buf_free(&b);
+	fake_store_seed_done();
+	if (rc) {
+		fprintf(stderr, "fake-apiserver: seeding failed: %s\n",
+			strerror(-rc));
+		return rc;
+	}
+	log_info("seeded %llu objects in %lld ms, resourceVersion %llu",
+		 (unsigned long long)rv, (long long)(fake_now_ms() - t0),
+		 (unsigned long long)fake_store_rv());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { "127.0.0.1", 8080, 10000, NULL, 10, 60, 0 };
+	char err[256];
+	sigset_t set;
+	int sig = 0, rc;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	log_setup(LOG_TEXT, o.verbosity, "fake-apiserver");
+	json_set_alloc_funcs(xmalloc, free);
+	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+	fake_watch_set_bookmark_interval(o.bookmark_s);
+
+	/* Every thread inherits this mask; only sigwait() sees the signals. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (fake_store_init(o.history)) {
+		fprintf(stderr, "fake-apiserver: out of memory\n");
+		return 1;
+	}
+	if (o.seed && (rc = seed(o.seed, o.seed_ns))) {
+		fake_store_free();
+		return rc == -EINVAL ? 2 : 1;
+	}
+	if (fake_http_start(o.host, o.port, err, sizeof(err))) {
+		log_error("%s", err);
+		fake_store_free();
+		return 1;
+	}
+	sigwait(&set, &sig);
+	log_info("%s: shutting down", strsignal(sig));
+	fake_store_stop();
+	fake_http_stop();
+	fake_store_free();
+	return 0;
+}
