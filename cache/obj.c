@@ -379,6 +379,14 @@ const char *cache_obj_label(const struct cache_obj *o, const char *key)
 int cache_obj_keycmp(const char *ns1, const char *name1, const char *ns2,
 		     const char *name2)
 {
-	int c = strcmp(ns1, ns2);
-	return c ? c : strcmp(name1, name2);
+	/* Byte order of the keys "ns/name" (just "name" when cluster
+	 * scoped), as etcd sorts them: "ns-1-a/x" comes before "ns-1/x". */
+	size_t i = 0;
+	while (ns1[i] && ns1[i] == ns2[i])
+		i++;
+	unsigned char c1 = ns1[i] ? (unsigned char)ns1[i] : (ns1[0] ? '/' : 0);
+	unsigned char c2 = ns2[i] ? (unsigned char)ns2[i] : (ns2[0] ? '/' : 0);
+	if (c1 != c2)
+		return c1 < c2 ? -1 : 1;
+	return strcmp(name1, name2);
 }

@@ -79,7 +79,8 @@ void cache_obj_put(struct cache_obj *o);
 /* The value of label key, or NULL. */
 const char *cache_obj_label(const struct cache_obj *o, const char *key);
 
-/* Compare two objects' keys: namespace, then name (the apiserver's order). */
+/* Compare two objects' keys in the apiserver's (etcd's) order: the bytes
+ * of "namespace/name". */
 int cache_obj_keycmp(const char *ns1, const char *name1, const char *ns2,
 		     const char *name2);
 

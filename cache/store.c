@@ -388,11 +388,18 @@ size_t cache_snap_rank(const struct cache_snap *snap, const char *ns,
 	return rank;
 }
 
+/* Whether every key of namespace ns sorts before o's key. */
+static bool ns_before(const char *ns, const struct cache_obj *o)
+{
+	return cache_obj_keycmp(ns, "\xff", o->ns, o->name) < 0 &&
+	       strcmp(ns, o->ns) != 0;
+}
+
 size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns)
 {
 	size_t rank = 0;
 	for (const struct cache_node *t = snap->root; t;) {
-		if (strcmp(ns, t->obj->ns) < 0) {
+		if (ns_before(ns, t->obj)) {
 			t = t->l;
 		} else {
 			rank += size(t->l) + 1;

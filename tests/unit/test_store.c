@@ -128,6 +128,11 @@ static void test_load_sort(void)
 		cache_obj_put(objs[i]);
 	struct cache_snap *sn = cache_store_snap(s);
 	CHECK(walk(sn) == 90 && sn->count == 90);
+	/* etcd's key order: "ns-1-a/x" < "ns-1/x" < "ns-10/x" */
+	CHECK(cache_obj_keycmp("ns-1-a", "x", "ns-1", "x") < 0);
+	CHECK(cache_obj_keycmp("ns-1", "x", "ns-10", "x") < 0);
+	CHECK(cache_obj_keycmp("ns-1", "b", "ns-1", "a") > 0);
+	CHECK(cache_obj_keycmp("", "b", "", "a") > 0);
 	/* duplicates keep the newest */
 	struct cache_obj *o = cache_snap_find(sn, "ns", "x00");
 	CHECK(o && o->rv == 91);
@@ -138,6 +143,40 @@ static void test_load_sort(void)
 
 /* Every allocation of a transaction may fail: the store stays as it was
  * and nothing leaks (LeakSanitizer checks the latter). */
+/* Namespace ranges under etcd's order, with prefix-sharing names. */
+static void test_ns_ranges(void)
+{
+	static const char *const nss[] = { "ns-1", "ns-1-a", "ns-1.b", "ns-10", "ns-1a" };
+	struct cache_store *s = cache_store_new();
+	struct cache_txn t;
+	cache_txn_begin(s, &t);
+	for (int i = 0; i < 5; i++)
+		for (int k = 0; k < 3; k++) {
+			char name[8];
+			snprintf(name, sizeof(name), "o%d", k);
+			struct cache_obj *o = mk(nss[i], name, (unsigned)(i * 3 + k + 1));
+			cache_txn_put(&t, o, NULL);
+			cache_obj_put(o);
+		}
+	CHECK(cache_txn_commit(&t, 100) == 0);
+	struct cache_snap *sn = cache_store_snap(s);
+	CHECK(walk(sn) == 15);
+	for (int i = 0; i < 5; i++) {
+		struct cache_iter it;
+		cache_iter_seek(&it, sn, nss[i], "");
+		int n = 0;
+		struct cache_obj *o;
+		while ((o = cache_iter_next(&it)) && !strcmp(o->ns, nss[i]))
+			n++;
+		CHECK(n == 3);
+		size_t first = cache_snap_rank(sn, nss[i], "");
+		CHECK(cache_snap_rank_ns_end(sn, nss[i]) - first == 3);
+	}
+	cache_snap_put(sn);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
 static void test_alloc_failure(void)
 {
 	struct cache_store *s = cache_store_new();
@@ -194,6 +233,7 @@ int main(void)
 	pods = cache_kind_lookup("pods");
 	test_basic();
 	test_load_sort();
+	test_ns_ranges();
 	test_alloc_failure();
 	return check_done("store");
 }
