@@ -82,10 +82,25 @@ static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 	return buf_add(&x->body, data, size * n) ? 0 : size * n;
 }
 
-/* GET url; returns the HTTP status, or -1 on a transport error. */
+/* GET url; returns the HTTP status, or -1 on a transport error. The
+ * headers are built for each request, so a rotated token is used. */
 static long http_get(struct cache_resource *r, CURL *c, const char *url,
 		     struct xfer *x)
 {
+	char err[256];
+	struct curl_slist *hdrs = NULL;
+	if (cache_upstream_prepare(&r->up, c, true, &hdrs, err, sizeof(err))) {
+		log_error("%s: %s", r->kind->resource, err);
+		curl_slist_free_all(hdrs);
+		return -1;
+	}
+	struct curl_slist *h = curl_slist_append(hdrs, "Accept: application/json");
+	if (!h) {
+		curl_slist_free_all(hdrs);
+		return -1;
+	}
+	hdrs = h;
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION,
 			 x->watch ? on_watch_data : on_list_data);
@@ -93,6 +108,8 @@ static long http_get(struct cache_resource *r, CURL *c, const char *url,
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
 	CURLcode rc = curl_easy_perform(c);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(hdrs);
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (rc == CURLE_OK)
@@ -524,16 +541,13 @@ static void *run(void *arg)
 {
 	struct cache_resource *r = arg;
 	char err[256];
-	struct curl_slist *hdrs = NULL;
-	CURL *c = cache_upstream_easy(&r->up, true, &hdrs, err, sizeof(err));
+	CURL *c = cache_upstream_easy(&r->up, err, sizeof(err));
 	if (!c) {
 		log_error("%s: %s", r->kind->resource, err);
 		return NULL;
 	}
 	int attempt = 0;
 	bool need_list = true;
-	hdrs = curl_slist_append(hdrs, "Accept: application/json");
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	/* no byte for this long: the stream is dead (a silent partition) */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -575,7 +589,6 @@ static void *run(void *arg)
 			attempt = 0;
 		}
 	}
-	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
 	return NULL;
 }

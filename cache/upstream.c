@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config/kubeconfig.h"
 #include "config/log.h"
 
-CURL *cache_upstream_easy(const struct cache_upstream *up, bool with_auth,
-			  struct curl_slist **hdrs, char *err, size_t errlen)
+CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
+			  size_t errlen)
 {
 	CURL *c = curl_easy_init();
 	if (!c) {
@@ -24,15 +25,30 @@ CURL *cache_upstream_easy(const struct cache_upstream *up, bool with_auth,
 	 * field turns it off. */
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	(void)with_auth;
-	(void)hdrs;
 	return c;
+}
+
+int cache_upstream_prepare(const struct cache_upstream *up, CURL *c,
+			   bool with_auth, struct curl_slist **hdrs, char *err,
+			   size_t errlen)
+{
+	if (!up->creds)
+		return 0;
+	return config_upstream_curl(up->creds, c, hdrs, with_auth, err, errlen);
 }
 
 struct sink {
 	struct buf *body;
 	struct buf *ctype;
+	const bool *stop;
 };
+
+static int on_progress(void *cls, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+		       curl_off_t un)
+{
+	const struct sink *s = cls;
+	return s->stop && __atomic_load_n(s->stop, __ATOMIC_ACQUIRE) ? 1 : 0;
+}
 
 static size_t on_body(char *p, size_t size, size_t n, void *cls)
 {
@@ -58,18 +74,26 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 }
 
 long cache_upstream_get(const struct cache_upstream *up, const char *path,
-			const char *accept, struct buf *body,
+			const char *accept, const bool *stop, struct buf *body,
 			struct buf *content_type, char *err, size_t errlen)
 {
 	struct curl_slist *hdrs = NULL;
-	CURL *c = cache_upstream_easy(up, true, &hdrs, err, errlen);
+	CURL *c = cache_upstream_easy(up, err, errlen);
 	if (!c)
 		return -1;
+	if (cache_upstream_prepare(up, c, true, &hdrs, err, errlen)) {
+		curl_slist_free_all(hdrs);
+		curl_easy_cleanup(c);
+		return -1;
+	}
 	struct buf url = BUF_INIT, acc = BUF_INIT;
 	buf_printf(&url, "%s%s", up->server, path);
 	buf_printf(&acc, "Accept: %s", accept ? accept : "application/json");
 	hdrs = curl_slist_append(hdrs, acc.p);
-	struct sink s = { body, content_type };
+	struct sink s = { body, content_type, stop };
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &s);
 	curl_easy_setopt(c, CURLOPT_URL, url.p);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);

@@ -23,20 +23,27 @@ struct cache_upstream {
 	bool strip_managed_fields;
 };
 
+/* A new easy handle with the process-wide options (timeouts, keepalive,
+ * user agent, verification on). NULL on failure, with err set. */
+CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
+			  size_t errlen);
 /*
- * A new easy handle with TLS and timeouts set. *hdrs gets the headers the
- * caller must pass with CURLOPT_HTTPHEADER (and free): Authorization from
- * the proxy's own credentials unless with_auth is false (a passthrough
- * request that carries the client's own). Returns NULL on failure, with
- * err set.
+ * Set TLS material on c and append the request headers to *hdrs: the
+ * proxy's own Authorization unless with_auth is false (a passthrough
+ * request that carries the client's). Call it for every request, so a
+ * rotated token file is read again. The caller passes *hdrs with
+ * CURLOPT_HTTPHEADER, frees it after the transfer and never logs it.
+ * Returns 0 or -errno with err set (e.g. an unreadable token file).
  */
-CURL *cache_upstream_easy(const struct cache_upstream *up, bool with_auth,
-			  struct curl_slist **hdrs, char *err, size_t errlen);
+int cache_upstream_prepare(const struct cache_upstream *up, CURL *c,
+			   bool with_auth, struct curl_slist **hdrs, char *err,
+			   size_t errlen);
 
 /* A blocking GET of path (with query) for small documents such as
- * discovery. Returns the HTTP status, or -1 with err set. */
+ * discovery. It gives up as soon as *stop (atomic) turns true. Returns
+ * the HTTP status, or -1 with err set. */
 long cache_upstream_get(const struct cache_upstream *up, const char *path,
-			const char *accept, struct buf *body,
+			const char *accept, const bool *stop, struct buf *body,
 			struct buf *content_type, char *err, size_t errlen);
 
 #endif

@@ -24,8 +24,12 @@ struct flag {
 #define OFF(f) offsetof(struct config, f)
 
 static const struct flag flags[] = {
+	{ "kubeconfig", F_STR, OFF(kubeconfig), 0, 0,
+	  "kubeconfig file (default: in-cluster, else $KUBECONFIG, else ~/.kube/config)" },
+	{ "context", F_STR, OFF(context), 0, 0,
+	  "kubeconfig context (default: its current-context)" },
 	{ "server", F_STR, OFF(server), 0, 0,
-	  "upstream apiserver URL (http:// or https://)" },
+	  "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
 	{ "resources", F_LIST, OFF(resources), 0, 0,
 	  "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
 	{ "listen", F_LISTEN, 0, 0, 0,
@@ -40,6 +44,8 @@ static const struct flag flags[] = {
 	  "watch events kept per resource (default 10000)" },
 	{ "bookmark-interval", F_INT, OFF(bookmark_interval), 1, 3600,
 	  "seconds between BOOKMARK events to local watchers (default 60)" },
+	{ "discovery-refresh", F_INT, OFF(discovery_refresh), 1, 86400,
+	  "seconds between refreshes of the upstream's discovery documents (default 60)" },
 	{ "threads", F_INT, OFF(threads), 1, 256,
 	  "HTTP worker threads (default: number of CPUs)" },
 	{ "strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0,
@@ -158,6 +164,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->page_size = 500;
 	cfg->history = 10000;
 	cfg->bookmark_interval = 60;
+	cfg->discovery_refresh = 60;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -194,14 +201,8 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 		if (r)
 			return r;
 	}
-	if (!cfg->server) {
-		snprintf(err, errlen, "--server is required (kubeconfig support comes later)");
-		return -EINVAL;
-	}
-	size_t sl = strlen(cfg->server);
-	while (sl > 1 && cfg->server[sl - 1] == '/')
-		cfg->server[--sl] = '\0';
-	if (strncmp(cfg->server, "http://", 7) && strncmp(cfg->server, "https://", 8)) {
+	if (cfg->server &&
+	    strncmp(cfg->server, "http://", 7) && strncmp(cfg->server, "https://", 8)) {
 		snprintf(err, errlen, "--server: want an http:// or https:// URL, got \"%s\"",
 			 cfg->server);
 		return -EINVAL;
@@ -216,6 +217,8 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 void config_free(struct config *cfg)
 {
 	free(cfg->server);
+	free(cfg->kubeconfig);
+	free(cfg->context);
 	free(cfg->listen_host);
 	for (int i = 0; i < cfg->nresources; i++)
 		free(cfg->resources[i]);

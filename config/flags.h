@@ -16,7 +16,9 @@
 #define CONFIG_MAX_RESOURCES 64
 
 struct config {
-	char *server;			/* upstream base URL, no trailing / */
+	char *server;			/* --server: overrides the kubeconfig's */
+	char *kubeconfig;		/* --kubeconfig */
+	char *context;			/* --context */
 	char *resources[CONFIG_MAX_RESOURCES];	/* kubectl spelling */
 	int nresources;
 	char *listen_host;
@@ -28,6 +30,7 @@ struct config {
 	int history;			/* events kept per resource */
 	int bookmark_interval;		/* seconds between local bookmarks */
 	int threads;			/* HTTP worker threads */
+	int discovery_refresh;		/* seconds between discovery refreshes */
 	bool strip_managed_fields;
 };
 

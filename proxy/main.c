@@ -16,6 +16,7 @@
 #include "cache/reflector.h"
 #include "config/alloc.h"
 #include "config/flags.h"
+#include "config/kubeconfig.h"
 #include "config/log.h"
 #include "proxy/server.h"
 
@@ -44,8 +45,20 @@ int main(int argc, char **argv)
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 
+	struct config_upstream creds;
+	if (config_upstream_resolve(cfg.kubeconfig, cfg.context, cfg.server,
+				    &creds, err, sizeof(err))) {
+		log_error("%s", err);
+		config_free(&cfg);
+		curl_global_cleanup();
+		return 2;
+	}
+	char desc[512];
+	config_upstream_describe(&creds, desc, sizeof(desc));
+	log_info("upstream: %s", desc);
 	struct cache_upstream up = {
-		.server = cfg.server,
+		.server = creds.url_base,
+		.creds = &creds,
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
@@ -90,7 +103,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	log_info("caching %d resource(s) from %s", p.nres, cfg.server);
+	log_info("caching %d resource(s) from %s", p.nres, creds.server);
 	while (!quit) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
@@ -105,6 +118,7 @@ out:
 	for (int i = 0; i < p.nres; i++)
 		cache_resource_free(p.res[i]);
 	free(p.res);
+	config_upstream_free(&creds);
 	curl_global_cleanup();
 	config_free(&cfg);
 	return exit_code;

@@ -423,8 +423,13 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	char err[256];
 	bool client_auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						       "Authorization") != NULL;
-	pt->easy = cache_upstream_easy(pool->up, !client_auth, &pt->hdrs, err,
-				       sizeof(err));
+	pt->easy = cache_upstream_easy(pool->up, err, sizeof(err));
+	if (pt->easy && cache_upstream_prepare(pool->up, pt->easy, !client_auth,
+					       &pt->hdrs, err, sizeof(err))) {
+		log_warn("passthrough: %s", err);
+		curl_easy_cleanup(pt->easy);
+		pt->easy = NULL;
+	}
 	buf_printf(&pt->url, "%s", pool->up->server);
 	/* the path as the client sent it, re-escaped where it must be */
 	for (const char *p = url; *p; p++) {

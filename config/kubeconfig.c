@@ -1,0 +1,1300 @@
+/*
+ * kubeconfig: upstream credentials from a kubeconfig, the in-cluster
+ * service account or --server alone, the token file cache, and how they
+ * are applied to a libcurl handle (see kubeconfig.h).
+ *
+ * The kubeconfig is read with libyaml's document API. We follow client-go
+ * (k8s.io/client-go/tools/clientcmd) where it matters: relative paths are
+ * relative to the file's directory, *-data fields are standard base64,
+ * certificate-authority and certificate-authority-data together or a CA
+ * with insecure-skip-tls-verify are errors, unknown keys are ignored. We
+ * differ by refusing, with the field named, everything that would change
+ * authentication and that we do not implement.
+ */
+#include "config/kubeconfig.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "config/alloc.h"
+#include "config/buf.h"
+
+#define KUBECONFIG_MAX_BYTES (16 << 20)
+#define TOKEN_MAX_BYTES (64 << 10)
+#define TOKEN_RECHECK_SECONDS 60
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void wipe_free(void *p, size_t n)
+{
+	if (!p)
+		return;
+	explicit_bzero(p, n);
+	free(p);
+}
+
+static void wipe_str(char *s)
+{
+	if (s)
+		wipe_free(s, strlen(s));
+}
+
+static void pem_free(struct config_pem *pem, bool secret)
+{
+	free(pem->path);
+	if (secret)
+		wipe_free(pem->data, pem->len);
+	else
+		free(pem->data);
+	*pem = (struct config_pem){ 0 };
+}
+
+static void upstream_init(struct config_upstream *up)
+{
+	*up = (struct config_upstream){ 0 };
+	pthread_mutex_init(&up->lock, NULL);
+	up->lock_ready = true;
+}
+
+void config_upstream_free(struct config_upstream *up)
+{
+	if (!up)
+		return;
+	free(up->server);
+	free(up->tls_server_name);
+	free(up->url_base);
+	pem_free(&up->ca, false);
+	pem_free(&up->cert, false);
+	pem_free(&up->key, true);
+	wipe_str(up->token);
+	free(up->token_file);
+	free(up->source);
+	curl_slist_free_all(up->connect_to);
+	wipe_str(up->cached_token);
+	if (up->lock_ready)
+		pthread_mutex_destroy(&up->lock);
+	explicit_bzero(up->tok_err, sizeof(up->tok_err));
+	*up = (struct config_upstream){ 0 };
+}
+
+/* Read a whole small file into a NUL-terminated xmalloc'd buffer. */
+static int read_small_file(const char *path, size_t max, char **out,
+			   size_t *lenp, struct stat *stp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int rc = 0;
+	char *p = NULL;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = -EISDIR;
+		goto out;
+	}
+	if (st.st_size > (off_t)max) {
+		rc = -EFBIG;
+		goto out;
+	}
+	size_t cap = (size_t)st.st_size + 1, len = 0;
+	p = xmalloc(cap);
+	if (!p) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, p + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == cap - 1)
+			break;	/* grew since fstat: keep what it said */
+	}
+	p[len] = '\0';
+	*out = p;
+	p = NULL;
+	if (lenp)
+		*lenp = len;
+	if (stp)
+		*stp = st;
+out:
+	free(p);
+	close(fd);
+	return rc;
+}
+
+/* A token is one header value: printable ASCII without spaces. */
+static bool token_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* ---- paths and URLs ---------------------------------------------------- */
+
+/* p made absolute against dir (absolute itself), as client-go's
+ * ResolvePaths does; NULL on allocation failure. */
+static char *path_join(const char *dir, const char *p)
+{
+	if (p[0] == '/')
+		return xstrdup(p);
+	size_t n = strlen(dir) + strlen(p) + 2;
+	char *r = xmalloc(n);
+	if (r)
+		snprintf(r, n, "%s/%s", dir, p);
+	return r;
+}
+
+/* The absolute directory holding file path, into dir. */
+static int dir_of(const char *path, char *dir, size_t dirlen)
+{
+	const char *slash = strrchr(path, '/');
+	char cwd[PATH_MAX];
+	if (slash == path)
+		return snprintf(dir, dirlen, "/") < (int)dirlen ? 0 : -ENAMETOOLONG;
+	if (path[0] == '/')
+		return snprintf(dir, dirlen, "%.*s", (int)(slash - path), path) <
+			       (int)dirlen ? 0 : -ENAMETOOLONG;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	int n = slash ? snprintf(dir, dirlen, "%s/%.*s", cwd,
+				 (int)(slash - path), path)
+		      : snprintf(dir, dirlen, "%s", cwd);
+	return n >= 0 && n < (int)dirlen ? 0 : -ENAMETOOLONG;
+}
+
+/* Accept "http(s)://host[:port][/path]" or a bare "host[:port]" (https,
+ * as client-go does); store it without trailing slashes. */
+static int set_server(struct config_upstream *up, const char *url,
+		      const char *what, char *err, size_t errlen)
+{
+	const char *sep = strstr(url, "://");
+	size_t n = strlen(url);
+	char *s;
+	if (sep && strncmp(url, "https://", 8) != 0 &&
+	    strncmp(url, "http://", 7) != 0) {
+		errf(err, errlen, "%s: server \"%s\": only http:// and https:// "
+		     "are supported", what, url);
+		return -EINVAL;
+	}
+	while (n && url[n - 1] == '/')
+		n--;
+	size_t hostoff = sep ? (size_t)(sep - url) + 3 : 0;
+	if (n <= hostoff || url[hostoff] == '/' || url[hostoff] == ':') {
+		errf(err, errlen, "%s: server \"%s\" has no host", what, url);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f) {
+			errf(err, errlen, "%s: server URL contains spaces or "
+			     "control characters", what);
+			return -EINVAL;
+		}
+	}
+	if (sep) {
+		s = xstrndup(url, n);
+	} else {
+		s = xmalloc(n + 9);
+		if (s)
+			snprintf(s, n + 9, "https://%.*s", (int)n, url);
+	}
+	if (!s)
+		return -ENOMEM;
+	free(up->server);
+	up->server = s;
+	return 0;
+}
+
+/* url_base and connect_to from server and tls_server_name. */
+static int compute_url_base(struct config_upstream *up)
+{
+	free(up->url_base);
+	up->url_base = NULL;
+	curl_slist_free_all(up->connect_to);
+	up->connect_to = NULL;
+	bool https = strncmp(up->server, "https://", 8) == 0;
+	if (!up->tls_server_name || !https) {
+		up->url_base = xstrdup(up->server);
+		return up->url_base ? 0 : -ENOMEM;
+	}
+	/* https://HOST[:PORT][/path] with HOST possibly [v6] */
+	const char *host = up->server + 8, *hend, *port = "443", *path;
+	size_t portlen = 3;
+	if (*host == '[') {
+		hend = strchr(host, ']');
+		hend = hend ? hend + 1 : host + strlen(host);
+	} else {
+		hend = host + strcspn(host, ":/");
+	}
+	path = hend + strcspn(hend, "/");
+	if (*hend == ':') {
+		port = hend + 1;
+		portlen = (size_t)(path - port);
+	}
+	size_t n = strlen(up->tls_server_name) + portlen + strlen(path) + 16;
+	char *base = xmalloc(n);
+	size_t cn = strlen(up->tls_server_name) + 2 * portlen +
+		    (size_t)(hend - host) + 4;
+	char *ct = xmalloc(cn);
+	int rc = -ENOMEM;
+	if (!base || !ct)
+		goto out;
+	snprintf(base, n, "https://%s:%.*s%s", up->tls_server_name,
+		 (int)portlen, port, path);
+	snprintf(ct, cn, "%s:%.*s:%.*s:%.*s", up->tls_server_name,
+		 (int)portlen, port, (int)(hend - host), host, (int)portlen,
+		 port);
+	struct curl_slist *l = curl_slist_append(NULL, ct);
+	if (!l)
+		goto out;
+	up->connect_to = l;
+	up->url_base = base;
+	base = NULL;
+	rc = 0;
+out:
+	free(base);
+	free(ct);
+	return rc;
+}
+
+/* ---- YAML helpers ------------------------------------------------------- */
+
+struct kdoc {
+	yaml_document_t doc;
+	const char *path;	/* for messages */
+	char dir[PATH_MAX];	/* absolute directory of path */
+	char *err;
+	size_t errlen;
+};
+
+static yaml_node_t *node_at(struct kdoc *k, int idx)
+{
+	return yaml_document_get_node(&k->doc, idx);
+}
+
+/* The value under key in mapping m, or NULL. */
+static yaml_node_t *map_get(struct kdoc *k, yaml_node_t *m, const char *key)
+{
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
+	     p < m->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = node_at(k, p->key);
+		if (kn && kn->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)kn->data.scalar.value, key) == 0)
+			return node_at(k, p->value);
+	}
+	return NULL;
+}
+
+static bool scalar_is_null(const yaml_node_t *n)
+{
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") ||
+	       !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+/* Whether a field is set to something: a non-empty scalar, mapping or
+ * sequence. client-go treats empty values as unset, so do we. */
+static bool node_set(const yaml_node_t *n)
+{
+	if (!n)
+		return false;
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return n->data.scalar.length && !scalar_is_null(n);
+	case YAML_MAPPING_NODE:
+		return n->data.mapping.pairs.top > n->data.mapping.pairs.start;
+	case YAML_SEQUENCE_NODE:
+		return n->data.sequence.items.top > n->data.sequence.items.start;
+	default:
+		return false;
+	}
+}
+
+/* The string under key in m into *out (NULL when unset or empty).
+ * where names the object for messages ("cluster \"c\""). */
+static int get_str(struct kdoc *k, yaml_node_t *m, const char *key,
+		   const char *where, const char **out)
+{
+	yaml_node_t *n = map_get(k, m, key);
+	*out = NULL;
+	if (!node_set(n))
+		return 0;
+	if (n->type != YAML_SCALAR_NODE) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be a string",
+		     k->path, where, key);
+		return -EINVAL;
+	}
+	if (strlen((char *)n->data.scalar.value) != n->data.scalar.length) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s: %s contains a NUL "
+		     "character", k->path, where, key);
+		return -EINVAL;
+	}
+	*out = (const char *)n->data.scalar.value;
+	return 0;
+}
+
+static int get_bool(struct kdoc *k, yaml_node_t *m, const char *key,
+		    const char *where, bool *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes",
+					   "Yes", "YES", "on", "On", "ON" };
+	static const char *const no[] = { "false", "False", "FALSE", "no",
+					  "No", "NO", "off", "Off", "OFF" };
+	const char *v;
+	int rc = get_str(k, m, key, where, &v);
+	*out = false;
+	if (rc || !v)
+		return rc;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(v, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcmp(v, no[i]))
+			return 0;
+	}
+	errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be true or false",
+	     k->path, where, key);
+	return -EINVAL;
+}
+
+/* Names of the entries of list `list` (clusters/users/contexts), for
+ * messages: "a, b, c" or "none". */
+static void list_names(struct kdoc *k, yaml_node_t *root, const char *list,
+		       char *out, size_t outlen)
+{
+	yaml_node_t *seq = map_get(k, root, list);
+	size_t used = 0;
+	out[0] = '\0';
+	if (seq && seq->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *i = seq->data.sequence.items.start;
+		     i < seq->data.sequence.items.top; i++) {
+			yaml_node_t *nm = map_get(k, node_at(k, *i), "name");
+			if (!nm || nm->type != YAML_SCALAR_NODE)
+				continue;
+			int w = snprintf(out + used, outlen - used, "%s%s",
+					 used ? ", " : "",
+					 (char *)nm->data.scalar.value);
+			if (w < 0 || (size_t)w >= outlen - used) {
+				if (outlen > 4)
+					strcpy(out + outlen - 4, "...");
+				return;
+			}
+			used += (size_t)w;
+		}
+	}
+	if (!used)
+		snprintf(out, outlen, "none");
+}
+
+/* The `inner` mapping of the entry of `list` whose name is `name`, e.g.
+ * clusters[name=c].cluster. Returns 0 with *out NULL when not found. */
+static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
+		      const char *inner, const char *name, yaml_node_t **out)
+{
+	yaml_node_t *seq = map_get(k, root, list);
+	*out = NULL;
+	if (!node_set(seq))
+		return 0;
+	if (seq->type != YAML_SEQUENCE_NODE) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s must be a list",
+		     k->path, list);
+		return -EINVAL;
+	}
+	for (yaml_node_item_t *i = seq->data.sequence.items.start;
+	     i < seq->data.sequence.items.top; i++) {
+		yaml_node_t *e = node_at(k, *i);
+		yaml_node_t *nm = map_get(k, e, "name");
+		if (!nm || nm->type != YAML_SCALAR_NODE ||
+		    strcmp((char *)nm->data.scalar.value, name) != 0)
+			continue;
+		yaml_node_t *in = map_get(k, e, inner);
+		if (node_set(in) && in->type != YAML_MAPPING_NODE) {
+			errf(k->err, k->errlen, "kubeconfig %s: %s \"%s\": %s "
+			     "must be a mapping", k->path, list, name, inner);
+			return -EINVAL;
+		}
+		/* An entry with no body stays NULL: map_get finds nothing. */
+		*out = node_set(in) ? in : NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- kubeconfig fields -------------------------------------------------- */
+
+/* A file a field names: absolute, and readable now so that a typo fails
+ * at startup rather than at the first TLS handshake. */
+static int file_field(struct kdoc *k, const char *where, const char *field,
+		      const char *value, char **out)
+{
+	char *p = path_join(k->dir, value);
+	if (!p) {
+		errf(k->err, k->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		errf(k->err, k->errlen, "kubeconfig %s: %s: %s %s: %s", k->path,
+		     where, field, p, strerror(e));
+		free(p);
+		return -e;
+	}
+	close(fd);
+	*out = p;
+	return 0;
+}
+
+/* A *-data field: standard base64 (newlines and spaces ignored, padding
+ * optional) that must decode to PEM. The value never reaches a message. */
+static int data_field(struct kdoc *k, const char *where, const char *field,
+		      const char *value, struct config_pem *pem, bool secret)
+{
+	size_t n = strlen(value), m = 0;
+	char *clean = xmalloc(n + 1);
+	struct buf b = BUF_INIT;
+	int rc;
+	if (!clean) {
+		errf(k->err, k->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (value[i] == '-' || value[i] == '_') {
+			rc = -EINVAL;	/* base64url: not what kubeconfig uses */
+			goto bad;
+		}
+		if (!isspace((unsigned char)value[i]))
+			clean[m++] = value[i];
+	}
+	rc = base64url_decode(clean, m, &b);
+	if (rc == -ENOMEM) {
+		errf(k->err, k->errlen, "out of memory");
+		goto out;
+	}
+	if (rc || !b.len)
+		goto bad;
+	size_t len;
+	char *data = buf_steal(&b, &len);
+	if (!data) {
+		rc = -ENOMEM;
+		errf(k->err, k->errlen, "out of memory");
+		goto out;
+	}
+	if (!memmem(data, len, "-----BEGIN ", 11)) {
+		if (secret)
+			explicit_bzero(data, len);
+		free(data);
+		errf(k->err, k->errlen, "kubeconfig %s: %s: %s decodes to "
+		     "something that is not PEM (no -----BEGIN line); is it "
+		     "base64-encoded twice?", k->path, where, field);
+		rc = -EINVAL;
+		goto out;
+	}
+	pem->data = (unsigned char *)data;
+	pem->len = len;
+	rc = 0;
+	goto out;
+bad:
+	rc = -EINVAL;
+	errf(k->err, k->errlen, "kubeconfig %s: %s: %s is not valid base64",
+	     k->path, where, field);
+out:
+	if (b.p && secret)
+		explicit_bzero(b.p, b.cap);
+	buf_free(&b);
+	explicit_bzero(clean, n + 1);
+	free(clean);
+	return rc;
+}
+
+/* One PEM item given as `field` (a path) or `field-data` (base64). */
+static int pem_field(struct kdoc *k, yaml_node_t *m, const char *where,
+		     const char *field, struct config_pem *pem, bool secret)
+{
+	char datakey[64];
+	const char *file, *data;
+	int rc;
+	snprintf(datakey, sizeof(datakey), "%s-data", field);
+	if ((rc = get_str(k, m, field, where, &file)) ||
+	    (rc = get_str(k, m, datakey, where, &data)))
+		return rc;
+	if (file && data) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s: both %s and %s are "
+		     "set; keep one", k->path, where, field, datakey);
+		return -EINVAL;
+	}
+	if (data)
+		return data_field(k, where, datakey, data, pem, secret);
+	if (file)
+		return file_field(k, where, field, file, &pem->path);
+	return 0;
+}
+
+static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
+			bool need_server, struct config_upstream *up)
+{
+	char where[300];
+	const char *server, *tls, *proxy;
+	int rc;
+	snprintf(where, sizeof(where), "cluster \"%s\"", name);
+	if ((rc = get_str(k, c, "proxy-url", where, &proxy)))
+		return rc;
+	if (proxy) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s sets proxy-url, which "
+		     "informer-proxy does not support; remove it or reach the "
+		     "apiserver directly", k->path, where);
+		return -ENOTSUP;
+	}
+	if ((rc = get_str(k, c, "server", where, &server)) ||
+	    (rc = get_str(k, c, "tls-server-name", where, &tls)) ||
+	    (rc = get_bool(k, c, "insecure-skip-tls-verify", where,
+			   &up->insecure_skip_tls_verify)))
+		return rc;
+	if (!server && need_server) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s has no server; set "
+		     "clusters[].cluster.server or pass --server", k->path,
+		     where);
+		return -EINVAL;
+	}
+	if (server) {
+		char what[PATH_MAX + 320];
+		snprintf(what, sizeof(what), "kubeconfig %s: %s", k->path,
+			 where);
+		if ((rc = set_server(up, server, what, k->err, k->errlen))) {
+			if (rc == -ENOMEM)
+				errf(k->err, k->errlen, "out of memory");
+			return rc;
+		}
+	}
+	if (tls && !(up->tls_server_name = xstrdup(tls))) {
+		errf(k->err, k->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if ((rc = pem_field(k, c, where, "certificate-authority", &up->ca,
+			    false)))
+		return rc;
+	if (up->insecure_skip_tls_verify && (up->ca.path || up->ca.data)) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s: a certificate "
+		     "authority together with insecure-skip-tls-verify is not "
+		     "allowed; drop one", k->path, where);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Fields of a user that change how we must authenticate and that we do
+ * not implement. */
+static const struct {
+	const char *field;
+	const char *what;
+} unsupported_user[] = {
+	{ "exec", "credential plugins" },
+	{ "auth-provider", "auth provider plugins" },
+	{ "username", "basic authentication" },
+	{ "password", "basic authentication" },
+	{ "as", "impersonation" },
+	{ "as-uid", "impersonation" },
+	{ "as-groups", "impersonation" },
+	{ "as-user-extra", "impersonation" },
+};
+
+static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
+		     struct config_upstream *up)
+{
+	char where[300];
+	const char *token, *tfile;
+	int rc;
+	snprintf(where, sizeof(where), "user \"%s\"", name);
+	for (size_t i = 0;
+	     i < sizeof(unsupported_user) / sizeof(unsupported_user[0]); i++) {
+		if (!node_set(map_get(k, u, unsupported_user[i].field)))
+			continue;
+		errf(k->err, k->errlen, "kubeconfig %s: %s sets %s (%s), which "
+		     "informer-proxy does not support; use token, tokenFile or "
+		     "client-certificate and client-key instead", k->path,
+		     where, unsupported_user[i].field, unsupported_user[i].what);
+		return -ENOTSUP;
+	}
+	if ((rc = pem_field(k, u, where, "client-certificate", &up->cert,
+			    false)) ||
+	    (rc = pem_field(k, u, where, "client-key", &up->key, true)))
+		return rc;
+	if (!(up->cert.path || up->cert.data) != !(up->key.path || up->key.data)) {
+		errf(k->err, k->errlen, "kubeconfig %s: %s: a client certificate "
+		     "needs both client-certificate(-data) and client-key(-data)",
+		     k->path, where);
+		return -EINVAL;
+	}
+	if ((rc = get_str(k, u, "token", where, &token)) ||
+	    (rc = get_str(k, u, "tokenFile", where, &tfile)))
+		return rc;
+	if (token) {
+		/* client-go: a literal token wins over tokenFile */
+		if (!token_ok(token)) {
+			errf(k->err, k->errlen, "kubeconfig %s: %s: token contains "
+			     "spaces or control characters", k->path, where);
+			return -EINVAL;
+		}
+		if (!(up->token = xstrdup(token))) {
+			errf(k->err, k->errlen, "out of memory");
+			return -ENOMEM;
+		}
+	} else if (tfile) {
+		if ((rc = file_field(k, where, "tokenFile", tfile,
+				     &up->token_file)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Read the token file once at load so that a bad one fails at startup. */
+static int check_token(struct config_upstream *up, const char *prefix,
+		       char *err, size_t errlen)
+{
+	char tok[1];
+	if (!up->token_file || up->token)
+		return 0;
+	int rc = config_upstream_token(up, tok, 0);
+	if (rc == -ERANGE || rc == 0)
+		return 0;
+	if (rc == -ENOMEM)
+		errf(err, errlen, "out of memory");
+	else
+		errf(err, errlen, "%s%s", prefix, up->tok_err);
+	return rc;
+}
+
+static int load_doc(struct kdoc *k, const char *context, bool need_server,
+		    struct config_upstream *up)
+{
+	yaml_node_t *root = yaml_document_get_root_node(&k->doc);
+	yaml_node_t *ctx = NULL, *cl = NULL, *us = NULL;
+	const char *ctxname = context, *clname, *usname;
+	char names[256];
+	int rc;
+	if (root && node_set(root) && root->type != YAML_MAPPING_NODE) {
+		errf(k->err, k->errlen, "kubeconfig %s: not a kubeconfig (the "
+		     "top level is not a mapping)", k->path);
+		return -EINVAL;
+	}
+	if (!ctxname || !*ctxname) {
+		if ((rc = get_str(k, root, "current-context", "top level",
+				  &ctxname)))
+			return rc;
+		if (!ctxname) {
+			list_names(k, root, "contexts", names, sizeof(names));
+			errf(k->err, k->errlen, "kubeconfig %s: current-context "
+			     "is not set; pass --context NAME (contexts: %s)",
+			     k->path, names);
+			return -ENOENT;
+		}
+	}
+	if ((rc = find_named(k, root, "contexts", "context", ctxname, &ctx)) <
+	    0)
+		return rc;
+	if (!rc) {
+		list_names(k, root, "contexts", names, sizeof(names));
+		errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" not found "
+		     "(contexts: %s)", k->path, ctxname, names);
+		return -ENOENT;
+	}
+	char where[300];
+	snprintf(where, sizeof(where), "context \"%s\"", ctxname);
+	if ((rc = get_str(k, ctx, "cluster", where, &clname)) ||
+	    (rc = get_str(k, ctx, "user", where, &usname)))
+		return rc;
+	if (!clname) {
+		errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" names no "
+		     "cluster; set contexts[].context.cluster", k->path,
+		     ctxname);
+		return -EINVAL;
+	}
+	if ((rc = find_named(k, root, "clusters", "cluster", clname, &cl)) < 0)
+		return rc;
+	if (!rc) {
+		list_names(k, root, "clusters", names, sizeof(names));
+		errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" refers to "
+		     "cluster \"%s\", which is not in clusters (clusters: %s)",
+		     k->path, ctxname, clname, names);
+		return -ENOENT;
+	}
+	if ((rc = load_cluster(k, cl, clname, need_server, up)))
+		return rc;
+	if (usname) {
+		if ((rc = find_named(k, root, "users", "user", usname, &us)) < 0)
+			return rc;
+		if (!rc) {
+			list_names(k, root, "users", names, sizeof(names));
+			errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" "
+			     "refers to user \"%s\", which is not in users "
+			     "(users: %s)", k->path, ctxname, usname, names);
+			return -ENOENT;
+		}
+		if ((rc = load_user(k, us, usname, up)))
+			return rc;
+	}
+	size_t n = strlen(k->path) + strlen(ctxname) + 32;
+	if (!(up->source = xmalloc(n))) {
+		errf(k->err, k->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(up->source, n, "kubeconfig %s context %s", k->path, ctxname);
+	return 0;
+}
+
+static int kubeconfig_load(const char *path, const char *context,
+			   bool need_server, struct config_upstream *out,
+			   char *err, size_t errlen)
+{
+	struct kdoc *k = NULL;
+	yaml_parser_t parser;
+	bool parsed = false;
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	upstream_init(out);
+	if (!path || !*path) {
+		errf(err, errlen, "kubeconfig: empty path");
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = read_small_file(path, KUBECONFIG_MAX_BYTES, &text, &len, NULL);
+	if (rc) {
+		if (rc == -ENOMEM)
+			errf(err, errlen, "out of memory");
+		else if (rc == -EFBIG)
+			errf(err, errlen, "kubeconfig %s: larger than %d MiB",
+			     path, KUBECONFIG_MAX_BYTES >> 20);
+		else
+			errf(err, errlen, "kubeconfig %s: cannot read: %s%s",
+			     path, strerror(-rc),
+			     rc == -ENOENT ? "; pass --kubeconfig PATH or "
+					     "--server URL" : "");
+		goto out;
+	}
+	if (!(k = xcalloc(1, sizeof(*k)))) {
+		errf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	k->path = path;
+	k->err = err;
+	k->errlen = errlen;
+	if ((rc = dir_of(path, k->dir, sizeof(k->dir)))) {
+		errf(err, errlen, "kubeconfig %s: cannot resolve its directory: "
+		     "%s", path, strerror(-rc));
+		goto out;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		errf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &k->doc)) {
+		rc = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+		if (rc == -ENOMEM)
+			errf(err, errlen, "out of memory");
+		else
+			errf(err, errlen, "kubeconfig %s: invalid YAML at line "
+			     "%zu column %zu: %s", path,
+			     parser.problem_mark.line + 1,
+			     parser.problem_mark.column + 1,
+			     parser.problem ? parser.problem : "syntax error");
+		yaml_parser_delete(&parser);
+		goto out;
+	}
+	yaml_parser_delete(&parser);
+	parsed = true;
+	if ((rc = load_doc(k, context, need_server, out)))
+		goto out;
+	if (out->server && (rc = compute_url_base(out))) {
+		errf(err, errlen, "out of memory");
+		goto out;
+	}
+	char prefix[PATH_MAX + 32];
+	snprintf(prefix, sizeof(prefix), "kubeconfig %s: ", path);
+	rc = check_token(out, prefix, err, errlen);
+out:
+	if (parsed)
+		yaml_document_delete(&k->doc);
+	free(k);
+	if (text) {
+		explicit_bzero(text, len);	/* it may hold keys and tokens */
+		free(text);
+	}
+	if (rc)
+		config_upstream_free(out);
+	return rc;
+}
+
+int config_kubeconfig_load(const char *path, const char *context,
+			   struct config_upstream *out, char *err,
+			   size_t errlen)
+{
+	return kubeconfig_load(path, context, true, out, err, errlen);
+}
+
+/* ---- in-cluster ---------------------------------------------------------- */
+
+int config_incluster_load(const char *root, struct config_upstream *out,
+			  char *err, size_t errlen)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+	const char *port = getenv("KUBERNETES_SERVICE_PORT");
+	int rc;
+
+	upstream_init(out);
+	if (!root || !*root)
+		root = CONFIG_INCLUSTER_ROOT;
+	if (!host || !*host || !port || !*port) {
+		errf(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST and "
+		     "KUBERNETES_SERVICE_PORT must both be set; outside a pod "
+		     "pass --kubeconfig or --server");
+		rc = -ENOENT;
+		goto out;
+	}
+	bool v6 = strchr(host, ':') && host[0] != '[';
+	size_t n = strlen(host) + strlen(port) + 16;
+	size_t rn = strlen(root) + 16;
+	out->server = xmalloc(n);
+	out->token_file = xmalloc(rn);
+	out->ca.path = xmalloc(rn);
+	out->source = xstrdup("in-cluster");
+	if (!out->server || !out->token_file || !out->ca.path || !out->source) {
+		errf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	snprintf(out->server, n, "https://%s%s%s:%s", v6 ? "[" : "", host,
+		 v6 ? "]" : "", port);
+	snprintf(out->token_file, rn, "%s/token", root);
+	snprintf(out->ca.path, rn, "%s/ca.crt", root);
+	int fd = open(out->ca.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		errf(err, errlen, "in-cluster: CA %s: %s (is the service "
+		     "account token mounted?)", out->ca.path, strerror(-rc));
+		goto out;
+	}
+	close(fd);
+	if ((rc = compute_url_base(out))) {
+		errf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = check_token(out, "in-cluster: ", err, errlen);
+out:
+	if (rc)
+		config_upstream_free(out);
+	return rc;
+}
+
+/* ---- selection (DESIGN.md §4) ------------------------------------------ */
+
+static bool file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+/* Apply --server over whatever was loaded. */
+static int override_server(struct config_upstream *up, const char *server,
+			   char *err, size_t errlen)
+{
+	int rc = set_server(up, server, "--server", err, errlen);
+	if (!rc)
+		rc = compute_url_base(up);
+	if (rc == -ENOMEM)
+		errf(err, errlen, "out of memory");
+	if (rc)
+		return rc;
+	size_t n = (up->source ? strlen(up->source) : 0) + 32;
+	char *s = xmalloc(n);
+	if (!s) {
+		errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (up->source)
+		snprintf(s, n, "%s, server from --server", up->source);
+	else
+		snprintf(s, n, "--server");
+	free(up->source);
+	up->source = s;
+	return 0;
+}
+
+int config_upstream_resolve(const char *kubeconfig_flag,
+			    const char *context_flag, const char *server_flag,
+			    struct config_upstream *out, char *err,
+			    size_t errlen)
+{
+	const char *sa_host = getenv("KUBERNETES_SERVICE_HOST");
+	const char *env = getenv("KUBECONFIG");
+	const char *home = getenv("HOME");
+	bool have_server = server_flag && *server_flag;
+	bool have_ctx = context_flag && *context_flag;
+	char path[PATH_MAX];
+	int rc;
+
+	path[0] = '\0';
+	if (kubeconfig_flag && *kubeconfig_flag) {
+		snprintf(path, sizeof(path), "%s", kubeconfig_flag);
+	} else if (sa_host && *sa_host && !have_ctx) {
+		/* --context only makes sense with a kubeconfig, so it skips
+		 * the in-cluster step. */
+		rc = config_incluster_load(NULL, out, err, errlen);
+		if (!rc && have_server)
+			rc = override_server(out, server_flag, err, errlen);
+		goto out;
+	} else if (env && *env) {
+		/* client-go merges every file of the list; we take the first
+		 * one that exists, which covers the common single-file use. */
+		const char *p = env;
+		while (*p && !path[0]) {
+			size_t n = strcspn(p, ":");
+			if (n && n < sizeof(path)) {
+				snprintf(path, sizeof(path), "%.*s", (int)n, p);
+				if (!file_exists(path))
+					path[0] = '\0';
+			}
+			p += n + (p[n] == ':');
+		}
+		if (!path[0] && !have_server) {
+			upstream_init(out);
+			errf(err, errlen, "KUBECONFIG=%s names no existing file; "
+			     "fix it, or pass --kubeconfig PATH or --server URL",
+			     env);
+			rc = -ENOENT;
+			goto out;
+		}
+	} else if (home && *home) {
+		snprintf(path, sizeof(path), "%s/.kube/config", home);
+		if (!file_exists(path))
+			path[0] = '\0';
+	}
+
+	if (path[0]) {
+		rc = kubeconfig_load(path, context_flag, !have_server, out, err,
+				     errlen);
+		if (!rc && have_server)
+			rc = override_server(out, server_flag, err, errlen);
+	} else if (have_server) {
+		upstream_init(out);
+		rc = override_server(out, server_flag, err, errlen);
+	} else {
+		upstream_init(out);
+		errf(err, errlen, "no upstream configured: pass --server URL or "
+		     "--kubeconfig PATH, set KUBECONFIG, create ~/.kube/config, "
+		     "or run in a pod with a service account");
+		rc = -ENOENT;
+	}
+out:
+	if (rc)
+		config_upstream_free(out);
+	return rc;
+}
+
+/* ---- token --------------------------------------------------------------- */
+
+bool config_upstream_has_token(const struct config_upstream *up)
+{
+	return up->token || up->token_file;
+}
+
+static int copy_token(const char *t, char *out, size_t outlen)
+{
+	size_t n = strlen(t);
+	if (n >= outlen)
+		return -ERANGE;
+	memcpy(out, t, n + 1);
+	return 0;
+}
+
+static time_t now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Re-read the token file if it changed. Call with up->lock held. */
+static int token_refresh(struct config_upstream *up)
+{
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (stat(up->token_file, &st) == 0 && up->cached_token &&
+	    st.st_dev == up->tok_dev && st.st_ino == up->tok_ino &&
+	    st.st_size == up->tok_size &&
+	    st.st_mtim.tv_sec == up->tok_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == up->tok_mtime.tv_nsec &&
+	    now_seconds() - up->tok_read_at < TOKEN_RECHECK_SECONDS)
+		return 0;
+	/* Whatever happens next, the old token is not handed out again. */
+	wipe_str(up->cached_token);
+	up->cached_token = NULL;
+	rc = read_small_file(up->token_file, TOKEN_MAX_BYTES, &text, &len, &st);
+	if (rc) {
+		if (rc == -EFBIG)
+			snprintf(up->tok_err, sizeof(up->tok_err),
+				 "token file %s: larger than %d KiB",
+				 up->token_file, TOKEN_MAX_BYTES >> 10);
+		else
+			snprintf(up->tok_err, sizeof(up->tok_err),
+				 "token file %s: cannot read: %s",
+				 up->token_file, strerror(-rc));
+		return rc;
+	}
+	size_t b = 0, e = len;
+	while (b < e && isspace((unsigned char)text[b]))
+		b++;
+	while (e > b && isspace((unsigned char)text[e - 1]))
+		e--;
+	text[e] = '\0';
+	if (b == e) {
+		rc = -EINVAL;
+		snprintf(up->tok_err, sizeof(up->tok_err),
+			 "token file %s is empty", up->token_file);
+	} else if (!token_ok(text + b)) {
+		rc = -EINVAL;
+		snprintf(up->tok_err, sizeof(up->tok_err),
+			 "token file %s: the token contains spaces or control "
+			 "characters", up->token_file);
+	} else if (!(up->cached_token = xstrdup(text + b))) {
+		rc = -ENOMEM;
+		snprintf(up->tok_err, sizeof(up->tok_err), "out of memory");
+	} else {
+		up->tok_dev = st.st_dev;
+		up->tok_ino = st.st_ino;
+		up->tok_size = st.st_size;
+		up->tok_mtime = st.st_mtim;
+		up->tok_read_at = now_seconds();
+		up->tok_err[0] = '\0';
+	}
+	explicit_bzero(text, len);
+	free(text);
+	return rc;
+}
+
+int config_upstream_token(struct config_upstream *up, char *out,
+			  size_t outlen)
+{
+	int rc;
+	if (outlen)
+		out[0] = '\0';
+	if (up->token)
+		return copy_token(up->token, out, outlen);
+	if (!up->token_file)
+		return -ENOENT;
+	pthread_mutex_lock(&up->lock);
+	rc = token_refresh(up);
+	if (!rc)
+		rc = copy_token(up->cached_token, out, outlen);
+	pthread_mutex_unlock(&up->lock);
+	return rc;
+}
+
+void config_upstream_token_error(struct config_upstream *up, char *out,
+				 size_t outlen)
+{
+	if (!outlen)
+		return;
+	if (!up->token_file) {
+		out[0] = '\0';
+		return;
+	}
+	pthread_mutex_lock(&up->lock);
+	snprintf(out, outlen, "%s", up->tok_err);
+	pthread_mutex_unlock(&up->lock);
+}
+
+/* ---- describe and libcurl ----------------------------------------------- */
+
+static const char *pem_desc(const struct config_pem *p, char *tmp,
+			    size_t tmplen, const char *none)
+{
+	if (p->path)
+		snprintf(tmp, tmplen, "file %s", p->path);
+	else if (p->data)
+		snprintf(tmp, tmplen, "data from kubeconfig (%zu bytes)",
+			 p->len);
+	else
+		snprintf(tmp, tmplen, "%s", none);
+	return tmp;
+}
+
+void config_upstream_describe(const struct config_upstream *up, char *out,
+			      size_t outlen)
+{
+	char ca[PATH_MAX + 32], auth[PATH_MAX + 64], tls[300] = "";
+	bool https = up->server && strncmp(up->server, "https://", 8) == 0;
+
+	if (up->tls_server_name)
+		snprintf(tls, sizeof(tls), ", tls-server-name %s",
+			 up->tls_server_name);
+	if (!https)
+		snprintf(ca, sizeof(ca), "none (plain http)");
+	else if (up->insecure_skip_tls_verify)
+		snprintf(ca, sizeof(ca), "not verified");
+	else
+		pem_desc(&up->ca, ca, sizeof(ca), "system roots");
+	size_t used = 0;
+	auth[0] = '\0';
+	if (up->token)
+		used += (size_t)snprintf(auth, sizeof(auth), "bearer token");
+	else if (up->token_file)
+		used += (size_t)snprintf(auth, sizeof(auth),
+					 "bearer token from file %s",
+					 up->token_file);
+	if (up->cert.path || up->cert.data)
+		snprintf(auth + used, sizeof(auth) - used, "%sclient certificate %s",
+			 used ? " + " : "",
+			 up->cert.path ? up->cert.path : "(data)");
+	else if (!used)
+		snprintf(auth, sizeof(auth), "none");
+	snprintf(out, outlen, "upstream %s (%s)%s, CA: %s, auth: %s%s%s",
+		 up->server ? up->server : "(none)",
+		 up->source ? up->source : "?", tls, ca, auth,
+		 https && up->insecure_skip_tls_verify
+			 ? "; WARNING: insecure-skip-tls-verify, the server's "
+			   "certificate is not checked"
+			 : "",
+		 !https && config_upstream_has_token(up)
+			 ? "; WARNING: the token is sent over plain http"
+			 : "");
+}
+
+static int pem_curl(CURL *h, const struct config_pem *p, CURLoption file,
+		    CURLoption blob)
+{
+	if (p->data) {
+		struct curl_blob b = { p->data, p->len, CURL_BLOB_COPY };
+		return curl_easy_setopt(h, blob, &b);
+	}
+	if (p->path)
+		return curl_easy_setopt(h, file, p->path);
+	return CURLE_OK;
+}
+
+int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
+			 struct curl_slist **headers, bool with_token,
+			 char *err, size_t errlen)
+{
+	/* Only the mutex-guarded token cache is written. */
+	struct config_upstream *up = (struct config_upstream *)cup;
+	CURL *h = curl_easy;
+	CURLcode c = CURLE_OK;
+	char hdr[TOKEN_MAX_BYTES + 32];
+	const char *step = "";
+	int rc;
+
+	if (up->ca.path || up->ca.data) {
+		/* Trust only this CA, as client-go does, not the system's. */
+		step = "CA";
+		c = curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+		if (!c)
+			c = curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
+		if (!c)
+			c = pem_curl(h, &up->ca, CURLOPT_CAINFO,
+				     CURLOPT_CAINFO_BLOB);
+	}
+	if (!c) {
+		step = "TLS verification";
+		long v = !up->insecure_skip_tls_verify;
+		c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, v);
+		if (!c)
+			c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, v ? 2L : 0L);
+	}
+	if (!c && (up->cert.path || up->cert.data)) {
+		step = "client certificate";
+		c = curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+		if (!c)
+			c = pem_curl(h, &up->cert, CURLOPT_SSLCERT,
+				     CURLOPT_SSLCERT_BLOB);
+		if (!c)
+			c = curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+		if (!c)
+			c = pem_curl(h, &up->key, CURLOPT_SSLKEY,
+				     CURLOPT_SSLKEY_BLOB);
+	}
+	if (!c && up->connect_to) {
+		step = "tls-server-name";
+		c = curl_easy_setopt(h, CURLOPT_CONNECT_TO, up->connect_to);
+		if (!c) {
+			/* The Host header names the real server, as Go does. */
+			const char *a = up->server + strcspn(up->server, ":") + 3;
+			snprintf(hdr, sizeof(hdr), "Host: %.*s",
+				 (int)strcspn(a, "/"), a);
+			struct curl_slist *l = curl_slist_append(*headers, hdr);
+			if (!l) {
+				errf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			*headers = l;
+		}
+	}
+	if (c) {
+		errf(err, errlen, "libcurl refused the upstream %s settings: %s",
+		     step, curl_easy_strerror(c));
+		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
+	}
+	if (!with_token || !config_upstream_has_token(up))
+		return 0;
+	memcpy(hdr, "Authorization: Bearer ", 22);
+	rc = config_upstream_token(up, hdr + 22, sizeof(hdr) - 22);
+	if (rc) {
+		if (rc == -ENOMEM)
+			errf(err, errlen, "out of memory");
+		else
+			config_upstream_token_error(up, err, errlen);
+		return rc;
+	}
+	struct curl_slist *l = curl_slist_append(*headers, hdr);
+	explicit_bzero(hdr, strlen(hdr));
+	if (!l) {
+		errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*headers = l;
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * kubeconfig: how to reach the upstream apiserver, and as whom.
+ *
+ * One struct config_upstream holds the server URL, the TLS material (CA,
+ * client certificate and key, each a file path or PEM bytes) and the
+ * bearer token (a literal, or a file that is re-read when it rotates).
+ * It comes from a kubeconfig file (the subset of client-go's format that
+ * needs no plugin), from the in-cluster service account, or from --server
+ * alone; config_upstream_resolve() applies DESIGN.md §4's selection rule.
+ *
+ * Anything in a kubeconfig that would change how we authenticate and that
+ * we cannot honour (exec, auth-provider, username/password, impersonation,
+ * proxy-url) is an error naming the field, never silently ignored.
+ * Error messages and descriptions never carry token or key bytes.
+ */
+#ifndef CONFIG_KUBECONFIG_H
+#define CONFIG_KUBECONFIG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct curl_slist;
+
+#define CONFIG_INCLUSTER_ROOT "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/* PEM material: a file (absolute path, read by libcurl per connection, so
+ * a rotated file is picked up) or bytes (decoded from a kubeconfig *-data
+ * field; NUL-terminated after len). At most one of the two is set. */
+struct config_pem {
+	char *path;
+	unsigned char *data;
+	size_t len;
+};
+
+struct config_upstream {
+	char *server;		/* http(s)://host[:port][/path], no trailing / */
+	char *tls_server_name;	/* kubeconfig tls-server-name, or NULL */
+	/* With tls_server_name: server with its host replaced by that name.
+	 * Requests go to this URL (so libcurl sends that SNI and checks that
+	 * name); config_upstream_curl() then connects to the real host with
+	 * CURLOPT_CONNECT_TO. Without it, the same string as server. */
+	char *url_base;
+	struct config_pem ca;	/* neither set: the system roots */
+	bool insecure_skip_tls_verify;
+	struct config_pem cert;	/* client certificate ... */
+	struct config_pem key;	/* ... and its key: both or neither */
+	char *token;		/* literal bearer token, or NULL */
+	char *token_file;	/* absolute path, or NULL; token wins if both */
+	char *source;		/* "kubeconfig /p context c", "in-cluster", ... */
+	struct curl_slist *connect_to;	/* for tls_server_name, or NULL */
+
+	/* Token file cache, guarded by lock; see config_upstream_token(). */
+	pthread_mutex_t lock;
+	bool lock_ready;
+	char *cached_token;
+	dev_t tok_dev;
+	ino_t tok_ino;
+	off_t tok_size;
+	struct timespec tok_mtime;
+	time_t tok_read_at;	/* CLOCK_MONOTONIC seconds */
+	char tok_err[256];	/* why the last read failed, "" if it did not */
+};
+
+/*
+ * Load context `context` (NULL or "" for current-context) of the kubeconfig
+ * at path into *out (which is overwritten; free with config_upstream_free).
+ * Relative paths in the file are taken relative to the file's directory,
+ * as client-go does. Referenced files must be readable now; tokenFile is
+ * read once here so that a bad one fails at startup.
+ * On failure *out is left zeroed (config_upstream_free is still safe).
+ * Returns 0, -ENOENT (file, context, cluster or user missing), -EINVAL
+ * (bad content), -ENOTSUP (a field we cannot honour, named in err),
+ * -ENOMEM, or another -errno from reading; err says what to fix.
+ */
+int config_kubeconfig_load(const char *path, const char *context,
+			   struct config_upstream *out, char *err,
+			   size_t errlen);
+
+/*
+ * The pod's service account: https://$KUBERNETES_SERVICE_HOST:
+ * $KUBERNETES_SERVICE_PORT (an IPv6 host gets brackets), token file
+ * root/token (re-read on rotation), CA root/ca.crt. root NULL means
+ * CONFIG_INCLUSTER_ROOT. Returns 0, -ENOENT (env unset, file missing),
+ * -ENOMEM or -errno, with err set.
+ */
+int config_incluster_load(const char *root, struct config_upstream *out,
+			  char *err, size_t errlen);
+
+/*
+ * DESIGN.md §4: --kubeconfig if given; else in-cluster when
+ * KUBERNETES_SERVICE_HOST is set; else $KUBECONFIG; else ~/.kube/config.
+ * --server (server_flag) overrides the server URL, and with --server and
+ * no kubeconfig found anywhere the result is just that server with no
+ * credentials. Any flag may be NULL or "". Returns as the loaders do.
+ */
+int config_upstream_resolve(const char *kubeconfig_flag,
+			    const char *context_flag, const char *server_flag,
+			    struct config_upstream *out, char *err,
+			    size_t errlen);
+
+/* Free every field (key and token bytes are wiped first). Safe on a
+ * zeroed struct and twice in a row. Not while other threads use it. */
+void config_upstream_free(struct config_upstream *up);
+
+/* Whether requests should carry a bearer token at all. */
+bool config_upstream_has_token(const struct config_upstream *up);
+
+/*
+ * The current bearer token into out (NUL-terminated, whitespace trimmed).
+ * A literal token is returned as is. A token file is re-read when its
+ * inode, size or mtime changed, or a minute after the last read (kubelet
+ * swaps projected tokens by symlink, which changes the inode); otherwise
+ * the cached value is returned. Thread-safe: reflector and passthrough
+ * threads may call it at once.
+ * Returns 0; -ENOENT when no token is configured; -ERANGE when out is
+ * too small; or -errno / -EINVAL (empty file) when the file cannot be
+ * read, with the reason kept for config_upstream_token_error(). A failed
+ * read never hands out the previous token.
+ */
+int config_upstream_token(struct config_upstream *up, char *out,
+			  size_t outlen);
+/* Why the last config_upstream_token() failed ("" if it did not). */
+void config_upstream_token_error(struct config_upstream *up, char *out,
+				 size_t outlen);
+
+/* One line for the startup log: server, TLS name, CA source, auth kind,
+ * insecure warning. Never a secret. */
+void config_upstream_describe(const struct config_upstream *up, char *out,
+			      size_t outlen);
+
+/*
+ * Apply up to a libcurl easy handle (CURL *, as void * so that config/
+ * headers need not include curl.h): CA (CAINFO or CAINFO_BLOB, and no
+ * CAPATH so only that CA is trusted), VERIFYPEER/VERIFYHOST (both off
+ * only with insecure-skip-tls-verify), client certificate and key
+ * (SSLCERT/SSLKEY or their _BLOB forms, copied by libcurl), CONNECT_TO
+ * plus a Host header for tls-server-name, and "Authorization: Bearer
+ * <current token>" appended to *headers. The caller sets CURLOPT_URL from
+ * up->url_base, sets CURLOPT_HTTPHEADER to *headers, frees *headers with
+ * curl_slist_free_all after the transfer, and never logs the headers.
+ * Call it for every new request, so a rotated token is picked up. With
+ * with_token false no Authorization is added (the client sent its own). up is
+ * const for the caller; only its mutex-guarded token cache changes.
+ * Returns 0, -ENOMEM, -ENOTSUP (libcurl refused an option) or the token
+ * error, with err set.
+ */
+int config_upstream_curl(const struct config_upstream *up, void *curl_easy,
+			 struct curl_slist **headers, bool with_token,
+			 char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,672 @@
+/*
+ * test_kubeconfig: upstream credentials from kubeconfig files written to a
+ * temp dir, from an in-cluster root, and by the §4 selection rule; token
+ * rotation; the libcurl settings; every error message (naming what to
+ * fix, never carrying a secret); and allocation failure at every step.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/alloc.h"
+#include "config/kubeconfig.h"
+#include "tests/unit/check.h"
+
+/* Secrets that must never reach a message: the token, and the key. */
+#define TOKEN "SeCrEtToKeN.abc123"
+#define KEY_PEM "-----BEGIN PRIVATE KEY-----\nSECRETKEYBYTES\n-----END PRIVATE KEY-----\n"
+#define KEY_B64 "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tClNFQ1JFVEtFWUJZVEVTCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K"
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n"
+/* CA_PEM in standard base64, folded the way some tools wrap it */
+#define CA_B64 "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClEwRT0KLS0tLS1FTkQgQ0VSVElGSUNB\n      VEUtLS0tLQo="
+
+static char dir[PATH_MAX - 64];
+static char err[1024];
+
+static void put(const char *name, const char *text)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		perror(p);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *at(const char *name)
+{
+	static char p[4][PATH_MAX];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
+	return p[i];
+}
+
+static void no_secret(const char *msg)
+{
+	CHECK(!strstr(msg, TOKEN));
+	CHECK(!strstr(msg, "SECRETKEYBYTES"));
+	CHECK(!strstr(msg, KEY_B64));
+}
+
+/* The kubeconfig used by most tests: two contexts, every supported field. */
+static const char *full =
+	"apiVersion: v1\n"
+	"kind: Config\n"
+	"current-context: dev\n"
+	"clusters:\n"
+	"- name: c1\n"
+	"  cluster:\n"
+	"    server: https://10.1.2.3:6443/\n"
+	"    certificate-authority-data: " CA_B64 "\n"
+	"    tls-server-name: api.internal\n"
+	"- name: c2\n"
+	"  cluster:\n"
+	"    server: https://[fd00::5]:443/prefix//\n"
+	"    insecure-skip-tls-verify: true\n"
+	"    extensions: [ {name: x, extension: {}} ]\n"
+	"- name: c3\n"
+	"  cluster:\n"
+	"    server: kube.example:8443\n"
+	"    certificate-authority: certs/ca.crt\n"
+	"users:\n"
+	"- name: u1\n"
+	"  user:\n"
+	"    token: " TOKEN "\n"
+	"    client-certificate: certs/client.crt\n"
+	"    client-key-data: " KEY_B64 "\n"
+	"- name: u2\n"
+	"  user:\n"
+	"    tokenFile: tok\n"
+	"    exec: null\n"
+	"    username: \"\"\n"
+	"- name: u3\n"
+	"  user: {}\n"
+	"contexts:\n"
+	"- name: dev\n"
+	"  context: {cluster: c1, user: u1, namespace: ns}\n"
+	"- name: prod\n"
+	"  context:\n"
+	"    cluster: c2\n"
+	"    user: u2\n"
+	"- name: third\n"
+	"  context: {cluster: c3, user: u3}\n"
+	"- name: nouser\n"
+	"  context: {cluster: c3}\n";
+
+static void test_full(void)
+{
+	struct config_upstream up;
+	char line[2048];
+	put("kc", full);
+	int rc = config_kubeconfig_load(at("kc"), NULL, &up, err, sizeof(err));
+	CHECK(rc == 0);
+	if (rc) {
+		fprintf(stderr, "  %s\n", err);
+		return;
+	}
+	CHECK_STR(up.server, "https://10.1.2.3:6443");
+	CHECK_STR(up.tls_server_name, "api.internal");
+	CHECK_STR(up.url_base, "https://api.internal:6443");
+	CHECK(up.connect_to && !strcmp(up.connect_to->data,
+				       "api.internal:6443:10.1.2.3:6443"));
+	CHECK(up.ca.path == NULL);
+	CHECK(up.ca.len == strlen(CA_PEM) &&
+	      !memcmp(up.ca.data, CA_PEM, up.ca.len));
+	CHECK(!up.insecure_skip_tls_verify);
+	CHECK_STR(up.cert.path, at("certs/client.crt"));
+	CHECK(up.cert.data == NULL);
+	CHECK(up.key.path == NULL);
+	CHECK(up.key.len == strlen(KEY_PEM) &&
+	      !memcmp(up.key.data, KEY_PEM, up.key.len));
+	CHECK_STR(up.token, TOKEN);
+	CHECK(up.token_file == NULL);
+	char src[PATH_MAX + 64];
+	snprintf(src, sizeof(src), "kubeconfig %s context dev", at("kc"));
+	CHECK_STR(up.source, src);
+	char tok[256];
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, TOKEN);
+	CHECK(config_upstream_token(&up, tok, 4) == -ERANGE);
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "https://10.1.2.3:6443") != NULL);
+	CHECK(strstr(line, "tls-server-name api.internal") != NULL);
+	CHECK(strstr(line, "CA: data from kubeconfig") != NULL);
+	CHECK(strstr(line, "bearer token + client certificate") != NULL);
+	CHECK(!strstr(line, "WARNING"));
+	no_secret(line);
+	config_upstream_free(&up);
+	config_upstream_free(&up);	/* twice is fine */
+
+	/* --context: insecure, IPv6, a path prefix, tokenFile relative */
+	put("tok", "  file-token-1\n\n");
+	rc = config_kubeconfig_load(at("kc"), "prod", &up, err, sizeof(err));
+	CHECK(rc == 0);
+	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
+	CHECK_STR(up.url_base, "https://[fd00::5]:443/prefix");
+	CHECK(up.insecure_skip_tls_verify);
+	CHECK(!up.ca.path && !up.ca.data && !up.cert.path && !up.key.data);
+	CHECK(up.token == NULL);
+	CHECK_STR(up.token_file, at("tok"));
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "file-token-1");
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "WARNING: insecure-skip-tls-verify") != NULL);
+	CHECK(strstr(line, "bearer token from file") != NULL);
+	config_upstream_free(&up);
+
+	/* a bare host:port gets https://; a relative CA file */
+	mkdir(at("certs"), 0700);
+	put("certs/ca.crt", CA_PEM);
+	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	rc = config_kubeconfig_load(at("kc"), "third", &up, err, sizeof(err));
+	CHECK(rc == 0);
+	CHECK_STR(up.server, "https://kube.example:8443");
+	CHECK_STR(up.ca.path, at("certs/ca.crt"));
+	CHECK(!config_upstream_has_token(&up));
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "auth: none") != NULL);
+	CHECK(strstr(line, "CA: file ") != NULL);
+	config_upstream_free(&up);
+	rc = config_kubeconfig_load(at("kc"), "nouser", &up, err, sizeof(err));
+	CHECK(rc == 0);
+	config_upstream_free(&up);
+
+	/* relative to the kubeconfig's directory, not the working directory */
+	char cwd[PATH_MAX];
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK(chdir(dir) == 0);
+	rc = config_kubeconfig_load("kc", "third", &up, err, sizeof(err));
+	CHECK(rc == 0);
+	CHECK_STR(up.ca.path, at("certs/ca.crt"));
+	config_upstream_free(&up);
+	CHECK(chdir("/") == 0);
+	rc = config_kubeconfig_load(at("kc"), "third", &up, err, sizeof(err));
+	CHECK(rc == 0);
+	CHECK_STR(up.ca.path, at("certs/ca.crt"));
+	config_upstream_free(&up);
+	CHECK(chdir(cwd) == 0);
+}
+
+/* Load text as a kubeconfig and expect rc with every `want` in err. */
+static void expect_err(int line, const char *text, const char *ctx, int want,
+		       const char *w1, const char *w2)
+{
+	struct config_upstream up;
+	put("bad", text);
+	err[0] = '\0';
+	int rc = config_kubeconfig_load(at("bad"), ctx, &up, err, sizeof(err));
+	bool ok = rc == want && (!w1 || strstr(err, w1)) &&
+		  (!w2 || strstr(err, w2)) && strstr(err, at("bad"));
+	CHECK(ok);
+	if (!ok)
+		fprintf(stderr, "  line %d: rc %d, err \"%s\"\n", line, rc, err);
+	no_secret(err);
+	CHECK(up.server == NULL && up.token == NULL);
+	config_upstream_free(&up);
+}
+#define EXPECT_ERR(text, ctx, rc, w1, w2) \
+	expect_err(__LINE__, text, ctx, rc, w1, w2)
+
+#define CL(body) "clusters:\n- name: c\n  cluster:\n" body
+#define US(body) "users:\n- name: u\n  user:\n    token: " TOKEN "\n" \
+		 "    client-key-data: " KEY_B64 "\n" body
+#define CTX "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+#define SRV "    server: https://h:1\n"
+
+static void test_errors(void)
+{
+	static const char *fields[] = { "exec", "auth-provider", "username",
+					"password", "as", "as-uid",
+					"as-groups", "as-user-extra" };
+	char text[4096], want[64];
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		snprintf(text, sizeof(text), CL(SRV) US("    %s: {a: b}\n") CTX,
+			 fields[i]);
+		snprintf(want, sizeof(want), "sets %s (", fields[i]);
+		EXPECT_ERR(text, NULL, -ENOTSUP, want, "user \"u\"");
+	}
+	EXPECT_ERR(CL(SRV) US("    exec:\n      command: get-token\n"
+			      "      apiVersion: client.authentication.k8s.io/v1\n") CTX,
+		   NULL, -ENOTSUP, "sets exec (credential plugins)",
+		   "does not support");
+	EXPECT_ERR(CL(SRV) US("    auth-provider: {name: oidc}\n") CTX, NULL,
+		   -ENOTSUP, "sets auth-provider", NULL);
+	EXPECT_ERR(CL(SRV "    proxy-url: http://p:3128\n") US("") CTX, NULL,
+		   -ENOTSUP, "cluster \"c\" sets proxy-url", NULL);
+	EXPECT_ERR(CL(SRV) US("") CTX, "nope", -ENOENT,
+		   "context \"nope\" not found", "(contexts: x)");
+	EXPECT_ERR(CL(SRV) US("") "contexts:\n- name: a\n- name: b\n", NULL,
+		   -ENOENT, "current-context is not set; pass --context",
+		   "(contexts: a, b)");
+	EXPECT_ERR("", NULL, -ENOENT, "current-context is not set",
+		   "(contexts: none)");
+	EXPECT_ERR(CL(SRV) US("") "current-context: x\ncontexts:\n- name: x\n"
+		   "  context: {cluster: zz, user: u}\n", NULL, -ENOENT,
+		   "refers to cluster \"zz\", which is not in clusters",
+		   "(clusters: c)");
+	EXPECT_ERR(CL(SRV) US("") "current-context: x\ncontexts:\n- name: x\n"
+		   "  context: {cluster: c, user: who}\n", NULL, -ENOENT,
+		   "refers to user \"who\", which is not in users",
+		   "(users: u)");
+	EXPECT_ERR(CL(SRV) US("") "current-context: x\ncontexts:\n- name: x\n"
+		   "  context: {user: u}\n", NULL, -EINVAL,
+		   "context \"x\" names no cluster", NULL);
+	EXPECT_ERR(CL("    insecure-skip-tls-verify: false\n") US("") CTX, NULL,
+		   -EINVAL, "cluster \"c\" has no server", "--server");
+	EXPECT_ERR(CL("    server: ftp://h\n") US("") CTX, NULL, -EINVAL,
+		   "only http:// and https://", NULL);
+	EXPECT_ERR(CL(SRV "    certificate-authority-data: not*base64\n")
+		   US("") CTX, NULL, -EINVAL,
+		   "certificate-authority-data is not valid base64", NULL);
+	/* "hello" base64-encoded decodes fine but is not PEM */
+	EXPECT_ERR(CL(SRV "    certificate-authority-data: aGVsbG8=\n")
+		   US("") CTX, NULL, -EINVAL, "is not PEM", "twice");
+	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    token: " TOKEN "\n"
+		   "    client-certificate: certs/client.crt\n"
+		   "    client-key-data: " KEY_B64 "=====x\n" CTX, NULL,
+		   -EINVAL, "client-key-data is not valid base64", NULL);
+	EXPECT_ERR(CL(SRV "    certificate-authority-data: " CA_B64 "\n"
+		      "    certificate-authority: certs/ca.crt\n") US("") CTX,
+		   NULL, -EINVAL, "both certificate-authority and "
+		   "certificate-authority-data are set", NULL);
+	EXPECT_ERR(CL(SRV "    certificate-authority: certs/ca.crt\n"
+		      "    insecure-skip-tls-verify: true\n") US("") CTX,
+		   NULL, -EINVAL, "insecure-skip-tls-verify is not allowed",
+		   NULL);
+	EXPECT_ERR(CL(SRV "    certificate-authority: missing.crt\n") US("")
+		   CTX, NULL, -ENOENT, "certificate-authority ",
+		   "missing.crt: No such file");
+	EXPECT_ERR(CL(SRV "    insecure-skip-tls-verify: maybe\n") US("")
+		   CTX, NULL, -EINVAL, "insecure-skip-tls-verify must be true "
+		   "or false", NULL);
+	EXPECT_ERR(CL(SRV) US("") CTX, NULL, -EINVAL,
+		   "needs both client-certificate(-data) and client-key", NULL);
+	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    token: \"a b"
+		   TOKEN "\"\n" CTX, NULL, -EINVAL,
+		   "token contains spaces or control characters", NULL);
+	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: nofile\n"
+		   CTX, NULL, -ENOENT, "tokenFile ", "nofile: No such file");
+	put("emptytok", " \n");
+	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: emptytok\n"
+		   CTX, NULL, -EINVAL, "emptytok is empty", NULL);
+	EXPECT_ERR(CL(SRV) US("") CTX "clusters: [\n", NULL, -EINVAL,
+		   "invalid YAML at line", NULL);
+	EXPECT_ERR("- just\n- a list\n", NULL, -EINVAL,
+		   "not a kubeconfig", NULL);
+	EXPECT_ERR(CL("    server: [a]\n") US("") CTX, NULL, -EINVAL,
+		   "server must be a string", NULL);
+	EXPECT_ERR("clusters: {c: 1}\n" CTX, NULL, -EINVAL,
+		   "clusters must be a list", NULL);
+
+	/* a missing file: the message says what to do */
+	struct config_upstream up;
+	int rc = config_kubeconfig_load(at("nothere"), NULL, &up, err,
+					sizeof(err));
+	CHECK(rc == -ENOENT);
+	CHECK(strstr(err, "nothere: cannot read: No such file") != NULL);
+	CHECK(strstr(err, "--kubeconfig") != NULL);
+	config_upstream_free(&up);
+}
+
+static void set_sa_env(const char *host, const char *port)
+{
+	if (host)
+		setenv("KUBERNETES_SERVICE_HOST", host, 1);
+	else
+		unsetenv("KUBERNETES_SERVICE_HOST");
+	if (port)
+		setenv("KUBERNETES_SERVICE_PORT", port, 1);
+	else
+		unsetenv("KUBERNETES_SERVICE_PORT");
+}
+
+static void test_incluster(void)
+{
+	struct config_upstream up;
+	char tok[128];
+	mkdir(at("sa"), 0700);
+	put("sa/token", "sa-token-1\n");
+	put("sa/ca.crt", CA_PEM);
+	set_sa_env("10.96.0.1", "443");
+	int rc = config_incluster_load(at("sa"), &up, err, sizeof(err));
+	CHECK(rc == 0);
+	CHECK_STR(up.server, "https://10.96.0.1:443");
+	CHECK_STR(up.url_base, "https://10.96.0.1:443");
+	CHECK_STR(up.token_file, at("sa/token"));
+	CHECK_STR(up.ca.path, at("sa/ca.crt"));
+	CHECK_STR(up.source, "in-cluster");
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "sa-token-1");
+	config_upstream_free(&up);
+
+	set_sa_env("fd00:10:96::1", "6443");
+	CHECK(config_incluster_load(at("sa"), &up, err, sizeof(err)) == 0);
+	CHECK_STR(up.server, "https://[fd00:10:96::1]:6443");
+	config_upstream_free(&up);
+
+	set_sa_env("10.96.0.1", NULL);
+	CHECK(config_incluster_load(at("sa"), &up, err, sizeof(err)) ==
+	      -ENOENT);
+	CHECK(strstr(err, "KUBERNETES_SERVICE_PORT") != NULL);
+
+	set_sa_env("10.96.0.1", "443");
+	CHECK(config_incluster_load(at("nosa"), &up, err, sizeof(err)) ==
+	      -ENOENT);
+	CHECK(strstr(err, "nosa/ca.crt: No such file") != NULL);
+	mkdir(at("sa2"), 0700);
+	put("sa2/ca.crt", CA_PEM);
+	CHECK(config_incluster_load(at("sa2"), &up, err, sizeof(err)) ==
+	      -ENOENT);
+	CHECK(strstr(err, "sa2/token: cannot read: No such file") != NULL);
+	config_upstream_free(&up);
+	set_sa_env(NULL, NULL);
+}
+
+static void test_resolve(void)
+{
+	struct config_upstream up;
+	char home[PATH_MAX], kenv[2 * PATH_MAX];
+
+	set_sa_env(NULL, NULL);
+	unsetenv("KUBECONFIG");
+	snprintf(home, sizeof(home), "%s/home", dir);
+	mkdir(home, 0700);
+	setenv("HOME", home, 1);
+
+	/* nothing anywhere */
+	CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+				      sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "no upstream configured") != NULL);
+	/* --server alone: a plain config, how tests run */
+	CHECK(config_upstream_resolve(NULL, "", "http://127.0.0.1:18080/", &up,
+				      err, sizeof(err)) == 0);
+	CHECK_STR(up.server, "http://127.0.0.1:18080");
+	CHECK_STR(up.url_base, "http://127.0.0.1:18080");
+	CHECK_STR(up.source, "--server");
+	CHECK(!config_upstream_has_token(&up) && !up.ca.path && !up.ca.data);
+	config_upstream_free(&up);
+	CHECK(config_upstream_resolve(NULL, NULL, "gopher://x", &up, err,
+				      sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "--server") != NULL);
+
+	/* ~/.kube/config */
+	mkdir(at("home/.kube"), 0700);
+	put("home/.kube/config", CL("    server: https://from-home:6443\n")
+		 "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+				      sizeof(err)) == 0);
+	CHECK_STR(up.server, "https://from-home:6443");
+	config_upstream_free(&up);
+
+	/* $KUBECONFIG wins over ~/.kube/config; first existing file used */
+	snprintf(kenv, sizeof(kenv), "%s::%s", at("absent"), at("kc"));
+	setenv("KUBECONFIG", kenv, 1);
+	CHECK(config_upstream_resolve(NULL, "prod", NULL, &up, err,
+				      sizeof(err)) == 0);
+	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
+	config_upstream_free(&up);
+	setenv("KUBECONFIG", at("absent"), 1);
+	CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+				      sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "KUBECONFIG=") && strstr(err, "absent"));
+	CHECK(config_upstream_resolve(NULL, NULL, "http://127.0.0.1:1", &up,
+				      err, sizeof(err)) == 0);
+	CHECK_STR(up.server, "http://127.0.0.1:1");
+	config_upstream_free(&up);
+
+	/* --kubeconfig wins over everything; --server overrides its server
+	 * but keeps its credentials */
+	set_sa_env("10.96.0.1", "443");
+	CHECK(config_upstream_resolve(at("kc"), NULL, "https://other:7443",
+				      &up, err, sizeof(err)) == 0);
+	CHECK_STR(up.server, "https://other:7443");
+	CHECK_STR(up.url_base, "https://api.internal:7443");
+	CHECK_STR(up.token, TOKEN);
+	CHECK(strstr(up.source, "server from --server") != NULL);
+	config_upstream_free(&up);
+	/* a kubeconfig cluster with no server is fine when --server is given */
+	put("noserver", CL("    insecure-skip-tls-verify: true\n")
+		 "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	CHECK(config_upstream_resolve(at("noserver"), NULL, "https://s:1", &up,
+				      err, sizeof(err)) == 0);
+	CHECK_STR(up.server, "https://s:1");
+	CHECK(up.insecure_skip_tls_verify);
+	config_upstream_free(&up);
+	CHECK(config_upstream_resolve(at("noserver"), NULL, NULL, &up, err,
+				      sizeof(err)) == -EINVAL);
+
+	/* KUBERNETES_SERVICE_HOST: in-cluster before $KUBECONFIG (the default
+	 * root is absent here, so it fails saying so) ... */
+	setenv("KUBECONFIG", at("kc"), 1);
+	struct stat st;
+	if (stat(CONFIG_INCLUSTER_ROOT "/ca.crt", &st) != 0) {
+		CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+					      sizeof(err)) == -ENOENT);
+		CHECK(strstr(err, "in-cluster: CA " CONFIG_INCLUSTER_ROOT) !=
+		      NULL);
+	}
+	/* ... unless --context asks for a kubeconfig */
+	CHECK(config_upstream_resolve(NULL, "third", NULL, &up, err,
+				      sizeof(err)) == 0);
+	CHECK_STR(up.server, "https://kube.example:8443");
+	config_upstream_free(&up);
+	set_sa_env(NULL, NULL);
+	unsetenv("KUBECONFIG");
+}
+
+/* Replace name's content through a new inode, as kubelet's symlink swap
+ * does, so that even a same-size rewrite is seen. */
+static void swap_in(const char *name, const char *text)
+{
+	char tmp[PATH_MAX];
+	put("swap.tmp", text);
+	snprintf(tmp, sizeof(tmp), "%s", at("swap.tmp"));
+	CHECK(rename(tmp, at(name)) == 0);
+}
+
+static struct config_upstream *shared_up;
+
+static void *token_reader(void *arg)
+{
+	char tok[128];
+	int *bad = arg;
+	for (int i = 0; i < 2000; i++) {
+		int rc = config_upstream_token(shared_up, tok, sizeof(tok));
+		if (rc == 0 && strcmp(tok, "rot-A") && strcmp(tok, "rot-BB"))
+			(*bad)++;
+	}
+	return NULL;
+}
+
+static void test_rotation(void)
+{
+	struct config_upstream up;
+	char tok[128], msg[512];
+	put("rot", "rot-A\n");
+	put("rotkc", CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: rot\n"
+		 CTX);
+	CHECK(config_kubeconfig_load(at("rotkc"), NULL, &up, err,
+				     sizeof(err)) == 0);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "rot-A");
+	put("rot", "rot-BB\n");		/* in place, a new size */
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "rot-BB");
+	swap_in("rot", "rot-CC\n");	/* same size, new inode */
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "rot-CC");
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);	/* cached */
+	CHECK_STR(tok, "rot-CC");
+
+	CHECK(unlink(at("rot")) == 0);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
+	CHECK_STR(tok, "");
+	config_upstream_token_error(&up, msg, sizeof(msg));
+	CHECK(strstr(msg, "rot: cannot read: No such file") != NULL);
+	no_secret(msg);
+	put("rot", "   \n");
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
+	config_upstream_token_error(&up, msg, sizeof(msg));
+	CHECK(strstr(msg, "is empty") != NULL);
+	put("rot", "rot-A\n");
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "rot-A");
+	config_upstream_token_error(&up, msg, sizeof(msg));
+	CHECK_STR(msg, "");
+
+	/* several threads at once while the file rotates */
+	shared_up = &up;
+	pthread_t th[4];
+	int bad[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, token_reader, &bad[i]);
+	for (int i = 0; i < 50; i++)
+		swap_in("rot", i % 2 ? "rot-A\n" : "rot-BB\n");
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(bad[i] == 0);
+	}
+	config_upstream_free(&up);
+}
+
+static bool has_header(struct curl_slist *l, const char *h)
+{
+	for (; l; l = l->next)
+		if (!strcmp(l->data, h))
+			return true;
+	return false;
+}
+
+static void test_curl(void)
+{
+	struct config_upstream up;
+	struct curl_slist *hdrs = NULL;
+	CURL *h = curl_easy_init();
+	CHECK(h != NULL);
+	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	CHECK(config_kubeconfig_load(at("kc"), NULL, &up, err, sizeof(err)) ==
+	      0);
+	int rc = config_upstream_curl(&up, h, &hdrs, true, err, sizeof(err));
+	CHECK(rc == 0);
+	if (rc)
+		fprintf(stderr, "  %s\n", err);
+	CHECK(has_header(hdrs, "Authorization: Bearer " TOKEN));
+	CHECK(has_header(hdrs, "Host: 10.1.2.3:6443"));
+	curl_slist_free_all(hdrs);
+	hdrs = NULL;
+	config_upstream_free(&up);
+
+	put("rot", "curl-tok\n");
+	put("ckc", CL("    server: http://127.0.0.1:9\n") "users:\n- name: u\n"
+		 "  user:\n    tokenFile: rot\n" CTX);
+	CHECK(config_kubeconfig_load(at("ckc"), NULL, &up, err, sizeof(err)) ==
+	      0);
+	char line[1024];
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "WARNING: the token is sent over plain http") !=
+	      NULL);
+	CHECK(config_upstream_curl(&up, h, &hdrs, true, err, sizeof(err)) == 0);
+	CHECK(has_header(hdrs, "Authorization: Bearer curl-tok"));
+	CHECK(hdrs && !hdrs->next);
+	curl_slist_free_all(hdrs);
+	hdrs = NULL;
+	unlink(at("rot"));
+	CHECK(config_upstream_curl(&up, h, &hdrs, true, err, sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "cannot read") != NULL);
+	CHECK(hdrs == NULL);
+	config_upstream_free(&up);
+	curl_easy_cleanup(h);
+}
+
+/* Every allocation of a load fails in turn: -ENOMEM, nothing leaked. */
+static void alloc_loop(const char *what, int (*load)(struct config_upstream *))
+{
+	struct config_upstream up;
+	int rc = -ENOMEM, n;
+	for (n = 1; n < 10000; n++) {
+		alloc_fail_after(n);
+		rc = load(&up);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		if (!failed)
+			break;
+		if (rc != -ENOMEM)
+			fprintf(stderr, "  %s: allocation %d: rc %d (%s)\n",
+				what, n, rc, err);
+		CHECK(rc == -ENOMEM);
+		config_upstream_free(&up);
+	}
+	CHECK(rc == 0);
+	CHECK(n > 3);
+	config_upstream_free(&up);
+}
+
+static int load_full(struct config_upstream *up)
+{
+	return config_kubeconfig_load(at("kc"), NULL, up, err, sizeof(err));
+}
+
+static int load_prod(struct config_upstream *up)
+{
+	return config_kubeconfig_load(at("kc"), "prod", up, err, sizeof(err));
+}
+
+static int load_incluster(struct config_upstream *up)
+{
+	return config_incluster_load(at("sa"), up, err, sizeof(err));
+}
+
+static int load_resolve(struct config_upstream *up)
+{
+	return config_upstream_resolve(at("kc"), NULL, "https://o:1", up, err,
+				       sizeof(err));
+}
+
+static void test_alloc(void)
+{
+	put("tok", "file-token-1\n");
+	set_sa_env("10.96.0.1", "443");
+	alloc_loop("full", load_full);
+	alloc_loop("prod", load_prod);
+	alloc_loop("incluster", load_incluster);
+	alloc_loop("resolve", load_resolve);
+	set_sa_env(NULL, NULL);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "%s/kubeconfig-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	mkdir(at("certs"), 0700);
+	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	put("certs/ca.crt", CA_PEM);
+	test_full();
+	test_errors();
+	test_incluster();
+	test_resolve();
+	test_rotation();
+	test_curl();
+	test_alloc();
+	curl_global_cleanup();
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_done("kubeconfig");
+}
