@@ -82,6 +82,8 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 		return true;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return false;
+	if (proxy_discovery_path(url))
+		return p->disc && proxy_discovery_has(p->disc, c, url);
 	struct proxy_route rt;
 	int pr = proxy_route_parse(url, &rt);
 	if (pr == -EINVAL)
@@ -104,6 +106,14 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	int h = proxy_handle_health(p, c, url);
 	if (h >= 0)
 		return (enum MHD_Result)h;
+	if (proxy_discovery_path(url)) {
+		h = proxy_discovery_serve(p->disc, c, url);
+		if (h >= 0)
+			return (enum MHD_Result)h;
+		/* the set changed since the request was routed */
+		return proxy_error(c, PROXY_ServiceUnavailable,
+				   "discovery is being refreshed, please try again");
+	}
 	struct proxy_route rt;
 	if (proxy_route_parse(url, &rt))
 		return proxy_error(c, PROXY_BadRequest, "invalid request path");
@@ -226,6 +236,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_mutex_init(&p->tick_lock, NULL);
 	pthread_cond_init(&p->tick_cond, NULL);
+	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->pt = proxy_pt_pool_new(p->up);
 	if (!p->pt) {
 		snprintf(err, errlen, "cannot start the passthrough thread");
@@ -285,6 +296,8 @@ void proxy_stop(struct proxy *p)
 	p->daemon = NULL;
 	proxy_pt_pool_free(p->pt);
 	p->pt = NULL;
+	proxy_discovery_free(p->disc);
+	p->disc = NULL;
 	pthread_cond_destroy(&p->tick_cond);
 	pthread_mutex_destroy(&p->tick_lock);
 }

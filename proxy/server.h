@@ -15,6 +15,7 @@
 
 #include "cache/reflector.h"
 #include "config/flags.h"
+#include "proxy/discovery.h"
 #include "proxy/passthrough.h"
 #include "proxy/route.h"
 
@@ -22,6 +23,7 @@ struct proxy {
 	const struct config *cfg;
 	const struct cache_upstream *up;
 	struct proxy_pt_pool *pt;	/* passthrough */
+	struct proxy_discovery *disc;
 	struct cache_resource **res;	/* cfg->nresources of them */
 	int nres;
 	struct MHD_Daemon *daemon;

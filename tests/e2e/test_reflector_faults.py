@@ -34,6 +34,12 @@ def make_handler(script):
             pass
 
         def do_GET(self):
+            if not self.path.split("?")[0].endswith("/pods"):
+                # discovery and the rest: not part of the script
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             watch = "watch=true" in self.path
             with script.lock:
                 if watch:
