@@ -17,9 +17,11 @@
 #include "cache/json.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/body.h"
 #include "proxy/filter.h"
 #include "proxy/server.h"
 #include "proxy/status.h"
+#include "proxy/table.h"
 
 #define PIN_TTL 300		/* seconds a paged LIST's snapshot is kept */
 #define RV_WAIT_MS 3000		/* how long a LIST waits for a newer RV */
@@ -166,6 +168,15 @@ static struct cache_snap *snap_for(struct MHD_Connection *c,
 		return NULL;
 	}
 	return cache_store_snap(r->store);
+}
+
+static enum MHD_Result not_acceptable(struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	return proxy_error(c, PROXY_NotAcceptable,
+			   "only the following media types are accepted: application/json, "
+			   "application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
+			   accept ? accept : "");
 }
 
 /* ---- continue tokens ---- */
@@ -322,6 +333,95 @@ static void iov_add(struct iovs *io, const void *p, size_t len)
 	io->n++;
 }
 
+/* The LIST answer: for plain JSON an iovec over the cached bytes (items
+ * leave out kind and apiVersion, as the apiserver writes them); for a
+ * Table or metadata list, a body built here. Takes the snapshot
+ * reference. */
+static enum MHD_Result send_list(struct MHD_Connection *c,
+				 const struct cache_kind *k,
+				 const struct proxy_fmt *fmt,
+				 struct cache_snap *snap,
+				 struct cache_obj *const *items, size_t n,
+				 const char *meta)
+{
+	struct buf head = BUF_INIT;
+	char apiv[160];
+	if (fmt->form != FORM_JSON) {
+		struct buf body = BUF_INIT;
+		time_t now = time(NULL);
+		if (fmt->form == FORM_TABLE) {
+			buf_printf(&body, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+					  "\"metadata\":%s,", fmt->version, meta);
+			proxy_table_head(&body, k, fmt, true);
+			buf_adds(&body, ",\"rows\":[");
+			for (size_t i = 0; i < n; i++) {
+				if (i)
+					buf_addc(&body, ',');
+				proxy_table_row(&body, k, items[i], fmt, now);
+			}
+		} else {
+			buf_printf(&body, "{\"kind\":\"PartialObjectMetadataList\","
+					  "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,\"items\":[",
+				   fmt->version, meta);
+			for (size_t i = 0; i < n; i++) {
+				if (i)
+					buf_addc(&body, ',');
+				proxy_render_metadata(&body, items[i], fmt->version);
+			}
+		}
+		buf_adds(&body, "]}\n");
+		cache_snap_put(snap);
+		return proxy_send_buf(c, MHD_HTTP_OK, &body);
+	}
+
+	struct list_body *lb = xcalloc(1, sizeof(*lb));
+	struct iovs io = { 0 };
+	enum MHD_Result res = MHD_NO;
+	if (!lb) {
+		cache_snap_put(snap);
+		return MHD_NO;
+	}
+	lb->snap = snap;	/* lb owns the snapshot from here on */
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	buf_printf(&head, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":%s,"
+			  "\"items\":[", k->list_kind, apiv, meta);
+	if (!buf_ok(&head))
+		goto out;
+	lb->head = buf_steal(&head, NULL);
+	iov_add(&io, lb->head, strlen(lb->head));
+	for (size_t i = 0; i < n; i++) {
+		const struct cache_obj *o = items[i];
+		iov_add(&io, i ? ",{" : "{", i ? 2 : 1);
+		iov_add(&io, o->json + o->item_off, o->len - o->item_off);
+	}
+	iov_add(&io, "]}\n", 3);
+	if (io.failed)
+		goto out;
+	size_t total = 0;
+	for (size_t i = 0; i < io.n; i++)
+		total += io.v[i].iov_len;
+	struct MHD_Response *resp;
+	if (proxy_gzip_wanted(c, total)) {
+		/* compressed into a buffer of its own: lb is freed below */
+		resp = proxy_gzip_response(io.v, io.n, total);
+	} else {
+		resp = body_response(&io, lb);
+		if (resp)
+			lb = NULL;	/* the response owns it now */
+	}
+	if (!resp)
+		goto out;
+	proxy_json_headers(resp);
+	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+out:
+	if (lb)
+		list_body_free(lb);
+	free(io.v);	/* MHD copied the vector itself */
+	buf_free(&head);
+	return res;
+}
+
 enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,
 				  const struct proxy_route *rt)
@@ -335,6 +435,9 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	char start_ns[254] = "", start_name[254] = "";
 	uint64_t cont_rv = 0;
 
+	struct proxy_fmt fmt;
+	if (proxy_fmt_negotiate(c, &fmt))
+		return not_acceptable(c);
 	if (!parse_rv(c, &q, &res))
 		return res;
 	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
@@ -370,25 +473,16 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 		}
 	}
 
-	struct list_body *lb = xcalloc(1, sizeof(*lb));
-	struct iovs io = { 0 };
-	struct buf head = BUF_INIT, tail = BUF_INIT;
-	if (!lb) {
-		cache_snap_put(snap);
-		goto out;
-	}
-	lb->snap = snap;	/* lb owns the snapshot from here on */
-
-	/* Walk from the start key (or the namespace's first key). */
+	/* Select: from the start key (or the namespace's first key), what
+	 * matches, up to limit. Items are borrowed from snap. */
 	struct cache_iter it;
 	if (cont_rv)
 		cache_iter_seek(&it, snap, start_ns, start_name);
 	else
 		cache_iter_seek(&it, snap, f.ns, "");
-	struct cache_obj *o, *last = NULL;
-	uint64_t count = 0;
+	struct cache_obj *o, **items = NULL;
+	size_t n = 0, cap = 0;
 	bool more = false;
-	iov_add(&io, "", 1);	/* slot 0: the head, filled in below */
 	while ((o = cache_iter_next(&it))) {
 		if (f.ns[0] && strcmp(o->ns, f.ns))
 			break;	/* past the namespace's range */
@@ -396,57 +490,43 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 			continue;	/* the token names the last item sent */
 		if (!proxy_filter_match(&f, o))
 			continue;
-		if (limit && count == limit) {
+		if (limit && n == limit) {
 			more = true;
 			break;
 		}
-		iov_add(&io, count ? ",{" : "{", count ? 2 : 1);
-		iov_add(&io, o->json + o->item_off, o->len - o->item_off);
-		last = o;
-		count++;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct cache_obj **ni = xrealloc(items, cap * sizeof(*ni));
+			if (!ni)
+				goto fail;
+			items = ni;
+		}
+		items[n++] = o;
 	}
 
-	char apiv[160];
-	cache_kind_api_version(r->kind, apiv, sizeof(apiv));
-	buf_printf(&head, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
-			  "{\"resourceVersion\":\"%llu\"",
-		   r->kind->list_kind, apiv, (unsigned long long)snap->rv);
-	if (more && last) {
-		buf_adds(&head, ",\"continue\":\"");
-		encode_continue(&head, snap->rv, last);
-		buf_addc(&head, '"');
+	struct buf meta = BUF_INIT;
+	buf_printf(&meta, "{\"resourceVersion\":\"%llu\"", (unsigned long long)snap->rv);
+	if (more && n) {
+		const struct cache_obj *last = items[n - 1];
+		buf_adds(&meta, ",\"continue\":\"");
+		encode_continue(&meta, snap->rv, last);
+		buf_addc(&meta, '"');
 		if (proxy_filter_is_ns_only(&f)) {
 			size_t end = f.ns[0] ? cache_snap_rank_ns_end(snap, f.ns) :
 					       snap->count;
 			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
-			buf_printf(&head, ",\"remainingItemCount\":%zu", end - at);
+			buf_printf(&meta, ",\"remainingItemCount\":%zu", end - at);
 		}
 		cache_store_pin(r->store, snap, PIN_TTL);
 	}
-	buf_adds(&head, "},\"items\":[");
-	buf_adds(&tail, "]}\n");
-	if (!buf_ok(&head) || !buf_ok(&tail) || io.failed)
-		goto out;
-	lb->head = buf_steal(&head, &io.v[0].iov_len);
-	io.v[0].iov_base = lb->head;
-	lb->tail = buf_steal(&tail, NULL);
-	iov_add(&io, lb->tail, 3);
-	if (io.failed)
-		goto out;
-
-	struct MHD_Response *resp = body_response(&io, lb);
-	if (!resp)
-		goto out;	/* lb still owns what it took from io */
-	lb = NULL;	/* the response owns it now */
-	proxy_json_headers(resp);
-	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-out:
-	if (lb)
-		list_body_free(lb);
-	free(io.v);	/* MHD copied the vector itself */
-	buf_free(&head);
-	buf_free(&tail);
+	buf_addc(&meta, '}');
+	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, items, n, meta.p) :
+			      MHD_NO;
+	snap = NULL;	/* send_list took it */
+	buf_free(&meta);
+fail:
+	cache_snap_put(snap);
+	free(items);
 	proxy_filter_free(&f);
 	return res;
 }
@@ -464,6 +544,9 @@ enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 {
 	enum MHD_Result res = MHD_NO;
 	struct rv_req q;
+	struct proxy_fmt fmt;
+	if (proxy_fmt_negotiate(c, &fmt))
+		return not_acceptable(c);
 	if (!parse_rv(c, &q, &res))
 		return res;
 	if (q.rv && !q.any && !wait_rv(r, q.rv))
@@ -471,6 +554,35 @@ enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o)
 		return proxy_not_found(c, r->kind->resource, rt->name);
+	if (fmt.form != FORM_JSON) {
+		struct buf body = BUF_INIT;
+		if (fmt.form == FORM_TABLE) {
+			/* a one-row Table at the object's own RV (07-d) */
+			buf_printf(&body, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+					  "\"metadata\":{\"resourceVersion\":\"%llu\"},",
+				   fmt.version, (unsigned long long)o->rv);
+			proxy_table_head(&body, r->kind, &fmt, true);
+			buf_adds(&body, ",\"rows\":[");
+			proxy_table_row(&body, r->kind, o, &fmt, time(NULL));
+			buf_adds(&body, "]}\n");
+		} else {
+			proxy_render_metadata(&body, o, fmt.version);
+			buf_addc(&body, '\n');
+		}
+		cache_obj_put(o);
+		return proxy_send_buf(c, MHD_HTTP_OK, &body);
+	}
+	if (proxy_gzip_wanted(c, o->len + 1)) {
+		struct MHD_IoVec v[2] = { { o->json, o->len }, { "\n", 1 } };
+		struct MHD_Response *resp = proxy_gzip_response(v, 2, o->len + 1);
+		cache_obj_put(o);
+		if (!resp)
+			return MHD_NO;
+		proxy_json_headers(resp);
+		res = MHD_queue_response(c, MHD_HTTP_OK, resp);
+		MHD_destroy_response(resp);
+		return res;
+	}
 	struct MHD_IoVec iov[2] = { { o->json, o->len }, { "\n", 1 } };
 	struct MHD_Response *resp = MHD_create_response_from_iovec(
 		iov, 2, get_body_free, o);

@@ -24,6 +24,7 @@
 #include "proxy/filter.h"
 #include "proxy/server.h"
 #include "proxy/status.h"
+#include "proxy/table.h"
 
 #define WATCH_BLOCK (32 * 1024)
 
@@ -42,6 +43,8 @@ struct watch {
 	bool end_bookmark;		/* then the initial-events-end bookmark */
 	bool bookmarks;			/* allowWatchBookmarks */
 	bool done;			/* end the stream once out is sent */
+	struct proxy_fmt fmt;		/* JSON, Table or metadata events */
+	bool columns_sent;		/* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
 	/* The line being sent: a shared event's line or own.p. */
 	struct cache_event *ev;
@@ -78,13 +81,32 @@ static void set_own(struct watch *w)
 	w->out_off = 0;
 }
 
-/* {"type":T,"object":OBJ}\n into own. */
+/* {"type":T,"object":OBJ}\n into own, OBJ in the watch's form: the
+ * object, a one-row Table (column definitions on the first event only,
+ * as the apiserver sends them) or its PartialObjectMetadata. */
 static void own_event(struct watch *w, const char *type,
 		      const struct cache_obj *o)
 {
 	buf_reset(&w->own);
 	buf_printf(&w->own, "{\"type\":\"%s\",\"object\":", type);
-	buf_add(&w->own, o->json, o->len);
+	switch (w->fmt.form) {
+	case FORM_JSON:
+		buf_add(&w->own, o->json, o->len);
+		break;
+	case FORM_TABLE:
+		buf_printf(&w->own, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+				    "\"metadata\":{\"resourceVersion\":\"%llu\"},",
+			   w->fmt.version, (unsigned long long)o->rv);
+		proxy_table_head(&w->own, w->r->kind, &w->fmt, !w->columns_sent);
+		w->columns_sent = true;
+		buf_adds(&w->own, ",\"rows\":[");
+		proxy_table_row(&w->own, w->r->kind, o, &w->fmt, time(NULL));
+		buf_adds(&w->own, "]}");
+		break;
+	case FORM_METADATA:
+		proxy_render_metadata(&w->own, o, w->fmt.version);
+		break;
+	}
 	buf_adds(&w->own, "}\n");
 	set_own(w);
 }
@@ -144,6 +166,8 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	}
 	}
 	w->sent_rv = ev->rv;
+	if (!as && w->fmt.form != FORM_JSON)
+		as = cache_ev_type_name(ev->type);
 	if (as) {
 		own_event(w, as, ev->obj);
 		return;
@@ -303,6 +327,12 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if (!w)
 		return MHD_NO;
+	if (proxy_fmt_negotiate(c, &w->fmt)) {
+		free(w);
+		return proxy_error(c, PROXY_NotAcceptable,
+				   "only the following media types are accepted: "
+				   "application/json, application/vnd.kubernetes.protobuf");
+	}
 	w->p = p;
 	w->r = r;
 	w->conn = c;
@@ -331,7 +361,10 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 		w->snap = cache_store_snap(r->store);
 		w->start_rv = w->snap->rv;
 		w->initial = true;
-		w->end_bookmark = has_sie && w->bookmarks;
+		/* 1.32 treats an RV-less (or "0") watch with bookmarks as a
+		 * watch-list too: the initial events end with the marked
+		 * bookmark (fixtures 08-b, 08-c; 08-f has none without). */
+		w->end_bookmark = w->bookmarks;
 		cache_iter_seek(&w->it, w->snap, w->f.ns, "");
 	} else {
 		w->start_rv = rv ? rv : cache_store_rv(r->store);

@@ -1,0 +1,28 @@
+/*
+ * body: sending response bodies, compressed when it pays.
+ *
+ * As the apiserver does, a body over 128 KiB goes out gzip-compressed
+ * (level 1, for speed) when the client's Accept-Encoding takes gzip, with
+ * Content-Encoding: gzip and Vary: Accept-Encoding.
+ */
+#ifndef PROXY_BODY_H
+#define PROXY_BODY_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "config/buf.h"
+
+#define PROXY_GZIP_MIN (128 * 1024)
+
+/* True when a body of len bytes should be compressed for this client. */
+bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len);
+/* A response holding the gzip of the pieces (total bytes in all). */
+struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
+					 size_t total);
+/* Send body (taken over, freed) as JSON with status code, compressed
+ * when wanted. */
+enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
+			       struct buf *body);
+
+#endif

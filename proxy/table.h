@@ -1,0 +1,41 @@
+/*
+ * table: Table and PartialObjectMetadata renderings (see table.c).
+ */
+#ifndef PROXY_TABLE_H
+#define PROXY_TABLE_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cache/obj.h"
+#include "config/buf.h"
+
+enum proxy_form { FORM_JSON, FORM_TABLE, FORM_METADATA };
+enum proxy_include { INCLUDE_METADATA, INCLUDE_OBJECT, INCLUDE_NONE };
+
+struct proxy_fmt {
+	enum proxy_form form;
+	const char *version;		/* meta.k8s.io version for Table/metadata */
+	enum proxy_include include;	/* includeObject, for Table rows */
+};
+
+/* Read Accept and includeObject. Returns 0, or -1 when Accept names
+ * nothing we can produce (a 406). */
+int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f);
+
+/* "columnDefinitions":[...] for kind k (or :null when !columns). */
+void proxy_table_head(struct buf *b, const struct cache_kind *k,
+		      const struct proxy_fmt *f, bool columns);
+/* One {"cells":[...],"object":...} row. Returns 0 or -EINVAL. */
+int proxy_table_row(struct buf *b, const struct cache_kind *k,
+		    const struct cache_obj *o, const struct proxy_fmt *f,
+		    time_t now);
+/* {"kind":"PartialObjectMetadata",...} of o. */
+int proxy_render_metadata(struct buf *b, const struct cache_obj *o,
+			  const char *version);
+/* Go's duration.HumanDuration of seconds: "45s", "2m45s", "5h", "3d". */
+void proxy_human_age(int64_t seconds, char *out, size_t outlen);
+
+#endif
