@@ -5,6 +5,7 @@
  * RCU barrier, then the caches.
  */
 #include <curl/curl.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include <urcu-bp.h>
 
+#include "cache/discover.h"
 #include "cache/reflector.h"
 #include "config/alloc.h"
 #include "config/flags.h"
@@ -25,6 +27,36 @@ static volatile sig_atomic_t quit;
 static void on_signal(int sig)
 {
 	quit = sig;
+}
+
+/* A kind the built-in table lacks, from upstream discovery. Waits for an
+ * upstream that cannot be reached yet; gives up on one that answers that
+ * it does not serve the resource. */
+static const struct cache_kind *discover(const struct cache_upstream *up,
+					 const char *spec,
+					 struct cache_kind **out)
+{
+	char err[512];
+	int why;
+	bool stop = false;
+	for (int attempt = 0; !quit; attempt++) {
+		*out = cache_kind_discover(up, spec, &stop, &why, err, sizeof(err));
+		if (*out) {
+			log_info("--resources: %s is %s in %s%s%s (from discovery)", spec,
+				 (*out)->kind, (*out)->group[0] ? (*out)->group : "core",
+				 "/", (*out)->version);
+			return *out;
+		}
+		if (why != -EAGAIN) {
+			log_error("--resources: %s", err);
+			return NULL;
+		}
+		if (attempt % 10 == 0)
+			log_warn("--resources: cannot resolve %s yet: %s; retrying", spec, err);
+		struct timespec ts = { 1, 0 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -64,16 +96,24 @@ int main(int argc, char **argv)
 		.strip_managed_fields = cfg.strip_managed_fields,
 	};
 	struct proxy p = { .cfg = &cfg, .up = &up };
+	struct cache_kind *discovered[CONFIG_MAX_RESOURCES];
+	int ndiscovered = 0;
 	int exit_code = 1;
 	p.res = xcalloc((size_t)cfg.nresources, sizeof(*p.res));
 	if (!p.res)
 		goto out;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	for (int i = 0; i < cfg.nresources; i++) {
 		const struct cache_kind *k = cache_kind_lookup(cfg.resources[i]);
 		if (!k) {
-			log_error("--resources: unknown resource \"%s\" (built-in kinds "
-				  "only until discovery lands)", cfg.resources[i]);
-			goto out;
+			k = discover(&up, cfg.resources[i], &discovered[ndiscovered]);
+			if (!k)
+				goto out;
+			ndiscovered++;
 		}
 		for (int j = 0; j < p.nres; j++)
 			if (p.res[j]->kind == k) {
@@ -87,11 +127,6 @@ int main(int argc, char **argv)
 		}
 		p.nres++;
 	}
-
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	if (proxy_start(&p, err, sizeof(err))) {
 		log_error("%s", err);
@@ -118,6 +153,8 @@ out:
 	for (int i = 0; i < p.nres; i++)
 		cache_resource_free(p.res[i]);
 	free(p.res);
+	for (int i = 0; i < ndiscovered; i++)
+		cache_kind_free(discovered[i]);
 	config_upstream_free(&creds);
 	curl_global_cleanup();
 	config_free(&cfg);
