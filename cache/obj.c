@@ -304,6 +304,7 @@ struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 
 	o->magic = CACHE_OBJ_MAGIC;
 	o->refs = 1;
+	o->kind = kind;
 	json_u64(dp, pk.rv, &o->rv);
 	o->name = put_str(dp, pk.name, &at);
 	o->ns = put_str(dp, pk.ns, &at);
@@ -348,6 +349,34 @@ struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 	o->item_off = (uint32_t)plen;
 out:
 	return o;
+}
+
+struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv)
+{
+	struct json_doc d = JSON_DOC_INIT;
+	struct cache_obj *n = NULL;
+	char *js = NULL;
+	if (json_parse(&d, o->json, o->len, NULL, 0))
+		goto out;
+	int t = json_path(&d, 0, "metadata.resourceVersion");
+	if (t < 0 || json_type(&d, t) != JSMN_STRING)
+		goto out;
+	size_t vs = (size_t)d.tok[t].start, ve = (size_t)d.tok[t].end;
+	char num[24];
+	int nl = snprintf(num, sizeof(num), "%llu", (unsigned long long)rv);
+	size_t len = o->len - (ve - vs) + (size_t)nl;
+	js = xmalloc(len + 1);
+	if (!js)
+		goto out;
+	memcpy(js, o->json, vs);
+	memcpy(js + vs, num, (size_t)nl);
+	memcpy(js + vs + (size_t)nl, o->json + ve, o->len - ve);
+	js[len] = '\0';
+	n = cache_obj_parse(o->kind, js, len, false, NULL, 0);
+out:
+	free(js);
+	json_doc_free(&d);
+	return n;
 }
 
 void cache_obj_put(struct cache_obj *o)

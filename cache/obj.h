@@ -29,6 +29,7 @@
 struct cache_obj {
 	uint32_t magic;
 	uint32_t refs;			/* atomic */
+	const struct cache_kind *kind;	/* lives as long as the process */
 	uint64_t rv;			/* metadata.resourceVersion */
 	const char *ns;			/* "" when cluster-scoped */
 	const char *name;
@@ -67,6 +68,10 @@ struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 				     const struct json_doc *doc, int root,
 				     bool strip_managed, char *err,
 				     size_t errlen);
+
+/* A copy of o whose metadata.resourceVersion reads rv (a deletion's RV).
+ * NULL on ENOMEM. */
+struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv);
 
 static inline struct cache_obj *cache_obj_get(struct cache_obj *o)
 {

@@ -16,6 +16,7 @@
 #include <urcu-bp.h>
 
 #include "cache/json.h"
+#include "cache/relist.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/log.h"
@@ -280,31 +281,28 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 	if (first) {
 		cache_history_reset(r->history, l->rv);
 	} else {
-		/* merge walk of old and new, both sorted by key */
-		struct cache_iter it;
-		cache_iter_seek(&it, old, "", "");
-		struct cache_obj *o = cache_iter_next(&it);
-		size_t i = 0;
-		while (o || i < l->n) {
-			struct cache_obj *nw = i < l->n ? l->objs[i] : NULL;
-			int c = !o ? 1 : !nw ? -1 :
-				cache_obj_keycmp(o->ns, o->name, nw->ns, nw->name);
-			if (c < 0) {
-				cache_history_append(r->history, CACHE_DELETED,
-						     l->rv, o, o);
-				o = cache_iter_next(&it);
-			} else if (c > 0) {
-				cache_history_append(r->history, CACHE_ADDED,
-						     l->rv, nw, NULL);
-				i++;
-			} else {
-				if (o->rv != nw->rv)
-					cache_history_append(r->history,
-							     CACHE_MODIFIED,
-							     l->rv, nw, o);
-				o = cache_iter_next(&it);
-				i++;
-			}
+		struct cache_relist rl;
+		int rc = cache_relist_diff(old, r->rv, l->objs, l->n, l->rv, &rl);
+		if (rc == -ERANGE) {
+			/* The upstream's RVs are not comparable with ours any
+			 * more (a wiped or restored cluster): no true stream
+			 * leads there, so every watcher gets 410 and relists. */
+			log_warn("%s: upstream resourceVersion went from %llu to %llu: "
+				 "ending every local watch with 410 Expired",
+				 r->kind->resource, (unsigned long long)r->rv,
+				 (unsigned long long)l->rv);
+			cache_history_reset(r->history, l->rv);
+		} else if (rc) {
+			log_error("%s: out of memory diffing a relist; ending local watches",
+				  r->kind->resource);
+			cache_history_reset(r->history, l->rv);
+		} else {
+			for (size_t i = 0; i < rl.n; i++)
+				cache_history_append(r->history, rl.ev[i].type, rl.ev[i].rv,
+						     rl.ev[i].obj, rl.ev[i].prev);
+			log_info("%s: relisted at %llu: %zu change(s) sent to local watchers",
+				 r->kind->resource, (unsigned long long)l->rv, rl.n);
+			cache_relist_free(&rl);
 		}
 	}
 	cache_snap_put(old);

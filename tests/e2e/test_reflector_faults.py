@@ -117,9 +117,10 @@ class MalformedUpstream(unittest.TestCase):
         evs = w.wait_for(3)
         got = [(e["type"], e["object"]["metadata"]["name"], e["object"]["metadata"]["resourceVersion"])
                for e in evs]
-        # b added (real event), then the relist's differences: a deleted, c added
-        self.assertEqual(got[0], ("ADDED", "b", "11"))
-        self.assertCountEqual(got[1:], [("DELETED", "a", "10"), ("ADDED", "c", "13")])
+        # b added (a real event), then the relist's differences as a true
+        # history: a's deletion takes the first RV no survivor holds (12),
+        # c comes at its own RV, and RVs only go up
+        self.assertEqual(got, [("ADDED", "b", "11"), ("DELETED", "a", "12"), ("ADDED", "c", "13")])
         self.assertGreaterEqual(up.script.nlist, 2)
         self.assertIn("malformed event", proxy.logs())
 

@@ -1,0 +1,83 @@
+/*
+ * test_relist: relist differences as a true, strictly increasing history.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <urcu-bp.h>
+
+#include "cache/history.h"
+#include "cache/relist.h"
+#include "check.h"
+
+static struct cache_obj *mk(const char *name, unsigned rv)
+{
+	char js[256];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
+		 "\"resourceVersion\":\"%u\"},\"spec\":{\"nodeName\":\"n\"}}", name, rv);
+	return cache_obj_parse(cache_kind_lookup("pods"), js, strlen(js), false,
+			       NULL, 0);
+}
+
+static struct cache_snap *state(struct cache_store *s, struct cache_obj **objs,
+				size_t n, uint64_t rv)
+{
+	struct cache_txn t;
+	cache_txn_begin_empty(s, &t);
+	cache_txn_load(&t, objs, n);
+	cache_txn_commit(&t, rv);
+	return cache_store_snap(s);
+}
+
+int main(void)
+{
+	struct cache_store *s = cache_store_new();
+	/* cached at 20: a@5 b@10 c@20 d@15 */
+	struct cache_obj *old[] = { mk("a", 5), mk("b", 10), mk("c", 20), mk("d", 15) };
+	struct cache_snap *snap = state(s, old, 4, 20);
+	/* listed at 30: a@5 (same) b@24 (changed) e@22 (new); c and d gone */
+	struct cache_obj *now[] = { mk("a", 5), mk("b", 24), mk("e", 22) };
+	struct cache_relist rl;
+	CHECK(cache_relist_diff(snap, 20, now, 3, 30, &rl) == 0);
+	CHECK(rl.n == 4);
+	/* deletions take 21 and 23 (22 and 24 are held); order by RV */
+	const char *want_name[] = { "c", "e", "d", "b" };
+	int want_type[] = { CACHE_DELETED, CACHE_ADDED, CACHE_DELETED, CACHE_MODIFIED };
+	uint64_t want_rv[] = { 21, 22, 23, 24 };
+	for (size_t i = 0; i < rl.n && i < 4; i++) {
+		CHECK_STR(rl.ev[i].obj->name, want_name[i]);
+		CHECK(rl.ev[i].type == want_type[i]);
+		CHECK(rl.ev[i].rv == want_rv[i]);
+		CHECK(rl.ev[i].obj->rv == want_rv[i]);	/* the object says so too */
+		if (rl.ev[i].type == CACHE_DELETED) {
+			CHECK(rl.ev[i].prev && rl.ev[i].prev->rv != want_rv[i]);
+			CHECK(rl.ev[i].obj->fields && rl.ev[i].obj->fields[0] &&
+			      !strcmp(rl.ev[i].obj->fields[0], "n"));
+			CHECK(!strncmp(rl.ev[i].obj->json, "{\"kind\":\"Pod\"", 12));
+		}
+	}
+	cache_relist_free(&rl);
+
+	/* RVs went backwards: a wiped upstream */
+	CHECK(cache_relist_diff(snap, 20, now, 3, 10, &rl) == -ERANGE);
+	/* a change at or below what watchers saw cannot be explained */
+	struct cache_obj *odd[] = { mk("a", 5), mk("b", 12) };
+	CHECK(cache_relist_diff(snap, 20, odd, 2, 30, &rl) == -ERANGE);
+	/* more deletions than free RVs */
+	struct cache_obj *none[1];
+	CHECK(cache_relist_diff(snap, 20, none, 0, 22, &rl) == -ERANGE);
+	/* nothing changed */
+	CHECK(cache_relist_diff(snap, 20, old, 4, 20, &rl) == 0 && rl.n == 0);
+
+	for (int i = 0; i < 4; i++)
+		cache_obj_put(old[i]);
+	for (int i = 0; i < 3; i++)
+		cache_obj_put(now[i]);
+	cache_obj_put(odd[0]);
+	cache_obj_put(odd[1]);
+	cache_snap_put(snap);
+	rcu_barrier();
+	cache_store_free(s);
+	return check_done("relist");
+}
