@@ -29,6 +29,13 @@
  * watch; R_ERROR: the bytes were wrong, relist; R_EXPIRED: 410, relist. */
 enum { R_OK, R_RETRY, R_EXPIRED, R_ERROR, R_STOP };
 
+static void tell_progress(struct cache_resource *r)
+{
+	void *ctx = __atomic_load_n(&r->on_progress_ctx, __ATOMIC_ACQUIRE);
+	if (ctx)
+		r->on_progress(ctx, r);
+}
+
 static void stat_inc(uint64_t *s)
 {
 	__atomic_add_fetch(s, 1, __ATOMIC_RELAXED);
@@ -309,6 +316,7 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 	r->rv = l->rv;
 	cache_history_set_progress(r->history, l->rv);
 	__atomic_store_n(&r->synced, true, __ATOMIC_RELEASE);
+	tell_progress(r);
 	return 0;
 }
 
@@ -441,6 +449,7 @@ static void flush(struct cache_resource *r, struct cache_txn *t, bool *open,
 	__atomic_add_fetch(&r->stats.events, *npend, __ATOMIC_RELAXED);
 	*npend = 0;
 	cache_history_set_progress(r->history, r->rv);
+	tell_progress(r);
 }
 
 static size_t on_watch_data(char *data, size_t size, size_t n, void *p)

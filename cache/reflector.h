@@ -36,6 +36,10 @@ struct cache_resource {
 	bool synced;			/* atomic; set once, after the first list */
 	int64_t last_contact;		/* atomic; unix time of the last upstream bytes */
 	struct cache_resource_stats stats;
+	/* Told after every published change, from the reflector thread,
+	 * while on_progress_ctx (atomic) is not NULL. Set before start. */
+	void (*on_progress)(void *ctx, struct cache_resource *r);
+	void *on_progress_ctx;
 
 	/* owned by the reflector thread */
 	struct cache_upstream up;

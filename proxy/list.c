@@ -24,7 +24,6 @@
 #include "proxy/table.h"
 
 #define PIN_TTL 300		/* seconds a paged LIST's snapshot is kept */
-#define RV_WAIT_MS 3000		/* how long a LIST waits for a newer RV */
 
 /* ---- resourceVersion handling shared by LIST and GET ---- */
 
@@ -114,18 +113,6 @@ static bool parse_rv(struct MHD_Connection *c, struct rv_req *q,
 	return true;
 }
 
-/* Wait (bounded) until the store has reached rv. */
-static bool wait_rv(struct cache_resource *r, uint64_t rv)
-{
-	for (int waited = 0; cache_store_rv(r->store) < rv; waited += 10) {
-		if (waited >= RV_WAIT_MS)
-			return false;
-		struct timespec ts = { 0, 10 * 1000000L };
-		nanosleep(&ts, NULL);
-	}
-	return true;
-}
-
 static enum MHD_Result too_large(struct MHD_Connection *c,
 				 struct cache_resource *r, uint64_t rv)
 {
@@ -142,32 +129,54 @@ static enum MHD_Result too_large(struct MHD_Connection *c,
 	return proxy_status_send(c, &st);
 }
 
+/*
+ * Make sure the cache is as new as the request needs: for an RV-less
+ * read, at least the upstream's RV when the request came (a consistent
+ * read); for resourceVersion=N, at least N. Returns 0 to go on, or 1
+ * after suspending the request (it is called again when resumed) or
+ * queueing an answer, with *res set.
+ */
+static int await_rv(struct proxy *p, struct MHD_Connection *c,
+		    struct cache_resource *r, const struct rv_req *q,
+		    struct proxy_req *req, enum MHD_Result *res)
+{
+	if (req->waited) {
+		if (req->wait.result == FRESH_TIMEOUT) {
+			*res = too_large(c, r, req->wait.need_rv);
+			return 1;
+		}
+		if (req->wait.result == FRESH_STALE)
+			log_v(1, "%s: consistent read served from the cache at %llu",
+			      r->kind->resource,
+			      (unsigned long long)cache_store_rv(r->store));
+		return 0;
+	}
+	bool consistent = !q->rv && !q->any;
+	if (!consistent && cache_store_rv(r->store) >= q->rv)
+		return 0;
+	req->waited = true;
+	req->wait.conn = c;
+	req->wait.r = r;
+	req->wait.need_rv = q->rv;
+	if (!proxy_fresh_wait(p->fresh, &req->wait, consistent))
+		return 0;
+	*res = MHD_YES;
+	return 1;
+}
+
 /* The snapshot a request asks for, referenced; NULL after queueing the
  * error answer in *res. */
 static struct cache_snap *snap_for(struct MHD_Connection *c,
 				   struct cache_resource *r,
 				   const struct rv_req *q, enum MHD_Result *res)
 {
-	if (q->exact) {
-		struct cache_snap *s = cache_store_pinned(r->store, q->rv);
-		if (!s && q->rv > cache_store_rv(r->store)) {
-			if (wait_rv(r, q->rv))
-				s = cache_store_pinned(r->store, q->rv);
-			else {
-				*res = too_large(c, r, q->rv);
-				return NULL;
-			}
-		}
-		if (!s)
-			*res = proxy_error(c, PROXY_Expired,
-					   "The resourceVersion for the provided list is too old.");
-		return s;
-	}
-	if (q->rv && !wait_rv(r, q->rv)) {
-		*res = too_large(c, r, q->rv);
-		return NULL;
-	}
-	return cache_store_snap(r->store);
+	if (!q->exact)
+		return cache_store_snap(r->store);
+	struct cache_snap *s = cache_store_pinned(r->store, q->rv);
+	if (!s)
+		*res = proxy_error(c, PROXY_Expired,
+				   "The resourceVersion for the provided list is too old.");
+	return s;
 }
 
 static enum MHD_Result not_acceptable(struct MHD_Connection *c)
@@ -424,7 +433,8 @@ out:
 
 enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,
-				  const struct proxy_route *rt)
+				  const struct proxy_route *rt,
+				  struct proxy_req *req)
 {
 	enum MHD_Result res = MHD_NO;
 	struct rv_req q;
@@ -450,6 +460,8 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 		if (decode_continue(cont, &cont_rv, start_ns, sizeof(start_ns),
 				    start_name, sizeof(start_name), err, sizeof(err)))
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
+	} else if (await_rv(p, c, r, &q, req, &res)) {
+		return res;
 	}
 	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err, sizeof(err));
 	if (pr == -ENOMEM)
@@ -540,7 +552,8 @@ static void get_body_free(void *cls)
 
 enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 				 struct cache_resource *r,
-				 const struct proxy_route *rt)
+				 const struct proxy_route *rt,
+				 struct proxy_req *req)
 {
 	enum MHD_Result res = MHD_NO;
 	struct rv_req q;
@@ -549,8 +562,8 @@ enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 		return not_acceptable(c);
 	if (!parse_rv(c, &q, &res))
 		return res;
-	if (q.rv && !q.any && !wait_rv(r, q.rv))
-		return too_large(c, r, q.rv);
+	if (await_rv(p, c, r, &q, req, &res))
+		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o)
 		return proxy_not_found(c, r->kind->resource, rt->name);

@@ -149,6 +149,7 @@ out:
 	proxy_stop(&p);
 	for (int i = 0; i < p.nres; i++)
 		cache_resource_stop(p.res[i]);
+	proxy_release(&p);
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
 		cache_resource_free(p.res[i]);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/status.h"
 
@@ -101,7 +102,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 }
 
 static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
-			     const char *url)
+			     const char *url, struct proxy_req *req)
 {
 	int h = proxy_handle_health(p, c, url);
 	if (h >= 0)
@@ -133,13 +134,17 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (is_watch(c, &rt))
 		return proxy_handle_watch(p, c, r, &rt);
 	if (rt.name[0])
-		return proxy_handle_get(p, c, r, &rt);
-	return proxy_handle_list(p, c, r, &rt);
+		return proxy_handle_get(p, c, r, &rt, req);
+	return proxy_handle_list(p, c, r, &rt, req);
 }
 
-/* *state is &local for requests the cache answers, else the passthrough
- * request. */
-static char local;
+/* Per request, *state is a struct req: a local one (the cache answers)
+ * or a passthrough one. */
+struct req {
+	bool local;
+	struct proxy_req lr;
+	struct proxy_pt *pt;
+};
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
@@ -147,28 +152,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  size_t *upload_size, void **state)
 {
 	struct proxy *p = cls;
-	if (*state == NULL && served_locally(p, c, url, method)) {
+	struct req *rq = *state;
+	if (!rq) {
 		/* The first call only announces the request. */
-		*state = &local;
-		return MHD_YES;
+		rq = xcalloc(1, sizeof(*rq));
+		if (!rq)
+			return MHD_NO;
+		rq->local = served_locally(p, c, url, method);
+		*state = rq;
+		if (rq->local)
+			return MHD_YES;
 	}
-	if (*state == &local) {
+	if (rq->local) {
 		if (*upload_size) {	/* a GET body: read and ignore it */
 			*upload_size = 0;
 			return MHD_YES;
 		}
 		log_v(3, "%s %s", method, url);
-		return route(p, c, url);
+		return route(p, c, url, &rq->lr);
 	}
 	return proxy_pt_handle(p->pt, c, url, method, upload, upload_size,
-			       (struct proxy_pt **)state);
+			       &rq->pt);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 			 enum MHD_RequestTerminationCode toe)
 {
-	if (*state && *state != &local)
-		proxy_pt_done(*state);
+	struct proxy *p = cls;
+	struct req *rq = *state;
+	if (!rq)
+		return;
+	if (rq->lr.wait.queued)
+		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
+	proxy_pt_done(rq->pt);
+	free(rq);
 	*state = NULL;
 }
 
@@ -208,6 +225,7 @@ static void *ticker(void *arg)
 		pthread_cond_timedwait(&p->tick_cond, &p->tick_lock, &ts);
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
+		proxy_fresh_tick(p->fresh);
 	}
 	pthread_mutex_unlock(&p->tick_lock);
 	return NULL;
@@ -237,6 +255,11 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	pthread_mutex_init(&p->tick_lock, NULL);
 	pthread_cond_init(&p->tick_cond, NULL);
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
+	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
+	if (!p->fresh) {
+		snprintf(err, errlen, "cannot start the freshness prober");
+		return -ENOMEM;
+	}
 	p->pt = proxy_pt_pool_new(p->up);
 	if (!p->pt) {
 		snprintf(err, errlen, "cannot start the passthrough thread");
@@ -252,7 +275,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 		MHD_OPTION_END);
 	if (!p->daemon) {
@@ -288,6 +311,7 @@ void proxy_stop(struct proxy *p)
 	for (int i = 0; i < p->nres; i++)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
+	proxy_fresh_stop(p->fresh);
 	MHD_quiesce_daemon(p->daemon);
 	/* Give resumed watches a moment to send their last bytes. */
 	struct timespec ts = { 0, 100 * 1000000L };
@@ -300,4 +324,10 @@ void proxy_stop(struct proxy *p)
 	p->disc = NULL;
 	pthread_cond_destroy(&p->tick_cond);
 	pthread_mutex_destroy(&p->tick_lock);
+}
+
+void proxy_release(struct proxy *p)
+{
+	proxy_fresh_free(p->fresh);
+	p->fresh = NULL;
 }

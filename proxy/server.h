@@ -16,6 +16,7 @@
 #include "cache/reflector.h"
 #include "config/flags.h"
 #include "proxy/discovery.h"
+#include "proxy/fresh.h"
 #include "proxy/passthrough.h"
 #include "proxy/route.h"
 
@@ -24,6 +25,7 @@ struct proxy {
 	const struct cache_upstream *up;
 	struct proxy_pt_pool *pt;	/* passthrough */
 	struct proxy_discovery *disc;
+	struct proxy_fresh *fresh;
 	struct cache_resource **res;	/* cfg->nresources of them */
 	int nres;
 	struct MHD_Daemon *daemon;
@@ -40,6 +42,8 @@ int proxy_start(struct proxy *p, char *err, size_t errlen);
 /* End every watch, stop the daemon and the ticker. Reflectors are the
  * caller's. */
 void proxy_stop(struct proxy *p);
+/* Free what the reflectors may still call into; after they stopped. */
+void proxy_release(struct proxy *p);
 
 bool proxy_stopping(const struct proxy *p);
 /* The cached resource for a parsed route, or NULL. */
@@ -51,13 +55,23 @@ bool proxy_client_gone(struct MHD_Connection *c);
 /* A query argument: true if present (value may be "" for "?k" or "?k="). */
 bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val);
 
+/* The state of one request the cache answers, across the calls of the
+ * access handler (a read that waits for freshness is called again when
+ * it is resumed). */
+struct proxy_req {
+	bool waited;			/* wait holds the outcome */
+	struct proxy_wait wait;
+};
+
 /* Handlers (list.c, watch.c, health.c). */
 enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,
-				  const struct proxy_route *rt);
+				  const struct proxy_route *rt,
+				  struct proxy_req *req);
 enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 				 struct cache_resource *r,
-				 const struct proxy_route *rt);
+				 const struct proxy_route *rt,
+				 struct proxy_req *req);
 enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 				   struct cache_resource *r,
 				   const struct proxy_route *rt);

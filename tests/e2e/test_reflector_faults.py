@@ -41,8 +41,11 @@ def make_handler(script):
                 self.end_headers()
                 return
             watch = "watch=true" in self.path
+            probe = "limit=1&" in self.path + "&"   # a freshness probe
             with script.lock:
-                if watch:
+                if probe:
+                    i = max(0, min(script.nlist, len(script.lists)) - 1)
+                elif watch:
                     i = min(script.nwatch, len(script.watches) - 1)
                     script.nwatch += 1
                 else:
