@@ -25,8 +25,9 @@
 #include "cache/store.h"
 #include "cache/upstream.h"
 
-struct cache_resource_stats {		/* all atomic, monotonic */
+struct cache_resource_stats {		/* all atomic */
 	uint64_t lists, watches, events, relists, errors, malformed;
+	uint64_t watchers;		/* local watches open now (the proxy's) */
 };
 
 struct cache_resource {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/buf.h"
+#include "proxy/metrics.h"
 #include "proxy/server.h"
 
 static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
@@ -31,6 +32,8 @@ int proxy_handle_health(struct proxy *p, struct MHD_Connection *c,
 {
 	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez"))
 		return text(c, MHD_HTTP_OK, "ok");
+	if (!strcmp(url, "/metrics"))
+		return proxy_handle_metrics(p, c);
 	if (strcmp(url, "/readyz"))
 		return -1;
 	struct buf b = BUF_INIT;

@@ -20,6 +20,7 @@
 #include "proxy/body.h"
 #include "proxy/filter.h"
 #include "proxy/server.h"
+#include "proxy/metrics.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
 
@@ -146,6 +147,8 @@ static int await_rv(struct proxy *p, struct MHD_Connection *c,
 			return 1;
 		}
 		if (req->wait.result == FRESH_STALE)
+			PROXY_COUNT(consistent_stale);
+		if (req->wait.result == FRESH_STALE)
 			log_v(1, "%s: consistent read served from the cache at %llu",
 			      r->kind->resource,
 			      (unsigned long long)cache_store_rv(r->store));
@@ -155,6 +158,8 @@ static int await_rv(struct proxy *p, struct MHD_Connection *c,
 	if (!consistent && cache_store_rv(r->store) >= q->rv)
 		return 0;
 	req->waited = true;
+	if (consistent)
+		PROXY_COUNT(consistent_reads);
 	req->wait.conn = c;
 	req->wait.r = r;
 	req->wait.need_rv = q->rv;

@@ -16,6 +16,7 @@
 
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/metrics.h"
 #include "proxy/status.h"
 
 #define TICK_MS 500
@@ -79,7 +80,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 			   const char *url, const char *method)
 {
 	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
-	    !strcmp(url, "/readyz"))
+	    !strcmp(url, "/readyz") || !strcmp(url, "/metrics"))
 		return true;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return false;
@@ -108,6 +109,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (h >= 0)
 		return (enum MHD_Result)h;
 	if (proxy_discovery_path(url)) {
+		PROXY_COUNT(req_discovery);
 		h = proxy_discovery_serve(p->disc, c, url);
 		if (h >= 0)
 			return (enum MHD_Result)h;
@@ -120,6 +122,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		return proxy_error(c, PROXY_BadRequest, "invalid request path");
 	struct cache_resource *r = proxy_find(p, &rt);
 	if (!cache_resource_synced(r)) {
+		PROXY_COUNT(req_not_synced);
 		char msg[160];
 		snprintf(msg, sizeof(msg),
 			 "the cache of %s is not synced yet, please try again later",
@@ -131,8 +134,12 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		};
 		return proxy_status_send(c, &st);
 	}
-	if (is_watch(c, &rt))
+	if (is_watch(c, &rt)) {
+		PROXY_COUNT(req_watch);
 		return proxy_handle_watch(p, c, r, &rt);
+	}
+	if (!req->waited)	/* count a read once, not again when resumed */
+		rt.name[0] ? PROXY_COUNT(req_get) : PROXY_COUNT(req_list);
 	if (rt.name[0])
 		return proxy_handle_get(p, c, r, &rt, req);
 	return proxy_handle_list(p, c, r, &rt, req);
@@ -162,6 +169,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*state = rq;
 		if (rq->local)
 			return MHD_YES;
+		PROXY_COUNT(req_passthrough);
 	}
 	if (rq->local) {
 		if (*upload_size) {	/* a GET body: read and ignore it */

@@ -23,6 +23,7 @@
 #include "config/log.h"
 #include "proxy/filter.h"
 #include "proxy/server.h"
+#include "proxy/metrics.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
 
@@ -129,6 +130,7 @@ static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 
 static void own_expired(struct watch *w, uint64_t rv, uint64_t floor)
 {
+	PROXY_COUNT(watch_expired);
 	buf_reset(&w->own);
 	buf_printf(&w->own,
 		   "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
@@ -287,6 +289,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void watch_free(void *cls)
 {
 	struct watch *w = cls;
+	__atomic_sub_fetch(&w->r->stats.watchers, 1, __ATOMIC_RELAXED);
 	cache_history_unwait(w->r->history, &w->waiter);
 	cache_event_put(w->ev);
 	cache_snap_put(w->snap);
@@ -374,6 +377,7 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 	if (cache_history_start(r->history, w->start_rv, &w->cursor, &floor))
 		own_expired(w, rv, floor);
 
+	__atomic_add_fetch(&r->stats.watchers, 1, __ATOMIC_RELAXED);
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		MHD_SIZE_UNKNOWN, WATCH_BLOCK, watch_read, w, watch_free);
 	if (!resp) {

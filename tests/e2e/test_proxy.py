@@ -121,6 +121,32 @@ class ProxyEqualsFake(unittest.TestCase):
             a, b = self.lists("/api/v1/pods?" + q)
             self.assertEqual(a["items"], b["items"], q)
 
+    def metric(self, name):
+        _, _, body = h.request("GET", self.proxy.url + "/metrics")
+        for line in body.decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[-1])
+        self.fail("no metric " + name)
+
+    def test_metrics_and_watchers_that_leave(self):
+        s, hdrs, body = h.request("GET", self.proxy.url + "/metrics")
+        self.assertEqual(s, 200)
+        self.assertTrue(hdrs["Content-Type"].startswith("text/plain; version=0.0.4"))
+        self.assertEqual(self.metric('informer_proxy_cache_objects{resource="pods"}'), 1000)
+        self.assertEqual(self.metric('informer_proxy_cache_synced{resource="configmaps"}'), 1)
+        base = self.metric('informer_proxy_watchers{resource="pods"}')
+        ws = [h.Watch(self.proxy.url + "/api/v1/pods?watch=1&resourceVersion=0&labelSelector=shard%3D3")
+              for _ in range(3)]
+        for w in ws:
+            w.wait_for(10)
+        self.assertEqual(self.metric('informer_proxy_watchers{resource="pods"}'), base + 3)
+        for w in ws:
+            w.close()
+        # idle watches are suspended; the proxy must still notice the
+        # clients left (it peeks at the socket on every tick)
+        h.wait_until(lambda: self.metric('informer_proxy_watchers{resource="pods"}') == base,
+                     timeout=5, what="closed watches to be dropped")
+
     def test_health(self):
         for p in ("/healthz", "/livez", "/readyz"):
             s, _, body = h.request("GET", self.proxy.url + p)

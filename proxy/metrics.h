@@ -1,0 +1,52 @@
+/*
+ * metrics: process-wide counters and the /metrics page (Prometheus text
+ * format 0.0.4).
+ *
+ * Counters are one table (PROXY_COUNTERS): each line makes a struct
+ * field, its name, labels and help text, so a new counter is one line.
+ * Per-resource figures (objects, RV, sync state, staleness, upstream
+ * requests, watchers) are read from the caches when the page is made.
+ */
+#ifndef PROXY_METRICS_H
+#define PROXY_METRICS_H
+
+#include <microhttpd.h>
+#include <stdint.h>
+
+struct proxy;
+
+/* X(field, metric name, labels, help) */
+#define PROXY_COUNTERS(X)                                                     \
+	X(req_list, "informer_proxy_requests_total", "handler=\"list\"",        \
+	  "Requests answered, by handler.")                                    \
+	X(req_get, "informer_proxy_requests_total", "handler=\"get\"", NULL)    \
+	X(req_watch, "informer_proxy_requests_total", "handler=\"watch\"", NULL) \
+	X(req_passthrough, "informer_proxy_requests_total",                     \
+	  "handler=\"passthrough\"", NULL)                                     \
+	X(req_discovery, "informer_proxy_requests_total",                       \
+	  "handler=\"discovery\"", NULL)                                       \
+	X(req_not_synced, "informer_proxy_requests_total",                      \
+	  "handler=\"not_synced\"", NULL)                                      \
+	X(watch_expired, "informer_proxy_watch_expired_total", "",              \
+	  "Local watches ended with 410 Expired (fell behind, or the upstream " \
+	  "was wiped).")                                                       \
+	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
+	  "RV-less reads that waited for an upstream RV probe.")               \
+	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
+	  "Consistent reads served from the cache because the upstream could " \
+	  "not be asked in time.")
+
+struct proxy_counters {
+#define X(field, name, labels, help) uint64_t field;
+	PROXY_COUNTERS(X)
+#undef X
+};
+
+extern struct proxy_counters proxy_counters;
+
+#define PROXY_COUNT(field) \
+	__atomic_add_fetch(&proxy_counters.field, 1, __ATOMIC_RELAXED)
+
+enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c);
+
+#endif
