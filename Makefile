@@ -16,7 +16,7 @@ PKGS := libmicrohttpd libcurl liburcu-bp yaml-0.1 openssl zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # jsmn is header-only and ships no .pc file; nothing to link.
-FAKE_PKGS := libmicrohttpd jansson
+FAKE_PKGS := libmicrohttpd jansson gnutls zlib
 FAKE_CFLAGS = $(shell pkg-config --cflags $(FAKE_PKGS) 2>/dev/null)
 FAKE_LIBS = $(shell pkg-config --libs $(FAKE_PKGS) 2>/dev/null)
 
@@ -60,6 +60,7 @@ deps:
 	@scripts/deps.sh build
 deps-test:
 	@scripts/deps.sh test
+	@scripts/deps-clients.sh
 
 Q := $(if $(V),,@)
 $(B)/%.o: %.c

@@ -243,11 +243,11 @@ static enum MHD_Result serve_stats(struct MHD_Connection *c)
 {
 	struct buf b = BUF_INIT;
 	buf_adds(&b, "{\"resources\":{");
-	for (int i = 0; i < FAKE_NRES; i++) {
+	for (int i = 0; i < fake_nres; i++) {
 		const struct fake_res_stats *s = &fake_res_stats[i];
 		buf_printf(&b, "%s\"%s\":{\"list\":%lu,\"watch\":%lu,"
 			       "\"watchOpen\":%ld}", i ? "," : "",
-			   fake_res_table[i].resource,
+			   fake_res_table[i].key,
 			   __atomic_load_n(&s->list, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch_open, __ATOMIC_RELAXED));

@@ -2,12 +2,15 @@
  * fake_http: the libmicrohttpd daemon, path routing and reply helpers
  * (see fake_http.h).
  *
- * Routes, as the apiserver's legacy core group serves them:
- *   /api/v1/RES                      collection (all namespaces)
- *   /api/v1/RES/NAME                 cluster-scoped object
- *   /api/v1/namespaces/NS/RES[/NAME] namespaced collection or object
- *   /api/v1/watch/...                the same, as a watch
+ * Routes, as the apiserver serves them (PREFIX is /api/v1 for the core
+ * group, /apis/GROUP/VERSION for a custom resource):
+ *   PREFIX/RES                      collection (all namespaces)
+ *   PREFIX/RES/NAME                 cluster-scoped object
+ *   PREFIX/namespaces/NS/RES[/NAME] namespaced collection or object
+ *   PREFIX/watch/...                the same, as a watch
  * plus discovery (fake_discovery.c) and the /fake/ paths (fake_control.c).
+ * Every path but /fake/ and the health checks must authenticate when
+ * fake_tls asks for it.
  */
 #include "fake_http.h"
 
@@ -24,6 +27,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "fake_res.h"
+#include "fake_tls.h"
 
 static struct MHD_Daemon *daemon_;
 static unsigned port_;
@@ -73,6 +77,8 @@ enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 
 	if (!p)
 		return MHD_NO;
+	bool gz = false;
+	p = fake_gzip_maybe(c, p, &len, &gz);
 	if ((cut = fake_faults_take_cut()) >= 0 && (size_t)cut < len) {
 		struct cut_body *cb = xmalloc(sizeof(*cb));
 		if (cb) {
@@ -92,6 +98,10 @@ enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 		return MHD_NO;
 	}
 	add_headers(r);
+	if (gz) {
+		MHD_add_response_header(r, "Content-Encoding", "gzip");
+		MHD_add_response_header(r, "Vary", "Accept-Encoding");
+	}
 	if (retry_after >= 0) {
 		char v[16];
 		snprintf(v, sizeof(v), "%d", retry_after);
@@ -278,9 +288,10 @@ static bool query_watch(struct MHD_Connection *c)
 
 #define MAX_SEGS 8
 
-/* Split rq->path (after "/api/v1/") into rq's fields; false when no
- * resource serves it. */
-static bool route_core(struct fake_req *rq, char **seg, int n)
+/* Split rq->path (after the group/version prefix) into rq's fields;
+ * false when no resource serves it. */
+static bool route(struct fake_req *rq, const char *group, const char *version,
+		  char **seg, int n)
 {
 	if (n > 0 && strcmp(seg[0], "watch") == 0) {
 		rq->watch = true;
@@ -291,7 +302,7 @@ static bool route_core(struct fake_req *rq, char **seg, int n)
 		/* /namespaces/NS/RES[/NAME] */
 		if (n > 4)
 			return false;
-		rq->res = fake_res_find(seg[2]);
+		rq->res = fake_res_find_gvr(group, version, seg[2]);
 		if (rq->res < 0 || !fake_res_table[rq->res].namespaced)
 			return false;
 		rq->ns = seg[1];
@@ -300,7 +311,7 @@ static bool route_core(struct fake_req *rq, char **seg, int n)
 	}
 	if (n < 1 || n > 2)
 		return false;
-	rq->res = fake_res_find(seg[0]);
+	rq->res = fake_res_find_gvr(group, version, seg[0]);
 	if (rq->res < 0)
 		return false;
 	if (n == 2) {
@@ -336,6 +347,8 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 		MHD_destroy_response(r);
 		return ret;
 	}
+	if (!fake_auth_ok(c))
+		return fake_reply_unauthorized(c);
 	if (fake_faults_intercept(c, &ret))
 		return ret;
 	if (strcmp(m, "GET") == 0 && fake_discovery_serve(c, url, &ret))
@@ -345,9 +358,10 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 					 "Request entity too large: limit is "
 					 "%u", FAKE_MAX_BODY);
 
-	if (strncmp(url, "/api/v1/", 8) != 0)
+	bool core = strncmp(url, "/api/v1/", 8) == 0;
+	if (!core && strncmp(url, "/apis/", 6) != 0)
 		return fake_reply_no_route(c);
-	rq->path = xstrdup(url + 8);
+	rq->path = xstrdup(url + (core ? 8 : 6));
 	if (!rq->path)
 		return MHD_NO;
 	for (char *p = rq->path, *s; (s = strsep(&p, "/"));) {
@@ -355,7 +369,11 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 			return fake_reply_no_route(c);
 		seg[n++] = s;
 	}
-	if (!route_core(rq, seg, n))
+	/* /apis/GROUP/VERSION/... */
+	if (!core && n < 3)
+		return fake_reply_no_route(c);
+	if (!route(rq, core ? "" : seg[0], core ? "v1" : seg[1],
+		   seg + (core ? 0 : 2), n - (core ? 0 : 2)))
 		return fake_reply_no_route(c);
 	if (!rq->watch)
 		rq->watch = query_watch(c);
@@ -450,19 +468,23 @@ int fake_http_start(const char *host, unsigned port, char *err,
 		snprintf(err, errlen, "--listen: not an IPv4 address: %s", host);
 		return -EINVAL;
 	}
+	struct MHD_OptionItem opts[16] = {
+		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL },
+		{ MHD_OPTION_SOCK_ADDR, 0, &sa },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, 4096, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, 0, NULL },
+		{ MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL },
+		{ MHD_OPTION_THREAD_STACK_SIZE, 1u << 20, NULL },
+	};
+	int nopt = 7;
+	fake_tls_mhd_options(opts, &nopt);
+	opts[nopt] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	daemon_ = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
-			MHD_USE_ITC |
-			MHD_USE_ERROR_LOG,
+			MHD_USE_ITC | MHD_USE_ERROR_LOG | fake_tls_mhd_flags(),
 		0, NULL, NULL, on_request, NULL,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-		MHD_OPTION_THREAD_STACK_SIZE, (size_t)(1u << 20),
-		MHD_OPTION_END);
+		MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!daemon_) {
 		snprintf(err, errlen, "cannot listen on %s:%u: %s", host, port,
 			 strerror(errno));
@@ -471,7 +493,8 @@ int fake_http_start(const char *host, unsigned port, char *err,
 	const union MHD_DaemonInfo *di =
 		MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
 	port_ = di ? di->port : port;
-	log_info("listening on http://%s:%u", host, port_);
+	log_info("listening on %s://%s:%u", fake_tls_on() ? "https" : "http",
+		 host, port_);
 	return 0;
 }
 
@@ -489,7 +512,7 @@ void fake_http_stop(void)
 	MHD_quiesce_daemon(daemon_);
 	for (int i = 0; i < 200; i++) {
 		long open = 0;
-		for (int r = 0; r < FAKE_NRES; r++)
+		for (int r = 0; r < fake_nres; r++)
 			open += __atomic_load_n(&fake_res_stats[r].watch_open,
 						__ATOMIC_RELAXED);
 		if (open == 0)

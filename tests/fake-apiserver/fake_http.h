@@ -82,6 +82,12 @@ enum MHD_Result fake_reply_invalid(struct MHD_Connection *c,
 enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c,
 					uint64_t want, uint64_t cur);
 
+/* fake_gzip.c: body gzip-compressed (body freed, *len updated,
+ * *gzipped set) when the client accepts gzip and it is over 128 KiB;
+ * else body itself. */
+char *fake_gzip_maybe(struct MHD_Connection *c, char *body, size_t *len,
+		      bool *gzipped);
+
 /* Handlers (one module each). Each queues exactly one reply. */
 enum MHD_Result fake_list_serve(struct fake_req *rq);	/* fake_list.c */
 enum MHD_Result fake_get_serve(struct fake_req *rq);	/* fake_list.c */
@@ -91,7 +97,8 @@ enum MHD_Result fake_write_update(struct fake_req *rq);
 enum MHD_Result fake_write_patch(struct fake_req *rq);
 enum MHD_Result fake_write_delete(struct fake_req *rq);
 enum MHD_Result fake_write_delete_collection(struct fake_req *rq);
-/* fake_discovery.c: /version, /api, /api/v1, /apis; false if not one. */
+/* fake_discovery.c: /version, /api, /api/v1, /apis, /apis/G[/V], plain
+ * or aggregated; false if not one. */
 bool fake_discovery_serve(struct MHD_Connection *c, const char *path,
 			  enum MHD_Result *ret);
 /* fake_control.c: /fake/stats and /fake/faults. */

@@ -21,6 +21,7 @@
 #include "fake_json.h"
 #include "fake_query.h"
 #include "fake_res.h"
+#include "fake_table.h"
 
 struct token {
 	long long rv;		/* -1: continue at the current RV */
@@ -267,22 +268,36 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	}
 
 	struct buf b = BUF_INIT;
+	struct fake_as as;
+	char *tok = NULL;
 	size_t total = 0;
+	if (p.more && p.n) {
+		const struct fake_obj *last = p.items[p.n - 1];
+		tok = token_encode((long long)at, last->ns, last->name, with_ns);
+	}
+	fake_as_negotiate(c, true, false, &as);
+	if (as.kind != FAKE_AS_OBJECT) {
+		struct fake_listmeta m = {
+			at, tok ? tok : (p.more && p.n ? "" : NULL),
+			tok && !p.selects ? (long long)p.remaining : -1
+		};
+		fake_table_list(&b, &as, rq->res, &m, p.items, p.n);
+		free(tok);
+		tok = NULL;
+		goto send;
+	}
 	for (size_t i = 0; i < p.n; i++)
 		total += p.items[i]->len;
 	buf_reserve(&b, total + p.n * 2 + 256);
-	buf_printf(&b, "{\"kind\":\"%s\",\"apiVersion\":\"v1\",\"metadata\":"
+	buf_printf(&b, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
 		       "{\"resourceVersion\":\"%llu\"", r->list_kind,
-		   (unsigned long long)at);
+		   r->api_version, (unsigned long long)at);
 	if (p.more && p.n) {
-		const struct fake_obj *last = p.items[p.n - 1];
-		char *tok = token_encode((long long)at, last->ns, last->name,
-					 with_ns);
 		buf_printf(&b, ",\"continue\":\"%s\"", tok ? tok : "");
-		free(tok);
 		if (!p.selects)
 			buf_printf(&b, ",\"remainingItemCount\":%llu", p.remaining);
 	}
+	free(tok);
 	buf_adds(&b, "},\"items\":[");
 	for (size_t i = 0; i < p.n; i++) {
 		const struct fake_obj *ob = p.items[i];
@@ -290,6 +305,7 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 		buf_add(&b, ob->json + ob->body_off, ob->len - ob->body_off);
 	}
 	buf_adds(&b, "]}\n");
+send:
 	page_free(&p);
 	ret = p.err ? fake_reply_status(c, 500, "InternalError", NULL,
 					"out of memory") :
@@ -323,8 +339,14 @@ enum MHD_Result fake_get_serve(struct fake_req *rq)
 		return fake_reply_not_found(c, fake_res_table[rq->res].resource,
 					    rq->name);
 	struct buf b = BUF_INIT;
-	buf_add(&b, o->json, o->len);
-	buf_addc(&b, '\n');
+	struct fake_as as;
+	fake_as_negotiate(c, false, false, &as);
+	if (as.kind != FAKE_AS_OBJECT) {
+		fake_table_get(&b, &as, o);
+	} else {
+		buf_add(&b, o->json, o->len);
+		buf_addc(&b, '\n');
+	}
 	fake_obj_put(o);
 	return fake_reply(c, 200, &b);
 }

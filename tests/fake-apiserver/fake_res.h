@@ -2,27 +2,39 @@
  * fake_res: the table of resources the fake apiserver serves, and the
  * per-resource request counters behind /fake/stats.
  *
- * The table is static: core/v1 namespaces, pods, configmaps and services.
- * A resource is named by its index in the table everywhere else, so
- * objects and events carry a small integer rather than a pointer.
+ * The first FAKE_NBUILTIN entries are static: core/v1 namespaces, pods,
+ * configmaps and services. Custom resources declared with --crd are
+ * appended at start-up, before any request, and never change after, so
+ * readers need no lock. A resource is named by its index in the table
+ * everywhere else, so objects and events carry a small integer rather
+ * than a pointer.
  */
 #ifndef FAKE_RES_H
 #define FAKE_RES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum fake_res_id {
 	FAKE_RES_NAMESPACES,
 	FAKE_RES_PODS,
 	FAKE_RES_CONFIGMAPS,
 	FAKE_RES_SERVICES,
-	FAKE_NRES
+	FAKE_NBUILTIN
 };
+
+#define FAKE_RES_MAX 64		/* built-ins plus custom resources */
 
 #define FAKE_RES_MAX_FIELDS 8
 
 struct fake_res {
 	const char *resource;	/* plural, "pods" */
+	const char *group;	/* "" for the core group, "example.com" */
+	const char *version;	/* "v1" */
+	const char *api_version;	/* "v1", "example.com/v1" */
+	const char *key;	/* "pods", "widgets.example.com": --seed and
+				 * /fake/stats name it so */
+	bool custom;		/* declared by --crd */
 	const char *singular;	/* "pod" */
 	const char *kind;	/* "Pod" */
 	const char *list_kind;	/* "PodList" */
@@ -45,11 +57,24 @@ struct fake_res_stats {
 	long watch_open;	/* watch streams open now */
 };
 
-extern const struct fake_res fake_res_table[FAKE_NRES];
-extern struct fake_res_stats fake_res_stats[FAKE_NRES];
+/* Entries [0, fake_nres) are valid; written only before serving. */
+extern struct fake_res fake_res_table[FAKE_RES_MAX];
+extern int fake_nres;
+extern struct fake_res_stats fake_res_stats[FAKE_RES_MAX];
 
-/* Index of the resource with that plural name, or -1. */
-int fake_res_find(const char *resource);
+/* Index of the resource with that key ("pods", "widgets.example.com"),
+ * or -1. */
+int fake_res_find(const char *key);
+/* Index of the resource served at group/version/plural, or -1. */
+int fake_res_find_gvr(const char *group, const char *version,
+		      const char *plural);
+/*
+ * Declare a custom resource from "plural.group/version:Kind[:Cluster]"
+ * (namespaced unless cluster or the :Cluster suffix). Before serving
+ * only. 0, or -EINVAL/-ENOSPC with err set.
+ */
+int fake_res_add_crd(const char *spec, bool cluster, char *err,
+		     size_t errlen);
 /* The number of entries in res->fields. */
 int fake_res_nfields(int res);
 

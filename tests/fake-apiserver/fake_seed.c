@@ -576,3 +576,32 @@ int fake_seed_service(struct buf *out, unsigned idx, const char *ns,
 		 "\"status\":{\"loadBalancer\":{}}}");
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
+
+int fake_seed_custom(struct buf *out, unsigned idx, const char *ns,
+		     const char *kind, const char *api_version,
+		     const char *singular, uint64_t rv)
+{
+	char prefix[80];
+	uint64_t t = SEED_EPOCH + (uint64_t)idx * 29;
+
+	snprintf(prefix, sizeof(prefix), "%s-", singular);
+	LIT(out, "{\"kind\":");
+	add_str(out, kind);
+	LIT(out, ",\"apiVersion\":");
+	add_str(out, api_version);
+	buf_addc(out, ',');
+	add_meta_head(out, prefix, idx, ns, kind, rv, t);
+	LIT(out, ",\"labels\":{\"app\":\"demo\",\"shard\":");
+	add_qu(out, idx % 10);
+	LIT(out, "},\"managedFields\":[{\"manager\":\"kubectl-create\","
+		 "\"operation\":\"Update\",\"apiVersion\":");
+	add_str(out, api_version);
+	LIT(out, ",\"time\":");
+	add_time(out, t);
+	LIT(out, ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":"
+		 "{\"f:labels\":{\".\":{},\"f:app\":{},\"f:shard\":{}}},"
+		 "\"f:spec\":{\".\":{},\"f:size\":{}}}}]},\"spec\":{\"size\":");
+	add_u(out, idx % 7 + 1);
+	LIT(out, "}}");
+	return buf_ok(out) ? 0 : -ENOMEM;
+}

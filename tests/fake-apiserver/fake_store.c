@@ -23,7 +23,7 @@ static struct {
 	pthread_rwlock_t lock;
 	uint64_t rv;		/* atomic; written under the write lock */
 	uint64_t floor;		/* every event after floor is in the ring */
-	struct objvec cur[FAKE_NRES];
+	struct objvec cur[FAKE_RES_MAX];
 	struct fake_event *ring;	/* ring[(start + i) % cap]: rv floor+1+i */
 	size_t cap, start, n;
 	/* wakeups */
@@ -174,12 +174,14 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 	o->len = len;
 
 	/* {"kind":"Pod","apiVersion":"v1", */
-	size_t kl = strlen(r->kind);
-	if (len < 31 + kl || memcmp(json, "{\"kind\":\"", 9) != 0 ||
+	size_t kl = strlen(r->kind), al = strlen(r->api_version);
+	if (len < 31 + kl + al || memcmp(json, "{\"kind\":\"", 9) != 0 ||
 	    memcmp(json + 9, r->kind, kl) != 0 ||
-	    memcmp(json + 9 + kl, "\",\"apiVersion\":\"v1\",", 20) != 0)
+	    memcmp(json + 9 + kl, "\",\"apiVersion\":\"", 16) != 0 ||
+	    memcmp(json + 25 + kl, r->api_version, al) != 0 ||
+	    memcmp(json + 25 + kl + al, "\",", 2) != 0)
 		goto fail;
-	o->body_off = 9 + kl + 20;
+	o->body_off = 27 + kl + al;
 
 	const char *ms, *me, *vs, *ve;
 	struct tops t = { 0 };
@@ -300,7 +302,7 @@ void fake_store_compact(void)
 void fake_store_wipe(void)
 {
 	fake_store_compact();
-	for (int r = 0; r < FAKE_NRES; r++) {
+	for (int r = 0; r < fake_nres; r++) {
 		for (size_t i = 0; i < st.cur[r].n; i++)
 			fake_obj_put(st.cur[r].v[i]);
 		st.cur[r].n = 0;
@@ -313,7 +315,7 @@ void fake_store_free(void)
 {
 	fake_store_compact();
 	free(st.ring);
-	for (int r = 0; r < FAKE_NRES; r++) {
+	for (int r = 0; r < fake_nres; r++) {
 		for (size_t i = 0; i < st.cur[r].n; i++)
 			fake_obj_put(st.cur[r].v[i]);
 		free(st.cur[r].v);
@@ -503,7 +505,7 @@ static int obj_keycmp(const void *a, const void *b)
 
 void fake_store_seed_done(void)
 {
-	for (int r = 0; r < FAKE_NRES; r++)
+	for (int r = 0; r < fake_nres; r++)
 		if (st.cur[r].n > 1)
 			qsort(st.cur[r].v, st.cur[r].n, sizeof(*st.cur[r].v),
 			      obj_keycmp);

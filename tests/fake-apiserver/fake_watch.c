@@ -30,6 +30,8 @@
 #include "fake_json.h"
 #include "fake_query.h"
 #include "fake_res.h"
+#include "fake_table.h"
+#include "fake_tls.h"
 
 #define BATCH_BYTES (256u << 10)	/* per lock hold */
 #define IDLE_CHECK_MS 500
@@ -60,6 +62,8 @@ struct watch {
 	struct fake_obj **initial;	/* synthetic ADDED still to send */
 	size_t ninitial, iinitial;
 	bool end_bookmark;		/* initial-events-end after them */
+	struct fake_as as;		/* Table or PartialObjectMetadata events */
+	bool cols_sent;			/* a Table event carried the columns */
 	struct buf out;
 	size_t off;
 };
@@ -79,14 +83,32 @@ static void add_event(struct buf *b, const char *type, const char *json,
 	buf_adds(b, "}\n");
 }
 
+/* An object event in the watch's output form: as a Table only the first
+ * one carries columnDefinitions (11-b). */
+static void watch_event(struct watch *w, const char *type, const char *json,
+			size_t len)
+{
+	if (w->as.kind == FAKE_AS_OBJECT) {
+		add_event(&w->out, type, json, len);
+		return;
+	}
+	struct buf t = BUF_INIT;
+	fake_table_event(&t, &w->as, w->res, json, len, !w->cols_sent);
+	w->cols_sent = true;
+	add_event(&w->out, type, t.p ? t.p : "{}", t.p ? t.len : 2);
+	buf_free(&t);
+}
+
 static void add_bookmark(struct watch *w, bool initial_end)
 {
 	const struct fake_res *r = &fake_res_table[w->res];
+	/* a custom resource's bookmark is unstructured: no zero values */
 	buf_printf(&w->out,
 		   "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\","
-		   "\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":"
-		   "\"%llu\",\"creationTimestamp\":null%s}%s}}\n",
-		   r->kind, (unsigned long long)w->cursor,
+		   "\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+		   "\"%llu\"%s%s}%s}}\n",
+		   r->kind, r->api_version, (unsigned long long)w->cursor,
+		   r->custom ? "" : ",\"creationTimestamp\":null",
 		   initial_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":"
 				 "\"true\"}" : "",
 		   r->bookmark_tail);
@@ -125,18 +147,18 @@ static void fill_events(struct watch *w)
 		bool before = e->prev && fake_filter_match(&w->f, e->prev);
 		if (e->type == FAKE_DELETED) {
 			if (before)
-				add_event(&w->out, "DELETED", e->obj->json,
-					  e->obj->len);
+				watch_event(w, "DELETED", e->obj->json,
+					    e->obj->len);
 		} else if (now) {
-			add_event(&w->out, before ? "MODIFIED" : "ADDED",
-				  e->obj->json, e->obj->len);
+			watch_event(w, before ? "MODIFIED" : "ADDED",
+				    e->obj->json, e->obj->len);
 		} else if (before) {
 			/* left the filter: its old state at this RV */
 			size_t n;
 			char *j = fake_json_set_rv(e->prev->json, e->prev->len,
 						   e->rv, &n);
 			if (j)
-				add_event(&w->out, "DELETED", j, n);
+				watch_event(w, "DELETED", j, n);
 			free(j);
 		}
 	}
@@ -148,7 +170,7 @@ static void fill_initial(struct watch *w)
 {
 	while (w->iinitial < w->ninitial && w->out.len < BATCH_BYTES) {
 		struct fake_obj *o = w->initial[w->iinitial++];
-		add_event(&w->out, "ADDED", o->json, o->len);
+		watch_event(w, "ADDED", o->json, o->len);
 		fake_obj_put(o);
 	}
 	if (w->iinitial == w->ninitial) {
@@ -169,6 +191,10 @@ static bool peer_closed(const struct watch *w)
 	if (w->fd < 0 || poll(&p, 1, 0) <= 0)
 		return false;
 	if (p.revents & (POLLHUP | POLLERR | POLLRDHUP))
+		return true;
+	/* Over TLS a client that hangs up first sends close_notify: bytes,
+	 * not EOF. A watch client sends nothing else, so any bytes end it. */
+	if ((p.revents & POLLIN) && fake_tls_on())
 		return true;
 	return (p.revents & POLLIN) &&
 	       recv(w->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
@@ -343,6 +369,7 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 		fake_filter_free(&f);
 		return MHD_NO;
 	}
+	fake_as_negotiate(c, true, true, &w->as);
 	w->f = f;
 	w->f.ns = w->ns;
 	w->f.name = w->name;

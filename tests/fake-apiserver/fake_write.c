@@ -173,10 +173,11 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 		return NULL;
 	}
 	if ((s = json_string_value(json_object_get(j, "apiVersion"))) &&
-	    strcmp(s, "v1") != 0) {
+	    strcmp(s, r->api_version) != 0) {
 		*ret = fake_reply_bad_request(
 			rq->conn, "the API version in the data (%s) does not "
-			"match the expected API version (v1)", s);
+			"match the expected API version (%s)", s,
+			r->api_version);
 		goto bad;
 	}
 	if ((s = json_string_value(json_object_get(j, "kind"))) &&
@@ -273,7 +274,7 @@ static char *render(int res, json_t *obj, const char *ns, const char *name,
 			json_object_set(m, k, v);
 
 	json_object_set_new(out, "kind", json_string(r->kind));
-	json_object_set_new(out, "apiVersion", json_string("v1"));
+	json_object_set_new(out, "apiVersion", json_string(r->api_version));
 	json_object_set_new(out, "metadata", m);
 	json_object_foreach(obj, k, v)
 		if (strcmp(k, "kind") && strcmp(k, "apiVersion") &&
@@ -563,7 +564,7 @@ enum MHD_Result fake_write_patch(struct fake_req *rq)
 						 "valid %s", r->kind);
 	}
 	json_object_set_new(obj, "kind", json_string(r->kind));
-	json_object_set_new(obj, "apiVersion", json_string("v1"));
+	json_object_set_new(obj, "apiVersion", json_string(r->api_version));
 	ret = write_update(rq, cur, obj);
 	json_decref(obj);
 	return ret;
@@ -608,7 +609,7 @@ static bool gather_one(void *ctx, struct fake_obj *o)
  * namespace holds before the namespace itself. Write lock held. */
 static void delete_contents(const char *ns)
 {
-	for (int res = 0; res < FAKE_NRES; res++) {
+	for (int res = 0; res < fake_nres; res++) {
 		struct gather g = { NULL, 0, 0 };
 		if (!fake_res_table[res].namespaced)
 			continue;
@@ -717,8 +718,8 @@ enum MHD_Result fake_write_delete_collection(struct fake_req *rq)
 	fake_store_wrlock();
 	fake_store_scan(rq->res, fake_store_rv(), rq->ns, NULL, NULL,
 			gather_matching, &gs);
-	buf_printf(&b, "{\"kind\":\"%s\",\"apiVersion\":\"v1\",\"metadata\":{},"
-		       "\"items\":[", r->list_kind);
+	buf_printf(&b, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{},"
+		       "\"items\":[", r->list_kind, r->api_version);
 	for (size_t i = 0; i < gs.g.n; i++) {
 		struct fake_obj *d = delete_one(gs.g.v[i]);
 		if (d) {

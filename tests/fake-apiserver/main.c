@@ -21,6 +21,7 @@
 #include "fake_res.h"
 #include "fake_seed.h"
 #include "fake_store.h"
+#include "fake_tls.h"
 #include "fake_watch.h"
 
 struct opts {
@@ -31,6 +32,8 @@ struct opts {
 	unsigned seed_ns;
 	unsigned bookmark_s;
 	int verbosity;
+	struct fake_tls_opts tls;
+	bool crd_cluster;
 };
 
 static void usage(FILE *f)
@@ -43,7 +46,17 @@ static void usage(FILE *f)
 		"  --seed-namespaces N      spread seeded objects over ns-0..ns-N-1 (default 10)\n"
 		"  --bookmark-interval S    seconds between watch bookmarks (default 60)\n"
 		"  -v N                     log verbosity\n"
-		"  --tls-cert, --tls-key, --token, --crd   not supported yet\n");
+		"  --tls-cert F --tls-key F serve HTTPS\n"
+		"  --client-ca F            accept client certificates signed by F\n"
+		"  --token T                require Authorization: Bearer T\n"
+		"  --token-file F           accept the tokens in F (one a line,\n"
+		"                           re-read when F changes)\n"
+		"  --crd plural.group/version:Kind[:Cluster]   serve a custom\n"
+		"                           resource (repeatable; namespaced unless\n"
+		"                           :Cluster or --crd-cluster before it)\n"
+		"  --crd-cluster            later --crd are cluster-scoped\n"
+		"The /fake/ control paths and health checks need no credentials;\n"
+		"the control API answers loopback clients only.\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -81,10 +94,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		}
-		if (!strcmp(a, "--tls-cert") || !strcmp(a, "--tls-key") ||
-		    !strcmp(a, "--token") || !strcmp(a, "--crd")) {
-			fprintf(stderr, "fake-apiserver: %s: not supported yet\n", a);
-			return -ENOTSUP;
+		if (strcmp(a, "--crd-cluster") == 0) {
+			o->crd_cluster = true;
+			continue;
 		}
 		if (!val)
 			goto bad;
@@ -105,6 +117,25 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_uint(val, 86400, &v) || v == 0)
 				goto bad;
 			o->bookmark_s = (unsigned)v;
+		} else if (strcmp(a, "--tls-cert") == 0) {
+			o->tls.cert_file = val;
+		} else if (strcmp(a, "--tls-key") == 0) {
+			o->tls.key_file = val;
+		} else if (strcmp(a, "--client-ca") == 0) {
+			o->tls.client_ca_file = val;
+		} else if (strcmp(a, "--token") == 0) {
+			if (!*val)
+				goto bad;
+			o->tls.token = val;
+		} else if (strcmp(a, "--token-file") == 0) {
+			o->tls.token_file = val;
+		} else if (strcmp(a, "--crd") == 0) {
+			char err[300];
+			if (fake_res_add_crd(val, o->crd_cluster, err,
+					     sizeof(err))) {
+				fprintf(stderr, "fake-apiserver: %s\n", err);
+				return -EINVAL;
+			}
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--v") == 0) {
 			if (parse_uint(val, 10, &v))
 				goto bad;
@@ -115,6 +146,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		i++;
 		continue;
 bad:
+		/* never echo a token */
+		if (strcmp(a, "--token") == 0)
+			val = NULL;
 		fprintf(stderr, "fake-apiserver: bad flag: %s%s%s\n", a,
 			val ? " " : "", val ? val : "");
 		usage(stderr);
@@ -138,7 +172,7 @@ static int seed_one(int res, struct buf *b)
 
 static int seed(const char *spec, unsigned nns)
 {
-	unsigned long want[FAKE_NRES] = { 0 };
+	unsigned long want[FAKE_RES_MAX] = { 0 };
 	char *copy = xstrdup(spec), *p = copy, *item;
 	struct buf b = BUF_INIT;
 	uint64_t rv = 0;
@@ -157,7 +191,8 @@ static int seed(const char *spec, unsigned nns)
 		    parse_uint(eq + 1, 10000000, &n)) {
 			fprintf(stderr, "fake-apiserver: --seed: bad item %s "
 				"(want pods=N,configmaps=N,services=N,"
-				"namespaces=N)\n", item);
+				"namespaces=N or a --crd's plural.group=N)\n",
+				item);
 			free(copy);
 			return -EINVAL;
 		}
@@ -167,8 +202,10 @@ static int seed(const char *spec, unsigned nns)
 
 	int64_t t0 = fake_now_ms();
 	unsigned long nsn = want[FAKE_RES_NAMESPACES];
-	if ((want[FAKE_RES_PODS] || want[FAKE_RES_CONFIGMAPS] ||
-	     want[FAKE_RES_SERVICES]) && nsn < nns)
+	bool namespaced = false;
+	for (int res = FAKE_RES_PODS; res < fake_nres; res++)
+		namespaced |= want[res] && fake_res_table[res].namespaced;
+	if (namespaced && nsn < nns)
 		nsn = nns;
 	/* namespaces first, so every seeded object's namespace exists */
 	for (unsigned long i = 0; i < nsn && !rc; i++) {
@@ -176,10 +213,16 @@ static int seed(const char *spec, unsigned nns)
 		if (!(rc = fake_seed_namespace(&b, ns, ++rv)))
 			rc = seed_one(FAKE_RES_NAMESPACES, &b);
 	}
-	for (int res = FAKE_RES_PODS; res < FAKE_NRES && !rc; res++) {
+	for (int res = FAKE_RES_PODS; res < fake_nres && !rc; res++) {
+		const struct fake_res *r = &fake_res_table[res];
 		for (unsigned long i = 0; i < want[res] && !rc; i++) {
 			fake_seed_ns_name((unsigned)i, nns, ns, sizeof(ns));
-			rc = res == FAKE_RES_PODS ?
+			rc = r->custom ?
+				     fake_seed_custom(&b, (unsigned)i,
+						      r->namespaced ? ns : NULL,
+						      r->kind, r->api_version,
+						      r->singular, ++rv) :
+			     res == FAKE_RES_PODS ?
 				     fake_seed_pod(&b, (unsigned)i, ns, ++rv) :
 			     res == FAKE_RES_CONFIGMAPS ?
 				     fake_seed_configmap(&b, (unsigned)i, ns, ++rv) :
@@ -203,7 +246,7 @@ static int seed(const char *spec, unsigned nns)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { "127.0.0.1", 8080, 10000, NULL, 10, 60, 0 };
+	struct opts o = { "127.0.0.1", 8080, 10000, NULL, 10, 60, 0, { 0 }, false };
 	char err[256];
 	sigset_t set;
 	int sig = 0, rc;
@@ -222,17 +265,23 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (fake_tls_setup(&o.tls, err, sizeof(err))) {
+		fprintf(stderr, "fake-apiserver: %s\n", err);
+		return 2;
+	}
 	if (fake_store_init(o.history)) {
 		fprintf(stderr, "fake-apiserver: out of memory\n");
 		return 1;
 	}
 	if (o.seed && (rc = seed(o.seed, o.seed_ns))) {
 		fake_store_free();
+		fake_tls_free();
 		return rc == -EINVAL ? 2 : 1;
 	}
 	if (fake_http_start(o.host, o.port, err, sizeof(err))) {
 		log_error("%s", err);
 		fake_store_free();
+		fake_tls_free();
 		return 1;
 	}
 	sigwait(&set, &sig);
@@ -240,5 +289,6 @@ int main(int argc, char **argv)
 	fake_store_stop();
 	fake_http_stop();
 	fake_store_free();
+	fake_tls_free();
 	return 0;
 }
