@@ -1,0 +1,277 @@
+{{/*
+Named templates. Every one takes the chart's root context (.), except
+"informer-proxy.sidecarContainer", which also accepts a parent chart's
+root context when informer-proxy is its dependency (see README).
+*/}}
+
+{{- define "informer-proxy.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "informer-proxy.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "informer-proxy.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "informer-proxy.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "informer-proxy.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "informer-proxy.labels" -}}
+helm.sh/chart: {{ include "informer-proxy.chart" . }}
+{{ include "informer-proxy.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: {{ .Values.mode }}
+{{- end -}}
+
+{{- define "informer-proxy.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "informer-proxy.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "informer-proxy.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion | toString) -}}
+{{- end -}}
+
+{{/*
+The host part of --listen.
+  sidecar:   sidecar.listenHost (127.0.0.1): only containers of the same pod
+             reach it.
+  daemonset: 0.0.0.0 when daemonset.exposeOnNode (a hostPort) is set;
+             otherwise the pod IP, which the node-local Service targets.
+*/}}
+{{- define "informer-proxy.listenHost" -}}
+{{- if eq .Values.mode "daemonset" -}}
+{{- if .Values.daemonset.exposeOnNode -}}0.0.0.0{{- else -}}$(POD_IP){{- end -}}
+{{- else -}}
+{{- .Values.sidecar.listenHost -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "true" when the kubelet and Prometheus can reach the proxy on the pod IP. */}}
+{{- define "informer-proxy.reachable" -}}
+{{- $h := include "informer-proxy.listenHost" . -}}
+{{- if not (or (hasPrefix "127." $h) (eq $h "localhost")) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+RBAC rules: get/list/watch on exactly .Values.resources, grouped by API
+group. A resource is spelled resource[.version][.group], as kubectl and
+--resources spell it: "pods", "deployments.apps", "deployments.v1.apps",
+"widgets.v1beta1.example.com". A version is v followed by a digit 1-9.
+*/}}
+{{- define "informer-proxy.rbacRules" -}}
+{{- $groups := dict -}}
+{{- range .Values.resources -}}
+{{- $parts := splitList "." . -}}
+{{- $res := first $parts -}}
+{{- $rest := rest $parts -}}
+{{- if $rest -}}
+{{- if regexMatch "^v[1-9]" (first $rest) -}}
+{{- $rest = rest $rest -}}
+{{- end -}}
+{{- end -}}
+{{- $group := join "." $rest -}}
+{{- $have := get $groups $group | default (list) -}}
+{{- $_ := set $groups $group (append $have $res | uniq) -}}
+{{- end -}}
+{{- range $g := keys $groups | sortAlpha }}
+- apiGroups: [{{ $g | quote }}]
+  resources: {{ get $groups $g | toJson }}
+  verbs: ["get", "list", "watch"]
+{{- end }}
+{{- with .Values.rbac.extraRules }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The proxy's arguments, one per line as a YAML list. */}}
+{{- define "informer-proxy.args" -}}
+- --resources={{ join "," .Values.resources }}
+- --listen={{ include "informer-proxy.listenHost" . }}:{{ .Values.port }}
+- --log-format={{ .Values.logFormat }}
+- --v={{ .Values.verbosity }}
+{{- with .Values.upstream.server }}
+- --server={{ . }}
+{{- end }}
+{{- with .Values.upstream.kubeconfig }}
+- --kubeconfig={{ . }}
+{{- end }}
+{{- with .Values.upstream.context }}
+- --context={{ . }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.bookmarkInterval) }}
+- --bookmark-interval={{ .Values.bookmarkInterval }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.history) }}
+- --history={{ .Values.history | int64 }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.pageSize) }}
+- --page-size={{ .Values.pageSize | int64 }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.discoveryRefresh) }}
+- --discovery-refresh={{ .Values.discoveryRefresh | int64 }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.watchTimeout) }}
+- --watch-timeout={{ .Values.watchTimeout | int64 }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.threads) }}
+- --threads={{ .Values.threads | int64 }}
+{{- end }}
+{{- if .Values.stripManagedFields }}
+- --strip-managed-fields
+{{- end }}
+{{- range .Values.extraArgs }}
+- {{ . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+One probe. Call with (dict "root" $ "probe" .Values.probes.liveness).
+*/}}
+{{- define "informer-proxy.probe" -}}
+{{- $root := .root -}}
+{{- $p := .probe -}}
+{{- $handler := $root.Values.probes.handler -}}
+{{- if eq $handler "auto" -}}
+{{- $handler = ternary "httpGet" "exec" (eq (include "informer-proxy.reachable" $root) "true") -}}
+{{- end -}}
+{{- $host := include "informer-proxy.listenHost" $root -}}
+{{- if or (eq $host "0.0.0.0") (eq $host "$(POD_IP)") -}}
+{{- $host = "127.0.0.1" -}}
+{{- end -}}
+{{- if eq $handler "httpGet" }}
+httpGet:
+  path: {{ $p.path }}
+  port: http
+{{- else }}
+exec:
+  command:
+  {{- range $root.Values.probes.exec.command }}
+    - {{ . | quote }}
+  {{- end }}
+    - {{ printf "http://%s:%v%s" $host $root.Values.port $p.path | quote }}
+{{- end }}
+periodSeconds: {{ $p.periodSeconds }}
+timeoutSeconds: {{ $p.timeoutSeconds }}
+failureThreshold: {{ $p.failureThreshold }}
+{{- end -}}
+
+{{/*
+The proxy container, as one list item. With sidecar.nativeSidecar it
+carries restartPolicy: Always and belongs under initContainers.
+*/}}
+{{- define "informer-proxy.container" -}}
+- name: informer-proxy
+  image: {{ include "informer-proxy.image" . | quote }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  {{- if and (eq .Values.mode "sidecar") .Values.sidecar.nativeSidecar }}
+  restartPolicy: Always
+  {{- end }}
+  args:
+    {{- include "informer-proxy.args" . | nindent 4 }}
+  {{- if or (eq (include "informer-proxy.listenHost" .) "$(POD_IP)") .Values.extraEnv }}
+  env:
+    {{- if eq (include "informer-proxy.listenHost" .) "$(POD_IP)" }}
+    - name: POD_IP
+      valueFrom:
+        fieldRef:
+          fieldPath: status.podIP
+    {{- end }}
+    {{- with .Values.extraEnv }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- end }}
+  ports:
+    - name: http
+      containerPort: {{ .Values.port }}
+      {{- if and (eq .Values.mode "daemonset") .Values.daemonset.exposeOnNode }}
+      hostPort: {{ .Values.daemonset.exposeOnNode }}
+      {{- end }}
+      protocol: TCP
+  {{- if ne .Values.probes.handler "none" }}
+  startupProbe:
+    {{- include "informer-proxy.probe" (dict "root" . "probe" .Values.probes.startup) | trim | nindent 4 }}
+  livenessProbe:
+    {{- include "informer-proxy.probe" (dict "root" . "probe" .Values.probes.liveness) | trim | nindent 4 }}
+  readinessProbe:
+    {{- include "informer-proxy.probe" (dict "root" . "probe" .Values.probes.readiness) | trim | nindent 4 }}
+  {{- end }}
+  {{- with .Values.containerResources }}
+  resources:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.securityContext }}
+  securityContext:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.extraVolumeMounts }}
+  volumeMounts:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end -}}
+
+{{/*
+The sidecar container for your own pod spec, as one list item:
+
+  containers:            # initContainers: with sidecar.nativeSidecar
+    {{- include "informer-proxy.sidecarContainer" . | nindent 4 }}
+
+Pass this chart's root context, or, from a parent chart that lists
+informer-proxy as a dependency, the parent's root context: the values are
+then taken from .Values.informer-proxy.
+*/}}
+{{- define "informer-proxy.sidecarContainer" -}}
+{{- if and (not (hasKey .Values "mode")) (hasKey .Values "informer-proxy") -}}
+{{- $appVersion := "" -}}
+{{- if hasKey . "Subcharts" -}}
+{{- with index .Subcharts "informer-proxy" -}}{{- $appVersion = .Chart.AppVersion -}}{{- end -}}
+{{- end -}}
+{{- $ctx := dict "Values" (index .Values "informer-proxy") "Release" .Release "Chart" (dict "Name" "informer-proxy" "AppVersion" $appVersion) -}}
+{{- include "informer-proxy.container" $ctx -}}
+{{- else -}}
+{{- include "informer-proxy.container" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The kubeconfig clients in the pod use: the proxy on loopback. */}}
+{{- define "informer-proxy.kubeconfig" -}}
+apiVersion: v1
+kind: Config
+clusters:
+  - name: informer-proxy
+    cluster:
+      server: {{ printf "http://127.0.0.1:%v" .Values.port }}
+contexts:
+  - name: informer-proxy
+    context:
+      cluster: informer-proxy
+      user: informer-proxy
+      namespace: {{ .Release.Namespace }}
+current-context: informer-proxy
+users:
+  - name: informer-proxy
+    {{- if .Values.sidecar.kubeconfig.forwardServiceAccountToken }}
+    user:
+      tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+    {{- else }}
+    user: {}
+    {{- end }}
+{{- end -}}
