@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,6 @@
 #include "config/log.h"
 
 #define BACKOFF_MIN_MS 5
-#define BACKOFF_MAX_MS 5000
-#define STALL_SECONDS 90	/* no byte for this long: the stream is dead */
 
 /* How a LIST or WATCH ended. R_RETRY: the connection failed, resume the
  * watch; R_ERROR: the bytes were wrong, relist; R_EXPIRED: 410, relist. */
@@ -34,6 +33,20 @@ static void tell_progress(struct cache_resource *r)
 	void *ctx = __atomic_load_n(&r->on_progress_ctx, __ATOMIC_ACQUIRE);
 	if (ctx)
 		r->on_progress(ctx, r);
+}
+
+/* Whether the upstream answers: cleared by any 200, set (once) by a
+ * failed request; /readyz reads it. */
+static void mark_healthy(struct cache_resource *r)
+{
+	__atomic_store_n(&r->failing_since, (int64_t)0, __ATOMIC_RELAXED);
+}
+
+static void mark_failing(struct cache_resource *r)
+{
+	int64_t zero = 0;
+	__atomic_compare_exchange_n(&r->failing_since, &zero, (int64_t)time(NULL),
+				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 static void stat_inc(uint64_t *s)
@@ -66,7 +79,9 @@ void cache_resource_path(const struct cache_kind *kind, const char *ns,
 
 struct xfer {
 	struct cache_resource *r;
-	struct buf body;		/* LIST: the whole page */
+	CURL *c;
+	struct buf body;		/* LIST: the whole page; else an error body */
+	int retry_after;		/* seconds, from a 429/503's Retry-After */
 	/* WATCH only */
 	bool watch;
 	struct buf line;		/* an incomplete line carried over */
@@ -83,6 +98,27 @@ static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 
 static size_t on_watch_data(char *data, size_t size, size_t n, void *p);
 
+static size_t on_header(char *p, size_t size, size_t n, void *cls)
+{
+	struct xfer *x = cls;
+	size_t len = size * n;
+	if (len > 12 && !strncasecmp(p, "retry-after:", 12))
+		x->retry_after = atoi(p + 12);
+	return len;
+}
+
+/* A body that is not a 200's (a Status): kept for the log. */
+static bool error_body(struct xfer *x, char *data, size_t len)
+{
+	long code = 0;
+	curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
+	if (code == 200)
+		return false;
+	if (x->body.len < 64 * 1024)
+		buf_add(&x->body, data, len);
+	return true;
+}
+
 static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 {
 	struct xfer *x = p;
@@ -97,6 +133,10 @@ static long http_get(struct cache_resource *r, CURL *c, const char *url,
 {
 	char err[256];
 	struct curl_slist *hdrs = NULL;
+	x->c = c;
+	x->retry_after = 0;
+	if (!cache_ratelimit_take(r->up.limit, &r->stop))
+		return -1;
 	if (cache_upstream_prepare(&r->up, c, true, &hdrs, err, sizeof(err))) {
 		log_error("%s: %s", r->kind->resource, err);
 		curl_slist_free_all(hdrs);
@@ -115,13 +155,18 @@ static long http_get(struct cache_resource *r, CURL *c, const char *url,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
 	CURLcode rc = curl_easy_perform(c);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	curl_slist_free_all(hdrs);
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	if (rc == CURLE_OK)
+	if (rc == CURLE_OK) {
+		if (code == 200)
+			mark_healthy(r);
 		return code;
+	}
 	if (!stopping(r) && !(x->watch && x->result != R_OK))
 		log_warn("%s: %s: %s", r->kind->resource,
 			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
@@ -253,6 +298,9 @@ static int list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		if (code != 200) {
 			if (code > 0)
 				log_status(r, "list", code, &x.body);
+			if (code < 0 || code == 429 || code >= 500)
+				mark_failing(r);
+			r->retry_after = x.retry_after;
 			goto out;
 		}
 		if (take_page(r, &x.body, &d, l, &cont, first))
@@ -403,18 +451,26 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		cache_txn_begin(r->store, t);
 		*open = true;
 	}
+	/* The upstream's stream must fit our state: no delete or change of
+	 * what we do not have, no second object under one name. If it does
+	 * not, our state is wrong somewhere: relist (nothing is applied). */
+	const struct cache_obj *cur = cache_txn_find(t, o->ns, o->name);
+	bool added = json_str_eq(d, type, "ADDED");
+	if ((!added && !cur) || (added && cur && strcmp(cur->uid, o->uid))) {
+		log_warn("%s: watch: %s of %s/%s does not fit the cache; relisting",
+			 r->kind->resource, del ? "DELETED" : added ? "ADDED" : "MODIFIED",
+			 o->ns, o->name);
+		cache_obj_put(o);
+		return R_ERROR;
+	}
 	struct cache_obj *prev = NULL;
 	int rc = del ? cache_txn_del(t, o->ns, o->name, &prev) :
 		       cache_txn_put(t, o, &prev);
-	if (rc == -ENOMEM) {
+	if (rc) {
 		cache_obj_put(o);
 		return R_ERROR;
 	}
 	r->rv = rv;
-	if (del && rc == -ENOENT) {
-		cache_obj_put(o);	/* never had it: nothing to tell */
-		return R_OK;
-	}
 	pend[*npend].type = del ? CACHE_DELETED : prev ? CACHE_MODIFIED : CACHE_ADDED;
 	pend[*npend].rv = rv;
 	pend[*npend].obj = o;
@@ -458,6 +514,9 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	struct cache_resource *r = x->r;
 	size_t len = size * n;
 	touch(r);
+	if (error_body(x, data, len))
+		return len;
+	mark_healthy(r);
 	if (buf_add(&x->line, data, len))
 		return 0;
 	struct cache_txn t;
@@ -508,8 +567,11 @@ static int watch_once(struct cache_resource *r, CURL *c)
 		result = R_RETRY;
 	else if (result == R_OK && code != 200) {
 		if (code > 0)
-			log_status(r, "watch", code, &x.line);
-		result = R_ERROR;
+			log_status(r, "watch", code, &x.body);
+		/* the upstream refused this watch; it may take the next one
+		 * (a 429 or 5xx), so keep the cache and retry the watch */
+		result = code == 429 || code >= 500 ? R_RETRY : R_ERROR;
+		r->retry_after = x.retry_after;
 	} else if (result == R_OK && x.line.len) {
 		log_warn("%s: watch: stream ended inside an event",
 			 r->kind->resource);
@@ -520,21 +582,49 @@ static int watch_once(struct cache_resource *r, CURL *c)
 	      r->kind->resource, (unsigned long long)x.events,
 	      (unsigned long long)r->rv, result);
 	buf_free(&url);
+	buf_free(&x.body);
 	buf_free(&x.line);
 	json_doc_free(&x.doc);
 	return result;
 }
 
+/* The upstream's current RV, by a limit=1 LIST; 0 when it cannot be had. */
+static uint64_t upstream_rv(struct cache_resource *r)
+{
+	char path[600], err[256];
+	cache_resource_path(r->kind, NULL, path, sizeof(path));
+	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
+	struct buf body = BUF_INIT;
+	struct json_doc d = JSON_DOC_INIT;
+	uint64_t rv = 0;
+	long code = cache_upstream_get(&r->up, path, "application/json", &r->stop,
+				       &body, NULL, err, sizeof(err));
+	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
+		int t = json_path(&d, 0, "metadata.resourceVersion");
+		if (t < 0 || json_u64(&d, t, &rv))
+			rv = 0;
+	}
+	buf_free(&body);
+	json_doc_free(&d);
+	return rv;
+}
+
 /* ---- the thread ---- */
 
+/* Exponential backoff from 5 ms to the configured cap, with jitter in
+ * [d/2, d]; an upstream's Retry-After, when longer, wins. */
 static void backoff_sleep(struct cache_resource *r, int *attempt)
 {
+	long cap = r->up.backoff_max_ms > 0 ? r->up.backoff_max_ms : 5000;
 	long ms = BACKOFF_MIN_MS;
-	for (int i = 0; i < *attempt && ms < BACKOFF_MAX_MS; i++)
+	for (int i = 0; i < *attempt && ms < cap; i++)
 		ms *= 2;
-	if (ms > BACKOFF_MAX_MS)
-		ms = BACKOFF_MAX_MS;
+	if (ms > cap)
+		ms = cap;
 	ms = ms / 2 + rand() % (ms / 2 + 1);	/* jitter: [ms/2, ms] */
+	if (r->retry_after > 0 && r->retry_after * 1000L > ms)
+		ms = r->retry_after * 1000L;
+	r->retry_after = 0;
 	(*attempt)++;
 	while (ms > 0 && !stopping(r)) {
 		long step = ms < 50 ? ms : 50;
@@ -558,7 +648,8 @@ static void *run(void *arg)
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	/* no byte for this long: the stream is dead (a silent partition) */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)STALL_SECONDS);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+			 (long)(r->up.stall_seconds > 0 ? r->up.stall_seconds : 90));
 	while (!stopping(r)) {
 		if (need_list) {
 			struct listing l = { 0 };
@@ -578,9 +669,24 @@ static void *run(void *arg)
 			attempt = 0;
 		}
 		time_t began = time(NULL);
+		uint64_t before = r->rv;
 		int rc = watch_once(r, c);
 		if (rc == R_STOP)
 			break;
+		/* A watch that ended cleanly without moving on may be the sign
+		 * of an upstream that lost its state (a wiped cluster at the
+		 * same address accepts a watch from an RV it has not reached
+		 * and stays silent): compare RVs before watching again. */
+		if (rc == R_OK && r->rv == before) {
+			uint64_t now = upstream_rv(r);
+			if (now && now < r->rv) {
+				log_warn("%s: the upstream is at resourceVersion %llu, below "
+					 "ours (%llu): relisting",
+					 r->kind->resource, (unsigned long long)now,
+					 (unsigned long long)r->rv);
+				rc = R_EXPIRED;
+			}
+		}
 		if (rc == R_EXPIRED || rc == R_ERROR) {
 			stat_inc(&r->stats.relists);
 			need_list = true;
@@ -591,6 +697,8 @@ static void *run(void *arg)
 		if (rc == R_ERROR || rc == R_RETRY || time(NULL) - began < 1) {
 			if (rc != R_OK && rc != R_EXPIRED)
 				stat_inc(&r->stats.errors);
+			if (rc == R_RETRY)
+				mark_failing(r);
 			backoff_sleep(r, &attempt);
 		} else {
 			attempt = 0;

@@ -36,6 +36,8 @@ struct cache_resource {
 	struct cache_history *history;
 	bool synced;			/* atomic; set once, after the first list */
 	int64_t last_contact;		/* atomic; unix time of the last upstream bytes */
+	int64_t failing_since;		/* atomic; unix time of the first failure
+					 * since the last success, 0 when healthy */
 	struct cache_resource_stats stats;
 	/* Told after every published change, from the reflector thread,
 	 * while on_progress_ctx (atomic) is not NULL. Set before start. */
@@ -48,6 +50,7 @@ struct cache_resource {
 	bool started;
 	bool stop;			/* atomic */
 	uint64_t rv;			/* last RV applied */
+	int retry_after;		/* seconds the upstream asked us to wait */
 };
 
 struct cache_resource *cache_resource_new(const struct cache_kind *kind,

@@ -78,6 +78,10 @@ long cache_upstream_get(const struct cache_upstream *up, const char *path,
 			struct buf *content_type, char *err, size_t errlen)
 {
 	struct curl_slist *hdrs = NULL;
+	if (!cache_ratelimit_take(up->limit, stop)) {
+		snprintf(err, errlen, "stopped");
+		return -1;
+	}
 	CURL *c = cache_upstream_easy(up, err, errlen);
 	if (!c)
 		return -1;

@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <stdbool.h>
 
+#include "cache/ratelimit.h"
 #include "config/buf.h"
 
 struct config_upstream;
@@ -18,8 +19,11 @@ struct config_upstream;
 struct cache_upstream {
 	const char *server;		/* base URL, no trailing slash */
 	struct config_upstream *creds;	/* TLS and auth; NULL: none */
+	struct cache_ratelimit *limit;	/* the proxy's own requests; may be NULL */
 	int page_size;			/* LIST limit */
 	int watch_timeout;		/* seconds; 0 = randomized 300-600 */
+	int backoff_max_ms;		/* cap of the retry backoff */
+	int stall_seconds;		/* no byte this long: the stream is dead */
 	bool strip_managed_fields;
 };
 

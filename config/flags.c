@@ -46,6 +46,16 @@ static const struct flag flags[] = {
 	  "seconds between BOOKMARK events to local watchers (default 60)" },
 	{ "discovery-refresh", F_INT, OFF(discovery_refresh), 1, 86400,
 	  "seconds between refreshes of the upstream's discovery documents (default 60)" },
+	{ "upstream-qps", F_INT, OFF(upstream_qps), 0, 100000,
+	  "requests per second the proxy itself makes upstream, 0 = no limit (default 50)" },
+	{ "upstream-burst", F_INT, OFF(upstream_burst), 1, 100000,
+	  "burst above --upstream-qps (default 100)" },
+	{ "backoff-max-ms", F_INT, OFF(backoff_max_ms), 10, 600000,
+	  "cap of the exponential backoff after upstream errors (default 5000)" },
+	{ "upstream-stall-timeout", F_INT, OFF(stall_seconds), 1, 86400,
+	  "seconds without a byte after which an upstream stream counts as dead (default 90)" },
+	{ "upstream-grace", F_INT, OFF(grace_seconds), 0, 86400,
+	  "seconds /readyz stays 200 while the upstream cannot be reached (default 300)" },
 	{ "threads", F_INT, OFF(threads), 1, 256,
 	  "HTTP worker threads (default: number of CPUs)" },
 	{ "strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0,
@@ -165,6 +175,11 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->history = 10000;
 	cfg->bookmark_interval = 60;
 	cfg->discovery_refresh = 60;
+	cfg->upstream_qps = 50;
+	cfg->upstream_burst = 100;
+	cfg->backoff_max_ms = 5000;
+	cfg->stall_seconds = 90;
+	cfg->grace_seconds = 300;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -31,6 +31,10 @@ struct config {
 	int bookmark_interval;		/* seconds between local bookmarks */
 	int threads;			/* HTTP worker threads */
 	int discovery_refresh;		/* seconds between discovery refreshes */
+	int upstream_qps, upstream_burst; /* the proxy's own upstream requests */
+	int backoff_max_ms;		/* cap of the upstream retry backoff */
+	int stall_seconds;		/* a silent upstream stream is dead after this */
+	int grace_seconds;		/* /readyz stays 200 this long with upstream away */
 	bool strip_managed_fields;
 };
 

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "config/buf.h"
 #include "proxy/metrics.h"
@@ -40,11 +41,22 @@ int proxy_handle_health(struct proxy *p, struct MHD_Connection *c,
 	bool ready = true;
 	const char *verbose = NULL;
 	bool v = proxy_arg(c, "verbose", &verbose);
+	time_t now = time(NULL);
 	for (int i = 0; i < p->nres; i++) {
-		bool ok = cache_resource_synced(p->res[i]);
+		struct cache_resource *r = p->res[i];
+		bool ok = cache_resource_synced(r);
 		ready = ready && ok;
 		buf_printf(&b, "[%s]informer-sync-%s %s\n", ok ? "+" : "-",
-			   p->res[i]->kind->resource, ok ? "ok" : "failed: not synced");
+			   r->kind->resource, ok ? "ok" : "failed: not synced");
+		/* The cache keeps serving while the upstream is away; past the
+		 * grace period that stale state should stop taking traffic. */
+		int64_t since = __atomic_load_n(&r->failing_since, __ATOMIC_RELAXED);
+		bool reach = !since || now - since <= p->cfg->grace_seconds;
+		ready = ready && reach;
+		if (since)
+			buf_printf(&b, "[%s]upstream-%s failing for %llds (grace %ds)\n",
+				   reach ? "+" : "-", r->kind->resource,
+				   (long long)(now - since), p->cfg->grace_seconds);
 	}
 	if (!v) {
 		buf_reset(&b);

@@ -15,6 +15,7 @@
 #include <urcu-bp.h>
 
 #include "cache/discover.h"
+#include "cache/ratelimit.h"
 #include "cache/reflector.h"
 #include "config/alloc.h"
 #include "config/flags.h"
@@ -88,9 +89,14 @@ int main(int argc, char **argv)
 	char desc[512];
 	config_upstream_describe(&creds, desc, sizeof(desc));
 	log_info("upstream: %s", desc);
+	struct cache_ratelimit limit;
+	cache_ratelimit_init(&limit, cfg.upstream_qps, cfg.upstream_burst);
 	struct cache_upstream up = {
 		.server = creds.url_base,
 		.creds = &creds,
+		.limit = &limit,
+		.backoff_max_ms = cfg.backoff_max_ms,
+		.stall_seconds = cfg.stall_seconds,
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
@@ -157,6 +163,7 @@ out:
 	for (int i = 0; i < ndiscovered; i++)
 		cache_kind_free(discovered[i]);
 	config_upstream_free(&creds);
+	cache_ratelimit_destroy(&limit);
 	curl_global_cleanup();
 	config_free(&cfg);
 	return exit_code;
