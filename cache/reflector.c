@@ -24,9 +24,11 @@
 
 #define BACKOFF_MIN_MS 5
 
-/* How a LIST or WATCH ended. R_RETRY: the connection failed, resume the
- * watch; R_ERROR: the bytes were wrong, relist; R_EXPIRED: 410, relist. */
-enum { R_OK, R_RETRY, R_EXPIRED, R_ERROR, R_STOP };
+/* How a LIST or WATCH ended. R_RETRY: the connection failed or went
+ * silent, resume the watch; R_REFUSED: the upstream answered 429/5xx,
+ * resume after backing off; R_ERROR: the bytes were wrong, relist;
+ * R_EXPIRED: 410, relist. */
+enum { R_OK, R_RETRY, R_REFUSED, R_EXPIRED, R_ERROR, R_STOP };
 
 static void tell_progress(struct cache_resource *r)
 {
@@ -570,7 +572,7 @@ static int watch_once(struct cache_resource *r, CURL *c)
 			log_status(r, "watch", code, &x.body);
 		/* the upstream refused this watch; it may take the next one
 		 * (a 429 or 5xx), so keep the cache and retry the watch */
-		result = code == 429 || code >= 500 ? R_RETRY : R_ERROR;
+		result = code == 429 || code >= 500 ? R_REFUSED : R_ERROR;
 		r->retry_after = x.retry_after;
 	} else if (result == R_OK && x.line.len) {
 		log_warn("%s: watch: stream ended inside an event",
@@ -673,11 +675,14 @@ static void *run(void *arg)
 		int rc = watch_once(r, c);
 		if (rc == R_STOP)
 			break;
-		/* A watch that ended cleanly without moving on may be the sign
-		 * of an upstream that lost its state (a wiped cluster at the
-		 * same address accepts a watch from an RV it has not reached
-		 * and stays silent): compare RVs before watching again. */
-		if (rc == R_OK && r->rv == before) {
+		/* A watch that ended, by the server or by going silent, may be
+		 * the sign of an upstream that lost its state: a wiped cluster
+		 * at the same address closes its watches and then accepts a
+		 * watch from an RV it has not reached, and stays silent.
+		 * Compare RVs before watching again (one cheap request per
+		 * watch, which lasts minutes). */
+		(void)before;
+		if (rc == R_OK || rc == R_RETRY) {
 			uint64_t now = upstream_rv(r);
 			if (now && now < r->rv) {
 				log_warn("%s: the upstream is at resourceVersion %llu, below "
@@ -694,10 +699,11 @@ static void *run(void *arg)
 		/* Back off after errors, and after a watch that ended at once
 		 * (no hot loop against an upstream that closes every watch);
 		 * a watch that lived resumes straight away. */
-		if (rc == R_ERROR || rc == R_RETRY || time(NULL) - began < 1) {
+		if (rc == R_ERROR || rc == R_RETRY || rc == R_REFUSED ||
+		    time(NULL) - began < 1) {
 			if (rc != R_OK && rc != R_EXPIRED)
 				stat_inc(&r->stats.errors);
-			if (rc == R_RETRY)
+			if (rc == R_RETRY || rc == R_REFUSED)
 				mark_failing(r);
 			backoff_sleep(r, &attempt);
 		} else {
