@@ -26,6 +26,7 @@
 
 #include "config/alloc.h"
 #include "config/log.h"
+#include "fake_openapi.h"
 #include "fake_res.h"
 #include "fake_tls.h"
 
@@ -352,6 +353,8 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 	if (fake_faults_intercept(c, &ret))
 		return ret;
 	if (strcmp(m, "GET") == 0 && fake_discovery_serve(c, url, &ret))
+		return ret;
+	if (strcmp(m, "GET") == 0 && fake_openapi_serve(c, url, &ret))
 		return ret;
 	if (rq->body_too_large)
 		return fake_reply_status(c, 413, "RequestEntityTooLarge", NULL,

@@ -20,6 +20,7 @@
 
 #include "config/alloc.h"
 #include "fake_json.h"
+#include "fake_proto.h"
 #include "fake_query.h"
 #include "fake_res.h"
 
@@ -142,8 +143,57 @@ static bool media_is(const char *ct, size_t len, const char *want)
 	return len == strlen(want) && strncasecmp(ct, want, len) == 0;
 }
 
-/* Parse a body that must be a JSON object of the resource's kind; on
- * error a reply is queued and NULL returned. */
+/* The members a built-in kind has besides kind, apiVersion and
+ * metadata: what fieldValidation=Strict accepts at the top level. */
+static const char *const kind_members[FAKE_NBUILTIN][4] = {
+	[FAKE_RES_NAMESPACES] = { "spec", "status", NULL },
+	[FAKE_RES_PODS] = { "spec", "status", NULL },
+	[FAKE_RES_CONFIGMAPS] = { "immutable", "data", "binaryData", NULL },
+	[FAKE_RES_SERVICES] = { "spec", "status", NULL },
+};
+
+static bool in_list(const char *const *l, const char *k)
+{
+	for (; *l; l++)
+		if (strcmp(*l, k) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * fieldValidation=Strict, simply: a built-in kind's body may hold no
+ * member unknown at the top level or in metadata (duplicates are caught
+ * by the parser). Deeper members and custom resources are not checked.
+ * The first unknown field is named in *bad (a static or j's string).
+ */
+static bool strict_unknown(int res, json_t *j, char *bad, size_t badlen)
+{
+	const char *k;
+	json_t *v;
+
+	if (res >= FAKE_NBUILTIN)
+		return false;
+	json_object_foreach(j, k, v) {
+		if (strcmp(k, "kind") && strcmp(k, "apiVersion") &&
+		    strcmp(k, "metadata") && !in_list(kind_members[res], k)) {
+			snprintf(bad, badlen, "%s", k);
+			return true;
+		}
+	}
+	json_object_foreach(json_object_get(j, "metadata"), k, v) {
+		if (!in_list(meta_order, k)) {
+			snprintf(bad, badlen, "metadata.%s", k);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Parse a body that must be an object of the resource's kind: JSON, or
+ * for a built-in kind Kubernetes protobuf (fake_proto.c), as client-go's
+ * typed clients send. On error a reply is queued and NULL returned.
+ */
 static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 {
 	const struct fake_res *r = &fake_res_table[rq->res];
@@ -152,17 +202,48 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 	const char *s, *ct = MHD_lookup_connection_value(
 		rq->conn, MHD_HEADER_KIND, "Content-Type");
 	size_t ctlen = ct ? strcspn(ct, "; ") : 0;
+	bool proto = ct && media_is(ct, ctlen, FAKE_PROTO_MEDIA) && !r->custom;
+	const char *fv = fake_query(rq->conn, "fieldValidation");
+	bool strict = fv && strcmp(fv, "Strict") == 0;
+	char why[256];
 
-	/* Only JSON bodies: a protobuf one gets 415, on which client-go
-	 * (kubectl) switches to JSON. No Content-Type is read as JSON. */
-	if (ct && *ct && !media_is(ct, ctlen, "application/json")) {
+	/* No Content-Type is read as JSON. Custom resources take no
+	 * protobuf, as on a real apiserver. */
+	if (ct && *ct && !proto && !media_is(ct, ctlen, "application/json")) {
 		*ret = fake_reply_status(
 			rq->conn, 415, "UnsupportedMediaType", NULL,
 			"the body of the request was in an unknown format - "
-			"accepted media types include: application/json");
+			"accepted media types include: application/json%s",
+			r->custom ? "" : ", " FAKE_PROTO_MEDIA);
 		return NULL;
 	}
-	j = json_loadb(rq->body.p ? rq->body.p : "", rq->body.len, 0, &je);
+	if (fv && *fv && strcmp(fv, "Strict") && strcmp(fv, "Warn") &&
+	    strcmp(fv, "Ignore")) {
+		*ret = fake_reply_bad_request(
+			rq->conn, "fieldValidation parameter unsupported: %s: "
+			"want one of Ignore, Warn, Strict", fv);
+		return NULL;
+	}
+	if (proto) {
+		j = fake_proto_decode(rq->body.p ? rq->body.p : "",
+				      rq->body.len, why, sizeof(why));
+		if (!j) {
+			*ret = fake_reply_bad_request(
+				rq->conn, "the object provided is unrecognized "
+				"(must be of type %s): %s", r->kind, why);
+			return NULL;
+		}
+	} else {
+		j = json_loadb(rq->body.p ? rq->body.p : "", rq->body.len,
+			       strict ? JSON_REJECT_DUPLICATES : 0, &je);
+		if (!j && strict && strstr(je.text, "duplicate")) {
+			*ret = fake_reply_bad_request(
+				rq->conn, "%s in version \"%s\" cannot be "
+				"handled as a %s: strict decoding error: %s",
+				r->kind, r->version, r->kind, je.text);
+			return NULL;
+		}
+	}
 
 	if (!j || !json_is_object(j)) {
 		*ret = fake_reply_bad_request(
@@ -171,6 +252,13 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 			"error: %s", r->kind, j ? "not a JSON object" : je.text);
 		json_decref(j);
 		return NULL;
+	}
+	if (strict && !proto && strict_unknown(rq->res, j, why, sizeof(why))) {
+		*ret = fake_reply_bad_request(
+			rq->conn, "%s in version \"%s\" cannot be handled as a "
+			"%s: strict decoding error: unknown field \"%s\"",
+			r->kind, r->version, r->kind, why);
+		goto bad;
 	}
 	if ((s = json_string_value(json_object_get(j, "apiVersion"))) &&
 	    strcmp(s, r->api_version) != 0) {
@@ -220,10 +308,16 @@ static void apply_defaults(int res, json_t *obj, const char *name)
 		}
 		json_object_set_new(labels, "kubernetes.io/metadata.name",
 				    json_string(name));
-		if (!json_is_object(json_object_get(obj, "spec")))
-			json_object_set_new(obj, "spec",
-					    json_pack("{s:[s]}", "finalizers",
-						      "kubernetes"));
+		/* The registry sets the finalizer whatever the body holds (a
+		 * protobuf client always sends a spec, empty). */
+		json_t *spec = json_object_get(obj, "spec");
+		if (!json_is_object(spec)) {
+			spec = json_object();
+			json_object_set_new(obj, "spec", spec);
+		}
+		if (!json_array_size(json_object_get(spec, "finalizers")))
+			json_object_set_new(spec, "finalizers",
+					    json_pack("[s]", "kubernetes"));
 		if (!json_is_object(json_object_get(obj, "status")))
 			json_object_set_new(obj, "status", json_object());
 		json_t *st = json_object_get(obj, "status");

@@ -1,0 +1,318 @@
+"""The fake apiserver takes what kubectl's typed writes and `create -f` need:
+Kubernetes protobuf request bodies (application/vnd.kubernetes.protobuf)
+for the built-in kinds, and the OpenAPI documents default validation
+downloads (/openapi/v3, /openapi/v3/api/v1, /openapi/v2).
+
+Every write is checked by reading the object back from the fake as JSON.
+"""
+import base64
+import json
+import os
+import sys
+import unittest
+
+import harness as h
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "clients"))
+import clients as c  # noqa: E402
+
+NS = "pb"
+PROTO = "application/vnd.kubernetes.protobuf"
+
+
+# --------------------------------------------- a tiny protobuf encoder
+
+def varint(n):
+    out = bytearray()
+    n &= (1 << 64) - 1
+    while n >= 0x80:
+        out.append((n & 0x7f) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def field(num, value):
+    """value: bytes/str (length-delimited), bool/int (varint)."""
+    if isinstance(value, (bytes, str)):
+        b = value.encode() if isinstance(value, str) else value
+        return varint(num << 3 | 2) + varint(len(b)) + b
+    return varint(num << 3) + varint(int(value))
+
+
+def entry(num, k, v):
+    return field(num, field(1, k) + field(2, v))
+
+
+def envelope(kind, raw, api_version="v1"):
+    return b"k8s\x00" + field(1, field(1, api_version) + field(2, kind)) + field(2, raw) + \
+        field(3, "") + field(4, "")
+
+
+class FakeProtobufAndOpenAPI(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = h.fake("--crd", "widgets.example.com/v1:Widget")
+        try:
+            c.namespace(cls.fake.url, NS)
+        except Exception:
+            cls.fake.stop(check=False)
+            raise
+        cls.k = c.Kubectl(cls.fake.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fake.stop()
+
+    def get(self, resource, name, ns=NS):
+        s, o = c.get(self.fake.url, resource, ns, name)
+        self.assertEqual(s, 200, "%s %s/%s not in the fake: %s" % (resource, ns, name, o))
+        return o
+
+    def post_proto(self, resource, body, ns=NS, group=None):
+        return h.request("POST", self.fake.url + c.path(resource, ns, group=group), body,
+                         headers={"Content-Type": PROTO,
+                                  "Accept": PROTO + ",application/json"})
+
+    # ------------------------------------------------- kubectl's typed writes
+
+    def test_kubectl_create_configmap(self):
+        p = self.k.run("create", "configmap", "cm-lit", "-n", NS, "--from-literal=k=v",
+                       "--from-literal=other=two words", "-v=8")
+        self.assertIn("configmap/cm-lit created", p.stdout)
+        if self.k.minor >= 32:  # 1.20 (KUBECTL=...) still sends JSON here
+            self.assertIn("Content-Type: " + PROTO, p.stderr, "kubectl no longer sends protobuf")
+        cm = self.get("configmaps", "cm-lit")
+        self.assertEqual(cm["data"], {"k": "v", "other": "two words"})
+        self.assertEqual((cm["kind"], cm["apiVersion"]), ("ConfigMap", "v1"))
+        self.assertEqual(cm["metadata"]["namespace"], NS)
+        self.assertNotIn("binaryData", cm)
+        self.assertNotIn("generateName", cm["metadata"])
+
+    def test_kubectl_run_pod(self):
+        out = self.k.out("run", "runner", "-n", NS, "--image=nginx:1.25", "--port=8080",
+                         "--env=MODE=fast", "--labels=app=web,tier=front",
+                         "--annotations=note=hi", "--restart=Never", "--", "serve", "--quiet")
+        self.assertIn("pod/runner created", out)
+        pod = self.get("pods", "runner")
+        self.assertEqual(pod["metadata"]["labels"], {"app": "web", "tier": "front"})
+        self.assertEqual(pod["metadata"]["annotations"], {"note": "hi"})
+        spec = pod["spec"]
+        self.assertEqual(spec["restartPolicy"], "Never")
+        self.assertEqual(spec["dnsPolicy"], "ClusterFirst")
+        self.assertEqual(spec["containers"], [{
+            "name": "runner", "image": "nginx:1.25", "args": ["serve", "--quiet"],
+            "ports": [{"containerPort": 8080}], "env": [{"name": "MODE", "value": "fast"}],
+            "resources": {}}])
+        self.assertEqual(pod["status"], {"phase": "Pending"})
+
+    def test_kubectl_run_pod_with_command_and_overrides(self):
+        overrides = {"spec": {"terminationGracePeriodSeconds": 0,
+                              "volumes": [{"name": "v", "configMap": {"name": "cm", "optional": False}}],
+                              "containers": [{
+                                  "name": "cmd", "image": "busybox",
+                                  "command": ["sh", "-c", "sleep 1"],
+                                  "resources": {"requests": {"cpu": "100m"},
+                                                "limits": {"memory": "64Mi"}},
+                                  "readinessProbe": {"tcpSocket": {"port": 80},
+                                                     "periodSeconds": 5},
+                                  "volumeMounts": [{"name": "v", "mountPath": "/v",
+                                                    "readOnly": True}]}]}}
+        self.k.out("run", "cmd", "-n", NS, "--image=busybox",
+                   "--overrides=" + json.dumps(overrides))
+        spec = self.get("pods", "cmd")["spec"]
+        self.assertEqual(spec["terminationGracePeriodSeconds"], 0)
+        self.assertEqual(spec["volumes"], [{"name": "v", "configMap": {"name": "cm",
+                                                                       "optional": False}}])
+        ctr = spec["containers"][0]
+        self.assertEqual(ctr["resources"], overrides["spec"]["containers"][0]["resources"])
+        self.assertEqual(ctr["readinessProbe"], {"tcpSocket": {"port": 80}, "periodSeconds": 5})
+        self.assertEqual(ctr["volumeMounts"], [{"name": "v", "readOnly": True, "mountPath": "/v"}])
+
+    def test_kubectl_create_service(self):
+        out = self.k.out("create", "service", "clusterip", "web", "-n", NS, "--tcp=80:8080")
+        self.assertIn("service/web created", out)
+        svc = self.get("services", "web")
+        self.assertEqual(svc["spec"]["ports"], [{"name": "80-8080", "protocol": "TCP",
+                                                 "port": 80, "targetPort": 8080}])
+        self.assertEqual(svc["spec"]["type"], "ClusterIP")
+        self.assertEqual(svc["spec"]["selector"], {"app": "web"})
+        self.assertEqual(svc["status"], {"loadBalancer": {}})
+
+    def test_kubectl_create_namespace(self):
+        out = self.k.out("create", "namespace", "from-kubectl")
+        self.assertIn("namespace/from-kubectl created", out)
+        ns = self.get("namespaces", "from-kubectl", ns=None)
+        self.assertEqual(ns["metadata"]["labels"], {"kubernetes.io/metadata.name": "from-kubectl"})
+        self.assertEqual(ns["spec"], {"finalizers": ["kubernetes"]})
+        self.assertEqual(ns["status"], {"phase": "Active"})
+
+    # ----------------------------------- kubectl create -f, default validation
+
+    def create_file(self, name, text, *flags, check=True):
+        path = os.path.join(self.k.dir, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        return self.k.run("create", "-f", path, "-v=6", *flags, check=check)
+
+    def test_create_file_pod_and_configmap_validated(self):
+        p = self.create_file("both", """apiVersion: v1
+kind: Pod
+metadata:
+  name: from-yaml
+  namespace: %s
+  labels: {src: yaml}
+spec:
+  containers:
+  - name: app
+    image: registry.k8s.io/pause:3.9
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: from-yaml
+  namespace: %s
+data:
+  a: "1"
+""" % (NS, NS))
+        self.assertIn("pod/from-yaml created", p.stdout)
+        self.assertIn("configmap/from-yaml created", p.stdout)
+        if self.k.minor >= 27:
+            # Validation was asked of the server after reading the v3 schema.
+            self.assertIn("/openapi/v3/api/v1?hash=", p.stderr)
+            self.assertIn("fieldValidation=Strict", p.stderr)
+        else:
+            # kubectl 1.20 validates on the client with the v2 protobuf.
+            self.assertIn("/openapi/v2", p.stderr)
+        pod = self.get("pods", "from-yaml")
+        self.assertEqual(pod["spec"]["containers"][0]["image"], "registry.k8s.io/pause:3.9")
+        self.assertEqual(pod["metadata"]["labels"], {"src": "yaml"})
+        self.assertEqual(self.get("configmaps", "from-yaml")["data"], {"a": "1"})
+
+    def test_create_file_strict_refuses_unknown_field(self):
+        p = self.create_file("typo", """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: typo
+  namespace: %s
+  lables: {a: b}
+data: {a: "1"}
+""" % NS, check=False)
+        if self.k.minor < 27:
+            # Before server-side field validation, kubectl checks on the client
+            # against v2 models, which the fake's document does not carry.
+            self.assertIn("configmap/typo created", p.stdout)
+            return
+        self.assertNotEqual(p.returncode, 0, p.stdout)
+        self.assertIn('strict decoding error: unknown field "metadata.lables"', p.stderr)
+        self.assertEqual(c.get(self.fake.url, "configmaps", NS, "typo")[0], 404)
+        # --validate=false sends no fieldValidation: the write goes through.
+        with open(os.path.join(self.k.dir, "typo.yaml")) as f:
+            p = self.create_file("typo", f.read(), "--validate=false")
+        self.assertIn("configmap/typo created", p.stdout)
+
+    # ------------------------------------------------ hand-built protobuf
+
+    def test_protobuf_unknown_fields_skipped(self):
+        meta = field(1, "hand") + field(2, "") + field(3, NS) + field(8, b"") + \
+            entry(11, "l", "1") + field(99, "from the future") + field(98, 7)
+        raw = field(1, meta) + entry(2, "text", "héllo") + entry(3, "bin", b"\x00\xff") + \
+            field(4, False) + field(50, b"\x01\x02") + field(51, 12345)
+        s, _, b = self.post_proto("configmaps", envelope("ConfigMap", raw))
+        self.assertEqual(s, 201, b)
+        reply = json.loads(b)
+        cm = self.get("configmaps", "hand")
+        self.assertEqual(reply, cm)
+        self.assertEqual(cm["data"], {"text": "héllo"})
+        self.assertEqual(cm["binaryData"], {"bin": base64.b64encode(b"\x00\xff").decode()})
+        self.assertIs(cm["immutable"], False)  # a pointer in Go: set, so kept
+        self.assertEqual(cm["metadata"]["labels"], {"l": "1"})
+        self.assertEqual(list(cm), ["kind", "apiVersion", "metadata", "immutable", "data",
+                                    "binaryData"])
+
+    def test_protobuf_update(self):
+        raw = field(1, field(1, "upd") + field(3, NS)) + entry(2, "v", "1")
+        s, _, b = self.post_proto("configmaps", envelope("ConfigMap", raw))
+        self.assertEqual(s, 201, b)
+        rv = json.loads(b)["metadata"]["resourceVersion"]
+        raw = field(1, field(1, "upd") + field(3, NS) + field(6, rv)) + entry(2, "v", "2")
+        s, _, b = h.request("PUT", self.fake.url + c.path("configmaps", NS, "upd"),
+                            envelope("ConfigMap", raw), headers={"Content-Type": PROTO})
+        self.assertEqual(s, 200, b)
+        self.assertEqual(self.get("configmaps", "upd")["data"], {"v": "2"})
+
+    def test_protobuf_garbage_is_bad_request(self):
+        cases = [b"\x0a\x02{}",                                  # no k8s\0 magic
+                 b"k8s\x00\x0a\x05",                             # runs past the end
+                 b"k8s\x00" + b"\xff" * 12,                       # a broken varint
+                 envelope("ConfigMap", field(1, b"\x0a\x09abc")),  # nested truncation
+                 envelope("ConfigMap", field(2, 5))]             # map given as varint
+        for body in cases:
+            s, _, b = self.post_proto("configmaps", body)
+            self.assertEqual(s, 400, body)
+            st = json.loads(b)
+            self.assertEqual((st["kind"], st["reason"], st["code"]), ("Status", "BadRequest", 400))
+        self.assertEqual(c.get(self.fake.url, "configmaps", NS, "abc")[0], 404)
+
+    def test_protobuf_kind_mismatch_and_custom_resource(self):
+        raw = field(1, field(1, "x") + field(3, NS))
+        s, _, b = self.post_proto("configmaps", envelope("Pod", raw))
+        self.assertEqual(s, 400, b)
+        self.assertIn("the kind in the data (Pod) does not match", json.loads(b)["message"])
+        # No protobuf for custom resources, as on a real apiserver.
+        s, _, b = self.post_proto("widgets", envelope("Widget", raw, "example.com/v1"),
+                                  group="example.com/v1")
+        self.assertEqual(s, 415, b)
+        self.assertEqual(json.loads(b)["reason"], "UnsupportedMediaType")
+
+    # ------------------------------------------------------- the documents
+
+    def test_openapi_v3_index_and_documents(self):
+        s, idx = h.get_json(self.fake.url + "/openapi/v3")
+        self.assertEqual(s, 200)
+        self.assertEqual(sorted(idx["paths"]), ["api/v1", "apis/example.com/v1"])
+        for gv, kinds in (("api/v1", ["ConfigMap", "Namespace", "Pod", "Service"]),
+                          ("apis/example.com/v1", ["Widget"])):
+            url = idx["paths"][gv]["serverRelativeURL"]
+            self.assertTrue(url.startswith("/openapi/v3/%s?hash=" % gv), url)
+            s, doc = h.get_json(self.fake.url + url)
+            self.assertEqual(s, 200)
+            self.assertEqual(doc["openapi"], "3.0.0")
+            patched = {}
+            for path, item in doc["paths"].items():
+                if "patch" in item:
+                    op = item["patch"]
+                    params = [p["name"] for p in op["parameters"] if p["in"] == "query"]
+                    self.assertIn("fieldValidation", params, path)
+                    patched[op["x-kubernetes-group-version-kind"]["kind"]] = path
+            self.assertEqual(sorted(patched), kinds)
+            for k in kinds:
+                schemas = [v for v in doc["components"]["schemas"].values()
+                           if {"kind": k} .items() <= (v.get("x-kubernetes-group-version-kind")
+                                                       or [{}])[0].items()]
+                self.assertEqual(len(schemas), 1, k)
+        s, _ = h.get_json(self.fake.url + "/openapi/v3/apis/nope.io/v1")
+        self.assertEqual(s, 404)
+
+    def test_openapi_v2_json_and_protobuf(self):
+        s, doc = h.get_json(self.fake.url + "/openapi/v2",
+                            headers={"Accept": "application/json"})
+        self.assertEqual(s, 200)
+        self.assertEqual(doc["swagger"], "2.0")
+        self.assertIn("io.k8s.api.core.v1.ConfigMap", doc["definitions"])
+        op = doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"]
+        self.assertEqual(op["x-kubernetes-group-version-kind"],
+                         {"group": "", "kind": "ConfigMap", "version": "v1"})
+        self.assertIn("fieldValidation", [p["name"] for p in op["parameters"]])
+        s, hdrs, b = h.request("GET", self.fake.url + "/openapi/v2", headers={
+            "Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+        self.assertEqual(s, 200)
+        self.assertIn("protobuf", hdrs["Content-Type"])
+        self.assertTrue(b.startswith(field(1, "2.0")), b[:20])
+        self.assertIn(b"/api/v1/namespaces/{namespace}/pods/{name}", b)
+        self.assertIn(b"x-kubernetes-group-version-kind", b)
+
+
+if __name__ == "__main__":
+    unittest.main()
