@@ -164,6 +164,9 @@ static long http_get(struct cache_resource *r, CURL *c, const char *url,
 	curl_slist_free_all(hdrs);
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	/* what main reads to explain a resource that never syncs */
+	__atomic_store_n(&r->last_curl_error, (int)rc, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->last_http_status, code, __ATOMIC_RELAXED);
 	if (rc == CURLE_OK) {
 		if (code == 200)
 			mark_healthy(r);

@@ -36,6 +36,8 @@ struct cache_resource {
 	struct cache_history *history;
 	bool synced;			/* atomic; set once, after the first list */
 	int64_t last_contact;		/* atomic; unix time of the last upstream bytes */
+	int last_curl_error;		/* atomic; of the last failed request */
+	long last_http_status;		/* atomic; of the last answer */
 	int64_t failing_since;		/* atomic; unix time of the first failure
 					 * since the last success, 0 when healthy */
 	struct cache_resource_stats stats;

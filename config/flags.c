@@ -56,6 +56,8 @@ static const struct flag flags[] = {
 	  "seconds without a byte after which an upstream stream counts as dead (default 90)" },
 	{ "upstream-grace", F_INT, OFF(grace_seconds), 0, 86400,
 	  "seconds /readyz stays 200 while the upstream cannot be reached (default 300)" },
+	{ "startup-timeout", F_INT, OFF(startup_timeout), 1, 86400,
+	  "seconds an unreachable upstream is retried at startup before exiting 1 (default 60)" },
 	{ "threads", F_INT, OFF(threads), 1, 256,
 	  "HTTP worker threads (default: number of CPUs)" },
 	{ "strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0,
@@ -64,7 +66,8 @@ static const struct flag flags[] = {
 
 static void usage(void)
 {
-	printf("usage: informer-proxy --server URL --resources LIST [flags]\n\n");
+	printf("usage: informer-proxy [--kubeconfig PATH] [--server URL] --resources LIST [flags]\n"
+	       "       informer-proxy --probe URL   (exit 0 if URL answers 200: an exec health check)\n\n");
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		printf("  --%-22s %s\n", flags[i].name, flags[i].help);
 }
@@ -180,6 +183,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->backoff_max_ms = 5000;
 	cfg->stall_seconds = 90;
 	cfg->grace_seconds = 300;
+	cfg->startup_timeout = 60;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

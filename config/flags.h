@@ -35,6 +35,7 @@ struct config {
 	int backoff_max_ms;		/* cap of the upstream retry backoff */
 	int stall_seconds;		/* a silent upstream stream is dead after this */
 	int grace_seconds;		/* /readyz stays 200 this long with upstream away */
+	int startup_timeout;		/* exit if never synced after this long */
 	bool strip_managed_fields;
 };
 

@@ -60,8 +60,88 @@ static const struct cache_kind *discover(const struct cache_upstream *up,
 	return NULL;
 }
 
+/* `informer-proxy --probe URL`: an exec health check for a proxy that
+ * listens on loopback only, where the kubelet's HTTP probes cannot reach
+ * it. Exit 0 on a 200 within 2 s, else 1. */
+static int probe(const char *url)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	CURL *c = curl_easy_init();
+	long code = 0;
+	if (c) {
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+		if (curl_easy_perform(c) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		curl_easy_cleanup(c);
+	}
+	curl_global_cleanup();
+	if (code != 200)
+		fprintf(stderr, "probe %s: %ld\n", url, code);
+	return code == 200 ? 0 : 1;
+}
+
+/*
+ * One clear line for what keeps a resource from its first sync, from the
+ * reflector's last upstream failure: 0 when there is none yet, -EACCES
+ * for what retrying will not fix (an untrusted certificate, rejected or
+ * insufficient credentials, a resource the upstream does not serve),
+ * -EAGAIN for what it may (unreachable, overloaded).
+ */
+static int classify(const struct cache_upstream *up, struct cache_resource *r,
+		    char *msg, size_t len)
+{
+	int rc = __atomic_load_n(&r->last_curl_error, __ATOMIC_RELAXED);
+	long code = __atomic_load_n(&r->last_http_status, __ATOMIC_RELAXED);
+	const struct cache_kind *k = r->kind;
+	switch (rc) {
+	case CURLE_OK:
+		break;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+		snprintf(msg, len, "cannot verify the upstream %s over TLS (%s): set "
+			 "certificate-authority or certificate-authority-data in the "
+			 "kubeconfig to the CA that signed its certificate",
+			 up->server, curl_easy_strerror(rc));
+		return -EACCES;
+	default:
+		snprintf(msg, len, "cannot reach the upstream %s (%s)", up->server,
+			 curl_easy_strerror(rc));
+		return -EAGAIN;
+	}
+	switch (code) {
+	case 0:
+	case 200:
+		return 0;
+	case 401:
+		snprintf(msg, len, "the upstream %s rejected the credentials (401 "
+			 "Unauthorized): check the token, token file or client "
+			 "certificate in the kubeconfig", up->server);
+		return -EACCES;
+	case 403:
+		snprintf(msg, len, "the upstream %s refused to list %s (403 Forbidden): "
+			 "grant get, list and watch on %s%s%s to this identity",
+			 up->server, k->resource, k->resource, k->group[0] ? "." : "",
+			 k->group);
+		return -EACCES;
+	case 404:
+		snprintf(msg, len, "the upstream %s does not serve %s (404)", up->server,
+			 k->resource);
+		return -EACCES;
+	default:
+		snprintf(msg, len, "the upstream %s answered %ld to a LIST of %s",
+			 up->server, code, k->resource);
+		return -EAGAIN;
+	}
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--probe"))
+		return probe(argv[2]);
 	struct config cfg;
 	char err[512];
 	int rc = config_parse_flags(&cfg, argc, argv, err, sizeof(err));
@@ -145,9 +225,33 @@ int main(int argc, char **argv)
 		}
 	}
 	log_info("caching %d resource(s) from %s", p.nres, creds.server);
+	/* Until every resource has synced once, say plainly what is wrong
+	 * with the upstream; give up on what retrying cannot fix, and on an
+	 * upstream still unreachable after --startup-timeout. */
+	time_t began = time(NULL), next_check = 0;
+	int unsynced = p.nres;
 	while (!quit) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
+		if (!unsynced || time(NULL) < next_check)
+			continue;
+		next_check = time(NULL) + 2;
+		unsynced = 0;
+		for (int i = 0; i < p.nres; i++) {
+			if (cache_resource_synced(p.res[i]))
+				continue;
+			unsynced++;
+			char msg[768];
+			int why = classify(&up, p.res[i], msg, sizeof(msg));
+			bool late = time(NULL) - began > cfg.startup_timeout;
+			if (why == -EACCES || (late && why)) {
+				log_error("%s", msg);
+				exit_code = 1;
+				goto out;
+			}
+			if (why)
+				log_warn("%s; retrying", msg);
+		}
 	}
 	log_info("shutting down (signal %d)", (int)quit);
 	exit_code = 0;

@@ -376,11 +376,12 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char
 		      const char *value)
 {
 	struct proxy_pt *pt = cls;
-	if (hop_by_hop(key, strlen(key)) || !strcasecmp(key, "host") ||
-	    !strcasecmp(key, "expect"))
+	if (value && (hop_by_hop(key, strlen(key)) || !strcasecmp(key, "host") ||
+		      !strcasecmp(key, "expect")))
 		return MHD_YES;
 	struct buf h = BUF_INIT;
-	buf_printf(&h, "%s: %s", key, value ? value : "");
+	/* "Name:" with nothing after it tells libcurl to send no such header */
+	buf_printf(&h, "%s:%s%s", key, value ? " " : "", value ? value : "");
 	if (buf_ok(&h)) {
 		struct curl_slist *l = curl_slist_append(pt->hdrs, h.p);
 		if (l)
@@ -441,6 +442,11 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	}
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &pt->url);
 	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pt);
+	/* Pass the request on as it came: no Content-Type libcurl would add
+	 * for a body the client sent without one, no Expect: 100-continue. */
+	if (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"))
+		add_header(pt, MHD_HEADER_KIND, "Content-Type", NULL);
+	add_header(pt, MHD_HEADER_KIND, "Expect", NULL);
 	if (!pt->method || !pt->easy || !buf_ok(&pt->url)) {
 		pt_put(pt);
 		return NULL;

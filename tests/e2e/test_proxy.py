@@ -147,6 +147,16 @@ class ProxyEqualsFake(unittest.TestCase):
         h.wait_until(lambda: self.metric('informer_proxy_watchers{resource="pods"}') == base,
                      timeout=5, what="closed watches to be dropped")
 
+    def test_probe_mode_for_exec_health_checks(self):
+        import subprocess
+        exe = h.os.path.join(h.BIN, "informer-proxy")
+        ok = subprocess.run([exe, "--probe", self.proxy.url + "/readyz"], capture_output=True)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        bad = subprocess.run([exe, "--probe", self.proxy.url + "/nope-not-a-path"], capture_output=True)
+        self.assertEqual(bad.returncode, 1)
+        down = subprocess.run([exe, "--probe", "http://127.0.0.1:9/readyz"], capture_output=True)
+        self.assertEqual(down.returncode, 1)
+
     def test_health(self):
         for p in ("/healthz", "/livez", "/readyz"):
             s, _, body = h.request("GET", self.proxy.url + p)
