@@ -6,7 +6,8 @@
 #   make test            install deps, build, run every test
 #   make SANITIZE=1 test AddressSanitizer + UndefinedBehaviorSanitizer
 #   make SANITIZE=thread test-unit   ThreadSanitizer on the unit tests
-#   make bench           JSON library benchmark (more in later issues)
+#   make bench           B1-B8 of docs/PERFORMANCE.md and the JSON library
+#                        benchmark; figures land in bench/results.json
 #   make format          clang-format every C file
 #   make help            this text
 
@@ -48,13 +49,14 @@ CACHE_SRC := $(wildcard cache/*.c)
 PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
 FAKE_SRC := $(wildcard tests/fake-apiserver/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+LOADGEN_SRC := $(wildcard tests/load/*.c)
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 .PHONY: all deps deps-test run test test-unit test-e2e bench format help clean
-all: deps bin/informer-proxy bin/fake-apiserver
+all: deps bin/informer-proxy bin/fake-apiserver bin/loadgen
 
 deps:
 	@scripts/deps.sh build
@@ -82,6 +84,22 @@ bin/fake-apiserver: $(call obj,$(FAKE_SRC)) $(FAKE_LIB_OBJ) $(STAMP)
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(FAKE_LIBS) $(LDLIBS_ALL)
 
+# loadgen shares no code with the proxy, so a bug in one cannot hide in
+# the other's measurements.
+bin/loadgen: $(call obj,$(LOADGEN_SRC)) $(STAMP)
+	@mkdir -p bin
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -pthread -lm
+
+# Reference servers for make bench, always optimized and uninstrumented.
+BENCH_BIN := build/bench/static_server build/bench/fanout_ceiling
+build/bench/static_server: bench/static_server.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O2 -g $(shell pkg-config --cflags libmicrohttpd) $< -o $@ $(shell pkg-config --libs libmicrohttpd)
+build/bench/fanout_ceiling: bench/fanout_ceiling.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O2 -g $< -o $@
+
 # A unit test links what test_NAME_OBJ lists, or else the whole library.
 test_selector_OBJ = $(FAKE_LIB_OBJ)
 test_seed_OBJ = $(FAKE_LIB_OBJ) $(B)/tests/fake-apiserver/fake_seed.o
@@ -104,9 +122,10 @@ test-e2e: deps-test all
 run: deps bin/informer-proxy bin/fake-apiserver
 	@scripts/run.sh
 
-bench: all
+bench: all $(BENCH_BIN)
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -C bench/json run
+	@bench/run.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -100,3 +100,98 @@ enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 	MHD_destroy_response(resp);
 	return r;
 }
+
+void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len)
+{
+	if (pc->failed || !len)
+		return;
+	if (pc->n == pc->cap) {
+		size_t cap = pc->cap ? pc->cap * 2 : 256;
+		struct MHD_IoVec *v = xrealloc(pc->v, cap * sizeof(*v));
+		if (!v) {
+			pc->failed = true;
+			return;
+		}
+		pc->v = v;
+		pc->cap = cap;
+	}
+	pc->v[pc->n].iov_base = p;
+	pc->v[pc->n].iov_len = len;
+	pc->n++;
+	pc->total += len;
+}
+
+#define IOV_PIECES_MAX 1024	/* IOV_MAX on Linux */
+
+/* The reader of a body of many pieces, and its owner's release. */
+struct pieces_reader {
+	struct proxy_pieces pc;
+	size_t at, off;
+	void (*done)(void *cls);
+	void *cls;
+};
+
+static ssize_t pieces_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct pieces_reader *pr = cls;
+	size_t n = 0;
+	while (n < max && pr->at < pr->pc.n) {
+		const struct MHD_IoVec *v = &pr->pc.v[pr->at];
+		size_t k = v->iov_len - pr->off;
+		if (k > max - n)
+			k = max - n;
+		memcpy(buf + n, (const char *)v->iov_base + pr->off, k);
+		n += k;
+		pr->off += k;
+		if (pr->off == v->iov_len) {
+			pr->at++;
+			pr->off = 0;
+		}
+	}
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void pieces_free(void *cls)
+{
+	struct pieces_reader *pr = cls;
+	pr->done(pr->cls);
+	free(pr->pc.v);
+	free(pr);
+}
+
+enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
+				  struct proxy_pieces *pc,
+				  void (*done)(void *cls), void *cls)
+{
+	struct MHD_Response *resp = NULL;
+	struct pieces_reader *pr = NULL;
+	if (pc->failed) {
+		/* nothing */
+	} else if (proxy_gzip_wanted(c, pc->total)) {
+		resp = proxy_gzip_response(pc->v, pc->n, pc->total);
+	} else if (pc->n <= IOV_PIECES_MAX) {
+		resp = MHD_create_response_from_iovec(pc->v, (unsigned)pc->n, done, cls);
+		if (resp)
+			done = NULL;	/* the response calls it */
+	} else if ((pr = xmalloc(sizeof(*pr)))) {
+		*pr = (struct pieces_reader){ *pc, 0, 0, done, cls };
+		resp = MHD_create_response_from_callback(pc->total, 64 * 1024,
+							 pieces_read, pr, pieces_free);
+		if (resp) {
+			done = NULL;
+			pc->v = NULL;	/* the reader owns the vector */
+		} else {
+			free(pr);
+		}
+	}
+	if (done)
+		done(cls);
+	free(pc->v);	/* MHD copies an iovec response's vector */
+	pc->v = NULL;
+	if (!resp)
+		return MHD_NO;
+	proxy_json_headers(resp);
+	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return r;
+}

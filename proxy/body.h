@@ -20,6 +20,26 @@ bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len);
 /* A response holding the gzip of the pieces (total bytes in all). */
 struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 					 size_t total);
+/* A body made of pieces that point into memory someone else keeps. */
+struct proxy_pieces {
+	struct MHD_IoVec *v;
+	size_t n, cap, total;
+	bool failed;		/* an append ran out of memory */
+};
+
+void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len);
+/*
+ * Send the pieces (taken over) as a JSON 200: handed to writev() as they
+ * are when there are few, copied into the connection's buffer by a reader
+ * when there are more than IOV_MAX (libmicrohttpd 0.9.75 stalls after the
+ * first IOV_MAX pieces of an iovec response), gzip-compressed when
+ * wanted. done(cls) runs once the memory is no longer needed, on every
+ * path, failures included.
+ */
+enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
+				  struct proxy_pieces *pc,
+				  void (*done)(void *cls), void *cls);
+
 /* Send body (taken over, freed) as JSON with status code, compressed
  * when wanted. */
 enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,

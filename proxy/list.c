@@ -262,21 +262,11 @@ out:
 
 /* ---- the LIST response ---- */
 
-struct iovs {
-	struct MHD_IoVec *v;
-	size_t n, cap;
-	bool failed;
-};
-
+/* What a JSON LIST answer's pieces point into: kept until the bytes are
+ * sent. */
 struct list_body {
-	struct cache_snap *snap;	/* owned: keeps the items alive */
-	char *head, *tail;		/* owned */
-	/* For bodies of more than IOV_MAX pieces: the vector and where the
-	 * reader is in it. libmicrohttpd 0.9.75 stops after the first
-	 * IOV_MAX pieces of an iovec response, so those bodies are copied
-	 * into its buffer piece by piece instead. */
-	struct MHD_IoVec *v;		/* owned */
-	size_t n, at, off;
+	struct cache_snap *snap;	/* keeps the items alive */
+	char *head;
 };
 
 static void list_body_free(void *cls)
@@ -284,67 +274,7 @@ static void list_body_free(void *cls)
 	struct list_body *lb = cls;
 	cache_snap_put(lb->snap);
 	free(lb->head);
-	free(lb->tail);
-	free(lb->v);
 	free(lb);
-}
-
-static ssize_t list_body_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct list_body *lb = cls;
-	size_t n = 0;
-	while (n < max && lb->at < lb->n) {
-		const struct MHD_IoVec *v = &lb->v[lb->at];
-		size_t k = v->iov_len - lb->off;
-		if (k > max - n)
-			k = max - n;
-		memcpy(buf + n, (const char *)v->iov_base + lb->off, k);
-		n += k;
-		lb->off += k;
-		if (lb->off == v->iov_len) {
-			lb->at++;
-			lb->off = 0;
-		}
-	}
-	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
-}
-
-#define IOV_PIECES_MAX 1024	/* IOV_MAX on Linux */
-
-/* A response over the pieces in io, which it takes over; lb goes with it. */
-static struct MHD_Response *body_response(struct iovs *io, struct list_body *lb)
-{
-	if (io->n <= IOV_PIECES_MAX)
-		return MHD_create_response_from_iovec(io->v, (unsigned)io->n,
-						      list_body_free, lb);
-	uint64_t total = 0;
-	for (size_t i = 0; i < io->n; i++)
-		total += io->v[i].iov_len;
-	lb->v = io->v;
-	lb->n = io->n;
-	io->v = NULL;
-	io->n = 0;
-	return MHD_create_response_from_callback(total, 64 * 1024, list_body_read,
-						 lb, list_body_free);
-}
-
-static void iov_add(struct iovs *io, const void *p, size_t len)
-{
-	if (io->failed || !len)
-		return;
-	if (io->n == io->cap) {
-		size_t cap = io->cap ? io->cap * 2 : 256;
-		struct MHD_IoVec *v = xrealloc(io->v, cap * sizeof(*v));
-		if (!v) {
-			io->failed = true;
-			return;
-		}
-		io->v = v;
-		io->cap = cap;
-	}
-	io->v[io->n].iov_base = p;
-	io->v[io->n].iov_len = len;
-	io->n++;
 }
 
 /* The LIST answer: for plain JSON an iovec over the cached bytes (items
@@ -389,8 +319,7 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	}
 
 	struct list_body *lb = xcalloc(1, sizeof(*lb));
-	struct iovs io = { 0 };
-	enum MHD_Result res = MHD_NO;
+	struct proxy_pieces pc = { 0 };
 	if (!lb) {
 		cache_snap_put(snap);
 		return MHD_NO;
@@ -399,41 +328,20 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	cache_kind_api_version(k, apiv, sizeof(apiv));
 	buf_printf(&head, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":%s,"
 			  "\"items\":[", k->list_kind, apiv, meta);
-	if (!buf_ok(&head))
-		goto out;
+	if (!buf_ok(&head)) {
+		buf_free(&head);
+		list_body_free(lb);
+		return MHD_NO;
+	}
 	lb->head = buf_steal(&head, NULL);
-	iov_add(&io, lb->head, strlen(lb->head));
+	proxy_pieces_add(&pc, lb->head, strlen(lb->head));
 	for (size_t i = 0; i < n; i++) {
 		const struct cache_obj *o = items[i];
-		iov_add(&io, i ? ",{" : "{", i ? 2 : 1);
-		iov_add(&io, o->json + o->item_off, o->len - o->item_off);
+		proxy_pieces_add(&pc, i ? ",{" : "{", i ? 2 : 1);
+		proxy_pieces_add(&pc, o->json + o->item_off, o->len - o->item_off);
 	}
-	iov_add(&io, "]}\n", 3);
-	if (io.failed)
-		goto out;
-	size_t total = 0;
-	for (size_t i = 0; i < io.n; i++)
-		total += io.v[i].iov_len;
-	struct MHD_Response *resp;
-	if (proxy_gzip_wanted(c, total)) {
-		/* compressed into a buffer of its own: lb is freed below */
-		resp = proxy_gzip_response(io.v, io.n, total);
-	} else {
-		resp = body_response(&io, lb);
-		if (resp)
-			lb = NULL;	/* the response owns it now */
-	}
-	if (!resp)
-		goto out;
-	proxy_json_headers(resp);
-	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-out:
-	if (lb)
-		list_body_free(lb);
-	free(io.v);	/* MHD copied the vector itself */
-	buf_free(&head);
-	return res;
+	proxy_pieces_add(&pc, "]}\n", 3);
+	return proxy_send_pieces(c, &pc, list_body_free, lb);
 }
 
 enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
@@ -590,26 +498,8 @@ enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 		cache_obj_put(o);
 		return proxy_send_buf(c, MHD_HTTP_OK, &body);
 	}
-	if (proxy_gzip_wanted(c, o->len + 1)) {
-		struct MHD_IoVec v[2] = { { o->json, o->len }, { "\n", 1 } };
-		struct MHD_Response *resp = proxy_gzip_response(v, 2, o->len + 1);
-		cache_obj_put(o);
-		if (!resp)
-			return MHD_NO;
-		proxy_json_headers(resp);
-		res = MHD_queue_response(c, MHD_HTTP_OK, resp);
-		MHD_destroy_response(resp);
-		return res;
-	}
-	struct MHD_IoVec iov[2] = { { o->json, o->len }, { "\n", 1 } };
-	struct MHD_Response *resp = MHD_create_response_from_iovec(
-		iov, 2, get_body_free, o);
-	if (!resp) {
-		cache_obj_put(o);
-		return MHD_NO;
-	}
-	proxy_json_headers(resp);
-	res = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return res;
+	struct proxy_pieces pc = { 0 };
+	proxy_pieces_add(&pc, o->json, o->len);
+	proxy_pieces_add(&pc, "\n", 1);
+	return proxy_send_pieces(c, &pc, get_body_free, o);
 }

@@ -1,0 +1,503 @@
+"""bench.py: B1-B8 of issue 5, each figure beside its reference.
+
+Run by bench/run.sh (which builds the binaries). Every server listens on
+127.0.0.1:0; every figure is a ratio measured side by side in this run,
+because these machines are noisy. Prints a table and writes
+bench/results.json (or $BENCH_OUT).
+
+The setups:
+  10k pods  fake + proxy (--history 100000): B1 B2 B3 B4, B6 at 10k
+  100k pods fake + proxy: B6 at 100k, B5 (with an empty fake for the
+            0-pod RSS), B8
+  400 pods  fresh fake + proxy per N: B7 (one page, so one LIST request)
+"""
+import http.client
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import harness  # noqa: E402
+
+BIN = os.path.join(ROOT, "bin")
+BBIN = os.path.join(ROOT, "build", "bench")
+LOADGEN = os.path.join(BIN, "loadgen")
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- helpers
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_s(pid):
+    """utime + stime of a process, seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def split(url):
+    m = re.match(r"http://([^:/]+):(\d+)", url)
+    return m.group(1), int(m.group(2))
+
+
+def get(url, path, timeout=120):
+    """(status, body bytes) of one GET."""
+    host, port = split(url)
+    c = http.client.HTTPConnection(host, port, timeout=timeout)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def patch_stamp(fake_url, ns, name):
+    host, port = split(fake_url)
+    c = http.client.HTTPConnection(host, port, timeout=30)
+    body = json.dumps({"metadata": {"annotations": {
+        "loadgen.stamp": str(time.time_ns())}}})
+    c.request("PATCH", "/api/v1/namespaces/%s/pods/%s" % (ns, name), body,
+              {"Content-Type": "application/merge-patch+json"})
+    r = c.getresponse()
+    r.read()
+    c.close()
+    return r.status
+
+
+def loadgen(*args, timeout=300):
+    """Run bin/loadgen; returns (summary dict, child CPU seconds)."""
+    c0 = children_cpu()
+    p = subprocess.run([LOADGEN, "--quiet"] + [str(a) for a in args],
+                       capture_output=True, text=True, timeout=timeout)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        raise RuntimeError("loadgen failed (%d): %s" % (p.returncode, p.stderr[-2000:]))
+    out = json.loads(lines[-1])
+    out["exit"] = p.returncode
+    return out, children_cpu() - c0
+
+
+def curl_time(url):
+    """Seconds curl takes to download url to /dev/null."""
+    p = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{time_total} %{size_download}",
+                        url], capture_output=True, text=True, timeout=300, check=True)
+    t, n = p.stdout.split()
+    return float(t), int(n)
+
+
+def start_proxy_timed(fake_url, *extra):
+    """Start a proxy and poll /readyz every 2 ms; returns (Server, seconds
+    from exec to the first 200)."""
+    t0 = time.monotonic()
+    srv = harness.proxy(fake_url, "pods", *extra)
+    host, port = split(srv.url)
+    deadline = t0 + 300
+    while time.monotonic() < deadline:
+        try:
+            c = http.client.HTTPConnection(host, port, timeout=5)
+            c.request("GET", "/readyz")
+            st = c.getresponse().status
+            c.close()
+            if st == 200:
+                return srv, time.monotonic() - t0
+        except OSError:
+            pass
+        time.sleep(0.002)
+    srv.stop(check=False)
+    raise RuntimeError("proxy never became ready")
+
+
+def wrk(url, seconds=5, conns=64):
+    p = subprocess.run(["wrk", "-t2", "-c%d" % conns, "-d%ds" % seconds, url],
+                       capture_output=True, text=True, timeout=seconds + 60)
+    m = re.search(r"Requests/sec:\s+([0-9.]+)", p.stdout)
+    errs = re.search(r"Non-2xx or 3xx responses: (\d+)", p.stdout)
+    if not m:
+        raise RuntimeError("wrk: " + p.stdout + p.stderr)
+    return float(m.group(1)), int(errs.group(1)) if errs else 0
+
+
+def machine():
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem_kb = int(f.readline().split()[1])
+    return {"nproc": os.cpu_count(), "cpu": model,
+            "mem_gb": round(mem_kb / 1048576, 1),
+            "kernel": platform.release()}
+
+
+results = []
+raw = {}
+
+
+def record(bid, measure, value, reference, ratio, target, met, unit=""):
+    results.append({"id": bid, "measure": measure, "value": value,
+                    "reference": reference, "ratio": ratio, "target": target,
+                    "met": met, "unit": unit})
+    log("%s %s: %s (reference %s, ratio %s) %s" % (
+        bid, measure, value, reference, ratio,
+        "info" if met is None else "met" if met else "MISSED"))
+
+
+def r3(x):
+    return None if x is None else round(x, 3)
+
+
+# ---------------------------------------------------------------- 10k pods
+
+def suite_10k(want):
+    fake = harness.fake("--history", "100000", seed="pods=10000")
+    srv = None
+    try:
+        # B6 at 10k: median of three cold starts of a default proxy
+        starts = []
+        for _ in range(3):
+            s, t = start_proxy_timed(fake.url)
+            s.stop(check=False)
+            starts.append(t)
+        ready_s = statistics.median(starts)
+        dls = [curl_time(fake.url + "/api/v1/pods") for _ in range(3)]
+        dl = statistics.median(d[0] for d in dls)
+        raw["B6_10k"] = {"ready_s": starts, "curl_s": [d[0] for d in dls],
+                         "list_bytes": dls[0][1]}
+        if "B6" in want:
+            record("B6", "sync 10k pods: start to /readyz 200 (s)", r3(ready_s),
+                   r3(dl), r3(ready_s / dl), "<= 0.25 s and <= 3x curl",
+                   ready_s <= 0.25 and ready_s <= 3 * dl, "s")
+        srv, _ = start_proxy_timed(fake.url, "--history", "100000")
+        if "B1" in want:
+            bench_b1(fake, srv)
+        if "B2" in want:
+            bench_b2(srv)
+        if "B3" in want:
+            bench_b3(fake, srv)
+        if "B4" in want:
+            bench_b4(fake, srv)
+    finally:
+        if srv:
+            srv.stop(check=False)
+        fake.stop(check=False)
+
+
+def static_server(body):
+    path = os.path.join(BBIN, "body.json")
+    with open(path, "wb") as f:
+        f.write(body)
+    return harness.Server("static-server", [os.path.join(BBIN, "static_server"),
+                                            "--listen", "127.0.0.1:0", "--body", path])
+
+
+def bench_b1(fake, srv):
+    """From the cache (resourceVersion=0, what an informer's first LIST
+    sends); then the consistent read (no resourceVersion, what kubectl
+    sends), which costs the proxy an upstream freshness probe."""
+    st, body = get(srv.url, "/api/v1/pods?resourceVersion=0")
+    assert st == 200, st
+    ref = static_server(body)
+    out = {}
+    try:
+        for name, path in (("cache", "/api/v1/pods?resourceVersion=0"),
+                           ("consistent", "/api/v1/pods")):
+            args = ("--watchers", 0, "--list-rate", 1000, "--list-path", path,
+                    "--duration", 6)
+            out[name] = loadgen("--target", srv.url, *args)[0]
+        rf = loadgen("--target", ref.url, "--watchers", 0, "--list-rate", 1000,
+                     "--list-path", "/api/v1/pods", "--duration", 6)[0]
+    finally:
+        ref.stop(check=False)
+    raw["B1"] = {"proxy": out, "static": rf, "bytes": len(body)}
+    px = out["cache"]
+    p50 = px["list_ms"]["p50"] / rf["list_ms"]["p50"]
+    p99 = px["list_ms"]["p99"] / rf["list_ms"]["p99"]
+    record("B1", "LIST 10k pods p50 (ms), resourceVersion=0", px["list_ms"]["p50"],
+           rf["list_ms"]["p50"], r3(p50), "<= 1.5x", p50 <= 1.5, "ms")
+    record("B1", "LIST 10k pods p99 (ms), resourceVersion=0", px["list_ms"]["p99"],
+           rf["list_ms"]["p99"], r3(p99), "<= 3x", p99 <= 3, "ms")
+    c = out["consistent"]
+    record("B1*", "LIST 10k pods p50 (ms), consistent (no RV)", c["list_ms"]["p50"],
+           rf["list_ms"]["p50"], r3(c["list_ms"]["p50"] / rf["list_ms"]["p50"]),
+           "info", None, "ms")
+
+
+def bench_b2(srv):
+    path = "/api/v1/namespaces/ns-3/pods/web-3"
+    st, body = get(srv.url, path)
+    assert st == 200, st
+    ref = static_server(body)
+    try:
+        wrk(srv.url + path + "?resourceVersion=0", 1)  # warm up
+        px, px_err = wrk(srv.url + path + "?resourceVersion=0")
+        pc, pc_err = wrk(srv.url + path)
+        rf, rf_err = wrk(ref.url + path)
+    finally:
+        ref.stop(check=False)
+    raw["B2"] = {"proxy_rps": px, "proxy_consistent_rps": pc, "static_rps": rf,
+                 "body_bytes": len(body), "proxy_non2xx": px_err,
+                 "proxy_consistent_non2xx": pc_err, "static_non2xx": rf_err}
+    record("B2", "GET one pod, req/s at 64 conns, resourceVersion=0", round(px), round(rf),
+           r3(px / rf), ">= 0.8x", px / rf >= 0.8 and not px_err, "req/s")
+    record("B2*", "GET one pod, req/s at 64 conns, consistent (no RV)", round(pc),
+           round(rf), r3(pc / rf), "info", None, "req/s")
+
+
+def event_file(fake, srv):
+    """One MODIFIED event line as the proxy would send it for a pod."""
+    patch_stamp(fake.url, "ns-1", "web-1")
+    time.sleep(0.2)
+    st, body = get(srv.url, "/api/v1/namespaces/ns-1/pods/web-1")
+    line = b'{"type":"MODIFIED","object":' + body.strip() + b"}\n"
+    path = os.path.join(BBIN, "event.json")
+    with open(path, "wb") as f:
+        f.write(line)
+    return path, len(line)
+
+
+def bench_b3(fake, srv):
+    """Best of two rounds each, alternating, since loopback throughput on a
+    shared 2-core VM swings by 30% from one second to the next."""
+    path, ev_bytes = event_file(fake, srv)
+    rounds = []
+    for _ in range(2):
+        p = subprocess.run([os.path.join(BBIN, "fanout_ceiling"), "--event", path,
+                            "--conns", "1000", "--seconds", "3", "--batch", "8"],
+                           capture_output=True, text=True, timeout=120, check=True)
+        ceiling = json.loads(p.stdout)
+        px0, fk0 = cpu_s(srv.proc.pid), cpu_s(fake.proc.pid)
+        out, lg_cpu = loadgen("--target", srv.url, "--writer", fake.url,
+                              "--watchers", 1000, "--write-rate", 0, "--max-writes", 2000,
+                              "--duration", 60, "--drain", 120)
+        span = out["delivery_span_s"]
+        cpu = {"proxy": (cpu_s(srv.proc.pid) - px0) / span,
+               "fake": (cpu_s(fake.proc.pid) - fk0) / span, "loadgen": lg_cpu / span}
+        rounds.append({"ceiling": ceiling, "proxy": out,
+                       "cpu_cores_busy": {k: round(v, 2) for k, v in cpu.items()}})
+    best_c = max(r["ceiling"]["deliveries_per_s"] for r in rounds)
+    best = max(rounds, key=lambda r: r["proxy"]["deliveries_per_s"])["proxy"]
+    raw["B3"] = {"rounds": rounds, "event_bytes": ev_bytes}
+    ratio = best["deliveries_per_s"] / best_c
+    clean = all(r["proxy"]["exit"] == 0 and r["proxy"]["expired"] == 0 for r in rounds)
+    record("B3", "fan-out to 1000 watchers, deliveries/s", round(best["deliveries_per_s"]),
+           round(best_c), r3(ratio), ">= 0.5x", ratio >= 0.5 and clean, "1/s")
+
+
+def bench_b4(fake, srv):
+    px0 = cpu_s(srv.proc.pid)
+    out, lg_cpu = loadgen("--target", srv.url, "--writer", fake.url,
+                          "--watchers", 1000, "--write-rate", 100, "--duration", 15,
+                          "--drain", 30)
+    raw["B4"] = {"proxy": out, "proxy_cpu_cores": round((cpu_s(srv.proc.pid) - px0) /
+                                                        out["delivery_span_s"], 2),
+                 "loadgen_cpu_cores": round(lg_cpu / out["delivery_span_s"], 2)}
+    lat = out["latency_ms"]
+    clean = out["exit"] == 0 and out["expired"] == 0
+    record("B4", "write->delivery p99 at 100 writes/s, 1000 watchers (ms)",
+           lat["p99"], None, None, "<= 100 ms", lat["p99"] <= 100 and clean, "ms")
+    record("B4", "write->delivery max at 100 writes/s, 1000 watchers (ms)",
+           lat["max"], None, None, "<= 250 ms", lat["max"] <= 250 and clean, "ms")
+
+
+# ---------------------------------------------------------------- 100k pods
+
+def settle_rss(pid, seconds=1.0):
+    time.sleep(seconds)
+    return rss_kb(pid)
+
+
+def suite_100k(want):
+    empty = harness.fake()
+    try:
+        srv0, _ = start_proxy_timed(empty.url)
+        rss0 = settle_rss(srv0.proc.pid)
+        srv0.stop(check=False)
+    finally:
+        empty.stop(check=False)
+    t = time.monotonic()
+    fake = harness.fake(seed="pods=100000")
+    seed_s = time.monotonic() - t
+    srv = None
+    try:
+        dls = [curl_time(fake.url + "/api/v1/pods") for _ in range(3)]
+        dl, dl_bytes = statistics.median(d[0] for d in dls), dls[0][1]
+        srv, ready_s = start_proxy_timed(fake.url)
+        rss1 = settle_rss(srv.proc.pid, 2.0)
+        raw["B6_100k"] = {"ready_s": ready_s, "curl_s": [d[0] for d in dls],
+                          "list_bytes": dl_bytes,
+                          "fake_start_s": seed_s}
+        raw["B5"] = {"rss0_kb": rss0, "rss100k_kb": rss1, "wire_bytes": dl_bytes,
+                     "per_pod_bytes": (rss1 - rss0) * 1024 / 100000,
+                     "wire_per_pod": dl_bytes / 100000}
+        if "B6" in want:
+            record("B6", "sync 100k pods: start to /readyz 200 (s)", r3(ready_s), r3(dl),
+                   r3(ready_s / dl), "<= 3x curl", ready_s <= 3 * dl, "s")
+        if "B5" in want:
+            ratio = (rss1 - rss0) * 1024 / dl_bytes
+            record("B5", "RSS(100k) - RSS(0) over wire bytes", r3(ratio), None, r3(ratio),
+                   "<= 1.3x", ratio <= 1.3, "x")
+        if "B8" in want:
+            bench_b8(srv)
+    finally:
+        if srv:
+            srv.stop(check=False)
+        fake.stop(check=False)
+
+
+def bench_b8(srv):
+    sel = "/api/v1/pods?resourceVersion=0&labelSelector=shard%3D7"
+    st, body = get(srv.url, sel)
+    items = body.count(b'{"metadata":{"name":')
+    full, _ = loadgen("--target", srv.url, "--watchers", 0, "--list-rate", 1000,
+                      "--list-path", "/api/v1/pods?resourceVersion=0", "--duration", 8)
+    part, _ = loadgen("--target", srv.url, "--watchers", 0, "--list-rate", 1000,
+                      "--list-path", sel, "--duration", 4)
+    raw["B8"] = {"full": full, "selected": part, "selected_items": items,
+                 "selected_status": st}
+    ratio = part["list_ms"]["p50"] / full["list_ms"]["p50"]
+    record("B8", "LIST shard=7 (1% of 100k) p50 (ms)", part["list_ms"]["p50"],
+           full["list_ms"]["p50"], r3(ratio), "<= 0.05x", ratio <= 0.05 and items == 1000,
+           "ms")
+
+
+# ---------------------------------------------------------------- B7
+
+def informer(url, ns_path, events, errors, rv0=True):
+    """A list+watch client as client-go's Reflector runs one: LIST with
+    resourceVersion=0, then WATCH from the list's RV until one event
+    arrives. rv0=False lists without a resourceVersion (a consistent read)."""
+    try:
+        host, port = split(url)
+        c = http.client.HTTPConnection(host, port, timeout=30)
+        c.request("GET", ns_path + ("?resourceVersion=0" if rv0 else ""))
+        r = c.getresponse()
+        lst = json.loads(r.read())
+        rv = lst["metadata"]["resourceVersion"]
+        c.request("GET", ns_path + "?watch=true&allowWatchBookmarks=true"
+                  "&timeoutSeconds=30&resourceVersion=" + rv)
+        r = c.getresponse()
+        events.append(("open", None))
+        line = r.readline()
+        events.append(("event", json.loads(line)["type"]))
+        c.close()
+    except Exception as e:  # reported in the figure
+        errors.append(repr(e))
+
+
+def b7_round(n, rv0):
+    fake = harness.fake(seed="pods=400")
+    srv = None
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        events, errors = [], []
+        ts = [threading.Thread(target=informer, args=(srv.url, "/api/v1/pods", events,
+                                                      errors, rv0)) for _ in range(n)]
+        for t in ts:
+            t.start()
+        harness.wait_until(lambda: sum(1 for e in events if e[0] == "open") +
+                           len(errors) >= n, timeout=60, what="informers watching")
+        time.sleep(0.2)
+        patch_stamp(fake.url, "ns-1", "web-1")
+        for t in ts:
+            t.join(60)
+        got = sum(1 for e in events if e[0] == "event")
+        _, stats = harness.get_json(fake.url + "/fake/stats")
+        pods = stats["resources"]["pods"]
+        return {"list": pods["list"], "watch": pods["watch"],
+                "informers_got_event": got, "errors": errors[:3]}
+    finally:
+        if srv:
+            srv.stop(check=False)
+        fake.stop(check=False)
+
+
+def bench_b7():
+    figures = {n: b7_round(n, True) for n in (1, 10, 100)}
+    consistent = {n: b7_round(n, False) for n in (10, 100)}
+    raw["B7"] = {"rv0": figures, "consistent": consistent}
+    for n, f in figures.items():
+        ok = f["list"] == 1 and f["watch"] == 1 and f["informers_got_event"] == n
+        record("B7", "upstream LIST+WATCH, %d informers (LIST RV=0)" % n,
+               "%d+%d" % (f["list"], f["watch"]), "1+1", None,
+               "exactly 1 LIST + 1 WATCH", ok, "requests")
+    for n, f in consistent.items():
+        record("B7*", "upstream LIST+WATCH, %d clients (LIST no RV)" % n,
+               "%d+%d" % (f["list"], f["watch"]), "1+1", None, "info", None, "requests")
+
+
+# ---------------------------------------------------------------- main
+
+def table():
+    rows = [("#", "measure", "value", "reference", "ratio", "target", "")]
+    for r in results:
+        rows.append((r["id"], r["measure"], str(r["value"]),
+                     "-" if r["reference"] is None else str(r["reference"]),
+                     "-" if r["ratio"] is None else str(r["ratio"]), r["target"],
+                     "-" if r["met"] is None else "ok" if r["met"] else "MISSED"))
+    w = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    out = []
+    for i, row in enumerate(rows):
+        out.append("  ".join(c.ljust(w[j]) for j, c in enumerate(row)).rstrip())
+        if i == 0:
+            out.append("  ".join("-" * x for x in w))
+    return "\n".join(out)
+
+
+def main():
+    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 9)}
+    t0 = time.monotonic()
+    if want & {"B1", "B2", "B3", "B4", "B6"}:
+        log("10k pods: B1 B2 B3 B4 B6")
+        suite_10k(want)
+    if want & {"B5", "B6", "B8"}:
+        log("100k pods: B5 B6 B8")
+        suite_100k(want)
+    if "B7" in want:
+        log("B7: 1, 10, 100 informers")
+        bench_b7()
+    results.sort(key=lambda r: r["id"])
+    elapsed = time.monotonic() - t0
+    doc = {"machine": machine(), "elapsed_s": round(elapsed, 1),
+           "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "results": results, "raw": raw}
+    path = os.environ.get("BENCH_OUT", os.path.join(HERE, "results.json"))
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+    m = doc["machine"]
+    print("\ninformer-proxy bench: %d CPUs (%s), %.1f GB, %.0f s\n" % (
+        m["nproc"], m["cpu"], m["mem_gb"], elapsed))
+    print(table())
+    scored = [r for r in results if r["met"] is not None]
+    print("\nmet %d of %d targets (rows marked * are informational); JSON in %s" % (
+        sum(r["met"] for r in scored), len(scored), os.path.relpath(path, ROOT)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+#!/bin/bash
+# bench/run.sh: the performance suite of issue 5 (B1-B8), run by `make bench`.
+#
+# Builds what it needs (the proxy, the fake apiserver, bin/loadgen and the
+# two reference programs bench/static_server.c and bench/fanout_ceiling.c),
+# then runs bench/bench.py, which measures every figure next to its
+# reference in the same run, prints the table and writes bench/results.json.
+# About 2 minutes on 2 cores; loopback only.
+#
+#   bench/run.sh                 everything
+#   bench/run.sh B1 B3           only some benchmarks
+#   BENCH_OUT=FILE bench/run.sh  write the JSON elsewhere
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CC=${CC:-cc}
+CFLAGS_B="-std=c11 -D_GNU_SOURCE -pthread -O2 -g -Wall -Wextra -Wno-unused-parameter"
+
+# A sanitizer build would measure the sanitizer: insist on release binaries.
+make --no-print-directory bin/informer-proxy bin/fake-apiserver
+
+# Until the top-level Makefile has rules for these, build them here.
+if grep -q '^bin/loadgen:' Makefile; then
+	make --no-print-directory bin/loadgen
+elif [ ! -x bin/loadgen ] || [ -n "$(find tests/load -newer bin/loadgen -name '*.[ch]')" ]; then
+	echo "  CC bin/loadgen"
+	$CC $CFLAGS_B -I. tests/load/*.c -o bin/loadgen -lm
+fi
+mkdir -p build/bench
+for prog in static_server fanout_ceiling; do
+	if grep -q "^build/bench/$prog:" Makefile; then
+		make --no-print-directory "build/bench/$prog"
+	elif [ ! -x "build/bench/$prog" ] || [ "bench/$prog.c" -nt "build/bench/$prog" ]; then
+		echo "  CC build/bench/$prog"
+		libs=""
+		[ "$prog" = static_server ] && libs=$(pkg-config --cflags --libs libmicrohttpd)
+		# shellcheck disable=SC2086
+		$CC $CFLAGS_B "bench/$prog.c" -o "build/bench/$prog" $libs
+	fi
+done
+
+command -v wrk >/dev/null || { echo "bench: wrk is missing (scripts/deps.sh bench)" >&2; exit 1; }
+
+# 1000 watchers need 1000+ descriptors in the proxy and in loadgen.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+exec /usr/bin/python3 bench/bench.py "$@"
