@@ -28,6 +28,9 @@ static const struct flag flags[] = {
 	  "kubeconfig file (default: in-cluster, else $KUBECONFIG, else ~/.kube/config)" },
 	{ "context", F_STR, OFF(context), 0, 0,
 	  "kubeconfig context (default: its current-context)" },
+	{ "serviceaccount-dir", F_STR, OFF(serviceaccount_dir), 0, 0,
+	  "in-cluster token and ca.crt directory (default "
+	  "/var/run/secrets/kubernetes.io/serviceaccount)" },
 	{ "server", F_STR, OFF(server), 0, 0,
 	  "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
 	{ "resources", F_LIST, OFF(resources), 0, 0,
@@ -238,6 +241,7 @@ void config_free(struct config *cfg)
 	free(cfg->server);
 	free(cfg->kubeconfig);
 	free(cfg->context);
+	free(cfg->serviceaccount_dir);
 	free(cfg->listen_host);
 	for (int i = 0; i < cfg->nresources; i++)
 		free(cfg->resources[i]);

@@ -19,6 +19,7 @@ struct config {
 	char *server;			/* --server: overrides the kubeconfig's */
 	char *kubeconfig;		/* --kubeconfig */
 	char *context;			/* --context */
+	char *serviceaccount_dir;	/* in-cluster token and ca.crt */
 	char *resources[CONFIG_MAX_RESOURCES];	/* kubectl spelling */
 	int nresources;
 	char *listen_host;

@@ -963,8 +963,8 @@ static int override_server(struct config_upstream *up, const char *server,
 
 int config_upstream_resolve(const char *kubeconfig_flag,
 			    const char *context_flag, const char *server_flag,
-			    struct config_upstream *out, char *err,
-			    size_t errlen)
+			    const char *sa_dir, struct config_upstream *out,
+			    char *err, size_t errlen)
 {
 	const char *sa_host = getenv("KUBERNETES_SERVICE_HOST");
 	const char *env = getenv("KUBECONFIG");
@@ -980,7 +980,8 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 	} else if (sa_host && *sa_host && !have_ctx) {
 		/* --context only makes sense with a kubeconfig, so it skips
 		 * the in-cluster step. */
-		rc = config_incluster_load(NULL, out, err, errlen);
+		rc = config_incluster_load(sa_dir && *sa_dir ? sa_dir : NULL, out,
+					   err, errlen);
 		if (!rc && have_server)
 			rc = override_server(out, server_flag, err, errlen);
 		goto out;

@@ -94,12 +94,14 @@ int config_incluster_load(const char *root, struct config_upstream *out,
  * KUBERNETES_SERVICE_HOST is set; else $KUBECONFIG; else ~/.kube/config.
  * --server (server_flag) overrides the server URL, and with --server and
  * no kubeconfig found anywhere the result is just that server with no
- * credentials. Any flag may be NULL or "". Returns as the loaders do.
+ * credentials. sa_dir (--serviceaccount-dir) replaces the in-cluster
+ * token and CA directory. Any flag may be NULL or "". Returns as the
+ * loaders do.
  */
 int config_upstream_resolve(const char *kubeconfig_flag,
 			    const char *context_flag, const char *server_flag,
-			    struct config_upstream *out, char *err,
-			    size_t errlen);
+			    const char *sa_dir, struct config_upstream *out,
+			    char *err, size_t errlen);
 
 /* Free every field (key and token bytes are wiped first). Safe on a
  * zeroed struct and twice in a row. Not while other threads use it. */

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 
 	struct config_upstream creds;
 	if (config_upstream_resolve(cfg.kubeconfig, cfg.context, cfg.server,
-				    &creds, err, sizeof(err))) {
+				    cfg.serviceaccount_dir, &creds, err, sizeof(err))) {
 		log_error("%s", err);
 		config_free(&cfg);
 		curl_global_cleanup();

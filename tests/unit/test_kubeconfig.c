@@ -385,18 +385,18 @@ static void test_resolve(void)
 	setenv("HOME", home, 1);
 
 	/* nothing anywhere */
-	CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
 				      sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "no upstream configured") != NULL);
 	/* --server alone: a plain config, how tests run */
-	CHECK(config_upstream_resolve(NULL, "", "http://127.0.0.1:18080/", &up,
+	CHECK(config_upstream_resolve(NULL, "", "http://127.0.0.1:18080/", NULL, &up,
 				      err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "http://127.0.0.1:18080");
 	CHECK_STR(up.url_base, "http://127.0.0.1:18080");
 	CHECK_STR(up.source, "--server");
 	CHECK(!config_upstream_has_token(&up) && !up.ca.path && !up.ca.data);
 	config_upstream_free(&up);
-	CHECK(config_upstream_resolve(NULL, NULL, "gopher://x", &up, err,
+	CHECK(config_upstream_resolve(NULL, NULL, "gopher://x", NULL, &up, err,
 				      sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "--server") != NULL);
 
@@ -404,7 +404,7 @@ static void test_resolve(void)
 	mkdir(at("home/.kube"), 0700);
 	put("home/.kube/config", CL("    server: https://from-home:6443\n")
 		 "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
 				      sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://from-home:6443");
 	config_upstream_free(&up);
@@ -412,15 +412,15 @@ static void test_resolve(void)
 	/* $KUBECONFIG wins over ~/.kube/config; first existing file used */
 	snprintf(kenv, sizeof(kenv), "%s::%s", at("absent"), at("kc"));
 	setenv("KUBECONFIG", kenv, 1);
-	CHECK(config_upstream_resolve(NULL, "prod", NULL, &up, err,
+	CHECK(config_upstream_resolve(NULL, "prod", NULL, NULL, &up, err,
 				      sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
 	config_upstream_free(&up);
 	setenv("KUBECONFIG", at("absent"), 1);
-	CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
 				      sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "KUBECONFIG=") && strstr(err, "absent"));
-	CHECK(config_upstream_resolve(NULL, NULL, "http://127.0.0.1:1", &up,
+	CHECK(config_upstream_resolve(NULL, NULL, "http://127.0.0.1:1", NULL, &up,
 				      err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "http://127.0.0.1:1");
 	config_upstream_free(&up);
@@ -429,7 +429,7 @@ static void test_resolve(void)
 	 * but keeps its credentials */
 	set_sa_env("10.96.0.1", "443");
 	CHECK(config_upstream_resolve(at("kc"), NULL, "https://other:7443",
-				      &up, err, sizeof(err)) == 0);
+				      NULL, &up, err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://other:7443");
 	CHECK_STR(up.url_base, "https://api.internal:7443");
 	CHECK_STR(up.token, TOKEN);
@@ -438,12 +438,12 @@ static void test_resolve(void)
 	/* a kubeconfig cluster with no server is fine when --server is given */
 	put("noserver", CL("    insecure-skip-tls-verify: true\n")
 		 "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_upstream_resolve(at("noserver"), NULL, "https://s:1", &up,
+	CHECK(config_upstream_resolve(at("noserver"), NULL, "https://s:1", NULL, &up,
 				      err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://s:1");
 	CHECK(up.insecure_skip_tls_verify);
 	config_upstream_free(&up);
-	CHECK(config_upstream_resolve(at("noserver"), NULL, NULL, &up, err,
+	CHECK(config_upstream_resolve(at("noserver"), NULL, NULL, NULL, &up, err,
 				      sizeof(err)) == -EINVAL);
 
 	/* KUBERNETES_SERVICE_HOST: in-cluster before $KUBECONFIG (the default
@@ -451,13 +451,13 @@ static void test_resolve(void)
 	setenv("KUBECONFIG", at("kc"), 1);
 	struct stat st;
 	if (stat(CONFIG_INCLUSTER_ROOT "/ca.crt", &st) != 0) {
-		CHECK(config_upstream_resolve(NULL, NULL, NULL, &up, err,
+		CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
 					      sizeof(err)) == -ENOENT);
 		CHECK(strstr(err, "in-cluster: CA " CONFIG_INCLUSTER_ROOT) !=
 		      NULL);
 	}
 	/* ... unless --context asks for a kubeconfig */
-	CHECK(config_upstream_resolve(NULL, "third", NULL, &up, err,
+	CHECK(config_upstream_resolve(NULL, "third", NULL, NULL, &up, err,
 				      sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://kube.example:8443");
 	config_upstream_free(&up);
@@ -629,8 +629,8 @@ static int load_incluster(struct config_upstream *up)
 
 static int load_resolve(struct config_upstream *up)
 {
-	return config_upstream_resolve(at("kc"), NULL, "https://o:1", up, err,
-				       sizeof(err));
+	return config_upstream_resolve(at("kc"), NULL, "https://o:1", NULL, up,
+				       err, sizeof(err));
 }
 
 static void test_alloc(void)
