@@ -108,7 +108,7 @@ static bool string_ok(const char *s, size_t n)
 
 /* Check the value at *i and everything below it; advance *i past it.
  * Returns the byte offset that failed, or -1 when all is well. */
-static long validate(const struct json_doc *d, int *i, int depth)
+static long validate(struct json_doc *d, int *i, int depth)
 {
 	const jsmntok_t *t = &d->tok[*i];
 	const char *js = d->js;
@@ -116,10 +116,12 @@ static long validate(const struct json_doc *d, int *i, int depth)
 		return t->start;
 	switch (t->type) {
 	case JSMN_PRIMITIVE:
+		d->next[*i] = *i + 1;
 		(*i)++;
 		return primitive_ok(js + t->start, (size_t)(t->end - t->start)) ?
 			       -1 : t->start;
 	case JSMN_STRING:
+		d->next[*i] = *i + 1;
 		(*i)++;
 		return string_ok(js + t->start, (size_t)(t->end - t->start)) ?
 			       -1 : t->start;
@@ -144,6 +146,7 @@ static long validate(const struct json_doc *d, int *i, int depth)
 			    !string_ok(js + k->start, (size_t)(k->end - k->start)))
 				return k->start;
 			pos = tok_end(k);
+			d->next[*i] = *i + 1;	/* a key alone; its value follows */
 			int key = (*i)++;
 			if (*i >= d->ntok || d->tok[*i].parent != key ||
 			    !gap_ok(js, pos, tok_begin(&d->tok[*i]), ':'))
@@ -158,6 +161,7 @@ static long validate(const struct json_doc *d, int *i, int depth)
 	size_t close = (size_t)d->tok[self].end - 1;
 	if (js[close] != (obj ? '}' : ']') || !gap_ok(js, pos, close, 0))
 		return (long)pos;
+	d->next[self] = *i;
 	return -1;
 }
 
@@ -198,6 +202,13 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 		return -EINVAL;
 	}
 	d->ntok = r;
+	if (d->next_cap < d->cap) {
+		int *nx = xrealloc(d->next, (size_t)d->cap * sizeof(*nx));
+		if (!nx)
+			return -ENOMEM;
+		d->next = nx;
+		d->next_cap = d->cap;
+	}
 	if (r == 0) {
 		if (err)
 			snprintf(err, errlen, "empty JSON document");
@@ -221,16 +232,8 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 void json_doc_free(struct json_doc *d)
 {
 	free(d->tok);
+	free(d->next);
 	*d = (struct json_doc)JSON_DOC_INIT;
-}
-
-int json_skip(const struct json_doc *d, int i)
-{
-	int end = d->tok[i].end;
-	int j = i + 1;
-	while (j < d->ntok && d->tok[j].start < end)
-		j++;
-	return j;
 }
 
 int json_first(const struct json_doc *d, int obj)

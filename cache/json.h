@@ -26,11 +26,13 @@ struct json_doc {
 	const char *js;		/* borrowed input */
 	size_t len;
 	jsmntok_t *tok;		/* owned */
+	int *next;		/* owned; next[i]: the index just past value i */
 	int ntok;
-	int cap;
+	int cap;		/* of tok */
+	int next_cap;		/* of next */
 };
 
-#define JSON_DOC_INIT { NULL, 0, NULL, 0, 0 }
+#define JSON_DOC_INIT { NULL, 0, NULL, NULL, 0, 0, 0 }
 
 /*
  * Tokenize and validate js[0..len). The whole input must be exactly one
@@ -47,8 +49,12 @@ static inline int json_type(const struct json_doc *d, int i)
 	return d->tok[i].type;
 }
 
-/* The index just past the value at i (its last descendant + 1). */
-int json_skip(const struct json_doc *d, int i);
+/* The index just past the value at i (its last descendant + 1): O(1),
+ * recorded by the validation pass. */
+static inline int json_skip(const struct json_doc *d, int i)
+{
+	return d->next[i];
+}
 /* Value of member key in object obj, or -1. */
 int json_get(const struct json_doc *d, int obj, const char *key);
 /* Follow a dotted path of member names ("metadata.name"), or -1. */

@@ -125,7 +125,8 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 		cache_relist_free(out);
 		return rc;
 	}
-	qsort(out->ev, out->n, sizeof(*out->ev), by_rv);
+	if (out->n > 1)
+		qsort(out->ev, out->n, sizeof(*out->ev), by_rv);
 	(void)ndel;
 	return 0;
 }

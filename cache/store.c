@@ -1,11 +1,9 @@
 /*
  * store: persistent AVL tree snapshots under RCU (see store.h).
  *
- * Node ownership: a node's refs counts the parents and snapshots that
- * point at it. Functions that build trees take "owned" subtrees (they
- * consume one reference) and return an owned tree; "borrowed" arguments
- * are left as they were. Objects are owned by exactly one reference per
- * node that points at them.
+ * A snapshot holds two persistent trees (cache/ptree.c): the objects in
+ * key order, and the label index, one entry per (object, label), in
+ * (label key, label value, object key) order. A transaction updates both.
  */
 #include "cache/store.h"
 
@@ -15,16 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/ptree.h"
 #include "cache/rcu.h"
 #include "config/alloc.h"
-
-struct cache_node {
-	uint32_t refs;		/* atomic */
-	uint32_t size;		/* nodes in this subtree */
-	int height;
-	struct cache_node *l, *r;
-	struct cache_obj *obj;	/* owned */
-};
 
 #define PIN_MAX 32
 
@@ -46,237 +37,17 @@ struct cache_store {
 	struct pin pins[PIN_MAX];
 };
 
-/* ---- nodes ---- */
-
-static inline int height(const struct cache_node *n)
-{
-	return n ? n->height : 0;
-}
-
-static inline uint32_t size(const struct cache_node *n)
-{
-	return n ? n->size : 0;
-}
-
-static struct cache_node *node_ref(struct cache_node *n)
-{
-	if (n)
-		__atomic_add_fetch(&n->refs, 1, __ATOMIC_RELAXED);
-	return n;
-}
-
-#if defined(__SANITIZE_THREAD__)
-char cache_rcu_tsan_token;
-#endif
-
-static void node_put(struct cache_node *n)
-{
-	while (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		struct cache_node *r = n->r;
-		node_put(n->l);
-		cache_obj_put(n->obj);
-		free(n);
-		n = r;	/* loop instead of recursing on the right */
-	}
-}
-
-/* A node over owned l and r holding a new reference on obj. On failure l
- * and r are put and NULL is returned. */
-static struct cache_node *node_new(struct cache_obj *obj, struct cache_node *l,
-				   struct cache_node *r)
-{
-	struct cache_node *n = xmalloc(sizeof(*n));
-	if (!n) {
-		node_put(l);
-		node_put(r);
-		return NULL;
-	}
-	n->refs = 1;
-	n->l = l;
-	n->r = r;
-	n->obj = cache_obj_get(obj);
-	n->height = 1 + (height(l) > height(r) ? height(l) : height(r));
-	n->size = 1 + size(l) + size(r);
-	return n;
-}
-
-static int cmp_obj(const char *ns, const char *name, const struct cache_obj *o)
-{
-	return cache_obj_keycmp(ns, name, o->ns, o->name);
-}
-
-/*
- * A balanced node from obj and owned subtrees whose heights differ by at
- * most 2. Rotations build new nodes: the inputs may be shared.
- */
-static struct cache_node *balance(struct cache_obj *obj, struct cache_node *l,
-				  struct cache_node *r)
-{
-	int hl = height(l), hr = height(r);
-	if (hl > hr + 1) {
-		struct cache_node *ll = node_ref(l->l), *lr = node_ref(l->r);
-		struct cache_obj *lo = l->obj;
-		if (height(l->l) >= height(l->r)) {
-			struct cache_node *nr = node_new(obj, lr, r);
-			struct cache_node *res = nr ? node_new(lo, ll, nr) : NULL;
-			if (!nr)
-				node_put(ll);
-			node_put(l);
-			return res;
-		}
-		/* left-right */
-		struct cache_node *lrl = node_ref(lr->l), *lrr = node_ref(lr->r);
-		struct cache_obj *lro = lr->obj;
-		struct cache_node *a = node_new(lo, ll, lrl);
-		struct cache_node *b = node_new(obj, lrr, r);
-		struct cache_node *res = a && b ? node_new(lro, a, b) : NULL;
-		if (!a || !b) {
-			node_put(a);
-			node_put(b);
-		}
-		node_put(lr);
-		node_put(l);
-		return res;
-	}
-	if (hr > hl + 1) {
-		struct cache_node *rl = node_ref(r->l), *rr = node_ref(r->r);
-		struct cache_obj *ro = r->obj;
-		if (height(r->r) >= height(r->l)) {
-			struct cache_node *nl = node_new(obj, l, rl);
-			struct cache_node *res = nl ? node_new(ro, nl, rr) : NULL;
-			if (!nl)
-				node_put(rr);
-			node_put(r);
-			return res;
-		}
-		/* right-left */
-		struct cache_node *rll = node_ref(rl->l), *rlr = node_ref(rl->r);
-		struct cache_obj *rlo = rl->obj;
-		struct cache_node *a = node_new(obj, l, rll);
-		struct cache_node *b = node_new(ro, rlr, rr);
-		struct cache_node *res = a && b ? node_new(rlo, a, b) : NULL;
-		if (!a || !b) {
-			node_put(a);
-			node_put(b);
-		}
-		node_put(rl);
-		node_put(r);
-		return res;
-	}
-	return node_new(obj, l, r);
-}
-
-/* t borrowed; returns an owned tree with obj in it, or NULL on ENOMEM.
- * *old gets the replaced object (borrowed from t). */
-static struct cache_node *ins(struct cache_node *t, struct cache_obj *obj,
-			      struct cache_obj **old)
-{
-	if (!t)
-		return node_new(obj, NULL, NULL);
-	int c = cmp_obj(obj->ns, obj->name, t->obj);
-	if (c == 0) {
-		*old = t->obj;
-		return node_new(obj, node_ref(t->l), node_ref(t->r));
-	}
-	if (c < 0) {
-		struct cache_node *l = ins(t->l, obj, old);
-		if (!l)
-			return NULL;
-		return balance(t->obj, l, node_ref(t->r));
-	}
-	struct cache_node *r = ins(t->r, obj, old);
-	if (!r)
-		return NULL;
-	return balance(t->obj, node_ref(t->l), r);
-}
-
-/* t borrowed, non-empty: an owned copy without its smallest node, whose
- * object goes to *min (borrowed). */
-static struct cache_node *del_min(struct cache_node *t, struct cache_obj **min,
-				  bool *fail)
-{
-	if (!t->l) {
-		*min = t->obj;
-		return node_ref(t->r);
-	}
-	struct cache_node *l = del_min(t->l, min, fail);
-	if (*fail)
-		return NULL;
-	struct cache_node *res = balance(t->obj, l, node_ref(t->r));
-	if (!res)
-		*fail = true;
-	return res;
-}
-
-/* t borrowed and known to hold ns/name: an owned tree without it. */
-static struct cache_node *del(struct cache_node *t, const char *ns,
-			      const char *name, struct cache_obj **old,
-			      bool *fail)
-{
-	int c = cmp_obj(ns, name, t->obj);
-	struct cache_node *res;
-	if (c < 0) {
-		struct cache_node *l = del(t->l, ns, name, old, fail);
-		if (*fail)
-			return NULL;
-		res = balance(t->obj, l, node_ref(t->r));
-	} else if (c > 0) {
-		struct cache_node *r = del(t->r, ns, name, old, fail);
-		if (*fail)
-			return NULL;
-		res = balance(t->obj, node_ref(t->l), r);
-	} else {
-		*old = t->obj;
-		if (!t->l)
-			return node_ref(t->r);
-		if (!t->r)
-			return node_ref(t->l);
-		struct cache_obj *min;
-		struct cache_node *r = del_min(t->r, &min, fail);
-		if (*fail)
-			return NULL;
-		res = balance(min, node_ref(t->l), r);
-	}
-	if (!res)
-		*fail = true;
-	return res;
-}
-
 static struct cache_node *find(struct cache_node *t, const char *ns,
 			       const char *name)
 {
-	while (t) {
-		int c = cmp_obj(ns, name, t->obj);
-		if (c == 0)
-			return t;
-		t = c < 0 ? t->l : t->r;
-	}
-	return NULL;
-}
-
-/* A perfectly balanced tree over objs[0..n). */
-static struct cache_node *build(struct cache_obj *const *objs, size_t n,
-				bool *fail)
-{
-	if (n == 0 || *fail)
-		return NULL;
-	size_t mid = n / 2;
-	struct cache_node *l = build(objs, mid, fail);
-	struct cache_node *r = build(objs + mid + 1, n - mid - 1, fail);
-	if (*fail) {
-		node_put(l);
-		node_put(r);
-		return NULL;
-	}
-	struct cache_node *res = node_new(objs[mid], l, r);
-	if (!res)
-		*fail = true;
-	return res;
+	struct ptree_key k = { NULL, NULL, ns, name };
+	return ptree_find(t, &k);
 }
 
 /* ---- snapshots ---- */
 
-static struct snap_box *box_new(struct cache_node *root, uint64_t rv)
+static struct snap_box *box_new(struct cache_node *root,
+			       struct cache_node *lroot, uint64_t rv)
 {
 	struct snap_box *b = xmalloc(sizeof(*b));
 	if (!b)
@@ -284,14 +55,16 @@ static struct snap_box *box_new(struct cache_node *root, uint64_t rv)
 	b->snap.refs = 1;
 	b->snap.rv = rv;
 	b->snap.root = root;
-	b->snap.count = size(root);
+	b->snap.lroot = lroot;
+	b->snap.count = ptree_size(root);
 	return b;
 }
 
 void cache_snap_put(struct cache_snap *snap)
 {
 	if (snap && __atomic_sub_fetch(&snap->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		node_put(snap->root);
+		ptree_put(snap->root);
+		ptree_put(snap->lroot);
 		free((struct snap_box *)snap);
 	}
 }
@@ -316,7 +89,7 @@ struct cache_store *cache_store_new(void)
 	struct cache_store *s = xcalloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->cur = box_new(NULL, 0);
+	s->cur = box_new(NULL, NULL, 0);
 	if (!s->cur) {
 		free(s);
 		return NULL;
@@ -376,16 +149,8 @@ struct cache_obj *cache_snap_find(const struct cache_snap *snap,
 size_t cache_snap_rank(const struct cache_snap *snap, const char *ns,
 		       const char *name)
 {
-	size_t rank = 0;
-	for (const struct cache_node *t = snap->root; t;) {
-		if (cmp_obj(ns, name, t->obj) <= 0) {
-			t = t->l;
-		} else {
-			rank += size(t->l) + 1;
-			t = t->r;
-		}
-	}
-	return rank;
+	struct ptree_key k = { NULL, NULL, ns, name };
+	return ptree_rank(snap->root, &k);
 }
 
 /* Whether every key of namespace ns sorts before o's key. */
@@ -402,19 +167,24 @@ size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns)
 		if (ns_before(ns, t->obj)) {
 			t = t->l;
 		} else {
-			rank += size(t->l) + 1;
+			rank += ptree_size(t->l) + 1;
 			t = t->r;
 		}
 	}
 	return rank;
 }
 
-void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
-		     const char *ns, const char *name)
+/* Position it at the first entry of tree t not below k. */
+static void seek(struct cache_iter *it, const struct cache_node *t,
+		 const struct ptree_key *k)
 {
 	it->depth = 0;
-	for (const struct cache_node *t = snap->root; t;) {
-		if (cmp_obj(ns, name, t->obj) <= 0) {
+	it->lk = k->lk;
+	it->lv = k->lv;
+	while (t) {
+		struct ptree_key nk;
+		ptree_key_of(t->obj, t->label, &nk);
+		if (ptree_cmp(k, &nk) <= 0) {
 			it->stack[it->depth++] = t;
 			t = t->l;
 		} else {
@@ -423,14 +193,42 @@ void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
 	}
 }
 
+void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
+		     const char *ns, const char *name)
+{
+	struct ptree_key k = { NULL, NULL, ns, name };
+	seek(it, snap->root, &k);
+}
+
+void cache_iter_seek_label(struct cache_iter *it, const struct cache_snap *snap,
+			   const char *key, const char *val, const char *ns,
+			   const char *name)
+{
+	struct ptree_key k = { key, val, ns, name };
+	seek(it, snap->lroot, &k);
+}
+
 struct cache_obj *cache_iter_next(struct cache_iter *it)
 {
 	if (it->depth == 0)
 		return NULL;
 	const struct cache_node *n = it->stack[--it->depth];
+	if (it->lk && (strcmp(n->obj->labels[n->label].key, it->lk) ||
+		       strcmp(n->obj->labels[n->label].val, it->lv))) {
+		it->depth = 0;	/* past the label's range */
+		return NULL;
+	}
 	for (const struct cache_node *t = n->r; t; t = t->l)
 		it->stack[it->depth++] = t;
 	return n->obj;
+}
+
+size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
+			      const char *val)
+{
+	struct ptree_key lo = { key, val, "", "" };
+	struct ptree_key hi = { key, val, "\xff", "" };
+	return ptree_rank(snap->lroot, &hi) - ptree_rank(snap->lroot, &lo);
 }
 
 /* ---- writer ---- */
@@ -441,7 +239,8 @@ void cache_txn_begin(struct cache_store *s, struct cache_txn *t)
 	 * but the reference keeps the tree ours even after a publish. */
 	struct cache_snap *cur = cache_store_snap(s);
 	t->s = s;
-	t->root = node_ref(cur->root);
+	t->root = ptree_ref(cur->root);
+	t->lroot = ptree_ref(cur->lroot);
 	t->count = cur->count;
 	t->failed = false;
 	cache_snap_put(cur);
@@ -450,9 +249,50 @@ void cache_txn_begin(struct cache_store *s, struct cache_txn *t)
 void cache_txn_begin_empty(struct cache_store *s, struct cache_txn *t)
 {
 	t->s = s;
-	t->root = NULL;
+	t->root = t->lroot = NULL;
 	t->count = 0;
 	t->failed = false;
+}
+
+/* Replace *tree by next (owned), or fail the txn when next is NULL
+ * because an allocation failed. */
+static int swap_in(struct cache_txn *t, struct cache_node **tree,
+		   struct cache_node *next, bool failed)
+{
+	if (failed) {
+		t->failed = true;
+		return -ENOMEM;
+	}
+	ptree_put(*tree);
+	*tree = next;
+	return 0;
+}
+
+/* Label index: remove prev's entries that obj does not have (prev may be
+ * NULL), then insert obj's (which replaces entries of the same key, so
+ * they point at the new object). */
+static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
+			struct cache_obj *obj)
+{
+	for (uint32_t i = 0; prev && i < prev->nlabels; i++) {
+		const struct cache_label *l = &prev->labels[i];
+		const char *v = obj ? cache_obj_label(obj, l->key) : NULL;
+		if (v && !strcmp(v, l->val))
+			continue;
+		struct ptree_key k = { l->key, l->val, prev->ns, prev->name };
+		struct cache_obj *gone;
+		bool fail = false;
+		struct cache_node *next = ptree_del(t->lroot, &k, &gone, &fail);
+		if (swap_in(t, &t->lroot, next, fail))
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; obj && i < obj->nlabels; i++) {
+		struct cache_obj *replaced;
+		struct cache_node *next = ptree_ins(t->lroot, obj, (uint16_t)i, &replaced);
+		if (swap_in(t, &t->lroot, next, !next))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
@@ -461,20 +301,27 @@ int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
 	struct cache_obj *prev = NULL;
 	if (old)
 		*old = NULL;
-	if (t->failed)
-		return -ENOMEM;
-	struct cache_node *root = ins(t->root, obj, &prev);
+	if (t->failed || obj->nlabels >= PTREE_NO_LABEL)
+		return t->failed ? -ENOMEM : -EINVAL;
+	struct cache_node *root = ptree_ins(t->root, obj, PTREE_NO_LABEL, &prev);
 	if (!root) {
 		t->failed = true;
 		return -ENOMEM;
 	}
-	if (prev && old)
-		*old = cache_obj_get(prev);
+	/* prev is borrowed from the old tree: keep it alive until the label
+	 * index is done with it */
+	if (prev)
+		cache_obj_get(prev);
+	ptree_put(t->root);
+	t->root = root;
+	int rc = index_labels(t, prev, obj);
 	if (!prev)
 		t->count++;
-	node_put(t->root);
-	t->root = root;
-	return 0;
+	if (old && prev && !rc)
+		*old = prev;
+	else
+		cache_obj_put(prev);
+	return rc;
 }
 
 int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
@@ -488,30 +335,146 @@ int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
 		return -ENOENT;
 	struct cache_obj *prev = NULL;
 	bool fail = false;
-	struct cache_node *root = del(t->root, ns, name, &prev, &fail);
+	struct ptree_key k = { NULL, NULL, ns, name };
+	struct cache_node *root = ptree_del(t->root, &k, &prev, &fail);
 	if (fail) {
 		t->failed = true;
 		return -ENOMEM;
 	}
-	if (old)
-		*old = cache_obj_get(prev);
-	node_put(t->root);
+	cache_obj_get(prev);	/* outlive the old tree for the index */
+	ptree_put(t->root);
 	t->root = root;
 	t->count--;
-	return 0;
+	int rc = index_labels(t, prev, NULL);
+	if (old && !rc)
+		*old = prev;
+	else
+		cache_obj_put(prev);
+	return rc;
+}
+
+/* ---- building the label index at once ---- */
+
+struct group {			/* the entries of one (key, value) */
+	const char *k, *v;
+	size_t count, at;
+};
+
+static uint64_t hash2(const char *a, const char *b)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (; *b; b++)
+		h = (h ^ (unsigned char)*b) * 1099511628211ULL;
+	return h;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+	int c = strcmp(x->k, y->k);
+	return c ? c : strcmp(x->v, y->v);
+}
+
+/*
+ * The label index over objs (in key order) in O(entries): entries are
+ * grouped by (key, value) with a hash table, the few distinct groups are
+ * sorted, and each group keeps the objects' order, which is the index's
+ * order within a group.
+ */
+static struct cache_node *build_labels(struct cache_obj *const *objs, size_t n,
+				       bool *fail)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += objs[i]->nlabels;
+	if (!total)
+		return NULL;
+	size_t cap = 64;
+	while (cap < total * 2)
+		cap *= 2;
+	struct group *groups = xcalloc(total, sizeof(*groups));
+	struct group **slots = xcalloc(cap, sizeof(*slots));
+	struct group **order = NULL;
+	uint32_t *gid = xmalloc(total * sizeof(*gid));
+	struct ptree_entry *e = xmalloc(total * sizeof(*e));
+	struct cache_node *root = NULL;
+	size_t ng = 0, x = 0;
+	if (!groups || !slots || !gid || !e) {
+		*fail = true;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
+			const struct cache_label *l = &objs[i]->labels[j];
+			size_t h = hash2(l->key, l->val) & (cap - 1);
+			while (slots[h] && (strcmp(slots[h]->k, l->key) ||
+					    strcmp(slots[h]->v, l->val)))
+				h = (h + 1) & (cap - 1);
+			if (!slots[h]) {
+				slots[h] = &groups[ng++];
+				slots[h]->k = l->key;
+				slots[h]->v = l->val;
+			}
+			slots[h]->count++;
+			gid[x] = (uint32_t)(slots[h] - groups);
+		}
+	order = xmalloc(ng * sizeof(*order));
+	if (!order) {
+		*fail = true;
+		goto out;
+	}
+	for (size_t g = 0; g < ng; g++)
+		order[g] = &groups[g];
+	qsort(order, ng, sizeof(*order), group_cmp);
+	for (size_t g = 0, at = 0; g < ng; g++) {
+		order[g]->at = at;
+		at += order[g]->count;
+	}
+	x = 0;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
+			struct group *g = &groups[gid[x]];
+			e[g->at++] = (struct ptree_entry){ objs[i], (uint16_t)j };
+		}
+	root = ptree_build(e, total, fail);
+out:
+	free(groups);
+	free(slots);
+	free(order);
+	free(gid);
+	free(e);
+	return root;
 }
 
 int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 		   size_t n)
 {
 	bool fail = false;
-	struct cache_node *root = build(objs, n, &fail);
-	if (fail) {
+	struct ptree_entry *e = xmalloc((n ? n : 1) * sizeof(*e));
+	if (!e) {
 		t->failed = true;
 		return -ENOMEM;
 	}
-	node_put(t->root);
+	for (size_t i = 0; i < n; i++) {
+		if (objs[i]->nlabels >= PTREE_NO_LABEL)
+			fail = true;
+		e[i] = (struct ptree_entry){ objs[i], PTREE_NO_LABEL };
+	}
+	struct cache_node *root = fail ? NULL : ptree_build(e, n, &fail);
+	free(e);
+	struct cache_node *lroot = fail ? NULL : build_labels(objs, n, &fail);
+	if (fail) {
+		ptree_put(root);
+		t->failed = true;
+		return -ENOMEM;
+	}
+	ptree_put(t->root);
+	ptree_put(t->lroot);
 	t->root = root;
+	t->lroot = lroot;
 	t->count = n;
 	return 0;
 }
@@ -525,20 +488,21 @@ struct cache_obj *cache_txn_find(const struct cache_txn *t, const char *ns,
 
 int cache_txn_commit(struct cache_txn *t, uint64_t rv)
 {
-	struct snap_box *b = t->failed ? NULL : box_new(t->root, rv);
+	struct snap_box *b = t->failed ? NULL : box_new(t->root, t->lroot, rv);
 	if (!b) {
 		cache_txn_abort(t);
 		return -ENOMEM;
 	}
-	t->root = NULL;	/* the snapshot owns it now */
+	t->root = t->lroot = NULL;	/* the snapshot owns them now */
 	publish(t->s, b);
 	return 0;
 }
 
 void cache_txn_abort(struct cache_txn *t)
 {
-	node_put(t->root);
-	t->root = NULL;
+	ptree_put(t->root);
+	ptree_put(t->lroot);
+	t->root = t->lroot = NULL;
 	t->failed = false;
 }
 

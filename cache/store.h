@@ -31,7 +31,8 @@ struct cache_store;
 struct cache_snap {
 	uint32_t refs;			/* atomic */
 	uint64_t rv;			/* the state this snapshot stands for */
-	struct cache_node *root;	/* shared, immutable */
+	struct cache_node *root;	/* objects by key; shared, immutable */
+	struct cache_node *lroot;	/* the label index; shared, immutable */
 	size_t count;
 };
 
@@ -75,9 +76,19 @@ size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns);
 struct cache_iter {
 	const struct cache_node *stack[64];
 	int depth;
+	const char *lk, *lv;	/* a label range: stop where it ends */
 };
 void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
 		     const char *ns, const char *name);
+/* The same over the objects labelled key=value only, still in key order,
+ * from the first at or after ns/name: the label index, so the walk costs
+ * what it returns. */
+void cache_iter_seek_label(struct cache_iter *it, const struct cache_snap *snap,
+			   const char *key, const char *val, const char *ns,
+			   const char *name);
+/* How many objects carry key=value. */
+size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
+			      const char *val);
 /* The next object (borrowed, valid while snap is held), or NULL. */
 struct cache_obj *cache_iter_next(struct cache_iter *it);
 
@@ -89,6 +100,7 @@ struct cache_obj *cache_iter_next(struct cache_iter *it);
 struct cache_txn {
 	struct cache_store *s;
 	struct cache_node *root;	/* owned */
+	struct cache_node *lroot;	/* owned: the label index */
 	size_t count;
 	bool failed;			/* an allocation failed; commit refuses */
 };

@@ -122,6 +122,7 @@ void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len)
 }
 
 #define IOV_PIECES_MAX 1024	/* IOV_MAX on Linux */
+#define SMALL_BODY (64 * 1024)	/* copied: cheaper than a second send */
 
 /* The reader of a body of many pieces, and its owner's release. */
 struct pieces_reader {
@@ -169,6 +170,18 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 		/* nothing */
 	} else if (proxy_gzip_wanted(c, pc->total)) {
 		resp = proxy_gzip_response(pc->v, pc->n, pc->total);
+	} else if (pc->total <= SMALL_BODY) {
+		/* One copy buys one send: libmicrohttpd writes the headers and
+		 * a buffer body in one call, but an iovec body in a second. */
+		char *p = xmalloc(pc->total ? pc->total : 1);
+		for (size_t i = 0, at = 0; p && i < pc->n; i++) {
+			memcpy(p + at, pc->v[i].iov_base, pc->v[i].iov_len);
+			at += pc->v[i].iov_len;
+		}
+		resp = p ? MHD_create_response_from_buffer(pc->total, p,
+							   MHD_RESPMEM_MUST_FREE) : NULL;
+		if (!resp)
+			free(p);
 	} else if (pc->n <= IOV_PIECES_MAX) {
 		resp = MHD_create_response_from_iovec(pc->v, (unsigned)pc->n, done, cls);
 		if (resp)

@@ -29,8 +29,9 @@ struct proxy_pieces {
 
 void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len);
 /*
- * Send the pieces (taken over) as a JSON 200: handed to writev() as they
- * are when there are few, copied into the connection's buffer by a reader
+ * Send the pieces (taken over) as a JSON 200: copied into one buffer when
+ * small (headers and body then leave in one send), handed to writev() as
+ * they are when there are few, copied into the connection's buffer by a reader
  * when there are more than IOV_MAX (libmicrohttpd 0.9.75 stalls after the
  * first IOV_MAX pieces of an iovec response), gzip-compressed when
  * wanted. done(cls) runs once the memory is no longer needed, on every

@@ -401,10 +401,13 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	/* Select: from the start key (or the namespace's first key), what
 	 * matches, up to limit. Items are borrowed from snap. */
 	struct cache_iter it;
-	if (cont_rv)
-		cache_iter_seek(&it, snap, start_ns, start_name);
+	const char *lk = NULL, *lv = f.lsel ? cache_lsel_eq(f.lsel, &lk) : NULL;
+	const char *from_ns = cont_rv ? start_ns : f.ns;
+	const char *from_name = cont_rv ? start_name : "";
+	if (lv)	/* key=value: walk the label index, not every object */
+		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
 	else
-		cache_iter_seek(&it, snap, f.ns, "");
+		cache_iter_seek(&it, snap, from_ns, from_name);
 	struct cache_obj *o, **items = NULL;
 	size_t n = 0, cap = 0;
 	bool more = false;

@@ -177,6 +177,89 @@ static void test_ns_ranges(void)
 	cache_store_free(s);
 }
 
+static struct cache_obj *mkl(const char *name, unsigned rv, const char *app,
+			     const char *tier)
+{
+	char js[512];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
+		 "\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"%s%s%s}}}",
+		 name, rv, app, tier ? ",\"tier\":\"" : "", tier ? tier : "",
+		 tier ? "\"" : "");
+	return cache_obj_parse(pods, js, strlen(js), false, NULL, 0);
+}
+
+/* The label index matches a scan of the objects after every change. */
+static void check_index(struct cache_store *s, const char *k, const char *v)
+{
+	struct cache_snap *sn = cache_store_snap(s);
+	struct cache_iter a, b;
+	cache_iter_seek(&a, sn, "", "");
+	cache_iter_seek_label(&b, sn, k, v, "", "");
+	struct cache_obj *o, *want;
+	size_t n = 0;
+	while ((o = cache_iter_next(&a))) {
+		const char *lv = cache_obj_label(o, k);
+		if (!lv || strcmp(lv, v))
+			continue;
+		want = cache_iter_next(&b);
+		CHECK(want == o);
+		n++;
+	}
+	CHECK(cache_iter_next(&b) == NULL);
+	CHECK(cache_snap_label_count(sn, k, v) == n);
+	cache_snap_put(sn);
+}
+
+static void test_label_index(void)
+{
+	struct cache_store *s = cache_store_new();
+	struct cache_obj *objs[60];
+	char name[16];
+	for (unsigned i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "p%02u", i);
+		objs[i] = mkl(name, i + 1, i % 3 ? "web" : "db", i % 2 ? "fe" : NULL);
+	}
+	struct cache_txn t;
+	cache_txn_begin_empty(s, &t);
+	CHECK(cache_txn_load(&t, objs, 60) == 0);
+	CHECK(cache_txn_commit(&t, 60) == 0);
+	check_index(s, "app", "web");
+	check_index(s, "app", "db");
+	check_index(s, "tier", "fe");
+	check_index(s, "tier", "nope");
+	/* relabel, drop a label, delete, add */
+	cache_txn_begin(s, &t);
+	for (unsigned i = 0; i < 60; i += 7) {
+		snprintf(name, sizeof(name), "p%02u", i);
+		struct cache_obj *o = mkl(name, 100 + i, i % 2 ? "db" : "web", NULL);
+		CHECK(cache_txn_put(&t, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	for (unsigned i = 1; i < 60; i += 11) {
+		snprintf(name, sizeof(name), "p%02u", i);
+		CHECK(cache_txn_del(&t, "ns", name, NULL) == 0);
+	}
+	struct cache_obj *o = mkl("q00", 300, "web", "fe");
+	CHECK(cache_txn_put(&t, o, NULL) == 0);
+	cache_obj_put(o);
+	CHECK(cache_txn_commit(&t, 300) == 0);
+	check_index(s, "app", "web");
+	check_index(s, "app", "db");
+	check_index(s, "tier", "fe");
+	/* a seek into the middle of a label's range */
+	struct cache_snap *sn = cache_store_snap(s);
+	struct cache_iter it;
+	cache_iter_seek_label(&it, sn, "app", "web", "ns", "p30");
+	o = cache_iter_next(&it);
+	CHECK(o && strcmp(o->name, "p30") >= 0 && !strcmp(cache_obj_label(o, "app"), "web"));
+	cache_snap_put(sn);
+	for (unsigned i = 0; i < 60; i++)
+		cache_obj_put(objs[i]);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
 static void test_alloc_failure(void)
 {
 	struct cache_store *s = cache_store_new();
@@ -192,7 +275,7 @@ static void test_alloc_failure(void)
 		cache_txn_put(&t, objs[i], NULL);
 	CHECK(cache_txn_commit(&t, 100) == 0);
 	int failures = 0, successes = 0;
-	for (long n = 1; n < 400; n++) {
+	for (long n = 1; n < 5000; n++) {
 		cache_txn_begin(s, &t);
 		alloc_fail_after(n);
 		int r = 0;
@@ -234,6 +317,7 @@ int main(void)
 	test_basic();
 	test_load_sort();
 	test_ns_ranges();
+	test_label_index();
 	test_alloc_failure();
 	return check_done("store");
 }

@@ -1,0 +1,76 @@
+/*
+ * ptree: a persistent (path-copying) AVL tree of object entries.
+ *
+ * An entry is an object, or one label of an object. Object entries sort
+ * by the object's key (etcd's "namespace/name" order); label entries by
+ * (label key, label value, object key), so that all objects carrying
+ * key=value sit together, in the order a LIST returns them. The store
+ * keeps one tree of each kind per snapshot.
+ *
+ * Nodes are immutable once shared and reference counted: refs counts the
+ * parents and snapshots that point at a node. Functions that build trees
+ * take "owned" subtrees (they consume a reference) and return an owned
+ * tree; "borrowed" arguments are left as they were. Each node holds one
+ * reference on its object. Nodes carry subtree sizes, so ranks are O(log n).
+ */
+#ifndef CACHE_PTREE_H
+#define CACHE_PTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/obj.h"
+
+#define PTREE_NO_LABEL UINT16_MAX
+
+struct cache_node {
+	uint32_t refs;		/* atomic */
+	uint32_t size;		/* nodes in this subtree */
+	int16_t height;
+	uint16_t label;		/* index into obj->labels, or PTREE_NO_LABEL */
+	struct cache_node *l, *r;
+	struct cache_obj *obj;	/* owned */
+};
+
+/* What an entry sorts by: lk/lv NULL for object entries. */
+struct ptree_key {
+	const char *lk, *lv;
+	const char *ns, *name;
+};
+
+/* An entry to build from. */
+struct ptree_entry {
+	struct cache_obj *obj;
+	uint16_t label;
+};
+
+static inline uint32_t ptree_size(const struct cache_node *n)
+{
+	return n ? n->size : 0;
+}
+
+struct cache_node *ptree_ref(struct cache_node *n);
+void ptree_put(struct cache_node *n);
+
+/* t borrowed: an owned tree with the entry (obj, label) in it, replacing
+ * an entry of the same key; *old gets the replaced object (borrowed from
+ * t) or NULL. NULL on ENOMEM. */
+struct cache_node *ptree_ins(struct cache_node *t, struct cache_obj *obj,
+			     uint16_t label, struct cache_obj **old);
+/* t borrowed, known to hold k: an owned tree without it; *old gets its
+ * object (borrowed). *fail on ENOMEM. */
+struct cache_node *ptree_del(struct cache_node *t, const struct ptree_key *k,
+			     struct cache_obj **old, bool *fail);
+struct cache_node *ptree_find(struct cache_node *t, const struct ptree_key *k);
+/* A balanced tree over n entries already in order, in O(n). */
+struct cache_node *ptree_build(const struct ptree_entry *e, size_t n,
+			       bool *fail);
+/* How many entries sort before k. */
+size_t ptree_rank(const struct cache_node *t, const struct ptree_key *k);
+/* The key of entry (obj, label). */
+void ptree_key_of(const struct cache_obj *obj, uint16_t label,
+		  struct ptree_key *k);
+int ptree_cmp(const struct ptree_key *a, const struct ptree_key *b);
+
+#endif
