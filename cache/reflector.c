@@ -8,6 +8,7 @@
 #include "cache/reflector.h"
 
 #include <curl/curl.h>
+#include <malloc.h>
 #include <errno.h>
 #include <strings.h>
 #include <stdio.h>
@@ -886,6 +887,10 @@ static void *run(void *arg)
 			log_info("%s: synced %zu objects at resourceVersion %llu",
 				 r->kind->resource, l.n, (unsigned long long)l.rv);
 			listing_free(&l);
+			/* A full LIST leaves page buffers, token arrays and index
+			 * scratch freed in several threads' heaps; give those
+			 * pages back rather than keep them as resident memory. */
+			malloc_trim(0);
 			need_list = false;
 			attempt = 0;
 		}
