@@ -169,6 +169,14 @@ static int await_rv(struct proxy *p, struct MHD_Connection *c,
 	return 1;
 }
 
+int proxy_await_consistent(struct proxy *p, struct MHD_Connection *c,
+			   struct cache_resource *r, struct proxy_req *req,
+			   enum MHD_Result *res)
+{
+	struct rv_req q = { 0 };
+	return await_rv(p, c, r, &q, req, res);
+}
+
 /* The snapshot a request asks for, referenced; NULL after queueing the
  * error answer in *res. */
 static struct cache_snap *snap_for(struct MHD_Connection *c,

@@ -135,7 +135,16 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		return proxy_status_send(c, &st);
 	}
 	if (is_watch(c, &rt)) {
-		PROXY_COUNT(req_watch);
+		if (!req->waited)
+			PROXY_COUNT(req_watch);
+		/* A watch without resourceVersion starts at the most recent
+		 * state: as fresh as the upstream, like an RV-less LIST (the
+		 * apiserver waits for its watch cache too, fixture 08-d). */
+		const char *rv = NULL;
+		enum MHD_Result res;
+		proxy_arg(c, "resourceVersion", &rv);
+		if ((!rv || !*rv) && proxy_await_consistent(p, c, r, req, &res))
+			return res;
 		return proxy_handle_watch(p, c, r, &rt);
 	}
 	if (!req->waited)	/* count a read once, not again when resumed */

@@ -63,6 +63,14 @@ struct proxy_req {
 	struct proxy_wait wait;
 };
 
+/* Make the request wait, suspended, until the cache is as new as the
+ * upstream was when it came (a consistent read; see fresh.h). Returns 0
+ * to go on, or 1 with *res set when it was suspended (the handler runs
+ * again when it is resumed). */
+int proxy_await_consistent(struct proxy *p, struct MHD_Connection *c,
+			   struct cache_resource *r, struct proxy_req *req,
+			   enum MHD_Result *res);
+
 /* Handlers (list.c, watch.c, health.c). */
 enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,

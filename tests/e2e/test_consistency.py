@@ -44,6 +44,18 @@ class FreshReads(unittest.TestCase):
             s, pod = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-1/pods/web-11")
             self.assertEqual((s, pod["metadata"]["resourceVersion"]), (200, rv))
 
+    def test_write_then_rvless_watch_starts_with_the_write(self):
+        for i in range(20):
+            rv = self.patch("web-31", i)
+            w = h.Watch(self.proxy.url + "/api/v1/namespaces/ns-1/pods?watch=1&fieldSelector=metadata.name%3Dweb-31")
+            try:
+                evs = w.wait_for(1)
+                self.assertEqual(evs[0]["type"], "ADDED")
+                self.assertEqual(evs[0]["object"]["metadata"]["resourceVersion"], rv)
+                self.assertEqual(evs[0]["object"]["metadata"]["labels"]["seq"], str(i))
+            finally:
+                w.close()
+
     def test_rv0_is_served_without_asking_upstream(self):
         # resourceVersion=0 is "any state": it must not wait or probe, even
         # with the upstream frozen
