@@ -78,7 +78,7 @@ bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 # The fake apiserver shares only the base utilities and the selector
 # parser with the proxy; its store is its own, so that a store bug cannot
 # hide in a comparison between the two.
-FAKE_LIB_OBJ := $(call obj,$(CONFIG_SRC) cache/selector.c)
+FAKE_LIB_OBJ := $(call obj,$(CONFIG_SRC) cache/selector_label.c cache/selector_field.c)
 bin/fake-apiserver: $(call obj,$(FAKE_SRC)) $(FAKE_LIB_OBJ) $(STAMP)
 	@mkdir -p bin
 	@$(if $(V),,echo "  LD $@")

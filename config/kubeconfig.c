@@ -1,7 +1,7 @@
 /*
  * kubeconfig: upstream credentials from a kubeconfig, the in-cluster
- * service account or --server alone, the token file cache, and how they
- * are applied to a libcurl handle (see kubeconfig.h).
+ * service account or --server alone (see kubeconfig.h). What is done with
+ * them at run time, the token file cache included, is config/upstream.c.
  *
  * The kubeconfig is read with libyaml's document API. We follow client-go
  * (k8s.io/client-go/tools/clientcmd) where it matters: relative paths are
@@ -30,8 +30,6 @@
 #include "config/buf.h"
 
 #define KUBECONFIG_MAX_BYTES (16 << 20)
-#define TOKEN_MAX_BYTES (64 << 10)
-#define TOKEN_RECHECK_SECONDS 60
 
 static void errf(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -96,70 +94,6 @@ void config_upstream_free(struct config_upstream *up)
 		pthread_mutex_destroy(&up->lock);
 	explicit_bzero(up->tok_err, sizeof(up->tok_err));
 	*up = (struct config_upstream){ 0 };
-}
-
-/* Read a whole small file into a NUL-terminated xmalloc'd buffer. */
-static int read_small_file(const char *path, size_t max, char **out,
-			   size_t *lenp, struct stat *stp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	int rc = 0;
-	char *p = NULL;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rc = -EISDIR;
-		goto out;
-	}
-	if (st.st_size > (off_t)max) {
-		rc = -EFBIG;
-		goto out;
-	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	p = xmalloc(cap);
-	if (!p) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, p + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == cap - 1)
-			break;	/* grew since fstat: keep what it said */
-	}
-	p[len] = '\0';
-	*out = p;
-	p = NULL;
-	if (lenp)
-		*lenp = len;
-	if (stp)
-		*stp = st;
-out:
-	free(p);
-	close(fd);
-	return rc;
-}
-
-/* A token is one header value: printable ASCII without spaces. */
-static bool token_ok(const char *s)
-{
-	for (; *s; s++)
-		if (*s <= ' ' || *s == 0x7f)
-			return false;
-	return true;
 }
 
 /* ---- paths and URLs ---------------------------------------------------- */
@@ -667,7 +601,7 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 		return rc;
 	if (token) {
 		/* client-go: a literal token wins over tokenFile */
-		if (!token_ok(token)) {
+		if (!config_upstream_token_ok(token)) {
 			errf(k->err, k->errlen, "kubeconfig %s: %s: token contains "
 			     "spaces or control characters", k->path, where);
 			return -EINVAL;
@@ -796,7 +730,8 @@ static int kubeconfig_load(const char *path, const char *context,
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = read_small_file(path, KUBECONFIG_MAX_BYTES, &text, &len, NULL);
+	rc = config_upstream_read_file(path, KUBECONFIG_MAX_BYTES, &text, &len,
+				       NULL);
 	if (rc) {
 		if (rc == -ENOMEM)
 			errf(err, errlen, "out of memory");
@@ -1031,271 +966,4 @@ out:
 	if (rc)
 		config_upstream_free(out);
 	return rc;
-}
-
-/* ---- token --------------------------------------------------------------- */
-
-bool config_upstream_has_token(const struct config_upstream *up)
-{
-	return up->token || up->token_file;
-}
-
-static int copy_token(const char *t, char *out, size_t outlen)
-{
-	size_t n = strlen(t);
-	if (n >= outlen)
-		return -ERANGE;
-	memcpy(out, t, n + 1);
-	return 0;
-}
-
-static time_t now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
-
-/* Re-read the token file if it changed. Call with up->lock held. */
-static int token_refresh(struct config_upstream *up)
-{
-	struct stat st;
-	char *text = NULL;
-	size_t len = 0;
-	int rc;
-
-	if (stat(up->token_file, &st) == 0 && up->cached_token &&
-	    st.st_dev == up->tok_dev && st.st_ino == up->tok_ino &&
-	    st.st_size == up->tok_size &&
-	    st.st_mtim.tv_sec == up->tok_mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == up->tok_mtime.tv_nsec &&
-	    now_seconds() - up->tok_read_at < TOKEN_RECHECK_SECONDS)
-		return 0;
-	/* Whatever happens next, the old token is not handed out again. */
-	wipe_str(up->cached_token);
-	up->cached_token = NULL;
-	rc = read_small_file(up->token_file, TOKEN_MAX_BYTES, &text, &len, &st);
-	if (rc) {
-		if (rc == -EFBIG)
-			snprintf(up->tok_err, sizeof(up->tok_err),
-				 "token file %s: larger than %d KiB",
-				 up->token_file, TOKEN_MAX_BYTES >> 10);
-		else
-			snprintf(up->tok_err, sizeof(up->tok_err),
-				 "token file %s: cannot read: %s",
-				 up->token_file, strerror(-rc));
-		return rc;
-	}
-	size_t b = 0, e = len;
-	while (b < e && isspace((unsigned char)text[b]))
-		b++;
-	while (e > b && isspace((unsigned char)text[e - 1]))
-		e--;
-	text[e] = '\0';
-	if (b == e) {
-		rc = -EINVAL;
-		snprintf(up->tok_err, sizeof(up->tok_err),
-			 "token file %s is empty", up->token_file);
-	} else if (!token_ok(text + b)) {
-		rc = -EINVAL;
-		snprintf(up->tok_err, sizeof(up->tok_err),
-			 "token file %s: the token contains spaces or control "
-			 "characters", up->token_file);
-	} else if (!(up->cached_token = xstrdup(text + b))) {
-		rc = -ENOMEM;
-		snprintf(up->tok_err, sizeof(up->tok_err), "out of memory");
-	} else {
-		up->tok_dev = st.st_dev;
-		up->tok_ino = st.st_ino;
-		up->tok_size = st.st_size;
-		up->tok_mtime = st.st_mtim;
-		up->tok_read_at = now_seconds();
-		up->tok_err[0] = '\0';
-	}
-	explicit_bzero(text, len);
-	free(text);
-	return rc;
-}
-
-int config_upstream_token(struct config_upstream *up, char *out,
-			  size_t outlen)
-{
-	int rc;
-	if (outlen)
-		out[0] = '\0';
-	if (up->token)
-		return copy_token(up->token, out, outlen);
-	if (!up->token_file)
-		return -ENOENT;
-	pthread_mutex_lock(&up->lock);
-	rc = token_refresh(up);
-	if (!rc)
-		rc = copy_token(up->cached_token, out, outlen);
-	pthread_mutex_unlock(&up->lock);
-	return rc;
-}
-
-void config_upstream_token_error(struct config_upstream *up, char *out,
-				 size_t outlen)
-{
-	if (!outlen)
-		return;
-	if (!up->token_file) {
-		out[0] = '\0';
-		return;
-	}
-	pthread_mutex_lock(&up->lock);
-	snprintf(out, outlen, "%s", up->tok_err);
-	pthread_mutex_unlock(&up->lock);
-}
-
-/* ---- describe and libcurl ----------------------------------------------- */
-
-static const char *pem_desc(const struct config_pem *p, char *tmp,
-			    size_t tmplen, const char *none)
-{
-	if (p->path)
-		snprintf(tmp, tmplen, "file %s", p->path);
-	else if (p->data)
-		snprintf(tmp, tmplen, "data from kubeconfig (%zu bytes)",
-			 p->len);
-	else
-		snprintf(tmp, tmplen, "%s", none);
-	return tmp;
-}
-
-void config_upstream_describe(const struct config_upstream *up, char *out,
-			      size_t outlen)
-{
-	char ca[PATH_MAX + 32], auth[PATH_MAX + 64], tls[300] = "";
-	bool https = up->server && strncmp(up->server, "https://", 8) == 0;
-
-	if (up->tls_server_name)
-		snprintf(tls, sizeof(tls), ", tls-server-name %s",
-			 up->tls_server_name);
-	if (!https)
-		snprintf(ca, sizeof(ca), "none (plain http)");
-	else if (up->insecure_skip_tls_verify)
-		snprintf(ca, sizeof(ca), "not verified");
-	else
-		pem_desc(&up->ca, ca, sizeof(ca), "system roots");
-	size_t used = 0;
-	auth[0] = '\0';
-	if (up->token)
-		used += (size_t)snprintf(auth, sizeof(auth), "bearer token");
-	else if (up->token_file)
-		used += (size_t)snprintf(auth, sizeof(auth),
-					 "bearer token from file %s",
-					 up->token_file);
-	if (up->cert.path || up->cert.data)
-		snprintf(auth + used, sizeof(auth) - used, "%sclient certificate %s",
-			 used ? " + " : "",
-			 up->cert.path ? up->cert.path : "(data)");
-	else if (!used)
-		snprintf(auth, sizeof(auth), "none");
-	snprintf(out, outlen, "upstream %s (%s)%s, CA: %s, auth: %s%s%s",
-		 up->server ? up->server : "(none)",
-		 up->source ? up->source : "?", tls, ca, auth,
-		 https && up->insecure_skip_tls_verify
-			 ? "; WARNING: insecure-skip-tls-verify, the server's "
-			   "certificate is not checked"
-			 : "",
-		 !https && config_upstream_has_token(up)
-			 ? "; WARNING: the token is sent over plain http"
-			 : "");
-}
-
-static int pem_curl(CURL *h, const struct config_pem *p, CURLoption file,
-		    CURLoption blob)
-{
-	if (p->data) {
-		struct curl_blob b = { p->data, p->len, CURL_BLOB_COPY };
-		return curl_easy_setopt(h, blob, &b);
-	}
-	if (p->path)
-		return curl_easy_setopt(h, file, p->path);
-	return CURLE_OK;
-}
-
-int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
-			 struct curl_slist **headers, bool with_token,
-			 char *err, size_t errlen)
-{
-	/* Only the mutex-guarded token cache is written. */
-	struct config_upstream *up = (struct config_upstream *)cup;
-	CURL *h = curl_easy;
-	CURLcode c = CURLE_OK;
-	char hdr[TOKEN_MAX_BYTES + 32];
-	const char *step = "";
-	int rc;
-
-	if (up->ca.path || up->ca.data) {
-		/* Trust only this CA, as client-go does, not the system's. */
-		step = "CA";
-		c = curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
-		if (!c)
-			c = pem_curl(h, &up->ca, CURLOPT_CAINFO,
-				     CURLOPT_CAINFO_BLOB);
-	}
-	if (!c) {
-		step = "TLS verification";
-		long v = !up->insecure_skip_tls_verify;
-		c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, v);
-		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, v ? 2L : 0L);
-	}
-	if (!c && (up->cert.path || up->cert.data)) {
-		step = "client certificate";
-		c = curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-		if (!c)
-			c = pem_curl(h, &up->cert, CURLOPT_SSLCERT,
-				     CURLOPT_SSLCERT_BLOB);
-		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-		if (!c)
-			c = pem_curl(h, &up->key, CURLOPT_SSLKEY,
-				     CURLOPT_SSLKEY_BLOB);
-	}
-	if (!c && up->connect_to) {
-		step = "tls-server-name";
-		c = curl_easy_setopt(h, CURLOPT_CONNECT_TO, up->connect_to);
-		if (!c) {
-			/* The Host header names the real server, as Go does. */
-			const char *a = up->server + strcspn(up->server, ":") + 3;
-			snprintf(hdr, sizeof(hdr), "Host: %.*s",
-				 (int)strcspn(a, "/"), a);
-			struct curl_slist *l = curl_slist_append(*headers, hdr);
-			if (!l) {
-				errf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			*headers = l;
-		}
-	}
-	if (c) {
-		errf(err, errlen, "libcurl refused the upstream %s settings: %s",
-		     step, curl_easy_strerror(c));
-		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
-	}
-	if (!with_token || !config_upstream_has_token(up))
-		return 0;
-	memcpy(hdr, "Authorization: Bearer ", 22);
-	rc = config_upstream_token(up, hdr + 22, sizeof(hdr) - 22);
-	if (rc) {
-		if (rc == -ENOMEM)
-			errf(err, errlen, "out of memory");
-		else
-			config_upstream_token_error(up, err, errlen);
-		return rc;
-	}
-	struct curl_slist *l = curl_slist_append(*headers, hdr);
-	explicit_bzero(hdr, strlen(hdr));
-	if (!l) {
-		errf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	*headers = l;
-	return 0;
 }

@@ -12,6 +12,9 @@
  * we cannot honour (exec, auth-provider, username/password, impersonation,
  * proxy-url) is an error naming the field, never silently ignored.
  * Error messages and descriptions never carry token or key bytes.
+ *
+ * Using a loaded struct at run time (the bearer token, the startup
+ * description, a libcurl handle) is config/creds.h, included here.
  */
 #ifndef CONFIG_KUBECONFIG_H
 #define CONFIG_KUBECONFIG_H
@@ -21,6 +24,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
+
+#include "config/creds.h"
 
 struct curl_slist;
 
@@ -106,51 +111,5 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 /* Free every field (key and token bytes are wiped first). Safe on a
  * zeroed struct and twice in a row. Not while other threads use it. */
 void config_upstream_free(struct config_upstream *up);
-
-/* Whether requests should carry a bearer token at all. */
-bool config_upstream_has_token(const struct config_upstream *up);
-
-/*
- * The current bearer token into out (NUL-terminated, whitespace trimmed).
- * A literal token is returned as is. A token file is re-read when its
- * inode, size or mtime changed, or a minute after the last read (kubelet
- * swaps projected tokens by symlink, which changes the inode); otherwise
- * the cached value is returned. Thread-safe: reflector and passthrough
- * threads may call it at once.
- * Returns 0; -ENOENT when no token is configured; -ERANGE when out is
- * too small; or -errno / -EINVAL (empty file) when the file cannot be
- * read, with the reason kept for config_upstream_token_error(). A failed
- * read never hands out the previous token.
- */
-int config_upstream_token(struct config_upstream *up, char *out,
-			  size_t outlen);
-/* Why the last config_upstream_token() failed ("" if it did not). */
-void config_upstream_token_error(struct config_upstream *up, char *out,
-				 size_t outlen);
-
-/* One line for the startup log: server, TLS name, CA source, auth kind,
- * insecure warning. Never a secret. */
-void config_upstream_describe(const struct config_upstream *up, char *out,
-			      size_t outlen);
-
-/*
- * Apply up to a libcurl easy handle (CURL *, as void * so that config/
- * headers need not include curl.h): CA (CAINFO or CAINFO_BLOB, and no
- * CAPATH so only that CA is trusted), VERIFYPEER/VERIFYHOST (both off
- * only with insecure-skip-tls-verify), client certificate and key
- * (SSLCERT/SSLKEY or their _BLOB forms, copied by libcurl), CONNECT_TO
- * plus a Host header for tls-server-name, and "Authorization: Bearer
- * <current token>" appended to *headers. The caller sets CURLOPT_URL from
- * up->url_base, sets CURLOPT_HTTPHEADER to *headers, frees *headers with
- * curl_slist_free_all after the transfer, and never logs the headers.
- * Call it for every new request, so a rotated token is picked up. With
- * with_token false no Authorization is added (the client sent its own). up is
- * const for the caller; only its mutex-guarded token cache changes.
- * Returns 0, -ENOMEM, -ENOTSUP (libcurl refused an option) or the token
- * error, with err set.
- */
-int config_upstream_curl(const struct config_upstream *up, void *curl_easy,
-			 struct curl_slist **headers, bool with_token,
-			 char *err, size_t errlen);
 
 #endif

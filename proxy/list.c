@@ -260,7 +260,7 @@ static int decode_continue(const char *tok, uint64_t *rv, char *ns,
 	}
 	memcpy(ns, start, nsl);
 	ns[nsl] = '\0';
-	snprintf(name, namecap, "%s", nm);
+	memcpy(name, nm, strlen(nm) + 1);	/* fits: checked above */
 	r = 0;
 out:
 	buf_free(&raw);

@@ -22,6 +22,11 @@
  * none) or the token array (jsmn). Last, a table of malformed inputs
  * shows what each parser accepts.
  *
+ * This file is the driver: workload, verification, timing, memory and
+ * the tables. Each library sits behind its adapter (adapt_jsmn.c,
+ * adapt_yajl.c, bench_jsonc.c, adapt_jansson.c, adapt_cjson.c), whose
+ * functions bench_json.h declares.
+ *
  *   usage: bench_json [rounds]       (default 5, about 45 s on 2 cores)
  */
 #include <errno.h>
@@ -30,16 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define JSMN_STATIC
-#define JSMN_STRICT
-#define JSMN_PARENT_LINKS
-#include <jsmn.h>
-
-#include <cJSON.h>
-#include <jansson.h>
-#include <yajl/yajl_parse.h>
-#include <yajl/yajl_version.h>
 
 #include "bench_json.h"
 #include "tests/fake-apiserver/fake_seed.h"
@@ -116,7 +111,7 @@ struct memctr {
 };
 static struct memctr mc;
 
-static void *cnt_malloc(size_t n)
+void *count_malloc(size_t n)
 {
 	size_t *h = malloc(n + 16);
 
@@ -129,7 +124,7 @@ static void *cnt_malloc(size_t n)
 	return (char *)h + 16;
 }
 
-static void cnt_free(void *p)
+void count_free(void *p)
 {
 	if (!p)
 		return;
@@ -138,10 +133,10 @@ static void cnt_free(void *p)
 	free(h);
 }
 
-static void *cnt_realloc(void *p, size_t n)
+void *count_realloc(void *p, size_t n)
 {
 	if (!p)
-		return cnt_malloc(n);
+		return count_malloc(n);
 	size_t *h = (size_t *)((char *)p - 16), old = h[0];
 	size_t *nh = realloc(h, n + 16);
 	if (!nh)
@@ -153,11 +148,6 @@ static void *cnt_realloc(void *p, size_t n)
 	return (char *)nh + 16;
 }
 
-static void *y_malloc(void *ctx, size_t n) { return cnt_malloc(n); }
-static void *y_realloc(void *ctx, void *p, size_t n) { return cnt_realloc(p, n); }
-static void y_free(void *ctx, void *p) { cnt_free(p); }
-static yajl_alloc_funcs y_counting = { y_malloc, y_realloc, y_free, NULL };
-static yajl_alloc_funcs *y_funcs;	/* NULL: yajl's default malloc */
 
 static bool probing;
 static size_t mi_base, mi_at_parse;
@@ -174,592 +164,7 @@ void probe_after_parse(void)
 		mi_at_parse = mallinfo_used() - mi_base;
 }
 
-/* ---- jsmn -------------------------------------------------------------- */
-
-static jsmntok_t *toks;
-static unsigned toks_cap, toks_used;
-
-static int jsmn_grow(void)
-{
-	unsigned cap = toks_cap ? toks_cap * 2 : 4096;
-	jsmntok_t *t = realloc(toks, cap * sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	toks = t;
-	toks_cap = cap;
-	return 0;
-}
-
-/* Tokenize p[0..n); the token array grows and is kept for the next call,
- * as a reflector would keep one. Returns the token count or -errno. */
-static int jsmn_run(const char *p, size_t n)
-{
-	jsmn_parser ps;
-
-	jsmn_init(&ps);
-	for (;;) {
-		/* with tokens == NULL jsmn only counts: never pass it that */
-		if (toks_cap == 0 && jsmn_grow())
-			return -ENOMEM;
-		int r = jsmn_parse(&ps, p, n, toks, toks_cap);
-		if (r >= 0) {
-			toks_used = (unsigned)r;
-			/* jsmn alone accepts "{} {}" and a truncated tail
-			 * after a complete value; insist on one value. */
-			if (r == 0 || toks[0].type != JSMN_OBJECT ||
-			    (size_t)toks[0].end != n)
-				return -EINVAL;
-			return r;
-		}
-		if (r != JSMN_ERROR_NOMEM)
-			return -EINVAL;
-		/* jsmn resumes where it stopped once given more tokens */
-		if (jsmn_grow())
-			return -ENOMEM;
-	}
-}
-
-/* The index of the first token after the subtree rooted at i. */
-static int jsmn_skip(const jsmntok_t *t, int n, int i)
-{
-	int end = t[i].end;
-
-	for (i++; i < n && t[i].start < end; i++)
-		;
-	return i;
-}
-
-static bool jsmn_key(const char *p, const jsmntok_t *k, const char *s,
-		     size_t len)
-{
-	return k->type == JSMN_STRING && (size_t)(k->end - k->start) == len &&
-	       memcmp(p + k->start, s, len) == 0;
-}
-
-#define KEY(p, k, lit) jsmn_key((p), (k), (lit), sizeof(lit) - 1)
-
-static unsigned jsmn_escaped;	/* extracted strings holding a backslash */
-
-/* jsmn hands out raw (still escaped) string bytes; the cache would have
- * to unescape any with a backslash. Counted so the figure is honest. */
-static struct strv jsmn_str(const char *p, const jsmntok_t *t)
-{
-	struct strv v = { p + t->start, (size_t)(t->end - t->start) };
-
-	if (t->type != JSMN_STRING)
-		return (struct strv){ NULL, 0 };
-	if (memchr(v.p, '\\', v.n))
-		jsmn_escaped++;
-	return v;
-}
-
-/* Item object at token i: span and metadata; returns the next token. */
-static int jsmn_item(const char *p, const jsmntok_t *t, int n, int i,
-		     struct meta *m, struct sink *s)
-{
-	int k = i + 1, pairs = t[i].size;
-
-	sink_span(s, p + t[i].start, (size_t)(t[i].end - t[i].start));
-	for (int a = 0; a < pairs; a++) {
-		int v = k + 1;
-		if (KEY(p, &t[k], "metadata") && t[v].type == JSMN_OBJECT) {
-			int mk = v + 1, mpairs = t[v].size;
-			for (int b = 0; b < mpairs; b++) {
-				const jsmntok_t *key = &t[mk], *val = &t[mk + 1];
-				if (KEY(p, key, "name"))
-					m->name = jsmn_str(p, val);
-				else if (KEY(p, key, "namespace"))
-					m->ns = jsmn_str(p, val);
-				else if (KEY(p, key, "uid"))
-					m->uid = jsmn_str(p, val);
-				else if (KEY(p, key, "resourceVersion"))
-					m->rv = jsmn_str(p, val);
-				else if (KEY(p, key, "labels") &&
-					 val->type == JSMN_OBJECT) {
-					int lk = mk + 2;
-					for (int c = 0; c < val->size; c++) {
-						struct strv kk = jsmn_str(p, &t[lk]);
-						struct strv vv = jsmn_str(p, &t[lk + 1]);
-						if (vv.p)
-							meta_label(m, kk.p, kk.n,
-								   vv.p, vv.n);
-						lk = jsmn_skip(t, n, lk + 1);
-					}
-				}
-				mk = jsmn_skip(t, n, mk + 1);
-			}
-		}
-		k = jsmn_skip(t, n, v);
-	}
-	sink_meta(s, m);
-	return k;
-}
-
-static int jsmn_list(const char *p, size_t len, struct sink *s)
-{
-	int n = jsmn_run(p, len);
-
-	if (n < 0)
-		return n;
-	probe_after_parse();
-	const jsmntok_t *t = toks;
-	int k = 1;
-	for (int a = 0; a < t[0].size; a++) {
-		int v = k + 1;
-		if (KEY(p, &t[k], "items") && t[v].type == JSMN_ARRAY) {
-			int e = v + 1;
-			for (int b = 0; b < t[v].size; b++) {
-				struct meta m = { 0 };
-				if (t[e].type == JSMN_OBJECT)
-					e = jsmn_item(p, t, n, e, &m, s);
-				else
-					e = jsmn_skip(t, n, e);
-			}
-		}
-		k = jsmn_skip(t, n, v);
-	}
-	return 0;
-}
-
-static int jsmn_event(const char *p, size_t len, struct sink *s)
-{
-	int n = jsmn_run(p, len);
-	struct meta m = { 0 };
-	int obj = -1;
-
-	if (n < 0)
-		return n;
-	probe_after_parse();
-	const jsmntok_t *t = toks;
-	int k = 1;
-	for (int a = 0; a < t[0].size; a++) {
-		if (KEY(p, &t[k], "type"))
-			m.type = jsmn_str(p, &t[k + 1]);
-		else if (KEY(p, &t[k], "object") &&
-			 t[k + 1].type == JSMN_OBJECT)
-			obj = k + 1;
-		k = jsmn_skip(t, n, k + 1);
-	}
-	if (obj >= 0)	/* "type" may come after "object" */
-		jsmn_item(p, t, n, obj, &m, s);
-	return 0;
-}
-
-static int jsmn_validate(const char *p, size_t n)
-{
-	jsmn_parser ps;
-	jsmntok_t t[64];
-
-	jsmn_init(&ps);
-	return jsmn_parse(&ps, p, n, t, 64) >= 0 ? 0 : -EINVAL;
-}
-
-static int jsmn_validate_root(const char *p, size_t n)
-{
-	return jsmn_run(p, n) >= 0 ? 0 : -EINVAL;
-}
-
-/* ---- yajl -------------------------------------------------------------- */
-
-enum ykey { K_OTHER, K_ITEMS, K_TYPE, K_OBJECT, K_METADATA, K_NAME, K_NS,
-	    K_UID, K_RV, K_LABELS };
-
-#define YDEPTH 64
-
-/* SAX state. Depth counts open containers (the root object is depth 1);
- * key[d] is the last key read in the object at depth d. */
-struct ystate {
-	struct sink *s;
-	yajl_handle h;
-	const char *text;
-	bool list;
-	int depth, item_depth;	/* item_depth: 0 outside an item */
-	bool in_items, in_meta, in_labels;
-	size_t item_start;
-	enum ykey key[YDEPTH];
-	struct meta m;
-	/* yajl may hand out strings from its own decode buffer, valid only
-	 * during the callback: copy what we keep. */
-	char scratch[8192];
-	size_t used;
-	const char *pending_key;
-	size_t pending_klen;
-};
-
-static struct strv ykeep(struct ystate *y, const unsigned char *s, size_t n)
-{
-	if (y->used + n > sizeof(y->scratch))
-		return (struct strv){ NULL, 0 };
-	char *d = y->scratch + y->used;
-	memcpy(d, s, n);
-	y->used += n;
-	return (struct strv){ d, n };
-}
-
-static enum ykey yclassify(const struct ystate *y, const unsigned char *k,
-			   size_t n)
-{
-	int d = y->depth;
-
-#define IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, n) == 0)
-	if (d == 1)
-		return y->list ? (IS("items") ? K_ITEMS : K_OTHER) :
-		       IS("type")	  ? K_TYPE :
-		       IS("object")	  ? K_OBJECT :
-					    K_OTHER;
-	if (d == y->item_depth)
-		return IS("metadata") ? K_METADATA : K_OTHER;
-	if (y->in_meta && d == y->item_depth + 1)
-		return IS("name")	     ? K_NAME :
-		       IS("namespace")	     ? K_NS :
-		       IS("uid")	     ? K_UID :
-		       IS("resourceVersion") ? K_RV :
-		       IS("labels")	     ? K_LABELS :
-					       K_OTHER;
-#undef IS
-	return K_OTHER;
-}
-
-static int y_map_key(void *ctx, const unsigned char *k, size_t n)
-{
-	struct ystate *y = ctx;
-
-	if (y->in_labels && y->depth == y->item_depth + 2) {
-		struct strv v = ykeep(y, k, n);
-		y->pending_key = v.p;
-		y->pending_klen = v.n;
-		return 1;
-	}
-	if (y->depth < YDEPTH && y->depth <= y->item_depth + 1)
-		y->key[y->depth] = yclassify(y, k, n);
-	return 1;
-}
-
-static int y_string(void *ctx, const unsigned char *s, size_t n)
-{
-	struct ystate *y = ctx;
-	int d = y->depth;
-
-	if (d == 1 && !y->list && y->key[1] == K_TYPE) {
-		y->m.type = ykeep(y, s, n);
-	} else if (y->in_labels && d == y->item_depth + 2) {
-		struct strv v = ykeep(y, s, n);
-		if (y->pending_key && v.p)
-			meta_label(&y->m, y->pending_key, y->pending_klen, v.p,
-				   v.n);
-		y->pending_key = NULL;
-	} else if (y->in_meta && d == y->item_depth + 1) {
-		switch (y->key[d]) {
-		case K_NAME: y->m.name = ykeep(y, s, n); break;
-		case K_NS: y->m.ns = ykeep(y, s, n); break;
-		case K_UID: y->m.uid = ykeep(y, s, n); break;
-		case K_RV: y->m.rv = ykeep(y, s, n); break;
-		default: break;
-		}
-	}
-	return 1;
-}
-
-static int y_number(void *ctx, const char *s, size_t n)
-{
-	return 1;	/* numbers are not needed: skip the conversion */
-}
-
-static int y_start_map(void *ctx)
-{
-	struct ystate *y = ctx;
-	int d = y->depth;
-
-	if (y->item_depth == 0 &&
-	    ((y->list && d == 2 && y->in_items) ||
-	     (!y->list && d == 1 && y->key[1] == K_OBJECT))) {
-		y->item_depth = d + 1;
-		/* bytes consumed stops just past the '{' */
-		y->item_start = yajl_get_bytes_consumed(y->h) - 1;
-		if (y->list) {
-			y->m = (struct meta){ 0 };
-			y->used = 0;
-		}
-	} else if (y->item_depth && d == y->item_depth &&
-		   y->key[d] == K_METADATA) {
-		y->in_meta = true;
-	} else if (y->in_meta && d == y->item_depth + 1 &&
-		   y->key[d] == K_LABELS) {
-		y->in_labels = true;
-	}
-	y->depth = d + 1;
-	if (y->depth < YDEPTH)
-		y->key[y->depth] = K_OTHER;
-	return 1;
-}
-
-static int y_end_map(void *ctx)
-{
-	struct ystate *y = ctx;
-	int d = y->depth;
-
-	if (d == y->item_depth) {
-		size_t end = yajl_get_bytes_consumed(y->h);
-		sink_span(y->s, y->text + y->item_start, end - y->item_start);
-		if (y->list)
-			sink_meta(y->s, &y->m);
-		y->item_depth = 0;
-	} else if (y->in_labels && d == y->item_depth + 2) {
-		y->in_labels = false;
-	} else if (y->in_meta && d == y->item_depth + 1) {
-		y->in_meta = false;
-	}
-	y->depth = d - 1;
-	return 1;
-}
-
-static int y_start_array(void *ctx)
-{
-	struct ystate *y = ctx;
-
-	if (y->list && y->depth == 1 && y->key[1] == K_ITEMS)
-		y->in_items = true;
-	y->depth++;
-	return 1;
-}
-
-static int y_end_array(void *ctx)
-{
-	struct ystate *y = ctx;
-
-	if (y->list && y->depth == 2)
-		y->in_items = false;
-	y->depth--;
-	return 1;
-}
-
-static const yajl_callbacks ycb = {
-	.yajl_number = y_number,
-	.yajl_string = y_string,
-	.yajl_start_map = y_start_map,
-	.yajl_map_key = y_map_key,
-	.yajl_end_map = y_end_map,
-	.yajl_start_array = y_start_array,
-	.yajl_end_array = y_end_array,
-};
-
-static struct ystate ys;
-
-static int yajl_run(const char *p, size_t n, struct sink *s, bool list)
-{
-	int rc = 0;
-
-	ys.s = s;
-	ys.text = p;
-	ys.list = list;
-	ys.depth = ys.item_depth = 0;
-	ys.in_items = ys.in_meta = ys.in_labels = false;
-	ys.m = (struct meta){ 0 };
-	ys.used = 0;
-	ys.pending_key = NULL;
-	ys.h = yajl_alloc(&ycb, y_funcs, &ys);
-	if (!ys.h)
-		return -ENOMEM;
-	if (yajl_parse(ys.h, (const unsigned char *)p, n) != yajl_status_ok ||
-	    yajl_complete_parse(ys.h) != yajl_status_ok)
-		rc = -EINVAL;
-	probe_after_parse();
-	yajl_free(ys.h);
-	if (!rc && !list)
-		sink_meta(s, &ys.m);	/* "type" may follow "object" */
-	return rc;
-}
-
-static int yajl_list(const char *p, size_t n, struct sink *s)
-{
-	return yajl_run(p, n, s, true);
-}
-
-static int yajl_event(const char *p, size_t n, struct sink *s)
-{
-	return yajl_run(p, n, s, false);
-}
-
-static int yajl_validate(const char *p, size_t n)
-{
-	static const yajl_callbacks none;
-	yajl_handle h = yajl_alloc(&none, NULL, NULL);
-	int rc = 0;
-
-	if (yajl_parse(h, (const unsigned char *)p, n) != yajl_status_ok ||
-	    yajl_complete_parse(h) != yajl_status_ok)
-		rc = -EINVAL;
-	yajl_free(h);
-	return rc;
-}
-
-/* ---- jansson ----------------------------------------------------------- */
-
-static char *rbuf;	/* re-serialization buffer, jansson and cJSON */
-static size_t rcap = 1 << 20;
-
-static struct strv ja_str(json_t *o, const char *k, size_t kn)
-{
-	json_t *v = json_object_getn(o, k, kn);
-
-	if (!json_is_string(v))
-		return (struct strv){ NULL, 0 };
-	return (struct strv){ json_string_value(v), json_string_length(v) };
-}
-
-#define JA_STR(o, lit) ja_str((o), (lit), sizeof(lit) - 1)
-
-static void ja_item(json_t *it, struct meta *m, struct sink *s)
-{
-	json_t *md = json_object_getn(it, "metadata", 8), *labels, *v;
-	const char *k;
-	size_t kn;
-
-	m->name = JA_STR(md, "name");
-	m->ns = JA_STR(md, "namespace");
-	m->uid = JA_STR(md, "uid");
-	m->rv = JA_STR(md, "resourceVersion");
-	labels = json_object_getn(md, "labels", 6);
-	json_object_keylen_foreach(labels, k, kn, v)
-	{
-		if (json_is_string(v))
-			meta_label(m, k, kn, json_string_value(v),
-				   json_string_length(v));
-	}
-	sink_meta(s, m);
-	if (s->reser) {
-		size_t len = json_dumpb(it, rbuf, rcap, JSON_COMPACT);
-		if (len <= rcap)
-			sink_span(s, rbuf, len);
-	}
-}
-
-static int ja_list(const char *p, size_t n, struct sink *s)
-{
-	json_error_t err;
-	json_t *root = json_loadb(p, n, 0, &err), *items, *it;
-	size_t i;
-
-	if (!root)
-		return -EINVAL;
-	probe_after_parse();
-	items = json_object_getn(root, "items", 5);
-	json_array_foreach(items, i, it) {
-		struct meta m = { 0 };
-		ja_item(it, &m, s);
-	}
-	json_decref(root);
-	return 0;
-}
-
-static int ja_event(const char *p, size_t n, struct sink *s)
-{
-	json_error_t err;
-	json_t *root = json_loadb(p, n, 0, &err);
-	struct meta m = { 0 };
-
-	if (!root)
-		return -EINVAL;
-	probe_after_parse();
-	m.type = JA_STR(root, "type");
-	ja_item(json_object_getn(root, "object", 6), &m, s);
-	json_decref(root);
-	return 0;
-}
-
-static int ja_validate(const char *p, size_t n)
-{
-	json_error_t err;
-	json_t *root = json_loadb(p, n, 0, &err);
-
-	json_decref(root);
-	return root ? 0 : -EINVAL;
-}
-
-/* ---- cJSON ------------------------------------------------------------- */
-
-static struct strv cj_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	if (!cJSON_IsString(v))
-		return (struct strv){ NULL, 0 };
-	return (struct strv){ v->valuestring, strlen(v->valuestring) };
-}
-
-/* cJSON stops after the first value; anything left is an error here. */
-static cJSON *cj_parse(const char *p, size_t n)
-{
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(p, n, &end, 0);
-
-	if (root && end != p + n) {
-		cJSON_Delete(root);
-		root = NULL;
-	}
-	return root;
-}
-
-static void cj_item(const cJSON *it, struct meta *m, struct sink *s)
-{
-	const cJSON *md = cJSON_GetObjectItemCaseSensitive(it, "metadata");
-	const cJSON *l;
-
-	m->name = cj_str(md, "name");
-	m->ns = cj_str(md, "namespace");
-	m->uid = cj_str(md, "uid");
-	m->rv = cj_str(md, "resourceVersion");
-	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(md, "labels"))
-	{
-		if (cJSON_IsString(l))
-			meta_label(m, l->string, strlen(l->string),
-				   l->valuestring, strlen(l->valuestring));
-	}
-	sink_meta(s, m);
-	if (s->reser &&
-	    cJSON_PrintPreallocated((cJSON *)it, rbuf, (int)rcap, 0))
-		sink_span(s, rbuf, strlen(rbuf));
-}
-
-static int cj_list(const char *p, size_t n, struct sink *s)
-{
-	cJSON *root = cj_parse(p, n);
-	const cJSON *it;
-
-	if (!root)
-		return -EINVAL;
-	probe_after_parse();
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "items"))
-	{
-		struct meta m = { 0 };
-		cj_item(it, &m, s);
-	}
-	cJSON_Delete(root);
-	return 0;
-}
-
-static int cj_event(const char *p, size_t n, struct sink *s)
-{
-	cJSON *root = cj_parse(p, n);
-	struct meta m = { 0 };
-
-	if (!root)
-		return -EINVAL;
-	probe_after_parse();
-	m.type = cj_str(root, "type");
-	cj_item(cJSON_GetObjectItemCaseSensitive(root, "object"), &m, s);
-	cJSON_Delete(root);
-	return 0;
-}
-
-static int cj_validate(const char *p, size_t n)
-{
-	cJSON *root = cj_parse(p, n);
-
-	cJSON_Delete(root);
-	return root ? 0 : -EINVAL;
-}
+char *bench_rbuf;	/* see bench_json.h */
 
 /* ---- the table of candidates ------------------------------------------- */
 
@@ -783,10 +188,10 @@ struct row {
 static struct row rows[] = {
 #define ROW(n, h, l, e, r, m) \
 	{ .name = n, .how = h, .list = l, .event = e, .reser = r, .mem = m }
-	ROW("jsmn", "span: token start/end", jsmn_list, jsmn_event, false,
+	ROW("jsmn", "span: token start/end", jm_list, jm_event, false,
 	    MEM_TOKENS),
-	ROW("yajl", "span: bytes_consumed in callbacks", yajl_list,
-	    yajl_event, false, MEM_HOOK_YAJL),
+	ROW("yajl", "span: bytes_consumed in callbacks", yj_list,
+	    yj_event, false, MEM_HOOK_YAJL),
 	ROW("json-c", "none", jsonc_list, jsonc_event, false, MEM_MALLINFO),
 	ROW("json-c +ser", "re-serialize item", jsonc_list, jsonc_event, true,
 	    MEM_MALLINFO),
@@ -849,9 +254,9 @@ static void verify(const struct workload *w)
 		if (r->vl.h != rows[0].vl.h || r->ve.h != rows[0].ve.h)
 			die("extracted fields differ from jsmn's", r->name);
 	}
-	if (jsmn_escaped)
+	if (jm_escaped())
 		printf("note: %u extracted strings held escapes (jsmn would "
-		       "have to unescape them)\n", jsmn_escaped);
+		       "have to unescape them)\n", jm_escaped());
 }
 
 static const char *span_verdict(const struct row *r, const struct workload *w)
@@ -870,18 +275,13 @@ static void measure_memory(struct row *r, const struct workload *w)
 	double peak_sum = 0, bytes = 0;
 
 	if (r->mem == MEM_HOOK_JANSSON)
-		json_set_alloc_funcs(cnt_malloc, cnt_free);
-	if (r->mem == MEM_HOOK_CJSON) {
-		cJSON_Hooks hk = { cnt_malloc, cnt_free };
-		cJSON_InitHooks(&hk);
-	}
+		ja_count_alloc(true);
+	if (r->mem == MEM_HOOK_CJSON)
+		cj_count_alloc(true);
 	if (r->mem == MEM_HOOK_YAJL)
-		y_funcs = &y_counting;
-	if (r->mem == MEM_TOKENS) {	/* start from an empty token array */
-		free(toks);
-		toks = NULL;
-		toks_cap = 0;
-	}
+		yj_count_alloc(true);
+	if (r->mem == MEM_TOKENS)	/* start from an empty token array */
+		jm_reset();
 
 	probing = true;
 	mc = (struct memctr){ 0 };
@@ -890,7 +290,7 @@ static void measure_memory(struct row *r, const struct workload *w)
 	if (r->list(w->list.p, w->list.len, &s))
 		die("LIST parse", r->name);
 	if (r->mem == MEM_TOKENS) {
-		r->mem_list = (double)toks_used * sizeof(jsmntok_t);
+		r->mem_list = (double)jm_tokens_bytes();
 		r->mi_list = (double)mi_at_parse;	/* the array, grown */
 	} else if (r->mem == MEM_MALLINFO) {
 		r->mem_list = r->mi_list = (double)mi_at_parse;
@@ -926,7 +326,7 @@ static void measure_memory(struct row *r, const struct workload *w)
 				     &s))
 				die("watch event parse", r->name);
 			peak_sum += r->mem == MEM_TOKENS ?
-					    (double)toks_used * sizeof(jsmntok_t) :
+					    (double)jm_tokens_bytes() :
 					    (double)(mc.peak - before);
 			bytes += (double)w->ev_len[i];
 		}
@@ -934,9 +334,9 @@ static void measure_memory(struct row *r, const struct workload *w)
 	r->mem_ev = peak_sum / bytes;
 	r->abs_ev = peak_sum / MEM_EVENTS;
 
-	json_set_alloc_funcs(malloc, free);
-	cJSON_InitHooks(NULL);
-	y_funcs = NULL;
+	ja_count_alloc(false);
+	cj_count_alloc(false);
+	yj_count_alloc(false);
 }
 
 /* ---- malformed inputs -------------------------------------------------- */
@@ -986,9 +386,9 @@ struct validator {
 };
 
 static const struct validator validators[] = {
-	{ "jsmn", jsmn_validate },
-	{ "jsmn+root", jsmn_validate_root },
-	{ "yajl", yajl_validate },
+	{ "jsmn", jm_validate },
+	{ "jsmn+root", jm_validate_root },
+	{ "yajl", yj_validate },
 	{ "json-c", jsonc_validate },
 	{ "jansson", ja_validate },
 	{ "cJSON", cj_validate },
@@ -1034,31 +434,22 @@ static void reser_table(void)
 	for (size_t i = 0; i < sizeof(ins) / sizeof(ins[0]); i++) {
 		const char *in = ins[i];
 		size_t n = strlen(in);
-		json_error_t err;
-		json_t *j = json_loadb(in, n, 0, &err);
-		cJSON *c = cj_parse(in, n);
-		char *cs = c ? cJSON_PrintUnformatted(c) : NULL;
+		char err[160];	/* jansson's JSON_ERROR_TEXT_LENGTH */
 
 		printf("  input    %s\n", in);
 		if (jsonc_reserialize(in, n, out, sizeof(out)) == 0)
 			printf("  json-c  %s%s\n", strcmp(out, in) ? "!" : " ", out);
 		else
 			printf("  json-c   parse error\n");
-		size_t len = j ? json_dumpb(j, out, sizeof(out), JSON_COMPACT) : 0;
-
-		if (j && len < sizeof(out)) {
-			out[len] = '\0';
+		if (ja_reserialize(in, n, out, sizeof(out), err,
+				   sizeof(err)) == 0)
 			printf("  jansson %s%s\n", strcmp(out, in) ? "!" : " ", out);
-		} else {
-			printf("  jansson  parse error: %s\n", err.text);
-		}
-		if (cs)
-			printf("  cJSON   %s%s\n", strcmp(cs, in) ? "!" : " ", cs);
+		else
+			printf("  jansson  parse error: %s\n", err);
+		if (cj_reserialize(in, n, out, sizeof(out)) == 0)
+			printf("  cJSON   %s%s\n", strcmp(out, in) ? "!" : " ", out);
 		else
 			printf("  cJSON    parse error\n");
-		json_decref(j);
-		cJSON_free(cs);
-		cJSON_Delete(c);
 	}
 }
 
@@ -1082,10 +473,9 @@ static void machine(void)
 	model[strcspn(model, "\n")] = '\0';
 	printf("machine: %s, %u CPUs; compiler: gcc %s -O2\n", model, ncpu,
 	       __VERSION__);
-	printf("libraries: jsmn (header, Debian libjsmn-dev), yajl %d.%d.%d, "
+	printf("libraries: jsmn (header, Debian libjsmn-dev), yajl %s, "
 	       "json-c %s, jansson %s, cJSON %s\n",
-	       YAJL_MAJOR, YAJL_MINOR, YAJL_MICRO, jsonc_version(),
-	       JANSSON_VERSION, cJSON_Version());
+	       yj_version(), jsonc_version(), ja_version(), cj_version());
 }
 
 int main(int argc, char **argv)
@@ -1096,8 +486,8 @@ int main(int argc, char **argv)
 
 	if (rounds < 1 || rounds > 64)
 		rounds = 5;
-	rbuf = malloc(rcap);
-	if (!rbuf || build_workload(&w)) {
+	bench_rbuf = malloc(BENCH_RBUF_CAP);
+	if (!bench_rbuf || build_workload(&w)) {
 		fprintf(stderr, "bench_json: out of memory\n");
 		return 1;
 	}
@@ -1166,15 +556,15 @@ int main(int argc, char **argv)
 	       "mem: jsmn = tokens used x %zu B; yajl, jansson, cJSON = "
 	       "allocator hooks; json-c = mallinfo2() (chunk sizes, "
 	       "no hook).\n",
-	       sizeof(jsmntok_t));
+	       jm_token_size());
 
 	malformed_table();
 	reser_table();
 	printf("\nrun time %.1f s: setup and verification %.1f s, timed "
 	       "rounds %.1f s, memory pass %.1f s\n",
 	       now() - t0, t_verify - t0, t_rounds - t_verify, t_mem - t_rounds);
-	free(toks);
-	free(rbuf);
+	jm_reset();
+	free(bench_rbuf);
 	free(w.ev_off);
 	free(w.ev_len);
 	buf_free(&w.list);

@@ -1,6 +1,6 @@
 /*
  * test_selector: label and field selectors against the apiserver's
- * grammar, matching and error texts (cache/selector.c), and the
+ * grammar, matching and error texts (cache/selector_label.c, cache/selector_field.c), and the
  * allocation-failure paths of both parsers.
  */
 #include <errno.h>

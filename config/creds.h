@@ -1,0 +1,85 @@
+/*
+ * creds: using a loaded struct config_upstream at run time.
+ *
+ * config/kubeconfig.h defines the struct and fills it (from a kubeconfig,
+ * the in-cluster service account or --server alone). This module is what
+ * the proxy does with it afterwards, on every request: hand out the
+ * current bearer token (re-reading a rotated token file), describe the
+ * upstream for the startup log, and apply it all to a libcurl handle.
+ * kubeconfig.h includes this header, so its users see these functions too.
+ *
+ * Error messages and descriptions never carry token or key bytes.
+ */
+#ifndef CONFIG_CREDS_H
+#define CONFIG_CREDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct config_upstream;	/* config/kubeconfig.h */
+struct curl_slist;
+struct stat;
+
+/* Whether requests should carry a bearer token at all. */
+bool config_upstream_has_token(const struct config_upstream *up);
+
+/*
+ * The current bearer token into out (NUL-terminated, whitespace trimmed).
+ * A literal token is returned as is. A token file is re-read when its
+ * inode, size or mtime changed, or a minute after the last read (kubelet
+ * swaps projected tokens by symlink, which changes the inode); otherwise
+ * the cached value is returned. Thread-safe: reflector and passthrough
+ * threads may call it at once.
+ * Returns 0; -ENOENT when no token is configured; -ERANGE when out is
+ * too small; or -errno / -EINVAL (empty file) when the file cannot be
+ * read, with the reason kept for config_upstream_token_error(). A failed
+ * read never hands out the previous token.
+ */
+int config_upstream_token(struct config_upstream *up, char *out,
+			  size_t outlen);
+/* Why the last config_upstream_token() failed ("" if it did not). */
+void config_upstream_token_error(struct config_upstream *up, char *out,
+				 size_t outlen);
+
+/* One line for the startup log: server, TLS name, CA source, auth kind,
+ * insecure warning. Never a secret. */
+void config_upstream_describe(const struct config_upstream *up, char *out,
+			      size_t outlen);
+
+/*
+ * Apply up to a libcurl easy handle (CURL *, as void * so that config/
+ * headers need not include curl.h): CA (CAINFO or CAINFO_BLOB, and no
+ * CAPATH so only that CA is trusted), VERIFYPEER/VERIFYHOST (both off
+ * only with insecure-skip-tls-verify), client certificate and key
+ * (SSLCERT/SSLKEY or their _BLOB forms, copied by libcurl), CONNECT_TO
+ * plus a Host header for tls-server-name, and "Authorization: Bearer
+ * <current token>" appended to *headers. The caller sets CURLOPT_URL from
+ * up->url_base, sets CURLOPT_HTTPHEADER to *headers, frees *headers with
+ * curl_slist_free_all after the transfer, and never logs the headers.
+ * Call it for every new request, so a rotated token is picked up. With
+ * with_token false no Authorization is added (the client sent its own). up is
+ * const for the caller; only its mutex-guarded token cache changes.
+ * Returns 0, -ENOMEM, -ENOTSUP (libcurl refused an option) or the token
+ * error, with err set.
+ */
+int config_upstream_curl(const struct config_upstream *up, void *curl_easy,
+			 struct curl_slist **headers, bool with_token,
+			 char *err, size_t errlen);
+
+/* ---- shared with config/kubeconfig.c, not for other callers ----------- */
+
+/* Whether s can be a bearer token, i.e. one header value: printable ASCII
+ * without spaces. The loader checks a literal token with it, and the
+ * token file is checked the same way on every re-read. */
+bool config_upstream_token_ok(const char *s);
+
+/*
+ * Read the whole file at path (at most max bytes, else -EFBIG; a
+ * directory gives -EISDIR) into a NUL-terminated xmalloc'd *out, its
+ * length into *lenp and its fstat() into *stp (both may be NULL).
+ * Returns 0, -ENOMEM or -errno. For the kubeconfig and the token file.
+ */
+int config_upstream_read_file(const char *path, size_t max, char **out,
+			      size_t *lenp, struct stat *stp);
+
+#endif
