@@ -416,6 +416,8 @@ static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
 	l->rv = pl->rv;
 	for (size_t i = 0; i < npages; i++) {
 		struct page *pg = pl->done[i];
+		if (!pg->objs.n)
+			continue;	/* an empty page has no array at all */
 		memcpy(l->objs + l->n, pg->objs.objs, pg->objs.n * sizeof(*l->objs));
 		l->n += pg->objs.n;
 		pg->objs.n = 0;	/* moved */

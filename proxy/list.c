@@ -80,10 +80,13 @@ static bool parse_rv(struct MHD_Connection *c, struct rv_req *q,
 	proxy_arg(c, "resourceVersionMatch", &match);
 	if (rv && *rv) {
 		if (!parse_u64(rv, &q->rv)) {
-			*res = proxy_error(c, PROXY_InternalError,
-					   "resourceVersion: Invalid value: \"%s\": "
-					   "strconv.ParseUint: parsing \"%s\": invalid syntax",
-					   rv, rv);
+			char msg[512];
+			snprintf(msg, sizeof(msg),
+				 "resourceVersion: Invalid value: \"%.200s\": "
+				 "strconv.ParseUint: parsing \"%.200s\": invalid syntax", rv, rv);
+			struct proxy_status st = { .reason = PROXY_InternalError,
+						   .message = msg, .no_reason = true };
+			*res = proxy_status_send(c, &st);
 			return false;
 		}
 		q->any = q->rv == 0;

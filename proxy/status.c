@@ -29,7 +29,8 @@ void proxy_status_body(struct buf *b, const struct proxy_status *st)
 		      "\"status\":\"Failure\",\"message\":",
 		   st->metadata ? st->metadata : "{}");
 	buf_add_json_str(b, msg, strlen(msg));
-	buf_printf(b, ",\"reason\":\"%s\"", reasons[st->reason].reason);
+	if (!st->no_reason)
+		buf_printf(b, ",\"reason\":\"%s\"", reasons[st->reason].reason);
 	if (st->details)
 		buf_printf(b, ",\"details\":%s", st->details);
 	buf_printf(b, ",\"code\":%d}\n", reasons[st->reason].code);

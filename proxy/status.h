@@ -8,6 +8,7 @@
 #define PROXY_STATUS_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 
 #include "config/buf.h"
 
@@ -38,6 +39,8 @@ struct proxy_status {
 	const char *details;	/* a JSON object's text, or NULL */
 	const char *metadata;	/* a JSON object's text, or NULL ({}) */
 	int retry_after;	/* seconds; 0: no Retry-After header */
+	bool no_reason;		/* leave "reason" out, as the apiserver does
+				 * for errors it did not expect (04-j) */
 };
 
 int proxy_reason_code(enum proxy_reason reason);

@@ -1,0 +1,266 @@
+"""The DESIGN.md section 5 checklist against the proxy, and a differential
+test: one list of requests sent to the fake apiserver and to the proxy,
+compared on status, reason, items and resourceVersions."""
+import gzip
+import json
+import time
+import unittest
+import urllib.parse
+
+import harness as h
+
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+PMO = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json"
+AGG = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+
+def key(o):
+    m = o["metadata"]
+    return (m.get("namespace", ""), m["name"], m["resourceVersion"])
+
+
+class Protocol(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = h.fake("--bookmark-interval", "1", "--crd", "widgets.example.com/v1:Widget",
+                          seed="pods=60,configmaps=20,widgets.example.com=5")
+        cls.proxy = h.proxy(cls.fake.url, "pods,configmaps,widgets.v1.example.com",
+                            "--bookmark-interval", "1", "--history", "40")
+        h.wait_ready(cls.proxy.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proxy.stop()
+        cls.fake.stop()
+
+    def patch(self, ns, name, labels):
+        s, _, raw = h.request("PATCH", "%s/api/v1/namespaces/%s/pods/%s" % (self.fake.url, ns, name),
+                              body=json.dumps({"metadata": {"labels": labels}}).encode(),
+                              headers={"Content-Type": "application/merge-patch+json"})
+        self.assertEqual(s, 200, raw)
+        return json.loads(raw)["metadata"]["resourceVersion"]
+
+    # ---- differential ----
+
+    def both(self, path, headers=None):
+        a = h.request("GET", self.fake.url + path, headers=headers)
+        b = h.request("GET", self.proxy.url + path, headers=headers)
+        return a, b
+
+    def test_differential(self):
+        paths = [
+            "/api/v1/pods", "/api/v1/namespaces/ns-1/pods", "/api/v1/configmaps",
+            "/api/v1/pods?labelSelector=shard%3D7", "/api/v1/pods?labelSelector=shard+in+%281%2C2%29",
+            "/api/v1/pods?labelSelector=shard%2Cshard%21%3D3", "/api/v1/pods?labelSelector=%21nope",
+            "/api/v1/pods?fieldSelector=status.phase%3DPending",
+            "/api/v1/pods?fieldSelector=spec.nodeName%3D",
+            "/api/v1/namespaces/ns-2/pods?fieldSelector=metadata.name%3Dweb-2",
+            "/api/v1/pods?labelSelector=app%3D%3D%3D", "/api/v1/pods?fieldSelector=spec.bogus%3Dx",
+            "/api/v1/pods?resourceVersionMatch=Exact",
+            "/api/v1/pods?resourceVersionMatch=Bogus&resourceVersion=5",
+            "/api/v1/pods?resourceVersionMatch=Exact&resourceVersion=0",
+            "/api/v1/pods?resourceVersion=abc", "/api/v1/pods?continue=bogus-token",
+            "/api/v1/namespaces/ns-1/pods/web-1", "/api/v1/namespaces/ns-1/pods/nope",
+            "/api/v1/namespaces/nosuchns/pods", "/api/v1/namespaces/nosuchns/pods/web-1",
+            "/apis/example.com/v1/widgets", "/api/v1/pods?watch=FALSE",
+        ]
+        for path in paths:
+            (sa, _, ba), (sb, _, bb) = self.both(path)
+            self.assertEqual(sa, sb, path)
+            ja, jb = json.loads(ba), json.loads(bb)
+            self.assertEqual(ja.get("kind"), jb.get("kind"), path)
+            if ja.get("kind") == "Status":
+                for f in ("reason", "code", "details"):
+                    self.assertEqual(ja.get(f), jb.get(f), (path, f))
+                continue
+            if "items" in ja:
+                self.assertEqual([key(o) for o in ja["items"]], [key(o) for o in jb["items"]], path)
+                self.assertEqual(ja["items"], jb["items"], path)
+                self.assertEqual(ja["metadata"]["resourceVersion"], jb["metadata"]["resourceVersion"], path)
+            else:
+                self.assertEqual(ja, jb, path)
+
+    def test_differential_paging_and_tables(self):
+        for headers in (None, {"Accept": TABLE}, {"Accept": PMO}):
+            got = {}
+            for name, base in (("fake", self.fake.url), ("proxy", self.proxy.url)):
+                url = base + "/api/v1/pods?limit=7"
+                items, cont = [], None
+                while True:
+                    s, _, raw = h.request("GET", url + ("&continue=" + cont if cont else ""), headers=headers)
+                    self.assertEqual(s, 200)
+                    page = json.loads(raw)
+                    items += page.get("rows") or page.get("items")
+                    cont = page["metadata"].get("continue")
+                    if not cont:
+                        break
+                got[name] = (page["kind"], items, page.get("columnDefinitions"))
+            self.assertEqual(got["fake"][0], got["proxy"][0])
+            self.assertEqual(got["fake"][2], got["proxy"][2])
+            if headers and headers["Accept"] == TABLE:
+                cells = lambda rows: [r["cells"][:4] + r["cells"][5:] for r in rows]  # Age aside
+                self.assertEqual(cells(got["fake"][1]), cells(got["proxy"][1]))
+                self.assertEqual([r["object"] for r in got["fake"][1]], [r["object"] for r in got["proxy"][1]])
+            else:
+                self.assertEqual(got["fake"][1], got["proxy"][1])
+
+    # ---- watch ----
+
+    def watch(self, query, path="/api/v1/namespaces/ns-1/pods", headers=None):
+        return h.Watch(self.proxy.url + path + "?" + query)
+
+    def test_watch_spellings_and_prefix(self):
+        for v in ("true", "True", "1", "yes", ""):
+            w = self.watch("watch=%s&resourceVersion=0&timeoutSeconds=2" % v)
+            try:
+                evs = w.wait_for(6, timeout=5)
+                self.assertEqual(w.status, 200, v)
+                self.assertGreaterEqual(len(evs), 6, v)
+                self.assertTrue(all(e["type"] == "ADDED" for e in evs), v)
+            finally:
+                w.close()
+        w = h.Watch(self.proxy.url + "/api/v1/watch/namespaces/ns-1/pods?resourceVersion=0&timeoutSeconds=2")
+        try:
+            self.assertEqual(w.wait_for(1)[0]["type"], "ADDED")
+        finally:
+            w.close()
+
+    def test_timeout_seconds_closes_the_stream(self):
+        t = time.time()
+        w = self.watch("watch=1&resourceVersion=0&timeoutSeconds=1")
+        w.wait_for(10 ** 6, timeout=10)
+        self.assertTrue(w.closed)
+        self.assertLess(time.time() - t, 4)
+        self.assertGreater(time.time() - t, 0.9)
+
+    def test_watchlist_end_bookmark(self):
+        w = self.watch("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                       "&allowWatchBookmarks=true&timeoutSeconds=3")
+        try:
+            _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-1/pods?resourceVersion=0")
+            evs = w.wait_for(len(lst["items"]) + 1)
+            self.assertTrue(all(e["type"] == "ADDED" for e in evs[:-1]))
+            bm = evs[len(lst["items"])]
+            self.assertEqual(bm["type"], "BOOKMARK")
+            self.assertEqual(bm["object"]["kind"], "Pod")
+            self.assertEqual(bm["object"]["metadata"]["annotations"], {"k8s.io/initial-events-end": "true"})
+        finally:
+            w.close()
+        # without bookmarks: the initial events and no bookmark (17-b)
+        w = self.watch("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=2")
+        evs = w.wait_for(10 ** 6, timeout=6)
+        self.assertTrue(evs and all(e["type"] == "ADDED" for e in evs))
+        # resourceVersionMatch without sendInitialEvents: 422 (08-h)
+        s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?watch=1&resourceVersionMatch=NotOlderThan")
+        self.assertEqual((s, json.loads(raw)["reason"]), (422, "Invalid"))
+
+    def test_periodic_bookmarks(self):
+        _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-3/pods?resourceVersion=0")
+        w = self.watch("watch=1&allowWatchBookmarks=true&resourceVersion=" + lst["metadata"]["resourceVersion"],
+                       path="/api/v1/namespaces/ns-3/pods")
+        try:
+            self.patch("ns-4", "web-4", {"bm": "1"})   # another namespace: filtered out
+            evs = w.wait_for(1, timeout=5)
+            self.assertEqual(evs[0]["type"], "BOOKMARK")
+            self.assertGreater(int(evs[0]["object"]["metadata"]["resourceVersion"]),
+                               int(lst["metadata"]["resourceVersion"]))
+            self.assertEqual(set(evs[0]["object"]["metadata"]), {"resourceVersion", "creationTimestamp"})
+        finally:
+            w.close()
+
+    def test_leaving_the_selector_is_deleted(self):
+        self.patch("ns-5", "web-5", {"sel": "in"})
+        _, lst = h.get_json(self.proxy.url + "/api/v1/pods?labelSelector=sel%3Din")
+        w = self.watch("watch=1&labelSelector=sel%3Din&resourceVersion=" + lst["metadata"]["resourceVersion"],
+                       path="/api/v1/pods")
+        try:
+            self.patch("ns-5", "web-5", {"sel": "out"})
+            self.patch("ns-5", "web-5", {"sel": "in"})
+            evs = w.wait_for(2)
+            self.assertEqual([e["type"] for e in evs], ["DELETED", "ADDED"])
+            self.assertEqual(evs[0]["object"]["metadata"]["labels"]["sel"], "out")
+        finally:
+            w.close()
+
+    def test_too_old_rv_is_410_event(self):
+        _, lst = h.get_json(self.proxy.url + "/api/v1/pods?resourceVersion=0")
+        old = lst["metadata"]["resourceVersion"]
+        for i in range(100):   # more than --history 40 (rounded up to 64)
+            self.patch("ns-6", "web-6", {"n": str(i)})
+        h.wait_until(lambda: int(h.get_json(self.proxy.url + "/api/v1/pods?resourceVersion=0")[1]
+                                 ["metadata"]["resourceVersion"]) >= int(old) + 100, what="events")
+        w = self.watch("watch=1&resourceVersion=" + old, path="/api/v1/pods")
+        evs = w.wait_for(2, timeout=5)
+        self.assertEqual(w.status, 200)
+        self.assertEqual(len(evs), 1)
+        st = evs[0]["object"]
+        self.assertEqual(evs[0]["type"], "ERROR")
+        self.assertEqual({k: st[k] for k in ("kind", "apiVersion", "metadata", "status", "reason", "code")},
+                         {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                          "reason": "Expired", "code": 410})
+        self.assertRegex(st["message"], r"^too old resource version: %s \(\d+\)$" % old)
+        self.assertTrue(w.closed)
+
+    def test_table_watch(self):
+        _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-7/pods?resourceVersion=0")
+        import http.client
+        u = urllib.parse.urlsplit(self.proxy.url)
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+        conn.request("GET", "/api/v1/namespaces/ns-7/pods?watch=1&resourceVersion=%s"
+                     % lst["metadata"]["resourceVersion"], headers={"Accept": TABLE})
+        resp = conn.getresponse()
+        self.patch("ns-7", "web-7", {"t": "1"})
+        self.patch("ns-7", "web-7", {"t": "2"})
+        first, second = json.loads(resp.readline()), json.loads(resp.readline())
+        conn.close()
+        self.assertEqual(first["object"]["kind"], "Table")
+        self.assertEqual(len(first["object"]["columnDefinitions"]), 9)
+        self.assertIsNone(second["object"]["columnDefinitions"])
+        self.assertEqual(second["object"]["rows"][0]["cells"][0], "web-7")
+
+    # ---- content negotiation ----
+
+    def test_gzip_only_over_128k(self):
+        s, hdrs, raw = h.request("GET", self.proxy.url + "/api/v1/pods?resourceVersion=0",
+                                 headers={"Accept-Encoding": "gzip"})
+        self.assertEqual(hdrs.get("Content-Encoding"), "gzip")
+        self.assertEqual(len(json.loads(gzip.decompress(raw))["items"]), 60)
+        s, hdrs, raw = h.request("GET", self.proxy.url + "/api/v1/namespaces/ns-1/pods?resourceVersion=0",
+                                 headers={"Accept-Encoding": "gzip"})
+        self.assertIsNone(hdrs.get("Content-Encoding"))
+        json.loads(raw)
+
+    def test_protobuf_only_goes_upstream_and_json_stays_local(self):
+        before = h.get_json(self.fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+        h.request("GET", self.proxy.url + "/api/v1/pods?resourceVersion=0",
+                  headers={"Accept": "application/vnd.kubernetes.protobuf, application/json"})
+        mid = h.get_json(self.fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+        self.assertEqual(mid, before)
+        h.request("GET", self.proxy.url + "/api/v1/pods?resourceVersion=0",
+                  headers={"Accept": "application/vnd.kubernetes.protobuf"})
+        after = h.get_json(self.fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+        self.assertEqual(after, mid + 1)
+
+    def test_aggregated_discovery(self):
+        s, hdrs, raw = h.request("GET", self.proxy.url + "/apis", headers={"Accept": AGG})
+        self.assertEqual(s, 200)
+        self.assertEqual(hdrs["Content-Type"], AGG)
+        self.assertEqual(hdrs["Vary"], "Accept")
+        doc = json.loads(raw)
+        self.assertEqual(doc["kind"], "APIGroupDiscoveryList")
+        s, _, _ = h.request("GET", self.proxy.url + "/apis",
+                            headers={"Accept": AGG, "If-None-Match": hdrs["ETag"]})
+        self.assertEqual(s, 304)
+        s, hdrs, raw = h.request("GET", self.proxy.url + "/api/v1")
+        self.assertEqual((s, json.loads(raw)["kind"]), (200, "APIResourceList"))
+        # served from memory: the upstream frozen does not matter
+        self.fake.proc.send_signal(19)
+        try:
+            s, _, _ = h.request("GET", self.proxy.url + "/version", timeout=3)
+            self.assertEqual(s, 200)
+        finally:
+            self.fake.proc.send_signal(18)
+
+
+if __name__ == "__main__":
+    unittest.main()
