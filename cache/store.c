@@ -37,6 +37,10 @@ struct cache_store {
 	struct pin pins[PIN_MAX];
 };
 
+#if defined(__SANITIZE_THREAD__)
+char cache_rcu_tsan_token;	/* see cache/rcu.h */
+#endif
+
 static struct cache_node *find(struct cache_node *t, const char *ns,
 			       const char *name)
 {
