@@ -306,8 +306,10 @@ static void test_speed(void)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) +
 		   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* a figure to read, not to assert: tests never assert speed (make
+	 * bench does the measuring); the size is behaviour */
 	printf("100k pods: %.3f s CPU, %.1f MB\n", s, (double)total / 1e6);
-	CHECK(s < 1.0);
+	CHECK(total > 100000u * 4000 && total < 100000u * 6000);
 	buf_free(&b);
 }
 
