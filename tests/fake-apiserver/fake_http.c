@@ -495,15 +495,16 @@ int fake_http_start(const char *host, unsigned port, char *err,
 	}
 	const union MHD_DaemonInfo *di =
 		MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
-	port_ = di ? di->port : port;
+	/* request threads may already be asking for it */
+	__atomic_store_n(&port_, di ? di->port : port, __ATOMIC_RELEASE);
 	log_info("listening on %s://%s:%u", fake_tls_on() ? "https" : "http",
-		 host, port_);
+		 host, fake_http_port());
 	return 0;
 }
 
 unsigned fake_http_port(void)
 {
-	return port_;
+	return __atomic_load_n(&port_, __ATOMIC_ACQUIRE);
 }
 
 void fake_http_stop(void)
