@@ -1,4 +1,9 @@
-"""The fault matrix (issue 4, acceptance 2 and 4).
+"""The fault matrix (issue 4, acceptance 2 and 4), on TLS with token auth.
+
+Every fake apiserver here serves HTTPS (a throwaway CA made by certs.py)
+and requires a bearer token; the proxy reaches it through a kubeconfig,
+and the test's own requests to it (writer, /fake/*, reference LISTs) go
+through the harness with that CA and token (tls_fake registers them).
 
 Each case starts a fresh fake apiserver (seeded, bookmarks every second,
 a long history so the checker can ask for the state at any recent RV) and
@@ -26,14 +31,19 @@ watcher's checker violations, and the proxy's log tail.
 import json
 import os
 import random
+import secrets
 import signal
 import sys
+import tempfile
 import threading
 import time
 import unittest
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+sys.path.insert(0, HERE)
+import certs  # noqa: E402
 import consistency as cc  # noqa: E402
 import harness as h  # noqa: E402
 
@@ -73,6 +83,29 @@ def proxy_args():
     if proxy_supports("--backoff-max-ms"):
         args += ["--backoff-max-ms", str(BACKOFF_MAX_MS)]
     return args
+
+
+PKI = {}                  # setUpModule: the CA and server certificate
+TOKEN = "faults-tok-" + secrets.token_hex(16)
+
+
+def setUpModule():
+    PKI.update(certs.make_pki(tempfile.mkdtemp(prefix="faults-pki-")))
+
+
+def tls_fake(test, *extra, **kw):
+    """h.fake on HTTPS with --token; registered with the harness (CA and
+    token) until the test ends; fake.kubeconfig is for a proxy."""
+    fake = h.fake("--tls-cert", PKI["server_cert"], "--tls-key", PKI["server_key"],
+                  "--token", TOKEN, *extra, **kw)
+    test.addCleanup(h.register(fake.url, PKI["ca"], TOKEN))
+    assert fake.url.startswith("https://"), fake.url
+    fake.kubeconfig = certs.kubeconfig(fake.dir, fake.url, PKI, token=TOKEN)
+    return fake
+
+
+def tls_proxy(fake, *extra):
+    return h.proxy(fake.url, "pods", "--kubeconfig", fake.kubeconfig, *proxy_args(), *extra)
 
 
 def log(msg):
@@ -254,14 +287,14 @@ class Case:
 
     def __init__(self, test, extra_args=(), before_proxy=None):
         self.t = test
-        self.fake = h.fake("--bookmark-interval", str(BOOKMARK_S), seed="pods=%d" % SEED_PODS,
-                           history=200000)
+        self.fake = tls_fake(test, "--bookmark-interval", str(BOOKMARK_S),
+                             seed="pods=%d" % SEED_PODS, history=200000)
         test.addCleanup(self._stop_fake)
         self.writer = Writer(self.fake.url)
         self.writer.start()
         test.addCleanup(self.writer.stop)
         self.pre = before_proxy(self) if before_proxy else None
-        self.proxy = h.proxy(self.fake.url, "pods", *(proxy_args() + list(extra_args)))
+        self.proxy = tls_proxy(self.fake, *extra_args)
         self.proxy_stopped = False
         test.addCleanup(self._stop_proxy)
         self.watchers = []
@@ -556,9 +589,11 @@ class FaultMatrix(unittest.TestCase):
 
 def backoff_ceiling(window_s):
     """The most requests a reflector can make in window_s of continuous
-    failures: one at once, then one after each sleep, the k-th sleep being
-    at least d_k/2 with d_k = min(5 ms * 2^k, 5 s)."""
-    n, spent, d = 1, 0.0, BACKOFF_MIN_MS
+    failures: two at once (after the dropped watch, the limit=1 RV check
+    that follows any watch the server ended, then the next watch or list),
+    then one after each sleep, the k-th sleep being at least d_k/2 with
+    d_k = min(5 ms * 2^k, 5 s)."""
+    n, spent, d = 2, 0.0, BACKOFF_MIN_MS
     while True:
         spent += d / 2.0
         if spent > window_s * 1000:
@@ -569,9 +604,9 @@ def backoff_ceiling(window_s):
 
 class Backoff(unittest.TestCase):
     def test_fail_next_1000_is_not_a_hot_loop(self):
-        fake = h.fake("--bookmark-interval", str(BOOKMARK_S), seed="pods=50")
+        fake = tls_fake(self, "--bookmark-interval", str(BOOKMARK_S), seed="pods=50")
         self.addCleanup(fake.stop, check=False)
-        proxy = h.proxy(fake.url, "pods", *proxy_args())
+        proxy = tls_proxy(fake)
         self.addCleanup(proxy.stop, check=False)
         h.wait_ready(proxy.url)
         s0 = stats(fake)
@@ -604,9 +639,9 @@ class Extras(unittest.TestCase):
     resilience): Retry-After is honoured; a silent partition is detected."""
 
     def setUp(self):
-        self.fake = h.fake("--bookmark-interval", str(BOOKMARK_S), seed="pods=50")
+        self.fake = tls_fake(self, "--bookmark-interval", str(BOOKMARK_S), seed="pods=50")
         self.addCleanup(self._cont_and_stop)
-        self.proxy = h.proxy(self.fake.url, "pods", *proxy_args())
+        self.proxy = tls_proxy(self.fake)
         self.addCleanup(self.proxy.stop, check=False)
         h.wait_ready(self.proxy.url)
 

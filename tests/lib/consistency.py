@@ -35,9 +35,9 @@ mapping, or None when the state at rv is unknown (too old: 410); see
 FakeReference for the fake apiserver's.
 """
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
+
+import harness
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 MAX_LISTED = 25          # violations kept in describe() output
@@ -322,7 +322,8 @@ class FakeReference:
     resourceVersionMatch=Exact. Answers None when the fake says 410 (too
     old); caches answers; prefill() lets a caller fetch states that a
     later fault (wipe) would make unreachable, and frozen=True then
-    answers None for anything not fetched before."""
+    answers None for anything not fetched before. Requests go through
+    harness.request, so a base URL registered there gets its CA and token."""
 
     def __init__(self, base_url, path, label_selector=None, field_selector=None,
                  timeout=10):
@@ -342,15 +343,13 @@ class FakeReference:
         q = dict(self.q)
         q.update(extra)
         url = self.base + self.path + ("?" + urllib.parse.urlencode(q) if q else "")
+        status, _, body = harness.request("GET", url, timeout=self.timeout)
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            body = e.read()
-            try:
-                return e.code, json.loads(body)
-            except ValueError:
-                return e.code, None
+            return status, json.loads(body)
+        except ValueError:
+            if status == 200:
+                raise
+            return status, None
 
     def __call__(self, rv):
         rv = int(rv)

@@ -4,10 +4,14 @@ Each server is started with --listen 127.0.0.1:0; the harness reads the
 one line "listening on http://HOST:PORT" from its log to learn the port,
 so tests can run side by side. Logs go to a file under the test's temp
 directory and are printed when a test fails.
+
+A server on HTTPS with token auth: register(url, ca_file, token) once, and
+request/get_json to URLs under url verify with that CA and send the token.
 """
 import json
 import os
 import re
+import ssl
 import subprocess
 import tempfile
 import time
@@ -86,16 +90,37 @@ def proxy(server_url, resources, *extra):
     return Server("informer-proxy", args + list(extra))
 
 
+AUTH = {}  # base URL -> (ssl context, bearer token or None); see register
+
+
+def register(base_url, ca_file, token=None):
+    """Opt in: requests to URLs under base_url use ca_file and the token.
+    Returns a callable that undoes it (for addCleanup)."""
+    base = base_url.rstrip("/")
+    AUTH[base] = (ssl.create_default_context(cafile=ca_file), token)
+    return lambda: AUTH.pop(base, None)
+
+
+def _auth(url):
+    for base, auth in list(AUTH.items()):
+        if url == base or url.startswith((base + "/", base + "?")):
+            return auth
+    return None, None
+
+
 def request(method, url, body=None, headers=None, timeout=30):
     """Returns (status, headers, body bytes); never raises on HTTP errors."""
     data = None
     hdrs = dict(headers or {})
+    ctx, token = _auth(url)
+    if token:
+        hdrs.setdefault("Authorization", "Bearer " + token)
     if body is not None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         hdrs.setdefault("Content-Type", "application/json")
     req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout, context=ctx) as r:
             return r.status, r.headers, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.headers, e.read()
