@@ -467,6 +467,13 @@ static int list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			buf_reserve(&x.body, last_page + last_page / 8);
 		long code = http_get(r, c, url.p, &x);
 		last_page = x.body.len;
+		if (log_enabled(3)) {
+			double total = 0, start = 0;
+			curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &total);
+			curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME, &start);
+			log_v(3, "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
+			      r->kind->resource, npages, x.body.len, start * 1e3, total * 1e3);
+		}
 		if (stopping(r)) {
 			result = R_STOP;
 			goto out;
