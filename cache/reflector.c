@@ -818,25 +818,29 @@ static int watch_once(struct cache_resource *r, CURL *c)
 	return result;
 }
 
-/* The upstream's current RV, by a limit=1 LIST; 0 when it cannot be had. */
-static uint64_t upstream_rv(struct cache_resource *r)
+int cache_resource_upstream_rv(const struct cache_upstream *up,
+				const struct cache_kind *kind, const bool *stop,
+				uint64_t *rv, char *err, size_t errlen)
 {
-	char path[600], err[256];
-	cache_resource_path(r->kind, NULL, path, sizeof(path));
+	char path[600];
+	cache_resource_path(kind, NULL, path, sizeof(path));
 	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
 	struct buf body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
-	uint64_t rv = 0;
-	long code = cache_upstream_get(&r->up, path, "application/json", &r->stop,
-				       &body, NULL, err, sizeof(err));
+	long code = cache_upstream_get(up, path, "application/json", stop, &body,
+				       NULL, err, errlen);
+	int rc = -EIO;
 	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
 		int t = json_path(&d, 0, "metadata.resourceVersion");
-		if (t < 0 || json_u64(&d, t, &rv))
-			rv = 0;
+		if (t >= 0 && !json_u64(&d, t, rv))
+			rc = 0;
 	}
+	if (rc && code >= 0)
+		snprintf(err, errlen, "the upstream answered %ld without a resourceVersion",
+			 code);
 	buf_free(&body);
 	json_doc_free(&d);
-	return rv;
+	return rc;
 }
 
 /* ---- the thread ---- */
@@ -915,9 +919,11 @@ static void *run(void *arg)
 		 * Compare RVs before watching again (one cheap request per
 		 * watch, which lasts minutes). */
 		(void)before;
-		if (rc == R_OK || rc == R_RETRY) {
-			uint64_t now = upstream_rv(r);
-			if (now && now < r->rv) {
+		uint64_t now = 0;
+		if ((rc == R_OK || rc == R_RETRY) &&
+		    !cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+						sizeof(err))) {
+			if (now < r->rv) {
 				log_warn("%s: the upstream is at resourceVersion %llu, below "
 					 "ours (%llu): relisting",
 					 r->kind->resource, (unsigned long long)now,

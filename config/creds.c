@@ -30,10 +30,7 @@
 #define TOKEN_MAX_BYTES (64 << 10)
 #define TOKEN_RECHECK_SECONDS 60
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
+void config_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	if (!err || !errlen)
@@ -351,14 +348,14 @@ int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
 				 (int)strcspn(a, "/"), a);
 			struct curl_slist *l = curl_slist_append(*headers, hdr);
 			if (!l) {
-				errf(err, errlen, "out of memory");
+				config_errf(err, errlen, "out of memory");
 				return -ENOMEM;
 			}
 			*headers = l;
 		}
 	}
 	if (c) {
-		errf(err, errlen, "libcurl refused the upstream %s settings: %s",
+		config_errf(err, errlen, "libcurl refused the upstream %s settings: %s",
 		     step, curl_easy_strerror(c));
 		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
 	}
@@ -368,7 +365,7 @@ int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
 	rc = config_upstream_token(up, hdr + 22, sizeof(hdr) - 22);
 	if (rc) {
 		if (rc == -ENOMEM)
-			errf(err, errlen, "out of memory");
+			config_errf(err, errlen, "out of memory");
 		else
 			config_upstream_token_error(up, err, errlen);
 		return rc;
@@ -376,7 +373,7 @@ int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
 	struct curl_slist *l = curl_slist_append(*headers, hdr);
 	explicit_bzero(hdr, strlen(hdr));
 	if (!l) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	*headers = l;

@@ -68,6 +68,10 @@ int config_upstream_curl(const struct config_upstream *up, void *curl_easy,
 
 /* ---- shared with config/kubeconfig.c, not for other callers ----------- */
 
+/* printf into err (errlen bytes) when err is not NULL. */
+void config_errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Whether s can be a bearer token, i.e. one header value: printable ASCII
  * without spaces. The loader checks a literal token with it, and the
  * token file is checked the same way on every re-read. */

@@ -37,6 +37,8 @@ static const struct flag flags[] = {
 	  "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
 	{ "listen", F_LISTEN, 0, 0, 0,
 	  "local HOST:PORT to serve on (default 127.0.0.1:8001; port 0 picks one)" },
+	{ "unix-socket", F_STR, OFF(unix_socket), 0, 0,
+	  "also serve on this unix socket (mode 0660)" },
 	{ "log-format", F_LOGFMT, OFF(log_format), 0, 0, "text or json" },
 	{ "v", F_INT, OFF(verbosity), 0, 10, "log verbosity (0-10)" },
 	{ "page-size", F_INT, OFF(page_size), 1, 100000,
@@ -243,6 +245,7 @@ void config_free(struct config *cfg)
 	free(cfg->context);
 	free(cfg->serviceaccount_dir);
 	free(cfg->listen_host);
+	free(cfg->unix_socket);
 	for (int i = 0; i < cfg->nresources; i++)
 		free(cfg->resources[i]);
 	memset(cfg, 0, sizeof(*cfg));

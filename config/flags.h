@@ -22,7 +22,8 @@ struct config {
 	char *serviceaccount_dir;	/* in-cluster token and ca.crt */
 	char *resources[CONFIG_MAX_RESOURCES];	/* kubectl spelling */
 	int nresources;
-	char *listen_host;
+	char *listen_host;		/* IPv4, or [IPv6] */
+	char *unix_socket;		/* also serve on this unix socket */
 	int listen_port;
 	enum log_format log_format;
 	int verbosity;

@@ -31,18 +31,6 @@
 
 #define KUBECONFIG_MAX_BYTES (16 << 20)
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static void wipe_free(void *p, size_t n)
 {
@@ -139,7 +127,7 @@ static int set_server(struct config_upstream *up, const char *url,
 	char *s;
 	if (sep && strncmp(url, "https://", 8) != 0 &&
 	    strncmp(url, "http://", 7) != 0) {
-		errf(err, errlen, "%s: server \"%s\": only http:// and https:// "
+		config_errf(err, errlen, "%s: server \"%s\": only http:// and https:// "
 		     "are supported", what, url);
 		return -EINVAL;
 	}
@@ -147,12 +135,12 @@ static int set_server(struct config_upstream *up, const char *url,
 		n--;
 	size_t hostoff = sep ? (size_t)(sep - url) + 3 : 0;
 	if (n <= hostoff || url[hostoff] == '/' || url[hostoff] == ':') {
-		errf(err, errlen, "%s: server \"%s\" has no host", what, url);
+		config_errf(err, errlen, "%s: server \"%s\" has no host", what, url);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f) {
-			errf(err, errlen, "%s: server URL contains spaces or "
+			config_errf(err, errlen, "%s: server URL contains spaces or "
 			     "control characters", what);
 			return -EINVAL;
 		}
@@ -290,12 +278,12 @@ static int get_str(struct kdoc *k, yaml_node_t *m, const char *key,
 	if (!node_set(n))
 		return 0;
 	if (n->type != YAML_SCALAR_NODE) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be a string",
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be a string",
 		     k->path, where, key);
 		return -EINVAL;
 	}
 	if (strlen((char *)n->data.scalar.value) != n->data.scalar.length) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s: %s contains a NUL "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s contains a NUL "
 		     "character", k->path, where, key);
 		return -EINVAL;
 	}
@@ -323,7 +311,7 @@ static int get_bool(struct kdoc *k, yaml_node_t *m, const char *key,
 		if (!strcmp(v, no[i]))
 			return 0;
 	}
-	errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be true or false",
+	config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be true or false",
 	     k->path, where, key);
 	return -EINVAL;
 }
@@ -367,7 +355,7 @@ static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
 	if (!node_set(seq))
 		return 0;
 	if (seq->type != YAML_SEQUENCE_NODE) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s must be a list",
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s must be a list",
 		     k->path, list);
 		return -EINVAL;
 	}
@@ -380,7 +368,7 @@ static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
 			continue;
 		yaml_node_t *in = map_get(k, e, inner);
 		if (node_set(in) && in->type != YAML_MAPPING_NODE) {
-			errf(k->err, k->errlen, "kubeconfig %s: %s \"%s\": %s "
+			config_errf(k->err, k->errlen, "kubeconfig %s: %s \"%s\": %s "
 			     "must be a mapping", k->path, list, name, inner);
 			return -EINVAL;
 		}
@@ -400,13 +388,13 @@ static int file_field(struct kdoc *k, const char *where, const char *field,
 {
 	char *p = path_join(k->dir, value);
 	if (!p) {
-		errf(k->err, k->errlen, "out of memory");
+		config_errf(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
-		errf(k->err, k->errlen, "kubeconfig %s: %s: %s %s: %s", k->path,
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s %s: %s", k->path,
 		     where, field, p, strerror(e));
 		free(p);
 		return -e;
@@ -426,7 +414,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	struct buf b = BUF_INIT;
 	int rc;
 	if (!clean) {
-		errf(k->err, k->errlen, "out of memory");
+		config_errf(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -439,7 +427,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	}
 	rc = base64url_decode(clean, m, &b);
 	if (rc == -ENOMEM) {
-		errf(k->err, k->errlen, "out of memory");
+		config_errf(k->err, k->errlen, "out of memory");
 		goto out;
 	}
 	if (rc || !b.len)
@@ -448,14 +436,14 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	char *data = buf_steal(&b, &len);
 	if (!data) {
 		rc = -ENOMEM;
-		errf(k->err, k->errlen, "out of memory");
+		config_errf(k->err, k->errlen, "out of memory");
 		goto out;
 	}
 	if (!memmem(data, len, "-----BEGIN ", 11)) {
 		if (secret)
 			explicit_bzero(data, len);
 		free(data);
-		errf(k->err, k->errlen, "kubeconfig %s: %s: %s decodes to "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s decodes to "
 		     "something that is not PEM (no -----BEGIN line); is it "
 		     "base64-encoded twice?", k->path, where, field);
 		rc = -EINVAL;
@@ -467,7 +455,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	goto out;
 bad:
 	rc = -EINVAL;
-	errf(k->err, k->errlen, "kubeconfig %s: %s: %s is not valid base64",
+	config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s is not valid base64",
 	     k->path, where, field);
 out:
 	if (b.p && secret)
@@ -490,7 +478,7 @@ static int pem_field(struct kdoc *k, yaml_node_t *m, const char *where,
 	    (rc = get_str(k, m, datakey, where, &data)))
 		return rc;
 	if (file && data) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s: both %s and %s are "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: both %s and %s are "
 		     "set; keep one", k->path, where, field, datakey);
 		return -EINVAL;
 	}
@@ -511,7 +499,7 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 	if ((rc = get_str(k, c, "proxy-url", where, &proxy)))
 		return rc;
 	if (proxy) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s sets proxy-url, which "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s sets proxy-url, which "
 		     "informer-proxy does not support; remove it or reach the "
 		     "apiserver directly", k->path, where);
 		return -ENOTSUP;
@@ -522,7 +510,7 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 			   &up->insecure_skip_tls_verify)))
 		return rc;
 	if (!server && need_server) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s has no server; set "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s has no server; set "
 		     "clusters[].cluster.server or pass --server", k->path,
 		     where);
 		return -EINVAL;
@@ -533,19 +521,19 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 			 where);
 		if ((rc = set_server(up, server, what, k->err, k->errlen))) {
 			if (rc == -ENOMEM)
-				errf(k->err, k->errlen, "out of memory");
+				config_errf(k->err, k->errlen, "out of memory");
 			return rc;
 		}
 	}
 	if (tls && !(up->tls_server_name = xstrdup(tls))) {
-		errf(k->err, k->errlen, "out of memory");
+		config_errf(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if ((rc = pem_field(k, c, where, "certificate-authority", &up->ca,
 			    false)))
 		return rc;
 	if (up->insecure_skip_tls_verify && (up->ca.path || up->ca.data)) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s: a certificate "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: a certificate "
 		     "authority together with insecure-skip-tls-verify is not "
 		     "allowed; drop one", k->path, where);
 		return -EINVAL;
@@ -580,7 +568,7 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 	     i < sizeof(unsupported_user) / sizeof(unsupported_user[0]); i++) {
 		if (!node_set(map_get(k, u, unsupported_user[i].field)))
 			continue;
-		errf(k->err, k->errlen, "kubeconfig %s: %s sets %s (%s), which "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s sets %s (%s), which "
 		     "informer-proxy does not support; use token, tokenFile or "
 		     "client-certificate and client-key instead", k->path,
 		     where, unsupported_user[i].field, unsupported_user[i].what);
@@ -591,7 +579,7 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 	    (rc = pem_field(k, u, where, "client-key", &up->key, true)))
 		return rc;
 	if (!(up->cert.path || up->cert.data) != !(up->key.path || up->key.data)) {
-		errf(k->err, k->errlen, "kubeconfig %s: %s: a client certificate "
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: a client certificate "
 		     "needs both client-certificate(-data) and client-key(-data)",
 		     k->path, where);
 		return -EINVAL;
@@ -602,12 +590,12 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 	if (token) {
 		/* client-go: a literal token wins over tokenFile */
 		if (!config_upstream_token_ok(token)) {
-			errf(k->err, k->errlen, "kubeconfig %s: %s: token contains "
+			config_errf(k->err, k->errlen, "kubeconfig %s: %s: token contains "
 			     "spaces or control characters", k->path, where);
 			return -EINVAL;
 		}
 		if (!(up->token = xstrdup(token))) {
-			errf(k->err, k->errlen, "out of memory");
+			config_errf(k->err, k->errlen, "out of memory");
 			return -ENOMEM;
 		}
 	} else if (tfile) {
@@ -629,9 +617,9 @@ static int check_token(struct config_upstream *up, const char *prefix,
 	if (rc == -ERANGE || rc == 0)
 		return 0;
 	if (rc == -ENOMEM)
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 	else
-		errf(err, errlen, "%s%s", prefix, up->tok_err);
+		config_errf(err, errlen, "%s%s", prefix, up->tok_err);
 	return rc;
 }
 
@@ -644,7 +632,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	char names[256];
 	int rc;
 	if (root && node_set(root) && root->type != YAML_MAPPING_NODE) {
-		errf(k->err, k->errlen, "kubeconfig %s: not a kubeconfig (the "
+		config_errf(k->err, k->errlen, "kubeconfig %s: not a kubeconfig (the "
 		     "top level is not a mapping)", k->path);
 		return -EINVAL;
 	}
@@ -654,7 +642,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 			return rc;
 		if (!ctxname) {
 			list_names(k, root, "contexts", names, sizeof(names));
-			errf(k->err, k->errlen, "kubeconfig %s: current-context "
+			config_errf(k->err, k->errlen, "kubeconfig %s: current-context "
 			     "is not set; pass --context NAME (contexts: %s)",
 			     k->path, names);
 			return -ENOENT;
@@ -665,7 +653,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 		return rc;
 	if (!rc) {
 		list_names(k, root, "contexts", names, sizeof(names));
-		errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" not found "
+		config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" not found "
 		     "(contexts: %s)", k->path, ctxname, names);
 		return -ENOENT;
 	}
@@ -675,7 +663,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	    (rc = get_str(k, ctx, "user", where, &usname)))
 		return rc;
 	if (!clname) {
-		errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" names no "
+		config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" names no "
 		     "cluster; set contexts[].context.cluster", k->path,
 		     ctxname);
 		return -EINVAL;
@@ -684,7 +672,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 		return rc;
 	if (!rc) {
 		list_names(k, root, "clusters", names, sizeof(names));
-		errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" refers to "
+		config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" refers to "
 		     "cluster \"%s\", which is not in clusters (clusters: %s)",
 		     k->path, ctxname, clname, names);
 		return -ENOENT;
@@ -696,7 +684,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 			return rc;
 		if (!rc) {
 			list_names(k, root, "users", names, sizeof(names));
-			errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" "
+			config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" "
 			     "refers to user \"%s\", which is not in users "
 			     "(users: %s)", k->path, ctxname, usname, names);
 			return -ENOENT;
@@ -706,7 +694,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	}
 	size_t n = strlen(k->path) + strlen(ctxname) + 32;
 	if (!(up->source = xmalloc(n))) {
-		errf(k->err, k->errlen, "out of memory");
+		config_errf(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	snprintf(up->source, n, "kubeconfig %s context %s", k->path, ctxname);
@@ -726,7 +714,7 @@ static int kubeconfig_load(const char *path, const char *context,
 
 	upstream_init(out);
 	if (!path || !*path) {
-		errf(err, errlen, "kubeconfig: empty path");
+		config_errf(err, errlen, "kubeconfig: empty path");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -734,19 +722,19 @@ static int kubeconfig_load(const char *path, const char *context,
 				       NULL);
 	if (rc) {
 		if (rc == -ENOMEM)
-			errf(err, errlen, "out of memory");
+			config_errf(err, errlen, "out of memory");
 		else if (rc == -EFBIG)
-			errf(err, errlen, "kubeconfig %s: larger than %d MiB",
+			config_errf(err, errlen, "kubeconfig %s: larger than %d MiB",
 			     path, KUBECONFIG_MAX_BYTES >> 20);
 		else
-			errf(err, errlen, "kubeconfig %s: cannot read: %s%s",
+			config_errf(err, errlen, "kubeconfig %s: cannot read: %s%s",
 			     path, strerror(-rc),
 			     rc == -ENOENT ? "; pass --kubeconfig PATH or "
 					     "--server URL" : "");
 		goto out;
 	}
 	if (!(k = xcalloc(1, sizeof(*k)))) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -754,12 +742,12 @@ static int kubeconfig_load(const char *path, const char *context,
 	k->err = err;
 	k->errlen = errlen;
 	if ((rc = dir_of(path, k->dir, sizeof(k->dir)))) {
-		errf(err, errlen, "kubeconfig %s: cannot resolve its directory: "
+		config_errf(err, errlen, "kubeconfig %s: cannot resolve its directory: "
 		     "%s", path, strerror(-rc));
 		goto out;
 	}
 	if (!yaml_parser_initialize(&parser)) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -767,9 +755,9 @@ static int kubeconfig_load(const char *path, const char *context,
 	if (!yaml_parser_load(&parser, &k->doc)) {
 		rc = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
 		if (rc == -ENOMEM)
-			errf(err, errlen, "out of memory");
+			config_errf(err, errlen, "out of memory");
 		else
-			errf(err, errlen, "kubeconfig %s: invalid YAML at line "
+			config_errf(err, errlen, "kubeconfig %s: invalid YAML at line "
 			     "%zu column %zu: %s", path,
 			     parser.problem_mark.line + 1,
 			     parser.problem_mark.column + 1,
@@ -782,7 +770,7 @@ static int kubeconfig_load(const char *path, const char *context,
 	if ((rc = load_doc(k, context, need_server, out)))
 		goto out;
 	if (out->server && (rc = compute_url_base(out))) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		goto out;
 	}
 	char prefix[PATH_MAX + 32];
@@ -821,7 +809,7 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 	if (!root || !*root)
 		root = CONFIG_INCLUSTER_ROOT;
 	if (!host || !*host || !port || !*port) {
-		errf(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST and "
+		config_errf(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST and "
 		     "KUBERNETES_SERVICE_PORT must both be set; outside a pod "
 		     "pass --kubeconfig or --server");
 		rc = -ENOENT;
@@ -835,7 +823,7 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 	out->ca.path = xmalloc(rn);
 	out->source = xstrdup("in-cluster");
 	if (!out->server || !out->token_file || !out->ca.path || !out->source) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -846,13 +834,13 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 	int fd = open(out->ca.path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		errf(err, errlen, "in-cluster: CA %s: %s (is the service "
+		config_errf(err, errlen, "in-cluster: CA %s: %s (is the service "
 		     "account token mounted?)", out->ca.path, strerror(-rc));
 		goto out;
 	}
 	close(fd);
 	if ((rc = compute_url_base(out))) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		goto out;
 	}
 	rc = check_token(out, "in-cluster: ", err, errlen);
@@ -878,13 +866,13 @@ static int override_server(struct config_upstream *up, const char *server,
 	if (!rc)
 		rc = compute_url_base(up);
 	if (rc == -ENOMEM)
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 	if (rc)
 		return rc;
 	size_t n = (up->source ? strlen(up->source) : 0) + 32;
 	char *s = xmalloc(n);
 	if (!s) {
-		errf(err, errlen, "out of memory");
+		config_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (up->source)
@@ -935,7 +923,7 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 		}
 		if (!path[0] && !have_server) {
 			upstream_init(out);
-			errf(err, errlen, "KUBECONFIG=%s names no existing file; "
+			config_errf(err, errlen, "KUBECONFIG=%s names no existing file; "
 			     "fix it, or pass --kubeconfig PATH or --server URL",
 			     env);
 			rc = -ENOENT;
@@ -957,7 +945,7 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 		rc = override_server(out, server_flag, err, errlen);
 	} else {
 		upstream_init(out);
-		errf(err, errlen, "no upstream configured: pass --server URL or "
+		config_errf(err, errlen, "no upstream configured: pass --server URL or "
 		     "--kubeconfig PATH, set KUBECONFIG, create ~/.kube/config, "
 		     "or run in a pod with a service account");
 		rc = -ENOENT;

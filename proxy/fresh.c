@@ -98,29 +98,17 @@ static void settle(struct proxy_fresh *f, int64_t now)
 	}
 }
 
-/* The upstream's current RV for r: a limit=1 LIST. */
+/* The upstream's current RV for r. */
 static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 		    uint64_t *rv)
 {
-	char path[600], err[256];
-	cache_resource_path(r->kind, NULL, path, sizeof(path));
-	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
-	struct buf body = BUF_INIT;
-	struct json_doc d = JSON_DOC_INIT;
-	long code = cache_upstream_get(f->up, path, "application/json", &f->stop,
-				       &body, NULL, err, sizeof(err));
-	int rc = -EIO;
-	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
-		int t = json_path(&d, 0, "metadata.resourceVersion");
-		if (t >= 0 && !json_u64(&d, t, rv))
-			rc = 0;
-	}
+	char err[256];
+	int rc = cache_resource_upstream_rv(f->up, r->kind, &f->stop, rv, err,
+					    sizeof(err));
 	if (rc)
 		log_warn("%s: cannot ask the upstream for its resourceVersion (%s); "
 			 "serving a consistent read from the cache as it is",
-			 r->kind->resource, code < 0 ? err : "bad answer");
-	buf_free(&body);
-	json_doc_free(&d);
+			 r->kind->resource, err);
 	return rc;
 }
 

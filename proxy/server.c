@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,36 +260,17 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_v(1, "libmicrohttpd: %s", msg);
 }
 
-int proxy_start(struct proxy *p, char *err, size_t errlen)
+/* One libmicrohttpd daemon over addr, or over the listening socket fd. */
+static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
+				       int fd, unsigned threads, unsigned flags)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)p->cfg->listen_port) };
-	if (inet_pton(AF_INET, p->cfg->listen_host, &sa.sin_addr) != 1) {
-		snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address",
-			 p->cfg->listen_host);
-		return -EINVAL;
-	}
-	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
-		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	pthread_mutex_init(&p->tick_lock, NULL);
-	pthread_cond_init(&p->tick_cond, NULL);
-	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
-	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	if (!p->fresh) {
-		snprintf(err, errlen, "cannot start the freshness prober");
-		return -ENOMEM;
-	}
-	p->pt = proxy_pt_pool_new(p->up);
-	if (!p->pt) {
-		snprintf(err, errlen, "cannot start the passthrough thread");
-		return -ENOMEM;
-	}
-	p->daemon = MHD_start_daemon(
+	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-			MHD_USE_ERROR_LOG,
+			MHD_USE_ERROR_LOG | flags,
 		0, NULL, NULL, on_request, p,
 		MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		addr ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_LISTEN_SOCKET,
+		addr ? (intptr_t)addr : (intptr_t)fd,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
@@ -295,27 +278,115 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 		MHD_OPTION_END);
+}
+
+/* A listening unix socket at path (a stale one is replaced), mode 0660:
+ * the file's permissions are the access control. */
+static int unix_listen(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(su.sun_path)) {
+		snprintf(err, errlen, "--unix-socket: path too long");
+		return -EINVAL;
+	}
+	strcpy(su.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "--unix-socket: %s", strerror(errno));
+		return -errno;
+	}
+	unlink(path);
+	mode_t old = umask(0117);
+	int rc = bind(fd, (struct sockaddr *)&su, sizeof(su));
+	umask(old);
+	if (rc || listen(fd, 128)) {
+		int e = errno;
+		snprintf(err, errlen, "--unix-socket %s: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int proxy_start(struct proxy *p, char *err, size_t errlen)
+{
+	/* HOST is an IPv4 address or a bracketed IPv6 one ("[::1]") */
+	struct sockaddr_storage ss = { 0 };
+	const char *host = p->cfg->listen_host;
+	bool v6 = host[0] == '[';
+	if (v6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		char h6[64];
+		size_t n = strlen(host);
+		if (n < 3 || n - 2 >= sizeof(h6) || host[n - 1] != ']') {
+			snprintf(err, errlen, "--listen: \"%s\" is not [IPv6]", host);
+			return -EINVAL;
+		}
+		memcpy(h6, host + 1, n - 2);
+		h6[n - 2] = '\0';
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)p->cfg->listen_port);
+		if (inet_pton(AF_INET6, h6, &s6->sin6_addr) != 1) {
+			snprintf(err, errlen, "--listen: \"%s\" is not an IPv6 address", host);
+			return -EINVAL;
+		}
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)p->cfg->listen_port);
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
+			snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address", host);
+			return -EINVAL;
+		}
+	}
+	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
+		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_mutex_init(&p->tick_lock, NULL);
+	pthread_cond_init(&p->tick_cond, NULL);
+	p->inited = true;
+	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
+	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
+	p->pt = proxy_pt_pool_new(p->up);
+	if (!p->disc || !p->fresh || !p->pt) {
+		snprintf(err, errlen, "cannot start the proxy's threads");
+		return -ENOMEM;
+	}
+	p->daemon = start_daemon(p, (struct sockaddr *)&ss, -1, threads,
+				 v6 ? MHD_USE_IPv6 : 0);
 	if (!p->daemon) {
-		snprintf(err, errlen, "cannot listen on %s:%d: %s",
-			 p->cfg->listen_host, p->cfg->listen_port, strerror(errno));
+		snprintf(err, errlen, "cannot listen on %s:%d: %s", host,
+			 p->cfg->listen_port, strerror(errno));
 		return -EADDRINUSE;
 	}
 	const union MHD_DaemonInfo *info =
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
+	if (p->cfg->unix_socket) {
+		int fd = unix_listen(p->cfg->unix_socket, err, errlen);
+		if (fd < 0)
+			return fd;
+		p->udaemon = start_daemon(p, NULL, fd, 1, 0);
+		if (!p->udaemon) {
+			close(fd);
+			snprintf(err, errlen, "cannot serve on %s", p->cfg->unix_socket);
+			return -EIO;
+		}
+	}
 	int e = pthread_create(&p->ticker, NULL, ticker, p);
 	if (e) {
-		MHD_stop_daemon(p->daemon);
 		snprintf(err, errlen, "cannot start the ticker thread");
 		return -e;
 	}
-	log_info("listening on http://%s:%d", p->cfg->listen_host, p->port);
+	p->ticking = true;
+	log_info("listening on http://%s:%d", host, p->port);
+	if (p->cfg->unix_socket)
+		log_info("listening on unix:%s", p->cfg->unix_socket);
 	return 0;
 }
 
 void proxy_stop(struct proxy *p)
 {
-	if (!p->daemon)
+	if (!p->inited)
 		return;
 	/* Every watch must be resumed before the daemon stops: set the flag
 	 * (suspend() refuses from now on), then wake all sleepers, which
@@ -324,23 +395,32 @@ void proxy_stop(struct proxy *p)
 	pthread_mutex_lock(&p->tick_lock);
 	pthread_cond_signal(&p->tick_cond);
 	pthread_mutex_unlock(&p->tick_lock);
-	pthread_join(p->ticker, NULL);
+	if (p->ticking)
+		pthread_join(p->ticker, NULL);
 	for (int i = 0; i < p->nres; i++)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
 	proxy_fresh_stop(p->fresh);
-	MHD_quiesce_daemon(p->daemon);
+	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
+	for (int i = 0; i < 2; i++)
+		if (ds[i])
+			MHD_quiesce_daemon(ds[i]);
 	/* Give resumed watches a moment to send their last bytes. */
 	struct timespec ts = { 0, 100 * 1000000L };
 	nanosleep(&ts, NULL);
-	MHD_stop_daemon(p->daemon);
-	p->daemon = NULL;
+	for (int i = 0; i < 2; i++)
+		if (ds[i])
+			MHD_stop_daemon(ds[i]);
+	p->daemon = p->udaemon = NULL;
+	if (p->cfg->unix_socket)
+		unlink(p->cfg->unix_socket);
 	proxy_pt_pool_free(p->pt);
 	p->pt = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
 	pthread_cond_destroy(&p->tick_cond);
 	pthread_mutex_destroy(&p->tick_lock);
+	p->inited = false;
 }
 
 void proxy_release(struct proxy *p)

@@ -28,8 +28,11 @@ struct proxy {
 	struct proxy_fresh *fresh;
 	struct cache_resource **res;	/* cfg->nresources of them */
 	int nres;
-	struct MHD_Daemon *daemon;
+	struct MHD_Daemon *daemon;	/* --listen */
+	struct MHD_Daemon *udaemon;	/* --unix-socket, or NULL */
 	int port;			/* the bound port */
+	bool inited;			/* proxy_start got far enough to stop */
+	bool ticking;
 	pthread_t ticker;
 	bool stopping;			/* atomic */
 	pthread_mutex_t tick_lock;	/* with tick_cond: wakes the ticker early */

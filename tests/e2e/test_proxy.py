@@ -239,6 +239,38 @@ class WatchFanOut(unittest.TestCase):
             fake.stop()
 
 
+class Listeners(unittest.TestCase):
+    def test_unix_socket_and_ipv6(self):
+        import http.client
+        import os
+        import socket
+        import tempfile
+        fake = h.fake(seed="pods=10")
+        path = os.path.join(tempfile.mkdtemp(), "proxy.sock")
+        proxy = h.Server("informer-proxy", [os.path.join(h.BIN, "informer-proxy"), "--listen", "[::1]:0",
+                                            "--server", fake.url, "--resources", "pods",
+                                            "--unix-socket", path])
+        try:
+            self.assertTrue(proxy.url.startswith("http://[::1]:"), proxy.url)
+            h.wait_ready(proxy.url)
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o660)
+
+            class UnixConn(http.client.HTTPConnection):
+                def connect(self):
+                    self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    self.sock.connect(path)
+            c = UnixConn("localhost")
+            c.request("GET", "/api/v1/pods")
+            r = c.getresponse()
+            self.assertEqual(r.status, 200)
+            self.assertEqual(len(json.loads(r.read())["items"]), 10)
+            c.close()
+        finally:
+            proxy.stop()
+            fake.stop()
+        self.assertFalse(os.path.exists(path))
+
+
 class BeforeSync(unittest.TestCase):
     def test_429_and_readyz_503_until_synced(self):
         # an upstream that accepts connections but never answers in time

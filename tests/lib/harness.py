@@ -20,7 +20,7 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "bin")
-LISTEN_RE = re.compile(r"listening on (https?://[0-9.]+:[0-9]+)")
+LISTEN_RE = re.compile(r"listening on (https?://(?:[0-9.]+|\[[0-9a-f:]+\]):[0-9]+)")
 
 
 class Server:
