@@ -14,7 +14,8 @@ cleanup() {
 	wait 2>/dev/null || true
 	echo "logs kept in $logdir"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 bin/fake-apiserver --listen 127.0.0.1:$FAKE_PORT --seed "$SEED" \
 	>"$logdir/fake-apiserver.log" 2>&1 &
@@ -45,7 +46,9 @@ Try:
   curl -s $P/api/v1/namespaces/ns-1/pods/web-1
   curl -sN '$P/api/v1/namespaces/ns-1/pods?watch=true&resourceVersion=0' | head -c 400
   curl -s http://127.0.0.1:$FAKE_PORT/fake/stats
-  kubectl --server $P --cache-dir \$(mktemp -d) get --raw /api/v1/namespaces/ns-1/pods/web-1
+  kubectl --server $P --kubeconfig /dev/null --cache-dir \$(mktemp -d) get pods -n ns-1
+  kubectl --server $P --kubeconfig /dev/null --cache-dir \$(mktemp -d) get pods -A -w
+  curl -s $P/metrics | grep informer_proxy_cache
 
 A change made through the fake apiserver shows up in the watch:
   curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' \\
