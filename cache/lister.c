@@ -1,0 +1,365 @@
+/*
+ * lister: a full paged LIST of one resource, fetched and parsed in a
+ * pipeline (see reflector_int.h).
+ *
+ * The fetching thread (the reflector's) peeks at each page's continue
+ * token and requests the next page at once; PARSERS threads turn pages
+ * into objects meanwhile. A page that does not parse fails the whole
+ * LIST: the cache is never half-applied.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/reflector_int.h"
+#include "config/alloc.h"
+#include "config/log.h"
+
+
+void refl_listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		cache_obj_put(l->objs[i]);
+	free(l->objs);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Take one page: its items into l, its continue token into cont. */
+static int take_page(struct cache_resource *r, const struct buf *body,
+		     struct json_doc *d, struct listing *l, char **cont,
+		     bool first)
+{
+	char err[160];
+	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
+		log_warn("%s: list: malformed page: %s", r->kind->resource, err);
+		refl_stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	int meta = json_get(d, 0, "metadata");
+	int items = json_get(d, 0, "items");
+	int rvt = meta > 0 ? json_get(d, meta, "resourceVersion") : -1;
+	uint64_t rv;
+	if (rvt < 0 || json_u64(d, rvt, &rv) ||
+	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
+		log_warn("%s: list: page has no resourceVersion or items",
+			 r->kind->resource);
+		refl_stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	if (first)
+		l->rv = rv;
+	size_t want = l->n + (items > 0 ? (size_t)d->tok[items].size : 0);
+	if (want > l->cap) {
+		size_t cap = l->cap ? l->cap : 256;
+		while (cap < want)
+			cap *= 2;
+		struct cache_obj **o = xrealloc(l->objs, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		l->objs = o;
+		l->cap = cap;
+	}
+	for (int it = json_first(d, items); it > 0; it = json_next(d, items, it)) {
+		struct cache_obj *o = cache_obj_from_doc(
+			r->kind, d, it, r->up.strip_managed_fields, err, sizeof(err));
+		if (!o) {
+			log_warn("%s: list: bad item: %s", r->kind->resource, err);
+			refl_stat_inc(&r->stats.malformed);
+			return -EINVAL;
+		}
+		l->objs[l->n++] = o;
+	}
+	free(*cont);
+	*cont = NULL;
+	int ct = meta > 0 ? json_get(d, meta, "continue") : -1;
+	if (ct > 0 && json_type(d, ct) == JSMN_STRING) {
+		size_t n = json_str_len(d, ct);
+		if (n) {
+			*cont = xmalloc(n + 1);
+			if (!*cont)
+				return -ENOMEM;
+			json_str(d, ct, *cont, n + 1);
+		}
+	}
+	return 0;
+}
+
+/* The span of the top-level "metadata" value, found by a string-aware
+ * scan that stops there: the apiserver writes it before "items", so this
+ * reads a few hundred bytes of a page. Returns 0 or -ENOENT. */
+static int find_metadata(const char *p, size_t n, size_t *start, size_t *end)
+{
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = p[i];
+		if (ch == '"') {
+			size_t s = ++i;
+			while (i < n && p[i] != '"')
+				i += p[i] == '\\' ? 2 : 1;
+			if (depth != 1 || i - s != 8 || memcmp(p + s, "metadata", 8))
+				continue;
+			size_t j = i + 1;
+			while (j < n && (p[j] == ' ' || p[j] == ':' || p[j] == '\n'))
+				j++;
+			if (j >= n || p[j] != '{')
+				return -ENOENT;
+			*start = j;
+			int d = 0;
+			for (; j < n; j++) {
+				if (p[j] == '"') {
+					for (j++; j < n && p[j] != '"';)
+						j += p[j] == '\\' ? 2 : 1;
+				} else if (p[j] == '{') {
+					d++;
+				} else if (p[j] == '}' && --d == 0) {
+					*end = j + 1;
+					return 0;
+				}
+			}
+			return -ENOENT;
+		}
+		if (ch == '{' || ch == '[')
+			depth++;
+		else if (ch == '}' || ch == ']')
+			depth--;
+	}
+	return -ENOENT;
+}
+
+/* The next page's continue token from a page's metadata, before the page
+ * is parsed, so the next request can go out at once. */
+static int peek_continue(const struct buf *body, char **cont)
+{
+	size_t s, e;
+	struct json_doc d = JSON_DOC_INIT;
+	int rc = -EINVAL;
+	*cont = NULL;
+	if (find_metadata(body->p, body->len, &s, &e) ||
+	    json_parse(&d, body->p + s, e - s, NULL, 0))
+		goto out;
+	rc = 0;
+	int ct = json_get(&d, 0, "continue");
+	if (ct > 0 && json_type(&d, ct) == JSMN_STRING && json_str_len(&d, ct)) {
+		size_t n = json_str_len(&d, ct);
+		*cont = xmalloc(n + 1);
+		if (!*cont)
+			rc = -ENOMEM;
+		else
+			json_str(&d, ct, *cont, n + 1);
+	}
+out:
+	json_doc_free(&d);
+	return rc;
+}
+
+/*
+ * Pages are parsed on PARSERS threads while the next one downloads: the
+ * fetcher only peeks at each page's continue token. Each page keeps its
+ * own objects; they are joined in page order at the end, so the list
+ * keeps the upstream's order whichever thread parsed what. Either side
+ * failing ends the LIST.
+ */
+#define PARSERS 2
+
+struct page {
+	struct page *next;		/* the queue, then the done list */
+	size_t seq;
+	struct buf body;
+	struct listing objs;		/* this page's objects */
+};
+
+struct pipeline {
+	struct cache_resource *r;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct page *head, *tail;	/* locked: waiting to be parsed */
+	struct page **done;		/* locked: parsed, by seq */
+	size_t ndone_cap;
+	bool closed;			/* locked: no more pages will come */
+	bool failed;			/* locked: a page was refused */
+	uint64_t rv;			/* locked: of the first page */
+};
+
+static void *parse_pages(void *arg)
+{
+	struct pipeline *pl = arg;
+	struct json_doc d = JSON_DOC_INIT;
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		while (!pl->head && !pl->closed)
+			pthread_cond_wait(&pl->cond, &pl->lock);
+		struct page *pg = pl->head;
+		if (!pg)
+			break;
+		pl->head = pg->next;
+		if (!pl->head)
+			pl->tail = NULL;
+		bool skip = pl->failed;
+		pthread_mutex_unlock(&pl->lock);
+		char *cont = NULL;
+		int rc = skip ? 0 : take_page(pl->r, &pg->body, &d, &pg->objs, &cont, true);
+		free(cont);
+		buf_free(&pg->body);
+		pthread_mutex_lock(&pl->lock);
+		if (rc || skip) {
+			pl->failed = true;
+			refl_listing_free(&pg->objs);
+			free(pg);
+			continue;
+		}
+		if (pg->seq == 0)
+			pl->rv = pg->objs.rv;
+		pl->done[pg->seq] = pg;
+	}
+	pthread_mutex_unlock(&pl->lock);
+	json_doc_free(&d);
+	return NULL;
+}
+
+/* Join the parsed pages into l, in page order. */
+static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < npages; i++)
+		total += pl->done[i] ? pl->done[i]->objs.n : 0;
+	l->objs = xmalloc((total ? total : 1) * sizeof(*l->objs));
+	if (!l->objs)
+		return -ENOMEM;
+	l->cap = total;
+	l->rv = pl->rv;
+	for (size_t i = 0; i < npages; i++) {
+		struct page *pg = pl->done[i];
+		if (!pg->objs.n)
+			continue;	/* an empty page has no array at all */
+		memcpy(l->objs + l->n, pg->objs.objs, pg->objs.n * sizeof(*l->objs));
+		l->n += pg->objs.n;
+		pg->objs.n = 0;	/* moved */
+	}
+	return 0;
+}
+
+/* A full paged LIST into l. Returns R_OK, R_ERROR or R_STOP. */
+int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
+{
+	char path[512];
+	cache_resource_path(r->kind, NULL, path, sizeof(path));
+	struct xfer x = { .r = r, .body = BUF_INIT };
+	char *cont = NULL;
+	struct buf url = BUF_INIT;
+	int result = R_ERROR;
+	size_t npages = 0, last_page = 0;
+	struct pipeline pl = { .r = r };
+	pthread_t parser[PARSERS];
+	int nparsers = 0;
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.cond, NULL);
+	while (nparsers < PARSERS &&
+	       !pthread_create(&parser[nparsers], NULL, parse_pages, &pl))
+		nparsers++;
+	if (!nparsers)
+		goto out;
+
+	refl_stat_inc(&r->stats.lists);
+	do {
+		buf_reset(&url);
+		buf_printf(&url, "%s%s?limit=%d", r->up.server, path,
+			   r->up.page_size);
+		if (cont) {
+			char *esc = curl_easy_escape(c, cont, 0);
+			buf_printf(&url, "&continue=%s", esc ? esc : "");
+			curl_free(esc);
+		}
+		free(cont);
+		cont = NULL;
+		if (!buf_ok(&url))
+			goto out;
+		x.body = (struct buf)BUF_INIT;
+		/* pages are alike: room for the last one's size saves the
+		 * buffer's doublings (copies and page faults) */
+		if (last_page)
+			buf_reserve(&x.body, last_page + last_page / 8);
+		long code = refl_http_get(r, c, url.p, &x);
+		last_page = x.body.len;
+		if (log_enabled(3)) {
+			double total = 0, start = 0;
+			curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &total);
+			curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME, &start);
+			log_v(3, "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
+			      r->kind->resource, npages, x.body.len, start * 1e3, total * 1e3);
+		}
+		if (refl_stopping(r)) {
+			result = R_STOP;
+			goto out;
+		}
+		if (code != 200) {
+			if (code > 0)
+				refl_log_status(r, "list", code, &x.body);
+			if (code < 0 || code == 429 || code >= 500)
+				refl_mark_failing(r);
+			r->retry_after = x.retry_after;
+			goto out;
+		}
+		if (peek_continue(&x.body, &cont)) {
+			log_warn("%s: list: malformed page: no metadata", r->kind->resource);
+			refl_stat_inc(&r->stats.malformed);
+			goto out;
+		}
+		struct page *pg = xcalloc(1, sizeof(*pg));
+		pthread_mutex_lock(&pl.lock);
+		if (pg && npages == pl.ndone_cap) {
+			size_t ncap = pl.ndone_cap ? pl.ndone_cap * 2 : 64;
+			struct page **nd = xrealloc(pl.done, ncap * sizeof(*nd));
+			if (nd) {
+				memset(nd + pl.ndone_cap, 0, (ncap - pl.ndone_cap) * sizeof(*nd));
+				pl.done = nd;
+				pl.ndone_cap = ncap;
+			}
+		}
+		bool ok = pg && npages < pl.ndone_cap && !pl.failed;
+		if (ok) {
+			pg->body = x.body;	/* the parser owns the bytes now */
+			x.body = (struct buf)BUF_INIT;
+			pg->seq = npages++;
+			if (pl.tail)
+				pl.tail->next = pg;
+			else
+				pl.head = pg;
+			pl.tail = pg;
+			pthread_cond_signal(&pl.cond);
+		}
+		pthread_mutex_unlock(&pl.lock);
+		if (!ok) {
+			free(pg);
+			goto out;
+		}
+	} while (cont);
+	result = R_OK;
+out:
+	pthread_mutex_lock(&pl.lock);
+	pl.closed = true;
+	if (result != R_OK)
+		pl.failed = true;	/* drop what is queued */
+	pthread_cond_broadcast(&pl.cond);
+	pthread_mutex_unlock(&pl.lock);
+	for (int i = 0; i < nparsers; i++)
+		pthread_join(parser[i], NULL);
+	if (result == R_OK && (pl.failed || join_pages(&pl, npages, l)))
+		result = R_ERROR;
+	for (size_t i = 0; i < npages && pl.done; i++)
+		if (pl.done[i]) {
+			refl_listing_free(&pl.done[i]->objs);
+			free(pl.done[i]);
+		}
+	free(pl.done);
+	pthread_mutex_destroy(&pl.lock);
+	pthread_cond_destroy(&pl.cond);
+	if (result != R_OK)
+		refl_listing_free(l);
+	free(cont);
+	buf_free(&url);
+	buf_free(&x.body);
+	return result;
+}
+

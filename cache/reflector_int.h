@@ -1,0 +1,56 @@
+/*
+ * reflector_int: what the reflector's two files share, reflector.c (the
+ * thread, watches, applying changes) and lister.c (full paged LISTs). Not
+ * for other modules.
+ */
+#ifndef CACHE_REFLECTOR_INT_H
+#define CACHE_REFLECTOR_INT_H
+
+#include <curl/curl.h>
+
+#include "cache/json.h"
+#include "cache/reflector.h"
+#include "config/buf.h"
+
+/* How a LIST or WATCH ended. R_RETRY: the connection failed or went
+ * silent, resume the watch; R_REFUSED: the upstream answered 429/5xx,
+ * resume after backing off; R_ERROR: the bytes were wrong, relist;
+ * R_EXPIRED: 410, relist. */
+enum { R_OK, R_RETRY, R_REFUSED, R_EXPIRED, R_ERROR, R_STOP };
+
+/* One upstream request in flight. */
+struct xfer {
+	struct cache_resource *r;
+	CURL *c;
+	struct buf body;		/* LIST: the whole page; else an error body */
+	int retry_after;		/* seconds, from a 429/503's Retry-After */
+	/* WATCH only */
+	bool watch;
+	struct buf line;		/* an incomplete line carried over */
+	struct json_doc doc;
+	int result;			/* R_* once the stream must end */
+	uint64_t events;
+};
+
+/* The objects of a LIST, in the upstream's order. */
+struct listing {
+	struct cache_obj **objs;
+	size_t n, cap;
+	uint64_t rv;
+};
+
+bool refl_stopping(struct cache_resource *r);
+void refl_stat_inc(uint64_t *s);
+/* Note the upstream failing (for /readyz's grace period). */
+void refl_mark_failing(struct cache_resource *r);
+/* GET url on c; returns the HTTP status, or -1 on a transport error. */
+long refl_http_get(struct cache_resource *r, CURL *c, const char *url,
+		   struct xfer *x);
+/* Log the message of an upstream Status body, if there is one. */
+void refl_log_status(struct cache_resource *r, const char *what, long code,
+		     const struct buf *body);
+void refl_listing_free(struct listing *l);
+/* A full paged LIST into l. Returns R_OK, R_ERROR or R_STOP. */
+int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l);
+
+#endif
