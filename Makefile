@@ -56,6 +56,9 @@ LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 .PHONY: all deps deps-test run test test-unit test-e2e bench format help clean
+# Keep the unit tests' objects: they are intermediate in the pattern rules,
+# and make would delete (and so rebuild) them every time.
+.SECONDARY:
 all: deps bin/informer-proxy bin/fake-apiserver bin/loadgen
 
 deps:
