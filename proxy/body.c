@@ -77,6 +77,8 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 			       struct buf *body)
 {
+	if (buf_ok(body) && proxy_pretty(c))
+		proxy_pretty_body(body);
 	if (!buf_ok(body)) {
 		buf_free(body);
 		return MHD_NO;
@@ -166,6 +168,16 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
+	if (!pc->failed && proxy_pretty(c)) {
+		/* pretty-printed for people: gathered, re-indented, sent */
+		struct buf b = BUF_INIT;
+		for (size_t i = 0; i < pc->n; i++)
+			buf_add(&b, pc->v[i].iov_base, pc->v[i].iov_len);
+		done(cls);
+		free(pc->v);
+		pc->v = NULL;
+		return proxy_send_buf(c, MHD_HTTP_OK, &b);
+	}
 	if (pc->failed) {
 		/* nothing */
 	} else if (proxy_gzip_wanted(c, pc->total)) {

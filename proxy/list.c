@@ -377,6 +377,8 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
 	    !parse_u64(limit_s, &limit))
 		limit = 0;	/* the apiserver ignores a bad limit */
+	if (q.any)
+		limit = 0;	/* and any limit at "0": 1.32's watch cache does */
 	if (proxy_arg(c, "continue", &cont) && cont && *cont) {
 		if (q.rv || q.exact)
 			return proxy_error(c, PROXY_BadRequest,

@@ -63,6 +63,7 @@ class Protocol(unittest.TestCase):
             "/api/v1/namespaces/ns-1/pods/web-1", "/api/v1/namespaces/ns-1/pods/nope",
             "/api/v1/namespaces/nosuchns/pods", "/api/v1/namespaces/nosuchns/pods/web-1",
             "/apis/example.com/v1/widgets", "/api/v1/pods?watch=FALSE",
+            "/api/v1/pods?resourceVersion=0&limit=5",
         ]
         for path in paths:
             (sa, _, ba), (sb, _, bb) = self.both(path)
@@ -240,6 +241,23 @@ class Protocol(unittest.TestCase):
                   headers={"Accept": "application/vnd.kubernetes.protobuf"})
         after = h.get_json(self.fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
         self.assertEqual(after, mid + 1)
+
+    def test_pretty_for_curl_compact_for_clients(self):
+        curl = {"User-Agent": "curl/7.88.1"}
+        path = self.proxy.url + "/api/v1/namespaces/ns-1/configmaps?resourceVersion=0"
+        _, _, compact = h.request("GET", path)
+        _, _, pretty = h.request("GET", path, headers=curl)
+        self.assertTrue(compact.endswith(b"\n") and b"\n" not in compact[:-1])
+        self.assertTrue(pretty.startswith(b'{\n  "kind": "ConfigMapList",\n  "apiVersion": "v1",'))
+        self.assertFalse(pretty.endswith(b"\n"))      # as 15-a: no trailing newline
+        self.assertEqual(json.loads(pretty), json.loads(compact))
+        _, _, forced = h.request("GET", path + "&pretty=false", headers=curl)
+        self.assertEqual(forced, compact)               # 15-c
+        _, _, forced = h.request("GET", path + "&pretty=true")
+        self.assertEqual(forced, pretty)                # 15-d
+        s, _, nf = h.request("GET", self.proxy.url + "/api/v1/namespaces/ns-1/pods/nope", headers=curl)
+        self.assertEqual(s, 404)
+        self.assertTrue(nf.startswith(b'{\n  "kind": "Status",'))
 
     def test_aggregated_discovery(self):
         s, hdrs, raw = h.request("GET", self.proxy.url + "/apis", headers={"Accept": AGG})
