@@ -172,11 +172,11 @@ static int await_rv(struct proxy *p, struct MHD_Connection *c,
 	return 1;
 }
 
-int proxy_await_consistent(struct proxy *p, struct MHD_Connection *c,
-			   struct cache_resource *r, struct proxy_req *req,
-			   enum MHD_Result *res)
+int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
+		   struct cache_resource *r, uint64_t rv, struct proxy_req *req,
+		   enum MHD_Result *res)
 {
-	struct rv_req q = { 0 };
+	struct rv_req q = { .rv = rv };
 	return await_rv(p, c, r, &q, req, res);
 }
 

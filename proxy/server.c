@@ -142,10 +142,17 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		/* A watch without resourceVersion starts at the most recent
 		 * state: as fresh as the upstream, like an RV-less LIST (the
 		 * apiserver waits for its watch cache too, fixture 08-d). */
-		const char *rv = NULL;
+		const char *rv = NULL, *sie = NULL;
 		enum MHD_Result res;
 		proxy_arg(c, "resourceVersion", &rv);
-		if ((!rv || !*rv) && proxy_await_consistent(p, c, r, req, &res))
+		proxy_arg(c, "sendInitialEvents", &sie);
+		if ((!rv || !*rv) && proxy_await_rv(p, c, r, 0, req, &res))
+			return res;
+		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
+		 * initial state at N or later: wait for N, as for a LIST. */
+		uint64_t n = rv && *rv ? strtoull(rv, NULL, 10) : 0;
+		if (n && sie && !strcasecmp(sie, "true") &&
+		    proxy_await_rv(p, c, r, n, req, &res))
 			return res;
 		return proxy_handle_watch(p, c, r, &rt);
 	}

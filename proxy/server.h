@@ -66,13 +66,14 @@ struct proxy_req {
 	struct proxy_wait wait;
 };
 
-/* Make the request wait, suspended, until the cache is as new as the
- * upstream was when it came (a consistent read; see fresh.h). Returns 0
- * to go on, or 1 with *res set when it was suspended (the handler runs
- * again when it is resumed). */
-int proxy_await_consistent(struct proxy *p, struct MHD_Connection *c,
-			   struct cache_resource *r, struct proxy_req *req,
-			   enum MHD_Result *res);
+/* Make the request wait, suspended, until the cache has reached rv, or
+ * for rv 0 until it is as new as the upstream was when the request came
+ * (a consistent read; see fresh.h). Returns 0 to go on, or 1 with *res
+ * set: suspended (the handler runs again when it is resumed) or answered
+ * (504 when rv was not reached in time). */
+int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
+		   struct cache_resource *r, uint64_t rv, struct proxy_req *req,
+		   enum MHD_Result *res);
 
 /* Handlers (list.c, watch.c, health.c). */
 enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,

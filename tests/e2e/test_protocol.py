@@ -155,6 +155,25 @@ class Protocol(unittest.TestCase):
         s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?watch=1&resourceVersionMatch=NotOlderThan")
         self.assertEqual((s, json.loads(raw)["reason"]), (422, "Invalid"))
 
+    def test_watchlist_from_a_future_rv_waits_for_it(self):
+        _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-8/pods?resourceVersion=0")
+        want = int(lst["metadata"]["resourceVersion"]) + 1
+        import threading
+        threading.Timer(0.5, lambda: self.patch("ns-8", "web-8", {"wl": "late"})).start()
+        w = self.watch("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                       "&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=%d" % want,
+                       path="/api/v1/namespaces/ns-8/pods")
+        try:
+            evs = w.wait_for(len(lst["items"]) + 1)
+            web8 = [e for e in evs if e["object"]["metadata"].get("name") == "web-8"]
+            self.assertEqual(web8[0]["object"]["metadata"]["labels"]["wl"], "late")
+            self.assertGreaterEqual(int(evs[-1]["object"]["metadata"]["resourceVersion"]), want)
+        finally:
+            w.close()
+        s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?watch=1&sendInitialEvents=true"
+                              "&resourceVersionMatch=NotOlderThan&resourceVersion=%d" % (want + 10 ** 6))
+        self.assertEqual((s, json.loads(raw)["reason"]), (504, "Timeout"))
+
     def test_periodic_bookmarks(self):
         _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-3/pods?resourceVersion=0")
         w = self.watch("watch=1&allowWatchBookmarks=true&resourceVersion=" + lst["metadata"]["resourceVersion"],
