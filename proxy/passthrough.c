@@ -497,8 +497,10 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 	struct proxy_pt *pt = *state;
 	if (!pt) {
 		pt = pt_new(pool, c, url, method);
-		if (!pt)
-			return MHD_NO;
+		if (!pt)	/* out of memory, or credentials that cannot be used */
+			return proxy_error(c, PROXY_ServiceUnavailable,
+					   "informer-proxy cannot forward this request to the "
+					   "upstream now (see its log)");
 		*state = pt;
 		return MHD_YES;
 	}

@@ -289,6 +289,23 @@ class TLSProxyCase(unittest.TestCase):
 
     # ---- 4: client certificate, no token -------------------------------
 
+    def test_token_file_gone_after_start(self):
+        # The token file disappears while running: the proxy keeps serving
+        # the cache, and a request it would pass through gets a clear 503
+        # Status instead of being sent without credentials.
+        fake = self.start_fake()
+        tf = self.write("token", self.token + "\n")
+        kc = self.kubeconfig(fake.url, pki=self.pki, token_file=tf)
+        proxy = self.start_proxy(kc)
+        self.assert_synced_and_equal(proxy, fake, token=self.token)
+        os.unlink(tf)
+        st, _, raw = harness.request("GET", proxy.url + "/api/v1/namespaces/ns-0/configmaps")
+        body = json.loads(raw)
+        self.assertEqual((st, body["kind"], body["reason"]), (503, "Status", "ServiceUnavailable"))
+        st, _, _ = harness.request("GET", proxy.url + "/api/v1/pods?resourceVersion=0")
+        self.assertEqual(st, 200)
+        self.assertIn(tf, proxy.logs())
+
     def check_client_cert(self, inline):
         fake = self.start_fake("--client-ca", self.pki["ca"], token=False)
         code, _ = https_req(fake.url + "/api/v1/pods", self.ctx)
