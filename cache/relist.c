@@ -57,7 +57,7 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 	out->n = 0;
 	if (to < from)
 		return -ERANGE;
-	size_t cap = 0, ndel = 0;
+	size_t cap = 0;
 	int rc = 0;
 	/* RVs of the new LIST's objects above from: not free for deletions */
 	uint64_t *used = xmalloc((n + 1) * sizeof(*used));
@@ -79,7 +79,6 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 		if (c < 0) {
 			/* the RV is assigned below; obj is filled in then */
 			rc = push(out, &cap, CACHE_DELETED, 0, NULL, o);
-			ndel++;
 			o = cache_iter_next(&it);
 		} else if (c > 0 || o->rv != nw->rv) {
 			/* a change we did not see must be newer than from */
@@ -127,6 +126,5 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 	}
 	if (out->n > 1)
 		qsort(out->ev, out->n, sizeof(*out->ev), by_rv);
-	(void)ndel;
 	return 0;
 }

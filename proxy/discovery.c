@@ -245,14 +245,6 @@ void proxy_discovery_free(struct proxy_discovery *d)
 	free(d);
 }
 
-bool proxy_discovery_ready(struct proxy_discovery *d)
-{
-	pthread_mutex_lock(&d->lock);
-	bool ready = d->cur != NULL;
-	pthread_mutex_unlock(&d->lock);
-	return ready;
-}
-
 bool proxy_discovery_path(const char *url)
 {
 	if (!strcmp(url, "/version") || !strcmp(url, "/api") ||

@@ -22,8 +22,6 @@ struct proxy_discovery;
 struct proxy_discovery *proxy_discovery_new(const struct cache_upstream *up,
 					    int refresh_seconds);
 void proxy_discovery_free(struct proxy_discovery *d);
-/* True once a first set has been fetched. */
-bool proxy_discovery_ready(struct proxy_discovery *d);
 
 /* True for the paths discovery answers (for routing). */
 bool proxy_discovery_path(const char *url);

@@ -20,11 +20,6 @@ static const struct {
 #undef X
 };
 
-int proxy_reason_code(enum proxy_reason reason)
-{
-	return reasons[reason].code;
-}
-
 void proxy_status_body(struct buf *b, const struct proxy_status *st)
 {
 	const char *msg = st->message ? st->message : "";
@@ -95,11 +90,6 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 		MHD_add_response_header(resp, "Retry-After", ra);
 	}
 	return resp;
-}
-
-struct MHD_Response *proxy_status_response(const struct proxy_status *st)
-{
-	return status_response(st, false);
 }
 
 enum MHD_Result proxy_status_send(struct MHD_Connection *conn,

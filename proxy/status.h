@@ -43,11 +43,8 @@ struct proxy_status {
 				 * for errors it did not expect (04-j) */
 };
 
-int proxy_reason_code(enum proxy_reason reason);
 /* Append the Status body (compact, ending in a newline) to b. */
 void proxy_status_body(struct buf *b, const struct proxy_status *st);
-/* The body as a ready response; NULL on ENOMEM. */
-struct MHD_Response *proxy_status_response(const struct proxy_status *st);
 /* Queue the Status on conn. */
 enum MHD_Result proxy_status_send(struct MHD_Connection *conn,
 				  const struct proxy_status *st);
