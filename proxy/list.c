@@ -149,12 +149,12 @@ static int await_rv(struct proxy *p, struct MHD_Connection *c,
 			*res = too_large(c, r, req->wait.need_rv);
 			return 1;
 		}
-		if (req->wait.result == FRESH_STALE)
+		if (req->wait.result == FRESH_STALE) {
 			PROXY_COUNT(consistent_stale);
-		if (req->wait.result == FRESH_STALE)
 			log_v(1, "%s: consistent read served from the cache at %llu",
 			      r->kind->resource,
 			      (unsigned long long)cache_store_rv(r->store));
+		}
 		return 0;
 	}
 	bool consistent = !q->rv && !q->any;
