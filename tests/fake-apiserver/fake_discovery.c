@@ -3,8 +3,9 @@
  *
  * Shaped like the real v1.32 answers (01-a, 01-b, 01-d): /api/v1 lists
  * the served resources with the verbs, short names, categories and
- * storageVersionHash the real apiserver gives; /apis lists the groups of
- * the --crd custom resources (01-c), /apis/G an APIGroup and /apis/G/V
+ * storageVersionHash the real apiserver gives; /apis lists the built-in
+ * coordination.k8s.io group (leases) and the groups of the --crd custom
+ * resources (01-c), /apis/G an APIGroup and /apis/G/V
  * its APIResourceList (01-e). /version is pretty-printed with no trailing
  * newline whatever the client, as the real one is.
  *
@@ -94,13 +95,16 @@ static void add_resource_list(struct buf *b, const char *group,
 	buf_adds(b, "]}\n");
 }
 
-/* The custom resources' groups, each once, in declaration order; each
- * group's versions likewise (the first declared is preferred). */
+/* The named groups (coordination.k8s.io, then the custom resources'),
+ * each once, in table order; each group's versions likewise (the first
+ * declared is preferred). */
 static int groups(const char **out)
 {
 	int n = 0;
-	for (int i = FAKE_NBUILTIN; i < fake_nres; i++) {
+	for (int i = 0; i < fake_nres; i++) {
 		int j = 0;
+		if (!*fake_res_table[i].group)
+			continue;
 		while (j < n && strcmp(out[j], fake_res_table[i].group) != 0)
 			j++;
 		if (j == n)
@@ -112,8 +116,8 @@ static int groups(const char **out)
 static int versions(const char *group, const char **out)
 {
 	int n = 0;
-	for (int i = FAKE_NBUILTIN; i < fake_nres; i++) {
-		if (strcmp(fake_res_table[i].group, group) != 0)
+	for (int i = 0; i < fake_nres; i++) {
+		if (!*group || strcmp(fake_res_table[i].group, group) != 0)
 			continue;
 		int j = 0;
 		while (j < n && strcmp(out[j], fake_res_table[i].version) != 0)

@@ -39,8 +39,12 @@
 static void schema_name(struct buf *b, const struct fake_res *r, bool list)
 {
 	const char *g = r->group;
+	size_t gl = strcspn(g, ".");
 	if (!*g) {
 		buf_printf(b, "io.k8s.api.core.%s.", r->version);
+	} else if (!r->custom) {
+		/* a built-in group: io.k8s.api.coordination.v1.Lease */
+		buf_printf(b, "io.k8s.api.%.*s.%s.", (int)gl, g, r->version);
 	} else {
 		size_t n = strlen(g);
 		while (n > 0) {
@@ -59,8 +63,10 @@ static void schema_name(struct buf *b, const struct fake_res *r, bool list)
 static void gv_camel(struct buf *b, const struct fake_res *r)
 {
 	const char *g = *r->group ? r->group : "core";
+	/* built-in groups drop ".k8s.io": CoordinationV1 */
+	const char *end = r->custom ? g + strlen(g) : g + strcspn(g, ".");
 	bool up = true;
-	for (; *g; g++) {
+	for (; g < end; g++) {
 		if (*g == '.' || *g == '-') {
 			up = true;
 			continue;
@@ -284,7 +290,27 @@ static void kind_schemas(struct buf *b, bool v2, const struct fake_res *r)
 		ref(b, v2, r, false, "ObjectMeta");
 		buf_adds(b, "]}");
 	}
-	if (!r->custom && strcmp(r->kind, "ConfigMap") == 0)
+	if (!r->custom && strcmp(r->kind, "Event") == 0)
+		buf_adds(b, ",\"involvedObject\":{\"type\":\"object\","
+			    "\"x-kubernetes-preserve-unknown-fields\":true},"
+			    "\"reason\":{\"type\":\"string\"},"
+			    "\"message\":{\"type\":\"string\"},"
+			    "\"source\":{\"type\":\"object\","
+			    "\"x-kubernetes-preserve-unknown-fields\":true},"
+			    "\"firstTimestamp\":{\"type\":\"string\","
+			    "\"format\":\"date-time\"},"
+			    "\"lastTimestamp\":{\"type\":\"string\","
+			    "\"format\":\"date-time\"},"
+			    "\"count\":{\"type\":\"integer\",\"format\":\"int32\"},"
+			    "\"type\":{\"type\":\"string\"},"
+			    "\"reportingComponent\":{\"type\":\"string\","
+			    "\"default\":\"\"},"
+			    "\"reportingInstance\":{\"type\":\"string\","
+			    "\"default\":\"\"}");
+	else if (!r->custom && strcmp(r->kind, "Lease") == 0)
+		buf_adds(b, ",\"spec\":{\"type\":\"object\","
+			    "\"x-kubernetes-preserve-unknown-fields\":true}");
+	else if (!r->custom && strcmp(r->kind, "ConfigMap") == 0)
 		buf_adds(b, ",\"immutable\":{\"type\":\"boolean\"},"
 			    "\"data\":{\"type\":\"object\",\"additionalProperties\":"
 			    "{\"type\":\"string\",\"default\":\"\"}},"

@@ -4,7 +4,9 @@
  *
  * Selectable fields follow the real apiserver's registries: pods expose
  * the spec and status fields kubelets and controllers select on,
- * namespaces expose status.phase, the others only metadata.
+ * namespaces expose status.phase, events the involvedObject, reason,
+ * type and source fields of the events registry, the others only
+ * metadata.
  *
  * A custom resource's strings live in a static slot of crd_names, so the
  * table owns no heap memory.
@@ -54,6 +56,34 @@ struct fake_res fake_res_table[FAKE_RES_MAX] = {
 		.hash = "0/CO1lhkEBI=",
 		.fields = { NULL },
 		.bookmark_tail = ",\"spec\":{},\"status\":{\"loadBalancer\":{}}",
+	},
+	[FAKE_RES_EVENTS] = {
+		.resource = "events", .key = "events", CORE, .singular = "event",
+		.kind = "Event", .list_kind = "EventList",
+		.namespaced = true, .short_name = "ev",
+		.hash = "r2yiGXH7wu8=",
+		.fields = { "involvedObject.kind", "involvedObject.namespace",
+			    "involvedObject.name", "involvedObject.uid",
+			    "involvedObject.apiVersion",
+			    "involvedObject.resourceVersion",
+			    "involvedObject.fieldPath", "reason",
+			    "reportingComponent", "source", "type", NULL },
+		.paths = { [9] = "source.component" },
+		/* reportingComponent/Instance have no omitempty */
+		.bookmark_tail = ",\"involvedObject\":{},\"source\":{},"
+				 "\"firstTimestamp\":null,\"lastTimestamp\":null,"
+				 "\"eventTime\":null,\"reportingComponent\":\"\","
+				 "\"reportingInstance\":\"\"",
+	},
+	[FAKE_RES_LEASES] = {
+		.resource = "leases", .key = "leases.coordination.k8s.io",
+		.group = "coordination.k8s.io", .version = "v1",
+		.api_version = "coordination.k8s.io/v1", .singular = "lease",
+		.kind = "Lease", .list_kind = "LeaseList",
+		.namespaced = true,
+		.hash = "gqkMMb/YqFM=",
+		.fields = { NULL },
+		.bookmark_tail = ",\"spec\":{}",
 	},
 };
 
@@ -201,6 +231,12 @@ bad:
 	snprintf(err, errlen, "--crd %s: want plural.group/version:Kind, e.g. "
 		 "widgets.example.com/v1:Widget (or ...:Widget:Cluster)", spec);
 	return -EINVAL;
+}
+
+const char *fake_res_field_path(int res, int i)
+{
+	const struct fake_res *r = &fake_res_table[res];
+	return r->paths[i] ? r->paths[i] : r->fields[i];
 }
 
 int fake_res_nfields(int res)

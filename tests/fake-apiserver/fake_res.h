@@ -3,7 +3,8 @@
  * per-resource request counters behind /fake/stats.
  *
  * The first FAKE_NBUILTIN entries are static: core/v1 namespaces, pods,
- * configmaps and services. Custom resources declared with --crd are
+ * configmaps, services and events, and coordination.k8s.io/v1 leases
+ * (which every real cluster writes to: node heartbeats, fake_cluster.c). Custom resources declared with --crd are
  * appended at start-up, before any request, and never change after, so
  * readers need no lock. A resource is named by its index in the table
  * everywhere else, so objects and events carry a small integer rather
@@ -20,12 +21,14 @@ enum fake_res_id {
 	FAKE_RES_PODS,
 	FAKE_RES_CONFIGMAPS,
 	FAKE_RES_SERVICES,
+	FAKE_RES_EVENTS,
+	FAKE_RES_LEASES,
 	FAKE_NBUILTIN
 };
 
 #define FAKE_RES_MAX 64		/* built-ins plus custom resources */
 
-#define FAKE_RES_MAX_FIELDS 8
+#define FAKE_RES_MAX_FIELDS 12
 
 struct fake_res {
 	const char *resource;	/* plural, "pods" */
@@ -35,6 +38,8 @@ struct fake_res {
 	const char *key;	/* "pods", "widgets.example.com": --seed and
 				 * /fake/stats name it so */
 	bool custom;		/* declared by --crd */
+	bool uncached;		/* --uncached-resources: served from
+				 * "etcd", without the watch cache */
 	const char *singular;	/* "pod" */
 	const char *kind;	/* "Pod" */
 	const char *list_kind;	/* "PodList" */
@@ -43,8 +48,10 @@ struct fake_res {
 	bool category_all;	/* listed in the "all" category */
 	const char *hash;	/* storageVersionHash, as the real server gives */
 	/* Selectable fields besides metadata.name/namespace; NULL-terminated.
-	 * Each is a dotted path into the object. */
+	 * Each is a dotted path into the object, unless paths[i] gives
+	 * another (an event's "source" selects source.component). */
 	const char *fields[FAKE_RES_MAX_FIELDS + 1];
+	const char *paths[FAKE_RES_MAX_FIELDS + 1];
 	/* What follows "metadata" in a BOOKMARK object: Go's zero value of
 	 * the kind's other members ("" when there are none). */
 	const char *bookmark_tail;
@@ -77,6 +84,8 @@ int fake_res_add_crd(const char *spec, bool cluster, char *err,
 		     size_t errlen);
 /* The number of entries in res->fields. */
 int fake_res_nfields(int res);
+/* The dotted path in the object that selectable field i reads. */
+const char *fake_res_field_path(int res, int i);
 
 static inline void fake_res_count(unsigned long *c)
 {

@@ -145,11 +145,17 @@ static bool media_is(const char *ct, size_t len, const char *want)
 
 /* The members a built-in kind has besides kind, apiVersion and
  * metadata: what fieldValidation=Strict accepts at the top level. */
-static const char *const kind_members[FAKE_NBUILTIN][4] = {
+static const char *const kind_members[FAKE_NBUILTIN][16] = {
 	[FAKE_RES_NAMESPACES] = { "spec", "status", NULL },
 	[FAKE_RES_PODS] = { "spec", "status", NULL },
 	[FAKE_RES_CONFIGMAPS] = { "immutable", "data", "binaryData", NULL },
 	[FAKE_RES_SERVICES] = { "spec", "status", NULL },
+	[FAKE_RES_EVENTS] = { "involvedObject", "reason", "message", "source",
+			      "firstTimestamp", "lastTimestamp", "count",
+			      "type", "eventTime", "series", "action",
+			      "related", "reportingComponent",
+			      "reportingInstance", NULL },
+	[FAKE_RES_LEASES] = { "spec", NULL },
 };
 
 static bool in_list(const char *const *l, const char *k)
