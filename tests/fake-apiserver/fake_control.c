@@ -2,8 +2,9 @@
  * fake_control: the control API, on loopback only.
  *
  *   GET  /fake/stats   {"resources":{"pods":{"list":N,"watch":N,
- *                      "watchOpen":N},...}}: requests received since
- *                      start, watch streams open now.
+ *                      "watchOpen":N},...},"compactedRV":N}: requests
+ *                      received since start, watch streams open now,
+ *                      and etcd's compaction point (0: none yet).
  *   POST /fake/faults  a JSON object of faults (DESIGN.md §4); every
  *                      field is checked before any applies, an unknown
  *                      one is a 400. {} clears the standing faults.
@@ -252,7 +253,9 @@ static enum MHD_Result serve_stats(struct MHD_Connection *c)
 			   __atomic_load_n(&s->watch, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch_open, __ATOMIC_RELAXED));
 	}
-	buf_adds(&b, "}}\n");
+	/* etcd's compaction point (fake_store.h), 0 before the first */
+	buf_printf(&b, "},\"compactedRV\":%llu}\n",
+		   (unsigned long long)fake_store_compacted());
 	return reply_plain(c, 200, &b);
 }
 

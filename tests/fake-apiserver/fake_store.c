@@ -23,6 +23,8 @@ static struct {
 	pthread_rwlock_t lock;
 	uint64_t rv;		/* atomic; written under the write lock */
 	uint64_t floor;		/* every event after floor is in the ring */
+	uint64_t compacted;	/* etcd's compaction point; atomic */
+	uint64_t compact_mark;	/* the RV at the previous compactor tick */
 	struct objvec cur[FAKE_RES_MAX];
 	struct fake_event *ring;	/* ring[(start + i) % cap]: rv floor+1+i */
 	size_t cap, start, n;
@@ -187,7 +189,7 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 	struct tops t = { 0 };
 	tops_want(&t, "metadata");
 	for (int i = 0; r->fields[i]; i++)
-		tops_want(&t, r->fields[i]);
+		tops_want(&t, fake_res_field_path(res, i));
 	if (fake_json_each(json, json + len, tops_member, &t) ||
 	    !tops_find(&t, "metadata", &ms, &me) || *ms != '{')
 		goto fail;
@@ -225,7 +227,8 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 		if (!o->fields)
 			goto fail;
 		for (int i = 0; i < nf; i++) {
-			o->fields[i] = tops_find(&t, r->fields[i], &vs, &ve) ?
+			o->fields[i] = tops_find(&t, fake_res_field_path(res, i),
+						 &vs, &ve) ?
 					       fake_json_text(vs, ve) : xstrdup("");
 			if (!o->fields[i])
 				goto fail;
@@ -309,6 +312,24 @@ void fake_store_wipe(void)
 	}
 	__atomic_store_n(&st.rv, 1, __ATOMIC_RELEASE);
 	st.floor = 1;
+	/* a new etcd: nothing compacted yet */
+	__atomic_store_n(&st.compacted, 0, __ATOMIC_RELEASE);
+	st.compact_mark = 0;
+}
+
+uint64_t fake_store_compacted(void)
+{
+	return __atomic_load_n(&st.compacted, __ATOMIC_ACQUIRE);
+}
+
+uint64_t fake_store_compact_tick(void)
+{
+	/* A mark above the RV was taken before a wipe: start over. */
+	if (st.compact_mark > st.compacted && st.compact_mark <= st.rv)
+		__atomic_store_n(&st.compacted, st.compact_mark,
+				 __ATOMIC_RELEASE);
+	st.compact_mark = st.rv;
+	return st.compacted;
 }
 
 void fake_store_free(void)
@@ -587,7 +608,7 @@ int fake_store_scan(int res, uint64_t at, const char *ns,
 	const char *from_ns = ns ? ns : "", *from_name = "";
 	int rc;
 
-	if (at < st.floor || at > st.rv)
+	if (at < st.floor || at < st.compacted || at > st.rv)
 		return -ESTALE;
 	if ((rc = collect_undo(res, at, &u, &nu)))
 		return rc;

@@ -9,6 +9,15 @@
  * an RV, and it lets a LIST rebuild the state at an older RV (continue
  * pages, resourceVersionMatch=Exact) by undoing newer events.
  *
+ * Two horizons, as in a real cluster. The ring's floor is the watch
+ * cache's: a watch of a cached resource resumes from any RV at or after
+ * it. The compaction point is etcd's (fake_store_compact_tick(), run by
+ * the compactor in fake_cluster.c every --compact-interval s, like
+ * kube-apiserver's): older states are gone from "etcd", so a LIST at an
+ * older RV (continue tokens, resourceVersionMatch=Exact) gets 410, and
+ * so does a watch of an uncached resource that needs older events, while
+ * cached resources keep serving from the ring (10-g).
+ *
  * Locking: one rwlock. Readers (LIST, GET, watch cursors) hold it shared
  * and only copy references out; writers hold it exclusive for the whole
  * read-modify-write, then fake_store_wrunlock() wakes every waiter.
@@ -81,6 +90,15 @@ uint64_t fake_store_rv(void);
 /* The oldest RV a watch may resume from or a LIST may be rebuilt at:
  * every event after it is in the history. Call with the lock held. */
 uint64_t fake_store_floor(void);
+/* etcd's compaction point: no state older than it can be read, and a
+ * watch served from etcd needs its start revision (RV + 1) at or after
+ * it. 0 before the first compaction. Any thread. */
+uint64_t fake_store_compacted(void);
+/* One compactor tick, as kube-apiserver's compactor does: compact to the
+ * RV that was current at the previous tick (so one to two intervals of
+ * history survive), then remember the current RV. Write lock held;
+ * returns the compaction point. */
+uint64_t fake_store_compact_tick(void);
 /* Bumped by dropWatches and wipe: a watch started under another value
  * must end. */
 unsigned fake_store_gen(void);
@@ -102,7 +120,8 @@ void fake_store_commit(enum fake_ev_type type, struct fake_obj *obj);
 int fake_store_seed_add(struct fake_obj *obj);
 void fake_store_seed_done(void);
 
-/* Forget the history (the "compact" fault). Write lock held. */
+/* Forget the history (the "compact" fault): every resume from an older
+ * RV, cached or not, gets 410. Write lock held. */
 void fake_store_compact(void);
 /* Delete every object and restart the RV at 1, with no events: a new
  * cluster at the same address (the "wipe" fault). Write lock held. */
@@ -126,7 +145,8 @@ int64_t fake_now_ms(void);
  * namespace ns (NULL: all), starting strictly after (after_ns,
  * after_name) when after_name is not NULL. fn returns false to stop.
  * Read lock held. Returns 0, or -ESTALE when the state at at cannot be
- * rebuilt (older than the floor, or newer than now).
+ * rebuilt (older than the floor or the compaction point, or newer than
+ * now).
  */
 int fake_store_scan(int res, uint64_t at, const char *ns,
 		    const char *after_ns, const char *after_name,

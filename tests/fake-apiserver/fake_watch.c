@@ -16,6 +16,27 @@
  * with RV unset or 0 and no sendInitialEvents/resourceVersionMatch is
  * defaulted to sendInitialEvents=true, so with allowWatchBookmarks it
  * ends its initial events with the k8s.io/initial-events-end BOOKMARK.
+ *
+ * BOOKMARKs, to a watch that asked (allowWatchBookmarks=true), as the
+ * watch cache sends them (13-a, 13-b, 16-a, 08-g): every
+ * --bookmark-interval s (60), plus one shortly before the deadline: 2 s
+ * before it, or 30% of the watch's length before it when that is
+ * shorter (a 4 s watch gets it at 2.8 s). Each carries the watch's
+ * cursor, which passes every resource's events (a healthy etcd with
+ * progress notifications), and is only sent when that RV is above the
+ * RV the watch started from: a watch on a cluster where nothing moved
+ * gets no bytes at all (13-b).
+ *
+ * Deadlines: timeoutSeconds, or else a random 30-60 minutes, as the
+ * apiserver spreads its minRequestTimeout.
+ *
+ * A resource in --uncached-resources (events by default) is served
+ * "from etcd": its watches get no bookmarks at all (the WatchList
+ * initial-events-end one excepted), and a resume from RV r gets the 410
+ * ERROR event once etcd is compacted past r + 1, the revision the watch
+ * would start at, with the message of the apiserver's etcd watcher.
+ * Cached resources resume from the watch cache's own history (the
+ * --history ring), whatever etcd compacted (10-g).
  */
 #include "fake_watch.h"
 
@@ -52,6 +73,7 @@ struct watch {
 	char *ns, *name;		/* owned; f points here */
 	struct fake_filter f;
 	uint64_t cursor;		/* every event <= cursor is handled */
+	uint64_t start_rv;		/* bookmarks only with an RV above it */
 	unsigned gen;
 	int64_t deadline;
 	int64_t next_bookmark;		/* 0: bookmarks off */
@@ -120,6 +142,15 @@ static void add_error(struct buf *b, unsigned code, const char *reason,
 	buf_adds(b, "{\"type\":\"ERROR\",\"object\":");
 	fake_status_json(b, code, reason, details, msg);
 	buf_adds(b, "}\n");
+}
+
+/* An uncached resource's resume from an RV etcd compacted away: the
+ * apiserver's etcd watcher turns ErrCompacted into this Status. */
+static void add_compacted(struct watch *w)
+{
+	add_error(&w->out, 410, "Expired", NULL,
+		  "The resourceVersion for the provided watch is too old.");
+	w->ended = true;
 }
 
 static void add_too_old(struct watch *w, uint64_t rv, uint64_t floor)
@@ -248,7 +279,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (w->out.len)
 			continue;
 		if (w->next_bookmark && now >= w->next_bookmark) {
-			if (w->cursor <= fake_store_rv())
+			if (w->cursor > w->start_rv)
 				add_bookmark(w, false);
 			schedule_bookmark(w, now);
 			continue;
@@ -322,9 +353,13 @@ static void start_cursor(struct watch *w, bool initial, uint64_t rv)
 		w->cursor = fake_store_rv();
 	} else {
 		w->cursor = rv;
-		if (rv < fake_store_floor())
+		if (fake_res_table[w->res].uncached &&
+		    rv + 1 < fake_store_compacted())
+			add_compacted(w);
+		else if (rv < fake_store_floor())
 			add_too_old(w, rv, fake_store_floor());
 	}
+	w->start_rv = w->cursor;
 	fake_store_rdunlock();
 }
 
@@ -375,15 +410,16 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 	w->f.name = w->name;
 
 	int64_t now = fake_now_ms();
-	if (o.timeout > 0) {
+	if (o.timeout > 0)
 		w->deadline = now + o.timeout * 1000;
-		int64_t pre = w->deadline - (o.timeout > 4 ? 1500 : o.timeout * 300);
-		w->pre_timeout = pre > now ? pre : 0;
-	} else {
-		/* the apiserver's 30-60 min spread */
+	else	/* the apiserver's 30-60 min spread */
 		w->deadline = now + (1800 + random() % 1800) * 1000LL;
-	}
-	if (o.bookmarks)
+	int64_t lead = (w->deadline - now) * 3 / 10;
+	if (lead > 2000)
+		lead = 2000;
+	w->pre_timeout = w->deadline - lead > now ? w->deadline - lead : 0;
+	/* the watch cache's bookmarks; an uncached resource gets none */
+	if (o.bookmarks && !fake_res_table[rq->res].uncached)
 		schedule_bookmark(w, now);
 
 	if (o.send_initial == 1) {

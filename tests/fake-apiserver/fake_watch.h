@@ -5,7 +5,8 @@
 #ifndef FAKE_WATCH_H
 #define FAKE_WATCH_H
 
-/* Seconds between periodic BOOKMARKs (--bookmark-interval, default 60). */
+/* Seconds between periodic BOOKMARKs (--bookmark-interval, default 60).
+ * Which watches get them, and the one before the deadline: fake_watch.c. */
 void fake_watch_set_bookmark_interval(unsigned seconds);
 
 #endif
