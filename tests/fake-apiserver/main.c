@@ -3,8 +3,15 @@
  * and write API over in-memory state, for tests, demos and load runs.
  *
  * This file holds the command line, seeding and the process lifecycle:
- * parse flags, seed the store, start the daemon, wait for SIGTERM or
- * SIGINT, then stop the watches, the daemon and free everything.
+ * parse flags, seed the store (the system namespaces always, then what
+ * --seed asks), start the daemon and the control plane's background
+ * writers (fake_cluster.c), wait for SIGTERM or SIGINT, then stop the
+ * writers, the watches, the daemon and free everything.
+ *
+ * By default the fake behaves like a real v1.32 cluster: Leases renewed
+ * every 10 s, an Event a minute, BOOKMARKs every 60 s, etcd compacted
+ * every 5 minutes and events served without the watch cache; --quiet
+ * and the interval flags shorten or silence that for tests.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -17,6 +24,7 @@
 
 #include "config/alloc.h"
 #include "config/log.h"
+#include "fake_cluster.h"
 #include "fake_http.h"
 #include "fake_res.h"
 #include "fake_seed.h"
@@ -31,6 +39,8 @@ struct opts {
 	const char *seed;
 	unsigned seed_ns;
 	unsigned bookmark_s;
+	struct fake_cluster_opts cluster;
+	const char *uncached;
 	int verbosity;
 	struct fake_tls_opts tls;
 	bool crd_cluster;
@@ -45,6 +55,17 @@ static void usage(FILE *f)
 		"  --seed RES=N,...         seed pods, configmaps, services, namespaces\n"
 		"  --seed-namespaces N      spread seeded objects over ns-0..ns-N-1 (default 10)\n"
 		"  --bookmark-interval S    seconds between watch bookmarks (default 60)\n"
+		"  --nodes N                simulated nodes renewing a Lease (default 3)\n"
+		"  --lease-interval S       Lease renewal period, 0 = none (default 10)\n"
+		"  --event-interval S       one node Event every S s in namespace\n"
+		"                           default, 0 = none (default 60)\n"
+		"  --quiet                  no background writes at all (no Leases,\n"
+		"                           no Events): the RV moves only on request\n"
+		"  --compact-interval S     compact etcd to the previous tick's RV\n"
+		"                           every S s, 0 = never (default 300)\n"
+		"  --uncached-resources L   served without the watch cache: no\n"
+		"                           bookmarks, 410 past compaction (default\n"
+		"                           events; \"\" for none)\n"
 		"  -v N                     log verbosity\n"
 		"  --tls-cert F --tls-key F serve HTTPS\n"
 		"  --client-ca F            accept client certificates signed by F\n"
@@ -98,6 +119,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->crd_cluster = true;
 			continue;
 		}
+		if (strcmp(a, "--quiet") == 0) {
+			o->cluster.quiet = true;
+			continue;
+		}
 		if (!val)
 			goto bad;
 		if (strcmp(a, "--listen") == 0) {
@@ -117,6 +142,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_uint(val, 86400, &v) || v == 0)
 				goto bad;
 			o->bookmark_s = (unsigned)v;
+		} else if (strcmp(a, "--nodes") == 0) {
+			if (parse_uint(val, 1000, &v))
+				goto bad;
+			o->cluster.nodes = (unsigned)v;
+		} else if (strcmp(a, "--lease-interval") == 0) {
+			if (parse_uint(val, 86400, &v))
+				goto bad;
+			o->cluster.lease_s = (unsigned)v;
+		} else if (strcmp(a, "--event-interval") == 0) {
+			if (parse_uint(val, 86400, &v))
+				goto bad;
+			o->cluster.event_s = (unsigned)v;
+		} else if (strcmp(a, "--compact-interval") == 0) {
+			if (parse_uint(val, 86400, &v))
+				goto bad;
+			o->cluster.compact_s = (unsigned)v;
+		} else if (strcmp(a, "--uncached-resources") == 0) {
+			o->uncached = val;
 		} else if (strcmp(a, "--tls-cert") == 0) {
 			o->tls.cert_file = val;
 		} else if (strcmp(a, "--tls-key") == 0) {
@@ -157,6 +200,35 @@ bad:
 	return 0;
 }
 
+/* Mark the resources of list (comma-separated keys, after every --crd)
+ * as served without the watch cache. */
+static int set_uncached(const char *list)
+{
+	char *copy = xstrdup(list), *p = copy, *item;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (int i = 0; i < fake_nres; i++)
+		fake_res_table[i].uncached = false;
+	while ((item = strsep(&p, ","))) {
+		int res;
+		if (!*item)
+			continue;
+		if ((res = fake_res_find(item)) < 0) {
+			fprintf(stderr, "fake-apiserver: --uncached-resources: "
+				"unknown resource %s (want a key of /fake/stats: "
+				"events, pods, leases.coordination.k8s.io, ...)\n",
+				item);
+			rc = -EINVAL;
+			break;
+		}
+		fake_res_table[res].uncached = true;
+	}
+	free(copy);
+	return rc;
+}
+
 /* Add one seeded object from b (reset after). */
 static int seed_one(int res, struct buf *b)
 {
@@ -173,9 +245,9 @@ static int seed_one(int res, struct buf *b)
 static int seed(const char *spec, unsigned nns)
 {
 	unsigned long want[FAKE_RES_MAX] = { 0 };
-	char *copy = xstrdup(spec), *p = copy, *item;
+	char *copy = xstrdup(spec ? spec : ""), *p = copy, *item;
 	struct buf b = BUF_INIT;
-	uint64_t rv = 0;
+	unsigned long long rv = 0;
 	int rc = 0;
 	char ns[64];
 
@@ -188,6 +260,7 @@ static int seed(const char *spec, unsigned nns)
 		if (!*item)
 			continue;
 		if (!eq || (*eq = '\0', res = fake_res_find(item)) < 0 ||
+		    res == FAKE_RES_EVENTS || res == FAKE_RES_LEASES ||
 		    parse_uint(eq + 1, 10000000, &n)) {
 			fprintf(stderr, "fake-apiserver: --seed: bad item %s "
 				"(want pods=N,configmaps=N,services=N,"
@@ -207,7 +280,9 @@ static int seed(const char *spec, unsigned nns)
 		namespaced |= want[res] && fake_res_table[res].namespaced;
 	if (namespaced && nsn < nns)
 		nsn = nns;
-	/* namespaces first, so every seeded object's namespace exists */
+	/* namespaces first, so every seeded object's namespace exists; the
+	 * system ones exist in every cluster */
+	rc = fake_cluster_seed_namespaces(&rv);
 	for (unsigned long i = 0; i < nsn && !rc; i++) {
 		fake_seed_ns_name((unsigned)i, (unsigned)nsn, ns, sizeof(ns));
 		if (!(rc = fake_seed_namespace(&b, ns, ++rv)))
@@ -239,19 +314,25 @@ static int seed(const char *spec, unsigned nns)
 		return rc;
 	}
 	log_info("seeded %llu objects in %lld ms, resourceVersion %llu",
-		 (unsigned long long)rv, (long long)(fake_now_ms() - t0),
+		 rv, (long long)(fake_now_ms() - t0),
 		 (unsigned long long)fake_store_rv());
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { "127.0.0.1", 8080, 10000, NULL, 10, 60, 0, { 0 }, false };
+	struct opts o = {
+		.host = "127.0.0.1", .port = 8080, .history = 10000,
+		.seed_ns = 10, .bookmark_s = 60,
+		.cluster = { .nodes = 3, .lease_s = 10, .event_s = 60,
+			     .compact_s = 300 },
+		.uncached = "events",
+	};
 	char err[256];
 	sigset_t set;
 	int sig = 0, rc;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o) || set_uncached(o.uncached))
 		return 2;
 	log_setup(LOG_TEXT, o.verbosity, "fake-apiserver");
 	json_set_alloc_funcs(xmalloc, free);
@@ -273,7 +354,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fake-apiserver: out of memory\n");
 		return 1;
 	}
-	if (o.seed && (rc = seed(o.seed, o.seed_ns))) {
+	if ((rc = seed(o.seed, o.seed_ns))) {
 		fake_store_free();
 		fake_tls_free();
 		return rc == -EINVAL ? 2 : 1;
@@ -284,8 +365,11 @@ int main(int argc, char **argv)
 		fake_tls_free();
 		return 1;
 	}
+	if ((rc = fake_cluster_start(&o.cluster)))
+		log_error("background writers: %s", strerror(-rc));
 	sigwait(&set, &sig);
 	log_info("%s: shutting down", strsignal(sig));
+	fake_cluster_stop();
 	fake_store_stop();
 	fake_http_stop();
 	fake_store_free();
