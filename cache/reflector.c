@@ -91,6 +91,8 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 	size_t len = size * n;
 	if (len > 12 && !strncasecmp(p, "retry-after:", 12))
 		x->retry_after = atoi(p + 12);
+	else if (len > 5 && !strncmp(p, "HTTP/", 5))
+		x->opened_ms = cache_rvclock_now_ms();
 	return len;
 }
 
@@ -225,6 +227,7 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 	}
 	cache_snap_put(old);
 	r->rv = l->rv;
+	cache_rvclock_note(r->clock, l->rv, cache_rvclock_now_ms());
 	cache_history_set_progress(r->history, l->rv);
 	__atomic_store_n(&r->synced, true, __ATOMIC_RELEASE);
 	tell_progress(r);
@@ -268,8 +271,18 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			json_str(d, msg, m, sizeof(m));
 		int64_t cv = 0;
 		if (code > 0 && !json_i64(d, code, &cv) && cv == 410) {
-			log_info("%s: watch expired (%s); relisting",
-				 r->kind->resource, m);
+			int64_t last = __atomic_load_n(&r->last_change_ms,
+						       __ATOMIC_RELAXED);
+			int64_t quiet = (cache_rvclock_now_ms() - (last ? last :
+				x->opened_ms)) / 1000;
+			log_info("%s: the upstream no longer has resourceVersion %llu "
+				 "(%s): it compacted its history, and this resource "
+				 "had no change for %llds to move past it (%s); relisting",
+				 r->kind->resource, (unsigned long long)r->rv, m,
+				 (long long)quiet,
+				 __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED) ?
+					 "its BOOKMARKs did not keep up" :
+					 "the upstream sends it no BOOKMARKs");
 			return R_EXPIRED;
 		}
 		log_warn("%s: watch: ERROR event %lld: %s", r->kind->resource,
@@ -285,6 +298,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		return R_ERROR;
 	}
 	if (json_str_eq(d, type, "BOOKMARK")) {
+		__atomic_store_n(&r->bookmarks_seen, true, __ATOMIC_RELAXED);
 		if (rv > r->rv)
 			r->rv = rv;	/* published at the end of the chunk */
 		return R_OK;
@@ -366,6 +380,10 @@ static void flush(struct cache_resource *r, struct cache_txn *t, bool *open,
 		cache_obj_put(pend[i].prev);
 	}
 	__atomic_add_fetch(&r->stats.events, *npend, __ATOMIC_RELAXED);
+	int64_t now = cache_rvclock_now_ms();
+	if (*npend)
+		__atomic_store_n(&r->last_change_ms, now, __ATOMIC_RELAXED);
+	cache_rvclock_note(r->clock, r->rv, now);
 	*npend = 0;
 	cache_history_set_progress(r->history, r->rv);
 	tell_progress(r);
@@ -405,13 +423,46 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	return x->result == R_OK ? len : 0;
 }
 
+/* How a watch went, for what follows it. */
+struct watch_end {
+	int64_t opened_ms;		/* when the answer began, 0: never */
+	bool at_deadline;		/* the upstream ended it at timeoutSeconds */
+};
+
+/*
+ * How a dead stream is noticed. Where the upstream sends BOOKMARKs,
+ * silence past the stall timeout is a stall. Where it sends none (a
+ * resource it serves without its watch cache, such as events), silence is
+ * normal for as long as nothing changes: only TCP keepalive (see
+ * upstream.c) and the watch's own deadline, with a margin, end it.
+ */
+static void set_stall_rules(struct cache_resource *r, CURL *c, int timeout)
+{
+	long stall = r->up.stall_seconds > 0 ? r->up.stall_seconds : 90;
+	bool bookmarks = __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, bookmarks ? 1L : 0L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, bookmarks ? stall : 0L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+			 bookmarks ? 0L : (timeout + 30L + timeout / 10) * 1000L);
+}
+
+/* Lists keep the stall timeout and have no deadline. */
+static void set_list_rules(struct cache_resource *r, CURL *c)
+{
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+			 (long)(r->up.stall_seconds > 0 ? r->up.stall_seconds : 90));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 0L);
+}
+
 /* One WATCH from r->rv until the stream ends. */
-static int watch_once(struct cache_resource *r, CURL *c)
+static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 {
 	char path[512];
 	cache_resource_path(r->kind, NULL, path, sizeof(path));
 	int timeout = r->up.watch_timeout ? r->up.watch_timeout :
 					    300 + rand() % 300;
+	set_stall_rules(r, c, timeout);
 	struct buf url = BUF_INIT;
 	buf_printf(&url,
 		   "%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"
@@ -421,6 +472,11 @@ static int watch_once(struct cache_resource *r, CURL *c)
 			  .line = BUF_INIT, .doc = JSON_DOC_INIT };
 	refl_stat_inc(&r->stats.watches);
 	long code = buf_ok(&url) ? refl_http_get(r, c, url.p, &x) : -1;
+	set_list_rules(r, c);
+	end->opened_ms = code == 200 ? x.opened_ms : 0;
+	/* a second early still counts: the upstream's clock is not ours */
+	end->at_deadline = end->opened_ms &&
+			   cache_rvclock_now_ms() >= end->opened_ms + timeout * 1000L - 1000;
 	int result = x.result;
 	if (refl_stopping(r))
 		result = R_STOP;
@@ -476,6 +532,83 @@ int cache_resource_upstream_rv(const struct cache_upstream *up,
 	return rc;
 }
 
+/* ---- quiet resources ---- */
+
+const char *cache_relist_reason_name(int reason)
+{
+	static const char *const names[RELIST_NREASONS] = {
+		[RELIST_EXPIRED] = "expired",
+		[RELIST_BROKEN] = "broken",
+		[RELIST_BACKWARDS] = "backwards",
+	};
+	return reason >= 0 && reason < RELIST_NREASONS ? names[reason] : "";
+}
+
+/*
+ * After a watch that ended cleanly, move a quiet resource up to the
+ * newest RV its storage domain showed at least the settle time ago, when
+ * the watch was open before then too: every write up to that RV was
+ * committed before it was seen, so the watch has delivered the ones of
+ * this resource (rvclock.h has the argument). Its next watch resumes
+ * from a recent RV the upstream still has, not from its last change,
+ * which compaction removes within minutes.
+ */
+static void fast_forward(struct cache_resource *r, const struct watch_end *end)
+{
+	int64_t settle = (r->up.settle_seconds > 0 ? r->up.settle_seconds : 30) * 1000L;
+	int64_t by = cache_rvclock_now_ms() - settle;
+	uint64_t rv;
+	if (!end->opened_ms || end->opened_ms > by ||
+	    !cache_rvclock_seen_by(r->clock, by, &rv) || rv <= r->rv)
+		return;
+	log_v(1, "%s: no change upstream from %llu to %llu: resuming from %llu",
+	      r->kind->resource, (unsigned long long)r->rv,
+	      (unsigned long long)rv, (unsigned long long)rv);
+	struct cache_txn t;
+	cache_txn_begin(r->store, &t);
+	if (cache_txn_commit(&t, rv)) {
+		log_error("%s: out of memory moving to %llu", r->kind->resource,
+			  (unsigned long long)rv);
+		return;
+	}
+	r->rv = rv;
+	cache_history_set_progress(r->history, rv);
+	refl_stat_inc(&r->stats.fast_forwards);
+	tell_progress(r);
+}
+
+/*
+ * A watch that ended, by the server or by going silent, may be the sign
+ * of an upstream that lost its state: a wiped cluster at the same address
+ * closes its watches, then accepts a watch from an RV it has not reached
+ * and stays silent. Compare RVs before watching again (one limit=1 LIST),
+ * unless the watch simply reached its deadline while the upstream kept
+ * showing RVs in this domain (events, BOOKMARKs, other resources): then
+ * the renewal is the only request. Returns rc, or R_BACKWARDS.
+ */
+static int check_upstream_rv(struct cache_resource *r, int rc,
+			     const struct watch_end *end)
+{
+	char err[256];
+	uint64_t now = 0;
+	if (rc != R_OK && rc != R_RETRY)
+		return rc;
+	if (rc == R_OK && end->at_deadline &&
+	    cache_rvclock_heard_since(r->clock, end->opened_ms))
+		return rc;
+	if (cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+				       sizeof(err)))
+		return rc;
+	if (now < r->rv) {
+		log_warn("%s: the upstream is at resourceVersion %llu, below ours "
+			 "(%llu): relisting", r->kind->resource,
+			 (unsigned long long)now, (unsigned long long)r->rv);
+		return R_BACKWARDS;
+	}
+	cache_rvclock_note(r->clock, now, cache_rvclock_now_ms());
+	return rc;
+}
+
 /* ---- the thread ---- */
 
 /* Exponential backoff from 5 ms to the configured cap, with jitter in
@@ -513,10 +646,7 @@ static void *run(void *arg)
 	int attempt = 0;
 	bool need_list = true;
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	/* no byte for this long: the stream is dead (a silent partition) */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-			 (long)(r->up.stall_seconds > 0 ? r->up.stall_seconds : 90));
+	set_list_rules(r, c);
 	while (!refl_stopping(r)) {
 		if (need_list) {
 			struct listing l = { 0 };
@@ -541,32 +671,20 @@ static void *run(void *arg)
 			attempt = 0;
 		}
 		time_t began = time(NULL);
-		uint64_t before = r->rv;
-		int rc = watch_once(r, c);
+		struct watch_end end = { 0 };
+		int rc = watch_once(r, c, &end);
 		if (rc == R_STOP)
 			break;
-		/* A watch that ended, by the server or by going silent, may be
-		 * the sign of an upstream that lost its state: a wiped cluster
-		 * at the same address closes its watches and then accepts a
-		 * watch from an RV it has not reached, and stays silent.
-		 * Compare RVs before watching again (one cheap request per
-		 * watch, which lasts minutes). */
-		(void)before;
-		uint64_t now = 0;
-		if ((rc == R_OK || rc == R_RETRY) &&
-		    !cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-						sizeof(err))) {
-			if (now < r->rv) {
-				log_warn("%s: the upstream is at resourceVersion %llu, below "
-					 "ours (%llu): relisting",
-					 r->kind->resource, (unsigned long long)now,
-					 (unsigned long long)r->rv);
-				rc = R_EXPIRED;
-			}
-		}
-		if (rc == R_EXPIRED || rc == R_ERROR) {
+		if (rc == R_OK)
+			fast_forward(r, &end);
+		rc = check_upstream_rv(r, rc, &end);
+		if (rc == R_EXPIRED || rc == R_ERROR || rc == R_BACKWARDS) {
 			refl_stat_inc(&r->stats.relists);
+			refl_stat_inc(&r->stats.relists_by[rc == R_EXPIRED ? RELIST_EXPIRED :
+				      rc == R_ERROR ? RELIST_BROKEN : RELIST_BACKWARDS]);
 			need_list = true;
+			if (rc == R_BACKWARDS)
+				rc = R_EXPIRED;
 		}
 		/* Back off after errors, and after a watch that ended at once
 		 * (no hot loop against an upstream that closes every watch);
@@ -595,6 +713,7 @@ struct cache_resource *cache_resource_new(const struct cache_kind *kind,
 		return NULL;
 	r->kind = kind;
 	r->up = *up;
+	r->clock = cache_rvclock_for_group(kind->group);
 	r->store = cache_store_new();
 	r->history = cache_history_new(history, 0);
 	if (!r->store || !r->history) {

@@ -22,11 +22,25 @@
 
 #include "cache/history.h"
 #include "cache/kind.h"
+#include "cache/rvclock.h"
 #include "cache/store.h"
 #include "cache/upstream.h"
 
+enum cache_relist_reason {
+	RELIST_EXPIRED,		/* the upstream answered 410 to a resume */
+	RELIST_BROKEN,		/* bad bytes, an ERROR event, or events that
+				 * did not fit the cache */
+	RELIST_BACKWARDS,	/* the upstream's RV went below ours (wiped) */
+	RELIST_NREASONS
+};
+
+/* "expired", "broken", "backwards": the label of the relists metric. */
+const char *cache_relist_reason_name(int reason);
+
 struct cache_resource_stats {		/* all atomic */
 	uint64_t lists, watches, events, relists, errors, malformed;
+	uint64_t relists_by[RELIST_NREASONS];
+	uint64_t fast_forwards;		/* quiet resumes moved to a newer RV */
 	uint64_t watchers;		/* local watches open now (the proxy's) */
 };
 
@@ -40,6 +54,11 @@ struct cache_resource {
 	long last_http_status;		/* atomic; of the last answer */
 	int64_t failing_since;		/* atomic; unix time of the first failure
 					 * since the last success, 0 when healthy */
+	int64_t last_change_ms;		/* atomic; monotonic ms of the last
+					 * upstream event applied, 0: none */
+	bool bookmarks_seen;		/* atomic; the upstream sends BOOKMARKs
+					 * for this resource, so silence is a stall */
+	struct cache_rvclock *clock;	/* the RVs of its storage domain */
 	struct cache_resource_stats stats;
 	/* Told after every published change, from the reflector thread,
 	 * while on_progress_ctx (atomic) is not NULL. Set before start. */

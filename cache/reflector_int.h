@@ -15,8 +15,9 @@
 /* How a LIST or WATCH ended. R_RETRY: the connection failed or went
  * silent, resume the watch; R_REFUSED: the upstream answered 429/5xx,
  * resume after backing off; R_ERROR: the bytes were wrong, relist;
- * R_EXPIRED: 410, relist. */
-enum { R_OK, R_RETRY, R_REFUSED, R_EXPIRED, R_ERROR, R_STOP };
+ * R_EXPIRED: 410, relist; R_BACKWARDS: the upstream's RV is below ours
+ * (a wiped cluster), relist. */
+enum { R_OK, R_RETRY, R_REFUSED, R_EXPIRED, R_ERROR, R_STOP, R_BACKWARDS };
 
 /* One upstream request in flight. */
 struct xfer {
@@ -30,6 +31,7 @@ struct xfer {
 	struct json_doc doc;
 	int result;			/* R_* once the stream must end */
 	uint64_t events;
+	int64_t opened_ms;		/* monotonic; when the answer began */
 };
 
 /* The objects of a LIST, in the upstream's order. */

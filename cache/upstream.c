@@ -19,7 +19,11 @@ CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
 	}
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	/* A dead peer on a silent watch is found by keepalive probes:
+	 * silence alone is normal (a quiet resource). */
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPIDLE, 30L);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPINTVL, 10L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "informer-proxy/0.1");
 	/* Verification stays on: only the credentials' explicit insecure
 	 * field turns it off. */

@@ -23,7 +23,10 @@ struct cache_upstream {
 	int page_size;			/* LIST limit */
 	int watch_timeout;		/* seconds; 0 = randomized 300-600 */
 	int backoff_max_ms;		/* cap of the retry backoff */
-	int stall_seconds;		/* no byte this long: the stream is dead */
+	int stall_seconds;		/* no byte this long: the stream is dead
+					 * (only where BOOKMARKs are sent) */
+	int settle_seconds;		/* an RV seen this long ago has reached
+					 * an open watch (rvclock.h) */
 	bool strip_managed_fields;
 };
 

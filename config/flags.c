@@ -58,7 +58,12 @@ static const struct flag flags[] = {
 	{ "backoff-max-ms", F_INT, OFF(backoff_max_ms), 10, 600000,
 	  "cap of the exponential backoff after upstream errors (default 5000)" },
 	{ "upstream-stall-timeout", F_INT, OFF(stall_seconds), 1, 86400,
-	  "seconds without a byte after which an upstream stream counts as dead (default 90)" },
+	  "seconds without a byte after which an upstream stream that sends "
+	  "BOOKMARKs counts as dead (default 90); streams without BOOKMARKs "
+	  "rely on TCP keepalive and their deadline" },
+	{ "upstream-settle", F_INT, OFF(settle_seconds), 1, 3600,
+	  "seconds after which a resourceVersion seen upstream counts as "
+	  "delivered to an open watch, so a quiet resource resumes from it (default 30)" },
 	{ "upstream-grace", F_INT, OFF(grace_seconds), 0, 86400,
 	  "seconds /readyz stays 200 while the upstream cannot be reached (default 300)" },
 	{ "startup-timeout", F_INT, OFF(startup_timeout), 1, 86400,
@@ -187,6 +192,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->upstream_burst = 100;
 	cfg->backoff_max_ms = 5000;
 	cfg->stall_seconds = 90;
+	cfg->settle_seconds = 30;
 	cfg->grace_seconds = 300;
 	cfg->startup_timeout = 60;
 

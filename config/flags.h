@@ -36,6 +36,7 @@ struct config {
 	int upstream_qps, upstream_burst; /* the proxy's own upstream requests */
 	int backoff_max_ms;		/* cap of the upstream retry backoff */
 	int stall_seconds;		/* a silent upstream stream is dead after this */
+	int settle_seconds;		/* a seen RV has reached an open watch after this */
 	int grace_seconds;		/* /readyz stays 200 this long with upstream away */
 	int startup_timeout;		/* exit if never synced after this long */
 	bool strip_managed_fields;

@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 		.limit = &limit,
 		.backoff_max_ms = cfg.backoff_max_ms,
 		.stall_seconds = cfg.stall_seconds,
+		.settle_seconds = cfg.settle_seconds,
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,

@@ -57,6 +57,27 @@ static double errors(struct cache_resource *r) { return (double)load(&r->stats.e
 static double malformed(struct cache_resource *r) { return (double)load(&r->stats.malformed); }
 static double watchers(struct cache_resource *r) { return (double)load(&r->stats.watchers); }
 
+static double fast_forwards(struct cache_resource *r)
+{
+	return (double)load(&r->stats.fast_forwards);
+}
+
+/* Relists by resource and reason: expired (410 on resume), broken (bad
+ * bytes or events that did not fit), backwards (the upstream's RV fell). */
+static void relists_by_reason(struct buf *b, struct proxy *p)
+{
+	const char *name = "informer_proxy_relists_by_reason_total";
+	buf_printf(b, "# HELP %s Relists, by why.\n# TYPE %s counter\n", name, name);
+	for (int i = 0; i < p->nres; i++) {
+		const struct cache_kind *k = p->res[i]->kind;
+		for (int why = 0; why < RELIST_NREASONS; why++)
+			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
+				   name, k->resource, k->group[0] ? "." : "",
+				   k->group, cache_relist_reason_name(why),
+				   (unsigned long long)load(&p->res[i]->stats.relists_by[why]));
+	}
+}
+
 static double staleness(struct cache_resource *r)
 {
 	int64_t last = __atomic_load_n(&r->last_contact, __ATOMIC_RELAXED);
@@ -107,6 +128,11 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 		     "Watch events applied to the cache.", events);
 	per_resource(&b, p, "informer_proxy_relists_total", "counter",
 		     "Relists after 410 Expired, bad bytes or an ERROR event.", relists);
+	relists_by_reason(&b, p);
+	per_resource(&b, p, "informer_proxy_quiet_resumes_total", "counter",
+		     "Watch renewals of a quiet resource moved to a newer resourceVersion "
+		     "seen upstream, so that they resume instead of relisting.",
+		     fast_forwards);
 	per_resource(&b, p, "informer_proxy_upstream_errors_total", "counter",
 		     "Failed upstream LISTs and WATCHes.", errors);
 	per_resource(&b, p, "informer_proxy_upstream_malformed_total", "counter",
