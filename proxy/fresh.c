@@ -3,7 +3,8 @@
  *
  * One mutex guards the waiter list and the probe generations; it is
  * taken on the slow path only (a read that must wait), never by a read
- * the cache can answer at once.
+ * the cache can answer at once. The prober thread sends the probes and
+ * keeps time: it sleeps until the earliest waiter's deadline.
  */
 #include "proxy/fresh.h"
 
@@ -14,13 +15,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "cache/json.h"
+#include "cache/rvclock.h"
 #include "config/alloc.h"
-#include "config/buf.h"
 #include "config/log.h"
 
-#define WAIT_MS 3000		/* the apiserver's wait for a future RV */
-#define PROBE_WAIT_MS 10000	/* a consistent read's wait for the watch */
+#define BUSY_MS 2000		/* a resource that changed this recently is busy */
+#define CATCHUP_MS 15		/* a busy resource's watch is this close */
+#define WATCH_CATCHUP_MS 250	/* an RV-less watch's wait for the probed RV */
+#define WATCH_RV_MS 3000	/* a watch-list's wait for N, the apiserver's */
+#define PROBE_MS 5000		/* a probe slower than this: the upstream is away */
 
 struct probe {				/* per resource; locked */
 	uint64_t started, done;		/* generations */
@@ -37,15 +40,9 @@ struct proxy_fresh {
 	pthread_cond_t cond;		/* wakes the prober */
 	struct proxy_wait *waiters;	/* locked */
 	struct probe *probes;		/* locked; one per resource */
+	bool away;			/* prober thread only: the last probe failed */
 	bool stop;			/* locked, and atomic for upstream GETs */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int index_of(struct proxy_fresh *f, struct cache_resource *r)
 {
@@ -53,6 +50,16 @@ static int index_of(struct proxy_fresh *f, struct cache_resource *r)
 		if (f->res[i] == r)
 			return i;
 	return -1;
+}
+
+/* How long the cache may take to reach an RV it has not reached. */
+static int64_t budget_ms(const struct proxy_wait *w)
+{
+	if (w->watch)
+		return w->consistent ? WATCH_CATCHUP_MS : WATCH_RV_MS;
+	int64_t last = __atomic_load_n(&w->r->last_change_ms, __ATOMIC_RELAXED);
+	bool busy = last && cache_rvclock_now_ms() - last < BUSY_MS;
+	return busy ? CATCHUP_MS : 0;
 }
 
 /* Finish w: unlink, set the result, resume its connection. Locked. */
@@ -69,47 +76,84 @@ static void finish(struct proxy_fresh *f, struct proxy_wait *w,
 	MHD_resume_connection(w->conn);
 }
 
-/* Resume every waiter whose condition now holds. Locked. */
+/* The outcome for w now, FRESH_WAITING while it must wait on. Locked. */
+static enum fresh_result judge(struct proxy_fresh *f, struct proxy_wait *w,
+			       int64_t now)
+{
+	if (w->need_gen) {
+		struct probe *p = &f->probes[index_of(f, w->r)];
+		if (p->done < w->need_gen)
+			return now >= w->deadline_ms ? FRESH_STALE : FRESH_WAITING;
+		w->need_gen = 0;
+		if (p->failed)
+			return FRESH_STALE;
+		w->need_rv = p->rv;
+		w->deadline_ms = now + budget_ms(w);
+	}
+	if (cache_store_rv(w->r->store) >= w->need_rv)
+		return FRESH_OK;
+	if (now < w->deadline_ms)
+		return FRESH_WAITING;
+	return w->watch && !w->consistent ? FRESH_TIMEOUT : FRESH_UPSTREAM;
+}
+
+/* Resume every waiter whose outcome is known. Locked. */
 static void settle(struct proxy_fresh *f, int64_t now)
 {
 	for (struct proxy_wait *w = f->waiters, *next; w; w = next) {
 		next = w->next;
-		int i = index_of(f, w->r);
-		struct probe *p = &f->probes[i];
-		if (w->need_gen) {
-			if (p->done < w->need_gen) {
-				if (now >= w->deadline_ms)
-					finish(f, w, FRESH_STALE);
-				continue;
-			}
-			w->need_gen = 0;
-			if (p->failed) {
-				finish(f, w, FRESH_STALE);
-				continue;
-			}
-			w->need_rv = p->rv;
-		}
-		if (cache_store_rv(w->r->store) >= w->need_rv)
-			finish(f, w, FRESH_OK);
-		else if (now >= w->deadline_ms)
-			/* a consistent read whose watch lags is served as it
-			 * is; an explicit RV the cache never reached is 504 */
-			finish(f, w, w->consistent ? FRESH_STALE : FRESH_TIMEOUT);
+		enum fresh_result res = judge(f, w, now);
+		if (res != FRESH_WAITING)
+			finish(f, w, res);
 	}
 }
 
-/* The upstream's current RV for r. */
+/* The upstream's current RV for r; prober thread, unlocked. */
 static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 		    uint64_t *rv)
 {
 	char err[256];
 	int rc = cache_resource_upstream_rv(f->up, r->kind, &f->stop, rv, err,
 					    sizeof(err));
-	if (rc)
+	if (rc && !f->away)
 		log_warn("%s: cannot ask the upstream for its resourceVersion (%s); "
-			 "serving a consistent read from the cache as it is",
+			 "reads without resourceVersion are served from the cache "
+			 "until it answers (counted in "
+			 "informer_proxy_consistent_reads_stale_total)",
 			 r->kind->resource, err);
+	else if (!rc && f->away)
+		log_info("%s: the upstream answers again; reads without "
+			 "resourceVersion are exact again", r->kind->resource);
+	f->away = rc != 0;
+	if (!rc)
+		cache_rvclock_note(r->clock, *rv, cache_rvclock_now_ms());
 	return rc;
+}
+
+/* The resource with a waiter for a probe not started yet, or -1. Locked. */
+static int probe_todo(struct proxy_fresh *f)
+{
+	for (struct proxy_wait *w = f->waiters; w; w = w->next) {
+		int i = index_of(f, w->r);
+		if (w->need_gen > f->probes[i].started)
+			return i;
+	}
+	return -1;
+}
+
+/* Sleep until woken or the earliest waiter's deadline. Locked. */
+static void sleep_on(struct proxy_fresh *f)
+{
+	int64_t until = 0;
+	for (struct proxy_wait *w = f->waiters; w; w = w->next)
+		if (!until || w->deadline_ms < until)
+			until = w->deadline_ms;
+	if (!until) {
+		pthread_cond_wait(&f->cond, &f->lock);
+		return;
+	}
+	struct timespec ts = { until / 1000, (long)(until % 1000) * 1000000L };
+	pthread_cond_timedwait(&f->cond, &f->lock, &ts);
 }
 
 static void *prober(void *arg)
@@ -117,15 +161,10 @@ static void *prober(void *arg)
 	struct proxy_fresh *f = arg;
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop) {
-		int todo = -1;
-		for (int i = 0; i < f->nres && todo < 0; i++)
-			for (struct proxy_wait *w = f->waiters; w; w = w->next)
-				if (w->r == f->res[i] && w->need_gen > f->probes[i].started) {
-					todo = i;
-					break;
-				}
+		settle(f, cache_rvclock_now_ms());
+		int todo = probe_todo(f);
 		if (todo < 0) {
-			pthread_cond_wait(&f->cond, &f->lock);
+			sleep_on(f);
 			continue;
 		}
 		struct probe *p = &f->probes[todo];
@@ -137,7 +176,6 @@ static void *prober(void *arg)
 		p->done = gen;
 		p->rv = rv;
 		p->failed = rc != 0;
-		settle(f, now_ms());
 	}
 	pthread_mutex_unlock(&f->lock);
 	return NULL;
@@ -147,6 +185,7 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 				    struct cache_resource **res, int nres)
 {
 	struct proxy_fresh *f = xcalloc(1, sizeof(*f));
+	pthread_condattr_t ca;
 	if (!f)
 		return NULL;
 	f->up = up;
@@ -154,7 +193,11 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 	f->nres = nres;
 	f->probes = xcalloc((size_t)(nres ? nres : 1), sizeof(*f->probes));
 	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->cond, NULL);
+	/* deadlines are monotonic, like cache_rvclock_now_ms() */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&f->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (!f->probes || pthread_create(&f->thread, NULL, prober, f)) {
 		pthread_mutex_destroy(&f->lock);
 		pthread_cond_destroy(&f->cond);
@@ -196,12 +239,17 @@ void proxy_fresh_free(struct proxy_fresh *f)
 
 bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 {
+	int64_t now = cache_rvclock_now_ms();
 	w->result = FRESH_WAITING;
 	w->need_gen = 0;
 	w->consistent = probe;
-	if (!probe && cache_store_rv(w->r->store) >= w->need_rv) {
-		w->result = FRESH_OK;
-		return false;
+	if (!probe) {
+		w->deadline_ms = now + budget_ms(w);
+		enum fresh_result res = judge(f, w, now);
+		if (res != FRESH_WAITING) {
+			w->result = res;
+			return false;
+		}
 	}
 	int i = index_of(f, w->r);
 	pthread_mutex_lock(&f->lock);
@@ -213,13 +261,13 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 	if (probe) {
 		/* a probe that starts after this request arrived */
 		w->need_gen = f->probes[i].started + 1;
-		pthread_cond_signal(&f->cond);
+		w->deadline_ms = now + PROBE_MS;
 	}
-	w->deadline_ms = now_ms() + (probe ? PROBE_WAIT_MS : WAIT_MS);
 	w->queued = true;
 	w->next = f->waiters;
 	f->waiters = w;
 	MHD_suspend_connection(w->conn);
+	pthread_cond_signal(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 	return true;
 }
@@ -229,15 +277,7 @@ void proxy_fresh_progress(void *ctx, struct cache_resource *r)
 	struct proxy_fresh *f = ctx;
 	pthread_mutex_lock(&f->lock);
 	if (f->waiters)
-		settle(f, now_ms());
-	pthread_mutex_unlock(&f->lock);
-}
-
-void proxy_fresh_tick(struct proxy_fresh *f)
-{
-	pthread_mutex_lock(&f->lock);
-	if (f->waiters)
-		settle(f, now_ms());
+		settle(f, cache_rvclock_now_ms());
 	pthread_mutex_unlock(&f->lock);
 }
 

@@ -3,20 +3,34 @@
  *
  * A LIST or GET without resourceVersion is a consistent read: it must
  * include every write the upstream had acknowledged when the request
- * arrived. We get that the way the apiserver's watch cache does since
- * 1.31: ask the upstream for its current RV with a cheap `limit=1` LIST
- * (a quorum read there), then wait until our cache has caught up to it
- * through the watch. One probe serves every request that arrived before
- * it started, so a burst of reads costs one upstream request.
+ * arrived. We ask the upstream for its current RV with a cheap `limit=1`
+ * LIST (a quorum read there; one probe serves every request that arrived
+ * before it started), then:
+ *   - the cache is there already: answer from the cache;
+ *   - the resource is busy (it changed in the last two seconds), so its
+ *     watch will pass that RV within milliseconds: wait up to 15 ms, then
+ *     answer from the cache;
+ *   - otherwise the cache cannot prove it is new enough: in a real
+ *     cluster the RV is etcd's revision, which Lease renewals move every
+ *     few seconds while a quiet resource's watch stays put until its next
+ *     BOOKMARK, a minute away. The read is sent to the upstream as it
+ *     came (FRESH_UPSTREAM) and the answer streamed back.
+ * A resourceVersion=N read whose N the cache has not reached follows the
+ * same rule: a short wait when busy, else the upstream answers it (with
+ * its own 3 s wait and 504 for an N from the future).
  *
- * A resourceVersion=N read (NotOlderThan, or Exact above the cache) waits
- * the same way for N, up to 3 s, then gets 504 ResourceVersionTooLarge.
+ * A WATCH is never sent upstream (that would cost the upstream a watch
+ * per client): an RV-less watch waits up to 250 ms for the probed RV and
+ * then starts from the cache, whose watch brings any write it missed as
+ * an event; a watch-list from resourceVersion=N waits up to 3 s for N,
+ * then gets 504.
  *
  * Waiting never holds a thread: the connection is suspended and resumed
  * when the reflector reports progress, a probe answers, or the deadline
- * passes (the ticker). If the upstream cannot be asked, the read is
- * served from the cache as it is and the staleness is logged: a sidecar
- * keeps answering while its upstream is away.
+ * passes (the prober thread keeps time). If the upstream cannot be asked,
+ * reads are served from the cache as they are (FRESH_STALE), counted,
+ * and logged once per outage: a sidecar keeps answering while its
+ * upstream is away.
  */
 #ifndef PROXY_FRESH_H
 #define PROXY_FRESH_H
@@ -29,7 +43,14 @@
 
 struct proxy_fresh;
 
-enum fresh_result { FRESH_WAITING, FRESH_OK, FRESH_TIMEOUT, FRESH_STALE };
+enum fresh_result {
+	FRESH_WAITING,
+	FRESH_OK,		/* the cache is new enough */
+	FRESH_UPSTREAM,		/* not proven in time: a read goes upstream,
+				 * an RV-less watch starts from the cache */
+	FRESH_STALE,		/* the upstream could not be asked */
+	FRESH_TIMEOUT,		/* a watch's N was not reached; or shutdown */
+};
 
 struct proxy_wait {
 	struct proxy_wait *next;	/* in the fresh list; locked */
@@ -37,8 +58,9 @@ struct proxy_wait {
 	struct cache_resource *r;
 	uint64_t need_gen;		/* the probe that must answer; 0 = none */
 	uint64_t need_rv;		/* the RV the cache must reach */
-	int64_t deadline_ms;
-	bool consistent;		/* an RV-less read: probe first */
+	int64_t deadline_ms;		/* monotonic */
+	bool consistent;		/* an RV-less request: probe first */
+	bool watch;			/* a watch: never goes upstream */
 	enum fresh_result result;	/* locked until no longer WAITING */
 	bool queued;			/* locked */
 };
@@ -50,17 +72,16 @@ void proxy_fresh_stop(struct proxy_fresh *f);
 void proxy_fresh_free(struct proxy_fresh *f);
 
 /*
- * Start waiting on w (filled by the caller: conn, r, and need_rv for a
- * known RV, or probe = true for a consistent read), suspending the
- * connection. Returns false when there is nothing to wait for (the cache
- * is there already), in which case w->result is FRESH_OK.
+ * Decide whether w can be answered now, else start waiting (suspending
+ * the connection). The caller fills conn, r, watch, and need_rv for a
+ * known RV or probe = true for an RV-less request. Returns false when
+ * the outcome is known at once (w->result says it), true when the
+ * connection was suspended; it is resumed with w->result set.
  */
 bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe);
 /* Take w off the list if it is still there (its request ended). */
 void proxy_fresh_cancel(struct proxy_fresh *f, struct proxy_wait *w);
 /* Called from the reflector thread after each published change. */
 void proxy_fresh_progress(void *ctx, struct cache_resource *r);
-/* Called by the ticker: time out waiters past their deadline. */
-void proxy_fresh_tick(struct proxy_fresh *f);
 
 #endif

@@ -135,41 +135,52 @@ static enum MHD_Result too_large(struct MHD_Connection *c,
 
 /*
  * Make sure the cache is as new as the request needs: for an RV-less
- * read, at least the upstream's RV when the request came (a consistent
- * read); for resourceVersion=N, at least N. Returns 0 to go on, or 1
- * after suspending the request (it is called again when resumed) or
- * queueing an answer, with *res set.
+ * request, at least the upstream's RV when the request came (a consistent
+ * read); for resourceVersion=N, at least N (see fresh.h). Returns 0 to go
+ * on from the cache, or 1 with *res set: suspended (the handler runs
+ * again when resumed), answered, or handed to the upstream
+ * (req->upstream, for a read the cache cannot prove fresh).
  */
 static int await_rv(struct proxy *p, struct MHD_Connection *c,
 		    struct cache_resource *r, const struct rv_req *q,
-		    struct proxy_req *req, enum MHD_Result *res)
+		    bool watch, struct proxy_req *req, enum MHD_Result *res)
 {
-	if (req->waited) {
-		if (req->wait.result == FRESH_TIMEOUT) {
-			*res = too_large(c, r, req->wait.need_rv);
+	if (!req->waited) {
+		bool consistent = !q->rv && !q->any;
+		if (!consistent && cache_store_rv(r->store) >= q->rv)
+			return 0;
+		req->waited = true;
+		if (consistent)
+			PROXY_COUNT(consistent_reads);
+		req->wait.conn = c;
+		req->wait.r = r;
+		req->wait.watch = watch;
+		req->wait.need_rv = q->rv;
+		if (proxy_fresh_wait(p->fresh, &req->wait, consistent)) {
+			*res = MHD_YES;
 			return 1;
 		}
-		if (req->wait.result == FRESH_STALE) {
-			PROXY_COUNT(consistent_stale);
-			log_v(1, "%s: consistent read served from the cache at %llu",
-			      r->kind->resource,
-			      (unsigned long long)cache_store_rv(r->store));
-		}
+	}
+	switch (req->wait.result) {
+	case FRESH_TIMEOUT:
+		*res = too_large(c, r, req->wait.need_rv);
+		return 1;
+	case FRESH_STALE:
+		PROXY_COUNT(consistent_stale);
+		log_v(1, "%s: read served from the cache at %llu: the upstream "
+		      "cannot be asked", r->kind->resource,
+		      (unsigned long long)cache_store_rv(r->store));
+		return 0;
+	case FRESH_UPSTREAM:
+		if (watch)
+			return 0;	/* starts from the cache; events follow */
+		PROXY_COUNT(reads_upstream);
+		req->upstream = true;
+		*res = MHD_YES;
+		return 1;
+	default:
 		return 0;
 	}
-	bool consistent = !q->rv && !q->any;
-	if (!consistent && cache_store_rv(r->store) >= q->rv)
-		return 0;
-	req->waited = true;
-	if (consistent)
-		PROXY_COUNT(consistent_reads);
-	req->wait.conn = c;
-	req->wait.r = r;
-	req->wait.need_rv = q->rv;
-	if (!proxy_fresh_wait(p->fresh, &req->wait, consistent))
-		return 0;
-	*res = MHD_YES;
-	return 1;
 }
 
 int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
@@ -177,7 +188,7 @@ int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
 		   enum MHD_Result *res)
 {
 	struct rv_req q = { .rv = rv };
-	return await_rv(p, c, r, &q, req, res);
+	return await_rv(p, c, r, &q, true, req, res);
 }
 
 /* The snapshot a request asks for, referenced; NULL after queueing the
@@ -386,7 +397,7 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 		if (decode_continue(cont, &cont_rv, start_ns, sizeof(start_ns),
 				    start_name, sizeof(start_name), err, sizeof(err)))
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
-	} else if (await_rv(p, c, r, &q, req, &res)) {
+	} else if (await_rv(p, c, r, &q, false, req, &res)) {
 		return res;
 	}
 	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err, sizeof(err));
@@ -491,7 +502,7 @@ enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
 		return not_acceptable(c);
 	if (!parse_rv(c, &q, &res))
 		return res;
-	if (await_rv(p, c, r, &q, req, &res))
+	if (await_rv(p, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o)

@@ -31,10 +31,13 @@ struct proxy;
 	  "Local watches ended with 410 Expired (fell behind, or the upstream " \
 	  "was wiped).")                                                       \
 	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
-	  "RV-less reads that waited for an upstream RV probe.")               \
+	  "Requests without resourceVersion that probed the upstream's RV.")   \
+	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",      \
+	  "LISTs and GETs answered by the upstream because the cache could "   \
+	  "not prove within milliseconds that it was new enough.")              \
 	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
-	  "Consistent reads served from the cache because the upstream could " \
-	  "not be asked in time.")
+	  "Reads served from the cache without proof because the upstream "    \
+	  "could not be asked.")
 
 struct proxy_counters {
 #define X(field, name, labels, help) uint64_t field;

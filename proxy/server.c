@@ -195,7 +195,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return MHD_YES;
 		}
 		log_v(3, "%s %s", method, url);
-		return route(p, c, url, &rq->lr);
+		enum MHD_Result ret = route(p, c, url, &rq->lr);
+		if (!rq->lr.upstream)
+			return ret;
+		/* A read the cache cannot prove fresh: the upstream answers
+		 * it, exactly as a passthrough request (created, then
+		 * started, in one go: a GET has no body to wait for). */
+		rq->local = false;
+		ret = proxy_pt_handle(p->pt, c, url, method, upload, upload_size,
+				      &rq->pt);
+		if (ret != MHD_YES || !rq->pt)
+			return ret;
 	}
 	return proxy_pt_handle(p->pt, c, url, method, upload, upload_size,
 			       &rq->pt);
@@ -251,7 +261,6 @@ static void *ticker(void *arg)
 		pthread_cond_timedwait(&p->tick_cond, &p->tick_lock, &ts);
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
-		proxy_fresh_tick(p->fresh);
 	}
 	pthread_mutex_unlock(&p->tick_lock);
 	return NULL;

@@ -63,14 +63,15 @@ bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val);
  * it is resumed). */
 struct proxy_req {
 	bool waited;			/* wait holds the outcome */
+	bool upstream;			/* a read the upstream must answer */
 	struct proxy_wait wait;
 };
 
-/* Make the request wait, suspended, until the cache has reached rv, or
- * for rv 0 until it is as new as the upstream was when the request came
- * (a consistent read; see fresh.h). Returns 0 to go on, or 1 with *res
- * set: suspended (the handler runs again when it is resumed) or answered
- * (504 when rv was not reached in time). */
+/* For a WATCH: make the request wait, suspended, until the cache has
+ * reached rv, or for rv 0 until it is as new as the upstream was when
+ * the request came, for a short while (see fresh.h). Returns 0 to go on,
+ * or 1 with *res set: suspended (the handler runs again when it is
+ * resumed) or answered (504 when rv was not reached in time). */
 int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
 		   struct cache_resource *r, uint64_t rv, struct proxy_req *req,
 		   enum MHD_Result *res);
