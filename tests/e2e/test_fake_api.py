@@ -162,9 +162,10 @@ class TestCustomResources(ApiCase):
     def test_discovery(self):
         _, groups = self.json("/apis")
         self.assertEqual(groups["kind"], "APIGroupList")
+        # the built-in coordination.k8s.io (leases) first, as in 01-c
         self.assertEqual([g["name"] for g in groups["groups"]],
-                         ["example.com", "example.org"])
-        ex = groups["groups"][0]
+                         ["coordination.k8s.io", "example.com", "example.org"])
+        ex = groups["groups"][1]
         self.assertEqual(ex["versions"], [{"groupVersion": "example.com/v1",
                                            "version": "v1"}])
         self.assertEqual(ex["preferredVersion"], ex["versions"][0])
@@ -236,12 +237,15 @@ class TestAggregatedDiscovery(ApiCase):
     def test_apis_groups(self):
         _, body = self.agg("/apis", AGG_V2)
         names = [i["metadata"]["name"] for i in body["items"]]
-        self.assertEqual(names, ["example.com", "example.org"])
-        w = body["items"][0]["versions"][0]["resources"][0]
+        self.assertEqual(names, ["coordination.k8s.io", "example.com", "example.org"])
+        lease = body["items"][0]["versions"][0]["resources"][0]
+        self.assertEqual((lease["resource"], lease["responseKind"]["kind"], lease["scope"]),
+                         ("leases", "Lease", "Namespaced"))
+        w = body["items"][1]["versions"][0]["resources"][0]
         self.assertEqual(w["resource"], "widgets")
         self.assertEqual(w["responseKind"]["kind"], "Widget")
-        self.assertEqual(body["items"][1]["versions"][0]["version"], "v1alpha1")
-        self.assertEqual(body["items"][1]["versions"][0]["resources"][0]["scope"],
+        self.assertEqual(body["items"][2]["versions"][0]["version"], "v1alpha1")
+        self.assertEqual(body["items"][2]["versions"][0]["resources"][0]["scope"],
                          "Cluster")
 
     def test_if_none_match_304(self):

@@ -271,8 +271,9 @@ data: {a: "1"}
     def test_openapi_v3_index_and_documents(self):
         s, idx = h.get_json(self.fake.url + "/openapi/v3")
         self.assertEqual(s, 200)
-        self.assertEqual(sorted(idx["paths"]), ["api/v1", "apis/example.com/v1"])
-        for gv, kinds in (("api/v1", ["ConfigMap", "Namespace", "Pod", "Service"]),
+        self.assertEqual(sorted(idx["paths"]), ["api/v1", "apis/coordination.k8s.io/v1", "apis/example.com/v1"])
+        for gv, kinds in (("api/v1", ["ConfigMap", "Event", "Namespace", "Pod", "Service"]),
+                          ("apis/coordination.k8s.io/v1", ["Lease"]),
                           ("apis/example.com/v1", ["Widget"])):
             url = idx["paths"][gv]["serverRelativeURL"]
             self.assertTrue(url.startswith("/openapi/v3/%s?hash=" % gv), url)
