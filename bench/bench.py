@@ -1,4 +1,4 @@
-"""bench.py: B1-B8 of issue 5, each figure beside its reference.
+"""bench.py: B1-B9, each figure beside its reference.
 
 Run by bench/run.sh (which builds the binaries). Every server listens on
 127.0.0.1:0; every figure is a ratio measured side by side in this run,
@@ -10,6 +10,8 @@ The setups:
   100k pods fake + proxy: B6 at 100k, B5 (with an empty fake for the
             0-pod RSS), B8
   400 pods  fresh fake + proxy per N: B7 (one page, so one LIST request)
+  10k pods + 1000 configmaps, background writes on: B9 (reads without
+            resourceVersion: quiet and busy resources)
 """
 import http.client
 import json
@@ -452,6 +454,93 @@ def bench_b7():
                "%d+%d" % (f["list"], f["watch"]), "1+1", None, "info", None, "requests")
 
 
+# ---------------------------------------------------------------- B9
+
+def timed_get(url, path):
+    t = time.monotonic()
+    st, _ = get(url, path)
+    assert st == 200, (url, path, st)
+    return (time.monotonic() - t) * 1000
+
+
+def p99(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * 0.99))]
+
+
+def counter(srv, name):
+    _, body = get(srv.url, "/metrics")
+    for line in body.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def bench_b9():
+    """Reads without resourceVersion against a fake with a real cluster's
+    background writes on (its defaults: a Lease per node and the
+    apiserver's renewed every 10 s, an Event a minute, BOOKMARKs every
+    60 s, compaction every 5 min). Each proxy read is paired with the same
+    read sent straight to the fake, interleaved, so both see the same
+    moment of a noisy machine."""
+    fake = harness.fake(seed="pods=10000,configmaps=1000")
+    srv = harness.proxy(fake.url, "pods,configmaps")
+    out = {}
+    try:
+        harness.wait_ready(srv.url, timeout=120)
+        stale0 = counter(srv, "informer_proxy_consistent_reads_stale_total")
+        n = 300
+        for name, path in (("quiet_list", "/api/v1/namespaces/ns-1/configmaps"),
+                           ("quiet_get", "/api/v1/namespaces/ns-1/configmaps/cm-1")):
+            up0 = counter(srv, "informer_proxy_reads_sent_upstream_total")
+            px, ref = [], []
+            for _ in range(n):
+                px.append(timed_get(srv.url, path))
+                ref.append(timed_get(fake.url, path))
+                time.sleep(0.01)
+            out[name] = {"proxy_ms": px, "direct_ms": ref, "upstream": counter(
+                srv, "informer_proxy_reads_sent_upstream_total") - up0}
+        # busy: 100 writes/s to pods for the length of the reads
+        path = "/api/v1/pods?labelSelector=shard%3D7"
+        res = {}
+        th = threading.Thread(target=lambda: res.update(w=loadgen(
+            "--target", srv.url, "--writer", fake.url, "--watchers", 0,
+            "--write-rate", 100, "--create-pct", 0, "--delete-pct", 0,
+            "--duration", 14, "--drain", 1)[0]), daemon=True)
+        th.start()
+        time.sleep(2)
+        up0 = counter(srv, "informer_proxy_reads_sent_upstream_total")
+        px, ref = [], []
+        for _ in range(n):
+            px.append(timed_get(srv.url, path))
+            ref.append(timed_get(fake.url, path))
+            time.sleep(0.01)
+        out["busy_list"] = {"proxy_ms": px, "direct_ms": ref, "upstream": counter(
+            srv, "informer_proxy_reads_sent_upstream_total") - up0}
+        th.join(60)
+        out["writes"] = res.get("w", {}).get("writes")
+        out["stale"] = counter(srv, "informer_proxy_consistent_reads_stale_total") - stale0
+    finally:
+        srv.stop(check=False)
+        fake.stop(check=False)
+    raw["B9"] = out
+    for name, what in (("quiet_list", "LIST 100 configmaps of a quiet resource"),
+                       ("quiet_get", "GET a configmap of a quiet resource")):
+        f = out[name]
+        a, b = p99(f["proxy_ms"]), p99(f["direct_ms"])
+        record("B9", "%s, no RV, p99 (ms) [%d of %d sent upstream]" % (
+            what, f["upstream"], len(f["proxy_ms"])), round(a, 2), round(b, 2),
+            round(a - b, 2), "<= direct + 20 ms", a <= b + 20, "ms")
+    f = out["busy_list"]
+    a, b = p99(f["proxy_ms"]), p99(f["direct_ms"])
+    record("B9", "LIST shard=7 (1%% of 10k pods) at 100 writes/s, no RV, p99 (ms) "
+           "[%d of %d sent upstream]" % (f["upstream"], len(f["proxy_ms"])),
+           round(a, 2), round(b, 2), round(a / b, 3), "<= 20 ms, from the cache",
+           a <= 20 and f["upstream"] <= len(f["proxy_ms"]) // 100, "ms")
+    record("B9", "reads served stale while the upstream answered", int(out["stale"]), 0,
+           None, "0", out["stale"] == 0, "reads")
+
+
 # ---------------------------------------------------------------- main
 
 def table():
@@ -471,7 +560,7 @@ def table():
 
 
 def main():
-    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 9)}
+    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 10)}
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")
@@ -482,6 +571,9 @@ def main():
     if "B7" in want:
         log("B7: 1, 10, 100 informers")
         bench_b7()
+    if "B9" in want:
+        log("B9: reads without resourceVersion, background writes on")
+        bench_b9()
     results.sort(key=lambda r: r["id"])
     elapsed = time.monotonic() - t0
     doc = {"machine": machine(), "elapsed_s": round(elapsed, 1),

@@ -32,7 +32,11 @@ struct probe {				/* per resource; locked */
 };
 
 struct proxy_fresh {
-	const struct cache_upstream *up;
+	/* The proxy's upstream without its token bucket: a probe stands for
+	 * client reads that would reach the upstream anyway, and one probe
+	 * in flight per resource (serving every read queued behind it)
+	 * bounds their rate by the round trip. */
+	struct cache_upstream up;
 	struct cache_resource **res;
 	int nres;
 	pthread_t thread;
@@ -113,7 +117,7 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 		    uint64_t *rv)
 {
 	char err[256];
-	int rc = cache_resource_upstream_rv(f->up, r->kind, &f->stop, rv, err,
+	int rc = cache_resource_upstream_rv(&f->up, r->kind, &f->stop, rv, err,
 					    sizeof(err));
 	if (rc && !f->away)
 		log_warn("%s: cannot ask the upstream for its resourceVersion (%s); "
@@ -188,7 +192,8 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 	pthread_condattr_t ca;
 	if (!f)
 		return NULL;
-	f->up = up;
+	f->up = *up;
+	f->up.limit = NULL;
 	f->res = res;
 	f->nres = nres;
 	f->probes = xcalloc((size_t)(nres ? nres : 1), sizeof(*f->probes));

@@ -1,0 +1,213 @@
+"""The proxy in front of a fake that behaves like a real cluster: the
+global resourceVersion moves every second (Lease renewals), etcd is
+compacted, and `events` is served without the watch cache (no BOOKMARKs).
+
+ConsistentReads: reads without resourceVersion stay exact (they include
+every write the upstream acknowledged before them) and never wait out a
+quiet resource's next BOOKMARK.
+
+QuietEvents: a quiet `events` resource, for the equivalent of an hour at
+100x speed (compaction every 3 s instead of 5 min, watch deadlines of 4 s
+instead of 5-10 min, a stall timeout of 2 s instead of 90 s): no stall, no
+relist, no request but the watch renewals, and every event that does
+happen reaches a local watcher.
+"""
+import json
+import threading
+import time
+import unittest
+import urllib.parse
+
+import harness as h
+
+
+def metrics(proxy):
+    """{"name{labels}": value} from /metrics."""
+    _, _, raw = h.request("GET", proxy.url + "/metrics")
+    out = {}
+    for line in raw.decode().splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            out[k] = float(v)
+    return out
+
+
+def fake_stats(fake):
+    return h.get_json(fake.url + "/fake/stats")[1]
+
+
+def patch(base, path, labels):
+    s, _, raw = h.request("PATCH", base + path,
+                          body=json.dumps({"metadata": {"labels": labels}}).encode(),
+                          headers={"Content-Type": "application/merge-patch+json"})
+    assert s == 200, (s, raw[:300])
+    return int(json.loads(raw)["metadata"]["resourceVersion"])
+
+
+class ConsistentReads(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Leases every second: the global RV moves under a quiet resource
+        # ten times faster than in a real cluster.
+        cls.fake = h.fake("--lease-interval", "1", "--bookmark-interval", "60",
+                          seed="pods=40,configmaps=40")
+        cls.proxy = h.proxy(cls.fake.url, "pods,configmaps")
+        h.wait_ready(cls.proxy.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proxy.stop()
+        cls.fake.stop()
+
+    def global_rv_moves(self):
+        """Wait until a Lease renewal moved the RV past every write so far."""
+        _, lst = h.get_json(self.fake.url + "/api/v1/namespaces/ns-0/pods?limit=1")
+        rv = int(lst["metadata"]["resourceVersion"])
+        h.wait_until(lambda: int(h.get_json(self.fake.url + "/api/v1/namespaces/ns-0/pods?limit=1")
+                                 [1]["metadata"]["resourceVersion"]) > rv,
+                     timeout=10, what="a background write upstream")
+
+    def test_write_elsewhere_between_reads(self):
+        stale0 = metrics(self.proxy)["informer_proxy_consistent_reads_stale_total"]
+        cm = "/api/v1/namespaces/ns-3/configmaps/cm-3"
+        for i in range(20):
+            s, first = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-3/configmaps")
+            self.assertEqual(s, 200)
+            # a write to the read resource, straight at the upstream, then
+            # a write to another resource, which moves the RV past it
+            want = patch(self.fake.url, cm, {"seq": str(i)})
+            other = patch(self.fake.url, "/api/v1/namespaces/ns-1/pods/web-1", {"seq": str(i)})
+            self.assertGreater(other, want)
+            t = time.time()
+            s, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-3/configmaps")
+            took = time.time() - t
+            self.assertEqual(s, 200)
+            got = [o for o in lst["items"] if o["metadata"]["name"] == "cm-3"]
+            self.assertEqual(got[0]["metadata"]["labels"].get("seq"), str(i),
+                             "read %d missed a write the upstream acknowledged before it" % i)
+            self.assertGreaterEqual(int(lst["metadata"]["resourceVersion"]), want)
+            self.assertLess(took, 1.0, "an RV-less read of a quiet resource waited %.2fs" % took)
+            s, obj = h.get_json(self.proxy.url + cm)
+            self.assertEqual((s, obj["metadata"]["labels"].get("seq")), (200, str(i)))
+        m = metrics(self.proxy)
+        self.assertEqual(m["informer_proxy_consistent_reads_stale_total"], stale0,
+                         "reads were served stale while the upstream answered")
+
+    def test_quiet_resource_goes_upstream_and_matches_it(self):
+        self.global_rv_moves()
+        up0 = metrics(self.proxy)["informer_proxy_reads_sent_upstream_total"]
+        path = "/api/v1/namespaces/ns-5/configmaps?labelSelector=" + urllib.parse.quote("app=web")
+        s, mine = h.get_json(self.proxy.url + path)
+        s2, theirs = h.get_json(self.fake.url + path)
+        self.assertEqual((s, s2), (200, 200))
+        self.assertTrue(theirs["items"])
+        self.assertEqual([o["metadata"]["name"] for o in mine["items"]],
+                         [o["metadata"]["name"] for o in theirs["items"]])
+        self.assertGreater(metrics(self.proxy)["informer_proxy_reads_sent_upstream_total"], up0)
+
+    def test_rv_from_another_resource(self):
+        # resourceVersion=N where N came from a write to another resource:
+        # the configmaps cache may never reach N by itself before its next
+        # bookmark; the answer must still come, at N or later
+        n = patch(self.fake.url, "/api/v1/namespaces/ns-2/pods/web-2", {"x": str(int(time.time() * 1000))})
+        t = time.time()
+        s, lst = h.get_json(self.proxy.url + "/api/v1/configmaps?resourceVersion=%d" % n)
+        self.assertEqual(s, 200, lst)
+        self.assertGreaterEqual(int(lst["metadata"]["resourceVersion"]), n)
+        self.assertLess(time.time() - t, 1.0)
+
+    def test_old_rv_of_a_quiet_resource_still_resumes(self):
+        # a local watch from the RV of an earlier LIST of a quiet resource,
+        # after the global RV moved on: no 410, and later writes arrive
+        _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-7/configmaps?resourceVersion=0")
+        rv = lst["metadata"]["resourceVersion"]
+        self.global_rv_moves()
+        self.global_rv_moves()
+        w = h.Watch(self.proxy.url + "/api/v1/namespaces/ns-7/configmaps?watch=1&resourceVersion=" + rv)
+        try:
+            want = patch(self.fake.url, "/api/v1/namespaces/ns-7/configmaps/cm-7", {"late": "1"})
+            evs = w.wait_for(1)
+            self.assertTrue(evs, "no event")
+            self.assertEqual(evs[0]["type"], "MODIFIED", evs[0])
+            self.assertEqual(int(evs[0]["object"]["metadata"]["resourceVersion"]), want)
+        finally:
+            w.close()
+
+
+class QuietEvents(unittest.TestCase):
+    SCALE = 100            # seconds of a real cluster per second here
+    RUN_S = 36             # an hour at that scale
+
+    def test_an_hour_of_quiet_events(self):
+        fake = h.fake("--lease-interval", "1", "--event-interval", "0",
+                      "--bookmark-interval", "1", "--compact-interval", "3",
+                      seed="configmaps=20")
+        self.addCleanup(fake.stop)
+        proxy = h.proxy(fake.url, "events,configmaps", "--watch-timeout", "4",
+                        "--upstream-stall-timeout", "2", "--upstream-settle", "1")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        _, lst = h.get_json(proxy.url + "/api/v1/events?resourceVersion=0")
+        local = h.Watch(proxy.url + "/api/v1/events?watch=1&allowWatchBookmarks=false"
+                        "&resourceVersion=" + lst["metadata"]["resourceVersion"],
+                        timeout=self.RUN_S + 30)
+        self.addCleanup(local.close)
+        base = fake_stats(fake)["resources"]["events"]
+
+        stop = threading.Event()
+
+        def churn():  # other resources change all along
+            i = 0
+            while not stop.is_set():
+                patch(fake.url, "/api/v1/namespaces/ns-%d/configmaps/cm-%d" % (i % 10, i % 20),
+                      {"seq": str(i)})
+                i += 1
+                stop.wait(0.2)
+        th = threading.Thread(target=churn, daemon=True)
+        th.start()
+        self.addCleanup(stop.set)
+        t0 = time.time()
+        time.sleep(self.RUN_S / 2)
+        # one event happens half-way, long after the last change
+        s, _, raw = h.request("POST", fake.url + "/api/v1/namespaces/default/events", body={
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "half-way", "namespace": "default"},
+            "involvedObject": {"kind": "Node", "name": "node-0"},
+            "reason": "Test", "message": "half-way", "type": "Normal"})
+        self.assertEqual(s, 201, raw[:300])
+        created = int(json.loads(raw)["metadata"]["resourceVersion"])
+        time.sleep(max(0.0, self.RUN_S - (time.time() - t0)))
+        stop.set()
+        th.join(5)
+
+        got = fake_stats(fake)["resources"]["events"]
+        m = metrics(proxy)
+        logs = proxy.logs()
+        ev_lines = [l for l in logs.splitlines() if "events:" in l]
+        renewals = got["watch"] - base["watch"]
+        report = ("events over %ds (%d min at %dx): upstream LISTs %d, WATCHes %d, "
+                  "relists %d, quiet resumes %d, warnings %d" % (
+                      self.RUN_S, self.RUN_S * self.SCALE // 60, self.SCALE,
+                      got["list"] - base["list"], renewals,
+                      m['informer_proxy_relists_total{resource="events"}'],
+                      m['informer_proxy_quiet_resumes_total{resource="events"}'],
+                      sum(1 for l in ev_lines if "warn" in l.lower())))
+        print("\n  " + report)
+        self.assertEqual(got["list"], base["list"],
+                         "the quiet events resource was LISTed upstream: " + report)
+        self.assertEqual(m['informer_proxy_relists_total{resource="events"}'], 0, report)
+        self.assertEqual([l for l in ev_lines if "warn" in l.lower()], [], report)
+        # renewals at the deadline only: one per 4 s watch, give or take one
+        self.assertGreaterEqual(renewals, self.RUN_S // 4 - 2, report)
+        self.assertLessEqual(renewals, self.RUN_S // 4 + 2, report)
+        self.assertGreater(m['informer_proxy_quiet_resumes_total{resource="events"}'], 0, report)
+        # the local watcher stayed open and saw the one event there was
+        evs = local.wait_for(1, timeout=5)
+        self.assertFalse(local.closed, "the local watch was closed")
+        self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in evs],
+                         [("ADDED", "half-way")])
+        self.assertEqual(int(evs[0]["object"]["metadata"]["resourceVersion"]), created)
+
+
+if __name__ == "__main__":
+    unittest.main()
