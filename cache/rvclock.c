@@ -44,8 +44,9 @@ static bool builtin_group(const char *g)
 			return true;
 	/* x.k8s.io groups are the project's own, except the aggregated
 	 * metrics APIs, which have no watch and RVs of their own. */
-	size_t n = strlen(g);
-	return n > 8 && !strcmp(g + n - 8, ".k8s.io") && !strstr(g, "metrics");
+	static const char suffix[] = ".k8s.io";
+	size_t n = strlen(g), ns = sizeof(suffix) - 1;
+	return n > ns && !strcmp(g + n - ns, suffix) && !strstr(g, "metrics");
 }
 
 struct cache_rvclock *cache_rvclock_for_group(const char *group)
