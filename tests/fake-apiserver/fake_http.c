@@ -3,7 +3,7 @@
  * (see fake_http.h).
  *
  * Routes, as the apiserver serves them (PREFIX is /api/v1 for the core
- * group, /apis/GROUP/VERSION for a custom resource):
+ * group, /apis/GROUP/VERSION for leases and custom resources):
  *   PREFIX/RES                      collection (all namespaces)
  *   PREFIX/RES/NAME                 cluster-scoped object
  *   PREFIX/namespaces/NS/RES[/NAME] namespaced collection or object
