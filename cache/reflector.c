@@ -77,10 +77,27 @@ void cache_resource_path(const struct cache_kind *kind, const char *ns,
 /* ---- HTTP plumbing ---- */
 
 
+/* Called by libcurl about once a second, and on every chunk. A watch
+ * whose upstream sends BOOKMARKs and that has been silent past the stall
+ * timeout is dead (a silent partition); any other silence is normal. The
+ * rule is looked up each time, so it holds from a resource's first
+ * BOOKMARK on, in the watch that brought it. */
 static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 		       curl_off_t un)
 {
-	return refl_stopping(((struct xfer *)p)->r) ? 1 : 0;
+	struct xfer *x = p;
+	struct cache_resource *r = x->r;
+	if (refl_stopping(r))
+		return 1;
+	if (!x->watch || !__atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED))
+		return 0;
+	int64_t last = x->last_byte_ms ? x->last_byte_ms : x->opened_ms;
+	long stall = r->up.stall_seconds > 0 ? r->up.stall_seconds : 90;
+	if (last && cache_rvclock_now_ms() - last > stall * 1000L) {
+		x->stalled = true;
+		return 1;
+	}
+	return 0;
 }
 
 static size_t on_watch_data(char *data, size_t size, size_t n, void *p);
@@ -159,7 +176,11 @@ long refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 			mark_healthy(r);
 		return code;
 	}
-	if (!refl_stopping(r) && !(x->watch && x->result != R_OK))
+	if (x->stalled)
+		log_warn("%s: watch: no byte for %d s from an upstream that sends "
+			 "BOOKMARKs: reconnecting", r->kind->resource,
+			 r->up.stall_seconds > 0 ? r->up.stall_seconds : 90);
+	else if (!refl_stopping(r) && !(x->watch && x->result != R_OK))
 		log_warn("%s: %s: %s", r->kind->resource,
 			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
 	return -1;
@@ -275,14 +296,15 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 						       __ATOMIC_RELAXED);
 			int64_t quiet = (cache_rvclock_now_ms() - (last ? last :
 				x->opened_ms)) / 1000;
-			log_info("%s: the upstream no longer has resourceVersion %llu "
-				 "(%s): it compacted its history, and this resource "
-				 "had no change for %llds to move past it (%s); relisting",
+			bool bm = __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
+			log_info("%s: watch expired: the upstream no longer has "
+				 "resourceVersion %llu (%s); %s%lld s since this "
+				 "resource last changed%s; relisting",
 				 r->kind->resource, (unsigned long long)r->rv, m,
+				 quiet >= 60 ? "a quiet resource, compacted past: " : "",
 				 (long long)quiet,
-				 __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED) ?
-					 "its BOOKMARKs did not keep up" :
-					 "the upstream sends it no BOOKMARKs");
+				 quiet < 60 ? "" : bm ? ", and its BOOKMARKs did not keep up" :
+				 ", and the upstream sends it no BOOKMARKs");
 			return R_EXPIRED;
 		}
 		log_warn("%s: watch: ERROR event %lld: %s", r->kind->resource,
@@ -395,6 +417,7 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	struct cache_resource *r = x->r;
 	size_t len = size * n;
 	touch(r);
+	x->last_byte_ms = cache_rvclock_now_ms();
 	if (error_body(x, data, len))
 		return len;
 	mark_healthy(r);
@@ -431,19 +454,16 @@ struct watch_end {
 
 /*
  * How a dead stream is noticed. Where the upstream sends BOOKMARKs,
- * silence past the stall timeout is a stall. Where it sends none (a
- * resource it serves without its watch cache, such as events), silence is
- * normal for as long as nothing changes: only TCP keepalive (see
- * upstream.c) and the watch's own deadline, with a margin, end it.
+ * silence past the stall timeout is a stall (on_progress). Where it sends
+ * none (a resource it serves without its watch cache, such as events),
+ * silence is normal for as long as nothing changes: only TCP keepalive
+ * (see upstream.c) and the watch's own deadline, with a margin, end it.
  */
 static void set_stall_rules(struct cache_resource *r, CURL *c, int timeout)
 {
-	long stall = r->up.stall_seconds > 0 ? r->up.stall_seconds : 90;
-	bool bookmarks = __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, bookmarks ? 1L : 0L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, bookmarks ? stall : 0L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-			 bookmarks ? 0L : (timeout + 30L + timeout / 10) * 1000L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 0L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 0L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (timeout + 30L + timeout / 10) * 1000L);
 }
 
 /* Lists keep the stall timeout and have no deadline. */

@@ -32,6 +32,8 @@ struct xfer {
 	int result;			/* R_* once the stream must end */
 	uint64_t events;
 	int64_t opened_ms;		/* monotonic; when the answer began */
+	int64_t last_byte_ms;		/* monotonic; watch bytes last came */
+	bool stalled;			/* ended for silence past the stall timeout */
 };
 
 /* The objects of a LIST, in the upstream's order. */

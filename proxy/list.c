@@ -410,9 +410,15 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	if (cont_rv) {
 		snap = cache_store_pinned(r->store, cont_rv);
 		if (!snap) {
+			/* Not a page of ours: the first page came from the
+			 * upstream (a read the cache could not prove fresh), or
+			 * our pin expired. The upstream serves the state at that
+			 * RV while its history has it, and answers 410 after,
+			 * as it would have without us. */
 			proxy_filter_free(&f);
-			return proxy_error(c, PROXY_Expired,
-					   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
+			PROXY_COUNT(reads_upstream);
+			req->upstream = true;
+			return MHD_YES;
 		}
 	} else {
 		snap = snap_for(c, r, &q, &res);

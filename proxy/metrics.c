@@ -57,6 +57,11 @@ static double errors(struct cache_resource *r) { return (double)load(&r->stats.e
 static double malformed(struct cache_resource *r) { return (double)load(&r->stats.malformed); }
 static double watchers(struct cache_resource *r) { return (double)load(&r->stats.watchers); }
 
+static double sends_bookmarks(struct cache_resource *r)
+{
+	return __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
+}
+
 static double fast_forwards(struct cache_resource *r)
 {
 	return (double)load(&r->stats.fast_forwards);
@@ -129,6 +134,10 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	per_resource(&b, p, "informer_proxy_relists_total", "counter",
 		     "Relists after 410 Expired, bad bytes or an ERROR event.", relists);
 	relists_by_reason(&b, p);
+	per_resource(&b, p, "informer_proxy_upstream_sends_bookmarks", "gauge",
+		     "1 once the upstream sent the resource's watch a BOOKMARK: from then "
+		     "on a silent watch counts as stalled after --upstream-stall-timeout.",
+		     sends_bookmarks);
 	per_resource(&b, p, "informer_proxy_quiet_resumes_total", "counter",
 		     "Watch renewals of a quiet resource moved to a newer resourceVersion "
 		     "seen upstream, so that they resume instead of relisting.",

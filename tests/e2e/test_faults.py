@@ -672,6 +672,16 @@ class Extras(unittest.TestCase):
                                 "within %.2fs: Retry-After is not honoured" % took)
 
     def test_silent_partition_reconnects(self):
+        # Silence counts as a stall only where the upstream sends BOOKMARKs
+        # (an uncached resource may rightly stay silent for minutes); the
+        # proxy learns that from the first one, which comes once the RV
+        # has moved past the watch's start.
+        h.request("PATCH", self.fake.url + "/api/v1/namespaces/ns-0/pods/web-0",
+                  body=json.dumps({"metadata": {"labels": {"moved": "1"}}}).encode(),
+                  headers={"Content-Type": "application/merge-patch+json"})
+        h.wait_until(lambda: 'informer_proxy_upstream_sends_bookmarks{resource="pods"} 1'
+                     in h.request("GET", self.proxy.url + "/metrics")[2].decode(),
+                     timeout=15, what="a BOOKMARK from the upstream")
         w0 = stats(self.fake)["watch"]
         os.kill(self.fake.proc.pid, signal.SIGSTOP)
         time.sleep(3 * BOOKMARK_S + 1)
