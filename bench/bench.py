@@ -476,6 +476,19 @@ def counter(srv, name):
     return 0.0
 
 
+def paired_reads(srv, fake, path, n):
+    """n reads of path through the proxy, each followed by the same read
+    straight at the fake; and how many of the proxy's went upstream."""
+    up0 = counter(srv, "informer_proxy_reads_sent_upstream_total")
+    px, ref = [], []
+    for _ in range(n):
+        px.append(timed_get(srv.url, path))
+        ref.append(timed_get(fake.url, path))
+        time.sleep(0.01)
+    return {"proxy_ms": px, "direct_ms": ref,
+            "upstream": counter(srv, "informer_proxy_reads_sent_upstream_total") - up0}
+
+
 def bench_b9():
     """Reads without resourceVersion against a fake with a real cluster's
     background writes on (its defaults: a Lease per node and the
@@ -492,14 +505,7 @@ def bench_b9():
         n = 300
         for name, path in (("quiet_list", "/api/v1/namespaces/ns-1/configmaps"),
                            ("quiet_get", "/api/v1/namespaces/ns-1/configmaps/cm-1")):
-            up0 = counter(srv, "informer_proxy_reads_sent_upstream_total")
-            px, ref = [], []
-            for _ in range(n):
-                px.append(timed_get(srv.url, path))
-                ref.append(timed_get(fake.url, path))
-                time.sleep(0.01)
-            out[name] = {"proxy_ms": px, "direct_ms": ref, "upstream": counter(
-                srv, "informer_proxy_reads_sent_upstream_total") - up0}
+            out[name] = paired_reads(srv, fake, path, n)
         # busy: 100 writes/s to pods for the length of the reads
         path = "/api/v1/pods?labelSelector=shard%3D7"
         res = {}
@@ -509,14 +515,7 @@ def bench_b9():
             "--duration", 14, "--drain", 1)[0]), daemon=True)
         th.start()
         time.sleep(2)
-        up0 = counter(srv, "informer_proxy_reads_sent_upstream_total")
-        px, ref = [], []
-        for _ in range(n):
-            px.append(timed_get(srv.url, path))
-            ref.append(timed_get(fake.url, path))
-            time.sleep(0.01)
-        out["busy_list"] = {"proxy_ms": px, "direct_ms": ref, "upstream": counter(
-            srv, "informer_proxy_reads_sent_upstream_total") - up0}
+        out["busy_list"] = paired_reads(srv, fake, path, n)
         th.join(60)
         out["writes"] = res.get("w", {}).get("writes")
         out["stale"] = counter(srv, "informer_proxy_consistent_reads_stale_total") - stale0
