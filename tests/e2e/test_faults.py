@@ -31,6 +31,7 @@ watcher's checker violations, and the proxy's log tail.
 import json
 import os
 import random
+import re
 import secrets
 import signal
 import sys
@@ -587,6 +588,18 @@ class FaultMatrix(unittest.TestCase):
         c.finish(t, extra=extra)
 
 
+def served_discovery(proxy):
+    """True once GET /api is answered from the proxy's memory, not passed
+    through (the discovery handler's counter moves)."""
+    def count():
+        body = h.request("GET", proxy.url + "/metrics")[2].decode()
+        m = re.search(r'informer_proxy_requests_total\{handler="discovery"\} (\d+)', body)
+        return int(m.group(1)) if m else 0
+    before = count()
+    h.request("GET", proxy.url + "/api")
+    return count() > before
+
+
 def backoff_ceiling(window_s):
     """The most requests a reflector can make in window_s of continuous
     failures: two at once (after the dropped watch, the limit=1 RV check
@@ -609,6 +622,12 @@ class Backoff(unittest.TestCase):
         proxy = tls_proxy(fake)
         self.addCleanup(proxy.stop, check=False)
         h.wait_ready(proxy.url)
+        # /readyz does not wait for discovery, which on a loaded machine may
+        # still be fetching its documents (and retrying every second until
+        # it has them): those requests would meet the fault too, and the
+        # ceiling below counts the reflector's alone.
+        h.wait_until(lambda: served_discovery(proxy), timeout=30,
+                     what="discovery served from the proxy's memory")
         s0 = stats(fake)
         t0 = time.time()
         faults(fake, {"failNext": {"count": 1000, "code": 500}, "dropWatches": True})
