@@ -232,6 +232,7 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 				 "ending every local watch with 410 Expired",
 				 r->kind->resource, (unsigned long long)r->rv,
 				 (unsigned long long)l->rv);
+			cache_rvclock_reset(r->clock);
 			cache_history_reset(r->history, l->rv);
 		} else if (rc) {
 			log_error("%s: out of memory diffing a relist; ending local watches",
@@ -623,6 +624,7 @@ static int check_upstream_rv(struct cache_resource *r, int rc,
 		log_warn("%s: the upstream is at resourceVersion %llu, below ours "
 			 "(%llu): relisting", r->kind->resource,
 			 (unsigned long long)now, (unsigned long long)r->rv);
+		cache_rvclock_reset(r->clock);
 		return R_BACKWARDS;
 	}
 	cache_rvclock_note(r->clock, now, cache_rvclock_now_ms());

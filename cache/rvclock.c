@@ -113,6 +113,15 @@ bool cache_rvclock_seen_by(struct cache_rvclock *c, int64_t at_ms, uint64_t *rv)
 	return found;
 }
 
+void cache_rvclock_reset(struct cache_rvclock *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->n = 0;
+	pthread_mutex_unlock(&c->lock);
+}
+
 bool cache_rvclock_heard_since(struct cache_rvclock *c, int64_t since_ms)
 {
 	if (!c)

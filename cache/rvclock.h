@@ -43,6 +43,10 @@ void cache_rvclock_note(struct cache_rvclock *c, uint64_t rv, int64_t at_ms);
 /* The largest RV seen at or before at_ms; false when none was. */
 bool cache_rvclock_seen_by(struct cache_rvclock *c, int64_t at_ms,
 			   uint64_t *rv);
+/* Forget every sample: the upstream's RVs went backwards (a wiped or
+ * restored cluster), so none of them says anything about the new ones. */
+void cache_rvclock_reset(struct cache_rvclock *c);
+
 /* True when some RV was noted at or after since_ms. */
 bool cache_rvclock_heard_since(struct cache_rvclock *c, int64_t since_ms);
 

@@ -211,3 +211,45 @@ class QuietEvents(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WipedUpstream(unittest.TestCase):
+    def test_quiet_resumes_forget_a_wiped_cluster(self):
+        # RVs seen before a wipe say nothing about the new cluster's: a
+        # quiet resource must not be moved back up to one of them after
+        # its relist, or every renewal would find the upstream "below" it
+        # and relist again.
+        fake = h.fake("--lease-interval", "1", "--event-interval", "0",
+                      seed="pods=20,configmaps=20")
+        self.addCleanup(fake.stop)
+        proxy = h.proxy(fake.url, "pods,configmaps", "--watch-timeout", "2",
+                        "--upstream-settle", "1")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        for i in range(60):   # the clock learns high RVs
+            patch(fake.url, "/api/v1/namespaces/ns-%d/configmaps/cm-%d" % (i % 10, i % 20),
+                  {"seq": str(i)})
+        time.sleep(2.5)       # past the settle time, and a renewal each
+        s, _, raw = h.request("POST", fake.url + "/fake/faults", body={"wipe": True})
+        self.assertEqual(s, 200, raw)
+
+        def relists():
+            m = metrics(proxy)
+            return sum(m['informer_proxy_relists_total{resource="%s"}' % r]
+                       for r in ("pods", "configmaps"))
+
+        def same():
+            for path in ("/api/v1/pods", "/api/v1/configmaps"):
+                a = h.get_json(proxy.url + path + "?resourceVersion=0")[1]
+                b = h.get_json(fake.url + path)[1]
+                if sorted(o["metadata"]["uid"] for o in a["items"]) != \
+                        sorted(o["metadata"]["uid"] for o in b["items"]):
+                    return False
+            return True
+        h.wait_until(same, timeout=20, what="the proxy to follow the wiped cluster")
+        h.wait_until(lambda: relists() >= 2, timeout=20, what="both resources relisted")
+        settled = relists()
+        time.sleep(6)         # three renewals of 2 s each, settle 1 s
+        self.assertEqual(relists(), settled, "relists went on after the wipe:\n" +
+                         proxy.logs()[-3000:])
+        self.assertTrue(same())

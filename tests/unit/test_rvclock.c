@@ -35,6 +35,12 @@ static void test_seen_by(void)
 	/* RV 0 is no RV */
 	cache_rvclock_note(c, 0, 13000);
 	CHECK(!cache_rvclock_heard_since(c, 12001));
+	/* a wiped upstream starts again low: after a reset the old, higher
+	 * RVs are gone and the new ones count */
+	cache_rvclock_reset(c);
+	CHECK(!cache_rvclock_seen_by(c, 100000, &rv));
+	cache_rvclock_note(c, 3, 14000);
+	CHECK(cache_rvclock_seen_by(c, 14000, &rv) && rv == 3);
 }
 
 static void test_one_slot_a_second(void)
