@@ -11,7 +11,7 @@
 
 #include "config/alloc.h"
 
-enum flag_kind { F_STR, F_INT, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT };
+enum flag_kind { F_STR, F_INT, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT, F_AUTH, F_MODE };
 
 struct flag {
 	const char *name;
@@ -72,6 +72,23 @@ static const struct flag flags[] = {
 	  "HTTP worker threads (default: number of CPUs)" },
 	{ "strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0,
 	  "drop metadata.managedFields from cached objects" },
+	{ "client-auth", F_AUTH, OFF(client_auth), 0, 0,
+	  "none (loopback only: a client without credentials acts as the proxy) "
+	  "or delegated (TokenReview and SubjectAccessReview upstream for every "
+	  "request; required for a non-loopback --listen)" },
+	{ "allow-unauthenticated-remote", F_BOOL, OFF(allow_unauth_remote), 0, 0,
+	  "start with a non-loopback --listen and --client-auth=none (anyone who "
+	  "reaches the port acts as the proxy)" },
+	{ "unix-socket-mode", F_MODE, OFF(unix_socket_mode), 0, 0,
+	  "permissions of --unix-socket, octal (default 0600)" },
+	{ "tls-cert-file", F_STR, OFF(tls_cert_file), 0, 0,
+	  "serve HTTPS with this certificate (PEM; re-read when it changes)" },
+	{ "tls-private-key-file", F_STR, OFF(tls_key_file), 0, 0,
+	  "the key of --tls-cert-file (PEM; re-read when it changes)" },
+	{ "authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400,
+	  "seconds a delegated allow decision is cached (default 300)" },
+	{ "authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600,
+	  "seconds a delegated deny decision is cached (default 10)" },
 };
 
 static void usage(void)
@@ -162,6 +179,28 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		return parse_listen(cfg, v, err, errlen);
 	case F_LIST:
 		return parse_list(cfg, v, err, errlen);
+	case F_AUTH:
+		if (!strcmp(v, "none")) {
+			cfg->client_auth = CLIENT_AUTH_NONE;
+		} else if (!strcmp(v, "delegated")) {
+			cfg->client_auth = CLIENT_AUTH_DELEGATED;
+		} else {
+			snprintf(err, errlen, "--client-auth: want none or delegated, got \"%s\"", v);
+			return -EINVAL;
+		}
+		return 0;
+	case F_MODE: {
+		char *end;
+		errno = 0;
+		long m = strtol(v, &end, 8);
+		if (!*v || *end || errno || m < 0 || m > 0777) {
+			snprintf(err, errlen, "--%s: want an octal mode such as 0600, got \"%s\"",
+				 f->name, v);
+			return -EINVAL;
+		}
+		*(int *)dst = (int)m;
+		return 0;
+	}
 	case F_LOGFMT:
 		if (!strcmp(v, "text")) {
 			cfg->log_format = LOG_TEXT;
@@ -195,6 +234,9 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->settle_seconds = 30;
 	cfg->grace_seconds = 300;
 	cfg->startup_timeout = 60;
+	cfg->unix_socket_mode = 0600;
+	cfg->authn_allow_ttl = 300;
+	cfg->authn_deny_ttl = 10;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -237,6 +279,10 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 			 cfg->server);
 		return -EINVAL;
 	}
+	if (!cfg->tls_cert_file != !cfg->tls_key_file) {
+		snprintf(err, errlen, "--tls-cert-file and --tls-private-key-file go together");
+		return -EINVAL;
+	}
 	if (!cfg->nresources) {
 		snprintf(err, errlen, "--resources is required, e.g. --resources pods,configmaps");
 		return -EINVAL;
@@ -252,6 +298,8 @@ void config_free(struct config *cfg)
 	free(cfg->serviceaccount_dir);
 	free(cfg->listen_host);
 	free(cfg->unix_socket);
+	free(cfg->tls_cert_file);
+	free(cfg->tls_key_file);
 	for (int i = 0; i < cfg->nresources; i++)
 		free(cfg->resources[i]);
 	memset(cfg, 0, sizeof(*cfg));

@@ -15,6 +15,12 @@
 
 #define CONFIG_MAX_RESOURCES 64
 
+enum config_client_auth {
+	CLIENT_AUTH_NONE,	/* loopback only: a client without credentials
+				 * acts as the proxy, as with kubectl proxy */
+	CLIENT_AUTH_DELEGATED,	/* TokenReview + SubjectAccessReview upstream */
+};
+
 struct config {
 	char *server;			/* --server: overrides the kubeconfig's */
 	char *kubeconfig;		/* --kubeconfig */
@@ -40,6 +46,14 @@ struct config {
 	int grace_seconds;		/* /readyz stays 200 this long with upstream away */
 	int startup_timeout;		/* exit if never synced after this long */
 	bool strip_managed_fields;
+	/* security (README "Security model") */
+	enum config_client_auth client_auth;	/* --client-auth none|delegated */
+	bool allow_unauth_remote;	/* --allow-unauthenticated-remote */
+	int unix_socket_mode;		/* --unix-socket-mode, octal (0600) */
+	char *tls_cert_file;		/* --tls-cert-file: serve HTTPS */
+	char *tls_key_file;		/* --tls-private-key-file */
+	int authn_allow_ttl;		/* seconds an allowed decision is cached */
+	int authn_deny_ttl;		/* seconds a denied one is */
 };
 
 /* Parse argv into cfg (defaults first). Returns 0, 1 when --help was
