@@ -391,25 +391,8 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_YES;
 }
 
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-		   const char *value)
-{
-	struct buf *url = cls;
-	buf_addc(url, url->len && strchr(url->p, '?') ? '&' : '?');
-	char *k = curl_easy_escape(NULL, key, 0);
-	buf_adds(url, k ? k : "");
-	curl_free(k);
-	if (value) {
-		char *v = curl_easy_escape(NULL, value, 0);
-		buf_addc(url, '=');
-		buf_adds(url, v ? v : "");
-		curl_free(v);
-	}
-	return MHD_YES;
-}
-
 static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
-			       struct MHD_Connection *c, const char *url,
+			       struct MHD_Connection *c, const char *target,
 			       const char *method)
 {
 	struct proxy_pt *pt = xcalloc(1, sizeof(*pt));
@@ -431,16 +414,11 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 		curl_easy_cleanup(pt->easy);
 		pt->easy = NULL;
 	}
-	buf_printf(&pt->url, "%s", pool->up->server);
-	/* the path as the client sent it, re-escaped where it must be */
-	for (const char *p = url; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch <= 0x20 || ch >= 0x7f || ch == '%' || ch == '?' || ch == '#')
-			buf_printf(&pt->url, "%%%02X", ch);
-		else
-			buf_addc(&pt->url, (char)ch);
-	}
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &pt->url);
+	/* The target as the client sent it, checked by target.c: an
+	 * origin-form path whose encoding libcurl must keep as it is. */
+	buf_printf(&pt->url, "%s%s", pool->up->server, target);
+	if (pt->easy)
+		curl_easy_setopt(pt->easy, CURLOPT_PATH_AS_IS, 1L);
 	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pt);
 	/* Pass the request on as it came: no Content-Type libcurl would add
 	 * for a body the client sent without one, no Expect: 100-continue. */
@@ -490,13 +468,13 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 }
 
 enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
-				struct MHD_Connection *c, const char *url,
+				struct MHD_Connection *c, const char *target,
 				const char *method, const char *upload,
 				size_t *upload_size, struct proxy_pt **state)
 {
 	struct proxy_pt *pt = *state;
 	if (!pt) {
-		pt = pt_new(pool, c, url, method);
+		pt = pt_new(pool, c, target, method);
 		if (!pt)	/* out of memory, or credentials that cannot be used */
 			return proxy_error(c, PROXY_ServiceUnavailable,
 					   "informer-proxy cannot forward this request to the "

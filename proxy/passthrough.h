@@ -31,13 +31,15 @@ void proxy_pt_pool_stop(struct proxy_pt_pool *pool);
 void proxy_pt_pool_free(struct proxy_pt_pool *pool);
 
 /*
- * Drive one forwarded request from the access handler. *state belongs to
+ * Drive one forwarded request from the access handler. target is the
+ * request target as received, checked by proxy_target_check(); it is
+ * appended to the upstream's base URL unchanged. *state belongs to
  * passthrough once it is set; call this on every invocation of the
  * access handler for the request, and proxy_pt_done() from the
  * request-completed callback.
  */
 enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
-				struct MHD_Connection *c, const char *url,
+				struct MHD_Connection *c, const char *target,
 				const char *method, const char *upload,
 				size_t *upload_size, struct proxy_pt **state);
 void proxy_pt_done(struct proxy_pt *pt);

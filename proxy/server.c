@@ -20,6 +20,7 @@
 #include "config/log.h"
 #include "proxy/metrics.h"
 #include "proxy/status.h"
+#include "proxy/target.h"
 
 #define TICK_MS 500
 
@@ -166,10 +167,32 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 /* Per request, *state is a struct req: a local one (the cache answers)
  * or a passthrough one. */
 struct req {
+	bool announced;			/* the first call has been seen */
 	bool local;
 	struct proxy_req lr;
 	struct proxy_pt *pt;
+	char *raw;			/* the request target as received */
+	char path[4096];		/* its checked, decoded path (target.h) */
 };
+
+/* libmicrohttpd shows us the request target as it came on the request
+ * line, before its own parsing: keep it, for target.c's checks and for
+ * forwarding it unchanged. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req *rq = xcalloc(1, sizeof(*rq));
+	if (rq)
+		rq->raw = xstrdup(uri ? uri : "");
+	return rq;
+}
+
+static void req_free(struct req *rq)
+{
+	if (!rq)
+		return;
+	free(rq->raw);
+	free(rq);
+}
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
@@ -178,13 +201,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	struct proxy *p = cls;
 	struct req *rq = *state;
-	if (!rq) {
+	char err[160];
+	if (!rq || !rq->raw)
+		return MHD_NO;	/* out of memory in on_uri */
+	if (!rq->announced) {
 		/* The first call only announces the request. */
-		rq = xcalloc(1, sizeof(*rq));
-		if (!rq)
-			return MHD_NO;
-		rq->local = served_locally(p, c, url, method);
-		*state = rq;
+		rq->announced = true;
+		if (proxy_target_check(rq->raw, rq->path, sizeof(rq->path), err,
+				       sizeof(err))) {
+			rq->local = true;
+			return proxy_error(c, PROXY_BadRequest, "%s", err);
+		}
+		rq->local = served_locally(p, c, rq->path, method);
 		if (rq->local)
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
@@ -194,20 +222,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			*upload_size = 0;
 			return MHD_YES;
 		}
-		log_v(3, "%s %s", method, url);
-		enum MHD_Result ret = route(p, c, url, &rq->lr);
+		log_v(3, "%s %s", method, rq->path);
+		enum MHD_Result ret = route(p, c, rq->path, &rq->lr);
 		if (!rq->lr.upstream)
 			return ret;
 		/* A read the cache cannot prove fresh: the upstream answers
 		 * it, exactly as a passthrough request (created, then
 		 * started, in one go: a GET has no body to wait for). */
 		rq->local = false;
-		ret = proxy_pt_handle(p->pt, c, url, method, upload, upload_size,
-				      &rq->pt);
+		ret = proxy_pt_handle(p->pt, c, rq->raw, method, upload,
+				      upload_size, &rq->pt);
 		if (ret != MHD_YES || !rq->pt)
 			return ret;
 	}
-	return proxy_pt_handle(p->pt, c, url, method, upload, upload_size,
+	return proxy_pt_handle(p->pt, c, rq->raw, method, upload, upload_size,
 			       &rq->pt);
 }
 
@@ -221,7 +249,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	proxy_pt_done(rq->pt);
-	free(rq);
+	req_free(rq);
 	*state = NULL;
 }
 
@@ -292,7 +320,7 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
 		MHD_OPTION_END);
 }
 
