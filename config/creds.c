@@ -326,7 +326,10 @@ int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
 		if (!c)
 			c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, v ? 2L : 0L);
 	}
-	if (!c && (up->cert.path || up->cert.data)) {
+	/* The client certificate is the proxy's identity as much as its
+	 * token: a request forwarded with a client's own credentials gets
+	 * neither. */
+	if (!c && with_token && (up->cert.path || up->cert.data)) {
 		step = "client certificate";
 		c = curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
 		if (!c)

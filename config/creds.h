@@ -57,7 +57,8 @@ void config_upstream_describe(const struct config_upstream *up, char *out,
  * up->url_base, sets CURLOPT_HTTPHEADER to *headers, frees *headers with
  * curl_slist_free_all after the transfer, and never logs the headers.
  * Call it for every new request, so a rotated token is picked up. With
- * with_token false no Authorization is added (the client sent its own). up is
+ * with_token false neither Authorization nor the client certificate is
+ * set: the request goes with the credentials its client sent. up is
  * const for the caller; only its mutex-guarded token cache changes.
  * Returns 0, -ENOMEM, -ENOTSUP (libcurl refused an option) or the token
  * error, with err set.

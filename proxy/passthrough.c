@@ -37,6 +37,7 @@ struct proxy_pt {
 	char *method;
 	struct buf url;
 	struct buf body;		/* the request body */
+	bool strip_identity;		/* drop Impersonate-*, X-Remote-* ... */
 	bool too_large;
 	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_pt *next;		/* pool->active, curl thread only */
@@ -57,6 +58,8 @@ struct proxy_pt {
 
 struct proxy_pt_pool {
 	const struct cache_upstream *up;
+	bool lend_identity;		/* a client without credentials acts as
+					 * the proxy (loopback-only mode) */
 	CURLM *multi;
 	pthread_t thread;
 	pthread_mutex_t lock;		/* guards incoming and stop */
@@ -292,12 +295,14 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up)
+struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
+					 bool lend_identity)
 {
 	struct proxy_pt_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool)
 		return NULL;
 	pool->up = up;
+	pool->lend_identity = lend_identity;
 	pool->multi = curl_multi_init();
 	pthread_mutex_init(&pool->lock, NULL);
 	if (!pool->multi || pthread_create(&pool->thread, NULL, run, pool)) {
@@ -372,12 +377,25 @@ static void pt_response_free(void *cls)
 	pt_put(pt);
 }
 
+/* Headers with which a client asks the upstream to take it for someone:
+ * impersonation, the front-proxy's X-Remote-*, credentials of any kind. */
+static bool identity_header(const char *key)
+{
+	return !strncasecmp(key, "Impersonate-", 12) ||
+	       !strncasecmp(key, "X-Remote-", 9) ||
+	       !strcasecmp(key, "Authorization") ||
+	       !strcasecmp(key, "Proxy-Authorization") ||
+	       !strcasecmp(key, "Cookie");
+}
+
 static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *key,
 		      const char *value)
 {
 	struct proxy_pt *pt = cls;
 	if (value && (hop_by_hop(key, strlen(key)) || !strcasecmp(key, "host") ||
 		      !strcasecmp(key, "expect")))
+		return MHD_YES;
+	if (value && pt->strip_identity && identity_header(key))
 		return MHD_YES;
 	struct buf h = BUF_INIT;
 	/* "Name:" with nothing after it tells libcurl to send no such header */
@@ -405,10 +423,18 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	pt->length = -1;
 	pt->method = xstrdup(method);
 	char err[256];
-	bool client_auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						       "Authorization") != NULL;
+	/* Who the upstream sees (README, "Security model"): a client that
+	 * sent credentials, with those alone; one that sent none, as the
+	 * proxy, where the proxy may lend its identity (loopback only), with
+	 * every header that asks for another identity removed; elsewhere
+	 * anonymous. */
+	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							"Authorization");
+	bool client_creds = authz && *authz;
+	bool as_proxy = !client_creds && pool->lend_identity;
+	pt->strip_identity = !client_creds;
 	pt->easy = cache_upstream_easy(pool->up, err, sizeof(err));
-	if (pt->easy && cache_upstream_prepare(pool->up, pt->easy, !client_auth,
+	if (pt->easy && cache_upstream_prepare(pool->up, pt->easy, as_proxy,
 					       &pt->hdrs, err, sizeof(err))) {
 		log_warn("passthrough: %s", err);
 		curl_easy_cleanup(pt->easy);

@@ -5,8 +5,9 @@
  * to the apiserver through libcurl, driven by one thread running a curl
  * multi handle. The response streams back as it arrives (a watch of an
  * uncached resource included): status, headers and body are passed on as
- * they are. The client's Authorization is forwarded when it sent one;
- * otherwise the proxy's own credentials are used. Request bodies are read
+ * they are. A client's own Authorization is forwarded alone (no proxy
+ * token, no proxy client certificate); see proxy_pt_pool_new() for a
+ * client that sent none. Request bodies are read
  * whole first (the apiserver caps them at 3 MiB too).
  *
  * Flow control: a connection with nothing to send is suspended until
@@ -23,7 +24,11 @@
 struct proxy_pt_pool;
 struct proxy_pt;
 
-struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up);
+/* lend_identity: a client that sent no credentials is forwarded with the
+ * proxy's (the loopback-only --client-auth=none mode); otherwise it goes
+ * anonymous. A client's own credentials always go alone. */
+struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
+					 bool lend_identity);
 /* End every transfer (their clients are resumed and see the stream end)
  * and stop the thread; call before the HTTP daemon stops. */
 void proxy_pt_pool_stop(struct proxy_pt_pool *pool);

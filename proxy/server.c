@@ -324,14 +324,21 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_END);
 }
 
-/* A listening unix socket at path (a stale one is replaced), mode 0660:
- * the file's permissions are the access control. */
-static int unix_listen(const char *path, char *err, size_t errlen)
+/* A listening unix socket at path with the given mode (0600 unless
+ * --unix-socket-mode widens it): the file's permissions are the access
+ * control. A stale socket is replaced; any other file is not. */
+static int unix_listen(const char *path, int mode, char *err, size_t errlen)
 {
 	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	struct stat st;
 	if (strlen(path) >= sizeof(su.sun_path)) {
 		snprintf(err, errlen, "--unix-socket: path too long");
 		return -EINVAL;
+	}
+	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "--unix-socket %s: exists and is not a socket; "
+			 "refusing to replace it", path);
+		return -EEXIST;
 	}
 	strcpy(su.sun_path, path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -340,16 +347,41 @@ static int unix_listen(const char *path, char *err, size_t errlen)
 		return -errno;
 	}
 	unlink(path);
-	mode_t old = umask(0117);
+	/* created with no access at all, then opened to exactly mode */
+	mode_t old = umask(0777);
 	int rc = bind(fd, (struct sockaddr *)&su, sizeof(su));
 	umask(old);
-	if (rc || listen(fd, 128)) {
+	if (rc || chmod(path, (mode_t)mode) || listen(fd, 128)) {
 		int e = errno;
 		snprintf(err, errlen, "--unix-socket %s: %s", path, strerror(e));
 		close(fd);
 		return -e;
 	}
 	return fd;
+}
+
+/* 127.0.0.0/8 or [::1]. */
+static bool loopback_host(const char *host)
+{
+	return !strncmp(host, "127.", 4) || !strcmp(host, "[::1]");
+}
+
+/* Who may reach the proxy decides who it may lend its identity to. */
+static int check_exposure(const struct config *cfg, char *err, size_t errlen)
+{
+	if (loopback_host(cfg->listen_host) || cfg->client_auth == CLIENT_AUTH_DELEGATED)
+		return 0;
+	if (!cfg->allow_unauth_remote) {
+		snprintf(err, errlen, "--listen %s:%d is not a loopback address: anyone "
+			 "who reaches it would act as the proxy; use --client-auth=delegated "
+			 "(every client authenticated and authorized upstream), or "
+			 "--allow-unauthenticated-remote to accept that",
+			 cfg->listen_host, cfg->listen_port);
+		return -EPERM;
+	}
+	log_warn("--allow-unauthenticated-remote: anyone who reaches %s:%d acts "
+		 "with the proxy's credentials", cfg->listen_host, cfg->listen_port);
+	return 0;
 }
 
 int proxy_start(struct proxy *p, char *err, size_t errlen)
@@ -383,6 +415,9 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
+	int rc = check_exposure(p->cfg, err, errlen);
+	if (rc)
+		return rc;
 	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
 		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_mutex_init(&p->tick_lock, NULL);
@@ -390,7 +425,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	p->inited = true;
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	p->pt = proxy_pt_pool_new(p->up);
+	p->pt = proxy_pt_pool_new(p->up, p->cfg->client_auth == CLIENT_AUTH_NONE);
 	if (!p->disc || !p->fresh || !p->pt) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
@@ -398,17 +433,21 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	p->daemon = start_daemon(p, (struct sockaddr *)&ss, -1, threads,
 				 v6 ? MHD_USE_IPv6 : 0);
 	if (!p->daemon) {
-		snprintf(err, errlen, "cannot listen on %s:%d: %s", host,
-			 p->cfg->listen_port, strerror(errno));
+		int e = errno;
+		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host,
+			 p->cfg->listen_port, strerror(e),
+			 e == EADDRINUSE ? " (another process has the port)" : "");
 		return -EADDRINUSE;
 	}
 	const union MHD_DaemonInfo *info =
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
-		int fd = unix_listen(p->cfg->unix_socket, err, errlen);
+		int fd = unix_listen(p->cfg->unix_socket, p->cfg->unix_socket_mode,
+				     err, errlen);
 		if (fd < 0)
 			return fd;
+		p->made_socket = true;
 		p->udaemon = start_daemon(p, NULL, fd, 1, 0);
 		if (!p->udaemon) {
 			close(fd);
@@ -456,7 +495,7 @@ void proxy_stop(struct proxy *p)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
-	if (p->cfg->unix_socket)
+	if (p->made_socket)	/* ours: never a path that was there before */
 		unlink(p->cfg->unix_socket);
 	proxy_pt_pool_free(p->pt);
 	p->pt = NULL;

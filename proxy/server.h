@@ -30,6 +30,7 @@ struct proxy {
 	int nres;
 	struct MHD_Daemon *daemon;	/* --listen */
 	struct MHD_Daemon *udaemon;	/* --unix-socket, or NULL */
+	bool made_socket;		/* the --unix-socket path is ours to remove */
 	int port;			/* the bound port */
 	bool inited;			/* proxy_start got far enough to stop */
 	bool ticking;

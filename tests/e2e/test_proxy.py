@@ -253,7 +253,7 @@ class Listeners(unittest.TestCase):
         try:
             self.assertTrue(proxy.url.startswith("http://[::1]:"), proxy.url)
             h.wait_ready(proxy.url)
-            self.assertEqual(os.stat(path).st_mode & 0o777, 0o660)
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)  # owner only by default
 
             class UnixConn(http.client.HTTPConnection):
                 def connect(self):
