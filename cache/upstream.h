@@ -53,4 +53,12 @@ long cache_upstream_get(const struct cache_upstream *up, const char *path,
 			const char *accept, const bool *stop, struct buf *body,
 			struct buf *content_type, char *err, size_t errlen);
 
+/* The same with any method and an optional JSON request body (req_body,
+ * req_len; NULL for none), for the reviews of delegated auth. */
+long cache_upstream_request(const struct cache_upstream *up, const char *method,
+			    const char *path, const char *req_body,
+			    size_t req_len, const char *accept, const bool *stop,
+			    struct buf *body, struct buf *content_type, char *err,
+			    size_t errlen);
+
 #endif

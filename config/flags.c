@@ -38,7 +38,7 @@ static const struct flag flags[] = {
 	{ "listen", F_LISTEN, 0, 0, 0,
 	  "local HOST:PORT to serve on (default 127.0.0.1:8001; port 0 picks one)" },
 	{ "unix-socket", F_STR, OFF(unix_socket), 0, 0,
-	  "also serve on this unix socket (mode 0660)" },
+	  "also serve on this unix socket (mode 0600 unless --unix-socket-mode)" },
 	{ "log-format", F_LOGFMT, OFF(log_format), 0, 0, "text or json" },
 	{ "v", F_INT, OFF(verbosity), 0, 10, "log verbosity (0-10)" },
 	{ "page-size", F_INT, OFF(page_size), 1, 100000,

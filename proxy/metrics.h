@@ -35,6 +35,23 @@ struct proxy;
 	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",      \
 	  "LISTs and GETs answered by the upstream because the cache could "   \
 	  "not prove within milliseconds that it was new enough.")              \
+	X(authn_allowed, "informer_proxy_authn_decisions_total",                \
+	  "decision=\"allowed\"",                                              \
+	  "Delegated auth decisions (--client-auth=delegated), by outcome.")   \
+	X(authn_forbidden, "informer_proxy_authn_decisions_total",              \
+	  "decision=\"forbidden\"", NULL)                                      \
+	X(authn_unauthenticated, "informer_proxy_authn_decisions_total",        \
+	  "decision=\"unauthenticated\"", NULL)                                \
+	X(authn_token_reviews, "informer_proxy_authn_reviews_total",            \
+	  "kind=\"TokenReview\"",                                              \
+	  "Reviews sent upstream for delegated auth (cache misses).")          \
+	X(authn_access_reviews, "informer_proxy_authn_reviews_total",           \
+	  "kind=\"SubjectAccessReview\"", NULL)                                \
+	X(authn_token_hits, "informer_proxy_authn_cache_hits_total",            \
+	  "kind=\"TokenReview\"",                                              \
+	  "Delegated auth decisions answered from the decision cache.")        \
+	X(authn_access_hits, "informer_proxy_authn_cache_hits_total",           \
+	  "kind=\"SubjectAccessReview\"", NULL)                                \
 	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
 	  "Reads served from the cache without proof because the upstream "    \
 	  "could not be asked.")

@@ -194,6 +194,124 @@ static void req_free(struct req *rq)
 	free(rq);
 }
 
+/* What a request asks for, as the apiserver's RequestInfo reads it. */
+static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt,
+			  const char *method, struct authn_attrs *at)
+{
+	bool watch = is_watch(c, rt);
+	const char *fs = NULL;
+	*at = (struct authn_attrs){
+		.resource = true, .group = rt->group, .version = rt->version,
+		.res = rt->resource, .sub = rt->sub, .ns = rt->ns, .name = rt->name,
+		.path = "",
+	};
+	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+		at->verb = watch ? "watch" : rt->name[0] ? "get" : "list";
+	else if (!strcmp(method, "POST"))
+		at->verb = "create";
+	else if (!strcmp(method, "PUT"))
+		at->verb = "update";
+	else if (!strcmp(method, "PATCH"))
+		at->verb = "patch";
+	else if (!strcmp(method, "DELETE"))
+		at->verb = rt->name[0] ? "delete" : "deletecollection";
+	else
+		at->verb = "";
+	/* a list or watch of one name by field selector is about that name */
+	if (!rt->name[0] && proxy_arg(c, "fieldSelector", &fs) && fs &&
+	    !strncmp(fs, "metadata.name=", 14) && !strchr(fs, ','))
+		at->name = fs + 14;
+}
+
+/*
+ * --client-auth=delegated, on a request's first call: health checks pass;
+ * every other request needs a bearer token the upstream knows (401);
+ * what the cache answers needs a SubjectAccessReview's yes (403), except
+ * discovery, which needs only authentication. What is passed through is
+ * authorized by the upstream itself, with the client's own token; so is
+ * any request that asks to impersonate (the cache cannot). Returns true
+ * after queueing the answer in *ret.
+ */
+static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
+			   struct req *rq, const char *method, enum MHD_Result *ret)
+{
+	const char *path = rq->path;
+	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") ||
+	    !strcmp(path, "/readyz"))
+		return false;
+	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							"Authorization");
+	bool impersonate = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       "Impersonate-User") ||
+			   MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       "Impersonate-Group") ||
+			   MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       "Impersonate-Uid");
+	if (impersonate && rq->local && strcmp(path, "/metrics"))
+		rq->local = false;
+	char msg[1024];
+	struct authn_attrs at;
+	struct proxy_route rt;
+	const struct authn_attrs *ask = NULL;
+	if (!rq->local) {
+		if (authz && *authz)
+			return false;	/* the upstream decides, on the client's token */
+		PROXY_COUNT(authn_unauthenticated);
+		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
+		return true;
+	}
+	if (!strcmp(path, "/metrics")) {
+		at = (struct authn_attrs){ .resource = false, .verb = "get",
+					   .group = "", .version = "", .res = "",
+					   .sub = "", .ns = "", .name = "",
+					   .path = "/metrics" };
+		ask = &at;
+	} else if (!proxy_discovery_path(path) && !proxy_route_parse(path, &rt)) {
+		request_attrs(c, &rt, method, &at);
+		ask = &at;
+	}
+	switch (proxy_authn_check(p->authn, authz, ask, msg, sizeof(msg))) {
+	case AUTHN_ALLOWED:
+		return false;
+	case AUTHN_UNAUTHENTICATED:
+		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
+		return true;
+	case AUTHN_FORBIDDEN: {
+		struct buf d = BUF_INIT;
+		buf_adds(&d, "{");
+		if (ask && ask->name[0]) {
+			buf_adds(&d, "\"name\":");
+			buf_add_json_str(&d, ask->name, strlen(ask->name));
+			buf_adds(&d, ",");
+		}
+		if (ask && ask->group[0]) {
+			buf_adds(&d, "\"group\":");
+			buf_add_json_str(&d, ask->group, strlen(ask->group));
+			buf_adds(&d, ",");
+		}
+		buf_adds(&d, "\"kind\":");
+		buf_add_json_str(&d, ask ? ask->res : "", ask ? strlen(ask->res) : 0);
+		buf_adds(&d, "}");
+		struct proxy_status st = {
+			.reason = PROXY_Forbidden, .message = msg,
+			.details = buf_ok(&d) ? d.p : NULL,
+		};
+		*ret = proxy_status_send(c, &st);
+		buf_free(&d);
+		return true;
+	}
+	default: {
+		struct proxy_status st = {
+			.reason = PROXY_ServiceUnavailable, .retry_after = 1,
+			.message = "the upstream could not review this request's "
+				   "credentials, please try again",
+		};
+		*ret = proxy_status_send(c, &st);
+		return true;
+	}
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -213,6 +331,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
 		}
 		rq->local = served_locally(p, c, rq->path, method);
+		enum MHD_Result ret;
+		if (p->authn && delegated_gate(p, c, rq, method, &ret))
+			return ret;
 		if (rq->local)
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
@@ -426,6 +547,14 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
 	p->pt = proxy_pt_pool_new(p->up, p->cfg->client_auth == CLIENT_AUTH_NONE);
+	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {
+		p->authn = proxy_authn_new(p->up, p->cfg->authn_allow_ttl,
+					   p->cfg->authn_deny_ttl);
+		if (!p->authn) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
 	if (!p->disc || !p->fresh || !p->pt) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
@@ -501,6 +630,8 @@ void proxy_stop(struct proxy *p)
 	p->pt = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
+	proxy_authn_free(p->authn);
+	p->authn = NULL;
 	pthread_cond_destroy(&p->tick_cond);
 	pthread_mutex_destroy(&p->tick_lock);
 	p->inited = false;

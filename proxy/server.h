@@ -15,6 +15,7 @@
 
 #include "cache/reflector.h"
 #include "config/flags.h"
+#include "proxy/authn.h"
 #include "proxy/discovery.h"
 #include "proxy/fresh.h"
 #include "proxy/passthrough.h"
@@ -26,6 +27,7 @@ struct proxy {
 	struct proxy_pt_pool *pt;	/* passthrough */
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;
+	struct proxy_authn *authn;	/* --client-auth=delegated, else NULL */
 	struct cache_resource **res;	/* cfg->nresources of them */
 	int nres;
 	struct MHD_Daemon *daemon;	/* --listen */
