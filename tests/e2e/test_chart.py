@@ -129,7 +129,8 @@ class ChartFiles(unittest.TestCase):
                   "templates/clusterrole.yaml", "templates/serviceaccount.yaml",
                   "templates/kubeconfig-configmap.yaml",
                   "templates/sidecar-example-deployment.yaml",
-                  "templates/servicemonitor.yaml"):
+                  "templates/servicemonitor.yaml", "templates/certificate.yaml",
+                  "templates/networkpolicy.yaml"):
             self.assertTrue(os.path.isfile(os.path.join(CHART, f)), f)
 
     def test_schema_uses_only_checked_keywords(self):
