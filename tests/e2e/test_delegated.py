@@ -1,0 +1,171 @@
+"""--client-auth=delegated against the fake apiserver's token users and
+rules (--users, --authz): who may read what from the cache, and what the
+upstream sees of a write.
+
+alice may read pods and write configmaps in ns-1 only; bob (group
+readers) may list pods everywhere. The proxy itself uses an admin token.
+"""
+import json
+import os
+import tempfile
+import unittest
+
+import harness as h
+from spy import Spy
+
+import certs
+
+PROXY_TOKEN = "proxy-admin-7f1d2e"
+ALICE, BOB = "alice-tok-51c0", "bob-tok-9e2a"
+
+
+def stats(fake):
+    return h.get_json(fake.url + "/fake/stats")[1]
+
+
+def metrics(proxy):
+    out = {}
+    for line in h.request("GET", proxy.url + "/metrics",
+                          headers={"Authorization": "Bearer " + PROXY_TOKEN})[2].decode().splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            out[k] = float(v)
+    return out
+
+
+def as_(token):
+    return {"Authorization": "Bearer " + token} if token else {}
+
+
+class Delegated(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        d = tempfile.mkdtemp(prefix="delegated-")
+        users = os.path.join(d, "users.csv")
+        with open(users, "w") as f:
+            f.write('%s,alice,uid-alice\n%s,bob,uid-bob,"readers,staff"\n' % (ALICE, BOB))
+        rules = os.path.join(d, "authz")
+        with open(rules, "w") as f:
+            f.write("# who may do what\n"
+                    "alice get pods ns-1\nalice list pods ns-1\nalice watch pods ns-1\n"
+                    "alice create configmaps ns-1\n"
+                    "readers list pods *\n")
+        cls.fake = h.fake("--token", PROXY_TOKEN, "--users", users, "--authz", rules,
+                          seed="pods=20,configmaps=10")
+        cls.spy = Spy("127.0.0.1", int(cls.fake.url.rsplit(":", 1)[1]))
+        kc = certs.kubeconfig(d, cls.spy.url, token=PROXY_TOKEN)
+        cls.proxy = h.proxy(cls.spy.url, "pods", "--kubeconfig", kc,
+                            "--client-auth", "delegated")
+        h.wait_ready(cls.proxy.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proxy.stop()
+        cls.fake.stop()
+        cls.spy.close()
+
+    def get(self, path, token):
+        s, _, raw = h.request("GET", self.proxy.url + path, headers=as_(token))
+        return s, (json.loads(raw) if raw.startswith(b"{") else raw)
+
+    def status(self, path, token, code, reason, message=None):
+        s, st = self.get(path, token)
+        self.assertEqual((s, st["kind"], st["reason"], st["code"]), (code, "Status", reason, code),
+                         (path, st))
+        if message:
+            self.assertEqual(st["message"], message)
+        return st
+
+    def test_no_or_unknown_token_is_401(self):
+        for path in ("/api/v1/namespaces/ns-1/pods", "/api/v1/namespaces/ns-1/pods/web-1",
+                     "/api/v1/namespaces/ns-1/pods?watch=1", "/api", "/metrics",
+                     "/api/v1/namespaces/ns-1/services"):
+            for tok in (None, "nobody-knows-me"):
+                self.status(path, tok, 401, "Unauthorized", "Unauthorized")
+        s, _, raw = h.request("POST", self.proxy.url + "/api/v1/namespaces/ns-1/configmaps",
+                              body={"apiVersion": "v1", "kind": "ConfigMap",
+                                    "metadata": {"name": "anon"}})
+        self.assertEqual(s, 401, raw[:200])
+        # health checks need nothing (kubelet probes)
+        self.assertEqual(h.request("GET", self.proxy.url + "/readyz")[0], 200)
+
+    def test_a_namespace_grant_is_not_a_cluster_grant(self):
+        s, lst = self.get("/api/v1/namespaces/ns-1/pods", ALICE)
+        self.assertEqual(s, 200)
+        self.assertTrue(lst["items"])
+        s, pod = self.get("/api/v1/namespaces/ns-1/pods/web-1", ALICE)
+        self.assertEqual((s, pod["metadata"]["name"]), (200, "web-1"))
+        w = h.Watch(self.proxy.url + "/api/v1/namespaces/ns-1/pods?watch=1&resourceVersion=0")
+        w.close()
+        self.assertEqual(w.status, 401)   # the Watch helper sends no token
+        self.status("/api/v1/pods", ALICE, 403, "Forbidden",
+                    'pods is forbidden: User "alice" cannot list resource "pods" in API '
+                    'group "" at the cluster scope')
+        self.status("/api/v1/namespaces/ns-2/pods", ALICE, 403, "Forbidden",
+                    'pods is forbidden: User "alice" cannot list resource "pods" in API '
+                    'group "" in the namespace "ns-2"')
+        st = self.status("/api/v1/namespaces/ns-2/pods/web-2", ALICE, 403, "Forbidden",
+                         'pods "web-2" is forbidden: User "alice" cannot get resource "pods" '
+                         'in API group "" in the namespace "ns-2"')
+        self.assertEqual(st["details"], {"name": "web-2", "kind": "pods"})
+        self.status("/api/v1/pods?watch=true", ALICE, 403, "Forbidden",
+                    'pods is forbidden: User "alice" cannot watch resource "pods" in API '
+                    'group "" at the cluster scope')
+        self.status("/api/v1/namespaces/ns-2/pods?watch=true", ALICE, 403, "Forbidden")
+        # a group grant: bob lists everywhere, but may not get or watch
+        s, lst = self.get("/api/v1/pods", BOB)
+        self.assertEqual((s, len(lst["items"])), (200, 20))
+        self.status("/api/v1/namespaces/ns-1/pods/web-1", BOB, 403, "Forbidden")
+        # discovery needs authentication only
+        self.assertEqual(self.get("/api", BOB)[0], 200)
+
+    def test_watch_with_a_token(self):
+        import http.client
+        host, port = self.proxy.url.split("//")[1].split(":")
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        c.request("GET", "/api/v1/namespaces/ns-1/pods?watch=1&resourceVersion=0",
+                  headers=as_(ALICE))
+        r = c.getresponse()
+        self.assertEqual(r.status, 200)
+        ev = json.loads(r.readline())
+        self.assertEqual(ev["type"], "ADDED")
+        self.assertEqual(ev["object"]["metadata"]["namespace"], "ns-1")
+        c.close()
+
+    def test_writes_go_with_the_clients_token(self):
+        def create(token, ns, name):
+            return h.request("POST", self.proxy.url + "/api/v1/namespaces/%s/configmaps" % ns,
+                             headers=as_(token),
+                             body={"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": name, "namespace": ns}})
+        s, _, raw = create(ALICE, "ns-1", "by-alice")
+        self.assertEqual(s, 201, raw[:300])
+        s, _, raw = create(ALICE, "ns-2", "by-alice")
+        self.assertEqual(s, 403, raw[:300])
+        self.assertEqual(json.loads(raw)["reason"], "Forbidden")
+        writes = self.spy.heads("POST /api/v1/namespaces/")
+        self.assertTrue(writes)
+        for _, hdrs in writes:
+            self.assertEqual(hdrs.get("authorization"), "Bearer " + ALICE)
+        self.assertNotIn(PROXY_TOKEN, json.dumps(writes))
+
+    def test_decisions_are_cached(self):
+        self.get("/api/v1/namespaces/ns-1/pods", ALICE)
+        self.status("/api/v1/namespaces/ns-3/pods", ALICE, 403, "Forbidden")
+        before = stats(self.fake)
+        m0 = metrics(self.proxy)
+        for _ in range(20):
+            self.assertEqual(self.get("/api/v1/namespaces/ns-1/pods", ALICE)[0], 200)
+            self.assertEqual(self.get("/api/v1/namespaces/ns-3/pods", ALICE)[0], 403)
+        after = stats(self.fake)
+        m1 = metrics(self.proxy)
+        self.assertEqual(after["tokenReviews"], before["tokenReviews"])
+        self.assertEqual(after["subjectAccessReviews"], before["subjectAccessReviews"])
+        hits = 'informer_proxy_authn_cache_hits_total{kind="SubjectAccessReview"}'
+        self.assertGreaterEqual(m1[hits] - m0[hits], 40)
+        self.assertGreaterEqual(m1['informer_proxy_authn_decisions_total{decision="forbidden"}']
+                                - m0['informer_proxy_authn_decisions_total{decision="forbidden"}'], 20)
+
+
+if __name__ == "__main__":
+    unittest.main()
