@@ -2,9 +2,12 @@
  * fake_control: the control API, on loopback only.
  *
  *   GET  /fake/stats   {"resources":{"pods":{"list":N,"watch":N,
- *                      "watchOpen":N},...},"compactedRV":N}: requests
- *                      received since start, watch streams open now,
- *                      and etcd's compaction point (0: none yet).
+ *                      "watchOpen":N},...},"compactedRV":N,
+ *                      "tokenReviews":N,"subjectAccessReviews":N}:
+ *                      requests received since start, watch streams
+ *                      open now, etcd's compaction point (0: none yet)
+ *                      and the TokenReviews and SubjectAccessReviews
+ *                      answered.
  *   POST /fake/faults  a JSON object of faults (DESIGN.md §4); every
  *                      field is checked before any applies, an unknown
  *                      one is a 400. {} clears the standing faults.
@@ -20,6 +23,7 @@
 #include <time.h>
 
 #include "config/log.h"
+#include "fake_auth.h"
 #include "fake_http.h"
 #include "fake_res.h"
 #include "fake_store.h"
@@ -253,9 +257,12 @@ static enum MHD_Result serve_stats(struct MHD_Connection *c)
 			   __atomic_load_n(&s->watch, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch_open, __ATOMIC_RELAXED));
 	}
-	/* etcd's compaction point (fake_store.h), 0 before the first */
-	buf_printf(&b, "},\"compactedRV\":%llu}\n",
-		   (unsigned long long)fake_store_compacted());
+	/* etcd's compaction point (fake_store.h), 0 before the first;
+	 * the reviews answered (fake_review.c) */
+	buf_printf(&b, "},\"compactedRV\":%llu,\"tokenReviews\":%lu,"
+		       "\"subjectAccessReviews\":%lu}\n",
+		   (unsigned long long)fake_store_compacted(),
+		   fake_review_token_count(), fake_review_sar_count());
 	return reply_plain(c, 200, &b);
 }
 

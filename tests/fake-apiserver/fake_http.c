@@ -10,7 +10,8 @@
  *   PREFIX/watch/...                the same, as a watch
  * plus discovery (fake_discovery.c) and the /fake/ paths (fake_control.c).
  * Every path but /fake/ and the health checks must authenticate when
- * fake_tls asks for it.
+ * fake_tls or --users asks for it, and pass the --authz rules when there
+ * are some (fake_auth.h); the two review APIs are fake_review.c.
  */
 #include "fake_http.h"
 
@@ -26,6 +27,7 @@
 
 #include "config/alloc.h"
 #include "config/log.h"
+#include "fake_auth.h"
 #include "fake_openapi.h"
 #include "fake_res.h"
 #include "fake_tls.h"
@@ -348,8 +350,25 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 		MHD_destroy_response(r);
 		return ret;
 	}
-	if (!fake_auth_ok(c))
+	struct fake_user u;
+	if (fake_auth_request(c, &u) < 0)
 		return fake_reply_unauthorized(c);
+	if (fake_auth_authz_on()) {
+		/* the apiserver authorizes before it routes: a path no
+		 * resource serves is 403 before it is 404 */
+		struct fake_attrs a;
+		char *scratch = NULL;
+		fake_auth_attrs(c, m, url, &a, &scratch);
+		if (!scratch)
+			return MHD_NO;	/* out of memory */
+		bool ok = fake_auth_allowed(u.name, u.groups, u.ngroups, &a,
+					    NULL);
+		if (!ok)
+			ret = fake_reply_forbidden(c, u.name, &a);
+		free(scratch);
+		if (!ok)
+			return ret;
+	}
 	if (fake_faults_intercept(c, &ret))
 		return ret;
 	if (strcmp(m, "GET") == 0 && fake_discovery_serve(c, url, &ret))
@@ -360,6 +379,9 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 		return fake_reply_status(c, 413, "RequestEntityTooLarge", NULL,
 					 "Request entity too large: limit is "
 					 "%u", FAKE_MAX_BODY);
+
+	if (fake_review_serve(rq, url, &ret))
+		return ret;
 
 	bool core = strncmp(url, "/api/v1/", 8) == 0;
 	if (!core && strncmp(url, "/apis/", 6) != 0)

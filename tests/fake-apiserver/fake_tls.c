@@ -20,13 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/log.h"
-#include "fake_http.h"
 
 #define MAX_TOKENS 8
 #define MAX_TOKEN_LEN 4096
@@ -203,8 +201,10 @@ static bool same(const char *a, const char *b, size_t blen)
 	return d == 0;
 }
 
-static bool token_ok(const char *t, size_t n)
+bool fake_tls_token_ok(const char *t, size_t n)
 {
+	if (!n || n >= MAX_TOKEN_LEN)
+		return false;
 	bool ok = tls.token && same(tls.token, t, n);
 	if (!ok && tls.token_file) {
 		pthread_mutex_lock(&tls.mu);
@@ -216,7 +216,7 @@ static bool token_ok(const char *t, size_t n)
 	return ok;
 }
 
-static bool client_cert_ok(struct MHD_Connection *c)
+bool fake_tls_client_cert_ok(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci;
 	unsigned status = ~0u;
@@ -231,26 +231,7 @@ static bool client_cert_ok(struct MHD_Connection *c)
 	return tls.verify(ci->tls_session, &status) == 0 && status == 0;
 }
 
-bool fake_auth_ok(struct MHD_Connection *c)
+bool fake_tls_auth_required(void)
 {
-	if (!tls.auth)
-		return true;
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Authorization");
-	if (h && strncasecmp(h, "Bearer ", 7) == 0) {
-		const char *t = h + 7;
-		while (*t == ' ')
-			t++;
-		size_t n = strlen(t);
-		while (n && t[n - 1] == ' ')
-			n--;
-		if (n && n < MAX_TOKEN_LEN && token_ok(t, n))
-			return true;
-	}
-	return client_cert_ok(c);
-}
-
-enum MHD_Result fake_reply_unauthorized(struct MHD_Connection *c)
-{
-	return fake_reply_status(c, 401, "Unauthorized", NULL, "Unauthorized");
+	return tls.auth;
 }

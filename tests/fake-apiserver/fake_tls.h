@@ -10,9 +10,10 @@
  *                              rotate a token (both lines accepted while
  *                              the file holds old and new)
  *
- * With any of the last three, every API request (the Kubernetes paths,
- * discovery and /version) must authenticate, or it gets the apiserver's
- * 401 Status (reason Unauthorized, message "Unauthorized"). /healthz,
+ * With any of the last three (or --users, fake_auth.h), every API request
+ * (the Kubernetes paths, discovery and /version) must authenticate, or
+ * it gets the apiserver's 401 Status (reason Unauthorized, message
+ * "Unauthorized"); these credentials are the super user "admin". /healthz,
  * /livez, /readyz and the /fake/ control paths stay open: the control API
  * answers loopback clients only, so tests can drive faults with no
  * credentials.
@@ -41,10 +42,14 @@ bool fake_tls_on(void);
 unsigned fake_tls_mhd_flags(void);
 void fake_tls_mhd_options(struct MHD_OptionItem *items, int *n);
 
-/* Whether the request may proceed: no auth configured, a valid bearer
- * token, or a client certificate verified against --client-ca. */
-bool fake_auth_ok(struct MHD_Connection *c);
-/* The 401 reply. */
-enum MHD_Result fake_reply_unauthorized(struct MHD_Connection *c);
+/* Whether --token, --token-file or --client-ca asks every API request
+ * to authenticate (fake_auth.c decides who a request is). */
+bool fake_tls_auth_required(void);
+/* Whether t (n bytes) is the --token or a line of --token-file: an admin
+ * token. Constant time per candidate. */
+bool fake_tls_token_ok(const char *t, size_t n);
+/* Whether the connection presented a certificate verified against
+ * --client-ca. */
+bool fake_tls_client_cert_ok(struct MHD_Connection *c);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "config/alloc.h"
 #include "config/log.h"
+#include "fake_auth.h"
 #include "fake_cluster.h"
 #include "fake_http.h"
 #include "fake_res.h"
@@ -43,6 +44,7 @@ struct opts {
 	const char *uncached;
 	int verbosity;
 	struct fake_tls_opts tls;
+	const char *users_file, *authz_file;
 	bool crd_cluster;
 };
 
@@ -72,6 +74,11 @@ static void usage(FILE *f)
 		"  --token T                require Authorization: Bearer T\n"
 		"  --token-file F           accept the tokens in F (one a line,\n"
 		"                           re-read when F changes)\n"
+		"  --users F                kube-apiserver's static token file:\n"
+		"                           token,user,uid[,\"group1,group2\"]\n"
+		"  --authz F                rules, one a line: USER_OR_GROUP VERB\n"
+		"                           RESOURCE NAMESPACE (* any); what no\n"
+		"                           rule allows is 403 (docs/FAKE.md)\n"
 		"  --crd plural.group/version:Kind[:Cluster]   serve a custom\n"
 		"                           resource (repeatable; namespaced unless\n"
 		"                           :Cluster or --crd-cluster before it)\n"
@@ -172,6 +179,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->tls.token = val;
 		} else if (strcmp(a, "--token-file") == 0) {
 			o->tls.token_file = val;
+		} else if (strcmp(a, "--users") == 0) {
+			o->users_file = val;
+		} else if (strcmp(a, "--authz") == 0) {
+			o->authz_file = val;
 		} else if (strcmp(a, "--crd") == 0) {
 			char err[300];
 			if (fake_res_add_crd(val, o->crd_cluster, err,
@@ -350,6 +361,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fake-apiserver: %s\n", err);
 		return 2;
 	}
+	if (fake_auth_setup(o.users_file, o.authz_file, err, sizeof(err))) {
+		fprintf(stderr, "fake-apiserver: %s\n", err);
+		fake_tls_free();
+		return 2;
+	}
 	if (fake_store_init(o.history)) {
 		fprintf(stderr, "fake-apiserver: out of memory\n");
 		return 1;
@@ -357,12 +373,14 @@ int main(int argc, char **argv)
 	if ((rc = seed(o.seed, o.seed_ns))) {
 		fake_store_free();
 		fake_tls_free();
+		fake_auth_free();
 		return rc == -EINVAL ? 2 : 1;
 	}
 	if (fake_http_start(o.host, o.port, err, sizeof(err))) {
 		log_error("%s", err);
 		fake_store_free();
 		fake_tls_free();
+		fake_auth_free();
 		return 1;
 	}
 	if ((rc = fake_cluster_start(&o.cluster)))
@@ -374,5 +392,6 @@ int main(int argc, char **argv)
 	fake_http_stop();
 	fake_store_free();
 	fake_tls_free();
+	fake_auth_free();
 	return 0;
 }
