@@ -101,6 +101,15 @@ static unsigned slot(const uint8_t key[32], unsigned n)
 	return v % n;
 }
 
+/* Whether member key of object obj is the literal true. */
+static bool is_true(const struct json_doc *d, int obj, const char *key)
+{
+	int t = json_get(d, obj, key);
+	size_t n;
+	const char *v = t > 0 && json_type(d, t) == JSMN_PRIMITIVE ? json_raw(d, t, &n) : NULL;
+	return v && n == 4 && !memcmp(v, "true", 4);
+}
+
 /* POST a review; returns its parsed answer's "status" token, or -1.
  * d holds the document. */
 static int review(struct proxy_authn *a, const char *path, const struct buf *req,
@@ -158,8 +167,7 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 	memcpy(u->key, key, 32);
 	strcpy(u->groups, "[]");
 	if (st > 0) {
-		int ok = json_get(&d, st, "authenticated");
-		u->ok = ok > 0 && json_str_eq(&d, ok, "true");
+		u->ok = is_true(&d, st, "authenticated");
 		int t;
 		if (u->ok && (t = json_path(&d, st, "user.username")) > 0)
 			json_str(&d, t, u->name, sizeof(u->name));
@@ -257,11 +265,8 @@ static int allowed(struct proxy_authn *a, const struct user *u,
 	if (st > 0) {
 		struct decision n = { .expires_ms = 0 };
 		memcpy(n.key, key, 32);
-		int t = json_get(&d, st, "allowed");
-		n.allowed = t > 0 && json_str_eq(&d, t, "true");
-		t = json_get(&d, st, "denied");
-		if (t > 0 && json_str_eq(&d, t, "true"))
-			n.allowed = false;
+		int t;
+		n.allowed = is_true(&d, st, "allowed") && !is_true(&d, st, "denied");
 		if ((t = json_get(&d, st, "reason")) > 0)
 			json_str(&d, t, n.reason, sizeof(n.reason));
 		n.expires_ms = now + (n.allowed ? a->allow_ms : a->deny_ms);
