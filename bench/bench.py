@@ -574,10 +574,12 @@ def bench_b10():
         assert st == 401, st
         wrk(deleg.url + path, 1, header=hdr)   # warm the decision caches
         wrk(plain.url + path, 1)
+        # alternating short rounds, so both see the same moments of a noisy
+        # machine; the ratio of the medians
         a, b = [], []
-        for _ in range(2):
-            a.append(wrk(plain.url + path, 4)[0])
-            rps, errs = wrk(deleg.url + path, 4, header=hdr)
+        for _ in range(5):
+            a.append(wrk(plain.url + path, 3)[0])
+            rps, errs = wrk(deleg.url + path, 3, header=hdr)
             assert errs == 0, "delegated GETs failed: %d" % errs
             b.append(rps)
     finally:
@@ -585,9 +587,10 @@ def bench_b10():
         deleg.stop(check=False)
         fake.stop(check=False)
     raw["B10"] = {"none_rps": a, "delegated_rps": b}
-    ratio = max(b) / max(a)
-    record("B10", "GET one pod, req/s at 64 conns, --client-auth=delegated (warm caches)",
-           round(max(b)), round(max(a)), round(ratio, 3), ">= 0.9x --client-auth=none",
+    ratio = statistics.median(b) / statistics.median(a)
+    record("B10", "GET one pod, req/s at 64 conns, --client-auth=delegated (warm caches), "
+           "median of 5", round(statistics.median(b)), round(statistics.median(a)),
+           round(ratio, 3), ">= 0.9x --client-auth=none",
            ratio >= 0.9, "req/s")
 
 

@@ -31,14 +31,20 @@ struct user {			/* a token's review */
 };
 
 struct decision {
-	uint8_t key[32];	/* SHA-256 of the token's hash and the attributes */
-	int64_t expires_ms;
-	bool allowed;
+	/* The hot path reads seq, key, expires_ms and allowed with atomics
+	 * and no lock (a sequence lock: seq is odd while a writer, holding
+	 * dlock, changes the slot); name and reason are read under dlock. */
+	uint64_t seq;
+	uint64_t key[4];	/* SHA-256 of the token, "\n", the attributes */
+	int64_t expires_ms;	/* never past its token review's */
+	uint64_t allowed;
+	char name[256];		/* the user, for a 403's message */
 	char reason[160];
 };
 
 struct proxy_authn {
 	struct cache_upstream up;	/* the proxy's, without its token bucket */
+	EVP_MD *sha256;			/* fetched once */
 	int64_t allow_ms, deny_ms;
 	pthread_mutex_t ulock, dlock;
 	struct user *users;		/* ulock */
@@ -61,7 +67,8 @@ struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 	a->decisions = xcalloc(DECISIONS, sizeof(*a->decisions));
 	pthread_mutex_init(&a->ulock, NULL);
 	pthread_mutex_init(&a->dlock, NULL);
-	if (!a->users || !a->decisions) {
+	a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (!a->users || !a->decisions || !a->sha256) {
 		proxy_authn_free(a);
 		return NULL;
 	}
@@ -79,19 +86,41 @@ void proxy_authn_free(struct proxy_authn *a)
 		explicit_bzero(a->users, USERS * sizeof(*a->users));
 	free(a->users);
 	free(a->decisions);
+	EVP_MD_free(a->sha256);
 	free(a);
 }
 
-static void sha256(const void *p, size_t n, const void *p2, size_t n2,
-		   uint8_t out[32])
+/* Each request thread keeps one digest context: EVP_Digest() would
+ * allocate and free one on every call. Freed when the thread ends. */
+static pthread_key_t ctx_key;
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+
+static void ctx_free(void *ctx)
 {
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	EVP_MD_CTX_free(ctx);
+}
+
+static void ctx_key_make(void)
+{
+	if (pthread_key_create(&ctx_key, ctx_free))
+		abort();
+}
+
+/* SHA-256 of a then b. The digest is fetched once (md): OpenSSL 3's
+ * one-shot SHA256() looks the algorithm up on every call, under locks
+ * every request thread would share. */
+static bool sha256(const EVP_MD *md, const void *a, size_t an, const void *b,
+		   size_t bn, uint8_t out[32])
+{
 	unsigned len = 32;
-	if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL) ||
-	    !EVP_DigestUpdate(c, p, n) || (n2 && !EVP_DigestUpdate(c, p2, n2)) ||
-	    !EVP_DigestFinal_ex(c, out, &len))
-		memset(out, 0xff, 32);	/* never matches a real hash's slot by luck */
-	EVP_MD_CTX_free(c);
+	pthread_once(&ctx_once, ctx_key_make);
+	EVP_MD_CTX *c = pthread_getspecific(ctx_key);
+	if (!c && (c = EVP_MD_CTX_new()) && pthread_setspecific(ctx_key, c)) {
+		EVP_MD_CTX_free(c);
+		c = NULL;
+	}
+	return c && EVP_DigestInit_ex(c, md, NULL) && EVP_DigestUpdate(c, a, an) &&
+	       (!bn || EVP_DigestUpdate(c, b, bn)) && EVP_DigestFinal_ex(c, out, &len);
 }
 
 static unsigned slot(const uint8_t key[32], unsigned n)
@@ -137,10 +166,8 @@ static int review(struct proxy_authn *a, const char *path, const struct buf *req
 /* The user behind token, reviewed or cached. Returns 0 with *u filled,
  * or -1 when the upstream could not tell. */
 static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
-		   struct user *u)
+		   const uint8_t key[32], struct user *u)
 {
-	uint8_t key[32];
-	sha256(token, tlen, NULL, 0, key);
 	int64_t now = cache_rvclock_now_ms();
 	struct user *s = &a->users[slot(key, USERS)];
 	pthread_mutex_lock(&a->ulock);
@@ -195,12 +222,64 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 	return rc;
 }
 
-/* The attributes as one string, for the decision cache's key. */
-static void attrs_key(const struct authn_attrs *at, struct buf *b)
+/* The attributes as one string, for the decision cache's key; its
+ * length, or 0 when it does not fit. */
+static size_t attrs_key(const struct authn_attrs *at, char *out, size_t cap)
 {
-	buf_printf(b, "%d\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s", at->resource, at->verb,
-		   at->group, at->version, at->res, at->sub, at->ns, at->name,
-		   at->path);
+	int n = snprintf(out, cap, "%d\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s",
+			 at->resource, at->verb, at->group, at->version, at->res,
+			 at->sub, at->ns, at->name, at->path);
+	return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+/* A cached decision for key, copied into *out; false on a miss. An
+ * allowed one is read without a lock: every request of a busy client
+ * comes here, from every thread. */
+static bool decision_cached(struct proxy_authn *a, const uint8_t key[32],
+			    struct decision *out)
+{
+	struct decision *s = &a->decisions[slot(key, DECISIONS)];
+	int64_t now = cache_rvclock_now_ms();
+	uint64_t k[4];
+	memcpy(k, key, 32);
+	uint64_t s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	bool same = !(s1 & 1);
+	for (int i = 0; i < 4 && same; i++)
+		same = __atomic_load_n(&s->key[i], __ATOMIC_RELAXED) == k[i];
+	int64_t exp = __atomic_load_n(&s->expires_ms, __ATOMIC_RELAXED);
+	uint64_t allowed = __atomic_load_n(&s->allowed, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (same && __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == s1 && allowed &&
+	    exp > now) {
+		out->allowed = true;
+		out->name[0] = out->reason[0] = '\0';
+		return true;
+	}
+	/* a denial (its message needs the name), or a slot being written */
+	pthread_mutex_lock(&a->dlock);
+	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now;
+	if (hit) {
+		out->allowed = s->allowed;
+		memcpy(out->name, s->name, sizeof(out->name));
+		memcpy(out->reason, s->reason, sizeof(out->reason));
+	}
+	pthread_mutex_unlock(&a->dlock);
+	return hit;
+}
+
+/* Store n in slot s. dlock held. */
+static void decision_store(struct decision *s, const struct decision *n)
+{
+	uint64_t seq = s->seq;
+	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (int i = 0; i < 4; i++)
+		__atomic_store_n(&s->key[i], n->key[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&s->expires_ms, n->expires_ms, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->allowed, n->allowed, __ATOMIC_RELAXED);
+	memcpy(s->name, n->name, sizeof(s->name));
+	memcpy(s->reason, n->reason, sizeof(s->reason));
+	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 static void add_field(struct buf *b, const char *k, const char *v, bool comma)
@@ -209,34 +288,14 @@ static void add_field(struct buf *b, const char *k, const char *v, bool comma)
 	buf_add_json_str(b, v, strlen(v));
 }
 
-/* Whether u may do at, reviewed or cached. 0, or -1 when unknown. */
-static int allowed(struct proxy_authn *a, const struct user *u,
-		   const struct authn_attrs *at, bool *yes, char *reason,
-		   size_t rlen)
+/* Whether u may do at, by a review stored under key. 0 with *out
+ * filled, or -1 when the upstream could not tell. */
+static int review_access(struct proxy_authn *a, const struct user *u,
+			 const struct authn_attrs *at, const uint8_t key[32],
+			 struct decision *out)
 {
-	struct buf k = BUF_INIT;
-	uint8_t key[32];
-	attrs_key(at, &k);
-	if (!buf_ok(&k)) {
-		buf_free(&k);
-		return -1;
-	}
-	sha256(u->key, 32, k.p, k.len, key);
-	buf_free(&k);
 	int64_t now = cache_rvclock_now_ms();
 	struct decision *s = &a->decisions[slot(key, DECISIONS)];
-	pthread_mutex_lock(&a->dlock);
-	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now;
-	if (hit) {
-		*yes = s->allowed;
-		snprintf(reason, rlen, "%s", s->reason);
-	}
-	pthread_mutex_unlock(&a->dlock);
-	if (hit) {
-		PROXY_COUNT(authn_access_hits);
-		return 0;
-	}
-	PROXY_COUNT(authn_access_reviews);
 	struct buf req = BUF_INIT, body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
 	buf_adds(&req, "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":"
@@ -269,12 +328,14 @@ static int allowed(struct proxy_authn *a, const struct user *u,
 		n.allowed = is_true(&d, st, "allowed") && !is_true(&d, st, "denied");
 		if ((t = json_get(&d, st, "reason")) > 0)
 			json_str(&d, t, n.reason, sizeof(n.reason));
+		snprintf(n.name, sizeof(n.name), "%s", u->name);
 		n.expires_ms = now + (n.allowed ? a->allow_ms : a->deny_ms);
+		if (n.expires_ms > u->expires_ms)
+			n.expires_ms = u->expires_ms;
 		pthread_mutex_lock(&a->dlock);
-		*s = n;
+		decision_store(s, &n);
 		pthread_mutex_unlock(&a->dlock);
-		*yes = n.allowed;
-		snprintf(reason, rlen, "%s", n.reason);
+		*out = n;
 		rc = 0;
 	}
 	json_doc_free(&d);
@@ -285,12 +346,12 @@ static int allowed(struct proxy_authn *a, const struct user *u,
 
 /* The apiserver's words for a denied request (its forbiddenMessage, then
  * NewForbidden around it). */
-static void forbidden_message(const struct user *u, const struct authn_attrs *at,
+static void forbidden_message(const char *user, const struct authn_attrs *at,
 			      const char *reason, char *msg, size_t len)
 {
 	char what[600];
 	if (!at->resource) {
-		snprintf(what, sizeof(what), "User \"%s\" cannot %s path \"%s\"", u->name,
+		snprintf(what, sizeof(what), "User \"%s\" cannot %s path \"%s\"", user,
 			 at->verb, at->path);
 		snprintf(msg, len, "forbidden: %s%s%s", what, reason[0] ? ": " : "",
 			 reason);
@@ -300,11 +361,11 @@ static void forbidden_message(const struct user *u, const struct authn_attrs *at
 	snprintf(res, sizeof(res), "%s%s%s", at->res, at->sub[0] ? "/" : "", at->sub);
 	if (at->ns[0])
 		snprintf(what, sizeof(what), "User \"%s\" cannot %s resource \"%s\" in API "
-			 "group \"%s\" in the namespace \"%s\"", u->name, at->verb, res,
+			 "group \"%s\" in the namespace \"%s\"", user, at->verb, res,
 			 at->group, at->ns);
 	else
 		snprintf(what, sizeof(what), "User \"%s\" cannot %s resource \"%s\" in API "
-			 "group \"%s\" at the cluster scope", u->name, at->verb, res,
+			 "group \"%s\" at the cluster scope", user, at->verb, res,
 			 at->group);
 	char qual[200];
 	snprintf(qual, sizeof(qual), "%s%s%s", at->res, at->group[0] ? "." : "", at->group);
@@ -335,8 +396,28 @@ enum authn_verdict proxy_authn_check(struct proxy_authn *a, const char *authz,
 		PROXY_COUNT(authn_unauthenticated);
 		return AUTHN_UNAUTHENTICATED;
 	}
+	uint8_t tkey[32], dkey[32];
+	char ak[8192];
+	size_t akn = 0;
+	struct decision dec;
+	/* One digest on the hot path: the decision's key is the token and
+	 * the attributes together. A decision is only ever stored for a
+	 * token its review accepted, and expires with that review, so a hit
+	 * needs nothing else. */
+	if (at && (akn = attrs_key(at, ak + 1, sizeof(ak) - 1))) {
+		ak[0] = '\n';
+		/* no digest, no decision: a failed hash must never share a key */
+		if (!sha256(a->sha256, tok, tlen, ak, akn + 1, dkey))
+			return AUTHN_UNAVAILABLE;
+		if (decision_cached(a, dkey, &dec)) {
+			PROXY_COUNT(authn_access_hits);
+			goto decided;
+		}
+	}
+	if (!sha256(a->sha256, tok, tlen, NULL, 0, tkey))
+		return AUTHN_UNAVAILABLE;
 	struct user u;
-	if (user_of(a, tok, tlen, &u))
+	if (user_of(a, tok, tlen, tkey, &u))
 		return AUTHN_UNAVAILABLE;
 	if (!u.ok) {
 		PROXY_COUNT(authn_unauthenticated);
@@ -346,15 +427,17 @@ enum authn_verdict proxy_authn_check(struct proxy_authn *a, const char *authz,
 		PROXY_COUNT(authn_allowed);
 		return AUTHN_ALLOWED;
 	}
-	bool yes = false;
-	char reason[160] = "";
-	if (allowed(a, &u, at, &yes, reason, sizeof(reason)))
+	if (!akn)
+		return AUTHN_UNAVAILABLE;	/* attributes too long to ask about */
+	PROXY_COUNT(authn_access_reviews);
+	if (review_access(a, &u, at, dkey, &dec))
 		return AUTHN_UNAVAILABLE;
-	if (yes) {
+decided:
+	if (dec.allowed) {
 		PROXY_COUNT(authn_allowed);
 		return AUTHN_ALLOWED;
 	}
 	PROXY_COUNT(authn_forbidden);
-	forbidden_message(&u, at, reason, msg, msglen);
+	forbidden_message(dec.name, at, dec.reason, msg, msglen);
 	return AUTHN_FORBIDDEN;
 }

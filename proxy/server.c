@@ -172,7 +172,8 @@ struct req {
 	struct proxy_req lr;
 	struct proxy_pt *pt;
 	char *raw;			/* the request target as received */
-	char path[4096];		/* its checked, decoded path (target.h) */
+	char *path;			/* its checked, decoded path (target.h);
+					 * never longer than raw */
 };
 
 /* libmicrohttpd shows us the request target as it came on the request
@@ -181,8 +182,17 @@ struct req {
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct req *rq = xcalloc(1, sizeof(*rq));
-	if (rq)
-		rq->raw = xstrdup(uri ? uri : "");
+	size_t n = strlen(uri ? uri : "") + 1;
+	if (!rq)
+		return NULL;
+	rq->raw = xmalloc(2 * n);	/* the target, then room for its path */
+	if (!rq->raw) {
+		free(rq);
+		return NULL;
+	}
+	memcpy(rq->raw, uri ? uri : "", n);
+	rq->path = rq->raw + n;
+	rq->path[0] = '\0';
 	return rq;
 }
 
@@ -205,8 +215,11 @@ static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt
 		.res = rt->resource, .sub = rt->sub, .ns = rt->ns, .name = rt->name,
 		.path = "",
 	};
+	/* a named object is "get" even with ?watch=true; only the /watch/
+	 * prefix makes it "watch" */
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
-		at->verb = watch ? "watch" : rt->name[0] ? "get" : "list";
+		at->verb = rt->name[0] ? (rt->watch_prefix ? "watch" : "get") :
+			   watch ? "watch" : "list";
 	else if (!strcmp(method, "POST"))
 		at->verb = "create";
 	else if (!strcmp(method, "PUT"))
@@ -325,7 +338,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!rq->announced) {
 		/* The first call only announces the request. */
 		rq->announced = true;
-		if (proxy_target_check(rq->raw, rq->path, sizeof(rq->path), err,
+		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1, err,
 				       sizeof(err))) {
 			rq->local = true;
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
