@@ -19,6 +19,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/metrics.h"
+#include "proxy/serve_tls.h"
 #include "proxy/status.h"
 
 #define TICK_MS 500
@@ -276,10 +277,14 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_v(1, "libmicrohttpd: %s", msg);
 }
 
-/* One libmicrohttpd daemon over addr, or over the listening socket fd. */
+/* One libmicrohttpd daemon over addr, or over the listening socket fd;
+ * HTTPS when tls is not NULL. */
 static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
-				       int fd, unsigned threads, unsigned flags)
+				       int fd, unsigned threads, unsigned flags,
+				       struct proxy_tls *tls)
 {
+	struct MHD_OptionItem tls_opts[PROXY_TLS_NOPTS];
+	flags |= proxy_tls_daemon_options(tls, tls_opts);
 	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			MHD_USE_ERROR_LOG | flags,
@@ -293,6 +298,7 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+		MHD_OPTION_ARRAY, tls_opts,
 		MHD_OPTION_END);
 }
 
@@ -367,8 +373,14 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
+	if (p->cfg->tls_cert_file) {
+		p->tls = proxy_tls_new(p->cfg->tls_cert_file, p->cfg->tls_key_file,
+				       err, errlen);
+		if (!p->tls)
+			return -EINVAL;
+	}
 	p->daemon = start_daemon(p, (struct sockaddr *)&ss, -1, threads,
-				 v6 ? MHD_USE_IPv6 : 0);
+				 v6 ? MHD_USE_IPv6 : 0, p->tls);
 	if (!p->daemon) {
 		snprintf(err, errlen, "cannot listen on %s:%d: %s", host,
 			 p->cfg->listen_port, strerror(errno));
@@ -381,7 +393,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		int fd = unix_listen(p->cfg->unix_socket, err, errlen);
 		if (fd < 0)
 			return fd;
-		p->udaemon = start_daemon(p, NULL, fd, 1, 0);
+		p->udaemon = start_daemon(p, NULL, fd, 1, 0, NULL);
 		if (!p->udaemon) {
 			close(fd);
 			snprintf(err, errlen, "cannot serve on %s", p->cfg->unix_socket);
@@ -394,7 +406,8 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		return -e;
 	}
 	p->ticking = true;
-	log_info("listening on http://%s:%d", host, p->port);
+	log_info("listening on %s://%s:%d", p->tls ? "https" : "http", host,
+		 p->port);
 	if (p->cfg->unix_socket)
 		log_info("listening on unix:%s", p->cfg->unix_socket);
 	return 0;
@@ -428,6 +441,8 @@ void proxy_stop(struct proxy *p)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
+	proxy_tls_free(p->tls);	/* no handshake can need it now */
+	p->tls = NULL;
 	if (p->cfg->unix_socket)
 		unlink(p->cfg->unix_socket);
 	proxy_pt_pool_free(p->pt);

@@ -30,6 +30,7 @@ struct proxy {
 	int nres;
 	struct MHD_Daemon *daemon;	/* --listen */
 	struct MHD_Daemon *udaemon;	/* --unix-socket, or NULL */
+	struct proxy_tls *tls;		/* --tls-cert-file, or NULL: serve_tls.h */
 	int port;			/* the bound port */
 	bool inited;			/* proxy_start got far enough to stop */
 	bool ticking;
@@ -39,7 +40,8 @@ struct proxy {
 	pthread_cond_t tick_cond;
 };
 
-/* Start listening; logs "listening on http://HOST:PORT". Returns 0 or
+/* Start listening; logs "listening on http://HOST:PORT" (https:// with
+ * --tls-cert-file; the unix socket stays plain HTTP). Returns 0 or
  * -errno with err set. */
 int proxy_start(struct proxy *p, char *err, size_t errlen);
 /* End every watch, stop the daemon and the ticker. Reflectors are the
