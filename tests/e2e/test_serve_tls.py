@@ -126,6 +126,7 @@ class HTTPSWatch:
         return json.loads(line)
 
     def close(self):
+        self.resp.close()
         self.conn.close()
 
 
