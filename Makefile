@@ -13,7 +13,7 @@
 
 SHELL := /bin/bash
 CC ?= cc
-PKGS := libmicrohttpd libcurl liburcu-bp yaml-0.1 openssl zlib
+PKGS := libmicrohttpd libcurl liburcu-bp yaml-0.1 openssl gnutls zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # jsmn is header-only and ships no .pc file; nothing to link.

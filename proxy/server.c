@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/metrics.h"
+#include "proxy/serve_tls.h"
 #include "proxy/status.h"
 #include "proxy/target.h"
 
@@ -35,10 +37,11 @@ bool proxy_client_gone(struct MHD_Connection *c)
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!ci)
 		return false;
-	char b;
-	ssize_t n = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-			  errno != EINTR);
+	/* poll, not a peek: over TLS a client that hangs up sends
+	 * close_notify first, bytes a peek would take for a live client */
+	struct pollfd pfd = { .fd = ci->connect_fd, .events = POLLRDHUP };
+	return poll(&pfd, 1, 0) > 0 &&
+	       (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
 bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val)
@@ -438,10 +441,14 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	log_v(1, "libmicrohttpd: %s", msg);
 }
 
-/* One libmicrohttpd daemon over addr, or over the listening socket fd. */
+/* One libmicrohttpd daemon over addr, or over the listening socket fd;
+ * HTTPS when tls is not NULL. */
 static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
-				       int fd, unsigned threads, unsigned flags)
+				       int fd, unsigned threads, unsigned flags,
+				       struct proxy_tls *tls)
 {
+	struct MHD_OptionItem tls_opts[PROXY_TLS_NOPTS];
+	flags |= proxy_tls_daemon_options(tls, tls_opts);
 	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			MHD_USE_ERROR_LOG | flags,
@@ -455,6 +462,7 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+		MHD_OPTION_ARRAY, tls_opts,
 		MHD_OPTION_END);
 }
 
@@ -572,8 +580,14 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
+	if (p->cfg->tls_cert_file) {
+		p->tls = proxy_tls_new(p->cfg->tls_cert_file, p->cfg->tls_key_file,
+				       err, errlen);
+		if (!p->tls)
+			return -EINVAL;
+	}
 	p->daemon = start_daemon(p, (struct sockaddr *)&ss, -1, threads,
-				 v6 ? MHD_USE_IPv6 : 0);
+				 v6 ? MHD_USE_IPv6 : 0, p->tls);
 	if (!p->daemon) {
 		int e = errno;
 		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host,
@@ -590,7 +604,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		if (fd < 0)
 			return fd;
 		p->made_socket = true;
-		p->udaemon = start_daemon(p, NULL, fd, 1, 0);
+		p->udaemon = start_daemon(p, NULL, fd, 1, 0, NULL);
 		if (!p->udaemon) {
 			close(fd);
 			snprintf(err, errlen, "cannot serve on %s", p->cfg->unix_socket);
@@ -603,7 +617,8 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		return -e;
 	}
 	p->ticking = true;
-	log_info("listening on http://%s:%d", host, p->port);
+	log_info("listening on %s://%s:%d", p->tls ? "https" : "http", host,
+		 p->port);
 	if (p->cfg->unix_socket)
 		log_info("listening on unix:%s", p->cfg->unix_socket);
 	return 0;
@@ -637,6 +652,8 @@ void proxy_stop(struct proxy *p)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
+	proxy_tls_free(p->tls);	/* no handshake can need it now */
+	p->tls = NULL;
 	if (p->made_socket)	/* ours: never a path that was there before */
 		unlink(p->cfg->unix_socket);
 	proxy_pt_pool_free(p->pt);

@@ -33,6 +33,7 @@ struct proxy {
 	struct MHD_Daemon *daemon;	/* --listen */
 	struct MHD_Daemon *udaemon;	/* --unix-socket, or NULL */
 	bool made_socket;		/* the --unix-socket path is ours to remove */
+	struct proxy_tls *tls;		/* --tls-cert-file, or NULL: serve_tls.h */
 	int port;			/* the bound port */
 	bool inited;			/* proxy_start got far enough to stop */
 	bool ticking;
@@ -42,7 +43,8 @@ struct proxy {
 	pthread_cond_t tick_cond;
 };
 
-/* Start listening; logs "listening on http://HOST:PORT". Returns 0 or
+/* Start listening; logs "listening on http://HOST:PORT" (https:// with
+ * --tls-cert-file; the unix socket stays plain HTTP). Returns 0 or
  * -errno with err set. */
 int proxy_start(struct proxy *p, char *err, size_t errlen);
 /* End every watch, stop the daemon and the ticker. Reflectors are the

@@ -1,0 +1,47 @@
+/*
+ * serve_tls: the certificate and key the --listen daemon serves HTTPS
+ * with (--tls-cert-file, --tls-private-key-file), reloaded when the files
+ * change on disk, as cert-manager rotates them, without a restart.
+ *
+ * Ownership: proxy_start() creates the one struct proxy_tls and
+ * proxy_stop() frees it once the daemon that uses it has stopped. The
+ * loaded pair is immutable once published; a reload publishes a new one
+ * and the old one is freed after an RCU grace period. Each TLS session
+ * gets its own copy of the pair, which GnuTLS frees with the session, so
+ * a rotation never pulls memory from under an open connection.
+ *
+ * The files are checked at most once a second, from the handshake of a
+ * new connection: a changed pair is used from the next handshake on; a
+ * pair that does not load (unreadable, not PEM, key not matching the
+ * certificate) keeps the previous one and logs one warning naming the
+ * file, never its content.
+ */
+#ifndef PROXY_SERVE_TLS_H
+#define PROXY_SERVE_TLS_H
+
+#include <stddef.h>
+#include <microhttpd.h>
+
+struct proxy_tls;
+
+/* The MHD_OptionItem slots proxy_tls_daemon_options() fills. */
+#define PROXY_TLS_NOPTS 2
+
+/* Load cert_file (a PEM chain, leaf first) and key_file (PEM: PKCS#1,
+ * SEC1 or unencrypted PKCS#8). Returns NULL with err set to one line
+ * naming the file at fault. Only one may exist at a time in a process:
+ * GnuTLS's certificate callback has no closure, so it finds this one
+ * through a static. */
+struct proxy_tls *proxy_tls_new(const char *cert_file, const char *key_file,
+				char *err, size_t errlen);
+
+/* What makes a libmicrohttpd daemon serve TLS with t: returns the daemon
+ * flags to add (0 when t is NULL) and fills opts, to be passed as
+ * MHD_OPTION_ARRAY, ending in MHD_OPTION_END (only that when t is NULL). */
+unsigned proxy_tls_daemon_options(struct proxy_tls *t,
+				  struct MHD_OptionItem opts[PROXY_TLS_NOPTS]);
+
+/* Free t; call after every daemon using it has stopped. NULL is fine. */
+void proxy_tls_free(struct proxy_tls *t);
+
+#endif
