@@ -7,13 +7,20 @@ readers) may list pods everywhere. The proxy itself uses an admin token.
 """
 import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
-import harness as h
-from spy import Spy
-
-import certs
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "clients"))
+sys.path.insert(0, HERE)
+import certs  # noqa: E402
+import clients as c  # noqa: E402
+import harness as h  # noqa: E402
+from spy import Spy  # noqa: E402
 
 PROXY_TOKEN = "proxy-admin-7f1d2e"
 ALICE, BOB = "alice-tok-51c0", "bob-tok-9e2a"
@@ -165,6 +172,76 @@ class Delegated(unittest.TestCase):
         self.assertGreaterEqual(m1[hits] - m0[hits], 40)
         self.assertGreaterEqual(m1['informer_proxy_authn_decisions_total{decision="forbidden"}']
                                 - m0['informer_proxy_authn_decisions_total{decision="forbidden"}'], 20)
+
+
+class KubectlOverHttps(unittest.TestCase):
+    """kubectl with a token in its kubeconfig, through a proxy serving
+    HTTPS with --client-auth=delegated: what a pod on the node does when
+    the chart's DaemonSet mode is on."""
+
+    @classmethod
+    def setUpClass(cls):
+        d = cls.tmp = tempfile.mkdtemp(prefix="delegated-tls-")
+        users = os.path.join(d, "users.csv")
+        with open(users, "w") as f:
+            f.write('%s,alice,uid-alice\n' % ALICE)
+        rules = os.path.join(d, "authz")
+        with open(rules, "w") as f:
+            f.write("alice get,list,watch pods ns-1\n")
+        cls.pki = certs.make_pki(os.path.join(d, "pki"))
+        crt, key = os.path.join(d, "tls.crt"), os.path.join(d, "tls.key")
+        shutil.copy(cls.pki["server_cert"], crt)
+        shutil.copy(cls.pki["server_key"], key)
+        cls.fake = h.fake("--token", PROXY_TOKEN, "--users", users, "--authz", rules,
+                          seed="pods=20")
+        kc = certs.kubeconfig(d, cls.fake.url, token=PROXY_TOKEN, name="proxy.kubeconfig")
+        cls.proxy = h.proxy(cls.fake.url, "pods", "--kubeconfig", kc,
+                            "--client-auth", "delegated", "--tls-cert-file", crt,
+                            "--tls-private-key-file", key)
+        assert cls.proxy.url.startswith("https://"), cls.proxy.url
+        cls.undo = h.register(cls.proxy.url, cls.pki["ca"])
+        h.wait_ready(cls.proxy.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.undo()
+        cls.proxy.stop()
+        cls.fake.stop()
+
+    def kubectl(self, token, *args, ok=True):
+        k = c.Kubectl(self.proxy.url)
+        kc = certs.kubeconfig(tempfile.mkdtemp(dir=self.tmp), self.proxy.url, self.pki,
+                              token=token)
+        p = subprocess.run([k.bin, "--kubeconfig", kc, "--cache-dir",
+                            tempfile.mkdtemp(dir=self.tmp), "--request-timeout", "20s",
+                            *args], capture_output=True, text=True, timeout=60, env=k.env,
+                           stdin=subprocess.DEVNULL)
+        if ok:
+            self.assertEqual(p.returncode, 0, "kubectl %s:\n%s%s" % (
+                " ".join(args), p.stdout[-2000:], p.stderr[-2000:]))
+        return p
+
+    def test_kubectl_reads_what_it_may(self):
+        header, rows = c.table(self.kubectl(ALICE, "get", "pods", "-n", "ns-1").stdout)
+        self.assertEqual(header[0], "NAME")
+        s, _, raw = h.request("GET", self.fake.url + "/api/v1/namespaces/ns-1/pods",
+                              headers=as_(PROXY_TOKEN))
+        want = json.loads(raw)
+        self.assertTrue(want["items"])
+        self.assertEqual(sorted(r[0] for r in rows),
+                         sorted(o["metadata"]["name"] for o in want["items"]))
+        raw = json.loads(self.kubectl(ALICE, "get", "--raw",
+                                      "/api/v1/namespaces/ns-1/pods/web-1").stdout)
+        self.assertEqual(raw["metadata"]["name"], "web-1")
+
+    def test_kubectl_is_refused_what_it_may_not(self):
+        p = self.kubectl(ALICE, "get", "pods", "-A", ok=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('cannot list resource "pods" in API group "" at the cluster scope',
+                      p.stderr)
+        p = self.kubectl("not-a-token", "get", "pods", "-n", "ns-1", ok=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("the server has asked for the client to provide credentials", p.stderr)
 
 
 if __name__ == "__main__":
