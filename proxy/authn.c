@@ -4,6 +4,8 @@
 #include "proxy/authn.h"
 
 #include <openssl/evp.h>
+#include <errno.h>
+#include <microhttpd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +23,8 @@
 #define USERS 1024		/* cached token reviews */
 #define DECISIONS 4096		/* cached access reviews */
 #define TOKEN_MAX 8192
+#define REVIEWERS 4		/* threads that wait on reviews */
+#define QUEUE_MAX 256		/* requests waiting for one; beyond: 429 */
 
 struct user {			/* a token's review */
 	uint8_t key[32];	/* SHA-256 of the token; all zero: empty */
@@ -50,7 +54,16 @@ struct proxy_authn {
 	struct user *users;		/* ulock */
 	struct decision *decisions;	/* dlock */
 	bool failing;			/* atomic: a review failed last time */
+	bool stop;			/* atomic; with qlock for the workers */
+	pthread_mutex_t qlock;		/* the review queue */
+	pthread_cond_t qcond;
+	struct authn_job *queue, **qtail;	/* qlock */
+	int queued;			/* qlock */
+	int nworkers;
+	pthread_t workers[REVIEWERS];
 };
+
+static void *reviewer(void *arg);
 
 struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 				    int allow_ttl_s, int deny_ttl_s)
@@ -67,8 +80,20 @@ struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 	a->decisions = xcalloc(DECISIONS, sizeof(*a->decisions));
 	pthread_mutex_init(&a->ulock, NULL);
 	pthread_mutex_init(&a->dlock, NULL);
+	pthread_mutex_init(&a->qlock, NULL);
+	pthread_cond_init(&a->qcond, NULL);
+	a->qtail = &a->queue;
 	a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 	if (!a->users || !a->decisions || !a->sha256) {
+		proxy_authn_free(a);
+		return NULL;
+	}
+	for (int i = 0; i < REVIEWERS; i++) {
+		if (pthread_create(&a->workers[i], NULL, reviewer, a))
+			break;
+		a->nworkers++;
+	}
+	if (!a->nworkers) {
 		proxy_authn_free(a);
 		return NULL;
 	}
@@ -79,8 +104,11 @@ void proxy_authn_free(struct proxy_authn *a)
 {
 	if (!a)
 		return;
+	proxy_authn_stop(a);
 	pthread_mutex_destroy(&a->ulock);
 	pthread_mutex_destroy(&a->dlock);
+	pthread_mutex_destroy(&a->qlock);
+	pthread_cond_destroy(&a->qcond);
 	/* no token is kept, but names and groups are nobody else's business */
 	if (a->users)
 		explicit_bzero(a->users, USERS * sizeof(*a->users));
@@ -139,15 +167,14 @@ static bool is_true(const struct json_doc *d, int obj, const char *key)
 	return v && n == 4 && !memcmp(v, "true", 4);
 }
 
-/* POST a review; returns its parsed answer's "status" token, or -1.
- * d holds the document. */
+/* POST a review; returns its parsed answer's "status" token, or -1 when
+ * the upstream could not tell. d holds the document. */
 static int review(struct proxy_authn *a, const char *path, const struct buf *req,
 		  struct buf *body, struct json_doc *d)
 {
 	char err[256];
-	static const bool never = false;
 	long code = cache_upstream_request(&a->up, "POST", path, req->p, req->len,
-					   "application/json", &never, body, NULL,
+					   "application/json", &a->stop, body, NULL,
 					   err, sizeof(err));
 	bool failing = code != 200 && code != 201;
 	if (failing && !__atomic_exchange_n(&a->failing, true, __ATOMIC_RELAXED))
@@ -163,10 +190,11 @@ static int review(struct proxy_authn *a, const char *path, const struct buf *req
 	return json_get(d, 0, "status");
 }
 
-/* The user behind token, reviewed or cached. Returns 0 with *u filled,
- * or -1 when the upstream could not tell. */
+/* The user behind token, cached or (may_review) reviewed. Returns 0
+ * with *u filled, -EAGAIN on a miss that may not be reviewed, or -1 when
+ * the upstream could not tell. */
 static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
-		   const uint8_t key[32], struct user *u)
+		   const uint8_t key[32], bool may_review, struct user *u)
 {
 	int64_t now = cache_rvclock_now_ms();
 	struct user *s = &a->users[slot(key, USERS)];
@@ -179,6 +207,8 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 		PROXY_COUNT(authn_token_hits);
 		return 0;
 	}
+	if (!may_review)
+		return -EAGAIN;
 	PROXY_COUNT(authn_token_reviews);
 	struct buf req = BUF_INIT, body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
@@ -345,16 +375,19 @@ static int review_access(struct proxy_authn *a, const struct user *u,
 }
 
 /* The apiserver's words for a denied request (its forbiddenMessage, then
- * NewForbidden around it). */
+ * NewForbidden around it), and the Status details. */
 static void forbidden_message(const char *user, const struct authn_attrs *at,
-			      const char *reason, char *msg, size_t len)
+			      const char *reason, char *msg, size_t len,
+			      char *details, size_t dlen)
 {
 	char what[600];
+	struct buf d = BUF_INIT;
 	if (!at->resource) {
 		snprintf(what, sizeof(what), "User \"%s\" cannot %s path \"%s\"", user,
 			 at->verb, at->path);
 		snprintf(msg, len, "forbidden: %s%s%s", what, reason[0] ? ": " : "",
 			 reason);
+		snprintf(details, dlen, "{}");
 		return;
 	}
 	char res[200];
@@ -375,13 +408,33 @@ static void forbidden_message(const char *user, const struct authn_attrs *at,
 	else
 		snprintf(msg, len, "%s is forbidden: %s%s%s", qual, what,
 			 reason[0] ? ": " : "", reason);
+	buf_adds(&d, "{");
+	if (at->name[0]) {
+		buf_adds(&d, "\"name\":");
+		buf_add_json_str(&d, at->name, strlen(at->name));
+		buf_adds(&d, ",");
+	}
+	if (at->group[0]) {
+		buf_adds(&d, "\"group\":");
+		buf_add_json_str(&d, at->group, strlen(at->group));
+		buf_adds(&d, ",");
+	}
+	buf_adds(&d, "\"kind\":");
+	buf_add_json_str(&d, at->res, strlen(at->res));
+	buf_adds(&d, "}");
+	snprintf(details, dlen, "%s", buf_ok(&d) && d.len < dlen ? d.p : "{}");
+	buf_free(&d);
 }
 
-enum authn_verdict proxy_authn_check(struct proxy_authn *a, const char *authz,
-				     const struct authn_attrs *at, char *msg,
-				     size_t msglen)
+/* The verdict for a request, from the caches, or (may_review) from
+ * reviews on a miss; AUTHN_MISS when a review is needed and may not be
+ * made here. */
+static enum authn_verdict decide(struct proxy_authn *a, const char *authz,
+				 const struct authn_attrs *at, bool may_review,
+				 char *msg, size_t msglen, char *details,
+				 size_t dlen)
 {
-	msg[0] = '\0';
+	msg[0] = details[0] = '\0';
 	if (!authz || strncasecmp(authz, "Bearer ", 7)) {
 		PROXY_COUNT(authn_unauthenticated);
 		return AUTHN_UNAUTHENTICATED;
@@ -417,8 +470,9 @@ enum authn_verdict proxy_authn_check(struct proxy_authn *a, const char *authz,
 	if (!sha256(a->sha256, tok, tlen, NULL, 0, tkey))
 		return AUTHN_UNAVAILABLE;
 	struct user u;
-	if (user_of(a, tok, tlen, tkey, &u))
-		return AUTHN_UNAVAILABLE;
+	int rc = user_of(a, tok, tlen, tkey, may_review, &u);
+	if (rc)
+		return rc == -EAGAIN ? AUTHN_MISS : AUTHN_UNAVAILABLE;
 	if (!u.ok) {
 		PROXY_COUNT(authn_unauthenticated);
 		return AUTHN_UNAUTHENTICATED;
@@ -429,6 +483,8 @@ enum authn_verdict proxy_authn_check(struct proxy_authn *a, const char *authz,
 	}
 	if (!akn)
 		return AUTHN_UNAVAILABLE;	/* attributes too long to ask about */
+	if (!may_review)
+		return AUTHN_MISS;
 	PROXY_COUNT(authn_access_reviews);
 	if (review_access(a, &u, at, dkey, &dec))
 		return AUTHN_UNAVAILABLE;
@@ -438,6 +494,161 @@ decided:
 		return AUTHN_ALLOWED;
 	}
 	PROXY_COUNT(authn_forbidden);
-	forbidden_message(dec.name, at, dec.reason, msg, msglen);
+	forbidden_message(dec.name, at, dec.reason, msg, msglen, details, dlen);
 	return AUTHN_FORBIDDEN;
+}
+
+enum authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
+				      const struct authn_attrs *at, char *msg,
+				      size_t msglen, char *details, size_t dlen)
+{
+	return decide(a, authz, at, false, msg, msglen, details, dlen);
+}
+
+/* ---- reviews on worker threads ---- */
+
+struct authn_job {
+	struct authn_job *next;		/* qlock */
+	struct MHD_Connection *conn;
+	char *authz;			/* owned; wiped when freed */
+	bool has_at;
+	struct authn_attrs at;		/* points into the arrays below */
+	char verb[32], group[128], version[32], res[64], sub[64];
+	char ns[256], name[256], path[256];
+	enum authn_verdict verdict;	/* qlock until done */
+	char msg[1024], details[768];
+	bool done, abandoned;		/* qlock */
+};
+
+static void job_free(struct authn_job *j)
+{
+	if (!j)
+		return;
+	if (j->authz) {
+		explicit_bzero(j->authz, strlen(j->authz));
+		free(j->authz);
+	}
+	free(j);
+}
+
+static bool copy(char *dst, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= cap)
+		return false;
+	memcpy(dst, s, n + 1);
+	return true;
+}
+
+static void *reviewer(void *arg)
+{
+	struct proxy_authn *a = arg;
+	pthread_mutex_lock(&a->qlock);
+	for (;;) {
+		while (!a->queue && !a->stop)
+			pthread_cond_wait(&a->qcond, &a->qlock);
+		struct authn_job *j = a->queue;
+		if (!j)
+			break;		/* stopping, and nothing left */
+		a->queue = j->next;
+		if (!a->queue)
+			a->qtail = &a->queue;
+		a->queued--;
+		bool stop = a->stop;
+		pthread_mutex_unlock(&a->qlock);
+		enum authn_verdict v = stop ? AUTHN_UNAVAILABLE :
+			decide(a, j->authz, j->has_at ? &j->at : NULL, true, j->msg,
+			       sizeof(j->msg), j->details, sizeof(j->details));
+		pthread_mutex_lock(&a->qlock);
+		if (j->abandoned) {
+			job_free(j);
+			continue;
+		}
+		j->verdict = v;
+		j->done = true;
+		MHD_resume_connection(j->conn);
+	}
+	pthread_mutex_unlock(&a->qlock);
+	return NULL;
+}
+
+struct authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
+				    const char *authz, const struct authn_attrs *at)
+{
+	struct authn_job *j = xcalloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->conn = c;
+	j->authz = xstrdup(authz ? authz : "");
+	if (at) {
+		j->has_at = true;
+		j->at = (struct authn_attrs){ .resource = at->resource, .verb = j->verb,
+			.group = j->group, .version = j->version, .res = j->res,
+			.sub = j->sub, .ns = j->ns, .name = j->name, .path = j->path };
+		if (!copy(j->verb, sizeof(j->verb), at->verb) ||
+		    !copy(j->group, sizeof(j->group), at->group) ||
+		    !copy(j->version, sizeof(j->version), at->version) ||
+		    !copy(j->res, sizeof(j->res), at->res) ||
+		    !copy(j->sub, sizeof(j->sub), at->sub) ||
+		    !copy(j->ns, sizeof(j->ns), at->ns) ||
+		    !copy(j->name, sizeof(j->name), at->name) ||
+		    !copy(j->path, sizeof(j->path), at->path)) {
+			job_free(j);
+			return NULL;
+		}
+	}
+	if (!j->authz) {
+		job_free(j);
+		return NULL;
+	}
+	pthread_mutex_lock(&a->qlock);
+	if (a->stop || a->queued >= QUEUE_MAX || !a->nworkers) {
+		pthread_mutex_unlock(&a->qlock);
+		job_free(j);
+		return NULL;
+	}
+	/* suspended before any worker can see it, so its resume comes after */
+	MHD_suspend_connection(c);
+	*a->qtail = j;
+	a->qtail = &j->next;
+	a->queued++;
+	pthread_cond_signal(&a->qcond);
+	pthread_mutex_unlock(&a->qlock);
+	return j;
+}
+
+enum authn_verdict proxy_authn_finish(struct proxy_authn *a, struct authn_job *j,
+				      char *msg, size_t msglen, char *details,
+				      size_t dlen)
+{
+	pthread_mutex_lock(&a->qlock);
+	enum authn_verdict v = j->done ? j->verdict : AUTHN_UNAVAILABLE;
+	pthread_mutex_unlock(&a->qlock);
+	snprintf(msg, msglen, "%s", j->msg);
+	snprintf(details, dlen, "%s", j->details);
+	job_free(j);
+	return v;
+}
+
+void proxy_authn_abandon(struct proxy_authn *a, struct authn_job *j)
+{
+	pthread_mutex_lock(&a->qlock);
+	bool done = j->done;
+	j->abandoned = true;
+	pthread_mutex_unlock(&a->qlock);
+	if (done)
+		job_free(j);
+}
+
+void proxy_authn_stop(struct proxy_authn *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->qlock);
+	__atomic_store_n(&a->stop, true, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&a->qcond);
+	pthread_mutex_unlock(&a->qlock);
+	for (int i = 0; i < a->nworkers; i++)
+		pthread_join(a->workers[i], NULL);
+	a->nworkers = 0;
 }

@@ -22,13 +22,18 @@
  * A token is never logged and never kept: only its hash is.
  *
  * Threads: any request thread; each table has one mutex, held for a slot
- * copy. A miss makes a blocking review upstream on the calling thread.
+ * copy. A miss never blocks a request thread: the connection is
+ * suspended and one of four reviewer threads asks the upstream; at most
+ * 256 requests wait so, beyond that 429. A client spraying unknown
+ * tokens therefore cannot stall clients whose decisions are cached.
  */
 #ifndef PROXY_AUTHN_H
 #define PROXY_AUTHN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <microhttpd.h>
 
 #include "cache/upstream.h"
 
@@ -47,20 +52,43 @@ enum authn_verdict {
 	AUTHN_UNAUTHENTICATED,	/* 401 */
 	AUTHN_FORBIDDEN,	/* 403, msg is the apiserver's message */
 	AUTHN_UNAVAILABLE,	/* the upstream could not be asked: 503 */
+	AUTHN_MISS,		/* not in the caches: start a review */
 };
+
+struct authn_job;
 
 struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 				    int allow_ttl_s, int deny_ttl_s);
+/* Finish every review (queued ones as AUTHN_UNAVAILABLE, their
+ * connections resumed) and join the reviewers: before the HTTP daemon
+ * stops, which needs no connection suspended. */
+void proxy_authn_stop(struct proxy_authn *a);
 void proxy_authn_free(struct proxy_authn *a);
 
 /*
  * Decide a request carrying the Authorization header value authz (NULL
- * when none). Only authenticates when at is NULL. On AUTHN_FORBIDDEN, msg
- * holds the apiserver's message ("pods is forbidden: User ..."). Blocking
- * on a cache miss.
+ * when none) from the caches; only authenticates when at is NULL. Never
+ * blocks: AUTHN_MISS means a review is needed (proxy_authn_start). On
+ * AUTHN_FORBIDDEN, msg holds the apiserver's message ("pods is
+ * forbidden: User ...") and details the Status details' JSON.
  */
-enum authn_verdict proxy_authn_check(struct proxy_authn *a, const char *authz,
-				     const struct authn_attrs *at, char *msg,
-				     size_t msglen);
+enum authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
+				      const struct authn_attrs *at, char *msg,
+				      size_t msglen, char *details, size_t dlen);
+
+/*
+ * Review a miss on a reviewer thread: suspends c (call from its request
+ * handler) and resumes it once the verdict is in. The job copies what it
+ * needs. NULL when too many requests already wait for one (answer 429)
+ * or the proxy is stopping; c is then not suspended.
+ */
+struct authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
+				    const char *authz, const struct authn_attrs *at);
+/* After the resume: the verdict (as proxy_authn_cached's), and j freed. */
+enum authn_verdict proxy_authn_finish(struct proxy_authn *a, struct authn_job *j,
+				      char *msg, size_t msglen, char *details,
+				      size_t dlen);
+/* The request ended first: j is freed by whoever is done with it last. */
+void proxy_authn_abandon(struct proxy_authn *a, struct authn_job *j);
 
 #endif

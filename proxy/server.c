@@ -171,6 +171,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
  * or a passthrough one. */
 struct req {
 	bool announced;			/* the first call has been seen */
+	struct authn_job *job;		/* a delegated-auth review under way */
 	bool local;
 	struct proxy_req lr;
 	struct proxy_pt *pt;
@@ -239,14 +240,50 @@ static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt
 		at->name = fs + 14;
 }
 
+/* Answer a delegated-auth verdict; true when answered (*ret set), false
+ * for a request that may go on. */
+static bool answer_verdict(struct MHD_Connection *c, enum authn_verdict v,
+			   const char *msg, const char *details, enum MHD_Result *ret)
+{
+	struct proxy_status st = { .reason = PROXY_ServiceUnavailable };
+	switch (v) {
+	case AUTHN_ALLOWED:
+		return false;
+	case AUTHN_UNAUTHENTICATED:
+		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
+		return true;
+	case AUTHN_FORBIDDEN:
+		st.reason = PROXY_Forbidden;
+		st.message = msg;
+		st.details = details[0] ? details : NULL;
+		break;
+	case AUTHN_MISS:	/* no review could be queued */
+		st.reason = PROXY_TooManyRequests;
+		st.retry_after = 1;
+		st.details = "{\"retryAfterSeconds\":1}";
+		st.message = "too many requests are waiting for their credentials to "
+			     "be reviewed upstream, please try again later";
+		break;
+	default:
+		st.retry_after = 1;
+		st.message = "the upstream could not review this request's credentials, "
+			     "please try again";
+		break;
+	}
+	*ret = proxy_status_send(c, &st);
+	return true;
+}
+
 /*
  * --client-auth=delegated, on a request's first call: health checks pass;
  * every other request needs a bearer token the upstream knows (401);
  * what the cache answers needs a SubjectAccessReview's yes (403), except
  * discovery, which needs only authentication. What is passed through is
  * authorized by the upstream itself, with the client's own token; so is
- * any request that asks to impersonate (the cache cannot). Returns true
- * after queueing the answer in *ret.
+ * any request that asks to impersonate (the cache cannot). A decision
+ * the caches do not hold is reviewed on a reviewer thread while the
+ * connection is suspended (rq->job). Returns true after queueing an
+ * answer in *ret, or suspending (*ret MHD_YES).
  */
 static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 			   struct req *rq, const char *method, enum MHD_Result *ret)
@@ -265,7 +302,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 						       "Impersonate-Uid");
 	if (impersonate && rq->local && strcmp(path, "/metrics"))
 		rq->local = false;
-	char msg[1024];
+	char msg[1024], details[768];
 	struct authn_attrs at;
 	struct proxy_route rt;
 	const struct authn_attrs *ask = NULL;
@@ -286,46 +323,13 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		request_attrs(c, &rt, method, &at);
 		ask = &at;
 	}
-	switch (proxy_authn_check(p->authn, authz, ask, msg, sizeof(msg))) {
-	case AUTHN_ALLOWED:
-		return false;
-	case AUTHN_UNAUTHENTICATED:
-		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
-		return true;
-	case AUTHN_FORBIDDEN: {
-		struct buf d = BUF_INIT;
-		buf_adds(&d, "{");
-		if (ask && ask->name[0]) {
-			buf_adds(&d, "\"name\":");
-			buf_add_json_str(&d, ask->name, strlen(ask->name));
-			buf_adds(&d, ",");
-		}
-		if (ask && ask->group[0]) {
-			buf_adds(&d, "\"group\":");
-			buf_add_json_str(&d, ask->group, strlen(ask->group));
-			buf_adds(&d, ",");
-		}
-		buf_adds(&d, "\"kind\":");
-		buf_add_json_str(&d, ask ? ask->res : "", ask ? strlen(ask->res) : 0);
-		buf_adds(&d, "}");
-		struct proxy_status st = {
-			.reason = PROXY_Forbidden, .message = msg,
-			.details = buf_ok(&d) ? d.p : NULL,
-		};
-		*ret = proxy_status_send(c, &st);
-		buf_free(&d);
+	enum authn_verdict v = proxy_authn_cached(p->authn, authz, ask, msg,
+						  sizeof(msg), details, sizeof(details));
+	if (v == AUTHN_MISS && (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
+		*ret = MHD_YES;
 		return true;
 	}
-	default: {
-		struct proxy_status st = {
-			.reason = PROXY_ServiceUnavailable, .retry_after = 1,
-			.message = "the upstream could not review this request's "
-				   "credentials, please try again",
-		};
-		*ret = proxy_status_send(c, &st);
-		return true;
-	}
-	}
+	return answer_verdict(c, v, msg, details, ret);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
@@ -353,6 +357,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (rq->local)
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
+	}
+	if (rq->job) {	/* resumed: its review is in */
+		char msg[1024], details[768];
+		enum MHD_Result ret;
+		enum authn_verdict v = proxy_authn_finish(p->authn, rq->job, msg,
+							  sizeof(msg), details,
+							  sizeof(details));
+		rq->job = NULL;
+		if (answer_verdict(c, v, msg, details, &ret))
+			return ret;
 	}
 	if (rq->local) {
 		if (*upload_size) {	/* a GET body: read and ignore it */
@@ -385,6 +399,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 		return;
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
+	if (rq->job)
+		proxy_authn_abandon(p->authn, rq->job);
 	proxy_pt_done(rq->pt);
 	req_free(rq);
 	*state = NULL;
@@ -641,6 +657,7 @@ void proxy_stop(struct proxy *p)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
 	proxy_fresh_stop(p->fresh);
+	proxy_authn_stop(p->authn);	/* resumes what waits on a review */
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
 	for (int i = 0; i < 2; i++)
 		if (ds[i])

@@ -174,6 +174,64 @@ class Delegated(unittest.TestCase):
                                 - m0['informer_proxy_authn_decisions_total{decision="forbidden"}'], 20)
 
 
+class SlowReviews(unittest.TestCase):
+    """An upstream that stops answering reviews, and clients sending
+    tokens it has never seen: their requests wait, suspended, without
+    holding a request thread, so a client whose decision is cached is
+    still answered at once."""
+
+    def test_misses_cannot_hold_every_thread(self):
+        import signal
+        import threading
+        import time
+        d = tempfile.mkdtemp(prefix="delegated-slow-")
+        users = os.path.join(d, "users.csv")
+        with open(users, "w") as f:
+            f.write('%s,alice,uid-alice\n' % ALICE)
+        rules = os.path.join(d, "authz")
+        with open(rules, "w") as f:
+            f.write("alice get,list,watch pods ns-1\n")
+        fake = h.fake("--token", PROXY_TOKEN, "--users", users, "--authz", rules,
+                      "--quiet", seed="pods=10")
+        self.addCleanup(fake.stop)
+        kc = certs.kubeconfig(d, fake.url, token=PROXY_TOKEN)
+        proxy = h.proxy(fake.url, "pods", "--kubeconfig", kc, "--client-auth", "delegated",
+                        "--threads", "2")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        path = proxy.url + "/api/v1/namespaces/ns-1/pods?resourceVersion=0"
+        self.assertEqual(h.request("GET", path, headers=as_(ALICE))[0], 200)
+        reviews = 'informer_proxy_authn_reviews_total{kind="TokenReview"}'
+        n0 = metrics(proxy)[reviews]     # also caches the admin's own decision
+        os.kill(fake.proc.pid, signal.SIGSTOP)
+        self.addCleanup(lambda: os.kill(fake.proc.pid, signal.SIGCONT))
+        first = {}
+        th = threading.Thread(target=lambda: first.update(
+            r=h.request("GET", path, headers=as_("never-seen-1"), timeout=60)), daemon=True)
+        th.start()
+        # the first review is on its way to the frozen upstream
+        h.wait_until(lambda: metrics(proxy)[reviews] > n0, timeout=10,
+                     what="a TokenReview in flight")
+        # more unknown tokens than request threads: all wait, none blocks
+        more = []
+        for i in range(6):
+            t = threading.Thread(target=lambda i=i: more.append(h.request(
+                "GET", path, headers=as_("never-seen-%d" % (i + 2)), timeout=60)),
+                daemon=True)
+            t.start()
+        h.wait_until(lambda: metrics(proxy)[reviews] >= n0 + 4, timeout=10,
+                     what="every reviewer busy")
+        for _ in range(10):
+            t = time.time()
+            self.assertEqual(h.request("GET", path, headers=as_(ALICE), timeout=10)[0], 200)
+            self.assertLess(time.time() - t, 2.0)
+        os.kill(fake.proc.pid, signal.SIGCONT)
+        th.join(40)
+        self.assertEqual(first["r"][0], 401)
+        h.wait_until(lambda: len(more) == 6, timeout=40, what="the waiting requests")
+        self.assertEqual(sorted(r[0] for r in more), [401] * 6)
+
+
 class KubectlOverHttps(unittest.TestCase):
     """kubectl with a token in its kubeconfig, through a proxy serving
     HTTPS with --client-auth=delegated: what a pod on the node does when
