@@ -552,3 +552,20 @@ int json_indent(const char *in, size_t n, struct buf *out)
 	}
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
+
+bool cache_parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s)
+		return false;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;	/* overflow */
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}

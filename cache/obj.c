@@ -192,12 +192,20 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 	for (int f = 0; kind && kind->fields[f]; f++)
 		pk->fields[f] = json_path(d, root, kind->fields[f]);
 	pk->ncut = 0;
+	int nkind = 0, napi = 0;
 	for (int k = json_first(d, root); k > 0; k = json_next(d, root, k)) {
-		if (json_str_eq(d, k, "kind") || json_str_eq(d, k, "apiVersion")) {
-			member_cut(d, root, k, &pk->cut[pk->ncut].from,
-				   &pk->cut[pk->ncut].to);
-			pk->ncut++;
+		bool is_kind = json_str_eq(d, k, "kind");
+		if (!is_kind && !json_str_eq(d, k, "apiVersion"))
+			continue;
+		/* cut[] holds one of each plus managedFields; a member named
+		 * twice is not an object any apiserver wrote */
+		if (is_kind ? ++nkind > 1 : ++napi > 1) {
+			snprintf(err, errlen, "object has more than one %s member",
+				 is_kind ? "kind" : "apiVersion");
+			return -EINVAL;
 		}
+		member_cut(d, root, k, &pk->cut[pk->ncut].from, &pk->cut[pk->ncut].to);
+		pk->ncut++;
 	}
 	int mf = strip ? json_get(d, meta, "managedFields") : -1;
 	if (mf >= 0) {

@@ -34,23 +34,6 @@ struct rv_req {
 	uint64_t rv;		/* 0 = unset */
 };
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	if (!*s || strlen(s) > 20)
-		return false;
-	uint64_t v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		uint64_t nv = v * 10 + (uint64_t)(*s - '0');
-		if (nv / 10 != v)
-			return false;
-		v = nv;
-	}
-	*out = v;
-	return true;
-}
-
 static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
 {
 	struct buf m = BUF_INIT, det = BUF_INIT;
@@ -79,7 +62,7 @@ static bool parse_rv(struct MHD_Connection *c, struct rv_req *q,
 	proxy_arg(c, "resourceVersion", &rv);
 	proxy_arg(c, "resourceVersionMatch", &match);
 	if (rv && *rv) {
-		if (!parse_u64(rv, &q->rv)) {
+		if (!cache_parse_u64(rv, &q->rv)) {
 			char msg[512];
 			snprintf(msg, sizeof(msg),
 				 "resourceVersion: Invalid value: \"%.200s\": "
@@ -386,7 +369,7 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	if (!parse_rv(c, &q, &res))
 		return res;
 	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
-	    !parse_u64(limit_s, &limit))
+	    !cache_parse_u64(limit_s, &limit))
 		limit = 0;	/* the apiserver ignores a bad limit */
 	if (q.any)
 		limit = 0;	/* and any limit at "0": 1.32's watch cache does */

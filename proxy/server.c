@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache/json.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/metrics.h"
@@ -154,7 +155,9 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 			return res;
 		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
 		 * initial state at N or later: wait for N, as for a LIST. */
-		uint64_t n = rv && *rv ? strtoull(rv, NULL, 10) : 0;
+		uint64_t n = 0;
+		if (rv && *rv && !cache_parse_u64(rv, &n))
+			n = 0;	/* the watch handler answers the bad value */
 		if (n && sie && !strcasecmp(sie, "true") &&
 		    proxy_await_rv(p, c, r, n, req, &res))
 			return res;

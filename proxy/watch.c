@@ -15,10 +15,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cache/json.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/filter.h"
@@ -320,13 +322,9 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 				   "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
 				   "Forbidden: resourceVersionMatch is forbidden for watch unless "
 				   "sendInitialEvents is provided");
-	if (rv_s && *rv_s) {
-		char *end;
-		rv = strtoull(rv_s, &end, 10);
-		if (*end || *rv_s == '-')
-			return proxy_error(c, PROXY_BadRequest,
-					   "resourceVersion: Invalid value: \"%s\"", rv_s);
-	}
+	if (rv_s && *rv_s && !cache_parse_u64(rv_s, &rv))
+		return proxy_error(c, PROXY_BadRequest,
+				   "resourceVersion: Invalid value: \"%.200s\"", rv_s);
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if (!w)
 		return MHD_NO;
@@ -356,6 +354,8 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 		timeout = strtol(to_s, NULL, 10);
 	if (timeout <= 0)	/* the apiserver's randomized default */
 		timeout = 1800 + rand() % 1800;
+	if (timeout > INT32_MAX)	/* 68 years: ms below stay in range */
+		timeout = INT32_MAX;
 	w->deadline_ms = now + timeout * 1000;
 	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;
 	w->last_bookmark_ms = now;

@@ -113,6 +113,22 @@ static void test_obj_parse(void)
 				      sizeof(err)) == NULL);
 		CHECK(err[0] != 0);
 	}
+	/* kind or apiVersion twice (four cuts with managedFields stripped)
+	 * once wrote past the cut table: now a clear error either way */
+	static const char *const twice[] = {
+		"{\"kind\":\"Pod\",\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+		"\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1\","
+		"\"managedFields\":[]}}",
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"apiVersion\":\"v1\","
+		"\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1\"}}",
+	};
+	for (size_t i = 0; i < sizeof(twice) / sizeof(*twice); i++)
+		for (int strip = 0; strip < 2; strip++) {
+			err[0] = 0;
+			CHECK(cache_obj_parse(k, twice[i], strlen(twice[i]), strip, err,
+					      sizeof(err)) == NULL);
+			CHECK(strstr(err, "more than one") != NULL);
+		}
 }
 
 static void test_obj_alloc_failure(void)
