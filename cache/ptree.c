@@ -37,7 +37,7 @@ void ptree_put(struct cache_node *n)
 
 /* A node for entry (obj, label) over owned l and r, holding a new
  * reference on obj. On failure l and r are put and NULL is returned. */
-static struct cache_node *node_new(struct cache_obj *obj, uint16_t label,
+static struct cache_node *node_new(struct cache_obj *obj, uint32_t label,
 				   struct cache_node *l, struct cache_node *r)
 {
 	struct cache_node *n = xmalloc(sizeof(*n));
@@ -56,7 +56,7 @@ static struct cache_node *node_new(struct cache_obj *obj, uint16_t label,
 	return n;
 }
 
-void ptree_key_of(const struct cache_obj *obj, uint16_t label,
+void ptree_key_of(const struct cache_obj *obj, uint32_t label,
 		  struct ptree_key *k)
 {
 	k->lk = label == PTREE_NO_LABEL ? NULL : obj->labels[label].key;
@@ -86,7 +86,7 @@ static int cmp_node(const struct ptree_key *k, const struct cache_node *n)
 
 /* A balanced node for (obj, label) over owned subtrees whose heights
  * differ by at most 2. */
-static struct cache_node *balance(struct cache_obj *obj, uint16_t label,
+static struct cache_node *balance(struct cache_obj *obj, uint32_t label,
 				  struct cache_node *l, struct cache_node *r)
 {
 	int hl = height(l), hr = height(r);
@@ -140,7 +140,7 @@ static struct cache_node *balance(struct cache_obj *obj, uint16_t label,
 }
 
 static struct cache_node *ins(struct cache_node *t, struct cache_obj *obj,
-			      uint16_t label, const struct ptree_key *k,
+			      uint32_t label, const struct ptree_key *k,
 			      struct cache_obj **old)
 {
 	if (!t)
@@ -159,7 +159,7 @@ static struct cache_node *ins(struct cache_node *t, struct cache_obj *obj,
 }
 
 struct cache_node *ptree_ins(struct cache_node *t, struct cache_obj *obj,
-			     uint16_t label, struct cache_obj **old)
+			     uint32_t label, struct cache_obj **old)
 {
 	struct ptree_key k;
 	ptree_key_of(obj, label, &k);

@@ -22,13 +22,13 @@
 
 #include "cache/obj.h"
 
-#define PTREE_NO_LABEL UINT16_MAX
+#define PTREE_NO_LABEL UINT32_MAX
 
 struct cache_node {
 	uint32_t refs;		/* atomic */
 	uint32_t size;		/* nodes in this subtree */
 	int16_t height;
-	uint16_t label;		/* index into obj->labels, or PTREE_NO_LABEL */
+	uint32_t label;		/* index into obj->labels, or PTREE_NO_LABEL */
 	struct cache_node *l, *r;
 	struct cache_obj *obj;	/* owned */
 };
@@ -42,7 +42,7 @@ struct ptree_key {
 /* An entry to build from. */
 struct ptree_entry {
 	struct cache_obj *obj;
-	uint16_t label;
+	uint32_t label;
 };
 
 static inline uint32_t ptree_size(const struct cache_node *n)
@@ -57,7 +57,7 @@ void ptree_put(struct cache_node *n);
  * an entry of the same key; *old gets the replaced object (borrowed from
  * t) or NULL. NULL on ENOMEM. */
 struct cache_node *ptree_ins(struct cache_node *t, struct cache_obj *obj,
-			     uint16_t label, struct cache_obj **old);
+			     uint32_t label, struct cache_obj **old);
 /* t borrowed, known to hold k: an owned tree without it; *old gets its
  * object (borrowed). *fail on ENOMEM. */
 struct cache_node *ptree_del(struct cache_node *t, const struct ptree_key *k,
@@ -69,7 +69,7 @@ struct cache_node *ptree_build(const struct ptree_entry *e, size_t n,
 /* How many entries sort before k. */
 size_t ptree_rank(const struct cache_node *t, const struct ptree_key *k);
 /* The key of entry (obj, label). */
-void ptree_key_of(const struct cache_obj *obj, uint16_t label,
+void ptree_key_of(const struct cache_obj *obj, uint32_t label,
 		  struct ptree_key *k);
 int ptree_cmp(const struct ptree_key *a, const struct ptree_key *b);
 

@@ -292,7 +292,7 @@ static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
 	}
 	for (uint32_t i = 0; obj && i < obj->nlabels; i++) {
 		struct cache_obj *replaced;
-		struct cache_node *next = ptree_ins(t->lroot, obj, (uint16_t)i, &replaced);
+		struct cache_node *next = ptree_ins(t->lroot, obj, (uint32_t)i, &replaced);
 		if (swap_in(t, &t->lroot, next, !next))
 			return -ENOMEM;
 	}
@@ -441,7 +441,7 @@ static struct cache_node *build_labels(struct cache_obj *const *objs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
 			struct group *g = &groups[gid[x]];
-			e[g->at++] = (struct ptree_entry){ objs[i], (uint16_t)j };
+			e[g->at++] = (struct ptree_entry){ objs[i], (uint32_t)j };
 		}
 	root = ptree_build(e, total, fail);
 out:

@@ -58,3 +58,37 @@ class Numbers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OddButValid(unittest.TestCase):
+    """Data the apiserver accepts is cached and served, however odd."""
+
+    def test_an_object_with_66000_labels(self):
+        fake = h.fake("--quiet", seed="configmaps=5")
+        self.addCleanup(fake.stop)
+        proxy = h.proxy(fake.url, "configmaps")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        labels = {"k%05d" % i: "v" for i in range(66000)}
+        s, _, raw = h.request("POST", fake.url + "/api/v1/namespaces/ns-1/configmaps", body={
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "many-labels", "namespace": "ns-1", "labels": labels}})
+        self.assertEqual(s, 201, raw[:300])
+        url = proxy.url + "/api/v1/namespaces/ns-1/configmaps/many-labels?resourceVersion=0"
+        h.wait_until(lambda: h.request("GET", url)[0] == 200, timeout=20,
+                     what="the 66000-label object in the cache")
+        obj = json.loads(h.request("GET", url)[2])
+        self.assertEqual(len(obj["metadata"]["labels"]), 66000)
+        # its last label is indexed like its first
+        for sel in ("k00000%3Dv", "k65999%3Dv"):
+            s, lst = h.get_json(proxy.url + "/api/v1/configmaps?resourceVersion=0"
+                                "&labelSelector=" + sel)
+            self.assertEqual([o["metadata"]["name"] for o in lst["items"]], ["many-labels"])
+        # and the resource keeps moving after it
+        s, _, raw = h.request("PATCH", fake.url + "/api/v1/namespaces/ns-2/configmaps/cm-2",
+                              body=json.dumps({"metadata": {"labels": {"after": "yes"}}}).encode(),
+                              headers={"Content-Type": "application/merge-patch+json"})
+        self.assertEqual(s, 200)
+        h.wait_until(lambda: h.get_json(proxy.url + "/api/v1/namespaces/ns-2/configmaps/cm-2"
+                                        "?resourceVersion=0")[1]["metadata"]["labels"]
+                     .get("after") == "yes", timeout=20, what="a later change")
