@@ -26,6 +26,7 @@
 #include "config/log.h"
 
 #define BACKOFF_MIN_MS 5
+#define HEALTHY_S 10		/* a watch this long resets the backoff */
 
 static void tell_progress(struct cache_resource *r)
 {
@@ -690,7 +691,9 @@ static void *run(void *arg)
 			 * pages back rather than keep them as resident memory. */
 			malloc_trim(0);
 			need_list = false;
-			attempt = 0;
+			/* no reset of the backoff here: a LIST that works
+			 * followed by a watch that fails at once (a rejected
+			 * event) must not become a relist loop */
 		}
 		time_t began = time(NULL);
 		struct watch_end end = { 0 };
@@ -718,8 +721,8 @@ static void *run(void *arg)
 			if (rc == R_RETRY || rc == R_REFUSED)
 				refl_mark_failing(r);
 			backoff_sleep(r, &attempt);
-		} else {
-			attempt = 0;
+		} else if (time(NULL) - began >= HEALTHY_S) {
+			attempt = 0;	/* healthy for a while: start afresh */
 		}
 	}
 	curl_easy_cleanup(c);

@@ -92,3 +92,56 @@ class OddButValid(unittest.TestCase):
         h.wait_until(lambda: h.get_json(proxy.url + "/api/v1/namespaces/ns-2/configmaps/cm-2"
                                         "?resourceVersion=0")[1]["metadata"]["labels"]
                      .get("after") == "yes", timeout=20, what="a later change")
+
+
+class RelistStorm(unittest.TestCase):
+    """Every watch the upstream sends a bad line on: the reflector relists,
+    but backs off like client-go, exponentially, instead of relisting as
+    fast as the LISTs succeed."""
+
+    def test_bad_events_back_off(self):
+        import threading
+        import time
+        fake = h.fake("--quiet", seed="pods=20")
+        self.addCleanup(fake.stop)
+        proxy = h.proxy(fake.url, "pods", "--backoff-max-ms", "5000")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        stop = threading.Event()
+
+        def churn():   # events on every watch, so every watch meets a bad line
+            i = 0
+            while not stop.is_set():
+                h.request("PATCH", fake.url + "/api/v1/namespaces/ns-%d/pods/web-%d"
+                          % (i % 10, i % 20),
+                          body=json.dumps({"metadata": {"labels": {"i": str(i)}}}).encode(),
+                          headers={"Content-Type": "application/merge-patch+json"})
+                i += 1
+                stop.wait(0.02)
+        th = threading.Thread(target=churn, daemon=True)
+        th.start()
+        self.addCleanup(stop.set)
+        lists0 = h.get_json(fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+        h.request("POST", fake.url + "/fake/faults", body={"malformedNext": 100000})
+        t0 = time.time()
+        time.sleep(4.0)
+        h.request("POST", fake.url + "/fake/faults", body={})
+        lists = h.get_json(fake.url + "/fake/stats")[1]["resources"]["pods"]["list"] - lists0
+        window = time.time() - t0
+        # 5 ms doubling with jitter [d/2, d]: at most 2 + one per sleep
+        n, spent, d = 2, 0.0, 5.0
+        while spent + d / 2 <= window * 1000:
+            spent += d / 2
+            n += 1
+            d = min(d * 2, 5000)
+        self.assertGreaterEqual(lists, 2, "no relist at all")
+        self.assertLessEqual(lists, n, "%d LISTs in %.1fs: a relist storm (at most %d with "
+                             "backoff)" % (lists, window, n))
+        stop.set()
+        th.join(5)
+        # and it converges once the bad lines stop
+        h.wait_until(lambda: sorted(o["metadata"]["resourceVersion"] for o in
+                                    h.get_json(proxy.url + "/api/v1/pods?resourceVersion=0")[1]["items"])
+                     == sorted(o["metadata"]["resourceVersion"] for o in
+                               h.get_json(fake.url + "/api/v1/pods")[1]["items"]),
+                     timeout=20, what="the proxy to converge")
