@@ -162,13 +162,79 @@ static void pieces_free(void *cls)
 	free(pr);
 }
 
+/*
+ * Pretty-printing copies a whole LIST, twice, and the copy lives until a
+ * slow client has read it: the bytes that may be held so are bounded.
+ * Past the bound the answer goes out compact, the same JSON, straight
+ * from the cache. Atomic.
+ */
+static size_t pretty_held;
+
+static bool pretty_take(size_t n)
+{
+	size_t cur = __atomic_load_n(&pretty_held, __ATOMIC_RELAXED);
+	do {
+		if (cur + n > PROXY_PRETTY_MAX_BYTES && cur)
+			return false;	/* one may always go, however large */
+	} while (!__atomic_compare_exchange_n(&pretty_held, &cur, cur + n, true,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	return true;
+}
+
+struct pretty_body {
+	char *p;
+	size_t charge;
+};
+
+static void pretty_free(void *cls)
+{
+	struct pretty_body *pb = cls;
+	__atomic_sub_fetch(&pretty_held, pb->charge, __ATOMIC_ACQ_REL);
+	free(pb->p);
+	free(pb);
+}
+
+/* Indent b and send it; the charge is given back when the response is
+ * gone (a gzip response holds only the compressed copy: at once).
+ * Consumes b. */
+static enum MHD_Result send_pretty(struct MHD_Connection *c, struct buf *b,
+				   size_t charge)
+{
+	struct MHD_Response *resp = NULL;
+	struct pretty_body *pb = NULL;
+	if (buf_ok(b))
+		proxy_pretty_body(b);
+	if (buf_ok(b) && proxy_gzip_wanted(c, b->len)) {
+		struct MHD_IoVec v = { b->p, b->len };
+		resp = proxy_gzip_response(&v, 1, b->len);
+	} else if (buf_ok(b) && (pb = xmalloc(sizeof(*pb)))) {
+		size_t len;
+		pb->p = buf_steal(b, &len);
+		pb->charge = charge;
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(
+			len, pb->p, pretty_free, pb);
+		if (!resp)
+			pretty_free(pb);
+		charge = 0;	/* pretty_free gives it back */
+	}
+	buf_free(b);
+	__atomic_sub_fetch(&pretty_held, charge, __ATOMIC_ACQ_REL);
+	if (!resp)
+		return MHD_NO;
+	proxy_json_headers(resp);
+	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
 enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 				  struct proxy_pieces *pc,
 				  void (*done)(void *cls), void *cls)
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
-	if (!pc->failed && proxy_pretty(c)) {
+	size_t charge = 3 * pc->total;	/* gathered, then about twice that */
+	if (!pc->failed && proxy_pretty(c) && pretty_take(charge)) {
 		/* pretty-printed for people: gathered, re-indented, sent */
 		struct buf b = BUF_INIT;
 		for (size_t i = 0; i < pc->n; i++)
@@ -176,7 +242,7 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 		done(cls);
 		free(pc->v);
 		pc->v = NULL;
-		return proxy_send_buf(c, MHD_HTTP_OK, &b);
+		return send_pretty(c, &b, charge);
 	}
 	if (pc->failed) {
 		/* nothing */

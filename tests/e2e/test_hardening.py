@@ -145,3 +145,45 @@ class RelistStorm(unittest.TestCase):
                      == sorted(o["metadata"]["resourceVersion"] for o in
                                h.get_json(fake.url + "/api/v1/pods")[1]["items"]),
                      timeout=20, what="the proxy to converge")
+
+
+class PrettyMemory(unittest.TestCase):
+    """Slow curl-like clients asking for a big LIST: the pretty copies
+    they make the proxy hold are bounded; past the bound they get the same
+    JSON compact."""
+
+    def test_twenty_slow_curls(self):
+        import socket
+        fake = h.fake("--quiet", seed="pods=3000")
+        self.addCleanup(fake.stop)
+        proxy = h.proxy(fake.url, "pods")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+
+        def rss_mb():
+            with open("/proc/%d/status" % proxy.proc.pid) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024.0
+        host, port = proxy.url.split("//")[1].split(":")
+        size = len(h.request("GET", proxy.url + "/api/v1/pods?resourceVersion=0")[2]) / 1e6
+        before = rss_mb()
+        socks = []
+        for _ in range(20):
+            s = socket.create_connection((host, int(port)))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: x\r\n"
+                      b"User-Agent: curl/7.88.1\r\n\r\n")
+            socks.append(s)
+        self.addCleanup(lambda: [s.close() for s in socks])
+        # every request answered (a first chunk arrives), none read further
+        for s in socks:
+            s.settimeout(30)
+            self.assertTrue(s.recv(1024).startswith(b"HTTP/1.1 200"))
+        grown = rss_mb() - before
+        # unbounded, each held about 3 x the LIST: 20 x 3 x size
+        self.assertLess(grown, 0.5 * 20 * 3 * size,
+                        "RSS grew %.0f MB for 20 slow pretty LISTs of %.1f MB" % (grown, size))
+        # the proxy still answers others at once
+        self.assertEqual(h.request("GET", proxy.url + "/api/v1/namespaces/ns-1/pods/web-1",
+                                   timeout=10)[0], 200)
