@@ -85,6 +85,10 @@ static const struct flag flags[] = {
 	  "serve HTTPS with this certificate (PEM; re-read when it changes)" },
 	{ "tls-private-key-file", F_STR, OFF(tls_key_file), 0, 0,
 	  "the key of --tls-cert-file (PEM; re-read when it changes)" },
+	{ "passthrough-timeout", F_INT, OFF(passthrough_timeout), 0, 86400,
+	  "seconds a forwarded request may take, watches, logs with follow, exec, "
+	  "attach, port-forward and proxy excepted; 0 = no limit (default 60, "
+	  "the apiserver's own)" },
 	{ "authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400,
 	  "seconds a delegated allow decision is cached (default 300)" },
 	{ "authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600,
@@ -237,6 +241,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->unix_socket_mode = 0600;
 	cfg->authn_allow_ttl = 300;
 	cfg->authn_deny_ttl = 10;
+	cfg->passthrough_timeout = 60;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

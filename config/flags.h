@@ -54,6 +54,7 @@ struct config {
 	char *tls_key_file;		/* --tls-private-key-file */
 	int authn_allow_ttl;		/* seconds an allowed decision is cached */
 	int authn_deny_ttl;		/* seconds a denied one is */
+	int passthrough_timeout;	/* seconds; non-long-running passthrough */
 };
 
 /* Parse argv into cfg (defaults first). Returns 0, 1 when --help was

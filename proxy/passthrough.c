@@ -60,6 +60,7 @@ struct proxy_pt_pool {
 	const struct cache_upstream *up;
 	bool lend_identity;		/* a client without credentials acts as
 					 * the proxy (loopback-only mode) */
+	int timeout_s;			/* non-long-running requests; 0: none */
 	CURLM *multi;
 	pthread_t thread;
 	pthread_mutex_t lock;		/* guards incoming and stop */
@@ -296,13 +297,14 @@ static void *run(void *arg)
 }
 
 struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					 bool lend_identity)
+					 bool lend_identity, int timeout_s)
 {
 	struct proxy_pt_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool)
 		return NULL;
 	pool->up = up;
 	pool->lend_identity = lend_identity;
+	pool->timeout_s = timeout_s;
 	pool->multi = curl_multi_init();
 	pthread_mutex_init(&pool->lock, NULL);
 	if (!pool->multi || pthread_create(&pool->thread, NULL, run, pool)) {
@@ -409,6 +411,27 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_YES;
 }
 
+/* The apiserver's long-running requests, which its request timeout
+ * spares: watches (?watch or /watch/), ?follow logs, and the exec,
+ * attach, portforward and proxy subresources. */
+static bool long_running(struct MHD_Connection *c, const char *target)
+{
+	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
+	if ((w && strcmp(w, "0") && strcasecmp(w, "false")) ||
+	    (f && (!strcasecmp(f, "true") || !strcmp(f, "1"))))
+		return true;
+	size_t n = strcspn(target, "?");
+	static const char *const subs[] = { "/exec", "/attach", "/portforward",
+					    "/proxy" };
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		size_t l = strlen(subs[i]);
+		if (n >= l && !strncmp(target + n - l, subs[i], l))
+			return true;
+	}
+	return strstr(target, "/watch/") || strstr(target, "/proxy/");
+}
+
 static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 			       struct MHD_Connection *c, const char *target,
 			       const char *method)
@@ -445,6 +468,12 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	buf_printf(&pt->url, "%s%s", pool->up->server, target);
 	if (pt->easy)
 		curl_easy_setopt(pt->easy, CURLOPT_PATH_AS_IS, 1L);
+	/* A request the apiserver itself would time out (every one but a
+	 * watch, a followed log, exec, attach, port-forward or proxy) gets
+	 * the same bound here, so a silent upstream cannot hold clients and
+	 * their upstream connections for ever. */
+	if (pt->easy && pool->timeout_s > 0 && !long_running(c, target))
+		curl_easy_setopt(pt->easy, CURLOPT_TIMEOUT, (long)pool->timeout_s);
 	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pt);
 	/* Pass the request on as it came: no Content-Type libcurl would add
 	 * for a body the client sent without one, no Expect: 100-continue. */

@@ -586,7 +586,8 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	p->inited = true;
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	p->pt = proxy_pt_pool_new(p->up, p->cfg->client_auth == CLIENT_AUTH_NONE);
+	p->pt = proxy_pt_pool_new(p->up, p->cfg->client_auth == CLIENT_AUTH_NONE,
+				  p->cfg->passthrough_timeout);
 	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {
 		p->authn = proxy_authn_new(p->up, p->cfg->authn_allow_ttl,
 					   p->cfg->authn_deny_ttl);

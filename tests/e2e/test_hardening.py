@@ -187,3 +187,37 @@ class PrettyMemory(unittest.TestCase):
         # the proxy still answers others at once
         self.assertEqual(h.request("GET", proxy.url + "/api/v1/namespaces/ns-1/pods/web-1",
                                    timeout=10)[0], 200)
+
+
+class PassthroughTimeout(unittest.TestCase):
+    """A silent upstream cannot hold forwarded requests for ever; watches
+    forwarded upstream are long-running and keep going."""
+
+    def test_silent_upstream(self):
+        import os
+        import signal
+        import time
+        fake = h.fake("--quiet", seed="pods=5,services=5")
+        self.addCleanup(fake.stop)
+        proxy = h.proxy(fake.url, "pods", "--passthrough-timeout", "2")
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        # a forwarded watch outlives the timeout
+        w0 = time.time()
+        w = h.Watch(proxy.url + "/api/v1/namespaces/ns-1/services?watch=1"
+                    "&resourceVersion=0&timeoutSeconds=6", timeout=20)
+        self.addCleanup(w.close)
+        self.assertEqual(w.status, 200)
+        os.kill(fake.proc.pid, signal.SIGSTOP)
+        self.addCleanup(lambda: os.kill(fake.proc.pid, signal.SIGCONT))
+        t = time.time()
+        s, _, raw = h.request("GET", proxy.url + "/api/v1/namespaces/ns-1/services",
+                              timeout=30)
+        took = time.time() - t
+        self.assertEqual(s, 503, raw[:300])
+        self.assertEqual(json.loads(raw)["reason"], "ServiceUnavailable")
+        self.assertLess(took, 10)
+        os.kill(fake.proc.pid, signal.SIGCONT)
+        # past twice the timeout, short of the watch's own deadline
+        time.sleep(max(0.0, 4.0 - (time.time() - w0)))
+        self.assertFalse(w.closed, "the forwarded watch was cut by the timeout")
