@@ -31,7 +31,6 @@ watcher's checker violations, and the proxy's log tail.
 import json
 import os
 import random
-import re
 import secrets
 import signal
 import sys
@@ -588,18 +587,6 @@ class FaultMatrix(unittest.TestCase):
         c.finish(t, extra=extra)
 
 
-def served_discovery(proxy):
-    """True once GET /api is answered from the proxy's memory, not passed
-    through (the discovery handler's counter moves)."""
-    def count():
-        body = h.request("GET", proxy.url + "/metrics")[2].decode()
-        m = re.search(r'informer_proxy_requests_total\{handler="discovery"\} (\d+)', body)
-        return int(m.group(1)) if m else 0
-    before = count()
-    h.request("GET", proxy.url + "/api")
-    return count() > before
-
-
 def backoff_ceiling(window_s):
     """The most requests a reflector can make in window_s of continuous
     failures: two at once (after the dropped watch, the limit=1 RV check
@@ -626,8 +613,7 @@ class Backoff(unittest.TestCase):
         # still be fetching its documents (and retrying every second until
         # it has them): those requests would meet the fault too, and the
         # ceiling below counts the reflector's alone.
-        h.wait_until(lambda: served_discovery(proxy), timeout=30,
-                     what="discovery served from the proxy's memory")
+        h.wait_discovery(proxy.url)
         s0 = stats(fake)
         t0 = time.time()
         faults(fake, {"failNext": {"count": 1000, "code": 500}, "dropWatches": True})

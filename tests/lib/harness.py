@@ -147,6 +147,28 @@ def wait_ready(url, timeout=30):
                timeout=timeout, what=url + "/readyz")
 
 
+def served_discovery(url):
+    """True once GET /api is answered from the proxy's memory, not passed
+    through (its discovery handler's counter moves)."""
+    import re
+
+    def count():
+        body = request("GET", url + "/metrics")[2].decode()
+        m = re.search(r'informer_proxy_requests_total\{handler="discovery"\} (\d+)', body)
+        return int(m.group(1)) if m else 0
+    before = count()
+    request("GET", url + "/api")
+    return count() > before
+
+
+def wait_discovery(url, timeout=30):
+    """/readyz does not wait for discovery (an upstream may refuse it and
+    still serve the cached resources): tests that compare discovery
+    answers, or count upstream requests, wait for it here."""
+    wait_until(lambda: served_discovery(url), timeout=timeout,
+               what=url + " discovery from memory")
+
+
 class Watch:
     """A streaming watch read line by line on a background thread."""
 
