@@ -2,9 +2,10 @@
 PartialObjectMetadata output, gzip (issue 3).
 
 Shapes are compared with the real apiserver's transcripts in
-/work/shared/fixtures/real-apiserver (fixture ids named next to each
-check); the comparisons that read a fixture file are skipped when the
-fixtures are not there.
+shared/fixtures/real-apiserver beside the repository, or where
+$REAL_APISERVER_FIXTURES says (fixture ids named next to each check);
+the comparisons that read a fixture file are skipped when the fixtures
+are not there.
 """
 import gzip
 import http.client
@@ -19,7 +20,9 @@ import urllib.parse
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 import harness  # noqa: E402
 
-FIXTURES = "/work/shared/fixtures/real-apiserver"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.environ.get("REAL_APISERVER_FIXTURES") or os.path.join(
+    os.path.dirname(ROOT), "shared", "fixtures", "real-apiserver")
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 AGG_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGG_V2B1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
