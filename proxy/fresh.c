@@ -286,6 +286,14 @@ void proxy_fresh_progress(void *ctx, struct cache_resource *r)
 	pthread_mutex_unlock(&f->lock);
 }
 
+void proxy_fresh_tick(struct proxy_fresh *f)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->waiters)
+		settle(f, cache_rvclock_now_ms());
+	pthread_mutex_unlock(&f->lock);
+}
+
 void proxy_fresh_cancel(struct proxy_fresh *f, struct proxy_wait *w)
 {
 	pthread_mutex_lock(&f->lock);

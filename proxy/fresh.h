@@ -83,5 +83,8 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe);
 void proxy_fresh_cancel(struct proxy_fresh *f, struct proxy_wait *w);
 /* Called from the reflector thread after each published change. */
 void proxy_fresh_progress(void *ctx, struct cache_resource *r);
+/* Called by the ticker: deadlines pass even while the prober itself is
+ * stuck in a probe to an upstream that does not answer. */
+void proxy_fresh_tick(struct proxy_fresh *f);
 
 #endif

@@ -445,6 +445,7 @@ static void *ticker(void *arg)
 		pthread_cond_timedwait(&p->tick_cond, &p->tick_lock, &ts);
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
+		proxy_fresh_tick(p->fresh);
 	}
 	pthread_mutex_unlock(&p->tick_lock);
 	return NULL;

@@ -111,9 +111,12 @@ class FreshReads(unittest.TestCase):
         try:
             # the probe cannot be answered; the read is served from the
             # cache once the wait gives up, not failed
+            t = time.time()
             s, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-2/pods", timeout=30)
             self.assertEqual(s, 200)
             self.assertTrue(lst["items"])
+            # the probe's own 5 s limit, not its stuck connection's 30 s
+            self.assertLess(time.time() - t, 15)
         finally:
             self.fake.proc.send_signal(18)
 
