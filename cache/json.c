@@ -293,21 +293,10 @@ void json_span(const struct json_doc *d, int i, size_t *start, size_t *end)
 	*end = tok_end(&d->tok[i]);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static unsigned hex4(const char *s)
 {
-	return (unsigned)(hexval(s[0]) << 12 | hexval(s[1]) << 8 |
-			  hexval(s[2]) << 4 | hexval(s[3]));
+	return (unsigned)(buf_hexval(s[0]) << 12 | buf_hexval(s[1]) << 8 |
+			  buf_hexval(s[2]) << 4 | buf_hexval(s[3]));
 }
 
 static size_t put_utf8(char *o, unsigned cp)

@@ -45,4 +45,15 @@ char *buf_steal(struct buf *b, size_t *len);
  * tokens use. decode accepts padding too; returns 0 or -EINVAL. */
 int buf_add_base64url(struct buf *b, const void *data, size_t n);
 int base64url_decode(const char *s, size_t n, struct buf *out);
+/* The value of one hex digit, or -1: URL escapes and JSON \u escapes. */
+static inline int buf_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 #endif

@@ -279,11 +279,7 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 
 void proxy_fresh_progress(void *ctx, struct cache_resource *r)
 {
-	struct proxy_fresh *f = ctx;
-	pthread_mutex_lock(&f->lock);
-	if (f->waiters)
-		settle(f, cache_rvclock_now_ms());
-	pthread_mutex_unlock(&f->lock);
+	proxy_fresh_tick(ctx);
 }
 
 void proxy_fresh_tick(struct proxy_fresh *f)

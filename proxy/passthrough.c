@@ -8,6 +8,7 @@
  * removed from the multi handle) each hold one reference.
  */
 #include "proxy/passthrough.h"
+#include "proxy/route.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -418,7 +419,7 @@ static bool long_running(struct MHD_Connection *c, const char *target)
 {
 	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
 	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
-	if ((w && strcmp(w, "0") && strcasecmp(w, "false")) ||
+	if (proxy_watch_value(w) ||
 	    (f && (!strcasecmp(f, "true") || !strcmp(f, "1"))))
 		return true;
 	size_t n = strcspn(target, "?");

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_SEGS 10
 
@@ -15,6 +16,11 @@ static int copy(char *dst, size_t cap, const char *s, size_t n)
 	memcpy(dst, s, n);
 	dst[n] = '\0';
 	return 0;
+}
+
+bool proxy_watch_value(const char *v)
+{
+	return v && strcmp(v, "0") && strcasecmp(v, "false");
 }
 
 int proxy_route_parse(const char *path, struct proxy_route *rt)

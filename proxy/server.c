@@ -72,12 +72,8 @@ struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
  * empty value included, as the apiserver reads it. */
 static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 {
-	const char *v;
-	if (rt->watch_prefix)
-		return true;
-	if (!proxy_arg(c, "watch", &v))
-		return false;
-	return strcmp(v, "0") && strcasecmp(v, "false");
+	const char *v = NULL;
+	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_watch_value(v));
 }
 
 /* A request the cache answers: the health paths, and GET of a cached
@@ -416,11 +412,9 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	for (char *r = s; *r; r++) {
 		if (*r == '+') {
 			*w++ = ' ';
-		} else if (*r == '%' && r[1] && r[2] &&
-			   strchr("0123456789abcdefABCDEF", r[1]) &&
-			   strchr("0123456789abcdefABCDEF", r[2])) {
-			char hex[3] = { r[1], r[2], 0 };
-			*w++ = (char)strtol(hex, NULL, 16);
+		} else if (*r == '%' && buf_hexval(r[1]) >= 0 &&
+			   buf_hexval(r[2]) >= 0) {
+			*w++ = (char)(buf_hexval(r[1]) * 16 + buf_hexval(r[2]));
 			r += 2;
 		} else {
 			*w++ = *r;

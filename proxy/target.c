@@ -8,16 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "config/buf.h"
 
 /* A decoded segment of the routing path, [s, e), is "." or "..". */
 static bool dot_segment(const char *s, const char *e)
@@ -46,7 +37,7 @@ int proxy_target_check(const char *raw, char *route, size_t routelen,
 		}
 		int v = 0;
 		if (ch == '%') {
-			int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+			int hi = buf_hexval(p[1]), lo = hi < 0 ? -1 : buf_hexval(p[2]);
 			if (hi < 0 || lo < 0) {
 				snprintf(err, errlen, "invalid URL escape in the request target");
 				return -EINVAL;

@@ -151,24 +151,13 @@ bool fake_json_find(const char *p, const char *end, const char *path,
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int hex4(const char *p, const char *end)
 {
 	if (end - p < 4)
 		return -1;
 	int v = 0;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = buf_hexval(p[i]);
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;
