@@ -16,8 +16,8 @@
 #include "cache/ptree.h"
 #include "cache/rcu.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 
-#define PIN_MAX 32
 
 struct pin {
 	struct cache_snap *snap;
@@ -34,7 +34,7 @@ struct snap_box {
 struct cache_store {
 	struct snap_box *cur;		/* RCU-published */
 	pthread_mutex_t pin_lock;	/* guards pins */
-	struct pin pins[PIN_MAX];
+	struct pin pins[LIMIT_PINS_PER_RESOURCE];
 };
 
 #if defined(__SANITIZE_THREAD__)
@@ -106,7 +106,7 @@ void cache_store_free(struct cache_store *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < PIN_MAX; i++)
+	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++)
 		cache_snap_put(s->pins[i].snap);
 	cache_snap_put(&s->cur->snap);
 	pthread_mutex_destroy(&s->pin_lock);
@@ -549,7 +549,7 @@ void cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 	time_t now = time(NULL);
 	pthread_mutex_lock(&s->pin_lock);
 	int slot = -1;
-	for (int i = 0; i < PIN_MAX; i++) {
+	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++) {
 		struct pin *p = &s->pins[i];
 		if (p->snap && p->snap->rv == snap->rv) {
 			if (p->until < now + (time_t)ttl)
@@ -575,11 +575,11 @@ struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv)
 	if (cur->rv == rv)
 		return cur;
 	cache_snap_put(cur);
-	struct cache_snap *found = NULL, *expired[PIN_MAX];
+	struct cache_snap *found = NULL, *expired[LIMIT_PINS_PER_RESOURCE];
 	int nexp = 0;
 	time_t now = time(NULL);
 	pthread_mutex_lock(&s->pin_lock);
-	for (int i = 0; i < PIN_MAX; i++) {
+	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++) {
 		struct pin *p = &s->pins[i];
 		if (!p->snap)
 			continue;

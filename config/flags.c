@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "config/alloc.h"
+#include "config/limits.h"
 
-enum flag_kind { F_STR, F_INT, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT, F_AUTH, F_MODE };
+enum flag_kind { F_STR, F_INT, F_MIB, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT, F_AUTH, F_MODE };
 
 struct flag {
 	const char *name;
 	enum flag_kind kind;
 	size_t off;		/* offset into struct config */
-	int min, max;		/* for F_INT */
+	int min, max;		/* for F_INT; F_MIB, in MiB */
 	const char *help;
 };
 
@@ -89,6 +90,25 @@ static const struct flag flags[] = {
 	  "seconds a forwarded request may take, watches, logs with follow, exec, "
 	  "attach, port-forward and proxy excepted; 0 = no limit (default 60, "
 	  "the apiserver's own)" },
+	{ "max-connections", F_INT, OFF(max_connections), 1, 1000000,
+	  "open client connections; one more is answered 429 with Retry-After "
+	  "(default 16384, lowered to what the open-file limit allows)" },
+	{ "max-watchers", F_INT, OFF(max_watchers), 1, 1000000,
+	  "open local watches, all resources together; one more is answered 429 "
+	  "(default 16384)" },
+	{ "idle-timeout", F_INT, OFF(idle_timeout), 1, 86400,
+	  "seconds a client connection may be silent before it is closed (default 120)" },
+	{ "header-timeout", F_INT, OFF(header_timeout), 1, 3600,
+	  "seconds a client has to send a whole request header (default 32, "
+	  "the apiserver's)" },
+	{ "upstream-page-max-mib", F_MIB, OFF(upstream_page_max), 1, 65536,
+	  "MiB of one upstream LIST page; a larger one is fetched again in "
+	  "smaller pages (default 256)" },
+	{ "upstream-line-max-mib", F_MIB, OFF(upstream_line_max), 1, 4096,
+	  "MiB of one upstream watch event or list item; a larger event ends "
+	  "the watch, a larger item is skipped and logged (default 64)" },
+	{ "upstream-list-max-mib", F_MIB, OFF(upstream_list_max), 1, 1048576,
+	  "MiB of all the pages of one upstream LIST (default 4096)" },
 	{ "authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400,
 	  "seconds a delegated allow decision is cached (default 300)" },
 	{ "authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600,
@@ -157,7 +177,8 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		*(char **)dst = s;
 		return 0;
 	}
-	case F_INT: {
+	case F_INT:
+	case F_MIB: {
 		char *end;
 		errno = 0;
 		long n = strtol(v, &end, 10);
@@ -166,7 +187,10 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 				 f->name, f->min, f->max, v);
 			return -EINVAL;
 		}
-		*(int *)dst = (int)n;
+		if (f->kind == F_MIB)
+			*(long long *)dst = (long long)n << 20;
+		else
+			*(int *)dst = (int)n;
 		return 0;
 	}
 	case F_BOOL:
@@ -241,7 +265,14 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	cfg->unix_socket_mode = 0600;
 	cfg->authn_allow_ttl = 300;
 	cfg->authn_deny_ttl = 10;
-	cfg->passthrough_timeout = 60;
+	cfg->passthrough_timeout = LIMIT_PASSTHROUGH_TIMEOUT_S;
+	cfg->max_connections = LIMIT_MAX_CONNECTIONS;
+	cfg->max_watchers = LIMIT_MAX_WATCHERS;
+	cfg->idle_timeout = LIMIT_IDLE_TIMEOUT_S;
+	cfg->header_timeout = LIMIT_HEADER_TIMEOUT_S;
+	cfg->upstream_page_max = (long long)LIMIT_UPSTREAM_PAGE_BYTES;
+	cfg->upstream_line_max = (long long)LIMIT_UPSTREAM_LINE_BYTES;
+	cfg->upstream_list_max = (long long)LIMIT_UPSTREAM_LIST_BYTES;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -54,7 +54,15 @@ struct config {
 	char *tls_key_file;		/* --tls-private-key-file */
 	int authn_allow_ttl;		/* seconds an allowed decision is cached */
 	int authn_deny_ttl;		/* seconds a denied one is */
+	/* limits (config/limits.h) */
 	int passthrough_timeout;	/* seconds; non-long-running passthrough */
+	int max_connections;		/* open client connections */
+	int max_watchers;		/* open local watches */
+	int idle_timeout;		/* seconds of silence before a close */
+	int header_timeout;		/* seconds from accept to a whole header */
+	long long upstream_page_max;	/* bytes of one upstream LIST page */
+	long long upstream_line_max;	/* bytes of one watch event or item */
+	long long upstream_list_max;	/* bytes of all pages of one LIST */
 };
 
 /* Parse argv into cfg (defaults first). Returns 0, 1 when --help was

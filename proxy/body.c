@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "config/alloc.h"
+#include "config/limits.h"
 #include "proxy/status.h"
 
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len)
@@ -174,7 +175,7 @@ static bool pretty_take(size_t n)
 {
 	size_t cur = __atomic_load_n(&pretty_held, __ATOMIC_RELAXED);
 	do {
-		if (cur + n > PROXY_PRETTY_MAX_BYTES && cur)
+		if (cur + n > LIMIT_PRETTY_HELD_BYTES && cur)
 			return false;	/* one may always go, however large */
 	} while (!__atomic_compare_exchange_n(&pretty_held, &cur, cur + n, true,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));

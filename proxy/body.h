@@ -14,9 +14,6 @@
 #include "config/buf.h"
 
 #define PROXY_GZIP_MIN (128 * 1024)
-/* Bytes pretty-printed LISTs may hold at once, all clients together;
- * beyond it a LIST goes out compact (one always may, however large). */
-#define PROXY_PRETTY_MAX_BYTES ((size_t)256 << 20)
 
 /* True when a body of len bytes should be compressed for this client. */
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len);

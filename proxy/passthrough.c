@@ -20,11 +20,11 @@
 
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "config/limits.h"
 #include "config/log.h"
 #include "proxy/server.h"
 #include "proxy/status.h"
 
-#define BODY_MAX (3 * 1024 * 1024)	/* request body limit, as the apiserver's */
 #define HIGH_WATER (1024 * 1024)	/* pause the upstream above this */
 #define LOW_WATER (256 * 1024)		/* and resume it below this */
 
@@ -539,7 +539,7 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		if (pt->body.len + *upload_size > BODY_MAX)
+		if (pt->body.len + *upload_size > LIMIT_REQUEST_BODY_BYTES)
 			pt->too_large = true;
 		else if (buf_add(&pt->body, upload, *upload_size))
 			return MHD_NO;
@@ -548,7 +548,7 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 	}
 	if (pt->too_large)
 		return proxy_error(c, PROXY_BadRequest,
-				   "the request body is larger than %d bytes", BODY_MAX);
+				   "the request body is larger than %d bytes", LIMIT_REQUEST_BODY_BYTES);
 	pthread_mutex_lock(&pt->lock);
 	enum pt_state st = pt->state;
 	if (st == PT_NEW) {

@@ -1,0 +1,76 @@
+/*
+ * limits: every bound the proxy puts on what a client or the upstream may
+ * cost it, in one place. Each default is safe for a sidecar; the ones an
+ * operator may need to move are flags (config/flags.c), and the value in
+ * force lives in struct config.
+ *
+ * The rule behind the numbers is the apiserver's: what it accepts is
+ * served, however large or odd, up to its own limits (3 MiB request
+ * bodies, 1.5 MiB objects in etcd, 10,000 levels of JSON nesting, no
+ * limit on the number of labels); beyond them a clear error, at a bounded
+ * cost, and the rest of the cache goes on working.
+ */
+#ifndef CONFIG_LIMITS_H
+#define CONFIG_LIMITS_H
+
+/* ---- clients (flags) ---- */
+
+/* --max-connections: open client connections. A connection past it is
+ * answered 429 with Retry-After, then closed; health probes still go
+ * through on a small reserve above it. Lowered at start to what
+ * RLIMIT_NOFILE (raised to its hard limit) leaves room for. */
+#define LIMIT_MAX_CONNECTIONS 16384
+/* Connections above --max-connections kept for health probes and for
+ * the 429 answers themselves. */
+#define LIMIT_CONNECTION_RESERVE 64
+/* Descriptors kept back from RLIMIT_NOFILE for upstream connections,
+ * logs, files and the listening sockets. */
+#define LIMIT_FD_RESERVE 256
+/* --max-watchers: open local watches, all resources together; past it a
+ * watch is answered 429 with Retry-After. */
+#define LIMIT_MAX_WATCHERS 16384
+/* Seconds a 429 asks the client to wait (Retry-After). */
+#define LIMIT_RETRY_AFTER_S 1
+/* --idle-timeout: seconds a connection may send and receive nothing
+ * (a watch is never idle: it gets BOOKMARKs). */
+#define LIMIT_IDLE_TIMEOUT_S 120
+/* --header-timeout: seconds from accept to a whole request header, the
+ * apiserver's ReadHeaderTimeout (32 s); a slowloris is cut off after it. */
+#define LIMIT_HEADER_TIMEOUT_S 32
+/* --passthrough-timeout: seconds a forwarded request that is not long
+ * running may take (the apiserver's own request timeout). */
+#define LIMIT_PASSTHROUGH_TIMEOUT_S 60
+
+/* ---- clients (fixed: the apiserver's) ---- */
+
+/* Request bodies, as the apiserver's limit. */
+#define LIMIT_REQUEST_BODY_BYTES (3 * 1024 * 1024)
+/* Bytes pretty-printed LISTs may hold at once, all clients together;
+ * beyond it a LIST goes out compact (one always may, however large). */
+#define LIMIT_PRETTY_HELD_BYTES ((size_t)256 << 20)
+/* Paginated snapshots kept per resource for continue tokens, and for how
+ * long (the apiserver's compaction interval); a client's own pages never
+ * evict another's while the table has room. */
+#define LIMIT_PINS_PER_RESOURCE 32
+
+/* ---- the upstream (flags) ---- */
+
+/* --upstream-page-max-bytes: one LIST page as received. A page past it
+ * is fetched again with half the limit, down to one item a page. */
+#define LIMIT_UPSTREAM_PAGE_BYTES ((size_t)256 << 20)
+/* --upstream-line-max-bytes: one watch event, or one list item. An
+ * object in etcd is at most 1.5 MiB; its JSON, escaped, a few times
+ * that. A longer event ends the watch (then a relist); a longer item is
+ * skipped, counted and logged once with its key. */
+#define LIMIT_UPSTREAM_LINE_BYTES ((size_t)64 << 20)
+/* --upstream-list-max-bytes: all the pages of one LIST together, so
+ * that an endless continue chain costs bounded memory; past it the LIST
+ * is abandoned with an error and retried after backoff. */
+#define LIMIT_UPSTREAM_LIST_BYTES ((size_t)4 << 30)
+
+/* ---- JSON (fixed: the apiserver's) ---- */
+
+/* Levels of nesting the apiserver's decoder accepts. */
+#define LIMIT_JSON_DEPTH 10000
+
+#endif
