@@ -22,6 +22,7 @@
 struct pin {
 	struct cache_snap *snap;
 	time_t until;
+	uint64_t used;		/* pin_clock at the last cache_store_pin() */
 };
 
 /* A snapshot as the store publishes it: the rcu_head lets the store drop
@@ -33,7 +34,8 @@ struct snap_box {
 
 struct cache_store {
 	struct snap_box *cur;		/* RCU-published */
-	pthread_mutex_t pin_lock;	/* guards pins */
+	pthread_mutex_t pin_lock;	/* guards pins and pin_clock */
+	uint64_t pin_clock;
 	struct pin pins[LIMIT_PINS_PER_RESOURCE];
 };
 
@@ -543,30 +545,38 @@ size_t cache_store_sort(struct cache_obj **objs, size_t n)
 
 /* ---- pins ---- */
 
-void cache_store_pin(struct cache_store *s, struct cache_snap *snap,
+bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 		     unsigned ttl)
 {
 	time_t now = time(NULL);
 	pthread_mutex_lock(&s->pin_lock);
+	uint64_t used = ++s->pin_clock;
 	int slot = -1;
 	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++) {
 		struct pin *p = &s->pins[i];
 		if (p->snap && p->snap->rv == snap->rv) {
-			if (p->until < now + (time_t)ttl)
-				p->until = now + (time_t)ttl;
+			p->until = now + (time_t)ttl;
+			p->used = used;
 			pthread_mutex_unlock(&s->pin_lock);
-			return;
+			return false;
 		}
-		/* free slot, or else the one that expires first */
-		if (slot < 0 || !p->snap ||
-		    (s->pins[slot].snap && p->until < s->pins[slot].until))
+		/* a free or expired slot, or else the one touched longest ago */
+		bool free_i = !p->snap || p->until < now;
+		bool free_s = slot >= 0 && (!s->pins[slot].snap ||
+					   s->pins[slot].until < now);
+		if (slot < 0 || (free_i && !free_s) ||
+		    (free_i == free_s && p->used < s->pins[slot].used))
 			slot = i;
 	}
-	struct cache_snap *old = s->pins[slot].snap;
-	s->pins[slot].snap = cache_snap_get(snap);
-	s->pins[slot].until = now + (time_t)ttl;
+	struct pin *p = &s->pins[slot];
+	struct cache_snap *old = p->snap;
+	bool evicted = old && p->until >= now;
+	p->snap = cache_snap_get(snap);
+	p->until = now + (time_t)ttl;
+	p->used = used;
 	pthread_mutex_unlock(&s->pin_lock);
 	cache_snap_put(old);
+	return evicted;
 }
 
 struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv)

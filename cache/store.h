@@ -140,9 +140,11 @@ size_t cache_store_sort(struct cache_obj **objs, size_t n);
  * Keep snap reachable by its RV for a while, so that the next pages of a
  * paged LIST come from the same state. cache_store_pinned() returns a
  * referenced snapshot at exactly rv (the current one included), or NULL
- * once it has expired. Pins expire after ttl seconds.
+ * once it has expired. Pins expire ttl seconds after the last
+ * cache_store_pin() of their snapshot. When every slot holds a live pin,
+ * the one touched longest ago goes; cache_store_pin() then returns true.
  */
-void cache_store_pin(struct cache_store *s, struct cache_snap *snap,
+bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 		     unsigned ttl);
 struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv);
 

@@ -48,10 +48,14 @@
 /* Bytes pretty-printed LISTs may hold at once, all clients together;
  * beyond it a LIST goes out compact (one always may, however large). */
 #define LIMIT_PRETTY_HELD_BYTES ((size_t)256 << 20)
-/* Paginated snapshots kept per resource for continue tokens, and for how
- * long (the apiserver's compaction interval); a client's own pages never
- * evict another's while the table has room. */
-#define LIMIT_PINS_PER_RESOURCE 32
+/* Paginated snapshots kept per resource for continue tokens, each for
+ * five minutes after its last page (the apiserver's compaction interval).
+ * Only distinct snapshots take a slot, and a snapshot exists only where
+ * the upstream wrote, so a client fills the table only by paging across
+ * that many upstream writes within five minutes; then the pin touched
+ * longest ago goes (its next page is forwarded upstream, which serves it
+ * from etcd until compaction). */
+#define LIMIT_PINS_PER_RESOURCE 1024
 
 /* ---- the upstream (flags) ---- */
 

@@ -458,7 +458,8 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
 			buf_printf(&meta, ",\"remainingItemCount\":%zu", end - at);
 		}
-		cache_store_pin(r->store, snap, PIN_TTL);
+		if (cache_store_pin(r->store, snap, PIN_TTL))
+			PROXY_COUNT(pins_evicted);
 	}
 	buf_addc(&meta, '}');
 	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, items, n, meta.p) :

@@ -35,6 +35,9 @@ struct proxy;
 	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",      \
 	  "LISTs and GETs answered by the upstream because the cache could "   \
 	  "not prove within milliseconds that it was new enough.")              \
+	X(pins_evicted, "informer_proxy_continue_pins_evicted_total", "",      \
+	  "Paged LIST snapshots dropped before five minutes because the pin "  \
+	  "table was full; their next page goes upstream.")                    \
 	X(authn_allowed, "informer_proxy_authn_decisions_total",                \
 	  "decision=\"allowed\"",                                              \
 	  "Delegated auth decisions (--client-auth=delegated), by outcome.")   \

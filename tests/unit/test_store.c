@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <urcu-bp.h>
 
 #include "cache/store.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 #include "check.h"
 
 static const struct cache_kind *pods;
@@ -107,6 +109,60 @@ static void test_basic(void)
 	cache_snap_put(s2);
 	rcu_barrier();
 	cache_store_free(s);
+}
+
+/* Commit one object at rv and return the snapshot published. */
+static struct cache_snap *commit_one(struct cache_store *s, unsigned rv)
+{
+	struct cache_txn t;
+	cache_txn_begin(s, &t);
+	struct cache_obj *o = mk("a", "p", rv);
+	CHECK(cache_txn_put(&t, o, NULL) == 0);
+	cache_obj_put(o);
+	CHECK(cache_txn_commit(&t, rv) == 0);
+	return cache_store_snap(s);
+}
+
+/* A full pin table evicts the pin touched longest ago: a client paging
+ * through one snapshot keeps it however many others another client pins
+ * in between, as long as the table holds them. */
+static void test_pin_eviction(void)
+{
+	enum { N = LIMIT_PINS_PER_RESOURCE };
+	struct cache_store *s = cache_store_new();
+	struct cache_snap *victim = commit_one(s, 1);
+	CHECK(!cache_store_pin(s, victim, 300));
+	int evicted = 0;
+	for (unsigned rv = 2; rv < 2 + 3 * N; rv++) {
+		struct cache_snap *x = commit_one(s, rv);
+		evicted += cache_store_pin(s, x, 300);
+		cache_snap_put(x);
+		if (rv % 64 == 0)	/* the victim pages on */
+			CHECK(!cache_store_pin(s, victim, 300));
+		struct cache_snap *v = cache_store_pinned(s, 1);
+		CHECK(v == victim);
+		cache_snap_put(v);
+	}
+	CHECK(evicted == 2 * N + 1);	/* the others, oldest first */
+	struct cache_snap *gone = cache_store_pinned(s, 2);
+	CHECK(gone == NULL);
+	/* an expired pin is reused without counting as an eviction */
+	struct cache_store *s2 = cache_store_new();
+	struct cache_snap *x = commit_one(s2, 7);
+	cache_store_pin(s2, x, 0);
+	cache_snap_put(x);
+	evicted = 0;
+	sleep(1);
+	for (unsigned rv = 8; rv < 8 + N; rv++) {
+		x = commit_one(s2, rv);
+		evicted += cache_store_pin(s2, x, 300);
+		cache_snap_put(x);
+	}
+	CHECK(evicted == 0);
+	cache_snap_put(victim);
+	rcu_barrier();
+	cache_store_free(s);
+	cache_store_free(s2);
 }
 
 static void test_load_sort(void)
@@ -315,6 +371,7 @@ int main(void)
 {
 	pods = cache_kind_lookup("pods");
 	test_basic();
+	test_pin_eviction();
 	test_load_sort();
 	test_ns_ranges();
 	test_label_index();
