@@ -3,9 +3,26 @@
  */
 #include "alloc.h"
 
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Free bytes held in the arenas that make a trim worth its walk. */
+#define GIVE_BACK_MIN ((size_t)16 << 20)
+
+size_t alloc_give_back(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	struct mallinfo2 mi = mallinfo2();
+	/* fordblks: free bytes in the arenas; uordblks: in use */
+	if (mi.fordblks >= GIVE_BACK_MIN && mi.fordblks >= mi.uordblks / 8)
+		malloc_trim(0);
+	return mi.fordblks;
+#else
+	return 0;
+#endif
+}
 
 static atomic_long countdown;	/* 0: off; else fail when it reaches 1 */
 static atomic_long failures;

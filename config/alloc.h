@@ -17,6 +17,15 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/*
+ * Give freed memory back to the system when the allocator holds much of
+ * it: after a thousand watchers leave, glibc keeps their buffers' pages
+ * in its arenas for good unless asked. Cheap when there is nothing to
+ * give; call it now and then (the proxy's ticker does, every 10 s).
+ * Returns the bytes that were free in the arenas before.
+ */
+size_t alloc_give_back(void);
+
 /* Fail the allocation that is the Nth from now (1 = the next one); 0 turns
  * failure injection off. Process-wide; tests call it from one thread. */
 void alloc_fail_after(long n);

@@ -26,6 +26,7 @@
 #include "proxy/target.h"
 
 #define TICK_MS 500
+#define GIVE_BACK_S 10	/* how often freed memory may go back to the system */
 
 bool proxy_stopping(const struct proxy *p)
 {
@@ -427,6 +428,7 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 static void *ticker(void *arg)
 {
 	struct proxy *p = arg;
+	unsigned long ticks = 0;
 	pthread_mutex_lock(&p->tick_lock);
 	while (!proxy_stopping(p)) {
 		struct timespec ts;
@@ -440,6 +442,8 @@ static void *ticker(void *arg)
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
+		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0)
+			alloc_give_back();
 	}
 	pthread_mutex_unlock(&p->tick_lock);
 	return NULL;
