@@ -29,6 +29,10 @@
 /* --max-watchers: open local watches, all resources together; past it a
  * watch is answered 429 with Retry-After. */
 #define LIMIT_MAX_WATCHERS 16384
+/* Seconds a connection accepted on that reserve has to send its whole
+ * request header: a probe, or a client to be refused, sends it at once;
+ * a slowloris must not hold the reserve for --header-timeout. */
+#define LIMIT_RESERVE_HEADER_TIMEOUT_S 1
 /* Seconds a 429 asks the client to wait (Retry-After). */
 #define LIMIT_RETRY_AFTER_S 1
 /* --idle-timeout: seconds a connection may send and receive nothing

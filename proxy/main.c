@@ -6,10 +6,12 @@
  */
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
@@ -58,6 +60,36 @@ static const struct cache_kind *discover(const struct cache_upstream *up,
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
+}
+
+/* Every client connection is a descriptor: take all the kernel allows
+ * (the soft RLIMIT_NOFILE raised to the hard one), and say what that is.
+ * Returns the limit in force, or -1 when it cannot be read. */
+static long raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		log_warn("RLIMIT_NOFILE: %s", strerror(errno));
+		return -1;
+	}
+	rlim_t was = rl.rlim_cur;
+	if (rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl)) {
+			log_warn("RLIMIT_NOFILE: cannot raise %llu to the hard limit %llu: %s",
+				 (unsigned long long)was, (unsigned long long)rl.rlim_max,
+				 strerror(errno));
+			rl.rlim_cur = was;
+		} else {
+			log_info("RLIMIT_NOFILE raised from %llu to %llu (the hard limit)",
+				 (unsigned long long)was, (unsigned long long)rl.rlim_cur);
+		}
+	} else {
+		log_info("RLIMIT_NOFILE %llu (the hard limit)",
+			 (unsigned long long)rl.rlim_cur);
+	}
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)LONG_MAX ?
+		       -1 : (long)rl.rlim_cur;
 }
 
 /* `informer-proxy --probe URL`: an exec health check for a proxy that
@@ -182,7 +214,7 @@ int main(int argc, char **argv)
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
 	};
-	struct proxy p = { .cfg = &cfg, .up = &up };
+	struct proxy p = { .cfg = &cfg, .up = &up, .nofile = raise_nofile() };
 	struct cache_kind *discovered[CONFIG_MAX_RESOURCES];
 	int ndiscovered = 0;
 	int exit_code = 1;

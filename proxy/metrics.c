@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config/buf.h"
+#include "proxy/conns.h"
 #include "proxy/server.h"
 
 struct proxy_counters proxy_counters;
@@ -149,6 +150,19 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 		     malformed);
 	per_resource(&b, p, "informer_proxy_watchers", "gauge",
 		     "Local watch streams open now.", watchers);
+	buf_printf(&b, "# HELP informer_proxy_open_connections Client connections open now.\n"
+		       "# TYPE informer_proxy_open_connections gauge\n"
+		       "informer_proxy_open_connections %d\n"
+		       "# HELP informer_proxy_max_connections --max-connections in force "
+		       "(perhaps lowered to fit RLIMIT_NOFILE).\n"
+		       "# TYPE informer_proxy_max_connections gauge\n"
+		       "informer_proxy_max_connections %d\n"
+		       "# HELP informer_proxy_open_watchers Local watch streams open now, "
+		       "all resources together (--max-watchers).\n"
+		       "# TYPE informer_proxy_open_watchers gauge\n"
+		       "informer_proxy_open_watchers %d\n",
+		   proxy_conns_open(p->conns), proxy_conns_max(p->conns),
+		   proxy_conns_watchers(p->conns));
 	buf_printf(&b, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
 		       "# TYPE process_resident_memory_bytes gauge\n"
 		       "process_resident_memory_bytes %ld\n"

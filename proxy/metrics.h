@@ -57,7 +57,15 @@ struct proxy;
 	  "kind=\"SubjectAccessReview\"", NULL)                                \
 	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
 	  "Reads served from the cache without proof because the upstream "    \
-	  "could not be asked.")
+	  "could not be asked.")                                               \
+	X(refused_connections, "informer_proxy_refusals_total",                 \
+	  "reason=\"max_connections\"",                                       \
+	  "Requests answered 429 TooManyRequests by a limit, by limit.")       \
+	X(refused_watchers, "informer_proxy_refusals_total",                    \
+	  "reason=\"max_watchers\"", NULL)                                    \
+	X(header_timeouts, "informer_proxy_connections_cut_total",              \
+	  "reason=\"header_timeout\"",                                        \
+	  "Client connections the proxy closed, by why.")
 
 struct proxy_counters {
 #define X(field, name, labels, help) uint64_t field;

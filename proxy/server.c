@@ -77,14 +77,21 @@ static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_watch_value(v));
 }
 
+/* The paths a health probe or a scraper asks for: served on the
+ * connection reserve, past --max-connections. */
+static bool health_path(const char *path)
+{
+	return !strcmp(path, "/healthz") || !strcmp(path, "/livez") ||
+	       !strcmp(path, "/readyz") || !strcmp(path, "/metrics");
+}
+
 /* A request the cache answers: the health paths, and GET of a cached
  * resource's collection or object. Everything else is passed through.
  * Decided once, on the first call of the access handler. */
 static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 			   const char *url, const char *method)
 {
-	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
-	    !strcmp(url, "/readyz") || !strcmp(url, "/metrics"))
+	if (health_path(url))
 		return true;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return false;
@@ -340,6 +347,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct proxy *p = cls;
 	struct req *rq = *state;
 	char err[160];
+	if (!rq || !rq->announced)
+		proxy_conns_header_done(c);	/* no slowloris, whatever comes */
 	if (!rq || !rq->raw)
 		return MHD_NO;	/* out of memory in on_uri */
 	if (!rq->announced) {
@@ -349,6 +358,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				       sizeof(err))) {
 			rq->local = true;
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
+		}
+		/* On the reserve past --max-connections only probes are served;
+		 * anyone else is told to come back, and the connection freed. */
+		if (!health_path(rq->path) && proxy_conns_over(p->conns)) {
+			PROXY_COUNT(refused_connections);
+			rq->local = true;
+			return proxy_conns_refuse(c, "connections",
+						  proxy_conns_max(p->conns));
 		}
 		rq->local = served_locally(p, c, rq->path, method);
 		enum MHD_Result ret;
@@ -395,6 +412,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 {
 	struct proxy *p = cls;
 	struct req *rq = *state;
+	proxy_conns_request_done(p->conns, c);
 	if (!rq)
 		return;
 	if (rq->lr.wait.queued)
@@ -442,6 +460,7 @@ static void *ticker(void *arg)
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
+		proxy_conns_reap(p->conns);
 		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0)
 			alloc_give_back();
 	}
@@ -460,7 +479,12 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* One libmicrohttpd daemon over addr, or over the listening socket fd;
- * HTTPS when tls is not NULL. */
+ * HTTPS when tls is not NULL. Both daemons count their connections in
+ * p->conns together. libmicrohttpd's idle timeout is --idle-timeout: a
+ * watch with nothing to send is suspended and resumed by the ticker
+ * twice a second, which restarts it, so only a watch whose client has
+ * stopped reading is idle; so is a passthrough one (resumed every
+ * second). */
 static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 				       int fd, unsigned threads, unsigned flags,
 				       struct proxy_tls *tls)
@@ -475,8 +499,9 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		addr ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_LISTEN_SOCKET,
 		addr ? (intptr_t)addr : (intptr_t)fd,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_LIMIT, proxy_conns_limit(p->conns),
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)p->cfg->idle_timeout,
+		MHD_OPTION_NOTIFY_CONNECTION, proxy_conns_notify, p->conns,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
@@ -583,6 +608,11 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	pthread_mutex_init(&p->tick_lock, NULL);
 	pthread_cond_init(&p->tick_cond, NULL);
 	p->inited = true;
+	p->conns = proxy_conns_new(p->cfg, p->nofile);
+	if (!p->conns) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
 	p->pt = proxy_pt_pool_new(p->up, p->cfg->client_auth == CLIENT_AUTH_NONE,
@@ -672,6 +702,8 @@ void proxy_stop(struct proxy *p)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
+	proxy_conns_free(p->conns);	/* every connection has closed */
+	p->conns = NULL;
 	proxy_tls_free(p->tls);	/* no handshake can need it now */
 	p->tls = NULL;
 	if (p->made_socket)	/* ours: never a path that was there before */

@@ -16,6 +16,7 @@
 #include "cache/reflector.h"
 #include "config/flags.h"
 #include "proxy/authn.h"
+#include "proxy/conns.h"
 #include "proxy/discovery.h"
 #include "proxy/fresh.h"
 #include "proxy/passthrough.h"
@@ -28,6 +29,8 @@ struct proxy {
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;
 	struct proxy_authn *authn;	/* --client-auth=delegated, else NULL */
+	struct proxy_conns *conns;	/* connection and watch limits */
+	long nofile;			/* RLIMIT_NOFILE, set by main (<= 0: unknown) */
 	struct cache_resource **res;	/* cfg->nresources of them */
 	int nres;
 	struct MHD_Daemon *daemon;	/* --listen */

@@ -89,6 +89,8 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 		snprintf(ra, sizeof(ra), "%d", st->retry_after);
 		MHD_add_response_header(resp, "Retry-After", ra);
 	}
+	if (st->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	return resp;
 }
 

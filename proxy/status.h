@@ -41,6 +41,8 @@ struct proxy_status {
 	int retry_after;	/* seconds; 0: no Retry-After header */
 	bool no_reason;		/* leave "reason" out, as the apiserver does
 				 * for errors it did not expect (04-j) */
+	bool close;		/* Connection: close, for a client refused
+				 * for want of connections */
 };
 
 /* Append the Status body (compact, ending in a newline) to b. */

@@ -11,7 +11,8 @@
  * bookmarks are kept.
  *
  * Ownership: struct watch belongs to its response; libmicrohttpd calls
- * watch_free() when the connection is done with it.
+ * watch_free() when the connection is done with it. Each holds one of
+ * the --max-watchers slots (conns.h) from its start to watch_free().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -292,6 +293,7 @@ static void watch_free(void *cls)
 {
 	struct watch *w = cls;
 	__atomic_sub_fetch(&w->r->stats.watchers, 1, __ATOMIC_RELAXED);
+	proxy_conns_watch_put(w->p->conns);
 	cache_history_unwait(w->r->history, &w->waiter);
 	cache_event_put(w->ev);
 	cache_snap_put(w->snap);
@@ -307,9 +309,11 @@ static bool arg_true(struct MHD_Connection *c, const char *name)
 	       (!strcasecmp(v, "true") || !strcmp(v, "1"));
 }
 
-enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
+/* The watch itself; *owned set once watch_free() is bound to run (it
+ * gives the --max-watchers slot back). */
+static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 				   struct cache_resource *r,
-				   const struct proxy_route *rt)
+				   const struct proxy_route *rt, bool *owned)
 {
 	const char *rv_s = NULL, *match = NULL, *to_s = NULL, *sie = NULL;
 	uint64_t rv = 0;
@@ -378,6 +382,7 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 		own_expired(w, rv, floor);
 
 	__atomic_add_fetch(&r->stats.watchers, 1, __ATOMIC_RELAXED);
+	*owned = true;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		MHD_SIZE_UNKNOWN, WATCH_BLOCK, watch_read, w, watch_free);
 	if (!resp) {
@@ -387,5 +392,22 @@ enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
 	proxy_json_headers(resp);
 	enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
+	return res;
+}
+
+enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
+				   struct cache_resource *r,
+				   const struct proxy_route *rt)
+{
+	/* Refused first, as the apiserver's max-in-flight filter refuses
+	 * before it looks at the request. */
+	if (!proxy_conns_watch_get(p->conns)) {
+		PROXY_COUNT(refused_watchers);
+		return proxy_conns_refuse(c, "watches", p->cfg->max_watchers);
+	}
+	bool owned = false;
+	enum MHD_Result res = start_watch(p, c, r, rt, &owned);
+	if (!owned)
+		proxy_conns_watch_put(p->conns);
 	return res;
 }

@@ -1,0 +1,74 @@
+/*
+ * conns: what client connections may cost, all together. It counts the
+ * open connections (libmicrohttpd's connection notifications) and the
+ * open local watches, says when a request is past --max-connections or a
+ * watch past --max-watchers (the caller answers 429 with
+ * proxy_conns_refuse), and cuts off a connection that has not delivered
+ * a whole request header within --header-timeout of its accept: a
+ * slowloris, which libmicrohttpd has no option against.
+ *
+ * The limits in force are fixed by proxy_conns_new() from the flags and
+ * RLIMIT_NOFILE and never change after. libmicrohttpd is given
+ * proxy_conns_limit() (the maximum plus a reserve): connections on the
+ * reserve are answered 429, except the health probes, and must send
+ * their header within LIMIT_RESERVE_HEADER_TIMEOUT_S, so that a
+ * slowloris cannot hold the reserve either.
+ *
+ * Ownership: struct proxy_conns belongs to struct proxy; it is made
+ * before the daemons start and freed after they stopped. Each open
+ * connection has a struct conn (its socket context), made at
+ * NOTIFY_STARTED and freed at NOTIFY_CLOSED.
+ */
+#ifndef PROXY_CONNS_H
+#define PROXY_CONNS_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "config/flags.h"
+
+struct proxy_conns;
+
+/* The limits for cfg under an open-file limit of nofile descriptors
+ * (<= 0: unknown, no bound). Logs the limits in force, and a warning
+ * when nofile lowers --max-connections. NULL when out of memory. */
+struct proxy_conns *proxy_conns_new(const struct config *cfg, long nofile);
+/* After every daemon using cs has stopped. */
+void proxy_conns_free(struct proxy_conns *cs);
+
+/* For MHD_OPTION_CONNECTION_LIMIT: the maximum plus the reserve. */
+unsigned proxy_conns_limit(const struct proxy_conns *cs);
+/* --max-connections as in force (perhaps lowered). */
+int proxy_conns_max(const struct proxy_conns *cs);
+
+/* MHD_OPTION_NOTIFY_CONNECTION's callback; cls is the struct proxy_conns.
+ * Called by libmicrohttpd on the connection's thread. */
+void proxy_conns_notify(void *cls, struct MHD_Connection *c,
+			void **socket_context,
+			enum MHD_ConnectionNotificationCode code);
+/* A whole request header has come on c: the first call of the access
+ * handler for a request. */
+void proxy_conns_header_done(struct MHD_Connection *c);
+/* c's request is over; the next one on the same connection, if any, is
+ * awaited for --idle-timeout and then --header-timeout. */
+void proxy_conns_request_done(struct proxy_conns *cs, struct MHD_Connection *c);
+
+/* True when more connections are open than --max-connections. */
+bool proxy_conns_over(struct proxy_conns *cs);
+/* Take a watch slot: false (nothing taken) past --max-watchers. */
+bool proxy_conns_watch_get(struct proxy_conns *cs);
+void proxy_conns_watch_put(struct proxy_conns *cs);
+/* The 429 TooManyRequests Status with Retry-After, and the connection
+ * closed after it; what says which limit ("connections", "watches"). */
+enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
+				   int limit);
+
+/* Shut down every connection past its header deadline. From the ticker,
+ * a few times a second. */
+void proxy_conns_reap(struct proxy_conns *cs);
+
+/* For /metrics. */
+int proxy_conns_open(struct proxy_conns *cs);
+int proxy_conns_watchers(struct proxy_conns *cs);
+
+#endif
