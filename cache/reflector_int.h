@@ -27,7 +27,10 @@ struct xfer {
 	int retry_after;		/* seconds, from a 429/503's Retry-After */
 	/* WATCH only */
 	bool watch;
-	struct buf line;		/* an incomplete line carried over */
+	struct buf line;		/* an incomplete line carried over; it
+					 * holds no newline between callbacks */
+	uint64_t stream_rv;		/* highest RV this stream has carried
+					 * (event or BOOKMARK), 0: none yet */
 	struct json_doc doc;
 	int result;			/* R_* once the stream must end */
 	uint64_t events;
@@ -42,6 +45,11 @@ struct listing {
 	size_t n, cap;
 	uint64_t rv;
 };
+
+/* The limits in force (cache_upstream's, or config/limits.h's). */
+size_t refl_page_max(const struct cache_resource *r);
+size_t refl_line_max(const struct cache_resource *r);
+size_t refl_list_max(const struct cache_resource *r);
 
 bool refl_stopping(struct cache_resource *r);
 void refl_stat_inc(uint64_t *s);
