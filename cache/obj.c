@@ -354,7 +354,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 		why = &whybuf;
 	if (pick(kind, dp, root, strip_managed, &pk, err, errlen, why))
 		goto out;
-	*why = CACHE_REJECT_INVALID;	/* from here only ENOMEM fails */
+	*why = -1;	/* from here only ENOMEM fails */
 
 	/* The kept text: a fixed kind/apiVersion prefix, then the object's
 	 * members after its '{' minus the cuts. */

@@ -77,7 +77,8 @@ const char *cache_reject_name(int why);
 struct json_doc;
 /* The same, for the value at token root of an already parsed document
  * (a LIST page item or a watch event's object): no second tokenization.
- * When why is given, it says why on failure (enum cache_reject).
+ * When why is given, it says why on failure (enum cache_reject, or -1
+ * when out of memory: no fault of the object's).
  *
  * Keys are checked as the apiserver would have: the name must be a path
  * segment (not empty, ".", or "..", no '/' or '%') without control

@@ -146,7 +146,46 @@ static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 {
 	struct xfer *x = p;
 	touch(x->r);
+	if (x->body_max && x->body.len + size * n > x->body_max) {
+		/* keep what fits: its metadata may still tell the next page */
+		size_t room = x->body_max - x->body.len;
+		buf_add(&x->body, data, room);
+		x->body_over = true;
+		return 0;	/* ends the transfer: bounded memory */
+	}
 	return buf_add(&x->body, data, size * n) ? 0 : size * n;
+}
+
+/* Printable text of string token i (or "?"), at most cap - 1 bytes: a
+ * hostile name must not forge or flood a log line. */
+static void printable(const struct json_doc *d, int i, char *out, size_t cap)
+{
+	size_t n, w = 0;
+	if (i < 0 || json_type(d, i) != JSMN_STRING) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	const char *s = json_raw(d, i, &n);
+	for (size_t k = 0; k < n && w + 1 < cap; k++)
+		out[w++] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
+	if (w + 1 == cap && n > w)
+		out[w - 1] = '~';	/* cut */
+	out[w] = '\0';
+}
+
+void refl_reject(struct cache_resource *r, const char *what,
+		 const struct json_doc *d, int root, int why, const char *err,
+		 unsigned *logged)
+{
+	refl_stat_inc(&r->stats.rejected_by[why]);
+	if (logged && __atomic_fetch_add(logged, 1, __ATOMIC_RELAXED) >= 10)
+		return;
+	char ns[96], name[160];
+	int meta = json_type(d, root) == JSMN_OBJECT ? json_get(d, root, "metadata") : -1;
+	printable(d, meta >= 0 ? json_get(d, meta, "namespace") : -1, ns, sizeof(ns));
+	printable(d, meta >= 0 ? json_get(d, meta, "name") : -1, name, sizeof(name));
+	log_warn("%s: %s: skipping object %s/%s (%s): %s", r->kind->resource, what,
+		 ns, name, cache_reject_name(why), err);
 }
 
 /* GET url; returns the HTTP status, or -1 on a transport error. The
@@ -315,6 +354,35 @@ static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
 	return R_OK;
 }
 
+/* Whether the cache (in t) holds an object under the key of the refused
+ * object at root. A refused name or namespace is never held. */
+static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
+		      int why)
+{
+	if (why == CACHE_REJECT_NAME)
+		return false;
+	int meta = json_get(d, root, "metadata");
+	int nt = meta >= 0 ? json_get(d, meta, "name") : -1;
+	int st = meta >= 0 ? json_get(d, meta, "namespace") : -1;
+	if (nt < 0 || json_type(d, nt) != JSMN_STRING)
+		return false;	/* no key: nothing to hold under it */
+	if (st >= 0 && json_type(d, st) != JSMN_STRING)
+		st = -1;
+	size_t nn = json_str_len(d, nt) + 1, sn = st >= 0 ? json_str_len(d, st) + 1 : 1;
+	char *name = xmalloc(nn), *ns = xmalloc(sn);
+	bool held = true;	/* when unsure, relist */
+	if (name && ns) {
+		json_str(d, nt, name, nn);
+		ns[0] = '\0';
+		if (st >= 0)
+			json_str(d, st, ns, sn);
+		held = cache_txn_find(t, ns, name) != NULL;
+	}
+	free(name);
+	free(ns);
+	return held;
+}
+
 /* Apply one event line. Returns R_OK, or why the stream must end. */
 static int watch_line(struct xfer *x, const char *line, size_t len,
 		      struct cache_txn *t, bool *open, struct pending *pend,
@@ -409,17 +477,39 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		      (unsigned long long)r->rv);
 		return R_OK;
 	}
-	struct cache_obj *o = cache_obj_from_doc(r->kind, d, obj,
-						 r->up.strip_managed_fields,
-						 err, sizeof(err));
-	if (!o) {
-		log_warn("%s: watch: bad object: %s", r->kind->resource, err);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
-	}
+	int why;
+	struct cache_obj *o = cache_obj_from_doc_why(r->kind, d, obj,
+						     r->up.strip_managed_fields,
+						     err, sizeof(err), &why);
 	if (!*open) {
 		cache_txn_begin(r->store, t);
 		*open = true;
+	}
+	if (!o && why < 0) {
+		log_error("%s: watch: out of memory", r->kind->resource);
+		return R_ERROR;
+	}
+	if (!o) {
+		/*
+		 * An object the cache cannot take. A LIST skips it, so the
+		 * state to reach is the upstream's without it. When the cache
+		 * holds nothing under its key (a bad name never entered it),
+		 * that state is the present one: skip the event, counted.
+		 * When it holds the key, the object it has is now wrong and
+		 * no event here can say so truthfully (a DELETED the
+		 * upstream never sent would be invented): relist, and the
+		 * relist's difference tells watchers.
+		 */
+		if (!holds_key(t, d, obj, why)) {
+			refl_reject(r, "watch", d, obj, why, err, NULL);
+			r->rv = rv;
+			x->stream_rv = rv;
+			return R_OK;
+		}
+		log_warn("%s: watch: bad object the cache holds: %s; relisting",
+			 r->kind->resource, err);
+		refl_stat_inc(&r->stats.malformed);
+		return R_ERROR;
 	}
 	/* The upstream's stream must fit our state: no delete or change of
 	 * what we do not have, no second object under one name. If it does

@@ -24,6 +24,8 @@ struct xfer {
 	struct cache_resource *r;
 	CURL *c;
 	struct buf body;		/* LIST: the whole page; else an error body */
+	size_t body_max;		/* LIST: bytes the page may have, 0: any */
+	bool body_over;			/* LIST: the page went past body_max */
 	int retry_after;		/* seconds, from a 429/503's Retry-After */
 	/* WATCH only */
 	bool watch;
@@ -50,6 +52,14 @@ struct listing {
 size_t refl_page_max(const struct cache_resource *r);
 size_t refl_line_max(const struct cache_resource *r);
 size_t refl_list_max(const struct cache_resource *r);
+
+/* Count and log one upstream object skipped for why (enum
+ * cache_reject): by its key, read as well as the bytes allow. what says
+ * where ("list", "watch"). Logs when *logged (atomic; may be NULL) was
+ * below a few, so that a LIST of many bad items stays readable. */
+void refl_reject(struct cache_resource *r, const char *what,
+		 const struct json_doc *d, int root, int why, const char *err,
+		 unsigned *logged);
 
 bool refl_stopping(struct cache_resource *r);
 void refl_stat_inc(uint64_t *s);
