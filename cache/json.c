@@ -1,26 +1,25 @@
 /*
- * json: jsmn tokens plus the validation jsmn leaves out (see json.h).
+ * json: a validating tokenizer into jsmn's token layout, and lookups on
+ * the tokens (see json.h).
  *
- * jsmn, even in strict mode, does not check separators (it takes
+ * jsmn itself, even in strict mode, did not check separators (it took
  * `[1 2]` and `{"a" 1}`), literals (`tru`, `01`, `1.`) or control bytes
- * inside strings. validate() walks the token tree once and checks the
- * bytes between tokens and every primitive, so that what the cache keeps
- * and later serves is always well-formed JSON.
+ * inside strings, and its closing of a container was quadratic in the
+ * nesting depth. tokenize() checks all of it in one linear pass, so that
+ * what the cache keeps and later serves is always well-formed JSON, and
+ * a hostile document costs time in proportion to its bytes.
  */
-#define JSMN_STATIC
-#define JSMN_PARENT_LINKS
-#define JSMN_STRICT
-#include <jsmn.h>
-
 #include "cache/json.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "config/alloc.h"
+#include "config/limits.h"
 
 static bool is_ws(char c)
 {
@@ -36,22 +35,6 @@ static size_t tok_begin(const jsmntok_t *t)
 static size_t tok_end(const jsmntok_t *t)
 {
 	return t->type == JSMN_STRING ? (size_t)t->end + 1 : (size_t)t->end;
-}
-
-/* js[a..b) must be white space around exactly one sep (none when 0). */
-static bool gap_ok(const char *js, size_t a, size_t b, char sep)
-{
-	bool seen = sep == 0;
-	for (size_t i = a; i < b; i++) {
-		if (is_ws(js[i]))
-			continue;
-		if (js[i] == sep && !seen) {
-			seen = true;
-			continue;
-		}
-		return false;
-	}
-	return seen;
 }
 
 static bool number_ok(const char *s, size_t n)
@@ -98,110 +81,115 @@ static bool primitive_ok(const char *s, size_t n)
 	return number_ok(s, n);
 }
 
-static bool string_ok(const char *s, size_t n)
+/* ---- the tokenizer ----
+ *
+ * One pass over the bytes, linear in them whatever the nesting: the open
+ * container is known at every step (cur), and closing one goes to its
+ * parent in O(1). jsmn walked up from the last token on every close,
+ * which is quadratic in the depth. Nesting is bounded by LIMIT_JSON_DEPTH,
+ * the apiserver decoder's, and costs no stack: parent links are the stack.
+ *
+ * The tokens are jsmn's (type, start, end, size, parent), so the lookups
+ * below did not change: a string's [start, end) is without its quotes,
+ * an object's size is its number of members, each key has size 1 and is
+ * the parent of its value.
+ */
+
+/* Bytes that end the fast scan inside a string: '"', '\\', controls and
+ * everything past ASCII. */
+static const unsigned char str_stop[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+};
+
+/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF included:
+ * the rules of Go's utf8.DecodeRune, which the apiserver's decoder uses). */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20)
-			return false;
-	return true;
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	if (c < 0xe0)
+		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c < 0xf0) {
+		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return n >= 3 && s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ?
+			       3 : 0;
+	}
+	unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	return n >= 4 && s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
+		       (s[3] & 0xc0) == 0x80 ? 4 : 0;
 }
 
-/* Check the value at *i and everything below it; advance *i past it.
- * Returns the byte offset that failed, or -1 when all is well. */
-static long validate(struct json_doc *d, int *i, int depth)
+static bool is_hex(char c)
 {
-	const jsmntok_t *t = &d->tok[*i];
-	const char *js = d->js;
-	if (depth > 512)
-		return t->start;
-	switch (t->type) {
-	case JSMN_PRIMITIVE:
-		d->next[*i] = *i + 1;
-		(*i)++;
-		return primitive_ok(js + t->start, (size_t)(t->end - t->start)) ?
-			       -1 : t->start;
-	case JSMN_STRING:
-		d->next[*i] = *i + 1;
-		(*i)++;
-		return string_ok(js + t->start, (size_t)(t->end - t->start)) ?
-			       -1 : t->start;
-	case JSMN_OBJECT:
-	case JSMN_ARRAY:
-		break;
-	default:
-		return t->start;
-	}
-	bool obj = t->type == JSMN_OBJECT;
-	size_t pos = (size_t)t->start + 1;
-	int self = *i;
-	(*i)++;
-	for (int c = 0; c < d->tok[self].size; c++) {
-		if (*i >= d->ntok || d->tok[*i].parent != self)
-			return (long)pos;
-		const jsmntok_t *k = &d->tok[*i];
-		if (!gap_ok(js, pos, tok_begin(k), c ? ',' : 0))
-			return (long)pos;
-		if (obj) {
-			if (k->type != JSMN_STRING || k->size != 1 ||
-			    !string_ok(js + k->start, (size_t)(k->end - k->start)))
-				return k->start;
-			pos = tok_end(k);
-			d->next[*i] = *i + 1;	/* a key alone; its value follows */
-			int key = (*i)++;
-			if (*i >= d->ntok || d->tok[*i].parent != key ||
-			    !gap_ok(js, pos, tok_begin(&d->tok[*i]), ':'))
-				return (long)pos;
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/* Scan the string whose opening quote is at js[i]. Returns the offset of
+ * its closing quote, or -1 with *bad at the failing byte. Invalid UTF-8
+ * sets *bad_utf8 and goes on: the caller replaces it. */
+static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
+			bool *bad_utf8)
+{
+	const unsigned char *s = (const unsigned char *)js;
+	for (i++; i < len;) {
+		while (i < len && !str_stop[s[i]])
+			i++;	/* the fast path: plain ASCII */
+		if (i >= len)
+			break;
+		unsigned char c = s[i];
+		if (c == '"')
+			return (long)i;
+		if (c == '\\') {
+			if (i + 1 >= len)
+				break;
+			char e = js[i + 1];
+			if (e == 'u') {
+				if (i + 6 > len || !is_hex(js[i + 2]) || !is_hex(js[i + 3]) ||
+				    !is_hex(js[i + 4]) || !is_hex(js[i + 5])) {
+					*bad = i;
+					return -1;
+				}
+				i += 6;
+			} else if (strchr("\"\\/bfnrt", e) && e) {
+				i += 2;
+			} else {
+				*bad = i;
+				return -1;
+			}
+			continue;
 		}
-		const jsmntok_t *v = &d->tok[*i];
-		long bad = validate(d, i, depth + 1);
-		if (bad >= 0)
-			return bad;
-		pos = tok_end(v);
+		if (c < 0x20) {
+			*bad = i;
+			return -1;
+		}
+		size_t n = utf8_len(s + i, len - i);
+		if (!n) {
+			*bad_utf8 = true;
+			n = 1;
+		}
+		i += n;
 	}
-	size_t close = (size_t)d->tok[self].end - 1;
-	if (js[close] != (obj ? '}' : ']') || !gap_ok(js, pos, close, 0))
-		return (long)pos;
-	d->next[self] = *i;
+	*bad = len;
 	return -1;
 }
 
-int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
-	       size_t errlen)
+static int new_tok(struct json_doc *d, int type, int start, int end, int parent)
 {
-	jsmn_parser p;
-	jsmn_init(&p);
-	d->js = js;
-	d->len = len;
-	d->ntok = 0;
-	if (!d->cap) {
-		size_t guess = len / 16 + 16;
-		d->tok = xmalloc(guess * sizeof(*d->tok));
-		if (!d->tok)
+	if (d->ntok == d->cap) {
+		if (d->cap >= (1 << 28))
 			return -ENOMEM;
-		d->cap = (int)guess;
-	}
-	int r;
-	for (;;) {
-		r = jsmn_parse(&p, js, len, d->tok, (unsigned)d->cap);
-		if (r != JSMN_ERROR_NOMEM)
-			break;
-		if (d->cap > (1 << 28))
-			return -ENOMEM;
-		jsmntok_t *t = xrealloc(d->tok, (size_t)d->cap * 2 * sizeof(*t));
+		int nc = d->cap ? d->cap * 2 : 64;
+		jsmntok_t *t = xrealloc(d->tok, (size_t)nc * sizeof(*t));
 		if (!t)
 			return -ENOMEM;
 		d->tok = t;
-		d->cap *= 2;
+		d->cap = nc;
 	}
-	if (r < 0) {
-		if (err)
-			snprintf(err, errlen, "%s at byte %u",
-				 r == JSMN_ERROR_PART ? "truncated JSON" :
-							"invalid JSON",
-				 p.pos);
-		return -EINVAL;
-	}
-	d->ntok = r;
 	if (d->next_cap < d->cap) {
 		int *nx = xrealloc(d->next, (size_t)d->cap * sizeof(*nx));
 		if (!nx)
@@ -209,30 +197,221 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 		d->next = nx;
 		d->next_cap = d->cap;
 	}
-	if (r == 0) {
-		if (err)
-			snprintf(err, errlen, "empty JSON document");
-		return -EINVAL;
+	jsmntok_t *t = &d->tok[d->ntok];
+	t->type = type;
+	t->start = start;
+	t->end = end;
+	t->size = 0;
+	t->parent = parent;
+	d->next[d->ntok] = d->ntok + 1;
+	return d->ntok++;
+}
+
+enum { EXPECT_VALUE, EXPECT_VALUE_OR_CLOSE, EXPECT_KEY, EXPECT_KEY_OR_CLOSE,
+       EXPECT_COLON, EXPECT_COMMA_OR_CLOSE, EXPECT_END };
+
+/* Tokenize and validate js[0..len) into d. Returns 0, -EINVAL with *bad
+ * at the failing byte (*depth_bad when nesting was too deep), or -ENOMEM. */
+static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
+		    bool *depth_bad, bool *bad_utf8)
+{
+	int cur = -1;		/* the open container */
+	int key = -1;		/* in an object: the key whose value is next */
+	int depth = 0;
+	int st = EXPECT_VALUE;
+	d->ntok = 0;
+	size_t i = 0;
+	for (;; i++) {
+		while (i < len && is_ws(js[i]))
+			i++;
+		if (i >= len)
+			break;
+		char c = js[i];
+		switch (st) {
+		case EXPECT_KEY_OR_CLOSE:
+		case EXPECT_KEY:
+			if (c == '}' && st == EXPECT_KEY_OR_CLOSE)
+				goto close;
+			if (c != '"')
+				goto fail;
+			{
+				long e = scan_string(js, len, i, bad, bad_utf8);
+				if (e < 0)
+					return -EINVAL;
+				key = new_tok(d, JSMN_STRING, (int)i + 1, (int)e, cur);
+				if (key < 0)
+					return key;
+				d->tok[cur].size++;
+				i = (size_t)e;
+			}
+			st = EXPECT_COLON;
+			continue;
+		case EXPECT_COLON:
+			if (c != ':')
+				goto fail;
+			st = EXPECT_VALUE;
+			continue;
+		case EXPECT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				st = d->tok[cur].type == JSMN_OBJECT ? EXPECT_KEY : EXPECT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			goto fail;
+		case EXPECT_END:
+			goto fail;
+		case EXPECT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		case EXPECT_VALUE:
+			break;
+		}
+		/* a value; its parent is the key in an object, else the array */
+		int parent = cur >= 0 && d->tok[cur].type == JSMN_OBJECT ? key : cur;
+		if (parent >= 0)
+			d->tok[parent].size++;
+		if (c == '{' || c == '[') {
+			if (++depth > LIMIT_JSON_DEPTH) {
+				*depth_bad = true;
+				goto fail;
+			}
+			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY, (int)i, -1,
+					parent);
+			if (t < 0)
+				return t;
+			cur = t;
+			st = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+			continue;
+		}
+		if (c == '"') {
+			long e = scan_string(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -EINVAL;
+			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e, parent);
+			if (t < 0)
+				return t;
+			i = (size_t)e;
+		} else {
+			size_t s = i;
+			while (i < len && !is_ws(js[i]) && js[i] != ',' && js[i] != ']' &&
+			       js[i] != '}' && js[i] != ':')
+				i++;
+			if (!primitive_ok(js + s, i - s)) {
+				i = s;
+				goto fail;
+			}
+			int t = new_tok(d, JSMN_PRIMITIVE, (int)s, (int)i, parent);
+			if (t < 0)
+				return t;
+			i--;
+		}
+		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
+		continue;
+	close:
+		if (c != (d->tok[cur].type == JSMN_OBJECT ? '}' : ']'))
+			goto fail;
+		d->tok[cur].end = (int)i + 1;
+		d->next[cur] = d->ntok;
+		depth--;
+		{
+			int p = d->tok[cur].parent;
+			if (p >= 0 && d->tok[p].type == JSMN_STRING)
+				p = d->tok[p].parent;	/* past the key */
+			cur = p;
+			/* the key of an enclosing object is already used */
+		}
+		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
 	}
-	/* jsmn accepts several top-level values; we take exactly one. */
-	int i = 0;
-	long bad = validate(d, &i, 0);
-	if (bad < 0 && (i != r || !gap_ok(js, tok_end(&d->tok[0]), len, 0)))
-		bad = (long)tok_end(&d->tok[0]);
-	if (bad < 0 && !gap_ok(js, 0, tok_begin(&d->tok[0]), 0))
-		bad = 0;
-	if (bad >= 0) {
-		if (err)
-			snprintf(err, errlen, "invalid JSON at byte %ld", bad);
-		return -EINVAL;
+	if (st == EXPECT_END)
+		return 0;
+	*bad = len;
+	return -EINVAL;
+fail:
+	*bad = i;
+	return -EINVAL;
+}
+
+/* A copy of js[0..len) with each byte that does not start a valid UTF-8
+ * sequence replaced by U+FFFD, into d->own. */
+static int fix_utf8(struct json_doc *d, const char *js, size_t len)
+{
+	size_t need = len * 3 + 1;
+	if (need > d->own_cap) {
+		char *o = xrealloc(d->own, need);
+		if (!o)
+			return -ENOMEM;
+		d->own = o;
+		d->own_cap = need;
 	}
+	const unsigned char *s = (const unsigned char *)js;
+	size_t w = 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = s[i] < 0x80 ? 1 : utf8_len(s + i, len - i);
+		if (n) {
+			memcpy(d->own + w, js + i, n);
+			w += n;
+			i += n;
+		} else {
+			memcpy(d->own + w, "\xef\xbf\xbd", 3);
+			w += 3;
+			i++;
+		}
+	}
+	d->own[w] = '\0';
+	d->len = w;
+	d->js = d->own;
 	return 0;
+}
+
+int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
+	       size_t errlen)
+{
+	d->js = js;
+	d->len = len;
+	d->ntok = 0;
+	if (len >= (size_t)INT_MAX / 3) {
+		if (err)
+			snprintf(err, errlen, "JSON document of %zu bytes is too large", len);
+		return -EINVAL;
+	}
+	size_t bad = 0;
+	bool deep = false, bad_utf8 = false;
+	int r = tokenize(d, js, len, &bad, &deep, &bad_utf8);
+	/*
+	 * Invalid UTF-8 inside strings is replaced, not refused: the
+	 * apiserver's decoder (Go's encoding/json) turns each byte that does
+	 * not start a valid sequence into U+FFFD, so that is what a client
+	 * of the real apiserver would read, and what a client of the proxy
+	 * reads too. It never gets invalid UTF-8 from the cache. Refusing
+	 * would drop an object the apiserver serves. Valid input (all of it
+	 * in practice) pays only the non-ASCII bytes' check in the scan.
+	 */
+	if (!r && bad_utf8) {
+		r = fix_utf8(d, js, len);
+		if (!r)
+			r = tokenize(d, d->js, d->len, &bad, &deep, &bad_utf8);
+	}
+	if (r == -EINVAL && err) {
+		if (deep)
+			snprintf(err, errlen, "JSON nested deeper than %d levels at byte %zu",
+				 LIMIT_JSON_DEPTH, bad);
+		else if (bad >= d->len && d->len && d->ntok)
+			snprintf(err, errlen, "truncated JSON at byte %zu", bad);
+		else if (!d->ntok && bad >= d->len)
+			snprintf(err, errlen, "empty JSON document");
+		else
+			snprintf(err, errlen, "invalid JSON at byte %zu", bad);
+	}
+	return r;
 }
 
 void json_doc_free(struct json_doc *d)
 {
 	free(d->tok);
 	free(d->next);
+	free(d->own);
 	*d = (struct json_doc)JSON_DOC_INIT;
 }
 

@@ -2,8 +2,8 @@
  * json: a validating tokenizer over JSON bytes, and lookups on its tokens.
  *
  * The cache never builds a tree of values. It tokenizes a document once
- * (jsmn, chosen by bench/json; see docs/JSON.md), checks the tokens are
- * well-formed JSON, and then reads the few fields it needs straight from
+ * (into jsmn's token layout, chosen by bench/json; see docs/JSON.md, with
+ * a tokenizer of its own that validates in the same pass), and then reads the few fields it needs straight from
  * the token spans. Objects keep their original bytes: a token's
  * [start, end) slice of the input is the value's exact text.
  *
@@ -32,15 +32,24 @@ struct json_doc {
 	int ntok;
 	int cap;		/* of tok */
 	int next_cap;		/* of next */
+	char *own;		/* owned; js points here when the input's
+				 * invalid UTF-8 had to be replaced */
+	size_t own_cap;
 };
 
-#define JSON_DOC_INIT { NULL, 0, NULL, NULL, 0, 0, 0 }
+#define JSON_DOC_INIT { NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 }
 
 /*
  * Tokenize and validate js[0..len). The whole input must be exactly one
- * JSON value, optionally surrounded by white space. Returns 0, -EINVAL
- * for malformed input (err says where), or -ENOMEM. The token array is
- * reused across calls on the same doc.
+ * JSON value, optionally surrounded by white space, nested at most
+ * LIMIT_JSON_DEPTH deep (config/limits.h). Returns 0, -EINVAL for
+ * malformed input (err says where), or -ENOMEM. Time is linear in len
+ * and stack use constant, whatever the input. The token array is reused
+ * across calls on the same doc.
+ *
+ * Invalid UTF-8 in strings is replaced by U+FFFD as the apiserver's
+ * decoder does: d->js then points to a corrected copy that d owns (valid
+ * until the next parse on d), so callers read d->js, never js.
  */
 int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	       size_t errlen);

@@ -5,7 +5,17 @@
  * The fetching thread (the reflector's) peeks at each page's continue
  * token and requests the next page at once; PARSERS threads turn pages
  * into objects meanwhile. A page that does not parse fails the whole
- * LIST: the cache is never half-applied.
+ * LIST: the cache is never half-applied. A single item the cache cannot
+ * take (enum cache_reject) is skipped, counted and logged with its key,
+ * and the LIST goes on: one odd object must not freeze a resource.
+ *
+ * Bounds (config/limits.h): a page past --upstream-page-max-mib is not
+ * buffered further and is fetched again with half the limit, down to one
+ * item; one item alone past it is skipped when the page's metadata (which
+ * the apiserver writes before the items) still tells the next page. All
+ * pages together may hold --upstream-list-max-mib, and a continue token
+ * may not repeat: past either the LIST is abandoned, retried after
+ * backoff, and the cache keeps serving what it has.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,7 +39,7 @@ void refl_listing_free(struct listing *l)
 /* Take one page: its items into l, its continue token into cont. */
 static int take_page(struct cache_resource *r, const struct buf *body,
 		     struct json_doc *d, struct listing *l, char **cont,
-		     bool first)
+		     bool first, unsigned *logged)
 {
 	char err[160];
 	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
@@ -61,13 +71,24 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		l->objs = o;
 		l->cap = cap;
 	}
+	size_t max = refl_line_max(r);
 	for (int it = json_first(d, items); it > 0; it = json_next(d, items, it)) {
-		struct cache_obj *o = cache_obj_from_doc(
-			r->kind, d, it, r->up.strip_managed_fields, err, sizeof(err));
+		size_t b, e;
+		int why = CACHE_REJECT_TOO_LARGE;
+		struct cache_obj *o = NULL;
+		json_span(d, it, &b, &e);
+		if (e - b > max)
+			snprintf(err, sizeof(err), "%zu bytes, past --upstream-line-max-mib",
+				 e - b);
+		else
+			o = cache_obj_from_doc_why(r->kind, d, it,
+						   r->up.strip_managed_fields, err,
+						   sizeof(err), &why);
+		if (!o && why < 0)
+			return -ENOMEM;
 		if (!o) {
-			log_warn("%s: list: bad item: %s", r->kind->resource, err);
-			refl_stat_inc(&r->stats.malformed);
-			return -EINVAL;
+			refl_reject(r, "list", d, it, why, err, logged);
+			continue;
 		}
 		l->objs[l->n++] = o;
 	}
@@ -179,6 +200,7 @@ struct pipeline {
 	size_t ndone_cap;
 	bool closed;			/* locked: no more pages will come */
 	bool failed;			/* locked: a page was refused */
+	unsigned logged;		/* atomic: items skipped with a warning */
 	uint64_t rv;			/* locked: of the first page */
 };
 
@@ -199,7 +221,8 @@ static void *parse_pages(void *arg)
 		bool skip = pl->failed;
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
-		int rc = skip ? 0 : take_page(pl->r, &pg->body, &d, &pg->objs, &cont, true);
+		int rc = skip ? 0 : take_page(pl->r, &pg->body, &d, &pg->objs, &cont, true,
+					   &pl->logged);
 		free(cont);
 		buf_free(&pg->body);
 		pthread_mutex_lock(&pl->lock);
@@ -247,6 +270,10 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	cache_resource_path(r->kind, NULL, path, sizeof(path));
 	struct xfer x = { .r = r, .body = BUF_INIT };
 	char *cont = NULL;
+	char *asked = NULL;		/* the continue token of this request */
+	int limit = r->up.page_size > 0 ? r->up.page_size : 500;
+	size_t page_max = refl_page_max(r), list_max = refl_list_max(r);
+	size_t taken = 0;		/* bytes of the pages so far */
 	struct buf url = BUF_INIT;
 	int result = R_ERROR;
 	size_t npages = 0, last_page = 0;
@@ -264,24 +291,72 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	refl_stat_inc(&r->stats.lists);
 	do {
 		buf_reset(&url);
-		buf_printf(&url, "%s%s?limit=%d", r->up.server, path,
-			   r->up.page_size);
+		buf_printf(&url, "%s%s?limit=%d", r->up.server, path, limit);
 		if (cont) {
 			char *esc = curl_easy_escape(c, cont, 0);
 			buf_printf(&url, "&continue=%s", esc ? esc : "");
 			curl_free(esc);
 		}
-		free(cont);
+		free(asked);
+		asked = cont;
 		cont = NULL;
 		if (!buf_ok(&url))
 			goto out;
 		x.body = (struct buf)BUF_INIT;
+		x.body_over = false;
+		if (taken >= list_max) {
+			log_error("%s: list: more than %zu bytes in all pages "
+				  "(--upstream-list-max-mib): abandoned, the cache "
+				  "keeps its objects", r->kind->resource, list_max);
+			refl_stat_inc(&r->stats.malformed);
+			goto out;
+		}
+		x.body_max = page_max < list_max - taken ? page_max : list_max - taken;
 		/* pages are alike: room for the last one's size saves the
 		 * buffer's doublings (copies and page faults) */
 		if (last_page)
 			buf_reserve(&x.body, last_page + last_page / 8);
 		long code = refl_http_get(r, c, url.p, &x);
 		last_page = x.body.len;
+		if (x.body_over && !refl_stopping(r)) {
+			if (x.body_max < page_max) {
+				log_error("%s: list: more than %zu bytes in all pages "
+					  "(--upstream-list-max-mib): abandoned, the cache "
+					  "keeps its objects", r->kind->resource, list_max);
+				refl_stat_inc(&r->stats.malformed);
+				goto out;
+			}
+			if (limit > 1) {
+				limit /= 2;
+				log_warn("%s: list: page past %zu bytes "
+					 "(--upstream-page-max-mib): fetching it again "
+					 "%d item(s) at a time", r->kind->resource,
+					 page_max, limit);
+				cont = asked;	/* the same page, smaller */
+				asked = NULL;
+				buf_free(&x.body);
+				last_page = 0;
+				continue;
+			}
+			/* one item alone is too large: skip it if the page's
+			 * metadata, written first, says where the next one is */
+			int more = peek_continue(&x.body, &cont);
+			buf_free(&x.body);
+			last_page = 0;
+			if (more || !cont || (asked && !strcmp(asked, cont))) {
+				log_error("%s: list: one item is past %zu bytes "
+					  "(--upstream-page-max-mib) and the page does "
+					  "not tell the next one: abandoned",
+					  r->kind->resource, page_max);
+				refl_stat_inc(&r->stats.malformed);
+				goto out;
+			}
+			refl_stat_inc(&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
+			log_warn("%s: list: skipping an item past %zu bytes "
+				 "(--upstream-page-max-mib)", r->kind->resource, page_max);
+			taken += page_max;
+			continue;
+		}
 		if (log_enabled(3)) {
 			double total = 0, start = 0;
 			curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &total);
@@ -306,6 +381,17 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			refl_stat_inc(&r->stats.malformed);
 			goto out;
 		}
+		if (cont && asked && !strcmp(cont, asked)) {
+			log_error("%s: list: the upstream sent the same continue token "
+				  "twice: abandoned", r->kind->resource);
+			refl_stat_inc(&r->stats.malformed);
+			goto out;
+		}
+		/* a page costs its bytes and some bookkeeping, so that a chain
+		 * of empty pages is bounded too */
+		taken += x.body.len + 256;
+		if (limit < r->up.page_size)
+			limit = limit * 2 < r->up.page_size ? limit * 2 : r->up.page_size;
 		struct page *pg = xcalloc(1, sizeof(*pg));
 		pthread_mutex_lock(&pl.lock);
 		if (pg && npages == pl.ndone_cap) {
@@ -358,6 +444,7 @@ out:
 	if (result != R_OK)
 		refl_listing_free(l);
 	free(cont);
+	free(asked);
 	buf_free(&url);
 	buf_free(&x.body);
 	return result;

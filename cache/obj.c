@@ -144,10 +144,68 @@ static const char *put_field(const struct json_doc *d, int i, char **at)
 	return s;
 }
 
+const char *cache_reject_name(int why)
+{
+	static const char *const names[CACHE_REJECT_NREASONS] = {
+		[CACHE_REJECT_INVALID] = "invalid",
+		[CACHE_REJECT_NAME] = "name",
+		[CACHE_REJECT_TOO_LARGE] = "too_large",
+	};
+	return why >= 0 && why < CACHE_REJECT_NREASONS ? names[why] : "";
+}
+
+/* A name any kind may have (apimachinery's IsValidPathSegmentName), and
+ * no control byte: none of the kinds' own rules allows one. */
+static bool name_ok(const char *s, size_t n)
+{
+	if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && !memcmp(s, "..", 2)))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f || c == '/' || c == '%')
+			return false;
+	}
+	return true;
+}
+
+/* A namespace: a DNS-1123 subdomain. Namespaces are labels (no '.'), but
+ * the looser rule is enough for a sound key and costs no real object. */
+static bool ns_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+		if (!alnum && ((c != '-' && c != '.') || i == 0 || i == n - 1))
+			return false;
+	}
+	return true;
+}
+
+/* Check string token i, unescaped, with ok(). */
+static bool key_part_ok(const struct json_doc *d, int i,
+			bool (*ok)(const char *, size_t))
+{
+	size_t n;
+	const char *raw = json_raw(d, i, &n);
+	if (!memchr(raw, '\\', n))
+		return ok(raw, n);
+	size_t un = json_str_len(d, i);
+	char *tmp = xmalloc(un + 1);
+	if (!tmp)
+		return false;
+	json_str(d, i, tmp, un + 1);
+	bool good = ok(tmp, un);
+	free(tmp);
+	return good;
+}
+
 static int pick(const struct cache_kind *kind, const struct json_doc *d,
 		int root, bool strip, struct picked *pk, char *err,
-		size_t errlen)
+		size_t errlen, int *why)
 {
+	*why = CACHE_REJECT_INVALID;
 	if (json_type(d, root) != JSMN_OBJECT) {
 		snprintf(err, errlen, "object is not a JSON object");
 		return -EINVAL;
@@ -232,6 +290,25 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 			i--;
 		}
 	}
+	/* last, so that a malformed object is told as such first */
+	bool has_ns = pk->ns >= 0 && d->tok[pk->ns].end > d->tok[pk->ns].start;
+	if (!key_part_ok(d, pk->name, name_ok)) {
+		*why = CACHE_REJECT_NAME;
+		snprintf(err, errlen, "metadata.name is not a name the apiserver "
+			 "stores (empty, \".\", \"..\", or with '/', '%%' or a "
+			 "control character)");
+		return -EINVAL;
+	}
+	if ((kind && kind->namespaced && !has_ns) || (kind && !kind->namespaced && has_ns) ||
+	    (has_ns && !key_part_ok(d, pk->ns, ns_ok))) {
+		*why = CACHE_REJECT_NAME;
+		snprintf(err, errlen, "metadata.namespace is %s",
+			 kind && kind->namespaced && !has_ns ? "missing" :
+			 kind && !kind->namespaced && has_ns ?
+				 "set on a cluster-scoped object" :
+				 "not a DNS-1123 subdomain");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -260,11 +337,24 @@ struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 				     bool strip_managed, char *err,
 				     size_t errlen)
 {
-		const char *json = dp->js;
+	return cache_obj_from_doc_why(kind, dp, root, strip_managed, err,
+				      errlen, NULL);
+}
+
+struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
+					 const struct json_doc *dp, int root,
+					 bool strip_managed, char *err,
+					 size_t errlen, int *why)
+{
+	const char *json = dp->js;
 	struct cache_obj *o = NULL;
 	struct picked pk;
-	if (pick(kind, dp, root, strip_managed, &pk, err, errlen))
+	int whybuf;
+	if (!why)
+		why = &whybuf;
+	if (pick(kind, dp, root, strip_managed, &pk, err, errlen, why))
 		goto out;
+	*why = -1;	/* from here only ENOMEM fails */
 
 	/* The kept text: a fixed kind/apiVersion prefix, then the object's
 	 * members after its '{' minus the cuts. */

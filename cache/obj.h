@@ -61,13 +61,38 @@ struct cache_obj *cache_obj_parse(const struct cache_kind *kind,
 				  const char *json, size_t len,
 				  bool strip_managed, char *err, size_t errlen);
 
+/* Why an upstream object was refused (the reason label of
+ * informer_proxy_upstream_items_rejected_total). */
+enum cache_reject {
+	CACHE_REJECT_INVALID,	/* not an object the cache can read: no
+				 * metadata, no numeric resourceVersion,
+				 * a label value that is not a string... */
+	CACHE_REJECT_NAME,	/* a name or namespace no apiserver stores */
+	CACHE_REJECT_TOO_LARGE,	/* past --upstream-line-max-mib */
+	CACHE_REJECT_NREASONS
+};
+/* "invalid", "name", "too_large". */
+const char *cache_reject_name(int why);
+
 struct json_doc;
 /* The same, for the value at token root of an already parsed document
- * (a LIST page item or a watch event's object): no second tokenization. */
+ * (a LIST page item or a watch event's object): no second tokenization.
+ * When why is given, it says why on failure (enum cache_reject, or -1
+ * when out of memory: no fault of the object's).
+ *
+ * Keys are checked as the apiserver would have: the name must be a path
+ * segment (not empty, ".", or "..", no '/' or '%') without control
+ * bytes (so "\u0000" cannot cut the key short); the namespace, for a
+ * namespaced kind, a DNS-1123 subdomain; a cluster-scoped object has
+ * none. */
 struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 				     const struct json_doc *doc, int root,
 				     bool strip_managed, char *err,
 				     size_t errlen);
+struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
+					 const struct json_doc *doc, int root,
+					 bool strip_managed, char *err,
+					 size_t errlen, int *why);
 
 /* A copy of o whose metadata.resourceVersion reads rv (a deletion's RV).
  * NULL on ENOMEM. */

@@ -23,6 +23,7 @@
 #include "cache/relist.h"
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "config/limits.h"
 #include "config/log.h"
 
 #define BACKOFF_MIN_MS 5
@@ -52,6 +53,21 @@ void refl_mark_failing(struct cache_resource *r)
 void refl_stat_inc(uint64_t *s)
 {
 	__atomic_add_fetch(s, 1, __ATOMIC_RELAXED);
+}
+
+size_t refl_page_max(const struct cache_resource *r)
+{
+	return r->up.page_max ? r->up.page_max : LIMIT_UPSTREAM_PAGE_BYTES;
+}
+
+size_t refl_line_max(const struct cache_resource *r)
+{
+	return r->up.line_max ? r->up.line_max : LIMIT_UPSTREAM_LINE_BYTES;
+}
+
+size_t refl_list_max(const struct cache_resource *r)
+{
+	return r->up.list_max ? r->up.list_max : LIMIT_UPSTREAM_LIST_BYTES;
 }
 
 bool refl_stopping(struct cache_resource *r)
@@ -130,7 +146,46 @@ static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 {
 	struct xfer *x = p;
 	touch(x->r);
+	if (x->body_max && x->body.len + size * n > x->body_max) {
+		/* keep what fits: its metadata may still tell the next page */
+		size_t room = x->body_max - x->body.len;
+		buf_add(&x->body, data, room);
+		x->body_over = true;
+		return 0;	/* ends the transfer: bounded memory */
+	}
 	return buf_add(&x->body, data, size * n) ? 0 : size * n;
+}
+
+/* Printable text of string token i (or "?"), at most cap - 1 bytes: a
+ * hostile name must not forge or flood a log line. */
+static void printable(const struct json_doc *d, int i, char *out, size_t cap)
+{
+	size_t n, w = 0;
+	if (i < 0 || json_type(d, i) != JSMN_STRING) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	const char *s = json_raw(d, i, &n);
+	for (size_t k = 0; k < n && w + 1 < cap; k++)
+		out[w++] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
+	if (w + 1 == cap && n > w)
+		out[w - 1] = '~';	/* cut */
+	out[w] = '\0';
+}
+
+void refl_reject(struct cache_resource *r, const char *what,
+		 const struct json_doc *d, int root, int why, const char *err,
+		 unsigned *logged)
+{
+	refl_stat_inc(&r->stats.rejected_by[why]);
+	if (logged && __atomic_fetch_add(logged, 1, __ATOMIC_RELAXED) >= 10)
+		return;
+	char ns[96], name[160];
+	int meta = json_type(d, root) == JSMN_OBJECT ? json_get(d, root, "metadata") : -1;
+	printable(d, meta >= 0 ? json_get(d, meta, "namespace") : -1, ns, sizeof(ns));
+	printable(d, meta >= 0 ? json_get(d, meta, "name") : -1, name, sizeof(name));
+	log_warn("%s: %s: skipping object %s/%s (%s): %s", r->kind->resource, what,
+		 ns, name, cache_reject_name(why), err);
 }
 
 /* GET url; returns the HTTP status, or -1 on a transport error. The
@@ -265,6 +320,69 @@ struct pending {
 	struct cache_obj *obj, *prev;
 };
 
+/*
+ * A BOOKMARK moves the cache's RV without an event to check it against:
+ * one at 2^64-1 would make the cache skip every later event as old. So a
+ * BOOKMARK above every RV the storage domain has shown is checked first
+ * against the upstream's current RV (a limit=1 LIST, a quorum read); the
+ * answer goes into the domain's clock, so the other resources' BOOKMARKs
+ * below it need no check. Returns R_OK, R_BACKWARDS for a BOOKMARK past
+ * the upstream's RV, or R_RETRY when the check could not be made (the
+ * BOOKMARK is not applied, the watch resumes from the RV before it).
+ */
+static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
+{
+	uint64_t seen = 0, now = 0;
+	char err[256];
+	if (cache_rvclock_seen_by(r->clock, cache_rvclock_now_ms(), &seen) &&
+	    rv <= seen)
+		return R_OK;
+	if (cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+				       sizeof(err))) {
+		log_warn("%s: watch: cannot check a BOOKMARK at %llu: %s",
+			 r->kind->resource, (unsigned long long)rv, err);
+		return R_RETRY;
+	}
+	cache_rvclock_note(r->clock, now, cache_rvclock_now_ms());
+	if (rv > now) {
+		log_warn("%s: watch: BOOKMARK at resourceVersion %llu, past the "
+			 "upstream's %llu: relisting", r->kind->resource,
+			 (unsigned long long)rv, (unsigned long long)now);
+		refl_stat_inc(&r->stats.malformed);
+		return R_BACKWARDS;
+	}
+	return R_OK;
+}
+
+/* Whether the cache (in t) holds an object under the key of the refused
+ * object at root. A refused name or namespace is never held. */
+static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
+		      int why)
+{
+	if (why == CACHE_REJECT_NAME)
+		return false;
+	int meta = json_get(d, root, "metadata");
+	int nt = meta >= 0 ? json_get(d, meta, "name") : -1;
+	int st = meta >= 0 ? json_get(d, meta, "namespace") : -1;
+	if (nt < 0 || json_type(d, nt) != JSMN_STRING)
+		return false;	/* no key: nothing to hold under it */
+	if (st >= 0 && json_type(d, st) != JSMN_STRING)
+		st = -1;
+	size_t nn = json_str_len(d, nt) + 1, sn = st >= 0 ? json_str_len(d, st) + 1 : 1;
+	char *name = xmalloc(nn), *ns = xmalloc(sn);
+	bool held = true;	/* when unsure, relist */
+	if (name && ns) {
+		json_str(d, nt, name, nn);
+		ns[0] = '\0';
+		if (st >= 0)
+			json_str(d, st, ns, sn);
+		held = cache_txn_find(t, ns, name) != NULL;
+	}
+	free(name);
+	free(ns);
+	return held;
+}
+
 /* Apply one event line. Returns R_OK, or why the stream must end. */
 static int watch_line(struct xfer *x, const char *line, size_t len,
 		      struct cache_txn *t, bool *open, struct pending *pend,
@@ -321,10 +439,29 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		refl_stat_inc(&r->stats.malformed);
 		return R_ERROR;
 	}
-	if (json_str_eq(d, type, "BOOKMARK")) {
+	/* One stream's RVs never go down: a BOOKMARK at or above every
+	 * event before it, each event above everything before it. An
+	 * upstream that breaks this is faulty (or hostile): what it sent
+	 * before, or now, is wrong, so end the watch and relist. */
+	bool bookmark = json_str_eq(d, type, "BOOKMARK");
+	if (x->stream_rv && (bookmark ? rv < x->stream_rv : rv <= x->stream_rv)) {
+		log_warn("%s: watch: %s at resourceVersion %llu after %llu on the "
+			 "same stream: the upstream went backwards; relisting",
+			 r->kind->resource, bookmark ? "BOOKMARK" : "event",
+			 (unsigned long long)rv, (unsigned long long)x->stream_rv);
+		refl_stat_inc(&r->stats.malformed);
+		return R_BACKWARDS;
+	}
+	if (bookmark) {
 		__atomic_store_n(&r->bookmarks_seen, true, __ATOMIC_RELAXED);
-		if (rv > r->rv)
+		if (rv > r->rv) {
+			int rc = bookmark_plausible(r, rv);
+			if (rc != R_OK)
+				return rc;
 			r->rv = rv;	/* published at the end of the chunk */
+		}
+		if (rv > x->stream_rv)
+			x->stream_rv = rv;
 		return R_OK;
 	}
 	bool del = json_str_eq(d, type, "DELETED");
@@ -340,17 +477,39 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		      (unsigned long long)r->rv);
 		return R_OK;
 	}
-	struct cache_obj *o = cache_obj_from_doc(r->kind, d, obj,
-						 r->up.strip_managed_fields,
-						 err, sizeof(err));
-	if (!o) {
-		log_warn("%s: watch: bad object: %s", r->kind->resource, err);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
-	}
+	int why;
+	struct cache_obj *o = cache_obj_from_doc_why(r->kind, d, obj,
+						     r->up.strip_managed_fields,
+						     err, sizeof(err), &why);
 	if (!*open) {
 		cache_txn_begin(r->store, t);
 		*open = true;
+	}
+	if (!o && why < 0) {
+		log_error("%s: watch: out of memory", r->kind->resource);
+		return R_ERROR;
+	}
+	if (!o) {
+		/*
+		 * An object the cache cannot take. A LIST skips it, so the
+		 * state to reach is the upstream's without it. When the cache
+		 * holds nothing under its key (a bad name never entered it),
+		 * that state is the present one: skip the event, counted.
+		 * When it holds the key, the object it has is now wrong and
+		 * no event here can say so truthfully (a DELETED the
+		 * upstream never sent would be invented): relist, and the
+		 * relist's difference tells watchers.
+		 */
+		if (!holds_key(t, d, obj, why)) {
+			refl_reject(r, "watch", d, obj, why, err, NULL);
+			r->rv = rv;
+			x->stream_rv = rv;
+			return R_OK;
+		}
+		log_warn("%s: watch: bad object the cache holds: %s; relisting",
+			 r->kind->resource, err);
+		refl_stat_inc(&r->stats.malformed);
+		return R_ERROR;
 	}
 	/* The upstream's stream must fit our state: no delete or change of
 	 * what we do not have, no second object under one name. If it does
@@ -372,6 +531,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		return R_ERROR;
 	}
 	r->rv = rv;
+	x->stream_rv = rv;
 	pend[*npend].type = del ? CACHE_DELETED : prev ? CACHE_MODIFIED : CACHE_ADDED;
 	pend[*npend].rv = rv;
 	pend[*npend].obj = o;
@@ -423,6 +583,10 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	if (error_body(x, data, len))
 		return len;
 	mark_healthy(r);
+	/* The carried-over bytes hold no newline (every complete line was
+	 * consumed last time), so only the new bytes are scanned: each byte
+	 * once, however long the line. */
+	size_t scanned = x->line.len;
 	if (buf_add(&x->line, data, len))
 		return 0;
 	struct cache_txn t;
@@ -430,22 +594,38 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	struct pending pend[PEND_MAX];
 	size_t npend = 0, start = 0;
 	uint64_t rv0 = r->rv;
-	for (size_t i = 0; i < x->line.len && x->result == R_OK; i++) {
-		if (x->line.p[i] != '\n')
-			continue;
-		if (i > start)
-			x->result = watch_line(x, x->line.p + start, i - start,
+	size_t max = refl_line_max(r);
+	while (x->result == R_OK) {
+		char *nl = memchr(x->line.p + scanned, '\n', x->line.len - scanned);
+		size_t end = nl ? (size_t)(nl - x->line.p) : x->line.len;
+		if (end - start > max) {
+			/* Not buffered further: the watch ends and a relist
+			 * (after backoff) reads the object, if it is one, as a
+			 * list item, which is skipped alone. */
+			log_warn("%s: watch: event longer than %zu bytes "
+				 "(--upstream-line-max-mib): ending the watch; relisting",
+				 r->kind->resource, max);
+			refl_stat_inc(&r->stats.malformed);
+			x->result = R_ERROR;
+			break;
+		}
+		if (!nl)
+			break;
+		if (end > start)
+			x->result = watch_line(x, x->line.p + start, end - start,
 					       &t, &open, pend, &npend);
-		start = i + 1;
+		start = scanned = end + 1;
 		x->events++;
 		if (npend == PEND_MAX)
 			flush(r, &t, &open, pend, &npend, r->rv);
 	}
 	if (npend || open || r->rv > rv0)
 		flush(r, &t, &open, pend, &npend, r->rv);
+	if (x->result != R_OK)
+		return 0;
 	memmove(x->line.p, x->line.p + start, x->line.len - start);
 	x->line.len -= start;
-	return x->result == R_OK ? len : 0;
+	return len;
 }
 
 /* How a watch went, for what follows it. */
@@ -703,6 +883,7 @@ static void *run(void *arg)
 		if (rc == R_OK)
 			fast_forward(r, &end);
 		rc = check_upstream_rv(r, rc, &end);
+		bool backwards = rc == R_BACKWARDS;
 		if (rc == R_EXPIRED || rc == R_ERROR || rc == R_BACKWARDS) {
 			refl_stat_inc(&r->stats.relists);
 			refl_stat_inc(&r->stats.relists_by[rc == R_EXPIRED ? RELIST_EXPIRED :
@@ -711,10 +892,13 @@ static void *run(void *arg)
 			if (rc == R_BACKWARDS)
 				rc = R_EXPIRED;
 		}
-		/* Back off after errors, and after a watch that ended at once
-		 * (no hot loop against an upstream that closes every watch);
-		 * a watch that lived resumes straight away. */
-		if (rc == R_ERROR || rc == R_RETRY || rc == R_REFUSED ||
+		/* Back off after errors, after RVs that went backwards on the
+		 * stream or against the upstream (a fault, or a wiped cluster,
+		 * which a first short backoff hardly delays), and after a
+		 * watch that ended at once (no hot loop against an upstream
+		 * that closes every watch); a watch that lived resumes
+		 * straight away. */
+		if (rc == R_ERROR || rc == R_RETRY || rc == R_REFUSED || backwards ||
 		    time(NULL) - began < 1) {
 			if (rc != R_OK && rc != R_EXPIRED)
 				refl_stat_inc(&r->stats.errors);

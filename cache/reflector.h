@@ -22,6 +22,7 @@
 
 #include "cache/history.h"
 #include "cache/kind.h"
+#include "cache/obj.h"
 #include "cache/rvclock.h"
 #include "cache/store.h"
 #include "cache/upstream.h"
@@ -40,6 +41,8 @@ const char *cache_relist_reason_name(int reason);
 struct cache_resource_stats {		/* all atomic */
 	uint64_t lists, watches, events, relists, errors, malformed;
 	uint64_t relists_by[RELIST_NREASONS];
+	/* list items and watch objects skipped, by enum cache_reject */
+	uint64_t rejected_by[CACHE_REJECT_NREASONS];
 	uint64_t fast_forwards;		/* quiet resumes moved to a newer RV */
 	uint64_t watchers;		/* local watches open now (the proxy's) */
 };

@@ -24,10 +24,15 @@ struct xfer {
 	struct cache_resource *r;
 	CURL *c;
 	struct buf body;		/* LIST: the whole page; else an error body */
+	size_t body_max;		/* LIST: bytes the page may have, 0: any */
+	bool body_over;			/* LIST: the page went past body_max */
 	int retry_after;		/* seconds, from a 429/503's Retry-After */
 	/* WATCH only */
 	bool watch;
-	struct buf line;		/* an incomplete line carried over */
+	struct buf line;		/* an incomplete line carried over; it
+					 * holds no newline between callbacks */
+	uint64_t stream_rv;		/* highest RV this stream has carried
+					 * (event or BOOKMARK), 0: none yet */
 	struct json_doc doc;
 	int result;			/* R_* once the stream must end */
 	uint64_t events;
@@ -42,6 +47,19 @@ struct listing {
 	size_t n, cap;
 	uint64_t rv;
 };
+
+/* The limits in force (cache_upstream's, or config/limits.h's). */
+size_t refl_page_max(const struct cache_resource *r);
+size_t refl_line_max(const struct cache_resource *r);
+size_t refl_list_max(const struct cache_resource *r);
+
+/* Count and log one upstream object skipped for why (enum
+ * cache_reject): by its key, read as well as the bytes allow. what says
+ * where ("list", "watch"). Logs when *logged (atomic; may be NULL) was
+ * below a few, so that a LIST of many bad items stays readable. */
+void refl_reject(struct cache_resource *r, const char *what,
+		 const struct json_doc *d, int root, int why, const char *err,
+		 unsigned *logged);
 
 bool refl_stopping(struct cache_resource *r);
 void refl_stat_inc(uint64_t *s);

@@ -28,6 +28,11 @@ struct cache_upstream {
 	int settle_seconds;		/* an RV seen this long ago has reached
 					 * an open watch (rvclock.h) */
 	bool strip_managed_fields;
+	/* Bounds on what the upstream may cost (config/limits.h); 0: the
+	 * default there. */
+	size_t page_max;		/* bytes of one LIST page */
+	size_t line_max;		/* bytes of one watch event or list item */
+	size_t list_max;		/* bytes of all the pages of one LIST */
 };
 
 /* A new easy handle with the process-wide options (timeouts, keepalive,

@@ -235,7 +235,7 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 			size_t b, e;
 			json_span(&d, t, &b, &e);
 			if (e - b < sizeof(u->groups)) {
-				memcpy(u->groups, body.p + b, e - b);
+				memcpy(u->groups, d.js + b, e - b);	/* d.js: UTF-8 fixed */
 				u->groups[e - b] = '\0';
 			}
 		}

@@ -213,6 +213,9 @@ int main(int argc, char **argv)
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
+		.page_max = (size_t)cfg.upstream_page_max,
+		.line_max = (size_t)cfg.upstream_line_max,
+		.list_max = (size_t)cfg.upstream_list_max,
 	};
 	struct proxy p = { .cfg = &cfg, .up = &up, .nofile = raise_nofile() };
 	struct cache_kind *discovered[CONFIG_MAX_RESOURCES];

@@ -84,6 +84,23 @@ static void relists_by_reason(struct buf *b, struct proxy *p)
 	}
 }
 
+/* Upstream objects skipped (list items, watch objects), by resource and
+ * reason: invalid, name, too_large (enum cache_reject). */
+static void rejected_by_reason(struct buf *b, struct proxy *p)
+{
+	const char *name = "informer_proxy_upstream_items_rejected_total";
+	buf_printf(b, "# HELP %s Upstream objects skipped as ones the cache cannot "
+		   "take, by why.\n# TYPE %s counter\n", name, name);
+	for (int i = 0; i < p->nres; i++) {
+		const struct cache_kind *k = p->res[i]->kind;
+		for (int why = 0; why < CACHE_REJECT_NREASONS; why++)
+			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
+				   name, k->resource, k->group[0] ? "." : "",
+				   k->group, cache_reject_name(why),
+				   (unsigned long long)load(&p->res[i]->stats.rejected_by[why]));
+	}
+}
+
 static double staleness(struct cache_resource *r)
 {
 	int64_t last = __atomic_load_n(&r->last_contact, __ATOMIC_RELAXED);
@@ -135,6 +152,7 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	per_resource(&b, p, "informer_proxy_relists_total", "counter",
 		     "Relists after 410 Expired, bad bytes or an ERROR event.", relists);
 	relists_by_reason(&b, p);
+	rejected_by_reason(&b, p);
 	per_resource(&b, p, "informer_proxy_upstream_sends_bookmarks", "gauge",
 		     "1 once the upstream sent the resource's watch a BOOKMARK: from then "
 		     "on a silent watch counts as stalled after --upstream-stall-timeout.",
