@@ -8,6 +8,9 @@
 #   make SANITIZE=thread test-unit   ThreadSanitizer on the unit tests
 #   make bench           B1-B8 of docs/PERFORMANCE.md and the JSON library
 #                        benchmark; figures land in bench/results.json
+#   make soak            1000 watchers, 100 writes/s and an upstream fault
+#                        a minute for 10 min (SOAK_SECONDS=N); RSS and fds
+#                        before and after
 #   make format          clang-format every C file
 #   make help            this text
 
@@ -55,7 +58,7 @@ obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test run test test-unit test-e2e bench format help clean
+.PHONY: all deps deps-test run test test-unit test-e2e bench soak format help clean
 # Keep the unit tests' objects: they are intermediate in the pattern rules,
 # and make would delete (and so rebuild) them every time.
 .SECONDARY:
@@ -130,11 +133,14 @@ bench: all $(BENCH_BIN)
 	@$(MAKE) --no-print-directory -C bench/json run
 	@bench/run.sh
 
+soak: deps-test all
+	@SOAK_SECONDS=$(or $(SOAK_SECONDS),600) /usr/bin/python3 tests/soak/soak.py
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# //'
+	@sed -n '3,16p' Makefile | sed 's/^# //'
 
 clean:
 	rm -rf build bin
