@@ -73,11 +73,13 @@ def settle(pid, interval=5.0, quiet=3):
 
 def loadgen(proxy, fake, *args):
     """Run bin/loadgen against the proxy, writing through the fake; its
-    summary as a dict."""
+    summary as a dict. Its writes only patch, so the set of objects, and
+    with it what the proxy holds at rest, stays the same size throughout."""
     duration = int(args[list(args).index("--duration") + 1])
     lg = subprocess.run(
         [os.path.join(h.BIN, "loadgen"), "--target", proxy.url, "--writer", fake.url,
-         "--quiet", *args], capture_output=True, text=True, timeout=duration + 300)
+         "--create-pct", "0", "--delete-pct", "0", "--quiet", *args],
+        capture_output=True, text=True, timeout=duration + 300)
     if not lg.stdout.strip():
         raise RuntimeError("loadgen printed nothing: " + lg.stderr[-2000:])
     return json.loads(lg.stdout.strip().splitlines()[-1])
