@@ -52,11 +52,14 @@ CACHE_SRC := $(wildcard cache/*.c)
 PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
 FAKE_SRC := $(wildcard tests/fake-apiserver/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# The fake apiserver's own unit tests live beside it, apart from the product's.
+FAKE_UNIT_SRC := $(wildcard tests/fake-apiserver/tests/test_*.c)
 LOADGEN_SRC := $(wildcard tests/load/*.c)
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+FAKE_UNIT_BIN := $(patsubst tests/fake-apiserver/tests/%.c,$(B)/tests/fake-apiserver/%,$(FAKE_UNIT_SRC))
 
 .PHONY: all deps deps-test run test test-unit test-e2e bench soak format help clean
 # Keep the unit tests' objects: they are intermediate in the pattern rules,
@@ -108,19 +111,25 @@ build/bench/fanout_ceiling: bench/fanout_ceiling.c
 
 # A unit test links what test_NAME_OBJ lists, or else the whole library.
 test_selector_OBJ = $(FAKE_LIB_OBJ)
-test_seed_OBJ = $(FAKE_LIB_OBJ) $(B)/tests/fake-apiserver/fake_seed.o
-test_fake_OBJ = $(FAKE_LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
 .SECONDEXPANSION:
 $(B)/tests/test_%: $(B)/tests/unit/test_%.o $$(if $$(test_$$*_OBJ),$$(test_$$*_OBJ),$$(LIB_OBJ))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test: deps-test all $(UNIT_BIN)
-	@tests/run.sh $(MODE) $(UNIT_BIN)
+# A unit test of the fake links the fake (without its main) and what the
+# fake shares with the proxy, never the proxy's library.
+FAKE_TEST_OBJ = $(FAKE_LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
+$(B)/tests/fake-apiserver/test_%: $(B)/tests/fake-apiserver/tests/test_%.o $(FAKE_TEST_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test-unit: deps-test $(UNIT_BIN)
-	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN)
+test: deps-test all $(UNIT_BIN) $(FAKE_UNIT_BIN)
+	@tests/run.sh $(MODE) $(UNIT_BIN) $(FAKE_UNIT_BIN)
+
+test-unit: deps-test $(UNIT_BIN) $(FAKE_UNIT_BIN)
+	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN) $(FAKE_UNIT_BIN)
 
 test-e2e: deps-test all
 	@tests/run.sh $(MODE) --e2e-only

@@ -17,10 +17,10 @@ import time
 import unittest
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
 import harness  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 FIXTURES = os.environ.get("REAL_APISERVER_FIXTURES") or os.path.join(
     os.path.dirname(ROOT), "shared", "fixtures", "real-apiserver")
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
 #include "config/alloc.h"
 #include "tests/fake-apiserver/fake_seed.h"
+#include "tests/unit/check.h"
 
 static json_t *parse(const struct buf *b)
 {
