@@ -15,20 +15,20 @@
 
 struct fake_filter {
 	int res;
-	const char *ns;		/* the path's namespace, NULL for all */
-	const char *name;	/* the path's object name (watch), or NULL */
+	const char *ns;	  /* the path's namespace, NULL for all */
+	const char *name; /* the path's object name (watch), or NULL */
 	struct cache_lsel *lsel;
 	struct cache_fsel *fsel;
 };
 
 struct fake_listopts {
-	const char *rv;		/* resourceVersion, NULL when unset */
-	const char *rv_match;	/* resourceVersionMatch, "" when unset */
-	long long limit;	/* 0: none */
-	const char *cont;	/* continue, NULL when unset or empty */
-	long long timeout;	/* timeoutSeconds, 0: none */
-	bool bookmarks;		/* allowWatchBookmarks */
-	int send_initial;	/* sendInitialEvents: -1 unset, 0, 1 */
+	const char *rv;	      /* resourceVersion, NULL when unset */
+	const char *rv_match; /* resourceVersionMatch, "" when unset */
+	long long limit;      /* 0: none */
+	const char *cont;     /* continue, NULL when unset or empty */
+	long long timeout;    /* timeoutSeconds, 0: none */
+	bool bookmarks;	      /* allowWatchBookmarks */
+	int send_initial;     /* sendInitialEvents: -1 unset, 0, 1 */
 };
 
 /*
