@@ -131,15 +131,24 @@ def get_json(url, **kw):
     return status, json.loads(body) if body else None
 
 
-def wait_until(pred, timeout=10, interval=0.05, what="condition"):
+def poll(pred, timeout=10, interval=0.05):
+    """pred()'s first true value within timeout seconds, else its last
+    (false) value: for a test that gathers problems rather than failing at
+    the first. A wait for something to happen polls with a deadline; a
+    fixed sleep only ever shows that nothing happened for that long."""
     deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
+    while True:
         last = pred()
-        if last:
+        if last or time.time() >= deadline:
             return last
         time.sleep(interval)
-    raise AssertionError("timed out waiting for " + what)
+
+
+def wait_until(pred, timeout=10, interval=0.05, what="condition"):
+    last = poll(pred, timeout, interval)
+    if not last:
+        raise AssertionError("timed out waiting for " + what)
+    return last
 
 
 def wait_ready(url, timeout=30):

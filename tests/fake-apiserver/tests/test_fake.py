@@ -280,7 +280,7 @@ class TestList(FakeCase):
             done["r"] = harness.get_json(api + "/pods?resourceVersion=%d" % (rv + 1))
         t = threading.Thread(target=lister)
         t.start()
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: the LIST must not answer in it
         self.assertNotIn("r", done)
         self.assertEqual(harness.request("POST", api + "/namespaces/ns-4/pods", body=pod("waited-for"))[0], 201)
         t.join(5)
@@ -615,7 +615,7 @@ class TestWatch(FakeCase):
         evs = wait_events(w, len(initial) + 1)
         self.assertEqual(evs[-1]["type"], "ADDED")
         self.assertEqual(evs[-1]["object"]["metadata"]["name"], "live-1")
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: nothing more may arrive in it
         self.assertEqual(len(w.events), len(initial) + 1)
         w.close()
 
@@ -678,7 +678,7 @@ class TestWatch(FakeCase):
         self.create("ns-5", pod("on-x", node="node-x"))
         self.create("ns-5", pod("on-y", node="node-y"))
         evs = wait_events(w, 1)
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: nothing more may arrive in it
         self.assertEqual([e["object"]["metadata"]["name"] for e in w.events], ["on-x"])
         w.close()
 
@@ -688,7 +688,7 @@ class TestWatch(FakeCase):
         self.create("ns-5", pod("single-other"))
         w = watch(self.api("/namespaces/ns-5/pods/single?watch=true&resourceVersion=%d" % rv))
         evs = wait_events(w, 1)
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: nothing more may arrive in it
         self.assertEqual([e["object"]["metadata"]["name"] for e in w.events], ["single"])
         w.close()
 
@@ -726,7 +726,7 @@ class TestWatch(FakeCase):
         harness.request("DELETE", self.api("/namespaces/ns-1/configmaps/bm-move"))
         # no bookmarks unless asked
         w = watch(self.api("/namespaces/ns-0/pods?watch=true&resourceVersion=%d" % rv))
-        time.sleep(1.6)
+        time.sleep(1.6)          # a duration: no bookmark may arrive in it
         self.assertEqual(w.events, [])
         w.close()
 
@@ -749,7 +749,7 @@ class TestWatch(FakeCase):
         # sendInitialEvents=false: nothing initial
         w = watch(self.api("/namespaces/ns-2/pods?watch=true&sendInitialEvents=false"
                            "&resourceVersionMatch=NotOlderThan&resourceVersion=0"))
-        time.sleep(0.5)
+        time.sleep(0.5)          # a duration: no event may arrive in it
         self.assertEqual(w.events, [])
         w.close()
 
