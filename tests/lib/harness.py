@@ -90,6 +90,32 @@ def proxy(server_url, resources, *extra):
     return Server("informer-proxy", args + list(extra))
 
 
+def fake_and_proxy(test, resources, *extra, seed=None, history=None,
+                   fake_args=("--quiet",)):
+    """A fake and a proxy in front of it for one test, stopped at its
+    cleanup; returns (fake, proxy) once the proxy is ready."""
+    f = fake(*fake_args, seed=seed, history=history)
+    test.addCleanup(f.stop)
+    p = proxy(f.url, resources, *extra)
+    test.addCleanup(p.stop)
+    wait_ready(p.url)
+    return f, p
+
+
+def proxy_via_spy(upstream, token, tmpdir, resources, *extra):
+    """A Spy (tests/lib/spy.py) in front of the fake upstream, recording
+    what it receives, and a proxy that reaches the fake through it with the
+    bearer token (a kubeconfig in tmpdir); returns (spy, proxy) once the
+    proxy is ready. The caller stops both."""
+    import certs
+    from spy import Spy
+    spy = Spy("127.0.0.1", int(upstream.url.rsplit(":", 1)[1]))
+    kc = certs.kubeconfig(tmpdir, spy.url, token=token)
+    p = proxy(spy.url, resources, "--kubeconfig", kc, *extra)
+    wait_ready(p.url)
+    return spy, p
+
+
 AUTH = {}  # base URL -> (ssl context, bearer token or None); see register
 
 
