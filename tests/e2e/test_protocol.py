@@ -1,5 +1,6 @@
-"""The DESIGN.md section 5 checklist against the proxy, and a differential
-test: one list of requests sent to the fake apiserver and to the proxy,
+"""The apiserver's read semantics against the proxy (watch spellings,
+timeoutSeconds, WatchList, bookmarks, selectors, 410, Table, gzip,
+pretty-printing, protobuf, discovery), and a differential test: one list of requests sent to the fake apiserver and to the proxy,
 compared on status, reason, items and resourceVersions."""
 import gzip
 import json

@@ -1,6 +1,6 @@
 /*
  * fake_cluster: the writes a real control plane makes on its own, so the
- * fake is not a silent cluster by default (DESIGN.md §8).
+ * fake is not a silent cluster by default (docs/FAKE.md).
  *
  * One background thread, through the ordinary write path (store write
  * lock, fake_store_commit), so watches see every write and the one

@@ -8,7 +8,7 @@
  *                      open now, etcd's compaction point (0: none yet)
  *                      and the TokenReviews and SubjectAccessReviews
  *                      answered.
- *   POST /fake/faults  a JSON object of faults (DESIGN.md §4); every
+ *   POST /fake/faults  a JSON object of faults (the table below); every
  *                      field is checked before any applies, an unknown
  *                      one is a 400. {} clears the standing faults.
  *   GET  /fake/faults  the standing faults.

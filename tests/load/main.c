@@ -1,7 +1,7 @@
 /*
  * loadgen main: flags, the phases of a run, and the one-line JSON
- * summary (see loadgen.h for the shape of a run, DESIGN.md §4 for the
- * contract).
+ * summary (see loadgen.h for the shape of a run and for what every
+ * watcher must see).
  *
  * Exit status: 0 when every watcher saw exactly what it had to, 1 on any
  * consistency violation, 2 when the run could not be set up.
