@@ -1,20 +1,20 @@
 /*
  * fake_discovery: /version, /api, /api/v1 and /apis.
  *
- * Shaped like the real v1.32 answers (01-a, 01-b, 01-d): /api/v1 lists
+ * Shaped like the real v1.32 answers: /api/v1 lists
  * the served resources with the verbs, short names, categories and
  * storageVersionHash the real apiserver gives; /apis lists the built-in
  * coordination.k8s.io group (leases) and the groups of the --crd custom
- * resources (01-c), /apis/G an APIGroup and /apis/G/V
- * its APIResourceList (01-e). /version is pretty-printed with no trailing
+ * resources, /apis/G an APIGroup and /apis/G/V
+ * its APIResourceList. /version is pretty-printed with no trailing
  * newline whatever the client, as the real one is.
  *
- * Aggregated discovery (02-*): GET /api or /apis whose Accept takes
+ * Aggregated discovery: GET /api or /apis whose Accept takes
  * application/json;g=apidiscovery.k8s.io;v=v2[beta1];as=APIGroupDiscoveryList
  * before plain JSON gets an APIGroupDiscoveryList with exactly that
  * Content-Type, Cache-Control: public, Vary: Accept and an ETag (a hash
- * of the v2 body, the same for v2beta1, as 02-e); If-None-Match with it
- * gives 304 with no body (02-c).
+ * of the v2 body, the same for v2beta1, as the apiserver's); If-None-Match
+ * with it gives 304 with no body.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -54,8 +54,8 @@ enum MHD_Result fake_reply(struct MHD_Connection *c, unsigned code,
 /* The same with a Retry-After header (seconds; -1 for none). */
 enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 				 struct buf *body, int retry_after);
-/* A Status reply. reason may be NULL (omitted, as 04-j); details is raw
- * JSON or NULL. */
+/* A Status reply. reason may be NULL (omitted, as in the apiserver's 500
+ * for an unparsable resourceVersion); details is raw JSON or NULL. */
 enum MHD_Result fake_reply_status(struct MHD_Connection *c, unsigned code,
 				  const char *reason, const char *details,
 				  const char *fmt, ...)
@@ -63,9 +63,9 @@ enum MHD_Result fake_reply_status(struct MHD_Connection *c, unsigned code,
 /* Append a Status object (no newline) to b. */
 void fake_status_json(struct buf *b, unsigned code, const char *reason,
 		      const char *details, const char *msg);
-/* 404 for a path no resource serves (06-e). */
+/* 404 for a path no resource serves, with the apiserver's Status. */
 enum MHD_Result fake_reply_no_route(struct MHD_Connection *c);
-/* 404 `pods "x" not found` with details (06-b). */
+/* 404 `pods "x" not found` with details {name, kind}, as the apiserver. */
 enum MHD_Result fake_reply_not_found(struct MHD_Connection *c,
 				     const char *resource, const char *name);
 enum MHD_Result fake_reply_bad_request(struct MHD_Connection *c,
@@ -77,7 +77,8 @@ enum MHD_Result fake_reply_invalid(struct MHD_Connection *c, const char *what,
 				   const char *group, const char *kind,
 				   const char *name,
 				   const struct fake_field_err *errs, int n);
-/* 504 Timeout with cause ResourceVersionTooLarge (04-e). */
+/* 504 Timeout with cause ResourceVersionTooLarge, the apiserver's answer
+ * to a resourceVersion it has not reached within 3 s. */
 enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c, uint64_t want,
 					uint64_t cur);
 

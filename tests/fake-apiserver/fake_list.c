@@ -5,7 +5,8 @@
  * continue token carries, or the one resourceVersionMatch=Exact asks
  * for. Older snapshots are rebuilt from the event history by
  * fake_store_scan(); when the history no longer reaches back, the answer
- * is 410 Expired, as after an etcd compaction (03-e, 04-k).
+ * is 410 Expired, as the apiserver's is once etcd has compacted past
+ * that RV.
  *
  * Continue tokens are the apiserver's: base64url (no padding) of
  * {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}, where key is

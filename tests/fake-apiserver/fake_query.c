@@ -4,7 +4,7 @@
  * The order of checks follows the apiserver: the query string is
  * converted first (bad integers and selectors give 400 BadRequest), then
  * ValidateListOptions runs (422 Invalid), and only the storage layer
- * parses resourceVersion (a 500 without reason, 04-j).
+ * parses resourceVersion (a 500 without reason).
  */
 #include "fake_query.h"
 

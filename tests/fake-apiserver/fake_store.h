@@ -16,7 +16,8 @@
  * kube-apiserver's): older states are gone from "etcd", so a LIST at an
  * older RV (continue tokens, resourceVersionMatch=Exact) gets 410, and
  * so does a watch of an uncached resource that needs older events, while
- * cached resources keep serving from the ring (10-g).
+ * cached resources keep serving from the ring (the apiserver's watch
+ * cache keeps its own history, whatever etcd compacted).
  *
  * Locking: one rwlock. Readers (LIST, GET, watch cursors) hold it shared
  * and only copy references out; writers hold it exclusive for the whole

@@ -7,7 +7,7 @@
  * send: new events, a bookmark, the deadline, dropWatches or shutdown.
  * While idle it wakes twice a second to notice a client that hung up.
  *
- * What is sent follows the apiserver (fixtures 08-*, 10-*, 16-a):
+ * What is sent follows the apiserver (v1.32):
  * one compact JSON event per line; RV unset or 0 starts with synthetic
  * ADDED events for the current state; RV N resumes after N or, when the
  * history no longer reaches N, sends one 410 ERROR event and closes.
@@ -18,14 +18,14 @@
  * ends its initial events with the k8s.io/initial-events-end BOOKMARK.
  *
  * BOOKMARKs, to a watch that asked (allowWatchBookmarks=true), as the
- * watch cache sends them (13-a, 13-b, 16-a, 08-g): every
+ * watch cache sends them: every
  * --bookmark-interval s (60), plus one shortly before the deadline: 2 s
  * before it, or 30% of the watch's length before it when that is
  * shorter (a 4 s watch gets it at 2.8 s). Each carries the watch's
  * cursor, which passes every resource's events (a healthy etcd with
  * progress notifications), and is only sent when that RV is above the
  * RV the watch started from: a watch on a cluster where nothing moved
- * gets no bytes at all (13-b).
+ * gets no bytes at all.
  *
  * Deadlines: timeoutSeconds, or else a random 30-60 minutes, as the
  * apiserver spreads its minRequestTimeout.
@@ -36,7 +36,7 @@
  * ERROR event once etcd is compacted past r + 1, the revision the watch
  * would start at, with the message of the apiserver's etcd watcher.
  * Cached resources resume from the watch cache's own history (the
- * --history ring), whatever etcd compacted (10-g).
+ * --history ring), whatever etcd compacted.
  */
 #include "fake_watch.h"
 
@@ -106,7 +106,7 @@ static void add_event(struct buf *b, const char *type, const char *json,
 }
 
 /* An object event in the watch's output form: as a Table only the first
- * one carries columnDefinitions (11-b). */
+ * one carries columnDefinitions (later ones have null), as the apiserver. */
 static void watch_event(struct watch *w, const char *type, const char *json,
 			size_t len)
 {

@@ -1,11 +1,10 @@
 """bin/fake-apiserver: custom resources, aggregated discovery, Table and
 PartialObjectMetadata output, gzip (issue 3).
 
-Shapes are compared with the real apiserver's transcripts in
-shared/fixtures/real-apiserver beside the repository, or where
-$REAL_APISERVER_FIXTURES says (fixture ids named next to each check);
-the comparisons that read a fixture file are skipped when the fixtures
-are not there.
+The expected shapes are the real apiserver's (v1.32). Three tests also
+compare with answers recorded from a real apiserver, found in
+shared/fixtures/real-apiserver beside the repository or where
+$REAL_APISERVER_FIXTURES says; they are skipped when those are not there.
 """
 import gzip
 import http.client
@@ -165,7 +164,7 @@ class TestCustomResources(ApiCase):
     def test_discovery(self):
         _, groups = self.json("/apis")
         self.assertEqual(groups["kind"], "APIGroupList")
-        # the built-in coordination.k8s.io (leases) first, as in 01-c
+        # the built-in coordination.k8s.io (leases) first, as the apiserver
         self.assertEqual([g["name"] for g in groups["groups"]],
                          ["coordination.k8s.io", "example.com", "example.org"])
         ex = groups["groups"][1]
@@ -276,7 +275,7 @@ class TestAggregatedDiscovery(ApiCase):
         hdrs, body = self.agg("/apis", AGG_V2B1)
         self.assertEqual(hdrs["Content-Type"], AGG_V2B1)
         self.assertEqual(body["apiVersion"], "apidiscovery.k8s.io/v2beta1")
-        self.assertEqual(hdrs["Etag"], h2["Etag"])     # 02-e
+        self.assertEqual(hdrs["Etag"], h2["Etag"])     # one ETag for both versions
 
     def test_plain_accept_gets_legacy(self):
         for accept in (None, "application/json",
@@ -367,10 +366,10 @@ class TestTable(ApiCase):
         self.assertIn("spec", t["rows"][0]["object"])
         t = self.table("/api/v1/namespaces/ns-0/pods?includeObject=None",
                        "application/json;as=Table;v=v1;g=meta.k8s.io")
-        self.assertIsNone(t["rows"][0]["object"])       # 07-g
+        self.assertIsNone(t["rows"][0]["object"])       # includeObject=None: null
 
     def test_limit_continue_in_table(self):
-        t = self.table("/api/v1/namespaces/ns-0/pods?limit=1")   # 07-e
+        t = self.table("/api/v1/namespaces/ns-0/pods?limit=1")   # the list's metadata
         self.assertEqual(list(t["metadata"]),
                          ["resourceVersion", "continue", "remainingItemCount"])
         self.assertEqual(len(t["rows"]), 1)
@@ -382,7 +381,7 @@ class TestTable(ApiCase):
 
     def test_get_is_one_row_at_object_rv(self):
         _, pod = self.json("/api/v1/namespaces/ns-0/pods/web-0")
-        t = self.table("/api/v1/namespaces/ns-0/pods/web-0")     # 07-d
+        t = self.table("/api/v1/namespaces/ns-0/pods/web-0")     # a one-row Table
         self.assertEqual(t["metadata"],
                          {"resourceVersion": pod["metadata"]["resourceVersion"]})
         self.assertEqual(len(t["rows"]), 1)
@@ -391,7 +390,7 @@ class TestTable(ApiCase):
     def test_v1beta1(self):
         t = self.table("/api/v1/namespaces/ns-0/pods",
                        "application/json;as=Table;v=v1beta1;g=meta.k8s.io")
-        self.assertEqual(t["apiVersion"], "meta.k8s.io/v1beta1")   # 07-h
+        self.assertEqual(t["apiVersion"], "meta.k8s.io/v1beta1")   # as asked
         self.assertEqual(t["rows"][0]["object"]["apiVersion"],
                          "meta.k8s.io/v1beta1")
 
@@ -424,7 +423,7 @@ class TestTable(ApiCase):
         _, plain = self.json("/api/v1/namespaces/ns-0/pods")
         body = self.table("/api/v1/namespaces/ns-0/pods",
                           "application/json;as=PartialObjectMetadataList;"
-                          "v=v1;g=meta.k8s.io")           # 07-c
+                          "v=v1;g=meta.k8s.io")
         self.assertEqual(body["kind"], "PartialObjectMetadataList")
         self.assertEqual(body["apiVersion"], "meta.k8s.io/v1")
         self.assertEqual(body["metadata"], plain["metadata"])
@@ -434,7 +433,7 @@ class TestTable(ApiCase):
                          ["kind", "apiVersion", "metadata"])
         one = self.table("/api/v1/namespaces/ns-0/pods/web-0",
                          "application/json;as=PartialObjectMetadata;v=v1;"
-                         "g=meta.k8s.io")                 # 07-f
+                         "g=meta.k8s.io")
         self.assertEqual(one["kind"], "PartialObjectMetadata")
         self.assertEqual(one["metadata"]["name"], "web-0")
         ref = fixture_body("07-f-get-pod-partialobjectmetadata.txt")
@@ -469,7 +468,7 @@ class TestTableWatch(ApiCase):
         first, second = lines[0]["object"], lines[1]["object"]
         self.assertEqual(first["kind"], "Table")
         self.assertEqual(len(first["columnDefinitions"]), 9)
-        self.assertIsNone(second["columnDefinitions"])           # 11-b
+        self.assertIsNone(second["columnDefinitions"])           # only the first has them
         self.assertEqual(list(first), ["kind", "apiVersion", "metadata",
                                        "columnDefinitions", "rows"])
         md = first["rows"][0]["object"]["metadata"]
@@ -489,7 +488,7 @@ class TestGzip(ApiCase):
 
     def test_threshold(self):
         small = get(self.url + "/api/v1/configmaps",
-                    {"Accept-Encoding": "gzip"})          # 12-b
+                    {"Accept-Encoding": "gzip"})          # small: not compressed
         self.assertEqual(small[0], 200)
         self.assertIsNone(small[1]["Content-Encoding"])
         json.loads(small[2])
@@ -502,7 +501,7 @@ class TestGzip(ApiCase):
         self.assertIsNone(plain[1]["Content-Encoding"])
         self.assertGreater(len(plain[2]), 128 * 1024)
         gz = get(self.url + "/api/v1/namespaces/ns-0/configmaps",
-                 {"Accept-Encoding": "gzip"})             # 12-e
+                 {"Accept-Encoding": "gzip"})             # over 128 KiB: gzip
         self.assertEqual(gz[0], 200)
         self.assertEqual(gz[1]["Content-Encoding"], "gzip")
         self.assertEqual(gz[1]["Vary"], "Accept-Encoding")
