@@ -15,6 +15,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
@@ -114,6 +115,25 @@ def proxy_via_spy(upstream, token, tmpdir, resources, *extra):
     p = proxy(spy.url, resources, "--kubeconfig", kc, *extra)
     wait_ready(p.url)
     return spy, p
+
+
+class FakeCase(unittest.TestCase):
+    """A test class with one fake apiserver for all its tests: cls.srv,
+    cls.url. Subclasses set seed and extra (the fake's flags)."""
+    seed = None
+    extra = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = fake(*cls.extra, seed=cls.seed)
+        cls.url = cls.srv.url
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        if rc not in (0, None):
+            print(cls.srv.logs()[-3000:])
+        assert rc in (0, None), "fake-apiserver exited with %r" % rc
 
 
 AUTH = {}  # base URL -> (ssl context, bearer token or None); see register

@@ -55,21 +55,8 @@ def decode_token(tok):
     return json.loads(base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4)))
 
 
-class FakeCase(unittest.TestCase):
+class FakeCase(harness.FakeCase):
     seed = "pods=20"
-    extra = ()
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = harness.fake(*cls.extra, seed=cls.seed)
-        cls.url = cls.srv.url
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.srv.stop()
-        if rc not in (0, None):
-            print(cls.srv.logs()[-3000:])
-        assert rc in (0, None), "fake-apiserver exited with %r" % rc
 
     def api(self, path):
         return self.url + "/api/v1" + path

@@ -55,20 +55,11 @@ def shape(v, depth=3):
     return type(v).__name__
 
 
-class ApiCase(unittest.TestCase):
+class ApiCase(harness.FakeCase):
     seed = "pods=6,configmaps=3,widgets.example.com=4"
     extra = ("--crd", "widgets.example.com/v1:Widget",
              "--crd", "gadgets.example.org/v1alpha1:Gadget:Cluster",
              "--seed-namespaces", "2")
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = harness.fake(*cls.extra, seed=cls.seed)
-        cls.url = cls.srv.url
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
 
     def json(self, path, headers=None):
         code, hdrs, body = get(self.url + path, headers)

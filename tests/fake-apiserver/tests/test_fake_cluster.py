@@ -59,21 +59,8 @@ class TimedWatch(harness.Watch):
         return self.closed
 
 
-class ClusterCase(unittest.TestCase):
-    extra = ()
+class ClusterCase(harness.FakeCase):
     seed = "pods=4"
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = harness.fake(*cls.extra, seed=cls.seed)
-        cls.url = cls.srv.url
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.srv.stop()
-        if rc not in (0, None):
-            print(cls.srv.logs()[-3000:])
-        assert rc in (0, None), "fake-apiserver exited with %r" % rc
 
     def get(self, path, **q):
         qs = ("?" + urllib.parse.urlencode(q)) if q else ""
