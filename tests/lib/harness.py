@@ -225,12 +225,16 @@ def wait_discovery(url, timeout=30):
 
 
 class Watch:
-    """A streaming watch read line by line on a background thread."""
+    """A streaming watch read line by line on a background thread. events
+    holds the events so far, times when each arrived (seconds since the
+    request was sent)."""
 
     def __init__(self, url, timeout=60):
         import threading
         import http.client
         import urllib.parse
+        self.t0 = time.monotonic()
+        self.times = []
         u = urllib.parse.urlsplit(url)
         self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
         self.conn.request("GET", u.path + ("?" + u.query if u.query else ""))
@@ -251,6 +255,7 @@ class Watch:
                 ev = json.loads(line)
                 with self.cond:
                     self.events.append(ev)
+                    self.times.append(time.monotonic() - self.t0)
                     self.cond.notify_all()
         except Exception as e:  # a closed socket ends the stream
             with self.cond:
@@ -259,6 +264,11 @@ class Watch:
             with self.cond:
                 self.closed = True
                 self.cond.notify_all()
+
+    def wait_closed(self, timeout):
+        """Whether the stream ended within timeout seconds."""
+        self.thread.join(timeout)
+        return self.closed
 
     def wait_for(self, n, timeout=20):
         deadline = time.time() + timeout

@@ -26,39 +26,6 @@ SYSTEM_NS = {"default", "kube-node-lease", "kube-public", "kube-system"}
 LEASES = "/apis/coordination.k8s.io/v1"
 
 
-class TimedWatch(harness.Watch):
-    """A harness.Watch that also records when each line arrived, in
-    seconds since the request was sent."""
-
-    def __init__(self, url, timeout=60):
-        self.t0 = time.monotonic()
-        self.times = []
-        super().__init__(url, timeout=timeout)
-
-    def _read(self):
-        try:
-            while True:
-                line = self.resp.readline()
-                if not line:
-                    break
-                ev = json.loads(line)
-                with self.cond:
-                    self.events.append(ev)
-                    self.times.append(time.monotonic() - self.t0)
-                    self.cond.notify_all()
-        except Exception as e:  # a closed socket ends the stream
-            with self.cond:
-                self.error = e
-        finally:
-            with self.cond:
-                self.closed = True
-                self.cond.notify_all()
-
-    def wait_closed(self, timeout):
-        self.thread.join(timeout)
-        return self.closed
-
-
 class ClusterCase(harness.FakeCase):
     seed = "pods=4"
 
@@ -76,7 +43,7 @@ class ClusterCase(harness.FakeCase):
         return harness.get_json(self.url + "/fake/stats")[1]
 
     def watch(self, path, **kw):
-        w = TimedWatch(self.url + path, **kw)
+        w = harness.Watch(self.url + path, **kw)
         self.addCleanup(w.close)
         self.assertEqual(w.status, 200)
         return w
@@ -364,7 +331,7 @@ class TestFlags(unittest.TestCase):
         srv = harness.fake("--uncached-resources", "", "--quiet", "--bookmark-interval", "1")
         self.addCleanup(srv.stop)
         rv0 = int(harness.get_json(srv.url + "/api/v1/events")[1]["metadata"]["resourceVersion"])
-        w = TimedWatch(srv.url + "/api/v1/events?watch=true&allowWatchBookmarks=true&resourceVersion=%d"
+        w = harness.Watch(srv.url + "/api/v1/events?watch=true&allowWatchBookmarks=true&resourceVersion=%d"
                        "&timeoutSeconds=3" % rv0)
         self.addCleanup(w.close)
         st, _, body = harness.request("POST", srv.url + "/api/v1/namespaces/default/configmaps",
