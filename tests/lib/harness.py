@@ -85,6 +85,14 @@ def fake(*extra, seed=None, history=None):
     return Server("fake-apiserver", args + list(extra))
 
 
+def fake_exit(*args, timeout=10):
+    """Run bin/fake-apiserver with args until it exits, as for a flag it
+    must refuse; returns (exit status, stderr)."""
+    p = subprocess.run([os.path.join(BIN, "fake-apiserver"), "--listen", "127.0.0.1:0", *args],
+                       capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stderr
+
+
 def proxy(server_url, resources, *extra):
     args = [os.path.join(BIN, "informer-proxy"), "--listen", "127.0.0.1:0",
             "--server", server_url, "--resources", resources]

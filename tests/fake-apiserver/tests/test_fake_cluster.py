@@ -299,21 +299,15 @@ class TestCompaction(ClusterCase):
 
 
 class TestFlags(unittest.TestCase):
-    def run_fake(self, *args):
-        p = subprocess.run([os.path.join(harness.BIN, "fake-apiserver"),
-                            "--listen", "127.0.0.1:0", *args],
-                           capture_output=True, text=True, timeout=10)
-        return p.returncode, p.stderr
-
     def test_bad_values_are_refused(self):
         for args in (("--nodes", "x"), ("--nodes", "-1"), ("--lease-interval", "-1"),
                      ("--event-interval", "1.5"), ("--compact-interval", "99999999"),
                      ("--lease-interval",)):
-            rc, err = self.run_fake(*args)
+            rc, err = harness.fake_exit(*args)
             self.assertEqual(rc, 2, args)
             self.assertIn("bad flag: " + args[0], err)
             self.assertIn("--lease-interval S", err)  # the usage
-        rc, err = self.run_fake("--uncached-resources", "events,bogus")
+        rc, err = harness.fake_exit("--uncached-resources", "events,bogus")
         self.assertEqual(rc, 2)
         self.assertIn("unknown resource bogus", err)
 
