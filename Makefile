@@ -11,7 +11,8 @@
 #   make soak            1000 watchers, 100 writes/s and an upstream fault
 #                        a minute for 10 min (SOAK_SECONDS=N); RSS and fds
 #                        before and after
-#   make format          clang-format every C file
+#   make format          clang-format every C file (.clang-format)
+#   make lint            check the format; compile everything with -Werror
 #   make help            this text
 
 SHELL := /bin/bash
@@ -29,7 +30,11 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) -I. $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -pthread -lm
 
-ifeq ($(SANITIZE),1)
+ifeq ($(LINT),1)
+# make lint's compile: the release flags plus -Werror, in a tree of its own.
+MODE := lint
+ALL_CFLAGS += -Werror
+else ifeq ($(SANITIZE),1)
 MODE := asan
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -44,21 +49,27 @@ endif
 B := build/$(MODE)
 # Binaries land in bin/ whatever the mode; a stamp relinks them when the
 # mode changes, so `make SANITIZE=1 test` never runs a stale plain build.
+# The lint tree links nothing into bin/, so it leaves the stamp alone.
 STAMP := build/mode-$(MODE).stamp
+ifneq ($(MODE),lint)
 $(shell mkdir -p build; [ -f $(STAMP) ] || { rm -f build/mode-*.stamp; touch $(STAMP); })
+endif
 
 CONFIG_SRC := $(wildcard config/*.c)
 CACHE_SRC := $(wildcard cache/*.c)
 PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
 FAKE_SRC := $(wildcard tests/fake-apiserver/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# The fake apiserver's own unit tests live beside it, apart from the product's.
+FAKE_UNIT_SRC := $(wildcard tests/fake-apiserver/tests/test_*.c)
 LOADGEN_SRC := $(wildcard tests/load/*.c)
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+FAKE_UNIT_BIN := $(patsubst tests/fake-apiserver/tests/%.c,$(B)/tests/fake-apiserver/%,$(FAKE_UNIT_SRC))
 
-.PHONY: all deps deps-test run test test-unit test-e2e bench soak format help clean
+.PHONY: all deps deps-test run test test-unit test-e2e bench soak format lint lint-objs help clean
 # Keep the unit tests' objects: they are intermediate in the pattern rules,
 # and make would delete (and so rebuild) them every time.
 .SECONDARY:
@@ -108,19 +119,25 @@ build/bench/fanout_ceiling: bench/fanout_ceiling.c
 
 # A unit test links what test_NAME_OBJ lists, or else the whole library.
 test_selector_OBJ = $(FAKE_LIB_OBJ)
-test_seed_OBJ = $(FAKE_LIB_OBJ) $(B)/tests/fake-apiserver/fake_seed.o
-test_fake_OBJ = $(FAKE_LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
 .SECONDEXPANSION:
 $(B)/tests/test_%: $(B)/tests/unit/test_%.o $$(if $$(test_$$*_OBJ),$$(test_$$*_OBJ),$$(LIB_OBJ))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test: deps-test all $(UNIT_BIN)
-	@tests/run.sh $(MODE) $(UNIT_BIN)
+# A unit test of the fake links the fake (without its main) and what the
+# fake shares with the proxy, never the proxy's library.
+FAKE_TEST_OBJ = $(FAKE_LIB_OBJ) $(call obj,$(filter-out %/main.c,$(FAKE_SRC)))
+$(B)/tests/fake-apiserver/test_%: $(B)/tests/fake-apiserver/tests/test_%.o $(FAKE_TEST_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test-unit: deps-test $(UNIT_BIN)
-	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN)
+test: lint deps-test all $(UNIT_BIN) $(FAKE_UNIT_BIN)
+	@tests/run.sh $(MODE) $(UNIT_BIN) $(FAKE_UNIT_BIN)
+
+test-unit: deps-test $(UNIT_BIN) $(FAKE_UNIT_BIN)
+	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN) $(FAKE_UNIT_BIN)
 
 test-e2e: deps-test all
 	@tests/run.sh $(MODE) --e2e-only
@@ -136,11 +153,26 @@ bench: all $(BENCH_BIN)
 soak: deps-test all
 	@SOAK_SECONDS=$(or $(SOAK_SECONDS),600) /usr/bin/python3 tests/soak/soak.py
 
+# clang-format is idempotent with .clang-format: a second run changes nothing.
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+# Files make lint does not hold to .clang-format yet: the product code and
+# its unit tests are being restructured on other branches, and get
+# `make format` when those merge. Empty this list then.
+FORMAT_PENDING := proxy/ cache/ config/ tests/unit/
+LINT_FORMAT = $(filter-out $(addsuffix %,$(FORMAT_PENDING)),$(shell git ls-files '*.c' '*.h'))
+lint: deps-test
+	@echo "  FORMAT (clang-format --dry-run -Werror)"
+	$(Q)clang-format --dry-run -Werror $(LINT_FORMAT)
+	$(Q)$(MAKE) --no-print-directory LINT=1 lint-objs
+
+# Every C file the build knows, compiled (not linked) with -Werror.
+lint-objs: $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC) proxy/main.c $(FAKE_SRC) \
+		$(LOADGEN_SRC) $(UNIT_SRC) $(FAKE_UNIT_SRC) bench/static_server.c bench/fanout_ceiling.c)
+
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# //'
+	@sed -n '3,17p' Makefile | sed 's/^# //'
 
 clean:
 	rm -rf build bin

@@ -30,9 +30,9 @@
 
 struct ceiling {
 	int n;
-	int *srv;		/* writer ends */
-	int *cli;		/* reader ends */
-	size_t *off;		/* writer progress in the batch, per socket */
+	int *srv;    /* writer ends */
+	int *cli;    /* reader ends */
+	size_t *off; /* writer progress in the batch, per socket */
 	char *batch;
 	size_t batch_len;
 	volatile int stop;
@@ -62,13 +62,14 @@ static void *writer(void *arg)
 		int k = epoll_wait(ep, evs, 512, 50);
 		for (int j = 0; j < k; j++) {
 			int i = (int)evs[j].data.u32;
-			for (;;) {	/* until EAGAIN: edge-triggered */
+			for (;;) { /* until EAGAIN: edge-triggered */
 				ssize_t w = send(c->srv[i], c->batch + c->off[i],
 						 c->batch_len - c->off[i],
 						 MSG_NOSIGNAL | MSG_DONTWAIT);
 				if (w <= 0)
 					break;
-				c->off[i] = (c->off[i] + (size_t)w) % c->batch_len;
+				c->off[i] =
+					(c->off[i] + (size_t)w) % c->batch_len;
 			}
 		}
 	}
@@ -85,7 +86,8 @@ static void *reader(void *arg)
 	unsigned long long lines = 0;
 
 	for (int i = 0; i < c->n; i++) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+		struct epoll_event ev = { .events = EPOLLIN,
+					  .data.u32 = (uint32_t)i };
 		epoll_ctl(ep, EPOLL_CTL_ADD, c->cli[i], &ev);
 	}
 	while (!c->stop) {
@@ -148,7 +150,8 @@ int main(int argc, char **argv)
 	}
 	FILE *f = event ? fopen(event, "rb") : NULL;
 	if (!f || c.n < 1 || batch < 1 || seconds <= 0) {
-		fprintf(stderr, "usage: fanout_ceiling --event FILE [--conns N] "
+		fprintf(stderr,
+			"usage: fanout_ceiling --event FILE [--conns N] "
 			"[--seconds S] [--batch B]\n");
 		return 2;
 	}

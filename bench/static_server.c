@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 	}
 	const char *colon = strrchr(listen, ':');
 	if (!body_path || !colon || (size_t)(colon - listen) >= sizeof(host)) {
-		fprintf(stderr, "usage: static_server --listen HOST:PORT --body FILE "
+		fprintf(stderr,
+			"usage: static_server --listen HOST:PORT --body FILE "
 			"[--threads N]\n");
 		return 2;
 	}
@@ -120,8 +121,7 @@ int main(int argc, char **argv)
 		MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 		MHD_OPTION_THREAD_POOL_SIZE, threads ? threads : 1u,
-		MHD_OPTION_CONNECTION_LIMIT, 10000u,
-		MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_LIMIT, 10000u, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "static_server: cannot listen on %s\n", listen);
 		return 1;

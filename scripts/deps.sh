@@ -4,12 +4,13 @@
 # nothing, so `make test` stays quiet and offline there.
 #
 #   scripts/deps.sh build   libraries and tools to compile
-#   scripts/deps.sh test    build + the real clients used by the tests
+#   scripts/deps.sh test    build + the real clients used by the tests,
+#                           and clang-format for make lint
 set -eu
 
 build="build-essential pkg-config libmicrohttpd-dev libcurl4-openssl-dev
 liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev zlib1g-dev libgnutls28-dev curl"
-test="$build python3 python3-kubernetes openssl"
+test="$build python3 python3-kubernetes openssl clang-format"
 bench="$test wrk libyajl-dev libjson-c-dev libcjson-dev"
 
 case "${1:-build}" in

@@ -55,9 +55,8 @@ static void cj_item(const cJSON *it, struct meta *m, struct sink *s)
 				   l->valuestring, strlen(l->valuestring));
 	}
 	sink_meta(s, m);
-	if (s->reser &&
-	    cJSON_PrintPreallocated((cJSON *)it, bench_rbuf, (int)BENCH_RBUF_CAP,
-				    0))
+	if (s->reser && cJSON_PrintPreallocated((cJSON *)it, bench_rbuf,
+						(int)BENCH_RBUF_CAP, 0))
 		sink_span(s, bench_rbuf, strlen(bench_rbuf));
 }
 

@@ -46,8 +46,8 @@ static void ja_item(json_t *it, struct meta *m, struct sink *s)
 	}
 	sink_meta(s, m);
 	if (s->reser) {
-		size_t len = json_dumpb(it, bench_rbuf, BENCH_RBUF_CAP,
-					 JSON_COMPACT);
+		size_t len =
+			json_dumpb(it, bench_rbuf, BENCH_RBUF_CAP, JSON_COMPACT);
 		if (len <= BENCH_RBUF_CAP)
 			sink_span(s, bench_rbuf, len);
 	}
@@ -63,7 +63,8 @@ int ja_list(const char *p, size_t n, struct sink *s)
 		return -EINVAL;
 	probe_after_parse();
 	items = json_object_getn(root, "items", 5);
-	json_array_foreach(items, i, it) {
+	json_array_foreach(items, i, it)
+	{
 		struct meta m = { 0 };
 		ja_item(it, &m, s);
 	}
@@ -103,8 +104,8 @@ void ja_count_alloc(bool on)
 		json_set_alloc_funcs(malloc, free);
 }
 
-int ja_reserialize(const char *p, size_t n, char *out, size_t cap,
-		   char *err, size_t errlen)
+int ja_reserialize(const char *p, size_t n, char *out, size_t cap, char *err,
+		   size_t errlen)
 {
 	json_error_t jerr;
 	json_t *j = json_loadb(p, n, 0, &jerr);

@@ -74,8 +74,7 @@ static int jsmn_skip(const jsmntok_t *t, int n, int i)
 	return i;
 }
 
-static bool jsmn_key(const char *p, const jsmntok_t *k, const char *s,
-		     size_t len)
+static bool jsmn_key(const char *p, const jsmntok_t *k, const char *s, size_t len)
 {
 	return k->type == JSMN_STRING && (size_t)(k->end - k->start) == len &&
 	       memcmp(p + k->start, s, len) == 0;
@@ -83,7 +82,7 @@ static bool jsmn_key(const char *p, const jsmntok_t *k, const char *s,
 
 #define KEY(p, k, lit) jsmn_key((p), (k), (lit), sizeof(lit) - 1)
 
-static unsigned jsmn_escaped;	/* extracted strings holding a backslash */
+static unsigned jsmn_escaped; /* extracted strings holding a backslash */
 
 /* jsmn hands out raw (still escaped) string bytes; the cache would have
  * to unescape any with a backslash. Counted so the figure is honest. */
@@ -123,8 +122,10 @@ static int jsmn_item(const char *p, const jsmntok_t *t, int n, int i,
 					 val->type == JSMN_OBJECT) {
 					int lk = mk + 2;
 					for (int c = 0; c < val->size; c++) {
-						struct strv kk = jsmn_str(p, &t[lk]);
-						struct strv vv = jsmn_str(p, &t[lk + 1]);
+						struct strv kk =
+							jsmn_str(p, &t[lk]);
+						struct strv vv =
+							jsmn_str(p, &t[lk + 1]);
 						if (vv.p)
 							meta_label(m, kk.p, kk.n,
 								   vv.p, vv.n);
@@ -180,12 +181,11 @@ int jm_event(const char *p, size_t len, struct sink *s)
 	for (int a = 0; a < t[0].size; a++) {
 		if (KEY(p, &t[k], "type"))
 			m.type = jsmn_str(p, &t[k + 1]);
-		else if (KEY(p, &t[k], "object") &&
-			 t[k + 1].type == JSMN_OBJECT)
+		else if (KEY(p, &t[k], "object") && t[k + 1].type == JSMN_OBJECT)
 			obj = k + 1;
 		k = jsmn_skip(t, n, k + 1);
 	}
-	if (obj >= 0)	/* "type" may come after "object" */
+	if (obj >= 0) /* "type" may come after "object" */
 		jsmn_item(p, t, n, obj, &m, s);
 	return 0;
 }

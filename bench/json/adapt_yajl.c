@@ -18,8 +18,18 @@
 
 #include "bench_json.h"
 
-enum ykey { K_OTHER, K_ITEMS, K_TYPE, K_OBJECT, K_METADATA, K_NAME, K_NS,
-	    K_UID, K_RV, K_LABELS };
+enum ykey {
+	K_OTHER,
+	K_ITEMS,
+	K_TYPE,
+	K_OBJECT,
+	K_METADATA,
+	K_NAME,
+	K_NS,
+	K_UID,
+	K_RV,
+	K_LABELS
+};
 
 #define YDEPTH 64
 
@@ -30,7 +40,7 @@ struct ystate {
 	yajl_handle h;
 	const char *text;
 	bool list;
-	int depth, item_depth;	/* item_depth: 0 outside an item */
+	int depth, item_depth; /* item_depth: 0 outside an item */
 	bool in_items, in_meta, in_labels;
 	size_t item_start;
 	enum ykey key[YDEPTH];
@@ -60,19 +70,19 @@ static enum ykey yclassify(const struct ystate *y, const unsigned char *k,
 
 #define IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, n) == 0)
 	if (d == 1)
-		return y->list ? (IS("items") ? K_ITEMS : K_OTHER) :
-		       IS("type")	  ? K_TYPE :
-		       IS("object")	  ? K_OBJECT :
-					    K_OTHER;
+		return y->list	      ? (IS("items") ? K_ITEMS : K_OTHER)
+		       : IS("type")   ? K_TYPE
+		       : IS("object") ? K_OBJECT
+				      : K_OTHER;
 	if (d == y->item_depth)
 		return IS("metadata") ? K_METADATA : K_OTHER;
 	if (y->in_meta && d == y->item_depth + 1)
-		return IS("name")	     ? K_NAME :
-		       IS("namespace")	     ? K_NS :
-		       IS("uid")	     ? K_UID :
-		       IS("resourceVersion") ? K_RV :
-		       IS("labels")	     ? K_LABELS :
-					       K_OTHER;
+		return IS("name")	       ? K_NAME
+		       : IS("namespace")       ? K_NS
+		       : IS("uid")	       ? K_UID
+		       : IS("resourceVersion") ? K_RV
+		       : IS("labels")	       ? K_LABELS
+					       : K_OTHER;
 #undef IS
 	return K_OTHER;
 }
@@ -107,11 +117,20 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
 		y->pending_key = NULL;
 	} else if (y->in_meta && d == y->item_depth + 1) {
 		switch (y->key[d]) {
-		case K_NAME: y->m.name = ykeep(y, s, n); break;
-		case K_NS: y->m.ns = ykeep(y, s, n); break;
-		case K_UID: y->m.uid = ykeep(y, s, n); break;
-		case K_RV: y->m.rv = ykeep(y, s, n); break;
-		default: break;
+		case K_NAME:
+			y->m.name = ykeep(y, s, n);
+			break;
+		case K_NS:
+			y->m.ns = ykeep(y, s, n);
+			break;
+		case K_UID:
+			y->m.uid = ykeep(y, s, n);
+			break;
+		case K_RV:
+			y->m.rv = ykeep(y, s, n);
+			break;
+		default:
+			break;
 		}
 	}
 	return 1;
@@ -119,7 +138,7 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
 
 static int y_number(void *ctx, const char *s, size_t n)
 {
-	return 1;	/* numbers are not needed: skip the conversion */
+	return 1; /* numbers are not needed: skip the conversion */
 }
 
 static int y_start_map(void *ctx)
@@ -140,8 +159,7 @@ static int y_start_map(void *ctx)
 	} else if (y->item_depth && d == y->item_depth &&
 		   y->key[d] == K_METADATA) {
 		y->in_meta = true;
-	} else if (y->in_meta && d == y->item_depth + 1 &&
-		   y->key[d] == K_LABELS) {
+	} else if (y->in_meta && d == y->item_depth + 1 && y->key[d] == K_LABELS) {
 		y->in_labels = true;
 	}
 	y->depth = d + 1;
@@ -200,11 +218,20 @@ static const yajl_callbacks ycb = {
 	.yajl_end_array = y_end_array,
 };
 
-static void *y_malloc(void *ctx, size_t n) { return count_malloc(n); }
-static void *y_realloc(void *ctx, void *p, size_t n) { return count_realloc(p, n); }
-static void y_free(void *ctx, void *p) { count_free(p); }
+static void *y_malloc(void *ctx, size_t n)
+{
+	return count_malloc(n);
+}
+static void *y_realloc(void *ctx, void *p, size_t n)
+{
+	return count_realloc(p, n);
+}
+static void y_free(void *ctx, void *p)
+{
+	count_free(p);
+}
 static yajl_alloc_funcs y_counting = { y_malloc, y_realloc, y_free, NULL };
-static yajl_alloc_funcs *y_funcs;	/* NULL: yajl's default malloc */
+static yajl_alloc_funcs *y_funcs; /* NULL: yajl's default malloc */
 
 static struct ystate ys;
 
@@ -229,7 +256,7 @@ static int yajl_run(const char *p, size_t n, struct sink *s, bool list)
 	probe_after_parse();
 	yajl_free(ys.h);
 	if (!rc && !list)
-		sink_meta(s, &ys.m);	/* "type" may follow "object" */
+		sink_meta(s, &ys.m); /* "type" may follow "object" */
 	return rc;
 }
 
@@ -265,7 +292,6 @@ const char *yj_version(void)
 {
 	static char v[32];
 
-	snprintf(v, sizeof(v), "%d.%d.%d", YAJL_MAJOR, YAJL_MINOR,
-		 YAJL_MICRO);
+	snprintf(v, sizeof(v), "%d.%d.%d", YAJL_MAJOR, YAJL_MINOR, YAJL_MICRO);
 	return v;
 }

@@ -49,11 +49,11 @@
 /* ---- workload ---------------------------------------------------------- */
 
 struct workload {
-	struct buf list;	/* one PodList page */
-	struct buf events;	/* EVENTS lines, '\n'-terminated */
-	size_t *ev_off, *ev_len;	/* each line, newline excluded */
+	struct buf list;	 /* one PodList page */
+	struct buf events;	 /* EVENTS lines, '\n'-terminated */
+	size_t *ev_off, *ev_len; /* each line, newline excluded */
 	size_t ev_bytes;
-	uint64_t list_hs, events_hs;	/* hash of the items' exact bytes;
+	uint64_t list_hs, events_hs; /* hash of the items' exact bytes;
 				 * events: the first VERIFY_EVENTS */
 };
 
@@ -164,34 +164,40 @@ void probe_after_parse(void)
 		mi_at_parse = mallinfo_used() - mi_base;
 }
 
-char *bench_rbuf;	/* see bench_json.h */
+char *bench_rbuf; /* see bench_json.h */
 
 /* ---- the table of candidates ------------------------------------------- */
 
-enum memkind { MEM_TOKENS, MEM_HOOK_YAJL, MEM_HOOK_JANSSON, MEM_HOOK_CJSON,
-	       MEM_MALLINFO };
+enum memkind {
+	MEM_TOKENS,
+	MEM_HOOK_YAJL,
+	MEM_HOOK_JANSSON,
+	MEM_HOOK_CJSON,
+	MEM_MALLINFO
+};
 
 struct row {
 	const char *name;
-	const char *how;	/* how the row gets each item's bytes */
+	const char *how; /* how the row gets each item's bytes */
 	int (*list)(const char *p, size_t n, struct sink *s);
 	int (*event)(const char *p, size_t n, struct sink *s);
 	bool reser;
 	enum memkind mem;
 	/* results */
 	double list_mbs[64], ev_mbs[64];
-	double mem_list, mem_ev, mi_list;	/* per input byte */
-	double abs_list, abs_ev;	/* bytes: LIST page, mean per event */
-	struct sink vl, ve;	/* verification pass */
+	double mem_list, mem_ev, mi_list; /* per input byte */
+	double abs_list, abs_ev;	  /* bytes: LIST page, mean per event */
+	struct sink vl, ve;		  /* verification pass */
 };
 
 static struct row rows[] = {
-#define ROW(n, h, l, e, r, m) \
-	{ .name = n, .how = h, .list = l, .event = e, .reser = r, .mem = m }
-	ROW("jsmn", "span: token start/end", jm_list, jm_event, false,
-	    MEM_TOKENS),
-	ROW("yajl", "span: bytes_consumed in callbacks", yj_list,
-	    yj_event, false, MEM_HOOK_YAJL),
+#define ROW(n, h, l, e, r, m)                                                    \
+	{                                                                        \
+		.name = n, .how = h, .list = l, .event = e, .reser = r, .mem = m \
+	}
+	ROW("jsmn", "span: token start/end", jm_list, jm_event, false, MEM_TOKENS),
+	ROW("yajl", "span: bytes_consumed in callbacks", yj_list, yj_event,
+	    false, MEM_HOOK_YAJL),
 	ROW("json-c", "none", jsonc_list, jsonc_event, false, MEM_MALLINFO),
 	ROW("json-c +ser", "re-serialize item", jsonc_list, jsonc_event, true,
 	    MEM_MALLINFO),
@@ -232,8 +238,8 @@ static void die(const char *what, const char *lib)
 	exit(1);
 }
 
-static void run_events(struct row *r, const struct workload *w,
-		       struct sink *s, unsigned count)
+static void run_events(struct row *r, const struct workload *w, struct sink *s,
+		       unsigned count)
 {
 	for (unsigned i = 0; i < count; i++)
 		if (r->event(w->events.p + w->ev_off[i], w->ev_len[i], s))
@@ -256,7 +262,8 @@ static void verify(const struct workload *w)
 	}
 	if (jm_escaped())
 		printf("note: %u extracted strings held escapes (jsmn would "
-		       "have to unescape them)\n", jm_escaped());
+		       "have to unescape them)\n",
+		       jm_escaped());
 }
 
 static const char *span_verdict(const struct row *r, const struct workload *w)
@@ -280,7 +287,7 @@ static void measure_memory(struct row *r, const struct workload *w)
 		cj_count_alloc(true);
 	if (r->mem == MEM_HOOK_YAJL)
 		yj_count_alloc(true);
-	if (r->mem == MEM_TOKENS)	/* start from an empty token array */
+	if (r->mem == MEM_TOKENS) /* start from an empty token array */
 		jm_reset();
 
 	probing = true;
@@ -291,7 +298,7 @@ static void measure_memory(struct row *r, const struct workload *w)
 		die("LIST parse", r->name);
 	if (r->mem == MEM_TOKENS) {
 		r->mem_list = (double)jm_tokens_bytes();
-		r->mi_list = (double)mi_at_parse;	/* the array, grown */
+		r->mi_list = (double)mi_at_parse; /* the array, grown */
 	} else if (r->mem == MEM_MALLINFO) {
 		r->mem_list = r->mi_list = (double)mi_at_parse;
 	} else {
@@ -322,12 +329,11 @@ static void measure_memory(struct row *r, const struct workload *w)
 		for (unsigned i = 0; i < MEM_EVENTS; i++) {
 			mc.peak = mc.live;
 			size_t before = mc.live;
-			if (r->event(w->events.p + w->ev_off[i], w->ev_len[i],
-				     &s))
+			if (r->event(w->events.p + w->ev_off[i], w->ev_len[i], &s))
 				die("watch event parse", r->name);
-			peak_sum += r->mem == MEM_TOKENS ?
-					    (double)jm_tokens_bytes() :
-					    (double)(mc.peak - before);
+			peak_sum += r->mem == MEM_TOKENS
+					    ? (double)jm_tokens_bytes()
+					    : (double)(mc.peak - before);
 			bytes += (double)w->ev_len[i];
 		}
 	}
@@ -344,7 +350,7 @@ static void measure_memory(struct row *r, const struct workload *w)
 struct bad {
 	const char *what;
 	const char *text;
-	size_t len;	/* 0: strlen */
+	size_t len; /* 0: strlen */
 };
 
 static const struct bad bads[] = {
@@ -386,12 +392,9 @@ struct validator {
 };
 
 static const struct validator validators[] = {
-	{ "jsmn", jm_validate },
-	{ "jsmn+root", jm_validate_root },
-	{ "yajl", yj_validate },
-	{ "json-c", jsonc_validate },
-	{ "jansson", ja_validate },
-	{ "cJSON", cj_validate },
+	{ "jsmn", jm_validate },    { "jsmn+root", jm_validate_root },
+	{ "yajl", yj_validate },    { "json-c", jsonc_validate },
+	{ "jansson", ja_validate }, { "cJSON", cj_validate },
 };
 
 static void malformed_table(void)
@@ -434,20 +437,22 @@ static void reser_table(void)
 	for (size_t i = 0; i < sizeof(ins) / sizeof(ins[0]); i++) {
 		const char *in = ins[i];
 		size_t n = strlen(in);
-		char err[160];	/* jansson's JSON_ERROR_TEXT_LENGTH */
+		char err[160]; /* jansson's JSON_ERROR_TEXT_LENGTH */
 
 		printf("  input    %s\n", in);
 		if (jsonc_reserialize(in, n, out, sizeof(out)) == 0)
-			printf("  json-c  %s%s\n", strcmp(out, in) ? "!" : " ", out);
+			printf("  json-c  %s%s\n", strcmp(out, in) ? "!" : " ",
+			       out);
 		else
 			printf("  json-c   parse error\n");
-		if (ja_reserialize(in, n, out, sizeof(out), err,
-				   sizeof(err)) == 0)
-			printf("  jansson %s%s\n", strcmp(out, in) ? "!" : " ", out);
+		if (ja_reserialize(in, n, out, sizeof(out), err, sizeof(err)) == 0)
+			printf("  jansson %s%s\n", strcmp(out, in) ? "!" : " ",
+			       out);
 		else
 			printf("  jansson  parse error: %s\n", err);
 		if (cj_reserialize(in, n, out, sizeof(out)) == 0)
-			printf("  cJSON   %s%s\n", strcmp(out, in) ? "!" : " ", out);
+			printf("  cJSON   %s%s\n", strcmp(out, in) ? "!" : " ",
+			       out);
 		else
 			printf("  cJSON    parse error\n");
 	}

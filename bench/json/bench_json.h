@@ -41,10 +41,10 @@ struct meta {
 };
 
 struct sink {
-	bool full;	/* hash every byte: the verification pass */
-	bool reser;	/* DOM rows: re-serialize each item for its bytes */
-	uint64_t h;	/* over the extracted fields */
-	uint64_t hs;	/* over the item bytes (spans or re-serialized) */
+	bool full;   /* hash every byte: the verification pass */
+	bool reser;  /* DOM rows: re-serialize each item for its bytes */
+	uint64_t h;  /* over the extracted fields */
+	uint64_t hs; /* over the item bytes (spans or re-serialized) */
 	uint64_t items, spans, span_bytes;
 };
 
@@ -138,8 +138,8 @@ int ja_validate(const char *p, size_t n);
 void ja_count_alloc(bool on);
 /* Parse and print back compactly into out. 0, or -EINVAL with jansson's
  * message (empty if the output did not fit) in err. */
-int ja_reserialize(const char *p, size_t n, char *out, size_t cap,
-		   char *err, size_t errlen);
+int ja_reserialize(const char *p, size_t n, char *out, size_t cap, char *err,
+		   size_t errlen);
 const char *ja_version(void);
 
 /* adapt_cjson.c */

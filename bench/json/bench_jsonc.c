@@ -77,7 +77,8 @@ static void item(struct json_object *it, struct meta *m, struct sink *s)
 	if (s->reser) {
 		size_t len;
 		const char *txt = json_object_to_json_string_length(
-			it, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+			it,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
 			&len);
 		sink_span(s, txt, len);
 	}

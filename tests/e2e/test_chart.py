@@ -154,7 +154,7 @@ class ChartFiles(unittest.TestCase):
         self.assertEqual(sc["seccompProfile"]["type"], "RuntimeDefault")
         self.assertEqual(v["probes"]["liveness"]["path"], "/livez")
         self.assertEqual(v["probes"]["readiness"]["path"], "/readyz")
-        # DESIGN.md §7: client auth follows the mode, remote without auth
+        # The security model (README): client auth follows the mode, remote without auth
         # is opt-in, daemonset mode serves HTTPS.
         self.assertEqual(v["clientAuth"], "auto")
         self.assertIs(v["allowUnauthenticatedRemote"], False)

@@ -93,7 +93,7 @@ class NodeInformerThroughProxy(unittest.TestCase):
         new = ["new-%d" % i for i in range(40)]
         wrote = self.changes(new, new, new[:20], "one")
         self.wait_events(lambda evs: len(self.seen()) >= 10 + 100, what="100 changes")
-        time.sleep(0.3)
+        time.sleep(0.3)   # a duration: no duplicate event may arrive in it
         self.inf.dump()
         self.check_once(wrote, self.seen()[10:])
         self.assertEqual(self.inf.dump()["items"], self.fake_state())
@@ -115,7 +115,7 @@ class NodeInformerThroughProxy(unittest.TestCase):
                 break
             time.sleep(0.2)
         self.assertEqual(got, want, "the informer's cache differs from the fake's LIST")
-        time.sleep(0.3)
+        time.sleep(0.3)   # a duration: no duplicate event may arrive in it
         self.inf.dump()
         self.check_once(wrote2, self.seen()[n1:])
         errors = [e for e in self.inf.events if e.get("ev") == "error"]

@@ -80,6 +80,8 @@ class FreshReads(unittest.TestCase):
             done["t"] = time.time() - t
         th = threading.Thread(target=slow)
         th.start()
+        # Time for the slow request to start waiting. Were it late, the
+        # checks below would only be weaker, never wrong.
         time.sleep(0.2)
         for _ in range(20):
             t = time.time()

@@ -20,7 +20,6 @@ sys.path.insert(0, HERE)
 import certs  # noqa: E402
 import clients as c  # noqa: E402
 import harness as h  # noqa: E402
-from spy import Spy  # noqa: E402
 
 PROXY_TOKEN = "proxy-admin-7f1d2e"
 ALICE, BOB = "alice-tok-51c0", "bob-tok-9e2a"
@@ -59,11 +58,8 @@ class Delegated(unittest.TestCase):
                     "readers list pods *\n")
         cls.fake = h.fake("--token", PROXY_TOKEN, "--users", users, "--authz", rules,
                           seed="pods=20,configmaps=10")
-        cls.spy = Spy("127.0.0.1", int(cls.fake.url.rsplit(":", 1)[1]))
-        kc = certs.kubeconfig(d, cls.spy.url, token=PROXY_TOKEN)
-        cls.proxy = h.proxy(cls.spy.url, "pods", "--kubeconfig", kc,
-                            "--client-auth", "delegated")
-        h.wait_ready(cls.proxy.url)
+        cls.spy, cls.proxy = h.proxy_via_spy(cls.fake, PROXY_TOKEN, d, "pods",
+                                             "--client-auth", "delegated")
 
     @classmethod
     def tearDownClass(cls):

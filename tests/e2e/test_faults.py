@@ -420,7 +420,10 @@ class FaultMatrix(unittest.TestCase):
     def start(self, **kw):
         c = Case(self, **kw)
         c.open_watchers()
-        time.sleep(1.0)          # live events flowing to every watcher
+        # Not a wait for a condition: the writer runs for a second so that
+        # the fault lands on watchers in mid-stream. Nothing asserted
+        # depends on how many events arrived by then.
+        time.sleep(1.0)
         return c
 
     def test_drop_watches(self):
@@ -428,11 +431,11 @@ class FaultMatrix(unittest.TestCase):
         w0 = stats(c.fake)["watch"]
         for _ in range(3):
             faults(c.fake, {"dropWatches": True})
-            time.sleep(0.4)
+            time.sleep(0.4)      # the pace of the drops, not a wait
         faults(c.fake, {})
         t = time.time()
         extra = []
-        if stats(c.fake)["watch"] < w0 + 3:
+        if not h.poll(lambda: stats(c.fake)["watch"] >= w0 + 3):
             extra.append("the proxy did not re-watch after each drop (watch count %d -> %d)"
                          % (w0, stats(c.fake)["watch"]))
         c.finish(t, extra=extra)
@@ -445,15 +448,15 @@ class FaultMatrix(unittest.TestCase):
         os.kill(c.proxy.proc.pid, signal.SIGSTOP)
         try:
             faults(c.fake, {"compact": True, "dropWatches": True})
-            time.sleep(0.6)
+            time.sleep(0.6)      # writes land between the two compactions
             faults(c.fake, {"compact": True})
         finally:
             os.kill(c.proxy.proc.pid, signal.SIGCONT)
-        time.sleep(1.0)
+        met = h.poll(lambda: "expired" in c.proxy.logs())
         faults(c.fake, {})
         t = time.time()
         extra = []
-        if "expired" not in c.proxy.logs():
+        if not met:
             extra.append("the compaction was not met (no 'watch expired' in the proxy log)")
         c.finish(t, extra=extra)
 
@@ -467,7 +470,7 @@ class FaultMatrix(unittest.TestCase):
         finally:
             c.writer.resume()
         log("failNext %s met by the proxy in %.2fs" % (json.dumps(body), took))
-        time.sleep(1.0)
+        time.sleep(1.0)          # writes go on after the failures, before clearing
         faults(c.fake, {})
         c.finish(time.time())
         return took, t0
@@ -481,7 +484,7 @@ class FaultMatrix(unittest.TestCase):
     def test_latency(self):
         c = self.start()
         faults(c.fake, {"latencyMs": 300, "dropWatches": True})
-        time.sleep(2.0)
+        time.sleep(2.0)          # how long the latency lasts, under writes
         faults(c.fake, {})
         c.finish(time.time())
 
@@ -526,11 +529,11 @@ class FaultMatrix(unittest.TestCase):
         r0 = stats(c.fake)["list"]
         faults(c.fake, {"malformedNext": 2})
         wait_consumed(c.fake, "malformedNext")
-        time.sleep(1.0)
+        relisted = h.poll(lambda: stats(c.fake)["list"] > r0)
         faults(c.fake, {})
         t = time.time()
         extra = []
-        if stats(c.fake)["list"] <= r0:
+        if not relisted:
             extra.append("no relist after the malformed event line")
         c.finish(t, extra=extra)
 
@@ -548,7 +551,7 @@ class FaultMatrix(unittest.TestCase):
                 "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns-%d" % i}})
         c.writer.resync()
         c.writer.resume()
-        time.sleep(1.5)
+        time.sleep(1.5)          # writes into the new cluster before clearing
         faults(c.fake, {})
         c.finish(time.time(), allow_expired=True, require_expired=True)
 
@@ -566,7 +569,7 @@ class FaultMatrix(unittest.TestCase):
             unset["result"] = (st, time.time() - t0)
         os.kill(c.fake.proc.pid, signal.SIGSTOP)
         try:
-            time.sleep(3 * BOOKMARK_S)
+            time.sleep(3 * BOOKMARK_S)   # the partition's length, not a wait
             st, _, _ = h.request("GET", c.proxy.url + "/readyz", timeout=5)
             if st != 200:
                 extra.append("/readyz answered %s during a 3 s partition (grace is 5 min)" % st)
@@ -617,6 +620,7 @@ class Backoff(unittest.TestCase):
         s0 = stats(fake)
         t0 = time.time()
         faults(fake, {"failNext": {"count": 1000, "code": 500}, "dropWatches": True})
+        # The window the requests are counted in: a duration, not a wait.
         time.sleep(3.0)
         left = standing(fake)["failNext"]["count"]
         s1 = stats(fake)
@@ -664,7 +668,8 @@ class Extras(unittest.TestCase):
         # may send one request on the dropped keep-alive connection and
         # retry it at once, which uses one of the three: hence >= 1.8 s
         # rather than 3 s.)
-        time.sleep(1.0)          # startup discovery done
+        # Startup discovery would meet the 429s too and use them up.
+        h.wait_discovery(self.proxy.url)
         w0 = stats(self.fake)["watch"]
         faults(self.fake, {"failNext": {"count": 3, "code": 429, "retryAfter": 1}})
         t0 = time.time()
@@ -689,13 +694,14 @@ class Extras(unittest.TestCase):
                      timeout=15, what="a BOOKMARK from the upstream")
         w0 = stats(self.fake)["watch"]
         os.kill(self.fake.proc.pid, signal.SIGSTOP)
-        time.sleep(3 * BOOKMARK_S + 1)
+        time.sleep(3 * BOOKMARK_S + 1)   # how long the partition lasts
         os.kill(self.fake.proc.pid, signal.SIGCONT)
-        time.sleep(1.0)
-        w1 = stats(self.fake)["watch"]
-        self.assertGreater(w1, w0, "no new upstream watch after %ds without a byte "
-                           "(bookmarks every %ds): the silent partition was not detected"
-                           % (3 * BOOKMARK_S + 1, BOOKMARK_S))
+        # A proxy that missed the stall keeps its old watch, which the fake
+        # serves again once thawed: no new watch would ever come.
+        if not h.poll(lambda: stats(self.fake)["watch"] > w0, timeout=5):
+            self.fail("no new upstream watch after %ds without a byte "
+                      "(bookmarks every %ds): the silent partition was not detected"
+                      % (3 * BOOKMARK_S + 1, BOOKMARK_S))
 
 
 if __name__ == "__main__":

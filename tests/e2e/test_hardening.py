@@ -64,11 +64,7 @@ class OddButValid(unittest.TestCase):
     """Data the apiserver accepts is cached and served, however odd."""
 
     def test_an_object_with_66000_labels(self):
-        fake = h.fake("--quiet", seed="configmaps=5")
-        self.addCleanup(fake.stop)
-        proxy = h.proxy(fake.url, "configmaps")
-        self.addCleanup(proxy.stop)
-        h.wait_ready(proxy.url)
+        fake, proxy = h.fake_and_proxy(self, "configmaps", seed="configmaps=5")
         labels = {"k%05d" % i: "v" for i in range(66000)}
         s, _, raw = h.request("POST", fake.url + "/api/v1/namespaces/ns-1/configmaps", body={
             "apiVersion": "v1", "kind": "ConfigMap",
@@ -102,11 +98,7 @@ class Pagination(unittest.TestCase):
     def test_other_clients_do_not_evict_a_paged_snapshot(self):
         # history 16: the fake forgets old states fast, so a page that
         # falls back to it would be 410, not a silent pass
-        fake = h.fake("--quiet", seed="pods=10", history=16)
-        self.addCleanup(fake.stop)
-        proxy = h.proxy(fake.url, "pods")
-        self.addCleanup(proxy.stop)
-        h.wait_ready(proxy.url)
+        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=10", history=16)
         base = proxy.url + "/api/v1/pods?limit=3&resourceVersionMatch=NotOlderThan"
         rv0 = h.get_json(fake.url + "/api/v1/pods")[1]["metadata"]["resourceVersion"]
         s, first = h.get_json(base + "&resourceVersion=" + rv0)
@@ -147,11 +139,7 @@ class RelistStorm(unittest.TestCase):
     def test_bad_events_back_off(self):
         import threading
         import time
-        fake = h.fake("--quiet", seed="pods=20")
-        self.addCleanup(fake.stop)
-        proxy = h.proxy(fake.url, "pods", "--backoff-max-ms", "5000")
-        self.addCleanup(proxy.stop)
-        h.wait_ready(proxy.url)
+        fake, proxy = h.fake_and_proxy(self, "pods", "--backoff-max-ms", "5000", seed="pods=20")
         stop = threading.Event()
 
         def churn():   # events on every watch, so every watch meets a bad line
@@ -199,11 +187,7 @@ class PrettyMemory(unittest.TestCase):
 
     def test_twenty_slow_curls(self):
         import socket
-        fake = h.fake("--quiet", seed="pods=3000")
-        self.addCleanup(fake.stop)
-        proxy = h.proxy(fake.url, "pods")
-        self.addCleanup(proxy.stop)
-        h.wait_ready(proxy.url)
+        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=3000")
 
         def rss_mb():
             with open("/proc/%d/status" % proxy.proc.pid) as f:
@@ -242,11 +226,8 @@ class PassthroughTimeout(unittest.TestCase):
         import os
         import signal
         import time
-        fake = h.fake("--quiet", seed="pods=5,services=5")
-        self.addCleanup(fake.stop)
-        proxy = h.proxy(fake.url, "pods", "--passthrough-timeout", "2")
-        self.addCleanup(proxy.stop)
-        h.wait_ready(proxy.url)
+        fake, proxy = h.fake_and_proxy(self, "pods", "--passthrough-timeout", "2",
+                                       seed="pods=5,services=5")
         # a forwarded watch outlives the timeout
         w0 = time.time()
         w = h.Watch(proxy.url + "/api/v1/namespaces/ns-1/services?watch=1"

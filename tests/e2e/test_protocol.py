@@ -1,5 +1,6 @@
-"""The DESIGN.md section 5 checklist against the proxy, and a differential
-test: one list of requests sent to the fake apiserver and to the proxy,
+"""The apiserver's read semantics against the proxy (watch spellings,
+timeoutSeconds, WatchList, bookmarks, selectors, 410, Table, gzip,
+pretty-printing, protobuf, discovery), and a differential test: one list of requests sent to the fake apiserver and to the proxy,
 compared on status, reason, items and resourceVersions."""
 import gzip
 import json
@@ -147,11 +148,11 @@ class Protocol(unittest.TestCase):
             self.assertEqual(bm["object"]["metadata"]["annotations"], {"k8s.io/initial-events-end": "true"})
         finally:
             w.close()
-        # without bookmarks: the initial events and no bookmark (17-b)
+        # without bookmarks: the initial events and no bookmark, as the apiserver
         w = self.watch("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=2")
         evs = w.wait_for(10 ** 6, timeout=6)
         self.assertTrue(evs and all(e["type"] == "ADDED" for e in evs))
-        # resourceVersionMatch without sendInitialEvents: 422 (08-h)
+        # resourceVersionMatch without sendInitialEvents: the apiserver's 422
         s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?watch=1&resourceVersionMatch=NotOlderThan")
         self.assertEqual((s, json.loads(raw)["reason"]), (422, "Invalid"))
 
@@ -268,12 +269,12 @@ class Protocol(unittest.TestCase):
         _, _, pretty = h.request("GET", path, headers=curl)
         self.assertTrue(compact.endswith(b"\n") and b"\n" not in compact[:-1])
         self.assertTrue(pretty.startswith(b'{\n  "kind": "ConfigMapList",\n  "apiVersion": "v1",'))
-        self.assertFalse(pretty.endswith(b"\n"))      # as 15-a: no trailing newline
+        self.assertFalse(pretty.endswith(b"\n"))      # the apiserver adds no trailing newline
         self.assertEqual(json.loads(pretty), json.loads(compact))
         _, _, forced = h.request("GET", path + "&pretty=false", headers=curl)
-        self.assertEqual(forced, compact)               # 15-c
+        self.assertEqual(forced, compact)               # pretty=false wins over the User-Agent
         _, _, forced = h.request("GET", path + "&pretty=true")
-        self.assertEqual(forced, pretty)                # 15-d
+        self.assertEqual(forced, pretty)                # pretty=true for any client
         s, _, nf = h.request("GET", self.proxy.url + "/api/v1/namespaces/ns-1/pods/nope", headers=curl)
         self.assertEqual(s, 404)
         self.assertTrue(nf.startswith(b'{\n  "kind": "Status",'))

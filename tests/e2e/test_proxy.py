@@ -229,9 +229,9 @@ class WatchFanOut(unittest.TestCase):
                         self.assertEqual((obj.pop("kind"), obj.pop("apiVersion")), ("Pod", "v1"))
                         state[k] = obj
                 self.assertEqual(state, want)
-            time.sleep(0.3)
+            time.sleep(0.3)   # a duration: nothing extra may arrive in it
             for w in watches:
-                self.assertEqual(len(w.events), 200)   # nothing extra arrived
+                self.assertEqual(len(w.events), 200)
         finally:
             for w in watches:
                 w.close()

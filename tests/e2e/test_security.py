@@ -42,12 +42,9 @@ class Targets(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fake = h.fake("--token", PROXY_TOKEN, seed="pods=10")
-        cls.spy = Spy("127.0.0.1", int(cls.fake.url.rsplit(":", 1)[1]))
         cls.trap = Spy()          # where an SSRF would land
-        d = tempfile.mkdtemp(prefix="sec-")
-        kc = certs.kubeconfig(d, cls.spy.url, token=PROXY_TOKEN)
-        cls.proxy = h.proxy(cls.spy.url, "pods", "--kubeconfig", kc)
-        h.wait_ready(cls.proxy.url)
+        cls.spy, cls.proxy = h.proxy_via_spy(cls.fake, PROXY_TOKEN,
+                                             tempfile.mkdtemp(prefix="sec-"), "pods")
 
     @classmethod
     def tearDownClass(cls):
@@ -72,7 +69,7 @@ class Targets(unittest.TestCase):
                 self.assertEqual(code, 400, (method, target, body[:200]))
                 st = json.loads(body)
                 self.assertEqual((st["kind"], st["reason"]), ("Status", "BadRequest"))
-        time.sleep(0.3)
+        time.sleep(0.3)   # a duration: no late connection may reach the trap
         self.assertEqual(self.trap.connections, 0, "a request reached the attacker's host")
         self.assertEqual(self.trap.requests, [])
         # nothing of the refused ones reached the upstream either
@@ -100,15 +97,11 @@ class Identity(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fake = h.fake("--token", PROXY_TOKEN, seed="pods=10")
-        cls.spy = Spy("127.0.0.1", int(cls.fake.url.rsplit(":", 1)[1]))
         cls.dir = tempfile.mkdtemp(prefix="sec-")
-        pki = certs.make_pki(cls.dir)
-        cls.pki = pki
-        kc = certs.kubeconfig(cls.dir, cls.spy.url, token=PROXY_TOKEN)
+        cls.pki = certs.make_pki(cls.dir)
         cls.sock = os.path.join(cls.dir, "proxy.sock")
-        cls.proxy = h.proxy(cls.spy.url, "pods", "--kubeconfig", kc,
-                            "--unix-socket", cls.sock)
-        h.wait_ready(cls.proxy.url)
+        cls.spy, cls.proxy = h.proxy_via_spy(cls.fake, PROXY_TOKEN, cls.dir, "pods",
+                                             "--unix-socket", cls.sock)
 
     @classmethod
     def tearDownClass(cls):

@@ -38,7 +38,7 @@
 #include "fake_tls.h"
 
 #define MAX_TOKEN_LEN 4096
-#define MAX_ITEMS 16		/* alternatives in one rule column */
+#define MAX_ITEMS 16 /* alternatives in one rule column */
 #define MAX_CSV 8
 
 /* One --users line; the strings point into line. */
@@ -56,7 +56,7 @@ struct col {
 
 /* One --authz line; the items point into cols_text. */
 struct rule {
-	char *text;		/* the columns joined by one space */
+	char *text; /* the columns joined by one space */
 	char *cols_text;
 	struct col subj, verb, res, ns;
 	int lineno;
@@ -72,12 +72,16 @@ static struct {
 } au;
 
 static const struct fake_user admin = {
-	.name = "admin", .uid = "",
-	.groups = { "system:masters", "system:authenticated" }, .ngroups = 2,
+	.name = "admin",
+	.uid = "",
+	.groups = { "system:masters", "system:authenticated" },
+	.ngroups = 2,
 };
 static const struct fake_user anonymous = {
-	.name = "system:anonymous", .uid = "",
-	.groups = { "system:unauthenticated" }, .ngroups = 1,
+	.name = "system:anonymous",
+	.uid = "",
+	.groups = { "system:unauthenticated" },
+	.ngroups = 1,
 };
 
 /* --- the users file ---------------------------------------------------- */
@@ -97,7 +101,7 @@ static int csv_split(char *line, char **f, int max)
 			return n;
 		f[n++] = w = r;
 		if (*r == '"') {
-			for (r++;; ) {
+			for (r++;;) {
 				if (!*r)
 					return -1;
 				if (*r == '"' && r[1] == '"') {
@@ -139,22 +143,28 @@ static int parse_user(char *line, int lineno, struct user_entry *e,
 	if (!*p || *p == '#')
 		return 1;
 	if ((n = csv_split(line, f, MAX_CSV)) < 0) {
-		snprintf(err, errlen, "--users %s: line %d: unterminated "
-			 "quote", path, lineno);
+		snprintf(err, errlen,
+			 "--users %s: line %d: unterminated "
+			 "quote",
+			 path, lineno);
 		return -EINVAL;
 	}
 	if (n < 3) {
-		snprintf(err, errlen, "--users %s: line %d: want at least 3 "
+		snprintf(err, errlen,
+			 "--users %s: line %d: want at least 3 "
 			 "columns (token, user name, user uid), found %d",
 			 path, lineno, n);
 		return -EINVAL;
 	}
 	if (!*f[0] || strlen(f[0]) >= MAX_TOKEN_LEN) {
-		snprintf(err, errlen, "--users %s: line %d: empty or too long "
-			 "token", path, lineno);
+		snprintf(err, errlen,
+			 "--users %s: line %d: empty or too long "
+			 "token",
+			 path, lineno);
 		return -EINVAL;
 	}
-	*e = (struct user_entry){ .line = line, .token = f[0],
+	*e = (struct user_entry){ .line = line,
+				  .token = f[0],
 				  .token_len = strlen(f[0]) };
 	e->u.name = f[1];
 	e->u.uid = f[2];
@@ -162,9 +172,10 @@ static int parse_user(char *line, int lineno, struct user_entry *e,
 		if (!*s)
 			continue;
 		if (e->u.ngroups == FAKE_AUTH_MAX_GROUPS - 1) {
-			snprintf(err, errlen, "--users %s: line %d: more than "
-				 "%d groups", path, lineno,
-				 FAKE_AUTH_MAX_GROUPS - 1);
+			snprintf(err, errlen,
+				 "--users %s: line %d: more than "
+				 "%d groups",
+				 path, lineno, FAKE_AUTH_MAX_GROUPS - 1);
 			return -EINVAL;
 		}
 		e->u.groups[e->u.ngroups++] = s;
@@ -253,10 +264,14 @@ static int parse_rule(const char *line, int lineno, struct rule *r,
 		return 1;
 	}
 	if (n != 4) {
-		snprintf(err, errlen, "--authz %s: line %d: want USER_OR_GROUP "
-			 "VERB RESOURCE NAMESPACE, found %s columns", path,
-			 lineno, n > 4 ? "more than 4" : n == 3 ? "3" :
-			 n == 2 ? "2" : "1");
+		snprintf(err, errlen,
+			 "--authz %s: line %d: want USER_OR_GROUP "
+			 "VERB RESOURCE NAMESPACE, found %s columns",
+			 path, lineno,
+			 n > 4	  ? "more than 4"
+			 : n == 3 ? "3"
+			 : n == 2 ? "2"
+				  : "1");
 		free(copy);
 		return -EINVAL;
 	}
@@ -266,13 +281,15 @@ static int parse_rule(const char *line, int lineno, struct rule *r,
 		free(copy);
 		return -ENOMEM;
 	}
-	*r = (struct rule){ .text = buf_steal(&t, NULL), .cols_text = copy,
+	*r = (struct rule){ .text = buf_steal(&t, NULL),
+			    .cols_text = copy,
 			    .lineno = lineno };
 	if (split_col(w[0], &r->subj) || split_col(w[1], &r->verb) ||
 	    split_col(w[2], &r->res) || split_col(w[3], &r->ns)) {
-		snprintf(err, errlen, "--authz %s: line %d: an empty column "
-			 "or more than %d alternatives", path, lineno,
-			 MAX_ITEMS);
+		snprintf(err, errlen,
+			 "--authz %s: line %d: an empty column "
+			 "or more than %d alternatives",
+			 path, lineno, MAX_ITEMS);
 		free(r->text);
 		free(copy);
 		return -EINVAL;
@@ -319,8 +336,8 @@ static int load_rules(const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-int fake_auth_setup(const char *users_file, const char *authz_file,
-		    char *err, size_t errlen)
+int fake_auth_setup(const char *users_file, const char *authz_file, char *err,
+		    size_t errlen)
 {
 	int rc = 0;
 
@@ -398,8 +415,8 @@ int fake_auth_request(struct MHD_Connection *c, struct fake_user *out)
 		*out = anonymous;
 		return 0;
 	}
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Authorization");
+	const char *h =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	if (h && strncasecmp(h, "Bearer ", 7) == 0) {
 		const char *t = h + 7;
 		while (*t == ' ')
@@ -422,9 +439,9 @@ int fake_auth_request(struct MHD_Connection *c, struct fake_user *out)
 static const char *method_verb(const char *m)
 {
 	static const char *const map[][2] = {
-		{ "POST", "create" }, { "GET", "get" }, { "HEAD", "get" },
-		{ "PUT", "update" }, { "PATCH", "patch" },
-		{ "DELETE", "delete" },
+		{ "POST", "create" }, { "GET", "get" },
+		{ "HEAD", "get" },    { "PUT", "update" },
+		{ "PATCH", "patch" }, { "DELETE", "delete" },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(m, map[i][0]) == 0)
@@ -434,7 +451,7 @@ static const char *method_verb(const char *m)
 
 static const char *method_lower(const char *m)
 {
-	static const char *const known[] = { "get", "head", "post", "put",
+	static const char *const known[] = { "get",   "head",	"post",	  "put",
 					     "patch", "delete", "options" };
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (strcasecmp(m, known[i]) == 0)
@@ -479,9 +496,13 @@ void fake_auth_attrs(struct MHD_Connection *c, const char *method,
 	char *parts[64], *p;
 	int n = 0;
 
-	*a = (struct fake_attrs){ .verb = method_lower(method), .group = "",
-				  .version = "", .resource = "",
-				  .subresource = "", .ns = "", .name = "",
+	*a = (struct fake_attrs){ .verb = method_lower(method),
+				  .group = "",
+				  .version = "",
+				  .resource = "",
+				  .subresource = "",
+				  .ns = "",
+				  .name = "",
 				  .path = url };
 	*scratch = p = xmalloc(ulen + flen + 2);
 	if (!p)
@@ -613,14 +634,15 @@ static bool rule_match(const struct rule *r, const char *name,
  * open to everyone who authenticated. */
 static bool discovery_path(const struct fake_attrs *a)
 {
-	static const char *const exact[] = { "/api", "/apis", "/version",
+	static const char *const exact[] = { "/api",	 "/apis",  "/version",
 					     "/healthz", "/livez", "/readyz",
 					     "/openapi" };
-	static const char *const prefix[] = { "/api/", "/apis/", "/version/",
-					      "/openapi/", "/healthz/",
-					      "/livez/", "/readyz/" };
-	if (a->resource_request || (strcmp(a->verb, "get") != 0 &&
-				    strcmp(a->verb, "head") != 0))
+	static const char *const prefix[] = { "/api/",	   "/apis/",
+					      "/version/", "/openapi/",
+					      "/healthz/", "/livez/",
+					      "/readyz/" };
+	if (a->resource_request ||
+	    (strcmp(a->verb, "get") != 0 && strcmp(a->verb, "head") != 0))
 		return false;
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strcmp(a->path, exact[i]) == 0)
@@ -631,9 +653,8 @@ static bool discovery_path(const struct fake_attrs *a)
 	return false;
 }
 
-bool fake_auth_allowed(const char *name, const char *const *groups,
-		       int ngroups, const struct fake_attrs *a,
-		       struct buf *reason)
+bool fake_auth_allowed(const char *name, const char *const *groups, int ngroups,
+		       const struct fake_attrs *a, struct buf *reason)
 {
 	if (!au.authz_on)
 		return true;
@@ -645,9 +666,10 @@ bool fake_auth_allowed(const char *name, const char *const *groups,
 	for (int i = 0; i < au.nrules; i++)
 		if (rule_match(&au.rules[i], name, groups, ngroups, a)) {
 			if (reason)
-				buf_printf(reason, "allowed by --authz line "
-					   "%d: %s", au.rules[i].lineno,
-					   au.rules[i].text);
+				buf_printf(reason,
+					   "allowed by --authz line "
+					   "%d: %s",
+					   au.rules[i].lineno, au.rules[i].text);
 			return true;
 		}
 	return false;
@@ -662,11 +684,21 @@ static void addq(struct buf *b, const char *s)
 	buf_addc(b, '"');
 	for (; *s; s++) {
 		switch (*s) {
-		case '"': buf_adds(b, "\\\""); break;
-		case '\\': buf_adds(b, "\\\\"); break;
-		case '&': buf_adds(b, "&amp;"); break;
-		case '<': buf_adds(b, "&lt;"); break;
-		case '>': buf_adds(b, "&gt;"); break;
+		case '"':
+			buf_adds(b, "\\\"");
+			break;
+		case '\\':
+			buf_adds(b, "\\\\");
+			break;
+		case '&':
+			buf_adds(b, "&amp;");
+			break;
+		case '<':
+			buf_adds(b, "&lt;");
+			break;
+		case '>':
+			buf_adds(b, "&gt;");
+			break;
 		default:
 			if ((unsigned char)*s < 0x20)
 				buf_printf(b, "\\x%02x", (unsigned char)*s);
@@ -677,8 +709,7 @@ static void addq(struct buf *b, const char *s)
 	buf_addc(b, '"');
 }
 
-enum MHD_Result fake_reply_forbidden(struct MHD_Connection *c,
-				     const char *user,
+enum MHD_Result fake_reply_forbidden(struct MHD_Connection *c, const char *user,
 				     const struct fake_attrs *a)
 {
 	struct buf m = BUF_INIT, d = BUF_INIT;

@@ -37,27 +37,27 @@
 struct fake_user {
 	const char *name;
 	const char *uid;
-	const char *groups[FAKE_AUTH_MAX_GROUPS + 1];	/* incl. system:authenticated */
+	const char *groups[FAKE_AUTH_MAX_GROUPS + 1]; /* incl. system:authenticated */
 	int ngroups;
 };
 
 /* What a request asks to do: the apiserver's RequestInfo. */
 struct fake_attrs {
-	bool resource_request;	/* else a non-resource path */
-	const char *verb;	/* "get", "list", "watch", "create", ... */
-	const char *group;	/* "" for the core group */
+	bool resource_request; /* else a non-resource path */
+	const char *verb;      /* "get", "list", "watch", "create", ... */
+	const char *group;     /* "" for the core group */
 	const char *version;
-	const char *resource;	/* plural, "pods" */
-	const char *subresource;	/* "" or "log" */
-	const char *ns;		/* "" for cluster scope */
-	const char *name;	/* "" for a collection */
-	const char *path;	/* the URL path (non-resource requests) */
+	const char *resource;	 /* plural, "pods" */
+	const char *subresource; /* "" or "log" */
+	const char *ns;		 /* "" for cluster scope */
+	const char *name;	 /* "" for a collection */
+	const char *path;	 /* the URL path (non-resource requests) */
 };
 
 /* Load --users and --authz (either may be NULL). 0 or -errno with err
  * set; err never holds a token. */
-int fake_auth_setup(const char *users_file, const char *authz_file,
-		    char *err, size_t errlen);
+int fake_auth_setup(const char *users_file, const char *authz_file, char *err,
+		    size_t errlen);
 void fake_auth_free(void);
 /* Whether --users was given (then every API request must authenticate),
  * and whether --authz was. */
@@ -84,16 +84,14 @@ void fake_auth_attrs(struct MHD_Connection *c, const char *method,
 /* Whether user name with groups may do a. Without --authz everything is
  * allowed. When reason is not NULL it receives why (rule text) on allow,
  * or "" when no reason applies. */
-bool fake_auth_allowed(const char *name, const char *const *groups,
-		       int ngroups, const struct fake_attrs *a,
-		       struct buf *reason);
+bool fake_auth_allowed(const char *name, const char *const *groups, int ngroups,
+		       const struct fake_attrs *a, struct buf *reason);
 
 /* The apiserver's 403 for user u and a:
  *   pods is forbidden: User "alice" cannot list resource "pods" in API
  *   group "" in the namespace "ns-2"
  * reason Forbidden, details {name?, group?, kind: resource}. */
-enum MHD_Result fake_reply_forbidden(struct MHD_Connection *c,
-				     const char *user,
+enum MHD_Result fake_reply_forbidden(struct MHD_Connection *c, const char *user,
 				     const struct fake_attrs *a);
 
 /* fake_review.c: POST /apis/authentication.k8s.io/v1/tokenreviews and

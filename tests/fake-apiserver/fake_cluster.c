@@ -30,13 +30,14 @@
 #include "fake_seed.h"
 #include "fake_store.h"
 
-static const char *const system_ns[] = {
-	"default", "kube-node-lease", "kube-public", "kube-system", NULL
-};
+static const char *const system_ns[] = { "default", "kube-node-lease",
+					 "kube-public", "kube-system", NULL };
 
 static const char *const node_reasons[] = {
-	"NodeHasSufficientMemory", "NodeHasNoDiskPressure",
-	"NodeHasSufficientPID", "NodeReady",
+	"NodeHasSufficientMemory",
+	"NodeHasNoDiskPressure",
+	"NodeHasSufficientPID",
+	"NodeReady",
 };
 
 /* The apiserver's identity Lease: "apiserver-" and 26 base32 letters of
@@ -50,10 +51,10 @@ static struct {
 	bool started;
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
-	bool stop;		/* under mu */
+	bool stop; /* under mu */
 	char apiserver_lease[40];
 	char apiserver_holder[80];
-	unsigned long events;	/* Events made so far */
+	unsigned long events; /* Events made so far */
 } cl = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void new_uid(char out[37])
@@ -64,9 +65,11 @@ static void new_uid(char out[37])
 			u[i] = (unsigned char)random();
 	u[6] = (u[6] & 0x0f) | 0x40;
 	u[8] = (u[8] & 0x3f) | 0x80;
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
-		 u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
 /* Wall clock as RFC 3339 UTC, with microseconds when micro (a MicroTime,
@@ -105,8 +108,8 @@ static void make_apiserver_names(void)
 	}
 	id[26] = '\0';
 	new_uid(uid);
-	snprintf(cl.apiserver_lease, sizeof(cl.apiserver_lease),
-		 "apiserver-%s", id);
+	snprintf(cl.apiserver_lease, sizeof(cl.apiserver_lease), "apiserver-%s",
+		 id);
 	/* a new holder per process, as a restarted apiserver has */
 	snprintf(cl.apiserver_holder, sizeof(cl.apiserver_holder),
 		 "apiserver-%s_%s", id, uid);
@@ -152,8 +155,9 @@ int fake_cluster_seed_namespaces(unsigned long long *rv)
 		if ((rc = fake_seed_namespace(&b, system_ns[i], ++*rv)))
 			break;
 		char *json = buf_steal(&b, &len);
-		struct fake_obj *o = json ?
-			fake_obj_new(FAKE_RES_NAMESPACES, json, len) : NULL;
+		struct fake_obj *o =
+			json ? fake_obj_new(FAKE_RES_NAMESPACES, json, len)
+			     : NULL;
 		rc = o ? fake_store_seed_add(o) : -ENOMEM;
 	}
 	buf_free(&b);
@@ -174,7 +178,7 @@ static void renew_lease(const char *node)
 	struct buf b = BUF_INIT;
 
 	if (!fake_store_lookup(FAKE_RES_NAMESPACES, "", ns))
-		return;		/* a kubelet would get 404 too */
+		return; /* a kubelet would get 404 too */
 	now_rfc3339(renew, true, NULL);
 	if (cur) {
 		/* keep uid and creationTimestamp: parse them back out */
@@ -188,29 +192,36 @@ static void renew_lease(const char *node)
 		new_uid(uid);
 		now_rfc3339(created, false, NULL);
 	}
-	buf_adds(&b, "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
-		     "\"metadata\":{\"name\":");
+	buf_adds(
+		&b,
+		"{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+		"\"metadata\":{\"name\":");
 	buf_add_json_str(&b, name, strlen(name));
-	buf_printf(&b, ",\"namespace\":\"%s\",\"uid\":\"%s\","
-		       "\"resourceVersion\":\"%llu\",\"creationTimestamp\":\"%s\"",
+	buf_printf(&b,
+		   ",\"namespace\":\"%s\",\"uid\":\"%s\","
+		   "\"resourceVersion\":\"%llu\",\"creationTimestamp\":\"%s\"",
 		   ns, uid, (unsigned long long)fake_store_rv() + 1, created);
 	if (node)
-		buf_printf(&b, ",\"ownerReferences\":[{\"apiVersion\":\"v1\","
-			       "\"kind\":\"Node\",\"name\":\"%s\",\"uid\":\"%s\"}]",
+		buf_printf(&b,
+			   ",\"ownerReferences\":[{\"apiVersion\":\"v1\","
+			   "\"kind\":\"Node\",\"name\":\"%s\",\"uid\":\"%s\"}]",
 			   node, node);
 	else
-		buf_adds(&b, ",\"labels\":{\"apiserver.kubernetes.io/identity\":"
-			     "\"kube-apiserver\",\"kubernetes.io/hostname\":\""
-			     APISERVER_HOST "\"}");
-	buf_printf(&b, ",\"managedFields\":[{\"manager\":\"%s\",\"operation\":"
-		       "\"Update\",\"apiVersion\":\"coordination.k8s.io/v1\","
-		       "\"time\":\"%.19sZ\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
-		       "{\"f:spec\":{\"f:holderIdentity\":{},"
-		       "\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}}]},"
-		       "\"spec\":{\"holderIdentity\":\"%s\","
-		       "\"leaseDurationSeconds\":%d,\"renewTime\":\"%s\"}}",
-		   node ? "kubelet" : "kube-apiserver", renew, holder,
-		   node ? 40 : 3600, renew);
+		buf_adds(&b,
+			 ",\"labels\":{\"apiserver.kubernetes.io/identity\":"
+			 "\"kube-apiserver\",\"kubernetes.io/"
+			 "hostname\":\"" APISERVER_HOST "\"}");
+	buf_printf(
+		&b,
+		",\"managedFields\":[{\"manager\":\"%s\",\"operation\":"
+		"\"Update\",\"apiVersion\":\"coordination.k8s.io/v1\","
+		"\"time\":\"%.19sZ\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
+		"{\"f:spec\":{\"f:holderIdentity\":{},"
+		"\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}}]},"
+		"\"spec\":{\"holderIdentity\":\"%s\","
+		"\"leaseDurationSeconds\":%d,\"renewTime\":\"%s\"}}",
+		node ? "kubelet" : "kube-apiserver", renew, holder,
+		node ? 40 : 3600, renew);
 	if (commit(FAKE_RES_LEASES, cur ? FAKE_MODIFIED : FAKE_ADDED, &b))
 		log_error("cannot write lease %s/%s", ns, name);
 }
@@ -219,8 +230,9 @@ static void renew_lease(const char *node)
 static void make_event(void)
 {
 	unsigned node = cl.o.nodes ? (unsigned)(cl.events % cl.o.nodes) : 0;
-	const char *reason = node_reasons[(cl.events / (cl.o.nodes ? cl.o.nodes : 1)) %
-					  (sizeof(node_reasons) / sizeof(*node_reasons))];
+	const char *reason =
+		node_reasons[(cl.events / (cl.o.nodes ? cl.o.nodes : 1)) %
+			     (sizeof(node_reasons) / sizeof(*node_reasons))];
 	char nodename[32], name[64], uid[37], at[40];
 	struct timespec ts;
 	struct buf b = BUF_INIT;
@@ -236,28 +248,30 @@ static void make_event(void)
 	if (fake_store_lookup(FAKE_RES_EVENTS, "default", name))
 		return;
 	new_uid(uid);
-	buf_printf(&b, "{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":"
-		       "{\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"%s\","
-		       "\"resourceVersion\":\"%llu\",\"creationTimestamp\":\"%s\","
-		       "\"managedFields\":[{\"manager\":\"kubelet\",\"operation\":"
-		       "\"Update\",\"apiVersion\":\"v1\",\"time\":\"%s\","
-		       "\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:count\":{},"
-		       "\"f:firstTimestamp\":{},\"f:involvedObject\":{},"
-		       "\"f:lastTimestamp\":{},\"f:message\":{},\"f:reason\":{},"
-		       "\"f:reportingComponent\":{},\"f:reportingInstance\":{},"
-		       "\"f:source\":{\"f:component\":{},\"f:host\":{}},"
-		       "\"f:type\":{}}}]},"
-		       "\"involvedObject\":{\"kind\":\"Node\",\"name\":\"%s\","
-		       "\"uid\":\"%s\",\"apiVersion\":\"v1\"},"
-		       "\"reason\":\"%s\",\"message\":\"Node %s status is now: %s\","
-		       "\"source\":{\"component\":\"kubelet\",\"host\":\"%s\"},"
-		       "\"firstTimestamp\":\"%s\",\"lastTimestamp\":\"%s\","
-		       "\"count\":1,\"type\":\"Normal\",\"eventTime\":null,"
-		       "\"reportingComponent\":\"kubelet\","
-		       "\"reportingInstance\":\"%s\"}",
-		   name, uid, (unsigned long long)fake_store_rv() + 1, at, at,
-		   nodename, nodename, reason, nodename, reason, nodename, at,
-		   at, nodename);
+	buf_printf(
+		&b,
+		"{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":"
+		"{\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"%s\","
+		"\"resourceVersion\":\"%llu\",\"creationTimestamp\":\"%s\","
+		"\"managedFields\":[{\"manager\":\"kubelet\",\"operation\":"
+		"\"Update\",\"apiVersion\":\"v1\",\"time\":\"%s\","
+		"\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:count\":{},"
+		"\"f:firstTimestamp\":{},\"f:involvedObject\":{},"
+		"\"f:lastTimestamp\":{},\"f:message\":{},\"f:reason\":{},"
+		"\"f:reportingComponent\":{},\"f:reportingInstance\":{},"
+		"\"f:source\":{\"f:component\":{},\"f:host\":{}},"
+		"\"f:type\":{}}}]},"
+		"\"involvedObject\":{\"kind\":\"Node\",\"name\":\"%s\","
+		"\"uid\":\"%s\",\"apiVersion\":\"v1\"},"
+		"\"reason\":\"%s\",\"message\":\"Node %s status is now: %s\","
+		"\"source\":{\"component\":\"kubelet\",\"host\":\"%s\"},"
+		"\"firstTimestamp\":\"%s\",\"lastTimestamp\":\"%s\","
+		"\"count\":1,\"type\":\"Normal\",\"eventTime\":null,"
+		"\"reportingComponent\":\"kubelet\","
+		"\"reportingInstance\":\"%s\"}",
+		name, uid, (unsigned long long)fake_store_rv() + 1, at, at,
+		nodename, nodename, reason, nodename, reason, nodename, at, at,
+		nodename);
 	if (commit(FAKE_RES_EVENTS, FAKE_ADDED, &b))
 		log_error("cannot create event %s", name);
 }

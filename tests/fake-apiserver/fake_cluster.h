@@ -1,6 +1,6 @@
 /*
  * fake_cluster: the writes a real control plane makes on its own, so the
- * fake is not a silent cluster by default (DESIGN.md §8).
+ * fake is not a silent cluster by default (docs/FAKE.md).
  *
  * One background thread, through the ordinary write path (store write
  * lock, fake_store_commit), so watches see every write and the one
@@ -28,11 +28,11 @@
 #include <stdbool.h>
 
 struct fake_cluster_opts {
-	unsigned nodes;		/* node Leases: node-0..node-N-1 */
-	unsigned lease_s;	/* renewal period, 0: no Leases */
-	unsigned event_s;	/* one Event every event_s s, 0: none */
-	unsigned compact_s;	/* compaction period, 0: never */
-	bool quiet;		/* no background writes at all */
+	unsigned nodes;	    /* node Leases: node-0..node-N-1 */
+	unsigned lease_s;   /* renewal period, 0: no Leases */
+	unsigned event_s;   /* one Event every event_s s, 0: none */
+	unsigned compact_s; /* compaction period, 0: never */
+	bool quiet;	    /* no background writes at all */
 };
 
 /* Create the system namespaces; during seeding, before serving. rv is

@@ -8,7 +8,7 @@
  *                      open now, etcd's compaction point (0: none yet)
  *                      and the TokenReviews and SubjectAccessReviews
  *                      answered.
- *   POST /fake/faults  a JSON object of faults (DESIGN.md §4); every
+ *   POST /fake/faults  a JSON object of faults (the table below); every
  *                      field is checked before any applies, an unknown
  *                      one is a 400. {} clears the standing faults.
  *   GET  /fake/faults  the standing faults.
@@ -32,9 +32,9 @@
 static struct {
 	long fail_count;
 	int fail_code;
-	int fail_retry;		/* -1: no Retry-After */
+	int fail_retry; /* -1: no Retry-After */
 	long latency_ms;
-	long long cut_after;	/* -1: none */
+	long long cut_after; /* -1: none */
 	long malformed;
 } ft = { 0, 0, -1, 0, -1, 0 };
 
@@ -73,16 +73,26 @@ long long fake_faults_take_cut(void)
 static const char *reason_of(int code)
 {
 	switch (code) {
-	case 429: return "TooManyRequests";
-	case 500: return "InternalError";
-	case 503: return "ServiceUnavailable";
-	case 504: return "Timeout";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "NotFound";
-	case 409: return "Conflict";
-	case 410: return "Expired";
-	default: return code >= 500 ? "InternalError" : "BadRequest";
+	case 429:
+		return "TooManyRequests";
+	case 500:
+		return "InternalError";
+	case 503:
+		return "ServiceUnavailable";
+	case 504:
+		return "Timeout";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "NotFound";
+	case 409:
+		return "Conflict";
+	case 410:
+		return "Expired";
+	default:
+		return code >= 500 ? "InternalError" : "BadRequest";
 	}
 }
 
@@ -99,10 +109,11 @@ bool fake_faults_intercept(struct MHD_Connection *c, enum MHD_Result *ret)
 	int retry = __atomic_load_n(&ft.fail_retry, __ATOMIC_RELAXED);
 	struct buf b = BUF_INIT, d = BUF_INIT;
 	const char *msg = code == 429 ? "Too many requests, please try again "
-					"later." :
-			  code == 503 ? "the server is currently unable to "
-					"handle the request" :
-					"Internal error occurred: injected fault";
+					"later."
+			  : code == 503
+				  ? "the server is currently unable to "
+				    "handle the request"
+				  : "Internal error occurred: injected fault";
 	if (retry >= 0)
 		buf_printf(&d, "{\"retryAfterSeconds\":%d}", retry);
 	fake_status_json(&b, (unsigned)code, reason_of(code),
@@ -127,12 +138,13 @@ static bool check_count(json_t *v)
 
 static bool check_fail(json_t *v)
 {
-	json_t *n = json_object_get(v, "count"), *code = json_object_get(v, "code");
+	json_t *n = json_object_get(v, "count"),
+	       *code = json_object_get(v, "code");
 	json_t *ra = json_object_get(v, "retryAfter");
 	return json_is_object(v) && check_count(n) &&
-	       (!code || (json_is_integer(code) &&
-			  json_integer_value(code) >= 400 &&
-			  json_integer_value(code) <= 599)) &&
+	       (!code ||
+		(json_is_integer(code) && json_integer_value(code) >= 400 &&
+		 json_integer_value(code) <= 599)) &&
 	       (!ra || check_count(ra));
 }
 
@@ -163,13 +175,16 @@ static void do_wipe(json_t *v)
 
 static void do_fail(json_t *v)
 {
-	json_t *code = json_object_get(v, "code"), *ra = json_object_get(v, "retryAfter");
-	__atomic_store_n(&ft.fail_code, code ? (int)json_integer_value(code) : 500,
+	json_t *code = json_object_get(v, "code"),
+	       *ra = json_object_get(v, "retryAfter");
+	__atomic_store_n(&ft.fail_code,
+			 code ? (int)json_integer_value(code) : 500,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&ft.fail_retry, ra ? (int)json_integer_value(ra) : -1,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ft.fail_count, (long)json_integer_value(
-				 json_object_get(v, "count")), __ATOMIC_RELEASE);
+	__atomic_store_n(&ft.fail_count,
+			 (long)json_integer_value(json_object_get(v, "count")),
+			 __ATOMIC_RELEASE);
 }
 
 static void do_latency(json_t *v)
@@ -194,7 +209,7 @@ static const struct fault {
 	const char *name;
 	bool (*check)(json_t *v);
 	void (*apply)(json_t *v);
-	const char *expect;	/* for the 400 message */
+	const char *expect; /* for the 400 message */
 } faults[] = {
 	{ "wipe", check_true, do_wipe, "a boolean" },
 	{ "compact", check_true, do_compact, "a boolean" },
@@ -250,17 +265,19 @@ static enum MHD_Result serve_stats(struct MHD_Connection *c)
 	buf_adds(&b, "{\"resources\":{");
 	for (int i = 0; i < fake_nres; i++) {
 		const struct fake_res_stats *s = &fake_res_stats[i];
-		buf_printf(&b, "%s\"%s\":{\"list\":%lu,\"watch\":%lu,"
-			       "\"watchOpen\":%ld}", i ? "," : "",
-			   fake_res_table[i].key,
+		buf_printf(&b,
+			   "%s\"%s\":{\"list\":%lu,\"watch\":%lu,"
+			   "\"watchOpen\":%ld}",
+			   i ? "," : "", fake_res_table[i].key,
 			   __atomic_load_n(&s->list, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch_open, __ATOMIC_RELAXED));
 	}
 	/* etcd's compaction point (fake_store.h), 0 before the first;
 	 * the reviews answered (fake_review.c) */
-	buf_printf(&b, "},\"compactedRV\":%llu,\"tokenReviews\":%lu,"
-		       "\"subjectAccessReviews\":%lu}\n",
+	buf_printf(&b,
+		   "},\"compactedRV\":%llu,\"tokenReviews\":%lu,"
+		   "\"subjectAccessReviews\":%lu}\n",
 		   (unsigned long long)fake_store_compacted(),
 		   fake_review_token_count(), fake_review_sar_count());
 	return reply_plain(c, 200, &b);
@@ -269,22 +286,25 @@ static enum MHD_Result serve_stats(struct MHD_Connection *c)
 static enum MHD_Result serve_standing(struct MHD_Connection *c)
 {
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "{\"failNext\":{\"count\":%ld,\"code\":%d,\"retryAfter\":%d},"
-		       "\"latencyMs\":%ld,\"cutAfterBytes\":%lld,"
-		       "\"malformedNext\":%ld}\n",
-		   __atomic_load_n(&ft.fail_count, __ATOMIC_RELAXED),
-		   __atomic_load_n(&ft.fail_code, __ATOMIC_RELAXED),
-		   __atomic_load_n(&ft.fail_retry, __ATOMIC_RELAXED),
-		   __atomic_load_n(&ft.latency_ms, __ATOMIC_RELAXED),
-		   __atomic_load_n(&ft.cut_after, __ATOMIC_RELAXED),
-		   __atomic_load_n(&ft.malformed, __ATOMIC_RELAXED));
+	buf_printf(
+		&b,
+		"{\"failNext\":{\"count\":%ld,\"code\":%d,\"retryAfter\":%d},"
+		"\"latencyMs\":%ld,\"cutAfterBytes\":%lld,"
+		"\"malformedNext\":%ld}\n",
+		__atomic_load_n(&ft.fail_count, __ATOMIC_RELAXED),
+		__atomic_load_n(&ft.fail_code, __ATOMIC_RELAXED),
+		__atomic_load_n(&ft.fail_retry, __ATOMIC_RELAXED),
+		__atomic_load_n(&ft.latency_ms, __ATOMIC_RELAXED),
+		__atomic_load_n(&ft.cut_after, __ATOMIC_RELAXED),
+		__atomic_load_n(&ft.malformed, __ATOMIC_RELAXED));
 	return reply_plain(c, 200, &b);
 }
 
 static enum MHD_Result serve_faults(struct fake_req *rq)
 {
 	json_error_t je;
-	json_t *j = json_loadb(rq->body.p ? rq->body.p : "", rq->body.len, 0, &je);
+	json_t *j =
+		json_loadb(rq->body.p ? rq->body.p : "", rq->body.len, 0, &je);
 	const char *k;
 	json_t *v;
 	char msg[300];
@@ -295,12 +315,14 @@ static enum MHD_Result serve_faults(struct fake_req *rq)
 		json_decref(j);
 		return reply_error(rq->conn, 400, "BadRequest", msg);
 	}
-	json_object_foreach(j, k, v) {
+	json_object_foreach(j, k, v)
+	{
 		const struct fault *f = fault_find(k);
 		if (!f || !f->check(v)) {
-			snprintf(msg, sizeof(msg), f ? "fault %s: expected %s" :
-				 "unknown fault field: %s%s", k,
-				 f ? f->expect : "");
+			snprintf(msg, sizeof(msg),
+				 f ? "fault %s: expected %s"
+				   : "unknown fault field: %s%s",
+				 k, f ? f->expect : "");
 			json_decref(j);
 			return reply_error(rq->conn, 400, "BadRequest", msg);
 		}

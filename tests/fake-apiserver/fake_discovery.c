@@ -1,20 +1,20 @@
 /*
  * fake_discovery: /version, /api, /api/v1 and /apis.
  *
- * Shaped like the real v1.32 answers (01-a, 01-b, 01-d): /api/v1 lists
+ * Shaped like the real v1.32 answers: /api/v1 lists
  * the served resources with the verbs, short names, categories and
  * storageVersionHash the real apiserver gives; /apis lists the built-in
  * coordination.k8s.io group (leases) and the groups of the --crd custom
- * resources (01-c), /apis/G an APIGroup and /apis/G/V
- * its APIResourceList (01-e). /version is pretty-printed with no trailing
+ * resources, /apis/G an APIGroup and /apis/G/V
+ * its APIResourceList. /version is pretty-printed with no trailing
  * newline whatever the client, as the real one is.
  *
- * Aggregated discovery (02-*): GET /api or /apis whose Accept takes
+ * Aggregated discovery: GET /api or /apis whose Accept takes
  * application/json;g=apidiscovery.k8s.io;v=v2[beta1];as=APIGroupDiscoveryList
  * before plain JSON gets an APIGroupDiscoveryList with exactly that
  * Content-Type, Cache-Control: public, Vary: Accept and an ETag (a hash
- * of the v2 body, the same for v2beta1, as 02-e); If-None-Match with it
- * gives 304 with no body (02-c).
+ * of the v2 body, the same for v2beta1, as the apiserver's); If-None-Match
+ * with it gives 304 with no body.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +24,9 @@
 #include "fake_res.h"
 #include "fake_table.h"
 
-#define AGG_TYPE "application/json;g=apidiscovery.k8s.io;v=%s;" \
-		 "as=APIGroupDiscoveryList"
+#define AGG_TYPE                                       \
+	"application/json;g=apidiscovery.k8s.io;v=%s;" \
+	"as=APIGroupDiscoveryList"
 
 static const char version_body[] =
 	"{\n"
@@ -49,9 +50,9 @@ static int gv_resources(const char *group, const char *version, int *order)
 		    strcmp(fake_res_table[i].version, version) == 0)
 			order[n++] = i;
 	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 &&
-				strcmp(fake_res_table[order[j - 1]].resource,
-				       fake_res_table[order[j]].resource) > 0;
+		for (int j = i;
+		     j > 0 && strcmp(fake_res_table[order[j - 1]].resource,
+				     fake_res_table[order[j]].resource) > 0;
 		     j--) {
 			int t = order[j];
 			order[j] = order[j - 1];
@@ -62,8 +63,9 @@ static int gv_resources(const char *group, const char *version, int *order)
 
 static void add_verbs(struct buf *b, const struct fake_res *r)
 {
-	buf_printf(b, "[\"create\",\"delete\",%s\"get\",\"list\",\"patch\","
-		      "\"update\",\"watch\"]",
+	buf_printf(b,
+		   "[\"create\",\"delete\",%s\"get\",\"list\",\"patch\","
+		   "\"update\",\"watch\"]",
 		   r->namespaced ? "\"deletecollection\"," : "");
 }
 
@@ -73,16 +75,18 @@ static void add_resource_list(struct buf *b, const char *group,
 	int order[FAKE_RES_MAX], n = gv_resources(group, version, order);
 
 	if (*group)
-		buf_printf(b, "{\"kind\":\"APIResourceList\",\"apiVersion\":"
-			      "\"v1\",\"groupVersion\":\"%s/%s\",\"resources\":[",
+		buf_printf(b,
+			   "{\"kind\":\"APIResourceList\",\"apiVersion\":"
+			   "\"v1\",\"groupVersion\":\"%s/%s\",\"resources\":[",
 			   group, version);
 	else
 		buf_adds(b, "{\"kind\":\"APIResourceList\",\"groupVersion\":"
 			    "\"v1\",\"resources\":[");
 	for (int i = 0; i < n; i++) {
 		const struct fake_res *r = &fake_res_table[order[i]];
-		buf_printf(b, "%s{\"name\":\"%s\",\"singularName\":\"%s\","
-			      "\"namespaced\":%s,\"kind\":\"%s\",\"verbs\":",
+		buf_printf(b,
+			   "%s{\"name\":\"%s\",\"singularName\":\"%s\","
+			   "\"namespaced\":%s,\"kind\":\"%s\",\"verbs\":",
 			   i ? "," : "", r->resource, r->singular,
 			   r->namespaced ? "true" : "false", r->kind);
 		add_verbs(b, r);
@@ -137,8 +141,10 @@ static void add_group(struct buf *b, const char *g)
 	for (int i = 0; i < nv; i++)
 		buf_printf(b, "%s{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
 			   i ? "," : "", g, vs[i], vs[i]);
-	buf_printf(b, "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\","
-		      "\"version\":\"%s\"}", g, vs[0], vs[0]);
+	buf_printf(b,
+		   "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\","
+		   "\"version\":\"%s\"}",
+		   g, vs[0], vs[0]);
 }
 
 static void add_group_list(struct buf *b)
@@ -159,18 +165,19 @@ static void add_group_list(struct buf *b)
 /* --- aggregated discovery ---------------------------------------------- */
 
 /* One version's entry of an APIGroupDiscovery. */
-static void add_agg_version(struct buf *b, const char *group,
-			    const char *version)
+static void add_agg_version(struct buf *b, const char *group, const char *version)
 {
 	int order[FAKE_RES_MAX], n = gv_resources(group, version, order);
 
 	buf_printf(b, "{\"version\":\"%s\",\"resources\":[", version);
 	for (int i = 0; i < n; i++) {
 		const struct fake_res *r = &fake_res_table[order[i]];
-		buf_printf(b, "%s{\"resource\":\"%s\",\"responseKind\":"
-			      "{\"group\":\"\",\"version\":\"\",\"kind\":\"%s\"},"
-			      "\"scope\":\"%s\",\"singularResource\":\"%s\","
-			      "\"verbs\":", i ? "," : "", r->resource, r->kind,
+		buf_printf(b,
+			   "%s{\"resource\":\"%s\",\"responseKind\":"
+			   "{\"group\":\"\",\"version\":\"\",\"kind\":\"%s\"},"
+			   "\"scope\":\"%s\",\"singularResource\":\"%s\","
+			   "\"verbs\":",
+			   i ? "," : "", r->resource, r->kind,
 			   r->namespaced ? "Namespaced" : "Cluster", r->singular);
 		add_verbs(b, r);
 		if (r->short_name)
@@ -185,8 +192,10 @@ static void add_agg_version(struct buf *b, const char *group,
 /* The APIGroupDiscoveryList of /api (core) or /apis (the groups). */
 static void add_agg_list(struct buf *b, bool apis, const char *v)
 {
-	buf_printf(b, "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"
-		      "\"apidiscovery.k8s.io/%s\",\"metadata\":{},\"items\":[", v);
+	buf_printf(b,
+		   "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"
+		   "\"apidiscovery.k8s.io/%s\",\"metadata\":{},\"items\":[",
+		   v);
 	if (!apis) {
 		buf_adds(b, "{\"metadata\":{\"creationTimestamp\":null},"
 			    "\"versions\":[");
@@ -197,8 +206,9 @@ static void add_agg_list(struct buf *b, bool apis, const char *v)
 		int ng = groups(gs);
 		for (int i = 0; i < ng; i++) {
 			int nv = versions(gs[i], vs);
-			buf_printf(b, "%s{\"metadata\":{\"name\":\"%s\","
-				      "\"creationTimestamp\":null},\"versions\":[",
+			buf_printf(b,
+				   "%s{\"metadata\":{\"name\":\"%s\","
+				   "\"creationTimestamp\":null},\"versions\":[",
 				   i ? "," : "", gs[i]);
 			for (int j = 0; j < nv; j++) {
 				if (j)
@@ -214,8 +224,8 @@ static void add_agg_list(struct buf *b, bool apis, const char *v)
 /* The aggregated version Accept asks for before plain JSON, or NULL. */
 static const char *agg_wanted(struct MHD_Connection *c)
 {
-	const char *acc = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      "Accept");
+	const char *acc =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	struct fake_accept a;
 
 	while (fake_accept_next(&acc, &a)) {
@@ -239,7 +249,8 @@ static void etag_of(const struct buf *b, char out[132])
 	static const char x[] = "0123456789ABCDEF";
 	out[0] = '"';
 	for (int k = 0; k < 8; k++) {
-		uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL;
+		uint64_t h = 0xcbf29ce484222325ULL ^
+			     (uint64_t)k * 0x9e3779b97f4a7c15ULL;
 		for (size_t i = 0; i < b->len; i++)
 			h = (h ^ (unsigned char)b->p[i]) * 0x100000001b3ULL;
 		for (int d = 0; d < 16; d++)
@@ -254,8 +265,8 @@ static enum MHD_Result serve_aggregated(struct MHD_Connection *c, bool apis,
 {
 	struct buf b = BUF_INIT, v2 = BUF_INIT;
 	char etag[132], type[96];
-	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      "If-None-Match");
+	const char *inm =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	size_t len;
@@ -274,7 +285,8 @@ static enum MHD_Result serve_aggregated(struct MHD_Connection *c, bool apis,
 		r = MHD_create_response_from_buffer(0, (void *)"",
 						    MHD_RESPMEM_PERSISTENT);
 	else if (p)
-		r = MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_FREE);
+		r = MHD_create_response_from_buffer(len, p,
+						    MHD_RESPMEM_MUST_FREE);
 	else
 		return MHD_NO;
 	if (!r) {
@@ -355,10 +367,11 @@ bool fake_discovery_serve(struct MHD_Connection *c, const char *path,
 		if (apis)
 			add_group_list(&b);
 		else
-			buf_printf(&b, "{\"kind\":\"APIVersions\",\"versions\":"
-				       "[\"v1\"],\"serverAddressByClientCIDRs\":"
-				       "[{\"clientCIDR\":\"0.0.0.0/0\","
-				       "\"serverAddress\":\"127.0.0.1:%u\"}]}\n",
+			buf_printf(&b,
+				   "{\"kind\":\"APIVersions\",\"versions\":"
+				   "[\"v1\"],\"serverAddressByClientCIDRs\":"
+				   "[{\"clientCIDR\":\"0.0.0.0/0\","
+				   "\"serverAddress\":\"127.0.0.1:%u\"}]}\n",
 				   fake_http_port());
 	} else if (is(path, "/api/v1")) {
 		add_resource_list(&b, "", "v1");

@@ -1,6 +1,6 @@
 /*
  * fake_gzip: gzip response bodies, as the apiserver's compression filter
- * does (fixtures 12-b, 12-e): only when the client sends
+ * does: only when the client sends
  * Accept-Encoding: gzip and the body is over 128 KiB; smaller bodies go
  * out as they are.
  */

@@ -86,9 +86,8 @@ enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 		struct cut_body *cb = xmalloc(sizeof(*cb));
 		if (cb) {
 			*cb = (struct cut_body){ p, len, (size_t)cut };
-			r = MHD_create_response_from_callback(len, 64 * 1024,
-							      cut_read, cb,
-							      cut_free);
+			r = MHD_create_response_from_callback(
+				len, 64 * 1024, cut_read, cb, cut_free);
 			if (!r)
 				free(cb);
 		}
@@ -124,8 +123,9 @@ enum MHD_Result fake_reply(struct MHD_Connection *c, unsigned code,
 void fake_status_json(struct buf *b, unsigned code, const char *reason,
 		      const char *details, const char *msg)
 {
-	buf_adds(b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
-		    "\"status\":\"Failure\",\"message\":");
+	buf_adds(b,
+		 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		 "\"status\":\"Failure\",\"message\":");
 	buf_add_json_str(b, msg, strlen(msg));
 	if (reason) {
 		buf_adds(b, ",\"reason\":");
@@ -195,9 +195,9 @@ enum MHD_Result fake_reply_not_found(struct MHD_Connection *c,
 	return r;
 }
 
-enum MHD_Result fake_reply_invalid(struct MHD_Connection *c,
-				   const char *what, const char *group,
-				   const char *kind, const char *name,
+enum MHD_Result fake_reply_invalid(struct MHD_Connection *c, const char *what,
+				   const char *group, const char *kind,
+				   const char *name,
 				   const struct fake_field_err *errs, int n)
 {
 	struct buf d = BUF_INIT, m = BUF_INIT;
@@ -234,8 +234,8 @@ enum MHD_Result fake_reply_invalid(struct MHD_Connection *c,
 	return r;
 }
 
-enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c,
-					uint64_t want, uint64_t cur)
+enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c, uint64_t want,
+					uint64_t cur)
 {
 	return fake_reply_status(
 		c, 504, "Timeout",
@@ -360,9 +360,9 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 		char *scratch = NULL;
 		fake_auth_attrs(c, m, url, &a, &scratch);
 		if (!scratch)
-			return MHD_NO;	/* out of memory */
-		bool ok = fake_auth_allowed(u.name, u.groups, u.ngroups, &a,
-					    NULL);
+			return MHD_NO; /* out of memory */
+		bool ok =
+			fake_auth_allowed(u.name, u.groups, u.ngroups, &a, NULL);
 		if (!ok)
 			ret = fake_reply_forbidden(c, u.name, &a);
 		free(scratch);
@@ -378,7 +378,8 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 	if (rq->body_too_large)
 		return fake_reply_status(c, 413, "RequestEntityTooLarge", NULL,
 					 "Request entity too large: limit is "
-					 "%u", FAKE_MAX_BODY);
+					 "%u",
+					 FAKE_MAX_BODY);
 
 	if (fake_review_serve(rq, url, &ret))
 		return ret;
@@ -481,8 +482,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_v(1, "microhttpd: %s", msg);
 }
 
-int fake_http_start(const char *host, unsigned port, char *err,
-		    size_t errlen)
+int fake_http_start(const char *host, unsigned port, char *err, size_t errlen)
 {
 	struct sockaddr_in sa;
 
@@ -508,8 +508,8 @@ int fake_http_start(const char *host, unsigned port, char *err,
 	daemon_ = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
 			MHD_USE_ITC | MHD_USE_ERROR_LOG | fake_tls_mhd_flags(),
-		0, NULL, NULL, on_request, NULL,
-		MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+		0, NULL, NULL, on_request, NULL, MHD_OPTION_ARRAY, opts,
+		MHD_OPTION_END);
 	if (!daemon_) {
 		snprintf(err, errlen, "cannot listen on %s:%u: %s", host, port,
 			 strerror(errno));

@@ -16,32 +16,31 @@
 
 #include "config/buf.h"
 
-#define FAKE_MAX_BODY (3u << 20)	/* the apiserver's request limit */
+#define FAKE_MAX_BODY (3u << 20) /* the apiserver's request limit */
 
 /* One request, as routed. */
 struct fake_req {
 	struct MHD_Connection *conn;
 	const char *method;
-	int res;		/* resource index, -1 when none */
-	const char *ns;		/* namespace in the path, or NULL */
-	const char *name;	/* object name in the path, or NULL */
-	bool watch;		/* ?watch=... or the /watch/ prefix */
-	struct buf body;	/* request body */
+	int res;	  /* resource index, -1 when none */
+	const char *ns;	  /* namespace in the path, or NULL */
+	const char *name; /* object name in the path, or NULL */
+	bool watch;	  /* ?watch=... or the /watch/ prefix */
+	struct buf body;  /* request body */
 	bool body_too_large;
-	char *path;		/* owned copy the pointers above point into */
+	char *path; /* owned copy the pointers above point into */
 };
 
 /* One field error of a 422 Invalid (apimachinery's field.Error). */
 struct fake_field_err {
-	const char *reason;	/* "FieldValueForbidden" */
-	const char *field;	/* "resourceVersionMatch" */
-	const char *msg;	/* "Forbidden: ...", without the field */
+	const char *reason; /* "FieldValueForbidden" */
+	const char *field;  /* "resourceVersionMatch" */
+	const char *msg;    /* "Forbidden: ...", without the field */
 };
 
 /* Start serving on host:port (port 0 picks one); logs the listening
  * line. 0 or -errno with err set. */
-int fake_http_start(const char *host, unsigned port, char *err,
-		    size_t errlen);
+int fake_http_start(const char *host, unsigned port, char *err, size_t errlen);
 void fake_http_stop(void);
 unsigned fake_http_port(void);
 
@@ -55,8 +54,8 @@ enum MHD_Result fake_reply(struct MHD_Connection *c, unsigned code,
 /* The same with a Retry-After header (seconds; -1 for none). */
 enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 				 struct buf *body, int retry_after);
-/* A Status reply. reason may be NULL (omitted, as 04-j); details is raw
- * JSON or NULL. */
+/* A Status reply. reason may be NULL (omitted, as in the apiserver's 500
+ * for an unparsable resourceVersion); details is raw JSON or NULL. */
 enum MHD_Result fake_reply_status(struct MHD_Connection *c, unsigned code,
 				  const char *reason, const char *details,
 				  const char *fmt, ...)
@@ -64,9 +63,9 @@ enum MHD_Result fake_reply_status(struct MHD_Connection *c, unsigned code,
 /* Append a Status object (no newline) to b. */
 void fake_status_json(struct buf *b, unsigned code, const char *reason,
 		      const char *details, const char *msg);
-/* 404 for a path no resource serves (06-e). */
+/* 404 for a path no resource serves, with the apiserver's Status. */
 enum MHD_Result fake_reply_no_route(struct MHD_Connection *c);
-/* 404 `pods "x" not found` with details (06-b). */
+/* 404 `pods "x" not found` with details {name, kind}, as the apiserver. */
 enum MHD_Result fake_reply_not_found(struct MHD_Connection *c,
 				     const char *resource, const char *name);
 enum MHD_Result fake_reply_bad_request(struct MHD_Connection *c,
@@ -74,13 +73,14 @@ enum MHD_Result fake_reply_bad_request(struct MHD_Connection *c,
 	__attribute__((format(printf, 2, 3)));
 /* 422 Invalid: `<what> "<name>" is invalid: <errors>`, details with
  * group (may be ""), kind and causes. */
-enum MHD_Result fake_reply_invalid(struct MHD_Connection *c,
-				   const char *what, const char *group,
-				   const char *kind, const char *name,
+enum MHD_Result fake_reply_invalid(struct MHD_Connection *c, const char *what,
+				   const char *group, const char *kind,
+				   const char *name,
 				   const struct fake_field_err *errs, int n);
-/* 504 Timeout with cause ResourceVersionTooLarge (04-e). */
-enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c,
-					uint64_t want, uint64_t cur);
+/* 504 Timeout with cause ResourceVersionTooLarge, the apiserver's answer
+ * to a resourceVersion it has not reached within 3 s. */
+enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c, uint64_t want,
+					uint64_t cur);
 
 /* fake_gzip.c: body gzip-compressed (body freed, *len updated,
  * *gzipped set) when the client accepts gzip and it is over 128 KiB;
@@ -92,7 +92,7 @@ char *fake_gzip_maybe(struct MHD_Connection *c, char *body, size_t *len,
 enum MHD_Result fake_list_serve(struct fake_req *rq);	/* fake_list.c */
 enum MHD_Result fake_get_serve(struct fake_req *rq);	/* fake_list.c */
 enum MHD_Result fake_watch_serve(struct fake_req *rq);	/* fake_watch.c */
-enum MHD_Result fake_write_create(struct fake_req *rq);	/* fake_write.c */
+enum MHD_Result fake_write_create(struct fake_req *rq); /* fake_write.c */
 enum MHD_Result fake_write_update(struct fake_req *rq);
 enum MHD_Result fake_write_patch(struct fake_req *rq);
 enum MHD_Result fake_write_delete(struct fake_req *rq);

@@ -138,7 +138,8 @@ bool fake_json_find(const char *p, const char *end, const char *path,
 {
 	while (*path) {
 		const char *dot = strchr(path, '.');
-		struct find_ctx f = { path, dot ? (size_t)(dot - path) : strlen(path),
+		struct find_ctx f = { path,
+				      dot ? (size_t)(dot - path) : strlen(path),
 				      NULL, NULL };
 		if (fake_json_each(p, end, find_member, &f) != 1)
 			return false;
@@ -218,11 +219,21 @@ char *fake_json_text(const char *vs, const char *ve)
 			goto bad;
 		char c = *p++;
 		switch (c) {
-		case 'n': buf_addc(&b, '\n'); break;
-		case 't': buf_addc(&b, '\t'); break;
-		case 'r': buf_addc(&b, '\r'); break;
-		case 'b': buf_addc(&b, '\b'); break;
-		case 'f': buf_addc(&b, '\f'); break;
+		case 'n':
+			buf_addc(&b, '\n');
+			break;
+		case 't':
+			buf_addc(&b, '\t');
+			break;
+		case 'r':
+			buf_addc(&b, '\r');
+			break;
+		case 'b':
+			buf_addc(&b, '\b');
+			break;
+		case 'f':
+			buf_addc(&b, '\f');
+			break;
 		case 'u': {
 			int cp = hex4(p, end);
 			if (cp < 0)
@@ -240,7 +251,9 @@ char *fake_json_text(const char *vs, const char *ve)
 			add_utf8(&b, (unsigned)cp);
 			break;
 		}
-		default: buf_addc(&b, c); break;
+		default:
+			buf_addc(&b, c);
+			break;
 		}
 	}
 	if (!buf_ok(&b))
@@ -255,8 +268,7 @@ bad:
 	return NULL;
 }
 
-char *fake_json_set_rv(const char *json, size_t len, uint64_t rv,
-		       size_t *outlen)
+char *fake_json_set_rv(const char *json, size_t len, uint64_t rv, size_t *outlen)
 {
 	const char *vs, *ve;
 	if (!fake_json_find(json, json + len, "metadata.resourceVersion", &vs,
@@ -287,7 +299,8 @@ char *fake_b64url_encode(const char *p, size_t n)
 	size_t o = 0, i = 0;
 	const unsigned char *u = (const unsigned char *)p;
 	for (; i + 2 < n; i += 3) {
-		unsigned v = (unsigned)u[i] << 16 | (unsigned)u[i + 1] << 8 | u[i + 2];
+		unsigned v = (unsigned)u[i] << 16 | (unsigned)u[i + 1] << 8 |
+			     u[i + 2];
 		out[o++] = b64[v >> 18];
 		out[o++] = b64[v >> 12 & 63];
 		out[o++] = b64[v >> 6 & 63];
@@ -330,7 +343,7 @@ char *fake_b64url_decode(const char *s, size_t *outlen, size_t *bad_at)
 			out[o++] = (char)(acc >> bits & 0xff);
 		}
 	}
-	if (n % 4 == 1) {	/* a lone sextet cannot end a quantum */
+	if (n % 4 == 1) { /* a lone sextet cannot end a quantum */
 		*bad_at = n - 1;
 		free(out);
 		return NULL;

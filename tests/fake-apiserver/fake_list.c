@@ -5,7 +5,8 @@
  * continue token carries, or the one resourceVersionMatch=Exact asks
  * for. Older snapshots are rebuilt from the event history by
  * fake_store_scan(); when the history no longer reaches back, the answer
- * is 410 Expired, as after an etcd compaction (03-e, 04-k).
+ * is 410 Expired, as the apiserver's is once etcd has compacted past
+ * that RV.
  *
  * Continue tokens are the apiserver's: base64url (no padding) of
  * {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}, where key is
@@ -24,8 +25,8 @@
 #include "fake_table.h"
 
 struct token {
-	long long rv;		/* -1: continue at the current RV */
-	char *ns, *name;	/* the key to start after (ns "" if none) */
+	long long rv;	 /* -1: continue at the current RV */
+	char *ns, *name; /* the key to start after (ns "" if none) */
 };
 
 static char *token_encode(long long rv, const char *ns, const char *name,
@@ -37,7 +38,7 @@ static char *token_encode(long long rv, const char *ns, const char *name,
 	if (with_ns)
 		buf_printf(&key, "%s/", ns);
 	buf_adds(&key, name);
-	buf_addc(&key, '\0');	/* "strictly after", as the apiserver */
+	buf_addc(&key, '\0'); /* "strictly after", as the apiserver */
 	buf_printf(&j, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%lld,\"start\":", rv);
 	buf_add_json_str(&j, key.p, key.len);
 	buf_addc(&j, '}');
@@ -61,7 +62,8 @@ static bool token_decode(const char *s, bool with_ns, struct token *t,
 
 	memset(t, 0, sizeof(*t));
 	if (!raw) {
-		snprintf(err, errlen, "illegal base64 data at input byte %zu", bad);
+		snprintf(err, errlen, "illegal base64 data at input byte %zu",
+			 bad);
 		return false;
 	}
 	j = json_loadb(raw, n, JSON_ALLOW_NUL, &je);
@@ -75,19 +77,23 @@ static bool token_decode(const char *s, bool with_ns, struct token *t,
 	const char *start = json_string_value(json_object_get(j, "start"));
 	size_t slen = json_string_length(json_object_get(j, "start"));
 	if (!v || strcmp(v, "meta.k8s.io/v1") != 0) {
-		snprintf(err, errlen, "server does not recognize this encoded "
-				      "version %s", v ? v : "");
+		snprintf(err, errlen,
+			 "server does not recognize this encoded "
+			 "version %s",
+			 v ? v : "");
 		goto out;
 	}
 	if (!json_is_integer(rv) || json_integer_value(rv) == 0 ||
 	    json_integer_value(rv) < -1) {
-		snprintf(err, errlen, "incorrect encoded start resourceVersion "
-				      "(version meta.k8s.io/v1)");
+		snprintf(err, errlen,
+			 "incorrect encoded start resourceVersion "
+			 "(version meta.k8s.io/v1)");
 		goto out;
 	}
 	if (!start || !slen) {
-		snprintf(err, errlen, "encoded start key empty (version "
-				      "meta.k8s.io/v1)");
+		snprintf(err, errlen,
+			 "encoded start key empty (version "
+			 "meta.k8s.io/v1)");
 		goto out;
 	}
 	t->rv = json_integer_value(rv);
@@ -158,8 +164,7 @@ static void page_free(struct page *p)
 }
 
 static enum MHD_Result reply_expired_continue(struct MHD_Connection *c,
-					      const struct token *t,
-					      bool with_ns)
+					      const struct token *t, bool with_ns)
 {
 	struct buf b = BUF_INIT;
 	char *tok = token_encode(-1, t->ns, t->name, with_ns);
@@ -167,16 +172,17 @@ static enum MHD_Result reply_expired_continue(struct MHD_Connection *c,
 	buf_adds(&b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":"
 		     "{\"continue\":\"");
 	buf_adds(&b, tok ? tok : "");
-	buf_adds(&b, "\"},\"status\":\"Failure\",\"message\":\"The provided "
-		     "continue parameter is too old to display a consistent "
-		     "list result. You can start a new list without the "
-		     "continue parameter, or use the continue token in this "
-		     "response to retrieve the remainder of the results. "
-		     "Continuing with the provided token results in an "
-		     "inconsistent list - objects that were created, modified, "
-		     "or deleted between the time the first chunk was returned "
-		     "and now may show up in the list.\",\"reason\":\"Expired\","
-		     "\"code\":410}\n");
+	buf_adds(&b,
+		 "\"},\"status\":\"Failure\",\"message\":\"The provided "
+		 "continue parameter is too old to display a consistent "
+		 "list result. You can start a new list without the "
+		 "continue parameter, or use the continue token in this "
+		 "response to retrieve the remainder of the results. "
+		 "Continuing with the provided token results in an "
+		 "inconsistent list - objects that were created, modified, "
+		 "or deleted between the time the first chunk was returned "
+		 "and now may show up in the list.\",\"reason\":\"Expired\","
+		 "\"code\":410}\n");
 	free(tok);
 	return fake_reply(c, 410, &b);
 }
@@ -240,8 +246,10 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	if (!fake_listopts_parse(rq, &o, &f, &ret))
 		return ret;
 	if (o.cont && !token_decode(o.cont, with_ns, &t, err, sizeof(err))) {
-		ret = fake_reply_bad_request(c, "invalid continue token: continue "
-						"key is not valid: %s", err);
+		ret = fake_reply_bad_request(c,
+					     "invalid continue token: continue "
+					     "key is not valid: %s",
+					     err);
 		goto out;
 	}
 	if (!pick_snapshot(rq, &o, &t, &at, &use_limit, &ret))
@@ -253,14 +261,15 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	p.selects = fake_filter_selects(&f);
 	fake_store_rdlock();
 	/* a token's key is relative to the listed namespace */
-	const char *after_ns = !t.name ? NULL : with_ns ? t.ns :
-			       rq->ns ? rq->ns : "";
-	rc = fake_store_scan(rq->res, at, rq->ns, after_ns, t.name, page_add,
-			     &p);
+	const char *after_ns = !t.name	 ? NULL
+			       : with_ns ? t.ns
+			       : rq->ns	 ? rq->ns
+					 : "";
+	rc = fake_store_scan(rq->res, at, rq->ns, after_ns, t.name, page_add, &p);
 	fake_store_rdunlock();
 	if (rc == -ESTALE) {
-		ret = o.cont ? reply_expired_continue(c, &t, with_ns) :
-			       fake_reply_status(c, 410, "Expired", NULL,
+		ret = o.cont ? reply_expired_continue(c, &t, with_ns)
+			     : fake_reply_status(c, 410, "Expired", NULL,
 						 "The resourceVersion for the "
 						 "provided list is too old.");
 		page_free(&p);
@@ -289,13 +298,15 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	for (size_t i = 0; i < p.n; i++)
 		total += p.items[i]->len;
 	buf_reserve(&b, total + p.n * 2 + 256);
-	buf_printf(&b, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
-		       "{\"resourceVersion\":\"%llu\"", r->list_kind,
-		   r->api_version, (unsigned long long)at);
+	buf_printf(&b,
+		   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
+		   "{\"resourceVersion\":\"%llu\"",
+		   r->list_kind, r->api_version, (unsigned long long)at);
 	if (p.more && p.n) {
 		buf_printf(&b, ",\"continue\":\"%s\"", tok ? tok : "");
 		if (!p.selects)
-			buf_printf(&b, ",\"remainingItemCount\":%llu", p.remaining);
+			buf_printf(&b, ",\"remainingItemCount\":%llu",
+				   p.remaining);
 	}
 	free(tok);
 	buf_adds(&b, "},\"items\":[");
@@ -308,8 +319,8 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 send:
 	page_free(&p);
 	ret = p.err ? fake_reply_status(c, 500, "InternalError", NULL,
-					"out of memory") :
-		      fake_reply(c, 200, &b);
+					"out of memory")
+		    : fake_reply(c, 200, &b);
 	buf_free(&b);
 out:
 	free(t.ns);

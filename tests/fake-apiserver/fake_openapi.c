@@ -29,7 +29,8 @@
 #include "fake_res.h"
 
 #define V2_PROTO "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-#define V2_PROTO_REPLY "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+#define V2_PROTO_REPLY \
+	"application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 #define META "io.k8s.apimachinery.pkg.apis.meta.v1."
 
 /* --- names ----------------------------------------------------------- */
@@ -94,7 +95,8 @@ static void res_path(struct buf *b, const struct fake_res *r, bool item)
 static void ref(struct buf *b, bool v2, const struct fake_res *r, bool list,
 		const char *meta)
 {
-	buf_printf(b, "{\"$ref\":\"#/%s/", v2 ? "definitions" : "components/schemas");
+	buf_printf(b, "{\"$ref\":\"#/%s/",
+		   v2 ? "definitions" : "components/schemas");
 	if (meta)
 		buf_printf(b, META "%s", meta);
 	else
@@ -102,19 +104,28 @@ static void ref(struct buf *b, bool v2, const struct fake_res *r, bool list,
 	buf_adds(b, "\"}");
 }
 
-static void query_param(struct buf *b, bool v2, const char *name,
-			const char *type)
+static void query_param(struct buf *b, bool v2, const char *name, const char *type)
 {
 	if (v2)
-		buf_printf(b, "{\"uniqueItems\":true,\"type\":\"%s\",\"name\":"
-			      "\"%s\",\"in\":\"query\"}", type, name);
+		buf_printf(b,
+			   "{\"uniqueItems\":true,\"type\":\"%s\",\"name\":"
+			   "\"%s\",\"in\":\"query\"}",
+			   type, name);
 	else
-		buf_printf(b, "{\"name\":\"%s\",\"in\":\"query\",\"schema\":"
-			      "{\"type\":\"%s\",\"uniqueItems\":true}}", name,
-			   type);
+		buf_printf(b,
+			   "{\"name\":\"%s\",\"in\":\"query\",\"schema\":"
+			   "{\"type\":\"%s\",\"uniqueItems\":true}}",
+			   name, type);
 }
 
-enum op { OP_LIST, OP_CREATE, OP_GET, OP_REPLACE, OP_PATCH, OP_DELETE };
+enum op {
+	OP_LIST,
+	OP_CREATE,
+	OP_GET,
+	OP_REPLACE,
+	OP_PATCH,
+	OP_DELETE
+};
 
 static const struct {
 	const char *method, *verb, *action;
@@ -128,15 +139,14 @@ static const struct {
 	[OP_DELETE] = { "delete", "delete", "delete", false },
 };
 
-static void operation(struct buf *b, bool v2, const struct fake_res *r,
-		      enum op o)
+static void operation(struct buf *b, bool v2, const struct fake_res *r, enum op o)
 {
-	const char *body_types = o == OP_PATCH ?
-		"application/merge-patch+json\",\"application/"
-		"strategic-merge-patch+json" : "application/json";
+	const char *body_types =
+		o == OP_PATCH ? "application/merge-patch+json\",\"application/"
+				"strategic-merge-patch+json"
+			      : "application/json";
 
-	buf_printf(b, "\"%s\":{\"operationId\":\"%s", ops[o].method,
-		   ops[o].verb);
+	buf_printf(b, "\"%s\":{\"operationId\":\"%s", ops[o].method, ops[o].verb);
 	gv_camel(b, r);
 	buf_printf(b, "%s%s\",", r->namespaced ? "Namespaced" : "", r->kind);
 	if (v2 && ops[o].write)
@@ -159,8 +169,9 @@ static void operation(struct buf *b, bool v2, const struct fake_res *r,
 		}
 	} else if (o == OP_LIST) {
 		static const char *const lp[] = {
-			"labelSelector", "fieldSelector", "continue",
-			"resourceVersion", "resourceVersionMatch", NULL };
+			"labelSelector",   "fieldSelector",	   "continue",
+			"resourceVersion", "resourceVersionMatch", NULL
+		};
 		for (int i = 0; lp[i]; i++) {
 			query_param(b, v2, lp[i], "string");
 			buf_addc(b, ',');
@@ -185,7 +196,7 @@ static void operation(struct buf *b, bool v2, const struct fake_res *r,
 				   e ? (int)(e - t) : (int)strlen(t), t);
 			ref(b, v2, r, false, o == OP_PATCH ? "Patch" : NULL);
 			buf_addc(b, '}');
-			t = e ? e + 3 : NULL;	/* past the "," */
+			t = e ? e + 3 : NULL; /* past the "," */
 		}
 		buf_adds(b, "},\"required\":true},");
 	}
@@ -200,27 +211,31 @@ static void operation(struct buf *b, bool v2, const struct fake_res *r,
 		ref(b, v2, r, o == OP_LIST, NULL);
 		buf_adds(b, "}}");
 	}
-	buf_printf(b, "},\"401\":{\"description\":\"Unauthorized\"}},"
-		      "\"x-kubernetes-action\":\"%s\","
-		      "\"x-kubernetes-group-version-kind\":{\"group\":\"%s\","
-		      "\"kind\":\"%s\",\"version\":\"%s\"}}",
+	buf_printf(b,
+		   "},\"401\":{\"description\":\"Unauthorized\"}},"
+		   "\"x-kubernetes-action\":\"%s\","
+		   "\"x-kubernetes-group-version-kind\":{\"group\":\"%s\","
+		   "\"kind\":\"%s\",\"version\":\"%s\"}}",
 		   ops[o].action, r->group, r->kind, r->version);
 }
 
 static void path_param(struct buf *b, bool v2, const char *name)
 {
 	if (v2)
-		buf_printf(b, "{\"uniqueItems\":true,\"type\":\"string\","
-			      "\"description\":\"%s\",\"name\":\"%s\","
-			      "\"in\":\"path\",\"required\":true}", name, name);
+		buf_printf(b,
+			   "{\"uniqueItems\":true,\"type\":\"string\","
+			   "\"description\":\"%s\",\"name\":\"%s\","
+			   "\"in\":\"path\",\"required\":true}",
+			   name, name);
 	else
-		buf_printf(b, "{\"name\":\"%s\",\"in\":\"path\",\"description\":"
-			      "\"%s\",\"required\":true,\"schema\":{\"type\":"
-			      "\"string\",\"uniqueItems\":true}}", name, name);
+		buf_printf(b,
+			   "{\"name\":\"%s\",\"in\":\"path\",\"description\":"
+			   "\"%s\",\"required\":true,\"schema\":{\"type\":"
+			   "\"string\",\"uniqueItems\":true}}",
+			   name, name);
 }
 
-static void paths_of(struct buf *b, bool v2, const struct fake_res *r,
-		     bool *first)
+static void paths_of(struct buf *b, bool v2, const struct fake_res *r, bool *first)
 {
 	for (int item = 0; item < 2; item++) {
 		buf_adds(b, *first ? "\"" : ",\"");
@@ -256,8 +271,10 @@ static const char meta_schema[] =
 	"{\"description\":\"ObjectMeta is metadata that all persisted "
 	"resources must have.\",\"type\":\"object\",\"properties\":{"
 	"\"name\":{\"type\":\"string\"},\"generateName\":{\"type\":\"string\"},"
-	"\"namespace\":{\"type\":\"string\"},\"selfLink\":{\"type\":\"string\"},"
-	"\"uid\":{\"type\":\"string\"},\"resourceVersion\":{\"type\":\"string\"},"
+	"\"namespace\":{\"type\":\"string\"},\"selfLink\":{\"type\":\"string\"}"
+	","
+	"\"uid\":{\"type\":\"string\"},\"resourceVersion\":{\"type\":"
+	"\"string\"},"
 	"\"generation\":{\"type\":\"integer\",\"format\":\"int64\"},"
 	"\"creationTimestamp\":{\"type\":\"string\",\"format\":\"date-time\"},"
 	"\"deletionTimestamp\":{\"type\":\"string\",\"format\":\"date-time\"},"
@@ -267,7 +284,8 @@ static const char meta_schema[] =
 	"\"string\",\"default\":\"\"}},"
 	"\"annotations\":{\"type\":\"object\",\"additionalProperties\":"
 	"{\"type\":\"string\",\"default\":\"\"}},"
-	"\"ownerReferences\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	"\"ownerReferences\":{\"type\":\"array\",\"items\":{\"type\":"
+	"\"object\","
 	"\"x-kubernetes-preserve-unknown-fields\":true}},"
 	"\"finalizers\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
 	"\"default\":\"\"}},"
@@ -278,10 +296,11 @@ static void kind_schemas(struct buf *b, bool v2, const struct fake_res *r)
 {
 	buf_adds(b, ",\"");
 	schema_name(b, r, false);
-	buf_printf(b, "\":{\"description\":\"%s, as served by the fake "
-		      "apiserver.\",\"type\":\"object\",\"properties\":{"
-		      "\"apiVersion\":{\"type\":\"string\"},"
-		      "\"kind\":{\"type\":\"string\"},\"metadata\":",
+	buf_printf(b,
+		   "\":{\"description\":\"%s, as served by the fake "
+		   "apiserver.\",\"type\":\"object\",\"properties\":{"
+		   "\"apiVersion\":{\"type\":\"string\"},"
+		   "\"kind\":{\"type\":\"string\"},\"metadata\":",
 		   r->kind);
 	if (v2)
 		ref(b, v2, r, false, "ObjectMeta");
@@ -291,28 +310,31 @@ static void kind_schemas(struct buf *b, bool v2, const struct fake_res *r)
 		buf_adds(b, "]}");
 	}
 	if (!r->custom && strcmp(r->kind, "Event") == 0)
-		buf_adds(b, ",\"involvedObject\":{\"type\":\"object\","
-			    "\"x-kubernetes-preserve-unknown-fields\":true},"
-			    "\"reason\":{\"type\":\"string\"},"
-			    "\"message\":{\"type\":\"string\"},"
-			    "\"source\":{\"type\":\"object\","
-			    "\"x-kubernetes-preserve-unknown-fields\":true},"
-			    "\"firstTimestamp\":{\"type\":\"string\","
-			    "\"format\":\"date-time\"},"
-			    "\"lastTimestamp\":{\"type\":\"string\","
-			    "\"format\":\"date-time\"},"
-			    "\"count\":{\"type\":\"integer\",\"format\":\"int32\"},"
-			    "\"type\":{\"type\":\"string\"},"
-			    "\"reportingComponent\":{\"type\":\"string\","
-			    "\"default\":\"\"},"
-			    "\"reportingInstance\":{\"type\":\"string\","
-			    "\"default\":\"\"}");
+		buf_adds(
+			b,
+			",\"involvedObject\":{\"type\":\"object\","
+			"\"x-kubernetes-preserve-unknown-fields\":true},"
+			"\"reason\":{\"type\":\"string\"},"
+			"\"message\":{\"type\":\"string\"},"
+			"\"source\":{\"type\":\"object\","
+			"\"x-kubernetes-preserve-unknown-fields\":true},"
+			"\"firstTimestamp\":{\"type\":\"string\","
+			"\"format\":\"date-time\"},"
+			"\"lastTimestamp\":{\"type\":\"string\","
+			"\"format\":\"date-time\"},"
+			"\"count\":{\"type\":\"integer\",\"format\":\"int32\"},"
+			"\"type\":{\"type\":\"string\"},"
+			"\"reportingComponent\":{\"type\":\"string\","
+			"\"default\":\"\"},"
+			"\"reportingInstance\":{\"type\":\"string\","
+			"\"default\":\"\"}");
 	else if (!r->custom && strcmp(r->kind, "Lease") == 0)
 		buf_adds(b, ",\"spec\":{\"type\":\"object\","
 			    "\"x-kubernetes-preserve-unknown-fields\":true}");
 	else if (!r->custom && strcmp(r->kind, "ConfigMap") == 0)
 		buf_adds(b, ",\"immutable\":{\"type\":\"boolean\"},"
-			    "\"data\":{\"type\":\"object\",\"additionalProperties\":"
+			    "\"data\":{\"type\":\"object\","
+			    "\"additionalProperties\":"
 			    "{\"type\":\"string\",\"default\":\"\"}},"
 			    "\"binaryData\":{\"type\":\"object\","
 			    "\"additionalProperties\":{\"type\":\"string\","
@@ -322,22 +344,25 @@ static void kind_schemas(struct buf *b, bool v2, const struct fake_res *r)
 			    "\"x-kubernetes-preserve-unknown-fields\":true},"
 			    "\"status\":{\"type\":\"object\","
 			    "\"x-kubernetes-preserve-unknown-fields\":true}");
-	buf_printf(b, "},\"x-kubernetes-group-version-kind\":[{\"group\":\"%s\","
-		      "\"kind\":\"%s\",\"version\":\"%s\"}]}",
+	buf_printf(b,
+		   "},\"x-kubernetes-group-version-kind\":[{\"group\":\"%s\","
+		   "\"kind\":\"%s\",\"version\":\"%s\"}]}",
 		   r->group, r->kind, r->version);
 
 	buf_adds(b, ",\"");
 	schema_name(b, r, true);
-	buf_printf(b, "\":{\"description\":\"%s is a list of %s.\","
-		      "\"type\":\"object\",\"required\":[\"items\"],"
-		      "\"properties\":{\"apiVersion\":{\"type\":\"string\"},"
-		      "\"kind\":{\"type\":\"string\"},\"metadata\":",
+	buf_printf(b,
+		   "\":{\"description\":\"%s is a list of %s.\","
+		   "\"type\":\"object\",\"required\":[\"items\"],"
+		   "\"properties\":{\"apiVersion\":{\"type\":\"string\"},"
+		   "\"kind\":{\"type\":\"string\"},\"metadata\":",
 		   r->list_kind, r->kind);
 	ref(b, v2, r, false, "ListMeta");
 	buf_adds(b, ",\"items\":{\"type\":\"array\",\"items\":");
 	ref(b, v2, r, false, NULL);
-	buf_printf(b, "}},\"x-kubernetes-group-version-kind\":[{\"group\":"
-		      "\"%s\",\"kind\":\"%s\",\"version\":\"%s\"}]}",
+	buf_printf(b,
+		   "}},\"x-kubernetes-group-version-kind\":[{\"group\":"
+		   "\"%s\",\"kind\":\"%s\",\"version\":\"%s\"}]}",
 		   r->group, r->list_kind, r->version);
 }
 
@@ -345,14 +370,15 @@ static void common_schemas(struct buf *b)
 {
 	buf_adds(b, "\"" META "ObjectMeta\":");
 	buf_adds(b, meta_schema);
-	buf_adds(b, ",\"" META "ListMeta\":{\"type\":\"object\",\"properties\":{"
-		    "\"continue\":{\"type\":\"string\"},\"remainingItemCount\":"
-		    "{\"type\":\"integer\",\"format\":\"int64\"},"
-		    "\"resourceVersion\":{\"type\":\"string\"},\"selfLink\":"
-		    "{\"type\":\"string\"}}},"
-		    "\"" META "Patch\":{\"description\":\"Patch is provided to "
-		    "give a concrete name and type to the Kubernetes PATCH "
-		    "request body.\",\"type\":\"object\"}");
+	buf_adds(b,
+		 ",\"" META "ListMeta\":{\"type\":\"object\",\"properties\":{"
+		 "\"continue\":{\"type\":\"string\"},\"remainingItemCount\":"
+		 "{\"type\":\"integer\",\"format\":\"int64\"},"
+		 "\"resourceVersion\":{\"type\":\"string\"},\"selfLink\":"
+		 "{\"type\":\"string\"}}},"
+		 "\"" META "Patch\":{\"description\":\"Patch is provided to "
+		 "give a concrete name and type to the Kubernetes PATCH "
+		 "request body.\",\"type\":\"object\"}");
 }
 
 /* The v3 document of one group/version ("" group for the core one). */
@@ -429,8 +455,10 @@ static void v3_index(struct buf *b)
 			buf_printf(&gv, "apis/%s/%s", r->group, r->version);
 		else
 			buf_printf(&gv, "api/%s", r->version);
-		buf_printf(b, "%s\"%s\":{\"serverRelativeURL\":\"/openapi/v3/%s"
-			      "?hash=%s\"}", nseen ? "," : "", gv.p, gv.p, h);
+		buf_printf(b,
+			   "%s\"%s\":{\"serverRelativeURL\":\"/openapi/v3/%s"
+			   "?hash=%s\"}",
+			   nseen ? "," : "", gv.p, gv.p, h);
 		buf_free(&doc);
 		buf_free(&gv);
 		nseen++;
@@ -546,8 +574,7 @@ static void v2_proto(struct buf *b)
 
 static bool accepts_v2_proto(struct MHD_Connection *c)
 {
-	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Accept");
+	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	if (!a)
 		return false;
 	const char *p = strstr(a, V2_PROTO);
@@ -603,9 +630,11 @@ bool fake_openapi_serve(struct MHD_Connection *c, const char *path,
 		const char *g = path + 8, *slash = strchr(g, '/');
 		bool found = false;
 		if (slash && (size_t)(slash - g) < sizeof(group)) {
-			snprintf(group, sizeof(group), "%.*s", (int)(slash - g), g);
+			snprintf(group, sizeof(group), "%.*s", (int)(slash - g),
+				 g);
 			for (int i = 0; i < fake_nres && !found; i++)
-				found = strcmp(fake_res_table[i].group, group) == 0 &&
+				found = strcmp(fake_res_table[i].group, group) ==
+						0 &&
 					strcmp(fake_res_table[i].version,
 					       slash + 1) == 0;
 		}

@@ -4,7 +4,7 @@
  * The order of checks follows the apiserver: the query string is
  * converted first (bad integers and selectors give 400 BadRequest), then
  * ValidateListOptions runs (422 Invalid), and only the storage layer
- * parses resourceVersion (a 500 without reason, 04-j).
+ * parses resourceVersion (a 500 without reason).
  */
 #include "fake_query.h"
 
@@ -24,8 +24,8 @@ static bool query_bool(const char *v)
 		 strcasecmp(v, "false") == 0);
 }
 
-static bool query_int(struct MHD_Connection *c, const char *key,
-		      long long *out, enum MHD_Result *ret)
+static bool query_int(struct MHD_Connection *c, const char *key, long long *out,
+		      enum MHD_Result *ret)
 {
 	const char *v = fake_query(c, key);
 	char *end;
@@ -38,7 +38,8 @@ static bool query_int(struct MHD_Connection *c, const char *key,
 	if (errno || *end) {
 		*ret = fake_reply_bad_request(
 			c, "strconv.ParseInt: parsing \"%s\": %s", v,
-			errno == ERANGE ? "value out of range" : "invalid syntax");
+			errno == ERANGE ? "value out of range"
+					: "invalid syntax");
 		return false;
 	}
 	return true;
@@ -95,15 +96,15 @@ static int validate(const struct fake_listopts *o, bool watch,
 {
 	int n = 0;
 	const char *m = o->rv_match;
-#define ADD(rsn, fmt, ...)                                                   \
-	do {                                                                 \
-		if (n < MAX_ERRS) {                                          \
-			snprintf(msgs[n], 160, fmt, __VA_ARGS__);            \
-			e[n] = (struct fake_field_err){ rsn,                 \
-							"resourceVersionMatch", \
-							msgs[n] };           \
-			n++;                                                 \
-		}                                                            \
+#define ADD(rsn, fmt, ...)                                           \
+	do {                                                         \
+		if (n < MAX_ERRS) {                                  \
+			snprintf(msgs[n], 160, fmt, __VA_ARGS__);    \
+			e[n] = (struct fake_field_err){              \
+				rsn, "resourceVersionMatch", msgs[n] \
+			};                                           \
+			n++;                                         \
+		}                                                    \
 	} while (0)
 
 	if (watch) {
@@ -114,12 +115,15 @@ static int validate(const struct fake_listopts *o, bool watch,
 		if (*m) {
 			if (o->send_initial < 0)
 				ADD("FieldValueForbidden", "Forbidden: %s",
-				    "resourceVersionMatch is forbidden for watch "
+				    "resourceVersionMatch is forbidden for "
+				    "watch "
 				    "unless sendInitialEvents is provided");
 			if (strcmp(m, "NotOlderThan") != 0)
 				ADD("FieldValueNotSupported",
-				    "Unsupported value: \"%s\": supported values: "
-				    "\"NotOlderThan\"", m);
+				    "Unsupported value: \"%s\": supported "
+				    "values: "
+				    "\"NotOlderThan\"",
+				    m);
 			if (o->cont)
 				ADD("FieldValueForbidden", "Forbidden: %s",
 				    "resourceVersionMatch is forbidden when "
@@ -139,7 +143,8 @@ static int validate(const struct fake_listopts *o, bool watch,
 		if (strcmp(m, "Exact") != 0 && strcmp(m, "NotOlderThan") != 0)
 			ADD("FieldValueNotSupported",
 			    "Unsupported value: \"%s\": supported values: "
-			    "\"Exact\", \"NotOlderThan\", \"\"", m);
+			    "\"Exact\", \"NotOlderThan\", \"\"",
+			    m);
 		if (strcmp(m, "Exact") == 0 && o->rv && strcmp(o->rv, "0") == 0)
 			ADD("FieldValueForbidden", "Forbidden: %s",
 			    "resourceVersionMatch \"exact\" is forbidden for "
@@ -177,9 +182,10 @@ bool fake_listopts_parse(struct fake_req *rq, struct fake_listopts *o,
 	o->cont = fake_query(c, "continue");
 	if (o->cont && !*o->cont)
 		o->cont = NULL;
-	o->bookmarks = (v = fake_query(c, "allowWatchBookmarks")) && query_bool(v);
-	o->send_initial = (v = fake_query(c, "sendInitialEvents")) ?
-				  query_bool(v) : -1;
+	o->bookmarks =
+		(v = fake_query(c, "allowWatchBookmarks")) && query_bool(v);
+	o->send_initial =
+		(v = fake_query(c, "sendInitialEvents")) ? query_bool(v) : -1;
 	if (!query_int(c, "limit", &o->limit, ret) ||
 	    !query_int(c, "timeoutSeconds", &o->timeout, ret))
 		return false;
@@ -227,8 +233,10 @@ bool fake_rv_parse(struct MHD_Connection *c, const char *s, uint64_t *rv,
 		*ret = fake_reply_status(
 			c, 500, NULL, NULL,
 			"resourceVersion: Invalid value: \"%s\": "
-			"strconv.ParseUint: parsing \"%s\": %s", s, s,
-			errno == ERANGE ? "value out of range" : "invalid syntax");
+			"strconv.ParseUint: parsing \"%s\": %s",
+			s, s,
+			errno == ERANGE ? "value out of range"
+					: "invalid syntax");
 		return false;
 	}
 	return true;

@@ -98,8 +98,7 @@ int fake_res_find(const char *key)
 	return -1;
 }
 
-int fake_res_find_gvr(const char *group, const char *version,
-		      const char *plural)
+int fake_res_find_gvr(const char *group, const char *version, const char *plural)
 {
 	for (int i = 0; i < fake_nres; i++) {
 		const struct fake_res *r = &fake_res_table[i];
@@ -123,8 +122,8 @@ static bool dns_label(const char *s, size_t n)
 	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) &&
-		    s[i] != '-')
+		if (!islower((unsigned char)s[i]) &&
+		    !isdigit((unsigned char)s[i]) && s[i] != '-')
 			return false;
 	return true;
 }
@@ -150,7 +149,8 @@ static bool dns_group(const char *s)
  * storageVersionHash. */
 static void make_hash(char out[16], const char *a, const char *b)
 {
-	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+				 "tuvwxyz0123456789+/";
 	uint64_t h = 0xcbf29ce484222325ULL;
 	for (const char *s = a; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
@@ -218,18 +218,27 @@ int fake_res_add_crd(const char *spec, bool cluster, char *err, size_t errlen)
 
 	r = &fake_res_table[fake_nres];
 	*r = (struct fake_res){
-		.resource = nm->plural, .group = nm->group,
-		.version = nm->version, .api_version = nm->api_version,
-		.key = nm->key, .custom = true, .singular = nm->singular,
-		.kind = nm->kind, .list_kind = nm->list_kind,
-		.namespaced = !cluster, .hash = nm->hash,
-		.fields = { NULL }, .bookmark_tail = "",
+		.resource = nm->plural,
+		.group = nm->group,
+		.version = nm->version,
+		.api_version = nm->api_version,
+		.key = nm->key,
+		.custom = true,
+		.singular = nm->singular,
+		.kind = nm->kind,
+		.list_kind = nm->list_kind,
+		.namespaced = !cluster,
+		.hash = nm->hash,
+		.fields = { NULL },
+		.bookmark_tail = "",
 	};
 	fake_nres++;
 	return 0;
 bad:
-	snprintf(err, errlen, "--crd %s: want plural.group/version:Kind, e.g. "
-		 "widgets.example.com/v1:Widget (or ...:Widget:Cluster)", spec);
+	snprintf(err, errlen,
+		 "--crd %s: want plural.group/version:Kind, e.g. "
+		 "widgets.example.com/v1:Widget (or ...:Widget:Cluster)",
+		 spec);
 	return -EINVAL;
 }
 

@@ -26,27 +26,27 @@ enum fake_res_id {
 	FAKE_NBUILTIN
 };
 
-#define FAKE_RES_MAX 64		/* built-ins plus custom resources */
+#define FAKE_RES_MAX 64 /* built-ins plus custom resources */
 
 #define FAKE_RES_MAX_FIELDS 12
 
 struct fake_res {
-	const char *resource;	/* plural, "pods" */
-	const char *group;	/* "" for the core group, "example.com" */
-	const char *version;	/* "v1" */
-	const char *api_version;	/* "v1", "example.com/v1" */
-	const char *key;	/* "pods", "widgets.example.com": --seed and
+	const char *resource;	 /* plural, "pods" */
+	const char *group;	 /* "" for the core group, "example.com" */
+	const char *version;	 /* "v1" */
+	const char *api_version; /* "v1", "example.com/v1" */
+	const char *key;	 /* "pods", "widgets.example.com": --seed and
 				 * /fake/stats name it so */
-	bool custom;		/* declared by --crd */
-	bool uncached;		/* --uncached-resources: served from
+	bool custom;		 /* declared by --crd */
+	bool uncached;		 /* --uncached-resources: served from
 				 * "etcd", without the watch cache */
-	const char *singular;	/* "pod" */
-	const char *kind;	/* "Pod" */
-	const char *list_kind;	/* "PodList" */
+	const char *singular;	 /* "pod" */
+	const char *kind;	 /* "Pod" */
+	const char *list_kind;	 /* "PodList" */
 	bool namespaced;
-	const char *short_name;	/* "po", or NULL */
+	const char *short_name; /* "po", or NULL */
 	bool category_all;	/* listed in the "all" category */
-	const char *hash;	/* storageVersionHash, as the real server gives */
+	const char *hash; /* storageVersionHash, as the real server gives */
 	/* Selectable fields besides metadata.name/namespace; NULL-terminated.
 	 * Each is a dotted path into the object, unless paths[i] gives
 	 * another (an event's "source" selects source.component). */
@@ -59,9 +59,9 @@ struct fake_res {
 
 /* Counters: written with atomics from any thread. */
 struct fake_res_stats {
-	unsigned long list;	/* LIST requests received */
-	unsigned long watch;	/* WATCH requests received */
-	long watch_open;	/* watch streams open now */
+	unsigned long list;  /* LIST requests received */
+	unsigned long watch; /* WATCH requests received */
+	long watch_open;     /* watch streams open now */
 };
 
 /* Entries [0, fake_nres) are valid; written only before serving. */
@@ -73,15 +73,13 @@ extern struct fake_res_stats fake_res_stats[FAKE_RES_MAX];
  * or -1. */
 int fake_res_find(const char *key);
 /* Index of the resource served at group/version/plural, or -1. */
-int fake_res_find_gvr(const char *group, const char *version,
-		      const char *plural);
+int fake_res_find_gvr(const char *group, const char *version, const char *plural);
 /*
  * Declare a custom resource from "plural.group/version:Kind[:Cluster]"
  * (namespaced unless cluster or the :Cluster suffix). Before serving
  * only. 0, or -EINVAL/-ENOSPC with err set.
  */
-int fake_res_add_crd(const char *spec, bool cluster, char *err,
-		     size_t errlen);
+int fake_res_add_crd(const char *spec, bool cluster, char *err, size_t errlen);
 /* The number of entries in res->fields. */
 int fake_res_nfields(int res);
 /* The dotted path in the object that selectable field i reads. */

@@ -85,10 +85,11 @@ static bool audiences_ok(json_t *asked, json_t **auds)
 	}
 	size_t i;
 	json_t *v;
-	json_array_foreach(asked, i, v)
-		if (strcmp(json_string_value(v) ? json_string_value(v) : "",
-			   API_AUDIENCE) == 0)
-			json_array_append_new(*auds, json_string(API_AUDIENCE));
+	json_array_foreach(
+		asked, i,
+		v) if (strcmp(json_string_value(v) ? json_string_value(v) : "",
+			      API_AUDIENCE) == 0)
+		json_array_append_new(*auds, json_string(API_AUDIENCE));
 	return json_array_size(*auds) > 0;
 }
 
@@ -100,7 +101,8 @@ static enum MHD_Result token_review(struct MHD_Connection *c, json_t *obj)
 
 	if (!tok || !*tok) {
 		json_decref(obj);
-		return fake_reply_bad_request(c, "token is required for "
+		return fake_reply_bad_request(c,
+					      "token is required for "
 					      "TokenReview in authentication");
 	}
 	__atomic_add_fetch(&n_token, 1, __ATOMIC_RELAXED);
@@ -113,8 +115,8 @@ static enum MHD_Result token_review(struct MHD_Connection *c, json_t *obj)
 		if (*u.uid)
 			json_object_set_new(user, "uid", json_string(u.uid));
 		json_object_set_new(user, "groups", groups);
-		status = json_pack("{s:b,s:o,s:o}", "authenticated", 1,
-				   "user", user, "audiences", auds);
+		status = json_pack("{s:b,s:o,s:o}", "authenticated", 1, "user",
+				   user, "audiences", auds);
 	} else {
 		/* authenticated is omitempty in the apiserver's JSON and
 		 * user is a struct: {"user":{},"error":...} */
@@ -123,13 +125,12 @@ static enum MHD_Result token_review(struct MHD_Connection *c, json_t *obj)
 				   "invalid bearer token");
 	}
 	json_object_set_new(obj, "status", status);
-	return reply_review(c, obj, "TokenReview",
-			    "authentication.k8s.io/v1");
+	return reply_review(c, obj, "TokenReview", "authentication.k8s.io/v1");
 }
 
 /* 422 as the apiserver's SubjectAccessReview validation gives it. */
-static enum MHD_Result sar_invalid(struct MHD_Connection *c,
-				   const char *field, const char *msg)
+static enum MHD_Result sar_invalid(struct MHD_Connection *c, const char *field,
+				   const char *msg)
 {
 	struct fake_field_err e = { "FieldValueInvalid", field, msg };
 	return fake_reply_invalid(c, "SubjectAccessReview.authorization.k8s.io",
@@ -137,8 +138,7 @@ static enum MHD_Result sar_invalid(struct MHD_Connection *c,
 				  "", &e, 1);
 }
 
-static enum MHD_Result subject_access_review(struct MHD_Connection *c,
-					     json_t *obj)
+static enum MHD_Result subject_access_review(struct MHD_Connection *c, json_t *obj)
 {
 	json_t *spec = json_object_get(obj, "spec");
 	json_t *ra = json_object_get(spec, "resourceAttributes");
@@ -159,24 +159,29 @@ static enum MHD_Result subject_access_review(struct MHD_Connection *c,
 	}
 	if (!json_is_object(ra) && !json_is_object(nra)) {
 		json_decref(obj);
-		return sar_invalid(c, "spec.resourceAttributes",
-				   "Invalid value: \"null\": exactly one of "
-				   "nonResourceAttributes or resourceAttributes "
-				   "must be specified");
+		return sar_invalid(
+			c, "spec.resourceAttributes",
+			"Invalid value: \"null\": exactly one of "
+			"nonResourceAttributes or resourceAttributes "
+			"must be specified");
 	}
-	json_array_foreach(jg, i, v)
-		if (json_is_string(v) && ngroups < 64)
-			groups[ngroups++] = json_string_value(v);
+	json_array_foreach(jg, i, v) if (json_is_string(v) && ngroups < 64)
+		groups[ngroups++] = json_string_value(v);
 	if (!*user && !ngroups) {
 		json_decref(obj);
-		return sar_invalid(c, "spec.user", "Invalid value: \"\": at "
+		return sar_invalid(c, "spec.user",
+				   "Invalid value: \"\": at "
 				   "least one of user or group must be "
 				   "specified");
 	}
 	__atomic_add_fetch(&n_sar, 1, __ATOMIC_RELAXED);
 
-	struct fake_attrs a = { .group = "", .version = "", .resource = "",
-				.subresource = "", .ns = "", .name = "",
+	struct fake_attrs a = { .group = "",
+				.version = "",
+				.resource = "",
+				.subresource = "",
+				.ns = "",
+				.name = "",
 				.path = "" };
 	if (ra) {
 		a.resource_request = true;
@@ -204,8 +209,7 @@ static enum MHD_Result subject_access_review(struct MHD_Connection *c,
 	return r;
 }
 
-bool fake_review_serve(struct fake_req *rq, const char *url,
-		       enum MHD_Result *ret)
+bool fake_review_serve(struct fake_req *rq, const char *url, enum MHD_Result *ret)
 {
 	bool tr = strcmp(url, TR_PATH) == 0, sar = strcmp(url, SAR_PATH) == 0;
 	json_error_t je;
@@ -214,21 +218,23 @@ bool fake_review_serve(struct fake_req *rq, const char *url,
 	if (!tr && !sar)
 		return false;
 	if (strcmp(rq->method, "POST") != 0) {
-		*ret = fake_reply_status(rq->conn, 405, "MethodNotAllowed", "{}",
-					 "the server does not allow this method "
-					 "on the requested resource");
+		*ret = fake_reply_status(
+			rq->conn, 405, "MethodNotAllowed", "{}",
+			"the server does not allow this method "
+			"on the requested resource");
 		return true;
 	}
 	obj = json_loadb(rq->body.p ? rq->body.p : "", rq->body.len, 0, &je);
 	if (!json_is_object(obj)) {
 		json_decref(obj);
-		*ret = fake_reply_bad_request(rq->conn, "the body of a %s must "
+		*ret = fake_reply_bad_request(rq->conn,
+					      "the body of a %s must "
 					      "be a JSON object",
-					      tr ? "TokenReview" :
-						   "SubjectAccessReview");
+					      tr ? "TokenReview"
+						 : "SubjectAccessReview");
 		return true;
 	}
-	*ret = tr ? token_review(rq->conn, obj) :
-		    subject_access_review(rq->conn, obj);
+	*ret = tr ? token_review(rq->conn, obj)
+		  : subject_access_review(rq->conn, obj);
 	return true;
 }

@@ -30,7 +30,11 @@
 /* Append a string literal without strlen. */
 #define LIT(b, s) buf_add((b), (s), sizeof(s) - 1)
 
-enum phase { PHASE_RUNNING, PHASE_PENDING, PHASE_SUCCEEDED };
+enum phase {
+	PHASE_RUNNING,
+	PHASE_PENDING,
+	PHASE_SUCCEEDED
+};
 
 static const char *const tiers[] = { "frontend", "backend" };
 
@@ -61,8 +65,7 @@ static void hex(char *out, uint64_t v, int digits)
 }
 
 /* A version-4-looking UUID derived from (kind, key, idx): 36 chars. */
-static void make_uid(char out[37], const char *kind, const char *key,
-		     unsigned idx)
+static void make_uid(char out[37], const char *kind, const char *key, unsigned idx)
 {
 	uint64_t h = fnv1a(kind, 0xcbf29ce484222325ULL);
 	h = fnv1a(key, h);
@@ -168,8 +171,7 @@ static void add_str(struct buf *b, const char *s)
 	buf_add_json_str(b, s, strlen(s));
 }
 
-static void add_ip(struct buf *b, unsigned a, unsigned c, unsigned d,
-		   unsigned e)
+static void add_ip(struct buf *b, unsigned a, unsigned c, unsigned d, unsigned e)
 {
 	add_u(b, a);
 	buf_addc(b, '.');
@@ -230,10 +232,11 @@ int fake_seed_namespace(struct buf *out, const char *name, uint64_t rv)
 	LIT(out, "},\"managedFields\":[{\"manager\":\"kubectl-create\","
 		 "\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":");
 	add_time(out, t);
-	LIT(out, ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":"
-		 "{\"f:labels\":{\".\":{},\"f:kubernetes.io/metadata.name\":{}}}"
-		 "}}]},\"spec\":{\"finalizers\":[\"kubernetes\"]},"
-		 "\"status\":{\"phase\":\"Active\"}}");
+	LIT(out,
+	    ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":"
+	    "{\"f:labels\":{\".\":{},\"f:kubernetes.io/metadata.name\":{}}}"
+	    "}}]},\"spec\":{\"finalizers\":[\"kubernetes\"]},"
+	    "\"status\":{\"phase\":\"Active\"}}");
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
 
@@ -246,37 +249,38 @@ static void add_pod_mf_spec(struct buf *b, const char *rs_uid)
 	       "\"f:shard\":{},\"f:tier\":{}},\"f:ownerReferences\":{\".\":{},"
 	       "\"k:{\\\"uid\\\":\\\"");
 	buf_add(b, rs_uid, 36);
-	LIT(b, "\\\"}\":{}}},\"f:spec\":{\"f:containers\":{"
-	       "\"k:{\\\"name\\\":\\\"app\\\"}\":{\".\":{},\"f:env\":{\".\":{},"
-	       "\"k:{\\\"name\\\":\\\"LOG_LEVEL\\\"}\":{\".\":{},\"f:name\":{},"
-	       "\"f:value\":{}},\"k:{\\\"name\\\":\\\"POD_NAME\\\"}\":{\".\":{},"
-	       "\"f:name\":{},\"f:valueFrom\":{\".\":{},\"f:fieldRef\":{}}},"
-	       "\"k:{\\\"name\\\":\\\"POD_NAMESPACE\\\"}\":{\".\":{},"
-	       "\"f:name\":{},\"f:valueFrom\":{\".\":{},\"f:fieldRef\":{}}}},"
-	       "\"f:image\":{},\"f:imagePullPolicy\":{},"
-	       "\"f:livenessProbe\":{\".\":{},\"f:failureThreshold\":{},"
-	       "\"f:httpGet\":{\".\":{},\"f:path\":{},\"f:port\":{},"
-	       "\"f:scheme\":{}},\"f:initialDelaySeconds\":{},"
-	       "\"f:periodSeconds\":{},\"f:successThreshold\":{},"
-	       "\"f:timeoutSeconds\":{}},\"f:name\":{},\"f:ports\":{\".\":{},"
-	       "\"k:{\\\"containerPort\\\":8080,\\\"protocol\\\":\\\"TCP\\\"}\":"
-	       "{\".\":{},\"f:containerPort\":{},\"f:name\":{},"
-	       "\"f:protocol\":{}}},\"f:readinessProbe\":{\".\":{},"
-	       "\"f:failureThreshold\":{},\"f:httpGet\":{\".\":{},\"f:path\":{},"
-	       "\"f:port\":{},\"f:scheme\":{}},\"f:periodSeconds\":{},"
-	       "\"f:successThreshold\":{},\"f:timeoutSeconds\":{}},"
-	       "\"f:resources\":{\".\":{},\"f:limits\":{\".\":{},\"f:cpu\":{},"
-	       "\"f:memory\":{}},\"f:requests\":{\".\":{},\"f:cpu\":{},"
-	       "\"f:memory\":{}}},\"f:terminationMessagePath\":{},"
-	       "\"f:terminationMessagePolicy\":{}}},\"f:dnsPolicy\":{},"
-	       "\"f:enableServiceLinks\":{},\"f:restartPolicy\":{},"
-	       "\"f:schedulerName\":{},\"f:securityContext\":{},"
-	       "\"f:terminationGracePeriodSeconds\":{}}}");
+	LIT(b,
+	    "\\\"}\":{}}},\"f:spec\":{\"f:containers\":{"
+	    "\"k:{\\\"name\\\":\\\"app\\\"}\":{\".\":{},\"f:env\":{\".\":{},"
+	    "\"k:{\\\"name\\\":\\\"LOG_LEVEL\\\"}\":{\".\":{},\"f:name\":{},"
+	    "\"f:value\":{}},\"k:{\\\"name\\\":\\\"POD_NAME\\\"}\":{\".\":{},"
+	    "\"f:name\":{},\"f:valueFrom\":{\".\":{},\"f:fieldRef\":{}}},"
+	    "\"k:{\\\"name\\\":\\\"POD_NAMESPACE\\\"}\":{\".\":{},"
+	    "\"f:name\":{},\"f:valueFrom\":{\".\":{},\"f:fieldRef\":{}}}},"
+	    "\"f:image\":{},\"f:imagePullPolicy\":{},"
+	    "\"f:livenessProbe\":{\".\":{},\"f:failureThreshold\":{},"
+	    "\"f:httpGet\":{\".\":{},\"f:path\":{},\"f:port\":{},"
+	    "\"f:scheme\":{}},\"f:initialDelaySeconds\":{},"
+	    "\"f:periodSeconds\":{},\"f:successThreshold\":{},"
+	    "\"f:timeoutSeconds\":{}},\"f:name\":{},\"f:ports\":{\".\":{},"
+	    "\"k:{\\\"containerPort\\\":8080,\\\"protocol\\\":\\\"TCP\\\"}\":"
+	    "{\".\":{},\"f:containerPort\":{},\"f:name\":{},"
+	    "\"f:protocol\":{}}},\"f:readinessProbe\":{\".\":{},"
+	    "\"f:failureThreshold\":{},\"f:httpGet\":{\".\":{},\"f:path\":{},"
+	    "\"f:port\":{},\"f:scheme\":{}},\"f:periodSeconds\":{},"
+	    "\"f:successThreshold\":{},\"f:timeoutSeconds\":{}},"
+	    "\"f:resources\":{\".\":{},\"f:limits\":{\".\":{},\"f:cpu\":{},"
+	    "\"f:memory\":{}},\"f:requests\":{\".\":{},\"f:cpu\":{},"
+	    "\"f:memory\":{}}},\"f:terminationMessagePath\":{},"
+	    "\"f:terminationMessagePolicy\":{}}},\"f:dnsPolicy\":{},"
+	    "\"f:enableServiceLinks\":{},\"f:restartPolicy\":{},"
+	    "\"f:schedulerName\":{},\"f:securityContext\":{},"
+	    "\"f:terminationGracePeriodSeconds\":{}}}");
 }
 
 /* One pod condition; reason and message may be NULL. */
-static void add_condition(struct buf *b, const char *type, bool ok,
-			  uint64_t t, const char *reason, const char *message)
+static void add_condition(struct buf *b, const char *type, bool ok, uint64_t t,
+			  const char *reason, const char *message)
 {
 	LIT(b, "{\"type\":\"");
 	buf_adds(b, type);
@@ -320,40 +324,43 @@ static void add_pod_spec(struct buf *b, unsigned idx, unsigned node,
 	       "{\"fieldRef\":{\"apiVersion\":\"v1\","
 	       "\"fieldPath\":\"metadata.name\"}}},{\"name\":\"POD_NAMESPACE\","
 	       "\"valueFrom\":{\"fieldRef\":{\"apiVersion\":\"v1\","
-	       "\"fieldPath\":\"metadata.namespace\"}}}],\"resources\":{\"limits\":{\"cpu\":\"500m\","
+	       "\"fieldPath\":\"metadata.namespace\"}}}],\"resources\":{"
+	       "\"limits\":{\"cpu\":\"500m\","
 	       "\"memory\":\"256Mi\"},\"requests\":{\"cpu\":\"100m\","
 	       "\"memory\":\"128Mi\"}},\"volumeMounts\":[{\"name\":\"");
 	buf_add(b, vol, 21);
-	LIT(b, "\",\"readOnly\":true,"
-	       "\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}],"
-	       "\"livenessProbe\":{\"httpGet\":{\"path\":\"/healthz\","
-	       "\"port\":8080,\"scheme\":\"HTTP\"},\"initialDelaySeconds\":10,"
-	       "\"timeoutSeconds\":1,\"periodSeconds\":10,"
-	       "\"successThreshold\":1,\"failureThreshold\":3},"
-	       "\"readinessProbe\":{\"httpGet\":{\"path\":\"/readyz\","
-	       "\"port\":8080,\"scheme\":\"HTTP\"},\"timeoutSeconds\":1,"
-	       "\"periodSeconds\":5,\"successThreshold\":1,"
-	       "\"failureThreshold\":3},"
-	       "\"terminationMessagePath\":\"/dev/termination-log\","
-	       "\"terminationMessagePolicy\":\"File\","
-	       "\"imagePullPolicy\":\"IfNotPresent\"}],"
-	       "\"restartPolicy\":\"Always\",\"terminationGracePeriodSeconds\":30,"
-	       "\"dnsPolicy\":\"ClusterFirst\",\"serviceAccountName\":\"web\","
-	       "\"serviceAccount\":\"web\"");
+	LIT(b,
+	    "\",\"readOnly\":true,"
+	    "\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}],"
+	    "\"livenessProbe\":{\"httpGet\":{\"path\":\"/healthz\","
+	    "\"port\":8080,\"scheme\":\"HTTP\"},\"initialDelaySeconds\":10,"
+	    "\"timeoutSeconds\":1,\"periodSeconds\":10,"
+	    "\"successThreshold\":1,\"failureThreshold\":3},"
+	    "\"readinessProbe\":{\"httpGet\":{\"path\":\"/readyz\","
+	    "\"port\":8080,\"scheme\":\"HTTP\"},\"timeoutSeconds\":1,"
+	    "\"periodSeconds\":5,\"successThreshold\":1,"
+	    "\"failureThreshold\":3},"
+	    "\"terminationMessagePath\":\"/dev/termination-log\","
+	    "\"terminationMessagePolicy\":\"File\","
+	    "\"imagePullPolicy\":\"IfNotPresent\"}],"
+	    "\"restartPolicy\":\"Always\",\"terminationGracePeriodSeconds\":30,"
+	    "\"dnsPolicy\":\"ClusterFirst\",\"serviceAccountName\":\"web\","
+	    "\"serviceAccount\":\"web\"");
 	if (ph != PHASE_PENDING) {
 		LIT(b, ",\"nodeName\":\"node-");
 		add_u(b, node);
 		buf_addc(b, '"');
 	}
-	LIT(b, ",\"securityContext\":{},\"schedulerName\":\"default-scheduler\","
-	       "\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\","
-	       "\"operator\":\"Exists\",\"effect\":\"NoExecute\","
-	       "\"tolerationSeconds\":300},"
-	       "{\"key\":\"node.kubernetes.io/unreachable\","
-	       "\"operator\":\"Exists\",\"effect\":\"NoExecute\","
-	       "\"tolerationSeconds\":300}],\"priority\":0,"
-	       "\"enableServiceLinks\":true,"
-	       "\"preemptionPolicy\":\"PreemptLowerPriority\"}");
+	LIT(b,
+	    ",\"securityContext\":{},\"schedulerName\":\"default-scheduler\","
+	    "\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\","
+	    "\"operator\":\"Exists\",\"effect\":\"NoExecute\","
+	    "\"tolerationSeconds\":300},"
+	    "{\"key\":\"node.kubernetes.io/unreachable\","
+	    "\"operator\":\"Exists\",\"effect\":\"NoExecute\","
+	    "\"tolerationSeconds\":300}],\"priority\":0,"
+	    "\"enableServiceLinks\":true,"
+	    "\"preemptionPolicy\":\"PreemptLowerPriority\"}");
 }
 
 static void add_pod_status(struct buf *b, unsigned idx, unsigned node,
@@ -380,7 +387,8 @@ static void add_pod_status(struct buf *b, unsigned idx, unsigned node,
 	add_condition(b, "Initialized", true, t + 2,
 		      done ? "PodCompleted" : NULL, NULL);
 	buf_addc(b, ',');
-	add_condition(b, "Ready", !done, t + 9, done ? "PodCompleted" : NULL, NULL);
+	add_condition(b, "Ready", !done, t + 9, done ? "PodCompleted" : NULL,
+		      NULL);
 	buf_addc(b, ',');
 	add_condition(b, "ContainersReady", !done, t + 9,
 		      done ? "PodCompleted" : NULL, NULL);
@@ -400,8 +408,9 @@ static void add_pod_status(struct buf *b, unsigned idx, unsigned node,
 	make_digest(cid, 0xc0de0000ULL + idx);
 	make_digest(digest, 0x1ace0000ULL + idx % 3);
 	if (done) {
-		LIT(b, "\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\","
-		       "\"startedAt\":");
+		LIT(b,
+		    "\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\","
+		    "\"startedAt\":");
 		add_time(b, t + 4);
 		LIT(b, ",\"finishedAt\":");
 		add_time(b, t + 600 + idx % 600);
@@ -431,9 +440,9 @@ int fake_seed_pod(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 {
 	uint64_t t = SEED_EPOCH + (uint64_t)idx * POD_SPACING;
 	unsigned node = idx % NODES, rs = idx % REPLICASETS;
-	enum phase ph = idx % 10 == 0	? PHASE_PENDING :
-			idx % 25 == 0	? PHASE_SUCCEEDED :
-					  PHASE_RUNNING;
+	enum phase ph = idx % 10 == 0	? PHASE_PENDING
+			: idx % 25 == 0 ? PHASE_SUCCEEDED
+					: PHASE_RUNNING;
 	char rs_hash[11], rs_uid[37], vol[22], sfx[11];
 
 	make_rs_hash(rs_hash, rs);
@@ -478,20 +487,21 @@ int fake_seed_pod(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 		LIT(out, "},{\"manager\":\"kubelet\",\"operation\":\"Update\","
 			 "\"apiVersion\":\"v1\",\"time\":");
 		add_time(out, t + 9);
-		LIT(out, ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
-			 "{\"f:status\":{\"f:conditions\":{"
-			 "\"k:{\\\"type\\\":\\\"ContainersReady\\\"}\":{\".\":{},"
-			 "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},"
-			 "\"f:status\":{},\"f:type\":{}},"
-			 "\"k:{\\\"type\\\":\\\"Initialized\\\"}\":{\".\":{},"
-			 "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},"
-			 "\"f:status\":{},\"f:type\":{}},"
-			 "\"k:{\\\"type\\\":\\\"Ready\\\"}\":{\".\":{},"
-			 "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},"
-			 "\"f:status\":{},\"f:type\":{}}},"
-			 "\"f:containerStatuses\":{},\"f:hostIP\":{},"
-			 "\"f:hostIPs\":{},\"f:phase\":{},\"f:podIP\":{},"
-			 "\"f:podIPs\":{\".\":{},\"k:{\\\"ip\\\":\\\"");
+		LIT(out,
+		    ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":"
+		    "{\"f:status\":{\"f:conditions\":{"
+		    "\"k:{\\\"type\\\":\\\"ContainersReady\\\"}\":{\".\":{},"
+		    "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},"
+		    "\"f:status\":{},\"f:type\":{}},"
+		    "\"k:{\\\"type\\\":\\\"Initialized\\\"}\":{\".\":{},"
+		    "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},"
+		    "\"f:status\":{},\"f:type\":{}},"
+		    "\"k:{\\\"type\\\":\\\"Ready\\\"}\":{\".\":{},"
+		    "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},"
+		    "\"f:status\":{},\"f:type\":{}}},"
+		    "\"f:containerStatuses\":{},\"f:hostIP\":{},"
+		    "\"f:hostIPs\":{},\"f:phase\":{},\"f:podIP\":{},"
+		    "\"f:podIPs\":{\".\":{},\"k:{\\\"ip\\\":\\\"");
 		add_ip(out, 10, 244, node, 2 + (idx / NODES) % 250);
 		LIT(out, "\\\"}\":{\".\":{},\"f:ip\":{}}},\"f:startTime\":{}}},"
 			 "\"subresource\":\"status\"}]},");
@@ -503,25 +513,26 @@ int fake_seed_pod(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
 
-int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns,
-			uint64_t rv)
+int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 {
 	uint64_t t = SEED_EPOCH + (uint64_t)idx * 23;
-	unsigned lines = 2 + idx % 8;	/* varies the size, ~500-1000 B */
+	unsigned lines = 2 + idx % 8; /* varies the size, ~500-1000 B */
 
 	LIT(out, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",");
 	add_meta_head(out, "cm-", idx, ns, "ConfigMap", rv, t);
 	LIT(out, ",\"labels\":{\"app\":\"web\",\"shard\":");
 	add_qu(out, idx % 100);
-	LIT(out, "},\"managedFields\":[{\"manager\":\"kubectl-client-side-apply\","
-		 "\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":");
+	LIT(out,
+	    "},\"managedFields\":[{\"manager\":\"kubectl-client-side-apply\","
+	    "\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":");
 	add_time(out, t);
-	LIT(out, ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{\".\":{},"
-		 "\"f:LOG_LEVEL\":{},\"f:app.properties\":{},"
-		 "\"f:feature-flags\":{}},\"f:metadata\":{\"f:labels\":{\".\":{},"
-		 "\"f:app\":{},\"f:shard\":{}}}}}]},\"data\":{"
-		 "\"LOG_LEVEL\":\"info\",\"app.properties\":\"server.port=8080\\n"
-		 "server.shutdown=graceful\\ncache.ttl.seconds=");
+	LIT(out,
+	    ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{\".\":{},"
+	    "\"f:LOG_LEVEL\":{},\"f:app.properties\":{},"
+	    "\"f:feature-flags\":{}},\"f:metadata\":{\"f:labels\":{\".\":{},"
+	    "\"f:app\":{},\"f:shard\":{}}}}}]},\"data\":{"
+	    "\"LOG_LEVEL\":\"info\",\"app.properties\":\"server.port=8080\\n"
+	    "server.shutdown=graceful\\ncache.ttl.seconds=");
 	add_u(out, 30 + idx % 300);
 	LIT(out, "\\n");
 	for (unsigned i = 0; i < lines; i++) {
@@ -542,29 +553,30 @@ int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns,
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
 
-int fake_seed_service(struct buf *out, unsigned idx, const char *ns,
-		      uint64_t rv)
+int fake_seed_service(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 {
 	uint64_t t = SEED_EPOCH + (uint64_t)idx * 29;
-	unsigned ip = 10 + idx;	/* 10.96.0.0/12 holds a million of them */
+	unsigned ip = 10 + idx; /* 10.96.0.0/12 holds a million of them */
 
 	LIT(out, "{\"kind\":\"Service\",\"apiVersion\":\"v1\",");
 	add_meta_head(out, "svc-", idx, ns, "Service", rv, t);
 	LIT(out, ",\"labels\":{\"app\":\"web\",\"shard\":");
 	add_qu(out, idx % 100);
-	LIT(out, "},\"managedFields\":[{\"manager\":\"kubectl-client-side-apply\","
-		 "\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":");
+	LIT(out,
+	    "},\"managedFields\":[{\"manager\":\"kubectl-client-side-apply\","
+	    "\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":");
 	add_time(out, t);
-	LIT(out, ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":"
-		 "{\"f:labels\":{\".\":{},\"f:app\":{},\"f:shard\":{}}},"
-		 "\"f:spec\":{\"f:internalTrafficPolicy\":{},\"f:ports\":"
-		 "{\".\":{},\"k:{\\\"port\\\":80,\\\"protocol\\\":\\\"TCP\\\"}\":"
-		 "{\".\":{},\"f:name\":{},\"f:port\":{},\"f:protocol\":{},"
-		 "\"f:targetPort\":{}}},\"f:selector\":{},"
-		 "\"f:sessionAffinity\":{},\"f:type\":{}}}}]},"
-		 "\"spec\":{\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\","
-		 "\"port\":80,\"targetPort\":8080}],\"selector\":{\"app\":\"web\","
-		 "\"shard\":");
+	LIT(out,
+	    ",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":"
+	    "{\"f:labels\":{\".\":{},\"f:app\":{},\"f:shard\":{}}},"
+	    "\"f:spec\":{\"f:internalTrafficPolicy\":{},\"f:ports\":"
+	    "{\".\":{},\"k:{\\\"port\\\":80,\\\"protocol\\\":\\\"TCP\\\"}\":"
+	    "{\".\":{},\"f:name\":{},\"f:port\":{},\"f:protocol\":{},"
+	    "\"f:targetPort\":{}}},\"f:selector\":{},"
+	    "\"f:sessionAffinity\":{},\"f:type\":{}}}}]},"
+	    "\"spec\":{\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\","
+	    "\"port\":80,\"targetPort\":8080}],\"selector\":{\"app\":\"web\","
+	    "\"shard\":");
 	add_qu(out, idx % 100);
 	LIT(out, "},\"clusterIP\":\"");
 	add_ip(out, 10, 96 + (ip >> 16) % 16, (ip >> 8) & 255, ip & 255);

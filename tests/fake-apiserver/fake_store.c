@@ -21,18 +21,18 @@ struct objvec {
 
 static struct {
 	pthread_rwlock_t lock;
-	uint64_t rv;		/* atomic; written under the write lock */
-	uint64_t floor;		/* every event after floor is in the ring */
-	uint64_t compacted;	/* etcd's compaction point; atomic */
-	uint64_t compact_mark;	/* the RV at the previous compactor tick */
+	uint64_t rv;	       /* atomic; written under the write lock */
+	uint64_t floor;	       /* every event after floor is in the ring */
+	uint64_t compacted;    /* etcd's compaction point; atomic */
+	uint64_t compact_mark; /* the RV at the previous compactor tick */
 	struct objvec cur[FAKE_RES_MAX];
-	struct fake_event *ring;	/* ring[(start + i) % cap]: rv floor+1+i */
+	struct fake_event *ring; /* ring[(start + i) % cap]: rv floor+1+i */
 	size_t cap, start, n;
 	/* wakeups */
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
-	unsigned gen;		/* atomic */
-	bool stopping;		/* atomic */
+	unsigned gen;  /* atomic */
+	bool stopping; /* atomic */
 } st;
 
 /* --- objects --------------------------------------------------------- */
@@ -74,8 +74,8 @@ struct label_acc {
 	size_t n, cap;
 };
 
-static int add_label(void *ctx, const char *ks, const char *ke,
-		     const char *vs, const char *ve)
+static int add_label(void *ctx, const char *ks, const char *ke, const char *vs,
+		     const char *ve)
 {
 	struct label_acc *a = ctx;
 	if (a->n == a->cap) {
@@ -143,8 +143,8 @@ static int tops_member(void *ctx, const char *ks, const char *ke,
 	return 0;
 }
 
-static bool tops_find(const struct tops *t, const char *path,
-		      const char **vs, const char **ve)
+static bool tops_find(const struct tops *t, const char *path, const char **vs,
+		      const char **ve)
 {
 	size_t len = strcspn(path, ".");
 	for (int i = 0; i < t->n; i++) {
@@ -196,10 +196,11 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 	if (!fake_json_find(ms, me, "name", &vs, &ve) || *vs != '"')
 		goto fail;
 	o->name = fake_json_text(vs, ve);
-	o->ns = fake_json_find(ms, me, "namespace", &vs, &ve) ?
-			fake_json_text(vs, ve) : xstrdup("");
-	o->uid = fake_json_find(ms, me, "uid", &vs, &ve) ?
-			 fake_json_text(vs, ve) : xstrdup("");
+	o->ns = fake_json_find(ms, me, "namespace", &vs, &ve)
+			? fake_json_text(vs, ve)
+			: xstrdup("");
+	o->uid = fake_json_find(ms, me, "uid", &vs, &ve) ? fake_json_text(vs, ve)
+							 : xstrdup("");
 	if (!o->name || !o->ns || !o->uid || !o->name[0])
 		goto fail;
 	if (!fake_json_find(ms, me, "resourceVersion", &vs, &ve) ||
@@ -228,8 +229,9 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 			goto fail;
 		for (int i = 0; i < nf; i++) {
 			o->fields[i] = tops_find(&t, fake_res_field_path(res, i),
-						 &vs, &ve) ?
-					       fake_json_text(vs, ve) : xstrdup("");
+						 &vs, &ve)
+					       ? fake_json_text(vs, ve)
+					       : xstrdup("");
 			if (!o->fields[i])
 				goto fail;
 		}
@@ -347,9 +349,18 @@ void fake_store_free(void)
 	memset(&st, 0, sizeof(st));
 }
 
-void fake_store_rdlock(void) { pthread_rwlock_rdlock(&st.lock); }
-void fake_store_wrlock(void) { pthread_rwlock_wrlock(&st.lock); }
-void fake_store_rdunlock(void) { pthread_rwlock_unlock(&st.lock); }
+void fake_store_rdlock(void)
+{
+	pthread_rwlock_rdlock(&st.lock);
+}
+void fake_store_wrlock(void)
+{
+	pthread_rwlock_wrlock(&st.lock);
+}
+void fake_store_rdunlock(void)
+{
+	pthread_rwlock_unlock(&st.lock);
+}
 
 static void wake_all(void)
 {
@@ -413,8 +424,7 @@ void fake_store_wait(uint64_t rv, unsigned gen, int64_t until_ms)
 }
 
 /* Index of the first object whose key is >= (ns, name) in v. */
-static size_t lower_bound(const struct objvec *v, const char *ns,
-			  const char *name)
+static size_t lower_bound(const struct objvec *v, const char *ns, const char *name)
 {
 	size_t lo = 0, hi = v->n;
 	while (lo < hi) {
@@ -546,8 +556,8 @@ const struct fake_event *fake_store_event_after(uint64_t rv, bool *expired)
 /* A key touched after the snapshot RV and its state at that RV. */
 struct undo {
 	const char *ns, *name;
-	uint64_t rv;		/* the first event after the snapshot */
-	struct fake_obj *then;	/* state at the snapshot, NULL if absent */
+	uint64_t rv;	       /* the first event after the snapshot */
+	struct fake_obj *then; /* state at the snapshot, NULL if absent */
 };
 
 static int undo_cmp(const void *a, const void *b)
@@ -582,13 +592,12 @@ static int collect_undo(int res, uint64_t at, struct undo **out, size_t *n)
 			}
 			u = p;
 		}
-		u[k++] = (struct undo){ e->obj->ns, e->obj->name, e->rv,
-					e->prev };
+		u[k++] = (struct undo){ e->obj->ns, e->obj->name, e->rv, e->prev };
 	}
 	if (!k)
 		return 0;
 	qsort(u, k, sizeof(*u), undo_cmp);
-	size_t w = 0;	/* keep the first event of each key */
+	size_t w = 0; /* keep the first event of each key */
 	for (size_t i = 0; i < k; i++)
 		if (w == 0 || fake_keycmp(u[w - 1].ns, u[w - 1].name, u[i].ns,
 					  u[i].name) != 0)
@@ -598,8 +607,8 @@ static int collect_undo(int res, uint64_t at, struct undo **out, size_t *n)
 	return 0;
 }
 
-int fake_store_scan(int res, uint64_t at, const char *ns,
-		    const char *after_ns, const char *after_name,
+int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
+		    const char *after_name,
 		    bool (*fn)(void *ctx, struct fake_obj *o), void *ctx)
 {
 	const struct objvec *v = &st.cur[res];
@@ -625,8 +634,9 @@ int fake_store_scan(int res, uint64_t at, const char *ns,
 		const struct undo *d = j < nu ? &u[j] : NULL;
 		if (!c && !d)
 			break;
-		int cmp = !c ? 1 : !d ? -1 :
-			  fake_keycmp(c->ns, c->name, d->ns, d->name);
+		int cmp = !c   ? 1
+			  : !d ? -1
+			       : fake_keycmp(c->ns, c->name, d->ns, d->name);
 		if (cmp < 0) {
 			o = v->v[i++];
 		} else {
@@ -637,8 +647,8 @@ int fake_store_scan(int res, uint64_t at, const char *ns,
 			if (!o)
 				continue;
 		}
-		if (after_name && fake_keycmp(o->ns, o->name, after_ns,
-					      after_name) <= 0)
+		if (after_name &&
+		    fake_keycmp(o->ns, o->name, after_ns, after_name) <= 0)
 			continue;
 		if (ns && strcmp(o->ns, ns) != 0)
 			break;

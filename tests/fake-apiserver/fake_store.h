@@ -16,7 +16,8 @@
  * kube-apiserver's): older states are gone from "etcd", so a LIST at an
  * older RV (continue tokens, resourceVersionMatch=Exact) gets 410, and
  * so does a watch of an uncached resource that needs older events, while
- * cached resources keep serving from the ring (10-g).
+ * cached resources keep serving from the ring (the apiserver's watch
+ * cache keeps its own history, whatever etcd compacted).
  *
  * Locking: one rwlock. Readers (LIST, GET, watch cursors) hold it shared
  * and only copy references out; writers hold it exclusive for the whole
@@ -33,19 +34,23 @@
 
 #include "cache/selector.h"
 
-enum fake_ev_type { FAKE_ADDED, FAKE_MODIFIED, FAKE_DELETED };
+enum fake_ev_type {
+	FAKE_ADDED,
+	FAKE_MODIFIED,
+	FAKE_DELETED
+};
 
 struct fake_obj {
-	unsigned refs;		/* atomic */
-	int res;		/* index in fake_res_table */
-	uint64_t rv;		/* metadata.resourceVersion */
-	char *ns;		/* "" when cluster-scoped */
+	unsigned refs; /* atomic */
+	int res;       /* index in fake_res_table */
+	uint64_t rv;   /* metadata.resourceVersion */
+	char *ns;      /* "" when cluster-scoped */
 	char *name;
-	char *uid;		/* "" when absent */
+	char *uid; /* "" when absent */
 	size_t nlabels;
-	struct cache_label *labels;	/* sorted by key */
-	char **fields;		/* values of the res's selectable fields */
-	char *json;		/* {"kind":K,"apiVersion":"v1",...}, no \n */
+	struct cache_label *labels; /* sorted by key */
+	char **fields;		    /* values of the res's selectable fields */
+	char *json; /* {"kind":K,"apiVersion":"v1",...}, no \n */
 	size_t len;
 	/* json + body_off is the first member after apiVersion: a LIST item
 	 * is "{" followed by those bytes (list items carry no kind). */
@@ -56,9 +61,9 @@ struct fake_event {
 	uint64_t rv;
 	int res;
 	enum fake_ev_type type;
-	struct fake_obj *obj;	/* new state; for DELETED the last state
+	struct fake_obj *obj;  /* new state; for DELETED the last state
 				 * carrying the deletion RV */
-	struct fake_obj *prev;	/* state before, NULL for ADDED */
+	struct fake_obj *prev; /* state before, NULL for ADDED */
 };
 
 /*
@@ -148,8 +153,8 @@ int64_t fake_now_ms(void);
  * rebuilt (older than the floor or the compaction point, or newer than
  * now).
  */
-int fake_store_scan(int res, uint64_t at, const char *ns,
-		    const char *after_ns, const char *after_name,
+int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
+		    const char *after_name,
 		    bool (*fn)(void *ctx, struct fake_obj *o), void *ctx);
 
 /*

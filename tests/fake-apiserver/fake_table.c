@@ -90,8 +90,8 @@ bool fake_accept_next(const char **cur, struct fake_accept *a)
 void fake_as_negotiate(struct MHD_Connection *c, bool list, bool watch,
 		       struct fake_as *as)
 {
-	const char *acc = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      "Accept");
+	const char *acc =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	const char *inc = fake_query(c, "includeObject");
 	struct fake_accept a;
 
@@ -102,7 +102,7 @@ void fake_as_negotiate(struct MHD_Connection *c, bool list, bool watch,
 		as->include = FAKE_INCLUDE_NONE;
 	while (fake_accept_next(&acc, &a)) {
 		if (!a.as[0])
-			return;	/* plain JSON */
+			return; /* plain JSON */
 		if (strcmp(a.g, "meta.k8s.io") != 0 ||
 		    (strcmp(a.v, "v1") != 0 && strcmp(a.v, "v1beta1") != 0))
 			continue;
@@ -129,12 +129,24 @@ static void add_go_str(struct buf *b, const char *s)
 	buf_addc(b, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"': buf_adds(b, "\\\""); break;
-		case '\\': buf_adds(b, "\\\\"); break;
-		case '\n': buf_adds(b, "\\n"); break;
-		case '\r': buf_adds(b, "\\r"); break;
-		case '\t': buf_adds(b, "\\t"); break;
-		case '<': case '>': case '&':
+		case '"':
+			buf_adds(b, "\\\"");
+			break;
+		case '\\':
+			buf_adds(b, "\\\\");
+			break;
+		case '\n':
+			buf_adds(b, "\\n");
+			break;
+		case '\r':
+			buf_adds(b, "\\r");
+			break;
+		case '\t':
+			buf_adds(b, "\\t");
+			break;
+		case '<':
+		case '>':
+		case '&':
 			buf_printf(b, "\\u%04x", *p);
 			break;
 		default:
@@ -224,7 +236,8 @@ static bool init_status(json_t *spec, json_t *st, char *reason, size_t rn,
 	json_t *inits = json_object_get(spec, "initContainers");
 	size_t i;
 
-	json_array_foreach(ics, i, cs) {
+	json_array_foreach(ics, i, cs)
+	{
 		json_t *state = json_object_get(cs, "state");
 		json_t *term = json_object_get(state, "terminated");
 		json_t *wait = json_object_get(state, "waiting");
@@ -235,9 +248,11 @@ static bool init_status(json_t *spec, json_t *st, char *reason, size_t rn,
 			       strcmp(str_at(spec_c, "restartPolicy", NULL),
 				      "Always") == 0;
 
-		*restarts += json_integer_value(json_object_get(cs, "restartCount"));
+		*restarts +=
+			json_integer_value(json_object_get(cs, "restartCount"));
 		note_restart(cs, last);
-		if (term && json_integer_value(json_object_get(term, "exitCode")) == 0)
+		if (term &&
+		    json_integer_value(json_object_get(term, "exitCode")) == 0)
 			continue;
 		if (sidecar && json_is_true(json_object_get(cs, "started"))) {
 			*ready += json_is_true(json_object_get(cs, "ready"));
@@ -245,16 +260,20 @@ static bool init_status(json_t *spec, json_t *st, char *reason, size_t rn,
 		}
 		if (term && tr && *tr)
 			snprintf(reason, rn, "Init:%s", tr);
-		else if (term && json_integer_value(json_object_get(term, "signal")))
-			snprintf(reason, rn, "Init:Signal:%lld", (long long)
-				 json_integer_value(json_object_get(term, "signal")));
+		else if (term &&
+			 json_integer_value(json_object_get(term, "signal")))
+			snprintf(reason, rn, "Init:Signal:%lld",
+				 (long long)json_integer_value(
+					 json_object_get(term, "signal")));
 		else if (term)
-			snprintf(reason, rn, "Init:ExitCode:%lld", (long long)
-				 json_integer_value(json_object_get(term, "exitCode")));
+			snprintf(reason, rn, "Init:ExitCode:%lld",
+				 (long long)json_integer_value(
+					 json_object_get(term, "exitCode")));
 		else if (wait && wr && *wr && strcmp(wr, "PodInitializing") != 0)
 			snprintf(reason, rn, "Init:%s", wr);
 		else
-			snprintf(reason, rn, "Init:%zu/%zu", i, json_array_size(inits));
+			snprintf(reason, rn, "Init:%zu/%zu", i,
+				 json_array_size(inits));
 		return true;
 	}
 	return false;
@@ -264,35 +283,40 @@ static bool cond_true(json_t *st, const char *type)
 {
 	json_t *c;
 	size_t i;
-	json_array_foreach(json_object_get(st, "conditions"), i, c)
-		if (str_at(c, "type", NULL) && strcmp(str_at(c, "type", NULL), type) == 0)
-			return str_at(c, "status", NULL) &&
-			       strcmp(str_at(c, "status", NULL), "True") == 0;
+	json_array_foreach(json_object_get(st, "conditions"), i,
+			   c) if (str_at(c, "type", NULL) &&
+				  strcmp(str_at(c, "type", NULL), type) ==
+					  0) return str_at(c, "status", NULL) &&
+		strcmp(str_at(c, "status", NULL), "True") == 0;
 	return false;
 }
 
 static void pod_cells(struct buf *b, json_t *o)
 {
-	json_t *spec = json_object_get(o, "spec"), *st = json_object_get(o, "status");
+	json_t *spec = json_object_get(o, "spec"),
+	       *st = json_object_get(o, "status");
 	json_t *meta = json_object_get(o, "metadata"), *cs, *g;
 	const char *phase = str_at(st, "phase", NULL), *last = NULL;
 	long long restarts = 0, init_restarts = 0;
-	long ready = 0, total = (long)json_array_size(json_object_get(spec, "containers"));
+	long ready = 0,
+	     total = (long)json_array_size(json_object_get(spec, "containers"));
 	char reason[128], buf[64];
 	size_t i;
 
 	snprintf(reason, sizeof(reason), "%s",
-		 str_at(st, "reason", NULL) ? str_at(st, "reason", NULL) :
-		 phase ? phase : "");
-	json_array_foreach(json_object_get(st, "conditions"), i, cs)
-		if (str_at(cs, "type", NULL) && str_at(cs, "reason", NULL) &&
-		    strcmp(str_at(cs, "type", NULL), "PodScheduled") == 0 &&
-		    strcmp(str_at(cs, "reason", NULL), "SchedulingGated") == 0)
-			snprintf(reason, sizeof(reason), "SchedulingGated");
-	json_array_foreach(json_object_get(spec, "initContainers"), i, cs)
-		if (str_at(cs, "restartPolicy", NULL) &&
-		    strcmp(str_at(cs, "restartPolicy", NULL), "Always") == 0)
-			total++;
+		 str_at(st, "reason", NULL) ? str_at(st, "reason", NULL)
+		 : phase		    ? phase
+					    : "");
+	json_array_foreach(
+		json_object_get(st, "conditions"), i,
+		cs) if (str_at(cs, "type", NULL) && str_at(cs, "reason", NULL) &&
+			strcmp(str_at(cs, "type", NULL), "PodScheduled") == 0 &&
+			strcmp(str_at(cs, "reason", NULL), "SchedulingGated") == 0)
+		snprintf(reason, sizeof(reason), "SchedulingGated");
+	json_array_foreach(json_object_get(spec, "initContainers"), i,
+			   cs) if (str_at(cs, "restartPolicy", NULL) &&
+				   strcmp(str_at(cs, "restartPolicy", NULL),
+					  "Always") == 0) total++;
 	bool initializing = init_status(spec, st, reason, sizeof(reason),
 					&init_restarts, &last, &ready);
 	if (initializing && !cond_true(st, "Initialized")) {
@@ -306,18 +330,24 @@ static void pod_cells(struct buf *b, json_t *o)
 			json_t *term = json_object_get(state, "terminated");
 			const char *wr = str_at(state, "waiting", "reason");
 			const char *tr = str_at(term, "reason", NULL);
-			restarts += json_integer_value(json_object_get(cs, "restartCount"));
+			restarts += json_integer_value(
+				json_object_get(cs, "restartCount"));
 			note_restart(cs, &last);
 			if (wr && *wr)
 				snprintf(reason, sizeof(reason), "%s", wr);
 			else if (tr && *tr)
 				snprintf(reason, sizeof(reason), "%s", tr);
-			else if (term && json_integer_value(json_object_get(term, "signal")))
-				snprintf(reason, sizeof(reason), "Signal:%lld", (long long)
-					 json_integer_value(json_object_get(term, "signal")));
+			else if (term && json_integer_value(json_object_get(
+						 term, "signal")))
+				snprintf(reason, sizeof(reason), "Signal:%lld",
+					 (long long)json_integer_value(
+						 json_object_get(term,
+								 "signal")));
 			else if (term)
-				snprintf(reason, sizeof(reason), "ExitCode:%lld", (long long)
-					 json_integer_value(json_object_get(term, "exitCode")));
+				snprintf(reason, sizeof(reason), "ExitCode:%lld",
+					 (long long)json_integer_value(
+						 json_object_get(term,
+								 "exitCode")));
 			else if (json_is_true(json_object_get(cs, "ready")) &&
 				 json_object_get(state, "running")) {
 				running = true;
@@ -332,7 +362,8 @@ static void pod_cells(struct buf *b, json_t *o)
 		const char *sr = str_at(st, "reason", NULL);
 		if (sr && strcmp(sr, "NodeLost") == 0)
 			snprintf(reason, sizeof(reason), "Unknown");
-		else if (!phase || (strcmp(phase, "Succeeded") && strcmp(phase, "Failed")))
+		else if (!phase || (strcmp(phase, "Succeeded") &&
+				    strcmp(phase, "Failed")))
 			snprintf(reason, sizeof(reason), "Terminating");
 	}
 
@@ -344,7 +375,7 @@ static void pod_cells(struct buf *b, json_t *o)
 	buf_addc(b, ',');
 	if (restarts && last) {
 		struct buf r = BUF_INIT;
-		add_age(&r, last);	/* "\"5m\"": strip the quotes */
+		add_age(&r, last); /* "\"5m\"": strip the quotes */
 		buf_printf(b, "\"%lld (%.*s ago)\"", restarts,
 			   r.len > 2 ? (int)r.len - 2 : 0, r.p ? r.p + 1 : "");
 		buf_free(&r);
@@ -355,8 +386,8 @@ static void pod_cells(struct buf *b, json_t *o)
 	add_age(b, str_at(meta, "creationTimestamp", NULL));
 	buf_addc(b, ',');
 	json_t *ips = json_object_get(st, "podIPs");
-	add_or_none(b, ips ? str_at(json_array_get(ips, 0), "ip", NULL) :
-			     str_at(st, "podIP", NULL));
+	add_or_none(b, ips ? str_at(json_array_get(ips, 0), "ip", NULL)
+			   : str_at(st, "podIP", NULL));
 	buf_addc(b, ',');
 	add_or_none(b, str_at(spec, "nodeName", NULL));
 	buf_addc(b, ',');
@@ -365,9 +396,10 @@ static void pod_cells(struct buf *b, json_t *o)
 	json_t *gates = json_object_get(spec, "readinessGates");
 	if (json_array_size(gates)) {
 		long ok = 0;
-		json_array_foreach(gates, i, g)
-			ok += cond_true(st, str_at(g, "conditionType", NULL) ?
-					str_at(g, "conditionType", NULL) : "");
+		json_array_foreach(gates, i, g) ok +=
+			cond_true(st, str_at(g, "conditionType", NULL)
+					      ? str_at(g, "conditionType", NULL)
+					      : "");
 		snprintf(buf, sizeof(buf), "%ld/%zu", ok, json_array_size(gates));
 		add_go_str(b, buf);
 	} else {
@@ -378,10 +410,14 @@ static void pod_cells(struct buf *b, json_t *o)
 static const char *columns_of(int res)
 {
 	switch (res) {
-	case FAKE_RES_PODS: return cols_pods;
-	case FAKE_RES_CONFIGMAPS: return cols_configmaps;
-	case FAKE_RES_NAMESPACES: return cols_namespaces;
-	default: return fake_res_table[res].custom ? cols_custom : cols_default;
+	case FAKE_RES_PODS:
+		return cols_pods;
+	case FAKE_RES_CONFIGMAPS:
+		return cols_configmaps;
+	case FAKE_RES_NAMESPACES:
+		return cols_namespaces;
+	default:
+		return fake_res_table[res].custom ? cols_custom : cols_default;
 	}
 }
 
@@ -398,8 +434,10 @@ static void add_metadata(struct buf *b, const char *json, size_t len)
 static void add_pom(struct buf *b, const struct fake_as *as, const char *json,
 		    size_t len)
 {
-	buf_printf(b, "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":"
-		      "\"meta.k8s.io/%s\",\"metadata\":", as->version);
+	buf_printf(b,
+		   "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":"
+		   "\"meta.k8s.io/%s\",\"metadata\":",
+		   as->version);
 	add_metadata(b, json, len);
 	buf_addc(b, '}');
 }
@@ -418,12 +456,16 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 		pod_cells(b, o);
 	} else {
 		if (res == FAKE_RES_CONFIGMAPS) {
-			buf_printf(b, ",%zu", json_object_size(json_object_get(o, "data")) +
-				   json_object_size(json_object_get(o, "binaryData")));
+			buf_printf(
+				b, ",%zu",
+				json_object_size(json_object_get(o, "data")) +
+					json_object_size(json_object_get(
+						o, "binaryData")));
 		} else if (res == FAKE_RES_NAMESPACES) {
 			buf_addc(b, ',');
-			add_go_str(b, str_at(o, "status", "phase") ?
-				   str_at(o, "status", "phase") : "");
+			add_go_str(b, str_at(o, "status", "phase")
+					      ? str_at(o, "status", "phase")
+					      : "");
 		}
 		buf_addc(b, ',');
 		add_age(b, str_at(meta, "creationTimestamp", NULL));
@@ -451,12 +493,14 @@ static void add_listmeta(struct buf *b, const struct fake_listmeta *m)
 }
 
 void fake_table_list(struct buf *b, const struct fake_as *as, int res,
-		     const struct fake_listmeta *m, struct fake_obj *const *items,
-		     size_t n)
+		     const struct fake_listmeta *m,
+		     struct fake_obj *const *items, size_t n)
 {
 	if (as->kind == FAKE_AS_META) {
-		buf_printf(b, "{\"kind\":\"PartialObjectMetadataList\","
-			      "\"apiVersion\":\"meta.k8s.io/%s\",", as->version);
+		buf_printf(b,
+			   "{\"kind\":\"PartialObjectMetadataList\","
+			   "\"apiVersion\":\"meta.k8s.io/%s\",",
+			   as->version);
 		add_listmeta(b, m);
 		buf_adds(b, ",\"items\":[");
 		for (size_t i = 0; i < n; i++) {
@@ -501,8 +545,10 @@ void fake_table_event(struct buf *b, const struct fake_as *as, int res,
 		add_pom(b, as, json, len);
 		return;
 	}
-	buf_printf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-		      "\"metadata\":{\"resourceVersion\":", as->version);
+	buf_printf(b,
+		   "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+		   "\"metadata\":{\"resourceVersion\":",
+		   as->version);
 	if (fake_json_find(json, json + len, "metadata.resourceVersion", &vs, &ve))
 		buf_add(b, vs, (size_t)(ve - vs));
 	else

@@ -22,14 +22,21 @@
 #include "fake_http.h"
 #include "fake_store.h"
 
-enum fake_as_kind { FAKE_AS_OBJECT, FAKE_AS_TABLE, FAKE_AS_META };
-enum fake_include { FAKE_INCLUDE_METADATA, FAKE_INCLUDE_OBJECT,
-		    FAKE_INCLUDE_NONE };
+enum fake_as_kind {
+	FAKE_AS_OBJECT,
+	FAKE_AS_TABLE,
+	FAKE_AS_META
+};
+enum fake_include {
+	FAKE_INCLUDE_METADATA,
+	FAKE_INCLUDE_OBJECT,
+	FAKE_INCLUDE_NONE
+};
 
 struct fake_as {
 	enum fake_as_kind kind;
-	const char *version;	/* "v1" or "v1beta1" of meta.k8s.io */
-	enum fake_include include;	/* Table rows' object */
+	const char *version;	   /* "v1" or "v1beta1" of meta.k8s.io */
+	enum fake_include include; /* Table rows' object */
 };
 
 /* One JSON clause of an Accept header, its parameters ("" when absent). */
@@ -50,15 +57,15 @@ void fake_as_negotiate(struct MHD_Connection *c, bool list, bool watch,
  * (remaining < 0: none). */
 struct fake_listmeta {
 	uint64_t rv;
-	const char *cont;	/* NULL: none */
+	const char *cont; /* NULL: none */
 	long long remaining;
 };
 
 /* A LIST body in form as (kind TABLE or META) with its trailing
  * newline. */
 void fake_table_list(struct buf *b, const struct fake_as *as, int res,
-		     const struct fake_listmeta *m, struct fake_obj *const *items,
-		     size_t n);
+		     const struct fake_listmeta *m,
+		     struct fake_obj *const *items, size_t n);
 /* A GET body: a 1-row Table at the object's RV, or a
  * PartialObjectMetadata. */
 void fake_table_get(struct buf *b, const struct fake_as *as,

@@ -1,7 +1,6 @@
 /*
  * fake_table_cols: the columnDefinitions of server-side Tables, as
- * compact JSON arrays, copied from the real apiserver (fixture 11-a for
- * pods; kubernetes pkg/printers/internalversion for configmaps and
+ * compact JSON arrays, copied from the real apiserver (v1.32, for pods; kubernetes pkg/printers/internalversion for configmaps and
  * namespaces; the default convertor Name/Age; a custom resource with no
  * additionalPrinterColumns gets Name and a "date" Age column).
  * Included by fake_table.c only.

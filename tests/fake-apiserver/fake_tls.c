@@ -32,10 +32,10 @@
 typedef int (*verify_fn)(gnutls_session_t session, unsigned *status);
 
 static struct {
-	char *cert, *key, *ca;		/* PEM text */
-	char *token;			/* --token */
+	char *cert, *key, *ca; /* PEM text */
+	char *token;	       /* --token */
 	const char *token_file;
-	bool auth;			/* any credential required */
+	bool auth; /* any credential required */
 	verify_fn verify;
 	/* the token file's tokens, reloaded when its stat changes */
 	pthread_mutex_t mu;
@@ -119,11 +119,13 @@ int fake_tls_setup(const struct fake_tls_opts *o, char *err, size_t errlen)
 	}
 	if (o->cert_file) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-			snprintf(err, errlen, "this libmicrohttpd has no TLS "
+			snprintf(err, errlen,
+				 "this libmicrohttpd has no TLS "
 				 "support; cannot serve --tls-cert");
 			return -ENOTSUP;
 		}
-		if (!(tls.cert = read_file(o->cert_file, "--tls-cert", err, errlen)) ||
+		if (!(tls.cert = read_file(o->cert_file, "--tls-cert", err,
+					   errlen)) ||
 		    !(tls.key = read_file(o->key_file, "--tls-key", err, errlen)))
 			goto fail;
 	}
@@ -133,7 +135,8 @@ int fake_tls_setup(const struct fake_tls_opts *o, char *err, size_t errlen)
 			goto fail;
 		tls.verify = gnutls_certificate_verify_peers2;
 		if (!tls.verify) {
-			snprintf(err, errlen, "--client-ca: GnuTLS's "
+			snprintf(err, errlen,
+				 "--client-ca: GnuTLS's "
 				 "gnutls_certificate_verify_peers2 not found");
 			goto fail;
 		}
@@ -185,11 +188,12 @@ void fake_tls_mhd_options(struct MHD_OptionItem *items, int *n)
 		return;
 	items[(*n)++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
 						 tls.cert };
-	items[(*n)++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
-						 tls.key };
+	items[(*n)++] =
+		(struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, tls.key };
 	if (tls.ca)
-		items[(*n)++] = (struct MHD_OptionItem){
-			MHD_OPTION_HTTPS_MEM_TRUST, 0, tls.ca };
+		items[(*n)++] =
+			(struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+						 tls.ca };
 }
 
 static bool same(const char *a, const char *b, size_t blen)

@@ -7,7 +7,7 @@
  * send: new events, a bookmark, the deadline, dropWatches or shutdown.
  * While idle it wakes twice a second to notice a client that hung up.
  *
- * What is sent follows the apiserver (fixtures 08-*, 10-*, 16-a):
+ * What is sent follows the apiserver (v1.32):
  * one compact JSON event per line; RV unset or 0 starts with synthetic
  * ADDED events for the current state; RV N resumes after N or, when the
  * history no longer reaches N, sends one 410 ERROR event and closes.
@@ -18,14 +18,14 @@
  * ends its initial events with the k8s.io/initial-events-end BOOKMARK.
  *
  * BOOKMARKs, to a watch that asked (allowWatchBookmarks=true), as the
- * watch cache sends them (13-a, 13-b, 16-a, 08-g): every
+ * watch cache sends them: every
  * --bookmark-interval s (60), plus one shortly before the deadline: 2 s
  * before it, or 30% of the watch's length before it when that is
  * shorter (a 4 s watch gets it at 2.8 s). Each carries the watch's
  * cursor, which passes every resource's events (a healthy etcd with
  * progress notifications), and is only sent when that RV is above the
  * RV the watch started from: a watch on a cluster where nothing moved
- * gets no bytes at all (13-b).
+ * gets no bytes at all.
  *
  * Deadlines: timeoutSeconds, or else a random 30-60 minutes, as the
  * apiserver spreads its minRequestTimeout.
@@ -36,7 +36,7 @@
  * ERROR event once etcd is compacted past r + 1, the revision the watch
  * would start at, with the message of the apiserver's etcd watcher.
  * Cached resources resume from the watch cache's own history (the
- * --history ring), whatever etcd compacted (10-g).
+ * --history ring), whatever etcd compacted.
  */
 #include "fake_watch.h"
 
@@ -54,7 +54,7 @@
 #include "fake_table.h"
 #include "fake_tls.h"
 
-#define BATCH_BYTES (256u << 10)	/* per lock hold */
+#define BATCH_BYTES (256u << 10) /* per lock hold */
 #define IDLE_CHECK_MS 500
 
 static int64_t bookmark_ms = 60000;
@@ -70,22 +70,22 @@ struct watch {
 	struct MHD_Connection *conn;
 	int fd;
 	int res;
-	char *ns, *name;		/* owned; f points here */
+	char *ns, *name; /* owned; f points here */
 	struct fake_filter f;
-	uint64_t cursor;		/* every event <= cursor is handled */
-	uint64_t start_rv;		/* bookmarks only with an RV above it */
+	uint64_t cursor;   /* every event <= cursor is handled */
+	uint64_t start_rv; /* bookmarks only with an RV above it */
 	unsigned gen;
 	int64_t deadline;
-	int64_t next_bookmark;		/* 0: bookmarks off */
-	int64_t pre_timeout;		/* the bookmark before the deadline, 0: none */
-	bool ended;			/* close once out is drained */
-	bool cut_now;			/* cutAfterBytes reached */
-	long long cut_left;		/* bytes before the cut, -1: none */
-	struct fake_obj **initial;	/* synthetic ADDED still to send */
+	int64_t next_bookmark; /* 0: bookmarks off */
+	int64_t pre_timeout;   /* the bookmark before the deadline, 0: none */
+	bool ended;	       /* close once out is drained */
+	bool cut_now;	       /* cutAfterBytes reached */
+	long long cut_left;    /* bytes before the cut, -1: none */
+	struct fake_obj **initial; /* synthetic ADDED still to send */
 	size_t ninitial, iinitial;
-	bool end_bookmark;		/* initial-events-end after them */
-	struct fake_as as;		/* Table or PartialObjectMetadata events */
-	bool cols_sent;			/* a Table event carried the columns */
+	bool end_bookmark; /* initial-events-end after them */
+	struct fake_as as; /* Table or PartialObjectMetadata events */
+	bool cols_sent;	   /* a Table event carried the columns */
 	struct buf out;
 	size_t off;
 };
@@ -106,7 +106,7 @@ static void add_event(struct buf *b, const char *type, const char *json,
 }
 
 /* An object event in the watch's output form: as a Table only the first
- * one carries columnDefinitions (11-b). */
+ * one carries columnDefinitions (later ones have null), as the apiserver. */
 static void watch_event(struct watch *w, const char *type, const char *json,
 			size_t len)
 {
@@ -131,8 +131,10 @@ static void add_bookmark(struct watch *w, bool initial_end)
 		   "\"%llu\"%s%s}%s}}\n",
 		   r->kind, r->api_version, (unsigned long long)w->cursor,
 		   r->custom ? "" : ",\"creationTimestamp\":null",
-		   initial_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":"
-				 "\"true\"}" : "",
+		   initial_end
+			   ? ",\"annotations\":{\"k8s.io/initial-events-end\":"
+			     "\"true\"}"
+			   : "",
 		   r->bookmark_tail);
 }
 
@@ -174,7 +176,8 @@ static void fill_events(struct watch *w)
 		w->cursor = e->rv;
 		if (e->res != w->res)
 			continue;
-		bool now = e->type != FAKE_DELETED && fake_filter_match(&w->f, e->obj);
+		bool now = e->type != FAKE_DELETED &&
+			   fake_filter_match(&w->f, e->obj);
 		bool before = e->prev && fake_filter_match(&w->f, e->prev);
 		if (e->type == FAKE_DELETED) {
 			if (before)
@@ -398,7 +401,7 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 	}
 	bool legacy0 = !o.rv || !*o.rv || strcmp(o.rv, "0") == 0;
 	if (o.send_initial < 0 && !*o.rv_match && legacy0)
-		o.send_initial = 1;	/* 1.32's WatchList defaulting */
+		o.send_initial = 1; /* 1.32's WatchList defaulting */
 
 	if (!(w = watch_new(rq))) {
 		fake_filter_free(&f);
@@ -412,7 +415,7 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 	int64_t now = fake_now_ms();
 	if (o.timeout > 0)
 		w->deadline = now + o.timeout * 1000;
-	else	/* the apiserver's 30-60 min spread */
+	else /* the apiserver's 30-60 min spread */
 		w->deadline = now + (1800 + random() % 1800) * 1000LL;
 	int64_t lead = (w->deadline - now) * 3 / 10;
 	if (lead > 2000)
@@ -432,13 +435,17 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 		}
 		if (cur < rv) {
 			char msg[128];
-			snprintf(msg, sizeof(msg), "Timeout: Too large resource "
+			snprintf(msg, sizeof(msg),
+				 "Timeout: Too large resource "
 				 "version: %llu, current: %llu",
 				 (unsigned long long)rv, (unsigned long long)cur);
-			add_error(&w->out, 504, "Timeout",
-				  "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
-				  "\"message\":\"Too large resource version\"}],"
-				  "\"retryAfterSeconds\":1}", msg);
+			add_error(
+				&w->out, 504, "Timeout",
+				"{\"causes\":[{\"reason\":"
+				"\"ResourceVersionTooLarge\","
+				"\"message\":\"Too large resource version\"}],"
+				"\"retryAfterSeconds\":1}",
+				msg);
 			w->ended = true;
 		} else {
 			w->end_bookmark = o.bookmarks;

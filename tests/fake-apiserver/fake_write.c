@@ -25,12 +25,22 @@
 #include "fake_res.h"
 
 /* ObjectMeta's members in Go struct order. */
-static const char *const meta_order[] = {
-	"name", "generateName", "namespace", "selfLink", "uid",
-	"resourceVersion", "generation", "creationTimestamp",
-	"deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-	"annotations", "ownerReferences", "finalizers", "managedFields", NULL
-};
+static const char *const meta_order[] = { "name",
+					  "generateName",
+					  "namespace",
+					  "selfLink",
+					  "uid",
+					  "resourceVersion",
+					  "generation",
+					  "creationTimestamp",
+					  "deletionTimestamp",
+					  "deletionGracePeriodSeconds",
+					  "labels",
+					  "annotations",
+					  "ownerReferences",
+					  "finalizers",
+					  "managedFields",
+					  NULL };
 
 static void new_uid(char out[37])
 {
@@ -41,9 +51,11 @@ static void new_uid(char out[37])
 	}
 	u[6] = (u[6] & 0x0f) | 0x40;
 	u[8] = (u[8] & 0x3f) | 0x80;
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
-		 u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
 static void now_rfc3339(char out[32])
@@ -103,15 +115,17 @@ static enum MHD_Result reply_invalid_name(struct MHD_Connection *c,
 
 	if (*name) {
 		bool label = !r->namespaced;
-		buf_printf(&m, "Invalid value: \"%s\": a lowercase RFC 1123 %s "
+		buf_printf(&m,
+			   "Invalid value: \"%s\": a lowercase RFC 1123 %s "
 			   "must consist of lower case alphanumeric characters"
 			   "%s, and must start and end with an alphanumeric "
 			   "character (e.g. '%s', regex used for validation is "
-			   "'%s')", name, label ? "label" : "subdomain",
+			   "'%s')",
+			   name, label ? "label" : "subdomain",
 			   label ? " or '-'" : ", '-' or '.'",
 			   label ? "my-name', or '123-abc" : "example.com",
-			   label ? "[a-z0-9]([-a-z0-9]*[a-z0-9])?" :
-				   "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
+			   label ? "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+				 : "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
 				   "([-a-z0-9]*[a-z0-9])?)*");
 		e.reason = "FieldValueInvalid";
 		e.msg = m.p ? m.p : "";
@@ -131,9 +145,9 @@ static enum MHD_Result reply_conflict(struct MHD_Connection *c, int res,
 	buf_adds(&d, "{\"name\":");
 	buf_add_json_str(&d, name, strlen(name));
 	buf_printf(&d, ",\"kind\":\"%s\"}", rs);
-	ret = fake_reply_status(c, 409, "Conflict", d.p,
-				"Operation cannot be fulfilled on %s \"%s\": %s",
-				rs, name, why);
+	ret = fake_reply_status(
+		c, 409, "Conflict", d.p,
+		"Operation cannot be fulfilled on %s \"%s\": %s", rs, name, why);
 	buf_free(&d);
 	return ret;
 }
@@ -152,9 +166,8 @@ static const char *const kind_members[FAKE_NBUILTIN][16] = {
 	[FAKE_RES_SERVICES] = { "spec", "status", NULL },
 	[FAKE_RES_EVENTS] = { "involvedObject", "reason", "message", "source",
 			      "firstTimestamp", "lastTimestamp", "count",
-			      "type", "eventTime", "series", "action",
-			      "related", "reportingComponent",
-			      "reportingInstance", NULL },
+			      "type", "eventTime", "series", "action", "related",
+			      "reportingComponent", "reportingInstance", NULL },
 	[FAKE_RES_LEASES] = { "spec", NULL },
 };
 
@@ -179,14 +192,16 @@ static bool strict_unknown(int res, json_t *j, char *bad, size_t badlen)
 
 	if (res >= FAKE_NBUILTIN)
 		return false;
-	json_object_foreach(j, k, v) {
+	json_object_foreach(j, k, v)
+	{
 		if (strcmp(k, "kind") && strcmp(k, "apiVersion") &&
 		    strcmp(k, "metadata") && !in_list(kind_members[res], k)) {
 			snprintf(bad, badlen, "%s", k);
 			return true;
 		}
 	}
-	json_object_foreach(json_object_get(j, "metadata"), k, v) {
+	json_object_foreach(json_object_get(j, "metadata"), k, v)
+	{
 		if (!in_list(meta_order, k)) {
 			snprintf(bad, badlen, "metadata.%s", k);
 			return true;
@@ -206,7 +221,7 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 	json_error_t je;
 	json_t *j;
 	const char *s, *ct = MHD_lookup_connection_value(
-		rq->conn, MHD_HEADER_KIND, "Content-Type");
+			       rq->conn, MHD_HEADER_KIND, "Content-Type");
 	size_t ctlen = ct ? strcspn(ct, "; ") : 0;
 	bool proto = ct && media_is(ct, ctlen, FAKE_PROTO_MEDIA) && !r->custom;
 	const char *fv = fake_query(rq->conn, "fieldValidation");
@@ -226,8 +241,10 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 	if (fv && *fv && strcmp(fv, "Strict") && strcmp(fv, "Warn") &&
 	    strcmp(fv, "Ignore")) {
 		*ret = fake_reply_bad_request(
-			rq->conn, "fieldValidation parameter unsupported: %s: "
-			"want one of Ignore, Warn, Strict", fv);
+			rq->conn,
+			"fieldValidation parameter unsupported: %s: "
+			"want one of Ignore, Warn, Strict",
+			fv);
 		return NULL;
 	}
 	if (proto) {
@@ -235,8 +252,10 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 				      rq->body.len, why, sizeof(why));
 		if (!j) {
 			*ret = fake_reply_bad_request(
-				rq->conn, "the object provided is unrecognized "
-				"(must be of type %s): %s", r->kind, why);
+				rq->conn,
+				"the object provided is unrecognized "
+				"(must be of type %s): %s",
+				r->kind, why);
 			return NULL;
 		}
 	} else {
@@ -244,7 +263,8 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 			       strict ? JSON_REJECT_DUPLICATES : 0, &je);
 		if (!j && strict && strstr(je.text, "duplicate")) {
 			*ret = fake_reply_bad_request(
-				rq->conn, "%s in version \"%s\" cannot be "
+				rq->conn,
+				"%s in version \"%s\" cannot be "
 				"handled as a %s: strict decoding error: %s",
 				r->kind, r->version, r->kind, je.text);
 			return NULL;
@@ -253,15 +273,18 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 
 	if (!j || !json_is_object(j)) {
 		*ret = fake_reply_bad_request(
-			rq->conn, "the object provided is unrecognized (must be "
+			rq->conn,
+			"the object provided is unrecognized (must be "
 			"of type %s): couldn't get version/kind; json parse "
-			"error: %s", r->kind, j ? "not a JSON object" : je.text);
+			"error: %s",
+			r->kind, j ? "not a JSON object" : je.text);
 		json_decref(j);
 		return NULL;
 	}
 	if (strict && !proto && strict_unknown(rq->res, j, why, sizeof(why))) {
 		*ret = fake_reply_bad_request(
-			rq->conn, "%s in version \"%s\" cannot be handled as a "
+			rq->conn,
+			"%s in version \"%s\" cannot be handled as a "
 			"%s: strict decoding error: unknown field \"%s\"",
 			r->kind, r->version, r->kind, why);
 		goto bad;
@@ -269,23 +292,28 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 	if ((s = json_string_value(json_object_get(j, "apiVersion"))) &&
 	    strcmp(s, r->api_version) != 0) {
 		*ret = fake_reply_bad_request(
-			rq->conn, "the API version in the data (%s) does not "
-			"match the expected API version (%s)", s,
-			r->api_version);
+			rq->conn,
+			"the API version in the data (%s) does not "
+			"match the expected API version (%s)",
+			s, r->api_version);
 		goto bad;
 	}
 	if ((s = json_string_value(json_object_get(j, "kind"))) &&
 	    strcmp(s, r->kind) != 0) {
 		*ret = fake_reply_bad_request(
-			rq->conn, "the kind in the data (%s) does not match the "
-			"expected kind (%s)", s, r->kind);
+			rq->conn,
+			"the kind in the data (%s) does not match the "
+			"expected kind (%s)",
+			s, r->kind);
 		goto bad;
 	}
 	json_t *m = json_object_get(j, "metadata");
 	if (m && !json_is_object(m) && !json_is_null(m)) {
 		*ret = fake_reply_bad_request(
-			rq->conn, "the object provided is unrecognized (must be "
-			"of type %s): metadata is not an object", r->kind);
+			rq->conn,
+			"the object provided is unrecognized (must be "
+			"of type %s): metadata is not an object",
+			r->kind);
 		goto bad;
 	}
 	if (!json_is_object(m))
@@ -298,8 +326,8 @@ bad:
 
 static const char *meta_str(json_t *obj, const char *key)
 {
-	return json_string_value(json_object_get(json_object_get(obj, "metadata"),
-						 key));
+	return json_string_value(
+		json_object_get(json_object_get(obj, "metadata"), key));
 }
 
 /* Server-set defaults the real registries apply on create. */
@@ -369,17 +397,16 @@ static char *render(int res, json_t *obj, const char *ns, const char *name,
 	for (int i = 0; meta_order[i]; i++)
 		if ((v = json_object_get(meta, meta_order[i])))
 			json_object_set(m, meta_order[i], v);
-	json_object_foreach(meta, k, v)
-		if (!json_object_get(m, k))
-			json_object_set(m, k, v);
+	json_object_foreach(meta, k, v) if (!json_object_get(m, k))
+		json_object_set(m, k, v);
 
 	json_object_set_new(out, "kind", json_string(r->kind));
 	json_object_set_new(out, "apiVersion", json_string(r->api_version));
 	json_object_set_new(out, "metadata", m);
-	json_object_foreach(obj, k, v)
-		if (strcmp(k, "kind") && strcmp(k, "apiVersion") &&
-		    strcmp(k, "metadata"))
-			json_object_set(out, k, v);
+	json_object_foreach(obj, k, v) if (strcmp(k, "kind") &&
+					   strcmp(k, "apiVersion") &&
+					   strcmp(k, "metadata"))
+		json_object_set(out, k, v);
 	s = json_dumps(out, JSON_COMPACT);
 	json_decref(out);
 	if (s)
@@ -409,9 +436,10 @@ enum MHD_Result fake_write_create(struct fake_req *rq)
 		return ret;
 	if (r->namespaced && (s = meta_str(obj, "namespace")) && *s &&
 	    strcmp(s, ns) != 0) {
-		ret = fake_reply_bad_request(c, "the namespace of the provided "
-						"object does not match the "
-						"namespace sent on the request");
+		ret = fake_reply_bad_request(c,
+					     "the namespace of the provided "
+					     "object does not match the "
+					     "namespace sent on the request");
 		goto out;
 	}
 	const char *gen = meta_str(obj, "generateName");
@@ -430,8 +458,7 @@ enum MHD_Result fake_write_create(struct fake_req *rq)
 	apply_defaults(rq->res, obj, name);
 
 	fake_store_wrlock();
-	if (r->namespaced &&
-	    !fake_store_lookup(FAKE_RES_NAMESPACES, "", ns)) {
+	if (r->namespaced && !fake_store_lookup(FAKE_RES_NAMESPACES, "", ns)) {
 		fake_store_wrunlock();
 		ret = fake_reply_not_found(c, "namespaces", ns);
 		goto out;
@@ -487,26 +514,30 @@ static enum MHD_Result write_update(struct fake_req *rq, struct fake_obj *cur,
 
 	if ((s = meta_str(obj, "name")) && *s && strcmp(s, cur->name) != 0) {
 		fake_store_wrunlock();
-		return fake_reply_bad_request(c, "the name of the object (%s) "
-						 "does not match the name on "
-						 "the URL (%s)", s, cur->name);
+		return fake_reply_bad_request(c,
+					      "the name of the object (%s) "
+					      "does not match the name on "
+					      "the URL (%s)",
+					      s, cur->name);
 	}
 	if ((s = meta_str(obj, "namespace")) && *s && *cur->ns &&
 	    strcmp(s, cur->ns) != 0) {
 		fake_store_wrunlock();
-		return fake_reply_bad_request(c, "the namespace of the provided "
-						 "object does not match the "
-						 "namespace sent on the request");
+		return fake_reply_bad_request(c,
+					      "the namespace of the provided "
+					      "object does not match the "
+					      "namespace sent on the request");
 	}
 	if ((s = meta_str(obj, "resourceVersion")) && *s) {
 		char want[24];
 		snprintf(want, sizeof(want), "%llu", (unsigned long long)cur->rv);
 		if (strcmp(s, want) != 0) {
 			fake_store_wrunlock();
-			return reply_conflict(c, cur->res, cur->name,
-					      "the object has been modified; "
-					      "please apply your changes to the "
-					      "latest version and try again");
+			return reply_conflict(
+				c, cur->res, cur->name,
+				"the object has been modified; "
+				"please apply your changes to the "
+				"latest version and try again");
 		}
 	}
 	if (fake_json_find(cur->json, cur->json + cur->len,
@@ -523,8 +554,8 @@ static enum MHD_Result write_update(struct fake_req *rq, struct fake_obj *cur,
 		fake_store_wrunlock();
 		return fake_reply(c, 200, &b);
 	}
-	char *j2 = json ? fake_json_set_rv(json, len, fake_store_rv() + 1, &n2) :
-			  NULL;
+	char *j2 = json ? fake_json_set_rv(json, len, fake_store_rv() + 1, &n2)
+			: NULL;
 	free(json);
 	struct fake_obj *o = j2 ? fake_obj_new(cur->res, j2, n2) : NULL;
 	if (!o) {
@@ -550,9 +581,8 @@ enum MHD_Result fake_write_update(struct fake_req *rq)
 	cur = fake_store_lookup(rq->res, rq->ns ? rq->ns : "", rq->name);
 	if (!cur) {
 		fake_store_wrunlock();
-		ret = fake_reply_not_found(rq->conn,
-					   fake_res_table[rq->res].resource,
-					   rq->name);
+		ret = fake_reply_not_found(
+			rq->conn, fake_res_table[rq->res].resource, rq->name);
 	} else {
 		ret = write_update(rq, cur, obj);
 	}
@@ -573,7 +603,8 @@ static json_t *merge_patch(json_t *target, json_t *patch)
 		target = json_object();
 	else
 		json_incref(target);
-	json_object_foreach(patch, k, v) {
+	json_object_foreach(patch, k, v)
+	{
 		if (json_is_null(v)) {
 			json_object_del(target, k);
 			continue;
@@ -592,13 +623,10 @@ static bool has_directive(json_t *j)
 	size_t i;
 
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v)
-			if (k[0] == '$' || has_directive(v))
-				return true;
+		json_object_foreach(j, k, v) if (k[0] == '$' ||
+						 has_directive(v)) return true;
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			if (has_directive(v))
-				return true;
+		json_array_foreach(j, i, v) if (has_directive(v)) return true;
 	}
 	return false;
 }
@@ -614,8 +642,8 @@ enum MHD_Result fake_write_patch(struct fake_req *rq)
 {
 	const struct fake_res *r = &fake_res_table[rq->res];
 	struct MHD_Connection *c = rq->conn;
-	const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						     "Content-Type");
+	const char *ct =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
 	size_t ctlen = ct ? strcspn(ct, ";") : 0;
 	json_error_t je;
 	enum MHD_Result ret;
@@ -645,8 +673,8 @@ enum MHD_Result fake_write_patch(struct fake_req *rq)
 	}
 
 	fake_store_wrlock();
-	struct fake_obj *cur = fake_store_lookup(rq->res, rq->ns ? rq->ns : "",
-						 rq->name);
+	struct fake_obj *cur =
+		fake_store_lookup(rq->res, rq->ns ? rq->ns : "", rq->name);
 	if (!cur) {
 		fake_store_wrunlock();
 		json_decref(patch);
@@ -660,8 +688,10 @@ enum MHD_Result fake_write_patch(struct fake_req *rq)
 	    !json_is_object(json_object_get(obj, "metadata"))) {
 		fake_store_wrunlock();
 		json_decref(obj);
-		return fake_reply_bad_request(c, "the patched object is not a "
-						 "valid %s", r->kind);
+		return fake_reply_bad_request(c,
+					      "the patched object is not a "
+					      "valid %s",
+					      r->kind);
 	}
 	json_object_set_new(obj, "kind", json_string(r->kind));
 	json_object_set_new(obj, "apiVersion", json_string(r->api_version));
@@ -713,8 +743,8 @@ static void delete_contents(const char *ns)
 		struct gather g = { NULL, 0, 0 };
 		if (!fake_res_table[res].namespaced)
 			continue;
-		fake_store_scan(res, fake_store_rv(), ns, NULL, NULL, gather_one,
-				&g);
+		fake_store_scan(res, fake_store_rv(), ns, NULL, NULL,
+				gather_one, &g);
 		for (size_t i = 0; i < g.n; i++) {
 			fake_obj_put(delete_one(g.v[i]));
 			fake_obj_put(g.v[i]);
@@ -736,18 +766,20 @@ enum MHD_Result fake_write_delete(struct fake_req *rq)
 		opts = json_loadb(rq->body.p, rq->body.len, 0, &je);
 		if (!json_is_object(opts)) {
 			json_decref(opts);
-			return fake_reply_bad_request(c, "the body of the request "
-							 "is not valid "
-							 "DeleteOptions: %s",
+			return fake_reply_bad_request(c,
+						      "the body of the request "
+						      "is not valid "
+						      "DeleteOptions: %s",
 						      je.text);
 		}
 		json_t *pre = json_object_get(opts, "preconditions");
 		want_uid = json_string_value(json_object_get(pre, "uid"));
-		want_rv = json_string_value(json_object_get(pre, "resourceVersion"));
+		want_rv = json_string_value(
+			json_object_get(pre, "resourceVersion"));
 	}
 	fake_store_wrlock();
-	struct fake_obj *cur = fake_store_lookup(rq->res, rq->ns ? rq->ns : "",
-						 rq->name);
+	struct fake_obj *cur =
+		fake_store_lookup(rq->res, rq->ns ? rq->ns : "", rq->name);
 	if (!cur) {
 		fake_store_wrunlock();
 		json_decref(opts);
@@ -758,11 +790,13 @@ enum MHD_Result fake_write_delete(struct fake_req *rq)
 	if ((want_uid && strcmp(want_uid, cur->uid)) ||
 	    (want_rv && strcmp(want_rv, rvs))) {
 		if (want_uid && strcmp(want_uid, cur->uid))
-			snprintf(why, sizeof(why), "Precondition failed: UID in "
+			snprintf(why, sizeof(why),
+				 "Precondition failed: UID in "
 				 "precondition: %s, UID in object meta: %s",
 				 want_uid, cur->uid);
 		else
-			snprintf(why, sizeof(why), "Precondition failed: "
+			snprintf(why, sizeof(why),
+				 "Precondition failed: "
 				 "ResourceVersion in precondition: %s, "
 				 "ResourceVersion in object meta: %s",
 				 want_rv, rvs);
@@ -818,8 +852,10 @@ enum MHD_Result fake_write_delete_collection(struct fake_req *rq)
 	fake_store_wrlock();
 	fake_store_scan(rq->res, fake_store_rv(), rq->ns, NULL, NULL,
 			gather_matching, &gs);
-	buf_printf(&b, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{},"
-		       "\"items\":[", r->list_kind, r->api_version);
+	buf_printf(&b,
+		   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{},"
+		   "\"items\":[",
+		   r->list_kind, r->api_version);
 	for (size_t i = 0; i < gs.g.n; i++) {
 		struct fake_obj *d = delete_one(gs.g.v[i]);
 		if (d) {

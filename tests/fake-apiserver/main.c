@@ -52,38 +52,61 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fake-apiserver [flags]\n"
-		"  --listen HOST:PORT       address (default 127.0.0.1:8080; port 0 picks one)\n"
-		"  --history N              watch events kept before 410 (default 10000)\n"
-		"  --seed RES=N,...         seed pods, configmaps, services, namespaces\n"
-		"  --seed-namespaces N      spread seeded objects over ns-0..ns-N-1 (default 10)\n"
-		"  --bookmark-interval S    seconds between watch bookmarks (default 60)\n"
-		"  --nodes N                simulated nodes renewing a Lease (default 3)\n"
-		"  --lease-interval S       Lease renewal period, 0 = none (default 10)\n"
-		"  --event-interval S       one node Event every S s in namespace\n"
+		"  --listen HOST:PORT       address (default 127.0.0.1:8080; "
+		"port 0 picks one)\n"
+		"  --history N              watch events kept before 410 "
+		"(default 10000)\n"
+		"  --seed RES=N,...         seed pods, configmaps, services, "
+		"namespaces\n"
+		"  --seed-namespaces N      spread seeded objects over "
+		"ns-0..ns-N-1 (default 10)\n"
+		"  --bookmark-interval S    seconds between watch bookmarks "
+		"(default 60)\n"
+		"  --nodes N                simulated nodes renewing a Lease "
+		"(default 3)\n"
+		"  --lease-interval S       Lease renewal period, 0 = none "
+		"(default 10)\n"
+		"  --event-interval S       one node Event every S s in "
+		"namespace\n"
 		"                           default, 0 = none (default 60)\n"
-		"  --quiet                  no background writes at all (no Leases,\n"
-		"                           no Events): the RV moves only on request\n"
-		"  --compact-interval S     compact etcd to the previous tick's RV\n"
-		"                           every S s, 0 = never (default 300)\n"
-		"  --uncached-resources L   served without the watch cache: no\n"
-		"                           bookmarks, 410 past compaction (default\n"
+		"  --quiet                  no background writes at all (no "
+		"Leases,\n"
+		"                           no Events): the RV moves only on "
+		"request\n"
+		"  --compact-interval S     compact etcd to the previous "
+		"tick's RV\n"
+		"                           every S s, 0 = never (default "
+		"300)\n"
+		"  --uncached-resources L   served without the watch cache: "
+		"no\n"
+		"                           bookmarks, 410 past compaction "
+		"(default\n"
 		"                           events; \"\" for none)\n"
 		"  -v N                     log verbosity\n"
 		"  --tls-cert F --tls-key F serve HTTPS\n"
-		"  --client-ca F            accept client certificates signed by F\n"
+		"  --client-ca F            accept client certificates signed "
+		"by F\n"
 		"  --token T                require Authorization: Bearer T\n"
-		"  --token-file F           accept the tokens in F (one a line,\n"
+		"  --token-file F           accept the tokens in F (one a "
+		"line,\n"
 		"                           re-read when F changes)\n"
-		"  --users F                kube-apiserver's static token file:\n"
-		"                           token,user,uid[,\"group1,group2\"]\n"
-		"  --authz F                rules, one a line: USER_OR_GROUP VERB\n"
-		"                           RESOURCE NAMESPACE (* any); what no\n"
+		"  --users F                kube-apiserver's static token "
+		"file:\n"
+		"                           "
+		"token,user,uid[,\"group1,group2\"]\n"
+		"  --authz F                rules, one a line: USER_OR_GROUP "
+		"VERB\n"
+		"                           RESOURCE NAMESPACE (* any); what "
+		"no\n"
 		"                           rule allows is 403 (docs/FAKE.md)\n"
 		"  --crd plural.group/version:Kind[:Cluster]   serve a custom\n"
-		"                           resource (repeatable; namespaced unless\n"
-		"                           :Cluster or --crd-cluster before it)\n"
+		"                           resource (repeatable; namespaced "
+		"unless\n"
+		"                           :Cluster or --crd-cluster before "
+		"it)\n"
 		"  --crd-cluster            later --crd are cluster-scoped\n"
-		"The /fake/ control paths and health checks need no credentials;\n"
+		"The /fake/ control paths and health checks need no "
+		"credentials;\n"
 		"the control API answers loopback clients only.\n");
 }
 
@@ -227,9 +250,12 @@ static int set_uncached(const char *list)
 		if (!*item)
 			continue;
 		if ((res = fake_res_find(item)) < 0) {
-			fprintf(stderr, "fake-apiserver: --uncached-resources: "
-				"unknown resource %s (want a key of /fake/stats: "
-				"events, pods, leases.coordination.k8s.io, ...)\n",
+			fprintf(stderr,
+				"fake-apiserver: --uncached-resources: "
+				"unknown resource %s (want a key of "
+				"/fake/stats: "
+				"events, pods, leases.coordination.k8s.io, "
+				"...)\n",
 				item);
 			rc = -EINVAL;
 			break;
@@ -273,7 +299,8 @@ static int seed(const char *spec, unsigned nns)
 		if (!eq || (*eq = '\0', res = fake_res_find(item)) < 0 ||
 		    res == FAKE_RES_EVENTS || res == FAKE_RES_LEASES ||
 		    parse_uint(eq + 1, 10000000, &n)) {
-			fprintf(stderr, "fake-apiserver: --seed: bad item %s "
+			fprintf(stderr,
+				"fake-apiserver: --seed: bad item %s "
 				"(want pods=N,configmaps=N,services=N,"
 				"namespaces=N or a --crd's plural.group=N)\n",
 				item);
@@ -303,16 +330,18 @@ static int seed(const char *spec, unsigned nns)
 		const struct fake_res *r = &fake_res_table[res];
 		for (unsigned long i = 0; i < want[res] && !rc; i++) {
 			fake_seed_ns_name((unsigned)i, nns, ns, sizeof(ns));
-			rc = r->custom ?
-				     fake_seed_custom(&b, (unsigned)i,
-						      r->namespaced ? ns : NULL,
-						      r->kind, r->api_version,
-						      r->singular, ++rv) :
-			     res == FAKE_RES_PODS ?
-				     fake_seed_pod(&b, (unsigned)i, ns, ++rv) :
-			     res == FAKE_RES_CONFIGMAPS ?
-				     fake_seed_configmap(&b, (unsigned)i, ns, ++rv) :
-				     fake_seed_service(&b, (unsigned)i, ns, ++rv);
+			rc = r->custom
+				     ? fake_seed_custom(&b, (unsigned)i,
+							r->namespaced ? ns : NULL,
+							r->kind, r->api_version,
+							r->singular, ++rv)
+			     : res == FAKE_RES_PODS
+				     ? fake_seed_pod(&b, (unsigned)i, ns, ++rv)
+			     : res == FAKE_RES_CONFIGMAPS
+				     ? fake_seed_configmap(&b, (unsigned)i, ns,
+							   ++rv)
+				     : fake_seed_service(&b, (unsigned)i, ns,
+							 ++rv);
 			if (!rc)
 				rc = seed_one(res, &b);
 		}
@@ -324,8 +353,8 @@ static int seed(const char *spec, unsigned nns)
 			strerror(-rc));
 		return rc;
 	}
-	log_info("seeded %llu objects in %lld ms, resourceVersion %llu",
-		 rv, (long long)(fake_now_ms() - t0),
+	log_info("seeded %llu objects in %lld ms, resourceVersion %llu", rv,
+		 (long long)(fake_now_ms() - t0),
 		 (unsigned long long)fake_store_rv());
 	return 0;
 }
@@ -333,9 +362,14 @@ static int seed(const char *spec, unsigned nns)
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.host = "127.0.0.1", .port = 8080, .history = 10000,
-		.seed_ns = 10, .bookmark_s = 60,
-		.cluster = { .nodes = 3, .lease_s = 10, .event_s = 60,
+		.host = "127.0.0.1",
+		.port = 8080,
+		.history = 10000,
+		.seed_ns = 10,
+		.bookmark_s = 60,
+		.cluster = { .nodes = 3,
+			     .lease_s = 10,
+			     .event_s = 60,
 			     .compact_s = 300 },
 		.uncached = "events",
 	};

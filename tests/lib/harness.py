@@ -15,6 +15,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
@@ -84,10 +85,63 @@ def fake(*extra, seed=None, history=None):
     return Server("fake-apiserver", args + list(extra))
 
 
+def fake_exit(*args, timeout=10):
+    """Run bin/fake-apiserver with args until it exits, as for a flag it
+    must refuse; returns (exit status, stderr)."""
+    p = subprocess.run([os.path.join(BIN, "fake-apiserver"), "--listen", "127.0.0.1:0", *args],
+                       capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stderr
+
+
 def proxy(server_url, resources, *extra):
     args = [os.path.join(BIN, "informer-proxy"), "--listen", "127.0.0.1:0",
             "--server", server_url, "--resources", resources]
     return Server("informer-proxy", args + list(extra))
+
+
+def fake_and_proxy(test, resources, *extra, seed=None, history=None,
+                   fake_args=("--quiet",)):
+    """A fake and a proxy in front of it for one test, stopped at its
+    cleanup; returns (fake, proxy) once the proxy is ready."""
+    f = fake(*fake_args, seed=seed, history=history)
+    test.addCleanup(f.stop)
+    p = proxy(f.url, resources, *extra)
+    test.addCleanup(p.stop)
+    wait_ready(p.url)
+    return f, p
+
+
+def proxy_via_spy(upstream, token, tmpdir, resources, *extra):
+    """A Spy (tests/lib/spy.py) in front of the fake upstream, recording
+    what it receives, and a proxy that reaches the fake through it with the
+    bearer token (a kubeconfig in tmpdir); returns (spy, proxy) once the
+    proxy is ready. The caller stops both."""
+    import certs
+    from spy import Spy
+    spy = Spy("127.0.0.1", int(upstream.url.rsplit(":", 1)[1]))
+    kc = certs.kubeconfig(tmpdir, spy.url, token=token)
+    p = proxy(spy.url, resources, "--kubeconfig", kc, *extra)
+    wait_ready(p.url)
+    return spy, p
+
+
+class FakeCase(unittest.TestCase):
+    """A test class with one fake apiserver for all its tests: cls.srv,
+    cls.url. Subclasses set seed and extra (the fake's flags)."""
+    seed = None
+    extra = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = fake(*cls.extra, seed=cls.seed)
+        cls.url = cls.srv.url
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        if rc not in (0, None):
+            print(cls.srv.logs()[-3000:])
+        assert rc in (0, None), "fake-apiserver exited with %r" % rc
 
 
 AUTH = {}  # base URL -> (ssl context, bearer token or None); see register
@@ -131,15 +185,24 @@ def get_json(url, **kw):
     return status, json.loads(body) if body else None
 
 
-def wait_until(pred, timeout=10, interval=0.05, what="condition"):
+def poll(pred, timeout=10, interval=0.05):
+    """pred()'s first true value within timeout seconds, else its last
+    (false) value: for a test that gathers problems rather than failing at
+    the first. A wait for something to happen polls with a deadline; a
+    fixed sleep only ever shows that nothing happened for that long."""
     deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
+    while True:
         last = pred()
-        if last:
+        if last or time.time() >= deadline:
             return last
         time.sleep(interval)
-    raise AssertionError("timed out waiting for " + what)
+
+
+def wait_until(pred, timeout=10, interval=0.05, what="condition"):
+    last = poll(pred, timeout, interval)
+    if not last:
+        raise AssertionError("timed out waiting for " + what)
+    return last
 
 
 def wait_ready(url, timeout=30):
@@ -170,12 +233,16 @@ def wait_discovery(url, timeout=30):
 
 
 class Watch:
-    """A streaming watch read line by line on a background thread."""
+    """A streaming watch read line by line on a background thread. events
+    holds the events so far, times when each arrived (seconds since the
+    request was sent)."""
 
     def __init__(self, url, timeout=60):
         import threading
         import http.client
         import urllib.parse
+        self.t0 = time.monotonic()
+        self.times = []
         u = urllib.parse.urlsplit(url)
         self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
         self.conn.request("GET", u.path + ("?" + u.query if u.query else ""))
@@ -196,6 +263,7 @@ class Watch:
                 ev = json.loads(line)
                 with self.cond:
                     self.events.append(ev)
+                    self.times.append(time.monotonic() - self.t0)
                     self.cond.notify_all()
         except Exception as e:  # a closed socket ends the stream
             with self.cond:
@@ -204,6 +272,11 @@ class Watch:
             with self.cond:
                 self.closed = True
                 self.cond.notify_all()
+
+    def wait_closed(self, timeout):
+        """Whether the stream ended within timeout seconds."""
+        self.thread.join(timeout)
+        return self.closed
 
     def wait_for(self, n, timeout=20):
         deadline = time.time() + timeout

@@ -36,7 +36,7 @@ static uint64_t value_of(unsigned idx)
 		return idx;
 	unsigned shift = (idx - 128) / 64 + 1;
 	uint64_t mant = (idx - 128) % 64 + 64;
-	return (mant << shift) + (1ull << shift) / 2;	/* bucket middle */
+	return (mant << shift) + (1ull << shift) / 2; /* bucket middle */
 }
 
 void lg_hist_add(struct lg_hist *h, uint64_t us)
@@ -83,8 +83,7 @@ static bool shard_in(int s, const struct lg_filter *f)
 	return s >= 0 && (s == f->a || s == f->b || s == f->c);
 }
 
-bool lg_filter_match(const struct lg_filter *f, int ns,
-		     const struct lg_labels *l)
+bool lg_filter_match(const struct lg_filter *f, int ns, const struct lg_labels *l)
 {
 	if (f->ns >= 0 && f->ns != ns)
 		return false;
@@ -120,8 +119,10 @@ void lg_filter_query(const struct lg_filter *f, char *out, size_t cap)
 			 f->a, f->b, f->c);
 		break;
 	case SEL_SHARD_EXISTS_NOTIN:
-		snprintf(out, cap, "app%%3Dweb%%2Cshard%%2Cshard%%20notin%%20"
-			 "%%28%d%%29", f->a);
+		snprintf(out, cap,
+			 "app%%3Dweb%%2Cshard%%2Cshard%%20notin%%20"
+			 "%%28%d%%29",
+			 f->a);
 		break;
 	case SEL_NO_TIER:
 		snprintf(out, cap, "%%21tier");
@@ -184,10 +185,11 @@ void lg_parse_labels(const char *p, const char *end, struct lg_labels *l)
 		else if (kl == 5 && !memcmp(k + 1, "shard", 5))
 			l->shard = (int16_t)atoi(v);
 		else if (kl == 4 && !memcmp(k + 1, "tier", 4))
-			l->tier = vl == 8 && !memcmp(v, "frontend", 8) ?
-					  TIER_FRONTEND :
-				  vl == 7 && !memcmp(v, "backend", 7) ?
-					  TIER_BACKEND : TIER_NONE;
+			l->tier = vl == 8 && !memcmp(v, "frontend", 8)
+					  ? TIER_FRONTEND
+				  : vl == 7 && !memcmp(v, "backend", 7)
+					  ? TIER_BACKEND
+					  : TIER_NONE;
 		s = ve + 1;
 	}
 }
@@ -229,7 +231,8 @@ void lg_check(struct lg_run *r, struct lg_violations *v)
 	qsort(r->writes, r->nwrites, sizeof(*r->writes), cmp_rv);
 	for (size_t j = 1; j < r->nwrites; j++)
 		if (r->writes[j].rv == r->writes[j - 1].rv)
-			fprintf(stderr, "loadgen: writer returned rv %llu twice\n",
+			fprintf(stderr,
+				"loadgen: writer returned rv %llu twice\n",
 				(unsigned long long)r->writes[j].rv);
 	for (int i = 0; i < r->o.watchers; i++) {
 		struct lg_watcher *w = &r->w[i];

@@ -62,7 +62,7 @@ int lg_addr_parse(const char *url, struct lg_addr *a)
 	if (strncmp(p, "http://", 7) == 0)
 		p += 7;
 	else if (strstr(p, "://"))
-		return -EINVAL;	/* https is not supported */
+		return -EINVAL; /* https is not supported */
 	const char *colon = strrchr(p, ':');
 	if (!colon || colon == p || (size_t)(colon - p) >= sizeof(a->host))
 		return -EINVAL;
@@ -83,7 +83,8 @@ int lg_tcp_connect(const struct lg_addr *a)
 				  .sin_port = htons((uint16_t)a->port) };
 	if (inet_pton(AF_INET, a->host, &sa.sin_addr) != 1) {
 		struct addrinfo hints = { .ai_family = AF_INET,
-					  .ai_socktype = SOCK_STREAM }, *ai;
+					  .ai_socktype = SOCK_STREAM },
+				*ai;
 		if (getaddrinfo(a->host, NULL, &hints, &ai))
 			return -EHOSTUNREACH;
 		sa.sin_addr = ((struct sockaddr_in *)ai->ai_addr)->sin_addr;
@@ -215,7 +216,7 @@ static int read_chunked(struct lg_http *h, struct lg_buf *body)
 				return -ENOMEM;
 			size -= n;
 		}
-		while (avail(h) < 2) {	/* the CRLF after the data */
+		while (avail(h) < 2) { /* the CRLF after the data */
 			ssize_t k = fill(h);
 			if (k <= 0)
 				return k ? (int)k : -ECONNRESET;
@@ -225,8 +226,8 @@ static int read_chunked(struct lg_http *h, struct lg_buf *body)
 }
 
 /* Read one response. *fresh is false once a byte of it has arrived. */
-static int read_response(struct lg_http *h, struct lg_buf *body,
-			 bool head, bool *fresh)
+static int read_response(struct lg_http *h, struct lg_buf *body, bool head,
+			 bool *fresh)
 {
 	char *eoh;
 	while (!(eoh = memmem(h->in.p ? h->in.p + h->off : "", avail(h),

@@ -38,15 +38,15 @@ void lg_buf_free(struct lg_buf *b);
 struct lg_addr {
 	char host[64];
 	unsigned port;
-	char hostport[80];	/* for the Host header */
+	char hostport[80]; /* for the Host header */
 };
 
 struct lg_http {
 	const struct lg_addr *addr;
-	int fd;			/* -1 when not connected */
-	struct lg_buf in;	/* raw bytes read, consumed up to off */
+	int fd;		  /* -1 when not connected */
+	struct lg_buf in; /* raw bytes read, consumed up to off */
 	size_t off;
-	uint64_t body_bytes;	/* body size of the last response */
+	uint64_t body_bytes; /* body size of the last response */
 	int timeout_ms;
 };
 
@@ -80,13 +80,17 @@ void lg_hist_merge(struct lg_hist *into, const struct lg_hist *from);
 double lg_hist_ms(const struct lg_hist *h, double q);
 
 /* ---- labels and filters ---- */
-enum { TIER_NONE, TIER_FRONTEND, TIER_BACKEND };
+enum {
+	TIER_NONE,
+	TIER_FRONTEND,
+	TIER_BACKEND
+};
 
 /* The labels loadgen can reason about; other labels are ignored. */
 struct lg_labels {
 	bool app_web;
-	int16_t shard;		/* -1: no shard label */
-	uint8_t tier;		/* TIER_* */
+	int16_t shard; /* -1: no shard label */
+	uint8_t tier;  /* TIER_* */
 };
 
 enum lg_sel_kind {
@@ -94,15 +98,15 @@ enum lg_sel_kind {
 	SEL_TIER_EQ,		/* tier=frontend */
 	SEL_TIER_NE,		/* tier!=backend (also matches no tier) */
 	SEL_SHARD_IN,		/* shard in (a,b,c) */
-	SEL_SHARD_EXISTS_NOTIN,	/* app=web,shard,shard notin (a) */
+	SEL_SHARD_EXISTS_NOTIN, /* app=web,shard,shard notin (a) */
 	SEL_NO_TIER,		/* !tier */
 	SEL_NKINDS
 };
 
 struct lg_filter {
-	int ns;			/* index into the namespace list, -1: all */
+	int ns; /* index into the namespace list, -1: all */
 	enum lg_sel_kind sel;
-	int a, b, c;		/* shard values for the SHARD kinds */
+	int a, b, c; /* shard values for the SHARD kinds */
 };
 
 bool lg_filter_match(const struct lg_filter *f, int ns,
@@ -111,14 +115,18 @@ bool lg_filter_match(const struct lg_filter *f, int ns,
 void lg_filter_query(const struct lg_filter *f, char *out, size_t cap);
 
 /* ---- writes (writer.c) ---- */
-enum lg_ev { EV_ADDED = 1, EV_MODIFIED, EV_DELETED };
+enum lg_ev {
+	EV_ADDED = 1,
+	EV_MODIFIED,
+	EV_DELETED
+};
 
 struct lg_write {
 	uint64_t rv;
-	uint64_t sent_ns;	/* CLOCK_REALTIME before the request */
-	uint64_t key;		/* hash of namespace/name */
+	uint64_t sent_ns; /* CLOCK_REALTIME before the request */
+	uint64_t key;	  /* hash of namespace/name */
 	int32_t ns;
-	uint8_t type;		/* enum lg_ev */
+	uint8_t type; /* enum lg_ev */
 	struct lg_labels labels;
 };
 
@@ -132,26 +140,26 @@ struct lg_pod {
 struct lg_watcher {
 	int id;
 	struct lg_filter filter;
-	char path[512];		/* request path without resourceVersion */
+	char path[512]; /* request path without resourceVersion */
 	int fd;
-	int state;		/* watch.c's parse state */
-	uint64_t chunk_left;	/* bytes left in the current chunk */
+	int state;	     /* watch.c's parse state */
+	uint64_t chunk_left; /* bytes left in the current chunk */
 	bool chunked;
-	bool done;		/* expired, or gave up reconnecting */
-	bool connected;		/* saw the 200 of the current stream */
+	bool done;	/* expired, or gave up reconnecting */
+	bool connected; /* saw the 200 of the current stream */
 	int reconnects;
-	struct lg_buf hdr;	/* response head being read */
-	struct lg_buf line;	/* partial event line */
+	struct lg_buf hdr;  /* response head being read */
+	struct lg_buf line; /* partial event line */
 	/* checking, owned by the watcher's thread until the join */
 	uint64_t start_rv;
-	uint64_t last_rv;	/* highest RV seen (events and bookmarks) */
-	uint64_t *bits;		/* received RVs, bit (rv - start_rv - 1) */
+	uint64_t last_rv; /* highest RV seen (events and bookmarks) */
+	uint64_t *bits;	  /* received RVs, bit (rv - start_rv - 1) */
 	size_t nbits;
-	uint64_t received;	/* events, bookmarks excluded */
+	uint64_t received; /* events, bookmarks excluded */
 	uint64_t bookmarks;
 	uint64_t dup, ooo, unexpected;
-	uint64_t sum;		/* sum of event hashes received first time */
-	uint64_t seen;		/* events counted towards self-test drops */
+	uint64_t sum;  /* sum of event hashes received first time */
+	uint64_t seen; /* events counted towards self-test drops */
 	uint64_t last_recv_ns;
 	bool expired;
 	bool self_dup_done;
@@ -165,23 +173,23 @@ struct lg_opts {
 	const char *writer;
 	const char *resource;
 	int watchers;
-	char **ns;		/* namespace names */
+	char **ns; /* namespace names */
 	int nns;
 	bool selectors;
-	double write_rate;	/* per second, 0: as fast as possible */
-	long max_writes;	/* 0: unbounded */
+	double write_rate; /* per second, 0: as fast as possible */
+	long max_writes;   /* 0: unbounded */
 	double list_rate;
 	double get_rate;
-	const char *list_path;	/* default: a namespace's pods */
-	const char *get_path;	/* default: a pooled pod */
+	const char *list_path; /* default: a namespace's pods */
+	const char *get_path;  /* default: a pooled pod */
 	double duration;
 	double drain;
 	int writer_conns;
-	int threads;		/* watcher threads */
-	int pool;		/* pods to learn from the writer */
+	int threads; /* watcher threads */
+	int pool;    /* pods to learn from the writer */
 	int create_pct, delete_pct;
-	long self_test_drop;	/* drop the Nth event of every watcher */
-	long self_test_dup;	/* deliver the Nth event twice */
+	long self_test_drop; /* drop the Nth event of every watcher */
+	long self_test_dup;  /* deliver the Nth event twice */
 	bool quiet;
 };
 
@@ -189,16 +197,16 @@ struct lg_run {
 	struct lg_opts o;
 	struct lg_addr target, writer;
 	uint64_t start_rv;
-	char res_path[128];	/* e.g. /api/v1 */
+	char res_path[128]; /* e.g. /api/v1 */
 	/* pod pool and writes */
 	struct lg_pod *pods;
 	int npods;
-	pthread_mutex_t lock;	/* writes, alive, errors */
+	pthread_mutex_t lock; /* writes, alive, errors */
 	struct lg_write *writes;
 	size_t nwrites, capwrites;
-	struct lg_pod *alive;	/* pods loadgen created and not yet deleted */
+	struct lg_pod *alive; /* pods loadgen created and not yet deleted */
 	int nalive, capalive;
-	long next_write;	/* index handed to the next writer */
+	long next_write; /* index handed to the next writer */
 	long created;
 	uint64_t first_write_ns, last_write_ns;
 	uint64_t write_errors;
@@ -217,8 +225,8 @@ struct lg_run {
 	uint64_t t0_ns;
 };
 
-uint64_t lg_now_ns(void);	/* CLOCK_REALTIME */
-uint64_t lg_mono_ns(void);	/* CLOCK_MONOTONIC */
+uint64_t lg_now_ns(void);  /* CLOCK_REALTIME */
+uint64_t lg_mono_ns(void); /* CLOCK_MONOTONIC */
 uint64_t lg_hash(const char *s, size_t n, uint64_t h);
 uint64_t lg_ev_hash(uint64_t rv, int type, uint64_t key);
 void lg_log(struct lg_run *r, const char *fmt, ...)

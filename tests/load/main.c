@@ -1,7 +1,7 @@
 /*
  * loadgen main: flags, the phases of a run, and the one-line JSON
- * summary (see loadgen.h for the shape of a run, DESIGN.md §4 for the
- * contract).
+ * summary (see loadgen.h for the shape of a run and for what every
+ * watcher must see).
  *
  * Exit status: 0 when every watcher saw exactly what it had to, 1 on any
  * consistency violation, 2 when the run could not be set up.
@@ -64,30 +64,43 @@ void lg_log(struct lg_run *r, const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: loadgen --target URL [flags]\n"
-		"  --target URL        server to watch, list and get (proxy or apiserver)\n"
-		"  --writer URL        fake apiserver to write through (no writes without it)\n"
-		"  --resource pods     resource (pods only)\n"
-		"  --watchers M        watch streams (0)\n"
-		"  --namespaces L|N    ns-0,ns-1,... or a count N for ns-0..ns-N-1 (10)\n"
-		"  --selectors         spread watchers over namespaces and label selectors\n"
-		"  --write-rate N      writes per second, 0 = as fast as possible (10)\n"
-		"  --max-writes N      stop writing after N writes (unbounded)\n"
-		"  --writers N         writer connections (2; 4 when --write-rate 0)\n"
-		"  --list-rate N       LISTs per second on the target (0)\n"
-		"  --list-path P       LIST path (default a namespace's pods, rotating)\n"
-		"  --get-rate N        GETs per second on the target (0)\n"
-		"  --get-path P        GET path (default a pooled pod, random)\n"
-		"  --duration S        seconds of load (10)\n"
-		"  --drain S           seconds to wait for deliveries after (10)\n"
-		"  --threads N         watch threads (1 up to 200 watchers, else 2)\n"
-		"  --pool N            pods to patch, learnt from the writer (1000)\n"
-		"  --create-pct P      percent of writes that create (5)\n"
-		"  --delete-pct P      percent of writes that delete (5)\n"
-		"  --self-test-drop N  each watcher ignores its Nth event (checker test)\n"
-		"  --self-test-dup N   each watcher handles its Nth event twice\n"
-		"  --quiet             no progress on stderr\n");
+	fprintf(f, "usage: loadgen --target URL [flags]\n"
+		   "  --target URL        server to watch, list and get (proxy "
+		   "or apiserver)\n"
+		   "  --writer URL        fake apiserver to write through (no "
+		   "writes without it)\n"
+		   "  --resource pods     resource (pods only)\n"
+		   "  --watchers M        watch streams (0)\n"
+		   "  --namespaces L|N    ns-0,ns-1,... or a count N for "
+		   "ns-0..ns-N-1 (10)\n"
+		   "  --selectors         spread watchers over namespaces and "
+		   "label selectors\n"
+		   "  --write-rate N      writes per second, 0 = as fast as "
+		   "possible (10)\n"
+		   "  --max-writes N      stop writing after N writes "
+		   "(unbounded)\n"
+		   "  --writers N         writer connections (2; 4 when "
+		   "--write-rate 0)\n"
+		   "  --list-rate N       LISTs per second on the target (0)\n"
+		   "  --list-path P       LIST path (default a namespace's "
+		   "pods, rotating)\n"
+		   "  --get-rate N        GETs per second on the target (0)\n"
+		   "  --get-path P        GET path (default a pooled pod, "
+		   "random)\n"
+		   "  --duration S        seconds of load (10)\n"
+		   "  --drain S           seconds to wait for deliveries after "
+		   "(10)\n"
+		   "  --threads N         watch threads (1 up to 200 watchers, "
+		   "else 2)\n"
+		   "  --pool N            pods to patch, learnt from the "
+		   "writer (1000)\n"
+		   "  --create-pct P      percent of writes that create (5)\n"
+		   "  --delete-pct P      percent of writes that delete (5)\n"
+		   "  --self-test-drop N  each watcher ignores its Nth event "
+		   "(checker test)\n"
+		   "  --self-test-dup N   each watcher handles its Nth event "
+		   "twice\n"
+		   "  --quiet             no progress on stderr\n");
 }
 
 static int parse_ns(struct lg_opts *o, const char *v)
@@ -225,18 +238,21 @@ static void assign_filters(struct lg_run *r)
 		w->filter.sel = SEL_NONE;
 		if (r->o.selectors) {
 			w->filter.ns = i % slots - 1;
-			w->filter.sel = (enum lg_sel_kind)((i / slots) % SEL_NKINDS);
+			w->filter.sel =
+				(enum lg_sel_kind)((i / slots) % SEL_NKINDS);
 			w->filter.a = (i * 7) % 100;
 			w->filter.b = (i * 7 + 1) % 100;
 			w->filter.c = (i * 13 + 50) % 100;
 		}
 		lg_filter_query(&w->filter, sel, sizeof(sel));
-		int n = w->filter.ns >= 0 ?
-				snprintf(p, cap, "%s/namespaces/%s/%s", r->res_path,
-					 r->o.ns[w->filter.ns], r->o.resource) :
-				snprintf(p, cap, "%s/%s", r->res_path, r->o.resource);
-		snprintf(p + n, cap - (size_t)n,
-			 "?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d%s%s",
+		int n = w->filter.ns >= 0
+				? snprintf(p, cap, "%s/namespaces/%s/%s",
+					   r->res_path, r->o.ns[w->filter.ns],
+					   r->o.resource)
+				: snprintf(p, cap, "%s/%s", r->res_path,
+					   r->o.resource);
+		snprintf(p + n,
+			 cap - (size_t)n, "?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d%s%s",
 			 (int)(r->o.duration + r->o.drain) + 120,
 			 *sel ? "&labelSelector=" : "", sel);
 		w->start_rv = w->last_rv = w->progress_rv = r->start_rv;
@@ -253,7 +269,7 @@ static int target_rv(struct lg_run *r)
 
 	snprintf(path, sizeof(path), "%s/%s?limit=1", r->res_path, r->o.resource);
 	lg_http_init(&h, &r->target, 30000);
-	for (int i = 0; i < 300; i++) {	/* 429 until the proxy synced */
+	for (int i = 0; i < 300; i++) { /* 429 until the proxy synced */
 		st = lg_http_do(&h, "GET", path, NULL, NULL, 0, &body);
 		if (st != 429 && st != 503)
 			break;
@@ -304,9 +320,13 @@ int main(int argc, char **argv)
 	pthread_t wtids[64], list_tid, get_tid;
 	struct lg_violations v;
 
-	r->o = (struct lg_opts){ .resource = "pods", .write_rate = 10,
-				 .duration = 10, .drain = 10, .pool = 1000,
-				 .create_pct = 5, .delete_pct = 5 };
+	r->o = (struct lg_opts){ .resource = "pods",
+				 .write_rate = 10,
+				 .duration = 10,
+				 .drain = 10,
+				 .pool = 1000,
+				 .create_pct = 5,
+				 .delete_pct = 5 };
 	if (parse_args(argc, argv, &r->o))
 		return 2;
 	if (r->o.writer_conns > 64)
@@ -408,15 +428,16 @@ int main(int argc, char **argv)
 			last_recv = r->w[i].last_recv_ns;
 		reconnects += r->w[i].reconnects;
 	}
-	double span = r->first_write_ns && last_recv > r->first_write_ns ?
-			      (double)(last_recv - r->first_write_ns) / 1e9 :
-			      load_s;
+	double span = r->first_write_ns && last_recv > r->first_write_ns
+			      ? (double)(last_recv - r->first_write_ns) / 1e9
+			      : load_s;
 	uint64_t errors = r->write_errors + r->list_errors + r->get_errors +
 			  r->watch_errors;
-	uint64_t bad = v.missed + v.duplicated + v.out_of_order +
-		       v.unexpected + v.mismatched;
+	uint64_t bad = v.missed + v.duplicated + v.out_of_order + v.unexpected +
+		       v.mismatched;
 
-	printf("{\"deliveries_per_s\":%.1f,", span > 0 ? r->deliveries / span : 0);
+	printf("{\"deliveries_per_s\":%.1f,",
+	       span > 0 ? r->deliveries / span : 0);
 	hist_json("latency_ms", &r->lat, false);
 	hist_json("list_ms", &r->list_h, false);
 	hist_json("get_ms", &r->get_h, false);
@@ -424,23 +445,22 @@ int main(int argc, char **argv)
 	       "\"duplicated\":%llu,\"out_of_order\":%llu,\"unexpected\":%llu,"
 	       "\"mismatched\":%llu},\"expected\":%llu,\"expired\":%llu,"
 	       "\"watchers\":%d,\"writes\":%zu,\"write_errors\":%llu,"
-	       "\"write_rate\":%.1f,\"deliveries\":%llu,\"delivery_span_s\":%.3f,"
+	       "\"write_rate\":%.1f,\"deliveries\":%llu,\"delivery_span_s\":%."
+	       "3f,"
 	       "\"reconnects\":%d,\"lists\":%llu,\"list_bytes\":%llu,"
 	       "\"list_errors\":%llu,\"gets\":%llu,\"get_errors\":%llu,"
 	       "\"watch_errors\":%llu,\"start_rv\":%llu,\"duration_s\":%.2f}\n",
 	       (unsigned long long)errors, (unsigned long long)v.missed,
 	       (unsigned long long)v.duplicated,
 	       (unsigned long long)v.out_of_order,
-	       (unsigned long long)v.unexpected,
-	       (unsigned long long)v.mismatched,
+	       (unsigned long long)v.unexpected, (unsigned long long)v.mismatched,
 	       (unsigned long long)v.expected, (unsigned long long)v.expired,
 	       r->o.watchers, r->nwrites, (unsigned long long)r->write_errors,
 	       load_s > 0 ? (double)r->nwrites / load_s : 0,
 	       (unsigned long long)r->deliveries, span, reconnects,
-	       (unsigned long long)r->list_n,
-	       (unsigned long long)r->list_bytes,
-	       (unsigned long long)r->list_errors,
-	       (unsigned long long)r->get_n, (unsigned long long)r->get_errors,
+	       (unsigned long long)r->list_n, (unsigned long long)r->list_bytes,
+	       (unsigned long long)r->list_errors, (unsigned long long)r->get_n,
+	       (unsigned long long)r->get_errors,
 	       (unsigned long long)r->watch_errors,
 	       (unsigned long long)r->start_rv, load_s);
 	fflush(stdout);

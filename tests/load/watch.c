@@ -27,7 +27,13 @@
 #define SCRATCH (256 * 1024)
 #define MAX_RETRIES 50
 
-enum { ST_HEAD, ST_SIZE, ST_DATA, ST_CRLF, ST_RAW };
+enum {
+	ST_HEAD,
+	ST_SIZE,
+	ST_DATA,
+	ST_CRLF,
+	ST_RAW
+};
 
 struct del_rec {
 	uint64_t rv, recv_ns;
@@ -45,15 +51,14 @@ struct wthread {
 	struct del_rec *dels;
 	size_t ndel, capdel;
 	char *scratch;
-	uint64_t *retry_at;	/* per watcher, mono ns; 0: none */
+	uint64_t *retry_at; /* per watcher, mono ns; 0: none */
 	int *retries;
 };
 
 static struct wthread *threads;
 static int nthreads_;
 
-static int open_stream(struct lg_run *r, struct wthread *t,
-		       struct lg_watcher *w)
+static int open_stream(struct lg_run *r, struct wthread *t, struct lg_watcher *w)
 {
 	char req[1024];
 	int fd = lg_tcp_connect(&r->target);
@@ -62,7 +67,8 @@ static int open_stream(struct lg_run *r, struct wthread *t,
 	int n = snprintf(req, sizeof(req),
 			 "GET %s&resourceVersion=%llu HTTP/1.1\r\nHost: %s\r\n"
 			 "User-Agent: loadgen\r\nAccept: application/json\r\n"
-			 "\r\n", w->path, (unsigned long long)w->last_rv,
+			 "\r\n",
+			 w->path, (unsigned long long)w->last_rv,
 			 r->target.hostport);
 	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
 		close(fd);
@@ -160,9 +166,10 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 {
 	const char *end = p + n;
 	size_t tl, nl = 0, nsl = 0, rvl;
-	const char *tp = n > 9 && !memcmp(p, "{\"type\":\"", 9) ?
-				 lg_str_after(p, p + 40 < end ? p + 40 : end,
-					      "{\"type\":\"", &tl) : NULL;
+	const char *tp = n > 9 && !memcmp(p, "{\"type\":\"", 9)
+				 ? lg_str_after(p, p + 40 < end ? p + 40 : end,
+						"{\"type\":\"", &tl)
+				 : NULL;
 	int type = tp ? event_type(tp, tl) : 0;
 	if (!type) {
 		t->errors++;
@@ -179,8 +186,9 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 	}
 	const char *md = lg_find(p, end, "\"metadata\":{");
 	const char *rvk = md ? lg_find(md, end, "\"resourceVersion\":\"") : NULL;
-	const char *rvs = rvk ? lg_str_after(rvk, end, "\"resourceVersion\":\"",
-					     &rvl) : NULL;
+	const char *rvs =
+		rvk ? lg_str_after(rvk, end, "\"resourceVersion\":\"", &rvl)
+		    : NULL;
 	if (!rvs) {
 		t->errors++;
 		return;
@@ -193,8 +201,9 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 		__atomic_store_n(&w->progress_rv, w->last_rv, __ATOMIC_RELEASE);
 		return;
 	}
-	if (t->r->o.self_test_drop && ++w->seen == (uint64_t)t->r->o.self_test_drop)
-		return;	/* self-test: pretend this event never arrived */
+	if (t->r->o.self_test_drop &&
+	    ++w->seen == (uint64_t)t->r->o.self_test_drop)
+		return; /* self-test: pretend this event never arrived */
 	const char *name = lg_str_after(md, rvk, "\"name\":\"", &nl);
 	const char *ns = lg_str_after(md, rvk, "\"namespace\":\"", &nsl);
 	uint64_t key = lg_hash(ns ? ns : "", nsl, 0xcbf29ce484222325ULL);
@@ -284,7 +293,8 @@ static int on_head(struct wthread *t, struct lg_watcher *w)
 		t->errors++;
 		return -EPROTO;
 	}
-	w->chunked = strcasestr(w->hdr.p, "\r\ntransfer-encoding: chunked") != NULL;
+	w->chunked =
+		strcasestr(w->hdr.p, "\r\ntransfer-encoding: chunked") != NULL;
 	w->state = w->chunked ? ST_SIZE : ST_RAW;
 	w->hdr.len = 0;
 	__atomic_store_n(&w->connected, true, __ATOMIC_RELEASE);
@@ -323,7 +333,7 @@ static int on_bytes(struct wthread *t, struct lg_watcher *w, const char *p,
 			w->chunk_left = strtoull(w->hdr.p, NULL, 16);
 			w->hdr.len = 0;
 			if (w->chunk_left == 0)
-				return -ECONNRESET;	/* end of stream */
+				return -ECONNRESET; /* end of stream */
 			w->state = ST_DATA;
 			break;
 		}
@@ -372,8 +382,8 @@ static void *thread_main(void *arg)
 			ssize_t got = recv(w->fd, t->scratch, SCRATCH, 0);
 			if (got < 0 && (errno == EAGAIN || errno == EINTR))
 				continue;
-			if (got <= 0 || on_bytes(t, w, t->scratch, (size_t)got,
-						 now))
+			if (got <= 0 ||
+			    on_bytes(t, w, t->scratch, (size_t)got, now))
 				close_stream(t, w, w->done ? 0 : 1000000);
 		}
 		/* reopen ended streams from where they were */
@@ -411,8 +421,10 @@ int lg_watch_start(struct lg_run *r, pthread_t *tids, int nthreads)
 		t->r = r;
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
 		t->ws = calloc((size_t)m / (size_t)nthreads + 1, sizeof(*t->ws));
-		t->retry_at = calloc((size_t)m / (size_t)nthreads + 1, sizeof(uint64_t));
-		t->retries = calloc((size_t)m / (size_t)nthreads + 1, sizeof(int));
+		t->retry_at = calloc((size_t)m / (size_t)nthreads + 1,
+				     sizeof(uint64_t));
+		t->retries =
+			calloc((size_t)m / (size_t)nthreads + 1, sizeof(int));
 		t->scratch = malloc(SCRATCH);
 		if (t->epfd < 0 || !t->ws || !t->retry_at || !t->retries ||
 		    !t->scratch)
@@ -456,8 +468,9 @@ int lg_watch_join(struct lg_run *r, pthread_t *tids, int nthreads)
 			struct lg_write *wr = bsearch(&key, r->writes, r->nwrites,
 						      sizeof(key), cmp_del);
 			if (wr && t->dels[j].recv_ns > wr->sent_ns)
-				lg_hist_add(&t->hist, (t->dels[j].recv_ns -
-						       wr->sent_ns) / 1000);
+				lg_hist_add(&t->hist,
+					    (t->dels[j].recv_ns - wr->sent_ns) /
+						    1000);
 		}
 		lg_hist_merge(&r->lat, &t->hist);
 		r->deliveries += t->deliveries;

@@ -46,7 +46,8 @@ static uint64_t body_rv(const struct lg_buf *b)
 		return 0;
 	const char *md = lg_find(b->p, b->p + b->len, "\"metadata\":{");
 	const char *v = md ? lg_str_after(md, b->p + b->len,
-					  "\"resourceVersion\":\"", &n) : NULL;
+					  "\"resourceVersion\":\"", &n)
+			   : NULL;
 	if (!v)
 		return 0;
 	uint64_t rv = 0;
@@ -82,15 +83,15 @@ int lg_pool_load(struct lg_run *r)
 		const char *p = lg_find(body.p, end, "\"items\":[");
 		int got = 0;
 		while (p && got < per) {
-			const char *it = lg_find(p, end, "\"metadata\":{\"name\":\"");
+			const char *it =
+				lg_find(p, end, "\"metadata\":{\"name\":\"");
 			if (!it)
 				break;
 			const char *next = lg_find(it + 20, end,
 						   "\"metadata\":{\"name\":\"");
 			size_t nl;
-			const char *name = lg_str_after(it, end,
-							"\"metadata\":{\"name\":\"",
-							&nl);
+			const char *name = lg_str_after(
+				it, end, "\"metadata\":{\"name\":\"", &nl);
 			struct lg_pod *pod = &r->pods[r->npods];
 			if (name && nl < sizeof(pod->name)) {
 				memcpy(pod->name, name, nl);
@@ -170,7 +171,8 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 		pthread_mutex_lock(&r->lock);
 		long c = r->created++;
 		pthread_mutex_unlock(&r->lock);
-		snprintf(pod.name, sizeof(pod.name), "lg-%d-%ld", (int)getpid(), c);
+		snprintf(pod.name, sizeof(pod.name), "lg-%d-%ld", (int)getpid(),
+			 c);
 		new_labels(x >> 7, &pod.labels);
 		w.type = EV_ADDED;
 	} else if (pct < r->o.create_pct + r->o.delete_pct && r->nalive > 0) {
@@ -196,9 +198,11 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 
 	w.sent_ns = lg_now_ns();
 	if (w.type == EV_ADDED) {
-		n = snprintf(req, sizeof(req),
-			     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-			     "{\"name\":\"%s\",\"labels\":{", pod.name);
+		n = snprintf(
+			req, sizeof(req),
+			"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+			"{\"name\":\"%s\",\"labels\":{",
+			pod.name);
 		const char *sep = "";
 		if (pod.labels.app_web) {
 			n += snprintf(req + n, sizeof(req) - (size_t)n,
@@ -207,18 +211,20 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 		}
 		if (pod.labels.shard >= 0) {
 			n += snprintf(req + n, sizeof(req) - (size_t)n,
-				      "%s\"shard\":\"%d\"", sep, pod.labels.shard);
+				      "%s\"shard\":\"%d\"", sep,
+				      pod.labels.shard);
 			sep = ",";
 		}
 		if (pod.labels.tier)
 			n += snprintf(req + n, sizeof(req) - (size_t)n,
 				      "%s\"tier\":\"%s\"", sep,
 				      tier_name[pod.labels.tier]);
-		n += snprintf(req + n, sizeof(req) - (size_t)n,
-			      "},\"annotations\":{\"loadgen.stamp\":\"%llu\"}},"
-			      "\"spec\":{\"containers\":[{\"name\":\"app\","
-			      "\"image\":\"registry.example.com/loadgen:1\"}]}}",
-			      (unsigned long long)w.sent_ns);
+		n += snprintf(
+			req + n, sizeof(req) - (size_t)n,
+			"},\"annotations\":{\"loadgen.stamp\":\"%llu\"}},"
+			"\"spec\":{\"containers\":[{\"name\":\"app\","
+			"\"image\":\"registry.example.com/loadgen:1\"}]}}",
+			(unsigned long long)w.sent_ns);
 		ctype = "application/json";
 		snprintf(path, sizeof(path), "%s/namespaces/%s/%s", r->res_path,
 			 r->o.ns[pod.ns], r->o.resource);
@@ -231,8 +237,8 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 		snprintf(path, sizeof(path), "%s/namespaces/%s/%s/%s",
 			 r->res_path, r->o.ns[pod.ns], r->o.resource, pod.name);
 	}
-	int st = lg_http_do(h, method, path, ctype, n ? req : NULL,
-			    (size_t)n, body);
+	int st = lg_http_do(h, method, path, ctype, n ? req : NULL, (size_t)n,
+			    body);
 	if (st != want && !(st == 200 && w.type == EV_ADDED)) {
 		if (!r->o.quiet)
 			fprintf(stderr, "loadgen: %s %s: %d\n", method, path, st);
@@ -249,7 +255,8 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 		pthread_mutex_lock(&r->lock);
 		if (r->nalive == r->capalive) {
 			int c = r->capalive ? r->capalive * 2 : 256;
-			struct lg_pod *a = realloc(r->alive, (size_t)c * sizeof(*a));
+			struct lg_pod *a =
+				realloc(r->alive, (size_t)c * sizeof(*a));
 			if (a) {
 				r->alive = a;
 				r->capalive = c;
@@ -277,13 +284,14 @@ static void *writer_main(void *arg)
 
 	lg_http_init(&h, &r->writer, 10000);
 	while (!__atomic_load_n(&r->stop_writes, __ATOMIC_ACQUIRE)) {
-		long idx = __atomic_fetch_add(&r->next_write, 1, __ATOMIC_RELAXED);
+		long idx =
+			__atomic_fetch_add(&r->next_write, 1, __ATOMIC_RELAXED);
 		if (r->o.max_writes && idx >= r->o.max_writes)
 			break;
 		if (r->o.write_rate > 0)
-			sleep_until_mono(a->start_mono +
-					 (uint64_t)((double)idx * 1e9 /
-						    r->o.write_rate));
+			sleep_until_mono(
+				a->start_mono +
+				(uint64_t)((double)idx * 1e9 / r->o.write_rate));
 		if (__atomic_load_n(&r->stop_writes, __ATOMIC_ACQUIRE))
 			break;
 		if (do_one(r, &h, &body, idx)) {
@@ -324,7 +332,8 @@ static void load_loop(struct lg_run *r, bool list)
 	uint64_t start = lg_mono_ns(), bytes = 0, errors = 0, n = 0;
 
 	lg_http_init(&h, &r->target, 60000);
-	for (long i = 0; !__atomic_load_n(&r->stop_writes, __ATOMIC_ACQUIRE); i++) {
+	for (long i = 0; !__atomic_load_n(&r->stop_writes, __ATOMIC_ACQUIRE);
+	     i++) {
 		sleep_until_mono(start + (uint64_t)((double)i * 1e9 / rate));
 		if (__atomic_load_n(&r->stop_writes, __ATOMIC_ACQUIRE))
 			break;
@@ -333,10 +342,11 @@ static void load_loop(struct lg_run *r, bool list)
 			snprintf(path, sizeof(path), "%s", fixed);
 		} else if (list) {
 			snprintf(path, sizeof(path), "%s/namespaces/%s/%s",
-				 r->res_path, r->o.ns[i % r->o.nns], r->o.resource);
+				 r->res_path, r->o.ns[i % r->o.nns],
+				 r->o.resource);
 		} else {
-			const struct lg_pod *p = &r->pods[mix((uint64_t)i) %
-							  (uint64_t)r->npods];
+			const struct lg_pod *p =
+				&r->pods[mix((uint64_t)i) % (uint64_t)r->npods];
 			snprintf(path, sizeof(path), "%s/namespaces/%s/%s/%s",
 				 r->res_path, r->o.ns[p->ns], r->o.resource,
 				 p->name);

@@ -1,8 +1,8 @@
 """End-to-end tests of bin/fake-apiserver, the stand-in for kube-apiserver.
 
-Each class starts its own server on 127.0.0.1:0. The expected shapes come
-from the real apiserver's wire transcripts: the fixture id is named next to
-each check. The fake runs with its real-cluster defaults (Lease renewals,
+Each class starts its own server on 127.0.0.1:0. The expected shapes are
+the real apiserver's (v1.32), as recorded from it; where a check is not
+obvious, a comment says what the apiserver does. The fake runs with its real-cluster defaults (Lease renewals,
 Events, compaction: test_fake_cluster.py), so the global resourceVersion may
 move between two requests; only a class that needs exact RV arithmetic
 passes --quiet.
@@ -18,7 +18,7 @@ import time
 import unittest
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
 import harness  # noqa: E402
 
 
@@ -55,21 +55,8 @@ def decode_token(tok):
     return json.loads(base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4)))
 
 
-class FakeCase(unittest.TestCase):
+class FakeCase(harness.FakeCase):
     seed = "pods=20"
-    extra = ()
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = harness.fake(*cls.extra, seed=cls.seed)
-        cls.url = cls.srv.url
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.srv.stop()
-        if rc not in (0, None):
-            print(cls.srv.logs()[-3000:])
-        assert rc in (0, None), "fake-apiserver exited with %r" % rc
 
     def api(self, path):
         return self.url + "/api/v1" + path
@@ -109,15 +96,15 @@ class TestList(FakeCase):
         self.assertEqual(status, 200)
         self.assertEqual(hdrs["Content-Type"], "application/json")
         self.assertTrue(body.endswith(b"}\n"))
-        self.assertNotIn(b"\n", body[:-1])      # compact (15-b)
+        self.assertNotIn(b"\n", body[:-1])      # compact for a client, as the apiserver
         d = json.loads(body)
         self.assertEqual(d["kind"], "PodList")
         self.assertEqual(d["apiVersion"], "v1")
         self.assertEqual(len([i for i in d["items"] if i["metadata"]["name"].startswith("web-")]), 20)
         keys = [key(i) for i in d["items"]]
         self.assertEqual(keys, sorted(keys))
-        self.assertNotIn("kind", d["items"][0])  # list items carry no kind (03-a)
-        # the list RV is the global revision, not the highest item RV (03-a):
+        self.assertNotIn("kind", d["items"][0])  # list items carry no kind
+        # the list RV is the global revision, not the highest item RV:
         # a later list of another resource is at it or past it (Lease
         # renewals may move it in between), and past every configmap
         cm = self.list("/configmaps")[1]
@@ -136,7 +123,7 @@ class TestList(FakeCase):
         d = self.list("/namespaces/ns-3/pods")[1]
         self.assertEqual({i["metadata"]["namespace"] for i in d["items"]}, {"ns-3"})
         self.assertEqual(len(d["items"]), 2)
-        status, d = self.list("/namespaces/nosuchns/pods")  # 06-c
+        status, d = self.list("/namespaces/nosuchns/pods")  # an empty list, not 404
         self.assertEqual(status, 200)
         self.assertEqual(d["items"], [])
         self.assertIn("resourceVersion", d["metadata"])
@@ -186,7 +173,7 @@ class TestList(FakeCase):
 
     def test_bogus_continue_400(self):
         status, _, body = raw_get(self.api("/namespaces/ns-1/pods?limit=2&continue=bogus-token"))
-        self.assertEqual(status, 400)  # 03-d
+        self.assertEqual(status, 400)  # an undecodable token is BadRequest
         st = self.assertStatus(body, 400, "BadRequest")
         self.assertTrue(st["message"].startswith("invalid continue token: continue key is not valid: "))
         bad = base64.urlsafe_b64encode(b'{"v":"meta.k8s.io/v1","rv":0,"start":"a\\u0000"}').decode().rstrip("=")
@@ -206,7 +193,7 @@ class TestList(FakeCase):
                                    headers={"Content-Type": "application/merge-patch+json"})
         self.assertEqual(st, 200)
         st, old = self.list("/namespaces/ns-2/pods", resourceVersion=rv, resourceVersionMatch="Exact")
-        self.assertEqual(st, 200)  # 04-c
+        self.assertEqual(st, 200)  # Exact at a recent RV is served
         self.assertEqual(old, before)
         # legacy semantics: RV=N with a limit reads exactly N too
         st, page = self.list("/namespaces/ns-2/pods", resourceVersion=rv, limit=10)
@@ -218,13 +205,13 @@ class TestList(FakeCase):
 
     def test_list_options_422(self):
         cases = [
-            ({"resourceVersionMatch": "Exact"},  # 04-d
+            ({"resourceVersionMatch": "Exact"},
              'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
              'resourceVersionMatch is forbidden unless resourceVersion is provided', "FieldValueForbidden"),
-            ({"resourceVersionMatch": "Exact", "resourceVersion": "0"},  # 04-h
+            ({"resourceVersionMatch": "Exact", "resourceVersion": "0"},
              'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
              'resourceVersionMatch "exact" is forbidden for resourceVersion "0"', "FieldValueForbidden"),
-            ({"resourceVersionMatch": "Bogus", "resourceVersion": "0"},  # 04-i
+            ({"resourceVersionMatch": "Bogus", "resourceVersion": "0"},
              'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Bogus": '
              'supported values: "Exact", "NotOlderThan", ""', "FieldValueNotSupported"),
         ]
@@ -236,14 +223,14 @@ class TestList(FakeCase):
             self.assertEqual(st["details"]["kind"], "ListOptions")
             self.assertEqual(st["details"]["causes"][0]["reason"], cause)
             self.assertEqual(st["details"]["causes"][0]["field"], "resourceVersionMatch")
-        # 08-h: a watch with resourceVersionMatch but no sendInitialEvents
+        # a watch with resourceVersionMatch but no sendInitialEvents
         status, _, body = raw_get(self.api("/pods?watch=true&resourceVersionMatch=NotOlderThan"))
         self.assertEqual(status, 422)
         self.assertIn("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
                       json.loads(body)["message"])
 
     def test_rv_not_a_number_500(self):
-        status, _, body = raw_get(self.api("/pods?resourceVersion=abc"))  # 04-j
+        status, _, body = raw_get(self.api("/pods?resourceVersion=abc"))  # storage layer: 500
         self.assertEqual(status, 500)
         self.assertStatus(body, 500, None, 'resourceVersion: Invalid value: "abc": '
                           'strconv.ParseUint: parsing "abc": invalid syntax')
@@ -253,7 +240,7 @@ class TestList(FakeCase):
         t0 = time.time()
         status, hdrs, body = raw_get(self.api("/pods?resourceVersion=%d" % (rv + 1000000)))
         took = time.time() - t0
-        self.assertEqual(status, 504)  # 04-e
+        self.assertEqual(status, 504)  # after the apiserver's 3 s wait
         self.assertGreaterEqual(took, 2.9)
         self.assertEqual(hdrs["Retry-After"], "1")
         st = self.assertStatus(body, 504, "Timeout")
@@ -280,7 +267,7 @@ class TestList(FakeCase):
             done["r"] = harness.get_json(api + "/pods?resourceVersion=%d" % (rv + 1))
         t = threading.Thread(target=lister)
         t.start()
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: the LIST must not answer in it
         self.assertNotIn("r", done)
         self.assertEqual(harness.request("POST", api + "/namespaces/ns-4/pods", body=pod("waited-for"))[0], 201)
         t.join(5)
@@ -314,7 +301,7 @@ class TestList(FakeCase):
         self.assertEqual(names(labelSelector="tier in (%s)" % some), names(labelSelector="tier=" + some))
         self.assertEqual(names(labelSelector="app"), sorted(tiers))
         self.assertEqual(names(labelSelector="!app"), [])
-        # 05-c
+        # a label selector the apiserver cannot parse: 400
         status, _, body = raw_get(self.api("/pods?labelSelector=app%3D%3D%3D"))
         self.assertEqual(status, 400)
         self.assertStatus(body, 400, "BadRequest", "unable to parse requirement: found '=', expected: identifier")
@@ -336,7 +323,7 @@ class TestList(FakeCase):
         st, d = self.list("/pods", fieldSelector="spec.nodeName=" + node)
         self.assertEqual([key(i) for i in d["items"]],
                          [key(i) for i in allp if i["spec"].get("nodeName", "") == node])
-        status, _, body = raw_get(self.api("/pods?fieldSelector=spec.bogus%3Dx"))  # 05-f
+        status, _, body = raw_get(self.api("/pods?fieldSelector=spec.bogus%3Dx"))  # unknown field
         self.assertEqual(status, 400)
         self.assertStatus(body, 400, "BadRequest", "field label not supported: spec.bogus")
 
@@ -365,12 +352,12 @@ class TestGetAndErrors(FakeCase):
         self.assertEqual(ns["kind"], "Namespace")
 
     def test_not_found_shapes(self):
-        status, hdrs, body = raw_get(self.api("/namespaces/ns-0/pods/nope"))  # 06-b, 15-e
+        status, hdrs, body = raw_get(self.api("/namespaces/ns-0/pods/nope"))
         self.assertEqual(status, 404)
         self.assertEqual(body, b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
                                b'"message":"pods \\"nope\\" not found","reason":"NotFound",'
                                b'"details":{"name":"nope","kind":"pods"},"code":404}\n')
-        status, _, body = raw_get(self.api("/namespaces/ns-0/bogusthings"))  # 06-e
+        status, _, body = raw_get(self.api("/namespaces/ns-0/bogusthings"))  # no such resource
         self.assertEqual(status, 404)
         st = self.assertStatus(body, 404, "NotFound", "the server could not find the requested resource")
         self.assertEqual(st["details"], {})
@@ -391,14 +378,14 @@ class TestGetAndErrors(FakeCase):
         by = {r["name"]: r for r in rl["resources"]}
         self.assertEqual(set(by), {"pods", "configmaps", "services", "namespaces", "events"})
         self.assertEqual(by["pods"]["shortNames"], ["po"])
-        self.assertEqual(by["events"]["shortNames"], ["ev"])  # 01-d
+        self.assertEqual(by["events"]["shortNames"], ["ev"])
         self.assertEqual(by["events"]["storageVersionHash"], "r2yiGXH7wu8=")
         self.assertNotIn("categories", by["events"])
         self.assertEqual(by["pods"]["categories"], ["all"])
         self.assertFalse(by["namespaces"]["namespaced"])
         self.assertIn("watch", by["configmaps"]["verbs"])
         status, apis = harness.get_json(self.url + "/apis")
-        # the one built-in named group the fake serves (01-c)
+        # the one built-in named group the fake serves
         gv = {"groupVersion": "coordination.k8s.io/v1", "version": "v1"}
         self.assertEqual(apis, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
             {"name": "coordination.k8s.io", "versions": [gv], "preferredVersion": gv}]})
@@ -615,7 +602,7 @@ class TestWatch(FakeCase):
         evs = wait_events(w, len(initial) + 1)
         self.assertEqual(evs[-1]["type"], "ADDED")
         self.assertEqual(evs[-1]["object"]["metadata"]["name"], "live-1")
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: nothing more may arrive in it
         self.assertEqual(len(w.events), len(initial) + 1)
         w.close()
 
@@ -632,7 +619,7 @@ class TestWatch(FakeCase):
         rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in evs]
         # increasing, past the start (Lease renewals may come in between)
         self.assertTrue(rv < rvs[0] < rvs[1] < rvs[2], rvs)
-        # DELETED carries the last state at the deletion RV (08-a)
+        # DELETED carries the last state at the deletion RV
         self.assertEqual(evs[2]["object"]["metadata"]["labels"], {"touch": "1"})
         self.assertEqual(json.loads(body)["metadata"]["resourceVersion"], str(rvs[2]))
         w.close()
@@ -649,7 +636,7 @@ class TestWatch(FakeCase):
             self.assertEqual(evs[0]["type"], "ADDED", q)
             w.close()
         status, d = harness.get_json(self.api("/namespaces/ns-0/pods?watch=FALSE&resourceVersion=0"))
-        self.assertEqual(d["kind"], "PodList")  # 08-l
+        self.assertEqual(d["kind"], "PodList")  # watch=FALSE is a LIST
         w = watch(self.url + "/api/v1/watch/namespaces/ns-0/pods?resourceVersion=0")
         self.assertEqual(wait_events(w, 1)[0]["type"], "ADDED")
         w.close()
@@ -678,7 +665,7 @@ class TestWatch(FakeCase):
         self.create("ns-5", pod("on-x", node="node-x"))
         self.create("ns-5", pod("on-y", node="node-y"))
         evs = wait_events(w, 1)
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: nothing more may arrive in it
         self.assertEqual([e["object"]["metadata"]["name"] for e in w.events], ["on-x"])
         w.close()
 
@@ -688,14 +675,14 @@ class TestWatch(FakeCase):
         self.create("ns-5", pod("single-other"))
         w = watch(self.api("/namespaces/ns-5/pods/single?watch=true&resourceVersion=%d" % rv))
         evs = wait_events(w, 1)
-        time.sleep(0.3)
+        time.sleep(0.3)          # a duration: nothing more may arrive in it
         self.assertEqual([e["object"]["metadata"]["name"] for e in w.events], ["single"])
         w.close()
 
     def test_bookmarks(self):
         rv = self.rv()
         w = watch(self.api("/namespaces/ns-0/pods?watch=true&allowWatchBookmarks=true&resourceVersion=%d" % rv))
-        # A bookmark needs an RV above the watch's start (13-b): a write to
+        # A bookmark needs an RV above the watch's start: a write to
         # another resource moves the global RV (as Lease renewals do).
         st, _, body = self.create("ns-1", {"apiVersion": "v1", "kind": "ConfigMap",
                                            "metadata": {"name": "bm-move"}}, res="configmaps")
@@ -711,7 +698,7 @@ class TestWatch(FakeCase):
             self.assertEqual(e, {"type": "BOOKMARK", "object": {
                 "kind": "Pod", "apiVersion": "v1",
                 "metadata": {"resourceVersion": str(bm), "creationTimestamp": None},
-                "spec": {"containers": None}, "status": {}}})  # 08-a
+                "spec": {"containers": None}, "status": {}}})  # an empty Pod but its RV
         w.close()
         w = watch(self.api("/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=%d" % rv))
         evs = wait_events(w, 2, timeout=5)
@@ -726,7 +713,7 @@ class TestWatch(FakeCase):
         harness.request("DELETE", self.api("/namespaces/ns-1/configmaps/bm-move"))
         # no bookmarks unless asked
         w = watch(self.api("/namespaces/ns-0/pods?watch=true&resourceVersion=%d" % rv))
-        time.sleep(1.6)
+        time.sleep(1.6)          # a duration: no bookmark may arrive in it
         self.assertEqual(w.events, [])
         w.close()
 
@@ -749,7 +736,7 @@ class TestWatch(FakeCase):
         # sendInitialEvents=false: nothing initial
         w = watch(self.api("/namespaces/ns-2/pods?watch=true&sendInitialEvents=false"
                            "&resourceVersionMatch=NotOlderThan&resourceVersion=0"))
-        time.sleep(0.5)
+        time.sleep(0.5)          # a duration: no event may arrive in it
         self.assertEqual(w.events, [])
         w.close()
 
@@ -766,7 +753,7 @@ class TestWatch(FakeCase):
     def test_rv_in_future_is_accepted(self):
         rv = self.rv()
         w = watch(self.api("/namespaces/ns-0/pods?watch=true&resourceVersion=%d" % (rv + 2)))
-        self.assertEqual(w.status, 200)  # 08-e
+        self.assertEqual(w.status, 200)  # a future RV is accepted, and waited for
         self.create("ns-0", pod("future-1"))
         self.create("ns-0", pod("future-2"))
         self.create("ns-0", pod("future-3"))
@@ -798,7 +785,7 @@ class TestHistoryAndFaults(FakeCase):
         st, _, _ = faults(self.srv, {"compact": True})
         self.assertEqual(st, 200)
         w = watch(self.api("/pods?watch=true&allowWatchBookmarks=true&resourceVersion=%d" % rv))
-        self.assertEqual(w.status, 200)  # 10-a: an ERROR event, not an HTTP 410
+        self.assertEqual(w.status, 200)  # an ERROR event, not an HTTP 410
         w.thread.join(5)
         w.close()
         self.assertEqual(w.events, [{"type": "ERROR", "object": {
@@ -813,18 +800,18 @@ class TestHistoryAndFaults(FakeCase):
         self.assertEqual(w.events, [])
         # continue tokens and Exact lists from before the compaction: 410
         status, _, body = raw_get(self.api("/pods?limit=1&continue=" + list_["metadata"]["continue"]))
-        self.assertEqual(status, 410)  # 03-e
+        self.assertEqual(status, 410)
         st = json.loads(body)
         self.assertEqual((st["kind"], st["status"], st["reason"], st["code"]), ("Status", "Failure", "Expired", 410))
         self.assertTrue(st["message"].startswith("The provided continue parameter is too old"))
         tok = decode_token(st["metadata"]["continue"])
         self.assertEqual(tok["rv"], -1)
-        # 03-f: the rv -1 token continues at the current RV
+        # the rv -1 token continues at the current RV
         status, page = harness.get_json(self.api("/pods?limit=1&continue=" + st["metadata"]["continue"]))
         self.assertEqual(status, 200)
         self.assertEqual(int(page["metadata"]["resourceVersion"]), rv + 1)
         status, _, body = raw_get(self.api("/pods?resourceVersionMatch=Exact&resourceVersion=%d" % rv))
-        self.assertEqual(status, 410)  # 04-k
+        self.assertEqual(status, 410)  # etcd compacted past it
         self.assertStatus(body, 410, "Expired", "The resourceVersion for the provided list is too old.")
 
     def test_history_window(self):

@@ -11,7 +11,6 @@ import http.client
 import json
 import os
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,8 +19,7 @@ import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "lib"))
 import certs  # noqa: E402
 import harness  # noqa: E402
 
@@ -196,34 +194,28 @@ class TestClientCert(TLSCase):
 
 
 class TestFlags(unittest.TestCase):
-    def run_fake(self, *args):
-        p = subprocess.run([os.path.join(harness.BIN, "fake-apiserver"),
-                            "--listen", "127.0.0.1:0", *args],
-                           capture_output=True, text=True, timeout=10)
-        return p.returncode, p.stderr
-
     def test_bad_tls_flags(self):
         d = tempfile.mkdtemp(prefix="fake-tls-flags-")
-        rc, err = self.run_fake("--tls-cert", os.path.join(d, "x.crt"))
+        rc, err = harness.fake_exit("--tls-cert", os.path.join(d, "x.crt"))
         self.assertEqual(rc, 2)
         self.assertIn("--tls-key", err)
-        rc, err = self.run_fake("--client-ca", os.path.join(d, "ca.crt"))
+        rc, err = harness.fake_exit("--client-ca", os.path.join(d, "ca.crt"))
         self.assertEqual(rc, 2)
         self.assertIn("--client-ca", err)
-        rc, err = self.run_fake("--tls-cert", os.path.join(d, "no.crt"),
+        rc, err = harness.fake_exit("--tls-cert", os.path.join(d, "no.crt"),
                                 "--tls-key", os.path.join(d, "no.key"))
         self.assertEqual(rc, 2)
         self.assertIn("no.crt", err)
         empty = os.path.join(d, "empty")
         open(empty, "w").close()
-        rc, err = self.run_fake("--token-file", empty)
+        rc, err = harness.fake_exit("--token-file", empty)
         self.assertEqual(rc, 2)
         self.assertIn("no token", err)
 
     def test_token_never_echoed(self):
-        rc, err = self.run_fake("--token", "")
+        rc, err = harness.fake_exit("--token", "")
         self.assertEqual(rc, 2)
-        rc, err = self.run_fake("--token", "hush-hush", "--bogus", "x")
+        rc, err = harness.fake_exit("--token", "hush-hush", "--bogus", "x")
         self.assertEqual(rc, 2)
         self.assertNotIn("hush-hush", err)
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
 #include "config/alloc.h"
 #include "tests/fake-apiserver/fake_seed.h"
+#include "tests/unit/check.h"
 
 static json_t *parse(const struct buf *b)
 {
@@ -42,7 +42,8 @@ static void key_order(json_t *obj, int n, char *out, size_t outlen)
 	json_t *v;
 
 	out[0] = '\0';
-	json_object_foreach(obj, k, v) {
+	json_object_foreach(obj, k, v)
+	{
 		if (n-- == 0)
 			break;
 		if (out[0])
@@ -112,7 +113,7 @@ static void test_pod_shape(void)
 	CHECK(bad_size == 0);
 	CHECK(bad == 0);
 	CHECK(pending == 100);
-	CHECK(succeeded == 20);	/* 25, 75, ...: every 25th not already Pending */
+	CHECK(succeeded == 20); /* 25, 75, ...: every 25th not already Pending */
 	CHECK(running == 880);
 
 	/* A Running pod in detail: field order and the realistic parts. */
@@ -134,15 +135,15 @@ static void test_pod_shape(void)
 	CHECK_STR(order, "app,pod-template-hash,shard,tier");
 	json_t *mf = json_object_get(md, "managedFields");
 	CHECK(json_array_size(mf) == 2);
-	CHECK_STR(json_string_value(json_object_get(json_array_get(mf, 0),
-						    "manager")),
+	CHECK_STR(json_string_value(
+			  json_object_get(json_array_get(mf, 0), "manager")),
 		  "kube-controller-manager");
-	CHECK_STR(json_string_value(json_object_get(json_array_get(mf, 1),
-						    "manager")),
+	CHECK_STR(json_string_value(
+			  json_object_get(json_array_get(mf, 1), "manager")),
 		  "kubelet");
-	CHECK(json_object_get(json_object_get(json_array_get(mf, 1),
-					      "fieldsV1"),
-			      "f:status") != NULL);
+	CHECK(json_object_get(
+		      json_object_get(json_array_get(mf, 1), "fieldsV1"),
+		      "f:status") != NULL);
 	json_t *owner = json_array_get(json_object_get(md, "ownerReferences"), 0);
 	CHECK_STR(json_string_value(json_object_get(owner, "kind")),
 		  "ReplicaSet");
@@ -156,11 +157,11 @@ static void test_pod_shape(void)
 	CHECK(json_integer_value(json_object_get(cs, "restartCount")) == 3);
 	CHECK(json_is_true(json_object_get(cs, "ready")));
 	CHECK(json_is_true(json_object_get(cs, "started")));
-	CHECK(json_object_get(json_object_get(json_object_get(cs, "state"),
-					      "running"),
-			      "startedAt") != NULL);
-	json_t *c = json_array_get(json_object_get(json_object_get(j, "spec"),
-						   "containers"), 0);
+	CHECK(json_object_get(
+		      json_object_get(json_object_get(cs, "state"), "running"),
+		      "startedAt") != NULL);
+	json_t *c = json_array_get(
+		json_object_get(json_object_get(j, "spec"), "containers"), 0);
 	CHECK(json_array_size(json_object_get(c, "env")) >= 3);
 	CHECK(json_object_get(c, "livenessProbe") != NULL);
 	CHECK(json_object_get(json_object_get(c, "resources"), "limits"));
@@ -214,20 +215,21 @@ static void test_other_kinds(void)
 
 	fake_seed_ns_name(7, 3, ns, sizeof(ns));
 	CHECK_STR(ns, "ns-1");
-	fake_seed_ns_name(7, 0, ns, sizeof(ns));	/* no division by zero */
+	fake_seed_ns_name(7, 0, ns, sizeof(ns)); /* no division by zero */
 	CHECK_STR(ns, "ns-0");
 
 	CHECK(fake_seed_namespace(&b, "team-a", 9) == 0);
-	CHECK(strncmp(b.p, "{\"kind\":\"Namespace\",\"apiVersion\":\"v1\",", 38) ==
-	      0);
+	CHECK(strncmp(b.p, "{\"kind\":\"Namespace\",\"apiVersion\":\"v1\",",
+		      38) == 0);
 	json_t *j = parse(&b);
 	CHECK(j != NULL);
 	CHECK_STR(str_at(j, "metadata.name"), "team-a");
 	CHECK(str_at(j, "metadata.namespace") == NULL);
 	CHECK(is_uid(str_at(j, "metadata.uid")));
-	json_t *labels = json_object_get(json_object_get(j, "metadata"), "labels");
-	CHECK_STR(json_string_value(json_object_get(labels,
-						    "kubernetes.io/metadata.name")),
+	json_t *labels =
+		json_object_get(json_object_get(j, "metadata"), "labels");
+	CHECK_STR(json_string_value(json_object_get(
+			  labels, "kubernetes.io/metadata.name")),
 		  "team-a");
 	CHECK_STR(str_at(j, "status.phase"), "Active");
 	json_decref(j);

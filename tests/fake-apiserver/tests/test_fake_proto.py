@@ -13,7 +13,7 @@ import unittest
 
 import harness as h
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "clients"))
 import clients as c  # noqa: E402
 
