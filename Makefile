@@ -7,7 +7,8 @@
 #   make SANITIZE=1 test AddressSanitizer + UndefinedBehaviorSanitizer
 #   make SANITIZE=thread test-unit   ThreadSanitizer on the unit tests
 #   make fuzz            libFuzzer (clang) on each tests/fuzz target for
-#                        FUZZ_SECONDS (60) s; see docs/FUZZING.md
+#                        FUZZ_SECONDS (60) s, or FUZZ_RUNS inputs if
+#                        fewer; see docs/FUZZING.md
 #   make bench           B1-B8 of docs/PERFORMANCE.md and the JSON library
 #                        benchmark; figures land in bench/results.json
 #   make format          clang-format every C file
@@ -159,7 +160,7 @@ $(FB)/bin/%: $(FB)/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 
 fuzz: deps-fuzz
 	@$(MAKE) --no-print-directory $(patsubst %,$(FB)/bin/%,$(FUZZ_TARGETS))
-	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 run: deps bin/informer-proxy bin/fake-apiserver
 	@scripts/run.sh
@@ -173,7 +174,7 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# //'
+	@sed -n '3,16p' Makefile | sed 's/^# //'
 
 clean:
 	rm -rf build bin

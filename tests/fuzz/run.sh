@@ -6,8 +6,10 @@
 # one line per target and fails if any target found anything.
 #
 # Usage: tests/fuzz/run.sh SECONDS NAME...   (after make's fuzz build)
+# With FUZZ_RUNS=N in the environment a target also stops after N inputs.
 set -u
 secs=$1; shift
+runs=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
 cd "$(dirname "$0")/../.."
 out=build/fuzz
 mkdir -p "$out/logs"
@@ -20,14 +22,17 @@ bad=0
 for t in "$@"; do
 	mkdir -p "$out/work/$t" "$out/artifacts/$t"
 	log=$out/logs/$t.log
-	"$out/bin/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$out/bin/$t" $runs -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
 		-dict="tests/fuzz/$t.dict" -artifact_prefix="$out/artifacts/$t/" \
 		-print_final_stats=1 "$out/work/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1
 	rc=$?
+	took=$(( $(date +%s) - start ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 	cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1)
-	line="$t: ${execs:-?} execs in ${secs} s, ${rate:-?}/s, ${cov:-cov: ?}"
+	line="$t: ${execs:-?} execs in ${took} s, ${rate:-?}/s, ${cov:-cov: ?}"
 	if [ "$rc" -ne 0 ]; then
 		line="$line, FAILED (exit $rc): $(ls "$out/artifacts/$t" | head -n 3 | tr '\n' ' ')"
 		bad=$((bad + 1))
