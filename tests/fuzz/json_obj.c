@@ -10,7 +10,8 @@
  *
  * Invariants beyond "no crash":
  *   - what jansson (an independent parser) accepts, json_parse accepts
- *     (objects and arrays nested less deeply than our limit);
+ *     (objects and arrays nested less deeply than our limit, and no raw
+ *     NUL byte, which jansson skips);
  *   - an object the parser keeps is served as valid JSON, both as itself
  *     and as a list item ("{" + json + item_off), it starts with the
  *     kind's {"kind":..,"apiVersion":.., prefix, and parsing those bytes
@@ -143,7 +144,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[160];
 	int rc = json_parse(&d, js, size, err, sizeof(err));
 	FUZZ_CHECK(rc == 0 || rc == -EINVAL);
-	if (rc && depth_of(data, size) < 500) {
+	/* jansson reads a raw NUL byte between tokens as white space
+	 * ("[1,false\0]" loads), where JSON has none: no comparison then */
+	if (rc && depth_of(data, size) < 500 && !memchr(data, '\0', size)) {
 		struct json_t *j = json_loadb(js, size, 0, NULL);
 		if (j) {
 			fprintf(stderr, "json_parse refused what jansson took: %s\n", err);
