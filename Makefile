@@ -6,6 +6,9 @@
 #   make test            install deps, build, run every test
 #   make SANITIZE=1 test AddressSanitizer + UndefinedBehaviorSanitizer
 #   make SANITIZE=thread test-unit   ThreadSanitizer on the unit tests
+#   make fuzz            libFuzzer (clang) on each tests/fuzz target for
+#                        FUZZ_SECONDS (60) s, or FUZZ_RUNS inputs if
+#                        fewer; see docs/FUZZING.md
 #   make bench           B1-B8 of docs/PERFORMANCE.md and the JSON library
 #                        benchmark; figures land in bench/results.json
 #   make soak            1000 watchers, 100 writes/s and an upstream fault
@@ -68,8 +71,12 @@ obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 FAKE_UNIT_BIN := $(patsubst tests/fake-apiserver/tests/%.c,$(B)/tests/fake-apiserver/%,$(FAKE_UNIT_SRC))
+# Each tests/fuzz/NAME.c but replay.c is a fuzz target; make test runs it
+# over its committed corpus as the plain binary fuzz_NAME.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
+FUZZ_REPLAY := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
-.PHONY: all deps deps-test run test test-unit test-e2e bench soak format lint lint-objs help clean
+.PHONY: all deps deps-test deps-fuzz run test test-unit test-e2e fuzz bench soak format lint lint-objs help clean
 # Keep the unit tests' objects: they are intermediate in the pattern rules,
 # and make would delete (and so rebuild) them every time.
 .SECONDARY:
@@ -80,12 +87,14 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 	@scripts/deps-clients.sh
+deps-fuzz:
+	@scripts/deps.sh fuzz
 
 Q := $(if $(V),,@)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<),$(FAKE_CFLAGS)) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<)$(findstring tests/fuzz,$<),$(FAKE_CFLAGS)) -MMD -MP -c $< -o $@
 
 bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 	@mkdir -p bin
@@ -133,14 +142,45 @@ $(B)/tests/fake-apiserver/test_%: $(B)/tests/fake-apiserver/tests/test_%.o $(FAK
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test: lint deps-test all $(UNIT_BIN) $(FAKE_UNIT_BIN)
-	@tests/run.sh $(MODE) $(UNIT_BIN) $(FAKE_UNIT_BIN)
+# The replay main() around a target, told which corpus is its own.
+$(B)/tests/fuzz/replay-%.o: tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC $< ($*)")
+	$(Q)$(CC) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' -MMD -MP -c $< -o $@
+$(B)/tests/fuzz_%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay-%.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test-unit: deps-test $(UNIT_BIN) $(FAKE_UNIT_BIN)
-	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN) $(FAKE_UNIT_BIN)
+test: lint deps-test all $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
+	@tests/run.sh $(MODE) $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
+
+test-unit: deps-test $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
+	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
 
 test-e2e: deps-test all
 	@tests/run.sh $(MODE) --e2e-only
+
+# make fuzz: the same targets built by clang with libFuzzer, ASan and
+# UBSan, the whole library instrumented too, in build/fuzz whatever the
+# mode; tests/fuzz/run.sh runs them one at a time.
+FUZZ_SECONDS ?= 60
+FUZZ_CC := clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FB := build/fuzz
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FB)/%.o,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
+$(FB)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC[fuzz] $<")
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -Wno-format-nonliteral -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) -I. $(PKG_CFLAGS) $(FAKE_CFLAGS) -MMD -MP -c $< -o $@
+$(FB)/bin/%: $(FB)/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD[fuzz] $@")
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
+
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory $(patsubst %,$(FB)/bin/%,$(FUZZ_TARGETS))
+	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 run: deps bin/informer-proxy bin/fake-apiserver
 	@scripts/run.sh
@@ -172,9 +212,9 @@ lint-objs: $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC) proxy/main.c $(FAK
 		$(LOADGEN_SRC) $(UNIT_SRC) $(FAKE_UNIT_SRC) bench/static_server.c bench/fanout_ceiling.c)
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# //'
+	@sed -n '3,20p' Makefile | sed 's/^# //'
 
 clean:
 	rm -rf build bin
 
--include $(shell find build/$(MODE) -name '*.d' 2>/dev/null)
+-include $(shell find build/$(MODE) build/fuzz -name '*.d' 2>/dev/null)

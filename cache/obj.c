@@ -64,9 +64,11 @@ struct picked {
 };
 
 /* The byte range to remove so that member key k (value k+1) of obj
- * disappears together with one adjoining comma. */
-static void member_cut(const struct json_doc *d, int obj, int k, size_t *from,
-		       size_t *to)
+ * disappears together with one adjoining comma. also (a key, or -1) is
+ * cut too: a last member takes the comma after the nearest member that
+ * stays, or the two cuts would leave "...,}" when both are last. */
+static void member_cut(const struct json_doc *d, int obj, int k, int also,
+		       size_t *from, size_t *to)
 {
 	size_t kb, ke, vb, ve;
 	json_span(d, k, &kb, &ke);
@@ -82,7 +84,8 @@ static void member_cut(const struct json_doc *d, int obj, int k, size_t *from,
 	/* Last member: take the comma before it, if any. */
 	int prev = -1;
 	for (int p = json_first(d, obj); p > 0 && p != k; p = json_next(d, obj, p))
-		prev = p;
+		if (p != also)
+			prev = p;
 	if (prev > 0) {
 		size_t pb, pe;
 		json_span(d, prev + 1, &pb, &pe);
@@ -250,24 +253,33 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 	for (int f = 0; kind && kind->fields[f]; f++)
 		pk->fields[f] = json_path(d, root, kind->fields[f]);
 	pk->ncut = 0;
-	int nkind = 0, napi = 0;
+	int kk = -1, ak = -1;	/* the kind and apiVersion keys */
 	for (int k = json_first(d, root); k > 0; k = json_next(d, root, k)) {
 		bool is_kind = json_str_eq(d, k, "kind");
 		if (!is_kind && !json_str_eq(d, k, "apiVersion"))
 			continue;
 		/* cut[] holds one of each plus managedFields; a member named
 		 * twice is not an object any apiserver wrote */
-		if (is_kind ? ++nkind > 1 : ++napi > 1) {
+		if ((is_kind ? kk : ak) >= 0) {
 			snprintf(err, errlen, "object has more than one %s member",
 				 is_kind ? "kind" : "apiVersion");
 			return -EINVAL;
 		}
-		member_cut(d, root, k, &pk->cut[pk->ncut].from, &pk->cut[pk->ncut].to);
+		*(is_kind ? &kk : &ak) = k;
+	}
+	if (kk >= 0) {
+		member_cut(d, root, kk, ak, &pk->cut[pk->ncut].from,
+			   &pk->cut[pk->ncut].to);
+		pk->ncut++;
+	}
+	if (ak >= 0) {
+		member_cut(d, root, ak, kk, &pk->cut[pk->ncut].from,
+			   &pk->cut[pk->ncut].to);
 		pk->ncut++;
 	}
 	int mf = strip ? json_get(d, meta, "managedFields") : -1;
 	if (mf >= 0) {
-		member_cut(d, meta, mf - 1, &pk->cut[pk->ncut].from,
+		member_cut(d, meta, mf - 1, -1, &pk->cut[pk->ncut].from,
 			   &pk->cut[pk->ncut].to);
 		pk->ncut++;
 	}

@@ -383,6 +383,51 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 	return held;
 }
 
+int refl_event_decode(struct json_doc *d, const char *line, size_t len,
+		      struct refl_event *ev, char *err, size_t errlen)
+{
+	char jerr[128];
+	memset(ev, 0, sizeof(*ev));
+	if (json_parse(d, line, len, jerr, sizeof(jerr))) {
+		snprintf(err, errlen, "malformed event: %s", jerr);
+		return -EINVAL;
+	}
+	int type = json_get(d, 0, "type");
+	ev->obj = json_get(d, 0, "object");
+	if (type < 0 || ev->obj < 0 || json_type(d, ev->obj) != JSMN_OBJECT) {
+		snprintf(err, errlen, "event without type or object");
+		return -EINVAL;
+	}
+	if (json_str_eq(d, type, "ERROR")) {
+		int code = json_get(d, ev->obj, "code");
+		int msg = json_get(d, ev->obj, "message");
+		ev->type = REFL_EV_ERROR;
+		if (msg > 0)
+			json_str(d, msg, ev->msg, sizeof(ev->msg));
+		if (code > 0)
+			json_i64(d, code, &ev->code);
+		return 0;
+	}
+	int rvt = json_path(d, ev->obj, "metadata.resourceVersion");
+	if (rvt < 0 || json_u64(d, rvt, &ev->rv)) {
+		snprintf(err, errlen, "event without resourceVersion");
+		return -EINVAL;
+	}
+	if (json_str_eq(d, type, "BOOKMARK"))
+		ev->type = REFL_EV_BOOKMARK;
+	else if (json_str_eq(d, type, "ADDED"))
+		ev->type = REFL_EV_ADDED;
+	else if (json_str_eq(d, type, "MODIFIED"))
+		ev->type = REFL_EV_MODIFIED;
+	else if (json_str_eq(d, type, "DELETED"))
+		ev->type = REFL_EV_DELETED;
+	else {
+		snprintf(err, errlen, "unknown event type");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Apply one event line. Returns R_OK, or why the stream must end. */
 static int watch_line(struct xfer *x, const char *line, size_t len,
 		      struct cache_txn *t, bool *open, struct pending *pend,
@@ -390,28 +435,15 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 {
 	struct cache_resource *r = x->r;
 	char err[160];
-	if (json_parse(&x->doc, line, len, err, sizeof(err))) {
-		log_warn("%s: watch: malformed event: %s", r->kind->resource, err);
+	struct refl_event ev;
+	if (refl_event_decode(&x->doc, line, len, &ev, err, sizeof(err))) {
+		log_warn("%s: watch: %s", r->kind->resource, err);
 		refl_stat_inc(&r->stats.malformed);
 		return R_ERROR;
 	}
 	struct json_doc *d = &x->doc;
-	int type = json_get(d, 0, "type");
-	int obj = json_get(d, 0, "object");
-	if (type < 0 || obj < 0 || json_type(d, obj) != JSMN_OBJECT) {
-		log_warn("%s: watch: event without type or object",
-			 r->kind->resource);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
-	}
-	if (json_str_eq(d, type, "ERROR")) {
-		int code = json_get(d, obj, "code");
-		int msg = json_get(d, obj, "message");
-		char m[256] = "";
-		if (msg > 0)
-			json_str(d, msg, m, sizeof(m));
-		int64_t cv = 0;
-		if (code > 0 && !json_i64(d, code, &cv) && cv == 410) {
+	if (ev.type == REFL_EV_ERROR) {
+		if (ev.code == 410) {
 			int64_t last = __atomic_load_n(&r->last_change_ms,
 						       __ATOMIC_RELAXED);
 			int64_t quiet = (cache_rvclock_now_ms() - (last ? last :
@@ -420,7 +452,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			log_info("%s: watch expired: the upstream no longer has "
 				 "resourceVersion %llu (%s); %s%lld s since this "
 				 "resource last changed%s; relisting",
-				 r->kind->resource, (unsigned long long)r->rv, m,
+				 r->kind->resource, (unsigned long long)r->rv, ev.msg,
 				 quiet >= 60 ? "a quiet resource, compacted past: " : "",
 				 (long long)quiet,
 				 quiet < 60 ? "" : bm ? ", and its BOOKMARKs did not keep up" :
@@ -428,22 +460,15 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			return R_EXPIRED;
 		}
 		log_warn("%s: watch: ERROR event %lld: %s", r->kind->resource,
-			 (long long)cv, m);
+			 (long long)ev.code, ev.msg);
 		return R_ERROR;
 	}
-	uint64_t rv;
-	int rvt = json_path(d, obj, "metadata.resourceVersion");
-	if (rvt < 0 || json_u64(d, rvt, &rv)) {
-		log_warn("%s: watch: event without resourceVersion",
-			 r->kind->resource);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
-	}
+	uint64_t rv = ev.rv;
 	/* One stream's RVs never go down: a BOOKMARK at or above every
 	 * event before it, each event above everything before it. An
 	 * upstream that breaks this is faulty (or hostile): what it sent
 	 * before, or now, is wrong, so end the watch and relist. */
-	bool bookmark = json_str_eq(d, type, "BOOKMARK");
+	bool bookmark = ev.type == REFL_EV_BOOKMARK;
 	if (x->stream_rv && (bookmark ? rv < x->stream_rv : rv <= x->stream_rv)) {
 		log_warn("%s: watch: %s at resourceVersion %llu after %llu on the "
 			 "same stream: the upstream went backwards; relisting",
@@ -464,13 +489,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			x->stream_rv = rv;
 		return R_OK;
 	}
-	bool del = json_str_eq(d, type, "DELETED");
-	if (!del && !json_str_eq(d, type, "ADDED") &&
-	    !json_str_eq(d, type, "MODIFIED")) {
-		log_warn("%s: watch: unknown event type", r->kind->resource);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
-	}
+	bool del = ev.type == REFL_EV_DELETED;
 	if (rv <= r->rv) {
 		log_v(2, "%s: watch: skipping event at %llu <= %llu",
 		      r->kind->resource, (unsigned long long)rv,
@@ -478,7 +497,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		return R_OK;
 	}
 	int why;
-	struct cache_obj *o = cache_obj_from_doc_why(r->kind, d, obj,
+	struct cache_obj *o = cache_obj_from_doc_why(r->kind, d, ev.obj,
 						     r->up.strip_managed_fields,
 						     err, sizeof(err), &why);
 	if (!*open) {
@@ -500,8 +519,8 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		 * upstream never sent would be invented): relist, and the
 		 * relist's difference tells watchers.
 		 */
-		if (!holds_key(t, d, obj, why)) {
-			refl_reject(r, "watch", d, obj, why, err, NULL);
+		if (!holds_key(t, d, ev.obj, why)) {
+			refl_reject(r, "watch", d, ev.obj, why, err, NULL);
 			r->rv = rv;
 			x->stream_rv = rv;
 			return R_OK;
@@ -515,7 +534,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	 * what we do not have, no second object under one name. If it does
 	 * not, our state is wrong somewhere: relist (nothing is applied). */
 	const struct cache_obj *cur = cache_txn_find(t, o->ns, o->name);
-	bool added = json_str_eq(d, type, "ADDED");
+	bool added = ev.type == REFL_EV_ADDED;
 	if ((!added && !cur) || (added && cur && strcmp(cur->uid, o->uid))) {
 		log_warn("%s: watch: %s of %s/%s does not fit the cache; relisting",
 			 r->kind->resource, del ? "DELETED" : added ? "ADDED" : "MODIFIED",

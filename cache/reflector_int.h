@@ -61,6 +61,29 @@ void refl_reject(struct cache_resource *r, const char *what,
 		 const struct json_doc *d, int root, int why, const char *err,
 		 unsigned *logged);
 
+/* One watch event line, decoded but not applied. */
+enum { REFL_EV_ADDED, REFL_EV_MODIFIED, REFL_EV_DELETED, REFL_EV_BOOKMARK,
+       REFL_EV_ERROR };
+struct refl_event {
+	int type;			/* REFL_EV_* */
+	int obj;			/* the "object" member's token in the doc */
+	uint64_t rv;			/* its resourceVersion; 0 for ERROR */
+	int64_t code;			/* ERROR: the Status code, 0 if none */
+	char msg[256];			/* ERROR: the Status message, "" if none */
+};
+
+/*
+ * Tokenize one event line into d and read what applying it needs. Accepts
+ * a JSON object with a "type" and an object-valued "object"; an ERROR
+ * needs nothing more, every other type a numeric
+ * object.metadata.resourceVersion and one of ADDED, MODIFIED, DELETED,
+ * BOOKMARK. Refuses anything else with -EINVAL and err set ("malformed
+ * event: ...", "event without type or object", ...). Touches nothing but
+ * d, ev and err, so a fuzzer can drive it alone.
+ */
+int refl_event_decode(struct json_doc *d, const char *line, size_t len,
+		      struct refl_event *ev, char *err, size_t errlen);
+
 bool refl_stopping(struct cache_resource *r);
 void refl_stat_inc(uint64_t *s);
 /* Note the upstream failing (for /readyz's grace period). */

@@ -6,18 +6,21 @@
 #   scripts/deps.sh build   libraries and tools to compile
 #   scripts/deps.sh test    build + the real clients used by the tests,
 #                           and clang-format for make lint
+#   scripts/deps.sh fuzz    build + clang 14 and its libFuzzer runtime
 set -eu
 
 build="build-essential pkg-config libmicrohttpd-dev libcurl4-openssl-dev
 liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev zlib1g-dev libgnutls28-dev curl"
 test="$build python3 python3-kubernetes openssl clang-format"
+fuzz="$build clang libclang-rt-14-dev"
 bench="$test wrk libyajl-dev libjson-c-dev libcjson-dev"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
+fuzz) want=$fuzz ;;
 bench) want=$bench ;;
-*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|fuzz|bench" >&2; exit 2 ;;
 esac
 
 missing=""

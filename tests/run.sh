@@ -1,5 +1,6 @@
 #!/bin/bash
-# Run the unit test binaries and the end-to-end suite; print one closing
+# Run the unit test binaries (the fuzz targets' corpus replays among them)
+# and the end-to-end suite; print one closing
 # line "N passed, N failed". Usage: tests/run.sh MODE [--unit-only|--e2e-only] [BIN...]
 set -u
 mode=$1; shift

@@ -129,6 +129,36 @@ static void test_obj_parse(void)
 					      sizeof(err)) == NULL);
 			CHECK(strstr(err, "more than one") != NULL);
 		}
+	/* kind and apiVersion as the last two members (in either order):
+	 * both cuts once kept the comma before them, "...},}" (found by
+	 * tests/fuzz/json_obj) */
+	static const char *const last[] = {
+		"{\"metadata\":{\"name\":\"x\",\"namespace\":\"n\",\"resourceVersion\":\"1\","
+		"\"managedFields\":[]},\"data\":{},\"apiVersion\":\"v1\",\"kind\":\"Pod\"}",
+		"{\"metadata\":{\"name\":\"x\",\"namespace\":\"n\",\"resourceVersion\":\"1\"},"
+		"\"kind\":\"Pod\",\"apiVersion\":\"v1\"}",
+		"{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
+		"\"resourceVersion\":\"1\"},\"kind\":\"Pod\"}",
+	};
+	static const char *const want[] = {
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
+		"\"resourceVersion\":\"1\"},\"data\":{}}",
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
+		"\"resourceVersion\":\"1\"}}",
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
+		"\"resourceVersion\":\"1\"}}",
+	};
+	for (size_t i = 0; i < sizeof(last) / sizeof(*last); i++) {
+		struct cache_obj *l = cache_obj_parse(k, last[i], strlen(last[i]),
+						      true, err, sizeof(err));
+		CHECK(l != NULL);
+		if (!l)
+			continue;
+		CHECK_STR(l->json, want[i]);
+		CHECK(json_parse(&d, l->json, l->len, err, sizeof(err)) == 0);
+		json_doc_free(&d);
+		cache_obj_put(l);
+	}
 }
 
 static void test_obj_alloc_failure(void)
