@@ -87,4 +87,13 @@ void proxy_fresh_progress(void *ctx, struct cache_resource *r);
  * stuck in a probe to an upstream that does not answer. */
 void proxy_fresh_tick(struct proxy_fresh *f);
 
+/* The state of one request the cache answers, across the calls of the
+ * access handler (a read that waits for freshness is called again when
+ * it is resumed). */
+struct proxy_fresh_req {
+	bool waited;			/* wait holds the outcome */
+	bool upstream;			/* a read the upstream must answer */
+	struct proxy_wait wait;
+};
+
 #endif

@@ -8,6 +8,8 @@
  * through an opaque continue token {"v","rv","start"} and a pin in the
  * store.
  */
+#include "proxy/list.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,6 @@
 #include "config/log.h"
 #include "proxy/body.h"
 #include "proxy/filter.h"
-#include "proxy/server.h"
 #include "proxy/metrics.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
@@ -126,7 +127,7 @@ static enum MHD_Result too_large(struct MHD_Connection *c,
  */
 static int await_rv(struct proxy *p, struct MHD_Connection *c,
 		    struct cache_resource *r, const struct rv_req *q,
-		    bool watch, struct proxy_req *req, enum MHD_Result *res)
+		    bool watch, struct proxy_fresh_req *req, enum MHD_Result *res)
 {
 	if (!req->waited) {
 		bool consistent = !q->rv && !q->any;
@@ -167,8 +168,8 @@ static int await_rv(struct proxy *p, struct MHD_Connection *c,
 }
 
 int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
-		   struct cache_resource *r, uint64_t rv, struct proxy_req *req,
-		   enum MHD_Result *res)
+		   struct cache_resource *r, uint64_t rv,
+		   struct proxy_fresh_req *req, enum MHD_Result *res)
 {
 	struct rv_req q = { .rv = rv };
 	return await_rv(p, c, r, &q, true, req, res);
@@ -349,10 +350,10 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	return proxy_send_pieces(c, &pc, list_body_free, lb);
 }
 
-enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
+enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,
 				  const struct proxy_route *rt,
-				  struct proxy_req *req)
+				  struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
 	struct rv_req q;
@@ -480,10 +481,10 @@ static void get_body_free(void *cls)
 	cache_obj_put(cls);
 }
 
-enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
+enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 				 struct cache_resource *r,
 				 const struct proxy_route *rt,
-				 struct proxy_req *req)
+				 struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
 	struct rv_req q;

@@ -22,7 +22,7 @@
 #include "config/buf.h"
 #include "config/limits.h"
 #include "config/log.h"
-#include "proxy/server.h"
+#include "proxy/request.h"
 #include "proxy/status.h"
 
 #define HIGH_WATER (1024 * 1024)	/* pause the upstream above this */

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,54 +19,21 @@
 #include "cache/json.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/authn.h"
+#include "proxy/conns.h"
+#include "proxy/discovery.h"
+#include "proxy/fresh.h"
+#include "proxy/health.h"
+#include "proxy/list.h"
 #include "proxy/metrics.h"
+#include "proxy/passthrough.h"
 #include "proxy/serve_tls.h"
 #include "proxy/status.h"
 #include "proxy/target.h"
+#include "proxy/watch.h"
 
 #define TICK_MS 500
 #define GIVE_BACK_S 10	/* how often freed memory may go back to the system */
-
-bool proxy_stopping(const struct proxy *p)
-{
-	return __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
-}
-
-bool proxy_client_gone(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (!ci)
-		return false;
-	/* poll, not a peek: over TLS a client that hangs up sends
-	 * close_notify first, bytes a peek would take for a live client */
-	struct pollfd pfd = { .fd = ci->connect_fd, .events = POLLRDHUP };
-	return poll(&pfd, 1, 0) > 0 &&
-	       (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
-}
-
-bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val)
-{
-	const char *v = NULL;
-	size_t len = 0;
-	if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, name,
-					  strlen(name), &v, &len) != MHD_YES)
-		return false;
-	if (val)
-		*val = v ? v : "";
-	return true;
-}
-
-struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
-{
-	for (int i = 0; i < p->nres; i++) {
-		const struct cache_kind *k = p->res[i]->kind;
-		if (!strcmp(k->group, rt->group) && !strcmp(k->version, rt->version) &&
-		    !strcmp(k->resource, rt->resource))
-			return p->res[i];
-	}
-	return NULL;
-}
 
 /* watch=... is true for any value but "0" and "false" (any case), an
  * empty value included, as the apiserver reads it. */
@@ -81,8 +47,7 @@ static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
  * connection reserve, past --max-connections. */
 static bool health_path(const char *path)
 {
-	return !strcmp(path, "/healthz") || !strcmp(path, "/livez") ||
-	       !strcmp(path, "/readyz") || !strcmp(path, "/metrics");
+	return proxy_health_path(path) || !strcmp(path, "/metrics");
 }
 
 /* A request the cache answers: the health paths, and GET of a cached
@@ -114,14 +79,15 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 }
 
 static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
-			     const char *url, struct proxy_req *req)
+			     const char *url, struct proxy_fresh_req *req)
 {
-	int h = proxy_handle_health(p, c, url);
-	if (h >= 0)
-		return (enum MHD_Result)h;
+	if (proxy_health_path(url))
+		return proxy_health_handle(p, c, url);
+	if (!strcmp(url, "/metrics"))
+		return proxy_handle_metrics(p, c);
 	if (proxy_discovery_path(url)) {
 		PROXY_COUNT(req_discovery);
-		h = proxy_discovery_serve(p->disc, c, url);
+		int h = proxy_discovery_serve(p->disc, c, url);
 		if (h >= 0)
 			return (enum MHD_Result)h;
 		/* the set changed since the request was routed */
@@ -165,13 +131,13 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		if (n && sie && !strcasecmp(sie, "true") &&
 		    proxy_await_rv(p, c, r, n, req, &res))
 			return res;
-		return proxy_handle_watch(p, c, r, &rt);
+		return proxy_watch_handle(p, c, r, &rt);
 	}
 	if (!req->waited)	/* count a read once, not again when resumed */
 		rt.name[0] ? PROXY_COUNT(req_get) : PROXY_COUNT(req_list);
 	if (rt.name[0])
-		return proxy_handle_get(p, c, r, &rt, req);
-	return proxy_handle_list(p, c, r, &rt, req);
+		return proxy_list_get(p, c, r, &rt, req);
+	return proxy_list_handle(p, c, r, &rt, req);
 }
 
 /* Per request, *state is a struct req: a local one (the cache answers)
@@ -180,7 +146,7 @@ struct req {
 	bool announced;			/* the first call has been seen */
 	struct authn_job *job;		/* a delegated-auth review under way */
 	bool local;
-	struct proxy_req lr;
+	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
 	char *raw;			/* the request target as received */
 	char *path;			/* its checked, decoded path (target.h);
@@ -296,8 +262,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 			   struct req *rq, const char *method, enum MHD_Result *ret)
 {
 	const char *path = rq->path;
-	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") ||
-	    !strcmp(path, "/readyz"))
+	if (proxy_health_path(path))
 		return false;
 	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							"Authorization");
@@ -460,7 +425,8 @@ static void *ticker(void *arg)
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
-		proxy_conns_reap(p->conns);
+		for (int cut = proxy_conns_reap(p->conns); cut > 0; cut--)
+			PROXY_COUNT(header_timeouts);
 		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0)
 			alloc_give_back();
 	}

@@ -14,6 +14,8 @@
  * watch_free() when the connection is done with it. Each holds one of
  * the --max-watchers slots (conns.h) from its start to watch_free().
  */
+#include "proxy/watch.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -25,7 +27,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/filter.h"
-#include "proxy/server.h"
+#include "proxy/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
@@ -302,13 +304,6 @@ static void watch_free(void *cls)
 	free(w);
 }
 
-static bool arg_true(struct MHD_Connection *c, const char *name)
-{
-	const char *v = NULL;
-	return proxy_arg(c, name, &v) && v &&
-	       (!strcasecmp(v, "true") || !strcmp(v, "1"));
-}
-
 /* The watch itself; *owned set once watch_free() is bound to run (it
  * gives the --max-watchers slot back). */
 static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
@@ -350,7 +345,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return fr == -ENOMEM ? MHD_NO :
 				       proxy_error(c, PROXY_BadRequest, "%s", err);
 	}
-	w->bookmarks = arg_true(c, "allowWatchBookmarks");
+	w->bookmarks = proxy_arg_true(c, "allowWatchBookmarks");
 	bool initial = has_sie ? !strcasecmp(sie, "true") : rv == 0;
 	int64_t now = now_ms();
 	long timeout = 0;
@@ -390,12 +385,10 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return MHD_NO;
 	}
 	proxy_json_headers(resp);
-	enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return res;
+	return proxy_request_queue(c, MHD_HTTP_OK, resp);
 }
 
-enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
+enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,
 				   struct cache_resource *r,
 				   const struct proxy_route *rt)
 {
