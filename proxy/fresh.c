@@ -18,6 +18,8 @@
 #include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/metrics.h"
+#include "proxy/status.h"
 
 #define BUSY_MS 2000		/* a resource that changed this recently is busy */
 #define CATCHUP_MS 15		/* a busy resource's watch is this close */
@@ -300,4 +302,64 @@ void proxy_fresh_cancel(struct proxy_fresh *f, struct proxy_wait *w)
 		}
 	w->queued = false;
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* The 504 for a resourceVersion the cache did not reach in time. */
+static enum MHD_Result too_large(struct MHD_Connection *c,
+				 struct cache_resource *r, uint64_t rv)
+{
+	char msg[160];
+	snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
+		 (unsigned long long)rv,
+		 (unsigned long long)cache_store_rv(r->store));
+	struct proxy_status st = {
+		.reason = PROXY_Timeout, .message = msg, .retry_after = 1,
+		.details = "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+			   "\"message\":\"Too large resource version\"}],"
+			   "\"retryAfterSeconds\":1}",
+	};
+	return proxy_status_send(c, &st);
+}
+
+int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
+		      struct cache_resource *r, const struct proxy_rv_req *q,
+		      bool watch, struct proxy_fresh_req *req,
+		      enum MHD_Result *res)
+{
+	if (!req->waited) {
+		bool consistent = !q->rv && !q->any;
+		if (!consistent && cache_store_rv(r->store) >= q->rv)
+			return 0;
+		req->waited = true;
+		if (consistent)
+			PROXY_COUNT(consistent_reads);
+		req->wait.conn = c;
+		req->wait.r = r;
+		req->wait.watch = watch;
+		req->wait.need_rv = q->rv;
+		if (proxy_fresh_wait(f, &req->wait, consistent)) {
+			*res = MHD_YES;
+			return 1;
+		}
+	}
+	switch (req->wait.result) {
+	case FRESH_TIMEOUT:
+		*res = too_large(c, r, req->wait.need_rv);
+		return 1;
+	case FRESH_STALE:
+		PROXY_COUNT(consistent_stale);
+		log_v(1, "%s: read served from the cache at %llu: the upstream "
+		      "cannot be asked", r->kind->resource,
+		      (unsigned long long)cache_store_rv(r->store));
+		return 0;
+	case FRESH_UPSTREAM:
+		if (watch)
+			return 0;	/* starts from the cache; events follow */
+		PROXY_COUNT(reads_upstream);
+		req->upstream = true;
+		*res = MHD_YES;
+		return 1;
+	default:
+		return 0;
+	}
 }

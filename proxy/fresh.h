@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "cache/reflector.h"
+#include "proxy/rv.h"
 
 struct proxy_fresh;
 
@@ -95,5 +96,19 @@ struct proxy_fresh_req {
 	bool upstream;			/* a read the upstream must answer */
 	struct proxy_wait wait;
 };
+
+/*
+ * Make sure the cache is as new as the request needs: for an RV-less
+ * request (q->rv unset and not "0"), at least the upstream's RV when the
+ * request came (a consistent read); for resourceVersion=N, at least N.
+ * Returns 0 to go on from the cache, or 1 with *res set: suspended (the
+ * handler runs again when resumed; call again then), answered (504 when
+ * N was not reached in time), or, for a read that is not a watch, handed
+ * to the upstream (req->upstream set: the cache cannot prove it fresh).
+ */
+int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
+		      struct cache_resource *r, const struct proxy_rv_req *q,
+		      bool watch, struct proxy_fresh_req *req,
+		      enum MHD_Result *res);
 
 #endif

@@ -20,166 +20,20 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/body.h"
+#include "proxy/continue.h"
 #include "proxy/filter.h"
 #include "proxy/metrics.h"
+#include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
 
 #define PIN_TTL 300		/* seconds a paged LIST's snapshot is kept */
 
-/* ---- resourceVersion handling shared by LIST and GET ---- */
-
-struct rv_req {
-	bool exact;		/* resourceVersionMatch=Exact */
-	bool any;		/* "0": any state will do */
-	uint64_t rv;		/* 0 = unset */
-};
-
-static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
-{
-	struct buf m = BUF_INIT, det = BUF_INIT;
-	buf_printf(&m, "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s", msg);
-	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
-	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ? "\"FieldValueForbidden\"" :
-						      "\"FieldValueNotSupported\"");
-	buf_adds(&det, ",\"message\":");
-	buf_add_json_str(&det, msg, strlen(msg));
-	buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}]}");
-	struct proxy_status st = { .reason = PROXY_Invalid, .message = m.p,
-				   .details = det.p };
-	enum MHD_Result r = proxy_status_send(c, &st);
-	buf_free(&m);
-	buf_free(&det);
-	return r;
-}
-
-/* Read resourceVersion and resourceVersionMatch. Returns true, or false
- * after queueing the error answer in *res. */
-static bool parse_rv(struct MHD_Connection *c, struct rv_req *q,
-		     enum MHD_Result *res)
-{
-	const char *rv = NULL, *match = NULL;
-	memset(q, 0, sizeof(*q));
-	proxy_arg(c, "resourceVersion", &rv);
-	proxy_arg(c, "resourceVersionMatch", &match);
-	if (rv && *rv) {
-		if (!cache_parse_u64(rv, &q->rv)) {
-			char msg[512];
-			snprintf(msg, sizeof(msg),
-				 "resourceVersion: Invalid value: \"%.200s\": "
-				 "strconv.ParseUint: parsing \"%.200s\": invalid syntax", rv, rv);
-			struct proxy_status st = { .reason = PROXY_InternalError,
-						   .message = msg, .no_reason = true };
-			*res = proxy_status_send(c, &st);
-			return false;
-		}
-		q->any = q->rv == 0;
-	}
-	bool has_rv = rv && *rv;
-	if (match && *match) {
-		if (!strcmp(match, "Exact")) {
-			q->exact = true;
-		} else if (strcmp(match, "NotOlderThan")) {
-			char msg[256];
-			snprintf(msg, sizeof(msg),
-				 "Unsupported value: \"%.100s\": supported values: "
-				 "\"Exact\", \"NotOlderThan\", \"\"", match);
-			*res = invalid_match(c, msg);
-			return false;
-		}
-		if (!has_rv) {
-			*res = invalid_match(c, "Forbidden: resourceVersionMatch is "
-						"forbidden unless resourceVersion is provided");
-			return false;
-		}
-		if (q->exact && q->rv == 0) {
-			*res = invalid_match(c, "Forbidden: resourceVersionMatch \"exact\" "
-						"is forbidden for resourceVersion \"0\"");
-			return false;
-		}
-	}
-	return true;
-}
-
-static enum MHD_Result too_large(struct MHD_Connection *c,
-				 struct cache_resource *r, uint64_t rv)
-{
-	char msg[160];
-	snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
-		 (unsigned long long)rv,
-		 (unsigned long long)cache_store_rv(r->store));
-	struct proxy_status st = {
-		.reason = PROXY_Timeout, .message = msg, .retry_after = 1,
-		.details = "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
-			   "\"message\":\"Too large resource version\"}],"
-			   "\"retryAfterSeconds\":1}",
-	};
-	return proxy_status_send(c, &st);
-}
-
-/*
- * Make sure the cache is as new as the request needs: for an RV-less
- * request, at least the upstream's RV when the request came (a consistent
- * read); for resourceVersion=N, at least N (see fresh.h). Returns 0 to go
- * on from the cache, or 1 with *res set: suspended (the handler runs
- * again when resumed), answered, or handed to the upstream
- * (req->upstream, for a read the cache cannot prove fresh).
- */
-static int await_rv(struct proxy *p, struct MHD_Connection *c,
-		    struct cache_resource *r, const struct rv_req *q,
-		    bool watch, struct proxy_fresh_req *req, enum MHD_Result *res)
-{
-	if (!req->waited) {
-		bool consistent = !q->rv && !q->any;
-		if (!consistent && cache_store_rv(r->store) >= q->rv)
-			return 0;
-		req->waited = true;
-		if (consistent)
-			PROXY_COUNT(consistent_reads);
-		req->wait.conn = c;
-		req->wait.r = r;
-		req->wait.watch = watch;
-		req->wait.need_rv = q->rv;
-		if (proxy_fresh_wait(p->fresh, &req->wait, consistent)) {
-			*res = MHD_YES;
-			return 1;
-		}
-	}
-	switch (req->wait.result) {
-	case FRESH_TIMEOUT:
-		*res = too_large(c, r, req->wait.need_rv);
-		return 1;
-	case FRESH_STALE:
-		PROXY_COUNT(consistent_stale);
-		log_v(1, "%s: read served from the cache at %llu: the upstream "
-		      "cannot be asked", r->kind->resource,
-		      (unsigned long long)cache_store_rv(r->store));
-		return 0;
-	case FRESH_UPSTREAM:
-		if (watch)
-			return 0;	/* starts from the cache; events follow */
-		PROXY_COUNT(reads_upstream);
-		req->upstream = true;
-		*res = MHD_YES;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
-		   struct cache_resource *r, uint64_t rv,
-		   struct proxy_fresh_req *req, enum MHD_Result *res)
-{
-	struct rv_req q = { .rv = rv };
-	return await_rv(p, c, r, &q, true, req, res);
-}
-
 /* The snapshot a request asks for, referenced; NULL after queueing the
  * error answer in *res. */
 static struct cache_snap *snap_for(struct MHD_Connection *c,
 				   struct cache_resource *r,
-				   const struct rv_req *q, enum MHD_Result *res)
+				   const struct proxy_rv_req *q, enum MHD_Result *res)
 {
 	if (!q->exact)
 		return cache_store_snap(r->store);
@@ -197,73 +51,6 @@ static enum MHD_Result not_acceptable(struct MHD_Connection *c)
 			   "only the following media types are accepted: application/json, "
 			   "application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
 			   accept ? accept : "");
-}
-
-/* ---- continue tokens ---- */
-
-static void encode_continue(struct buf *out, uint64_t rv,
-			    const struct cache_obj *last)
-{
-	struct buf raw = BUF_INIT, start = BUF_INIT;
-	if (last->ns[0])
-		buf_printf(&start, "%s/", last->ns);
-	buf_printf(&start, "%s", last->name);
-	buf_printf(&raw, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%llu,\"start\":",
-		   (unsigned long long)rv);
-	buf_add_json_str(&raw, start.p, start.len);
-	/* the apiserver's start key ends in \u0000: "the next key after" */
-	raw.len--;
-	buf_adds(&raw, "\\u0000\"}");
-	buf_add_base64url(out, raw.p, raw.len);
-	buf_free(&raw);
-	buf_free(&start);
-}
-
-/* Returns 0, or -EINVAL with err set (a 400). */
-static int decode_continue(const char *tok, uint64_t *rv, char *ns,
-			   size_t nscap, char *name, size_t namecap,
-			   char *err, size_t errlen)
-{
-	struct buf raw = BUF_INIT;
-	struct json_doc d = JSON_DOC_INIT;
-	char start[600];
-	int r = -EINVAL;
-	if (base64url_decode(tok, strlen(tok), &raw) || !raw.len ||
-	    json_parse(&d, raw.p, raw.len, NULL, 0) ||
-	    json_type(&d, 0) != JSMN_OBJECT) {
-		snprintf(err, errlen, "invalid continue token: continue key is not valid");
-		goto out;
-	}
-	int v = json_get(&d, 0, "v"), rvt = json_get(&d, 0, "rv"),
-	    st = json_get(&d, 0, "start");
-	if (v < 0 || !json_str_eq(&d, v, "meta.k8s.io/v1")) {
-		snprintf(err, errlen, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
-		goto out;
-	}
-	if (rvt < 0 || json_u64(&d, rvt, rv) || st < 0 ||
-	    json_str(&d, st, start, sizeof(start)) < 1) {
-		snprintf(err, errlen, "continue key is not valid: invalid start or resourceVersion");
-		goto out;
-	}
-	size_t n = strlen(start);
-	if (n && start[n - 1] == '\0')
-		n--;
-	/* json_str stops at the NUL: start is "ns/name" or "name" */
-	const char *slash = strchr(start, '/');
-	const char *nm = slash ? slash + 1 : start;
-	size_t nsl = slash ? (size_t)(slash - start) : 0;
-	if (nsl >= nscap || strlen(nm) >= namecap || !*nm) {
-		snprintf(err, errlen, "continue key is not valid: bad start key");
-		goto out;
-	}
-	memcpy(ns, start, nsl);
-	ns[nsl] = '\0';
-	memcpy(name, nm, strlen(nm) + 1);	/* fits: checked above */
-	r = 0;
-out:
-	buf_free(&raw);
-	json_doc_free(&d);
-	return r;
 }
 
 /* ---- the LIST response ---- */
@@ -356,7 +143,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 				  struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
-	struct rv_req q;
+	struct proxy_rv_req q;
 	struct proxy_filter f;
 	char err[512];
 	const char *limit_s = NULL, *cont = NULL;
@@ -367,7 +154,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_fmt fmt;
 	if (proxy_fmt_negotiate(c, &fmt))
 		return not_acceptable(c);
-	if (!parse_rv(c, &q, &res))
+	if (!proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
 	    !cache_parse_u64(limit_s, &limit))
@@ -378,10 +165,10 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 		if (q.rv || q.exact)
 			return proxy_error(c, PROXY_BadRequest,
 					   "specifying resource version is not allowed when using continue");
-		if (decode_continue(cont, &cont_rv, start_ns, sizeof(start_ns),
+		if (proxy_continue_decode(cont, &cont_rv, start_ns, sizeof(start_ns),
 				    start_name, sizeof(start_name), err, sizeof(err)))
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
-	} else if (await_rv(p, c, r, &q, false, req, &res)) {
+	} else if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res)) {
 		return res;
 	}
 	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err, sizeof(err));
@@ -451,7 +238,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	if (more && n) {
 		const struct cache_obj *last = items[n - 1];
 		buf_adds(&meta, ",\"continue\":\"");
-		encode_continue(&meta, snap->rv, last);
+		proxy_continue_encode(&meta, snap->rv, last->ns, last->name);
 		buf_addc(&meta, '"');
 		if (proxy_filter_is_ns_only(&f)) {
 			size_t end = f.ns[0] ? cache_snap_rank_ns_end(snap, f.ns) :
@@ -487,13 +274,13 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 				 struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
-	struct rv_req q;
+	struct proxy_rv_req q;
 	struct proxy_fmt fmt;
 	if (proxy_fmt_negotiate(c, &fmt))
 		return not_acceptable(c);
-	if (!parse_rv(c, &q, &res))
+	if (!proxy_rv_read(c, &q, &res))
 		return res;
-	if (await_rv(p, c, r, &q, false, req, &res))
+	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o)

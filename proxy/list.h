@@ -20,13 +20,4 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 			       const struct proxy_route *rt,
 			       struct proxy_fresh_req *req);
 
-/* For a WATCH: make the request wait, suspended, until the cache has
- * reached rv, or for rv 0 until it is as new as the upstream was when
- * the request came, for a short while (see fresh.h). Returns 0 to go on,
- * or 1 with *res set: suspended (the handler runs again when it is
- * resumed) or answered (504 when rv was not reached in time). */
-int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
-		   struct cache_resource *r, uint64_t rv,
-		   struct proxy_fresh_req *req, enum MHD_Result *res);
-
 #endif

@@ -121,7 +121,9 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		enum MHD_Result res;
 		proxy_arg(c, "resourceVersion", &rv);
 		proxy_arg(c, "sendInitialEvents", &sie);
-		if ((!rv || !*rv) && proxy_await_rv(p, c, r, 0, req, &res))
+		struct proxy_rv_req q = { 0 };
+		if ((!rv || !*rv) &&
+		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
 		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
 		 * initial state at N or later: wait for N, as for a LIST. */
@@ -129,7 +131,8 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		if (rv && *rv && !cache_parse_u64(rv, &n))
 			n = 0;	/* the watch handler answers the bad value */
 		if (n && sie && !strcasecmp(sie, "true") &&
-		    proxy_await_rv(p, c, r, n, req, &res))
+		    proxy_fresh_await(p->fresh, c, r, &(struct proxy_rv_req){ .rv = n },
+				      true, req, &res))
 			return res;
 		return proxy_watch_handle(p, c, r, &rt);
 	}
