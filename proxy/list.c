@@ -83,19 +83,11 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 {
 	struct buf head = BUF_INIT;
 	char apiv[160];
-	if (fmt->form != FORM_JSON) {
+	if (fmt->form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
 		time_t now = time(NULL);
-		if (fmt->form == FORM_TABLE) {
-			buf_printf(&body, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-					  "\"metadata\":%s,", fmt->version, meta);
-			proxy_table_head(&body, k, fmt, true);
-			buf_adds(&body, ",\"rows\":[");
-			for (size_t i = 0; i < n; i++) {
-				if (i)
-					buf_addc(&body, ',');
-				proxy_table_row(&body, k, items[i], fmt, now);
-			}
+		if (fmt->form == PROXY_FORM_TABLE) {
+			proxy_table_render(&body, k, fmt, meta, items, n, true, now);
 		} else {
 			buf_printf(&body, "{\"kind\":\"PartialObjectMetadataList\","
 					  "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,\"items\":[",
@@ -105,8 +97,9 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 					buf_addc(&body, ',');
 				proxy_render_metadata(&body, items[i], fmt->version);
 			}
+			buf_adds(&body, "]}");
 		}
-		buf_adds(&body, "]}\n");
+		buf_addc(&body, '\n');
 		cache_snap_put(snap);
 		return proxy_send_buf(c, MHD_HTTP_OK, &body);
 	}
@@ -285,21 +278,19 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o)
 		return proxy_not_found(c, r->kind->resource, rt->name);
-	if (fmt.form != FORM_JSON) {
+	if (fmt.form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
-		if (fmt.form == FORM_TABLE) {
-			/* a one-row Table at the object's own RV (07-d) */
-			buf_printf(&body, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-					  "\"metadata\":{\"resourceVersion\":\"%llu\"},",
-				   fmt.version, (unsigned long long)o->rv);
-			proxy_table_head(&body, r->kind, &fmt, true);
-			buf_adds(&body, ",\"rows\":[");
-			proxy_table_row(&body, r->kind, o, &fmt, time(NULL));
-			buf_adds(&body, "]}\n");
+		if (fmt.form == PROXY_FORM_TABLE) {
+			/* a one-row Table at the object's own RV, as the
+			 * apiserver answers a GET */
+			char meta[64];
+			proxy_table_obj_meta(o, meta, sizeof(meta));
+			proxy_table_render(&body, r->kind, &fmt, meta, &o, 1, true,
+					   time(NULL));
 		} else {
 			proxy_render_metadata(&body, o, fmt.version);
-			buf_addc(&body, '\n');
 		}
+		buf_addc(&body, '\n');
 		cache_obj_put(o);
 		return proxy_send_buf(c, MHD_HTTP_OK, &body);
 	}

@@ -147,7 +147,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
  * or a passthrough one. */
 struct req {
 	bool announced;			/* the first call has been seen */
-	struct authn_job *job;		/* a delegated-auth review under way */
+	struct proxy_authn_job *job;		/* a delegated-auth review under way */
 	bool local;
 	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
@@ -186,11 +186,11 @@ static void req_free(struct req *rq)
 
 /* What a request asks for, as the apiserver's RequestInfo reads it. */
 static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt,
-			  const char *method, struct authn_attrs *at)
+			  const char *method, struct proxy_authn_attrs *at)
 {
 	bool watch = is_watch(c, rt);
 	const char *fs = NULL;
-	*at = (struct authn_attrs){
+	*at = (struct proxy_authn_attrs){
 		.resource = true, .group = rt->group, .version = rt->version,
 		.res = rt->resource, .sub = rt->sub, .ns = rt->ns, .name = rt->name,
 		.path = "",
@@ -218,22 +218,22 @@ static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt
 
 /* Answer a delegated-auth verdict; true when answered (*ret set), false
  * for a request that may go on. */
-static bool answer_verdict(struct MHD_Connection *c, enum authn_verdict v,
+static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
 			   const char *msg, const char *details, enum MHD_Result *ret)
 {
 	struct proxy_status st = { .reason = PROXY_ServiceUnavailable };
 	switch (v) {
-	case AUTHN_ALLOWED:
+	case PROXY_AUTHN_ALLOWED:
 		return false;
-	case AUTHN_UNAUTHENTICATED:
+	case PROXY_AUTHN_UNAUTHENTICATED:
 		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
 		return true;
-	case AUTHN_FORBIDDEN:
+	case PROXY_AUTHN_FORBIDDEN:
 		st.reason = PROXY_Forbidden;
 		st.message = msg;
 		st.details = details[0] ? details : NULL;
 		break;
-	case AUTHN_MISS:	/* no review could be queued */
+	case PROXY_AUTHN_MISS:	/* no review could be queued */
 		st.reason = PROXY_TooManyRequests;
 		st.retry_after = 1;
 		st.details = "{\"retryAfterSeconds\":1}";
@@ -278,9 +278,9 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 	if (impersonate && rq->local && strcmp(path, "/metrics"))
 		rq->local = false;
 	char msg[1024], details[768];
-	struct authn_attrs at;
+	struct proxy_authn_attrs at;
 	struct proxy_route rt;
-	const struct authn_attrs *ask = NULL;
+	const struct proxy_authn_attrs *ask = NULL;
 	if (!rq->local) {
 		if (authz && *authz)
 			return false;	/* the upstream decides, on the client's token */
@@ -289,7 +289,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		return true;
 	}
 	if (!strcmp(path, "/metrics")) {
-		at = (struct authn_attrs){ .resource = false, .verb = "get",
+		at = (struct proxy_authn_attrs){ .resource = false, .verb = "get",
 					   .group = "", .version = "", .res = "",
 					   .sub = "", .ns = "", .name = "",
 					   .path = "/metrics" };
@@ -298,9 +298,9 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		request_attrs(c, &rt, method, &at);
 		ask = &at;
 	}
-	enum authn_verdict v = proxy_authn_cached(p->authn, authz, ask, msg,
+	enum proxy_authn_verdict v = proxy_authn_cached(p->authn, authz, ask, msg,
 						  sizeof(msg), details, sizeof(details));
-	if (v == AUTHN_MISS && (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
+	if (v == PROXY_AUTHN_MISS && (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
 		*ret = MHD_YES;
 		return true;
 	}
@@ -346,7 +346,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (rq->job) {	/* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
-		enum authn_verdict v = proxy_authn_finish(p->authn, rq->job, msg,
+		enum proxy_authn_verdict v = proxy_authn_finish(p->authn, rq->job, msg,
 							  sizeof(msg), details,
 							  sizeof(details));
 		rq->job = NULL;

@@ -90,26 +90,23 @@ static void set_own(struct watch *w)
 /* {"type":T,"object":OBJ}\n into own, OBJ in the watch's form: the
  * object, a one-row Table (column definitions on the first event only,
  * as the apiserver sends them) or its PartialObjectMetadata. */
-static void own_event(struct watch *w, const char *type,
-		      const struct cache_obj *o)
+static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 {
 	buf_reset(&w->own);
 	buf_printf(&w->own, "{\"type\":\"%s\",\"object\":", type);
 	switch (w->fmt.form) {
-	case FORM_JSON:
+	case PROXY_FORM_JSON:
 		buf_add(&w->own, o->json, o->len);
 		break;
-	case FORM_TABLE:
-		buf_printf(&w->own, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-				    "\"metadata\":{\"resourceVersion\":\"%llu\"},",
-			   w->fmt.version, (unsigned long long)o->rv);
-		proxy_table_head(&w->own, w->r->kind, &w->fmt, !w->columns_sent);
+	case PROXY_FORM_TABLE: {
+		char meta[64];
+		proxy_table_obj_meta(o, meta, sizeof(meta));
+		proxy_table_render(&w->own, w->r->kind, &w->fmt, meta, &o, 1,
+				   !w->columns_sent, time(NULL));
 		w->columns_sent = true;
-		buf_adds(&w->own, ",\"rows\":[");
-		proxy_table_row(&w->own, w->r->kind, o, &w->fmt, time(NULL));
-		buf_adds(&w->own, "]}");
 		break;
-	case FORM_METADATA:
+	}
+	case PROXY_FORM_METADATA:
 		proxy_render_metadata(&w->own, o, w->fmt.version);
 		break;
 	}
@@ -173,7 +170,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	}
 	}
 	w->sent_rv = ev->rv;
-	if (!as && w->fmt.form != FORM_JSON)
+	if (!as && w->fmt.form != PROXY_FORM_JSON)
 		as = cache_ev_type_name(ev->type);
 	if (as) {
 		own_event(w, as, ev->obj);
