@@ -10,6 +10,7 @@
 
 #include "config/alloc.h"
 #include "config/limits.h"
+#include "proxy/pretty.h"
 #include "proxy/status.h"
 
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len)
@@ -78,7 +79,7 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 			       struct buf *body)
 {
-	if (buf_ok(body) && proxy_pretty(c))
+	if (buf_ok(body) && proxy_pretty_wanted(c))
 		proxy_pretty_body(body);
 	if (!buf_ok(body)) {
 		buf_free(body);
@@ -235,7 +236,7 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
 	size_t charge = 3 * pc->total;	/* gathered, then about twice that */
-	if (!pc->failed && proxy_pretty(c) && pretty_take(charge)) {
+	if (!pc->failed && proxy_pretty_wanted(c) && pretty_take(charge)) {
 		/* pretty-printed for people: gathered, re-indented, sent */
 		struct buf b = BUF_INIT;
 		for (size_t i = 0; i < pc->n; i++)

@@ -58,12 +58,6 @@ enum MHD_Result proxy_error(struct MHD_Connection *conn,
 enum MHD_Result proxy_not_found(struct MHD_Connection *conn,
 				const char *resource, const char *name);
 
-/* Whether to pretty-print a (non-watch) answer, as the apiserver does:
- * ?pretty=true|false, else for curl, Wget and browser User-Agents. */
-bool proxy_pretty(struct MHD_Connection *c);
-/* Re-indent the compact JSON in b in place (see json_indent()). */
-void proxy_pretty_body(struct buf *b);
-
 /* The headers every JSON answer carries. */
 void proxy_json_headers(struct MHD_Response *resp);
 
