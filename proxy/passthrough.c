@@ -419,7 +419,7 @@ static bool long_running(struct MHD_Connection *c, const char *target)
 {
 	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
 	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
-	if (proxy_watch_value(w) ||
+	if (proxy_route_watch_value(w) ||
 	    (f && (!strcasecmp(f, "true") || !strcmp(f, "1"))))
 		return true;
 	size_t n = strcspn(target, "?");

@@ -40,7 +40,7 @@
 static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 {
 	const char *v = NULL;
-	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_watch_value(v));
+	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_route_watch_value(v));
 }
 
 /* The paths a health probe or a scraper asks for: served on the
@@ -116,7 +116,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 			PROXY_COUNT(req_watch);
 		/* A watch without resourceVersion starts at the most recent
 		 * state: as fresh as the upstream, like an RV-less LIST (the
-		 * apiserver waits for its watch cache too, fixture 08-d). */
+		 * apiserver waits for its watch cache to catch up too). */
 		const char *rv = NULL, *sie = NULL;
 		enum MHD_Result res;
 		proxy_arg(c, "resourceVersion", &rv);

@@ -40,7 +40,8 @@ struct proxy_status {
 	const char *metadata;	/* a JSON object's text, or NULL ({}) */
 	int retry_after;	/* seconds; 0: no Retry-After header */
 	bool no_reason;		/* leave "reason" out, as the apiserver does
-				 * for errors it did not expect (04-j) */
+				 * for errors it did not expect, such as
+				 * an unparsable resourceVersion */
 	bool close;		/* Connection: close, for a client refused
 				 * for want of connections */
 };

@@ -26,7 +26,7 @@ struct column {
 	int priority;
 };
 
-/* Descriptions as the apiserver sends them (fixture 07-a). */
+/* Column descriptions, word for word as the apiserver sends them. */
 static const char name_desc[] =
 	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 static const char age_desc[] =

@@ -362,7 +362,8 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		w->initial = true;
 		/* 1.32 treats an RV-less (or "0") watch with bookmarks as a
 		 * watch-list too: the initial events end with the marked
-		 * bookmark (fixtures 08-b, 08-c; 08-f has none without). */
+		 * bookmark when bookmarks were asked for, and has none
+		 * without them. */
 		w->end_bookmark = w->bookmarks;
 		cache_iter_seek(&w->it, w->snap, w->f.ns, "");
 	} else {
