@@ -518,9 +518,7 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 		i = (size_t)(v - pt->resp_hdrs.p) + strlen(v) + 1;
 	}
 	pthread_mutex_unlock(&pt->lock);
-	enum MHD_Result r = MHD_queue_response(c, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_request_queue(c, (unsigned)status, resp);
 }
 
 enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,

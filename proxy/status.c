@@ -11,6 +11,7 @@
 
 #include "cache/json.h"
 #include "proxy/pretty.h"
+#include "proxy/request.h"
 
 static const struct {
 	int code;
@@ -77,9 +78,7 @@ enum MHD_Result proxy_status_send(struct MHD_Connection *conn,
 	struct MHD_Response *resp = status_response(st, proxy_pretty_wanted(conn));
 	if (!resp)
 		return MHD_NO;
-	enum MHD_Result r = MHD_queue_response(conn, reasons[st->reason].code, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_request_queue(conn, reasons[st->reason].code, resp);
 }
 
 enum MHD_Result proxy_error(struct MHD_Connection *conn,
