@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cache/json.h"
 #include "config/buf.h"
@@ -86,6 +87,52 @@ bool proxy_rv_read(struct MHD_Connection *c, struct proxy_rv_req *q,
 	}
 	default:
 		*res = invalid_match(c, msg);
+		return false;
+	}
+}
+
+enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
+					 const char *sie,
+					 struct proxy_rv_watch *w, char *msg,
+					 size_t msglen)
+{
+	bool has_sie = sie && *sie;
+	memset(w, 0, sizeof(*w));
+	w->has_rv = rv && *rv;
+	bool bad_rv = w->has_rv && !cache_parse_u64(rv, &w->rv);
+	if (bad_rv)
+		w->rv = 0;
+	w->list = has_sie && !strcasecmp(sie, "true");
+	w->initial = has_sie ? w->list : w->rv == 0;
+	if (match && *match && !has_sie) {
+		snprintf(msg, msglen, "ListOptions.meta.k8s.io \"\" is invalid: "
+				      "resourceVersionMatch: Forbidden: resourceVersionMatch "
+				      "is forbidden for watch unless sendInitialEvents is provided");
+		return PROXY_RV_MATCH;
+	}
+	if (bad_rv) {
+		snprintf(msg, msglen, "resourceVersion: Invalid value: \"%.200s\"", rv);
+		return PROXY_RV_SYNTAX;
+	}
+	return PROXY_RV_OK;
+}
+
+bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
+			 enum MHD_Result *res)
+{
+	const char *rv = NULL, *match = NULL, *sie = NULL;
+	char msg[512];
+	proxy_arg(c, "resourceVersion", &rv);
+	proxy_arg(c, "resourceVersionMatch", &match);
+	proxy_arg(c, "sendInitialEvents", &sie);
+	switch (proxy_rv_parse_watch(rv, match, sie, w, msg, sizeof(msg))) {
+	case PROXY_RV_OK:
+		return true;
+	case PROXY_RV_SYNTAX:
+		*res = proxy_error(c, PROXY_BadRequest, "%s", msg);
+		return false;
+	default:
+		*res = proxy_error(c, PROXY_Invalid, "%s", msg);
 		return false;
 	}
 }

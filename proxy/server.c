@@ -27,6 +27,7 @@
 #include "proxy/list.h"
 #include "proxy/metrics.h"
 #include "proxy/passthrough.h"
+#include "proxy/rv.h"
 #include "proxy/serve_tls.h"
 #include "proxy/status.h"
 #include "proxy/target.h"
@@ -117,22 +118,23 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		/* A watch without resourceVersion starts at the most recent
 		 * state: as fresh as the upstream, like an RV-less LIST (the
 		 * apiserver waits for its watch cache to catch up too). */
-		const char *rv = NULL, *sie = NULL;
+		const char *rv = NULL, *match = NULL, *sie = NULL;
+		struct proxy_rv_watch wq;
 		enum MHD_Result res;
+		char msg[512];
 		proxy_arg(c, "resourceVersion", &rv);
+		proxy_arg(c, "resourceVersionMatch", &match);
 		proxy_arg(c, "sendInitialEvents", &sie);
+		/* errors are the watch handler's to answer */
+		proxy_rv_parse_watch(rv, match, sie, &wq, msg, sizeof(msg));
 		struct proxy_rv_req q = { 0 };
-		if ((!rv || !*rv) &&
-		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
+		if (!wq.has_rv && proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
 		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
 		 * initial state at N or later: wait for N, as for a LIST. */
-		uint64_t n = 0;
-		if (rv && *rv && !cache_parse_u64(rv, &n))
-			n = 0;	/* the watch handler answers the bad value */
-		if (n && sie && !strcasecmp(sie, "true") &&
-		    proxy_fresh_await(p->fresh, c, r, &(struct proxy_rv_req){ .rv = n },
-				      true, req, &res))
+		q.rv = wq.rv;
+		if (wq.rv && wq.list &&
+		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
 		return proxy_watch_handle(p, c, r, &rt);
 	}

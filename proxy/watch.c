@@ -29,6 +29,7 @@
 #include "proxy/filter.h"
 #include "proxy/conns.h"
 #include "proxy/metrics.h"
+#include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
 
@@ -307,20 +308,13 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 				   struct cache_resource *r,
 				   const struct proxy_route *rt, bool *owned)
 {
-	const char *rv_s = NULL, *match = NULL, *to_s = NULL, *sie = NULL;
-	uint64_t rv = 0;
+	const char *to_s = NULL;
+	struct proxy_rv_watch q;
+	enum MHD_Result res;
 	char err[512];
-	proxy_arg(c, "resourceVersion", &rv_s);
-	proxy_arg(c, "resourceVersionMatch", &match);
-	bool has_sie = proxy_arg(c, "sendInitialEvents", &sie) && sie && *sie;
-	if (match && *match && !has_sie)
-		return proxy_error(c, PROXY_Invalid,
-				   "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
-				   "Forbidden: resourceVersionMatch is forbidden for watch unless "
-				   "sendInitialEvents is provided");
-	if (rv_s && *rv_s && !cache_parse_u64(rv_s, &rv))
-		return proxy_error(c, PROXY_BadRequest,
-				   "resourceVersion: Invalid value: \"%.200s\"", rv_s);
+	if (!proxy_rv_read_watch(c, &q, &res))
+		return res;
+	uint64_t rv = q.rv;
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if (!w)
 		return MHD_NO;
@@ -343,7 +337,6 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 				       proxy_error(c, PROXY_BadRequest, "%s", err);
 	}
 	w->bookmarks = proxy_arg_true(c, "allowWatchBookmarks");
-	bool initial = has_sie ? !strcasecmp(sie, "true") : rv == 0;
 	int64_t now = now_ms();
 	long timeout = 0;
 	if (proxy_arg(c, "timeoutSeconds", &to_s) && to_s && *to_s)
@@ -356,7 +349,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;
 	w->last_bookmark_ms = now;
 
-	if (initial) {
+	if (q.initial) {
 		w->snap = cache_store_snap(r->store);
 		w->start_rv = w->snap->rv;
 		w->initial = true;
