@@ -130,6 +130,78 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	return proxy_send_pieces(c, &pc, list_body_free, lb);
 }
 
+/* One page of a LIST: items borrowed from the snapshot. */
+struct page {
+	struct cache_obj **items;
+	size_t n, cap;
+	bool more;		/* limit cut it short */
+};
+
+/* Select into pg what matches f, from the first key of f's namespace, or
+ * after start_ns/start_name (a continue token's start key) when start_ns
+ * is not NULL, up to limit (0: all). Returns 0 or -ENOMEM. */
+static int select_page(struct cache_snap *snap, const struct proxy_filter *f,
+		       const char *start_ns, const char *start_name,
+		       uint64_t limit, struct page *pg)
+{
+	struct cache_iter it;
+	const char *lk = NULL, *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
+	const char *from_ns = start_ns ? start_ns : f->ns;
+	const char *from_name = start_ns ? start_name : "";
+	if (lv)	/* key=value: walk the label index, not every object */
+		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
+	else
+		cache_iter_seek(&it, snap, from_ns, from_name);
+	struct cache_obj *o;
+	while ((o = cache_iter_next(&it))) {
+		if (f->ns[0] && strcmp(o->ns, f->ns))
+			break;	/* past the namespace's range */
+		if (start_ns && !strcmp(o->ns, start_ns) && !strcmp(o->name, start_name))
+			continue;	/* the token names the last item sent */
+		if (!proxy_filter_match(f, o))
+			continue;
+		if (limit && pg->n == limit) {
+			pg->more = true;
+			break;
+		}
+		if (pg->n == pg->cap) {
+			size_t cap = pg->cap ? pg->cap * 2 : 64;
+			struct cache_obj **ni = xrealloc(pg->items, cap * sizeof(*ni));
+			if (!ni)
+				return -ENOMEM;
+			pg->items = ni;
+			pg->cap = cap;
+		}
+		pg->items[pg->n++] = o;
+	}
+	return 0;
+}
+
+/* The LIST's ListMeta: its RV and, for a page cut short, the continue
+ * token (the snapshot pinned for the next pages) and, when only the
+ * namespace narrows it, remainingItemCount. */
+static void list_meta(struct buf *meta, struct cache_resource *r,
+		      struct cache_snap *snap, const struct proxy_filter *f,
+		      const struct page *pg)
+{
+	buf_printf(meta, "{\"resourceVersion\":\"%llu\"", (unsigned long long)snap->rv);
+	if (pg->more && pg->n) {
+		const struct cache_obj *last = pg->items[pg->n - 1];
+		buf_adds(meta, ",\"continue\":\"");
+		proxy_continue_encode(meta, snap->rv, last->ns, last->name);
+		buf_addc(meta, '"');
+		if (proxy_filter_is_ns_only(f)) {
+			size_t end = f->ns[0] ? cache_snap_rank_ns_end(snap, f->ns) :
+						snap->count;
+			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
+			buf_printf(meta, ",\"remainingItemCount\":%zu", end - at);
+		}
+		if (cache_store_pin(r->store, snap, PIN_TTL))
+			PROXY_COUNT(pins_evicted);
+	}
+	buf_addc(meta, '}');
+}
+
 enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,
 				  const struct proxy_route *rt,
@@ -192,64 +264,19 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 		}
 	}
 
-	/* Select: from the start key (or the namespace's first key), what
-	 * matches, up to limit. Items are borrowed from snap. */
-	struct cache_iter it;
-	const char *lk = NULL, *lv = f.lsel ? cache_lsel_eq(f.lsel, &lk) : NULL;
-	const char *from_ns = cont_rv ? start_ns : f.ns;
-	const char *from_name = cont_rv ? start_name : "";
-	if (lv)	/* key=value: walk the label index, not every object */
-		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
-	else
-		cache_iter_seek(&it, snap, from_ns, from_name);
-	struct cache_obj *o, **items = NULL;
-	size_t n = 0, cap = 0;
-	bool more = false;
-	while ((o = cache_iter_next(&it))) {
-		if (f.ns[0] && strcmp(o->ns, f.ns))
-			break;	/* past the namespace's range */
-		if (cont_rv && !strcmp(o->ns, start_ns) && !strcmp(o->name, start_name))
-			continue;	/* the token names the last item sent */
-		if (!proxy_filter_match(&f, o))
-			continue;
-		if (limit && n == limit) {
-			more = true;
-			break;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct cache_obj **ni = xrealloc(items, cap * sizeof(*ni));
-			if (!ni)
-				goto fail;
-			items = ni;
-		}
-		items[n++] = o;
-	}
-
+	struct page pg = { 0 };
+	if (select_page(snap, &f, cont_rv ? start_ns : NULL, start_name, limit, &pg))
+		goto fail;
 	struct buf meta = BUF_INIT;
-	buf_printf(&meta, "{\"resourceVersion\":\"%llu\"", (unsigned long long)snap->rv);
-	if (more && n) {
-		const struct cache_obj *last = items[n - 1];
-		buf_adds(&meta, ",\"continue\":\"");
-		proxy_continue_encode(&meta, snap->rv, last->ns, last->name);
-		buf_addc(&meta, '"');
-		if (proxy_filter_is_ns_only(&f)) {
-			size_t end = f.ns[0] ? cache_snap_rank_ns_end(snap, f.ns) :
-					       snap->count;
-			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
-			buf_printf(&meta, ",\"remainingItemCount\":%zu", end - at);
-		}
-		if (cache_store_pin(r->store, snap, PIN_TTL))
-			PROXY_COUNT(pins_evicted);
-	}
-	buf_addc(&meta, '}');
-	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, items, n, meta.p) :
+	list_meta(&meta, r, snap, &f, &pg);
+	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, pg.items, pg.n,
+					meta.p) :
 			      MHD_NO;
 	snap = NULL;	/* send_list took it */
 	buf_free(&meta);
 fail:
 	cache_snap_put(snap);
-	free(items);
+	free(pg.items);
 	proxy_filter_free(&f);
 	return res;
 }
