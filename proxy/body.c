@@ -16,10 +16,13 @@
 
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len)
 {
-	if (len <= PROXY_GZIP_MIN)
-		return false;
-	const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						     "Accept-Encoding");
+	return len > PROXY_GZIP_MIN &&
+	       proxy_gzip_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							       "Accept-Encoding"));
+}
+
+bool proxy_gzip_accepted(const char *ae)
+{
 	/* codings separated by commas, each maybe with ;q=WEIGHT */
 	for (const char *p = ae; p && *p;) {
 		while (*p == ' ' || *p == ',')

@@ -97,15 +97,20 @@ static bool has_param(const char *mr, const char *pv)
 
 int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f)
 {
+	return proxy_fmt_parse(
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "includeObject"),
+		f);
+}
+
+int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
+{
 	memset(f, 0, sizeof(*f));
 	f->include = PROXY_INCLUDE_METADATA;
-	const char *inc = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-						      "includeObject");
 	if (inc && !strcmp(inc, "Object"))
 		f->include = PROXY_INCLUDE_OBJECT;
 	else if (inc && !strcmp(inc, "None"))
 		f->include = PROXY_INCLUDE_NONE;
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	if (!accept || !*accept)
 		return 0;
 	bool any_json = false;

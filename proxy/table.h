@@ -24,6 +24,11 @@ struct proxy_fmt {
 /* Read Accept and includeObject. Returns 0, or -1 when Accept names
  * nothing we can produce (a 406). */
 int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f);
+/* The same from the values (NULL when absent): the first media range that
+ * is JSON or a wildcard decides; a Table of an unknown version and the
+ * aggregated discovery type are passed over. */
+int proxy_fmt_parse(const char *accept, const char *include_object,
+		    struct proxy_fmt *f);
 
 /* "columnDefinitions":[...] for kind k (or :null when !columns). */
 void proxy_table_head(struct buf *b, const struct cache_kind *k,

@@ -1,7 +1,8 @@
 /*
  * test_table: Table cells as kubectl's printers compute them (ages in
  * Go's HumanDuration, pod READY/STATUS/RESTARTS, configmap DATA), the
- * Table envelope, and what includeObject puts in a row.
+ * Table envelope, what includeObject puts in a row, and which form the
+ * Accept header picks.
  */
 #include <string.h>
 #include <time.h>
@@ -109,8 +110,47 @@ static void test_configmap_row(void)
 	cache_obj_put(o);
 }
 
+static void test_negotiate(void)
+{
+	struct proxy_fmt f;
+	CHECK(proxy_fmt_parse(NULL, NULL, &f) == 0);
+	CHECK(f.form == PROXY_FORM_JSON && f.include == PROXY_INCLUDE_METADATA);
+	CHECK(proxy_fmt_parse("application/json", "Object", &f) == 0);
+	CHECK(f.form == PROXY_FORM_JSON && f.include == PROXY_INCLUDE_OBJECT);
+	/* kubectl get */
+	CHECK(proxy_fmt_parse("application/json;as=Table;v=v1;g=meta.k8s.io,"
+			      "application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
+			      "application/json", "None", &f) == 0);
+	CHECK(f.form == PROXY_FORM_TABLE && f.include == PROXY_INCLUDE_NONE);
+	CHECK_STR(f.version, "v1");
+	CHECK(proxy_fmt_parse("application/json; as=Table; v=v1beta1; g=meta.k8s.io",
+			      NULL, &f) == 0);
+	CHECK(f.form == PROXY_FORM_TABLE);
+	CHECK_STR(f.version, "v1beta1");
+	/* a Table version we do not know: the next range decides */
+	CHECK(proxy_fmt_parse("application/json;as=Table;v=v2;g=meta.k8s.io,"
+			      "application/json", NULL, &f) == 0);
+	CHECK(f.form == PROXY_FORM_JSON);
+	CHECK(proxy_fmt_parse("application/json;as=Table;v=v2;g=meta.k8s.io", NULL,
+			      &f) == -1);
+	CHECK(proxy_fmt_parse("application/json;as=PartialObjectMetadataList;v=v1;"
+			      "g=meta.k8s.io", NULL, &f) == 0);
+	CHECK(f.form == PROXY_FORM_METADATA);
+	CHECK_STR(f.version, "v1");
+	CHECK(proxy_fmt_parse("*/*", NULL, &f) == 0);
+	CHECK(f.form == PROXY_FORM_JSON);
+	CHECK(proxy_fmt_parse("application/vnd.kubernetes.protobuf,*/*", NULL, &f) == 0);
+	/* nothing we can produce: a 406 */
+	CHECK(proxy_fmt_parse("application/vnd.kubernetes.protobuf", NULL, &f) == -1);
+	CHECK(proxy_fmt_parse("text/html", NULL, &f) == -1);
+	CHECK(proxy_fmt_parse("application/jsonx", NULL, &f) == -1);
+	CHECK(proxy_fmt_parse("application/json;g=apidiscovery.k8s.io;v=v2;"
+			      "as=APIGroupDiscoveryList", NULL, &f) == -1);
+}
+
 int main(void)
 {
+	test_negotiate();
 	test_human_age();
 	test_pod_row();
 	test_configmap_row();
