@@ -4,15 +4,11 @@
 #include "proxy/server.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +21,7 @@
 #include "proxy/fresh.h"
 #include "proxy/health.h"
 #include "proxy/list.h"
+#include "proxy/listen.h"
 #include "proxy/metrics.h"
 #include "proxy/passthrough.h"
 #include "proxy/rv.h"
@@ -480,98 +477,15 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_END);
 }
 
-/* A listening unix socket at path with the given mode (0600 unless
- * --unix-socket-mode widens it): the file's permissions are the access
- * control. A stale socket is replaced; any other file is not. */
-static int unix_listen(const char *path, int mode, char *err, size_t errlen)
-{
-	struct sockaddr_un su = { .sun_family = AF_UNIX };
-	struct stat st;
-	if (strlen(path) >= sizeof(su.sun_path)) {
-		snprintf(err, errlen, "--unix-socket: path too long");
-		return -EINVAL;
-	}
-	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "--unix-socket %s: exists and is not a socket; "
-			 "refusing to replace it", path);
-		return -EEXIST;
-	}
-	strcpy(su.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "--unix-socket: %s", strerror(errno));
-		return -errno;
-	}
-	unlink(path);
-	/* created with no access at all, then opened to exactly mode */
-	mode_t old = umask(0777);
-	int rc = bind(fd, (struct sockaddr *)&su, sizeof(su));
-	umask(old);
-	if (rc || chmod(path, (mode_t)mode) || listen(fd, 128)) {
-		int e = errno;
-		snprintf(err, errlen, "--unix-socket %s: %s", path, strerror(e));
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
-/* 127.0.0.0/8 or [::1]. */
-static bool loopback_host(const char *host)
-{
-	return !strncmp(host, "127.", 4) || !strcmp(host, "[::1]");
-}
-
-/* Who may reach the proxy decides who it may lend its identity to. */
-static int check_exposure(const struct config *cfg, char *err, size_t errlen)
-{
-	if (loopback_host(cfg->listen_host) || cfg->client_auth == CLIENT_AUTH_DELEGATED)
-		return 0;
-	if (!cfg->allow_unauth_remote) {
-		snprintf(err, errlen, "--listen %s:%d is not a loopback address: anyone "
-			 "who reaches it would act as the proxy; use --client-auth=delegated "
-			 "(every client authenticated and authorized upstream), or "
-			 "--allow-unauthenticated-remote to accept that",
-			 cfg->listen_host, cfg->listen_port);
-		return -EPERM;
-	}
-	log_warn("--allow-unauthenticated-remote: anyone who reaches %s:%d acts "
-		 "with the proxy's credentials", cfg->listen_host, cfg->listen_port);
-	return 0;
-}
-
 int proxy_start(struct proxy *p, char *err, size_t errlen)
 {
-	/* HOST is an IPv4 address or a bracketed IPv6 one ("[::1]") */
-	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_storage ss;
 	const char *host = p->cfg->listen_host;
-	bool v6 = host[0] == '[';
-	if (v6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		char h6[64];
-		size_t n = strlen(host);
-		if (n < 3 || n - 2 >= sizeof(h6) || host[n - 1] != ']') {
-			snprintf(err, errlen, "--listen: \"%s\" is not [IPv6]", host);
-			return -EINVAL;
-		}
-		memcpy(h6, host + 1, n - 2);
-		h6[n - 2] = '\0';
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)p->cfg->listen_port);
-		if (inet_pton(AF_INET6, h6, &s6->sin6_addr) != 1) {
-			snprintf(err, errlen, "--listen: \"%s\" is not an IPv6 address", host);
-			return -EINVAL;
-		}
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)p->cfg->listen_port);
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-			snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address", host);
-			return -EINVAL;
-		}
-	}
-	int rc = check_exposure(p->cfg, err, errlen);
+	int rc = proxy_listen_addr(host, p->cfg->listen_port, &ss, err, errlen);
+	if (rc)
+		return rc;
+	bool v6 = ss.ss_family == AF_INET6;
+	rc = proxy_listen_check_exposure(p->cfg, err, errlen);
 	if (rc)
 		return rc;
 	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
@@ -619,7 +533,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
-		int fd = unix_listen(p->cfg->unix_socket, p->cfg->unix_socket_mode,
+		int fd = proxy_listen_unix(p->cfg->unix_socket, p->cfg->unix_socket_mode,
 				     err, errlen);
 		if (fd < 0)
 			return fd;
