@@ -662,65 +662,6 @@ int json_time(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-static void newline(struct buf *out, int depth)
-{
-	buf_addc(out, '\n');
-	for (int i = 0; i < depth; i++)
-		buf_add(out, "  ", 2);
-}
-
-int json_indent(const char *in, size_t n, struct buf *out)
-{
-	int depth = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = in[i];
-		switch (c) {
-		case '"': {
-			size_t s = i++;
-			while (i < n && in[i] != '"')
-				i += in[i] == '\\' ? 2 : 1;
-			buf_add(out, in + s, (i < n ? i + 1 : n) - s);
-			break;
-		}
-		case '{':
-		case '[': {
-			size_t j = i + 1;
-			while (j < n && (in[j] == ' ' || in[j] == '\n' || in[j] == '\t' ||
-					 in[j] == '\r'))
-				j++;
-			buf_addc(out, c);
-			if (j < n && (in[j] == '}' || in[j] == ']')) {
-				buf_addc(out, in[j]);	/* {} and [] stay as they are */
-				i = j;
-				break;
-			}
-			newline(out, ++depth);
-			break;
-		}
-		case '}':
-		case ']':
-			newline(out, --depth);
-			buf_addc(out, c);
-			break;
-		case ',':
-			buf_addc(out, ',');
-			newline(out, depth);
-			break;
-		case ':':
-			buf_add(out, ": ", 2);
-			break;
-		case ' ':
-		case '\n':
-		case '\t':
-		case '\r':
-			break;
-		default:
-			buf_addc(out, c);
-		}
-	}
-	return buf_ok(out) ? 0 : -ENOMEM;
-}
-
 bool cache_parse_u64(const char *s, uint64_t *out)
 {
 	if (!s || !*s)

@@ -106,14 +106,6 @@ int json_i64(const struct json_doc *d, int i, int64_t *out);
 int json_first(const struct json_doc *d, int obj);
 int json_next(const struct json_doc *d, int obj, int k);
 
-/*
- * Append compact JSON in[0..n) to out indented as Go's json.Indent does
- * with two spaces ("key": value, empty {} and [] kept), which is how the
- * apiserver pretty-prints for curl and browsers. White space outside
- * strings is dropped; the input is assumed valid. Returns 0 or -ENOMEM.
- */
-int json_indent(const char *in, size_t n, struct buf *out);
-
 /* Parse an RFC 3339 UTC timestamp ("2026-01-01T00:00:00Z") to unix
  * seconds; -EINVAL when malformed. */
 int json_time(const char *s, size_t n, int64_t *out);

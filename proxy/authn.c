@@ -57,7 +57,7 @@ struct proxy_authn {
 	bool stop;			/* atomic; with qlock for the workers */
 	pthread_mutex_t qlock;		/* the review queue */
 	pthread_cond_t qcond;
-	struct authn_job *queue, **qtail;	/* qlock */
+	struct proxy_authn_job *queue, **qtail;	/* qlock */
 	int queued;			/* qlock */
 	int nworkers;
 	pthread_t workers[REVIEWERS];
@@ -254,7 +254,7 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 
 /* The attributes as one string, for the decision cache's key; its
  * length, or 0 when it does not fit. */
-static size_t attrs_key(const struct authn_attrs *at, char *out, size_t cap)
+static size_t attrs_key(const struct proxy_authn_attrs *at, char *out, size_t cap)
 {
 	int n = snprintf(out, cap, "%d\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s",
 			 at->resource, at->verb, at->group, at->version, at->res,
@@ -321,7 +321,7 @@ static void add_field(struct buf *b, const char *k, const char *v, bool comma)
 /* Whether u may do at, by a review stored under key. 0 with *out
  * filled, or -1 when the upstream could not tell. */
 static int review_access(struct proxy_authn *a, const struct user *u,
-			 const struct authn_attrs *at, const uint8_t key[32],
+			 const struct proxy_authn_attrs *at, const uint8_t key[32],
 			 struct decision *out)
 {
 	int64_t now = cache_rvclock_now_ms();
@@ -376,7 +376,7 @@ static int review_access(struct proxy_authn *a, const struct user *u,
 
 /* The apiserver's words for a denied request (its forbiddenMessage, then
  * NewForbidden around it), and the Status details. */
-static void forbidden_message(const char *user, const struct authn_attrs *at,
+static void forbidden_message(const char *user, const struct proxy_authn_attrs *at,
 			      const char *reason, char *msg, size_t len,
 			      char *details, size_t dlen)
 {
@@ -427,17 +427,17 @@ static void forbidden_message(const char *user, const struct authn_attrs *at,
 }
 
 /* The verdict for a request, from the caches, or (may_review) from
- * reviews on a miss; AUTHN_MISS when a review is needed and may not be
+ * reviews on a miss; PROXY_AUTHN_MISS when a review is needed and may not be
  * made here. */
-static enum authn_verdict decide(struct proxy_authn *a, const char *authz,
-				 const struct authn_attrs *at, bool may_review,
+static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
+				 const struct proxy_authn_attrs *at, bool may_review,
 				 char *msg, size_t msglen, char *details,
 				 size_t dlen)
 {
 	msg[0] = details[0] = '\0';
 	if (!authz || strncasecmp(authz, "Bearer ", 7)) {
 		PROXY_COUNT(authn_unauthenticated);
-		return AUTHN_UNAUTHENTICATED;
+		return PROXY_AUTHN_UNAUTHENTICATED;
 	}
 	const char *tok = authz + 7;
 	while (*tok == ' ')
@@ -447,7 +447,7 @@ static enum authn_verdict decide(struct proxy_authn *a, const char *authz,
 		tlen--;
 	if (!tlen || tlen > TOKEN_MAX) {
 		PROXY_COUNT(authn_unauthenticated);
-		return AUTHN_UNAUTHENTICATED;
+		return PROXY_AUTHN_UNAUTHENTICATED;
 	}
 	uint8_t tkey[32], dkey[32];
 	char ak[8192];
@@ -461,45 +461,45 @@ static enum authn_verdict decide(struct proxy_authn *a, const char *authz,
 		ak[0] = '\n';
 		/* no digest, no decision: a failed hash must never share a key */
 		if (!sha256(a->sha256, tok, tlen, ak, akn + 1, dkey))
-			return AUTHN_UNAVAILABLE;
+			return PROXY_AUTHN_UNAVAILABLE;
 		if (decision_cached(a, dkey, &dec)) {
 			PROXY_COUNT(authn_access_hits);
 			goto decided;
 		}
 	}
 	if (!sha256(a->sha256, tok, tlen, NULL, 0, tkey))
-		return AUTHN_UNAVAILABLE;
+		return PROXY_AUTHN_UNAVAILABLE;
 	struct user u;
 	int rc = user_of(a, tok, tlen, tkey, may_review, &u);
 	if (rc)
-		return rc == -EAGAIN ? AUTHN_MISS : AUTHN_UNAVAILABLE;
+		return rc == -EAGAIN ? PROXY_AUTHN_MISS : PROXY_AUTHN_UNAVAILABLE;
 	if (!u.ok) {
 		PROXY_COUNT(authn_unauthenticated);
-		return AUTHN_UNAUTHENTICATED;
+		return PROXY_AUTHN_UNAUTHENTICATED;
 	}
 	if (!at) {
 		PROXY_COUNT(authn_allowed);
-		return AUTHN_ALLOWED;
+		return PROXY_AUTHN_ALLOWED;
 	}
 	if (!akn)
-		return AUTHN_UNAVAILABLE;	/* attributes too long to ask about */
+		return PROXY_AUTHN_UNAVAILABLE;	/* attributes too long to ask about */
 	if (!may_review)
-		return AUTHN_MISS;
+		return PROXY_AUTHN_MISS;
 	PROXY_COUNT(authn_access_reviews);
 	if (review_access(a, &u, at, dkey, &dec))
-		return AUTHN_UNAVAILABLE;
+		return PROXY_AUTHN_UNAVAILABLE;
 decided:
 	if (dec.allowed) {
 		PROXY_COUNT(authn_allowed);
-		return AUTHN_ALLOWED;
+		return PROXY_AUTHN_ALLOWED;
 	}
 	PROXY_COUNT(authn_forbidden);
 	forbidden_message(dec.name, at, dec.reason, msg, msglen, details, dlen);
-	return AUTHN_FORBIDDEN;
+	return PROXY_AUTHN_FORBIDDEN;
 }
 
-enum authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
-				      const struct authn_attrs *at, char *msg,
+enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
+				      const struct proxy_authn_attrs *at, char *msg,
 				      size_t msglen, char *details, size_t dlen)
 {
 	return decide(a, authz, at, false, msg, msglen, details, dlen);
@@ -507,20 +507,20 @@ enum authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
 
 /* ---- reviews on worker threads ---- */
 
-struct authn_job {
-	struct authn_job *next;		/* qlock */
+struct proxy_authn_job {
+	struct proxy_authn_job *next;		/* qlock */
 	struct MHD_Connection *conn;
 	char *authz;			/* owned; wiped when freed */
 	bool has_at;
-	struct authn_attrs at;		/* points into the arrays below */
+	struct proxy_authn_attrs at;		/* points into the arrays below */
 	char verb[32], group[128], version[32], res[64], sub[64];
 	char ns[256], name[256], path[256];
-	enum authn_verdict verdict;	/* qlock until done */
+	enum proxy_authn_verdict verdict;	/* qlock until done */
 	char msg[1024], details[768];
 	bool done, abandoned;		/* qlock */
 };
 
-static void job_free(struct authn_job *j)
+static void job_free(struct proxy_authn_job *j)
 {
 	if (!j)
 		return;
@@ -547,7 +547,7 @@ static void *reviewer(void *arg)
 	for (;;) {
 		while (!a->queue && !a->stop)
 			pthread_cond_wait(&a->qcond, &a->qlock);
-		struct authn_job *j = a->queue;
+		struct proxy_authn_job *j = a->queue;
 		if (!j)
 			break;		/* stopping, and nothing left */
 		a->queue = j->next;
@@ -556,7 +556,7 @@ static void *reviewer(void *arg)
 		a->queued--;
 		bool stop = a->stop;
 		pthread_mutex_unlock(&a->qlock);
-		enum authn_verdict v = stop ? AUTHN_UNAVAILABLE :
+		enum proxy_authn_verdict v = stop ? PROXY_AUTHN_UNAVAILABLE :
 			decide(a, j->authz, j->has_at ? &j->at : NULL, true, j->msg,
 			       sizeof(j->msg), j->details, sizeof(j->details));
 		pthread_mutex_lock(&a->qlock);
@@ -572,17 +572,17 @@ static void *reviewer(void *arg)
 	return NULL;
 }
 
-struct authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
-				    const char *authz, const struct authn_attrs *at)
+struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
+				    const char *authz, const struct proxy_authn_attrs *at)
 {
-	struct authn_job *j = xcalloc(1, sizeof(*j));
+	struct proxy_authn_job *j = xcalloc(1, sizeof(*j));
 	if (!j)
 		return NULL;
 	j->conn = c;
 	j->authz = xstrdup(authz ? authz : "");
 	if (at) {
 		j->has_at = true;
-		j->at = (struct authn_attrs){ .resource = at->resource, .verb = j->verb,
+		j->at = (struct proxy_authn_attrs){ .resource = at->resource, .verb = j->verb,
 			.group = j->group, .version = j->version, .res = j->res,
 			.sub = j->sub, .ns = j->ns, .name = j->name, .path = j->path };
 		if (!copy(j->verb, sizeof(j->verb), at->verb) ||
@@ -617,12 +617,12 @@ struct authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection
 	return j;
 }
 
-enum authn_verdict proxy_authn_finish(struct proxy_authn *a, struct authn_job *j,
+enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a, struct proxy_authn_job *j,
 				      char *msg, size_t msglen, char *details,
 				      size_t dlen)
 {
 	pthread_mutex_lock(&a->qlock);
-	enum authn_verdict v = j->done ? j->verdict : AUTHN_UNAVAILABLE;
+	enum proxy_authn_verdict v = j->done ? j->verdict : PROXY_AUTHN_UNAVAILABLE;
 	pthread_mutex_unlock(&a->qlock);
 	snprintf(msg, msglen, "%s", j->msg);
 	snprintf(details, dlen, "%s", j->details);
@@ -630,7 +630,7 @@ enum authn_verdict proxy_authn_finish(struct proxy_authn *a, struct authn_job *j
 	return v;
 }
 
-void proxy_authn_abandon(struct proxy_authn *a, struct authn_job *j)
+void proxy_authn_abandon(struct proxy_authn *a, struct proxy_authn_job *j)
 {
 	pthread_mutex_lock(&a->qlock);
 	bool done = j->done;

@@ -40,26 +40,26 @@
 struct proxy_authn;
 
 /* What is asked; every string non-NULL ("" when absent). */
-struct authn_attrs {
+struct proxy_authn_attrs {
 	bool resource;		/* a resource request; else path + verb */
 	const char *verb;
 	const char *group, *version, *res, *sub, *ns, *name;
 	const char *path;	/* for a non-resource request */
 };
 
-enum authn_verdict {
-	AUTHN_ALLOWED,
-	AUTHN_UNAUTHENTICATED,	/* 401 */
-	AUTHN_FORBIDDEN,	/* 403, msg is the apiserver's message */
-	AUTHN_UNAVAILABLE,	/* the upstream could not be asked: 503 */
-	AUTHN_MISS,		/* not in the caches: start a review */
+enum proxy_authn_verdict {
+	PROXY_AUTHN_ALLOWED,
+	PROXY_AUTHN_UNAUTHENTICATED,	/* 401 */
+	PROXY_AUTHN_FORBIDDEN,	/* 403, msg is the apiserver's message */
+	PROXY_AUTHN_UNAVAILABLE,	/* the upstream could not be asked: 503 */
+	PROXY_AUTHN_MISS,		/* not in the caches: start a review */
 };
 
-struct authn_job;
+struct proxy_authn_job;
 
 struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 				    int allow_ttl_s, int deny_ttl_s);
-/* Finish every review (queued ones as AUTHN_UNAVAILABLE, their
+/* Finish every review (queued ones as PROXY_AUTHN_UNAVAILABLE, their
  * connections resumed) and join the reviewers: before the HTTP daemon
  * stops, which needs no connection suspended. */
 void proxy_authn_stop(struct proxy_authn *a);
@@ -68,12 +68,12 @@ void proxy_authn_free(struct proxy_authn *a);
 /*
  * Decide a request carrying the Authorization header value authz (NULL
  * when none) from the caches; only authenticates when at is NULL. Never
- * blocks: AUTHN_MISS means a review is needed (proxy_authn_start). On
- * AUTHN_FORBIDDEN, msg holds the apiserver's message ("pods is
+ * blocks: PROXY_AUTHN_MISS means a review is needed (proxy_authn_start). On
+ * PROXY_AUTHN_FORBIDDEN, msg holds the apiserver's message ("pods is
  * forbidden: User ...") and details the Status details' JSON.
  */
-enum authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
-				      const struct authn_attrs *at, char *msg,
+enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
+				      const struct proxy_authn_attrs *at, char *msg,
 				      size_t msglen, char *details, size_t dlen);
 
 /*
@@ -82,13 +82,13 @@ enum authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
  * needs. NULL when too many requests already wait for one (answer 429)
  * or the proxy is stopping; c is then not suspended.
  */
-struct authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
-				    const char *authz, const struct authn_attrs *at);
+struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
+				    const char *authz, const struct proxy_authn_attrs *at);
 /* After the resume: the verdict (as proxy_authn_cached's), and j freed. */
-enum authn_verdict proxy_authn_finish(struct proxy_authn *a, struct authn_job *j,
+enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a, struct proxy_authn_job *j,
 				      char *msg, size_t msglen, char *details,
 				      size_t dlen);
 /* The request ended first: j is freed by whoever is done with it last. */
-void proxy_authn_abandon(struct proxy_authn *a, struct authn_job *j);
+void proxy_authn_abandon(struct proxy_authn *a, struct proxy_authn_job *j);
 
 #endif

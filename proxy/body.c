@@ -10,14 +10,19 @@
 
 #include "config/alloc.h"
 #include "config/limits.h"
+#include "proxy/pretty.h"
 #include "proxy/status.h"
+#include "proxy/request.h"
 
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len)
 {
-	if (len <= PROXY_GZIP_MIN)
-		return false;
-	const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						     "Accept-Encoding");
+	return len > PROXY_GZIP_MIN &&
+	       proxy_gzip_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							       "Accept-Encoding"));
+}
+
+bool proxy_gzip_accepted(const char *ae)
+{
 	/* codings separated by commas, each maybe with ;q=WEIGHT */
 	for (const char *p = ae; p && *p;) {
 		while (*p == ' ' || *p == ',')
@@ -75,33 +80,45 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 	return resp;
 }
 
+/* The gzip of b when this client takes it and b is large enough, else
+ * NULL (b is left as it is either way). */
+static struct MHD_Response *gzip_buf(struct MHD_Connection *c,
+				     const struct buf *b)
+{
+	if (!proxy_gzip_wanted(c, b->len))
+		return NULL;
+	struct MHD_IoVec v = { b->p, b->len };
+	return proxy_gzip_response(&v, 1, b->len);
+}
+
+/* Queue resp (NULL: it could not be built) as a JSON answer. */
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code,
+				 struct MHD_Response *resp)
+{
+	if (resp)
+		proxy_json_headers(resp);
+	return proxy_request_queue(c, code, resp);
+}
+
 enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 			       struct buf *body)
 {
-	if (buf_ok(body) && proxy_pretty(c))
+	if (buf_ok(body) && proxy_pretty_wanted(c))
 		proxy_pretty_body(body);
 	if (!buf_ok(body)) {
 		buf_free(body);
 		return MHD_NO;
 	}
-	struct MHD_Response *resp;
-	if (proxy_gzip_wanted(c, body->len)) {
-		struct MHD_IoVec v = { body->p, body->len };
-		resp = proxy_gzip_response(&v, 1, body->len);
-		buf_free(body);
-	} else {
+	struct MHD_Response *resp = gzip_buf(c, body);
+	if (!resp) {
 		size_t len;
 		char *p = buf_steal(body, &len);
 		resp = MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_FREE);
 		if (!resp)
 			free(p);
 	}
-	if (!resp)
-		return MHD_NO;
-	proxy_json_headers(resp);
-	enum MHD_Result r = MHD_queue_response(c, code, resp);
-	MHD_destroy_response(resp);
-	return r;
+	buf_free(body);
+	return send_json(c, code, resp);
 }
 
 void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len)
@@ -205,9 +222,8 @@ static enum MHD_Result send_pretty(struct MHD_Connection *c, struct buf *b,
 	struct pretty_body *pb = NULL;
 	if (buf_ok(b))
 		proxy_pretty_body(b);
-	if (buf_ok(b) && proxy_gzip_wanted(c, b->len)) {
-		struct MHD_IoVec v = { b->p, b->len };
-		resp = proxy_gzip_response(&v, 1, b->len);
+	if (buf_ok(b) && (resp = gzip_buf(c, b))) {
+		/* sent compressed; b is freed below */
 	} else if (buf_ok(b) && (pb = xmalloc(sizeof(*pb)))) {
 		size_t len;
 		pb->p = buf_steal(b, &len);
@@ -220,12 +236,7 @@ static enum MHD_Result send_pretty(struct MHD_Connection *c, struct buf *b,
 	}
 	buf_free(b);
 	__atomic_sub_fetch(&pretty_held, charge, __ATOMIC_ACQ_REL);
-	if (!resp)
-		return MHD_NO;
-	proxy_json_headers(resp);
-	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return send_json(c, MHD_HTTP_OK, resp);
 }
 
 enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
@@ -235,7 +246,7 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
 	size_t charge = 3 * pc->total;	/* gathered, then about twice that */
-	if (!pc->failed && proxy_pretty(c) && pretty_take(charge)) {
+	if (!pc->failed && proxy_pretty_wanted(c) && pretty_take(charge)) {
 		/* pretty-printed for people: gathered, re-indented, sent */
 		struct buf b = BUF_INIT;
 		for (size_t i = 0; i < pc->n; i++)
@@ -280,10 +291,5 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 		done(cls);
 	free(pc->v);	/* MHD copies an iovec response's vector */
 	pc->v = NULL;
-	if (!resp)
-		return MHD_NO;
-	proxy_json_headers(resp);
-	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return send_json(c, MHD_HTTP_OK, resp);
 }

@@ -17,6 +17,9 @@
 
 /* True when a body of len bytes should be compressed for this client. */
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len);
+/* True when an Accept-Encoding value (NULL: none) takes gzip: gzip or *
+ * with no q, or a q above 0. */
+bool proxy_gzip_accepted(const char *accept_encoding);
 /* A response holding the gzip of the pieces (total bytes in all). */
 struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 					 size_t total);

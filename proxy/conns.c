@@ -23,7 +23,6 @@
 #include "config/alloc.h"
 #include "config/limits.h"
 #include "config/log.h"
-#include "proxy/metrics.h"
 #include "proxy/status.h"
 
 struct conn {
@@ -213,7 +212,7 @@ enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
 	return proxy_status_send(c, &st);
 }
 
-void proxy_conns_reap(struct proxy_conns *cs)
+int proxy_conns_reap(struct proxy_conns *cs)
 {
 	int64_t now = now_ms();
 	int cut = 0;
@@ -225,12 +224,12 @@ void proxy_conns_reap(struct proxy_conns *cs)
 		shutdown(cn->fd, SHUT_RDWR);	/* libmicrohttpd closes it */
 		cn->cut = true;
 		cut++;
-		PROXY_COUNT(header_timeouts);
 	}
 	pthread_mutex_unlock(&cs->lock);
 	if (cut)
 		log_v(1, "closed %d connection(s) that sent no whole request header "
 		      "in time", cut);
+	return cut;
 }
 
 int proxy_conns_open(struct proxy_conns *cs)

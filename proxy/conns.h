@@ -64,8 +64,9 @@ enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
 				   int limit);
 
 /* Shut down every connection past its header deadline. From the ticker,
- * a few times a second. */
-void proxy_conns_reap(struct proxy_conns *cs);
+ * a few times a second. Returns how many were cut, for the caller to
+ * count: this module counts nothing itself, so /metrics may read it. */
+int proxy_conns_reap(struct proxy_conns *cs);
 
 /* For /metrics. */
 int proxy_conns_open(struct proxy_conns *cs);

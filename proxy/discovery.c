@@ -20,6 +20,7 @@
 #include "config/buf.h"
 #include "config/log.h"
 #include "proxy/status.h"
+#include "proxy/request.h"
 
 enum variant { V_PLAIN, V_V2, V_V2BETA1, V_COUNT };
 
@@ -368,8 +369,6 @@ int proxy_discovery_serve(struct proxy_discovery *d, struct MHD_Connection *c,
 		MHD_add_response_header(resp, "ETag", dc->etag);
 		MHD_add_response_header(resp, "Vary", "Accept");
 	}
-	enum MHD_Result r = MHD_queue_response(
-		c, not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_request_queue(c, not_modified ? MHD_HTTP_NOT_MODIFIED :
+						  MHD_HTTP_OK, resp);
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proxy/server.h"
+#include "proxy/request.h"
 
 int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 		       const struct cache_kind *kind, const char *ns,

@@ -18,6 +18,8 @@
 #include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/metrics.h"
+#include "proxy/status.h"
 
 #define BUSY_MS 2000		/* a resource that changed this recently is busy */
 #define CATCHUP_MS 15		/* a busy resource's watch is this close */
@@ -68,7 +70,7 @@ static int64_t budget_ms(const struct proxy_wait *w)
 
 /* Finish w: unlink, set the result, resume its connection. Locked. */
 static void finish(struct proxy_fresh *f, struct proxy_wait *w,
-		   enum fresh_result res)
+		   enum proxy_fresh_result res)
 {
 	for (struct proxy_wait **pp = &f->waiters; *pp; pp = &(*pp)->next)
 		if (*pp == w) {
@@ -80,25 +82,25 @@ static void finish(struct proxy_fresh *f, struct proxy_wait *w,
 	MHD_resume_connection(w->conn);
 }
 
-/* The outcome for w now, FRESH_WAITING while it must wait on. Locked. */
-static enum fresh_result judge(struct proxy_fresh *f, struct proxy_wait *w,
+/* The outcome for w now, PROXY_FRESH_WAITING while it must wait on. Locked. */
+static enum proxy_fresh_result judge(struct proxy_fresh *f, struct proxy_wait *w,
 			       int64_t now)
 {
 	if (w->need_gen) {
 		struct probe *p = &f->probes[index_of(f, w->r)];
 		if (p->done < w->need_gen)
-			return now >= w->deadline_ms ? FRESH_STALE : FRESH_WAITING;
+			return now >= w->deadline_ms ? PROXY_FRESH_STALE : PROXY_FRESH_WAITING;
 		w->need_gen = 0;
 		if (p->failed)
-			return FRESH_STALE;
+			return PROXY_FRESH_STALE;
 		w->need_rv = p->rv;
 		w->deadline_ms = now + budget_ms(w);
 	}
 	if (cache_store_rv(w->r->store) >= w->need_rv)
-		return FRESH_OK;
+		return PROXY_FRESH_OK;
 	if (now < w->deadline_ms)
-		return FRESH_WAITING;
-	return w->watch && !w->consistent ? FRESH_TIMEOUT : FRESH_UPSTREAM;
+		return PROXY_FRESH_WAITING;
+	return w->watch && !w->consistent ? PROXY_FRESH_TIMEOUT : PROXY_FRESH_UPSTREAM;
 }
 
 /* Resume every waiter whose outcome is known. Locked. */
@@ -106,8 +108,8 @@ static void settle(struct proxy_fresh *f, int64_t now)
 {
 	for (struct proxy_wait *w = f->waiters, *next; w; w = next) {
 		next = w->next;
-		enum fresh_result res = judge(f, w, now);
-		if (res != FRESH_WAITING)
+		enum proxy_fresh_result res = judge(f, w, now);
+		if (res != PROXY_FRESH_WAITING)
 			finish(f, w, res);
 	}
 }
@@ -226,7 +228,7 @@ void proxy_fresh_stop(struct proxy_fresh *f)
 	pthread_mutex_lock(&f->lock);
 	__atomic_store_n(&f->stop, true, __ATOMIC_RELEASE);
 	while (f->waiters)
-		finish(f, f->waiters, FRESH_TIMEOUT);
+		finish(f, f->waiters, PROXY_FRESH_TIMEOUT);
 	pthread_cond_signal(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 	pthread_join(f->thread, NULL);
@@ -245,13 +247,13 @@ void proxy_fresh_free(struct proxy_fresh *f)
 bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 {
 	int64_t now = cache_rvclock_now_ms();
-	w->result = FRESH_WAITING;
+	w->result = PROXY_FRESH_WAITING;
 	w->need_gen = 0;
 	w->consistent = probe;
 	if (!probe) {
 		w->deadline_ms = now + budget_ms(w);
-		enum fresh_result res = judge(f, w, now);
-		if (res != FRESH_WAITING) {
+		enum proxy_fresh_result res = judge(f, w, now);
+		if (res != PROXY_FRESH_WAITING) {
 			w->result = res;
 			return false;
 		}
@@ -260,7 +262,7 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 	pthread_mutex_lock(&f->lock);
 	if (f->stop || i < 0) {
 		pthread_mutex_unlock(&f->lock);
-		w->result = FRESH_STALE;
+		w->result = PROXY_FRESH_STALE;
 		return false;
 	}
 	if (probe) {
@@ -300,4 +302,64 @@ void proxy_fresh_cancel(struct proxy_fresh *f, struct proxy_wait *w)
 		}
 	w->queued = false;
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* The 504 for a resourceVersion the cache did not reach in time. */
+static enum MHD_Result too_large(struct MHD_Connection *c,
+				 struct cache_resource *r, uint64_t rv)
+{
+	char msg[160];
+	snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
+		 (unsigned long long)rv,
+		 (unsigned long long)cache_store_rv(r->store));
+	struct proxy_status st = {
+		.reason = PROXY_Timeout, .message = msg, .retry_after = 1,
+		.details = "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+			   "\"message\":\"Too large resource version\"}],"
+			   "\"retryAfterSeconds\":1}",
+	};
+	return proxy_status_send(c, &st);
+}
+
+int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
+		      struct cache_resource *r, const struct proxy_rv_req *q,
+		      bool watch, struct proxy_fresh_req *req,
+		      enum MHD_Result *res)
+{
+	if (!req->waited) {
+		bool consistent = !q->rv && !q->any;
+		if (!consistent && cache_store_rv(r->store) >= q->rv)
+			return 0;
+		req->waited = true;
+		if (consistent)
+			PROXY_COUNT(consistent_reads);
+		req->wait.conn = c;
+		req->wait.r = r;
+		req->wait.watch = watch;
+		req->wait.need_rv = q->rv;
+		if (proxy_fresh_wait(f, &req->wait, consistent)) {
+			*res = MHD_YES;
+			return 1;
+		}
+	}
+	switch (req->wait.result) {
+	case PROXY_FRESH_TIMEOUT:
+		*res = too_large(c, r, req->wait.need_rv);
+		return 1;
+	case PROXY_FRESH_STALE:
+		PROXY_COUNT(consistent_stale);
+		log_v(1, "%s: read served from the cache at %llu: the upstream "
+		      "cannot be asked", r->kind->resource,
+		      (unsigned long long)cache_store_rv(r->store));
+		return 0;
+	case PROXY_FRESH_UPSTREAM:
+		if (watch)
+			return 0;	/* starts from the cache; events follow */
+		PROXY_COUNT(reads_upstream);
+		req->upstream = true;
+		*res = MHD_YES;
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -14,7 +14,7 @@
  *     cluster the RV is etcd's revision, which Lease renewals move every
  *     few seconds while a quiet resource's watch stays put until its next
  *     BOOKMARK, a minute away. The read is sent to the upstream as it
- *     came (FRESH_UPSTREAM) and the answer streamed back.
+ *     came (PROXY_FRESH_UPSTREAM) and the answer streamed back.
  * A resourceVersion=N read whose N the cache has not reached follows the
  * same rule: a short wait when busy, else the upstream answers it (with
  * its own 3 s wait and 504 for an N from the future).
@@ -28,7 +28,7 @@
  * Waiting never holds a thread: the connection is suspended and resumed
  * when the reflector reports progress, a probe answers, or the deadline
  * passes (the prober thread keeps time). If the upstream cannot be asked,
- * reads are served from the cache as they are (FRESH_STALE), counted,
+ * reads are served from the cache as they are (PROXY_FRESH_STALE), counted,
  * and logged once per outage: a sidecar keeps answering while its
  * upstream is away.
  */
@@ -40,16 +40,17 @@
 #include <stdint.h>
 
 #include "cache/reflector.h"
+#include "proxy/rv.h"
 
 struct proxy_fresh;
 
-enum fresh_result {
-	FRESH_WAITING,
-	FRESH_OK,		/* the cache is new enough */
-	FRESH_UPSTREAM,		/* not proven in time: a read goes upstream,
+enum proxy_fresh_result {
+	PROXY_FRESH_WAITING,
+	PROXY_FRESH_OK,		/* the cache is new enough */
+	PROXY_FRESH_UPSTREAM,		/* not proven in time: a read goes upstream,
 				 * an RV-less watch starts from the cache */
-	FRESH_STALE,		/* the upstream could not be asked */
-	FRESH_TIMEOUT,		/* a watch's N was not reached; or shutdown */
+	PROXY_FRESH_STALE,		/* the upstream could not be asked */
+	PROXY_FRESH_TIMEOUT,		/* a watch's N was not reached; or shutdown */
 };
 
 struct proxy_wait {
@@ -61,13 +62,13 @@ struct proxy_wait {
 	int64_t deadline_ms;		/* monotonic */
 	bool consistent;		/* an RV-less request: probe first */
 	bool watch;			/* a watch: never goes upstream */
-	enum fresh_result result;	/* locked until no longer WAITING */
+	enum proxy_fresh_result result;	/* locked until no longer WAITING */
 	bool queued;			/* locked */
 };
 
 struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 				    struct cache_resource **res, int nres);
-/* Resume every waiter (they see FRESH_TIMEOUT) and stop the prober. */
+/* Resume every waiter (they see PROXY_FRESH_TIMEOUT) and stop the prober. */
 void proxy_fresh_stop(struct proxy_fresh *f);
 void proxy_fresh_free(struct proxy_fresh *f);
 
@@ -86,5 +87,28 @@ void proxy_fresh_progress(void *ctx, struct cache_resource *r);
 /* Called by the ticker: deadlines pass even while the prober itself is
  * stuck in a probe to an upstream that does not answer. */
 void proxy_fresh_tick(struct proxy_fresh *f);
+
+/* The state of one request the cache answers, across the calls of the
+ * access handler (a read that waits for freshness is called again when
+ * it is resumed). */
+struct proxy_fresh_req {
+	bool waited;			/* wait holds the outcome */
+	bool upstream;			/* a read the upstream must answer */
+	struct proxy_wait wait;
+};
+
+/*
+ * Make sure the cache is as new as the request needs: for an RV-less
+ * request (q->rv unset and not "0"), at least the upstream's RV when the
+ * request came (a consistent read); for resourceVersion=N, at least N.
+ * Returns 0 to go on from the cache, or 1 with *res set: suspended (the
+ * handler runs again when resumed; call again then), answered (504 when
+ * N was not reached in time), or, for a read that is not a watch, handed
+ * to the upstream (req->upstream set: the cache cannot prove it fresh).
+ */
+int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
+		      struct cache_resource *r, const struct proxy_rv_req *q,
+		      bool watch, struct proxy_fresh_req *req,
+		      enum MHD_Result *res);
 
 #endif

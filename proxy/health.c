@@ -5,38 +5,31 @@
  * resource has finished its first sync; until then cached paths answer
  * 429 and /readyz 503, so a kubelet readiness probe holds traffic back.
  */
+#include "proxy/health.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "config/buf.h"
-#include "proxy/metrics.h"
-#include "proxy/server.h"
 
 static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
 			    const char *body)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	enum MHD_Result r = MHD_queue_response(c, code, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_request_text(c, code, "text/plain; charset=utf-8", body);
 }
 
-int proxy_handle_health(struct proxy *p, struct MHD_Connection *c,
-			const char *url)
+bool proxy_health_path(const char *url)
 {
-	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez"))
-		return text(c, MHD_HTTP_OK, "ok");
-	if (!strcmp(url, "/metrics"))
-		return proxy_handle_metrics(p, c);
+	return !strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
+	       !strcmp(url, "/readyz");
+}
+
+enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
+				    const char *url)
+{
 	if (strcmp(url, "/readyz"))
-		return -1;
+		return text(c, MHD_HTTP_OK, "ok");
 	struct buf b = BUF_INIT;
 	bool ready = true;
 	const char *verbose = NULL;

@@ -8,6 +8,8 @@
  * through an opaque continue token {"v","rv","start"} and a pin in the
  * store.
  */
+#include "proxy/list.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,166 +22,18 @@
 #include "proxy/body.h"
 #include "proxy/continue.h"
 #include "proxy/filter.h"
-#include "proxy/server.h"
 #include "proxy/metrics.h"
+#include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
 
 #define PIN_TTL 300		/* seconds a paged LIST's snapshot is kept */
 
-/* ---- resourceVersion handling shared by LIST and GET ---- */
-
-struct rv_req {
-	bool exact;		/* resourceVersionMatch=Exact */
-	bool any;		/* "0": any state will do */
-	uint64_t rv;		/* 0 = unset */
-};
-
-static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
-{
-	struct buf m = BUF_INIT, det = BUF_INIT;
-	buf_printf(&m, "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s", msg);
-	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
-	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ? "\"FieldValueForbidden\"" :
-						      "\"FieldValueNotSupported\"");
-	buf_adds(&det, ",\"message\":");
-	buf_add_json_str(&det, msg, strlen(msg));
-	buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}]}");
-	struct proxy_status st = { .reason = PROXY_Invalid, .message = m.p,
-				   .details = det.p };
-	enum MHD_Result r = proxy_status_send(c, &st);
-	buf_free(&m);
-	buf_free(&det);
-	return r;
-}
-
-/* Read resourceVersion and resourceVersionMatch. Returns true, or false
- * after queueing the error answer in *res. */
-static bool parse_rv(struct MHD_Connection *c, struct rv_req *q,
-		     enum MHD_Result *res)
-{
-	const char *rv = NULL, *match = NULL;
-	memset(q, 0, sizeof(*q));
-	proxy_arg(c, "resourceVersion", &rv);
-	proxy_arg(c, "resourceVersionMatch", &match);
-	if (rv && *rv) {
-		if (!cache_parse_u64(rv, &q->rv)) {
-			char msg[512];
-			snprintf(msg, sizeof(msg),
-				 "resourceVersion: Invalid value: \"%.200s\": "
-				 "strconv.ParseUint: parsing \"%.200s\": invalid syntax", rv, rv);
-			struct proxy_status st = { .reason = PROXY_InternalError,
-						   .message = msg, .no_reason = true };
-			*res = proxy_status_send(c, &st);
-			return false;
-		}
-		q->any = q->rv == 0;
-	}
-	bool has_rv = rv && *rv;
-	if (match && *match) {
-		if (!strcmp(match, "Exact")) {
-			q->exact = true;
-		} else if (strcmp(match, "NotOlderThan")) {
-			char msg[256];
-			snprintf(msg, sizeof(msg),
-				 "Unsupported value: \"%.100s\": supported values: "
-				 "\"Exact\", \"NotOlderThan\", \"\"", match);
-			*res = invalid_match(c, msg);
-			return false;
-		}
-		if (!has_rv) {
-			*res = invalid_match(c, "Forbidden: resourceVersionMatch is "
-						"forbidden unless resourceVersion is provided");
-			return false;
-		}
-		if (q->exact && q->rv == 0) {
-			*res = invalid_match(c, "Forbidden: resourceVersionMatch \"exact\" "
-						"is forbidden for resourceVersion \"0\"");
-			return false;
-		}
-	}
-	return true;
-}
-
-static enum MHD_Result too_large(struct MHD_Connection *c,
-				 struct cache_resource *r, uint64_t rv)
-{
-	char msg[160];
-	snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
-		 (unsigned long long)rv,
-		 (unsigned long long)cache_store_rv(r->store));
-	struct proxy_status st = {
-		.reason = PROXY_Timeout, .message = msg, .retry_after = 1,
-		.details = "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
-			   "\"message\":\"Too large resource version\"}],"
-			   "\"retryAfterSeconds\":1}",
-	};
-	return proxy_status_send(c, &st);
-}
-
-/*
- * Make sure the cache is as new as the request needs: for an RV-less
- * request, at least the upstream's RV when the request came (a consistent
- * read); for resourceVersion=N, at least N (see fresh.h). Returns 0 to go
- * on from the cache, or 1 with *res set: suspended (the handler runs
- * again when resumed), answered, or handed to the upstream
- * (req->upstream, for a read the cache cannot prove fresh).
- */
-static int await_rv(struct proxy *p, struct MHD_Connection *c,
-		    struct cache_resource *r, const struct rv_req *q,
-		    bool watch, struct proxy_req *req, enum MHD_Result *res)
-{
-	if (!req->waited) {
-		bool consistent = !q->rv && !q->any;
-		if (!consistent && cache_store_rv(r->store) >= q->rv)
-			return 0;
-		req->waited = true;
-		if (consistent)
-			PROXY_COUNT(consistent_reads);
-		req->wait.conn = c;
-		req->wait.r = r;
-		req->wait.watch = watch;
-		req->wait.need_rv = q->rv;
-		if (proxy_fresh_wait(p->fresh, &req->wait, consistent)) {
-			*res = MHD_YES;
-			return 1;
-		}
-	}
-	switch (req->wait.result) {
-	case FRESH_TIMEOUT:
-		*res = too_large(c, r, req->wait.need_rv);
-		return 1;
-	case FRESH_STALE:
-		PROXY_COUNT(consistent_stale);
-		log_v(1, "%s: read served from the cache at %llu: the upstream "
-		      "cannot be asked", r->kind->resource,
-		      (unsigned long long)cache_store_rv(r->store));
-		return 0;
-	case FRESH_UPSTREAM:
-		if (watch)
-			return 0;	/* starts from the cache; events follow */
-		PROXY_COUNT(reads_upstream);
-		req->upstream = true;
-		*res = MHD_YES;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int proxy_await_rv(struct proxy *p, struct MHD_Connection *c,
-		   struct cache_resource *r, uint64_t rv, struct proxy_req *req,
-		   enum MHD_Result *res)
-{
-	struct rv_req q = { .rv = rv };
-	return await_rv(p, c, r, &q, true, req, res);
-}
-
 /* The snapshot a request asks for, referenced; NULL after queueing the
  * error answer in *res. */
 static struct cache_snap *snap_for(struct MHD_Connection *c,
 				   struct cache_resource *r,
-				   const struct rv_req *q, enum MHD_Result *res)
+				   const struct proxy_rv_req *q, enum MHD_Result *res)
 {
 	if (!q->exact)
 		return cache_store_snap(r->store);
@@ -229,19 +83,11 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 {
 	struct buf head = BUF_INIT;
 	char apiv[160];
-	if (fmt->form != FORM_JSON) {
+	if (fmt->form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
 		time_t now = time(NULL);
-		if (fmt->form == FORM_TABLE) {
-			buf_printf(&body, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-					  "\"metadata\":%s,", fmt->version, meta);
-			proxy_table_head(&body, k, fmt, true);
-			buf_adds(&body, ",\"rows\":[");
-			for (size_t i = 0; i < n; i++) {
-				if (i)
-					buf_addc(&body, ',');
-				proxy_table_row(&body, k, items[i], fmt, now);
-			}
+		if (fmt->form == PROXY_FORM_TABLE) {
+			proxy_table_render(&body, k, fmt, meta, items, n, true, now);
 		} else {
 			buf_printf(&body, "{\"kind\":\"PartialObjectMetadataList\","
 					  "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,\"items\":[",
@@ -251,8 +97,9 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 					buf_addc(&body, ',');
 				proxy_render_metadata(&body, items[i], fmt->version);
 			}
+			buf_adds(&body, "]}");
 		}
-		buf_adds(&body, "]}\n");
+		buf_addc(&body, '\n');
 		cache_snap_put(snap);
 		return proxy_send_buf(c, MHD_HTTP_OK, &body);
 	}
@@ -283,13 +130,85 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	return proxy_send_pieces(c, &pc, list_body_free, lb);
 }
 
-enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
+/* One page of a LIST: items borrowed from the snapshot. */
+struct page {
+	struct cache_obj **items;
+	size_t n, cap;
+	bool more;		/* limit cut it short */
+};
+
+/* Select into pg what matches f, from the first key of f's namespace, or
+ * after start_ns/start_name (a continue token's start key) when start_ns
+ * is not NULL, up to limit (0: all). Returns 0 or -ENOMEM. */
+static int select_page(struct cache_snap *snap, const struct proxy_filter *f,
+		       const char *start_ns, const char *start_name,
+		       uint64_t limit, struct page *pg)
+{
+	struct cache_iter it;
+	const char *lk = NULL, *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
+	const char *from_ns = start_ns ? start_ns : f->ns;
+	const char *from_name = start_ns ? start_name : "";
+	if (lv)	/* key=value: walk the label index, not every object */
+		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
+	else
+		cache_iter_seek(&it, snap, from_ns, from_name);
+	struct cache_obj *o;
+	while ((o = cache_iter_next(&it))) {
+		if (f->ns[0] && strcmp(o->ns, f->ns))
+			break;	/* past the namespace's range */
+		if (start_ns && !strcmp(o->ns, start_ns) && !strcmp(o->name, start_name))
+			continue;	/* the token names the last item sent */
+		if (!proxy_filter_match(f, o))
+			continue;
+		if (limit && pg->n == limit) {
+			pg->more = true;
+			break;
+		}
+		if (pg->n == pg->cap) {
+			size_t cap = pg->cap ? pg->cap * 2 : 64;
+			struct cache_obj **ni = xrealloc(pg->items, cap * sizeof(*ni));
+			if (!ni)
+				return -ENOMEM;
+			pg->items = ni;
+			pg->cap = cap;
+		}
+		pg->items[pg->n++] = o;
+	}
+	return 0;
+}
+
+/* The LIST's ListMeta: its RV and, for a page cut short, the continue
+ * token (the snapshot pinned for the next pages) and, when only the
+ * namespace narrows it, remainingItemCount. */
+static void list_meta(struct buf *meta, struct cache_resource *r,
+		      struct cache_snap *snap, const struct proxy_filter *f,
+		      const struct page *pg)
+{
+	buf_printf(meta, "{\"resourceVersion\":\"%llu\"", (unsigned long long)snap->rv);
+	if (pg->more && pg->n) {
+		const struct cache_obj *last = pg->items[pg->n - 1];
+		buf_adds(meta, ",\"continue\":\"");
+		proxy_continue_encode(meta, snap->rv, last->ns, last->name);
+		buf_addc(meta, '"');
+		if (proxy_filter_is_ns_only(f)) {
+			size_t end = f->ns[0] ? cache_snap_rank_ns_end(snap, f->ns) :
+						snap->count;
+			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
+			buf_printf(meta, ",\"remainingItemCount\":%zu", end - at);
+		}
+		if (cache_store_pin(r->store, snap, PIN_TTL))
+			PROXY_COUNT(pins_evicted);
+	}
+	buf_addc(meta, '}');
+}
+
+enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 				  struct cache_resource *r,
 				  const struct proxy_route *rt,
-				  struct proxy_req *req)
+				  struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
-	struct rv_req q;
+	struct proxy_rv_req q;
 	struct proxy_filter f;
 	char err[512];
 	const char *limit_s = NULL, *cont = NULL;
@@ -300,7 +219,7 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_fmt fmt;
 	if (proxy_fmt_negotiate(c, &fmt))
 		return not_acceptable(c);
-	if (!parse_rv(c, &q, &res))
+	if (!proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
 	    !cache_parse_u64(limit_s, &limit))
@@ -312,10 +231,9 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 			return proxy_error(c, PROXY_BadRequest,
 					   "specifying resource version is not allowed when using continue");
 		if (proxy_continue_decode(cont, &cont_rv, start_ns, sizeof(start_ns),
-					  start_name, sizeof(start_name), err,
-					  sizeof(err)))
+				    start_name, sizeof(start_name), err, sizeof(err)))
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
-	} else if (await_rv(p, c, r, &q, false, req, &res)) {
+	} else if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res)) {
 		return res;
 	}
 	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err, sizeof(err));
@@ -346,64 +264,19 @@ enum MHD_Result proxy_handle_list(struct proxy *p, struct MHD_Connection *c,
 		}
 	}
 
-	/* Select: from the start key (or the namespace's first key), what
-	 * matches, up to limit. Items are borrowed from snap. */
-	struct cache_iter it;
-	const char *lk = NULL, *lv = f.lsel ? cache_lsel_eq(f.lsel, &lk) : NULL;
-	const char *from_ns = cont_rv ? start_ns : f.ns;
-	const char *from_name = cont_rv ? start_name : "";
-	if (lv)	/* key=value: walk the label index, not every object */
-		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
-	else
-		cache_iter_seek(&it, snap, from_ns, from_name);
-	struct cache_obj *o, **items = NULL;
-	size_t n = 0, cap = 0;
-	bool more = false;
-	while ((o = cache_iter_next(&it))) {
-		if (f.ns[0] && strcmp(o->ns, f.ns))
-			break;	/* past the namespace's range */
-		if (cont_rv && !strcmp(o->ns, start_ns) && !strcmp(o->name, start_name))
-			continue;	/* the token names the last item sent */
-		if (!proxy_filter_match(&f, o))
-			continue;
-		if (limit && n == limit) {
-			more = true;
-			break;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct cache_obj **ni = xrealloc(items, cap * sizeof(*ni));
-			if (!ni)
-				goto fail;
-			items = ni;
-		}
-		items[n++] = o;
-	}
-
+	struct page pg = { 0 };
+	if (select_page(snap, &f, cont_rv ? start_ns : NULL, start_name, limit, &pg))
+		goto fail;
 	struct buf meta = BUF_INIT;
-	buf_printf(&meta, "{\"resourceVersion\":\"%llu\"", (unsigned long long)snap->rv);
-	if (more && n) {
-		const struct cache_obj *last = items[n - 1];
-		buf_adds(&meta, ",\"continue\":\"");
-		proxy_continue_encode(&meta, snap->rv, last->ns, last->name);
-		buf_addc(&meta, '"');
-		if (proxy_filter_is_ns_only(&f)) {
-			size_t end = f.ns[0] ? cache_snap_rank_ns_end(snap, f.ns) :
-					       snap->count;
-			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
-			buf_printf(&meta, ",\"remainingItemCount\":%zu", end - at);
-		}
-		if (cache_store_pin(r->store, snap, PIN_TTL))
-			PROXY_COUNT(pins_evicted);
-	}
-	buf_addc(&meta, '}');
-	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, items, n, meta.p) :
+	list_meta(&meta, r, snap, &f, &pg);
+	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, pg.items, pg.n,
+					meta.p) :
 			      MHD_NO;
 	snap = NULL;	/* send_list took it */
 	buf_free(&meta);
 fail:
 	cache_snap_put(snap);
-	free(items);
+	free(pg.items);
 	proxy_filter_free(&f);
 	return res;
 }
@@ -415,38 +288,36 @@ static void get_body_free(void *cls)
 	cache_obj_put(cls);
 }
 
-enum MHD_Result proxy_handle_get(struct proxy *p, struct MHD_Connection *c,
+enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 				 struct cache_resource *r,
 				 const struct proxy_route *rt,
-				 struct proxy_req *req)
+				 struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
-	struct rv_req q;
+	struct proxy_rv_req q;
 	struct proxy_fmt fmt;
 	if (proxy_fmt_negotiate(c, &fmt))
 		return not_acceptable(c);
-	if (!parse_rv(c, &q, &res))
+	if (!proxy_rv_read(c, &q, &res))
 		return res;
-	if (await_rv(p, c, r, &q, false, req, &res))
+	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o)
 		return proxy_not_found(c, r->kind->resource, rt->name);
-	if (fmt.form != FORM_JSON) {
+	if (fmt.form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
-		if (fmt.form == FORM_TABLE) {
-			/* a one-row Table at the object's own RV (07-d) */
-			buf_printf(&body, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-					  "\"metadata\":{\"resourceVersion\":\"%llu\"},",
-				   fmt.version, (unsigned long long)o->rv);
-			proxy_table_head(&body, r->kind, &fmt, true);
-			buf_adds(&body, ",\"rows\":[");
-			proxy_table_row(&body, r->kind, o, &fmt, time(NULL));
-			buf_adds(&body, "]}\n");
+		if (fmt.form == PROXY_FORM_TABLE) {
+			/* a one-row Table at the object's own RV, as the
+			 * apiserver answers a GET */
+			char meta[64];
+			proxy_table_obj_meta(o, meta, sizeof(meta));
+			proxy_table_render(&body, r->kind, &fmt, meta, &o, 1, true,
+					   time(NULL));
 		} else {
 			proxy_render_metadata(&body, o, fmt.version);
-			buf_addc(&body, '\n');
 		}
+		buf_addc(&body, '\n');
 		cache_obj_put(o);
 		return proxy_send_buf(c, MHD_HTTP_OK, &body);
 	}

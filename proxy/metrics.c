@@ -11,7 +11,7 @@
 
 #include "config/buf.h"
 #include "proxy/conns.h"
-#include "proxy/server.h"
+#include "proxy/request.h"
 
 struct proxy_counters proxy_counters;
 

@@ -22,7 +22,7 @@
 #include "config/buf.h"
 #include "config/limits.h"
 #include "config/log.h"
-#include "proxy/server.h"
+#include "proxy/request.h"
 #include "proxy/status.h"
 
 #define HIGH_WATER (1024 * 1024)	/* pause the upstream above this */
@@ -419,7 +419,7 @@ static bool long_running(struct MHD_Connection *c, const char *target)
 {
 	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
 	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
-	if (proxy_watch_value(w) ||
+	if (proxy_route_watch_value(w) ||
 	    (f && (!strcasecmp(f, "true") || !strcmp(f, "1"))))
 		return true;
 	size_t n = strcspn(target, "?");
@@ -518,9 +518,7 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 		i = (size_t)(v - pt->resp_hdrs.p) + strlen(v) + 1;
 	}
 	pthread_mutex_unlock(&pt->lock);
-	enum MHD_Result r = MHD_queue_response(c, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_request_queue(c, (unsigned)status, resp);
 }
 
 enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,

@@ -18,7 +18,7 @@ static int copy(char *dst, size_t cap, const char *s, size_t n)
 	return 0;
 }
 
-bool proxy_watch_value(const char *v)
+bool proxy_route_watch_value(const char *v)
 {
 	return v && strcmp(v, "0") && strcasecmp(v, "false");
 }

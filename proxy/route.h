@@ -5,8 +5,8 @@
  *   /apis/GROUP/VERSION[/watch][/namespaces/NS]/RESOURCE[/NAME[/SUB]]
  *
  * "/api/v1/namespaces/NAME" is the namespace NAME, not a namespaced list:
- * a segment after namespaces/NS is read as a resource only when a second
- * one follows or the caller's is_resource() says so.
+ * namespaces/NS is read as a namespace only when another segment (the
+ * resource) follows it.
  */
 #ifndef PROXY_ROUTE_H
 #define PROXY_ROUTE_H
@@ -24,8 +24,8 @@ struct proxy_route {
 };
 
 /* watch=V asks for a watch for any V but "0" and "false" (any case), an
- * empty value included, as the apiserver reads it (fixtures 08-d..m). */
-bool proxy_watch_value(const char *v);
+ * empty value included, as the apiserver reads it. */
+bool proxy_route_watch_value(const char *v);
 
 /* Returns 0, or -ENOENT when path is not a resource path at all, or
  * -EINVAL when a part is too long or empty. */

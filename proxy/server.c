@@ -4,85 +4,48 @@
 #include "proxy/server.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cache/json.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/authn.h"
+#include "proxy/conns.h"
+#include "proxy/discovery.h"
+#include "proxy/fresh.h"
+#include "proxy/health.h"
+#include "proxy/list.h"
+#include "proxy/listen.h"
 #include "proxy/metrics.h"
+#include "proxy/passthrough.h"
+#include "proxy/rv.h"
 #include "proxy/serve_tls.h"
 #include "proxy/status.h"
 #include "proxy/target.h"
+#include "proxy/watch.h"
 
 #define TICK_MS 500
 #define GIVE_BACK_S 10	/* how often freed memory may go back to the system */
-
-bool proxy_stopping(const struct proxy *p)
-{
-	return __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
-}
-
-bool proxy_client_gone(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (!ci)
-		return false;
-	/* poll, not a peek: over TLS a client that hangs up sends
-	 * close_notify first, bytes a peek would take for a live client */
-	struct pollfd pfd = { .fd = ci->connect_fd, .events = POLLRDHUP };
-	return poll(&pfd, 1, 0) > 0 &&
-	       (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
-}
-
-bool proxy_arg(struct MHD_Connection *c, const char *name, const char **val)
-{
-	const char *v = NULL;
-	size_t len = 0;
-	if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, name,
-					  strlen(name), &v, &len) != MHD_YES)
-		return false;
-	if (val)
-		*val = v ? v : "";
-	return true;
-}
-
-struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
-{
-	for (int i = 0; i < p->nres; i++) {
-		const struct cache_kind *k = p->res[i]->kind;
-		if (!strcmp(k->group, rt->group) && !strcmp(k->version, rt->version) &&
-		    !strcmp(k->resource, rt->resource))
-			return p->res[i];
-	}
-	return NULL;
-}
 
 /* watch=... is true for any value but "0" and "false" (any case), an
  * empty value included, as the apiserver reads it. */
 static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 {
 	const char *v = NULL;
-	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_watch_value(v));
+	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_route_watch_value(v));
 }
 
 /* The paths a health probe or a scraper asks for: served on the
  * connection reserve, past --max-connections. */
 static bool health_path(const char *path)
 {
-	return !strcmp(path, "/healthz") || !strcmp(path, "/livez") ||
-	       !strcmp(path, "/readyz") || !strcmp(path, "/metrics");
+	return proxy_health_path(path) || !strcmp(path, "/metrics");
 }
 
 /* A request the cache answers: the health paths, and GET of a cached
@@ -114,14 +77,15 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 }
 
 static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
-			     const char *url, struct proxy_req *req)
+			     const char *url, struct proxy_fresh_req *req)
 {
-	int h = proxy_handle_health(p, c, url);
-	if (h >= 0)
-		return (enum MHD_Result)h;
+	if (proxy_health_path(url))
+		return proxy_health_handle(p, c, url);
+	if (!strcmp(url, "/metrics"))
+		return proxy_handle_metrics(p, c);
 	if (proxy_discovery_path(url)) {
 		PROXY_COUNT(req_discovery);
-		h = proxy_discovery_serve(p->disc, c, url);
+		int h = proxy_discovery_serve(p->disc, c, url);
 		if (h >= 0)
 			return (enum MHD_Result)h;
 		/* the set changed since the request was routed */
@@ -150,37 +114,41 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 			PROXY_COUNT(req_watch);
 		/* A watch without resourceVersion starts at the most recent
 		 * state: as fresh as the upstream, like an RV-less LIST (the
-		 * apiserver waits for its watch cache too, fixture 08-d). */
-		const char *rv = NULL, *sie = NULL;
+		 * apiserver waits for its watch cache to catch up too). */
+		const char *rv = NULL, *match = NULL, *sie = NULL;
+		struct proxy_rv_watch wq;
 		enum MHD_Result res;
+		char msg[512];
 		proxy_arg(c, "resourceVersion", &rv);
+		proxy_arg(c, "resourceVersionMatch", &match);
 		proxy_arg(c, "sendInitialEvents", &sie);
-		if ((!rv || !*rv) && proxy_await_rv(p, c, r, 0, req, &res))
+		/* errors are the watch handler's to answer */
+		proxy_rv_parse_watch(rv, match, sie, &wq, msg, sizeof(msg));
+		struct proxy_rv_req q = { 0 };
+		if (!wq.has_rv && proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
 		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
 		 * initial state at N or later: wait for N, as for a LIST. */
-		uint64_t n = 0;
-		if (rv && *rv && !cache_parse_u64(rv, &n))
-			n = 0;	/* the watch handler answers the bad value */
-		if (n && sie && !strcasecmp(sie, "true") &&
-		    proxy_await_rv(p, c, r, n, req, &res))
+		q.rv = wq.rv;
+		if (wq.rv && wq.list &&
+		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
-		return proxy_handle_watch(p, c, r, &rt);
+		return proxy_watch_handle(p, c, r, &rt);
 	}
 	if (!req->waited)	/* count a read once, not again when resumed */
 		rt.name[0] ? PROXY_COUNT(req_get) : PROXY_COUNT(req_list);
 	if (rt.name[0])
-		return proxy_handle_get(p, c, r, &rt, req);
-	return proxy_handle_list(p, c, r, &rt, req);
+		return proxy_list_get(p, c, r, &rt, req);
+	return proxy_list_handle(p, c, r, &rt, req);
 }
 
 /* Per request, *state is a struct req: a local one (the cache answers)
  * or a passthrough one. */
 struct req {
 	bool announced;			/* the first call has been seen */
-	struct authn_job *job;		/* a delegated-auth review under way */
+	struct proxy_authn_job *job;		/* a delegated-auth review under way */
 	bool local;
-	struct proxy_req lr;
+	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
 	char *raw;			/* the request target as received */
 	char *path;			/* its checked, decoded path (target.h);
@@ -217,11 +185,11 @@ static void req_free(struct req *rq)
 
 /* What a request asks for, as the apiserver's RequestInfo reads it. */
 static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt,
-			  const char *method, struct authn_attrs *at)
+			  const char *method, struct proxy_authn_attrs *at)
 {
 	bool watch = is_watch(c, rt);
 	const char *fs = NULL;
-	*at = (struct authn_attrs){
+	*at = (struct proxy_authn_attrs){
 		.resource = true, .group = rt->group, .version = rt->version,
 		.res = rt->resource, .sub = rt->sub, .ns = rt->ns, .name = rt->name,
 		.path = "",
@@ -249,22 +217,22 @@ static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt
 
 /* Answer a delegated-auth verdict; true when answered (*ret set), false
  * for a request that may go on. */
-static bool answer_verdict(struct MHD_Connection *c, enum authn_verdict v,
+static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
 			   const char *msg, const char *details, enum MHD_Result *ret)
 {
 	struct proxy_status st = { .reason = PROXY_ServiceUnavailable };
 	switch (v) {
-	case AUTHN_ALLOWED:
+	case PROXY_AUTHN_ALLOWED:
 		return false;
-	case AUTHN_UNAUTHENTICATED:
+	case PROXY_AUTHN_UNAUTHENTICATED:
 		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
 		return true;
-	case AUTHN_FORBIDDEN:
+	case PROXY_AUTHN_FORBIDDEN:
 		st.reason = PROXY_Forbidden;
 		st.message = msg;
 		st.details = details[0] ? details : NULL;
 		break;
-	case AUTHN_MISS:	/* no review could be queued */
+	case PROXY_AUTHN_MISS:	/* no review could be queued */
 		st.reason = PROXY_TooManyRequests;
 		st.retry_after = 1;
 		st.details = "{\"retryAfterSeconds\":1}";
@@ -296,8 +264,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 			   struct req *rq, const char *method, enum MHD_Result *ret)
 {
 	const char *path = rq->path;
-	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") ||
-	    !strcmp(path, "/readyz"))
+	if (proxy_health_path(path))
 		return false;
 	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							"Authorization");
@@ -310,9 +277,9 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 	if (impersonate && rq->local && strcmp(path, "/metrics"))
 		rq->local = false;
 	char msg[1024], details[768];
-	struct authn_attrs at;
+	struct proxy_authn_attrs at;
 	struct proxy_route rt;
-	const struct authn_attrs *ask = NULL;
+	const struct proxy_authn_attrs *ask = NULL;
 	if (!rq->local) {
 		if (authz && *authz)
 			return false;	/* the upstream decides, on the client's token */
@@ -321,7 +288,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		return true;
 	}
 	if (!strcmp(path, "/metrics")) {
-		at = (struct authn_attrs){ .resource = false, .verb = "get",
+		at = (struct proxy_authn_attrs){ .resource = false, .verb = "get",
 					   .group = "", .version = "", .res = "",
 					   .sub = "", .ns = "", .name = "",
 					   .path = "/metrics" };
@@ -330,9 +297,9 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		request_attrs(c, &rt, method, &at);
 		ask = &at;
 	}
-	enum authn_verdict v = proxy_authn_cached(p->authn, authz, ask, msg,
+	enum proxy_authn_verdict v = proxy_authn_cached(p->authn, authz, ask, msg,
 						  sizeof(msg), details, sizeof(details));
-	if (v == AUTHN_MISS && (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
+	if (v == PROXY_AUTHN_MISS && (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
 		*ret = MHD_YES;
 		return true;
 	}
@@ -378,7 +345,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (rq->job) {	/* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
-		enum authn_verdict v = proxy_authn_finish(p->authn, rq->job, msg,
+		enum proxy_authn_verdict v = proxy_authn_finish(p->authn, rq->job, msg,
 							  sizeof(msg), details,
 							  sizeof(details));
 		rq->job = NULL;
@@ -460,7 +427,8 @@ static void *ticker(void *arg)
 		for (int i = 0; i < p->nres; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
-		proxy_conns_reap(p->conns);
+		for (int cut = proxy_conns_reap(p->conns); cut > 0; cut--)
+			PROXY_COUNT(header_timeouts);
 		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0)
 			alloc_give_back();
 	}
@@ -509,98 +477,15 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_END);
 }
 
-/* A listening unix socket at path with the given mode (0600 unless
- * --unix-socket-mode widens it): the file's permissions are the access
- * control. A stale socket is replaced; any other file is not. */
-static int unix_listen(const char *path, int mode, char *err, size_t errlen)
-{
-	struct sockaddr_un su = { .sun_family = AF_UNIX };
-	struct stat st;
-	if (strlen(path) >= sizeof(su.sun_path)) {
-		snprintf(err, errlen, "--unix-socket: path too long");
-		return -EINVAL;
-	}
-	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "--unix-socket %s: exists and is not a socket; "
-			 "refusing to replace it", path);
-		return -EEXIST;
-	}
-	strcpy(su.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "--unix-socket: %s", strerror(errno));
-		return -errno;
-	}
-	unlink(path);
-	/* created with no access at all, then opened to exactly mode */
-	mode_t old = umask(0777);
-	int rc = bind(fd, (struct sockaddr *)&su, sizeof(su));
-	umask(old);
-	if (rc || chmod(path, (mode_t)mode) || listen(fd, 128)) {
-		int e = errno;
-		snprintf(err, errlen, "--unix-socket %s: %s", path, strerror(e));
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
-/* 127.0.0.0/8 or [::1]. */
-static bool loopback_host(const char *host)
-{
-	return !strncmp(host, "127.", 4) || !strcmp(host, "[::1]");
-}
-
-/* Who may reach the proxy decides who it may lend its identity to. */
-static int check_exposure(const struct config *cfg, char *err, size_t errlen)
-{
-	if (loopback_host(cfg->listen_host) || cfg->client_auth == CLIENT_AUTH_DELEGATED)
-		return 0;
-	if (!cfg->allow_unauth_remote) {
-		snprintf(err, errlen, "--listen %s:%d is not a loopback address: anyone "
-			 "who reaches it would act as the proxy; use --client-auth=delegated "
-			 "(every client authenticated and authorized upstream), or "
-			 "--allow-unauthenticated-remote to accept that",
-			 cfg->listen_host, cfg->listen_port);
-		return -EPERM;
-	}
-	log_warn("--allow-unauthenticated-remote: anyone who reaches %s:%d acts "
-		 "with the proxy's credentials", cfg->listen_host, cfg->listen_port);
-	return 0;
-}
-
 int proxy_start(struct proxy *p, char *err, size_t errlen)
 {
-	/* HOST is an IPv4 address or a bracketed IPv6 one ("[::1]") */
-	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_storage ss;
 	const char *host = p->cfg->listen_host;
-	bool v6 = host[0] == '[';
-	if (v6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		char h6[64];
-		size_t n = strlen(host);
-		if (n < 3 || n - 2 >= sizeof(h6) || host[n - 1] != ']') {
-			snprintf(err, errlen, "--listen: \"%s\" is not [IPv6]", host);
-			return -EINVAL;
-		}
-		memcpy(h6, host + 1, n - 2);
-		h6[n - 2] = '\0';
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)p->cfg->listen_port);
-		if (inet_pton(AF_INET6, h6, &s6->sin6_addr) != 1) {
-			snprintf(err, errlen, "--listen: \"%s\" is not an IPv6 address", host);
-			return -EINVAL;
-		}
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)p->cfg->listen_port);
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-			snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address", host);
-			return -EINVAL;
-		}
-	}
-	int rc = check_exposure(p->cfg, err, errlen);
+	int rc = proxy_listen_addr(host, p->cfg->listen_port, &ss, err, errlen);
+	if (rc)
+		return rc;
+	bool v6 = ss.ss_family == AF_INET6;
+	rc = proxy_listen_check_exposure(p->cfg, err, errlen);
 	if (rc)
 		return rc;
 	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
@@ -648,7 +533,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
-		int fd = unix_listen(p->cfg->unix_socket, p->cfg->unix_socket_mode,
+		int fd = proxy_listen_unix(p->cfg->unix_socket, p->cfg->unix_socket_mode,
 				     err, errlen);
 		if (fd < 0)
 			return fd;

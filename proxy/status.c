@@ -10,6 +10,8 @@
 #include <strings.h>
 
 #include "cache/json.h"
+#include "proxy/pretty.h"
+#include "proxy/request.h"
 
 static const struct {
 	int code;
@@ -38,30 +40,6 @@ void proxy_json_headers(struct MHD_Response *resp)
 {
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
-}
-
-bool proxy_pretty(struct MHD_Connection *c)
-{
-	const char *p = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pretty");
-	if (p && *p)
-		return !strcasecmp(p, "true") || !strcmp(p, "1") || !strcasecmp(p, "t");
-	const char *ua = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent");
-	return ua && (!strncmp(ua, "curl", 4) || !strncmp(ua, "Wget", 4) ||
-		      !strncmp(ua, "Mozilla/5.0", 11));
-}
-
-void proxy_pretty_body(struct buf *b)
-{
-	struct buf out = BUF_INIT;
-	size_t n = b->len;
-	while (n && b->p[n - 1] == '\n')
-		n--;	/* pretty bodies end without a newline (03-a) */
-	if (json_indent(b->p, n, &out)) {
-		buf_free(&out);
-		return;	/* out of memory: compact will do */
-	}
-	buf_free(b);
-	*b = out;
 }
 
 static struct MHD_Response *status_response(const struct proxy_status *st,
@@ -97,12 +75,10 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 enum MHD_Result proxy_status_send(struct MHD_Connection *conn,
 				  const struct proxy_status *st)
 {
-	struct MHD_Response *resp = status_response(st, proxy_pretty(conn));
+	struct MHD_Response *resp = status_response(st, proxy_pretty_wanted(conn));
 	if (!resp)
 		return MHD_NO;
-	enum MHD_Result r = MHD_queue_response(conn, reasons[st->reason].code, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_request_queue(conn, reasons[st->reason].code, resp);
 }
 
 enum MHD_Result proxy_error(struct MHD_Connection *conn,

@@ -40,7 +40,8 @@ struct proxy_status {
 	const char *metadata;	/* a JSON object's text, or NULL ({}) */
 	int retry_after;	/* seconds; 0: no Retry-After header */
 	bool no_reason;		/* leave "reason" out, as the apiserver does
-				 * for errors it did not expect (04-j) */
+				 * for errors it did not expect, such as
+				 * an unparsable resourceVersion */
 	bool close;		/* Connection: close, for a client refused
 				 * for want of connections */
 };
@@ -57,12 +58,6 @@ enum MHD_Result proxy_error(struct MHD_Connection *conn,
 /* 404 for an object: `pods "x" not found` with details {name, kind}. */
 enum MHD_Result proxy_not_found(struct MHD_Connection *conn,
 				const char *resource, const char *name);
-
-/* Whether to pretty-print a (non-watch) answer, as the apiserver does:
- * ?pretty=true|false, else for curl, Wget and browser User-Agents. */
-bool proxy_pretty(struct MHD_Connection *c);
-/* Re-indent the compact JSON in b in place (see json_indent()). */
-void proxy_pretty_body(struct buf *b);
 
 /* The headers every JSON answer carries. */
 void proxy_json_headers(struct MHD_Response *resp);

@@ -26,7 +26,7 @@ struct column {
 	int priority;
 };
 
-/* Descriptions as the apiserver sends them (fixture 07-a). */
+/* Column descriptions, word for word as the apiserver sends them. */
 static const char name_desc[] =
 	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 static const char age_desc[] =
@@ -97,15 +97,20 @@ static bool has_param(const char *mr, const char *pv)
 
 int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f)
 {
+	return proxy_fmt_parse(
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "includeObject"),
+		f);
+}
+
+int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
+{
 	memset(f, 0, sizeof(*f));
-	f->include = INCLUDE_METADATA;
-	const char *inc = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-						      "includeObject");
+	f->include = PROXY_INCLUDE_METADATA;
 	if (inc && !strcmp(inc, "Object"))
-		f->include = INCLUDE_OBJECT;
+		f->include = PROXY_INCLUDE_OBJECT;
 	else if (inc && !strcmp(inc, "None"))
-		f->include = INCLUDE_NONE;
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+		f->include = PROXY_INCLUDE_NONE;
 	if (!accept || !*accept)
 		return 0;
 	bool any_json = false;
@@ -126,7 +131,7 @@ int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f)
 			continue;
 		if (json && has_param(mr, "as=Table") && has_param(mr, "g=meta.k8s.io")) {
 			if (has_param(mr, "v=v1") || has_param(mr, "v=v1beta1")) {
-				f->form = FORM_TABLE;
+				f->form = PROXY_FORM_TABLE;
 				f->version = has_param(mr, "v=v1") ? "v1" : "v1beta1";
 				return 0;
 			}
@@ -135,7 +140,7 @@ int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f)
 		if (json && (has_param(mr, "as=PartialObjectMetadata") ||
 			     has_param(mr, "as=PartialObjectMetadataList")) &&
 		    has_param(mr, "g=meta.k8s.io")) {
-			f->form = FORM_METADATA;
+			f->form = PROXY_FORM_METADATA;
 			f->version = has_param(mr, "v=v1beta1") ? "v1beta1" : "v1";
 			return 0;
 		}
@@ -461,13 +466,36 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 			   done, !strcmp(done, "Succeeded") ? "The pod has completed successfully." :
 							      "The pod failed.");
 	buf_adds(b, ",\"object\":");
-	if (f->include == INCLUDE_OBJECT)
+	if (f->include == PROXY_INCLUDE_OBJECT)
 		buf_add(b, o->json, o->len);
-	else if (f->include == INCLUDE_NONE)
+	else if (f->include == PROXY_INCLUDE_NONE)
 		buf_adds(b, "null");
 	else
 		pmo(b, &d, f->version ? f->version : "v1");
 	buf_addc(b, '}');
 	json_doc_free(&d);
 	return 0;
+}
+
+void proxy_table_render(struct buf *b, const struct cache_kind *k,
+			const struct proxy_fmt *f, const char *metadata,
+			struct cache_obj *const *rows, size_t n, bool columns,
+			time_t now)
+{
+	buf_printf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+		      "\"metadata\":%s,", f->version, metadata);
+	proxy_table_head(b, k, f, columns);
+	buf_adds(b, ",\"rows\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_addc(b, ',');
+		proxy_table_row(b, k, rows[i], f, now);
+	}
+	buf_adds(b, "]}");
+}
+
+void proxy_table_obj_meta(const struct cache_obj *o, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "{\"resourceVersion\":\"%llu\"}",
+		 (unsigned long long)o->rv);
 }

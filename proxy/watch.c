@@ -14,6 +14,8 @@
  * watch_free() when the connection is done with it. Each holds one of
  * the --max-watchers slots (conns.h) from its start to watch_free().
  */
+#include "proxy/watch.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -25,8 +27,9 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/filter.h"
-#include "proxy/server.h"
+#include "proxy/conns.h"
 #include "proxy/metrics.h"
+#include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
 
@@ -88,26 +91,23 @@ static void set_own(struct watch *w)
 /* {"type":T,"object":OBJ}\n into own, OBJ in the watch's form: the
  * object, a one-row Table (column definitions on the first event only,
  * as the apiserver sends them) or its PartialObjectMetadata. */
-static void own_event(struct watch *w, const char *type,
-		      const struct cache_obj *o)
+static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 {
 	buf_reset(&w->own);
 	buf_printf(&w->own, "{\"type\":\"%s\",\"object\":", type);
 	switch (w->fmt.form) {
-	case FORM_JSON:
+	case PROXY_FORM_JSON:
 		buf_add(&w->own, o->json, o->len);
 		break;
-	case FORM_TABLE:
-		buf_printf(&w->own, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-				    "\"metadata\":{\"resourceVersion\":\"%llu\"},",
-			   w->fmt.version, (unsigned long long)o->rv);
-		proxy_table_head(&w->own, w->r->kind, &w->fmt, !w->columns_sent);
+	case PROXY_FORM_TABLE: {
+		char meta[64];
+		proxy_table_obj_meta(o, meta, sizeof(meta));
+		proxy_table_render(&w->own, w->r->kind, &w->fmt, meta, &o, 1,
+				   !w->columns_sent, time(NULL));
 		w->columns_sent = true;
-		buf_adds(&w->own, ",\"rows\":[");
-		proxy_table_row(&w->own, w->r->kind, o, &w->fmt, time(NULL));
-		buf_adds(&w->own, "]}");
 		break;
-	case FORM_METADATA:
+	}
+	case PROXY_FORM_METADATA:
 		proxy_render_metadata(&w->own, o, w->fmt.version);
 		break;
 	}
@@ -171,7 +171,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	}
 	}
 	w->sent_rv = ev->rv;
-	if (!as && w->fmt.form != FORM_JSON)
+	if (!as && w->fmt.form != PROXY_FORM_JSON)
 		as = cache_ev_type_name(ev->type);
 	if (as) {
 		own_event(w, as, ev->obj);
@@ -302,33 +302,19 @@ static void watch_free(void *cls)
 	free(w);
 }
 
-static bool arg_true(struct MHD_Connection *c, const char *name)
-{
-	const char *v = NULL;
-	return proxy_arg(c, name, &v) && v &&
-	       (!strcasecmp(v, "true") || !strcmp(v, "1"));
-}
-
 /* The watch itself; *owned set once watch_free() is bound to run (it
  * gives the --max-watchers slot back). */
 static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 				   struct cache_resource *r,
 				   const struct proxy_route *rt, bool *owned)
 {
-	const char *rv_s = NULL, *match = NULL, *to_s = NULL, *sie = NULL;
-	uint64_t rv = 0;
+	const char *to_s = NULL;
+	struct proxy_rv_watch q;
+	enum MHD_Result res;
 	char err[512];
-	proxy_arg(c, "resourceVersion", &rv_s);
-	proxy_arg(c, "resourceVersionMatch", &match);
-	bool has_sie = proxy_arg(c, "sendInitialEvents", &sie) && sie && *sie;
-	if (match && *match && !has_sie)
-		return proxy_error(c, PROXY_Invalid,
-				   "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
-				   "Forbidden: resourceVersionMatch is forbidden for watch unless "
-				   "sendInitialEvents is provided");
-	if (rv_s && *rv_s && !cache_parse_u64(rv_s, &rv))
-		return proxy_error(c, PROXY_BadRequest,
-				   "resourceVersion: Invalid value: \"%.200s\"", rv_s);
+	if (!proxy_rv_read_watch(c, &q, &res))
+		return res;
+	uint64_t rv = q.rv;
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if (!w)
 		return MHD_NO;
@@ -350,8 +336,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return fr == -ENOMEM ? MHD_NO :
 				       proxy_error(c, PROXY_BadRequest, "%s", err);
 	}
-	w->bookmarks = arg_true(c, "allowWatchBookmarks");
-	bool initial = has_sie ? !strcasecmp(sie, "true") : rv == 0;
+	w->bookmarks = proxy_arg_true(c, "allowWatchBookmarks");
 	int64_t now = now_ms();
 	long timeout = 0;
 	if (proxy_arg(c, "timeoutSeconds", &to_s) && to_s && *to_s)
@@ -364,13 +349,14 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;
 	w->last_bookmark_ms = now;
 
-	if (initial) {
+	if (q.initial) {
 		w->snap = cache_store_snap(r->store);
 		w->start_rv = w->snap->rv;
 		w->initial = true;
 		/* 1.32 treats an RV-less (or "0") watch with bookmarks as a
 		 * watch-list too: the initial events end with the marked
-		 * bookmark (fixtures 08-b, 08-c; 08-f has none without). */
+		 * bookmark when bookmarks were asked for, and has none
+		 * without them. */
 		w->end_bookmark = w->bookmarks;
 		cache_iter_seek(&w->it, w->snap, w->f.ns, "");
 	} else {
@@ -390,12 +376,10 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return MHD_NO;
 	}
 	proxy_json_headers(resp);
-	enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return res;
+	return proxy_request_queue(c, MHD_HTTP_OK, resp);
 }
 
-enum MHD_Result proxy_handle_watch(struct proxy *p, struct MHD_Connection *c,
+enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,
 				   struct cache_resource *r,
 				   const struct proxy_route *rt)
 {

@@ -180,33 +180,8 @@ static void test_obj_alloc_failure(void)
 }
 
 /* Go's json.Indent, byte for byte (fixtures 15-a and 06-b are this). */
-static void test_indent(void)
-{
-	const char *in = "{\"kind\":\"Status\",\"metadata\":{},\"list\":[],"
-			 "\"a\":[1,{\"b\":\"x,y:{z}\\\"\"}],\"c\":null}\n";
-	const char *want =
-		"{\n"
-		"  \"kind\": \"Status\",\n"
-		"  \"metadata\": {},\n"
-		"  \"list\": [],\n"
-		"  \"a\": [\n"
-		"    1,\n"
-		"    {\n"
-		"      \"b\": \"x,y:{z}\\\"\"\n"
-		"    }\n"
-		"  ],\n"
-		"  \"c\": null\n"
-		"}";
-	struct buf out = BUF_INIT;
-	size_t n = strlen(in) - 1;	/* without the newline */
-	CHECK(json_indent(in, n, &out) == 0);
-	CHECK_STR(out.p, want);
-	buf_free(&out);
-}
-
 int main(void)
 {
-	test_indent();
 	test_json_validation();
 	test_obj_parse();
 	test_obj_alloc_failure();
