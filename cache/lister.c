@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cache/reflector_int.h"
+#include "cache/url.h"
 #include "config/alloc.h"
 #include "config/log.h"
 
@@ -266,8 +267,6 @@ static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
 /* A full paged LIST into l. Returns R_OK, R_ERROR or R_STOP. */
 int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 {
-	char path[512];
-	cache_resource_path(r->kind, NULL, path, sizeof(path));
 	struct xfer x = { .r = r, .body = BUF_INIT };
 	char *cont = NULL;
 	char *asked = NULL;		/* the continue token of this request */
@@ -291,12 +290,7 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	refl_stat_inc(&r->stats.lists);
 	do {
 		buf_reset(&url);
-		buf_printf(&url, "%s%s?limit=%d", r->up.server, path, limit);
-		if (cont) {
-			char *esc = curl_easy_escape(c, cont, 0);
-			buf_printf(&url, "&continue=%s", esc ? esc : "");
-			curl_free(esc);
-		}
+		cache_url_list(&url, r->up.server, r->kind, limit, cont);
 		free(asked);
 		asked = cont;
 		cont = NULL;

@@ -19,8 +19,10 @@
 #include <urcu-bp.h>
 
 #include "cache/json.h"
+#include "cache/probe.h"
 #include "cache/reflector_int.h"
 #include "cache/relist.h"
+#include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/limits.h"
@@ -78,17 +80,6 @@ bool refl_stopping(struct cache_resource *r)
 static void touch(struct cache_resource *r)
 {
 	__atomic_store_n(&r->last_contact, (int64_t)time(NULL), __ATOMIC_RELAXED);
-}
-
-void cache_resource_path(const struct cache_kind *kind, const char *ns,
-			 char *out, size_t outlen)
-{
-	int n = kind->group[0] ?
-			snprintf(out, outlen, "/apis/%s/%s", kind->group, kind->version) :
-			snprintf(out, outlen, "/api/%s", kind->version);
-	if (ns && *ns)
-		n += snprintf(out + n, outlen - (size_t)n, "/namespaces/%s", ns);
-	snprintf(out + n, outlen - (size_t)n, "/%s", kind->resource);
 }
 
 /* ---- HTTP plumbing ---- */
@@ -337,8 +328,8 @@ static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
 	if (cache_rvclock_seen_by(r->clock, cache_rvclock_now_ms(), &seen) &&
 	    rv <= seen)
 		return R_OK;
-	if (cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				       sizeof(err))) {
+	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+				    sizeof(err))) {
 		log_warn("%s: watch: cannot check a BOOKMARK at %llu: %s",
 			 r->kind->resource, (unsigned long long)rv, err);
 		return R_RETRY;
@@ -660,16 +651,11 @@ static void set_list_rules(struct cache_resource *r, CURL *c)
 /* One WATCH from r->rv until the stream ends. */
 static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 {
-	char path[512];
-	cache_resource_path(r->kind, NULL, path, sizeof(path));
 	int timeout = r->up.watch_timeout ? r->up.watch_timeout :
 					    300 + rand() % 300;
 	set_stall_rules(r, c, timeout);
 	struct buf url = BUF_INIT;
-	buf_printf(&url,
-		   "%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"
-		   "&timeoutSeconds=%d",
-		   r->up.server, path, (unsigned long long)r->rv, timeout);
+	cache_url_watch(&url, r->up.server, r->kind, r->rv, timeout);
 	struct xfer x = { .r = r, .body = BUF_INIT, .watch = true,
 			  .line = BUF_INIT, .doc = JSON_DOC_INIT };
 	refl_stat_inc(&r->stats.watches);
@@ -707,31 +693,6 @@ static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 	buf_free(&x.line);
 	json_doc_free(&x.doc);
 	return result;
-}
-
-int cache_resource_upstream_rv(const struct cache_upstream *up,
-				const struct cache_kind *kind, const bool *stop,
-				uint64_t *rv, char *err, size_t errlen)
-{
-	char path[600];
-	cache_resource_path(kind, NULL, path, sizeof(path));
-	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
-	struct buf body = BUF_INIT;
-	struct json_doc d = JSON_DOC_INIT;
-	long code = cache_upstream_get(up, path, "application/json", stop, &body,
-				       NULL, err, errlen);
-	int rc = -EIO;
-	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
-		int t = json_path(&d, 0, "metadata.resourceVersion");
-		if (t >= 0 && !json_u64(&d, t, rv))
-			rc = 0;
-	}
-	if (rc && code >= 0)
-		snprintf(err, errlen, "the upstream answered %ld without a resourceVersion",
-			 code);
-	buf_free(&body);
-	json_doc_free(&d);
-	return rc;
 }
 
 /* ---- quiet resources ---- */
@@ -798,8 +759,8 @@ static int check_upstream_rv(struct cache_resource *r, int rc,
 	if (rc == R_OK && end->at_deadline &&
 	    cache_rvclock_heard_since(r->clock, end->opened_ms))
 		return rc;
-	if (cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				       sizeof(err)))
+	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+				    sizeof(err)))
 		return rc;
 	if (now < r->rv) {
 		log_warn("%s: the upstream is at resourceVersion %llu, below ours "

@@ -91,16 +91,4 @@ static inline bool cache_resource_synced(struct cache_resource *r)
 	return __atomic_load_n(&r->synced, __ATOMIC_ACQUIRE);
 }
 
-/* The upstream's current RV for kind, by a limit=1 LIST (a quorum read
- * there). Returns 0, or -EIO with err set. Blocking; gives up when *stop
- * (atomic) turns true. */
-int cache_resource_upstream_rv(const struct cache_upstream *up,
-			       const struct cache_kind *kind, const bool *stop,
-			       uint64_t *rv, char *err, size_t errlen);
-
-/* The path of the resource's collection, e.g. "/apis/apps/v1/deployments"
- * or "/api/v1/namespaces/NS/pods" when ns is given. */
-void cache_resource_path(const struct cache_kind *kind, const char *ns,
-			 char *out, size_t outlen);
-
 #endif
