@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 
 static bool is_space(char c)
@@ -412,7 +413,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 		size_t n;
 		const char *t = json_raw(dp, pk.created, &n);
 		int64_t ts;
-		if (!json_time(t, n, &ts))
+		if (!cache_parse_time(t, n, &ts))
 			o->created = ts;
 	}
 	for (size_t f = 0; f < nfields; f++)

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/body.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/metrics.h"

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/filter.h"

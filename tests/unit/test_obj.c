@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "cache/obj.h"
 #include "config/alloc.h"
 #include "check.h"
@@ -48,7 +49,7 @@ static void test_json_validation(void)
 	CHECK(json_u64(&d, json_get(&d, 0, "n"), &v) == 0 && v == 123);
 	CHECK(json_path(&d, 0, "a.c") < 0);
 	int64_t t;
-	CHECK(json_time("2026-01-01T00:00:10Z", 20, &t) == 0 && t == 1767225610);
+	CHECK(cache_parse_time("2026-01-01T00:00:10Z", 20, &t) == 0 && t == 1767225610);
 	json_doc_free(&d);
 }
 
