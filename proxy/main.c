@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 				log_error("--resources: \"%s\" named twice", cfg.resources[i]);
 				goto out;
 			}
-		p.res[p.nres] = cache_resource_new(k, &up, (size_t)cfg.history);
+		p.res[p.nres] = cache_refl_new(k, &up, (size_t)cfg.history);
 		if (!p.res[p.nres]) {
 			log_error("out of memory");
 			goto out;
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < p.nres; i++) {
-		if (cache_resource_start(p.res[i])) {
+		if (cache_refl_start(p.res[i])) {
 			log_error("cannot start the reflector thread");
 			goto out;
 		}
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 		next_check = time(NULL) + 2;
 		unsynced = 0;
 		for (int i = 0; i < p.nres; i++) {
-			if (cache_resource_synced(p.res[i]))
+			if (cache_refl_synced(p.res[i]))
 				continue;
 			unsynced++;
 			char msg[768];
@@ -294,11 +294,11 @@ int main(int argc, char **argv)
 out:
 	proxy_stop(&p);
 	for (int i = 0; i < p.nres; i++)
-		cache_resource_stop(p.res[i]);
+		cache_refl_stop(p.res[i]);
 	proxy_release(&p);
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
-		cache_resource_free(p.res[i]);
+		cache_refl_free(p.res[i]);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)
 		cache_kind_free(discovered[i]);

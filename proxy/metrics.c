@@ -49,7 +49,7 @@ static double objects(struct cache_resource *r)
 }
 
 static double rv(struct cache_resource *r) { return (double)cache_store_rv(r->store); }
-static double synced(struct cache_resource *r) { return cache_resource_synced(r); }
+static double synced(struct cache_resource *r) { return cache_refl_synced(r); }
 static double lists(struct cache_resource *r) { return (double)load(&r->stats.lists); }
 static double watches(struct cache_resource *r) { return (double)load(&r->stats.watches); }
 static double events(struct cache_resource *r) { return (double)load(&r->stats.events); }
@@ -76,10 +76,10 @@ static void relists_by_reason(struct buf *b, struct proxy *p)
 	buf_printf(b, "# HELP %s Relists, by why.\n# TYPE %s counter\n", name, name);
 	for (int i = 0; i < p->nres; i++) {
 		const struct cache_kind *k = p->res[i]->kind;
-		for (int why = 0; why < RELIST_NREASONS; why++)
+		for (int why = 0; why < REFL_RELIST_NREASONS; why++)
 			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
 				   name, k->resource, k->group[0] ? "." : "",
-				   k->group, cache_relist_reason_name(why),
+				   k->group, cache_refl_relist_reason_name(why),
 				   (unsigned long long)load(&p->res[i]->stats.relists_by[why]));
 	}
 }
