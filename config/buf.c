@@ -166,7 +166,7 @@ int buf_add_base64url(struct buf *b, const void *data, size_t n)
 	return buf_ok(b) ? 0 : -ENOMEM;
 }
 
-int base64url_decode(const char *s, size_t n, struct buf *out)
+int buf_base64url_decode(const char *s, size_t n, struct buf *out)
 {
 	while (n && s[n - 1] == '=')
 		n--;

@@ -422,7 +422,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 		if (!isspace((unsigned char)value[i]))
 			clean[m++] = value[i];
 	}
-	rc = base64url_decode(clean, m, &b);
+	rc = buf_base64url_decode(clean, m, &b);
 	if (rc == -ENOMEM) {
 		config_errf(k->err, k->errlen, "out of memory");
 		goto out;
