@@ -16,32 +16,6 @@
 #include "config/alloc.h"
 #include "config/buf.h"
 
-/* Split "res[.version][.group]" as kubectl does. */
-static int split(const char *spec, char *res, size_t rl, char *ver, size_t vl,
-		 char *group, size_t gl)
-{
-	const char *dot = strchr(spec, '.');
-	size_t n = dot ? (size_t)(dot - spec) : strlen(spec);
-	if (!n || n >= rl)
-		return -EINVAL;
-	memcpy(res, spec, n);
-	res[n] = '\0';
-	ver[0] = group[0] = '\0';
-	if (!dot)
-		return 0;
-	const char *rest = dot + 1, *d2 = strchr(rest, '.');
-	size_t len = d2 ? (size_t)(d2 - rest) : strlen(rest);
-	if (len >= 2 && rest[0] == 'v' && rest[1] >= '1' && rest[1] <= '9' &&
-	    len < vl) {
-		memcpy(ver, rest, len);
-		ver[len] = '\0';
-		snprintf(group, gl, "%s", d2 ? d2 + 1 : "");
-	} else {
-		snprintf(group, gl, "%s", rest);
-	}
-	return 0;
-}
-
 static long get(const struct cache_upstream *up, const char *path,
 		const bool *stop, struct buf *body, struct json_doc *d, char *err,
 		size_t errlen)
@@ -70,18 +44,20 @@ struct cache_kind *cache_kind_discover(const struct cache_upstream *up,
 				       const char *spec, const bool *stop,
 				       int *why, char *err, size_t errlen)
 {
-	char res[128], ver[64], group[200], path[400];
+	struct cache_kind_spec ks;
+	char *res = ks.resource, *ver = ks.version, *group = ks.group;
+	char path[400];
 	struct buf body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
 	struct cache_kind *k = NULL;
 	*why = -ENOENT;
-	if (split(spec, res, sizeof(res), ver, sizeof(ver), group, sizeof(group))) {
+	if (cache_kind_spec_parse(spec, &ks)) {
 		snprintf(err, errlen, "\"%s\" is not a resource name", spec);
 		goto out;
 	}
 	if (!ver[0]) {
 		if (!group[0]) {
-			snprintf(ver, sizeof(ver), "v1");
+			snprintf(ver, sizeof(ks.version), "v1");
 		} else {
 			snprintf(path, sizeof(path), "/apis/%s", group);
 			long code = get(up, path, stop, &body, &d, err, errlen);
@@ -93,7 +69,7 @@ struct cache_kind *cache_kind_discover(const struct cache_upstream *up,
 				goto out;
 			}
 			int pv = json_path(&d, 0, "preferredVersion.version");
-			if (pv < 0 || json_str(&d, pv, ver, sizeof(ver)) < 1) {
+			if (pv < 0 || json_str(&d, pv, ver, sizeof(ks.version)) < 1) {
 				snprintf(err, errlen, "API group \"%s\" names no preferred version", group);
 				goto out;
 			}
