@@ -6,25 +6,12 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/alloc.h"
 #include "config/kubeconfig.h"
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /*
  * The CONNECT_TO list for spec. libcurl keeps no copy of it and reads it
@@ -121,7 +108,7 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 		step = "tls-server-name";
 		struct curl_slist *ct = connect_to_list(up->connect_to);
 		if (!ct) {
-			errf(err, errlen, "out of memory");
+			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 		c = curl_easy_setopt(h, CURLOPT_CONNECT_TO, ct);
@@ -132,14 +119,14 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 				 (int)strcspn(a, "/"), a);
 			struct curl_slist *l = curl_slist_append(*headers, hdr);
 			if (!l) {
-				errf(err, errlen, "out of memory");
+				snprintf(err, errlen, "out of memory");
 				return -ENOMEM;
 			}
 			*headers = l;
 		}
 	}
 	if (c) {
-		errf(err, errlen, "libcurl refused the upstream %s settings: %s",
+		snprintf(err, errlen, "libcurl refused the upstream %s settings: %s",
 		     step, curl_easy_strerror(c));
 		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
 	}
@@ -149,7 +136,7 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 	rc = config_upstream_token(up, hdr + 22, sizeof(hdr) - 22);
 	if (rc) {
 		if (rc == -ENOMEM)
-			errf(err, errlen, "out of memory");
+			snprintf(err, errlen, "out of memory");
 		else
 			config_upstream_token_error(up, err, errlen);
 		return rc;
@@ -157,7 +144,7 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 	struct curl_slist *l = curl_slist_append(*headers, hdr);
 	explicit_bzero(hdr, strlen(hdr));
 	if (!l) {
-		errf(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	*headers = l;
