@@ -13,22 +13,34 @@
 #include <string.h>
 
 #include "cache/json.h"
+#include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 
-static long get(const struct cache_upstream *up, const char *path,
-		const bool *stop, struct buf *body, struct json_doc *d, char *err,
-		size_t errlen)
+/*
+ * GET path into body and parse it into d. Returns 0 on a 200 with JSON;
+ * else -EAGAIN for an upstream that could not be asked (transport error,
+ * 5xx) with err set by the request, or -ENOENT with err set to
+ * missing, for any other answer.
+ */
+static int fetch(const struct cache_upstream *up, const char *path,
+		 const bool *stop, struct buf *body, struct json_doc *d,
+		 const char *missing, char *err, size_t errlen)
 {
 	buf_reset(body);
 	long code = cache_upstream_get(up, path, "application/json", stop, body,
 				       NULL, err, errlen);
 	if (code == 200 && json_parse(d, body->p, body->len, err, errlen))
-		return -1;
-	return code;
+		code = -1;
+	if (code == 200)
+		return 0;
+	if (code < 0 || code >= 500)
+		return -EAGAIN;
+	snprintf(err, errlen, "%s", missing);
+	return -ENOENT;
 }
 
-void cache_kind_free(struct cache_kind *k)
+void cache_discover_free(struct cache_kind *k)
 {
 	if (!k)
 		return;
@@ -40,13 +52,58 @@ void cache_kind_free(struct cache_kind *k)
 	free(k);
 }
 
-struct cache_kind *cache_kind_discover(const struct cache_upstream *up,
+int cache_discover_preferred(const struct json_doc *d, char *ver, size_t cap)
+{
+	int pv = json_path(d, 0, "preferredVersion.version");
+	if (pv < 0 || json_str(d, pv, ver, cap) < 1)
+		return -ENOENT;
+	return 0;
+}
+
+int cache_discover_from_list(const struct json_doc *d,
+			     const struct cache_kind_spec *ks,
+			     struct cache_kind **out)
+{
+	struct cache_kind *k = NULL;
+	*out = NULL;
+	int list = json_get(d, 0, "resources");
+	for (int r = json_first(d, list); r > 0; r = json_next(d, list, r)) {
+		int name = json_get(d, r, "name");
+		if (name < 0 || !json_str_eq(d, name, ks->resource))
+			continue;
+		char kind[128];
+		int kt = json_get(d, r, "kind"), ns = json_get(d, r, "namespaced");
+		if (kt < 0 || json_str(d, kt, kind, sizeof(kind)) < 1)
+			break;
+		k = xcalloc(1, sizeof(*k));
+		struct buf lk = BUF_INIT;
+		buf_printf(&lk, "%sList", kind);
+		if (k) {
+			k->group = xstrdup(ks->group);
+			k->version = xstrdup(ks->version);
+			k->resource = xstrdup(ks->resource);
+			k->kind = xstrdup(kind);
+			k->list_kind = buf_steal(&lk, NULL);
+			k->namespaced = ns >= 0 && d->js[d->tok[ns].start] == 't';
+		}
+		buf_free(&lk);
+		if (!k || !k->group || !k->version || !k->resource || !k->kind ||
+		    !k->list_kind) {
+			cache_discover_free(k);
+			return -ENOMEM;
+		}
+		*out = k;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 				       const char *spec, const bool *stop,
 				       int *why, char *err, size_t errlen)
 {
 	struct cache_kind_spec ks;
-	char *res = ks.resource, *ver = ks.version, *group = ks.group;
-	char path[400];
+	char path[400], missing[512];
 	struct buf body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
 	struct cache_kind *k = NULL;
@@ -55,68 +112,33 @@ struct cache_kind *cache_kind_discover(const struct cache_upstream *up,
 		snprintf(err, errlen, "\"%s\" is not a resource name", spec);
 		goto out;
 	}
-	if (!ver[0]) {
-		if (!group[0]) {
-			snprintf(ver, sizeof(ks.version), "v1");
-		} else {
-			snprintf(path, sizeof(path), "/apis/%s", group);
-			long code = get(up, path, stop, &body, &d, err, errlen);
-			if (code != 200) {
-				if (code < 0 || code >= 500)
-					*why = -EAGAIN;
-				else
-					snprintf(err, errlen, "the upstream serves no API group \"%s\"", group);
-				goto out;
-			}
-			int pv = json_path(&d, 0, "preferredVersion.version");
-			if (pv < 0 || json_str(&d, pv, ver, sizeof(ks.version)) < 1) {
-				snprintf(err, errlen, "API group \"%s\" names no preferred version", group);
-				goto out;
-			}
+	if (!ks.version[0] && !ks.group[0]) {
+		snprintf(ks.version, sizeof(ks.version), "v1");
+	} else if (!ks.version[0]) {
+		snprintf(path, sizeof(path), "/apis/%s", ks.group);
+		snprintf(missing, sizeof(missing),
+			 "the upstream serves no API group \"%s\"", ks.group);
+		*why = fetch(up, path, stop, &body, &d, missing, err, errlen);
+		if (*why)
+			goto out;
+		*why = -ENOENT;
+		if (cache_discover_preferred(&d, ks.version, sizeof(ks.version))) {
+			snprintf(err, errlen, "API group \"%s\" names no preferred version",
+				 ks.group);
+			goto out;
 		}
 	}
-	if (group[0])
-		snprintf(path, sizeof(path), "/apis/%s/%s", group, ver);
-	else
-		snprintf(path, sizeof(path), "/api/%s", ver);
-	long code = get(up, path, stop, &body, &d, err, errlen);
-	if (code != 200) {
-		if (code < 0 || code >= 500)
-			*why = -EAGAIN;
-		else
-			snprintf(err, errlen, "the upstream does not serve %s", path);
+	cache_url_group_version(ks.group, ks.version, path, sizeof(path));
+	snprintf(missing, sizeof(missing), "the upstream does not serve %s", path);
+	*why = fetch(up, path, stop, &body, &d, missing, err, errlen);
+	if (*why)
 		goto out;
-	}
-	int list = json_get(&d, 0, "resources");
-	for (int r = json_first(&d, list); r > 0; r = json_next(&d, list, r)) {
-		int name = json_get(&d, r, "name");
-		if (name < 0 || !json_str_eq(&d, name, res))
-			continue;
-		char kind[128];
-		int kt = json_get(&d, r, "kind"), ns = json_get(&d, r, "namespaced");
-		if (kt < 0 || json_str(&d, kt, kind, sizeof(kind)) < 1)
-			break;
-		k = xcalloc(1, sizeof(*k));
-		struct buf lk = BUF_INIT;
-		buf_printf(&lk, "%sList", kind);
-		if (k) {
-			k->group = xstrdup(group);
-			k->version = xstrdup(ver);
-			k->resource = xstrdup(res);
-			k->kind = xstrdup(kind);
-			k->list_kind = buf_steal(&lk, NULL);
-			k->namespaced = ns >= 0 && d.js[d.tok[ns].start] == 't';
-		}
-		buf_free(&lk);
-		if (!k || !k->group || !k->version || !k->resource || !k->kind ||
-		    !k->list_kind) {
-			cache_kind_free(k);
-			k = NULL;
-			snprintf(err, errlen, "out of memory");
-		}
-		goto out;
-	}
-	snprintf(err, errlen, "the upstream serves no resource \"%s\" in %s", res, path);
+	*why = -ENOENT;
+	if (cache_discover_from_list(&d, &ks, &k) == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (!k)
+		snprintf(err, errlen, "the upstream serves no resource \"%s\" in %s",
+			 ks.resource, path);
 out:
 	buf_free(&body);
 	json_doc_free(&d);

@@ -4,20 +4,29 @@
 #include "cache/url.h"
 
 #include <stdio.h>
+#include <string.h>
+
+void cache_url_group_version(const char *group, const char *version,
+			     char *out, size_t outlen)
+{
+	if (group[0])
+		snprintf(out, outlen, "/apis/%s/%s", group, version);
+	else
+		snprintf(out, outlen, "/api/%s", version);
+}
 
 void cache_url_collection(const struct cache_kind *kind, const char *ns,
 			  char *out, size_t outlen)
 {
-	int n = kind->group[0] ?
-			snprintf(out, outlen, "/apis/%s/%s", kind->group, kind->version) :
-			snprintf(out, outlen, "/api/%s", kind->version);
-	if (n < 0 || (size_t)n >= outlen)
+	cache_url_group_version(kind->group, kind->version, out, outlen);
+	size_t n = strlen(out);
+	if (n + 1 >= outlen)
 		return;
 	if (ns && *ns)
-		n += snprintf(out + n, outlen - (size_t)n, "/namespaces/%s", ns);
-	if ((size_t)n >= outlen)
+		n += (size_t)snprintf(out + n, outlen - n, "/namespaces/%s", ns);
+	if (n >= outlen)
 		return;
-	snprintf(out + n, outlen - (size_t)n, "/%s", kind->resource);
+	snprintf(out + n, outlen - n, "/%s", kind->resource);
 }
 
 void cache_url_escape(struct buf *url, const char *s)

@@ -43,7 +43,7 @@ static const struct cache_kind *discover(const struct cache_upstream *up,
 	int why;
 	bool stop = false;
 	for (int attempt = 0; !quit; attempt++) {
-		*out = cache_kind_discover(up, spec, &stop, &why, err, sizeof(err));
+		*out = cache_discover_kind(up, spec, &stop, &why, err, sizeof(err));
 		if (*out) {
 			log_info("--resources: %s is %s in %s%s%s (from discovery)", spec,
 				 (*out)->kind, (*out)->group[0] ? (*out)->group : "core",
@@ -301,7 +301,7 @@ out:
 		cache_refl_free(p.res[i]);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)
-		cache_kind_free(discovered[i]);
+		cache_discover_free(discovered[i]);
 	config_upstream_free(&creds);
 	cache_ratelimit_destroy(&limit);
 	curl_global_cleanup();
