@@ -847,7 +847,7 @@ out:
 	return rc;
 }
 
-/* ---- selection (DESIGN.md §4) ------------------------------------------ */
+/* ---- selection: --kubeconfig, in-cluster, $KUBECONFIG, ~/.kube/config -- */
 
 static bool file_exists(const char *p)
 {

@@ -6,7 +6,8 @@
  * bearer token (a literal, or a file that is re-read when it rotates).
  * It comes from a kubeconfig file (the subset of client-go's format that
  * needs no plugin), from the in-cluster service account, or from --server
- * alone; config_upstream_resolve() applies DESIGN.md §4's selection rule.
+ * alone; config_upstream_resolve() picks among them (the rule is stated
+ * at its declaration below).
  *
  * Anything in a kubeconfig that would change how we authenticate and that
  * we cannot honour (exec, auth-provider, username/password, impersonation,
@@ -95,7 +96,7 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 			  char *err, size_t errlen);
 
 /*
- * DESIGN.md §4: --kubeconfig if given; else in-cluster when
+ * Which source to use: --kubeconfig if given; else in-cluster when
  * KUBERNETES_SERVICE_HOST is set; else $KUBECONFIG; else ~/.kube/config.
  * --server (server_flag) overrides the server URL, and with --server and
  * no kubeconfig found anywhere the result is just that server with no
