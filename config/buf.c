@@ -139,6 +139,7 @@ char *buf_steal(struct buf *b, size_t *len)
 		return NULL;
 	}
 	char *p = b->p;
+	p[b->len] = '\0';	/* a buffer never appended to has no NUL yet */
 	if (len)
 		*len = b->len;
 	*b = (struct buf)BUF_INIT;
