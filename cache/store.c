@@ -44,7 +44,7 @@ char cache_rcu_tsan_token;	/* see cache/rcu.h */
 #endif
 
 static struct cache_tree_node *find(struct cache_tree_node *t, const char *ns,
-			       const char *name)
+				    const char *name)
 {
 	struct cache_tree_key k = { NULL, NULL, ns, name };
 	return cache_tree_find(t, &k);
@@ -391,7 +391,7 @@ static int group_cmp(const void *a, const void *b)
  * order within a group.
  */
 static struct cache_tree_node *build_labels(struct cache_obj *const *objs, size_t n,
-				       bool *fail)
+					    bool *fail)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)

@@ -39,7 +39,7 @@ void cache_tree_put(struct cache_tree_node *n)
 /* A node for entry (obj, label) over owned l and r, holding a new
  * reference on obj. On failure l and r are put and NULL is returned. */
 static struct cache_tree_node *node_new(struct cache_obj *obj, uint32_t label,
-				   struct cache_tree_node *l, struct cache_tree_node *r)
+					struct cache_tree_node *l, struct cache_tree_node *r)
 {
 	struct cache_tree_node *n = xmalloc(sizeof(*n));
 	if (!n) {
@@ -89,7 +89,7 @@ static int cmp_node(const struct cache_tree_key *k, const struct cache_tree_node
 /* A balanced node for (obj, label) over owned subtrees whose heights
  * differ by at most 2. */
 static struct cache_tree_node *balance(struct cache_obj *obj, uint32_t label,
-				  struct cache_tree_node *l, struct cache_tree_node *r)
+				       struct cache_tree_node *l, struct cache_tree_node *r)
 {
 	int hl = height(l), hr = height(r);
 	if (hl > hr + 1) {
@@ -142,8 +142,8 @@ static struct cache_tree_node *balance(struct cache_obj *obj, uint32_t label,
 }
 
 static struct cache_tree_node *ins(struct cache_tree_node *t, struct cache_obj *obj,
-			      uint32_t label, const struct cache_tree_key *k,
-			      struct cache_obj **old)
+				   uint32_t label, const struct cache_tree_key *k,
+				   struct cache_obj **old)
 {
 	if (!t)
 		return node_new(obj, label, NULL, NULL);
@@ -173,7 +173,7 @@ struct cache_tree_node *cache_tree_ins(struct cache_tree_node *t,
 /* t borrowed, non-empty: an owned copy without its smallest entry, which
  * goes to *min (borrowed). */
 static struct cache_tree_node *del_min(struct cache_tree_node *t,
-				  const struct cache_tree_node **min, bool *fail)
+				       const struct cache_tree_node **min, bool *fail)
 {
 	if (!t->l) {
 		*min = t;
