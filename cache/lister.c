@@ -264,6 +264,16 @@ static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
 	return 0;
 }
 
+/* Give up a LIST whose pages together pass list_max; the cache keeps
+ * what it has. */
+static void list_too_large(struct cache_resource *r, size_t list_max)
+{
+	log_error("%s: list: more than %zu bytes in all pages "
+		  "(--upstream-list-max-mib): abandoned, the cache keeps its "
+		  "objects", r->kind->resource, list_max);
+	cache_refl_stat_inc(&r->stats.malformed);
+}
+
 /* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
 int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 {
@@ -299,10 +309,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		x.body = (struct buf)BUF_INIT;
 		x.body_over = false;
 		if (taken >= list_max) {
-			log_error("%s: list: more than %zu bytes in all pages "
-				  "(--upstream-list-max-mib): abandoned, the cache "
-				  "keeps its objects", r->kind->resource, list_max);
-			cache_refl_stat_inc(&r->stats.malformed);
+			list_too_large(r, list_max);
 			goto out;
 		}
 		x.body_max = page_max < list_max - taken ? page_max : list_max - taken;
@@ -314,10 +321,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		last_page = x.body.len;
 		if (x.body_over && !cache_refl_stopping(r)) {
 			if (x.body_max < page_max) {
-				log_error("%s: list: more than %zu bytes in all pages "
-					  "(--upstream-list-max-mib): abandoned, the cache "
-					  "keeps its objects", r->kind->resource, list_max);
-				cache_refl_stat_inc(&r->stats.malformed);
+				list_too_large(r, list_max);
 				goto out;
 			}
 			if (limit > 1) {
