@@ -298,7 +298,9 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		goto out;
 
 	cache_refl_stat_inc(&r->stats.lists);
-	do {
+	/* for (;;), not do-while: a retry of the first page has no
+	 * continue token, and must not end the loop */
+	for (;;) {
 		buf_reset(&url);
 		cache_url_list(&url, r->up.server, r->kind, limit, cont);
 		free(asked);
@@ -418,7 +420,9 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			free(pg);
 			goto out;
 		}
-	} while (cont);
+		if (!cont)
+			break;
+	}
 	result = REFL_OK;
 out:
 	pthread_mutex_lock(&pl.lock);
