@@ -43,13 +43,13 @@ struct http_stub {
 	char body[32][256];		/* locked: each request's body */
 };
 
-static bool http_stub_stopping(struct http_stub *s)
+static inline bool http_stub_stopping(struct http_stub *s)
 {
 	return __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE);
 }
 
 /* Read one request (headers and a Content-Length body) from c. */
-static void http_stub_serve(struct http_stub *s, int c)
+static inline void http_stub_serve(struct http_stub *s, int c)
 {
 	char buf[8192];
 	size_t n = 0;
@@ -113,7 +113,7 @@ static void http_stub_serve(struct http_stub *s, int c)
 	}
 }
 
-static void *http_stub_run(void *arg)
+static inline void *http_stub_run(void *arg)
 {
 	struct http_stub *s = arg;
 	while (!http_stub_stopping(s)) {
@@ -131,7 +131,7 @@ static void *http_stub_run(void *arg)
 
 /* Listen and start answering with routes (n of them, owned by the
  * caller, alive until http_stub_stop). Returns 0 or -1. */
-static int http_stub_start(struct http_stub *s, struct http_stub_route *routes,
+static inline int http_stub_start(struct http_stub *s, struct http_stub_route *routes,
 			   int n)
 {
 	memset(s, 0, sizeof(*s));
@@ -149,7 +149,7 @@ static int http_stub_start(struct http_stub *s, struct http_stub_route *routes,
 	return pthread_create(&s->thread, NULL, http_stub_run, s) ? -1 : 0;
 }
 
-static void http_stub_stop(struct http_stub *s)
+static inline void http_stub_stop(struct http_stub *s)
 {
 	__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);
 	pthread_join(s->thread, NULL);
@@ -158,7 +158,7 @@ static void http_stub_stop(struct http_stub *s)
 }
 
 /* How many requests so far. */
-static int http_stub_count(struct http_stub *s)
+static inline int http_stub_count(struct http_stub *s)
 {
 	pthread_mutex_lock(&s->lock);
 	int n = s->nreq;
