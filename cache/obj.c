@@ -145,7 +145,7 @@ static const char *put_field(const struct json_doc *d, int i, char **at)
 	return s;
 }
 
-const char *cache_reject_name(int why)
+const char *cache_obj_reject_name(int why)
 {
 	static const char *const names[CACHE_REJECT_NREASONS] = {
 		[CACHE_REJECT_INVALID] = "invalid",

@@ -176,7 +176,7 @@ void cache_refl_reject(struct cache_resource *r, const char *what,
 	printable(d, meta >= 0 ? json_get(d, meta, "namespace") : -1, ns, sizeof(ns));
 	printable(d, meta >= 0 ? json_get(d, meta, "name") : -1, name, sizeof(name));
 	log_warn("%s: %s: skipping object %s/%s (%s): %s", r->kind->resource, what,
-		 ns, name, cache_reject_name(why), err);
+		 ns, name, cache_obj_reject_name(why), err);
 }
 
 /* GET url; returns the HTTP status, or -1 on a transport error. The

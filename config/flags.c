@@ -312,7 +312,7 @@ static int apply_defaults(struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
+int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -372,7 +372,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	return 0;
 }
 
-void config_free(struct config *cfg)
+void config_flags_free(struct config *cfg)
 {
 	free(cfg->server);
 	free(cfg->kubeconfig);

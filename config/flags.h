@@ -69,9 +69,9 @@ struct config {
 
 /* Parse argv into cfg (defaults first). Returns 0, 1 when --help was
  * printed, or -EINVAL with err set. */
-int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
+int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen);
-void config_free(struct config *cfg);
+void config_flags_free(struct config *cfg);
 /* The --help text, every flag with its default, to out. */
 void config_flags_usage(FILE *out);
 

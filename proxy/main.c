@@ -176,15 +176,15 @@ int main(int argc, char **argv)
 		return probe(argv[2]);
 	struct config cfg;
 	char err[512];
-	int rc = config_parse_flags(&cfg, argc, argv, err, sizeof(err));
+	int rc = config_flags_parse(&cfg, argc, argv, err, sizeof(err));
 	if (rc == 1) {
-		config_free(&cfg);
+		config_flags_free(&cfg);
 		return 0;
 	}
 	log_setup(cfg.log_format, cfg.verbosity, "informer-proxy");
 	if (rc) {
 		log_error("%s", err);
-		config_free(&cfg);
+		config_flags_free(&cfg);
 		return 2;
 	}
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 	if (config_upstream_resolve(cfg.kubeconfig, cfg.context, cfg.server,
 				    cfg.serviceaccount_dir, &creds, err, sizeof(err))) {
 		log_error("%s", err);
-		config_free(&cfg);
+		config_flags_free(&cfg);
 		curl_global_cleanup();
 		return 2;
 	}
@@ -305,6 +305,6 @@ out:
 	config_upstream_free(&creds);
 	cache_ratelimit_destroy(&limit);
 	curl_global_cleanup();
-	config_free(&cfg);
+	config_flags_free(&cfg);
 	return exit_code;
 }

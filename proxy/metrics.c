@@ -106,7 +106,7 @@ static const struct res_metric res_metrics[] = {
 	{ "informer_proxy_upstream_items_rejected_total", "counter",
 	  "Upstream objects skipped as ones the cache cannot take, by why.",
 	  STAT(rejected_by), .nreasons = CACHE_REJECT_NREASONS,
-	  .reason_name = cache_reject_name },
+	  .reason_name = cache_obj_reject_name },
 	{ "informer_proxy_upstream_sends_bookmarks", "gauge",
 	  "1 once the upstream sent the resource's watch a BOOKMARK: from then "
 	  "on a silent watch counts as stalled after --upstream-stall-timeout.",

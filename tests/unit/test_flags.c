@@ -18,7 +18,7 @@ static char err[256];
 #define PARSE(cfg, ...)                                                      \
 	({                                                                   \
 		char *argv_[] = { "informer-proxy", __VA_ARGS__, NULL };     \
-		config_parse_flags(cfg, (int)(sizeof(argv_) / sizeof(*argv_)) - 1, \
+		config_flags_parse(cfg, (int)(sizeof(argv_) / sizeof(*argv_)) - 1, \
 				   argv_, err, sizeof(err));                 \
 	})
 
@@ -38,7 +38,7 @@ static void test_defaults(void)
 	CHECK(c.log_format == LOG_TEXT && c.client_auth == CLIENT_AUTH_NONE);
 	CHECK(c.watch_timeout == 0 && c.threads == 0);	/* chosen later */
 	CHECK(c.nresources == 1 && !strcmp(c.resources[0], "pods"));
-	config_free(&c);
+	config_flags_free(&c);
 }
 
 /* --help tells the defaults the parser applies. */
@@ -85,14 +85,14 @@ static void test_values(void)
 	CHECK(c.unix_socket_mode == 0640);
 	CHECK(c.client_auth == CLIENT_AUTH_DELEGATED && c.log_format == LOG_JSON);
 	CHECK_STR(c.server, "https://k:6443");
-	config_free(&c);
+	config_flags_free(&c);
 
 	/* the last of a repeated flag wins, and nothing leaks */
 	CHECK(PARSE(&c, "--resources=pods", "--context=a", "--context=b") == 0);
 	CHECK_STR(c.context, "b");
-	config_free(&c);
+	config_flags_free(&c);
 	CHECK(PARSE(&c, "--help") == 1);
-	config_free(&c);
+	config_flags_free(&c);
 }
 
 static void expect_einval(struct config *c, int rc, const char *in_err)
@@ -102,7 +102,7 @@ static void expect_einval(struct config *c, int rc, const char *in_err)
 		fprintf(stderr, "  error \"%s\" lacks \"%s\"\n", err, in_err);
 		CHECK(0);
 	}
-	config_free(c);
+	config_flags_free(c);
 }
 
 static void test_malformed(void)
@@ -161,7 +161,7 @@ static void test_alloc_failure(void)
 			   "--listen=0.0.0.0:1");
 		long failed = alloc_failures();
 		alloc_fail_after(0);
-		config_free(&c);
+		config_flags_free(&c);
 		if (!failed)
 			break;
 		CHECK(rc == -ENOMEM);
