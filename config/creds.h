@@ -6,7 +6,7 @@
  * the proxy does with it afterwards, on every request: hand out the
  * current bearer token (re-reading a rotated token file), describe the
  * upstream for the startup log. Applying it to a transfer is the upstream
- * client's job (cache/upstream_creds.h); this module knows no libcurl.
+ * client's job (cache/upstream_creds.h); this module knows no HTTP client.
  * kubeconfig.h includes this header, so its users see these functions too.
  *
  * Error messages and descriptions never carry token or key bytes.

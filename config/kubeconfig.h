@@ -54,8 +54,8 @@ struct config_upstream {
 	char *token;		/* literal bearer token, or NULL */
 	char *token_file;	/* absolute path, or NULL; token wins if both */
 	char *source;		/* "kubeconfig /p context c", "in-cluster", ... */
-	/* With tls_server_name, "NAME:PORT:HOST:PORT" (libcurl's CONNECT_TO
-	 * form): connect to HOST:PORT for requests to NAME:PORT. Else NULL. */
+	/* With tls_server_name, "NAME:PORT:HOST:PORT": connect to HOST:PORT
+	 * for requests to NAME:PORT. Else NULL. */
 	char *connect_to;
 
 	/* Token file cache, guarded by lock; see config_upstream_token(). */
