@@ -13,48 +13,34 @@
 #include <string.h>
 
 #include "cache/json.h"
+#include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 
-/* Split "res[.version][.group]" as kubectl does. */
-static int split(const char *spec, char *res, size_t rl, char *ver, size_t vl,
-		 char *group, size_t gl)
-{
-	const char *dot = strchr(spec, '.');
-	size_t n = dot ? (size_t)(dot - spec) : strlen(spec);
-	if (!n || n >= rl)
-		return -EINVAL;
-	memcpy(res, spec, n);
-	res[n] = '\0';
-	ver[0] = group[0] = '\0';
-	if (!dot)
-		return 0;
-	const char *rest = dot + 1, *d2 = strchr(rest, '.');
-	size_t len = d2 ? (size_t)(d2 - rest) : strlen(rest);
-	if (len >= 2 && rest[0] == 'v' && rest[1] >= '1' && rest[1] <= '9' &&
-	    len < vl) {
-		memcpy(ver, rest, len);
-		ver[len] = '\0';
-		snprintf(group, gl, "%s", d2 ? d2 + 1 : "");
-	} else {
-		snprintf(group, gl, "%s", rest);
-	}
-	return 0;
-}
-
-static long get(const struct cache_upstream *up, const char *path,
-		const bool *stop, struct buf *body, struct json_doc *d, char *err,
-		size_t errlen)
+/*
+ * GET path into body and parse it into d. Returns 0 on a 200 with JSON;
+ * else -EAGAIN for an upstream that could not be asked (transport error,
+ * 5xx) with err set by the request, or -ENOENT with err set to
+ * missing, for any other answer.
+ */
+static int fetch(const struct cache_upstream *up, const char *path,
+		 const bool *stop, struct buf *body, struct json_doc *d,
+		 const char *missing, char *err, size_t errlen)
 {
 	buf_reset(body);
 	long code = cache_upstream_get(up, path, "application/json", stop, body,
 				       NULL, err, errlen);
 	if (code == 200 && json_parse(d, body->p, body->len, err, errlen))
-		return -1;
-	return code;
+		code = -1;
+	if (code == 200)
+		return 0;
+	if (code < 0 || code >= 500)
+		return -EAGAIN;
+	snprintf(err, errlen, "%s", missing);
+	return -ENOENT;
 }
 
-void cache_kind_free(struct cache_kind *k)
+void cache_discover_free(struct cache_kind *k)
 {
 	if (!k)
 		return;
@@ -66,81 +52,93 @@ void cache_kind_free(struct cache_kind *k)
 	free(k);
 }
 
-struct cache_kind *cache_kind_discover(const struct cache_upstream *up,
-				       const char *spec, const bool *stop,
-				       int *why, char *err, size_t errlen)
+int cache_discover_preferred(const struct json_doc *d, char *ver, size_t cap)
 {
-	char res[128], ver[64], group[200], path[400];
-	struct buf body = BUF_INIT;
-	struct json_doc d = JSON_DOC_INIT;
+	int pv = json_path(d, 0, "preferredVersion.version");
+	if (pv < 0 || json_str(d, pv, ver, cap) < 1)
+		return -ENOENT;
+	return 0;
+}
+
+int cache_discover_from_list(const struct json_doc *d,
+			     const struct cache_kind_spec *ks,
+			     struct cache_kind **out)
+{
 	struct cache_kind *k = NULL;
-	*why = -ENOENT;
-	if (split(spec, res, sizeof(res), ver, sizeof(ver), group, sizeof(group))) {
-		snprintf(err, errlen, "\"%s\" is not a resource name", spec);
-		goto out;
-	}
-	if (!ver[0]) {
-		if (!group[0]) {
-			snprintf(ver, sizeof(ver), "v1");
-		} else {
-			snprintf(path, sizeof(path), "/apis/%s", group);
-			long code = get(up, path, stop, &body, &d, err, errlen);
-			if (code != 200) {
-				if (code < 0 || code >= 500)
-					*why = -EAGAIN;
-				else
-					snprintf(err, errlen, "the upstream serves no API group \"%s\"", group);
-				goto out;
-			}
-			int pv = json_path(&d, 0, "preferredVersion.version");
-			if (pv < 0 || json_str(&d, pv, ver, sizeof(ver)) < 1) {
-				snprintf(err, errlen, "API group \"%s\" names no preferred version", group);
-				goto out;
-			}
-		}
-	}
-	if (group[0])
-		snprintf(path, sizeof(path), "/apis/%s/%s", group, ver);
-	else
-		snprintf(path, sizeof(path), "/api/%s", ver);
-	long code = get(up, path, stop, &body, &d, err, errlen);
-	if (code != 200) {
-		if (code < 0 || code >= 500)
-			*why = -EAGAIN;
-		else
-			snprintf(err, errlen, "the upstream does not serve %s", path);
-		goto out;
-	}
-	int list = json_get(&d, 0, "resources");
-	for (int r = json_first(&d, list); r > 0; r = json_next(&d, list, r)) {
-		int name = json_get(&d, r, "name");
-		if (name < 0 || !json_str_eq(&d, name, res))
+	*out = NULL;
+	int list = json_get(d, 0, "resources");
+	for (int r = json_first(d, list); r > 0; r = json_next(d, list, r)) {
+		int name = json_get(d, r, "name");
+		if (name < 0 || !json_str_eq(d, name, ks->resource))
 			continue;
 		char kind[128];
-		int kt = json_get(&d, r, "kind"), ns = json_get(&d, r, "namespaced");
-		if (kt < 0 || json_str(&d, kt, kind, sizeof(kind)) < 1)
+		int kt = json_get(d, r, "kind"), ns = json_get(d, r, "namespaced");
+		if (kt < 0 || json_str(d, kt, kind, sizeof(kind)) < 1)
 			break;
 		k = xcalloc(1, sizeof(*k));
 		struct buf lk = BUF_INIT;
 		buf_printf(&lk, "%sList", kind);
 		if (k) {
-			k->group = xstrdup(group);
-			k->version = xstrdup(ver);
-			k->resource = xstrdup(res);
+			k->group = xstrdup(ks->group);
+			k->version = xstrdup(ks->version);
+			k->resource = xstrdup(ks->resource);
 			k->kind = xstrdup(kind);
 			k->list_kind = buf_steal(&lk, NULL);
-			k->namespaced = ns >= 0 && d.js[d.tok[ns].start] == 't';
+			k->namespaced = ns >= 0 && d->js[d->tok[ns].start] == 't';
 		}
 		buf_free(&lk);
 		if (!k || !k->group || !k->version || !k->resource || !k->kind ||
 		    !k->list_kind) {
-			cache_kind_free(k);
-			k = NULL;
-			snprintf(err, errlen, "out of memory");
+			cache_discover_free(k);
+			return -ENOMEM;
 		}
+		*out = k;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
+				       const char *spec, const bool *stop,
+				       int *why, char *err, size_t errlen)
+{
+	struct cache_kind_spec ks;
+	char path[400], missing[512];
+	struct buf body = BUF_INIT;
+	struct json_doc d = JSON_DOC_INIT;
+	struct cache_kind *k = NULL;
+	*why = -ENOENT;
+	if (cache_kind_spec_parse(spec, &ks)) {
+		snprintf(err, errlen, "\"%s\" is not a resource name", spec);
 		goto out;
 	}
-	snprintf(err, errlen, "the upstream serves no resource \"%s\" in %s", res, path);
+	if (!ks.version[0] && !ks.group[0]) {
+		snprintf(ks.version, sizeof(ks.version), "v1");
+	} else if (!ks.version[0]) {
+		snprintf(path, sizeof(path), "/apis/%s", ks.group);
+		snprintf(missing, sizeof(missing),
+			 "the upstream serves no API group \"%s\"", ks.group);
+		*why = fetch(up, path, stop, &body, &d, missing, err, errlen);
+		if (*why)
+			goto out;
+		*why = -ENOENT;
+		if (cache_discover_preferred(&d, ks.version, sizeof(ks.version))) {
+			snprintf(err, errlen, "API group \"%s\" names no preferred version",
+				 ks.group);
+			goto out;
+		}
+	}
+	cache_url_group_version(ks.group, ks.version, path, sizeof(path));
+	snprintf(missing, sizeof(missing), "the upstream does not serve %s", path);
+	*why = fetch(up, path, stop, &body, &d, missing, err, errlen);
+	if (*why)
+		goto out;
+	*why = -ENOENT;
+	if (cache_discover_from_list(&d, &ks, &k) == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (!k)
+		snprintf(err, errlen, "the upstream serves no resource \"%s\" in %s",
+			 ks.resource, path);
 out:
 	buf_free(&body);
 	json_doc_free(&d);

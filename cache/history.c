@@ -34,7 +34,7 @@ struct cache_history {
 
 static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
 
-const char *cache_ev_type_name(int type)
+const char *cache_history_ev_type_name(int type)
 {
 	return type >= 0 && type <= CACHE_DELETED ? type_names[type] : "ERROR";
 }
@@ -66,7 +66,7 @@ static void box_free(struct ev_box *b)
 	free(b);
 }
 
-void cache_event_put(struct cache_event *ev)
+void cache_history_event_put(struct cache_event *ev)
 {
 	if (ev && __atomic_sub_fetch(&ev->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		box_free(caa_container_of(ev, struct ev_box, ev));
@@ -75,7 +75,7 @@ void cache_event_put(struct cache_event *ev)
 static void ev_put_rcu(struct rcu_head *head)
 {
 	cache_rcu_callback();
-	cache_event_put(&caa_container_of(head, struct ev_box, rcu)->ev);
+	cache_history_event_put(&caa_container_of(head, struct ev_box, rcu)->ev);
 }
 
 void cache_history_free(struct cache_history *h)
@@ -84,7 +84,7 @@ void cache_history_free(struct cache_history *h)
 		return;
 	for (size_t i = 0; i <= h->mask; i++)
 		if (h->slots[i])
-			cache_event_put(&h->slots[i]->ev);
+			cache_history_event_put(&h->slots[i]->ev);
 	free(h->slots);
 	pthread_mutex_destroy(&h->wait_lock);
 	free(h);
@@ -95,7 +95,7 @@ static struct ev_box *encode(int type, uint64_t rv, struct cache_obj *obj,
 {
 	static const char pre1[] = "{\"type\":\"";
 	static const char pre2[] = "\",\"object\":";
-	const char *name = cache_ev_type_name(type);
+	const char *name = cache_history_ev_type_name(type);
 	size_t nl = strlen(name);
 	size_t len = sizeof(pre1) - 1 + nl + sizeof(pre2) - 1 + obj->len + 2;
 	struct ev_box *b = xmalloc(sizeof(*b) + len + 1);
@@ -220,7 +220,7 @@ int cache_history_start(struct cache_history *h, uint64_t rv, uint64_t *seq,
 			continue;
 		}
 		bool above = ev->rv > rv;
-		cache_event_put(ev);
+		cache_history_event_put(ev);
 		if (above)
 			hi = mid;
 		else

@@ -40,7 +40,7 @@ struct cache_event {
 };
 
 /* "ADDED", "MODIFIED", "DELETED" */
-const char *cache_ev_type_name(int type);
+const char *cache_history_ev_type_name(int type);
 
 struct cache_waiter {
 	struct cache_waiter *prev, *next;	/* guarded by the history */
@@ -82,13 +82,13 @@ int cache_history_start(struct cache_history *h, uint64_t rv, uint64_t *seq,
 			uint64_t *floor);
 
 /*
- * The event at seq, with a reference (cache_event_put). Returns 0,
+ * The event at seq, with a reference (cache_history_event_put). Returns 0,
  * -EAGAIN if it has not happened yet, or -ERANGE if it has been
  * overwritten (the reader fell too far behind). Any thread.
  */
 int cache_history_get(struct cache_history *h, uint64_t seq,
 		      struct cache_event **ev);
-void cache_event_put(struct cache_event *ev);
+void cache_history_event_put(struct cache_event *ev);
 
 /*
  * Queue w to be woken by the next append, unless an event at or after seq

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -631,50 +630,4 @@ int json_i64(const struct json_doc *d, int i, int64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
-}
-
-int json_time(const char *s, size_t n, int64_t *out)
-{
-	struct tm tm = { 0 };
-	if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
-	    s[13] != ':' || s[16] != ':' || s[n - 1] != 'Z')
-		return -EINVAL;
-	int f[6];
-	static const int at[6] = { 0, 5, 8, 11, 14, 17 };
-	static const int width[6] = { 4, 2, 2, 2, 2, 2 };
-	for (int k = 0; k < 6; k++) {
-		int v = 0;
-		for (int c = 0; c < width[k]; c++) {
-			char ch = s[at[k] + c];
-			if (ch < '0' || ch > '9')
-				return -EINVAL;
-			v = v * 10 + (ch - '0');
-		}
-		f[k] = v;
-	}
-	tm.tm_year = f[0] - 1900;
-	tm.tm_mon = f[1] - 1;
-	tm.tm_mday = f[2];
-	tm.tm_hour = f[3];
-	tm.tm_min = f[4];
-	tm.tm_sec = f[5];
-	*out = (int64_t)timegm(&tm);
-	return 0;
-}
-
-bool cache_parse_u64(const char *s, uint64_t *out)
-{
-	if (!s || !*s)
-		return false;
-	uint64_t v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;	/* overflow */
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
 }

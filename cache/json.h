@@ -93,10 +93,6 @@ size_t json_str_len(const struct json_doc *d, int i);
 /* Parse a resourceVersion: a string of decimal digits (or a bare
  * number). Returns 0 or -EINVAL. */
 int json_u64(const struct json_doc *d, int i, uint64_t *out);
-/* The one resourceVersion rule (and limit's): decimal digits only, no
- * sign, space or leading '+', at most UINT64_MAX. False for anything
- * else, overflow included. */
-bool cache_parse_u64(const char *s, uint64_t *out);
 /* A bare integer primitive. */
 int json_i64(const struct json_doc *d, int i, int64_t *out);
 
@@ -106,8 +102,5 @@ int json_i64(const struct json_doc *d, int i, int64_t *out);
 int json_first(const struct json_doc *d, int obj);
 int json_next(const struct json_doc *d, int obj, int k);
 
-/* Parse an RFC 3339 UTC timestamp ("2026-01-01T00:00:00Z") to unix
- * seconds; -EINVAL when malformed. */
-int json_time(const char *s, size_t n, int64_t *out);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "cache/kind.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,33 +55,44 @@ static bool is_version(const char *s, size_t n)
 	return n >= 2 && s[0] == 'v' && s[1] >= '1' && s[1] <= '9';
 }
 
-const struct cache_kind *cache_kind_lookup(const char *spec)
+/* s[0..n) into out (cap bytes) as a string; false when it does not fit. */
+static bool put(char *out, size_t cap, const char *s, size_t n)
 {
-	char res[128];
+	if (n >= cap)
+		return false;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return true;
+}
+
+int cache_kind_spec_parse(const char *spec, struct cache_kind_spec *out)
+{
 	const char *dot = strchr(spec, '.');
 	size_t n = dot ? (size_t)(dot - spec) : strlen(spec);
-	if (n == 0 || n >= sizeof(res))
-		return NULL;
-	memcpy(res, spec, n);
-	res[n] = '\0';
-	const char *group = "";
-	const char *version = NULL;
-	size_t vlen = 0;
-	if (dot) {
-		const char *rest = dot + 1;
-		const char *d2 = strchr(rest, '.');
-		size_t len = d2 ? (size_t)(d2 - rest) : strlen(rest);
-		if (is_version(rest, len)) {
-			version = rest;
-			vlen = len;
-			group = d2 ? d2 + 1 : "";
-		} else {
-			group = rest;
-		}
+	out->version[0] = out->group[0] = '\0';
+	if (!n || !put(out->resource, sizeof(out->resource), spec, n))
+		return -EINVAL;
+	if (!dot)
+		return 0;
+	const char *rest = dot + 1, *d2 = strchr(rest, '.');
+	size_t len = d2 ? (size_t)(d2 - rest) : strlen(rest);
+	if (is_version(rest, len)) {
+		if (!put(out->version, sizeof(out->version), rest, len))
+			return -EINVAL;
+		rest = d2 ? d2 + 1 : "";
 	}
-	const struct cache_kind *k = cache_kind_find(group, res);
-	if (k && version &&
-	    (strlen(k->version) != vlen || strncmp(k->version, version, vlen)))
+	if (!put(out->group, sizeof(out->group), rest, strlen(rest)))
+		return -EINVAL;
+	return 0;
+}
+
+const struct cache_kind *cache_kind_lookup(const char *spec)
+{
+	struct cache_kind_spec ks;
+	if (cache_kind_spec_parse(spec, &ks))
+		return NULL;
+	const struct cache_kind *k = cache_kind_find(ks.group, ks.resource);
+	if (k && ks.version[0] && strcmp(k->version, ks.version))
 		return NULL;
 	return k;
 }

@@ -25,6 +25,21 @@ struct cache_kind {
 	const char *fields[CACHE_KIND_MAX_FIELDS + 1];
 };
 
+/* A resource as kubectl spells it, split: "res[.version][.group]". */
+struct cache_kind_spec {
+	char resource[128];	/* "deployments" */
+	char version[64];	/* "v1", or "" when not given */
+	char group[254];	/* "apps", or "" (the core group, or not given) */
+};
+
+/*
+ * Split spec into *out. The part after the first dot is a version when it
+ * looks like one (v1, v2beta1: 'v' then a digit 1-9), and the rest is the
+ * group; otherwise all of it is the group. Returns 0, or -EINVAL when the
+ * resource is empty or a part does not fit its field.
+ */
+int cache_kind_spec_parse(const char *spec, struct cache_kind_spec *out);
+
 /*
  * Find a kind by kubectl's spelling: "pods", "pods.v1", "deployments.apps",
  * "deployments.v1.apps", "widgets.v1.example.com". Built-in kinds only;

@@ -24,11 +24,12 @@
 #include <string.h>
 
 #include "cache/reflector_int.h"
+#include "cache/url.h"
 #include "config/alloc.h"
 #include "config/log.h"
 
 
-void refl_listing_free(struct listing *l)
+void cache_refl_listing_free(struct listing *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		cache_obj_put(l->objs[i]);
@@ -44,7 +45,7 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 	char err[160];
 	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
 		log_warn("%s: list: malformed page: %s", r->kind->resource, err);
-		refl_stat_inc(&r->stats.malformed);
+		cache_refl_stat_inc(&r->stats.malformed);
 		return -EINVAL;
 	}
 	int meta = json_get(d, 0, "metadata");
@@ -55,7 +56,7 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
 		log_warn("%s: list: page has no resourceVersion or items",
 			 r->kind->resource);
-		refl_stat_inc(&r->stats.malformed);
+		cache_refl_stat_inc(&r->stats.malformed);
 		return -EINVAL;
 	}
 	if (first)
@@ -71,7 +72,7 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		l->objs = o;
 		l->cap = cap;
 	}
-	size_t max = refl_line_max(r);
+	size_t max = cache_refl_line_max(r);
 	for (int it = json_first(d, items); it > 0; it = json_next(d, items, it)) {
 		size_t b, e;
 		int why = CACHE_REJECT_TOO_LARGE;
@@ -87,7 +88,7 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		if (!o && why < 0)
 			return -ENOMEM;
 		if (!o) {
-			refl_reject(r, "list", d, it, why, err, logged);
+			cache_refl_reject(r, "list", d, it, why, err, logged);
 			continue;
 		}
 		l->objs[l->n++] = o;
@@ -228,7 +229,7 @@ static void *parse_pages(void *arg)
 		pthread_mutex_lock(&pl->lock);
 		if (rc || skip) {
 			pl->failed = true;
-			refl_listing_free(&pg->objs);
+			cache_refl_listing_free(&pg->objs);
 			free(pg);
 			continue;
 		}
@@ -263,19 +264,27 @@ static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
 	return 0;
 }
 
-/* A full paged LIST into l. Returns R_OK, R_ERROR or R_STOP. */
-int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
+/* Give up a LIST whose pages together pass list_max; the cache keeps
+ * what it has. */
+static void list_too_large(struct cache_resource *r, size_t list_max)
 {
-	char path[512];
-	cache_resource_path(r->kind, NULL, path, sizeof(path));
+	log_error("%s: list: more than %zu bytes in all pages "
+		  "(--upstream-list-max-mib): abandoned, the cache keeps its "
+		  "objects", r->kind->resource, list_max);
+	cache_refl_stat_inc(&r->stats.malformed);
+}
+
+/* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
+int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
+{
 	struct xfer x = { .r = r, .body = BUF_INIT };
 	char *cont = NULL;
 	char *asked = NULL;		/* the continue token of this request */
 	int limit = r->up.page_size > 0 ? r->up.page_size : 500;
-	size_t page_max = refl_page_max(r), list_max = refl_list_max(r);
+	size_t page_max = cache_refl_page_max(r), list_max = cache_refl_list_max(r);
 	size_t taken = 0;		/* bytes of the pages so far */
 	struct buf url = BUF_INIT;
-	int result = R_ERROR;
+	int result = REFL_ERROR;
 	size_t npages = 0, last_page = 0;
 	struct pipeline pl = { .r = r };
 	pthread_t parser[PARSERS];
@@ -288,15 +297,12 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	if (!nparsers)
 		goto out;
 
-	refl_stat_inc(&r->stats.lists);
-	do {
+	cache_refl_stat_inc(&r->stats.lists);
+	/* for (;;), not do-while: a retry of the first page has no
+	 * continue token, and must not end the loop */
+	for (;;) {
 		buf_reset(&url);
-		buf_printf(&url, "%s%s?limit=%d", r->up.server, path, limit);
-		if (cont) {
-			char *esc = curl_easy_escape(c, cont, 0);
-			buf_printf(&url, "&continue=%s", esc ? esc : "");
-			curl_free(esc);
-		}
+		cache_url_list(&url, r->up.server, r->kind, limit, cont);
 		free(asked);
 		asked = cont;
 		cont = NULL;
@@ -305,10 +311,7 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		x.body = (struct buf)BUF_INIT;
 		x.body_over = false;
 		if (taken >= list_max) {
-			log_error("%s: list: more than %zu bytes in all pages "
-				  "(--upstream-list-max-mib): abandoned, the cache "
-				  "keeps its objects", r->kind->resource, list_max);
-			refl_stat_inc(&r->stats.malformed);
+			list_too_large(r, list_max);
 			goto out;
 		}
 		x.body_max = page_max < list_max - taken ? page_max : list_max - taken;
@@ -316,14 +319,11 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		 * buffer's doublings (copies and page faults) */
 		if (last_page)
 			buf_reserve(&x.body, last_page + last_page / 8);
-		long code = refl_http_get(r, c, url.p, &x);
+		long code = cache_refl_http_get(r, c, url.p, &x);
 		last_page = x.body.len;
-		if (x.body_over && !refl_stopping(r)) {
+		if (x.body_over && !cache_refl_stopping(r)) {
 			if (x.body_max < page_max) {
-				log_error("%s: list: more than %zu bytes in all pages "
-					  "(--upstream-list-max-mib): abandoned, the cache "
-					  "keeps its objects", r->kind->resource, list_max);
-				refl_stat_inc(&r->stats.malformed);
+				list_too_large(r, list_max);
 				goto out;
 			}
 			if (limit > 1) {
@@ -348,10 +348,10 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 					  "(--upstream-page-max-mib) and the page does "
 					  "not tell the next one: abandoned",
 					  r->kind->resource, page_max);
-				refl_stat_inc(&r->stats.malformed);
+				cache_refl_stat_inc(&r->stats.malformed);
 				goto out;
 			}
-			refl_stat_inc(&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
+			cache_refl_stat_inc(&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
 			log_warn("%s: list: skipping an item past %zu bytes "
 				 "(--upstream-page-max-mib)", r->kind->resource, page_max);
 			taken += page_max;
@@ -364,27 +364,27 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			log_v(3, "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
 			      r->kind->resource, npages, x.body.len, start * 1e3, total * 1e3);
 		}
-		if (refl_stopping(r)) {
-			result = R_STOP;
+		if (cache_refl_stopping(r)) {
+			result = REFL_STOP;
 			goto out;
 		}
 		if (code != 200) {
 			if (code > 0)
-				refl_log_status(r, "list", code, &x.body);
+				cache_refl_log_status(r, "list", code, &x.body);
 			if (code < 0 || code == 429 || code >= 500)
-				refl_mark_failing(r);
+				cache_refl_mark_failing(r);
 			r->retry_after = x.retry_after;
 			goto out;
 		}
 		if (peek_continue(&x.body, &cont)) {
 			log_warn("%s: list: malformed page: no metadata", r->kind->resource);
-			refl_stat_inc(&r->stats.malformed);
+			cache_refl_stat_inc(&r->stats.malformed);
 			goto out;
 		}
 		if (cont && asked && !strcmp(cont, asked)) {
 			log_error("%s: list: the upstream sent the same continue token "
 				  "twice: abandoned", r->kind->resource);
-			refl_stat_inc(&r->stats.malformed);
+			cache_refl_stat_inc(&r->stats.malformed);
 			goto out;
 		}
 		/* a page costs its bytes and some bookkeeping, so that a chain
@@ -420,29 +420,31 @@ int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			free(pg);
 			goto out;
 		}
-	} while (cont);
-	result = R_OK;
+		if (!cont)
+			break;
+	}
+	result = REFL_OK;
 out:
 	pthread_mutex_lock(&pl.lock);
 	pl.closed = true;
-	if (result != R_OK)
+	if (result != REFL_OK)
 		pl.failed = true;	/* drop what is queued */
 	pthread_cond_broadcast(&pl.cond);
 	pthread_mutex_unlock(&pl.lock);
 	for (int i = 0; i < nparsers; i++)
 		pthread_join(parser[i], NULL);
-	if (result == R_OK && (pl.failed || join_pages(&pl, npages, l)))
-		result = R_ERROR;
+	if (result == REFL_OK && (pl.failed || join_pages(&pl, npages, l)))
+		result = REFL_ERROR;
 	for (size_t i = 0; i < npages && pl.done; i++)
 		if (pl.done[i]) {
-			refl_listing_free(&pl.done[i]->objs);
+			cache_refl_listing_free(&pl.done[i]->objs);
 			free(pl.done[i]);
 		}
 	free(pl.done);
 	pthread_mutex_destroy(&pl.lock);
 	pthread_cond_destroy(&pl.cond);
-	if (result != R_OK)
-		refl_listing_free(l);
+	if (result != REFL_OK)
+		cache_refl_listing_free(l);
 	free(cont);
 	free(asked);
 	buf_free(&url);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 
 static bool is_space(char c)
@@ -147,7 +148,7 @@ static const char *put_field(const struct json_doc *d, int i, char **at)
 	return s;
 }
 
-const char *cache_reject_name(int why)
+const char *cache_obj_reject_name(int why)
 {
 	static const char *const names[CACHE_REJECT_NREASONS] = {
 		[CACHE_REJECT_INVALID] = "invalid",
@@ -424,7 +425,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 		size_t n;
 		const char *t = json_raw(dp, pk.created, &n);
 		int64_t ts;
-		if (!json_time(t, n, &ts))
+		if (!cache_parse_time(t, n, &ts))
 			o->created = ts;
 	}
 	for (size_t f = 0; f < nfields; f++)

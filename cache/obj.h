@@ -72,7 +72,7 @@ enum cache_reject {
 	CACHE_REJECT_NREASONS
 };
 /* "invalid", "name", "too_large". */
-const char *cache_reject_name(int why);
+const char *cache_obj_reject_name(int why);
 
 struct json_doc;
 /* The same, for the value at token root of an already parsed document

@@ -3,7 +3,7 @@
  * (see reflector.h).
  *
  * Everything here runs on the resource's own thread, except
- * cache_resource_new/start/stop/free, which the main thread calls. Full
+ * cache_refl_new/start/stop/free, which the main thread calls. Full
  * LISTs are lister.c's.
  */
 #include "cache/reflector.h"
@@ -19,8 +19,10 @@
 #include <urcu-bp.h>
 
 #include "cache/json.h"
+#include "cache/probe.h"
 #include "cache/reflector_int.h"
 #include "cache/relist.h"
+#include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/limits.h"
@@ -43,34 +45,34 @@ static void mark_healthy(struct cache_resource *r)
 	__atomic_store_n(&r->failing_since, (int64_t)0, __ATOMIC_RELAXED);
 }
 
-void refl_mark_failing(struct cache_resource *r)
+void cache_refl_mark_failing(struct cache_resource *r)
 {
 	int64_t zero = 0;
 	__atomic_compare_exchange_n(&r->failing_since, &zero, (int64_t)time(NULL),
 				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-void refl_stat_inc(uint64_t *s)
+void cache_refl_stat_inc(uint64_t *s)
 {
 	__atomic_add_fetch(s, 1, __ATOMIC_RELAXED);
 }
 
-size_t refl_page_max(const struct cache_resource *r)
+size_t cache_refl_page_max(const struct cache_resource *r)
 {
 	return r->up.page_max ? r->up.page_max : LIMIT_UPSTREAM_PAGE_BYTES;
 }
 
-size_t refl_line_max(const struct cache_resource *r)
+size_t cache_refl_line_max(const struct cache_resource *r)
 {
 	return r->up.line_max ? r->up.line_max : LIMIT_UPSTREAM_LINE_BYTES;
 }
 
-size_t refl_list_max(const struct cache_resource *r)
+size_t cache_refl_list_max(const struct cache_resource *r)
 {
 	return r->up.list_max ? r->up.list_max : LIMIT_UPSTREAM_LIST_BYTES;
 }
 
-bool refl_stopping(struct cache_resource *r)
+bool cache_refl_stopping(struct cache_resource *r)
 {
 	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);
 }
@@ -78,17 +80,6 @@ bool refl_stopping(struct cache_resource *r)
 static void touch(struct cache_resource *r)
 {
 	__atomic_store_n(&r->last_contact, (int64_t)time(NULL), __ATOMIC_RELAXED);
-}
-
-void cache_resource_path(const struct cache_kind *kind, const char *ns,
-			 char *out, size_t outlen)
-{
-	int n = kind->group[0] ?
-			snprintf(out, outlen, "/apis/%s/%s", kind->group, kind->version) :
-			snprintf(out, outlen, "/api/%s", kind->version);
-	if (ns && *ns)
-		n += snprintf(out + n, outlen - (size_t)n, "/namespaces/%s", ns);
-	snprintf(out + n, outlen - (size_t)n, "/%s", kind->resource);
 }
 
 /* ---- HTTP plumbing ---- */
@@ -104,7 +95,7 @@ static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 {
 	struct xfer *x = p;
 	struct cache_resource *r = x->r;
-	if (refl_stopping(r))
+	if (cache_refl_stopping(r))
 		return 1;
 	if (!x->watch || !__atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED))
 		return 0;
@@ -173,11 +164,11 @@ static void printable(const struct json_doc *d, int i, char *out, size_t cap)
 	out[w] = '\0';
 }
 
-void refl_reject(struct cache_resource *r, const char *what,
-		 const struct json_doc *d, int root, int why, const char *err,
-		 unsigned *logged)
+void cache_refl_reject(struct cache_resource *r, const char *what,
+		       const struct json_doc *d, int root, int why, const char *err,
+		       unsigned *logged)
 {
-	refl_stat_inc(&r->stats.rejected_by[why]);
+	cache_refl_stat_inc(&r->stats.rejected_by[why]);
 	if (logged && __atomic_fetch_add(logged, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	char ns[96], name[160];
@@ -185,12 +176,12 @@ void refl_reject(struct cache_resource *r, const char *what,
 	printable(d, meta >= 0 ? json_get(d, meta, "namespace") : -1, ns, sizeof(ns));
 	printable(d, meta >= 0 ? json_get(d, meta, "name") : -1, name, sizeof(name));
 	log_warn("%s: %s: skipping object %s/%s (%s): %s", r->kind->resource, what,
-		 ns, name, cache_reject_name(why), err);
+		 ns, name, cache_obj_reject_name(why), err);
 }
 
 /* GET url; returns the HTTP status, or -1 on a transport error. The
  * headers are built for each request, so a rotated token is used. */
-long refl_http_get(struct cache_resource *r, CURL *c, const char *url,
+long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 		     struct xfer *x)
 {
 	char err[256];
@@ -236,14 +227,14 @@ long refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 		log_warn("%s: watch: no byte for %d s from an upstream that sends "
 			 "BOOKMARKs: reconnecting", r->kind->resource,
 			 r->up.stall_seconds > 0 ? r->up.stall_seconds : 90);
-	else if (!refl_stopping(r) && !(x->watch && x->result != R_OK))
+	else if (!cache_refl_stopping(r) && !(x->watch && x->result != REFL_OK))
 		log_warn("%s: %s: %s", r->kind->resource,
 			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
 	return -1;
 }
 
 /* Log the message of an upstream Status body, if there is one. */
-void refl_log_status(struct cache_resource *r, const char *what, long code,
+void cache_refl_log_status(struct cache_resource *r, const char *what, long code,
 		       const struct buf *body)
 {
 	struct json_doc d = JSON_DOC_INIT;
@@ -267,7 +258,7 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 {
 	l->n = cache_store_sort(l->objs, l->n);
 	struct cache_snap *old = cache_store_snap(r->store);
-	bool first = !cache_resource_synced(r);
+	bool first = !cache_refl_synced(r);
 	struct cache_txn t;
 	cache_txn_begin_empty(r->store, &t);
 	if (cache_txn_load(&t, l->objs, l->n) ||
@@ -326,8 +317,8 @@ struct pending {
  * BOOKMARK above every RV the storage domain has shown is checked first
  * against the upstream's current RV (a limit=1 LIST, a quorum read); the
  * answer goes into the domain's clock, so the other resources' BOOKMARKs
- * below it need no check. Returns R_OK, R_BACKWARDS for a BOOKMARK past
- * the upstream's RV, or R_RETRY when the check could not be made (the
+ * below it need no check. Returns REFL_OK, REFL_BACKWARDS for a BOOKMARK past
+ * the upstream's RV, or REFL_RETRY when the check could not be made (the
  * BOOKMARK is not applied, the watch resumes from the RV before it).
  */
 static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
@@ -336,22 +327,22 @@ static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
 	char err[256];
 	if (cache_rvclock_seen_by(r->clock, cache_rvclock_now_ms(), &seen) &&
 	    rv <= seen)
-		return R_OK;
-	if (cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				       sizeof(err))) {
+		return REFL_OK;
+	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+				    sizeof(err))) {
 		log_warn("%s: watch: cannot check a BOOKMARK at %llu: %s",
 			 r->kind->resource, (unsigned long long)rv, err);
-		return R_RETRY;
+		return REFL_RETRY;
 	}
 	cache_rvclock_note(r->clock, now, cache_rvclock_now_ms());
 	if (rv > now) {
 		log_warn("%s: watch: BOOKMARK at resourceVersion %llu, past the "
 			 "upstream's %llu: relisting", r->kind->resource,
 			 (unsigned long long)rv, (unsigned long long)now);
-		refl_stat_inc(&r->stats.malformed);
-		return R_BACKWARDS;
+		cache_refl_stat_inc(&r->stats.malformed);
+		return REFL_BACKWARDS;
 	}
-	return R_OK;
+	return REFL_OK;
 }
 
 /* Whether the cache (in t) holds an object under the key of the refused
@@ -383,8 +374,8 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 	return held;
 }
 
-int refl_event_decode(struct json_doc *d, const char *line, size_t len,
-		      struct refl_event *ev, char *err, size_t errlen)
+int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
+		      struct cache_refl_event *ev, char *err, size_t errlen)
 {
 	char jerr[128];
 	memset(ev, 0, sizeof(*ev));
@@ -428,18 +419,18 @@ int refl_event_decode(struct json_doc *d, const char *line, size_t len,
 	return 0;
 }
 
-/* Apply one event line. Returns R_OK, or why the stream must end. */
+/* Apply one event line. Returns REFL_OK, or why the stream must end. */
 static int watch_line(struct xfer *x, const char *line, size_t len,
 		      struct cache_txn *t, bool *open, struct pending *pend,
 		      size_t *npend)
 {
 	struct cache_resource *r = x->r;
 	char err[160];
-	struct refl_event ev;
-	if (refl_event_decode(&x->doc, line, len, &ev, err, sizeof(err))) {
+	struct cache_refl_event ev;
+	if (cache_refl_event_decode(&x->doc, line, len, &ev, err, sizeof(err))) {
 		log_warn("%s: watch: %s", r->kind->resource, err);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
+		cache_refl_stat_inc(&r->stats.malformed);
+		return REFL_ERROR;
 	}
 	struct json_doc *d = &x->doc;
 	if (ev.type == REFL_EV_ERROR) {
@@ -457,11 +448,11 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 				 (long long)quiet,
 				 quiet < 60 ? "" : bm ? ", and its BOOKMARKs did not keep up" :
 				 ", and the upstream sends it no BOOKMARKs");
-			return R_EXPIRED;
+			return REFL_EXPIRED;
 		}
 		log_warn("%s: watch: ERROR event %lld: %s", r->kind->resource,
 			 (long long)ev.code, ev.msg);
-		return R_ERROR;
+		return REFL_ERROR;
 	}
 	uint64_t rv = ev.rv;
 	/* One stream's RVs never go down: a BOOKMARK at or above every
@@ -474,27 +465,27 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			 "same stream: the upstream went backwards; relisting",
 			 r->kind->resource, bookmark ? "BOOKMARK" : "event",
 			 (unsigned long long)rv, (unsigned long long)x->stream_rv);
-		refl_stat_inc(&r->stats.malformed);
-		return R_BACKWARDS;
+		cache_refl_stat_inc(&r->stats.malformed);
+		return REFL_BACKWARDS;
 	}
 	if (bookmark) {
 		__atomic_store_n(&r->bookmarks_seen, true, __ATOMIC_RELAXED);
 		if (rv > r->rv) {
 			int rc = bookmark_plausible(r, rv);
-			if (rc != R_OK)
+			if (rc != REFL_OK)
 				return rc;
 			r->rv = rv;	/* published at the end of the chunk */
 		}
 		if (rv > x->stream_rv)
 			x->stream_rv = rv;
-		return R_OK;
+		return REFL_OK;
 	}
 	bool del = ev.type == REFL_EV_DELETED;
 	if (rv <= r->rv) {
 		log_v(2, "%s: watch: skipping event at %llu <= %llu",
 		      r->kind->resource, (unsigned long long)rv,
 		      (unsigned long long)r->rv);
-		return R_OK;
+		return REFL_OK;
 	}
 	int why;
 	struct cache_obj *o = cache_obj_from_doc_why(r->kind, d, ev.obj,
@@ -506,7 +497,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	}
 	if (!o && why < 0) {
 		log_error("%s: watch: out of memory", r->kind->resource);
-		return R_ERROR;
+		return REFL_ERROR;
 	}
 	if (!o) {
 		/*
@@ -520,15 +511,15 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		 * relist's difference tells watchers.
 		 */
 		if (!holds_key(t, d, ev.obj, why)) {
-			refl_reject(r, "watch", d, ev.obj, why, err, NULL);
+			cache_refl_reject(r, "watch", d, ev.obj, why, err, NULL);
 			r->rv = rv;
 			x->stream_rv = rv;
-			return R_OK;
+			return REFL_OK;
 		}
 		log_warn("%s: watch: bad object the cache holds: %s; relisting",
 			 r->kind->resource, err);
-		refl_stat_inc(&r->stats.malformed);
-		return R_ERROR;
+		cache_refl_stat_inc(&r->stats.malformed);
+		return REFL_ERROR;
 	}
 	/* The upstream's stream must fit our state: no delete or change of
 	 * what we do not have, no second object under one name. If it does
@@ -540,14 +531,14 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			 r->kind->resource, del ? "DELETED" : added ? "ADDED" : "MODIFIED",
 			 o->ns, o->name);
 		cache_obj_put(o);
-		return R_ERROR;
+		return REFL_ERROR;
 	}
 	struct cache_obj *prev = NULL;
 	int rc = del ? cache_txn_del(t, o->ns, o->name, &prev) :
 		       cache_txn_put(t, o, &prev);
 	if (rc) {
 		cache_obj_put(o);
-		return R_ERROR;
+		return REFL_ERROR;
 	}
 	r->rv = rv;
 	x->stream_rv = rv;
@@ -556,7 +547,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	pend[*npend].obj = o;
 	pend[*npend].prev = prev;
 	(*npend)++;
-	return R_OK;
+	return REFL_OK;
 }
 
 #define PEND_MAX 256
@@ -613,8 +604,8 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	struct pending pend[PEND_MAX];
 	size_t npend = 0, start = 0;
 	uint64_t rv0 = r->rv;
-	size_t max = refl_line_max(r);
-	while (x->result == R_OK) {
+	size_t max = cache_refl_line_max(r);
+	while (x->result == REFL_OK) {
 		char *nl = memchr(x->line.p + scanned, '\n', x->line.len - scanned);
 		size_t end = nl ? (size_t)(nl - x->line.p) : x->line.len;
 		if (end - start > max) {
@@ -624,8 +615,8 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 			log_warn("%s: watch: event longer than %zu bytes "
 				 "(--upstream-line-max-mib): ending the watch; relisting",
 				 r->kind->resource, max);
-			refl_stat_inc(&r->stats.malformed);
-			x->result = R_ERROR;
+			cache_refl_stat_inc(&r->stats.malformed);
+			x->result = REFL_ERROR;
 			break;
 		}
 		if (!nl)
@@ -640,7 +631,7 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	}
 	if (npend || open || r->rv > rv0)
 		flush(r, &t, &open, pend, &npend, r->rv);
-	if (x->result != R_OK)
+	if (x->result != REFL_OK)
 		return 0;
 	memmove(x->line.p, x->line.p + start, x->line.len - start);
 	x->line.len -= start;
@@ -679,44 +670,39 @@ static void set_list_rules(struct cache_resource *r, CURL *c)
 /* One WATCH from r->rv until the stream ends. */
 static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 {
-	char path[512];
-	cache_resource_path(r->kind, NULL, path, sizeof(path));
 	int timeout = r->up.watch_timeout ? r->up.watch_timeout :
 					    300 + rand() % 300;
 	set_stall_rules(r, c, timeout);
 	struct buf url = BUF_INIT;
-	buf_printf(&url,
-		   "%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"
-		   "&timeoutSeconds=%d",
-		   r->up.server, path, (unsigned long long)r->rv, timeout);
+	cache_url_watch(&url, r->up.server, r->kind, r->rv, timeout);
 	struct xfer x = { .r = r, .body = BUF_INIT, .watch = true,
 			  .line = BUF_INIT, .doc = JSON_DOC_INIT };
-	refl_stat_inc(&r->stats.watches);
-	long code = buf_ok(&url) ? refl_http_get(r, c, url.p, &x) : -1;
+	cache_refl_stat_inc(&r->stats.watches);
+	long code = buf_ok(&url) ? cache_refl_http_get(r, c, url.p, &x) : -1;
 	set_list_rules(r, c);
 	end->opened_ms = code == 200 ? x.opened_ms : 0;
 	/* a second early still counts: the upstream's clock is not ours */
 	end->at_deadline = end->opened_ms &&
 			   cache_rvclock_now_ms() >= end->opened_ms + timeout * 1000L - 1000;
 	int result = x.result;
-	if (refl_stopping(r))
-		result = R_STOP;
-	else if (result == R_OK && code == 410)
-		result = R_EXPIRED;
-	else if (result == R_OK && code < 0)
-		result = R_RETRY;
-	else if (result == R_OK && code != 200) {
+	if (cache_refl_stopping(r))
+		result = REFL_STOP;
+	else if (result == REFL_OK && code == 410)
+		result = REFL_EXPIRED;
+	else if (result == REFL_OK && code < 0)
+		result = REFL_RETRY;
+	else if (result == REFL_OK && code != 200) {
 		if (code > 0)
-			refl_log_status(r, "watch", code, &x.body);
+			cache_refl_log_status(r, "watch", code, &x.body);
 		/* the upstream refused this watch; it may take the next one
 		 * (a 429 or 5xx), so keep the cache and retry the watch */
-		result = code == 429 || code >= 500 ? R_REFUSED : R_ERROR;
+		result = code == 429 || code >= 500 ? REFL_REFUSED : REFL_ERROR;
 		r->retry_after = x.retry_after;
-	} else if (result == R_OK && x.line.len) {
+	} else if (result == REFL_OK && x.line.len) {
 		log_warn("%s: watch: stream ended inside an event",
 			 r->kind->resource);
-		refl_stat_inc(&r->stats.malformed);
-		result = R_ERROR;
+		cache_refl_stat_inc(&r->stats.malformed);
+		result = REFL_ERROR;
 	}
 	log_v(1, "%s: watch ended after %llu lines at rv %llu (%d)",
 	      r->kind->resource, (unsigned long long)x.events,
@@ -728,41 +714,16 @@ static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 	return result;
 }
 
-int cache_resource_upstream_rv(const struct cache_upstream *up,
-				const struct cache_kind *kind, const bool *stop,
-				uint64_t *rv, char *err, size_t errlen)
-{
-	char path[600];
-	cache_resource_path(kind, NULL, path, sizeof(path));
-	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
-	struct buf body = BUF_INIT;
-	struct json_doc d = JSON_DOC_INIT;
-	long code = cache_upstream_get(up, path, "application/json", stop, &body,
-				       NULL, err, errlen);
-	int rc = -EIO;
-	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
-		int t = json_path(&d, 0, "metadata.resourceVersion");
-		if (t >= 0 && !json_u64(&d, t, rv))
-			rc = 0;
-	}
-	if (rc && code >= 0)
-		snprintf(err, errlen, "the upstream answered %ld without a resourceVersion",
-			 code);
-	buf_free(&body);
-	json_doc_free(&d);
-	return rc;
-}
-
 /* ---- quiet resources ---- */
 
-const char *cache_relist_reason_name(int reason)
+const char *cache_refl_relist_reason_name(int reason)
 {
-	static const char *const names[RELIST_NREASONS] = {
-		[RELIST_EXPIRED] = "expired",
-		[RELIST_BROKEN] = "broken",
-		[RELIST_BACKWARDS] = "backwards",
+	static const char *const names[REFL_RELIST_NREASONS] = {
+		[REFL_RELIST_EXPIRED] = "expired",
+		[REFL_RELIST_BROKEN] = "broken",
+		[REFL_RELIST_BACKWARDS] = "backwards",
 	};
-	return reason >= 0 && reason < RELIST_NREASONS ? names[reason] : "";
+	return reason >= 0 && reason < REFL_RELIST_NREASONS ? names[reason] : "";
 }
 
 /*
@@ -794,7 +755,7 @@ static void fast_forward(struct cache_resource *r, const struct watch_end *end)
 	}
 	r->rv = rv;
 	cache_history_set_progress(r->history, rv);
-	refl_stat_inc(&r->stats.fast_forwards);
+	cache_refl_stat_inc(&r->stats.fast_forwards);
 	tell_progress(r);
 }
 
@@ -805,27 +766,27 @@ static void fast_forward(struct cache_resource *r, const struct watch_end *end)
  * and stays silent. Compare RVs before watching again (one limit=1 LIST),
  * unless the watch simply reached its deadline while the upstream kept
  * showing RVs in this domain (events, BOOKMARKs, other resources): then
- * the renewal is the only request. Returns rc, or R_BACKWARDS.
+ * the renewal is the only request. Returns rc, or REFL_BACKWARDS.
  */
 static int check_upstream_rv(struct cache_resource *r, int rc,
 			     const struct watch_end *end)
 {
 	char err[256];
 	uint64_t now = 0;
-	if (rc != R_OK && rc != R_RETRY)
+	if (rc != REFL_OK && rc != REFL_RETRY)
 		return rc;
-	if (rc == R_OK && end->at_deadline &&
+	if (rc == REFL_OK && end->at_deadline &&
 	    cache_rvclock_heard_since(r->clock, end->opened_ms))
 		return rc;
-	if (cache_resource_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				       sizeof(err)))
+	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
+				    sizeof(err)))
 		return rc;
 	if (now < r->rv) {
 		log_warn("%s: the upstream is at resourceVersion %llu, below ours "
 			 "(%llu): relisting", r->kind->resource,
 			 (unsigned long long)now, (unsigned long long)r->rv);
 		cache_rvclock_reset(r->clock);
-		return R_BACKWARDS;
+		return REFL_BACKWARDS;
 	}
 	cache_rvclock_note(r->clock, now, cache_rvclock_now_ms());
 	return rc;
@@ -848,7 +809,7 @@ static void backoff_sleep(struct cache_resource *r, int *attempt)
 		ms = r->retry_after * 1000L;
 	r->retry_after = 0;
 	(*attempt)++;
-	while (ms > 0 && !refl_stopping(r)) {
+	while (ms > 0 && !cache_refl_stopping(r)) {
 		long step = ms < 50 ? ms : 50;
 		struct timespec ts = { 0, step * 1000000L };
 		nanosleep(&ts, NULL);
@@ -869,22 +830,22 @@ static void *run(void *arg)
 	bool need_list = true;
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	set_list_rules(r, c);
-	while (!refl_stopping(r)) {
+	while (!cache_refl_stopping(r)) {
 		if (need_list) {
 			struct listing l = { 0 };
-			int rc = refl_list_all(r, c, &l);
-			if (rc == R_STOP)
+			int rc = cache_refl_list_all(r, c, &l);
+			if (rc == REFL_STOP)
 				break;
 			log_v(2, "%s: listed %zu objects", r->kind->resource, l.n);
-			if (rc != R_OK || apply_listing(r, &l)) {
-				refl_stat_inc(&r->stats.errors);
-				refl_listing_free(&l);
+			if (rc != REFL_OK || apply_listing(r, &l)) {
+				cache_refl_stat_inc(&r->stats.errors);
+				cache_refl_listing_free(&l);
 				backoff_sleep(r, &attempt);
 				continue;
 			}
 			log_info("%s: synced %zu objects at resourceVersion %llu",
 				 r->kind->resource, l.n, (unsigned long long)l.rv);
-			refl_listing_free(&l);
+			cache_refl_listing_free(&l);
 			/* A full LIST leaves page buffers, token arrays and index
 			 * scratch freed in several threads' heaps; give those
 			 * pages back rather than keep them as resident memory. */
@@ -897,19 +858,19 @@ static void *run(void *arg)
 		time_t began = time(NULL);
 		struct watch_end end = { 0 };
 		int rc = watch_once(r, c, &end);
-		if (rc == R_STOP)
+		if (rc == REFL_STOP)
 			break;
-		if (rc == R_OK)
+		if (rc == REFL_OK)
 			fast_forward(r, &end);
 		rc = check_upstream_rv(r, rc, &end);
-		bool backwards = rc == R_BACKWARDS;
-		if (rc == R_EXPIRED || rc == R_ERROR || rc == R_BACKWARDS) {
-			refl_stat_inc(&r->stats.relists);
-			refl_stat_inc(&r->stats.relists_by[rc == R_EXPIRED ? RELIST_EXPIRED :
-				      rc == R_ERROR ? RELIST_BROKEN : RELIST_BACKWARDS]);
+		bool backwards = rc == REFL_BACKWARDS;
+		if (rc == REFL_EXPIRED || rc == REFL_ERROR || rc == REFL_BACKWARDS) {
+			cache_refl_stat_inc(&r->stats.relists);
+			cache_refl_stat_inc(&r->stats.relists_by[rc == REFL_EXPIRED ? REFL_RELIST_EXPIRED :
+					    rc == REFL_ERROR ? REFL_RELIST_BROKEN : REFL_RELIST_BACKWARDS]);
 			need_list = true;
-			if (rc == R_BACKWARDS)
-				rc = R_EXPIRED;
+			if (rc == REFL_BACKWARDS)
+				rc = REFL_EXPIRED;
 		}
 		/* Back off after errors, after RVs that went backwards on the
 		 * stream or against the upstream (a fault, or a wiped cluster,
@@ -917,12 +878,12 @@ static void *run(void *arg)
 		 * watch that ended at once (no hot loop against an upstream
 		 * that closes every watch); a watch that lived resumes
 		 * straight away. */
-		if (rc == R_ERROR || rc == R_RETRY || rc == R_REFUSED || backwards ||
+		if (rc == REFL_ERROR || rc == REFL_RETRY || rc == REFL_REFUSED || backwards ||
 		    time(NULL) - began < 1) {
-			if (rc != R_OK && rc != R_EXPIRED)
-				refl_stat_inc(&r->stats.errors);
-			if (rc == R_RETRY || rc == R_REFUSED)
-				refl_mark_failing(r);
+			if (rc != REFL_OK && rc != REFL_EXPIRED)
+				cache_refl_stat_inc(&r->stats.errors);
+			if (rc == REFL_RETRY || rc == REFL_REFUSED)
+				cache_refl_mark_failing(r);
 			backoff_sleep(r, &attempt);
 		} else if (time(NULL) - began >= HEALTHY_S) {
 			attempt = 0;	/* healthy for a while: start afresh */
@@ -932,9 +893,9 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct cache_resource *cache_resource_new(const struct cache_kind *kind,
-					  const struct cache_upstream *up,
-					  size_t history)
+struct cache_resource *cache_refl_new(const struct cache_kind *kind,
+				      const struct cache_upstream *up,
+				      size_t history)
 {
 	struct cache_resource *r = xcalloc(1, sizeof(*r));
 	if (!r)
@@ -945,13 +906,13 @@ struct cache_resource *cache_resource_new(const struct cache_kind *kind,
 	r->store = cache_store_new();
 	r->history = cache_history_new(history, 0);
 	if (!r->store || !r->history) {
-		cache_resource_free(r);
+		cache_refl_free(r);
 		return NULL;
 	}
 	return r;
 }
 
-int cache_resource_start(struct cache_resource *r)
+int cache_refl_start(struct cache_resource *r)
 {
 	int e = pthread_create(&r->thread, NULL, run, r);
 	if (e)
@@ -960,7 +921,7 @@ int cache_resource_start(struct cache_resource *r)
 	return 0;
 }
 
-void cache_resource_stop(struct cache_resource *r)
+void cache_refl_stop(struct cache_resource *r)
 {
 	if (!r || !r->started)
 		return;
@@ -969,7 +930,7 @@ void cache_resource_stop(struct cache_resource *r)
 	r->started = false;
 }
 
-void cache_resource_free(struct cache_resource *r)
+void cache_refl_free(struct cache_resource *r)
 {
 	if (!r)
 		return;

@@ -11,7 +11,7 @@
  *
  * struct cache_resource is what the HTTP side reads: the kind, the store,
  * the history and whether the first sync has finished. Its pointers stay
- * valid from cache_resource_new() until cache_resource_free().
+ * valid from cache_refl_new() until cache_refl_free().
  */
 #ifndef CACHE_REFLECTOR_H
 #define CACHE_REFLECTOR_H
@@ -27,20 +27,20 @@
 #include "cache/store.h"
 #include "cache/upstream.h"
 
-enum cache_relist_reason {
-	RELIST_EXPIRED,		/* the upstream answered 410 to a resume */
-	RELIST_BROKEN,		/* bad bytes, an ERROR event, or events that
+enum cache_refl_relist_reason {
+	REFL_RELIST_EXPIRED,	/* the upstream answered 410 to a resume */
+	REFL_RELIST_BROKEN,	/* bad bytes, an ERROR event, or events that
 				 * did not fit the cache */
-	RELIST_BACKWARDS,	/* the upstream's RV went below ours (wiped) */
-	RELIST_NREASONS
+	REFL_RELIST_BACKWARDS,	/* the upstream's RV went below ours (wiped) */
+	REFL_RELIST_NREASONS
 };
 
 /* "expired", "broken", "backwards": the label of the relists metric. */
-const char *cache_relist_reason_name(int reason);
+const char *cache_refl_relist_reason_name(int reason);
 
-struct cache_resource_stats {		/* all atomic */
+struct cache_refl_stats {		/* all atomic */
 	uint64_t lists, watches, events, relists, errors, malformed;
-	uint64_t relists_by[RELIST_NREASONS];
+	uint64_t relists_by[REFL_RELIST_NREASONS];
 	/* list items and watch objects skipped, by enum cache_reject */
 	uint64_t rejected_by[CACHE_REJECT_NREASONS];
 	uint64_t fast_forwards;		/* quiet resumes moved to a newer RV */
@@ -62,7 +62,7 @@ struct cache_resource {
 	bool bookmarks_seen;		/* atomic; the upstream sends BOOKMARKs
 					 * for this resource, so silence is a stall */
 	struct cache_rvclock *clock;	/* the RVs of its storage domain */
-	struct cache_resource_stats stats;
+	struct cache_refl_stats stats;
 	/* Told after every published change, from the reflector thread,
 	 * while on_progress_ctx (atomic) is not NULL. Set before start. */
 	void (*on_progress)(void *ctx, struct cache_resource *r);
@@ -77,30 +77,18 @@ struct cache_resource {
 	int retry_after;		/* seconds the upstream asked us to wait */
 };
 
-struct cache_resource *cache_resource_new(const struct cache_kind *kind,
-					  const struct cache_upstream *up,
-					  size_t history);
-int cache_resource_start(struct cache_resource *r);
+struct cache_resource *cache_refl_new(const struct cache_kind *kind,
+				      const struct cache_upstream *up,
+				      size_t history);
+int cache_refl_start(struct cache_resource *r);
 /* Ask the thread to stop and join it. */
-void cache_resource_stop(struct cache_resource *r);
+void cache_refl_stop(struct cache_resource *r);
 /* After stop, every reader gone and rcu_barrier(). */
-void cache_resource_free(struct cache_resource *r);
+void cache_refl_free(struct cache_resource *r);
 
-static inline bool cache_resource_synced(struct cache_resource *r)
+static inline bool cache_refl_synced(struct cache_resource *r)
 {
 	return __atomic_load_n(&r->synced, __ATOMIC_ACQUIRE);
 }
-
-/* The upstream's current RV for kind, by a limit=1 LIST (a quorum read
- * there). Returns 0, or -EIO with err set. Blocking; gives up when *stop
- * (atomic) turns true. */
-int cache_resource_upstream_rv(const struct cache_upstream *up,
-			       const struct cache_kind *kind, const bool *stop,
-			       uint64_t *rv, char *err, size_t errlen);
-
-/* The path of the resource's collection, e.g. "/apis/apps/v1/deployments"
- * or "/api/v1/namespaces/NS/pods" when ns is given. */
-void cache_resource_path(const struct cache_kind *kind, const char *ns,
-			 char *out, size_t outlen);
 
 #endif

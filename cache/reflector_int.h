@@ -12,12 +12,20 @@
 #include "cache/reflector.h"
 #include "config/buf.h"
 
-/* How a LIST or WATCH ended. R_RETRY: the connection failed or went
- * silent, resume the watch; R_REFUSED: the upstream answered 429/5xx,
- * resume after backing off; R_ERROR: the bytes were wrong, relist;
- * R_EXPIRED: 410, relist; R_BACKWARDS: the upstream's RV is below ours
- * (a wiped cluster), relist. */
-enum { R_OK, R_RETRY, R_REFUSED, R_EXPIRED, R_ERROR, R_STOP, R_BACKWARDS };
+/* How a LIST or WATCH ended. REFL_RETRY: the connection failed or went
+ * silent, resume the watch; REFL_REFUSED: the upstream answered 429/5xx,
+ * resume after backing off; REFL_ERROR: the bytes were wrong, relist;
+ * REFL_EXPIRED: 410, relist; REFL_BACKWARDS: the upstream's RV is below
+ * ours (a wiped cluster), relist. */
+enum {
+	REFL_OK,
+	REFL_RETRY,
+	REFL_REFUSED,
+	REFL_EXPIRED,
+	REFL_ERROR,
+	REFL_STOP,
+	REFL_BACKWARDS
+};
 
 /* One upstream request in flight. */
 struct xfer {
@@ -34,7 +42,7 @@ struct xfer {
 	uint64_t stream_rv;		/* highest RV this stream has carried
 					 * (event or BOOKMARK), 0: none yet */
 	struct json_doc doc;
-	int result;			/* R_* once the stream must end */
+	int result;			/* REFL_* once the stream must end */
 	uint64_t events;
 	int64_t opened_ms;		/* monotonic; when the answer began */
 	int64_t last_byte_ms;		/* monotonic; watch bytes last came */
@@ -49,22 +57,22 @@ struct listing {
 };
 
 /* The limits in force (cache_upstream's, or config/limits.h's). */
-size_t refl_page_max(const struct cache_resource *r);
-size_t refl_line_max(const struct cache_resource *r);
-size_t refl_list_max(const struct cache_resource *r);
+size_t cache_refl_page_max(const struct cache_resource *r);
+size_t cache_refl_line_max(const struct cache_resource *r);
+size_t cache_refl_list_max(const struct cache_resource *r);
 
 /* Count and log one upstream object skipped for why (enum
  * cache_reject): by its key, read as well as the bytes allow. what says
  * where ("list", "watch"). Logs when *logged (atomic; may be NULL) was
  * below a few, so that a LIST of many bad items stays readable. */
-void refl_reject(struct cache_resource *r, const char *what,
-		 const struct json_doc *d, int root, int why, const char *err,
-		 unsigned *logged);
+void cache_refl_reject(struct cache_resource *r, const char *what,
+		       const struct json_doc *d, int root, int why, const char *err,
+		       unsigned *logged);
 
 /* One watch event line, decoded but not applied. */
 enum { REFL_EV_ADDED, REFL_EV_MODIFIED, REFL_EV_DELETED, REFL_EV_BOOKMARK,
        REFL_EV_ERROR };
-struct refl_event {
+struct cache_refl_event {
 	int type;			/* REFL_EV_* */
 	int obj;			/* the "object" member's token in the doc */
 	uint64_t rv;			/* its resourceVersion; 0 for ERROR */
@@ -81,21 +89,21 @@ struct refl_event {
  * event: ...", "event without type or object", ...). Touches nothing but
  * d, ev and err, so a fuzzer can drive it alone.
  */
-int refl_event_decode(struct json_doc *d, const char *line, size_t len,
-		      struct refl_event *ev, char *err, size_t errlen);
+int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
+		      struct cache_refl_event *ev, char *err, size_t errlen);
 
-bool refl_stopping(struct cache_resource *r);
-void refl_stat_inc(uint64_t *s);
+bool cache_refl_stopping(struct cache_resource *r);
+void cache_refl_stat_inc(uint64_t *s);
 /* Note the upstream failing (for /readyz's grace period). */
-void refl_mark_failing(struct cache_resource *r);
+void cache_refl_mark_failing(struct cache_resource *r);
 /* GET url on c; returns the HTTP status, or -1 on a transport error. */
-long refl_http_get(struct cache_resource *r, CURL *c, const char *url,
-		   struct xfer *x);
+long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
+			 struct xfer *x);
 /* Log the message of an upstream Status body, if there is one. */
-void refl_log_status(struct cache_resource *r, const char *what, long code,
-		     const struct buf *body);
-void refl_listing_free(struct listing *l);
-/* A full paged LIST into l. Returns R_OK, R_ERROR or R_STOP. */
-int refl_list_all(struct cache_resource *r, CURL *c, struct listing *l);
+void cache_refl_log_status(struct cache_resource *r, const char *what, long code,
+			   const struct buf *body);
+void cache_refl_listing_free(struct listing *l);
+/* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
+int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l);
 
 #endif

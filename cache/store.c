@@ -1,7 +1,7 @@
 /*
  * store: persistent AVL tree snapshots under RCU (see store.h).
  *
- * A snapshot holds two persistent trees (cache/ptree.c): the objects in
+ * A snapshot holds two persistent trees (cache/tree.c): the objects in
  * key order, and the label index, one entry per (object, label), in
  * (label key, label value, object key) order. A transaction updates both.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cache/ptree.h"
+#include "cache/tree.h"
 #include "cache/rcu.h"
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -43,17 +43,17 @@ struct cache_store {
 char cache_rcu_tsan_token;	/* see cache/rcu.h */
 #endif
 
-static struct cache_node *find(struct cache_node *t, const char *ns,
-			       const char *name)
+static struct cache_tree_node *find(struct cache_tree_node *t, const char *ns,
+				    const char *name)
 {
-	struct ptree_key k = { NULL, NULL, ns, name };
-	return ptree_find(t, &k);
+	struct cache_tree_key k = { NULL, NULL, ns, name };
+	return cache_tree_find(t, &k);
 }
 
 /* ---- snapshots ---- */
 
-static struct snap_box *box_new(struct cache_node *root,
-			       struct cache_node *lroot, uint64_t rv)
+static struct snap_box *box_new(struct cache_tree_node *root,
+			       struct cache_tree_node *lroot, uint64_t rv)
 {
 	struct snap_box *b = xmalloc(sizeof(*b));
 	if (!b)
@@ -62,15 +62,15 @@ static struct snap_box *box_new(struct cache_node *root,
 	b->snap.rv = rv;
 	b->snap.root = root;
 	b->snap.lroot = lroot;
-	b->snap.count = ptree_size(root);
+	b->snap.count = cache_tree_size(root);
 	return b;
 }
 
 void cache_snap_put(struct cache_snap *snap)
 {
 	if (snap && __atomic_sub_fetch(&snap->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		ptree_put(snap->root);
-		ptree_put(snap->lroot);
+		cache_tree_put(snap->root);
+		cache_tree_put(snap->lroot);
 		free((struct snap_box *)snap);
 	}
 }
@@ -137,7 +137,7 @@ struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 {
 	cache_rcu_lock();
 	struct snap_box *b = cache_rcu_load(&s->cur);
-	struct cache_node *n = find(b->snap.root, ns, name);
+	struct cache_tree_node *n = find(b->snap.root, ns, name);
 	struct cache_obj *o = n ? cache_obj_get(n->obj) : NULL;
 	if (rv)
 		*rv = b->snap.rv;
@@ -148,15 +148,15 @@ struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 struct cache_obj *cache_snap_find(const struct cache_snap *snap,
 				  const char *ns, const char *name)
 {
-	struct cache_node *n = find(snap->root, ns, name);
+	struct cache_tree_node *n = find(snap->root, ns, name);
 	return n ? n->obj : NULL;
 }
 
 size_t cache_snap_rank(const struct cache_snap *snap, const char *ns,
 		       const char *name)
 {
-	struct ptree_key k = { NULL, NULL, ns, name };
-	return ptree_rank(snap->root, &k);
+	struct cache_tree_key k = { NULL, NULL, ns, name };
+	return cache_tree_rank(snap->root, &k);
 }
 
 /* Whether every key of namespace ns sorts before o's key. */
@@ -169,11 +169,11 @@ static bool ns_before(const char *ns, const struct cache_obj *o)
 size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns)
 {
 	size_t rank = 0;
-	for (const struct cache_node *t = snap->root; t;) {
+	for (const struct cache_tree_node *t = snap->root; t;) {
 		if (ns_before(ns, t->obj)) {
 			t = t->l;
 		} else {
-			rank += ptree_size(t->l) + 1;
+			rank += cache_tree_size(t->l) + 1;
 			t = t->r;
 		}
 	}
@@ -181,16 +181,16 @@ size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns)
 }
 
 /* Position it at the first entry of tree t not below k. */
-static void seek(struct cache_iter *it, const struct cache_node *t,
-		 const struct ptree_key *k)
+static void seek(struct cache_iter *it, const struct cache_tree_node *t,
+		 const struct cache_tree_key *k)
 {
 	it->depth = 0;
 	it->lk = k->lk;
 	it->lv = k->lv;
 	while (t) {
-		struct ptree_key nk;
-		ptree_key_of(t->obj, t->label, &nk);
-		if (ptree_cmp(k, &nk) <= 0) {
+		struct cache_tree_key nk;
+		cache_tree_key_of(t->obj, t->label, &nk);
+		if (cache_tree_cmp(k, &nk) <= 0) {
 			it->stack[it->depth++] = t;
 			t = t->l;
 		} else {
@@ -202,7 +202,7 @@ static void seek(struct cache_iter *it, const struct cache_node *t,
 void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
 		     const char *ns, const char *name)
 {
-	struct ptree_key k = { NULL, NULL, ns, name };
+	struct cache_tree_key k = { NULL, NULL, ns, name };
 	seek(it, snap->root, &k);
 }
 
@@ -210,7 +210,7 @@ void cache_iter_seek_label(struct cache_iter *it, const struct cache_snap *snap,
 			   const char *key, const char *val, const char *ns,
 			   const char *name)
 {
-	struct ptree_key k = { key, val, ns, name };
+	struct cache_tree_key k = { key, val, ns, name };
 	seek(it, snap->lroot, &k);
 }
 
@@ -218,13 +218,13 @@ struct cache_obj *cache_iter_next(struct cache_iter *it)
 {
 	if (it->depth == 0)
 		return NULL;
-	const struct cache_node *n = it->stack[--it->depth];
+	const struct cache_tree_node *n = it->stack[--it->depth];
 	if (it->lk && (strcmp(n->obj->labels[n->label].key, it->lk) ||
 		       strcmp(n->obj->labels[n->label].val, it->lv))) {
 		it->depth = 0;	/* past the label's range */
 		return NULL;
 	}
-	for (const struct cache_node *t = n->r; t; t = t->l)
+	for (const struct cache_tree_node *t = n->r; t; t = t->l)
 		it->stack[it->depth++] = t;
 	return n->obj;
 }
@@ -232,9 +232,9 @@ struct cache_obj *cache_iter_next(struct cache_iter *it)
 size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
 			      const char *val)
 {
-	struct ptree_key lo = { key, val, "", "" };
-	struct ptree_key hi = { key, val, "\xff", "" };
-	return ptree_rank(snap->lroot, &hi) - ptree_rank(snap->lroot, &lo);
+	struct cache_tree_key lo = { key, val, "", "" };
+	struct cache_tree_key hi = { key, val, "\xff", "" };
+	return cache_tree_rank(snap->lroot, &hi) - cache_tree_rank(snap->lroot, &lo);
 }
 
 /* ---- writer ---- */
@@ -245,8 +245,8 @@ void cache_txn_begin(struct cache_store *s, struct cache_txn *t)
 	 * but the reference keeps the tree ours even after a publish. */
 	struct cache_snap *cur = cache_store_snap(s);
 	t->s = s;
-	t->root = ptree_ref(cur->root);
-	t->lroot = ptree_ref(cur->lroot);
+	t->root = cache_tree_ref(cur->root);
+	t->lroot = cache_tree_ref(cur->lroot);
 	t->count = cur->count;
 	t->failed = false;
 	cache_snap_put(cur);
@@ -262,14 +262,14 @@ void cache_txn_begin_empty(struct cache_store *s, struct cache_txn *t)
 
 /* Replace *tree by next (owned), or fail the txn when next is NULL
  * because an allocation failed. */
-static int swap_in(struct cache_txn *t, struct cache_node **tree,
-		   struct cache_node *next, bool failed)
+static int swap_in(struct cache_txn *t, struct cache_tree_node **tree,
+		   struct cache_tree_node *next, bool failed)
 {
 	if (failed) {
 		t->failed = true;
 		return -ENOMEM;
 	}
-	ptree_put(*tree);
+	cache_tree_put(*tree);
 	*tree = next;
 	return 0;
 }
@@ -285,16 +285,16 @@ static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
 		const char *v = obj ? cache_obj_label(obj, l->key) : NULL;
 		if (v && !strcmp(v, l->val))
 			continue;
-		struct ptree_key k = { l->key, l->val, prev->ns, prev->name };
+		struct cache_tree_key k = { l->key, l->val, prev->ns, prev->name };
 		struct cache_obj *gone;
 		bool fail = false;
-		struct cache_node *next = ptree_del(t->lroot, &k, &gone, &fail);
+		struct cache_tree_node *next = cache_tree_del(t->lroot, &k, &gone, &fail);
 		if (swap_in(t, &t->lroot, next, fail))
 			return -ENOMEM;
 	}
 	for (uint32_t i = 0; obj && i < obj->nlabels; i++) {
 		struct cache_obj *replaced;
-		struct cache_node *next = ptree_ins(t->lroot, obj, (uint32_t)i, &replaced);
+		struct cache_tree_node *next = cache_tree_ins(t->lroot, obj, (uint32_t)i, &replaced);
 		if (swap_in(t, &t->lroot, next, !next))
 			return -ENOMEM;
 	}
@@ -307,9 +307,9 @@ int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
 	struct cache_obj *prev = NULL;
 	if (old)
 		*old = NULL;
-	if (t->failed || obj->nlabels >= PTREE_NO_LABEL)
+	if (t->failed || obj->nlabels >= CACHE_TREE_NO_LABEL)
 		return t->failed ? -ENOMEM : -EINVAL;
-	struct cache_node *root = ptree_ins(t->root, obj, PTREE_NO_LABEL, &prev);
+	struct cache_tree_node *root = cache_tree_ins(t->root, obj, CACHE_TREE_NO_LABEL, &prev);
 	if (!root) {
 		t->failed = true;
 		return -ENOMEM;
@@ -318,7 +318,7 @@ int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
 	 * index is done with it */
 	if (prev)
 		cache_obj_get(prev);
-	ptree_put(t->root);
+	cache_tree_put(t->root);
 	t->root = root;
 	int rc = index_labels(t, prev, obj);
 	if (!prev)
@@ -341,14 +341,14 @@ int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
 		return -ENOENT;
 	struct cache_obj *prev = NULL;
 	bool fail = false;
-	struct ptree_key k = { NULL, NULL, ns, name };
-	struct cache_node *root = ptree_del(t->root, &k, &prev, &fail);
+	struct cache_tree_key k = { NULL, NULL, ns, name };
+	struct cache_tree_node *root = cache_tree_del(t->root, &k, &prev, &fail);
 	if (fail) {
 		t->failed = true;
 		return -ENOMEM;
 	}
 	cache_obj_get(prev);	/* outlive the old tree for the index */
-	ptree_put(t->root);
+	cache_tree_put(t->root);
 	t->root = root;
 	t->count--;
 	int rc = index_labels(t, prev, NULL);
@@ -390,8 +390,8 @@ static int group_cmp(const void *a, const void *b)
  * sorted, and each group keeps the objects' order, which is the index's
  * order within a group.
  */
-static struct cache_node *build_labels(struct cache_obj *const *objs, size_t n,
-				       bool *fail)
+static struct cache_tree_node *build_labels(struct cache_obj *const *objs, size_t n,
+					    bool *fail)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
@@ -405,8 +405,8 @@ static struct cache_node *build_labels(struct cache_obj *const *objs, size_t n,
 	struct group **slots = xcalloc(cap, sizeof(*slots));
 	struct group **order = NULL;
 	uint32_t *gid = xmalloc(total * sizeof(*gid));
-	struct ptree_entry *e = xmalloc(total * sizeof(*e));
-	struct cache_node *root = NULL;
+	struct cache_tree_entry *e = xmalloc(total * sizeof(*e));
+	struct cache_tree_node *root = NULL;
 	size_t ng = 0, x = 0;
 	if (!groups || !slots || !gid || !e) {
 		*fail = true;
@@ -443,9 +443,9 @@ static struct cache_node *build_labels(struct cache_obj *const *objs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
 			struct group *g = &groups[gid[x]];
-			e[g->at++] = (struct ptree_entry){ objs[i], (uint32_t)j };
+			e[g->at++] = (struct cache_tree_entry){ objs[i], (uint32_t)j };
 		}
-	root = ptree_build(e, total, fail);
+	root = cache_tree_build(e, total, fail);
 out:
 	free(groups);
 	free(slots);
@@ -459,26 +459,26 @@ int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 		   size_t n)
 {
 	bool fail = false;
-	struct ptree_entry *e = xmalloc((n ? n : 1) * sizeof(*e));
+	struct cache_tree_entry *e = xmalloc((n ? n : 1) * sizeof(*e));
 	if (!e) {
 		t->failed = true;
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (objs[i]->nlabels >= PTREE_NO_LABEL)
+		if (objs[i]->nlabels >= CACHE_TREE_NO_LABEL)
 			fail = true;
-		e[i] = (struct ptree_entry){ objs[i], PTREE_NO_LABEL };
+		e[i] = (struct cache_tree_entry){ objs[i], CACHE_TREE_NO_LABEL };
 	}
-	struct cache_node *root = fail ? NULL : ptree_build(e, n, &fail);
+	struct cache_tree_node *root = fail ? NULL : cache_tree_build(e, n, &fail);
 	free(e);
-	struct cache_node *lroot = fail ? NULL : build_labels(objs, n, &fail);
+	struct cache_tree_node *lroot = fail ? NULL : build_labels(objs, n, &fail);
 	if (fail) {
-		ptree_put(root);
+		cache_tree_put(root);
 		t->failed = true;
 		return -ENOMEM;
 	}
-	ptree_put(t->root);
-	ptree_put(t->lroot);
+	cache_tree_put(t->root);
+	cache_tree_put(t->lroot);
 	t->root = root;
 	t->lroot = lroot;
 	t->count = n;
@@ -488,7 +488,7 @@ int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 struct cache_obj *cache_txn_find(const struct cache_txn *t, const char *ns,
 				 const char *name)
 {
-	struct cache_node *n = find(t->root, ns, name);
+	struct cache_tree_node *n = find(t->root, ns, name);
 	return n ? n->obj : NULL;
 }
 
@@ -506,8 +506,8 @@ int cache_txn_commit(struct cache_txn *t, uint64_t rv)
 
 void cache_txn_abort(struct cache_txn *t)
 {
-	ptree_put(t->root);
-	ptree_put(t->lroot);
+	cache_tree_put(t->root);
+	cache_tree_put(t->lroot);
 	t->root = t->lroot = NULL;
 	t->failed = false;
 }

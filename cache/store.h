@@ -25,14 +25,14 @@
 
 #include "cache/obj.h"
 
-struct cache_node;
+struct cache_tree_node;
 struct cache_store;
 
 struct cache_snap {
 	uint32_t refs;			/* atomic */
 	uint64_t rv;			/* the state this snapshot stands for */
-	struct cache_node *root;	/* objects by key; shared, immutable */
-	struct cache_node *lroot;	/* the label index; shared, immutable */
+	struct cache_tree_node *root;	/* objects by key; shared, immutable */
+	struct cache_tree_node *lroot;	/* the label index; shared, immutable */
 	size_t count;
 };
 
@@ -74,7 +74,7 @@ size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns);
 
 /* In-order iteration from the first key >= ns/name ("" "" = the start). */
 struct cache_iter {
-	const struct cache_node *stack[64];
+	const struct cache_tree_node *stack[64];
 	int depth;
 	const char *lk, *lv;	/* a label range: stop where it ends */
 };
@@ -99,8 +99,8 @@ struct cache_obj *cache_iter_next(struct cache_iter *it);
  */
 struct cache_txn {
 	struct cache_store *s;
-	struct cache_node *root;	/* owned */
-	struct cache_node *lroot;	/* owned: the label index */
+	struct cache_tree_node *root;	/* owned */
+	struct cache_tree_node *lroot;	/* owned: the label index */
 	size_t count;
 	bool failed;			/* an allocation failed; commit refuses */
 };

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/kubeconfig.h"
+#include "cache/upstream_creds.h"
 #include "config/log.h"
 
 CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
@@ -38,7 +38,8 @@ int cache_upstream_prepare(const struct cache_upstream *up, CURL *c,
 {
 	if (!up->creds)
 		return 0;
-	return config_upstream_curl(up->creds, c, hdrs, with_auth, err, errlen);
+	return cache_upstream_creds_apply(up->creds, c, hdrs, with_auth, err,
+					  errlen);
 }
 
 struct sink {

@@ -139,6 +139,7 @@ char *buf_steal(struct buf *b, size_t *len)
 		return NULL;
 	}
 	char *p = b->p;
+	p[b->len] = '\0';	/* a buffer never appended to has no NUL yet */
 	if (len)
 		*len = b->len;
 	*b = (struct buf)BUF_INIT;
@@ -166,7 +167,7 @@ int buf_add_base64url(struct buf *b, const void *data, size_t n)
 	return buf_ok(b) ? 0 : -ENOMEM;
 }
 
-int base64url_decode(const char *s, size_t n, struct buf *out)
+int buf_base64url_decode(const char *s, size_t n, struct buf *out)
 {
 	while (n && s[n - 1] == '=')
 		n--;

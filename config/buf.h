@@ -44,7 +44,7 @@ char *buf_steal(struct buf *b, size_t *len);
 /* base64url without padding (RFC 4648 §5), as the apiserver's continue
  * tokens use. decode accepts padding too; returns 0 or -EINVAL. */
 int buf_add_base64url(struct buf *b, const void *data, size_t n);
-int base64url_decode(const char *s, size_t n, struct buf *out);
+int buf_base64url_decode(const char *s, size_t n, struct buf *out);
 /* The value of one hex digit, or -1: URL escapes and JSON \u escapes. */
 static inline int buf_hexval(char c)
 {

@@ -1,7 +1,7 @@
 /*
  * creds: the run-time side of struct config_upstream (see creds.h):
- * the token file cache and its rotation, the startup description, and how
- * the upstream settings are applied to a libcurl handle.
+ * the token file cache and its rotation, and the startup description.
+ * Applying them to a transfer is cache/upstream_creds.c.
  *
  * A token file is re-read when stat() says it changed, and at least once
  * a minute, under up->lock; a failed read forgets the old token, so a
@@ -11,7 +11,6 @@
 #include "config/creds.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,7 +26,6 @@
 #include "config/alloc.h"
 #include "config/kubeconfig.h"
 
-#define TOKEN_MAX_BYTES (64 << 10)
 #define TOKEN_RECHECK_SECONDS 60
 
 void config_errf(char *err, size_t errlen, const char *fmt, ...)
@@ -153,13 +151,13 @@ static int token_refresh(struct config_upstream *up)
 	/* Whatever happens next, the old token is not handed out again. */
 	wipe_str(up->cached_token);
 	up->cached_token = NULL;
-	rc = config_upstream_read_file(up->token_file, TOKEN_MAX_BYTES, &text,
+	rc = config_upstream_read_file(up->token_file, CONFIG_TOKEN_MAX_BYTES, &text,
 				       &len, &st);
 	if (rc) {
 		if (rc == -EFBIG)
 			snprintf(up->tok_err, sizeof(up->tok_err),
 				 "token file %s: larger than %d KiB",
-				 up->token_file, TOKEN_MAX_BYTES >> 10);
+				 up->token_file, CONFIG_TOKEN_MAX_BYTES >> 10);
 		else
 			snprintf(up->tok_err, sizeof(up->tok_err),
 				 "token file %s: cannot read: %s",
@@ -229,7 +227,7 @@ void config_upstream_token_error(struct config_upstream *up, char *out,
 	pthread_mutex_unlock(&up->lock);
 }
 
-/* ---- describe and libcurl ----------------------------------------------- */
+/* ---- describe ---------------------------------------------------------- */
 
 static const char *pem_desc(const struct config_pem *p, char *tmp,
 			    size_t tmplen, const char *none)
@@ -283,102 +281,4 @@ void config_upstream_describe(const struct config_upstream *up, char *out,
 		 !https && config_upstream_has_token(up)
 			 ? "; WARNING: the token is sent over plain http"
 			 : "");
-}
-
-static int pem_curl(CURL *h, const struct config_pem *p, CURLoption file,
-		    CURLoption blob)
-{
-	if (p->data) {
-		struct curl_blob b = { p->data, p->len, CURL_BLOB_COPY };
-		return curl_easy_setopt(h, blob, &b);
-	}
-	if (p->path)
-		return curl_easy_setopt(h, file, p->path);
-	return CURLE_OK;
-}
-
-int config_upstream_curl(const struct config_upstream *cup, void *curl_easy,
-			 struct curl_slist **headers, bool with_token,
-			 char *err, size_t errlen)
-{
-	/* Only the mutex-guarded token cache is written. */
-	struct config_upstream *up = (struct config_upstream *)cup;
-	CURL *h = curl_easy;
-	CURLcode c = CURLE_OK;
-	char hdr[TOKEN_MAX_BYTES + 32];
-	const char *step = "";
-	int rc;
-
-	if (up->ca.path || up->ca.data) {
-		/* Trust only this CA, as client-go does, not the system's. */
-		step = "CA";
-		c = curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
-		if (!c)
-			c = pem_curl(h, &up->ca, CURLOPT_CAINFO,
-				     CURLOPT_CAINFO_BLOB);
-	}
-	if (!c) {
-		step = "TLS verification";
-		long v = !up->insecure_skip_tls_verify;
-		c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, v);
-		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, v ? 2L : 0L);
-	}
-	/* The client certificate is the proxy's identity as much as its
-	 * token: a request forwarded with a client's own credentials gets
-	 * neither. */
-	if (!c && with_token && (up->cert.path || up->cert.data)) {
-		step = "client certificate";
-		c = curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-		if (!c)
-			c = pem_curl(h, &up->cert, CURLOPT_SSLCERT,
-				     CURLOPT_SSLCERT_BLOB);
-		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-		if (!c)
-			c = pem_curl(h, &up->key, CURLOPT_SSLKEY,
-				     CURLOPT_SSLKEY_BLOB);
-	}
-	if (!c && up->connect_to) {
-		step = "tls-server-name";
-		c = curl_easy_setopt(h, CURLOPT_CONNECT_TO, up->connect_to);
-		if (!c) {
-			/* The Host header names the real server, as Go does. */
-			const char *a = up->server + strcspn(up->server, ":") + 3;
-			snprintf(hdr, sizeof(hdr), "Host: %.*s",
-				 (int)strcspn(a, "/"), a);
-			struct curl_slist *l = curl_slist_append(*headers, hdr);
-			if (!l) {
-				config_errf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			*headers = l;
-		}
-	}
-	if (c) {
-		config_errf(err, errlen, "libcurl refused the upstream %s settings: %s",
-		     step, curl_easy_strerror(c));
-		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
-	}
-	if (!with_token || !config_upstream_has_token(up))
-		return 0;
-	memcpy(hdr, "Authorization: Bearer ", 22);
-	rc = config_upstream_token(up, hdr + 22, sizeof(hdr) - 22);
-	if (rc) {
-		if (rc == -ENOMEM)
-			config_errf(err, errlen, "out of memory");
-		else
-			config_upstream_token_error(up, err, errlen);
-		return rc;
-	}
-	struct curl_slist *l = curl_slist_append(*headers, hdr);
-	explicit_bzero(hdr, strlen(hdr));
-	if (!l) {
-		config_errf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	*headers = l;
-	return 0;
 }

@@ -5,7 +5,8 @@
  * the in-cluster service account or --server alone). This module is what
  * the proxy does with it afterwards, on every request: hand out the
  * current bearer token (re-reading a rotated token file), describe the
- * upstream for the startup log, and apply it all to a libcurl handle.
+ * upstream for the startup log. Applying it to a transfer is the upstream
+ * client's job (cache/upstream_creds.h); this module knows no HTTP client.
  * kubeconfig.h includes this header, so its users see these functions too.
  *
  * Error messages and descriptions never carry token or key bytes.
@@ -17,8 +18,10 @@
 #include <stddef.h>
 
 struct config_upstream;	/* config/kubeconfig.h */
-struct curl_slist;
 struct stat;
+
+/* The largest token file read, and so the largest Authorization value. */
+#define CONFIG_TOKEN_MAX_BYTES (64 << 10)
 
 /* Whether requests should carry a bearer token at all. */
 bool config_upstream_has_token(const struct config_upstream *up);
@@ -45,27 +48,6 @@ void config_upstream_token_error(struct config_upstream *up, char *out,
  * insecure warning. Never a secret. */
 void config_upstream_describe(const struct config_upstream *up, char *out,
 			      size_t outlen);
-
-/*
- * Apply up to a libcurl easy handle (CURL *, as void * so that config/
- * headers need not include curl.h): CA (CAINFO or CAINFO_BLOB, and no
- * CAPATH so only that CA is trusted), VERIFYPEER/VERIFYHOST (both off
- * only with insecure-skip-tls-verify), client certificate and key
- * (SSLCERT/SSLKEY or their _BLOB forms, copied by libcurl), CONNECT_TO
- * plus a Host header for tls-server-name, and "Authorization: Bearer
- * <current token>" appended to *headers. The caller sets CURLOPT_URL from
- * up->url_base, sets CURLOPT_HTTPHEADER to *headers, frees *headers with
- * curl_slist_free_all after the transfer, and never logs the headers.
- * Call it for every new request, so a rotated token is picked up. With
- * with_token false neither Authorization nor the client certificate is
- * set: the request goes with the credentials its client sent. up is
- * const for the caller; only its mutex-guarded token cache changes.
- * Returns 0, -ENOMEM, -ENOTSUP (libcurl refused an option) or the token
- * error, with err set.
- */
-int config_upstream_curl(const struct config_upstream *up, void *curl_easy,
-			 struct curl_slist **headers, bool with_token,
-			 char *err, size_t errlen);
 
 /* ---- shared with config/kubeconfig.c, not for other callers ----------- */
 

@@ -10,117 +10,166 @@
 #include <string.h>
 
 #include "config/alloc.h"
+#include "config/kubeconfig.h"
 #include "config/limits.h"
 
 enum flag_kind { F_STR, F_INT, F_MIB, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT, F_AUTH, F_MODE };
 
+/*
+ * One row per flag: where it goes, what it accepts, its default and its
+ * help. The default is applied from the row and printed from the row, so
+ * --help cannot drift from the code: DEF(n) is a number (bytes for F_MIB,
+ * printed in MiB; octal for F_MODE), .def_str a value applied as if given
+ * on the command line, and .note text after the default inside the
+ * parentheses, or the whole of it when the flag has no single default.
+ */
 struct flag {
 	const char *name;
 	enum flag_kind kind;
 	size_t off;		/* offset into struct config */
 	int min, max;		/* for F_INT; F_MIB, in MiB */
 	const char *help;
+	bool has_def;
+	long long def;
+	const char *def_str;
+	const char *note;
 };
 
 #define OFF(f) offsetof(struct config, f)
+#define FLAG(n, k, o, lo, hi) \
+	.name = (n), .kind = (k), .off = (o), .min = (lo), .max = (hi)
+#define DEF(n) .has_def = true, .def = (n)
 
 static const struct flag flags[] = {
-	{ "kubeconfig", F_STR, OFF(kubeconfig), 0, 0,
-	  "kubeconfig file (default: in-cluster, else $KUBECONFIG, else ~/.kube/config)" },
-	{ "context", F_STR, OFF(context), 0, 0,
-	  "kubeconfig context (default: its current-context)" },
-	{ "serviceaccount-dir", F_STR, OFF(serviceaccount_dir), 0, 0,
-	  "in-cluster token and ca.crt directory (default "
-	  "/var/run/secrets/kubernetes.io/serviceaccount)" },
-	{ "server", F_STR, OFF(server), 0, 0,
-	  "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
-	{ "resources", F_LIST, OFF(resources), 0, 0,
-	  "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
-	{ "listen", F_LISTEN, 0, 0, 0,
-	  "local HOST:PORT to serve on (default 127.0.0.1:8001; port 0 picks one)" },
-	{ "unix-socket", F_STR, OFF(unix_socket), 0, 0,
-	  "also serve on this unix socket (mode 0600 unless --unix-socket-mode)" },
-	{ "log-format", F_LOGFMT, OFF(log_format), 0, 0, "text or json" },
-	{ "v", F_INT, OFF(verbosity), 0, 10, "log verbosity (0-10)" },
-	{ "page-size", F_INT, OFF(page_size), 1, 100000,
-	  "items per upstream LIST page (default 500)" },
-	{ "watch-timeout", F_INT, OFF(watch_timeout), 1, 86400,
-	  "upstream watch timeoutSeconds (default 300-600, randomized)" },
-	{ "history", F_INT, OFF(history), 16, 10000000,
-	  "watch events kept per resource (default 10000)" },
-	{ "bookmark-interval", F_INT, OFF(bookmark_interval), 1, 3600,
-	  "seconds between BOOKMARK events to local watchers (default 60)" },
-	{ "discovery-refresh", F_INT, OFF(discovery_refresh), 1, 86400,
-	  "seconds between refreshes of the upstream's discovery documents (default 60)" },
-	{ "upstream-qps", F_INT, OFF(upstream_qps), 0, 100000,
-	  "requests per second the proxy itself makes upstream, 0 = no limit (default 50)" },
-	{ "upstream-burst", F_INT, OFF(upstream_burst), 1, 100000,
-	  "burst above --upstream-qps (default 100)" },
-	{ "backoff-max-ms", F_INT, OFF(backoff_max_ms), 10, 600000,
-	  "cap of the exponential backoff after upstream errors (default 5000)" },
-	{ "upstream-stall-timeout", F_INT, OFF(stall_seconds), 1, 86400,
-	  "seconds without a byte after which an upstream stream that sends "
-	  "BOOKMARKs counts as dead (default 90); streams without BOOKMARKs "
-	  "rely on TCP keepalive and their deadline" },
-	{ "upstream-settle", F_INT, OFF(settle_seconds), 1, 3600,
-	  "seconds after which a resourceVersion seen upstream counts as "
-	  "delivered to an open watch, so a quiet resource resumes from it (default 30)" },
-	{ "upstream-grace", F_INT, OFF(grace_seconds), 0, 86400,
-	  "seconds /readyz stays 200 while the upstream cannot be reached (default 300)" },
-	{ "startup-timeout", F_INT, OFF(startup_timeout), 1, 86400,
-	  "seconds an unreachable upstream is retried at startup before exiting 1 (default 60)" },
-	{ "threads", F_INT, OFF(threads), 1, 256,
-	  "HTTP worker threads (default: number of CPUs)" },
-	{ "strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0,
-	  "drop metadata.managedFields from cached objects" },
-	{ "client-auth", F_AUTH, OFF(client_auth), 0, 0,
-	  "none (loopback only: a client without credentials acts as the proxy) "
+	{ FLAG("kubeconfig", F_STR, OFF(kubeconfig), 0, 0), .help = "kubeconfig file",
+	  .note = "in-cluster, else $KUBECONFIG, else ~/.kube/config" },
+	{ FLAG("context", F_STR, OFF(context), 0, 0), .help = "kubeconfig context",
+	  .note = "its current-context" },
+	{ FLAG("serviceaccount-dir", F_STR, OFF(serviceaccount_dir), 0, 0),
+	  .help = "in-cluster token and ca.crt directory", .note = CONFIG_INCLUSTER_ROOT },
+	{ FLAG("server", F_STR, OFF(server), 0, 0),
+	  .help = "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
+	{ FLAG("resources", F_LIST, OFF(resources), 0, 0),
+	  .help = "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
+	{ FLAG("listen", F_LISTEN, 0, 0, 0), .help = "local HOST:PORT to serve on",
+	  .def_str = "127.0.0.1:8001", .note = "; port 0 picks one" },
+	{ FLAG("unix-socket", F_STR, OFF(unix_socket), 0, 0),
+	  .help = "also serve on this unix socket (mode 0600 unless --unix-socket-mode)" },
+	{ FLAG("log-format", F_LOGFMT, OFF(log_format), 0, 0), .help = "text or json",
+	  .def_str = "text" },
+	{ FLAG("v", F_INT, OFF(verbosity), 0, 10),
+	  .help = "log verbosity (0-10)", DEF(0) },
+	{ FLAG("page-size", F_INT, OFF(page_size), 1, 100000),
+	  .help = "items per upstream LIST page", DEF(500) },
+	{ FLAG("watch-timeout", F_INT, OFF(watch_timeout), 1, 86400),
+	  .help = "upstream watch timeoutSeconds", .note = "300-600, randomized" },
+	{ FLAG("history", F_INT, OFF(history), 16, 10000000),
+	  .help = "watch events kept per resource", DEF(10000) },
+	{ FLAG("bookmark-interval", F_INT, OFF(bookmark_interval), 1, 3600),
+	  .help = "seconds between BOOKMARK events to local watchers", DEF(60) },
+	{ FLAG("discovery-refresh", F_INT, OFF(discovery_refresh), 1, 86400),
+	  .help = "seconds between refreshes of the upstream's discovery documents",
+	  DEF(60) },
+	{ FLAG("upstream-qps", F_INT, OFF(upstream_qps), 0, 100000),
+	  .help = "requests per second the proxy itself makes upstream, 0 = no limit",
+	  DEF(50) },
+	{ FLAG("upstream-burst", F_INT, OFF(upstream_burst), 1, 100000),
+	  .help = "burst above --upstream-qps", DEF(100) },
+	{ FLAG("backoff-max-ms", F_INT, OFF(backoff_max_ms), 10, 600000),
+	  .help = "cap of the exponential backoff after upstream errors", DEF(5000) },
+	{ FLAG("upstream-stall-timeout", F_INT, OFF(stall_seconds), 1, 86400),
+	  .help = "seconds without a byte after which an upstream stream that sends "
+	  "BOOKMARKs counts as dead; streams without BOOKMARKs rely on TCP "
+	  "keepalive and their deadline", DEF(90) },
+	{ FLAG("upstream-settle", F_INT, OFF(settle_seconds), 1, 3600),
+	  .help = "seconds after which a resourceVersion seen upstream counts as "
+	  "delivered to an open watch, so a quiet resource resumes from it",
+	  DEF(30) },
+	{ FLAG("upstream-grace", F_INT, OFF(grace_seconds), 0, 86400),
+	  .help = "seconds /readyz stays 200 while the upstream cannot be reached",
+	  DEF(300) },
+	{ FLAG("startup-timeout", F_INT, OFF(startup_timeout), 1, 86400),
+	  .help = "seconds an unreachable upstream is retried at startup before exiting 1",
+	  DEF(60) },
+	{ FLAG("threads", F_INT, OFF(threads), 1, 256), .help = "HTTP worker threads",
+	  .note = "number of CPUs" },
+	{ FLAG("strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0),
+	  .help = "drop metadata.managedFields from cached objects" },
+	{ FLAG("client-auth", F_AUTH, OFF(client_auth), 0, 0),
+	  .help = "none (loopback only: a client without credentials acts as the proxy) "
 	  "or delegated (TokenReview and SubjectAccessReview upstream for every "
-	  "request; required for a non-loopback --listen)" },
-	{ "allow-unauthenticated-remote", F_BOOL, OFF(allow_unauth_remote), 0, 0,
-	  "start with a non-loopback --listen and --client-auth=none (anyone who "
+	  "request; required for a non-loopback --listen)", .def_str = "none" },
+	{ FLAG("allow-unauthenticated-remote", F_BOOL, OFF(allow_unauth_remote), 0, 0),
+	  .help = "start with a non-loopback --listen and --client-auth=none (anyone who "
 	  "reaches the port acts as the proxy)" },
-	{ "unix-socket-mode", F_MODE, OFF(unix_socket_mode), 0, 0,
-	  "permissions of --unix-socket, octal (default 0600)" },
-	{ "tls-cert-file", F_STR, OFF(tls_cert_file), 0, 0,
-	  "serve HTTPS with this certificate (PEM; re-read when it changes)" },
-	{ "tls-private-key-file", F_STR, OFF(tls_key_file), 0, 0,
-	  "the key of --tls-cert-file (PEM; re-read when it changes)" },
-	{ "passthrough-timeout", F_INT, OFF(passthrough_timeout), 0, 86400,
-	  "seconds a forwarded request may take, watches, logs with follow, exec, "
-	  "attach, port-forward and proxy excepted; 0 = no limit (default 60, "
-	  "the apiserver's own)" },
-	{ "max-connections", F_INT, OFF(max_connections), 1, 1000000,
-	  "open client connections; one more is answered 429 with Retry-After "
-	  "(default 16384, lowered to what the open-file limit allows)" },
-	{ "max-watchers", F_INT, OFF(max_watchers), 1, 1000000,
-	  "open local watches, all resources together; one more is answered 429 "
-	  "(default 16384)" },
-	{ "idle-timeout", F_INT, OFF(idle_timeout), 1, 86400,
-	  "seconds a client connection may be silent before it is closed (default 120)" },
-	{ "header-timeout", F_INT, OFF(header_timeout), 1, 3600,
-	  "seconds a client has to send a whole request header (default 32, "
-	  "the apiserver's)" },
-	{ "upstream-page-max-mib", F_MIB, OFF(upstream_page_max), 1, 65536,
-	  "MiB of one upstream LIST page; a larger one is fetched again in "
-	  "smaller pages (default 256)" },
-	{ "upstream-line-max-mib", F_MIB, OFF(upstream_line_max), 1, 4096,
-	  "MiB of one upstream watch event or list item; a larger event ends "
-	  "the watch, a larger item is skipped and logged (default 64)" },
-	{ "upstream-list-max-mib", F_MIB, OFF(upstream_list_max), 1, 1048576,
-	  "MiB of all the pages of one upstream LIST (default 4096)" },
-	{ "authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400,
-	  "seconds a delegated allow decision is cached (default 300)" },
-	{ "authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600,
-	  "seconds a delegated deny decision is cached (default 10)" },
+	{ FLAG("unix-socket-mode", F_MODE, OFF(unix_socket_mode), 0, 0),
+	  .help = "permissions of --unix-socket, octal", DEF(0600) },
+	{ FLAG("tls-cert-file", F_STR, OFF(tls_cert_file), 0, 0),
+	  .help = "serve HTTPS with this certificate (PEM; re-read when it changes)" },
+	{ FLAG("tls-private-key-file", F_STR, OFF(tls_key_file), 0, 0),
+	  .help = "the key of --tls-cert-file (PEM; re-read when it changes)" },
+	{ FLAG("passthrough-timeout", F_INT, OFF(passthrough_timeout), 0, 86400),
+	  .help = "seconds a forwarded request may take, watches, logs with follow, exec, "
+	  "attach, port-forward and proxy excepted; 0 = no limit",
+	  DEF(LIMIT_PASSTHROUGH_TIMEOUT_S), .note = ", the apiserver's own" },
+	{ FLAG("max-connections", F_INT, OFF(max_connections), 1, 1000000),
+	  .help = "open client connections; one more is answered 429 with Retry-After",
+	  DEF(LIMIT_MAX_CONNECTIONS),
+	  .note = ", lowered to what the open-file limit allows" },
+	{ FLAG("max-watchers", F_INT, OFF(max_watchers), 1, 1000000),
+	  .help = "open local watches, all resources together; one more is answered 429",
+	  DEF(LIMIT_MAX_WATCHERS) },
+	{ FLAG("idle-timeout", F_INT, OFF(idle_timeout), 1, 86400),
+	  .help = "seconds a client connection may be silent before it is closed",
+	  DEF(LIMIT_IDLE_TIMEOUT_S) },
+	{ FLAG("header-timeout", F_INT, OFF(header_timeout), 1, 3600),
+	  .help = "seconds a client has to send a whole request header",
+	  DEF(LIMIT_HEADER_TIMEOUT_S), .note = ", the apiserver's" },
+	{ FLAG("upstream-page-max-mib", F_MIB, OFF(upstream_page_max), 1, 65536),
+	  .help = "MiB of one upstream LIST page; a larger one is fetched again in "
+	  "smaller pages", DEF((long long)LIMIT_UPSTREAM_PAGE_BYTES) },
+	{ FLAG("upstream-line-max-mib", F_MIB, OFF(upstream_line_max), 1, 4096),
+	  .help = "MiB of one upstream watch event or list item; a larger event ends "
+	  "the watch, a larger item is skipped and logged",
+	  DEF((long long)LIMIT_UPSTREAM_LINE_BYTES) },
+	{ FLAG("upstream-list-max-mib", F_MIB, OFF(upstream_list_max), 1, 1048576),
+	  .help = "MiB of all the pages of one upstream LIST",
+	  DEF((long long)LIMIT_UPSTREAM_LIST_BYTES) },
+	{ FLAG("authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400),
+	  .help = "seconds a delegated allow decision is cached", DEF(300) },
+	{ FLAG("authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600),
+	  .help = "seconds a delegated deny decision is cached", DEF(10) },
 };
 
-static void usage(void)
+#define NFLAGS (sizeof(flags) / sizeof(flags[0]))
+
+/* The " (default ...)" of f into out, or "" when it has none to tell. */
+static void default_text(const struct flag *f, char *out, size_t outlen)
 {
-	printf("usage: informer-proxy [--kubeconfig PATH] [--server URL] --resources LIST [flags]\n"
-	       "       informer-proxy --probe URL   (exit 0 if URL answers 200: an exec health check)\n\n");
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		printf("  --%-22s %s\n", flags[i].name, flags[i].help);
+	const char *note = f->note ? f->note : "";
+	if (f->has_def && f->kind == F_MIB)
+		snprintf(out, outlen, " (default %lld%s)", f->def >> 20, note);
+	else if (f->has_def && f->kind == F_MODE)
+		snprintf(out, outlen, " (default %04llo%s)", f->def, note);
+	else if (f->has_def)
+		snprintf(out, outlen, " (default %lld%s)", f->def, note);
+	else if (f->def_str)
+		snprintf(out, outlen, " (default %s%s)", f->def_str, note);
+	else if (*note)
+		snprintf(out, outlen, " (default %s)", note);
+	else
+		out[0] = '\0';
+}
+
+void config_flags_usage(FILE *out)
+{
+	char def[256];
+	fprintf(out, "usage: informer-proxy [--kubeconfig PATH] [--server URL] --resources LIST [flags]\n"
+		"       informer-proxy --probe URL   (exit 0 if URL answers 200: an exec health check)\n\n");
+	for (size_t i = 0; i < NFLAGS; i++) {
+		default_text(&flags[i], def, sizeof(def));
+		fprintf(out, "  --%-22s %s%s\n", flags[i].name, flags[i].help, def);
+	}
 }
 
 static int parse_listen(struct config *cfg, const char *v, char *err,
@@ -243,41 +292,38 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 	return -EINVAL;
 }
 
-int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
+/* Every row's default into cfg; the parsers take .def_str as they take a
+ * value from the command line. */
+static int apply_defaults(struct config *cfg, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < NFLAGS; i++) {
+		const struct flag *f = &flags[i];
+		char *dst = (char *)cfg + f->off;
+		if (f->def_str) {
+			int rc = set_flag(cfg, f, f->def_str, err, errlen);
+			if (rc)
+				return rc;
+		} else if (f->has_def && f->kind == F_MIB) {
+			*(long long *)dst = f->def;
+		} else if (f->has_def) {
+			*(int *)dst = (int)f->def;
+		}
+	}
+	return 0;
+}
+
+int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->listen_host = xstrdup("127.0.0.1");
-	if (!cfg->listen_host)
-		return -ENOMEM;
-	cfg->listen_port = 8001;
-	cfg->page_size = 500;
-	cfg->history = 10000;
-	cfg->bookmark_interval = 60;
-	cfg->discovery_refresh = 60;
-	cfg->upstream_qps = 50;
-	cfg->upstream_burst = 100;
-	cfg->backoff_max_ms = 5000;
-	cfg->stall_seconds = 90;
-	cfg->settle_seconds = 30;
-	cfg->grace_seconds = 300;
-	cfg->startup_timeout = 60;
-	cfg->unix_socket_mode = 0600;
-	cfg->authn_allow_ttl = 300;
-	cfg->authn_deny_ttl = 10;
-	cfg->passthrough_timeout = LIMIT_PASSTHROUGH_TIMEOUT_S;
-	cfg->max_connections = LIMIT_MAX_CONNECTIONS;
-	cfg->max_watchers = LIMIT_MAX_WATCHERS;
-	cfg->idle_timeout = LIMIT_IDLE_TIMEOUT_S;
-	cfg->header_timeout = LIMIT_HEADER_TIMEOUT_S;
-	cfg->upstream_page_max = (long long)LIMIT_UPSTREAM_PAGE_BYTES;
-	cfg->upstream_line_max = (long long)LIMIT_UPSTREAM_LINE_BYTES;
-	cfg->upstream_list_max = (long long)LIMIT_UPSTREAM_LIST_BYTES;
+	int rc = apply_defaults(cfg, err, errlen);
+	if (rc)
+		return rc;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage();
+			config_flags_usage(stdout);
 			return 1;
 		}
 		if (a[0] != '-') {
@@ -288,7 +334,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 		const char *eq = strchr(a, '=');
 		size_t n = eq ? (size_t)(eq - a) : strlen(a);
 		const struct flag *f = NULL;
-		for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+		for (size_t k = 0; k < NFLAGS; k++)
 			if (strlen(flags[k].name) == n && !strncmp(flags[k].name, a, n))
 				f = &flags[k];
 		if (!f) {
@@ -326,7 +372,7 @@ int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
 	return 0;
 }
 
-void config_free(struct config *cfg)
+void config_flags_free(struct config *cfg)
 {
 	free(cfg->server);
 	free(cfg->kubeconfig);

@@ -2,14 +2,16 @@
  * flags: the command line of bin/informer-proxy, parsed into a struct
  * config that the rest of the process reads and never changes.
  *
- * The parser is a table (name, kind, destination, help), so new flags
- * are one line each. Errors fill a message buffer for the caller to log.
+ * The parser is a table (name, kind, destination, default, help), so a
+ * new flag is one row, and --help prints each default from the row that
+ * applies it. Errors fill a message buffer for the caller to log.
  */
 #ifndef CONFIG_FLAGS_H
 #define CONFIG_FLAGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "config/log.h"
 
@@ -67,8 +69,10 @@ struct config {
 
 /* Parse argv into cfg (defaults first). Returns 0, 1 when --help was
  * printed, or -EINVAL with err set. */
-int config_parse_flags(struct config *cfg, int argc, char **argv, char *err,
+int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen);
-void config_free(struct config *cfg);
+void config_flags_free(struct config *cfg);
+/* The --help text, every flag with its default, to out. */
+void config_flags_usage(FILE *out);
 
 #endif

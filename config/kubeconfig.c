@@ -1,7 +1,7 @@
 /*
  * kubeconfig: upstream credentials from a kubeconfig, the in-cluster
  * service account or --server alone (see kubeconfig.h). What is done with
- * them at run time, the token file cache included, is config/upstream.c.
+ * them at run time, the token file cache included, is config/creds.c.
  *
  * The kubeconfig is read with libyaml's document API. We follow client-go
  * (k8s.io/client-go/tools/clientcmd) where it matters: relative paths are
@@ -14,7 +14,6 @@
 #include "config/kubeconfig.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -76,7 +75,7 @@ void config_upstream_free(struct config_upstream *up)
 	wipe_str(up->token);
 	free(up->token_file);
 	free(up->source);
-	curl_slist_free_all(up->connect_to);
+	free(up->connect_to);
 	wipe_str(up->cached_token);
 	if (up->lock_ready)
 		pthread_mutex_destroy(&up->lock);
@@ -164,7 +163,7 @@ static int compute_url_base(struct config_upstream *up)
 {
 	free(up->url_base);
 	up->url_base = NULL;
-	curl_slist_free_all(up->connect_to);
+	free(up->connect_to);
 	up->connect_to = NULL;
 	bool https = strncmp(up->server, "https://", 8) == 0;
 	if (!up->tls_server_name || !https) {
@@ -198,10 +197,8 @@ static int compute_url_base(struct config_upstream *up)
 	snprintf(ct, cn, "%s:%.*s:%.*s:%.*s", up->tls_server_name,
 		 (int)portlen, port, (int)(hend - host), host, (int)portlen,
 		 port);
-	struct curl_slist *l = curl_slist_append(NULL, ct);
-	if (!l)
-		goto out;
-	up->connect_to = l;
+	up->connect_to = ct;
+	ct = NULL;	/* up owns it now */
 	up->url_base = base;
 	base = NULL;
 	rc = 0;
@@ -425,7 +422,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 		if (!isspace((unsigned char)value[i]))
 			clean[m++] = value[i];
 	}
-	rc = base64url_decode(clean, m, &b);
+	rc = buf_base64url_decode(clean, m, &b);
 	if (rc == -ENOMEM) {
 		config_errf(k->err, k->errlen, "out of memory");
 		goto out;
@@ -850,7 +847,7 @@ out:
 	return rc;
 }
 
-/* ---- selection (DESIGN.md §4) ------------------------------------------ */
+/* ---- selection: --kubeconfig, in-cluster, $KUBECONFIG, ~/.kube/config -- */
 
 static bool file_exists(const char *p)
 {

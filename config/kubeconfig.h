@@ -6,7 +6,8 @@
  * bearer token (a literal, or a file that is re-read when it rotates).
  * It comes from a kubeconfig file (the subset of client-go's format that
  * needs no plugin), from the in-cluster service account, or from --server
- * alone; config_upstream_resolve() applies DESIGN.md §4's selection rule.
+ * alone; config_upstream_resolve() picks among them (the rule is stated
+ * at its declaration below).
  *
  * Anything in a kubeconfig that would change how we authenticate and that
  * we cannot honour (exec, auth-provider, username/password, impersonation,
@@ -14,7 +15,7 @@
  * Error messages and descriptions never carry token or key bytes.
  *
  * Using a loaded struct at run time (the bearer token, the startup
- * description, a libcurl handle) is config/creds.h, included here.
+ * description) is config/creds.h, included here.
  */
 #ifndef CONFIG_KUBECONFIG_H
 #define CONFIG_KUBECONFIG_H
@@ -27,11 +28,9 @@
 
 #include "config/creds.h"
 
-struct curl_slist;
-
 #define CONFIG_INCLUSTER_ROOT "/var/run/secrets/kubernetes.io/serviceaccount"
 
-/* PEM material: a file (absolute path, read by libcurl per connection, so
+/* PEM material: a file (absolute path, read by the TLS client per connection, so
  * a rotated file is picked up) or bytes (decoded from a kubeconfig *-data
  * field; NUL-terminated after len). At most one of the two is set. */
 struct config_pem {
@@ -44,9 +43,9 @@ struct config_upstream {
 	char *server;		/* http(s)://host[:port][/path], no trailing / */
 	char *tls_server_name;	/* kubeconfig tls-server-name, or NULL */
 	/* With tls_server_name: server with its host replaced by that name.
-	 * Requests go to this URL (so libcurl sends that SNI and checks that
-	 * name); config_upstream_curl() then connects to the real host with
-	 * CURLOPT_CONNECT_TO. Without it, the same string as server. */
+	 * Requests go to this URL (so TLS sends that SNI and checks that
+	 * name) and connect to the real host given by connect_to. Without it,
+	 * the same string as server. */
 	char *url_base;
 	struct config_pem ca;	/* neither set: the system roots */
 	bool insecure_skip_tls_verify;
@@ -55,7 +54,9 @@ struct config_upstream {
 	char *token;		/* literal bearer token, or NULL */
 	char *token_file;	/* absolute path, or NULL; token wins if both */
 	char *source;		/* "kubeconfig /p context c", "in-cluster", ... */
-	struct curl_slist *connect_to;	/* for tls_server_name, or NULL */
+	/* With tls_server_name, "NAME:PORT:HOST:PORT": connect to HOST:PORT
+	 * for requests to NAME:PORT. Else NULL. */
+	char *connect_to;
 
 	/* Token file cache, guarded by lock; see config_upstream_token(). */
 	pthread_mutex_t lock;
@@ -95,7 +96,7 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 			  char *err, size_t errlen);
 
 /*
- * DESIGN.md §4: --kubeconfig if given; else in-cluster when
+ * Which source to use: --kubeconfig if given; else in-cluster when
  * KUBERNETES_SERVICE_HOST is set; else $KUBECONFIG; else ~/.kube/config.
  * --server (server_flag) overrides the server URL, and with --server and
  * no kubeconfig found anywhere the result is just that server with no

@@ -35,7 +35,7 @@ int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns,
 	struct json_doc d = JSON_DOC_INIT;
 	char start[600];
 	int r = -EINVAL;
-	if (base64url_decode(tok, strlen(tok), &raw) || !raw.len ||
+	if (buf_base64url_decode(tok, strlen(tok), &raw) || !raw.len ||
 	    json_parse(&d, raw.p, raw.len, NULL, 0) ||
 	    json_type(&d, 0) != JSMN_OBJECT) {
 		snprintf(err, errlen, "invalid continue token: continue key is not valid");

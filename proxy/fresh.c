@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/probe.h"
 #include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -119,7 +120,7 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 		    uint64_t *rv)
 {
 	char err[256];
-	int rc = cache_resource_upstream_rv(&f->up, r->kind, &f->stop, rv, err,
+	int rc = cache_probe_upstream_rv(&f->up, r->kind, &f->stop, rv, err,
 					    sizeof(err));
 	if (rc && !f->away)
 		log_warn("%s: cannot ask the upstream for its resourceVersion (%s); "

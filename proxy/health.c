@@ -37,7 +37,7 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 	time_t now = time(NULL);
 	for (int i = 0; i < p->nres; i++) {
 		struct cache_resource *r = p->res[i];
-		bool ok = cache_resource_synced(r);
+		bool ok = cache_refl_synced(r);
 		ready = ready && ok;
 		buf_printf(&b, "[%s]informer-sync-%s %s\n", ok ? "+" : "-",
 			   r->kind->resource, ok ? "ok" : "failed: not synced");

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/body.h"

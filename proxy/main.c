@@ -43,7 +43,7 @@ static const struct cache_kind *discover(const struct cache_upstream *up,
 	int why;
 	bool stop = false;
 	for (int attempt = 0; !quit; attempt++) {
-		*out = cache_kind_discover(up, spec, &stop, &why, err, sizeof(err));
+		*out = cache_discover_kind(up, spec, &stop, &why, err, sizeof(err));
 		if (*out) {
 			log_info("--resources: %s is %s in %s%s%s (from discovery)", spec,
 				 (*out)->kind, (*out)->group[0] ? (*out)->group : "core",
@@ -176,15 +176,15 @@ int main(int argc, char **argv)
 		return probe(argv[2]);
 	struct config cfg;
 	char err[512];
-	int rc = config_parse_flags(&cfg, argc, argv, err, sizeof(err));
+	int rc = config_flags_parse(&cfg, argc, argv, err, sizeof(err));
 	if (rc == 1) {
-		config_free(&cfg);
+		config_flags_free(&cfg);
 		return 0;
 	}
 	log_setup(cfg.log_format, cfg.verbosity, "informer-proxy");
 	if (rc) {
 		log_error("%s", err);
-		config_free(&cfg);
+		config_flags_free(&cfg);
 		return 2;
 	}
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 	if (config_upstream_resolve(cfg.kubeconfig, cfg.context, cfg.server,
 				    cfg.serviceaccount_dir, &creds, err, sizeof(err))) {
 		log_error("%s", err);
-		config_free(&cfg);
+		config_flags_free(&cfg);
 		curl_global_cleanup();
 		return 2;
 	}
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 				log_error("--resources: \"%s\" named twice", cfg.resources[i]);
 				goto out;
 			}
-		p.res[p.nres] = cache_resource_new(k, &up, (size_t)cfg.history);
+		p.res[p.nres] = cache_refl_new(k, &up, (size_t)cfg.history);
 		if (!p.res[p.nres]) {
 			log_error("out of memory");
 			goto out;
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < p.nres; i++) {
-		if (cache_resource_start(p.res[i])) {
+		if (cache_refl_start(p.res[i])) {
 			log_error("cannot start the reflector thread");
 			goto out;
 		}
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 		next_check = time(NULL) + 2;
 		unsynced = 0;
 		for (int i = 0; i < p.nres; i++) {
-			if (cache_resource_synced(p.res[i]))
+			if (cache_refl_synced(p.res[i]))
 				continue;
 			unsynced++;
 			char msg[768];
@@ -294,17 +294,17 @@ int main(int argc, char **argv)
 out:
 	proxy_stop(&p);
 	for (int i = 0; i < p.nres; i++)
-		cache_resource_stop(p.res[i]);
+		cache_refl_stop(p.res[i]);
 	proxy_release(&p);
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
-		cache_resource_free(p.res[i]);
+		cache_refl_free(p.res[i]);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)
-		cache_kind_free(discovered[i]);
+		cache_discover_free(discovered[i]);
 	config_upstream_free(&creds);
 	cache_ratelimit_destroy(&limit);
 	curl_global_cleanup();
-	config_free(&cfg);
+	config_flags_free(&cfg);
 	return exit_code;
 }

@@ -3,6 +3,7 @@
  */
 #include "proxy/metrics.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +28,17 @@ static uint64_t load(const uint64_t *v)
 	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
-/* One gauge or counter with a sample per resource. */
-static void per_resource(struct buf *b, struct proxy *p, const char *name,
-			 const char *type, const char *help,
-			 double (*value)(struct cache_resource *r))
+/* The "# HELP" and "# TYPE" lines that open a family. */
+static void family(struct buf *b, const char *name, const char *type,
+		   const char *help)
 {
-	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-	for (int i = 0; i < p->nres; i++) {
-		const struct cache_kind *k = p->res[i]->kind;
-		buf_printf(b, "%s{resource=\"%s%s%s\"} %.17g\n", name, k->resource,
-			   k->group[0] ? "." : "", k->group, value(p->res[i]));
-	}
+	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help ? help : "",
+		   name, type);
+}
+
+static uint64_t stat_at(struct cache_resource *r, size_t off)
+{
+	return load((const uint64_t *)((const char *)&r->stats + off));
 }
 
 static double objects(struct cache_resource *r)
@@ -49,56 +50,11 @@ static double objects(struct cache_resource *r)
 }
 
 static double rv(struct cache_resource *r) { return (double)cache_store_rv(r->store); }
-static double synced(struct cache_resource *r) { return cache_resource_synced(r); }
-static double lists(struct cache_resource *r) { return (double)load(&r->stats.lists); }
-static double watches(struct cache_resource *r) { return (double)load(&r->stats.watches); }
-static double events(struct cache_resource *r) { return (double)load(&r->stats.events); }
-static double relists(struct cache_resource *r) { return (double)load(&r->stats.relists); }
-static double errors(struct cache_resource *r) { return (double)load(&r->stats.errors); }
-static double malformed(struct cache_resource *r) { return (double)load(&r->stats.malformed); }
-static double watchers(struct cache_resource *r) { return (double)load(&r->stats.watchers); }
+static double synced(struct cache_resource *r) { return cache_refl_synced(r); }
 
 static double sends_bookmarks(struct cache_resource *r)
 {
 	return __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
-}
-
-static double fast_forwards(struct cache_resource *r)
-{
-	return (double)load(&r->stats.fast_forwards);
-}
-
-/* Relists by resource and reason: expired (410 on resume), broken (bad
- * bytes or events that did not fit), backwards (the upstream's RV fell). */
-static void relists_by_reason(struct buf *b, struct proxy *p)
-{
-	const char *name = "informer_proxy_relists_by_reason_total";
-	buf_printf(b, "# HELP %s Relists, by why.\n# TYPE %s counter\n", name, name);
-	for (int i = 0; i < p->nres; i++) {
-		const struct cache_kind *k = p->res[i]->kind;
-		for (int why = 0; why < RELIST_NREASONS; why++)
-			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
-				   name, k->resource, k->group[0] ? "." : "",
-				   k->group, cache_relist_reason_name(why),
-				   (unsigned long long)load(&p->res[i]->stats.relists_by[why]));
-	}
-}
-
-/* Upstream objects skipped (list items, watch objects), by resource and
- * reason: invalid, name, too_large (enum cache_reject). */
-static void rejected_by_reason(struct buf *b, struct proxy *p)
-{
-	const char *name = "informer_proxy_upstream_items_rejected_total";
-	buf_printf(b, "# HELP %s Upstream objects skipped as ones the cache cannot "
-		   "take, by why.\n# TYPE %s counter\n", name, name);
-	for (int i = 0; i < p->nres; i++) {
-		const struct cache_kind *k = p->res[i]->kind;
-		for (int why = 0; why < CACHE_REJECT_NREASONS; why++)
-			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
-				   name, k->resource, k->group[0] ? "." : "",
-				   k->group, cache_reject_name(why),
-				   (unsigned long long)load(&p->res[i]->stats.rejected_by[why]));
-	}
 }
 
 static double staleness(struct cache_resource *r)
@@ -107,7 +63,91 @@ static double staleness(struct cache_resource *r)
 	return last ? (double)(time(NULL) - last) : -1;
 }
 
-static long rss_bytes(void)
+/*
+ * The per-resource families, in page order. A row reads its sample with
+ * value(), or else from the counter at stat in struct cache_refl_stats;
+ * with nreasons, stat is an array and each reason is a sample of its own
+ * (labelled by reason_name).
+ */
+struct res_metric {
+	const char *name, *type, *help;
+	double (*value)(struct cache_resource *r);
+	size_t stat;
+	int nreasons;
+	const char *(*reason_name)(int why);
+};
+
+#define STAT(f) .stat = offsetof(struct cache_refl_stats, f)
+
+static const struct res_metric res_metrics[] = {
+	{ "informer_proxy_cache_objects", "gauge", "Objects in the cache.",
+	  .value = objects },
+	{ "informer_proxy_cache_resource_version", "gauge",
+	  "resourceVersion of the cache's current snapshot.", .value = rv },
+	{ "informer_proxy_cache_synced", "gauge",
+	  "1 once the resource's first LIST has been applied.", .value = synced },
+	{ "informer_proxy_upstream_last_contact_seconds", "gauge",
+	  "Seconds since bytes last arrived from the upstream for the "
+	  "resource (-1: never).", .value = staleness },
+	{ "informer_proxy_upstream_lists_total", "counter",
+	  "Full LISTs made upstream (each may take several pages).", STAT(lists) },
+	{ "informer_proxy_upstream_watches_total", "counter",
+	  "WATCH requests made upstream.", STAT(watches) },
+	{ "informer_proxy_upstream_events_total", "counter",
+	  "Watch events applied to the cache.", STAT(events) },
+	{ "informer_proxy_relists_total", "counter",
+	  "Relists after 410 Expired, bad bytes or an ERROR event.", STAT(relists) },
+	/* expired (410 on resume), broken (bad bytes or events that did
+	 * not fit), backwards (the upstream's RV fell) */
+	{ "informer_proxy_relists_by_reason_total", "counter", "Relists, by why.",
+	  STAT(relists_by), .nreasons = REFL_RELIST_NREASONS,
+	  .reason_name = cache_refl_relist_reason_name },
+	/* list items and watch objects: invalid, name, too_large */
+	{ "informer_proxy_upstream_items_rejected_total", "counter",
+	  "Upstream objects skipped as ones the cache cannot take, by why.",
+	  STAT(rejected_by), .nreasons = CACHE_REJECT_NREASONS,
+	  .reason_name = cache_obj_reject_name },
+	{ "informer_proxy_upstream_sends_bookmarks", "gauge",
+	  "1 once the upstream sent the resource's watch a BOOKMARK: from then "
+	  "on a silent watch counts as stalled after --upstream-stall-timeout.",
+	  .value = sends_bookmarks },
+	{ "informer_proxy_quiet_resumes_total", "counter",
+	  "Watch renewals of a quiet resource moved to a newer resourceVersion "
+	  "seen upstream, so that they resume instead of relisting.",
+	  STAT(fast_forwards) },
+	{ "informer_proxy_upstream_errors_total", "counter",
+	  "Failed upstream LISTs and WATCHes.", STAT(errors) },
+	{ "informer_proxy_upstream_malformed_total", "counter",
+	  "Upstream answers that were not valid JSON or not the expected shape.",
+	  STAT(malformed) },
+	{ "informer_proxy_watchers", "gauge", "Local watch streams open now.",
+	  STAT(watchers) },
+};
+
+static void res_family(struct buf *b, struct proxy *p,
+		       const struct res_metric *m)
+{
+	family(b, m->name, m->type, m->help);
+	for (int i = 0; i < p->nres; i++) {
+		struct cache_resource *r = p->res[i];
+		const struct cache_kind *k = r->kind;
+		const char *dot = k->group[0] ? "." : "";
+		if (!m->nreasons) {
+			double v = m->value ? m->value(r) : (double)stat_at(r, m->stat);
+			buf_printf(b, "%s{resource=\"%s%s%s\"} %.17g\n", m->name,
+				   k->resource, dot, k->group, v);
+			continue;
+		}
+		for (int why = 0; why < m->nreasons; why++)
+			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
+				   m->name, k->resource, dot, k->group,
+				   m->reason_name(why),
+				   (unsigned long long)stat_at(r, m->stat +
+						why * sizeof(uint64_t)));
+	}
+}
+
+static long long rss_bytes(struct proxy *p)
 {
 	FILE *f = fopen("/proc/self/statm", "r");
 	long pages = 0, rss = 0;
@@ -116,8 +156,30 @@ static long rss_bytes(void)
 			rss = 0;
 		fclose(f);
 	}
-	return rss * sysconf(_SC_PAGESIZE);
+	return (long long)rss * sysconf(_SC_PAGESIZE);
 }
+
+static long long open_connections(struct proxy *p) { return proxy_conns_open(p->conns); }
+static long long max_connections(struct proxy *p) { return proxy_conns_max(p->conns); }
+static long long open_watchers(struct proxy *p) { return proxy_conns_watchers(p->conns); }
+static long long start_time(struct proxy *p) { return (long long)started; }
+
+/* The process-wide gauges, one sample each. */
+static const struct {
+	const char *name, *help;
+	long long (*value)(struct proxy *p);
+} gauges[] = {
+	{ "informer_proxy_open_connections", "Client connections open now.",
+	  open_connections },
+	{ "informer_proxy_max_connections", "--max-connections in force "
+	  "(perhaps lowered to fit RLIMIT_NOFILE).", max_connections },
+	{ "informer_proxy_open_watchers", "Local watch streams open now, "
+	  "all resources together (--max-watchers).", open_watchers },
+	{ "process_resident_memory_bytes", "Resident memory size in bytes.",
+	  rss_bytes },
+	{ "process_start_time_seconds",
+	  "Start time of the process since unix epoch in seconds.", start_time },
+};
 
 enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 {
@@ -125,8 +187,7 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	const char *last = "";
 #define X(field, name, labels, help)                                           \
 	if (strcmp(last, name)) {                                              \
-		buf_printf(&b, "# HELP %s %s\n# TYPE %s counter\n", name,      \
-			   help ? help : "", name);                           \
+		family(&b, name, "counter", help);                             \
 		last = name;                                                   \
 	}                                                                      \
 	buf_printf(&b, "%s%s%s%s %llu\n", name, labels[0] ? "{" : "", labels,  \
@@ -134,60 +195,12 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 		   (unsigned long long)load(&proxy_counters.field));
 	PROXY_COUNTERS(X)
 #undef X
-	per_resource(&b, p, "informer_proxy_cache_objects", "gauge",
-		     "Objects in the cache.", objects);
-	per_resource(&b, p, "informer_proxy_cache_resource_version", "gauge",
-		     "resourceVersion of the cache's current snapshot.", rv);
-	per_resource(&b, p, "informer_proxy_cache_synced", "gauge",
-		     "1 once the resource's first LIST has been applied.", synced);
-	per_resource(&b, p, "informer_proxy_upstream_last_contact_seconds", "gauge",
-		     "Seconds since bytes last arrived from the upstream for the "
-		     "resource (-1: never).", staleness);
-	per_resource(&b, p, "informer_proxy_upstream_lists_total", "counter",
-		     "Full LISTs made upstream (each may take several pages).", lists);
-	per_resource(&b, p, "informer_proxy_upstream_watches_total", "counter",
-		     "WATCH requests made upstream.", watches);
-	per_resource(&b, p, "informer_proxy_upstream_events_total", "counter",
-		     "Watch events applied to the cache.", events);
-	per_resource(&b, p, "informer_proxy_relists_total", "counter",
-		     "Relists after 410 Expired, bad bytes or an ERROR event.", relists);
-	relists_by_reason(&b, p);
-	rejected_by_reason(&b, p);
-	per_resource(&b, p, "informer_proxy_upstream_sends_bookmarks", "gauge",
-		     "1 once the upstream sent the resource's watch a BOOKMARK: from then "
-		     "on a silent watch counts as stalled after --upstream-stall-timeout.",
-		     sends_bookmarks);
-	per_resource(&b, p, "informer_proxy_quiet_resumes_total", "counter",
-		     "Watch renewals of a quiet resource moved to a newer resourceVersion "
-		     "seen upstream, so that they resume instead of relisting.",
-		     fast_forwards);
-	per_resource(&b, p, "informer_proxy_upstream_errors_total", "counter",
-		     "Failed upstream LISTs and WATCHes.", errors);
-	per_resource(&b, p, "informer_proxy_upstream_malformed_total", "counter",
-		     "Upstream answers that were not valid JSON or not the expected shape.",
-		     malformed);
-	per_resource(&b, p, "informer_proxy_watchers", "gauge",
-		     "Local watch streams open now.", watchers);
-	buf_printf(&b, "# HELP informer_proxy_open_connections Client connections open now.\n"
-		       "# TYPE informer_proxy_open_connections gauge\n"
-		       "informer_proxy_open_connections %d\n"
-		       "# HELP informer_proxy_max_connections --max-connections in force "
-		       "(perhaps lowered to fit RLIMIT_NOFILE).\n"
-		       "# TYPE informer_proxy_max_connections gauge\n"
-		       "informer_proxy_max_connections %d\n"
-		       "# HELP informer_proxy_open_watchers Local watch streams open now, "
-		       "all resources together (--max-watchers).\n"
-		       "# TYPE informer_proxy_open_watchers gauge\n"
-		       "informer_proxy_open_watchers %d\n",
-		   proxy_conns_open(p->conns), proxy_conns_max(p->conns),
-		   proxy_conns_watchers(p->conns));
-	buf_printf(&b, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
-		       "# TYPE process_resident_memory_bytes gauge\n"
-		       "process_resident_memory_bytes %ld\n"
-		       "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n"
-		       "# TYPE process_start_time_seconds gauge\n"
-		       "process_start_time_seconds %lld\n",
-		   rss_bytes(), (long long)started);
+	for (size_t i = 0; i < sizeof(res_metrics) / sizeof(res_metrics[0]); i++)
+		res_family(&b, p, &res_metrics[i]);
+	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
+		family(&b, gauges[i].name, "gauge", gauges[i].help);
+		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));
+	}
 	if (!buf_ok(&b)) {
 		buf_free(&b);
 		return MHD_NO;

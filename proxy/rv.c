@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cache/json.h"
+#include "cache/parse.h"
 #include "config/buf.h"
 #include "proxy/request.h"
 #include "proxy/status.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/authn.h"
@@ -96,7 +97,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_route_parse(url, &rt))
 		return proxy_error(c, PROXY_BadRequest, "invalid request path");
 	struct cache_resource *r = proxy_find(p, &rt);
-	if (!cache_resource_synced(r)) {
+	if (!cache_refl_synced(r)) {
 		PROXY_COUNT(req_not_synced);
 		char msg[160];
 		snprintf(msg, sizeof(msg),

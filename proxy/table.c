@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 
 struct column {
@@ -233,7 +234,7 @@ static void latest(const struct json_doc *d, int cs, int64_t *last)
 	char ts[64];
 	int64_t t;
 	str_at(d, cs, "lastState.terminated.finishedAt", ts, sizeof(ts));
-	if (ts[0] && !json_time(ts, strlen(ts), &t) && t > *last)
+	if (ts[0] && !cache_parse_time(ts, strlen(ts), &t) && t > *last)
 		*last = t;
 }
 

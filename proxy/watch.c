@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/filter.h"
@@ -172,7 +173,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	}
 	w->sent_rv = ev->rv;
 	if (!as && w->fmt.form != PROXY_FORM_JSON)
-		as = cache_ev_type_name(ev->type);
+		as = cache_history_ev_type_name(ev->type);
 	if (as) {
 		own_event(w, as, ev->obj);
 		return;
@@ -189,7 +190,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 static bool next_line(struct watch *w)
 {
 	if (w->ev) {
-		cache_event_put(w->ev);
+		cache_history_event_put(w->ev);
 		w->ev = NULL;
 	}
 	w->out_len = w->out_off = 0;
@@ -245,11 +246,11 @@ static bool next_line(struct watch *w)
 		}
 		w->cursor++;
 		if (ev->rv <= w->start_rv) {
-			cache_event_put(ev);
+			cache_history_event_put(ev);
 			continue;
 		}
 		take_event(w, ev);
-		cache_event_put(ev);
+		cache_history_event_put(ev);
 		if (w->out_len)
 			return true;
 	}
@@ -295,7 +296,7 @@ static void watch_free(void *cls)
 	__atomic_sub_fetch(&w->r->stats.watchers, 1, __ATOMIC_RELAXED);
 	proxy_conns_watch_put(w->p->conns);
 	cache_history_unwait(w->r->history, &w->waiter);
-	cache_event_put(w->ev);
+	cache_history_event_put(w->ev);
 	cache_snap_put(w->snap);
 	buf_free(&w->own);
 	proxy_filter_free(&w->f);

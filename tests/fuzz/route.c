@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "cache/json.h"
+#include "cache/parse.h"
 #include "config/buf.h"
 #include "proxy/route.h"
 #include "proxy/target.h"

@@ -1,6 +1,6 @@
 /*
  * fuzz watch_event: one line of a watch stream, decoded as the reflector
- * decodes it (refl_event_decode) and, for an ADDED, MODIFIED or DELETED
+ * decodes it (cache_refl_event_decode) and, for an ADDED, MODIFIED or DELETED
  * event, its object parsed in place as watch_line() parses it, with and
  * without --strip-managed-fields.
  *
@@ -23,9 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct cache_kind *kind = cache_kind_find("", "pods");
 	struct json_doc d = JSON_DOC_INIT;
-	struct refl_event ev;
+	struct cache_refl_event ev;
 	char err[160];
-	int rc = refl_event_decode(&d, (const char *)data, size, &ev, err,
+	int rc = cache_refl_event_decode(&d, (const char *)data, size, &ev, err,
 				   sizeof(err));
 	FUZZ_CHECK(rc == 0 || rc == -EINVAL);
 	if (rc) {

@@ -54,7 +54,7 @@ int main(void)
 	CHECK(!strncmp(ev->line, want, strlen(want)));
 	CHECK(ev->line[ev->len - 1] == '\n' && ev->line[ev->len - 2] == '}');
 	CHECK(strlen(ev->line) == ev->len);
-	cache_event_put(ev);
+	cache_history_event_put(ev);
 	CHECK(cache_history_progress(h) == 101);
 	/* a waiter for an event that already exists is not queued */
 	CHECK(!cache_history_wait(h, &w, 0, NULL));
@@ -69,7 +69,7 @@ int main(void)
 	CHECK(cache_history_head(h) == 39);
 	CHECK(cache_history_get(h, 22, &ev) == -ERANGE);
 	CHECK(cache_history_get(h, 23, &ev) == 0 && ev->rv == 124);
-	cache_event_put(ev);
+	cache_history_event_put(ev);
 	CHECK(cache_history_floor(h) == 123);
 	CHECK(cache_history_start(h, 122, &seq, &floor) == -ERANGE && floor == 123);
 	CHECK(cache_history_start(h, 123, &seq, &floor) == 0 && seq == 23);
@@ -86,7 +86,7 @@ int main(void)
 	CHECK(woken == 0);
 	CHECK(cache_history_get(h, 39, &ev) == 0 && !strncmp(ev->line, "{\"type\":\"DELETED\"", 17));
 	CHECK(ev->prev == o);
-	cache_event_put(ev);
+	cache_history_event_put(ev);
 	cache_obj_put(o);
 
 	/* reset: every old cursor is overtaken, the floor moves */

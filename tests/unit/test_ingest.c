@@ -207,8 +207,8 @@ static void test_keys(void)
 	o = mk("pods", "\"name\":\"a\",\"namespace\":\"ns\",\"labels\":{\"a\":1},", &why,
 	       err, sizeof(err));
 	CHECK(!o && why == CACHE_REJECT_INVALID);
-	CHECK_STR(cache_reject_name(CACHE_REJECT_NAME), "name");
-	CHECK_STR(cache_reject_name(CACHE_REJECT_TOO_LARGE), "too_large");
+	CHECK_STR(cache_obj_reject_name(CACHE_REJECT_NAME), "name");
+	CHECK_STR(cache_obj_reject_name(CACHE_REJECT_TOO_LARGE), "too_large");
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/upstream_creds.h"
 #include "config/alloc.h"
 #include "config/kubeconfig.h"
 #include "tests/unit/check.h"
@@ -117,8 +118,7 @@ static void test_full(void)
 	CHECK_STR(up.server, "https://10.1.2.3:6443");
 	CHECK_STR(up.tls_server_name, "api.internal");
 	CHECK_STR(up.url_base, "https://api.internal:6443");
-	CHECK(up.connect_to && !strcmp(up.connect_to->data,
-				       "api.internal:6443:10.1.2.3:6443"));
+	CHECK_STR(up.connect_to, "api.internal:6443:10.1.2.3:6443");
 	CHECK(up.ca.path == NULL);
 	CHECK(up.ca.len == strlen(CA_PEM) &&
 	      !memcmp(up.ca.data, CA_PEM, up.ca.len));
@@ -557,7 +557,7 @@ static void test_curl(void)
 	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
 	CHECK(config_kubeconfig_load(at("kc"), NULL, &up, err, sizeof(err)) ==
 	      0);
-	int rc = config_upstream_curl(&up, h, &hdrs, true, err, sizeof(err));
+	int rc = cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err));
 	CHECK(rc == 0);
 	if (rc)
 		fprintf(stderr, "  %s\n", err);
@@ -576,13 +576,13 @@ static void test_curl(void)
 	config_upstream_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "WARNING: the token is sent over plain http") !=
 	      NULL);
-	CHECK(config_upstream_curl(&up, h, &hdrs, true, err, sizeof(err)) == 0);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err)) == 0);
 	CHECK(has_header(hdrs, "Authorization: Bearer curl-tok"));
 	CHECK(hdrs && !hdrs->next);
 	curl_slist_free_all(hdrs);
 	hdrs = NULL;
 	unlink(at("rot"));
-	CHECK(config_upstream_curl(&up, h, &hdrs, true, err, sizeof(err)) == -ENOENT);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "cannot read") != NULL);
 	CHECK(hdrs == NULL);
 	config_upstream_free(&up);

@@ -1,5 +1,5 @@
 /*
- * test_obj: JSON validation, object parsing, kind/apiVersion
+ * test_obj: object parsing, kind/apiVersion
  * normalisation, managedFields stripping and allocation failure.
  */
 #include <errno.h>
@@ -10,47 +10,6 @@
 #include "cache/obj.h"
 #include "config/alloc.h"
 #include "check.h"
-
-static void test_json_validation(void)
-{
-	static const char *good[] = {
-		"{}", "[]", " {\"a\":[1,2.5,-3e2,true,false,null,\"x\\u00e9\\n\"]} ",
-		"{\"a\":{\"b\":{}},\"c\":[[],{}]}", "[0]", "[\"s\"]",
-	};
-	static const char *bad[] = {
-		"", "{", "[1 2]", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "{\"a\":tru}",
-		"[01]", "[1.]", "[-]", "{\"a\":1}{}", "{\"a\":1} x", "[\"a\x01\"]",
-		"{1:2}", "[\"\\x\"]", "{\"a\":1,,\"b\":2}", "[,1]", "{\"a\"}",
-		"[1e]", "nul",
-	};
-	struct json_doc d = JSON_DOC_INIT;
-	char err[128];
-	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
-		int r = json_parse(&d, good[i], strlen(good[i]), err, sizeof(err));
-		if (r)
-			fprintf(stderr, "rejected good #%zu: %s\n", i, err);
-		CHECK(r == 0);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		int r = json_parse(&d, bad[i], strlen(bad[i]), err, sizeof(err));
-		if (r != -EINVAL)
-			fprintf(stderr, "accepted bad #%zu: %s\n", i, bad[i]);
-		CHECK(r == -EINVAL);
-	}
-	const char *js = "{\"a\":{\"b\":\"x\\\"y\\u00e9\"},\"n\":\"123\"}";
-	CHECK(json_parse(&d, js, strlen(js), err, sizeof(err)) == 0);
-	int b = json_path(&d, 0, "a.b");
-	char out[32];
-	CHECK(b > 0 && json_str(&d, b, out, sizeof(out)) == 5);
-	CHECK_STR(out, "x\"y\xc3\xa9");
-	CHECK(json_str_len(&d, b) == 5);
-	uint64_t v;
-	CHECK(json_u64(&d, json_get(&d, 0, "n"), &v) == 0 && v == 123);
-	CHECK(json_path(&d, 0, "a.c") < 0);
-	int64_t t;
-	CHECK(json_time("2026-01-01T00:00:10Z", 20, &t) == 0 && t == 1767225610);
-	json_doc_free(&d);
-}
 
 static const char pod[] =
 	"{\n  \"metadata\": {\"name\":\"p1\",\"namespace\":\"ns\",\"uid\":\"u-1\","
@@ -182,7 +141,6 @@ static void test_obj_alloc_failure(void)
 /* Go's json.Indent, byte for byte (fixtures 15-a and 06-b are this). */
 int main(void)
 {
-	test_json_validation();
 	test_obj_parse();
 	test_obj_alloc_failure();
 	return check_done("obj");

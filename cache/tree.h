@@ -1,5 +1,5 @@
 /*
- * ptree: a persistent (path-copying) AVL tree of object entries.
+ * tree: the store's persistent (path-copying) AVL tree of object entries.
  *
  * An entry is an object, or one label of an object. Object entries sort
  * by the object's key (etcd's "namespace/name" order); label entries by
@@ -13,8 +13,8 @@
  * tree; "borrowed" arguments are left as they were. Each node holds one
  * reference on its object. Nodes carry subtree sizes, so ranks are O(log n).
  */
-#ifndef CACHE_PTREE_H
-#define CACHE_PTREE_H
+#ifndef CACHE_TREE_H
+#define CACHE_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,55 +22,60 @@
 
 #include "cache/obj.h"
 
-#define PTREE_NO_LABEL UINT32_MAX
+#define CACHE_TREE_NO_LABEL UINT32_MAX
 
-struct cache_node {
+struct cache_tree_node {
 	uint32_t refs;		/* atomic */
 	uint32_t size;		/* nodes in this subtree */
 	int16_t height;
-	uint32_t label;		/* index into obj->labels, or PTREE_NO_LABEL */
-	struct cache_node *l, *r;
+	uint32_t label;		/* index into obj->labels, or CACHE_TREE_NO_LABEL */
+	struct cache_tree_node *l, *r;
 	struct cache_obj *obj;	/* owned */
 };
 
 /* What an entry sorts by: lk/lv NULL for object entries. */
-struct ptree_key {
+struct cache_tree_key {
 	const char *lk, *lv;
 	const char *ns, *name;
 };
 
 /* An entry to build from. */
-struct ptree_entry {
+struct cache_tree_entry {
 	struct cache_obj *obj;
 	uint32_t label;
 };
 
-static inline uint32_t ptree_size(const struct cache_node *n)
+static inline uint32_t cache_tree_size(const struct cache_tree_node *n)
 {
 	return n ? n->size : 0;
 }
 
-struct cache_node *ptree_ref(struct cache_node *n);
-void ptree_put(struct cache_node *n);
+struct cache_tree_node *cache_tree_ref(struct cache_tree_node *n);
+void cache_tree_put(struct cache_tree_node *n);
 
 /* t borrowed: an owned tree with the entry (obj, label) in it, replacing
  * an entry of the same key; *old gets the replaced object (borrowed from
  * t) or NULL. NULL on ENOMEM. */
-struct cache_node *ptree_ins(struct cache_node *t, struct cache_obj *obj,
-			     uint32_t label, struct cache_obj **old);
+struct cache_tree_node *cache_tree_ins(struct cache_tree_node *t,
+				       struct cache_obj *obj,
+				       uint32_t label, struct cache_obj **old);
 /* t borrowed, known to hold k: an owned tree without it; *old gets its
  * object (borrowed). *fail on ENOMEM. */
-struct cache_node *ptree_del(struct cache_node *t, const struct ptree_key *k,
-			     struct cache_obj **old, bool *fail);
-struct cache_node *ptree_find(struct cache_node *t, const struct ptree_key *k);
+struct cache_tree_node *cache_tree_del(struct cache_tree_node *t,
+				       const struct cache_tree_key *k,
+				       struct cache_obj **old, bool *fail);
+struct cache_tree_node *cache_tree_find(struct cache_tree_node *t,
+					const struct cache_tree_key *k);
 /* A balanced tree over n entries already in order, in O(n). */
-struct cache_node *ptree_build(const struct ptree_entry *e, size_t n,
-			       bool *fail);
+struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
+					size_t n, bool *fail);
 /* How many entries sort before k. */
-size_t ptree_rank(const struct cache_node *t, const struct ptree_key *k);
+size_t cache_tree_rank(const struct cache_tree_node *t,
+		       const struct cache_tree_key *k);
 /* The key of entry (obj, label). */
-void ptree_key_of(const struct cache_obj *obj, uint32_t label,
-		  struct ptree_key *k);
-int ptree_cmp(const struct ptree_key *a, const struct ptree_key *b);
+void cache_tree_key_of(const struct cache_obj *obj, uint32_t label,
+		       struct cache_tree_key *k);
+int cache_tree_cmp(const struct cache_tree_key *a,
+		   const struct cache_tree_key *b);
 
 #endif

@@ -1,0 +1,181 @@
+/*
+ * test_creds: the run-time side of the upstream credentials: the bearer
+ * token from a literal or a file that rotates, refusals of empty,
+ * oversized and malformed tokens, buffers too small, the startup
+ * description that names no secret, and reading files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/alloc.h"
+#include "config/kubeconfig.h"
+#include "check.h"
+
+static char dir[] = "/tmp/test_creds.XXXXXX";
+
+static const char *at(const char *name)
+{
+	static char p[256];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static void put(const char *name, const char *text, size_t n)
+{
+	FILE *f = fopen(at(name), "w");
+	if (f) {
+		fwrite(text, 1, n, f);
+		fclose(f);
+	}
+}
+
+/* The pod's service account in dir: token and ca.crt. */
+static int load(struct config_upstream *up)
+{
+	char err[256];
+	int rc = config_incluster_load(dir, up, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "  %s\n", err);
+	return rc;
+}
+
+static void test_token_file(void)
+{
+	struct config_upstream up;
+	char tok[64], err[256];
+	put("token", "  first-token\n", 14);
+	put("ca.crt", "-----BEGIN CERTIFICATE-----\n", 28);
+	CHECK(load(&up) == 0);
+	CHECK(config_upstream_has_token(&up));
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "first-token");
+	CHECK(config_upstream_token(&up, tok, 5) == -ERANGE && tok[0] == '\0');
+
+	/* rotation: a new size (or inode, or mtime) is read at once */
+	put("token", "second-token-longer", 19);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "second-token-longer");
+
+	/* a bad file is refused, and the old token never handed out again */
+	put("token", " \n\t", 3);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
+	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(strstr(err, "is empty") != NULL);
+	put("token", "has space", 9);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
+	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(strstr(err, "spaces or control characters") != NULL);
+	CHECK(strstr(err, "has space") == NULL);	/* no token bytes */
+	unlink(at("token"));
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
+	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(strstr(err, "cannot read") != NULL && tok[0] == '\0');
+	char *big = malloc(CONFIG_TOKEN_MAX_BYTES + 2);
+	memset(big, 'k', CONFIG_TOKEN_MAX_BYTES + 1);
+	put("token", big, CONFIG_TOKEN_MAX_BYTES + 1);
+	free(big);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EFBIG);
+	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(strstr(err, "larger than 64 KiB") != NULL);
+	put("token", "back", 4);
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "back");
+	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK_STR(err, "");
+
+	/* the description names the file, never the token */
+	char line[1024];
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "in-cluster") != NULL);
+	CHECK(strstr(line, "bearer token from file") != NULL);
+	CHECK(strstr(line, "back") == NULL);
+	CHECK(strstr(line, "WARNING") == NULL);
+	config_upstream_free(&up);
+	config_upstream_free(&up);	/* twice is fine */
+
+	/* the token file allocation failing: -ENOMEM, nothing cached */
+	CHECK(load(&up) == 0);
+	put("token", "after-oom", 9);
+	for (int n = 1; n < 10; n++) {
+		alloc_fail_after(n);
+		int rc = config_upstream_token(&up, tok, sizeof(tok));
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		if (!failed) {
+			CHECK(rc == 0 && !strcmp(tok, "after-oom"));
+			break;
+		}
+		CHECK(rc == -ENOMEM && tok[0] == '\0');
+	}
+	config_upstream_free(&up);
+}
+
+static void test_literal_and_none(void)
+{
+	struct config_upstream up = { 0 };
+	char tok[16] = "x", err[64] = "x";
+	CHECK(!config_upstream_has_token(&up));
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
+	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK_STR(err, "");
+	up.token = "lit";
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK_STR(tok, "lit");
+	CHECK(config_upstream_token(&up, tok, 3) == -ERANGE);
+
+	up.server = "http://10.0.0.1:8080";
+	up.source = "--server";
+	char line[512];
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "CA: none (plain http)") != NULL);
+	CHECK(strstr(line, "the token is sent over plain http") != NULL);
+	CHECK(strstr(line, "lit") == NULL);
+	up.server = "https://10.0.0.1";
+	up.insecure_skip_tls_verify = true;
+	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(strstr(line, "WARNING: insecure-skip-tls-verify") != NULL);
+
+	CHECK(config_upstream_token_ok("abc.DEF-_~"));
+	CHECK(!config_upstream_token_ok("a b"));
+	CHECK(!config_upstream_token_ok("a\x7f"));
+	CHECK(!config_upstream_token_ok("a\n"));
+}
+
+static void test_read_file(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	put("f", "12345", 5);
+	CHECK(config_upstream_read_file(at("f"), 100, &text, &len, &st) == 0);
+	CHECK(len == 5 && !strcmp(text, "12345") && st.st_size == 5);
+	free(text);
+	CHECK(config_upstream_read_file(at("f"), 4, &text, NULL, NULL) == -EFBIG);
+	CHECK(config_upstream_read_file(dir, 100, &text, NULL, NULL) == -EISDIR);
+	CHECK(config_upstream_read_file(at("none"), 100, &text, NULL, NULL) ==
+	      -ENOENT);
+	alloc_fail_after(1);
+	CHECK(config_upstream_read_file(at("f"), 100, &text, NULL, NULL) ==
+	      -ENOMEM);
+	alloc_fail_after(0);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+	test_token_file();
+	test_literal_and_none();
+	test_read_file();
+	unlink(at("token"));
+	unlink(at("ca.crt"));
+	unlink(at("f"));
+	rmdir(dir);
+	return check_done("creds");
+}

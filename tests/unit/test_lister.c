@@ -1,0 +1,153 @@
+/*
+ * test_lister: full paged LISTs against a scripted upstream: pages joined
+ * in order at the first page's resourceVersion, the continue token sent
+ * back escaped, and each way a LIST is abandoned: an error status, a page
+ * without metadata, a repeated continue token, and pages past the byte
+ * budget of the whole LIST. A page past its own budget is fetched again
+ * in smaller pages.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/kind.h"
+#include "cache/reflector_int.h"
+#include "http_stub.h"
+#include "check.h"
+
+#define HDR "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
+	    "Connection: close\r\n\r\n"
+#define POD(name) "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\"," \
+		  "\"resourceVersion\":\"3\"}}"
+#define PAGE(rv, cont, items)                                                \
+	HDR "{\"metadata\":{\"resourceVersion\":\"" rv "\"" cont "},"        \
+	"\"items\":[" items "]}"
+
+struct run {
+	int rc;
+	size_t n;
+	uint64_t rv;
+	char names[64];
+	uint64_t malformed;
+	int requests;
+	char req[4][512];
+};
+
+/* One cache_refl_list_all on a fresh resource against routes. */
+static struct run list(struct http_stub_route *routes, int nroutes,
+		       int page_size, size_t page_max, size_t list_max)
+{
+	struct run out = { 0 };
+	struct http_stub s;
+	char server[64];
+	CHECK(http_stub_start(&s, routes, nroutes) == 0);
+	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
+	struct cache_upstream up = { .server = server, .page_size = page_size,
+				     .page_max = page_max, .list_max = list_max };
+	struct cache_resource *r = cache_refl_new(cache_kind_lookup("pods"), &up, 16);
+	char err[256];
+	CURL *c = cache_upstream_easy(&up, err, sizeof(err));
+	struct listing l = { 0 };
+	out.rc = cache_refl_list_all(r, c, &l);
+	out.n = l.n;
+	out.rv = l.rv;
+	for (size_t i = 0; i < l.n; i++)
+		strncat(out.names, l.objs[i]->name, sizeof(out.names) - strlen(out.names) - 1);
+	out.malformed = r->stats.malformed;
+	cache_refl_listing_free(&l);
+	curl_easy_cleanup(c);
+	http_stub_stop(&s);
+	out.requests = s.nreq;
+	for (int i = 0; i < 4 && i < s.nreq; i++)
+		memcpy(out.req[i], s.req[i], sizeof(out.req[i]));
+	cache_refl_free(r);
+	return out;
+}
+
+static void test_pages(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "limit=2&continue=t%2B1%2F%3D ",
+		  .response = PAGE("11", ",\"continue\":\"t2\"", POD("c") "," POD("d")) },
+		{ .match = "limit=2&continue=t2 ",
+		  .response = PAGE("12", "", POD("e")) },
+		{ .match = "limit=2 ",
+		  .response = PAGE("10", ",\"continue\":\"t+1/=\"", POD("a") "," POD("b")) },
+	};
+	struct run r = list(routes, 3, 2, 0, 0);
+	CHECK(r.rc == REFL_OK && r.n == 5 && r.rv == 10);
+	CHECK_STR(r.names, "abcde");
+	CHECK(r.requests == 3 && r.malformed == 0);
+	CHECK_STR(r.req[0], "GET /api/v1/pods?limit=2 HTTP/1.1");
+
+	/* an empty list */
+	struct http_stub_route empty[] = {
+		{ .match = "limit=500 ", .response = PAGE("7", "", "") },
+	};
+	r = list(empty, 1, 0, 0, 0);
+	CHECK(r.rc == REFL_OK && r.n == 0 && r.rv == 7);
+}
+
+static void test_abandoned(void)
+{
+	struct http_stub_route status[] = {
+		{ .match = "limit=2 ", .response = "HTTP/1.1 500 Internal Server "
+		  "Error\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}" },
+	};
+	struct run r = list(status, 1, 2, 0, 0);
+	CHECK(r.rc == REFL_ERROR && r.n == 0);
+
+	struct http_stub_route nometa[] = {
+		{ .match = "limit=2 ", .response = HDR "{\"items\":[]}" },
+	};
+	r = list(nometa, 1, 2, 0, 0);
+	CHECK(r.rc == REFL_ERROR && r.malformed == 1);
+
+	struct http_stub_route again[] = {
+		{ .match = "continue=x ",
+		  .response = PAGE("10", ",\"continue\":\"x\"", POD("b")) },
+		{ .match = "limit=2 ",
+		  .response = PAGE("10", ",\"continue\":\"x\"", POD("a")) },
+	};
+	r = list(again, 2, 2, 0, 0);
+	CHECK(r.rc == REFL_ERROR && r.malformed == 1 && r.requests == 2);
+
+	/* each page fits, the pages together do not */
+	struct http_stub_route big[] = {
+		{ .match = "continue=t2 ",
+		  .response = PAGE("10", ",\"continue\":\"t3\"", POD("b")) },
+		{ .match = "continue=t3 ", .response = PAGE("10", "", POD("c")) },
+		{ .match = "limit=1 ",
+		  .response = PAGE("10", ",\"continue\":\"t2\"", POD("a")) },
+	};
+	r = list(big, 3, 1, 4096, 500);
+	CHECK(r.rc == REFL_ERROR && r.malformed == 1 && r.requests < 3);
+	r = list(big, 3, 1, 4096, 0);	/* 0: the default budget */
+	CHECK(r.rc == REFL_OK && r.n == 3);
+}
+
+/* A page past page_max is asked for again with half the limit. */
+static void test_page_too_large(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "&continue=n ", .response = PAGE("10", "", POD("b")) },
+		{ .match = "limit=1 ",
+		  .response = PAGE("10", ",\"continue\":\"n\"", POD("a")) },
+		{ .match = "limit=2 ",
+		  .response = PAGE("10", ",\"continue\":\"padding-padding-padding-"
+				   "padding-padding-padding-padding-padding\"",
+				   POD("a") "," POD("b")) },
+	};
+	struct run r = list(routes, 3, 2, 200, 0);
+	CHECK(r.rc == REFL_OK && r.n == 2);
+	CHECK_STR(r.names, "ab");
+	CHECK(r.requests == 3);
+	CHECK(strstr(r.req[1], "limit=1 ") != NULL);
+}
+
+int main(void)
+{
+	test_pages();
+	test_abandoned();
+	test_page_too_large();
+	return check_done("lister");
+}

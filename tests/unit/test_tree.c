@@ -1,0 +1,189 @@
+/*
+ * test_tree: the store's persistent AVL tree on its own: order by key
+ * and by label, replace and delete, old versions untouched by new ones,
+ * ranks, balanced builds, and allocation failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/kind.h"
+#include "cache/tree.h"
+#include "config/alloc.h"
+#include "check.h"
+
+static struct cache_obj *pod(const char *ns, const char *name, unsigned rv,
+			     const char *app)
+{
+	char js[512];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+		 "\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"}}}",
+		 name, ns, rv, app);
+	return cache_obj_parse(cache_kind_lookup("pods"), js, strlen(js), false,
+			       NULL, 0);
+}
+
+static struct cache_tree_key key(const char *ns, const char *name)
+{
+	return (struct cache_tree_key){ NULL, NULL, ns, name };
+}
+
+/* In-order walk: the names, joined, into out. */
+static void walk(const struct cache_tree_node *n, char *out, size_t cap)
+{
+	if (!n)
+		return;
+	walk(n->l, out, cap);
+	strncat(out, n->obj->name, cap - strlen(out) - 1);
+	strncat(out, " ", cap - strlen(out) - 1);
+	walk(n->r, out, cap);
+}
+
+static int balanced(const struct cache_tree_node *n)
+{
+	if (!n)
+		return 0;
+	int l = balanced(n->l), r = balanced(n->r);
+	if (l < 0 || r < 0 || abs(l - r) > 1 || n->height != 1 + (l > r ? l : r) ||
+	    n->size != 1 + cache_tree_size(n->l) + cache_tree_size(n->r))
+		return -1;
+	return n->height;
+}
+
+static void test_insert_delete(void)
+{
+	struct cache_tree_node *v[8] = { NULL };
+	struct cache_obj *old = NULL;
+	const char *names[] = { "d", "b", "f", "a", "c", "e", "g" };
+	for (int i = 0; i < 7; i++) {
+		struct cache_obj *o = pod("ns", names[i], 10 + i, "x");
+		v[i + 1] = cache_tree_ins(v[i], o, CACHE_TREE_NO_LABEL, &old);
+		CHECK(v[i + 1] && old == NULL);
+		cache_obj_put(o);
+	}
+	char out[64] = "";
+	walk(v[7], out, sizeof(out));
+	CHECK_STR(out, "a b c d e f g ");
+	CHECK(balanced(v[7]) == 3 && cache_tree_size(v[7]) == 7);
+	out[0] = '\0';
+	walk(v[3], out, sizeof(out));	/* an old version is unchanged */
+	CHECK_STR(out, "b d f ");
+
+	struct cache_tree_key k = key("ns", "c");
+	CHECK(cache_tree_rank(v[7], &k) == 2);
+	k = key("ns", "cc");
+	CHECK(cache_tree_rank(v[7], &k) == 3 && !cache_tree_find(v[7], &k));
+	k = key("a-ns", "z");		/* namespace sorts first */
+	CHECK(cache_tree_rank(v[7], &k) == 0);
+
+	/* replace: same key, the old object handed back */
+	struct cache_obj *o = pod("ns", "c", 99, "y");
+	struct cache_tree_node *r = cache_tree_ins(v[7], o, CACHE_TREE_NO_LABEL, &old);
+	CHECK(r && old && old->rv == 14 && cache_tree_size(r) == 7);
+	k = key("ns", "c");
+	CHECK(cache_tree_find(r, &k)->obj->rv == 99);
+	CHECK(cache_tree_find(v[7], &k)->obj->rv == 14);
+	cache_obj_put(o);
+
+	bool fail = false;
+	struct cache_tree_node *del = cache_tree_del(r, &k, &old, &fail);
+	CHECK(!fail && old && old->rv == 99);
+	out[0] = '\0';
+	walk(del, out, sizeof(out));
+	CHECK_STR(out, "a b d e f g ");
+	CHECK(balanced(del) > 0 && !cache_tree_find(del, &k));
+
+	for (int i = 1; i <= 7; i++)
+		cache_tree_put(v[i]);
+	cache_tree_put(r);
+	cache_tree_put(del);
+}
+
+static void test_labels_and_build(void)
+{
+	struct cache_obj *o[4] = {
+		pod("ns", "a", 1, "web"), pod("ns", "b", 2, "db"),
+		pod("ns", "c", 3, "web"), pod("ns", "d", 4, "cache"),
+	};
+	/* label entries sort by key, value, then object key */
+	struct cache_tree_key ka, kb;
+	cache_tree_key_of(o[0], 0, &ka);
+	cache_tree_key_of(o[1], 0, &kb);
+	CHECK(ka.lk && !strcmp(ka.lk, "app") && !strcmp(ka.lv, "web"));
+	CHECK(cache_tree_cmp(&kb, &ka) < 0);	/* db < web */
+	cache_tree_key_of(o[2], 0, &kb);
+	CHECK(cache_tree_cmp(&ka, &kb) < 0);	/* web/a < web/c */
+	CHECK(cache_tree_cmp(&ka, &ka) == 0);
+	cache_tree_key_of(o[0], CACHE_TREE_NO_LABEL, &kb);
+	CHECK(kb.lk == NULL && !strcmp(kb.name, "a"));
+
+	struct cache_tree_entry e[4] = { { o[3], 0 }, { o[1], 0 }, { o[0], 0 },
+					 { o[2], 0 } };
+	bool fail = false;
+	struct cache_tree_node *t = cache_tree_build(e, 4, &fail);
+	CHECK(!fail && t && cache_tree_size(t) == 4 && balanced(t) > 0);
+	char out[64] = "";
+	walk(t, out, sizeof(out));
+	CHECK_STR(out, "d b a c ");	/* cache, db, web(a), web(c) */
+	struct cache_tree_key web = { "app", "web", "", "" };
+	CHECK(cache_tree_rank(t, &web) == 2);	/* where web=... starts */
+	cache_tree_put(t);
+	CHECK(cache_tree_build(e, 0, &fail) == NULL && !fail);
+
+	/* a build that runs out of memory fails whole and leaks nothing */
+	for (int n = 1; n < 10; n++) {
+		fail = false;
+		alloc_fail_after(n);
+		t = cache_tree_build(e, 4, &fail);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		if (!failed) {
+			CHECK(t && !fail);
+			cache_tree_put(t);
+			break;
+		}
+		CHECK(fail && t == NULL);
+	}
+	for (int i = 0; i < 4; i++)
+		cache_obj_put(o[i]);
+}
+
+/* Inserting and deleting under allocation failure: NULL or *fail, and
+ * the tree it started from still whole. */
+static void test_alloc_failure(void)
+{
+	struct cache_tree_node *t = NULL, *n;
+	struct cache_obj *old;
+	for (int i = 0; i < 50; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%02d", i);
+		struct cache_obj *o = pod("ns", name, 1, "x");
+		n = cache_tree_ins(t, o, CACHE_TREE_NO_LABEL, &old);
+		cache_obj_put(o);
+		cache_tree_put(t);
+		t = n;
+	}
+	struct cache_obj *o = pod("ns", "p25x", 2, "x");
+	alloc_fail_after(3);
+	n = cache_tree_ins(t, o, CACHE_TREE_NO_LABEL, &old);
+	alloc_fail_after(0);
+	CHECK(n == NULL && cache_tree_size(t) == 50 && balanced(t) > 0);
+	struct cache_tree_key k = key("ns", "p25");
+	bool fail = false;
+	alloc_fail_after(2);
+	n = cache_tree_del(t, &k, &old, &fail);
+	alloc_fail_after(0);
+	CHECK(fail && n == NULL && cache_tree_find(t, &k));
+	cache_obj_put(o);
+	cache_tree_put(t);
+}
+
+int main(void)
+{
+	test_insert_delete();
+	test_labels_and_build();
+	test_alloc_failure();
+	return check_done("tree");
+}
