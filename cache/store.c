@@ -579,6 +579,33 @@ bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 	return evicted;
 }
 
+/* Take the expired pins out of the table (pin_lock held) into out;
+ * returns how many. */
+static int take_expired(struct cache_store *s, time_t now,
+			struct cache_snap **out)
+{
+	int n = 0;
+	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++) {
+		struct pin *p = &s->pins[i];
+		if (p->snap && p->until < now) {
+			out[n++] = p->snap;
+			p->snap = NULL;
+		}
+	}
+	return n;
+}
+
+int cache_store_expire_pins(struct cache_store *s)
+{
+	struct cache_snap *expired[LIMIT_PINS_PER_RESOURCE];
+	pthread_mutex_lock(&s->pin_lock);
+	int n = take_expired(s, time(NULL), expired);
+	pthread_mutex_unlock(&s->pin_lock);
+	for (int i = 0; i < n; i++)
+		cache_snap_put(expired[i]);
+	return n;
+}
+
 struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv)
 {
 	struct cache_snap *cur = cache_store_snap(s);
@@ -586,19 +613,11 @@ struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv)
 		return cur;
 	cache_snap_put(cur);
 	struct cache_snap *found = NULL, *expired[LIMIT_PINS_PER_RESOURCE];
-	int nexp = 0;
-	time_t now = time(NULL);
 	pthread_mutex_lock(&s->pin_lock);
+	int nexp = take_expired(s, time(NULL), expired);
 	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++) {
 		struct pin *p = &s->pins[i];
-		if (!p->snap)
-			continue;
-		if (p->until < now) {
-			expired[nexp++] = p->snap;
-			p->snap = NULL;
-			continue;
-		}
-		if (p->snap->rv == rv)
+		if (p->snap && p->snap->rv == rv)
 			found = cache_snap_get(p->snap);
 	}
 	pthread_mutex_unlock(&s->pin_lock);

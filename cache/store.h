@@ -147,5 +147,10 @@ size_t cache_store_sort(struct cache_obj **objs, size_t n);
 bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 		     unsigned ttl);
 struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv);
+/* Drop the pins past their time. A pinned snapshot keeps every object
+ * version it holds, up to a second copy of the cache, so expired pins
+ * must go even when no paged LIST comes to look for them: call this now
+ * and then (the proxy's ticker does, every 10 s). Returns how many went. */
+int cache_store_expire_pins(struct cache_store *s);
 
 #endif

@@ -32,7 +32,7 @@
 #include "proxy/watch.h"
 
 #define TICK_MS 500
-#define GIVE_BACK_S 10	/* how often freed memory may go back to the system */
+#define GIVE_BACK_S 10	/* how often expired pins go, and freed memory back */
 
 /* watch=... is true for any value but "0" and "false" (any case), an
  * empty value included, as the apiserver reads it. */
@@ -430,8 +430,12 @@ static void *ticker(void *arg)
 		proxy_fresh_tick(p->fresh);
 		for (int cut = proxy_conns_reap(p->conns); cut > 0; cut--)
 			PROXY_COUNT(header_timeouts);
-		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0)
+		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0) {
+			/* expired pins first: what they held is then free */
+			for (int i = 0; i < p->nres; i++)
+				cache_store_expire_pins(p->res[i]->store);
 			alloc_give_back();
+		}
 	}
 	pthread_mutex_unlock(&p->tick_lock);
 	return NULL;

@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(err[0]);
 		goto out;
 	}
-	FUZZ_CHECK(name[0] && strlen(name) < sizeof(name) && strlen(ns) < sizeof(ns));
+	FUZZ_CHECK(name[0] && strlen(name) < sizeof(name) &&
+		   strlen(ns) < sizeof(ns));
 	if (strchr(name, '/'))
 		goto out;
 	struct buf again = BUF_INIT;

@@ -21,13 +21,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: invariant broken: %s\n",     \
-				__FILE__, __LINE__, #cond);                  \
-			abort();                                             \
-		}                                                            \
+#define FUZZ_CHECK(cond)                                                 \
+	do {                                                             \
+		if (!(cond)) {                                           \
+			fprintf(stderr, "%s:%d: invariant broken: %s\n", \
+				__FILE__, __LINE__, #cond);              \
+			abort();                                         \
+		}                                                        \
 	} while (0)
 
 /* The input as a NUL-terminated string (for parsers that take one);

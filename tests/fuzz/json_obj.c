@@ -71,9 +71,10 @@ static void check_kept(const struct cache_kind *kind, struct cache_obj *o)
 	char prefix[256], apiv[128];
 	cache_kind_api_version(kind, apiv, sizeof(apiv));
 	int plen = snprintf(prefix, sizeof(prefix),
-			    "{\"kind\":\"%s\",\"apiVersion\":\"%s\",", kind->kind,
-			    apiv);
-	FUZZ_CHECK(o->len >= (size_t)plen && !memcmp(o->json, prefix, (size_t)plen));
+			    "{\"kind\":\"%s\",\"apiVersion\":\"%s\",",
+			    kind->kind, apiv);
+	FUZZ_CHECK(o->len >= (size_t)plen &&
+		   !memcmp(o->json, prefix, (size_t)plen));
 	FUZZ_CHECK(o->item_off == (uint32_t)plen);
 	FUZZ_CHECK(strlen(o->json) == o->len);
 	/* a kept object has a name a key can hold (no NUL cuts it) */
@@ -89,8 +90,8 @@ static void check_kept(const struct cache_kind *kind, struct cache_obj *o)
 		free(item);
 	}
 	char err[160];
-	struct cache_obj *again = cache_obj_parse(kind, o->json, o->len, false,
-						  err, sizeof(err));
+	struct cache_obj *again =
+		cache_obj_parse(kind, o->json, o->len, false, err, sizeof(err));
 	if (!again) {
 		fprintf(stderr, "reparse: %s\n%.*s\n", err, (int)o->len, o->json);
 		FUZZ_CHECK(again);
@@ -145,13 +146,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc && depth_of(data, size) < 500 && !memchr(data, '\0', size)) {
 		struct json_t *j = json_loadb(js, size, 0, NULL);
 		if (j) {
-			fprintf(stderr, "json_parse refused what jansson took: %s\n", err);
+			fprintf(stderr,
+				"json_parse refused what jansson took: %s\n",
+				err);
 			json_delete(j);
 		}
 		FUZZ_CHECK(!j);
 	}
 	for (int strip = 0; strip < 2 && !rc; strip++) {
-		int items = json_type(&d, 0) == JSMN_OBJECT ? json_get(&d, 0, "items") : -1;
+		int items = json_type(&d, 0) == JSMN_OBJECT
+				    ? json_get(&d, 0, "items")
+				    : -1;
 		if (items > 0 && json_type(&d, items) == JSMN_ARRAY)
 			for (int it = json_first(&d, items); it > 0;
 			     it = json_next(&d, items, it)) {
@@ -161,13 +166,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					check_kept(kind, o);
 				cache_obj_put(o);
 			}
-		struct cache_obj *a = cache_obj_from_doc(kind, &d, 0, strip, err,
-							 sizeof(err));
-		struct cache_obj *b = cache_obj_parse(kind, js, size, strip, err,
-						      sizeof(err));
+		struct cache_obj *a =
+			cache_obj_from_doc(kind, &d, 0, strip, err, sizeof(err));
+		struct cache_obj *b =
+			cache_obj_parse(kind, js, size, strip, err, sizeof(err));
 		FUZZ_CHECK(!a == !b);
 		if (a) {
-			FUZZ_CHECK(a->len == b->len && !memcmp(a->json, b->json, a->len));
+			FUZZ_CHECK(a->len == b->len &&
+				   !memcmp(a->json, b->json, a->len));
 			check_kept(kind, a);
 		}
 		cache_obj_put(a);

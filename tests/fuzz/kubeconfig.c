@@ -28,9 +28,12 @@
 
 static char dir[PATH_MAX - 64];
 static const char *const files[][2] = {
-	{ "ca.crt", "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n" },
-	{ "client.crt", "-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END CERTIFICATE-----\n" },
-	{ "client.key", "-----BEGIN PRIVATE KEY-----\n" FILE_KEY "\n-----END PRIVATE KEY-----\n" },
+	{ "ca.crt",
+	  "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n" },
+	{ "client.crt", "-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END "
+			"CERTIFICATE-----\n" },
+	{ "client.key", "-----BEGIN PRIVATE KEY-----\n" FILE_KEY
+			"\n-----END PRIVATE KEY-----\n" },
 	{ "token", FILE_TOKEN "\n" },
 };
 
@@ -96,8 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!strstr(err, FILE_TOKEN) && !strstr(err, FILE_KEY));
 	if (rc) {
 		FUZZ_CHECK(err[0]);
-		FUZZ_CHECK(!up.server && !up.token && !up.token_file && !up.source);
-		FUZZ_CHECK(!pem_set(&up.ca) && !pem_set(&up.cert) && !pem_set(&up.key));
+		FUZZ_CHECK(!up.server && !up.token && !up.token_file &&
+			   !up.source);
+		FUZZ_CHECK(!pem_set(&up.ca) && !pem_set(&up.cert) &&
+			   !pem_set(&up.key));
 	} else {
 		FUZZ_CHECK(up.server && up.url_base && up.source);
 		FUZZ_CHECK(!strncmp(up.server, "https://", 8) ||

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 		if (run_path(argv[i]))
 			failed++;
 	if (passed == 0)
-		failed++;	/* an empty corpus tests nothing */
+		failed++; /* an empty corpus tests nothing */
 	printf("fuzz_%s: %d passed, %d failed\n", FUZZ_NAME, passed, failed);
 	return failed ? 1 : 0;
 }

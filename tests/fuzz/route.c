@@ -52,20 +52,24 @@ static void check_path(const char *raw, const char *route)
 static void check_route(const struct proxy_route *rt)
 {
 	FUZZ_CHECK(rt->version[0] && rt->resource[0]);
-	const char *parts[] = { rt->group, rt->version, rt->ns, rt->resource,
-				rt->name, rt->sub };
+	const char *parts[] = { rt->group,    rt->version, rt->ns,
+				rt->resource, rt->name,	   rt->sub };
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 		FUZZ_CHECK(!strchr(parts[i], '/'));
 	char path[1024];
-	int n = rt->group[0] ? snprintf(path, sizeof(path), "/apis/%s/%s", rt->group, rt->version) :
-			       snprintf(path, sizeof(path), "/api/%s", rt->version);
+	int n = rt->group[0]
+			? snprintf(path, sizeof(path), "/apis/%s/%s", rt->group,
+				   rt->version)
+			: snprintf(path, sizeof(path), "/api/%s", rt->version);
 	if (rt->watch_prefix)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "/watch");
 	if (rt->ns[0])
-		n += snprintf(path + n, sizeof(path) - (size_t)n, "/namespaces/%s", rt->ns);
+		n += snprintf(path + n, sizeof(path) - (size_t)n,
+			      "/namespaces/%s", rt->ns);
 	n += snprintf(path + n, sizeof(path) - (size_t)n, "/%s", rt->resource);
 	if (rt->name[0])
-		n += snprintf(path + n, sizeof(path) - (size_t)n, "/%s", rt->name);
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "/%s",
+			      rt->name);
 	if (rt->sub[0])
 		snprintf(path + n, sizeof(path) - (size_t)n, "/%s", rt->sub);
 	struct proxy_route again;
@@ -119,7 +123,8 @@ static void check_query(const char *q)
 			unescape(eq ? eq + 1 : q + n, eq ? n - kn - 1 : 0, v);
 			if (!strcmp(k, "watch"))
 				(void)proxy_route_watch_value(v);
-			else if (!strcmp(k, "resourceVersion") || !strcmp(k, "limit") ||
+			else if (!strcmp(k, "resourceVersion") ||
+				 !strcmp(k, "limit") ||
 				 !strcmp(k, "timeoutSeconds"))
 				check_number(v);
 		}
@@ -134,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *raw = fuzz_cstr(data, size);
 	if (!raw)
 		return 0;
-	size_t cap = strlen(raw) + 1;	/* what server.c gives it */
+	size_t cap = strlen(raw) + 1; /* what server.c gives it */
 	char *route = malloc(cap), err[160];
 	if (!route)
 		goto out;

@@ -26,7 +26,7 @@
 
 /* An object: the value of each known field, "" when it has none. */
 struct fake_obj {
-	const char *const *names;	/* NULL-terminated */
+	const char *const *names; /* NULL-terminated */
 	const char *vals[CACHE_KIND_MAX_FIELDS + 3];
 };
 
@@ -67,13 +67,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* words of the input, the values we try */
 	const char *w[MAXW];
 	int nw = 0;
-	for (char *t = strtok(copy, ",=!"); t && nw < MAXW; t = strtok(NULL, ",=!"))
+	for (char *t = strtok(copy, ",=!"); t && nw < MAXW;
+	     t = strtok(NULL, ",=!"))
 		w[nw++] = t;
 	for (int shift = 0; shift <= nw; shift++) {
 		struct fake_obj o = { .names = names };
 		for (int i = 0; i < nn; i++)
 			o.vals[i] = shift < nw ? w[(i + shift) % nw] : "";
-		if (shift == nw)	/* the narrowing pairs, exactly */
+		if (shift == nw) /* the narrowing pairs, exactly */
 			for (int i = 0; i < nn; i++) {
 				const char *v = cache_fsel_eq(a, names[i]);
 				o.vals[i] = v ? v : "";

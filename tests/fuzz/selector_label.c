@@ -33,7 +33,8 @@ static int label_cmp(const void *a, const void *b)
 static int words(char *s, char **w)
 {
 	int n = 0;
-	for (char *t = strtok(s, " ,=!()\t"); t && n < MAXW; t = strtok(NULL, " ,=!()\t"))
+	for (char *t = strtok(s, " ,=!()\t"); t && n < MAXW;
+	     t = strtok(NULL, " ,=!()\t"))
 		w[n++] = t;
 	return n;
 }
@@ -81,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *ek = NULL, *ev = cache_lsel_eq(a, &ek);
 	for (int shift = 0; shift <= nw; shift++) {
 		size_t n = shift < nw ? make_labels(w, nw, shift, l) : 0;
-		if (shift == nw && ev) {	/* just the indexed pair */
+		if (shift == nw && ev) { /* just the indexed pair */
 			l[0].key = ek;
 			l[0].val = ev;
 			n = 1;

@@ -26,14 +26,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cache_refl_event ev;
 	char err[160];
 	int rc = cache_refl_event_decode(&d, (const char *)data, size, &ev, err,
-				   sizeof(err));
+					 sizeof(err));
 	FUZZ_CHECK(rc == 0 || rc == -EINVAL);
 	if (rc) {
 		FUZZ_CHECK(err[0]);
 		goto out;
 	}
 	FUZZ_CHECK(ev.type >= REFL_EV_ADDED && ev.type <= REFL_EV_ERROR);
-	FUZZ_CHECK(ev.obj > 0 && ev.obj < d.ntok && json_type(&d, ev.obj) == JSMN_OBJECT);
+	FUZZ_CHECK(ev.obj > 0 && ev.obj < d.ntok &&
+		   json_type(&d, ev.obj) == JSMN_OBJECT);
 	if (ev.type == REFL_EV_ERROR) {
 		FUZZ_CHECK(memchr(ev.msg, '\0', sizeof(ev.msg)));
 		goto out;
@@ -48,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(o->rv == ev.rv);
 		/* a kept object has a name a key can hold (no NUL cuts it) */
 		FUZZ_CHECK(o->name[0] && !memchr(o->name, '/', strlen(o->name)));
-		struct cache_obj *again = cache_obj_parse(kind, o->json, o->len,
-							  false, err, sizeof(err));
+		struct cache_obj *again = cache_obj_parse(
+			kind, o->json, o->len, false, err, sizeof(err));
 		FUZZ_CHECK(again);
 		FUZZ_CHECK(again->rv == o->rv && !strcmp(again->name, o->name) &&
 			   !strcmp(again->ns, o->ns));

@@ -159,6 +159,17 @@ static void test_pin_eviction(void)
 		cache_snap_put(x);
 	}
 	CHECK(evicted == 0);
+	/* expired pins go without a paged LIST coming for them, and with
+	 * them the snapshot they kept */
+	x = commit_one(s2, 5000);
+	uint32_t refs = x->refs;	/* the store's and ours */
+	cache_store_pin(s2, x, 0);
+	CHECK(x->refs == refs + 1);
+	CHECK(cache_store_expire_pins(s2) == 0);	/* not yet past */
+	sleep(1);
+	CHECK(cache_store_expire_pins(s2) == 1);
+	CHECK(x->refs == refs);
+	cache_snap_put(x);
 	cache_snap_put(victim);
 	rcu_barrier();
 	cache_store_free(s);
