@@ -10,6 +10,23 @@
 
 /* Free bytes held in the arenas that make a trim worth its walk. */
 #define GIVE_BACK_MIN ((size_t)16 << 20)
+/* Blocks this large get their own mapping, given back when freed; free
+ * space this large at the top of an arena is given back at once. */
+#define MMAP_THRESHOLD ((int)1 << 20)
+#define TRIM_THRESHOLD ((int)1 << 20)
+
+int alloc_tune(void)
+{
+#if defined(__GLIBC__)
+	if (getenv("GLIBC_TUNABLES") || getenv("MALLOC_MMAP_THRESHOLD_") ||
+	    getenv("MALLOC_TRIM_THRESHOLD_"))
+		return 0;	/* the operator's choice wins */
+	return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
+	       mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
+#else
+	return 0;
+#endif
+}
 
 size_t alloc_give_back(void)
 {

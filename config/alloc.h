@@ -26,6 +26,17 @@ char *xstrndup(const char *s, size_t n);
  */
 size_t alloc_give_back(void);
 
+/*
+ * Fix glibc's thresholds for returning memory, once, before any thread
+ * starts. Left alone, glibc raises them after each large block is freed
+ * (to the size of the largest: an upstream LIST page, megabytes), and a
+ * thread arena then keeps that much free space at its top for good:
+ * malloc_trim() does not reach the top of a thread's arena. Skipped when
+ * the operator tuned malloc through its environment variables. Returns
+ * 1 when the thresholds were set.
+ */
+int alloc_tune(void);
+
 /* Fail the allocation that is the Nth from now (1 = the next one); 0 turns
  * failure injection off. Process-wide; tests call it from one thread. */
 void alloc_fail_after(long n);

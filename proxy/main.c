@@ -174,6 +174,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--probe"))
 		return probe(argv[2]);
+	alloc_tune();
 	struct config cfg;
 	char err[512];
 	int rc = config_flags_parse(&cfg, argc, argv, err, sizeof(err));
