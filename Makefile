@@ -205,7 +205,7 @@ LINT_FORMAT = $(filter-out $(addsuffix %,$(FORMAT_PENDING)),$(shell git ls-files
 lint: deps-test
 	@echo "  FORMAT (clang-format --dry-run -Werror)"
 	$(Q)clang-format --dry-run -Werror $(LINT_FORMAT)
-	$(Q)scripts/include-graph.sh proxy
+	$(Q)for d in proxy cache config; do scripts/include-graph.sh $$d || exit 1; done
 	$(Q)$(MAKE) --no-print-directory LINT=1 lint-objs
 
 # Every C file the build knows, compiled (not linked) with -Werror.

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config/alloc.h"
-#include "config/kubeconfig.h"
+#include "config/creds.h"
 
 /*
  * The CONNECT_TO list for spec. libcurl keeps no copy of it and reads it

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "config/alloc.h"
-#include "config/kubeconfig.h"
 
 #define TOKEN_RECHECK_SECONDS 60
 

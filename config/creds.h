@@ -1,13 +1,13 @@
 /*
  * creds: using a loaded struct config_upstream at run time.
  *
- * config/kubeconfig.h defines the struct and fills it (from a kubeconfig,
- * the in-cluster service account or --server alone). This module is what
+ * config/upstream.h defines the struct and config/kubeconfig.h fills it
+ * (from a kubeconfig, the in-cluster service account or --server alone).
+ * This module is what
  * the proxy does with it afterwards, on every request: hand out the
  * current bearer token (re-reading a rotated token file), describe the
  * upstream for the startup log. Applying it to a transfer is the upstream
  * client's job (cache/upstream_creds.h); this module knows no HTTP client.
- * kubeconfig.h includes this header, so its users see these functions too.
  *
  * Error messages and descriptions never carry token or key bytes.
  */
@@ -17,7 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct config_upstream;	/* config/kubeconfig.h */
+#include "config/upstream.h"
+
 struct stat;
 
 /* The largest token file read, and so the largest Authorization value. */

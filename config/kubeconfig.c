@@ -27,6 +27,7 @@
 
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "config/creds.h"
 
 #define KUBECONFIG_MAX_BYTES (16 << 20)
 

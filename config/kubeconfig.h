@@ -14,61 +14,17 @@
  * proxy-url) is an error naming the field, never silently ignored.
  * Error messages and descriptions never carry token or key bytes.
  *
- * Using a loaded struct at run time (the bearer token, the startup
- * description) is config/creds.h, included here.
+ * The struct is config/upstream.h; using a loaded one at run time (the
+ * bearer token, the startup description) is config/creds.h.
  */
 #ifndef CONFIG_KUBECONFIG_H
 #define CONFIG_KUBECONFIG_H
 
-#include <pthread.h>
-#include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
-#include <time.h>
 
-#include "config/creds.h"
+#include "config/upstream.h"
 
 #define CONFIG_INCLUSTER_ROOT "/var/run/secrets/kubernetes.io/serviceaccount"
-
-/* PEM material: a file (absolute path, read by the TLS client per connection, so
- * a rotated file is picked up) or bytes (decoded from a kubeconfig *-data
- * field; NUL-terminated after len). At most one of the two is set. */
-struct config_pem {
-	char *path;
-	unsigned char *data;
-	size_t len;
-};
-
-struct config_upstream {
-	char *server;		/* http(s)://host[:port][/path], no trailing / */
-	char *tls_server_name;	/* kubeconfig tls-server-name, or NULL */
-	/* With tls_server_name: server with its host replaced by that name.
-	 * Requests go to this URL (so TLS sends that SNI and checks that
-	 * name) and connect to the real host given by connect_to. Without it,
-	 * the same string as server. */
-	char *url_base;
-	struct config_pem ca;	/* neither set: the system roots */
-	bool insecure_skip_tls_verify;
-	struct config_pem cert;	/* client certificate ... */
-	struct config_pem key;	/* ... and its key: both or neither */
-	char *token;		/* literal bearer token, or NULL */
-	char *token_file;	/* absolute path, or NULL; token wins if both */
-	char *source;		/* "kubeconfig /p context c", "in-cluster", ... */
-	/* With tls_server_name, "NAME:PORT:HOST:PORT": connect to HOST:PORT
-	 * for requests to NAME:PORT. Else NULL. */
-	char *connect_to;
-
-	/* Token file cache, guarded by lock; see config_upstream_token(). */
-	pthread_mutex_t lock;
-	bool lock_ready;
-	char *cached_token;
-	dev_t tok_dev;
-	ino_t tok_ino;
-	off_t tok_size;
-	struct timespec tok_mtime;
-	time_t tok_read_at;	/* CLOCK_MONOTONIC seconds */
-	char tok_err[256];	/* why the last read failed, "" if it did not */
-};
 
 /*
  * Load context `context` (NULL or "" for current-context) of the kubeconfig

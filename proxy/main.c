@@ -21,6 +21,7 @@
 #include "cache/reflector.h"
 #include "config/alloc.h"
 #include "config/flags.h"
+#include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "config/log.h"
 #include "proxy/server.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config/alloc.h"
+#include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "check.h"
 

@@ -16,6 +16,7 @@
 
 #include "cache/upstream_creds.h"
 #include "config/alloc.h"
+#include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "tests/unit/check.h"
 
