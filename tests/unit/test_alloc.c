@@ -1,7 +1,10 @@
 /*
  * test_alloc: the allocation door: zero-size requests, the strdup
- * helpers, and failure injection counting down to exactly the Nth call.
+ * helpers, failure injection counting down to exactly the Nth call, and
+ * a thread's arena giving its free memory back once tuned.
  */
+#include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,9 +59,57 @@ static void test_injection(void)
 	free(a);
 }
 
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(__SANITIZE_THREAD__)
+/* In a thread of its own (so in an arena of its own), take and free an
+ * 8 MiB buffer four times, as a reflector does with upstream pages.
+ * Returns how much the arenas grew. Left alone, glibc would by now serve
+ * such a buffer from the thread's arena and keep it there: main() has
+ * freed a larger block first, which raised its thresholds to that size. */
+static void *churn(void *out)
+{
+	size_t before = mallinfo2().arena;
+	for (int k = 0; k < 4; k++) {
+		char *b = xmalloc((size_t)8 << 20);
+		if (b)
+			memset(b, 1, (size_t)8 << 20);
+		free(b);
+	}
+	size_t after = mallinfo2().arena;
+	*(size_t *)out = after > before ? after - before : 0;
+	return NULL;
+}
+
+static void test_tune(void)
+{
+	CHECK(alloc_tune() == 1);
+	char *big = xmalloc((size_t)24 << 20);
+	CHECK(big != NULL);
+	if (big)
+		memset(big, 1, 4096);
+	free(big);
+	size_t kept = (size_t)-1;
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, churn, &kept) == 0);
+	pthread_join(t, NULL);
+	/* the buffer had a mapping of its own, gone when freed */
+	CHECK(kept < ((size_t)1 << 20));
+	/* an operator's own setting wins */
+	setenv("MALLOC_TRIM_THRESHOLD_", "4194304", 1);
+	CHECK(alloc_tune() == 0);
+	unsetenv("MALLOC_TRIM_THRESHOLD_");
+}
+#else
+static void test_tune(void)
+{
+	/* sanitizers bring their own allocator */
+}
+#endif
+
 int main(void)
 {
 	test_plain();
 	test_injection();
+	test_tune();
 	return check_done("alloc");
 }
