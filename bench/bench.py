@@ -43,11 +43,7 @@ def log(msg):
 # ---------------------------------------------------------------- helpers
 
 def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+    return harness.rss_bytes(pid) // 1024
 
 
 def cpu_s(pid):

@@ -192,10 +192,7 @@ class PrettyMemory(unittest.TestCase):
         fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=3000")
 
         def rss_mb():
-            with open("/proc/%d/status" % proxy.proc.pid) as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024.0
+            return h.rss_bytes(proxy.proc.pid) / (1 << 20)
         host, port = proxy.url.split("//")[1].split(":")
         size = len(h.request("GET", proxy.url + "/api/v1/pods?resourceVersion=0")[2]) / 1e6
         before = rss_mb()

@@ -141,8 +141,7 @@ class Base(unittest.TestCase):
                       for o in h.get_json(proxy.url + "/api/v1/pods?resourceVersion=0")[1]["items"])
 
     def rss(self, proxy):
-        with open("/proc/%d/statm" % proxy.proc.pid) as f:
-            return int(f.read().split()[1]) * 4096
+        return h.rss_bytes(proxy.proc.pid)
 
 
 class WatchLines(Base):

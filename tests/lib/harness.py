@@ -185,6 +185,20 @@ def get_json(url, **kw):
     return status, json.loads(body) if body else None
 
 
+def rss_bytes(pid):
+    """A process's resident set size, in bytes."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def open_fds(pid):
+    """How many descriptors a process has open."""
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
 def poll(pred, timeout=10, interval=0.05):
     """pred()'s first true value within timeout seconds, else its last
     (false) value: for a test that gathers problems rather than failing at

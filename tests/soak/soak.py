@@ -46,15 +46,10 @@ def log(msg):
 
 
 def rss_mb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return 0.0
+    return h.rss_bytes(pid) / (1 << 20)
 
 
-def fds(pid):
-    return len(os.listdir("/proc/%d/fd" % pid))
+fds = h.open_fds
 
 
 def settle(pid, interval=5.0, quiet=3):
