@@ -1,8 +1,9 @@
 /*
  * test_kubeconfig: upstream credentials from kubeconfig files written to a
- * temp dir, from an in-cluster root, and by the §4 selection rule; token
- * rotation; the libcurl settings; every error message (naming what to
- * fix, never carrying a secret); and allocation failure at every step.
+ * temp dir, from an in-cluster root, and by config_upstream_resolve()'s
+ * selection rule; token rotation; the libcurl settings; every error
+ * message (naming what to fix, never carrying a secret); and allocation
+ * failure at every step.
  */
 #include <curl/curl.h>
 #include <errno.h>
