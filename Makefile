@@ -127,7 +127,8 @@ build/bench/fanout_ceiling: bench/fanout_ceiling.c
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O2 -g $< -o $@
 
 # A unit test links what test_NAME_OBJ lists, or else the whole library.
-test_selector_OBJ = $(FAKE_LIB_OBJ)
+test_selector_label_OBJ = $(FAKE_LIB_OBJ)
+test_selector_field_OBJ = $(FAKE_LIB_OBJ)
 .SECONDEXPANSION:
 $(B)/tests/test_%: $(B)/tests/unit/test_%.o $$(if $$(test_$$*_OBJ),$$(test_$$*_OBJ),$$(LIB_OBJ))
 	@mkdir -p $(dir $@)

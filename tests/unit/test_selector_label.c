@@ -1,7 +1,9 @@
 /*
- * test_selector: label and field selectors against the apiserver's
- * grammar, matching and error texts (cache/selector_label.c, cache/selector_field.c), and the
- * allocation-failure paths of both parsers.
+ * test_selector_label: label selectors (cache/selector_label.c) against
+ * the kube-apiserver's grammar: equality (=, ==, !=), sets (in, notin),
+ * existence (key, !key), gt/lt, key and value validation with the
+ * apiserver's exact error texts, allocation failure at every step, and
+ * one parsed selector shared by several threads.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -75,66 +77,6 @@ static void lerr(const char *s, const char *want)
 	CHECK(sel == NULL);
 	CHECK_STR(err, want);
 	cache_lsel_free(sel);
-}
-
-/* A fake object for field selectors: name, namespace, node, phase; a
- * NULL member is a field the object does not have. */
-struct obj {
-	const char *name, *ns, *node, *phase;
-};
-
-static const char *obj_get(const void *ctx, const char *field)
-{
-	const struct obj *o = ctx;
-
-	if (!strcmp(field, "metadata.name"))
-		return o->name;
-	if (!strcmp(field, "metadata.namespace"))
-		return o->ns;
-	if (!strcmp(field, "spec.nodeName"))
-		return o->node ? o->node : "";
-	if (!strcmp(field, "status.phase"))
-		return o->phase;	/* NULL on purpose: means "" too */
-	return "";
-}
-
-static const char *const pod_fields[] = { "spec.nodeName", "status.phase",
-					  NULL };
-
-static struct cache_fsel *fparse(const char *s)
-{
-	struct cache_fsel *sel = NULL;
-	char err[ERRLEN] = "";
-	int ret = cache_fsel_parse(s, pod_fields, &sel, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "fparse \"%s\": %d %s\n", s ? s : "(null)", ret,
-			err);
-	CHECK(ret == 0 && sel);
-	return sel;
-}
-
-static bool fmatch(const char *s, const struct obj *o)
-{
-	struct cache_fsel *sel = fparse(s);
-	bool m = sel && cache_fsel_match(sel, obj_get, o);
-
-	cache_fsel_free(sel);
-	return m;
-}
-
-static void ferr(const char *s, const char *want)
-{
-	struct cache_fsel *sel = (struct cache_fsel *)&sel;
-	char err[ERRLEN] = "";
-	int ret = cache_fsel_parse(s, pod_fields, &sel, err, sizeof(err));
-
-	if (ret != -EINVAL)
-		fprintf(stderr, "fparse \"%s\": want -EINVAL, got %d\n", s,
-			ret);
-	CHECK(ret == -EINVAL);
-	CHECK(sel == NULL);
-	CHECK_STR(err, want);
 }
 
 /* ------------------------------------------------------------------ */
@@ -499,124 +441,6 @@ static void test_label_errbuf(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Field selectors                                                     */
-
-static void test_field_basic(void)
-{
-	const struct obj web = { "web-2", "demo", NULL, "Pending" };
-	const struct obj bound = { "db-1", "demo", "node-1", NULL };
-	struct cache_fsel *sel;
-
-	sel = fparse("");
-	CHECK(cache_fsel_empty(sel));
-	CHECK(cache_fsel_match(sel, obj_get, &web));
-	CHECK(cache_fsel_eq(sel, "metadata.name") == NULL);
-	cache_fsel_free(sel);
-	sel = fparse(NULL);
-	CHECK(cache_fsel_empty(sel));
-	cache_fsel_free(sel);
-	sel = fparse(",,");
-	CHECK(cache_fsel_empty(sel));
-	cache_fsel_free(sel);
-	cache_fsel_free(NULL);
-
-	/* 05-d, 05-e, 05-i */
-	CHECK(fmatch("metadata.name=web-2", &web));
-	CHECK(!fmatch("metadata.name=web-2", &bound));
-	CHECK(fmatch("status.phase=Pending", &web));
-	CHECK(fmatch("spec.nodeName=", &web));
-	CHECK(!fmatch("spec.nodeName=", &bound));
-	CHECK(fmatch("spec.nodeName!=", &bound));
-	/* The callback's NULL is "" as well. */
-	CHECK(fmatch("status.phase=", &bound));
-	CHECK(fmatch("metadata.name==db-1", &bound));
-	CHECK(fmatch("metadata.name!=web-2", &bound));
-	CHECK(!fmatch("metadata.name!=web-2", &web));
-	CHECK(fmatch("metadata.namespace=demo,metadata.name!=db-1", &web));
-	CHECK(!fmatch("metadata.namespace=demo,metadata.name!=db-1", &bound));
-	CHECK(fmatch(",metadata.namespace=demo,", &bound));
-	/* A value may hold '!' and spaces; only '\', ',' and '=' escape. */
-	CHECK(fmatch("metadata.name!=!x y", &web));
-	/* Two equalities on one field match nothing. */
-	CHECK(!fmatch("metadata.name=web-2,metadata.name=db-1", &web));
-}
-
-static void test_field_escapes(void)
-{
-	const struct obj o = { "a,b=c\\d", "ns", NULL, NULL };
-	struct cache_fsel *sel;
-
-	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d", &o));
-	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d,metadata.namespace=ns",
-		     &o));
-	sel = fparse("metadata.namespace=ns,metadata.name=a\\,b\\=c\\\\d");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.name"), "a,b=c\\d");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.namespace"), "ns");
-	cache_fsel_free(sel);
-}
-
-static void test_field_eq(void)
-{
-	struct cache_fsel *sel;
-
-	sel = fparse("metadata.name!=x,spec.nodeName==n1,metadata.namespace=ns");
-	CHECK(!cache_fsel_empty(sel));
-	CHECK(cache_fsel_eq(sel, "metadata.name") == NULL);
-	CHECK_STR(cache_fsel_eq(sel, "spec.nodeName"), "n1");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.namespace"), "ns");
-	CHECK(cache_fsel_eq(sel, "status.phase") == NULL);
-	cache_fsel_free(sel);
-}
-
-static void test_field_errors(void)
-{
-	struct cache_fsel *sel = NULL;
-	char err[ERRLEN];
-
-	/* 05-f, from a real apiserver. */
-	ferr("spec.bogus=x", "field label not supported: spec.bogus");
-	ferr("metadata.name = x", "field label not supported: metadata.name ");
-	ferr("=x", "field label not supported: ");
-	ferr("a!b=c", "field label not supported: a!b");
-	/* The field is taken as written: no unescaping, no trimming. */
-	ferr("metadata.name\\=a", "field label not supported: "
-				  "metadata.name\\");
-	ferr("metadata.name\\=a=b", "invalid field selector: unescaped "
-				    "character in value: 61");
-	/* Terms are sorted before they are checked. */
-	ferr("z.bogus=1,b.bogus=2", "field label not supported: b.bogus");
-	ferr("metadata.name", "invalid selector: 'metadata.name'; can't "
-			      "understand 'metadata.name'");
-	ferr("metadata.name=a,x!y", "invalid selector: "
-		 "'metadata.name=a,x!y'; can't understand 'x!y'");
-	/* A syntax error anywhere beats an unknown field. */
-	ferr("a.bogus=x,zzz", "invalid selector: 'a.bogus=x,zzz'; can't "
-			      "understand 'zzz'");
-	ferr("metadata.name=a=b", "invalid field selector: unescaped "
-				  "character in value: 61");
-	ferr("metadata.name=a\\x", "invalid field selector: invalid escape "
-				   "sequence: \\x");
-	ferr("metadata.name=a\\\xc3\xa9", "invalid field selector: invalid "
-		 "escape sequence: \\\xc3\xa9");
-	ferr("metadata.name=a\\", "invalid field selector: invalid escape "
-				  "sequence: \\");
-	ferr("metadata.name=a\\,metadata.namespace=b",
-	     "invalid field selector: unescaped character in value: 61");
-
-	/* Fields beyond metadata come only from extra. */
-	CHECK(cache_fsel_parse("spec.nodeName=x", NULL, &sel, err,
-			       sizeof(err)) == -EINVAL);
-	CHECK_STR(err, "field label not supported: spec.nodeName");
-	CHECK(cache_fsel_parse("metadata.namespace=x", NULL, &sel, err,
-			       sizeof(err)) == 0);
-	CHECK(sel && !cache_fsel_empty(sel));
-	cache_fsel_free(sel);
-	CHECK(cache_fsel_parse("spec.bogus=x", NULL, &sel, NULL, 0) ==
-	      -EINVAL);
-	CHECK(sel == NULL);
-}
-
-/* ------------------------------------------------------------------ */
 /* Allocation failure: every allocation, in turn                        */
 
 static void test_label_alloc_failure(const char *s, bool valid)
@@ -654,46 +478,72 @@ static void test_label_alloc_failure(const char *s, bool valid)
 	CHECK(bad == 0);
 }
 
-static void test_field_alloc_failure(const char *s, bool valid)
-{
-	struct cache_fsel *sel;
-	char err[ERRLEN];
-	int ret, n, enomem = 0, bad = 0;
-
-	for (n = 1; n < 1000; n++) {
-		sel = (struct cache_fsel *)&sel;
-		alloc_fail_after(n);
-		ret = cache_fsel_parse(s, pod_fields, &sel, err, sizeof(err));
-		alloc_fail_after(0);
-		if (ret == -ENOMEM) {
-			enomem++;
-			bad += sel != NULL;
-			continue;
-		}
-		bad += ret != (valid ? 0 : -EINVAL);
-		bad += valid ? sel == NULL : sel != NULL;
-		cache_fsel_free(sel);
-		break;
-	}
-	CHECK(n < 1000);
-	CHECK(enomem == n - 1);
-	CHECK(enomem >= (valid ? 3 : 1));
-	CHECK(bad == 0);
-}
-
 static void test_alloc_failure(void)
 {
 	test_label_alloc_failure("a in (x,y,,z),!b,example.com/c==d,e>5,"
 				 "f notin (q),g!=h,a", true);
 	test_label_alloc_failure("a in (x,y),b=c d", false);
 	test_label_alloc_failure("a in (x,y),b in (-c)", false);
-	test_field_alloc_failure("metadata.name=a\\,b,metadata.namespace!=c,"
-				 "spec.nodeName==,status.phase=Running",
-				 true);
-	test_field_alloc_failure("metadata.name=a,spec.bogus=b", false);
-	test_field_alloc_failure("metadata.name=a,x=\\q", false);
 	/* And nothing stays armed: a plain parse works afterwards. */
 	CHECK(LMATCH("a=x", { "a", "x" }));
+}
+
+/* ------------------------------------------------------------------ */
+/* What the apiserver does with each operator, side by side             */
+
+/*
+ * One object, labels {app: web, tier: fe}, against each operator as
+ * `kubectl get -l` sends it: which match and which do not.
+ */
+static void test_label_operators(void)
+{
+	const struct cache_label l[] = { { "app", "web" }, { "tier", "fe" } };
+
+	CHECK(lmatch("app=web", l, 2));
+	CHECK(!lmatch("app=db", l, 2));
+	CHECK(lmatch("app==web", l, 2));
+	CHECK(!lmatch("app==db", l, 2));
+	CHECK(lmatch("app!=db", l, 2));
+	CHECK(!lmatch("app!=web", l, 2));
+	CHECK(lmatch("app in (db,web)", l, 2));
+	CHECK(!lmatch("app in (db)", l, 2));
+	CHECK(lmatch("app notin (db)", l, 2));
+	CHECK(!lmatch("app notin (db,web)", l, 2));
+	CHECK(lmatch("tier", l, 2));
+	CHECK(!lmatch("zone", l, 2));
+	CHECK(lmatch("!zone", l, 2));
+	CHECK(!lmatch("!tier", l, 2));
+	/* a missing key: notin and != match, in and = do not */
+	CHECK(lmatch("zone notin (a)", l, 2));
+	CHECK(lmatch("zone!=a", l, 2));
+	CHECK(!lmatch("zone in (a)", l, 2));
+	CHECK(!lmatch("zone=a", l, 2));
+	/* every requirement must hold */
+	CHECK(lmatch("app in (web),tier=fe,!zone,tier", l, 2));
+	CHECK(!lmatch("app in (web),tier=be", l, 2));
+}
+
+/* Validation of keys and values inside sets and after '!': the same
+ * texts as for equality. */
+static void test_label_validation_in_sets(void)
+{
+	char want[2 * ERRLEN];
+
+	snprintf(want, sizeof(want),
+		 "unable to parse requirement: values[0][k]: Invalid value: "
+		 "\"-x\": %s", value_re);
+	lerr("k notin (-x)", want);
+	snprintf(want, sizeof(want),
+		 "unable to parse requirement: <nil>: Invalid value: "
+		 "\"-k\": name part %s", key_re);
+	lerr("!-k", want);
+	lerr("-k in (a)", want);
+	lerr("-k", want);
+	snprintf(want, sizeof(want),
+		 "unable to parse requirement: values[0][k]: Invalid value: "
+		 "\"x_\": %s", value_re);
+	lerr("k!=x_", want);
+	lerr("k==x_", want);
 }
 
 /* ------------------------------------------------------------------ */
@@ -701,14 +551,12 @@ static void test_alloc_failure(void)
 
 struct shared {
 	const struct cache_lsel *l;
-	const struct cache_fsel *f;
 	int hits;
 };
 
 static void *share_worker(void *arg)
 {
 	struct shared *sh = arg;
-	const struct obj o = { "web-1", "demo", "n1", "Running" };
 	int i;
 
 	for (i = 0; i < 20000; i++) {
@@ -716,8 +564,7 @@ static void *share_worker(void *arg)
 
 		sh->hits += cache_lsel_match(sh->l,
 					     LABELS({ "app", v }, { "tier", "fe" }),
-					     2) &&
-			    cache_fsel_match(sh->f, obj_get, &o);
+					     2);
 	}
 	return NULL;
 }
@@ -727,12 +574,10 @@ static void test_shared(void)
 	struct shared sh[4];
 	pthread_t th[4];
 	struct cache_lsel *l = lparse("app in (web),tier,!gone");
-	struct cache_fsel *f = fparse("metadata.namespace=demo,"
-				      "status.phase!=Pending");
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		sh[i] = (struct shared){ l, f, 0 };
+		sh[i] = (struct shared){ l, 0 };
 		CHECK(pthread_create(&th[i], NULL, share_worker, &sh[i]) == 0);
 	}
 	for (i = 0; i < 4; i++) {
@@ -740,7 +585,6 @@ static void test_shared(void)
 		CHECK(sh[i].hits == 10000);
 	}
 	cache_lsel_free(l);
-	cache_fsel_free(f);
 }
 
 int main(void)
@@ -753,15 +597,13 @@ int main(void)
 	test_label_keys();
 	test_label_many();
 	test_label_eq();
+	test_label_operators();
 	test_label_syntax_errors();
 	test_label_key_errors();
 	test_label_value_errors();
+	test_label_validation_in_sets();
 	test_label_errbuf();
-	test_field_basic();
-	test_field_escapes();
-	test_field_eq();
-	test_field_errors();
 	test_alloc_failure();
 	test_shared();
-	return check_done("selector");
+	return check_done("selector_label");
 }

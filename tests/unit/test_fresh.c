@@ -1,0 +1,626 @@
+/*
+ * test_fresh: the freshness wait of consistent reads (proxy/fresh.c).
+ *
+ * Its decisions: a read whose RV the cache has reached is answered from
+ * the cache at once and without a probe; an RV-less read probes the
+ * upstream (limit=1 LIST) and is answered from the cache when the cache
+ * is there, after a 15 ms grace when the resource is busy, else sent
+ * upstream; an RV-less watch waits up to 250 ms and then starts from the
+ * cache; a watch from resourceVersion=N waits up to 3 s and then gets the
+ * apiserver's 504 "Too large resource version". Its waiting: connections
+ * suspended and resumed by reflector progress, by a probe's answer or by
+ * a deadline, also while the prober is stuck in a probe to a silent
+ * upstream. Its faults: a 500, an answer without resourceVersion, a
+ * refused connection and a silent upstream all serve the cache as it is
+ * (counted); stopping resumes every waiter; allocation failure in
+ * proxy_fresh_new().
+ *
+ * The upstream is tests/unit/http_stub.h; each resource is an in-memory
+ * store whose RV the test moves as a reflector would. Requests reach
+ * proxy_fresh_await() through a minimal libmicrohttpd daemon on
+ * 127.0.0.1:0 whose handler answers "cache RV" or "upstream".
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu-bp.h>
+
+#include <microhttpd.h>
+
+#include "cache/kind.h"
+#include "cache/reflector.h"
+#include "cache/rvclock.h"
+#include "cache/store.h"
+#include "config/alloc.h"
+#include "proxy/fresh.h"
+#include "proxy/metrics.h"
+#include "http_stub.h"
+#include "check.h"
+
+#define JSON_200(body)                                                       \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"            \
+	"Connection: close\r\n\r\n" body
+#define RV_100 JSON_200("{\"kind\":\"List\",\"metadata\":"                  \
+			"{\"resourceVersion\":\"100\"},\"items\":[]}")
+
+/* ------------------------------------------------------------------ */
+/* Resources: a store whose RV the test moves                           */
+
+#define NRES 16
+static struct cache_resource *all[NRES];
+static int nall;
+
+static void set_rv(struct cache_resource *r, uint64_t rv)
+{
+	struct cache_txn t;
+	cache_txn_begin(r->store, &t);
+	CHECK(cache_txn_commit(&t, rv) == 0);
+	CHECK(cache_store_rv(r->store) == rv);
+}
+
+static struct cache_resource *resource(const char *kind, uint64_t rv)
+{
+	struct cache_resource *r = calloc(1, sizeof(*r));
+	r->kind = cache_kind_lookup(kind);
+	r->store = cache_store_new();
+	set_rv(r, rv);
+	all[nall++] = r;
+	return r;
+}
+
+/* What a reflector does after it applies an event. */
+static void progress(struct cache_resource *r, uint64_t rv)
+{
+	set_rv(r, rv);
+	__atomic_store_n(&r->last_change_ms, cache_rvclock_now_ms(),
+			 __ATOMIC_RELAXED);
+	void *ctx = __atomic_load_n(&r->on_progress_ctx, __ATOMIC_ACQUIRE);
+	if (ctx)
+		r->on_progress(ctx, r);
+}
+
+static void busy(struct cache_resource *r)
+{
+	__atomic_store_n(&r->last_change_ms, cache_rvclock_now_ms(),
+			 __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* A daemon whose handler asks proxy_fresh_await()                      */
+
+/* Request /N goes to slot N: which fresh state and resource it asks. */
+static struct {
+	struct proxy_fresh *f;
+	struct cache_resource *r;
+} slot[64];
+static int nslot;
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct req {
+	struct proxy_fresh *f;
+	struct cache_resource *r;
+	struct proxy_fresh_req fr;
+};
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned code,
+			     const char *body)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret = MHD_queue_response(c, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* ?rv=N (resourceVersion=N), ?any=1 (resourceVersion=0), ?watch=1 */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	struct req *rq = *state;
+	if (!rq) {
+		int i = atoi(url + 1);
+		rq = calloc(1, sizeof(*rq));
+		pthread_mutex_lock(&slot_lock);
+		if (i >= 0 && i < nslot) {
+			rq->f = slot[i].f;
+			rq->r = slot[i].r;
+		}
+		pthread_mutex_unlock(&slot_lock);
+		*state = rq;
+		if (!rq->f)
+			return MHD_NO;
+		return MHD_YES;
+	}
+	struct proxy_rv_req q = { 0 };
+	const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "rv");
+	if (v)
+		q.rv = strtoull(v, NULL, 10);
+	q.any = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "any") != NULL;
+	bool watch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						 "watch") != NULL;
+	enum MHD_Result res = MHD_NO;
+	if (proxy_fresh_await(rq->f, c, rq->r, &q, watch, &rq->fr, &res)) {
+		if (rq->fr.upstream)
+			return reply(c, 200, "upstream");
+		return res;	/* suspended, or the 504 queued */
+	}
+	char body[64];
+	snprintf(body, sizeof(body), "cache %llu",
+		 (unsigned long long)cache_store_rv(rq->r->store));
+	return reply(c, 200, body);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct req *rq = *state;
+	if (!rq)
+		return;
+	if (rq->fr.waited)
+		proxy_fresh_cancel(rq->f, &rq->fr.wait);
+	free(rq);
+	*state = NULL;
+}
+
+static int port;
+
+static struct MHD_Daemon *daemon_start(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct MHD_Daemon *d = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
+		NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&a, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, NULL, MHD_OPTION_END);
+	if (!d)
+		return NULL;
+	const union MHD_DaemonInfo *i =
+		MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = i ? i->port : 0;
+	return d;
+}
+
+struct call {
+	struct proxy_fresh *f;
+	struct cache_resource *r;
+	const char *query;
+	int code;
+	char body[1024];
+	int64_t ms;			/* how long the answer took */
+};
+
+/* One HTTP/1.0 request; fills code (-1 on a transport error), body and
+ * ms, measured from before the connection is made. */
+static void *call_run(void *arg)
+{
+	struct call *k = arg;
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char req[512], resp[2048];
+	size_t have = 0;
+	ssize_t r;
+	k->code = -1;
+	k->body[0] = '\0';
+	pthread_mutex_lock(&slot_lock);
+	int i = nslot < 64 ? nslot++ : 0;
+	slot[i].f = k->f;
+	slot[i].r = k->r;
+	pthread_mutex_unlock(&slot_lock);
+	int64_t t0 = cache_rvclock_now_ms();
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int n = snprintf(req, sizeof(req), "GET /%d%s%s HTTP/1.0\r\n\r\n", i,
+			 *k->query ? "?" : "", k->query);
+	bool sent = fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
+		    write(fd, req, (size_t)n) == n;
+	while (sent && have < sizeof(resp) - 1 &&
+	       (r = read(fd, resp + have, sizeof(resp) - 1 - have)) > 0)
+		have += (size_t)r;
+	resp[have] = '\0';
+	if (fd >= 0)
+		close(fd);
+	k->ms = cache_rvclock_now_ms() - t0;
+	char *b = strstr(resp, "\r\n\r\n");
+	if (sscanf(resp, "HTTP/1.%*d %d", &k->code) == 1 && b)
+		snprintf(k->body, sizeof(k->body), "%s", b + 4);
+	return NULL;
+}
+
+static struct call call(struct proxy_fresh *f, struct cache_resource *r,
+			const char *query)
+{
+	struct call k = { .f = f, .r = r, .query = query };
+	call_run(&k);
+	return k;
+}
+
+/* The test's ticker: proxy_fresh_tick() every 100 ms, as the proxy's
+ * ticker does every 500 ms. */
+static struct proxy_fresh *tick_f;		/* atomic */
+static bool tick_stop;				/* atomic */
+
+static void *ticker(void *arg)
+{
+	while (!__atomic_load_n(&tick_stop, __ATOMIC_ACQUIRE)) {
+		struct proxy_fresh *f = __atomic_load_n(&tick_f, __ATOMIC_ACQUIRE);
+		if (f)
+			proxy_fresh_tick(f);
+		usleep(100000);
+	}
+	return NULL;
+}
+
+struct later {
+	struct cache_resource *r;
+	uint64_t rv;
+	int after_ms;
+};
+
+static void *later_run(void *arg)
+{
+	struct later *l = arg;
+	usleep((useconds_t)l->after_ms * 1000);
+	progress(l->r, l->rv);
+	return NULL;
+}
+
+static uint64_t counter(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* Decisions known at once (no connection is suspended)                 */
+
+static void test_decide_now(struct proxy_fresh *f, struct cache_resource *pods,
+			    struct cache_resource *stranger)
+{
+	struct proxy_wait w = { .r = pods };
+
+	/* resourceVersion=N the cache has reached */
+	w.need_rv = 50;
+	CHECK(!proxy_fresh_wait(f, &w, false));
+	CHECK(w.result == PROXY_FRESH_OK);
+	w.need_rv = 100;
+	CHECK(!proxy_fresh_wait(f, &w, false));
+	CHECK(w.result == PROXY_FRESH_OK);
+	/* ahead of a quiet cache: no wait, the upstream answers */
+	w.need_rv = 101;
+	CHECK(!proxy_fresh_wait(f, &w, false));
+	CHECK(w.result == PROXY_FRESH_UPSTREAM);
+	CHECK(!w.queued);
+
+	/* a resource the prober does not know cannot be proven fresh */
+	struct proxy_wait s = { .r = stranger };
+	CHECK(!proxy_fresh_wait(f, &s, true));
+	CHECK(s.result == PROXY_FRESH_STALE);
+	busy(stranger);
+	s.need_rv = 999;
+	CHECK(!proxy_fresh_wait(f, &s, false));
+	CHECK(s.result == PROXY_FRESH_STALE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Through the daemon                                                   */
+
+static void test_rv_reads(struct http_stub *s, struct proxy_fresh *f,
+			  struct cache_resource *pods)
+{
+	int probes = http_stub_count(s);
+	uint64_t up = counter(&proxy_counters.reads_upstream);
+
+	struct call k = call(f, pods, "rv=100");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 100");
+	k = call(f, pods, "any=1");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 100");
+	/* N ahead of a quiet cache: the upstream answers it, at once */
+	k = call(f, pods, "rv=500");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "upstream");
+	CHECK(k.ms < 1000);
+	CHECK(counter(&proxy_counters.reads_upstream) == up + 1);
+	/* none of these asked the upstream for its RV */
+	CHECK(http_stub_count(s) == probes);
+}
+
+static void test_consistent_reads(struct http_stub *s, struct proxy_fresh *f,
+				  struct cache_resource *pods,
+				  struct cache_resource *quiet,
+				  struct cache_resource *busy_r)
+{
+	uint64_t reads = counter(&proxy_counters.consistent_reads);
+	uint64_t up = counter(&proxy_counters.reads_upstream);
+	int probes = http_stub_count(s);
+
+	/* the probe says 100 and the cache is at 100 */
+	struct call k = call(f, pods, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 100");
+	CHECK(http_stub_count(s) == probes + 1);
+	pthread_mutex_lock(&s->lock);
+	CHECK_STR(s->req[probes], "GET /api/v1/pods?limit=1 HTTP/1.1");
+	pthread_mutex_unlock(&s->lock);
+
+	/* the cache is at 40 and quiet: it cannot prove itself, upstream */
+	k = call(f, quiet, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "upstream");
+
+	/* busy: a 15 ms grace for the watch to catch up, then upstream */
+	busy(busy_r);
+	k = call(f, busy_r, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "upstream");
+	CHECK(k.ms >= 15);
+
+	CHECK(counter(&proxy_counters.consistent_reads) == reads + 3);
+	CHECK(counter(&proxy_counters.reads_upstream) == up + 2);
+	CHECK(http_stub_count(s) == probes + 3);
+}
+
+/* A busy resource whose watch brings the probed RV while the read
+ * waits (for the probe or within the grace after it) is answered from
+ * the cache, not sent upstream. */
+static void test_busy_catches_up(struct proxy_fresh *f,
+				 struct cache_resource *r)
+{
+	busy(r);
+	struct later l = { r, 100, 5 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, later_run, &l) == 0);
+	struct call k = call(f, r, "");
+	pthread_join(th, NULL);
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 100");
+}
+
+static void test_watches(struct proxy_fresh *f, struct cache_resource *lag,
+			 struct cache_resource *catchup,
+			 struct cache_resource *rvwait,
+			 struct cache_resource *never)
+{
+	uint64_t up = counter(&proxy_counters.reads_upstream);
+
+	/* RV-less watch, the cache behind the probe: 250 ms, then from the
+	 * cache as it is; never upstream */
+	struct call k = call(f, lag, "watch=1");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 40");
+	CHECK(k.ms >= 250);
+	CHECK(k.ms < 2000);
+
+	/* the same, but the watch brings the RV after 80 ms */
+	struct later l = { catchup, 100, 80 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, later_run, &l) == 0);
+	k = call(f, catchup, "watch=1");
+	pthread_join(th, NULL);
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 100");
+	CHECK(k.ms < 250);
+
+	/* a watch from resourceVersion=60, reached after 200 ms */
+	l = (struct later){ rvwait, 60, 200 };
+	CHECK(pthread_create(&th, NULL, later_run, &l) == 0);
+	k = call(f, rvwait, "watch=1&rv=60");
+	pthread_join(th, NULL);
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 60");
+	CHECK(k.ms >= 150 && k.ms < 3000);
+
+	/* never reached: the apiserver's 504 after 3 s */
+	k = call(f, never, "watch=1&rv=60");
+	CHECK(k.code == 504);
+	CHECK(k.ms >= 3000 && k.ms < 5000);
+	CHECK(strstr(k.body, "\"message\":\"Timeout: Too large resource "
+			     "version: 60, current: 40\"") != NULL);
+	CHECK(strstr(k.body, "\"reason\":\"Timeout\"") != NULL);
+	CHECK(strstr(k.body, "\"code\":504") != NULL);
+	CHECK(strstr(k.body, "ResourceVersionTooLarge") != NULL);
+
+	CHECK(counter(&proxy_counters.reads_upstream) == up);
+}
+
+/* The upstream cannot be asked: the cache answers as it is, counted. */
+static void test_upstream_faults(struct proxy_fresh *f,
+				 struct cache_resource *err500,
+				 struct cache_resource *norv)
+{
+	uint64_t stale = counter(&proxy_counters.consistent_stale);
+	uint64_t up = counter(&proxy_counters.reads_upstream);
+
+	struct call k = call(f, err500, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 40");
+	k = call(f, norv, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 40");
+	/* an RV-less watch too */
+	k = call(f, err500, "watch=1");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 40");
+	CHECK(k.ms < 2000);
+
+	CHECK(counter(&proxy_counters.consistent_stale) == stale + 3);
+	CHECK(counter(&proxy_counters.reads_upstream) == up);
+}
+
+static void test_refused(void)
+{
+	struct cache_resource *r = resource("pods", 40);
+	struct cache_upstream upc = { .server = "http://127.0.0.1:1" };
+	struct proxy_fresh *f = proxy_fresh_new(&upc, &r, 1);
+	CHECK(f != NULL);
+	uint64_t stale = counter(&proxy_counters.consistent_stale);
+	struct call k = call(f, r, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 40");
+	CHECK(k.ms < 3000);
+	CHECK(counter(&proxy_counters.consistent_stale) == stale + 1);
+	proxy_fresh_stop(f);
+	proxy_fresh_free(f);
+}
+
+/*
+ * A silent upstream: the probe gets headers, then nothing. The read is
+ * served stale when the probe's 5 s are up, by the ticker, while the
+ * prober is still stuck. Then stop: the next waiter gets the 504 of a
+ * shutdown at once, the stuck probe is abandoned, and later requests are
+ * stale without waiting.
+ */
+static void test_silent_upstream(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "GET /api/v1/pods?limit=1 ", .hold = true,
+		  .response = "HTTP/1.1 200 OK\r\nContent-Type: application/json"
+			      "\r\nContent-Length: 500\r\n\r\n{\"metadata\":" },
+	};
+	struct http_stub s;
+	CHECK(http_stub_start(&s, routes, 1) == 0);
+	char server[64];
+	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
+	struct cache_upstream upc = { .server = server };
+	struct cache_resource *r = resource("pods", 40);
+	struct proxy_fresh *f = proxy_fresh_new(&upc, &r, 1);
+	CHECK(f != NULL);
+	__atomic_store_n(&tick_f, f, __ATOMIC_RELEASE);
+
+	uint64_t stale = counter(&proxy_counters.consistent_stale);
+	struct call k = call(f, r, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "cache 40");
+	CHECK(k.ms >= 5000 && k.ms < 7000);
+	CHECK(counter(&proxy_counters.consistent_stale) == stale + 1);
+	CHECK(http_stub_count(&s) == 1);
+
+	/* a waiter behind the stuck probe, then stop */
+	struct call w = { .f = f, .r = r, .query = "" };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, call_run, &w) == 0);
+	usleep(300000);
+	int64_t t0 = cache_rvclock_now_ms();
+	__atomic_store_n(&tick_f, NULL, __ATOMIC_RELEASE);
+	proxy_fresh_stop(f);
+	CHECK(cache_rvclock_now_ms() - t0 < 3000);
+	pthread_join(th, NULL);
+	CHECK(w.code == 504);
+	CHECK(w.ms < 3000);
+
+	struct proxy_wait after = { .r = r };
+	CHECK(!proxy_fresh_wait(f, &after, true));
+	CHECK(after.result == PROXY_FRESH_STALE);
+	proxy_fresh_free(f);
+	http_stub_stop(&s);
+}
+
+static void test_alloc_failure(void)
+{
+	struct cache_resource *r = resource("pods", 1);
+	struct cache_upstream upc = { .server = "http://127.0.0.1:1" };
+	int n, fails = 0;
+	struct proxy_fresh *f = NULL;
+	for (n = 1; n < 10 && !f; n++) {
+		alloc_fail_after(n);
+		f = proxy_fresh_new(&upc, &r, 1);
+		alloc_fail_after(0);
+		if (!f) {
+			fails++;
+			/* nothing was hooked into the resource */
+			CHECK(r->on_progress_ctx == NULL);
+		}
+	}
+	CHECK(f != NULL);
+	CHECK(fails == 2);	/* the state, then the probe table */
+	CHECK(r->on_progress == proxy_fresh_progress);
+	CHECK(r->on_progress_ctx == f);
+	proxy_fresh_stop(f);
+	CHECK(r->on_progress_ctx == NULL);
+	proxy_fresh_free(f);
+}
+
+int main(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "GET /api/v1/pods?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/services?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/secrets?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/endpoints?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/serviceaccounts?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/events?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/configmaps?limit=1 ",
+		  .response = "HTTP/1.1 500 Internal Server Error\r\n"
+			      "Content-Type: application/json\r\n"
+			      "Connection: close\r\n\r\n"
+			      "{\"kind\":\"Status\",\"code\":500}" },
+		{ .match = "GET /api/v1/nodes?limit=1 ",
+		  .response = JSON_200("{\"metadata\":{}}") },
+	};
+	struct http_stub s;
+	CHECK(http_stub_start(&s, routes, 8) == 0);
+	struct MHD_Daemon *d = daemon_start();
+	CHECK(d != NULL && port > 0);
+	if (!d)
+		return check_done("fresh");
+	pthread_t tick;
+	CHECK(pthread_create(&tick, NULL, ticker, NULL) == 0);
+
+	char server[64];
+	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
+	struct cache_upstream upc = { .server = server };
+	struct cache_resource *res[] = {
+		resource("pods", 100),
+		resource("services", 40),		/* quiet */
+		resource("secrets", 40),		/* busy */
+		resource("endpoints", 40),		/* watch lags */
+		resource("serviceaccounts", 40),	/* watch catches up */
+		resource("configmaps", 40),		/* 500 */
+		resource("nodes", 40),			/* 200 without RV */
+		resource("namespaces", 40),		/* watch rv=60, reached */
+		resource("persistentvolumes", 40),	/* watch rv=60, never */
+		resource("events", 40),			/* busy, catches up */
+	};
+	struct cache_resource *stranger = resource("leases", 1);
+	struct proxy_fresh *f = proxy_fresh_new(&upc, res, 10);
+	CHECK(f != NULL);
+	__atomic_store_n(&tick_f, f, __ATOMIC_RELEASE);
+
+	test_decide_now(f, res[0], stranger);
+	test_rv_reads(&s, f, res[0]);
+	test_consistent_reads(&s, f, res[0], res[1], res[2]);
+	test_busy_catches_up(f, res[9]);
+	test_watches(f, res[3], res[4], res[7], res[8]);
+	test_upstream_faults(f, res[5], res[6]);
+
+	__atomic_store_n(&tick_f, NULL, __ATOMIC_RELEASE);
+	proxy_fresh_stop(f);
+	for (int i = 0; i < 10; i++)
+		CHECK(res[i]->on_progress_ctx == NULL);
+	proxy_fresh_free(f);
+	http_stub_stop(&s);
+
+	test_refused();
+	test_silent_upstream();
+	test_alloc_failure();
+
+	__atomic_store_n(&tick_stop, true, __ATOMIC_RELEASE);
+	pthread_join(tick, NULL);
+	MHD_stop_daemon(d);
+	rcu_barrier();
+	for (int i = 0; i < nall; i++) {
+		cache_store_free(all[i]->store);
+		free(all[i]);
+	}
+	return check_done("fresh");
+}
