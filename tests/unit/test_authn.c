@@ -17,6 +17,7 @@
  */
 #include <curl/curl.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +590,71 @@ static void test_abandon_and_stop(void)
 	teardown();
 }
 
+struct client {
+	pthread_t th;
+	char authz[32];
+	long code;
+};
+
+static void *client_run(void *arg)
+{
+	struct client *c = arg;
+	c->code = ask(c->authz, NULL, 0);
+	return NULL;
+}
+
+/* Stopping with reviews in flight and more queued behind them (four
+ * reviewers, six clients, an upstream that never answers): every client
+ * is resumed with a 503, none left hanging, none let through. */
+static void test_stop_in_flight(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = "HTTP/1.1 201 Created\r\n"
+		  "Content-Length: 100\r\n\r\n{", .hold = true },
+	};
+	struct client cl[6];
+	setup(routes, 1, 60, 60);
+	for (int i = 0; i < 6; i++) {
+		snprintf(cl[i].authz, sizeof(cl[i].authz), "Bearer waiting-%d", i);
+		cl[i].code = 0;
+		pthread_create(&cl[i].th, NULL, client_run, &cl[i]);
+	}
+	for (int i = 0; i < 100 && http_stub_count(&stub) < 1; i++)
+		usleep(20 * 1000);
+	usleep(200 * 1000);	/* the others reach their reviewer or the queue */
+	CHECK(http_stub_count(&stub) == 1);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	proxy_authn_stop(cur);
+	for (int i = 0; i < 6; i++)
+		pthread_join(cl[i].th, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 5);
+	int n503 = 0;
+	for (int i = 0; i < 6; i++)
+		n503 += cl[i].code == 503;
+	CHECK(n503 == 6);
+	/* nothing was decided, so nothing is cached */
+	CHECK(cached("Bearer waiting-0", NULL) == PROXY_AUTHN_MISS);
+	teardown();
+}
+
+/* Attributes longer than a job holds: no review, the client told to come
+ * back (429), nothing asked upstream. */
+static void test_long_attributes(void)
+{
+	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE } };
+	static char name[300];
+	memset(name, 'n', sizeof(name) - 1);
+	struct proxy_authn_attrs at = list_pods;
+	at.name = name;
+	setup(routes, 1, 60, 60);
+	cur_at = &at;
+	CHECK(ask("Bearer t", NULL, 0) == 429);
+	CHECK(http_stub_count(&stub) == 0);
+	teardown();
+}
+
 /* Out of memory: NULL and nothing leaked; a job that cannot be made is a
  * 429, the connection not left suspended. */
 static void test_alloc(void)
@@ -633,6 +699,8 @@ int main(void)
 	test_injection();
 	test_upstream_failing();
 	test_abandon_and_stop();
+	test_stop_in_flight();
+	test_long_attributes();
 	test_alloc();
 	MHD_stop_daemon(d);
 	curl_global_cleanup();
