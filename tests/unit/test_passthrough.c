@@ -98,6 +98,14 @@ static void srv_serve(int c)
 	const char *resp = srv.response;
 	bool hold = srv.hold;
 	pthread_mutex_unlock(&srv.lock);
+	if (hold && resp) {	/* headers and a first part, then silence */
+		for (size_t off = 0, len = strlen(resp); off < len;) {
+			ssize_t w = write(c, resp + off, len - off);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+	}
 	if (hold) {
 		while (!__atomic_load_n(&srv.stop, __ATOMIC_ACQUIRE)) {
 			struct pollfd p = { c, POLLIN, 0 };
@@ -709,6 +717,30 @@ static void test_upstream_failures(void)
 	srv_settle();
 }
 
+/* A watch streams: its first event reaches the client before the
+ * upstream ends it; the client leaving ends the upstream transfer. */
+static void test_streaming(void)
+{
+	proxy_up(srv.port, NULL, false, 1);
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Transfer-Encoding: chunked\r\n\r\n"
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n", true);
+	struct reply r;
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0, false,
+		1500);
+	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
+	CHECK(r.body && !strcmp(r.body, "{\"type\":\"ADDED\",\"object\":{}}\n"));
+	CHECK(reply_has(&r, "Content-Type: application/json"));
+	reply_free(&r);
+	/* the upstream is free again soon: the proxy hung up on it */
+	srv_script(OK_JSON, false);
+	request(&r, "GET", "/version", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(r.ms < 3000);
+	reply_free(&r);
+	proxy_down();
+}
+
 /* What cannot be forwarded is refused, never sent half-made. */
 static void test_refusals(void)
 {
@@ -768,6 +800,7 @@ int main(void)
 	test_target();
 	test_bodies();
 	test_upstream_failures();
+	test_streaming();
 	test_refusals();
 	srv_stop();
 	curl_global_cleanup();
