@@ -47,6 +47,7 @@ static struct {
 	pthread_mutex_t lock;
 	const char *response;		/* locked: what to answer */
 	bool hold;			/* locked: answer nothing, wait */
+	bool busy;			/* atomic: a connection is open */
 	int nreq;			/* locked */
 	char head[16384];		/* locked: the last request's head */
 	char *body;			/* locked: its body */
@@ -133,8 +134,10 @@ static void *srv_run(void *arg)
 		int c = accept(srv.fd, NULL, NULL);
 		if (c < 0)
 			continue;
+		__atomic_store_n(&srv.busy, true, __ATOMIC_RELEASE);
 		srv_serve(c);
 		close(c);
+		__atomic_store_n(&srv.busy, false, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -177,6 +180,18 @@ static int srv_count(void)
 	int n = srv.nreq;
 	pthread_mutex_unlock(&srv.lock);
 	return n;
+}
+
+/* How long until the upstream's connection is closed, in ms (up to
+ * max_ms): when a client leaves, the proxy should hang up upstream. */
+static long srv_free_after(long max_ms)
+{
+	long ms = 0;
+	while (__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE) && ms < max_ms) {
+		usleep(10 * 1000);
+		ms += 10;
+	}
+	return ms;
 }
 
 /* Wait until the upstream has taken no request for 300 ms: connections
@@ -732,12 +747,26 @@ static void test_streaming(void)
 	CHECK(r.body && !strcmp(r.body, "{\"type\":\"ADDED\",\"object\":{}}\n"));
 	CHECK(reply_has(&r, "Content-Type: application/json"));
 	reply_free(&r);
-	/* the upstream is free again soon: the proxy hung up on it */
-	srv_script(OK_JSON, false);
-	request(&r, "GET", "/version", NULL, NULL, 0, false, 10000);
-	CHECK(r.code == 200);
-	CHECK(r.ms < 3000);
+	/* the proxy hangs up upstream soon (it looks once a second) */
+	CHECK(__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE));
+	CHECK(srv_free_after(5000) < 2500);
+	proxy_down();
+}
+
+/* A client that leaves before the upstream has answered a thing: the
+ * upstream transfer ends with it, not when the upstream answers. */
+static void test_leave_before_headers(void)
+{
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(NULL, true);
+	struct reply r;
+	request(&r, "GET", "/api/v1/pods?watch=true", NULL, NULL, 0, false, 500);
+	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
 	reply_free(&r);
+	/* the proxy hangs up upstream soon (it looks once a second) */
+	CHECK(__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE));
+	CHECK(srv_free_after(5000) < 2500);
+	srv_script(OK_JSON, false);
 	proxy_down();
 }
 
@@ -801,6 +830,7 @@ int main(void)
 	test_bodies();
 	test_upstream_failures();
 	test_streaming();
+	test_leave_before_headers();
 	test_refusals();
 	srv_stop();
 	curl_global_cleanup();
