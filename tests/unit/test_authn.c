@@ -500,6 +500,23 @@ static void test_injection(void)
 	CHECK(strstr(req_body(1), "\"namespace\":\"a\\\",\\\"verb\\\":\\\"*\",\"verb\":\"list\"")
 	      != NULL);
 	teardown();
+
+	/* a user name the upstream returned with quotes in it (a webhook
+	 * authenticator's, say) cannot add groups to the SAR */
+	struct http_stub_route r3[] = {
+		{ .match = "tokenreviews", .response = R201("{\"status\":{\"authenticated\":true,"
+		  "\"user\":{\"username\":\"eve\\\",\\\"groups\\\":[\\\"system:masters\\\"],"
+		  "\\\"x\\\":\\\"\"}}}") },
+		{ .match = "subjectaccessreviews", .response = SAR_DENY },
+	};
+	setup(r3, 2, 60, 60);
+	cur_at = &list_pods;
+	char out[2048];
+	CHECK(ask("Bearer t", out, sizeof(out)) == 403);
+	CHECK(strstr(req_body(1), "\"spec\":{\"user\":\"eve\\\",\\\"groups\\\":[\\\"system:masters"
+				  "\\\"],\\\"x\\\":\\\"\",\"uid\":\"\",\"groups\":[]") != NULL);
+	CHECK(strstr(out, "User \"eve\",\"groups\":[\"system:masters\"],\"x\":\"\" cannot list") != NULL);
+	teardown();
 }
 
 /* Read what fd 2 got while fn ran. */
