@@ -521,6 +521,40 @@ static void test_serve_and_rotate(void)
 	proxy_tls_free(t);
 }
 
+/* A Kubernetes Secret volume: tls.crt -> ..data/tls.crt, ..data -> a
+ * timestamped directory, and an update swaps the ..data link. The files
+ * the flags name never change themselves; what they resolve to does. */
+static void test_secret_volume(void)
+{
+	char err[1024];
+	mkdir(at("vol"), 0700);
+	mkdir(at("vol/..2026_a"), 0700);
+	mkdir(at("vol/..2026_b"), 0700);
+	write_certs(at("vol/..2026_a/tls.crt"), c1, ca);
+	write_key(at("vol/..2026_a/tls.key"), k1, PKCS8);
+	write_certs(at("vol/..2026_b/tls.crt"), c3, ca);
+	write_key(at("vol/..2026_b/tls.key"), k3, PKCS8);
+	CHECK(symlink("..2026_a", at("vol/..data")) == 0);
+	CHECK(symlink("..data/tls.crt", at("vol/tls.crt")) == 0);
+	CHECK(symlink("..data/tls.key", at("vol/tls.key")) == 0);
+	struct proxy_tls *t = load(at("vol/tls.crt"), at("vol/tls.key"), err, sizeof(err));
+	CHECK(t != NULL);
+	struct MHD_Daemon *d = t ? daemon_start(t) : NULL;
+	CHECK(d != NULL);
+	if (!d) {
+		proxy_tls_free(t);
+		return;
+	}
+	CHECK(serves("leaf-1"));
+	/* the kubelet's swap: a new link renamed over ..data */
+	CHECK(symlink("..2026_b", at("vol/..data_tmp")) == 0);
+	CHECK(rename(at("vol/..data_tmp"), at("vol/..data")) == 0);
+	wait_check();
+	CHECK(serves("leaf-3"));
+	MHD_stop_daemon(d);
+	proxy_tls_free(t);
+}
+
 /* Out of memory anywhere in proxy_tls_new: NULL, an error, no leak. */
 static void test_alloc(void)
 {
@@ -555,6 +589,7 @@ int main(void)
 	test_load_errors();
 	test_load_forms();
 	test_serve_and_rotate();
+	test_secret_volume();
 	test_alloc();
 	free_material();
 	curl_global_cleanup();
