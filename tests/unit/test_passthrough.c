@@ -753,6 +753,42 @@ static void test_streaming(void)
 	proxy_down();
 }
 
+/* An upstream faster than its client: paused above the high water mark,
+ * resumed as the client drains, every byte delivered once, in order. */
+static void test_backpressure(void)
+{
+	size_t n = 4 * 1024 * 1024;
+	const char *head = "HTTP/1.1 200 OK\r\nContent-Length: 4194304\r\n"
+			   "Connection: close\r\n\r\n";
+	size_t hl = strlen(head);
+	char *resp = malloc(hl + n + 1);
+	memcpy(resp, head, hl);
+	for (size_t i = 0; i < n; i++)
+		resp[hl + i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	resp[hl + n] = '\0';
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(resp, false);
+	struct reply r;
+	CURL *h = curl_easy_init();
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/pods", mhd_port);
+	memset(&r, 0, sizeof(r));
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
+	curl_easy_setopt(h, CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)(4 * 1024 * 1024));
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+	CHECK(curl_easy_perform(h) == CURLE_OK);
+	curl_easy_cleanup(h);
+	CHECK(r.len == n);
+	CHECK(r.body && r.len == n && !memcmp(r.body, resp + hl, n));
+	reply_free(&r);
+	proxy_down();
+	srv_script(OK_JSON, false);
+	srv_settle();
+	free(resp);
+}
+
 /* A client that leaves before the upstream has answered a thing: the
  * upstream transfer ends with it, not when the upstream answers. */
 static void test_leave_before_headers(void)
@@ -831,6 +867,7 @@ int main(void)
 	test_upstream_failures();
 	test_streaming();
 	test_leave_before_headers();
+	test_backpressure();
 	test_refusals();
 	srv_stop();
 	curl_global_cleanup();
