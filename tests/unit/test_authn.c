@@ -11,9 +11,11 @@
  * is not JSON, a failing upstream (fail closed, 503, nothing cached); a
  * token's decision never reused for another token or other attributes;
  * allowed-and-denied SARs refused; the apiserver's 403 wording; JSON
- * injection through the token or the attributes; the token never logged
- * and never sent in a SubjectAccessReview; TTLs of zero; stop, abandon,
- * the queue refusing after stop; allocation failure.
+ * injection through the token, the attributes or a reviewed user name;
+ * the token never logged and never sent in a SubjectAccessReview; TTLs
+ * of zero; stop, abandon, stop with reviews in flight and queued (every
+ * client 503), the queue refusing after stop; attributes too long for a
+ * job; allocation failure.
  */
 #include <curl/curl.h>
 #include <fcntl.h>

@@ -13,7 +13,10 @@
  * request body reaches the upstream with its own Content-Length and no
  * Transfer-Encoding; the target is kept byte for byte; bodies over the
  * limit are refused without contacting the upstream; an unreachable or
- * silent upstream gives 503 (watches spared the timeout); a stopped pool,
+ * silent upstream gives 503 (watches spared the timeout); a watch
+ * streams, and a client that leaves (before or after the upstream's
+ * headers) has its upstream connection closed within seconds; a slow
+ * client gets a 4 MiB body whole through back-pressure; a stopped pool,
  * a token file that cannot be read, and allocation failure.
  */
 #include <curl/curl.h>

@@ -11,7 +11,8 @@
  * test CA (and rejects with another CA, or when the certificate has
  * expired); rotation on disk picked up within a second, a broken rotation
  * keeping the previous pair with one warning, a half-written one (key
- * not yet matching) waited for silently; allocation failure.
+ * not yet matching) waited for silently, a Secret volume's ..data
+ * symlink swap followed; allocation failure.
  */
 #include <curl/curl.h>
 #include <fcntl.h>
