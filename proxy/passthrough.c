@@ -238,10 +238,14 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
  * which ends the upstream transfer. */
 static void poke_idle(struct proxy_pt_pool *pool)
 {
+	/* Before the upstream's headers too (PT_STARTED): a client that gave
+	 * up on a watch the upstream has not answered was otherwise never
+	 * noticed, and it and its upstream connection stayed until the
+	 * upstream answered (for ever, for a hung one); proxy_pt_handle
+	 * checks for it there. */
 	for (struct proxy_pt *pt = pool->active; pt; pt = pt->next) {
 		pthread_mutex_lock(&pt->lock);
-		if (pt->state >= PT_HEADERS)
-			resume_client(pt);
+		resume_client(pt);
 		pthread_mutex_unlock(&pt->lock);
 	}
 }
@@ -571,6 +575,12 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 		return MHD_YES;
 	}
 	if (st == PT_STARTED) {	/* resumed early; wait on */
+		if (proxy_client_gone(c)) {
+			/* poked by poke_idle(): the client left, close it;
+			 * proxy_pt_done() then ends the upstream transfer */
+			pthread_mutex_unlock(&pt->lock);
+			return MHD_NO;
+		}
 		pt->suspended = true;
 		MHD_suspend_connection(c);
 		pthread_mutex_unlock(&pt->lock);
