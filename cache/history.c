@@ -2,10 +2,13 @@
  * history: the event ring with RCU-protected slots (see history.h).
  *
  * The writer stores a new event into slot seq & mask with
- * rcu_xchg_pointer() semantics and then advances head with release order; the
- * displaced event is put after a grace period. A reader loads the slot
- * under rcu_read_lock() and accepts it only if its seq is the one asked
- * for, so a slot reused under its feet is seen as "overwritten".
+ * rcu_xchg_pointer() semantics, takes out the event cap places behind it,
+ * and then advances head with release order; the event taken out is put
+ * after a grace period. The ring has a power of two of slots, at least
+ * cap, but never holds more than cap events: what --history says is what
+ * memory holds. A reader loads the slot under rcu_read_lock() and
+ * accepts it only if its seq is the one asked for, so a slot emptied or
+ * reused under its feet is seen as "overwritten".
  */
 #include "cache/history.h"
 
@@ -24,6 +27,7 @@ struct ev_box {
 
 struct cache_history {
 	size_t mask;
+	uint64_t cap;			/* events kept; cap <= mask + 1 */
 	struct ev_box **slots;		/* RCU-published */
 	uint64_t head;			/* atomic; written by the writer */
 	uint64_t floor;			/* atomic; written by the writer */
@@ -42,6 +46,8 @@ const char *cache_history_ev_type_name(int type)
 struct cache_history *cache_history_new(size_t cap, uint64_t floor)
 {
 	size_t n = 16;
+	if (cap == 0)
+		cap = 1;
 	while (n < cap)
 		n *= 2;
 	struct cache_history *h = xcalloc(1, sizeof(*h));
@@ -53,6 +59,7 @@ struct cache_history *cache_history_new(size_t cap, uint64_t floor)
 		return NULL;
 	}
 	h->mask = n - 1;
+	h->cap = cap;
 	h->floor = floor;
 	h->waiters.next = h->waiters.prev = &h->waiters;
 	pthread_mutex_init(&h->wait_lock, NULL);
@@ -130,6 +137,8 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 	uint64_t seq = h->head;
 	b->ev.seq = seq;
 	struct ev_box *old = cache_rcu_xchg(&h->slots[seq & h->mask], b);
+	if (!old && seq >= h->cap)
+		old = cache_rcu_xchg(&h->slots[(seq - h->cap) & h->mask], NULL);
 	if (old) {
 		/* The ring is full: the oldest event leaves, and a watch must
 		 * now start at or above its RV. */
@@ -187,7 +196,7 @@ int cache_history_get(struct cache_history *h, uint64_t seq,
 	uint64_t head = cache_history_head(h);
 	if (seq >= head)
 		return -EAGAIN;
-	if (head - seq > h->mask + 1)
+	if (head - seq > h->cap)
 		return -ERANGE;
 	cache_rcu_lock();
 	struct ev_box *b = cache_rcu_load(&h->slots[seq & h->mask]);
@@ -211,7 +220,7 @@ int cache_history_start(struct cache_history *h, uint64_t rv, uint64_t *seq,
 	 * Events are in RV order. A slot overwritten meanwhile reads as
 	 * "older than everything", which only moves the answer later, and
 	 * the caller then finds its cursor overwritten and goes to 410. */
-	uint64_t lo = head > h->mask + 1 ? head - (h->mask + 1) : 0, hi = head;
+	uint64_t lo = head > h->cap ? head - h->cap : 0, hi = head;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		struct cache_event *ev;

@@ -53,7 +53,7 @@ struct cache_waiter {
 struct cache_history;
 
 /* floor: the RV the history starts at; a watch may start from any RV at
- * or above it. cap is rounded up to a power of two. */
+ * or above it. It keeps cap events (at least one), no more. */
 struct cache_history *cache_history_new(size_t cap, uint64_t floor);
 /* After every reader is gone and rcu_barrier(). */
 void cache_history_free(struct cache_history *h);

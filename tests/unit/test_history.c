@@ -1,6 +1,7 @@
 /*
  * test_history: the event ring: encoding, cursors, start positions,
- * overwrite detection, the floor, waiters and reset.
+ * overwrite detection, the floor, waiters and reset; a capacity that is
+ * not a power of two is kept exactly.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,8 +33,57 @@ static bool refuse(struct cache_waiter *w)
 	return false;
 }
 
+/* --history 10 keeps 10 events, not the 16 slots of its ring: memory
+ * holds what the flag says, and a watch from before them gets 410. */
+static void test_exact_capacity(void)
+{
+	struct cache_history *h = cache_history_new(10, 100);
+	struct cache_event *ev;
+	uint64_t seq, floor;
+	for (unsigned rv = 101; rv <= 112; rv++) {
+		struct cache_obj *o = mk("a", rv);
+		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	/* 12 appended: seq 0 and 1 (RV 101, 102) are gone */
+	CHECK(cache_history_head(h) == 12);
+	CHECK(cache_history_get(h, 1, &ev) == -ERANGE);
+	CHECK(cache_history_get(h, 2, &ev) == 0 && ev->rv == 103);
+	cache_history_event_put(ev);
+	CHECK(cache_history_floor(h) == 102);
+	CHECK(cache_history_start(h, 101, &seq, &floor) == -ERANGE && floor == 102);
+	CHECK(cache_history_start(h, 102, &seq, &floor) == 0 && seq == 2);
+	/* the slots of the gone events are empty, not merely stale */
+	for (unsigned rv = 113; rv <= 140; rv++) {
+		struct cache_obj *o = mk("a", rv);
+		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	int kept = 0;
+	for (uint64_t s = 0; s < cache_history_head(h); s++)
+		if (cache_history_get(h, s, &ev) == 0) {
+			kept++;
+			cache_history_event_put(ev);
+		}
+	CHECK(kept == 10);
+	CHECK(cache_history_floor(h) == 130);
+	cache_history_free(h);
+	/* a capacity of 0 keeps one event */
+	h = cache_history_new(0, 0);
+	for (unsigned rv = 1; rv <= 3; rv++) {
+		struct cache_obj *o = mk("a", rv);
+		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	CHECK(cache_history_get(h, 1, &ev) == -ERANGE);
+	CHECK(cache_history_get(h, 2, &ev) == 0 && ev->rv == 3);
+	cache_history_event_put(ev);
+	cache_history_free(h);
+}
+
 int main(void)
 {
+	test_exact_capacity();
 	struct cache_history *h = cache_history_new(16, 100);
 	uint64_t seq, floor;
 	struct cache_event *ev;
