@@ -19,10 +19,19 @@ void proxy_continue_encode(struct buf *out, uint64_t rv, const char *ns,
 	buf_printf(&raw, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%llu,\"start\":",
 		   (unsigned long long)rv);
 	buf_add_json_str(&raw, start.p, start.len);
+	/* Out of memory: raw may be empty (p NULL, len 0), and the len--
+	 * below would wrap and have base64 read SIZE_MAX bytes at NULL; a
+	 * failed start would give a wrong token. Fail out instead, as an
+	 * append to it would. */
+	if (!buf_ok(&raw) || !buf_ok(&start) || !raw.len) {
+		out->failed = true;
+		goto done;
+	}
 	/* the apiserver's start key ends in \u0000: "the next key after" */
 	raw.len--;
 	buf_adds(&raw, "\\u0000\"}");
 	buf_add_base64url(out, raw.p, raw.len);
+done:
 	buf_free(&raw);
 	buf_free(&start);
 }

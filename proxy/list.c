@@ -270,10 +270,11 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 		goto fail;
 	struct buf meta = BUF_INIT;
 	list_meta(&meta, r, snap, &f, &pg);
-	res = buf_ok(&meta) ? send_list(c, r->kind, &fmt, snap, pg.items, pg.n,
-					meta.p) :
-			      MHD_NO;
-	snap = NULL;	/* send_list took it */
+	res = MHD_NO;
+	if (buf_ok(&meta)) {
+		res = send_list(c, r->kind, &fmt, snap, pg.items, pg.n, meta.p);
+		snap = NULL;	/* send_list took it */
+	}	/* else the reference is still ours: put below, not leaked */
 	buf_free(&meta);
 fail:
 	cache_snap_put(snap);
