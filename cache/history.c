@@ -137,7 +137,9 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 	uint64_t seq = h->head;
 	b->ev.seq = seq;
 	struct ev_box *old = cache_rcu_xchg(&h->slots[seq & h->mask], b);
-	if (!old && seq >= h->cap)
+	/* With fewer events kept than slots, the one cap places behind
+	 * leaves now (with as many, it was in this slot: old). */
+	if (!old && h->cap <= h->mask && seq >= h->cap)
 		old = cache_rcu_xchg(&h->slots[(seq - h->cap) & h->mask], NULL);
 	if (old) {
 		/* The ring is full: the oldest event leaves, and a watch must

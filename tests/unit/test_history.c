@@ -79,6 +79,19 @@ static void test_exact_capacity(void)
 	CHECK(cache_history_get(h, 2, &ev) == 0 && ev->rv == 3);
 	cache_history_event_put(ev);
 	cache_history_free(h);
+	/* after a reset, a ring as large as what it keeps starts empty and
+	 * keeps the next event (its slot is not the one cap places behind) */
+	h = cache_history_new(16, 0);
+	struct cache_obj *o = mk("a", 5);
+	CHECK(cache_history_append(h, CACHE_ADDED, 5, o, NULL) == 0);
+	cache_history_reset(h, 10);
+	CHECK(cache_history_append(h, CACHE_MODIFIED, 11, o, NULL) == 0);
+	CHECK(cache_history_get(h, cache_history_head(h) - 1, &ev) == 0 &&
+	      ev->rv == 11);
+	if (ev)
+		cache_history_event_put(ev);
+	cache_obj_put(o);
+	cache_history_free(h);
 }
 
 int main(void)
