@@ -198,11 +198,7 @@ soak: deps-test all
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
-# Files make lint does not hold to .clang-format yet: the product code and
-# its unit tests are being restructured on other branches, and get
-# `make format` when those merge. Empty this list then.
-FORMAT_PENDING := proxy/ cache/ config/ tests/unit/
-LINT_FORMAT = $(filter-out $(addsuffix %,$(FORMAT_PENDING)),$(shell git ls-files '*.c' '*.h'))
+LINT_FORMAT = $(shell git ls-files '*.c' '*.h')
 lint: deps-test
 	@echo "  FORMAT (clang-format --dry-run -Werror)"
 	$(Q)clang-format --dry-run -Werror $(LINT_FORMAT)

@@ -63,9 +63,10 @@ static void *writer(void *arg)
 		for (int j = 0; j < k; j++) {
 			int i = (int)evs[j].data.u32;
 			for (;;) { /* until EAGAIN: edge-triggered */
-				ssize_t w = send(c->srv[i], c->batch + c->off[i],
-						 c->batch_len - c->off[i],
-						 MSG_NOSIGNAL | MSG_DONTWAIT);
+				ssize_t w =
+					send(c->srv[i], c->batch + c->off[i],
+					     c->batch_len - c->off[i],
+					     MSG_NOSIGNAL | MSG_DONTWAIT);
 				if (w <= 0)
 					break;
 				c->off[i] =
@@ -190,7 +191,8 @@ int main(int argc, char **argv)
 	double t0 = now_s();
 	unsigned long long l0 = __atomic_load_n(&c.lines, __ATOMIC_RELAXED);
 	struct timespec run = { (time_t)seconds,
-				(long)((seconds - (double)(time_t)seconds) * 1e9) };
+				(long)((seconds - (double)(time_t)seconds) *
+				       1e9) };
 	nanosleep(&run, NULL);
 	unsigned long long l1 = __atomic_load_n(&c.lines, __ATOMIC_RELAXED);
 	double t1 = now_s();

@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "static_server: cannot read %s\n", body_path);
 		return 1;
 	}
-	resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
+	resp = MHD_create_response_from_buffer(len, body,
+					       MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 
 	sigemptyset(&set);
@@ -115,7 +116,8 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)atoi(colon + 1)) };
+				  .sin_port =
+					  htons((uint16_t)atoi(colon + 1)) };
 	inet_pton(AF_INET, host, &sa.sin_addr);
 	struct MHD_Daemon *d = MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, NULL,

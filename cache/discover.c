@@ -72,7 +72,8 @@ int cache_discover_from_list(const struct json_doc *d,
 		if (name < 0 || !json_str_eq(d, name, ks->resource))
 			continue;
 		char kind[128];
-		int kt = json_get(d, r, "kind"), ns = json_get(d, r, "namespaced");
+		int kt = json_get(d, r, "kind"),
+		    ns = json_get(d, r, "namespaced");
 		if (kt < 0 || json_str(d, kt, kind, sizeof(kind)) < 1)
 			break;
 		k = xcalloc(1, sizeof(*k));
@@ -84,11 +85,12 @@ int cache_discover_from_list(const struct json_doc *d,
 			k->resource = xstrdup(ks->resource);
 			k->kind = xstrdup(kind);
 			k->list_kind = buf_steal(&lk, NULL);
-			k->namespaced = ns >= 0 && d->js[d->tok[ns].start] == 't';
+			k->namespaced =
+				ns >= 0 && d->js[d->tok[ns].start] == 't';
 		}
 		buf_free(&lk);
-		if (!k || !k->group || !k->version || !k->resource || !k->kind ||
-		    !k->list_kind) {
+		if (!k || !k->group || !k->version || !k->resource ||
+		    !k->kind || !k->list_kind) {
 			cache_discover_free(k);
 			return -ENOMEM;
 		}
@@ -122,14 +124,17 @@ struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 		if (*why)
 			goto out;
 		*why = -ENOENT;
-		if (cache_discover_preferred(&d, ks.version, sizeof(ks.version))) {
-			snprintf(err, errlen, "API group \"%s\" names no preferred version",
+		if (cache_discover_preferred(&d, ks.version,
+					     sizeof(ks.version))) {
+			snprintf(err, errlen,
+				 "API group \"%s\" names no preferred version",
 				 ks.group);
 			goto out;
 		}
 	}
 	cache_url_group_version(ks.group, ks.version, path, sizeof(path));
-	snprintf(missing, sizeof(missing), "the upstream does not serve %s", path);
+	snprintf(missing, sizeof(missing), "the upstream does not serve %s",
+		 path);
 	*why = fetch(up, path, stop, &body, &d, missing, err, errlen);
 	if (*why)
 		goto out;
@@ -137,7 +142,8 @@ struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 	if (cache_discover_from_list(&d, &ks, &k) == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	else if (!k)
-		snprintf(err, errlen, "the upstream serves no resource \"%s\" in %s",
+		snprintf(err, errlen,
+			 "the upstream serves no resource \"%s\" in %s",
 			 ks.resource, path);
 out:
 	buf_free(&body);

@@ -22,18 +22,18 @@
 
 struct ev_box {
 	struct rcu_head rcu;
-	struct cache_event ev;	/* flexible array last */
+	struct cache_event ev; /* flexible array last */
 };
 
 struct cache_history {
 	size_t mask;
-	uint64_t cap;			/* events kept; cap <= mask + 1 */
-	struct ev_box **slots;		/* RCU-published */
-	uint64_t head;			/* atomic; written by the writer */
-	uint64_t floor;			/* atomic; written by the writer */
-	uint64_t progress;		/* atomic; written by the writer */
-	pthread_mutex_t wait_lock;	/* guards waiters */
-	struct cache_waiter waiters;	/* list head */
+	uint64_t cap;		     /* events kept; cap <= mask + 1 */
+	struct ev_box **slots;	     /* RCU-published */
+	uint64_t head;		     /* atomic; written by the writer */
+	uint64_t floor;		     /* atomic; written by the writer */
+	uint64_t progress;	     /* atomic; written by the writer */
+	pthread_mutex_t wait_lock;   /* guards waiters */
+	struct cache_waiter waiters; /* list head */
 };
 
 static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
@@ -82,7 +82,8 @@ void cache_history_event_put(struct cache_event *ev)
 static void ev_put_rcu(struct rcu_head *head)
 {
 	cache_rcu_callback();
-	cache_history_event_put(&caa_container_of(head, struct ev_box, rcu)->ev);
+	cache_history_event_put(
+		&caa_container_of(head, struct ev_box, rcu)->ev);
 }
 
 void cache_history_free(struct cache_history *h)

@@ -26,24 +26,28 @@
 
 #include "cache/obj.h"
 
-enum cache_ev_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
+enum cache_ev_type {
+	CACHE_ADDED,
+	CACHE_MODIFIED,
+	CACHE_DELETED
+};
 
 struct cache_event {
-	uint32_t refs;			/* atomic */
-	uint8_t type;			/* enum cache_ev_type */
+	uint32_t refs; /* atomic */
+	uint8_t type;  /* enum cache_ev_type */
 	uint64_t seq;
 	uint64_t rv;
-	struct cache_obj *obj;		/* owned; for DELETED the last state */
-	struct cache_obj *prev;		/* owned; NULL for ADDED */
+	struct cache_obj *obj;	/* owned; for DELETED the last state */
+	struct cache_obj *prev; /* owned; NULL for ADDED */
 	size_t len;
-	char line[];			/* the wire line, ending in \n */
+	char line[]; /* the wire line, ending in \n */
 };
 
 /* "ADDED", "MODIFIED", "DELETED" */
 const char *cache_history_ev_type_name(int type);
 
 struct cache_waiter {
-	struct cache_waiter *prev, *next;	/* guarded by the history */
+	struct cache_waiter *prev, *next; /* guarded by the history */
 	/* Called with the history's waiter lock held: must not call back
 	 * into the history. */
 	void (*wake)(struct cache_waiter *w);

@@ -97,7 +97,10 @@ static bool primitive_ok(const char *s, size_t n)
 /* Bytes that end the fast scan inside a string: '"', '\\', controls and
  * everything past ASCII. */
 static const unsigned char str_stop[256] = {
-	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+	[0 ... 0x1f] = 1,
+	['"'] = 1,
+	['\\'] = 1,
+	[0x80 ... 0xff] = 1,
 };
 
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one
@@ -113,13 +116,18 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	if (c < 0xe0)
 		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
 	if (c < 0xf0) {
-		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-		return n >= 3 && s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ?
-			       3 : 0;
+		unsigned lo = c == 0xe0 ? 0xa0 : 0x80,
+			 hi = c == 0xed ? 0x9f : 0xbf;
+		return n >= 3 && s[1] >= lo && s[1] <= hi &&
+				       (s[2] & 0xc0) == 0x80 ?
+			       3 :
+			       0;
 	}
 	unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
 	return n >= 4 && s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
-		       (s[3] & 0xc0) == 0x80 ? 4 : 0;
+			       (s[3] & 0xc0) == 0x80 ?
+		       4 :
+		       0;
 }
 
 static bool is_hex(char c)
@@ -137,7 +145,7 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 	const unsigned char *s = (const unsigned char *)js;
 	for (i++; i < len;) {
 		while (i < len && !str_stop[s[i]])
-			i++;	/* the fast path: plain ASCII */
+			i++; /* the fast path: plain ASCII */
 		if (i >= len)
 			break;
 		unsigned char c = s[i];
@@ -148,8 +156,9 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 				break;
 			char e = js[i + 1];
 			if (e == 'u') {
-				if (i + 6 > len || !is_hex(js[i + 2]) || !is_hex(js[i + 3]) ||
-				    !is_hex(js[i + 4]) || !is_hex(js[i + 5])) {
+				if (i + 6 > len || !is_hex(js[i + 2]) ||
+				    !is_hex(js[i + 3]) || !is_hex(js[i + 4]) ||
+				    !is_hex(js[i + 5])) {
 					*bad = i;
 					return -1;
 				}
@@ -206,16 +215,23 @@ static int new_tok(struct json_doc *d, int type, int start, int end, int parent)
 	return d->ntok++;
 }
 
-enum { EXPECT_VALUE, EXPECT_VALUE_OR_CLOSE, EXPECT_KEY, EXPECT_KEY_OR_CLOSE,
-       EXPECT_COLON, EXPECT_COMMA_OR_CLOSE, EXPECT_END };
+enum {
+	EXPECT_VALUE,
+	EXPECT_VALUE_OR_CLOSE,
+	EXPECT_KEY,
+	EXPECT_KEY_OR_CLOSE,
+	EXPECT_COLON,
+	EXPECT_COMMA_OR_CLOSE,
+	EXPECT_END
+};
 
 /* Tokenize and validate js[0..len) into d. Returns 0, -EINVAL with *bad
  * at the failing byte (*depth_bad when nesting was too deep), or -ENOMEM. */
 static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 		    bool *depth_bad, bool *bad_utf8)
 {
-	int cur = -1;		/* the open container */
-	int key = -1;		/* in an object: the key whose value is next */
+	int cur = -1; /* the open container */
+	int key = -1; /* in an object: the key whose value is next */
 	int depth = 0;
 	int st = EXPECT_VALUE;
 	d->ntok = 0;
@@ -237,7 +253,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 				long e = scan_string(js, len, i, bad, bad_utf8);
 				if (e < 0)
 					return -EINVAL;
-				key = new_tok(d, JSMN_STRING, (int)i + 1, (int)e, cur);
+				key = new_tok(d, JSMN_STRING, (int)i + 1,
+					      (int)e, cur);
 				if (key < 0)
 					return key;
 				d->tok[cur].size++;
@@ -252,7 +269,9 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 			continue;
 		case EXPECT_COMMA_OR_CLOSE:
 			if (c == ',') {
-				st = d->tok[cur].type == JSMN_OBJECT ? EXPECT_KEY : EXPECT_VALUE;
+				st = d->tok[cur].type == JSMN_OBJECT ?
+					     EXPECT_KEY :
+					     EXPECT_VALUE;
 				continue;
 			}
 			if (c == '}' || c == ']')
@@ -268,7 +287,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 			break;
 		}
 		/* a value; its parent is the key in an object, else the array */
-		int parent = cur >= 0 && d->tok[cur].type == JSMN_OBJECT ? key : cur;
+		int parent =
+			cur >= 0 && d->tok[cur].type == JSMN_OBJECT ? key : cur;
 		if (parent >= 0)
 			d->tok[parent].size++;
 		if (c == '{' || c == '[') {
@@ -276,39 +296,42 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 				*depth_bad = true;
 				goto fail;
 			}
-			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY, (int)i, -1,
-					parent);
+			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY,
+					(int)i, -1, parent);
 			if (t < 0)
 				return t;
 			cur = t;
-			st = c == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+			st = c == '{' ? EXPECT_KEY_OR_CLOSE :
+					EXPECT_VALUE_OR_CLOSE;
 			continue;
 		}
 		if (c == '"') {
 			long e = scan_string(js, len, i, bad, bad_utf8);
 			if (e < 0)
 				return -EINVAL;
-			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e, parent);
+			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
+					parent);
 			if (t < 0)
 				return t;
 			i = (size_t)e;
 		} else {
 			size_t s = i;
-			while (i < len && !is_ws(js[i]) && js[i] != ',' && js[i] != ']' &&
-			       js[i] != '}' && js[i] != ':')
+			while (i < len && !is_ws(js[i]) && js[i] != ',' &&
+			       js[i] != ']' && js[i] != '}' && js[i] != ':')
 				i++;
 			if (!primitive_ok(js + s, i - s)) {
 				i = s;
 				goto fail;
 			}
-			int t = new_tok(d, JSMN_PRIMITIVE, (int)s, (int)i, parent);
+			int t = new_tok(d, JSMN_PRIMITIVE, (int)s, (int)i,
+					parent);
 			if (t < 0)
 				return t;
 			i--;
 		}
 		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
 		continue;
-	close:
+close:
 		if (c != (d->tok[cur].type == JSMN_OBJECT ? '}' : ']'))
 			goto fail;
 		d->tok[cur].end = (int)i + 1;
@@ -317,7 +340,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 		{
 			int p = d->tok[cur].parent;
 			if (p >= 0 && d->tok[p].type == JSMN_STRING)
-				p = d->tok[p].parent;	/* past the key */
+				p = d->tok[p].parent; /* past the key */
 			cur = p;
 			/* the key of an enclosing object is already used */
 		}
@@ -372,7 +395,9 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	d->ntok = 0;
 	if (len >= (size_t)INT_MAX / 3) {
 		if (err)
-			snprintf(err, errlen, "JSON document of %zu bytes is too large", len);
+			snprintf(err, errlen,
+				 "JSON document of %zu bytes is too large",
+				 len);
 		return -EINVAL;
 	}
 	size_t bad = 0;
@@ -394,10 +419,13 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	}
 	if (r == -EINVAL && err) {
 		if (deep)
-			snprintf(err, errlen, "JSON nested deeper than %d levels at byte %zu",
-				 LIMIT_JSON_DEPTH, bad);
+			snprintf(
+				err, errlen,
+				"JSON nested deeper than %d levels at byte %zu",
+				LIMIT_JSON_DEPTH, bad);
 		else if (bad >= d->len && d->len && d->ntok)
-			snprintf(err, errlen, "truncated JSON at byte %zu", bad);
+			snprintf(err, errlen, "truncated JSON at byte %zu",
+				 bad);
 		else if (!d->ntok && bad >= d->len)
 			snprintf(err, errlen, "empty JSON document");
 		else
@@ -513,11 +541,21 @@ static size_t unescape(const char *s, size_t n, char *o)
 		}
 		char c = s[++i];
 		switch (c) {
-		case 'b': o[w++] = '\b'; break;
-		case 'f': o[w++] = '\f'; break;
-		case 'n': o[w++] = '\n'; break;
-		case 'r': o[w++] = '\r'; break;
-		case 't': o[w++] = '\t'; break;
+		case 'b':
+			o[w++] = '\b';
+			break;
+		case 'f':
+			o[w++] = '\f';
+			break;
+		case 'n':
+			o[w++] = '\n';
+			break;
+		case 'r':
+			o[w++] = '\r';
+			break;
+		case 't':
+			o[w++] = '\t';
+			break;
 		case 'u': {
 			unsigned cp = hex4(s + i + 1);
 			i += 4;
@@ -531,11 +569,13 @@ static size_t unescape(const char *s, size_t n, char *o)
 				}
 			}
 			if (cp >= 0xd800 && cp < 0xe000)
-				cp = 0xfffd;	/* a lone surrogate */
+				cp = 0xfffd; /* a lone surrogate */
 			w += put_utf8(o + w, cp);
 			break;
 		}
-		default: o[w++] = c; break;	/* " \ / */
+		default:
+			o[w++] = c;
+			break; /* " \ / */
 		}
 	}
 	return w;
@@ -554,8 +594,8 @@ size_t json_str_len(const struct json_doc *d, int i)
 			continue;
 		unsigned cp = hex4(s + k + 1);
 		k += 4;
-		if (cp >= 0xd800 && cp < 0xdc00 && k + 6 < n && s[k + 1] == '\\' &&
-		    s[k + 2] == 'u') {
+		if (cp >= 0xd800 && cp < 0xdc00 && k + 6 < n &&
+		    s[k + 1] == '\\' && s[k + 2] == 'u') {
 			unsigned lo = hex4(s + k + 3);
 			if (lo >= 0xdc00 && lo < 0xe000) {
 				cp = 0x10000;
@@ -564,7 +604,11 @@ size_t json_str_len(const struct json_doc *d, int i)
 		}
 		if (cp >= 0xd800 && cp < 0xe000)
 			cp = 0xfffd;
-		w += (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4) - 1;
+		w += (cp < 0x80	   ? 1 :
+		      cp < 0x800   ? 2 :
+		      cp < 0x10000 ? 3 :
+				     4) -
+		     1;
 	}
 	return w;
 }

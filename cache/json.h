@@ -25,19 +25,22 @@
 #undef JSMN_HEADER
 
 struct json_doc {
-	const char *js;		/* borrowed input */
+	const char *js; /* borrowed input */
 	size_t len;
-	jsmntok_t *tok;		/* owned */
-	int *next;		/* owned; next[i]: the index just past value i */
+	jsmntok_t *tok; /* owned */
+	int *next;	/* owned; next[i]: the index just past value i */
 	int ntok;
-	int cap;		/* of tok */
-	int next_cap;		/* of next */
-	char *own;		/* owned; js points here when the input's
+	int cap;      /* of tok */
+	int next_cap; /* of next */
+	char *own;    /* owned; js points here when the input's
 				 * invalid UTF-8 had to be replaced */
 	size_t own_cap;
 };
 
-#define JSON_DOC_INIT { NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 }
+#define JSON_DOC_INIT                                 \
+	{                                             \
+		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 \
+	}
 
 /*
  * Tokenize and validate js[0..len). The whole input must be exactly one
@@ -73,8 +76,7 @@ int json_path(const struct json_doc *d, int obj, const char *path);
 /* True when token i is a string whose raw text equals s (no escapes). */
 bool json_str_eq(const struct json_doc *d, int i, const char *s);
 /* The value's exact text: for strings without the quotes. */
-static inline const char *json_raw(const struct json_doc *d, int i,
-				   size_t *n)
+static inline const char *json_raw(const struct json_doc *d, int i, size_t *n)
 {
 	*n = (size_t)(d->tok[i].end - d->tok[i].start);
 	return d->js + d->tok[i].start;

@@ -11,8 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define K(g, r, k, ns, ...) \
-	{ g, "v1", r, k, k "List", ns, { __VA_ARGS__ } }
+#define K(g, r, k, ns, ...)                  \
+	{                                    \
+		g, "v1", r, k, k "List", ns, \
+		{                            \
+			__VA_ARGS__          \
+		}                            \
+	}
 
 static const struct cache_kind builtin[] = {
 	K("", "namespaces", "Namespace", false, "status.phase", NULL),
@@ -22,8 +27,7 @@ static const struct cache_kind builtin[] = {
 	  "status.phase", "status.podIP", "status.nominatedNodeName"),
 	K("", "configmaps", "ConfigMap", true, NULL),
 	K("", "secrets", "Secret", true, "type", NULL),
-	K("", "services", "Service", true, "spec.clusterIP", "spec.type",
-	  NULL),
+	K("", "services", "Service", true, "spec.clusterIP", "spec.type", NULL),
 	K("", "endpoints", "Endpoints", true, NULL),
 	K("", "serviceaccounts", "ServiceAccount", true, NULL),
 	K("", "persistentvolumeclaims", "PersistentVolumeClaim", true, NULL),

@@ -15,11 +15,11 @@
 #define CACHE_KIND_MAX_FIELDS 8
 
 struct cache_kind {
-	const char *group;	/* "" for the core group */
-	const char *version;	/* "v1" */
-	const char *resource;	/* plural, "pods" */
-	const char *kind;	/* "Pod" */
-	const char *list_kind;	/* "PodList" */
+	const char *group;     /* "" for the core group */
+	const char *version;   /* "v1" */
+	const char *resource;  /* plural, "pods" */
+	const char *kind;      /* "Pod" */
+	const char *list_kind; /* "PodList" */
 	bool namespaced;
 	/* Dotted JSON paths, e.g. "spec.nodeName"; NULL-terminated. */
 	const char *fields[CACHE_KIND_MAX_FIELDS + 1];
@@ -27,9 +27,9 @@ struct cache_kind {
 
 /* A resource as kubectl spells it, split: "res[.version][.group]". */
 struct cache_kind_spec {
-	char resource[128];	/* "deployments" */
-	char version[64];	/* "v1", or "" when not given */
-	char group[254];	/* "apps", or "" (the core group, or not given) */
+	char resource[128]; /* "deployments" */
+	char version[64];   /* "v1", or "" when not given */
+	char group[254];    /* "apps", or "" (the core group, or not given) */
 };
 
 /*

@@ -44,7 +44,8 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 {
 	char err[160];
 	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
-		log_warn("%s: list: malformed page: %s", r->kind->resource, err);
+		log_warn("%s: list: malformed page: %s", r->kind->resource,
+			 err);
 		cache_refl_stat_inc(&r->stats.malformed);
 		return -EINVAL;
 	}
@@ -73,18 +74,20 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		l->cap = cap;
 	}
 	size_t max = cache_refl_line_max(r);
-	for (int it = json_first(d, items); it > 0; it = json_next(d, items, it)) {
+	for (int it = json_first(d, items); it > 0;
+	     it = json_next(d, items, it)) {
 		size_t b, e;
 		int why = CACHE_REJECT_TOO_LARGE;
 		struct cache_obj *o = NULL;
 		json_span(d, it, &b, &e);
 		if (e - b > max)
-			snprintf(err, sizeof(err), "%zu bytes, past --upstream-line-max-mib",
+			snprintf(err, sizeof(err),
+				 "%zu bytes, past --upstream-line-max-mib",
 				 e - b);
 		else
 			o = cache_obj_from_doc_why(r->kind, d, it,
-						   r->up.strip_managed_fields, err,
-						   sizeof(err), &why);
+						   r->up.strip_managed_fields,
+						   err, sizeof(err), &why);
 		if (!o && why < 0)
 			return -ENOMEM;
 		if (!o) {
@@ -120,10 +123,12 @@ static int find_metadata(const char *p, size_t n, size_t *start, size_t *end)
 			size_t s = ++i;
 			while (i < n && p[i] != '"')
 				i += p[i] == '\\' ? 2 : 1;
-			if (depth != 1 || i - s != 8 || memcmp(p + s, "metadata", 8))
+			if (depth != 1 || i - s != 8 ||
+			    memcmp(p + s, "metadata", 8))
 				continue;
 			size_t j = i + 1;
-			while (j < n && (p[j] == ' ' || p[j] == ':' || p[j] == '\n'))
+			while (j < n &&
+			       (p[j] == ' ' || p[j] == ':' || p[j] == '\n'))
 				j++;
 			if (j >= n || p[j] != '{')
 				return -ENOENT;
@@ -163,7 +168,8 @@ static int peek_continue(const struct buf *body, char **cont)
 		goto out;
 	rc = 0;
 	int ct = json_get(&d, 0, "continue");
-	if (ct > 0 && json_type(&d, ct) == JSMN_STRING && json_str_len(&d, ct)) {
+	if (ct > 0 && json_type(&d, ct) == JSMN_STRING &&
+	    json_str_len(&d, ct)) {
 		size_t n = json_str_len(&d, ct);
 		*cont = xmalloc(n + 1);
 		if (!*cont)
@@ -186,23 +192,23 @@ out:
 #define PARSERS 2
 
 struct page {
-	struct page *next;		/* the queue, then the done list */
+	struct page *next; /* the queue, then the done list */
 	size_t seq;
 	struct buf body;
-	struct listing objs;		/* this page's objects */
+	struct listing objs; /* this page's objects */
 };
 
 struct pipeline {
 	struct cache_resource *r;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct page *head, *tail;	/* locked: waiting to be parsed */
-	struct page **done;		/* locked: parsed, by seq */
+	struct page *head, *tail; /* locked: waiting to be parsed */
+	struct page **done;	  /* locked: parsed, by seq */
 	size_t ndone_cap;
-	bool closed;			/* locked: no more pages will come */
-	bool failed;			/* locked: a page was refused */
-	unsigned logged;		/* atomic: items skipped with a warning */
-	uint64_t rv;			/* locked: of the first page */
+	bool closed;	 /* locked: no more pages will come */
+	bool failed;	 /* locked: a page was refused */
+	unsigned logged; /* atomic: items skipped with a warning */
+	uint64_t rv;	 /* locked: of the first page */
 };
 
 static void *parse_pages(void *arg)
@@ -222,8 +228,9 @@ static void *parse_pages(void *arg)
 		bool skip = pl->failed;
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
-		int rc = skip ? 0 : take_page(pl->r, &pg->body, &d, &pg->objs, &cont, true,
-					   &pl->logged);
+		int rc = skip ? 0 :
+				take_page(pl->r, &pg->body, &d, &pg->objs,
+					  &cont, true, &pl->logged);
 		free(cont);
 		buf_free(&pg->body);
 		pthread_mutex_lock(&pl->lock);
@@ -256,10 +263,11 @@ static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
 	for (size_t i = 0; i < npages; i++) {
 		struct page *pg = pl->done[i];
 		if (!pg->objs.n)
-			continue;	/* an empty page has no array at all */
-		memcpy(l->objs + l->n, pg->objs.objs, pg->objs.n * sizeof(*l->objs));
+			continue; /* an empty page has no array at all */
+		memcpy(l->objs + l->n, pg->objs.objs,
+		       pg->objs.n * sizeof(*l->objs));
 		l->n += pg->objs.n;
-		pg->objs.n = 0;	/* moved */
+		pg->objs.n = 0; /* moved */
 	}
 	return 0;
 }
@@ -270,7 +278,8 @@ static void list_too_large(struct cache_resource *r, size_t list_max)
 {
 	log_error("%s: list: more than %zu bytes in all pages "
 		  "(--upstream-list-max-mib): abandoned, the cache keeps its "
-		  "objects", r->kind->resource, list_max);
+		  "objects",
+		  r->kind->resource, list_max);
 	cache_refl_stat_inc(&r->stats.malformed);
 }
 
@@ -279,10 +288,11 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 {
 	struct xfer x = { .r = r, .body = BUF_INIT };
 	char *cont = NULL;
-	char *asked = NULL;		/* the continue token of this request */
+	char *asked = NULL; /* the continue token of this request */
 	int limit = r->up.page_size > 0 ? r->up.page_size : 500;
-	size_t page_max = cache_refl_page_max(r), list_max = cache_refl_list_max(r);
-	size_t taken = 0;		/* bytes of the pages so far */
+	size_t page_max = cache_refl_page_max(r),
+	       list_max = cache_refl_list_max(r);
+	size_t taken = 0; /* bytes of the pages so far */
 	struct buf url = BUF_INIT;
 	int result = REFL_ERROR;
 	size_t npages = 0, last_page = 0;
@@ -314,7 +324,8 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			list_too_large(r, list_max);
 			goto out;
 		}
-		x.body_max = page_max < list_max - taken ? page_max : list_max - taken;
+		x.body_max = page_max < list_max - taken ? page_max :
+							   list_max - taken;
 		/* pages are alike: room for the last one's size saves the
 		 * buffer's doublings (copies and page faults) */
 		if (last_page)
@@ -328,11 +339,12 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			}
 			if (limit > 1) {
 				limit /= 2;
-				log_warn("%s: list: page past %zu bytes "
-					 "(--upstream-page-max-mib): fetching it again "
-					 "%d item(s) at a time", r->kind->resource,
-					 page_max, limit);
-				cont = asked;	/* the same page, smaller */
+				log_warn(
+					"%s: list: page past %zu bytes "
+					"(--upstream-page-max-mib): fetching it again "
+					"%d item(s) at a time",
+					r->kind->resource, page_max, limit);
+				cont = asked; /* the same page, smaller */
 				asked = NULL;
 				buf_free(&x.body);
 				last_page = 0;
@@ -344,25 +356,31 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			buf_free(&x.body);
 			last_page = 0;
 			if (more || !cont || (asked && !strcmp(asked, cont))) {
-				log_error("%s: list: one item is past %zu bytes "
-					  "(--upstream-page-max-mib) and the page does "
-					  "not tell the next one: abandoned",
-					  r->kind->resource, page_max);
+				log_error(
+					"%s: list: one item is past %zu bytes "
+					"(--upstream-page-max-mib) and the page does "
+					"not tell the next one: abandoned",
+					r->kind->resource, page_max);
 				cache_refl_stat_inc(&r->stats.malformed);
 				goto out;
 			}
-			cache_refl_stat_inc(&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
+			cache_refl_stat_inc(
+				&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
 			log_warn("%s: list: skipping an item past %zu bytes "
-				 "(--upstream-page-max-mib)", r->kind->resource, page_max);
+				 "(--upstream-page-max-mib)",
+				 r->kind->resource, page_max);
 			taken += page_max;
 			continue;
 		}
 		if (log_enabled(3)) {
 			double total = 0, start = 0;
 			curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &total);
-			curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME, &start);
-			log_v(3, "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
-			      r->kind->resource, npages, x.body.len, start * 1e3, total * 1e3);
+			curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME,
+					  &start);
+			log_v(3,
+			      "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
+			      r->kind->resource, npages, x.body.len,
+			      start * 1e3, total * 1e3);
 		}
 		if (cache_refl_stopping(r)) {
 			result = REFL_STOP;
@@ -377,13 +395,16 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			goto out;
 		}
 		if (peek_continue(&x.body, &cont)) {
-			log_warn("%s: list: malformed page: no metadata", r->kind->resource);
+			log_warn("%s: list: malformed page: no metadata",
+				 r->kind->resource);
 			cache_refl_stat_inc(&r->stats.malformed);
 			goto out;
 		}
 		if (cont && asked && !strcmp(cont, asked)) {
-			log_error("%s: list: the upstream sent the same continue token "
-				  "twice: abandoned", r->kind->resource);
+			log_error(
+				"%s: list: the upstream sent the same continue token "
+				"twice: abandoned",
+				r->kind->resource);
 			cache_refl_stat_inc(&r->stats.malformed);
 			goto out;
 		}
@@ -391,21 +412,24 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		 * of empty pages is bounded too */
 		taken += x.body.len + 256;
 		if (limit < r->up.page_size)
-			limit = limit * 2 < r->up.page_size ? limit * 2 : r->up.page_size;
+			limit = limit * 2 < r->up.page_size ? limit * 2 :
+							      r->up.page_size;
 		struct page *pg = xcalloc(1, sizeof(*pg));
 		pthread_mutex_lock(&pl.lock);
 		if (pg && npages == pl.ndone_cap) {
 			size_t ncap = pl.ndone_cap ? pl.ndone_cap * 2 : 64;
-			struct page **nd = xrealloc(pl.done, ncap * sizeof(*nd));
+			struct page **nd =
+				xrealloc(pl.done, ncap * sizeof(*nd));
 			if (nd) {
-				memset(nd + pl.ndone_cap, 0, (ncap - pl.ndone_cap) * sizeof(*nd));
+				memset(nd + pl.ndone_cap, 0,
+				       (ncap - pl.ndone_cap) * sizeof(*nd));
 				pl.done = nd;
 				pl.ndone_cap = ncap;
 			}
 		}
 		bool ok = pg && npages < pl.ndone_cap && !pl.failed;
 		if (ok) {
-			pg->body = x.body;	/* the parser owns the bytes now */
+			pg->body = x.body; /* the parser owns the bytes now */
 			x.body = (struct buf)BUF_INIT;
 			pg->seq = npages++;
 			if (pl.tail)
@@ -428,7 +452,7 @@ out:
 	pthread_mutex_lock(&pl.lock);
 	pl.closed = true;
 	if (result != REFL_OK)
-		pl.failed = true;	/* drop what is queued */
+		pl.failed = true; /* drop what is queued */
 	pthread_cond_broadcast(&pl.cond);
 	pthread_mutex_unlock(&pl.lock);
 	for (int i = 0; i < nparsers; i++)
@@ -451,4 +475,3 @@ out:
 	buf_free(&x.body);
 	return result;
 }
-

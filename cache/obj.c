@@ -60,7 +60,9 @@ struct picked {
 	/* Byte ranges of the input to leave out, in order: the kind and
 	 * apiVersion members (written again as a fixed prefix) and
 	 * metadata.managedFields when stripping. */
-	struct { size_t from, to; } cut[3];
+	struct {
+		size_t from, to;
+	} cut[3];
 	int ncut;
 };
 
@@ -84,7 +86,8 @@ static void member_cut(const struct json_doc *d, int obj, int k, int also,
 	}
 	/* Last member: take the comma before it, if any. */
 	int prev = -1;
-	for (int p = json_first(d, obj); p > 0 && p != k; p = json_next(d, obj, p))
+	for (int p = json_first(d, obj); p > 0 && p != k;
+	     p = json_next(d, obj, p))
 		if (p != also)
 			prev = p;
 	if (prev > 0) {
@@ -162,7 +165,8 @@ const char *cache_obj_reject_name(int why)
  * no control byte: none of the kinds' own rules allows one. */
 static bool name_ok(const char *s, size_t n)
 {
-	if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && !memcmp(s, "..", 2)))
+	if (n == 0 || (n == 1 && s[0] == '.') ||
+	    (n == 2 && !memcmp(s, "..", 2)))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -233,7 +237,8 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 	uint64_t rv;
 	if (pk->rv < 0 || json_type(d, pk->rv) != JSMN_STRING ||
 	    json_u64(d, pk->rv, &rv)) {
-		snprintf(err, errlen, "object has no numeric metadata.resourceVersion");
+		snprintf(err, errlen,
+			 "object has no numeric metadata.resourceVersion");
 		return -EINVAL;
 	}
 	if (pk->ns >= 0 && json_type(d, pk->ns) != JSMN_STRING)
@@ -248,13 +253,14 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 		for (int k = json_first(d, pk->labels); k > 0;
 		     k = json_next(d, pk->labels, k))
 			if (json_type(d, k + 1) != JSMN_STRING) {
-				snprintf(err, errlen, "label value is not a string");
+				snprintf(err, errlen,
+					 "label value is not a string");
 				return -EINVAL;
 			}
 	for (int f = 0; kind && kind->fields[f]; f++)
 		pk->fields[f] = json_path(d, root, kind->fields[f]);
 	pk->ncut = 0;
-	int kk = -1, ak = -1;	/* the kind and apiVersion keys */
+	int kk = -1, ak = -1; /* the kind and apiVersion keys */
 	for (int k = json_first(d, root); k > 0; k = json_next(d, root, k)) {
 		bool is_kind = json_str_eq(d, k, "kind");
 		if (!is_kind && !json_str_eq(d, k, "apiVersion"))
@@ -262,7 +268,8 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 		/* cut[] holds one of each plus managedFields; a member named
 		 * twice is not an object any apiserver wrote */
 		if ((is_kind ? kk : ak) >= 0) {
-			snprintf(err, errlen, "object has more than one %s member",
+			snprintf(err, errlen,
+				 "object has more than one %s member",
 				 is_kind ? "kind" : "apiVersion");
 			return -EINVAL;
 		}
@@ -284,8 +291,9 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 			   &pk->cut[pk->ncut].to);
 		pk->ncut++;
 	}
-	for (int i = 1; i < pk->ncut; i++)	/* insertion sort by position */
-		for (int j = i; j > 0 && pk->cut[j].from < pk->cut[j - 1].from; j--) {
+	for (int i = 1; i < pk->ncut; i++) /* insertion sort by position */
+		for (int j = i; j > 0 && pk->cut[j].from < pk->cut[j - 1].from;
+		     j--) {
 			size_t f = pk->cut[j].from, t = pk->cut[j].to;
 			pk->cut[j] = pk->cut[j - 1];
 			pk->cut[j - 1].from = f;
@@ -298,7 +306,8 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 			if (pk->cut[i].to > pk->cut[i - 1].to)
 				pk->cut[i - 1].to = pk->cut[i].to;
 			memmove(&pk->cut[i], &pk->cut[i + 1],
-				(size_t)(pk->ncut - i - 1) * sizeof(pk->cut[0]));
+				(size_t)(pk->ncut - i - 1) *
+					sizeof(pk->cut[0]));
 			pk->ncut--;
 			i--;
 		}
@@ -307,16 +316,19 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 	bool has_ns = pk->ns >= 0 && d->tok[pk->ns].end > d->tok[pk->ns].start;
 	if (!key_part_ok(d, pk->name, name_ok)) {
 		*why = CACHE_REJECT_NAME;
-		snprintf(err, errlen, "metadata.name is not a name the apiserver "
+		snprintf(err, errlen,
+			 "metadata.name is not a name the apiserver "
 			 "stores (empty, \".\", \"..\", or with '/', '%%' or a "
 			 "control character)");
 		return -EINVAL;
 	}
-	if ((kind && kind->namespaced && !has_ns) || (kind && !kind->namespaced && has_ns) ||
+	if ((kind && kind->namespaced && !has_ns) ||
+	    (kind && !kind->namespaced && has_ns) ||
 	    (has_ns && !key_part_ok(d, pk->ns, ns_ok))) {
 		*why = CACHE_REJECT_NAME;
 		snprintf(err, errlen, "metadata.namespace is %s",
-			 kind && kind->namespaced && !has_ns ? "missing" :
+			 kind && kind->namespaced && !has_ns ?
+				 "missing" :
 			 kind && !kind->namespaced && has_ns ?
 				 "set on a cluster-scoped object" :
 				 "not a DNS-1123 subdomain");
@@ -367,7 +379,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 		why = &whybuf;
 	if (pick(kind, dp, root, strip_managed, &pk, err, errlen, why))
 		goto out;
-	*why = -1;	/* from here only ENOMEM fails */
+	*why = -1; /* from here only ENOMEM fails */
 
 	/* The kept text: a fixed kind/apiVersion prefix, then the object's
 	 * members after its '{' minus the cuts. */
@@ -381,7 +393,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 			  snprintf(prefix, sizeof(prefix), "{");
 	size_t begin, end;
 	json_span(dp, root, &begin, &end);
-	begin++;	/* past '{' */
+	begin++; /* past '{' */
 	while (begin < end && is_space(json[begin]))
 		begin++;
 	size_t jlen = (size_t)plen + end - begin;
@@ -392,8 +404,8 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 	while (kind && kind->fields[nfields])
 		nfields++;
 	size_t nlabels = pk.labels >= 0 ? (size_t)dp->tok[pk.labels].size : 0;
-	size_t strs = strsize(dp, pk.name) + strsize(dp, pk.ns) +
-		      strsize(dp, pk.uid);
+	size_t strs =
+		strsize(dp, pk.name) + strsize(dp, pk.ns) + strsize(dp, pk.uid);
 	for (size_t f = 0; f < nfields; f++)
 		strs += field_size(dp, pk.fields[f]);
 	for (int k = json_first(dp, pk.labels); k > 0;
@@ -454,7 +466,8 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 	w += end - from;
 	j[w] = '\0';
 	if (memchr(j, '\n', w))
-		w = compact(j, w);	/* pretty-printed upstream: one line per event */
+		w = compact(
+			j, w); /* pretty-printed upstream: one line per event */
 	o->json = j;
 	o->len = w;
 	o->item_off = (uint32_t)plen;

@@ -28,13 +28,13 @@
 
 struct cache_obj {
 	uint32_t magic;
-	uint32_t refs;			/* atomic */
-	const struct cache_kind *kind;	/* lives as long as the process */
-	uint64_t rv;			/* metadata.resourceVersion */
-	const char *ns;			/* "" when cluster-scoped */
+	uint32_t refs;		       /* atomic */
+	const struct cache_kind *kind; /* lives as long as the process */
+	uint64_t rv;		       /* metadata.resourceVersion */
+	const char *ns;		       /* "" when cluster-scoped */
 	const char *name;
-	const char *uid;		/* "" when absent */
-	int64_t created;		/* creationTimestamp, unix seconds; 0 if absent */
+	const char *uid; /* "" when absent */
+	int64_t created; /* creationTimestamp, unix seconds; 0 if absent */
 	uint32_t nlabels;
 	const struct cache_label *labels; /* sorted by key */
 	/* Values of kind->fields[i], NULL where the object has none. */
@@ -68,7 +68,7 @@ enum cache_reject {
 				 * metadata, no numeric resourceVersion,
 				 * a label value that is not a string... */
 	CACHE_REJECT_NAME,	/* a name or namespace no apiserver stores */
-	CACHE_REJECT_TOO_LARGE,	/* past --upstream-line-max-mib */
+	CACHE_REJECT_TOO_LARGE, /* past --upstream-line-max-mib */
 	CACHE_REJECT_NREASONS
 };
 /* "invalid", "name", "too_large". */

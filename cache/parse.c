@@ -46,7 +46,7 @@ bool cache_parse_u64(const char *s, uint64_t *out)
 			return false;
 		unsigned d = (unsigned)(*s - '0');
 		if (v > (UINT64_MAX - d) / 10)
-			return false;	/* overflow */
+			return false; /* overflow */
 		v = v * 10 + d;
 	}
 	*out = v;

@@ -20,8 +20,8 @@ int cache_probe_upstream_rv(const struct cache_upstream *up,
 	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
 	struct buf body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
-	long code = cache_upstream_get(up, path, "application/json", stop, &body,
-				       NULL, err, errlen);
+	long code = cache_upstream_get(up, path, "application/json", stop,
+				       &body, NULL, err, errlen);
 	int rc = -EIO;
 	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
 		int t = json_path(&d, 0, "metadata.resourceVersion");
@@ -29,7 +29,8 @@ int cache_probe_upstream_rv(const struct cache_upstream *up,
 			rc = 0;
 	}
 	if (rc && code >= 0)
-		snprintf(err, errlen, "the upstream answered %ld without a resourceVersion",
+		snprintf(err, errlen,
+			 "the upstream answered %ld without a resourceVersion",
 			 code);
 	buf_free(&body);
 	json_doc_free(&d);

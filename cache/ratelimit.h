@@ -15,8 +15,8 @@
 struct cache_ratelimit {
 	double qps, burst;
 	pthread_mutex_t lock;
-	double tokens;		/* locked */
-	double last;		/* locked; monotonic seconds */
+	double tokens; /* locked */
+	double last;   /* locked; monotonic seconds */
 };
 
 /* qps <= 0 means no limit. */

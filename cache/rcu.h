@@ -25,8 +25,12 @@ extern char cache_rcu_tsan_token;
 #define CACHE_RCU_TSAN_RELEASE() __tsan_release(&cache_rcu_tsan_token)
 #define CACHE_RCU_TSAN_ACQUIRE() __tsan_acquire(&cache_rcu_tsan_token)
 #else
-#define CACHE_RCU_TSAN_RELEASE() do { } while (0)
-#define CACHE_RCU_TSAN_ACQUIRE() do { } while (0)
+#define CACHE_RCU_TSAN_RELEASE() \
+	do {                     \
+	} while (0)
+#define CACHE_RCU_TSAN_ACQUIRE() \
+	do {                     \
+	} while (0)
 #endif
 
 static inline void cache_rcu_lock(void)

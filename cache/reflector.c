@@ -29,7 +29,7 @@
 #include "config/log.h"
 
 #define BACKOFF_MIN_MS 5
-#define HEALTHY_S 10		/* a watch this long resets the backoff */
+#define HEALTHY_S 10 /* a watch this long resets the backoff */
 
 static void tell_progress(struct cache_resource *r)
 {
@@ -48,8 +48,9 @@ static void mark_healthy(struct cache_resource *r)
 void cache_refl_mark_failing(struct cache_resource *r)
 {
 	int64_t zero = 0;
-	__atomic_compare_exchange_n(&r->failing_since, &zero, (int64_t)time(NULL),
-				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&r->failing_since, &zero,
+				    (int64_t)time(NULL), false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 void cache_refl_stat_inc(uint64_t *s)
@@ -79,7 +80,8 @@ bool cache_refl_stopping(struct cache_resource *r)
 
 static void touch(struct cache_resource *r)
 {
-	__atomic_store_n(&r->last_contact, (int64_t)time(NULL), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->last_contact, (int64_t)time(NULL),
+			 __ATOMIC_RELAXED);
 }
 
 /* ---- HTTP plumbing ---- */
@@ -142,7 +144,7 @@ static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 		size_t room = x->body_max - x->body.len;
 		buf_add(&x->body, data, room);
 		x->body_over = true;
-		return 0;	/* ends the transfer: bounded memory */
+		return 0; /* ends the transfer: bounded memory */
 	}
 	return buf_add(&x->body, data, size * n) ? 0 : size * n;
 }
@@ -160,29 +162,33 @@ static void printable(const struct json_doc *d, int i, char *out, size_t cap)
 	for (size_t k = 0; k < n && w + 1 < cap; k++)
 		out[w++] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
 	if (w + 1 == cap && n > w)
-		out[w - 1] = '~';	/* cut */
+		out[w - 1] = '~'; /* cut */
 	out[w] = '\0';
 }
 
 void cache_refl_reject(struct cache_resource *r, const char *what,
-		       const struct json_doc *d, int root, int why, const char *err,
-		       unsigned *logged)
+		       const struct json_doc *d, int root, int why,
+		       const char *err, unsigned *logged)
 {
 	cache_refl_stat_inc(&r->stats.rejected_by[why]);
 	if (logged && __atomic_fetch_add(logged, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	char ns[96], name[160];
-	int meta = json_type(d, root) == JSMN_OBJECT ? json_get(d, root, "metadata") : -1;
-	printable(d, meta >= 0 ? json_get(d, meta, "namespace") : -1, ns, sizeof(ns));
-	printable(d, meta >= 0 ? json_get(d, meta, "name") : -1, name, sizeof(name));
-	log_warn("%s: %s: skipping object %s/%s (%s): %s", r->kind->resource, what,
-		 ns, name, cache_obj_reject_name(why), err);
+	int meta = json_type(d, root) == JSMN_OBJECT ?
+			   json_get(d, root, "metadata") :
+			   -1;
+	printable(d, meta >= 0 ? json_get(d, meta, "namespace") : -1, ns,
+		  sizeof(ns));
+	printable(d, meta >= 0 ? json_get(d, meta, "name") : -1, name,
+		  sizeof(name));
+	log_warn("%s: %s: skipping object %s/%s (%s): %s", r->kind->resource,
+		 what, ns, name, cache_obj_reject_name(why), err);
 }
 
 /* GET url; returns the HTTP status, or -1 on a transport error. The
  * headers are built for each request, so a rotated token is used. */
 long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
-		     struct xfer *x)
+			 struct xfer *x)
 {
 	char err[256];
 	struct curl_slist *hdrs = NULL;
@@ -195,7 +201,8 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 		curl_slist_free_all(hdrs);
 		return -1;
 	}
-	struct curl_slist *h = curl_slist_append(hdrs, "Accept: application/json");
+	struct curl_slist *h =
+		curl_slist_append(hdrs, "Accept: application/json");
 	if (!h) {
 		curl_slist_free_all(hdrs);
 		return -1;
@@ -224,9 +231,11 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 		return code;
 	}
 	if (x->stalled)
-		log_warn("%s: watch: no byte for %d s from an upstream that sends "
-			 "BOOKMARKs: reconnecting", r->kind->resource,
-			 r->up.stall_seconds > 0 ? r->up.stall_seconds : 90);
+		log_warn(
+			"%s: watch: no byte for %d s from an upstream that sends "
+			"BOOKMARKs: reconnecting",
+			r->kind->resource,
+			r->up.stall_seconds > 0 ? r->up.stall_seconds : 90);
 	else if (!cache_refl_stopping(r) && !(x->watch && x->result != REFL_OK))
 		log_warn("%s: %s: %s", r->kind->resource,
 			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
@@ -234,8 +243,8 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 }
 
 /* Log the message of an upstream Status body, if there is one. */
-void cache_refl_log_status(struct cache_resource *r, const char *what, long code,
-		       const struct buf *body)
+void cache_refl_log_status(struct cache_resource *r, const char *what,
+			   long code, const struct buf *body)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	char msg[256] = "";
@@ -261,8 +270,7 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 	bool first = !cache_refl_synced(r);
 	struct cache_txn t;
 	cache_txn_begin_empty(r->store, &t);
-	if (cache_txn_load(&t, l->objs, l->n) ||
-	    cache_txn_commit(&t, l->rv)) {
+	if (cache_txn_load(&t, l->objs, l->n) || cache_txn_commit(&t, l->rv)) {
 		cache_snap_put(old);
 		return -ENOMEM;
 	}
@@ -270,27 +278,33 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 		cache_history_reset(r->history, l->rv);
 	} else {
 		struct cache_relist rl;
-		int rc = cache_relist_diff(old, r->rv, l->objs, l->n, l->rv, &rl);
+		int rc = cache_relist_diff(old, r->rv, l->objs, l->n, l->rv,
+					   &rl);
 		if (rc == -ERANGE) {
 			/* The upstream's RVs are not comparable with ours any
 			 * more (a wiped or restored cluster): no true stream
 			 * leads there, so every watcher gets 410 and relists. */
-			log_warn("%s: upstream resourceVersion went from %llu to %llu: "
-				 "ending every local watch with 410 Expired",
-				 r->kind->resource, (unsigned long long)r->rv,
-				 (unsigned long long)l->rv);
+			log_warn(
+				"%s: upstream resourceVersion went from %llu to %llu: "
+				"ending every local watch with 410 Expired",
+				r->kind->resource, (unsigned long long)r->rv,
+				(unsigned long long)l->rv);
 			cache_rvclock_reset(r->clock);
 			cache_history_reset(r->history, l->rv);
 		} else if (rc) {
-			log_error("%s: out of memory diffing a relist; ending local watches",
-				  r->kind->resource);
+			log_error(
+				"%s: out of memory diffing a relist; ending local watches",
+				r->kind->resource);
 			cache_history_reset(r->history, l->rv);
 		} else {
 			for (size_t i = 0; i < rl.n; i++)
-				cache_history_append(r->history, rl.ev[i].type, rl.ev[i].rv,
-						     rl.ev[i].obj, rl.ev[i].prev);
-			log_info("%s: relisted at %llu: %zu change(s) sent to local watchers",
-				 r->kind->resource, (unsigned long long)l->rv, rl.n);
+				cache_history_append(r->history, rl.ev[i].type,
+						     rl.ev[i].rv, rl.ev[i].obj,
+						     rl.ev[i].prev);
+			log_info(
+				"%s: relisted at %llu: %zu change(s) sent to local watchers",
+				r->kind->resource, (unsigned long long)l->rv,
+				rl.n);
 			cache_relist_free(&rl);
 		}
 	}
@@ -336,9 +350,11 @@ static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
 	}
 	cache_rvclock_note(r->clock, now, cache_rvclock_now_ms());
 	if (rv > now) {
-		log_warn("%s: watch: BOOKMARK at resourceVersion %llu, past the "
-			 "upstream's %llu: relisting", r->kind->resource,
-			 (unsigned long long)rv, (unsigned long long)now);
+		log_warn(
+			"%s: watch: BOOKMARK at resourceVersion %llu, past the "
+			"upstream's %llu: relisting",
+			r->kind->resource, (unsigned long long)rv,
+			(unsigned long long)now);
 		cache_refl_stat_inc(&r->stats.malformed);
 		return REFL_BACKWARDS;
 	}
@@ -356,12 +372,13 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 	int nt = meta >= 0 ? json_get(d, meta, "name") : -1;
 	int st = meta >= 0 ? json_get(d, meta, "namespace") : -1;
 	if (nt < 0 || json_type(d, nt) != JSMN_STRING)
-		return false;	/* no key: nothing to hold under it */
+		return false; /* no key: nothing to hold under it */
 	if (st >= 0 && json_type(d, st) != JSMN_STRING)
 		st = -1;
-	size_t nn = json_str_len(d, nt) + 1, sn = st >= 0 ? json_str_len(d, st) + 1 : 1;
+	size_t nn = json_str_len(d, nt) + 1,
+	       sn = st >= 0 ? json_str_len(d, st) + 1 : 1;
 	char *name = xmalloc(nn), *ns = xmalloc(sn);
-	bool held = true;	/* when unsure, relist */
+	bool held = true; /* when unsure, relist */
 	if (name && ns) {
 		json_str(d, nt, name, nn);
 		ns[0] = '\0';
@@ -375,7 +392,8 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 }
 
 int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
-		      struct cache_refl_event *ev, char *err, size_t errlen)
+			    struct cache_refl_event *ev, char *err,
+			    size_t errlen)
 {
 	char jerr[128];
 	memset(ev, 0, sizeof(*ev));
@@ -427,7 +445,8 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	struct cache_resource *r = x->r;
 	char err[160];
 	struct cache_refl_event ev;
-	if (cache_refl_event_decode(&x->doc, line, len, &ev, err, sizeof(err))) {
+	if (cache_refl_event_decode(&x->doc, line, len, &ev, err,
+				    sizeof(err))) {
 		log_warn("%s: watch: %s", r->kind->resource, err);
 		cache_refl_stat_inc(&r->stats.malformed);
 		return REFL_ERROR;
@@ -437,17 +456,24 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		if (ev.code == 410) {
 			int64_t last = __atomic_load_n(&r->last_change_ms,
 						       __ATOMIC_RELAXED);
-			int64_t quiet = (cache_rvclock_now_ms() - (last ? last :
-				x->opened_ms)) / 1000;
-			bool bm = __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
-			log_info("%s: watch expired: the upstream no longer has "
-				 "resourceVersion %llu (%s); %s%lld s since this "
-				 "resource last changed%s; relisting",
-				 r->kind->resource, (unsigned long long)r->rv, ev.msg,
-				 quiet >= 60 ? "a quiet resource, compacted past: " : "",
-				 (long long)quiet,
-				 quiet < 60 ? "" : bm ? ", and its BOOKMARKs did not keep up" :
-				 ", and the upstream sends it no BOOKMARKs");
+			int64_t quiet = (cache_rvclock_now_ms() -
+					 (last ? last : x->opened_ms)) /
+					1000;
+			bool bm = __atomic_load_n(&r->bookmarks_seen,
+						  __ATOMIC_RELAXED);
+			log_info(
+				"%s: watch expired: the upstream no longer has "
+				"resourceVersion %llu (%s); %s%lld s since this "
+				"resource last changed%s; relisting",
+				r->kind->resource, (unsigned long long)r->rv,
+				ev.msg,
+				quiet >= 60 ?
+					"a quiet resource, compacted past: " :
+					"",
+				(long long)quiet,
+				quiet < 60 ? "" :
+				bm ? ", and its BOOKMARKs did not keep up" :
+				     ", and the upstream sends it no BOOKMARKs");
 			return REFL_EXPIRED;
 		}
 		log_warn("%s: watch: ERROR event %lld: %s", r->kind->resource,
@@ -460,11 +486,14 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	 * upstream that breaks this is faulty (or hostile): what it sent
 	 * before, or now, is wrong, so end the watch and relist. */
 	bool bookmark = ev.type == REFL_EV_BOOKMARK;
-	if (x->stream_rv && (bookmark ? rv < x->stream_rv : rv <= x->stream_rv)) {
-		log_warn("%s: watch: %s at resourceVersion %llu after %llu on the "
-			 "same stream: the upstream went backwards; relisting",
-			 r->kind->resource, bookmark ? "BOOKMARK" : "event",
-			 (unsigned long long)rv, (unsigned long long)x->stream_rv);
+	if (x->stream_rv &&
+	    (bookmark ? rv < x->stream_rv : rv <= x->stream_rv)) {
+		log_warn(
+			"%s: watch: %s at resourceVersion %llu after %llu on the "
+			"same stream: the upstream went backwards; relisting",
+			r->kind->resource, bookmark ? "BOOKMARK" : "event",
+			(unsigned long long)rv,
+			(unsigned long long)x->stream_rv);
 		cache_refl_stat_inc(&r->stats.malformed);
 		return REFL_BACKWARDS;
 	}
@@ -474,7 +503,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 			int rc = bookmark_plausible(r, rv);
 			if (rc != REFL_OK)
 				return rc;
-			r->rv = rv;	/* published at the end of the chunk */
+			r->rv = rv; /* published at the end of the chunk */
 		}
 		if (rv > x->stream_rv)
 			x->stream_rv = rv;
@@ -511,7 +540,8 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		 * relist's difference tells watchers.
 		 */
 		if (!holds_key(t, d, ev.obj, why)) {
-			cache_refl_reject(r, "watch", d, ev.obj, why, err, NULL);
+			cache_refl_reject(r, "watch", d, ev.obj, why, err,
+					  NULL);
 			r->rv = rv;
 			x->stream_rv = rv;
 			return REFL_OK;
@@ -527,9 +557,13 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	const struct cache_obj *cur = cache_txn_find(t, o->ns, o->name);
 	bool added = ev.type == REFL_EV_ADDED;
 	if ((!added && !cur) || (added && cur && strcmp(cur->uid, o->uid))) {
-		log_warn("%s: watch: %s of %s/%s does not fit the cache; relisting",
-			 r->kind->resource, del ? "DELETED" : added ? "ADDED" : "MODIFIED",
-			 o->ns, o->name);
+		log_warn(
+			"%s: watch: %s of %s/%s does not fit the cache; relisting",
+			r->kind->resource,
+			del   ? "DELETED" :
+			added ? "ADDED" :
+				"MODIFIED",
+			o->ns, o->name);
 		cache_obj_put(o);
 		return REFL_ERROR;
 	}
@@ -542,7 +576,9 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	}
 	r->rv = rv;
 	x->stream_rv = rv;
-	pend[*npend].type = del ? CACHE_DELETED : prev ? CACHE_MODIFIED : CACHE_ADDED;
+	pend[*npend].type = del	 ? CACHE_DELETED :
+			    prev ? CACHE_MODIFIED :
+				   CACHE_ADDED;
 	pend[*npend].rv = rv;
 	pend[*npend].obj = o;
 	pend[*npend].prev = prev;
@@ -558,7 +594,7 @@ static void flush(struct cache_resource *r, struct cache_txn *t, bool *open,
 		  struct pending *pend, size_t *npend, uint64_t progress_rv)
 {
 	if (!*open && progress_rv > cache_store_rv(r->store)) {
-		cache_txn_begin(r->store, t);	/* a bookmark: RV moves on */
+		cache_txn_begin(r->store, t); /* a bookmark: RV moves on */
 		*open = true;
 	}
 	if (*open) {
@@ -606,15 +642,17 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	uint64_t rv0 = r->rv;
 	size_t max = cache_refl_line_max(r);
 	while (x->result == REFL_OK) {
-		char *nl = memchr(x->line.p + scanned, '\n', x->line.len - scanned);
+		char *nl = memchr(x->line.p + scanned, '\n',
+				  x->line.len - scanned);
 		size_t end = nl ? (size_t)(nl - x->line.p) : x->line.len;
 		if (end - start > max) {
 			/* Not buffered further: the watch ends and a relist
 			 * (after backoff) reads the object, if it is one, as a
 			 * list item, which is skipped alone. */
-			log_warn("%s: watch: event longer than %zu bytes "
-				 "(--upstream-line-max-mib): ending the watch; relisting",
-				 r->kind->resource, max);
+			log_warn(
+				"%s: watch: event longer than %zu bytes "
+				"(--upstream-line-max-mib): ending the watch; relisting",
+				r->kind->resource, max);
 			cache_refl_stat_inc(&r->stats.malformed);
 			x->result = REFL_ERROR;
 			break;
@@ -622,8 +660,9 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 		if (!nl)
 			break;
 		if (end > start)
-			x->result = watch_line(x, x->line.p + start, end - start,
-					       &t, &open, pend, &npend);
+			x->result =
+				watch_line(x, x->line.p + start, end - start,
+					   &t, &open, pend, &npend);
 		start = scanned = end + 1;
 		x->events++;
 		if (npend == PEND_MAX)
@@ -640,8 +679,8 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 
 /* How a watch went, for what follows it. */
 struct watch_end {
-	int64_t opened_ms;		/* when the answer began, 0: never */
-	bool at_deadline;		/* the upstream ended it at timeoutSeconds */
+	int64_t opened_ms; /* when the answer began, 0: never */
+	bool at_deadline;  /* the upstream ended it at timeoutSeconds */
 };
 
 /*
@@ -655,35 +694,41 @@ static void set_stall_rules(struct cache_resource *r, CURL *c, int timeout)
 {
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 0L);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 0L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (timeout + 30L + timeout / 10) * 1000L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+			 (timeout + 30L + timeout / 10) * 1000L);
 }
 
 /* Lists keep the stall timeout and have no deadline. */
 static void set_list_rules(struct cache_resource *r, CURL *c)
 {
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-			 (long)(r->up.stall_seconds > 0 ? r->up.stall_seconds : 90));
+	curl_easy_setopt(
+		c, CURLOPT_LOW_SPEED_TIME,
+		(long)(r->up.stall_seconds > 0 ? r->up.stall_seconds : 90));
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 0L);
 }
 
 /* One WATCH from r->rv until the stream ends. */
 static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 {
-	int timeout = r->up.watch_timeout ? r->up.watch_timeout :
-					    300 + rand() % 300;
+	int timeout =
+		r->up.watch_timeout ? r->up.watch_timeout : 300 + rand() % 300;
 	set_stall_rules(r, c, timeout);
 	struct buf url = BUF_INIT;
 	cache_url_watch(&url, r->up.server, r->kind, r->rv, timeout);
-	struct xfer x = { .r = r, .body = BUF_INIT, .watch = true,
-			  .line = BUF_INIT, .doc = JSON_DOC_INIT };
+	struct xfer x = { .r = r,
+			  .body = BUF_INIT,
+			  .watch = true,
+			  .line = BUF_INIT,
+			  .doc = JSON_DOC_INIT };
 	cache_refl_stat_inc(&r->stats.watches);
 	long code = buf_ok(&url) ? cache_refl_http_get(r, c, url.p, &x) : -1;
 	set_list_rules(r, c);
 	end->opened_ms = code == 200 ? x.opened_ms : 0;
 	/* a second early still counts: the upstream's clock is not ours */
 	end->at_deadline = end->opened_ms &&
-			   cache_rvclock_now_ms() >= end->opened_ms + timeout * 1000L - 1000;
+			   cache_rvclock_now_ms() >=
+				   end->opened_ms + timeout * 1000L - 1000;
 	int result = x.result;
 	if (cache_refl_stopping(r))
 		result = REFL_STOP;
@@ -723,7 +768,8 @@ const char *cache_refl_relist_reason_name(int reason)
 		[REFL_RELIST_BROKEN] = "broken",
 		[REFL_RELIST_BACKWARDS] = "backwards",
 	};
-	return reason >= 0 && reason < REFL_RELIST_NREASONS ? names[reason] : "";
+	return reason >= 0 && reason < REFL_RELIST_NREASONS ? names[reason] :
+							      "";
 }
 
 /*
@@ -737,7 +783,8 @@ const char *cache_refl_relist_reason_name(int reason)
  */
 static void fast_forward(struct cache_resource *r, const struct watch_end *end)
 {
-	int64_t settle = (r->up.settle_seconds > 0 ? r->up.settle_seconds : 30) * 1000L;
+	int64_t settle =
+		(r->up.settle_seconds > 0 ? r->up.settle_seconds : 30) * 1000L;
 	int64_t by = cache_rvclock_now_ms() - settle;
 	uint64_t rv;
 	if (!end->opened_ms || end->opened_ms > by ||
@@ -782,9 +829,11 @@ static int check_upstream_rv(struct cache_resource *r, int rc,
 				    sizeof(err)))
 		return rc;
 	if (now < r->rv) {
-		log_warn("%s: the upstream is at resourceVersion %llu, below ours "
-			 "(%llu): relisting", r->kind->resource,
-			 (unsigned long long)now, (unsigned long long)r->rv);
+		log_warn(
+			"%s: the upstream is at resourceVersion %llu, below ours "
+			"(%llu): relisting",
+			r->kind->resource, (unsigned long long)now,
+			(unsigned long long)r->rv);
 		cache_rvclock_reset(r->clock);
 		return REFL_BACKWARDS;
 	}
@@ -804,7 +853,7 @@ static void backoff_sleep(struct cache_resource *r, int *attempt)
 		ms *= 2;
 	if (ms > cap)
 		ms = cap;
-	ms = ms / 2 + rand() % (ms / 2 + 1);	/* jitter: [ms/2, ms] */
+	ms = ms / 2 + rand() % (ms / 2 + 1); /* jitter: [ms/2, ms] */
 	if (r->retry_after > 0 && r->retry_after * 1000L > ms)
 		ms = r->retry_after * 1000L;
 	r->retry_after = 0;
@@ -836,15 +885,18 @@ static void *run(void *arg)
 			int rc = cache_refl_list_all(r, c, &l);
 			if (rc == REFL_STOP)
 				break;
-			log_v(2, "%s: listed %zu objects", r->kind->resource, l.n);
+			log_v(2, "%s: listed %zu objects", r->kind->resource,
+			      l.n);
 			if (rc != REFL_OK || apply_listing(r, &l)) {
 				cache_refl_stat_inc(&r->stats.errors);
 				cache_refl_listing_free(&l);
 				backoff_sleep(r, &attempt);
 				continue;
 			}
-			log_info("%s: synced %zu objects at resourceVersion %llu",
-				 r->kind->resource, l.n, (unsigned long long)l.rv);
+			log_info(
+				"%s: synced %zu objects at resourceVersion %llu",
+				r->kind->resource, l.n,
+				(unsigned long long)l.rv);
 			cache_refl_listing_free(&l);
 			/* A full LIST leaves page buffers, token arrays and index
 			 * scratch freed in several threads' heaps; give those
@@ -864,10 +916,16 @@ static void *run(void *arg)
 			fast_forward(r, &end);
 		rc = check_upstream_rv(r, rc, &end);
 		bool backwards = rc == REFL_BACKWARDS;
-		if (rc == REFL_EXPIRED || rc == REFL_ERROR || rc == REFL_BACKWARDS) {
+		if (rc == REFL_EXPIRED || rc == REFL_ERROR ||
+		    rc == REFL_BACKWARDS) {
 			cache_refl_stat_inc(&r->stats.relists);
-			cache_refl_stat_inc(&r->stats.relists_by[rc == REFL_EXPIRED ? REFL_RELIST_EXPIRED :
-					    rc == REFL_ERROR ? REFL_RELIST_BROKEN : REFL_RELIST_BACKWARDS]);
+			cache_refl_stat_inc(
+				&r->stats.relists_by
+					 [rc == REFL_EXPIRED ?
+						  REFL_RELIST_EXPIRED :
+					  rc == REFL_ERROR ?
+						  REFL_RELIST_BROKEN :
+						  REFL_RELIST_BACKWARDS]);
 			need_list = true;
 			if (rc == REFL_BACKWARDS)
 				rc = REFL_EXPIRED;
@@ -878,15 +936,15 @@ static void *run(void *arg)
 		 * watch that ended at once (no hot loop against an upstream
 		 * that closes every watch); a watch that lived resumes
 		 * straight away. */
-		if (rc == REFL_ERROR || rc == REFL_RETRY || rc == REFL_REFUSED || backwards ||
-		    time(NULL) - began < 1) {
+		if (rc == REFL_ERROR || rc == REFL_RETRY ||
+		    rc == REFL_REFUSED || backwards || time(NULL) - began < 1) {
 			if (rc != REFL_OK && rc != REFL_EXPIRED)
 				cache_refl_stat_inc(&r->stats.errors);
 			if (rc == REFL_RETRY || rc == REFL_REFUSED)
 				cache_refl_mark_failing(r);
 			backoff_sleep(r, &attempt);
 		} else if (time(NULL) - began >= HEALTHY_S) {
-			attempt = 0;	/* healthy for a while: start afresh */
+			attempt = 0; /* healthy for a while: start afresh */
 		}
 	}
 	curl_easy_cleanup(c);

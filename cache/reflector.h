@@ -28,40 +28,40 @@
 #include "cache/upstream.h"
 
 enum cache_refl_relist_reason {
-	REFL_RELIST_EXPIRED,	/* the upstream answered 410 to a resume */
-	REFL_RELIST_BROKEN,	/* bad bytes, an ERROR event, or events that
+	REFL_RELIST_EXPIRED,   /* the upstream answered 410 to a resume */
+	REFL_RELIST_BROKEN,    /* bad bytes, an ERROR event, or events that
 				 * did not fit the cache */
-	REFL_RELIST_BACKWARDS,	/* the upstream's RV went below ours (wiped) */
+	REFL_RELIST_BACKWARDS, /* the upstream's RV went below ours (wiped) */
 	REFL_RELIST_NREASONS
 };
 
 /* "expired", "broken", "backwards": the label of the relists metric. */
 const char *cache_refl_relist_reason_name(int reason);
 
-struct cache_refl_stats {		/* all atomic */
+struct cache_refl_stats { /* all atomic */
 	uint64_t lists, watches, events, relists, errors, malformed;
 	uint64_t relists_by[REFL_RELIST_NREASONS];
 	/* list items and watch objects skipped, by enum cache_reject */
 	uint64_t rejected_by[CACHE_REJECT_NREASONS];
-	uint64_t fast_forwards;		/* quiet resumes moved to a newer RV */
-	uint64_t watchers;		/* local watches open now (the proxy's) */
+	uint64_t fast_forwards; /* quiet resumes moved to a newer RV */
+	uint64_t watchers;	/* local watches open now (the proxy's) */
 };
 
 struct cache_resource {
 	const struct cache_kind *kind;
 	struct cache_store *store;
 	struct cache_history *history;
-	bool synced;			/* atomic; set once, after the first list */
-	int64_t last_contact;		/* atomic; unix time of the last upstream bytes */
-	int last_curl_error;		/* atomic; of the last failed request */
-	long last_http_status;		/* atomic; of the last answer */
-	int64_t failing_since;		/* atomic; unix time of the first failure
+	bool synced;	      /* atomic; set once, after the first list */
+	int64_t last_contact; /* atomic; unix time of the last upstream bytes */
+	int last_curl_error;  /* atomic; of the last failed request */
+	long last_http_status;	     /* atomic; of the last answer */
+	int64_t failing_since;	     /* atomic; unix time of the first failure
 					 * since the last success, 0 when healthy */
-	int64_t last_change_ms;		/* atomic; monotonic ms of the last
+	int64_t last_change_ms;	     /* atomic; monotonic ms of the last
 					 * upstream event applied, 0: none */
-	bool bookmarks_seen;		/* atomic; the upstream sends BOOKMARKs
+	bool bookmarks_seen;	     /* atomic; the upstream sends BOOKMARKs
 					 * for this resource, so silence is a stall */
-	struct cache_rvclock *clock;	/* the RVs of its storage domain */
+	struct cache_rvclock *clock; /* the RVs of its storage domain */
 	struct cache_refl_stats stats;
 	/* Told after every published change, from the reflector thread,
 	 * while on_progress_ctx (atomic) is not NULL. Set before start. */
@@ -72,9 +72,9 @@ struct cache_resource {
 	struct cache_upstream up;
 	pthread_t thread;
 	bool started;
-	bool stop;			/* atomic */
-	uint64_t rv;			/* last RV applied */
-	int retry_after;		/* seconds the upstream asked us to wait */
+	bool stop;	 /* atomic */
+	uint64_t rv;	 /* last RV applied */
+	int retry_after; /* seconds the upstream asked us to wait */
 };
 
 struct cache_resource *cache_refl_new(const struct cache_kind *kind,

@@ -31,22 +31,22 @@ enum {
 struct xfer {
 	struct cache_resource *r;
 	CURL *c;
-	struct buf body;		/* LIST: the whole page; else an error body */
-	size_t body_max;		/* LIST: bytes the page may have, 0: any */
-	bool body_over;			/* LIST: the page went past body_max */
-	int retry_after;		/* seconds, from a 429/503's Retry-After */
+	struct buf body; /* LIST: the whole page; else an error body */
+	size_t body_max; /* LIST: bytes the page may have, 0: any */
+	bool body_over;	 /* LIST: the page went past body_max */
+	int retry_after; /* seconds, from a 429/503's Retry-After */
 	/* WATCH only */
 	bool watch;
-	struct buf line;		/* an incomplete line carried over; it
+	struct buf line;    /* an incomplete line carried over; it
 					 * holds no newline between callbacks */
-	uint64_t stream_rv;		/* highest RV this stream has carried
+	uint64_t stream_rv; /* highest RV this stream has carried
 					 * (event or BOOKMARK), 0: none yet */
 	struct json_doc doc;
-	int result;			/* REFL_* once the stream must end */
+	int result; /* REFL_* once the stream must end */
 	uint64_t events;
-	int64_t opened_ms;		/* monotonic; when the answer began */
-	int64_t last_byte_ms;		/* monotonic; watch bytes last came */
-	bool stalled;			/* ended for silence past the stall timeout */
+	int64_t opened_ms;    /* monotonic; when the answer began */
+	int64_t last_byte_ms; /* monotonic; watch bytes last came */
+	bool stalled;	      /* ended for silence past the stall timeout */
 };
 
 /* The objects of a LIST, in the upstream's order. */
@@ -66,18 +66,23 @@ size_t cache_refl_list_max(const struct cache_resource *r);
  * where ("list", "watch"). Logs when *logged (atomic; may be NULL) was
  * below a few, so that a LIST of many bad items stays readable. */
 void cache_refl_reject(struct cache_resource *r, const char *what,
-		       const struct json_doc *d, int root, int why, const char *err,
-		       unsigned *logged);
+		       const struct json_doc *d, int root, int why,
+		       const char *err, unsigned *logged);
 
 /* One watch event line, decoded but not applied. */
-enum { REFL_EV_ADDED, REFL_EV_MODIFIED, REFL_EV_DELETED, REFL_EV_BOOKMARK,
-       REFL_EV_ERROR };
+enum {
+	REFL_EV_ADDED,
+	REFL_EV_MODIFIED,
+	REFL_EV_DELETED,
+	REFL_EV_BOOKMARK,
+	REFL_EV_ERROR
+};
 struct cache_refl_event {
-	int type;			/* REFL_EV_* */
-	int obj;			/* the "object" member's token in the doc */
-	uint64_t rv;			/* its resourceVersion; 0 for ERROR */
-	int64_t code;			/* ERROR: the Status code, 0 if none */
-	char msg[256];			/* ERROR: the Status message, "" if none */
+	int type;      /* REFL_EV_* */
+	int obj;       /* the "object" member's token in the doc */
+	uint64_t rv;   /* its resourceVersion; 0 for ERROR */
+	int64_t code;  /* ERROR: the Status code, 0 if none */
+	char msg[256]; /* ERROR: the Status message, "" if none */
 };
 
 /*
@@ -90,7 +95,8 @@ struct cache_refl_event {
  * d, ev and err, so a fuzzer can drive it alone.
  */
 int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
-		      struct cache_refl_event *ev, char *err, size_t errlen);
+			    struct cache_refl_event *ev, char *err,
+			    size_t errlen);
 
 bool cache_refl_stopping(struct cache_resource *r);
 void cache_refl_stat_inc(uint64_t *s);
@@ -100,8 +106,8 @@ void cache_refl_mark_failing(struct cache_resource *r);
 long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 			 struct xfer *x);
 /* Log the message of an upstream Status body, if there is one. */
-void cache_refl_log_status(struct cache_resource *r, const char *what, long code,
-			   const struct buf *body);
+void cache_refl_log_status(struct cache_resource *r, const char *what,
+			   long code, const struct buf *body);
 void cache_refl_listing_free(struct listing *l);
 /* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
 int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l);

@@ -20,9 +20,9 @@ static int push(struct cache_relist *r, size_t *cap, int type, uint64_t rv,
 		r->ev = e;
 		*cap = nc;
 	}
-	r->ev[r->n++] = (struct cache_relist_ev){
-		type, rv, obj, prev ? cache_obj_get(prev) : NULL
-	};
+	r->ev[r->n++] =
+		(struct cache_relist_ev){ type, rv, obj,
+					  prev ? cache_obj_get(prev) : NULL };
 	return 0;
 }
 
@@ -72,8 +72,10 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 	size_t i = 0;
 	while (!rc && (o || i < n)) {
 		struct cache_obj *nw = i < n ? objs[i] : NULL;
-		int c = !o ? 1 : !nw ? -1 :
-			cache_obj_keycmp(o->ns, o->name, nw->ns, nw->name);
+		int c = !o ? 1 :
+			!nw ?
+			     -1 :
+			     cache_obj_keycmp(o->ns, o->name, nw->ns, nw->name);
 		if (nw && c >= 0 && nw->rv > from)
 			used[nused++] = nw->rv;
 		if (c < 0) {
@@ -85,8 +87,10 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 			if (nw->rv <= from || nw->rv > to)
 				rc = -ERANGE;
 			else
-				rc = push(out, &cap, c > 0 ? CACHE_ADDED : CACHE_MODIFIED,
-					  nw->rv, cache_obj_get(nw), c > 0 ? NULL : o);
+				rc = push(out, &cap,
+					  c > 0 ? CACHE_ADDED : CACHE_MODIFIED,
+					  nw->rv, cache_obj_get(nw),
+					  c > 0 ? NULL : o);
 			if (c == 0)
 				o = cache_iter_next(&it);
 			i++;

@@ -19,10 +19,10 @@
 #include "cache/store.h"
 
 struct cache_relist_ev {
-	int type;		/* enum cache_ev_type */
+	int type; /* enum cache_ev_type */
 	uint64_t rv;
 	struct cache_obj *obj;	/* owned */
-	struct cache_obj *prev;	/* owned; NULL for ADDED */
+	struct cache_obj *prev; /* owned; NULL for ADDED */
 };
 
 struct cache_relist {

@@ -23,10 +23,10 @@ struct sample {
 };
 
 struct cache_rvclock {
-	char group[128];		/* "" for the built-in domain */
+	char group[128]; /* "" for the built-in domain */
 	pthread_mutex_t lock;
-	struct sample s[SLOTS];		/* locked */
-	unsigned head, n;		/* locked; s[head] is the newest */
+	struct sample s[SLOTS]; /* locked */
+	unsigned head, n;	/* locked; s[head] is the newest */
 };
 
 static struct cache_rvclock clocks[DOMAINS];

@@ -24,8 +24,8 @@ struct cache_label {
 	const char *val;
 };
 
-struct cache_lsel;	/* a parsed label selector */
-struct cache_fsel;	/* a parsed field selector */
+struct cache_lsel; /* a parsed label selector */
+struct cache_fsel; /* a parsed field selector */
 
 /*
  * Parse s (already URL-decoded). An empty or NULL s gives a selector that

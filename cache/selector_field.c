@@ -20,12 +20,12 @@
 struct fterm {
 	char *field;
 	char *value;
-	bool neg;	/* != */
+	bool neg; /* != */
 };
 
 struct cache_fsel {
 	size_t n;
-	struct fterm *terms;	/* in the sorted order of their text */
+	struct fterm *terms; /* in the sorted order of their text */
 };
 
 struct span {
@@ -46,8 +46,7 @@ static int cmp_span(const void *a, const void *b)
 }
 
 /* fields.UnescapeValue into a new string: "\\" "\," "\=" only. */
-static int unescape_value(const char *s, size_t n, char **out,
-			  struct msg *m)
+static int unescape_value(const char *s, size_t n, char **out, struct msg *m)
 {
 	char *v = xmalloc(n + 1);
 	size_t i, j = 0, l;
@@ -56,8 +55,10 @@ static int unescape_value(const char *s, size_t n, char **out,
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		if (s[i] == ',' || s[i] == '=') {
-			msg_addf(m, "invalid field selector: unescaped "
-				    "character in value: %d", s[i]);
+			msg_addf(m,
+				 "invalid field selector: unescaped "
+				 "character in value: %d",
+				 s[i]);
 			goto out_inval;
 		}
 		if (s[i] != '\\') {
@@ -226,7 +227,7 @@ int cache_fsel_parse(const char *s, const char *const *extra,
 	if (ret)
 		goto out;
 	*out = sel;
-	sel = NULL;	/* the caller owns it now */
+	sel = NULL; /* the caller owns it now */
 out:
 	if (ret == -ENOMEM) {
 		msg_init(&m, err, errlen);
@@ -247,8 +248,7 @@ bool cache_fsel_match(const struct cache_fsel *sel,
 
 		if (!v)
 			v = "";
-		if ((strcmp(v, sel->terms[i].value) == 0) ==
-		    sel->terms[i].neg)
+		if ((strcmp(v, sel->terms[i].value) == 0) == sel->terms[i].neg)
 			return false;
 	}
 	return true;

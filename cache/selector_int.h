@@ -49,8 +49,8 @@ static inline void msg_add(struct msg *m, const char *s)
 	msg_addn(m, s, strlen(s));
 }
 
-__attribute__((format(printf, 2, 3)))
-static inline void msg_addf(struct msg *m, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static inline void
+msg_addf(struct msg *m, const char *fmt, ...)
 {
 	va_list ap;
 	int r;

@@ -33,15 +33,33 @@ static void msg_quote(struct msg *m, const char *s, size_t n)
 		unsigned char c = u[i];
 
 		switch (c) {
-		case '"': msg_add(m, "\\\""); break;
-		case '\\': msg_add(m, "\\\\"); break;
-		case '\a': msg_add(m, "\\a"); break;
-		case '\b': msg_add(m, "\\b"); break;
-		case '\f': msg_add(m, "\\f"); break;
-		case '\n': msg_add(m, "\\n"); break;
-		case '\r': msg_add(m, "\\r"); break;
-		case '\t': msg_add(m, "\\t"); break;
-		case '\v': msg_add(m, "\\v"); break;
+		case '"':
+			msg_add(m, "\\\"");
+			break;
+		case '\\':
+			msg_add(m, "\\\\");
+			break;
+		case '\a':
+			msg_add(m, "\\a");
+			break;
+		case '\b':
+			msg_add(m, "\\b");
+			break;
+		case '\f':
+			msg_add(m, "\\f");
+			break;
+		case '\n':
+			msg_add(m, "\\n");
+			break;
+		case '\r':
+			msg_add(m, "\\r");
+			break;
+		case '\t':
+			msg_add(m, "\\t");
+			break;
+		case '\v':
+			msg_add(m, "\\v");
+			break;
 		default:
 			if (c >= 0x20 && c < 0x7f) {
 				msg_addn(m, s + i, 1);
@@ -103,7 +121,8 @@ static bool label_name_ok(const char *s, size_t n)
 	if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
 		return false;
 	for (i = 1; i + 1 < n; i++)
-		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' &&
+		    s[i] != '.')
 			return false;
 	return true;
 }
@@ -166,8 +185,9 @@ static int label_key_errors(const char *k, size_t n, struct msg *m)
 			join(m, &nerr, "prefix part must be non-empty");
 		} else {
 			if (plen > DNS1123_SUBDOMAIN_MAX)
-				join(m, &nerr, "prefix part must be no more "
-					       "than 253 bytes");
+				join(m, &nerr,
+				     "prefix part must be no more "
+				     "than 253 bytes");
 			if (!dns1123_subdomain_ok(k, plen)) {
 				join(m, &nerr, "prefix part ");
 				if (m)
@@ -244,13 +264,13 @@ struct lreq {
 	char *key;
 	enum lop op;
 	size_t nvals;
-	char **vals;	/* sorted, no duplicates */
-	long long num;	/* the bound of OP_GT and OP_LT */
+	char **vals;   /* sorted, no duplicates */
+	long long num; /* the bound of OP_GT and OP_LT */
 };
 
 struct cache_lsel {
 	size_t n;
-	struct lreq *reqs;	/* sorted by key, stable */
+	struct lreq *reqs; /* sorted by key, stable */
 };
 
 enum tok {
@@ -258,12 +278,12 @@ enum tok {
 	T_ID,
 	T_IN,
 	T_NOTIN,
-	T_NOT,		/* ! */
-	T_EQ,		/* = */
-	T_DEQ,		/* == */
-	T_NEQ,		/* != */
-	T_GT,		/* > */
-	T_LT,		/* < */
+	T_NOT, /* ! */
+	T_EQ,  /* = */
+	T_DEQ, /* == */
+	T_NEQ, /* != */
+	T_GT,  /* > */
+	T_LT,  /* < */
 	T_OPAR,
 	T_CPAR,
 	T_COMMA,
@@ -271,17 +291,20 @@ enum tok {
 
 struct token {
 	enum tok t;
-	const char *p;	/* the literal, in the input */
+	const char *p; /* the literal, in the input */
 	int len;
 };
 
 /* In the Values context, "in" and "notin" are plain identifiers. */
-enum lctx { CTX_OP, CTX_VALUES };
+enum lctx {
+	CTX_OP,
+	CTX_VALUES
+};
 
 struct lparser {
 	const char *s;
 	size_t pos;
-	bool in_req;	/* errors get "unable to parse requirement: " */
+	bool in_req; /* errors get "unable to parse requirement: " */
 	struct msg m;
 };
 
@@ -313,13 +336,27 @@ static struct token lex(const char *s, size_t *pos, enum lctx ctx)
 		/* Longest match among the operators; only "==" and "!="
 		 * are two characters long. */
 		switch (s[i]) {
-		case '=': t.t = T_EQ; break;
-		case '!': t.t = T_NOT; break;
-		case '(': t.t = T_OPAR; break;
-		case ')': t.t = T_CPAR; break;
-		case ',': t.t = T_COMMA; break;
-		case '>': t.t = T_GT; break;
-		case '<': t.t = T_LT; break;
+		case '=':
+			t.t = T_EQ;
+			break;
+		case '!':
+			t.t = T_NOT;
+			break;
+		case '(':
+			t.t = T_OPAR;
+			break;
+		case ')':
+			t.t = T_CPAR;
+			break;
+		case ',':
+			t.t = T_COMMA;
+			break;
+		case '>':
+			t.t = T_GT;
+			break;
+		case '<':
+			t.t = T_LT;
+			break;
 		}
 		t.len = 1;
 		if (s[i + 1] == '=' && (s[i] == '=' || s[i] == '!')) {
@@ -451,7 +488,7 @@ static int parse_values(struct lparser *p, struct lreq *r)
 			return found(p, t, ", expected: ',', or identifier");
 		}
 	}
-	next(p, CTX_VALUES);	/* the ')' */
+	next(p, CTX_VALUES); /* the ')' */
 	return 0;
 }
 
@@ -547,13 +584,27 @@ static int parse_requirement(struct lparser *p, struct lreq *r)
 
 	t = next(p, CTX_OP);
 	switch (t.t) {
-	case T_IN: r->op = OP_IN; break;
-	case T_NOTIN: r->op = OP_NOTIN; break;
-	case T_EQ: r->op = OP_EQ; break;
-	case T_DEQ: r->op = OP_DEQ; break;
-	case T_NEQ: r->op = OP_NEQ; break;
-	case T_GT: r->op = OP_GT; break;
-	case T_LT: r->op = OP_LT; break;
+	case T_IN:
+		r->op = OP_IN;
+		break;
+	case T_NOTIN:
+		r->op = OP_NOTIN;
+		break;
+	case T_EQ:
+		r->op = OP_EQ;
+		break;
+	case T_DEQ:
+		r->op = OP_DEQ;
+		break;
+	case T_NEQ:
+		r->op = OP_NEQ;
+		break;
+	case T_GT:
+		r->op = OP_GT;
+		break;
+	case T_LT:
+		r->op = OP_LT;
+		break;
 	default:
 		return found(p, t, ", expected: in, notin, =, ==, !=, gt, lt");
 	}
@@ -605,8 +656,9 @@ static int lsel_parse(struct lparser *p, struct cache_lsel *sel)
 		if (t.t == T_END)
 			return 0;
 		if (t.t != T_ID && t.t != T_NOT)
-			return found(p, t, ", expected: !, identifier, or "
-					   "'end of string'");
+			return found(p, t,
+				     ", expected: !, identifier, or "
+				     "'end of string'");
 
 		reqs = xrealloc(sel->reqs, (sel->n + 1) * sizeof(*reqs));
 		if (!reqs)
@@ -625,8 +677,9 @@ static int lsel_parse(struct lparser *p, struct cache_lsel *sel)
 		if (t.t == T_END)
 			return 0;
 		if (t.t != T_COMMA)
-			return found(p, t, ", expected: ',' or 'end of "
-					   "string'");
+			return found(p, t,
+				     ", expected: ',' or 'end of "
+				     "string'");
 		t = peek(p, CTX_VALUES);
 		if (t.t != T_ID && t.t != T_NOT)
 			return found(p, t, ", expected: identifier after ','");
@@ -652,7 +705,7 @@ int cache_lsel_parse(const char *s, struct cache_lsel **out, char *err,
 		goto out;
 	sort_reqs(sel);
 	*out = sel;
-	sel = NULL;	/* the caller owns it now */
+	sel = NULL; /* the caller owns it now */
 out:
 	if (ret == -ENOMEM) {
 		msg_init(&p.m, err, errlen);

@@ -22,7 +22,7 @@
 struct pin {
 	struct cache_snap *snap;
 	time_t until;
-	uint64_t used;		/* pin_clock at the last cache_store_pin() */
+	uint64_t used; /* pin_clock at the last cache_store_pin() */
 };
 
 /* A snapshot as the store publishes it: the rcu_head lets the store drop
@@ -33,14 +33,14 @@ struct snap_box {
 };
 
 struct cache_store {
-	struct snap_box *cur;		/* RCU-published */
-	pthread_mutex_t pin_lock;	/* guards pins and pin_clock */
+	struct snap_box *cur;	  /* RCU-published */
+	pthread_mutex_t pin_lock; /* guards pins and pin_clock */
 	uint64_t pin_clock;
 	struct pin pins[LIMIT_PINS_PER_RESOURCE];
 };
 
 #if defined(__SANITIZE_THREAD__)
-char cache_rcu_tsan_token;	/* see cache/rcu.h */
+char cache_rcu_tsan_token; /* see cache/rcu.h */
 #endif
 
 static struct cache_tree_node *find(struct cache_tree_node *t, const char *ns,
@@ -53,7 +53,7 @@ static struct cache_tree_node *find(struct cache_tree_node *t, const char *ns,
 /* ---- snapshots ---- */
 
 static struct snap_box *box_new(struct cache_tree_node *root,
-			       struct cache_tree_node *lroot, uint64_t rv)
+				struct cache_tree_node *lroot, uint64_t rv)
 {
 	struct snap_box *b = xmalloc(sizeof(*b));
 	if (!b)
@@ -145,8 +145,8 @@ struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 	return o;
 }
 
-struct cache_obj *cache_snap_find(const struct cache_snap *snap,
-				  const char *ns, const char *name)
+struct cache_obj *cache_snap_find(const struct cache_snap *snap, const char *ns,
+				  const char *name)
 {
 	struct cache_tree_node *n = find(snap->root, ns, name);
 	return n ? n->obj : NULL;
@@ -221,7 +221,7 @@ struct cache_obj *cache_iter_next(struct cache_iter *it)
 	const struct cache_tree_node *n = it->stack[--it->depth];
 	if (it->lk && (strcmp(n->obj->labels[n->label].key, it->lk) ||
 		       strcmp(n->obj->labels[n->label].val, it->lv))) {
-		it->depth = 0;	/* past the label's range */
+		it->depth = 0; /* past the label's range */
 		return NULL;
 	}
 	for (const struct cache_tree_node *t = n->r; t; t = t->l)
@@ -234,7 +234,8 @@ size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
 {
 	struct cache_tree_key lo = { key, val, "", "" };
 	struct cache_tree_key hi = { key, val, "\xff", "" };
-	return cache_tree_rank(snap->lroot, &hi) - cache_tree_rank(snap->lroot, &lo);
+	return cache_tree_rank(snap->lroot, &hi) -
+	       cache_tree_rank(snap->lroot, &lo);
 }
 
 /* ---- writer ---- */
@@ -285,16 +286,19 @@ static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
 		const char *v = obj ? cache_obj_label(obj, l->key) : NULL;
 		if (v && !strcmp(v, l->val))
 			continue;
-		struct cache_tree_key k = { l->key, l->val, prev->ns, prev->name };
+		struct cache_tree_key k = { l->key, l->val, prev->ns,
+					    prev->name };
 		struct cache_obj *gone;
 		bool fail = false;
-		struct cache_tree_node *next = cache_tree_del(t->lroot, &k, &gone, &fail);
+		struct cache_tree_node *next =
+			cache_tree_del(t->lroot, &k, &gone, &fail);
 		if (swap_in(t, &t->lroot, next, fail))
 			return -ENOMEM;
 	}
 	for (uint32_t i = 0; obj && i < obj->nlabels; i++) {
 		struct cache_obj *replaced;
-		struct cache_tree_node *next = cache_tree_ins(t->lroot, obj, (uint32_t)i, &replaced);
+		struct cache_tree_node *next =
+			cache_tree_ins(t->lroot, obj, (uint32_t)i, &replaced);
 		if (swap_in(t, &t->lroot, next, !next))
 			return -ENOMEM;
 	}
@@ -309,7 +313,8 @@ int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
 		*old = NULL;
 	if (t->failed || obj->nlabels >= CACHE_TREE_NO_LABEL)
 		return t->failed ? -ENOMEM : -EINVAL;
-	struct cache_tree_node *root = cache_tree_ins(t->root, obj, CACHE_TREE_NO_LABEL, &prev);
+	struct cache_tree_node *root =
+		cache_tree_ins(t->root, obj, CACHE_TREE_NO_LABEL, &prev);
 	if (!root) {
 		t->failed = true;
 		return -ENOMEM;
@@ -342,12 +347,13 @@ int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
 	struct cache_obj *prev = NULL;
 	bool fail = false;
 	struct cache_tree_key k = { NULL, NULL, ns, name };
-	struct cache_tree_node *root = cache_tree_del(t->root, &k, &prev, &fail);
+	struct cache_tree_node *root =
+		cache_tree_del(t->root, &k, &prev, &fail);
 	if (fail) {
 		t->failed = true;
 		return -ENOMEM;
 	}
-	cache_obj_get(prev);	/* outlive the old tree for the index */
+	cache_obj_get(prev); /* outlive the old tree for the index */
 	cache_tree_put(t->root);
 	t->root = root;
 	t->count--;
@@ -361,7 +367,7 @@ int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
 
 /* ---- building the label index at once ---- */
 
-struct group {			/* the entries of one (key, value) */
+struct group { /* the entries of one (key, value) */
 	const char *k, *v;
 	size_t count, at;
 };
@@ -379,7 +385,8 @@ static uint64_t hash2(const char *a, const char *b)
 
 static int group_cmp(const void *a, const void *b)
 {
-	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+	const struct group *x = *(struct group *const *)a,
+			   *y = *(struct group *const *)b;
 	int c = strcmp(x->k, y->k);
 	return c ? c : strcmp(x->v, y->v);
 }
@@ -390,8 +397,8 @@ static int group_cmp(const void *a, const void *b)
  * sorted, and each group keeps the objects' order, which is the index's
  * order within a group.
  */
-static struct cache_tree_node *build_labels(struct cache_obj *const *objs, size_t n,
-					    bool *fail)
+static struct cache_tree_node *build_labels(struct cache_obj *const *objs,
+					    size_t n, bool *fail)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
@@ -443,7 +450,8 @@ static struct cache_tree_node *build_labels(struct cache_obj *const *objs, size_
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
 			struct group *g = &groups[gid[x]];
-			e[g->at++] = (struct cache_tree_entry){ objs[i], (uint32_t)j };
+			e[g->at++] = (struct cache_tree_entry){ objs[i],
+								(uint32_t)j };
 		}
 	root = cache_tree_build(e, total, fail);
 out:
@@ -455,8 +463,7 @@ out:
 	return root;
 }
 
-int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
-		   size_t n)
+int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs, size_t n)
 {
 	bool fail = false;
 	struct cache_tree_entry *e = xmalloc((n ? n : 1) * sizeof(*e));
@@ -467,11 +474,14 @@ int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 	for (size_t i = 0; i < n; i++) {
 		if (objs[i]->nlabels >= CACHE_TREE_NO_LABEL)
 			fail = true;
-		e[i] = (struct cache_tree_entry){ objs[i], CACHE_TREE_NO_LABEL };
+		e[i] = (struct cache_tree_entry){ objs[i],
+						  CACHE_TREE_NO_LABEL };
 	}
-	struct cache_tree_node *root = fail ? NULL : cache_tree_build(e, n, &fail);
+	struct cache_tree_node *root =
+		fail ? NULL : cache_tree_build(e, n, &fail);
 	free(e);
-	struct cache_tree_node *lroot = fail ? NULL : build_labels(objs, n, &fail);
+	struct cache_tree_node *lroot =
+		fail ? NULL : build_labels(objs, n, &fail);
 	if (fail) {
 		cache_tree_put(root);
 		t->failed = true;
@@ -499,7 +509,7 @@ int cache_txn_commit(struct cache_txn *t, uint64_t rv)
 		cache_txn_abort(t);
 		return -ENOMEM;
 	}
-	t->root = t->lroot = NULL;	/* the snapshot owns them now */
+	t->root = t->lroot = NULL; /* the snapshot owns them now */
 	publish(t->s, b);
 	return 0;
 }
@@ -563,7 +573,7 @@ bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 		/* a free or expired slot, or else the one touched longest ago */
 		bool free_i = !p->snap || p->until < now;
 		bool free_s = slot >= 0 && (!s->pins[slot].snap ||
-					   s->pins[slot].until < now);
+					    s->pins[slot].until < now);
 		if (slot < 0 || (free_i && !free_s) ||
 		    (free_i == free_s && p->used < s->pins[slot].used))
 			slot = i;

@@ -29,10 +29,10 @@ struct cache_tree_node;
 struct cache_store;
 
 struct cache_snap {
-	uint32_t refs;			/* atomic */
-	uint64_t rv;			/* the state this snapshot stands for */
-	struct cache_tree_node *root;	/* objects by key; shared, immutable */
-	struct cache_tree_node *lroot;	/* the label index; shared, immutable */
+	uint32_t refs;		       /* atomic */
+	uint64_t rv;		       /* the state this snapshot stands for */
+	struct cache_tree_node *root;  /* objects by key; shared, immutable */
+	struct cache_tree_node *lroot; /* the label index; shared, immutable */
 	size_t count;
 };
 
@@ -64,8 +64,8 @@ struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 				  const char *name, uint64_t *rv);
 
 /* The object at ns/name in snap, borrowed for as long as snap is held. */
-struct cache_obj *cache_snap_find(const struct cache_snap *snap,
-				  const char *ns, const char *name);
+struct cache_obj *cache_snap_find(const struct cache_snap *snap, const char *ns,
+				  const char *name);
 /* How many keys sort before ns/name. */
 size_t cache_snap_rank(const struct cache_snap *snap, const char *ns,
 		       const char *name);
@@ -76,7 +76,7 @@ size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns);
 struct cache_iter {
 	const struct cache_tree_node *stack[64];
 	int depth;
-	const char *lk, *lv;	/* a label range: stop where it ends */
+	const char *lk, *lv; /* a label range: stop where it ends */
 };
 void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
 		     const char *ns, const char *name);
@@ -99,10 +99,10 @@ struct cache_obj *cache_iter_next(struct cache_iter *it);
  */
 struct cache_txn {
 	struct cache_store *s;
-	struct cache_tree_node *root;	/* owned */
-	struct cache_tree_node *lroot;	/* owned: the label index */
+	struct cache_tree_node *root;  /* owned */
+	struct cache_tree_node *lroot; /* owned: the label index */
 	size_t count;
-	bool failed;			/* an allocation failed; commit refuses */
+	bool failed; /* an allocation failed; commit refuses */
 };
 
 void cache_txn_begin(struct cache_store *s, struct cache_txn *t);

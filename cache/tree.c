@@ -32,14 +32,15 @@ void cache_tree_put(struct cache_tree_node *n)
 		cache_tree_put(n->l);
 		cache_obj_put(n->obj);
 		free(n);
-		n = r;	/* loop instead of recursing on the right */
+		n = r; /* loop instead of recursing on the right */
 	}
 }
 
 /* A node for entry (obj, label) over owned l and r, holding a new
  * reference on obj. On failure l and r are put and NULL is returned. */
 static struct cache_tree_node *node_new(struct cache_obj *obj, uint32_t label,
-					struct cache_tree_node *l, struct cache_tree_node *r)
+					struct cache_tree_node *l,
+					struct cache_tree_node *r)
 {
 	struct cache_tree_node *n = xmalloc(sizeof(*n));
 	if (!n) {
@@ -52,7 +53,8 @@ static struct cache_tree_node *node_new(struct cache_obj *obj, uint32_t label,
 	n->l = l;
 	n->r = r;
 	n->obj = cache_obj_get(obj);
-	n->height = (int16_t)(1 + (height(l) > height(r) ? height(l) : height(r)));
+	n->height =
+		(int16_t)(1 + (height(l) > height(r) ? height(l) : height(r)));
 	n->size = 1 + cache_tree_size(l) + cache_tree_size(r);
 	return n;
 }
@@ -79,7 +81,8 @@ int cache_tree_cmp(const struct cache_tree_key *a,
 	return cache_obj_keycmp(a->ns, a->name, b->ns, b->name);
 }
 
-static int cmp_node(const struct cache_tree_key *k, const struct cache_tree_node *n)
+static int cmp_node(const struct cache_tree_key *k,
+		    const struct cache_tree_node *n)
 {
 	struct cache_tree_key nk;
 	cache_tree_key_of(n->obj, n->label, &nk);
@@ -89,24 +92,30 @@ static int cmp_node(const struct cache_tree_key *k, const struct cache_tree_node
 /* A balanced node for (obj, label) over owned subtrees whose heights
  * differ by at most 2. */
 static struct cache_tree_node *balance(struct cache_obj *obj, uint32_t label,
-				       struct cache_tree_node *l, struct cache_tree_node *r)
+				       struct cache_tree_node *l,
+				       struct cache_tree_node *r)
 {
 	int hl = height(l), hr = height(r);
 	if (hl > hr + 1) {
-		struct cache_tree_node *ll = cache_tree_ref(l->l), *lr = cache_tree_ref(l->r);
+		struct cache_tree_node *ll = cache_tree_ref(l->l),
+				       *lr = cache_tree_ref(l->r);
 		if (height(l->l) >= height(l->r)) {
-			struct cache_tree_node *nr = node_new(obj, label, lr, r);
-			struct cache_tree_node *res = nr ? node_new(l->obj, l->label, ll, nr) : NULL;
+			struct cache_tree_node *nr =
+				node_new(obj, label, lr, r);
+			struct cache_tree_node *res =
+				nr ? node_new(l->obj, l->label, ll, nr) : NULL;
 			if (!nr)
 				cache_tree_put(ll);
 			cache_tree_put(l);
 			return res;
 		}
 		/* left-right */
-		struct cache_tree_node *lrl = cache_tree_ref(lr->l), *lrr = cache_tree_ref(lr->r);
+		struct cache_tree_node *lrl = cache_tree_ref(lr->l),
+				       *lrr = cache_tree_ref(lr->r);
 		struct cache_tree_node *a = node_new(l->obj, l->label, ll, lrl);
 		struct cache_tree_node *b = node_new(obj, label, lrr, r);
-		struct cache_tree_node *res = a && b ? node_new(lr->obj, lr->label, a, b) : NULL;
+		struct cache_tree_node *res =
+			a && b ? node_new(lr->obj, lr->label, a, b) : NULL;
 		if (!a || !b) {
 			cache_tree_put(a);
 			cache_tree_put(b);
@@ -116,20 +125,25 @@ static struct cache_tree_node *balance(struct cache_obj *obj, uint32_t label,
 		return res;
 	}
 	if (hr > hl + 1) {
-		struct cache_tree_node *rl = cache_tree_ref(r->l), *rr = cache_tree_ref(r->r);
+		struct cache_tree_node *rl = cache_tree_ref(r->l),
+				       *rr = cache_tree_ref(r->r);
 		if (height(r->r) >= height(r->l)) {
-			struct cache_tree_node *nl = node_new(obj, label, l, rl);
-			struct cache_tree_node *res = nl ? node_new(r->obj, r->label, nl, rr) : NULL;
+			struct cache_tree_node *nl =
+				node_new(obj, label, l, rl);
+			struct cache_tree_node *res =
+				nl ? node_new(r->obj, r->label, nl, rr) : NULL;
 			if (!nl)
 				cache_tree_put(rr);
 			cache_tree_put(r);
 			return res;
 		}
 		/* right-left */
-		struct cache_tree_node *rll = cache_tree_ref(rl->l), *rlr = cache_tree_ref(rl->r);
+		struct cache_tree_node *rll = cache_tree_ref(rl->l),
+				       *rlr = cache_tree_ref(rl->r);
 		struct cache_tree_node *a = node_new(obj, label, l, rll);
 		struct cache_tree_node *b = node_new(r->obj, r->label, rlr, rr);
-		struct cache_tree_node *res = a && b ? node_new(rl->obj, rl->label, a, b) : NULL;
+		struct cache_tree_node *res =
+			a && b ? node_new(rl->obj, rl->label, a, b) : NULL;
 		if (!a || !b) {
 			cache_tree_put(a);
 			cache_tree_put(b);
@@ -141,8 +155,9 @@ static struct cache_tree_node *balance(struct cache_obj *obj, uint32_t label,
 	return node_new(obj, label, l, r);
 }
 
-static struct cache_tree_node *ins(struct cache_tree_node *t, struct cache_obj *obj,
-				   uint32_t label, const struct cache_tree_key *k,
+static struct cache_tree_node *ins(struct cache_tree_node *t,
+				   struct cache_obj *obj, uint32_t label,
+				   const struct cache_tree_key *k,
 				   struct cache_obj **old)
 {
 	if (!t)
@@ -150,19 +165,21 @@ static struct cache_tree_node *ins(struct cache_tree_node *t, struct cache_obj *
 	int c = cmp_node(k, t);
 	if (c == 0) {
 		*old = t->obj;
-		return node_new(obj, label, cache_tree_ref(t->l), cache_tree_ref(t->r));
+		return node_new(obj, label, cache_tree_ref(t->l),
+				cache_tree_ref(t->r));
 	}
 	if (c < 0) {
 		struct cache_tree_node *l = ins(t->l, obj, label, k, old);
-		return l ? balance(t->obj, t->label, l, cache_tree_ref(t->r)) : NULL;
+		return l ? balance(t->obj, t->label, l, cache_tree_ref(t->r)) :
+			   NULL;
 	}
 	struct cache_tree_node *r = ins(t->r, obj, label, k, old);
 	return r ? balance(t->obj, t->label, cache_tree_ref(t->l), r) : NULL;
 }
 
 struct cache_tree_node *cache_tree_ins(struct cache_tree_node *t,
-				       struct cache_obj *obj,
-				       uint32_t label, struct cache_obj **old)
+				       struct cache_obj *obj, uint32_t label,
+				       struct cache_obj **old)
 {
 	struct cache_tree_key k;
 	cache_tree_key_of(obj, label, &k);
@@ -173,7 +190,8 @@ struct cache_tree_node *cache_tree_ins(struct cache_tree_node *t,
 /* t borrowed, non-empty: an owned copy without its smallest entry, which
  * goes to *min (borrowed). */
 static struct cache_tree_node *del_min(struct cache_tree_node *t,
-				       const struct cache_tree_node **min, bool *fail)
+				       const struct cache_tree_node **min,
+				       bool *fail)
 {
 	if (!t->l) {
 		*min = t;
@@ -182,7 +200,8 @@ static struct cache_tree_node *del_min(struct cache_tree_node *t,
 	struct cache_tree_node *l = del_min(t->l, min, fail);
 	if (*fail)
 		return NULL;
-	struct cache_tree_node *res = balance(t->obj, t->label, l, cache_tree_ref(t->r));
+	struct cache_tree_node *res =
+		balance(t->obj, t->label, l, cache_tree_ref(t->r));
 	if (!res)
 		*fail = true;
 	return res;
@@ -234,13 +253,14 @@ struct cache_tree_node *cache_tree_find(struct cache_tree_node *t,
 }
 
 struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
-					size_t n, bool *fail)
+					 size_t n, bool *fail)
 {
 	if (n == 0 || *fail)
 		return NULL;
 	size_t mid = n / 2;
 	struct cache_tree_node *l = cache_tree_build(e, mid, fail);
-	struct cache_tree_node *r = cache_tree_build(e + mid + 1, n - mid - 1, fail);
+	struct cache_tree_node *r =
+		cache_tree_build(e + mid + 1, n - mid - 1, fail);
 	if (*fail) {
 		cache_tree_put(l);
 		cache_tree_put(r);

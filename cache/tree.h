@@ -25,12 +25,12 @@
 #define CACHE_TREE_NO_LABEL UINT32_MAX
 
 struct cache_tree_node {
-	uint32_t refs;		/* atomic */
-	uint32_t size;		/* nodes in this subtree */
+	uint32_t refs; /* atomic */
+	uint32_t size; /* nodes in this subtree */
 	int16_t height;
-	uint32_t label;		/* index into obj->labels, or CACHE_TREE_NO_LABEL */
+	uint32_t label; /* index into obj->labels, or CACHE_TREE_NO_LABEL */
 	struct cache_tree_node *l, *r;
-	struct cache_obj *obj;	/* owned */
+	struct cache_obj *obj; /* owned */
 };
 
 /* What an entry sorts by: lk/lv NULL for object entries. */
@@ -57,8 +57,8 @@ void cache_tree_put(struct cache_tree_node *n);
  * an entry of the same key; *old gets the replaced object (borrowed from
  * t) or NULL. NULL on ENOMEM. */
 struct cache_tree_node *cache_tree_ins(struct cache_tree_node *t,
-				       struct cache_obj *obj,
-				       uint32_t label, struct cache_obj **old);
+				       struct cache_obj *obj, uint32_t label,
+				       struct cache_obj **old);
 /* t borrowed, known to hold k: an owned tree without it; *old gets its
  * object (borrowed). *fail on ENOMEM. */
 struct cache_tree_node *cache_tree_del(struct cache_tree_node *t,
@@ -68,7 +68,7 @@ struct cache_tree_node *cache_tree_find(struct cache_tree_node *t,
 					const struct cache_tree_key *k);
 /* A balanced tree over n entries already in order, in O(n). */
 struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
-					size_t n, bool *fail);
+					 size_t n, bool *fail);
 /* How many entries sort before k. */
 size_t cache_tree_rank(const struct cache_tree_node *t,
 		       const struct cache_tree_key *k);

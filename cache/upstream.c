@@ -82,15 +82,15 @@ long cache_upstream_get(const struct cache_upstream *up, const char *path,
 			const char *accept, const bool *stop, struct buf *body,
 			struct buf *content_type, char *err, size_t errlen)
 {
-	return cache_upstream_request(up, "GET", path, NULL, 0, accept, stop, body,
-				      content_type, err, errlen);
+	return cache_upstream_request(up, "GET", path, NULL, 0, accept, stop,
+				      body, content_type, err, errlen);
 }
 
 long cache_upstream_request(const struct cache_upstream *up, const char *method,
 			    const char *path, const char *req_body,
-			    size_t req_len, const char *accept, const bool *stop,
-			    struct buf *body, struct buf *content_type, char *err,
-			    size_t errlen)
+			    size_t req_len, const char *accept,
+			    const bool *stop, struct buf *body,
+			    struct buf *content_type, char *err, size_t errlen)
 {
 	struct curl_slist *hdrs = NULL;
 	if (!cache_ratelimit_take(up->limit, stop)) {
@@ -121,20 +121,23 @@ long cache_upstream_request(const struct cache_upstream *up, const char *method,
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
 	if (req_body) {
-		struct curl_slist *l = curl_slist_append(hdrs, "Content-Type: application/json");
+		struct curl_slist *l = curl_slist_append(
+			hdrs, "Content-Type: application/json");
 		if (l)
 			hdrs = l;
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req_body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)req_len);
 	}
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST,
+			 strcmp(method, "GET") ? method : NULL);
 	CURLcode rc = curl_easy_perform(c);
 	long code = -1;
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	else
-		snprintf(err, errlen, "GET %s: %s", path, curl_easy_strerror(rc));
+		snprintf(err, errlen, "GET %s: %s", path,
+			 curl_easy_strerror(rc));
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
 	buf_free(&url);

@@ -17,22 +17,23 @@
 struct config_upstream;
 
 struct cache_upstream {
-	const char *server;		/* base URL, no trailing slash */
-	struct config_upstream *creds;	/* TLS and auth; NULL: none */
-	struct cache_ratelimit *limit;	/* the proxy's own requests; may be NULL */
-	int page_size;			/* LIST limit */
-	int watch_timeout;		/* seconds; 0 = randomized 300-600 */
-	int backoff_max_ms;		/* cap of the retry backoff */
-	int stall_seconds;		/* no byte this long: the stream is dead
+	const char *server;	       /* base URL, no trailing slash */
+	struct config_upstream *creds; /* TLS and auth; NULL: none */
+	struct cache_ratelimit
+		*limit;	    /* the proxy's own requests; may be NULL */
+	int page_size;	    /* LIST limit */
+	int watch_timeout;  /* seconds; 0 = randomized 300-600 */
+	int backoff_max_ms; /* cap of the retry backoff */
+	int stall_seconds;  /* no byte this long: the stream is dead
 					 * (only where BOOKMARKs are sent) */
-	int settle_seconds;		/* an RV seen this long ago has reached
+	int settle_seconds; /* an RV seen this long ago has reached
 					 * an open watch (rvclock.h) */
 	bool strip_managed_fields;
 	/* Bounds on what the upstream may cost (config/limits.h); 0: the
 	 * default there. */
-	size_t page_max;		/* bytes of one LIST page */
-	size_t line_max;		/* bytes of one watch event or list item */
-	size_t list_max;		/* bytes of all the pages of one LIST */
+	size_t page_max; /* bytes of one LIST page */
+	size_t line_max; /* bytes of one watch event or list item */
+	size_t list_max; /* bytes of all the pages of one LIST */
 };
 
 /* A new easy handle with the process-wide options (timeouts, keepalive,
@@ -62,8 +63,8 @@ long cache_upstream_get(const struct cache_upstream *up, const char *path,
  * req_len; NULL for none), for the reviews of delegated auth. */
 long cache_upstream_request(const struct cache_upstream *up, const char *method,
 			    const char *path, const char *req_body,
-			    size_t req_len, const char *accept, const bool *stop,
-			    struct buf *body, struct buf *content_type, char *err,
-			    size_t errlen);
+			    size_t req_len, const char *accept,
+			    const bool *stop, struct buf *body,
+			    struct buf *content_type, char *err, size_t errlen);
 
 #endif

@@ -26,7 +26,7 @@ static struct curl_slist *connect_to_list(const char *spec)
 	static struct interned {
 		struct interned *next;
 		struct curl_slist *list;
-	} *all;
+	} * all;
 	struct curl_slist *found = NULL;
 
 	pthread_mutex_lock(&lock);
@@ -87,7 +87,8 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 		long v = !up->insecure_skip_tls_verify;
 		c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, v);
 		if (!c)
-			c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, v ? 2L : 0L);
+			c = curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST,
+					     v ? 2L : 0L);
 	}
 	/* The client certificate is the proxy's identity as much as its
 	 * token: a request forwarded with a client's own credentials gets
@@ -114,7 +115,8 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 		c = curl_easy_setopt(h, CURLOPT_CONNECT_TO, ct);
 		if (!c) {
 			/* The Host header names the real server, as Go does. */
-			const char *a = up->server + strcspn(up->server, ":") + 3;
+			const char *a =
+				up->server + strcspn(up->server, ":") + 3;
 			snprintf(hdr, sizeof(hdr), "Host: %.*s",
 				 (int)strcspn(a, "/"), a);
 			struct curl_slist *l = curl_slist_append(*headers, hdr);
@@ -126,8 +128,9 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 		}
 	}
 	if (c) {
-		snprintf(err, errlen, "libcurl refused the upstream %s settings: %s",
-		     step, curl_easy_strerror(c));
+		snprintf(err, errlen,
+			 "libcurl refused the upstream %s settings: %s", step,
+			 curl_easy_strerror(c));
 		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
 	}
 	if (!with_token || !config_upstream_has_token(up))

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-void cache_url_group_version(const char *group, const char *version,
-			     char *out, size_t outlen)
+void cache_url_group_version(const char *group, const char *version, char *out,
+			     size_t outlen)
 {
 	if (group[0])
 		snprintf(out, outlen, "/apis/%s/%s", group, version);
@@ -23,7 +23,8 @@ void cache_url_collection(const struct cache_kind *kind, const char *ns,
 	if (n + 1 >= outlen)
 		return;
 	if (ns && *ns)
-		n += (size_t)snprintf(out + n, outlen - n, "/namespaces/%s", ns);
+		n += (size_t)snprintf(out + n, outlen - n, "/namespaces/%s",
+				      ns);
 	if (n >= outlen)
 		return;
 	snprintf(out + n, outlen - n, "/%s", kind->resource);
@@ -35,8 +36,8 @@ void cache_url_escape(struct buf *url, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		unsigned char c = *p;
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-		    c == '~') {
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~') {
 			buf_add(url, (const char *)p, 1);
 		} else {
 			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
@@ -62,8 +63,9 @@ void cache_url_watch(struct buf *url, const char *server,
 {
 	char path[512];
 	cache_url_collection(kind, NULL, path, sizeof(path));
-	buf_printf(url,
-		   "%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"
-		   "&timeoutSeconds=%d",
-		   server, path, (unsigned long long)rv, timeout);
+	buf_printf(
+		url,
+		"%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"
+		"&timeoutSeconds=%d",
+		server, path, (unsigned long long)rv, timeout);
 }

@@ -23,8 +23,8 @@ void cache_url_collection(const struct cache_kind *kind, const char *ns,
 /* The path of an API group version: "/apis/GROUP/VERSION", or
  * "/api/VERSION" for the core group (group ""). Truncated to outlen - 1
  * bytes when longer. */
-void cache_url_group_version(const char *group, const char *version,
-			     char *out, size_t outlen);
+void cache_url_group_version(const char *group, const char *version, char *out,
+			     size_t outlen);
 
 /* server + the cluster-wide collection + "?limit=N", then
  * "&continue=TOKEN" (percent-encoded) when cont is not NULL. Appended to

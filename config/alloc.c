@@ -20,7 +20,7 @@ int alloc_tune(void)
 #if defined(__GLIBC__)
 	if (getenv("GLIBC_TUNABLES") || getenv("MALLOC_MMAP_THRESHOLD_") ||
 	    getenv("MALLOC_TRIM_THRESHOLD_"))
-		return 0;	/* the operator's choice wins */
+		return 0; /* the operator's choice wins */
 	return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
 	       mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
 #else
@@ -41,7 +41,7 @@ size_t alloc_give_back(void)
 #endif
 }
 
-static atomic_long countdown;	/* 0: off; else fail when it reaches 1 */
+static atomic_long countdown; /* 0: off; else fail when it reaches 1 */
 static atomic_long failures;
 
 static int should_fail(void)

@@ -93,23 +93,34 @@ int buf_add_json_str(struct buf *b, const char *s, size_t n)
 	if (buf_reserve(b, n + 2))
 		return -ENOMEM;
 	buf_addc(b, '"');
-	size_t start = 0;	/* first byte not yet copied */
+	size_t start = 0; /* first byte not yet copied */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		/* Go's encoder also escapes < > &; match it byte for byte. */
-		if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' &&
-		    c != '&')
+		if (c >= 0x20 && c != '"' && c != '\\' && c != '<' &&
+		    c != '>' && c != '&')
 			continue;
 		buf_add(b, s + start, i - start);
 		start = i + 1;
 		switch (c) {
-		case '"': buf_add(b, "\\\"", 2); break;
-		case '\\': buf_add(b, "\\\\", 2); break;
-		case '\n': buf_add(b, "\\n", 2); break;
-		case '\r': buf_add(b, "\\r", 2); break;
-		case '\t': buf_add(b, "\\t", 2); break;
+		case '"':
+			buf_add(b, "\\\"", 2);
+			break;
+		case '\\':
+			buf_add(b, "\\\\", 2);
+			break;
+		case '\n':
+			buf_add(b, "\\n", 2);
+			break;
+		case '\r':
+			buf_add(b, "\\r", 2);
+			break;
+		case '\t':
+			buf_add(b, "\\t", 2);
+			break;
 		default: {
-			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			char u[6] = { '\\', 'u',	 '0',
+				      '0',  hex[c >> 4], hex[c & 15] };
 			buf_add(b, u, 6);
 		}
 		}
@@ -139,7 +150,7 @@ char *buf_steal(struct buf *b, size_t *len)
 		return NULL;
 	}
 	char *p = b->p;
-	p[b->len] = '\0';	/* a buffer never appended to has no NUL yet */
+	p[b->len] = '\0'; /* a buffer never appended to has no NUL yet */
 	if (len)
 		*len = b->len;
 	*b = (struct buf)BUF_INIT;

@@ -15,13 +15,16 @@
 #include <stdint.h>
 
 struct buf {
-	char *p;	/* NUL-terminated when len > 0 */
+	char *p; /* NUL-terminated when len > 0 */
 	size_t len;
 	size_t cap;
-	bool failed;	/* an append ran out of memory */
+	bool failed; /* an append ran out of memory */
 };
 
-#define BUF_INIT { NULL, 0, 0, false }
+#define BUF_INIT                  \
+	{                         \
+		NULL, 0, 0, false \
+	}
 
 int buf_reserve(struct buf *b, size_t extra);
 int buf_add(struct buf *b, const void *data, size_t n);
@@ -33,12 +36,14 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 int buf_add_u64(struct buf *b, uint64_t v);
 /* Append s as a JSON string literal, quotes included. */
 int buf_add_json_str(struct buf *b, const char *s, size_t n);
-static inline bool buf_ok(const struct buf *b) { return !b->failed; }
+static inline bool buf_ok(const struct buf *b)
+{
+	return !b->failed;
+}
 void buf_reset(struct buf *b);
 void buf_free(struct buf *b);
 /* Take the bytes (malloc'd, NUL-terminated); the buffer is empty after. */
 char *buf_steal(struct buf *b, size_t *len);
-
 
 
 /* base64url without padding (RFC 4648 §5), as the apiserver's continue

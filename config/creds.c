@@ -86,7 +86,7 @@ int config_upstream_read_file(const char *path, size_t max, char **out,
 			break;
 		len += (size_t)n;
 		if (len == cap - 1)
-			break;	/* grew since fstat: keep what it said */
+			break; /* grew since fstat: keep what it said */
 	}
 	p[len] = '\0';
 	*out = p;
@@ -150,8 +150,8 @@ static int token_refresh(struct config_upstream *up)
 	/* Whatever happens next, the old token is not handed out again. */
 	wipe_str(up->cached_token);
 	up->cached_token = NULL;
-	rc = config_upstream_read_file(up->token_file, CONFIG_TOKEN_MAX_BYTES, &text,
-				       &len, &st);
+	rc = config_upstream_read_file(up->token_file, CONFIG_TOKEN_MAX_BYTES,
+				       &text, &len, &st);
 	if (rc) {
 		if (rc == -EFBIG)
 			snprintf(up->tok_err, sizeof(up->tok_err),
@@ -177,7 +177,8 @@ static int token_refresh(struct config_upstream *up)
 		rc = -EINVAL;
 		snprintf(up->tok_err, sizeof(up->tok_err),
 			 "token file %s: the token contains spaces or control "
-			 "characters", up->token_file);
+			 "characters",
+			 up->token_file);
 	} else if (!(up->cached_token = xstrdup(text + b))) {
 		rc = -ENOMEM;
 		snprintf(up->tok_err, sizeof(up->tok_err), "out of memory");
@@ -194,8 +195,7 @@ static int token_refresh(struct config_upstream *up)
 	return rc;
 }
 
-int config_upstream_token(struct config_upstream *up, char *out,
-			  size_t outlen)
+int config_upstream_token(struct config_upstream *up, char *out, size_t outlen)
 {
 	int rc;
 	if (outlen)
@@ -265,19 +265,19 @@ void config_upstream_describe(const struct config_upstream *up, char *out,
 					 "bearer token from file %s",
 					 up->token_file);
 	if (up->cert.path || up->cert.data)
-		snprintf(auth + used, sizeof(auth) - used, "%sclient certificate %s",
-			 used ? " + " : "",
+		snprintf(auth + used, sizeof(auth) - used,
+			 "%sclient certificate %s", used ? " + " : "",
 			 up->cert.path ? up->cert.path : "(data)");
 	else if (!used)
 		snprintf(auth, sizeof(auth), "none");
 	snprintf(out, outlen, "upstream %s (%s)%s, CA: %s, auth: %s%s%s",
 		 up->server ? up->server : "(none)",
 		 up->source ? up->source : "?", tls, ca, auth,
-		 https && up->insecure_skip_tls_verify
-			 ? "; WARNING: insecure-skip-tls-verify, the server's "
-			   "certificate is not checked"
-			 : "",
-		 !https && config_upstream_has_token(up)
-			 ? "; WARNING: the token is sent over plain http"
-			 : "");
+		 https && up->insecure_skip_tls_verify ?
+			 "; WARNING: insecure-skip-tls-verify, the server's "
+			 "certificate is not checked" :
+			 "",
+		 !https && config_upstream_has_token(up) ?
+			 "; WARNING: the token is sent over plain http" :
+			 "");
 }

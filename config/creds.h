@@ -39,8 +39,7 @@ bool config_upstream_has_token(const struct config_upstream *up);
  * read, with the reason kept for config_upstream_token_error(). A failed
  * read never hands out the previous token.
  */
-int config_upstream_token(struct config_upstream *up, char *out,
-			  size_t outlen);
+int config_upstream_token(struct config_upstream *up, char *out, size_t outlen);
 /* Why the last config_upstream_token() failed ("" if it did not). */
 void config_upstream_token_error(struct config_upstream *up, char *out,
 				 size_t outlen);

@@ -13,7 +13,17 @@
 #include "config/kubeconfig.h"
 #include "config/limits.h"
 
-enum flag_kind { F_STR, F_INT, F_MIB, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT, F_AUTH, F_MODE };
+enum flag_kind {
+	F_STR,
+	F_INT,
+	F_MIB,
+	F_BOOL,
+	F_LISTEN,
+	F_LIST,
+	F_LOGFMT,
+	F_AUTH,
+	F_MODE
+};
 
 /*
  * One row per flag: where it goes, what it accepts, its default and its
@@ -26,8 +36,8 @@ enum flag_kind { F_STR, F_INT, F_MIB, F_BOOL, F_LISTEN, F_LIST, F_LOGFMT, F_AUTH
 struct flag {
 	const char *name;
 	enum flag_kind kind;
-	size_t off;		/* offset into struct config */
-	int min, max;		/* for F_INT; F_MIB, in MiB */
+	size_t off;   /* offset into struct config */
+	int min, max; /* for F_INT; F_MIB, in MiB */
 	const char *help;
 	bool has_def;
 	long long def;
@@ -41,32 +51,37 @@ struct flag {
 #define DEF(n) .has_def = true, .def = (n)
 
 static const struct flag flags[] = {
-	{ FLAG("kubeconfig", F_STR, OFF(kubeconfig), 0, 0), .help = "kubeconfig file",
+	{ FLAG("kubeconfig", F_STR, OFF(kubeconfig), 0, 0),
+	  .help = "kubeconfig file",
 	  .note = "in-cluster, else $KUBECONFIG, else ~/.kube/config" },
-	{ FLAG("context", F_STR, OFF(context), 0, 0), .help = "kubeconfig context",
-	  .note = "its current-context" },
+	{ FLAG("context", F_STR, OFF(context), 0, 0),
+	  .help = "kubeconfig context", .note = "its current-context" },
 	{ FLAG("serviceaccount-dir", F_STR, OFF(serviceaccount_dir), 0, 0),
-	  .help = "in-cluster token and ca.crt directory", .note = CONFIG_INCLUSTER_ROOT },
+	  .help = "in-cluster token and ca.crt directory",
+	  .note = CONFIG_INCLUSTER_ROOT },
 	{ FLAG("server", F_STR, OFF(server), 0, 0),
 	  .help = "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
 	{ FLAG("resources", F_LIST, OFF(resources), 0, 0),
 	  .help = "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
-	{ FLAG("listen", F_LISTEN, 0, 0, 0), .help = "local HOST:PORT to serve on",
-	  .def_str = "127.0.0.1:8001", .note = "; port 0 picks one" },
+	{ FLAG("listen", F_LISTEN, 0, 0, 0),
+	  .help = "local HOST:PORT to serve on", .def_str = "127.0.0.1:8001",
+	  .note = "; port 0 picks one" },
 	{ FLAG("unix-socket", F_STR, OFF(unix_socket), 0, 0),
 	  .help = "also serve on this unix socket (mode 0600 unless --unix-socket-mode)" },
-	{ FLAG("log-format", F_LOGFMT, OFF(log_format), 0, 0), .help = "text or json",
-	  .def_str = "text" },
+	{ FLAG("log-format", F_LOGFMT, OFF(log_format), 0, 0),
+	  .help = "text or json", .def_str = "text" },
 	{ FLAG("v", F_INT, OFF(verbosity), 0, 10),
 	  .help = "log verbosity (0-10)", DEF(0) },
 	{ FLAG("page-size", F_INT, OFF(page_size), 1, 100000),
 	  .help = "items per upstream LIST page", DEF(500) },
 	{ FLAG("watch-timeout", F_INT, OFF(watch_timeout), 1, 86400),
-	  .help = "upstream watch timeoutSeconds", .note = "300-600, randomized" },
+	  .help = "upstream watch timeoutSeconds",
+	  .note = "300-600, randomized" },
 	{ FLAG("history", F_INT, OFF(history), 16, 10000000),
 	  .help = "watch events kept per resource", DEF(10000) },
 	{ FLAG("bookmark-interval", F_INT, OFF(bookmark_interval), 1, 3600),
-	  .help = "seconds between BOOKMARK events to local watchers", DEF(60) },
+	  .help = "seconds between BOOKMARK events to local watchers",
+	  DEF(60) },
 	{ FLAG("discovery-refresh", F_INT, OFF(discovery_refresh), 1, 86400),
 	  .help = "seconds between refreshes of the upstream's discovery documents",
 	  DEF(60) },
@@ -76,14 +91,16 @@ static const struct flag flags[] = {
 	{ FLAG("upstream-burst", F_INT, OFF(upstream_burst), 1, 100000),
 	  .help = "burst above --upstream-qps", DEF(100) },
 	{ FLAG("backoff-max-ms", F_INT, OFF(backoff_max_ms), 10, 600000),
-	  .help = "cap of the exponential backoff after upstream errors", DEF(5000) },
+	  .help = "cap of the exponential backoff after upstream errors",
+	  DEF(5000) },
 	{ FLAG("upstream-stall-timeout", F_INT, OFF(stall_seconds), 1, 86400),
 	  .help = "seconds without a byte after which an upstream stream that sends "
-	  "BOOKMARKs counts as dead; streams without BOOKMARKs rely on TCP "
-	  "keepalive and their deadline", DEF(90) },
+		  "BOOKMARKs counts as dead; streams without BOOKMARKs rely on TCP "
+		  "keepalive and their deadline",
+	  DEF(90) },
 	{ FLAG("upstream-settle", F_INT, OFF(settle_seconds), 1, 3600),
 	  .help = "seconds after which a resourceVersion seen upstream counts as "
-	  "delivered to an open watch, so a quiet resource resumes from it",
+		  "delivered to an open watch, so a quiet resource resumes from it",
 	  DEF(30) },
 	{ FLAG("upstream-grace", F_INT, OFF(grace_seconds), 0, 86400),
 	  .help = "seconds /readyz stays 200 while the upstream cannot be reached",
@@ -91,26 +108,29 @@ static const struct flag flags[] = {
 	{ FLAG("startup-timeout", F_INT, OFF(startup_timeout), 1, 86400),
 	  .help = "seconds an unreachable upstream is retried at startup before exiting 1",
 	  DEF(60) },
-	{ FLAG("threads", F_INT, OFF(threads), 1, 256), .help = "HTTP worker threads",
-	  .note = "number of CPUs" },
+	{ FLAG("threads", F_INT, OFF(threads), 1, 256),
+	  .help = "HTTP worker threads", .note = "number of CPUs" },
 	{ FLAG("strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0),
 	  .help = "drop metadata.managedFields from cached objects" },
 	{ FLAG("client-auth", F_AUTH, OFF(client_auth), 0, 0),
 	  .help = "none (loopback only: a client without credentials acts as the proxy) "
-	  "or delegated (TokenReview and SubjectAccessReview upstream for every "
-	  "request; required for a non-loopback --listen)", .def_str = "none" },
-	{ FLAG("allow-unauthenticated-remote", F_BOOL, OFF(allow_unauth_remote), 0, 0),
+		  "or delegated (TokenReview and SubjectAccessReview upstream for every "
+		  "request; required for a non-loopback --listen)",
+	  .def_str = "none" },
+	{ FLAG("allow-unauthenticated-remote", F_BOOL, OFF(allow_unauth_remote),
+	       0, 0),
 	  .help = "start with a non-loopback --listen and --client-auth=none (anyone who "
-	  "reaches the port acts as the proxy)" },
+		  "reaches the port acts as the proxy)" },
 	{ FLAG("unix-socket-mode", F_MODE, OFF(unix_socket_mode), 0, 0),
 	  .help = "permissions of --unix-socket, octal", DEF(0600) },
 	{ FLAG("tls-cert-file", F_STR, OFF(tls_cert_file), 0, 0),
 	  .help = "serve HTTPS with this certificate (PEM; re-read when it changes)" },
 	{ FLAG("tls-private-key-file", F_STR, OFF(tls_key_file), 0, 0),
 	  .help = "the key of --tls-cert-file (PEM; re-read when it changes)" },
-	{ FLAG("passthrough-timeout", F_INT, OFF(passthrough_timeout), 0, 86400),
+	{ FLAG("passthrough-timeout", F_INT, OFF(passthrough_timeout), 0,
+	       86400),
 	  .help = "seconds a forwarded request may take, watches, logs with follow, exec, "
-	  "attach, port-forward and proxy excepted; 0 = no limit",
+		  "attach, port-forward and proxy excepted; 0 = no limit",
 	  DEF(LIMIT_PASSTHROUGH_TIMEOUT_S), .note = ", the apiserver's own" },
 	{ FLAG("max-connections", F_INT, OFF(max_connections), 1, 1000000),
 	  .help = "open client connections; one more is answered 429 with Retry-After",
@@ -125,14 +145,17 @@ static const struct flag flags[] = {
 	{ FLAG("header-timeout", F_INT, OFF(header_timeout), 1, 3600),
 	  .help = "seconds a client has to send a whole request header",
 	  DEF(LIMIT_HEADER_TIMEOUT_S), .note = ", the apiserver's" },
-	{ FLAG("upstream-page-max-mib", F_MIB, OFF(upstream_page_max), 1, 65536),
+	{ FLAG("upstream-page-max-mib", F_MIB, OFF(upstream_page_max), 1,
+	       65536),
 	  .help = "MiB of one upstream LIST page; a larger one is fetched again in "
-	  "smaller pages", DEF((long long)LIMIT_UPSTREAM_PAGE_BYTES) },
+		  "smaller pages",
+	  DEF((long long)LIMIT_UPSTREAM_PAGE_BYTES) },
 	{ FLAG("upstream-line-max-mib", F_MIB, OFF(upstream_line_max), 1, 4096),
 	  .help = "MiB of one upstream watch event or list item; a larger event ends "
-	  "the watch, a larger item is skipped and logged",
+		  "the watch, a larger item is skipped and logged",
 	  DEF((long long)LIMIT_UPSTREAM_LINE_BYTES) },
-	{ FLAG("upstream-list-max-mib", F_MIB, OFF(upstream_list_max), 1, 1048576),
+	{ FLAG("upstream-list-max-mib", F_MIB, OFF(upstream_list_max), 1,
+	       1048576),
 	  .help = "MiB of all the pages of one upstream LIST",
 	  DEF((long long)LIMIT_UPSTREAM_LIST_BYTES) },
 	{ FLAG("authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400),
@@ -164,11 +187,13 @@ static void default_text(const struct flag *f, char *out, size_t outlen)
 void config_flags_usage(FILE *out)
 {
 	char def[256];
-	fprintf(out, "usage: informer-proxy [--kubeconfig PATH] [--server URL] --resources LIST [flags]\n"
+	fprintf(out,
+		"usage: informer-proxy [--kubeconfig PATH] [--server URL] --resources LIST [flags]\n"
 		"       informer-proxy --probe URL   (exit 0 if URL answers 200: an exec health check)\n\n");
 	for (size_t i = 0; i < NFLAGS; i++) {
 		default_text(&flags[i], def, sizeof(def));
-		fprintf(out, "  --%-22s %s%s\n", flags[i].name, flags[i].help, def);
+		fprintf(out, "  --%-22s %s%s\n", flags[i].name, flags[i].help,
+			def);
 	}
 }
 
@@ -178,8 +203,10 @@ static int parse_listen(struct config *cfg, const char *v, char *err,
 	const char *colon = strrchr(v, ':');
 	char *end;
 	long port = colon ? strtol(colon + 1, &end, 10) : -1;
-	if (!colon || colon == v || !colon[1] || *end || port < 0 || port > 65535) {
-		snprintf(err, errlen, "--listen: want HOST:PORT, got \"%s\"", v);
+	if (!colon || colon == v || !colon[1] || *end || port < 0 ||
+	    port > 65535) {
+		snprintf(err, errlen, "--listen: want HOST:PORT, got \"%s\"",
+			 v);
 		return -EINVAL;
 	}
 	char *host = xstrndup(v, (size_t)(colon - v));
@@ -232,8 +259,10 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		errno = 0;
 		long n = strtol(v, &end, 10);
 		if (!*v || *end || errno || n < f->min || n > f->max) {
-			snprintf(err, errlen, "--%s: want a number from %d to %d, got \"%s\"",
-				 f->name, f->min, f->max, v);
+			snprintf(
+				err, errlen,
+				"--%s: want a number from %d to %d, got \"%s\"",
+				f->name, f->min, f->max, v);
 			return -EINVAL;
 		}
 		if (f->kind == F_MIB)
@@ -248,7 +277,8 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		} else if (!strcmp(v, "false") || !strcmp(v, "0")) {
 			*(bool *)dst = false;
 		} else {
-			snprintf(err, errlen, "--%s: want true or false", f->name);
+			snprintf(err, errlen, "--%s: want true or false",
+				 f->name);
 			return -EINVAL;
 		}
 		return 0;
@@ -262,7 +292,10 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		} else if (!strcmp(v, "delegated")) {
 			cfg->client_auth = CLIENT_AUTH_DELEGATED;
 		} else {
-			snprintf(err, errlen, "--client-auth: want none or delegated, got \"%s\"", v);
+			snprintf(
+				err, errlen,
+				"--client-auth: want none or delegated, got \"%s\"",
+				v);
 			return -EINVAL;
 		}
 		return 0;
@@ -271,8 +304,10 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		errno = 0;
 		long m = strtol(v, &end, 8);
 		if (!*v || *end || errno || m < 0 || m > 0777) {
-			snprintf(err, errlen, "--%s: want an octal mode such as 0600, got \"%s\"",
-				 f->name, v);
+			snprintf(
+				err, errlen,
+				"--%s: want an octal mode such as 0600, got \"%s\"",
+				f->name, v);
 			return -EINVAL;
 		}
 		*(int *)dst = (int)m;
@@ -284,7 +319,8 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		} else if (!strcmp(v, "json")) {
 			cfg->log_format = LOG_JSON;
 		} else {
-			snprintf(err, errlen, "--log-format: want text or json");
+			snprintf(err, errlen,
+				 "--log-format: want text or json");
 			return -EINVAL;
 		}
 		return 0;
@@ -335,10 +371,12 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		size_t n = eq ? (size_t)(eq - a) : strlen(a);
 		const struct flag *f = NULL;
 		for (size_t k = 0; k < NFLAGS; k++)
-			if (strlen(flags[k].name) == n && !strncmp(flags[k].name, a, n))
+			if (strlen(flags[k].name) == n &&
+			    !strncmp(flags[k].name, a, n))
 				f = &flags[k];
 		if (!f) {
-			snprintf(err, errlen, "unknown flag \"%s\" (see --help)", argv[i]);
+			snprintf(err, errlen,
+				 "unknown flag \"%s\" (see --help)", argv[i]);
 			return -EINVAL;
 		}
 		const char *v = eq ? eq + 1 : NULL;
@@ -346,7 +384,8 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 			v = "true";
 		if (!v) {
 			if (i + 1 >= argc) {
-				snprintf(err, errlen, "--%s needs a value", f->name);
+				snprintf(err, errlen, "--%s needs a value",
+					 f->name);
 				return -EINVAL;
 			}
 			v = argv[++i];
@@ -355,18 +394,24 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		if (r)
 			return r;
 	}
-	if (cfg->server &&
-	    strncmp(cfg->server, "http://", 7) && strncmp(cfg->server, "https://", 8)) {
-		snprintf(err, errlen, "--server: want an http:// or https:// URL, got \"%s\"",
-			 cfg->server);
+	if (cfg->server && strncmp(cfg->server, "http://", 7) &&
+	    strncmp(cfg->server, "https://", 8)) {
+		snprintf(
+			err, errlen,
+			"--server: want an http:// or https:// URL, got \"%s\"",
+			cfg->server);
 		return -EINVAL;
 	}
 	if (!cfg->tls_cert_file != !cfg->tls_key_file) {
-		snprintf(err, errlen, "--tls-cert-file and --tls-private-key-file go together");
+		snprintf(
+			err, errlen,
+			"--tls-cert-file and --tls-private-key-file go together");
 		return -EINVAL;
 	}
 	if (!cfg->nresources) {
-		snprintf(err, errlen, "--resources is required, e.g. --resources pods,configmaps");
+		snprintf(
+			err, errlen,
+			"--resources is required, e.g. --resources pods,configmaps");
 		return -EINVAL;
 	}
 	return 0;

@@ -18,53 +18,54 @@
 #define CONFIG_MAX_RESOURCES 64
 
 enum config_client_auth {
-	CLIENT_AUTH_NONE,	/* loopback only: a client without credentials
+	CLIENT_AUTH_NONE,      /* loopback only: a client without credentials
 				 * acts as the proxy, as with kubectl proxy */
-	CLIENT_AUTH_DELEGATED,	/* TokenReview + SubjectAccessReview upstream */
+	CLIENT_AUTH_DELEGATED, /* TokenReview + SubjectAccessReview upstream */
 };
 
 struct config {
-	char *server;			/* --server: overrides the kubeconfig's */
-	char *kubeconfig;		/* --kubeconfig */
-	char *context;			/* --context */
-	char *serviceaccount_dir;	/* in-cluster token and ca.crt */
-	char *resources[CONFIG_MAX_RESOURCES];	/* kubectl spelling */
+	char *server;		  /* --server: overrides the kubeconfig's */
+	char *kubeconfig;	  /* --kubeconfig */
+	char *context;		  /* --context */
+	char *serviceaccount_dir; /* in-cluster token and ca.crt */
+	char *resources[CONFIG_MAX_RESOURCES]; /* kubectl spelling */
 	int nresources;
-	char *listen_host;		/* IPv4, or [IPv6] */
-	char *unix_socket;		/* also serve on this unix socket */
+	char *listen_host; /* IPv4, or [IPv6] */
+	char *unix_socket; /* also serve on this unix socket */
 	int listen_port;
 	enum log_format log_format;
 	int verbosity;
-	int page_size;			/* upstream LIST limit */
-	int watch_timeout;		/* upstream watch timeoutSeconds */
-	int history;			/* events kept per resource */
-	int bookmark_interval;		/* seconds between local bookmarks */
-	int threads;			/* HTTP worker threads */
-	int discovery_refresh;		/* seconds between discovery refreshes */
-	int upstream_qps, upstream_burst; /* the proxy's own upstream requests */
-	int backoff_max_ms;		/* cap of the upstream retry backoff */
-	int stall_seconds;		/* a silent upstream stream is dead after this */
-	int settle_seconds;		/* a seen RV has reached an open watch after this */
-	int grace_seconds;		/* /readyz stays 200 this long with upstream away */
-	int startup_timeout;		/* exit if never synced after this long */
+	int page_size;	       /* upstream LIST limit */
+	int watch_timeout;     /* upstream watch timeoutSeconds */
+	int history;	       /* events kept per resource */
+	int bookmark_interval; /* seconds between local bookmarks */
+	int threads;	       /* HTTP worker threads */
+	int discovery_refresh; /* seconds between discovery refreshes */
+	int upstream_qps,
+		upstream_burst; /* the proxy's own upstream requests */
+	int backoff_max_ms;	/* cap of the upstream retry backoff */
+	int stall_seconds;  /* a silent upstream stream is dead after this */
+	int settle_seconds; /* a seen RV has reached an open watch after this */
+	int grace_seconds;  /* /readyz stays 200 this long with upstream away */
+	int startup_timeout; /* exit if never synced after this long */
 	bool strip_managed_fields;
 	/* security (README "Security model") */
-	enum config_client_auth client_auth;	/* --client-auth none|delegated */
-	bool allow_unauth_remote;	/* --allow-unauthenticated-remote */
-	int unix_socket_mode;		/* --unix-socket-mode, octal (0600) */
-	char *tls_cert_file;		/* --tls-cert-file: serve HTTPS */
-	char *tls_key_file;		/* --tls-private-key-file */
-	int authn_allow_ttl;		/* seconds an allowed decision is cached */
-	int authn_deny_ttl;		/* seconds a denied one is */
+	enum config_client_auth client_auth; /* --client-auth none|delegated */
+	bool allow_unauth_remote; /* --allow-unauthenticated-remote */
+	int unix_socket_mode;	  /* --unix-socket-mode, octal (0600) */
+	char *tls_cert_file;	  /* --tls-cert-file: serve HTTPS */
+	char *tls_key_file;	  /* --tls-private-key-file */
+	int authn_allow_ttl;	  /* seconds an allowed decision is cached */
+	int authn_deny_ttl;	  /* seconds a denied one is */
 	/* limits (config/limits.h) */
-	int passthrough_timeout;	/* seconds; non-long-running passthrough */
-	int max_connections;		/* open client connections */
-	int max_watchers;		/* open local watches */
-	int idle_timeout;		/* seconds of silence before a close */
-	int header_timeout;		/* seconds from accept to a whole header */
-	long long upstream_page_max;	/* bytes of one upstream LIST page */
-	long long upstream_line_max;	/* bytes of one watch event or item */
-	long long upstream_list_max;	/* bytes of all pages of one LIST */
+	int passthrough_timeout;     /* seconds; non-long-running passthrough */
+	int max_connections;	     /* open client connections */
+	int max_watchers;	     /* open local watches */
+	int idle_timeout;	     /* seconds of silence before a close */
+	int header_timeout;	     /* seconds from accept to a whole header */
+	long long upstream_page_max; /* bytes of one upstream LIST page */
+	long long upstream_line_max; /* bytes of one watch event or item */
+	long long upstream_list_max; /* bytes of all pages of one LIST */
 };
 
 /* Parse argv into cfg (defaults first). Returns 0, 1 when --help was

@@ -105,15 +105,18 @@ static int dir_of(const char *path, char *dir, size_t dirlen)
 	const char *slash = strrchr(path, '/');
 	char cwd[PATH_MAX];
 	if (slash == path)
-		return snprintf(dir, dirlen, "/") < (int)dirlen ? 0 : -ENAMETOOLONG;
+		return snprintf(dir, dirlen, "/") < (int)dirlen ? 0 :
+								  -ENAMETOOLONG;
 	if (path[0] == '/')
-		return snprintf(dir, dirlen, "%.*s", (int)(slash - path), path) <
-			       (int)dirlen ? 0 : -ENAMETOOLONG;
+		return snprintf(dir, dirlen, "%.*s", (int)(slash - path),
+				path) < (int)dirlen ?
+			       0 :
+			       -ENAMETOOLONG;
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -errno;
 	int n = slash ? snprintf(dir, dirlen, "%s/%.*s", cwd,
-				 (int)(slash - path), path)
-		      : snprintf(dir, dirlen, "%s", cwd);
+				 (int)(slash - path), path) :
+			snprintf(dir, dirlen, "%s", cwd);
 	return n >= 0 && n < (int)dirlen ? 0 : -ENAMETOOLONG;
 }
 
@@ -127,21 +130,26 @@ static int set_server(struct config_upstream *up, const char *url,
 	char *s;
 	if (sep && strncmp(url, "https://", 8) != 0 &&
 	    strncmp(url, "http://", 7) != 0) {
-		config_errf(err, errlen, "%s: server \"%s\": only http:// and https:// "
-		     "are supported", what, url);
+		config_errf(err, errlen,
+			    "%s: server \"%s\": only http:// and https:// "
+			    "are supported",
+			    what, url);
 		return -EINVAL;
 	}
 	while (n && url[n - 1] == '/')
 		n--;
 	size_t hostoff = sep ? (size_t)(sep - url) + 3 : 0;
 	if (n <= hostoff || url[hostoff] == '/' || url[hostoff] == ':') {
-		config_errf(err, errlen, "%s: server \"%s\" has no host", what, url);
+		config_errf(err, errlen, "%s: server \"%s\" has no host", what,
+			    url);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f) {
-			config_errf(err, errlen, "%s: server URL contains spaces or "
-			     "control characters", what);
+			config_errf(err, errlen,
+				    "%s: server URL contains spaces or "
+				    "control characters",
+				    what);
 			return -EINVAL;
 		}
 	}
@@ -195,11 +203,10 @@ static int compute_url_base(struct config_upstream *up)
 		goto out;
 	snprintf(base, n, "https://%s:%.*s%s", up->tls_server_name,
 		 (int)portlen, port, path);
-	snprintf(ct, cn, "%s:%.*s:%.*s:%.*s", up->tls_server_name,
-		 (int)portlen, port, (int)(hend - host), host, (int)portlen,
-		 port);
+	snprintf(ct, cn, "%s:%.*s:%.*s:%.*s", up->tls_server_name, (int)portlen,
+		 port, (int)(hend - host), host, (int)portlen, port);
 	up->connect_to = ct;
-	ct = NULL;	/* up owns it now */
+	ct = NULL; /* up owns it now */
 	up->url_base = base;
 	base = NULL;
 	rc = 0;
@@ -213,8 +220,8 @@ out:
 
 struct kdoc {
 	yaml_document_t doc;
-	const char *path;	/* for messages */
-	char dir[PATH_MAX];	/* absolute directory of path */
+	const char *path;   /* for messages */
+	char dir[PATH_MAX]; /* absolute directory of path */
 	char *err;
 	size_t errlen;
 };
@@ -260,7 +267,8 @@ static bool node_set(const yaml_node_t *n)
 	case YAML_MAPPING_NODE:
 		return n->data.mapping.pairs.top > n->data.mapping.pairs.start;
 	case YAML_SEQUENCE_NODE:
-		return n->data.sequence.items.top > n->data.sequence.items.start;
+		return n->data.sequence.items.top >
+		       n->data.sequence.items.start;
 	default:
 		return false;
 	}
@@ -276,13 +284,16 @@ static int get_str(struct kdoc *k, yaml_node_t *m, const char *key,
 	if (!node_set(n))
 		return 0;
 	if (n->type != YAML_SCALAR_NODE) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be a string",
-		     k->path, where, key);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: %s: %s must be a string", k->path,
+			    where, key);
 		return -EINVAL;
 	}
 	if (strlen((char *)n->data.scalar.value) != n->data.scalar.length) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s contains a NUL "
-		     "character", k->path, where, key);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: %s: %s contains a NUL "
+			    "character",
+			    k->path, where, key);
 		return -EINVAL;
 	}
 	*out = (const char *)n->data.scalar.value;
@@ -292,10 +303,10 @@ static int get_str(struct kdoc *k, yaml_node_t *m, const char *key,
 static int get_bool(struct kdoc *k, yaml_node_t *m, const char *key,
 		    const char *where, bool *out)
 {
-	static const char *const yes[] = { "true", "True", "TRUE", "yes",
-					   "Yes", "YES", "on", "On", "ON" };
-	static const char *const no[] = { "false", "False", "FALSE", "no",
-					  "No", "NO", "off", "Off", "OFF" };
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes",
+					   "YES",  "on",   "On",   "ON" };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No",
+					  "NO",	   "off",   "Off",   "OFF" };
 	const char *v;
 	int rc = get_str(k, m, key, where, &v);
 	*out = false;
@@ -309,8 +320,9 @@ static int get_bool(struct kdoc *k, yaml_node_t *m, const char *key,
 		if (!strcmp(v, no[i]))
 			return 0;
 	}
-	config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s must be true or false",
-	     k->path, where, key);
+	config_errf(k->err, k->errlen,
+		    "kubeconfig %s: %s: %s must be true or false", k->path,
+		    where, key);
 	return -EINVAL;
 }
 
@@ -353,8 +365,8 @@ static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
 	if (!node_set(seq))
 		return 0;
 	if (seq->type != YAML_SEQUENCE_NODE) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s must be a list",
-		     k->path, list);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: %s must be a list", k->path, list);
 		return -EINVAL;
 	}
 	for (yaml_node_item_t *i = seq->data.sequence.items.start;
@@ -366,8 +378,10 @@ static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
 			continue;
 		yaml_node_t *in = map_get(k, e, inner);
 		if (node_set(in) && in->type != YAML_MAPPING_NODE) {
-			config_errf(k->err, k->errlen, "kubeconfig %s: %s \"%s\": %s "
-			     "must be a mapping", k->path, list, name, inner);
+			config_errf(k->err, k->errlen,
+				    "kubeconfig %s: %s \"%s\": %s "
+				    "must be a mapping",
+				    k->path, list, name, inner);
 			return -EINVAL;
 		}
 		/* An entry with no body stays NULL: map_get finds nothing. */
@@ -392,8 +406,8 @@ static int file_field(struct kdoc *k, const char *where, const char *field,
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s %s: %s", k->path,
-		     where, field, p, strerror(e));
+		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s %s: %s",
+			    k->path, where, field, p, strerror(e));
 		free(p);
 		return -e;
 	}
@@ -417,7 +431,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (value[i] == '-' || value[i] == '_') {
-			rc = -EINVAL;	/* base64url: not what kubeconfig uses */
+			rc = -EINVAL; /* base64url: not what kubeconfig uses */
 			goto bad;
 		}
 		if (!isspace((unsigned char)value[i]))
@@ -441,9 +455,12 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 		if (secret)
 			explicit_bzero(data, len);
 		free(data);
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s decodes to "
-		     "something that is not PEM (no -----BEGIN line); is it "
-		     "base64-encoded twice?", k->path, where, field);
+		config_errf(
+			k->err, k->errlen,
+			"kubeconfig %s: %s: %s decodes to "
+			"something that is not PEM (no -----BEGIN line); is it "
+			"base64-encoded twice?",
+			k->path, where, field);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -453,8 +470,9 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	goto out;
 bad:
 	rc = -EINVAL;
-	config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s is not valid base64",
-	     k->path, where, field);
+	config_errf(k->err, k->errlen,
+		    "kubeconfig %s: %s: %s is not valid base64", k->path, where,
+		    field);
 out:
 	if (b.p && secret)
 		explicit_bzero(b.p, b.cap);
@@ -476,8 +494,10 @@ static int pem_field(struct kdoc *k, yaml_node_t *m, const char *where,
 	    (rc = get_str(k, m, datakey, where, &data)))
 		return rc;
 	if (file && data) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: both %s and %s are "
-		     "set; keep one", k->path, where, field, datakey);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: %s: both %s and %s are "
+			    "set; keep one",
+			    k->path, where, field, datakey);
 		return -EINVAL;
 	}
 	if (data)
@@ -497,9 +517,12 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 	if ((rc = get_str(k, c, "proxy-url", where, &proxy)))
 		return rc;
 	if (proxy) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s sets proxy-url, which "
-		     "informer-proxy does not support; remove it or reach the "
-		     "apiserver directly", k->path, where);
+		config_errf(
+			k->err, k->errlen,
+			"kubeconfig %s: %s sets proxy-url, which "
+			"informer-proxy does not support; remove it or reach the "
+			"apiserver directly",
+			k->path, where);
 		return -ENOTSUP;
 	}
 	if ((rc = get_str(k, c, "server", where, &server)) ||
@@ -508,9 +531,10 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 			   &up->insecure_skip_tls_verify)))
 		return rc;
 	if (!server && need_server) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s has no server; set "
-		     "clusters[].cluster.server or pass --server", k->path,
-		     where);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: %s has no server; set "
+			    "clusters[].cluster.server or pass --server",
+			    k->path, where);
 		return -EINVAL;
 	}
 	if (server) {
@@ -531,9 +555,12 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 			    false)))
 		return rc;
 	if (up->insecure_skip_tls_verify && (up->ca.path || up->ca.data)) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: a certificate "
-		     "authority together with insecure-skip-tls-verify is not "
-		     "allowed; drop one", k->path, where);
+		config_errf(
+			k->err, k->errlen,
+			"kubeconfig %s: %s: a certificate "
+			"authority together with insecure-skip-tls-verify is not "
+			"allowed; drop one",
+			k->path, where);
 		return -EINVAL;
 	}
 	return 0;
@@ -566,20 +593,26 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 	     i < sizeof(unsupported_user) / sizeof(unsupported_user[0]); i++) {
 		if (!node_set(map_get(k, u, unsupported_user[i].field)))
 			continue;
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s sets %s (%s), which "
-		     "informer-proxy does not support; use token, tokenFile or "
-		     "client-certificate and client-key instead", k->path,
-		     where, unsupported_user[i].field, unsupported_user[i].what);
+		config_errf(
+			k->err, k->errlen,
+			"kubeconfig %s: %s sets %s (%s), which "
+			"informer-proxy does not support; use token, tokenFile or "
+			"client-certificate and client-key instead",
+			k->path, where, unsupported_user[i].field,
+			unsupported_user[i].what);
 		return -ENOTSUP;
 	}
 	if ((rc = pem_field(k, u, where, "client-certificate", &up->cert,
 			    false)) ||
 	    (rc = pem_field(k, u, where, "client-key", &up->key, true)))
 		return rc;
-	if (!(up->cert.path || up->cert.data) != !(up->key.path || up->key.data)) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: a client certificate "
-		     "needs both client-certificate(-data) and client-key(-data)",
-		     k->path, where);
+	if (!(up->cert.path || up->cert.data) !=
+	    !(up->key.path || up->key.data)) {
+		config_errf(
+			k->err, k->errlen,
+			"kubeconfig %s: %s: a client certificate "
+			"needs both client-certificate(-data) and client-key(-data)",
+			k->path, where);
 		return -EINVAL;
 	}
 	if ((rc = get_str(k, u, "token", where, &token)) ||
@@ -588,8 +621,10 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 	if (token) {
 		/* client-go: a literal token wins over tokenFile */
 		if (!config_upstream_token_ok(token)) {
-			config_errf(k->err, k->errlen, "kubeconfig %s: %s: token contains "
-			     "spaces or control characters", k->path, where);
+			config_errf(k->err, k->errlen,
+				    "kubeconfig %s: %s: token contains "
+				    "spaces or control characters",
+				    k->path, where);
 			return -EINVAL;
 		}
 		if (!(up->token = xstrdup(token))) {
@@ -630,8 +665,10 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	char names[256];
 	int rc;
 	if (root && node_set(root) && root->type != YAML_MAPPING_NODE) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: not a kubeconfig (the "
-		     "top level is not a mapping)", k->path);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: not a kubeconfig (the "
+			    "top level is not a mapping)",
+			    k->path);
 		return -EINVAL;
 	}
 	if (!ctxname || !*ctxname) {
@@ -640,9 +677,11 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 			return rc;
 		if (!ctxname) {
 			list_names(k, root, "contexts", names, sizeof(names));
-			config_errf(k->err, k->errlen, "kubeconfig %s: current-context "
-			     "is not set; pass --context NAME (contexts: %s)",
-			     k->path, names);
+			config_errf(
+				k->err, k->errlen,
+				"kubeconfig %s: current-context "
+				"is not set; pass --context NAME (contexts: %s)",
+				k->path, names);
 			return -ENOENT;
 		}
 	}
@@ -651,8 +690,10 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 		return rc;
 	if (!rc) {
 		list_names(k, root, "contexts", names, sizeof(names));
-		config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" not found "
-		     "(contexts: %s)", k->path, ctxname, names);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: context \"%s\" not found "
+			    "(contexts: %s)",
+			    k->path, ctxname, names);
 		return -ENOENT;
 	}
 	char where[300];
@@ -661,30 +702,37 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	    (rc = get_str(k, ctx, "user", where, &usname)))
 		return rc;
 	if (!clname) {
-		config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" names no "
-		     "cluster; set contexts[].context.cluster", k->path,
-		     ctxname);
+		config_errf(k->err, k->errlen,
+			    "kubeconfig %s: context \"%s\" names no "
+			    "cluster; set contexts[].context.cluster",
+			    k->path, ctxname);
 		return -EINVAL;
 	}
 	if ((rc = find_named(k, root, "clusters", "cluster", clname, &cl)) < 0)
 		return rc;
 	if (!rc) {
 		list_names(k, root, "clusters", names, sizeof(names));
-		config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" refers to "
-		     "cluster \"%s\", which is not in clusters (clusters: %s)",
-		     k->path, ctxname, clname, names);
+		config_errf(
+			k->err, k->errlen,
+			"kubeconfig %s: context \"%s\" refers to "
+			"cluster \"%s\", which is not in clusters (clusters: %s)",
+			k->path, ctxname, clname, names);
 		return -ENOENT;
 	}
 	if ((rc = load_cluster(k, cl, clname, need_server, up)))
 		return rc;
 	if (usname) {
-		if ((rc = find_named(k, root, "users", "user", usname, &us)) < 0)
+		if ((rc = find_named(k, root, "users", "user", usname, &us)) <
+		    0)
 			return rc;
 		if (!rc) {
 			list_names(k, root, "users", names, sizeof(names));
-			config_errf(k->err, k->errlen, "kubeconfig %s: context \"%s\" "
-			     "refers to user \"%s\", which is not in users "
-			     "(users: %s)", k->path, ctxname, usname, names);
+			config_errf(
+				k->err, k->errlen,
+				"kubeconfig %s: context \"%s\" "
+				"refers to user \"%s\", which is not in users "
+				"(users: %s)",
+				k->path, ctxname, usname, names);
 			return -ENOENT;
 		}
 		if ((rc = load_user(k, us, usname, up)))
@@ -722,13 +770,16 @@ static int kubeconfig_load(const char *path, const char *context,
 		if (rc == -ENOMEM)
 			config_errf(err, errlen, "out of memory");
 		else if (rc == -EFBIG)
-			config_errf(err, errlen, "kubeconfig %s: larger than %d MiB",
-			     path, KUBECONFIG_MAX_BYTES >> 20);
+			config_errf(err, errlen,
+				    "kubeconfig %s: larger than %d MiB", path,
+				    KUBECONFIG_MAX_BYTES >> 20);
 		else
-			config_errf(err, errlen, "kubeconfig %s: cannot read: %s%s",
-			     path, strerror(-rc),
-			     rc == -ENOENT ? "; pass --kubeconfig PATH or "
-					     "--server URL" : "");
+			config_errf(
+				err, errlen, "kubeconfig %s: cannot read: %s%s",
+				path, strerror(-rc),
+				rc == -ENOENT ? "; pass --kubeconfig PATH or "
+						"--server URL" :
+						"");
 		goto out;
 	}
 	if (!(k = xcalloc(1, sizeof(*k)))) {
@@ -740,8 +791,10 @@ static int kubeconfig_load(const char *path, const char *context,
 	k->err = err;
 	k->errlen = errlen;
 	if ((rc = dir_of(path, k->dir, sizeof(k->dir)))) {
-		config_errf(err, errlen, "kubeconfig %s: cannot resolve its directory: "
-		     "%s", path, strerror(-rc));
+		config_errf(err, errlen,
+			    "kubeconfig %s: cannot resolve its directory: "
+			    "%s",
+			    path, strerror(-rc));
 		goto out;
 	}
 	if (!yaml_parser_initialize(&parser)) {
@@ -755,11 +808,13 @@ static int kubeconfig_load(const char *path, const char *context,
 		if (rc == -ENOMEM)
 			config_errf(err, errlen, "out of memory");
 		else
-			config_errf(err, errlen, "kubeconfig %s: invalid YAML at line "
-			     "%zu column %zu: %s", path,
-			     parser.problem_mark.line + 1,
-			     parser.problem_mark.column + 1,
-			     parser.problem ? parser.problem : "syntax error");
+			config_errf(err, errlen,
+				    "kubeconfig %s: invalid YAML at line "
+				    "%zu column %zu: %s",
+				    path, parser.problem_mark.line + 1,
+				    parser.problem_mark.column + 1,
+				    parser.problem ? parser.problem :
+						     "syntax error");
 		yaml_parser_delete(&parser);
 		goto out;
 	}
@@ -779,7 +834,7 @@ out:
 		yaml_document_delete(&k->doc);
 	free(k);
 	if (text) {
-		explicit_bzero(text, len);	/* it may hold keys and tokens */
+		explicit_bzero(text, len); /* it may hold keys and tokens */
 		free(text);
 	}
 	if (rc)
@@ -807,9 +862,11 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 	if (!root || !*root)
 		root = CONFIG_INCLUSTER_ROOT;
 	if (!host || !*host || !port || !*port) {
-		config_errf(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST and "
-		     "KUBERNETES_SERVICE_PORT must both be set; outside a pod "
-		     "pass --kubeconfig or --server");
+		config_errf(
+			err, errlen,
+			"in-cluster: KUBERNETES_SERVICE_HOST and "
+			"KUBERNETES_SERVICE_PORT must both be set; outside a pod "
+			"pass --kubeconfig or --server");
 		rc = -ENOENT;
 		goto out;
 	}
@@ -832,8 +889,10 @@ int config_incluster_load(const char *root, struct config_upstream *out,
 	int fd = open(out->ca.path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		config_errf(err, errlen, "in-cluster: CA %s: %s (is the service "
-		     "account token mounted?)", out->ca.path, strerror(-rc));
+		config_errf(err, errlen,
+			    "in-cluster: CA %s: %s (is the service "
+			    "account token mounted?)",
+			    out->ca.path, strerror(-rc));
 		goto out;
 	}
 	close(fd);
@@ -901,8 +960,8 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 	} else if (sa_host && *sa_host && !have_ctx) {
 		/* --context only makes sense with a kubeconfig, so it skips
 		 * the in-cluster step. */
-		rc = config_incluster_load(sa_dir && *sa_dir ? sa_dir : NULL, out,
-					   err, errlen);
+		rc = config_incluster_load(sa_dir && *sa_dir ? sa_dir : NULL,
+					   out, err, errlen);
 		if (!rc && have_server)
 			rc = override_server(out, server_flag, err, errlen);
 		goto out;
@@ -921,9 +980,11 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 		}
 		if (!path[0] && !have_server) {
 			upstream_init(out);
-			config_errf(err, errlen, "KUBECONFIG=%s names no existing file; "
-			     "fix it, or pass --kubeconfig PATH or --server URL",
-			     env);
+			config_errf(
+				err, errlen,
+				"KUBECONFIG=%s names no existing file; "
+				"fix it, or pass --kubeconfig PATH or --server URL",
+				env);
 			rc = -ENOENT;
 			goto out;
 		}
@@ -943,9 +1004,11 @@ int config_upstream_resolve(const char *kubeconfig_flag,
 		rc = override_server(out, server_flag, err, errlen);
 	} else {
 		upstream_init(out);
-		config_errf(err, errlen, "no upstream configured: pass --server URL or "
-		     "--kubeconfig PATH, set KUBECONFIG, create ~/.kube/config, "
-		     "or run in a pod with a service account");
+		config_errf(
+			err, errlen,
+			"no upstream configured: pass --server URL or "
+			"--kubeconfig PATH, set KUBECONFIG, create ~/.kube/config, "
+			"or run in a pod with a service account");
 		rc = -ENOENT;
 	}
 out:

@@ -52,7 +52,8 @@ void log_msg(int v, const char *level, const char *fmt, ...)
 
 	struct buf b = BUF_INIT;
 	if (format == LOG_JSON) {
-		buf_printf(&b, "{\"ts\":\"%s\",\"level\":\"%s\",\"component\":", ts,
+		buf_printf(&b,
+			   "{\"ts\":\"%s\",\"level\":\"%s\",\"component\":", ts,
 			   level);
 		buf_add_json_str(&b, component, strlen(component));
 		buf_adds(&b, ",\"msg\":");

@@ -11,7 +11,10 @@
 
 #include <stdbool.h>
 
-enum log_format { LOG_TEXT, LOG_JSON };
+enum log_format {
+	LOG_TEXT,
+	LOG_JSON
+};
 
 void log_setup(enum log_format fmt, int verbosity, const char *component);
 bool log_enabled(int v);
@@ -21,7 +24,10 @@ void log_msg(int v, const char *level, const char *fmt, ...)
 #define log_error(...) log_msg(0, "error", __VA_ARGS__)
 #define log_warn(...) log_msg(0, "warning", __VA_ARGS__)
 #define log_info(...) log_msg(0, "info", __VA_ARGS__)
-#define log_v(v, ...) \
-	do { if (log_enabled(v)) log_msg((v), "debug", __VA_ARGS__); } while (0)
+#define log_v(v, ...)                                       \
+	do {                                                \
+		if (log_enabled(v))                         \
+			log_msg((v), "debug", __VA_ARGS__); \
+	} while (0)
 
 #endif

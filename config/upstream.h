@@ -27,20 +27,20 @@ struct config_pem {
 };
 
 struct config_upstream {
-	char *server;		/* http(s)://host[:port][/path], no trailing / */
-	char *tls_server_name;	/* kubeconfig tls-server-name, or NULL */
+	char *server;	       /* http(s)://host[:port][/path], no trailing / */
+	char *tls_server_name; /* kubeconfig tls-server-name, or NULL */
 	/* With tls_server_name: server with its host replaced by that name.
 	 * Requests go to this URL (so TLS sends that SNI and checks that
 	 * name) and connect to the real host given by connect_to. Without it,
 	 * the same string as server. */
 	char *url_base;
-	struct config_pem ca;	/* neither set: the system roots */
+	struct config_pem ca; /* neither set: the system roots */
 	bool insecure_skip_tls_verify;
-	struct config_pem cert;	/* client certificate ... */
+	struct config_pem cert; /* client certificate ... */
 	struct config_pem key;	/* ... and its key: both or neither */
 	char *token;		/* literal bearer token, or NULL */
 	char *token_file;	/* absolute path, or NULL; token wins if both */
-	char *source;		/* "kubeconfig /p context c", "in-cluster", ... */
+	char *source; /* "kubeconfig /p context c", "in-cluster", ... */
 	/* With tls_server_name, "NAME:PORT:HOST:PORT": connect to HOST:PORT
 	 * for requests to NAME:PORT. Else NULL. */
 	char *connect_to;
@@ -53,8 +53,8 @@ struct config_upstream {
 	ino_t tok_ino;
 	off_t tok_size;
 	struct timespec tok_mtime;
-	time_t tok_read_at;	/* CLOCK_MONOTONIC seconds */
-	char tok_err[256];	/* why the last read failed, "" if it did not */
+	time_t tok_read_at; /* CLOCK_MONOTONIC seconds */
+	char tok_err[256];  /* why the last read failed, "" if it did not */
 };
 
 #endif

@@ -20,18 +20,18 @@
 #include "config/log.h"
 #include "proxy/metrics.h"
 
-#define USERS 1024		/* cached token reviews */
-#define DECISIONS 4096		/* cached access reviews */
+#define USERS 1024     /* cached token reviews */
+#define DECISIONS 4096 /* cached access reviews */
 #define TOKEN_MAX 8192
-#define REVIEWERS 4		/* threads that wait on reviews */
-#define QUEUE_MAX 256		/* requests waiting for one; beyond: 429 */
+#define REVIEWERS 4   /* threads that wait on reviews */
+#define QUEUE_MAX 256 /* requests waiting for one; beyond: 429 */
 
-struct user {			/* a token's review */
-	uint8_t key[32];	/* SHA-256 of the token; all zero: empty */
+struct user {		 /* a token's review */
+	uint8_t key[32]; /* SHA-256 of the token; all zero: empty */
 	int64_t expires_ms;
 	bool ok;
 	char name[256], uid[128];
-	char groups[1024];	/* a JSON array's text, "[]" when none */
+	char groups[1024]; /* a JSON array's text, "[]" when none */
 };
 
 struct decision {
@@ -39,26 +39,26 @@ struct decision {
 	 * and no lock (a sequence lock: seq is odd while a writer, holding
 	 * dlock, changes the slot); name and reason are read under dlock. */
 	uint64_t seq;
-	uint64_t key[4];	/* SHA-256 of the token, "\n", the attributes */
-	int64_t expires_ms;	/* never past its token review's */
+	uint64_t key[4];    /* SHA-256 of the token, "\n", the attributes */
+	int64_t expires_ms; /* never past its token review's */
 	uint64_t allowed;
-	char name[256];		/* the user, for a 403's message */
+	char name[256]; /* the user, for a 403's message */
 	char reason[160];
 };
 
 struct proxy_authn {
-	struct cache_upstream up;	/* the proxy's, without its token bucket */
-	EVP_MD *sha256;			/* fetched once */
+	struct cache_upstream up; /* the proxy's, without its token bucket */
+	EVP_MD *sha256;		  /* fetched once */
 	int64_t allow_ms, deny_ms;
 	pthread_mutex_t ulock, dlock;
-	struct user *users;		/* ulock */
-	struct decision *decisions;	/* dlock */
-	bool failing;			/* atomic: a review failed last time */
-	bool stop;			/* atomic; with qlock for the workers */
-	pthread_mutex_t qlock;		/* the review queue */
+	struct user *users;	    /* ulock */
+	struct decision *decisions; /* dlock */
+	bool failing;		    /* atomic: a review failed last time */
+	bool stop;		    /* atomic; with qlock for the workers */
+	pthread_mutex_t qlock;	    /* the review queue */
 	pthread_cond_t qcond;
-	struct proxy_authn_job *queue, **qtail;	/* qlock */
-	int queued;			/* qlock */
+	struct proxy_authn_job *queue, **qtail; /* qlock */
+	int queued;				/* qlock */
 	int nworkers;
 	pthread_t workers[REVIEWERS];
 };
@@ -147,8 +147,10 @@ static bool sha256(const EVP_MD *md, const void *a, size_t an, const void *b,
 		EVP_MD_CTX_free(c);
 		c = NULL;
 	}
-	return c && EVP_DigestInit_ex(c, md, NULL) && EVP_DigestUpdate(c, a, an) &&
-	       (!bn || EVP_DigestUpdate(c, b, bn)) && EVP_DigestFinal_ex(c, out, &len);
+	return c && EVP_DigestInit_ex(c, md, NULL) &&
+	       EVP_DigestUpdate(c, a, an) &&
+	       (!bn || EVP_DigestUpdate(c, b, bn)) &&
+	       EVP_DigestFinal_ex(c, out, &len);
 }
 
 static unsigned slot(const uint8_t key[32], unsigned n)
@@ -163,24 +165,28 @@ static bool is_true(const struct json_doc *d, int obj, const char *key)
 {
 	int t = json_get(d, obj, key);
 	size_t n;
-	const char *v = t > 0 && json_type(d, t) == JSMN_PRIMITIVE ? json_raw(d, t, &n) : NULL;
+	const char *v = t > 0 && json_type(d, t) == JSMN_PRIMITIVE ?
+				json_raw(d, t, &n) :
+				NULL;
 	return v && n == 4 && !memcmp(v, "true", 4);
 }
 
 /* POST a review; returns its parsed answer's "status" token, or -1 when
  * the upstream could not tell. d holds the document. */
-static int review(struct proxy_authn *a, const char *path, const struct buf *req,
-		  struct buf *body, struct json_doc *d)
+static int review(struct proxy_authn *a, const char *path,
+		  const struct buf *req, struct buf *body, struct json_doc *d)
 {
 	char err[256];
-	long code = cache_upstream_request(&a->up, "POST", path, req->p, req->len,
-					   "application/json", &a->stop, body, NULL,
-					   err, sizeof(err));
+	long code = cache_upstream_request(
+		&a->up, "POST", path, req->p, req->len, "application/json",
+		&a->stop, body, NULL, err, sizeof(err));
 	bool failing = code != 200 && code != 201;
-	if (failing && !__atomic_exchange_n(&a->failing, true, __ATOMIC_RELAXED))
-		log_warn("delegated auth: POST %s: %s (check that the proxy may create "
-			 "tokenreviews and subjectaccessreviews)", path,
-			 code < 0 ? err : "the upstream refused it");
+	if (failing &&
+	    !__atomic_exchange_n(&a->failing, true, __ATOMIC_RELAXED))
+		log_warn(
+			"delegated auth: POST %s: %s (check that the proxy may create "
+			"tokenreviews and subjectaccessreviews)",
+			path, code < 0 ? err : "the upstream refused it");
 	if (failing)
 		return -1;
 	if (__atomic_exchange_n(&a->failing, false, __ATOMIC_RELAXED))
@@ -217,8 +223,11 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 	buf_add_json_str(&req, token, tlen);
 	buf_adds(&req, "}}");
 	int rc = -1;
-	int st = buf_ok(&req) ? review(a, "/apis/authentication.k8s.io/v1/tokenreviews",
-				       &req, &body, &d) : -1;
+	int st =
+		buf_ok(&req) ?
+			review(a, "/apis/authentication.k8s.io/v1/tokenreviews",
+			       &req, &body, &d) :
+			-1;
 	explicit_bzero(req.p, req.len);
 	memset(u, 0, sizeof(*u));
 	memcpy(u->key, key, 32);
@@ -235,7 +244,8 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 			size_t b, e;
 			json_span(&d, t, &b, &e);
 			if (e - b < sizeof(u->groups)) {
-				memcpy(u->groups, d.js + b, e - b);	/* d.js: UTF-8 fixed */
+				memcpy(u->groups, d.js + b,
+				       e - b); /* d.js: UTF-8 fixed */
 				u->groups[e - b] = '\0';
 			}
 		}
@@ -254,11 +264,12 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 
 /* The attributes as one string, for the decision cache's key; its
  * length, or 0 when it does not fit. */
-static size_t attrs_key(const struct proxy_authn_attrs *at, char *out, size_t cap)
+static size_t attrs_key(const struct proxy_authn_attrs *at, char *out,
+			size_t cap)
 {
 	int n = snprintf(out, cap, "%d\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s",
-			 at->resource, at->verb, at->group, at->version, at->res,
-			 at->sub, at->ns, at->name, at->path);
+			 at->resource, at->verb, at->group, at->version,
+			 at->res, at->sub, at->ns, at->name, at->path);
 	return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
@@ -279,8 +290,8 @@ static bool decision_cached(struct proxy_authn *a, const uint8_t key[32],
 	int64_t exp = __atomic_load_n(&s->expires_ms, __ATOMIC_RELAXED);
 	uint64_t allowed = __atomic_load_n(&s->allowed, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (same && __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == s1 && allowed &&
-	    exp > now) {
+	if (same && __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == s1 &&
+	    allowed && exp > now) {
 		out->allowed = true;
 		out->name[0] = out->reason[0] = '\0';
 		return true;
@@ -321,8 +332,8 @@ static void add_field(struct buf *b, const char *k, const char *v, bool comma)
 /* Whether u may do at, by a review stored under key. 0 with *out
  * filled, or -1 when the upstream could not tell. */
 static int review_access(struct proxy_authn *a, const struct user *u,
-			 const struct proxy_authn_attrs *at, const uint8_t key[32],
-			 struct decision *out)
+			 const struct proxy_authn_attrs *at,
+			 const uint8_t key[32], struct decision *out)
 {
 	int64_t now = cache_rvclock_now_ms();
 	struct decision *s = &a->decisions[slot(key, DECISIONS)];
@@ -349,13 +360,18 @@ static int review_access(struct proxy_authn *a, const struct user *u,
 	}
 	buf_adds(&req, "}}}");
 	int rc = -1;
-	int st = buf_ok(&req) ? review(a, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-				       &req, &body, &d) : -1;
+	int st =
+		buf_ok(&req) ?
+			review(a,
+			       "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+			       &req, &body, &d) :
+			-1;
 	if (st > 0) {
 		struct decision n = { .expires_ms = 0 };
 		memcpy(n.key, key, 32);
 		int t;
-		n.allowed = is_true(&d, st, "allowed") && !is_true(&d, st, "denied");
+		n.allowed = is_true(&d, st, "allowed") &&
+			    !is_true(&d, st, "denied");
 		if ((t = json_get(&d, st, "reason")) > 0)
 			json_str(&d, t, n.reason, sizeof(n.reason));
 		snprintf(n.name, sizeof(n.name), "%s", u->name);
@@ -376,35 +392,41 @@ static int review_access(struct proxy_authn *a, const struct user *u,
 
 /* The apiserver's words for a denied request (its forbiddenMessage, then
  * NewForbidden around it), and the Status details. */
-static void forbidden_message(const char *user, const struct proxy_authn_attrs *at,
+static void forbidden_message(const char *user,
+			      const struct proxy_authn_attrs *at,
 			      const char *reason, char *msg, size_t len,
 			      char *details, size_t dlen)
 {
 	char what[600];
 	struct buf d = BUF_INIT;
 	if (!at->resource) {
-		snprintf(what, sizeof(what), "User \"%s\" cannot %s path \"%s\"", user,
-			 at->verb, at->path);
-		snprintf(msg, len, "forbidden: %s%s%s", what, reason[0] ? ": " : "",
-			 reason);
+		snprintf(what, sizeof(what),
+			 "User \"%s\" cannot %s path \"%s\"", user, at->verb,
+			 at->path);
+		snprintf(msg, len, "forbidden: %s%s%s", what,
+			 reason[0] ? ": " : "", reason);
 		snprintf(details, dlen, "{}");
 		return;
 	}
 	char res[200];
-	snprintf(res, sizeof(res), "%s%s%s", at->res, at->sub[0] ? "/" : "", at->sub);
+	snprintf(res, sizeof(res), "%s%s%s", at->res, at->sub[0] ? "/" : "",
+		 at->sub);
 	if (at->ns[0])
-		snprintf(what, sizeof(what), "User \"%s\" cannot %s resource \"%s\" in API "
-			 "group \"%s\" in the namespace \"%s\"", user, at->verb, res,
-			 at->group, at->ns);
+		snprintf(what, sizeof(what),
+			 "User \"%s\" cannot %s resource \"%s\" in API "
+			 "group \"%s\" in the namespace \"%s\"",
+			 user, at->verb, res, at->group, at->ns);
 	else
-		snprintf(what, sizeof(what), "User \"%s\" cannot %s resource \"%s\" in API "
-			 "group \"%s\" at the cluster scope", user, at->verb, res,
-			 at->group);
+		snprintf(what, sizeof(what),
+			 "User \"%s\" cannot %s resource \"%s\" in API "
+			 "group \"%s\" at the cluster scope",
+			 user, at->verb, res, at->group);
 	char qual[200];
-	snprintf(qual, sizeof(qual), "%s%s%s", at->res, at->group[0] ? "." : "", at->group);
+	snprintf(qual, sizeof(qual), "%s%s%s", at->res, at->group[0] ? "." : "",
+		 at->group);
 	if (at->name[0])
-		snprintf(msg, len, "%s \"%s\" is forbidden: %s%s%s", qual, at->name, what,
-			 reason[0] ? ": " : "", reason);
+		snprintf(msg, len, "%s \"%s\" is forbidden: %s%s%s", qual,
+			 at->name, what, reason[0] ? ": " : "", reason);
 	else
 		snprintf(msg, len, "%s is forbidden: %s%s%s", qual, what,
 			 reason[0] ? ": " : "", reason);
@@ -430,9 +452,10 @@ static void forbidden_message(const char *user, const struct proxy_authn_attrs *
  * reviews on a miss; PROXY_AUTHN_MISS when a review is needed and may not be
  * made here. */
 static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
-				 const struct proxy_authn_attrs *at, bool may_review,
-				 char *msg, size_t msglen, char *details,
-				 size_t dlen)
+				       const struct proxy_authn_attrs *at,
+				       bool may_review, char *msg,
+				       size_t msglen, char *details,
+				       size_t dlen)
 {
 	msg[0] = details[0] = '\0';
 	if (!authz || strncasecmp(authz, "Bearer ", 7)) {
@@ -472,7 +495,8 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 	struct user u;
 	int rc = user_of(a, tok, tlen, tkey, may_review, &u);
 	if (rc)
-		return rc == -EAGAIN ? PROXY_AUTHN_MISS : PROXY_AUTHN_UNAVAILABLE;
+		return rc == -EAGAIN ? PROXY_AUTHN_MISS :
+				       PROXY_AUTHN_UNAVAILABLE;
 	if (!u.ok) {
 		PROXY_COUNT(authn_unauthenticated);
 		return PROXY_AUTHN_UNAUTHENTICATED;
@@ -482,7 +506,7 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 		return PROXY_AUTHN_ALLOWED;
 	}
 	if (!akn)
-		return PROXY_AUTHN_UNAVAILABLE;	/* attributes too long to ask about */
+		return PROXY_AUTHN_UNAVAILABLE; /* attributes too long to ask about */
 	if (!may_review)
 		return PROXY_AUTHN_MISS;
 	PROXY_COUNT(authn_access_reviews);
@@ -498,9 +522,11 @@ decided:
 	return PROXY_AUTHN_FORBIDDEN;
 }
 
-enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
-				      const struct proxy_authn_attrs *at, char *msg,
-				      size_t msglen, char *details, size_t dlen)
+enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a,
+					    const char *authz,
+					    const struct proxy_authn_attrs *at,
+					    char *msg, size_t msglen,
+					    char *details, size_t dlen)
 {
 	return decide(a, authz, at, false, msg, msglen, details, dlen);
 }
@@ -508,16 +534,16 @@ enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *a
 /* ---- reviews on worker threads ---- */
 
 struct proxy_authn_job {
-	struct proxy_authn_job *next;		/* qlock */
+	struct proxy_authn_job *next; /* qlock */
 	struct MHD_Connection *conn;
-	char *authz;			/* owned; wiped when freed */
+	char *authz; /* owned; wiped when freed */
 	bool has_at;
-	struct proxy_authn_attrs at;		/* points into the arrays below */
+	struct proxy_authn_attrs at; /* points into the arrays below */
 	char verb[32], group[128], version[32], res[64], sub[64];
 	char ns[256], name[256], path[256];
-	enum proxy_authn_verdict verdict;	/* qlock until done */
+	enum proxy_authn_verdict verdict; /* qlock until done */
 	char msg[1024], details[768];
-	bool done, abandoned;		/* qlock */
+	bool done, abandoned; /* qlock */
 };
 
 static void job_free(struct proxy_authn_job *j)
@@ -549,16 +575,18 @@ static void *reviewer(void *arg)
 			pthread_cond_wait(&a->qcond, &a->qlock);
 		struct proxy_authn_job *j = a->queue;
 		if (!j)
-			break;		/* stopping, and nothing left */
+			break; /* stopping, and nothing left */
 		a->queue = j->next;
 		if (!a->queue)
 			a->qtail = &a->queue;
 		a->queued--;
 		bool stop = a->stop;
 		pthread_mutex_unlock(&a->qlock);
-		enum proxy_authn_verdict v = stop ? PROXY_AUTHN_UNAVAILABLE :
-			decide(a, j->authz, j->has_at ? &j->at : NULL, true, j->msg,
-			       sizeof(j->msg), j->details, sizeof(j->details));
+		enum proxy_authn_verdict v =
+			stop ? PROXY_AUTHN_UNAVAILABLE :
+			       decide(a, j->authz, j->has_at ? &j->at : NULL,
+				      true, j->msg, sizeof(j->msg), j->details,
+				      sizeof(j->details));
 		pthread_mutex_lock(&a->qlock);
 		if (j->abandoned) {
 			job_free(j);
@@ -572,8 +600,10 @@ static void *reviewer(void *arg)
 	return NULL;
 }
 
-struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
-				    const char *authz, const struct proxy_authn_attrs *at)
+struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a,
+					  struct MHD_Connection *c,
+					  const char *authz,
+					  const struct proxy_authn_attrs *at)
 {
 	struct proxy_authn_job *j = xcalloc(1, sizeof(*j));
 	if (!j)
@@ -582,9 +612,15 @@ struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Conn
 	j->authz = xstrdup(authz ? authz : "");
 	if (at) {
 		j->has_at = true;
-		j->at = (struct proxy_authn_attrs){ .resource = at->resource, .verb = j->verb,
-			.group = j->group, .version = j->version, .res = j->res,
-			.sub = j->sub, .ns = j->ns, .name = j->name, .path = j->path };
+		j->at = (struct proxy_authn_attrs){ .resource = at->resource,
+						    .verb = j->verb,
+						    .group = j->group,
+						    .version = j->version,
+						    .res = j->res,
+						    .sub = j->sub,
+						    .ns = j->ns,
+						    .name = j->name,
+						    .path = j->path };
 		if (!copy(j->verb, sizeof(j->verb), at->verb) ||
 		    !copy(j->group, sizeof(j->group), at->group) ||
 		    !copy(j->version, sizeof(j->version), at->version) ||
@@ -617,12 +653,14 @@ struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Conn
 	return j;
 }
 
-enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a, struct proxy_authn_job *j,
-				      char *msg, size_t msglen, char *details,
-				      size_t dlen)
+enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
+					    struct proxy_authn_job *j,
+					    char *msg, size_t msglen,
+					    char *details, size_t dlen)
 {
 	pthread_mutex_lock(&a->qlock);
-	enum proxy_authn_verdict v = j->done ? j->verdict : PROXY_AUTHN_UNAVAILABLE;
+	enum proxy_authn_verdict v =
+		j->done ? j->verdict : PROXY_AUTHN_UNAVAILABLE;
 	pthread_mutex_unlock(&a->qlock);
 	snprintf(msg, msglen, "%s", j->msg);
 	snprintf(details, dlen, "%s", j->details);

@@ -41,18 +41,18 @@ struct proxy_authn;
 
 /* What is asked; every string non-NULL ("" when absent). */
 struct proxy_authn_attrs {
-	bool resource;		/* a resource request; else path + verb */
+	bool resource; /* a resource request; else path + verb */
 	const char *verb;
 	const char *group, *version, *res, *sub, *ns, *name;
-	const char *path;	/* for a non-resource request */
+	const char *path; /* for a non-resource request */
 };
 
 enum proxy_authn_verdict {
 	PROXY_AUTHN_ALLOWED,
-	PROXY_AUTHN_UNAUTHENTICATED,	/* 401 */
-	PROXY_AUTHN_FORBIDDEN,	/* 403, msg is the apiserver's message */
-	PROXY_AUTHN_UNAVAILABLE,	/* the upstream could not be asked: 503 */
-	PROXY_AUTHN_MISS,		/* not in the caches: start a review */
+	PROXY_AUTHN_UNAUTHENTICATED, /* 401 */
+	PROXY_AUTHN_FORBIDDEN,	     /* 403, msg is the apiserver's message */
+	PROXY_AUTHN_UNAVAILABLE,     /* the upstream could not be asked: 503 */
+	PROXY_AUTHN_MISS,	     /* not in the caches: start a review */
 };
 
 struct proxy_authn_job;
@@ -72,9 +72,11 @@ void proxy_authn_free(struct proxy_authn *a);
  * PROXY_AUTHN_FORBIDDEN, msg holds the apiserver's message ("pods is
  * forbidden: User ...") and details the Status details' JSON.
  */
-enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *authz,
-				      const struct proxy_authn_attrs *at, char *msg,
-				      size_t msglen, char *details, size_t dlen);
+enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a,
+					    const char *authz,
+					    const struct proxy_authn_attrs *at,
+					    char *msg, size_t msglen,
+					    char *details, size_t dlen);
 
 /*
  * Review a miss on a reviewer thread: suspends c (call from its request
@@ -82,12 +84,15 @@ enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a, const char *a
  * needs. NULL when too many requests already wait for one (answer 429)
  * or the proxy is stopping; c is then not suspended.
  */
-struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a, struct MHD_Connection *c,
-				    const char *authz, const struct proxy_authn_attrs *at);
+struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a,
+					  struct MHD_Connection *c,
+					  const char *authz,
+					  const struct proxy_authn_attrs *at);
 /* After the resume: the verdict (as proxy_authn_cached's), and j freed. */
-enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a, struct proxy_authn_job *j,
-				      char *msg, size_t msglen, char *details,
-				      size_t dlen);
+enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
+					    struct proxy_authn_job *j,
+					    char *msg, size_t msglen,
+					    char *details, size_t dlen);
 /* The request ended first: j is freed by whoever is done with it last. */
 void proxy_authn_abandon(struct proxy_authn *a, struct proxy_authn_job *j);
 

@@ -17,8 +17,8 @@
 bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len)
 {
 	return len > PROXY_GZIP_MIN &&
-	       proxy_gzip_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							       "Accept-Encoding"));
+	       proxy_gzip_accepted(MHD_lookup_connection_value(
+		       c, MHD_HEADER_KIND, "Accept-Encoding"));
 }
 
 bool proxy_gzip_accepted(const char *ae)
@@ -69,8 +69,8 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 		free(out);
 		return NULL;
 	}
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, out, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, out, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(out);
 		return NULL;
@@ -113,7 +113,8 @@ enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 	if (!resp) {
 		size_t len;
 		char *p = buf_steal(body, &len);
-		resp = MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_FREE);
+		resp = MHD_create_response_from_buffer(len, p,
+						       MHD_RESPMEM_MUST_FREE);
 		if (!resp)
 			free(p);
 	}
@@ -141,8 +142,8 @@ void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len)
 	pc->total += len;
 }
 
-#define IOV_PIECES_MAX 1024	/* IOV_MAX on Linux */
-#define SMALL_BODY (64 * 1024)	/* copied: cheaper than a second send */
+#define IOV_PIECES_MAX 1024    /* IOV_MAX on Linux */
+#define SMALL_BODY (64 * 1024) /* copied: cheaper than a second send */
 
 /* The reader of a body of many pieces, and its owner's release. */
 struct pieces_reader {
@@ -193,9 +194,10 @@ static bool pretty_take(size_t n)
 	size_t cur = __atomic_load_n(&pretty_held, __ATOMIC_RELAXED);
 	do {
 		if (cur + n > LIMIT_PRETTY_HELD_BYTES && cur)
-			return false;	/* one may always go, however large */
+			return false; /* one may always go, however large */
 	} while (!__atomic_compare_exchange_n(&pretty_held, &cur, cur + n, true,
-					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
 	return true;
 }
 
@@ -232,7 +234,7 @@ static enum MHD_Result send_pretty(struct MHD_Connection *c, struct buf *b,
 			len, pb->p, pretty_free, pb);
 		if (!resp)
 			pretty_free(pb);
-		charge = 0;	/* pretty_free gives it back */
+		charge = 0; /* pretty_free gives it back */
 	}
 	buf_free(b);
 	__atomic_sub_fetch(&pretty_held, charge, __ATOMIC_ACQ_REL);
@@ -245,7 +247,7 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
-	size_t charge = 3 * pc->total;	/* gathered, then about twice that */
+	size_t charge = 3 * pc->total; /* gathered, then about twice that */
 	if (!pc->failed && proxy_pretty_wanted(c) && pretty_take(charge)) {
 		/* pretty-printed for people: gathered, re-indented, sent */
 		struct buf b = BUF_INIT;
@@ -268,28 +270,30 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 			memcpy(p + at, pc->v[i].iov_base, pc->v[i].iov_len);
 			at += pc->v[i].iov_len;
 		}
-		resp = p ? MHD_create_response_from_buffer(pc->total, p,
-							   MHD_RESPMEM_MUST_FREE) : NULL;
+		resp = p ? MHD_create_response_from_buffer(
+				   pc->total, p, MHD_RESPMEM_MUST_FREE) :
+			   NULL;
 		if (!resp)
 			free(p);
 	} else if (pc->n <= IOV_PIECES_MAX) {
-		resp = MHD_create_response_from_iovec(pc->v, (unsigned)pc->n, done, cls);
+		resp = MHD_create_response_from_iovec(pc->v, (unsigned)pc->n,
+						      done, cls);
 		if (resp)
-			done = NULL;	/* the response calls it */
+			done = NULL; /* the response calls it */
 	} else if ((pr = xmalloc(sizeof(*pr)))) {
 		*pr = (struct pieces_reader){ *pc, 0, 0, done, cls };
-		resp = MHD_create_response_from_callback(pc->total, 64 * 1024,
-							 pieces_read, pr, pieces_free);
+		resp = MHD_create_response_from_callback(
+			pc->total, 64 * 1024, pieces_read, pr, pieces_free);
 		if (resp) {
 			done = NULL;
-			pc->v = NULL;	/* the reader owns the vector */
+			pc->v = NULL; /* the reader owns the vector */
 		} else {
 			free(pr);
 		}
 	}
 	if (done)
 		done(cls);
-	free(pc->v);	/* MHD copies an iovec response's vector */
+	free(pc->v); /* MHD copies an iovec response's vector */
 	pc->v = NULL;
 	return send_json(c, MHD_HTTP_OK, resp);
 }

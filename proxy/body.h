@@ -27,7 +27,7 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 struct proxy_pieces {
 	struct MHD_IoVec *v;
 	size_t n, cap, total;
-	bool failed;		/* an append ran out of memory */
+	bool failed; /* an append ran out of memory */
 };
 
 void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len);

@@ -26,22 +26,22 @@
 #include "proxy/status.h"
 
 struct conn {
-	struct conn *prev, *next;	/* on proxy_conns.list, under its lock */
-	int fd;				/* libmicrohttpd's; never closed here */
-	int64_t deadline_ms;		/* atomic; a whole header is due by then,
+	struct conn *prev, *next; /* on proxy_conns.list, under its lock */
+	int fd;			  /* libmicrohttpd's; never closed here */
+	int64_t deadline_ms;	  /* atomic; a whole header is due by then,
 					 * 0 when none is awaited */
-	bool cut;			/* under the lock: shut down once */
+	bool cut;		  /* under the lock: shut down once */
 };
 
 struct proxy_conns {
-	int max;			/* --max-connections in force */
-	int reserve;			/* above it: probes and refusals */
+	int max;     /* --max-connections in force */
+	int reserve; /* above it: probes and refusals */
 	int max_watchers;
 	int idle_ms, header_ms;
-	int open;			/* atomic: connections */
-	int watchers;			/* atomic: local watches */
-	pthread_mutex_t lock;		/* the list and every conn's cut */
-	struct conn list;		/* sentinel of a circular list */
+	int open;	      /* atomic: connections */
+	int watchers;	      /* atomic: local watches */
+	pthread_mutex_t lock; /* the list and every conn's cut */
+	struct conn list;     /* sentinel of a circular list */
 };
 
 static int64_t now_ms(void)
@@ -69,19 +69,23 @@ struct proxy_conns *proxy_conns_new(const struct config *cfg, long nofile)
 	cs->max = cfg->max_connections;
 	if (cs->max > room) {
 		cs->max = room > 1 ? (int)room : 1;
-		log_warn("--max-connections %d lowered to %d: RLIMIT_NOFILE %ld leaves "
-			 "descriptors for no more (%ld kept for the upstream and files, "
-			 "%d for health probes)", cfg->max_connections, cs->max, nofile,
-			 keep, cs->reserve);
+		log_warn(
+			"--max-connections %d lowered to %d: RLIMIT_NOFILE %ld leaves "
+			"descriptors for no more (%ld kept for the upstream and files, "
+			"%d for health probes)",
+			cfg->max_connections, cs->max, nofile, keep,
+			cs->reserve);
 	}
 	cs->max_watchers = cfg->max_watchers;
 	cs->idle_ms = cfg->idle_timeout * 1000;
 	cs->header_ms = cfg->header_timeout * 1000;
 	cs->list.prev = cs->list.next = &cs->list;
 	pthread_mutex_init(&cs->lock, NULL);
-	log_info("limits: %d connections (and %d for health probes), %d watches, "
-		 "idle timeout %d s, header timeout %d s", cs->max, cs->reserve,
-		 cs->max_watchers, cfg->idle_timeout, cfg->header_timeout);
+	log_info(
+		"limits: %d connections (and %d for health probes), %d watches, "
+		"idle timeout %d s, header timeout %d s",
+		cs->max, cs->reserve, cs->max_watchers, cfg->idle_timeout,
+		cfg->header_timeout);
 	return cs;
 }
 
@@ -118,8 +122,9 @@ static void started(struct proxy_conns *cs, struct MHD_Connection *c,
 	}
 	cn->fd = ci ? ci->connect_fd : -1;
 	int n = __atomic_add_fetch(&cs->open, 1, __ATOMIC_RELAXED);
-	cn->deadline_ms = now_ms() + (n > cs->max ?
-		LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 : cs->header_ms);
+	cn->deadline_ms = now_ms() +
+			  (n > cs->max ? LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 :
+					 cs->header_ms);
 	pthread_mutex_lock(&cs->lock);
 	cn->prev = cs->list.prev;
 	cn->next = &cs->list;
@@ -185,7 +190,8 @@ bool proxy_conns_over(struct proxy_conns *cs)
 
 bool proxy_conns_watch_get(struct proxy_conns *cs)
 {
-	if (__atomic_add_fetch(&cs->watchers, 1, __ATOMIC_RELAXED) <= cs->max_watchers)
+	if (__atomic_add_fetch(&cs->watchers, 1, __ATOMIC_RELAXED) <=
+	    cs->max_watchers)
 		return true;
 	__atomic_sub_fetch(&cs->watchers, 1, __ATOMIC_RELAXED);
 	return false;
@@ -200,13 +206,18 @@ enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
 				   int limit)
 {
 	char msg[160], details[48];
-	snprintf(msg, sizeof(msg), "Too many requests, please try again later "
-		 "(more than %d %s open).", limit, what);
+	snprintf(msg, sizeof(msg),
+		 "Too many requests, please try again later "
+		 "(more than %d %s open).",
+		 limit, what);
 	snprintf(details, sizeof(details), "{\"retryAfterSeconds\":%d}",
 		 LIMIT_RETRY_AFTER_S);
 	struct proxy_status st = {
-		.reason = PROXY_TooManyRequests, .message = msg, .details = details,
-		.retry_after = LIMIT_RETRY_AFTER_S, .close = true,
+		.reason = PROXY_TooManyRequests,
+		.message = msg,
+		.details = details,
+		.retry_after = LIMIT_RETRY_AFTER_S,
+		.close = true,
 	};
 	log_v(2, "refused: more than %d %s open", limit, what);
 	return proxy_status_send(c, &st);
@@ -218,17 +229,20 @@ int proxy_conns_reap(struct proxy_conns *cs)
 	int cut = 0;
 	pthread_mutex_lock(&cs->lock);
 	for (struct conn *cn = cs->list.next; cn != &cs->list; cn = cn->next) {
-		int64_t due = __atomic_load_n(&cn->deadline_ms, __ATOMIC_RELAXED);
+		int64_t due =
+			__atomic_load_n(&cn->deadline_ms, __ATOMIC_RELAXED);
 		if (!due || now < due || cn->cut || cn->fd < 0)
 			continue;
-		shutdown(cn->fd, SHUT_RDWR);	/* libmicrohttpd closes it */
+		shutdown(cn->fd, SHUT_RDWR); /* libmicrohttpd closes it */
 		cn->cut = true;
 		cut++;
 	}
 	pthread_mutex_unlock(&cs->lock);
 	if (cut)
-		log_v(1, "closed %d connection(s) that sent no whole request header "
-		      "in time", cut);
+		log_v(1,
+		      "closed %d connection(s) that sent no whole request header "
+		      "in time",
+		      cut);
 	return cut;
 }
 

@@ -36,9 +36,8 @@ done:
 	buf_free(&start);
 }
 
-int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns,
-			  size_t nscap, char *name, size_t namecap, char *err,
-			  size_t errlen)
+int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns, size_t nscap,
+			  char *name, size_t namecap, char *err, size_t errlen)
 {
 	struct buf raw = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
@@ -47,18 +46,23 @@ int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns,
 	if (buf_base64url_decode(tok, strlen(tok), &raw) || !raw.len ||
 	    json_parse(&d, raw.p, raw.len, NULL, 0) ||
 	    json_type(&d, 0) != JSMN_OBJECT) {
-		snprintf(err, errlen, "invalid continue token: continue key is not valid");
+		snprintf(err, errlen,
+			 "invalid continue token: continue key is not valid");
 		goto out;
 	}
 	int v = json_get(&d, 0, "v"), rvt = json_get(&d, 0, "rv"),
 	    st = json_get(&d, 0, "start");
 	if (v < 0 || !json_str_eq(&d, v, "meta.k8s.io/v1")) {
-		snprintf(err, errlen, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+		snprintf(
+			err, errlen,
+			"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 		goto out;
 	}
 	if (rvt < 0 || json_u64(&d, rvt, rv) || st < 0 ||
 	    json_str(&d, st, start, sizeof(start)) < 1) {
-		snprintf(err, errlen, "continue key is not valid: invalid start or resourceVersion");
+		snprintf(
+			err, errlen,
+			"continue key is not valid: invalid start or resourceVersion");
 		goto out;
 	}
 	size_t n = strlen(start);
@@ -69,12 +73,13 @@ int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns,
 	const char *nm = slash ? slash + 1 : start;
 	size_t nsl = slash ? (size_t)(slash - start) : 0;
 	if (nsl >= nscap || strlen(nm) >= namecap || !*nm) {
-		snprintf(err, errlen, "continue key is not valid: bad start key");
+		snprintf(err, errlen,
+			 "continue key is not valid: bad start key");
 		goto out;
 	}
 	memcpy(ns, start, nsl);
 	ns[nsl] = '\0';
-	memcpy(name, nm, strlen(nm) + 1);	/* fits: checked above */
+	memcpy(name, nm, strlen(nm) + 1); /* fits: checked above */
 	r = 0;
 out:
 	buf_free(&raw);

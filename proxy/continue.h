@@ -20,8 +20,7 @@ void proxy_continue_encode(struct buf *out, uint64_t rv, const char *ns,
 			   const char *name);
 /* Decode tok into rv, ns and name. Returns 0, or -EINVAL with err set to
  * the apiserver's message (a 400). */
-int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns,
-			  size_t nscap, char *name, size_t namecap, char *err,
-			  size_t errlen);
+int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns, size_t nscap,
+			  char *name, size_t namecap, char *err, size_t errlen);
 
 #endif

@@ -22,7 +22,12 @@
 #include "proxy/status.h"
 #include "proxy/request.h"
 
-enum variant { V_PLAIN, V_V2, V_V2BETA1, V_COUNT };
+enum variant {
+	V_PLAIN,
+	V_V2,
+	V_V2BETA1,
+	V_COUNT
+};
 
 static const char *const aggregated_type[V_COUNT] = {
 	NULL,
@@ -39,7 +44,7 @@ struct doc {
 };
 
 struct docset {
-	int refs;		/* guarded by proxy_discovery.lock */
+	int refs; /* guarded by proxy_discovery.lock */
 	struct doc *docs;
 	size_t n, cap;
 };
@@ -48,10 +53,10 @@ struct proxy_discovery {
 	const struct cache_upstream *up;
 	int refresh;
 	pthread_t thread;
-	pthread_mutex_t lock;	/* guards cur and refs */
+	pthread_mutex_t lock; /* guards cur and refs */
 	pthread_cond_t cond;
 	struct docset *cur;
-	bool stop;		/* atomic; also read by an upstream GET */
+	bool stop; /* atomic; also read by an upstream GET */
 };
 
 static void set_free(struct docset *s)
@@ -113,12 +118,13 @@ static bool fetch(struct proxy_discovery *d, struct docset *s, const char *path,
 {
 	struct buf body = BUF_INIT, ctype = BUF_INIT;
 	char err[256];
-	long code = cache_upstream_get(d->up, path,
-				       v == V_PLAIN ? "application/json" :
-						      aggregated_type[v],
-				       &d->stop, &body, &ctype, err, sizeof(err));
+	long code = cache_upstream_get(
+		d->up, path,
+		v == V_PLAIN ? "application/json" : aggregated_type[v],
+		&d->stop, &body, &ctype, err, sizeof(err));
 	bool ok = code == 200 && buf_ok(&body) &&
-		  (v == V_PLAIN || (ctype.p && !strcmp(ctype.p, aggregated_type[v])));
+		  (v == V_PLAIN ||
+		   (ctype.p && !strcmp(ctype.p, aggregated_type[v])));
 	if (ok)
 		ok = add_doc(s, path, v, &body) == 0;
 	else if (code < 0)
@@ -133,7 +139,8 @@ static void fetch_groups(struct proxy_discovery *d, struct docset *s)
 {
 	const struct doc *apis = NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->docs[i].v == V_PLAIN && !strcmp(s->docs[i].path, "/apis"))
+		if (s->docs[i].v == V_PLAIN &&
+		    !strcmp(s->docs[i].path, "/apis"))
 			apis = &s->docs[i];
 	if (!apis)
 		return;
@@ -144,9 +151,11 @@ static void fetch_groups(struct proxy_discovery *d, struct docset *s)
 	if (!copy || json_parse(&j, copy, len, NULL, 0))
 		goto out;
 	int groups = json_get(&j, 0, "groups");
-	for (int g = json_first(&j, groups); g > 0; g = json_next(&j, groups, g)) {
+	for (int g = json_first(&j, groups); g > 0;
+	     g = json_next(&j, groups, g)) {
 		int vers = json_get(&j, g, "versions");
-		for (int v = json_first(&j, vers); v > 0; v = json_next(&j, vers, v)) {
+		for (int v = json_first(&j, vers); v > 0;
+		     v = json_next(&j, vers, v)) {
 			int gv = json_get(&j, v, "groupVersion");
 			char gvs[256], path[300];
 			if (gv < 0 || json_str(&j, gv, gvs, sizeof(gvs)) < 0)
@@ -166,8 +175,10 @@ static struct docset *fetch_all(struct proxy_discovery *d)
 	if (!s)
 		return NULL;
 	s->refs = 1;
-	bool ok = fetch(d, s, "/version", V_PLAIN) && fetch(d, s, "/api", V_PLAIN) &&
-		  fetch(d, s, "/apis", V_PLAIN) && fetch(d, s, "/api/v1", V_PLAIN);
+	bool ok = fetch(d, s, "/version", V_PLAIN) &&
+		  fetch(d, s, "/api", V_PLAIN) &&
+		  fetch(d, s, "/apis", V_PLAIN) &&
+		  fetch(d, s, "/api/v1", V_PLAIN);
 	if (!ok) {
 		set_free(s);
 		return NULL;
@@ -204,7 +215,8 @@ static void *run(void *arg)
 				set_free(old);
 			wait = d->refresh;
 		} else {
-			wait = d->cur ? d->refresh : 1;	/* retry soon until the first set */
+			wait = d->cur ? d->refresh :
+					1; /* retry soon until the first set */
 		}
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -275,15 +287,18 @@ static enum variant negotiate(const char *accept, bool aggregatable)
 				mr[k++] = p[i];
 		mr[k] = '\0';
 		if (strstr(mr, "as=APIGroupDiscoveryList")) {
-			if (aggregatable && strstr(mr, "g=apidiscovery.k8s.io")) {
+			if (aggregatable &&
+			    strstr(mr, "g=apidiscovery.k8s.io")) {
 				if (strstr(mr, "v=v2beta1"))
 					return V_V2BETA1;
-				if (strstr(mr, "v=v2;") || (strlen(mr) > 4 &&
-				    !strcmp(mr + strlen(mr) - 4, "v=v2")))
+				if (strstr(mr, "v=v2;") ||
+				    (strlen(mr) > 4 &&
+				     !strcmp(mr + strlen(mr) - 4, "v=v2")))
 					return V_V2;
 			}
 		} else if (!strncmp(mr, "application/json", 16) ||
-			   !strncmp(mr, "*/*", 3) || !strncmp(mr, "application/*", 13)) {
+			   !strncmp(mr, "*/*", 3) ||
+			   !strncmp(mr, "application/*", 13)) {
 			return V_PLAIN;
 		}
 		p += n + (end ? 1 : 0);
@@ -305,10 +320,12 @@ static void held_free(void *cls)
 
 /* The document the request asks for, with a reference on its set in
  * *setp; NULL when there is none to give. */
-static const struct doc *find(struct proxy_discovery *d, struct MHD_Connection *c,
-			      const char *url, struct docset **setp)
+static const struct doc *find(struct proxy_discovery *d,
+			      struct MHD_Connection *c, const char *url,
+			      struct docset **setp)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *accept =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	bool aggregatable = !strcmp(url, "/api") || !strcmp(url, "/apis");
 	enum variant v = negotiate(accept, aggregatable);
 	if (v == V_COUNT || !proxy_discovery_path(url))
@@ -346,7 +363,8 @@ int proxy_discovery_serve(struct proxy_discovery *d, struct MHD_Connection *c,
 	enum variant v = dc->v;
 
 	struct held *h = xmalloc(sizeof(*h));
-	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      "If-None-Match");
 	bool not_modified = v != V_PLAIN && inm && !strcmp(inm, dc->etag);
 	struct MHD_Response *resp = NULL;
 	if (h) {
@@ -364,11 +382,12 @@ int proxy_discovery_serve(struct proxy_discovery *d, struct MHD_Connection *c,
 		proxy_json_headers(resp);
 	} else {
 		if (!not_modified)
-			MHD_add_response_header(resp, "Content-Type", aggregated_type[v]);
+			MHD_add_response_header(resp, "Content-Type",
+						aggregated_type[v]);
 		MHD_add_response_header(resp, "Cache-Control", "public");
 		MHD_add_response_header(resp, "ETag", dc->etag);
 		MHD_add_response_header(resp, "Vary", "Accept");
 	}
-	return proxy_request_queue(c, not_modified ? MHD_HTTP_NOT_MODIFIED :
-						  MHD_HTTP_OK, resp);
+	return proxy_request_queue(
+		c, not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp);
 }

@@ -47,8 +47,7 @@ static const char *field_of(const void *ctx, const char *field)
 	return v ? v : "";
 }
 
-bool proxy_filter_match(const struct proxy_filter *f,
-			const struct cache_obj *o)
+bool proxy_filter_match(const struct proxy_filter *f, const struct cache_obj *o)
 {
 	if (f->ns[0] && strcmp(f->ns, o->ns))
 		return false;

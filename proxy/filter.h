@@ -13,10 +13,10 @@
 
 struct proxy_filter {
 	const struct cache_kind *kind;
-	char ns[254];			/* "" = every namespace */
-	char name[254];			/* a watch of one object, else "" */
-	struct cache_lsel *lsel;	/* NULL when none */
-	struct cache_fsel *fsel;	/* NULL when none */
+	char ns[254];		 /* "" = every namespace */
+	char name[254];		 /* a watch of one object, else "" */
+	struct cache_lsel *lsel; /* NULL when none */
+	struct cache_fsel *fsel; /* NULL when none */
 };
 
 /*

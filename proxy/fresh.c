@@ -22,16 +22,16 @@
 #include "proxy/metrics.h"
 #include "proxy/status.h"
 
-#define BUSY_MS 2000		/* a resource that changed this recently is busy */
-#define CATCHUP_MS 15		/* a busy resource's watch is this close */
-#define WATCH_CATCHUP_MS 250	/* an RV-less watch's wait for the probed RV */
-#define WATCH_RV_MS 3000	/* a watch-list's wait for N, the apiserver's */
-#define PROBE_MS 5000		/* a probe slower than this: the upstream is away */
+#define BUSY_MS 2000	     /* a resource that changed this recently is busy */
+#define CATCHUP_MS 15	     /* a busy resource's watch is this close */
+#define WATCH_CATCHUP_MS 250 /* an RV-less watch's wait for the probed RV */
+#define WATCH_RV_MS 3000     /* a watch-list's wait for N, the apiserver's */
+#define PROBE_MS 5000 /* a probe slower than this: the upstream is away */
 
-struct probe {				/* per resource; locked */
-	uint64_t started, done;		/* generations */
-	uint64_t rv;			/* the answer of generation done */
-	bool failed;			/* and whether it failed */
+struct probe {			/* per resource; locked */
+	uint64_t started, done; /* generations */
+	uint64_t rv;		/* the answer of generation done */
+	bool failed;		/* and whether it failed */
 };
 
 struct proxy_fresh {
@@ -44,11 +44,11 @@ struct proxy_fresh {
 	int nres;
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* wakes the prober */
-	struct proxy_wait *waiters;	/* locked */
-	struct probe *probes;		/* locked; one per resource */
-	bool away;			/* prober thread only: the last probe failed */
-	bool stop;			/* locked, and atomic for upstream GETs */
+	pthread_cond_t cond;	    /* wakes the prober */
+	struct proxy_wait *waiters; /* locked */
+	struct probe *probes;	    /* locked; one per resource */
+	bool away; /* prober thread only: the last probe failed */
+	bool stop; /* locked, and atomic for upstream GETs */
 };
 
 static int index_of(struct proxy_fresh *f, struct cache_resource *r)
@@ -84,13 +84,14 @@ static void finish(struct proxy_fresh *f, struct proxy_wait *w,
 }
 
 /* The outcome for w now, PROXY_FRESH_WAITING while it must wait on. Locked. */
-static enum proxy_fresh_result judge(struct proxy_fresh *f, struct proxy_wait *w,
-			       int64_t now)
+static enum proxy_fresh_result judge(struct proxy_fresh *f,
+				     struct proxy_wait *w, int64_t now)
 {
 	if (w->need_gen) {
 		struct probe *p = &f->probes[index_of(f, w->r)];
 		if (p->done < w->need_gen)
-			return now >= w->deadline_ms ? PROXY_FRESH_STALE : PROXY_FRESH_WAITING;
+			return now >= w->deadline_ms ? PROXY_FRESH_STALE :
+						       PROXY_FRESH_WAITING;
 		w->need_gen = 0;
 		if (p->failed)
 			return PROXY_FRESH_STALE;
@@ -101,7 +102,8 @@ static enum proxy_fresh_result judge(struct proxy_fresh *f, struct proxy_wait *w
 		return PROXY_FRESH_OK;
 	if (now < w->deadline_ms)
 		return PROXY_FRESH_WAITING;
-	return w->watch && !w->consistent ? PROXY_FRESH_TIMEOUT : PROXY_FRESH_UPSTREAM;
+	return w->watch && !w->consistent ? PROXY_FRESH_TIMEOUT :
+					    PROXY_FRESH_UPSTREAM;
 }
 
 /* Resume every waiter whose outcome is known. Locked. */
@@ -121,16 +123,18 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 {
 	char err[256];
 	int rc = cache_probe_upstream_rv(&f->up, r->kind, &f->stop, rv, err,
-					    sizeof(err));
+					 sizeof(err));
 	if (rc && !f->away)
-		log_warn("%s: cannot ask the upstream for its resourceVersion (%s); "
-			 "reads without resourceVersion are served from the cache "
-			 "until it answers (counted in "
-			 "informer_proxy_consistent_reads_stale_total)",
-			 r->kind->resource, err);
+		log_warn(
+			"%s: cannot ask the upstream for its resourceVersion (%s); "
+			"reads without resourceVersion are served from the cache "
+			"until it answers (counted in "
+			"informer_proxy_consistent_reads_stale_total)",
+			r->kind->resource, err);
 	else if (!rc && f->away)
 		log_info("%s: the upstream answers again; reads without "
-			 "resourceVersion are exact again", r->kind->resource);
+			 "resourceVersion are exact again",
+			 r->kind->resource);
 	f->away = rc != 0;
 	if (!rc)
 		cache_rvclock_note(r->clock, *rv, cache_rvclock_now_ms());
@@ -225,7 +229,8 @@ void proxy_fresh_stop(struct proxy_fresh *f)
 	if (!f)
 		return;
 	for (int i = 0; i < f->nres; i++)
-		__atomic_store_n(&f->res[i]->on_progress_ctx, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&f->res[i]->on_progress_ctx, NULL,
+				 __ATOMIC_RELEASE);
 	pthread_mutex_lock(&f->lock);
 	__atomic_store_n(&f->stop, true, __ATOMIC_RELEASE);
 	while (f->waiters)
@@ -310,14 +315,18 @@ static enum MHD_Result too_large(struct MHD_Connection *c,
 				 struct cache_resource *r, uint64_t rv)
 {
 	char msg[160];
-	snprintf(msg, sizeof(msg), "Timeout: Too large resource version: %llu, current: %llu",
+	snprintf(msg, sizeof(msg),
+		 "Timeout: Too large resource version: %llu, current: %llu",
 		 (unsigned long long)rv,
 		 (unsigned long long)cache_store_rv(r->store));
 	struct proxy_status st = {
-		.reason = PROXY_Timeout, .message = msg, .retry_after = 1,
-		.details = "{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
-			   "\"message\":\"Too large resource version\"}],"
-			   "\"retryAfterSeconds\":1}",
+		.reason = PROXY_Timeout,
+		.message = msg,
+		.retry_after = 1,
+		.details =
+			"{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+			"\"message\":\"Too large resource version\"}],"
+			"\"retryAfterSeconds\":1}",
 	};
 	return proxy_status_send(c, &st);
 }
@@ -349,13 +358,15 @@ int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
 		return 1;
 	case PROXY_FRESH_STALE:
 		PROXY_COUNT(consistent_stale);
-		log_v(1, "%s: read served from the cache at %llu: the upstream "
-		      "cannot be asked", r->kind->resource,
+		log_v(1,
+		      "%s: read served from the cache at %llu: the upstream "
+		      "cannot be asked",
+		      r->kind->resource,
 		      (unsigned long long)cache_store_rv(r->store));
 		return 0;
 	case PROXY_FRESH_UPSTREAM:
 		if (watch)
-			return 0;	/* starts from the cache; events follow */
+			return 0; /* starts from the cache; events follow */
 		PROXY_COUNT(reads_upstream);
 		req->upstream = true;
 		*res = MHD_YES;

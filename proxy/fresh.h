@@ -46,23 +46,23 @@ struct proxy_fresh;
 
 enum proxy_fresh_result {
 	PROXY_FRESH_WAITING,
-	PROXY_FRESH_OK,		/* the cache is new enough */
-	PROXY_FRESH_UPSTREAM,		/* not proven in time: a read goes upstream,
+	PROXY_FRESH_OK,	      /* the cache is new enough */
+	PROXY_FRESH_UPSTREAM, /* not proven in time: a read goes upstream,
 				 * an RV-less watch starts from the cache */
-	PROXY_FRESH_STALE,		/* the upstream could not be asked */
-	PROXY_FRESH_TIMEOUT,		/* a watch's N was not reached; or shutdown */
+	PROXY_FRESH_STALE,    /* the upstream could not be asked */
+	PROXY_FRESH_TIMEOUT,  /* a watch's N was not reached; or shutdown */
 };
 
 struct proxy_wait {
-	struct proxy_wait *next;	/* in the fresh list; locked */
+	struct proxy_wait *next; /* in the fresh list; locked */
 	struct MHD_Connection *conn;
 	struct cache_resource *r;
-	uint64_t need_gen;		/* the probe that must answer; 0 = none */
-	uint64_t need_rv;		/* the RV the cache must reach */
-	int64_t deadline_ms;		/* monotonic */
-	bool consistent;		/* an RV-less request: probe first */
-	bool watch;			/* a watch: never goes upstream */
-	enum proxy_fresh_result result;	/* locked until no longer WAITING */
+	uint64_t need_gen;   /* the probe that must answer; 0 = none */
+	uint64_t need_rv;    /* the RV the cache must reach */
+	int64_t deadline_ms; /* monotonic */
+	bool consistent;     /* an RV-less request: probe first */
+	bool watch;	     /* a watch: never goes upstream */
+	enum proxy_fresh_result result; /* locked until no longer WAITING */
 	bool queued;			/* locked */
 };
 
@@ -92,8 +92,8 @@ void proxy_fresh_tick(struct proxy_fresh *f);
  * access handler (a read that waits for freshness is called again when
  * it is resumed). */
 struct proxy_fresh_req {
-	bool waited;			/* wait holds the outcome */
-	bool upstream;			/* a read the upstream must answer */
+	bool waited;   /* wait holds the outcome */
+	bool upstream; /* a read the upstream must answer */
 	struct proxy_wait wait;
 };
 

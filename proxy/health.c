@@ -43,24 +43,33 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 			   r->kind->resource, ok ? "ok" : "failed: not synced");
 		/* The cache keeps serving while the upstream is away; past the
 		 * grace period that stale state should stop taking traffic. */
-		int64_t since = __atomic_load_n(&r->failing_since, __ATOMIC_RELAXED);
+		int64_t since =
+			__atomic_load_n(&r->failing_since, __ATOMIC_RELAXED);
 		bool reach = !since || now - since <= p->cfg->grace_seconds;
 		ready = ready && reach;
 		if (since)
-			buf_printf(&b, "[%s]upstream-%s failing for %llds (grace %ds)\n",
-				   reach ? "+" : "-", r->kind->resource,
-				   (long long)(now - since), p->cfg->grace_seconds);
+			buf_printf(
+				&b,
+				"[%s]upstream-%s failing for %llds (grace %ds)\n",
+				reach ? "+" : "-", r->kind->resource,
+				(long long)(now - since),
+				p->cfg->grace_seconds);
 	}
 	if (!v) {
 		buf_reset(&b);
-		buf_adds(&b, ready ? "ok" : "[-]informer-sync failed: reason withheld\n"
-					    "readyz check failed");
+		buf_adds(&b,
+			 ready ? "ok" :
+				 "[-]informer-sync failed: reason withheld\n"
+				 "readyz check failed");
 	} else {
 		buf_printf(&b, "readyz check %s", ready ? "passed" : "failed");
 	}
-	enum MHD_Result r = buf_ok(&b) ?
-		text(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, b.p) :
-		MHD_NO;
+	enum MHD_Result r =
+		buf_ok(&b) ?
+			text(c,
+			     ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+			     b.p) :
+			MHD_NO;
 	buf_free(&b);
 	return r;
 }

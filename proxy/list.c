@@ -28,30 +28,34 @@
 #include "proxy/status.h"
 #include "proxy/table.h"
 
-#define PIN_TTL 300		/* seconds a paged LIST's snapshot is kept */
+#define PIN_TTL 300 /* seconds a paged LIST's snapshot is kept */
 
 /* The snapshot a request asks for, referenced; NULL after queueing the
  * error answer in *res. */
 static struct cache_snap *snap_for(struct MHD_Connection *c,
 				   struct cache_resource *r,
-				   const struct proxy_rv_req *q, enum MHD_Result *res)
+				   const struct proxy_rv_req *q,
+				   enum MHD_Result *res)
 {
 	if (!q->exact)
 		return cache_store_snap(r->store);
 	struct cache_snap *s = cache_store_pinned(r->store, q->rv);
 	if (!s)
-		*res = proxy_error(c, PROXY_Expired,
-				   "The resourceVersion for the provided list is too old.");
+		*res = proxy_error(
+			c, PROXY_Expired,
+			"The resourceVersion for the provided list is too old.");
 	return s;
 }
 
 static enum MHD_Result not_acceptable(struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-	return proxy_error(c, PROXY_NotAcceptable,
-			   "only the following media types are accepted: application/json, "
-			   "application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
-			   accept ? accept : "");
+	const char *accept =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	return proxy_error(
+		c, PROXY_NotAcceptable,
+		"only the following media types are accepted: application/json, "
+		"application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
+		accept ? accept : "");
 }
 
 /* ---- the LIST response ---- */
@@ -59,7 +63,7 @@ static enum MHD_Result not_acceptable(struct MHD_Connection *c)
 /* What a JSON LIST answer's pieces point into: kept until the bytes are
  * sent. */
 struct list_body {
-	struct cache_snap *snap;	/* keeps the items alive */
+	struct cache_snap *snap; /* keeps the items alive */
 	char *head;
 };
 
@@ -75,12 +79,10 @@ static void list_body_free(void *cls)
  * leave out kind and apiVersion, as the apiserver writes them); for a
  * Table or metadata list, a body built here. Takes the snapshot
  * reference. */
-static enum MHD_Result send_list(struct MHD_Connection *c,
-				 const struct cache_kind *k,
-				 const struct proxy_fmt *fmt,
-				 struct cache_snap *snap,
-				 struct cache_obj *const *items, size_t n,
-				 const char *meta)
+static enum MHD_Result
+send_list(struct MHD_Connection *c, const struct cache_kind *k,
+	  const struct proxy_fmt *fmt, struct cache_snap *snap,
+	  struct cache_obj *const *items, size_t n, const char *meta)
 {
 	struct buf head = BUF_INIT;
 	char apiv[160];
@@ -88,15 +90,19 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 		struct buf body = BUF_INIT;
 		time_t now = time(NULL);
 		if (fmt->form == PROXY_FORM_TABLE) {
-			proxy_table_render(&body, k, fmt, meta, items, n, true, now);
+			proxy_table_render(&body, k, fmt, meta, items, n, true,
+					   now);
 		} else {
-			buf_printf(&body, "{\"kind\":\"PartialObjectMetadataList\","
-					  "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,\"items\":[",
-				   fmt->version, meta);
+			buf_printf(
+				&body,
+				"{\"kind\":\"PartialObjectMetadataList\","
+				"\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,\"items\":[",
+				fmt->version, meta);
 			for (size_t i = 0; i < n; i++) {
 				if (i)
 					buf_addc(&body, ',');
-				proxy_render_metadata(&body, items[i], fmt->version);
+				proxy_render_metadata(&body, items[i],
+						      fmt->version);
 			}
 			buf_adds(&body, "]}");
 		}
@@ -111,10 +117,12 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 		cache_snap_put(snap);
 		return MHD_NO;
 	}
-	lb->snap = snap;	/* lb owns the snapshot from here on */
+	lb->snap = snap; /* lb owns the snapshot from here on */
 	cache_kind_api_version(k, apiv, sizeof(apiv));
-	buf_printf(&head, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":%s,"
-			  "\"items\":[", k->list_kind, apiv, meta);
+	buf_printf(&head,
+		   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":%s,"
+		   "\"items\":[",
+		   k->list_kind, apiv, meta);
 	if (!buf_ok(&head)) {
 		buf_free(&head);
 		list_body_free(lb);
@@ -125,7 +133,8 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	for (size_t i = 0; i < n; i++) {
 		const struct cache_obj *o = items[i];
 		proxy_pieces_add(&pc, i ? ",{" : "{", i ? 2 : 1);
-		proxy_pieces_add(&pc, o->json + o->item_off, o->len - o->item_off);
+		proxy_pieces_add(&pc, o->json + o->item_off,
+				 o->len - o->item_off);
 	}
 	proxy_pieces_add(&pc, "]}\n", 3);
 	return proxy_send_pieces(c, &pc, list_body_free, lb);
@@ -135,7 +144,7 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 struct page {
 	struct cache_obj **items;
 	size_t n, cap;
-	bool more;		/* limit cut it short */
+	bool more; /* limit cut it short */
 };
 
 /* Select into pg what matches f, from the first key of f's namespace, or
@@ -146,19 +155,21 @@ static int select_page(struct cache_snap *snap, const struct proxy_filter *f,
 		       uint64_t limit, struct page *pg)
 {
 	struct cache_iter it;
-	const char *lk = NULL, *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
+	const char *lk = NULL,
+		   *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
 	const char *from_ns = start_ns ? start_ns : f->ns;
 	const char *from_name = start_ns ? start_name : "";
-	if (lv)	/* key=value: walk the label index, not every object */
+	if (lv) /* key=value: walk the label index, not every object */
 		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
 	else
 		cache_iter_seek(&it, snap, from_ns, from_name);
 	struct cache_obj *o;
 	while ((o = cache_iter_next(&it))) {
 		if (f->ns[0] && strcmp(o->ns, f->ns))
-			break;	/* past the namespace's range */
-		if (start_ns && !strcmp(o->ns, start_ns) && !strcmp(o->name, start_name))
-			continue;	/* the token names the last item sent */
+			break; /* past the namespace's range */
+		if (start_ns && !strcmp(o->ns, start_ns) &&
+		    !strcmp(o->name, start_name))
+			continue; /* the token names the last item sent */
 		if (!proxy_filter_match(f, o))
 			continue;
 		if (limit && pg->n == limit) {
@@ -167,7 +178,8 @@ static int select_page(struct cache_snap *snap, const struct proxy_filter *f,
 		}
 		if (pg->n == pg->cap) {
 			size_t cap = pg->cap ? pg->cap * 2 : 64;
-			struct cache_obj **ni = xrealloc(pg->items, cap * sizeof(*ni));
+			struct cache_obj **ni =
+				xrealloc(pg->items, cap * sizeof(*ni));
 			if (!ni)
 				return -ENOMEM;
 			pg->items = ni;
@@ -185,17 +197,21 @@ static void list_meta(struct buf *meta, struct cache_resource *r,
 		      struct cache_snap *snap, const struct proxy_filter *f,
 		      const struct page *pg)
 {
-	buf_printf(meta, "{\"resourceVersion\":\"%llu\"", (unsigned long long)snap->rv);
+	buf_printf(meta, "{\"resourceVersion\":\"%llu\"",
+		   (unsigned long long)snap->rv);
 	if (pg->more && pg->n) {
 		const struct cache_obj *last = pg->items[pg->n - 1];
 		buf_adds(meta, ",\"continue\":\"");
 		proxy_continue_encode(meta, snap->rv, last->ns, last->name);
 		buf_addc(meta, '"');
 		if (proxy_filter_is_ns_only(f)) {
-			size_t end = f->ns[0] ? cache_snap_rank_ns_end(snap, f->ns) :
-						snap->count;
-			size_t at = cache_snap_rank(snap, last->ns, last->name) + 1;
-			buf_printf(meta, ",\"remainingItemCount\":%zu", end - at);
+			size_t end =
+				f->ns[0] ? cache_snap_rank_ns_end(snap, f->ns) :
+					   snap->count;
+			size_t at =
+				cache_snap_rank(snap, last->ns, last->name) + 1;
+			buf_printf(meta, ",\"remainingItemCount\":%zu",
+				   end - at);
 		}
 		if (cache_store_pin(r->store, snap, PIN_TTL))
 			PROXY_COUNT(pins_evicted);
@@ -224,20 +240,23 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 		return res;
 	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
 	    !cache_parse_u64(limit_s, &limit))
-		limit = 0;	/* the apiserver ignores a bad limit */
+		limit = 0; /* the apiserver ignores a bad limit */
 	if (q.any)
-		limit = 0;	/* and any limit at "0": 1.32's watch cache does */
+		limit = 0; /* and any limit at "0": 1.32's watch cache does */
 	if (proxy_arg(c, "continue", &cont) && cont && *cont) {
 		if (q.rv || q.exact)
-			return proxy_error(c, PROXY_BadRequest,
-					   "specifying resource version is not allowed when using continue");
-		if (proxy_continue_decode(cont, &cont_rv, start_ns, sizeof(start_ns),
-				    start_name, sizeof(start_name), err, sizeof(err)))
+			return proxy_error(
+				c, PROXY_BadRequest,
+				"specifying resource version is not allowed when using continue");
+		if (proxy_continue_decode(cont, &cont_rv, start_ns,
+					  sizeof(start_ns), start_name,
+					  sizeof(start_name), err, sizeof(err)))
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
 	} else if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res)) {
 		return res;
 	}
-	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err, sizeof(err));
+	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err,
+				    sizeof(err));
 	if (pr == -ENOMEM)
 		return MHD_NO;
 	if (pr)
@@ -266,15 +285,16 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	}
 
 	struct page pg = { 0 };
-	if (select_page(snap, &f, cont_rv ? start_ns : NULL, start_name, limit, &pg))
+	if (select_page(snap, &f, cont_rv ? start_ns : NULL, start_name, limit,
+			&pg))
 		goto fail;
 	struct buf meta = BUF_INIT;
 	list_meta(&meta, r, snap, &f, &pg);
 	res = MHD_NO;
 	if (buf_ok(&meta)) {
 		res = send_list(c, r->kind, &fmt, snap, pg.items, pg.n, meta.p);
-		snap = NULL;	/* send_list took it */
-	}	/* else the reference is still ours: put below, not leaked */
+		snap = NULL; /* send_list took it */
+	} /* else the reference is still ours: put below, not leaked */
 	buf_free(&meta);
 fail:
 	cache_snap_put(snap);
@@ -291,9 +311,9 @@ static void get_body_free(void *cls)
 }
 
 enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
-				 struct cache_resource *r,
-				 const struct proxy_route *rt,
-				 struct proxy_fresh_req *req)
+			       struct cache_resource *r,
+			       const struct proxy_route *rt,
+			       struct proxy_fresh_req *req)
 {
 	enum MHD_Result res = MHD_NO;
 	struct proxy_rv_req q;
@@ -314,8 +334,8 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 			 * apiserver answers a GET */
 			char meta[64];
 			proxy_table_obj_meta(o, meta, sizeof(meta));
-			proxy_table_render(&body, r->kind, &fmt, meta, &o, 1, true,
-					   time(NULL));
+			proxy_table_render(&body, r->kind, &fmt, meta, &o, 1,
+					   true, time(NULL));
 		} else {
 			proxy_render_metadata(&body, o, fmt.version);
 		}

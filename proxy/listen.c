@@ -23,7 +23,8 @@ int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 		char h6[64];
 		size_t n = strlen(host);
 		if (n < 3 || n - 2 >= sizeof(h6) || host[n - 1] != ']') {
-			snprintf(err, errlen, "--listen: \"%s\" is not [IPv6]", host);
+			snprintf(err, errlen, "--listen: \"%s\" is not [IPv6]",
+				 host);
 			return -EINVAL;
 		}
 		memcpy(h6, host + 1, n - 2);
@@ -31,7 +32,9 @@ int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
 		if (inet_pton(AF_INET6, h6, &s6->sin6_addr) != 1) {
-			snprintf(err, errlen, "--listen: \"%s\" is not an IPv6 address", host);
+			snprintf(err, errlen,
+				 "--listen: \"%s\" is not an IPv6 address",
+				 host);
 			return -EINVAL;
 		}
 		return 0;
@@ -40,7 +43,8 @@ int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-		snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address", host);
+		snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address",
+			 host);
 		return -EINVAL;
 	}
 	return 0;
@@ -55,8 +59,10 @@ int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "--unix-socket %s: exists and is not a socket; "
-			 "refusing to replace it", path);
+		snprintf(err, errlen,
+			 "--unix-socket %s: exists and is not a socket; "
+			 "refusing to replace it",
+			 path);
 		return -EEXIST;
 	}
 	strcpy(su.sun_path, path);
@@ -72,7 +78,8 @@ int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen)
 	umask(old);
 	if (rc || chmod(path, (mode_t)mode) || listen(fd, 128)) {
 		int e = errno;
-		snprintf(err, errlen, "--unix-socket %s: %s", path, strerror(e));
+		snprintf(err, errlen, "--unix-socket %s: %s", path,
+			 strerror(e));
 		close(fd);
 		return -e;
 	}
@@ -87,17 +94,22 @@ bool proxy_listen_loopback(const char *host)
 int proxy_listen_check_exposure(const struct config *cfg, char *err,
 				size_t errlen)
 {
-	if (proxy_listen_loopback(cfg->listen_host) || cfg->client_auth == CLIENT_AUTH_DELEGATED)
+	if (proxy_listen_loopback(cfg->listen_host) ||
+	    cfg->client_auth == CLIENT_AUTH_DELEGATED)
 		return 0;
 	if (!cfg->allow_unauth_remote) {
-		snprintf(err, errlen, "--listen %s:%d is not a loopback address: anyone "
-			 "who reaches it would act as the proxy; use --client-auth=delegated "
-			 "(every client authenticated and authorized upstream), or "
-			 "--allow-unauthenticated-remote to accept that",
-			 cfg->listen_host, cfg->listen_port);
+		snprintf(
+			err, errlen,
+			"--listen %s:%d is not a loopback address: anyone "
+			"who reaches it would act as the proxy; use --client-auth=delegated "
+			"(every client authenticated and authorized upstream), or "
+			"--allow-unauthenticated-remote to accept that",
+			cfg->listen_host, cfg->listen_port);
 		return -EPERM;
 	}
-	log_warn("--allow-unauthenticated-remote: anyone who reaches %s:%d acts "
-		 "with the proxy's credentials", cfg->listen_host, cfg->listen_port);
+	log_warn(
+		"--allow-unauthenticated-remote: anyone who reaches %s:%d acts "
+		"with the proxy's credentials",
+		cfg->listen_host, cfg->listen_port);
 	return 0;
 }

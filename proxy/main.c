@@ -44,11 +44,14 @@ static const struct cache_kind *discover(const struct cache_upstream *up,
 	int why;
 	bool stop = false;
 	for (int attempt = 0; !quit; attempt++) {
-		*out = cache_discover_kind(up, spec, &stop, &why, err, sizeof(err));
+		*out = cache_discover_kind(up, spec, &stop, &why, err,
+					   sizeof(err));
 		if (*out) {
-			log_info("--resources: %s is %s in %s%s%s (from discovery)", spec,
-				 (*out)->kind, (*out)->group[0] ? (*out)->group : "core",
-				 "/", (*out)->version);
+			log_info(
+				"--resources: %s is %s in %s%s%s (from discovery)",
+				spec, (*out)->kind,
+				(*out)->group[0] ? (*out)->group : "core", "/",
+				(*out)->version);
 			return *out;
 		}
 		if (why != -EAGAIN) {
@@ -56,7 +59,9 @@ static const struct cache_kind *discover(const struct cache_upstream *up,
 			return NULL;
 		}
 		if (attempt % 10 == 0)
-			log_warn("--resources: cannot resolve %s yet: %s; retrying", spec, err);
+			log_warn(
+				"--resources: cannot resolve %s yet: %s; retrying",
+				spec, err);
 		struct timespec ts = { 1, 0 };
 		nanosleep(&ts, NULL);
 	}
@@ -77,20 +82,25 @@ static long raise_nofile(void)
 	if (rl.rlim_cur != rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl)) {
-			log_warn("RLIMIT_NOFILE: cannot raise %llu to the hard limit %llu: %s",
-				 (unsigned long long)was, (unsigned long long)rl.rlim_max,
-				 strerror(errno));
+			log_warn(
+				"RLIMIT_NOFILE: cannot raise %llu to the hard limit %llu: %s",
+				(unsigned long long)was,
+				(unsigned long long)rl.rlim_max,
+				strerror(errno));
 			rl.rlim_cur = was;
 		} else {
-			log_info("RLIMIT_NOFILE raised from %llu to %llu (the hard limit)",
-				 (unsigned long long)was, (unsigned long long)rl.rlim_cur);
+			log_info(
+				"RLIMIT_NOFILE raised from %llu to %llu (the hard limit)",
+				(unsigned long long)was,
+				(unsigned long long)rl.rlim_cur);
 		}
 	} else {
 		log_info("RLIMIT_NOFILE %llu (the hard limit)",
 			 (unsigned long long)rl.rlim_cur);
 	}
 	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)LONG_MAX ?
-		       -1 : (long)rl.rlim_cur;
+		       -1 :
+		       (long)rl.rlim_cur;
 }
 
 /* `informer-proxy --probe URL`: an exec health check for a proxy that
@@ -135,14 +145,16 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:
-		snprintf(msg, len, "cannot verify the upstream %s over TLS (%s): set "
-			 "certificate-authority or certificate-authority-data in the "
-			 "kubeconfig to the CA that signed its certificate",
-			 up->server, curl_easy_strerror(rc));
+		snprintf(
+			msg, len,
+			"cannot verify the upstream %s over TLS (%s): set "
+			"certificate-authority or certificate-authority-data in the "
+			"kubeconfig to the CA that signed its certificate",
+			up->server, curl_easy_strerror(rc));
 		return -EACCES;
 	default:
-		snprintf(msg, len, "cannot reach the upstream %s (%s)", up->server,
-			 curl_easy_strerror(rc));
+		snprintf(msg, len, "cannot reach the upstream %s (%s)",
+			 up->server, curl_easy_strerror(rc));
 		return -EAGAIN;
 	}
 	switch (code) {
@@ -150,22 +162,26 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	case 200:
 		return 0;
 	case 401:
-		snprintf(msg, len, "the upstream %s rejected the credentials (401 "
+		snprintf(msg, len,
+			 "the upstream %s rejected the credentials (401 "
 			 "Unauthorized): check the token, token file or client "
-			 "certificate in the kubeconfig", up->server);
+			 "certificate in the kubeconfig",
+			 up->server);
 		return -EACCES;
 	case 403:
-		snprintf(msg, len, "the upstream %s refused to list %s (403 Forbidden): "
+		snprintf(msg, len,
+			 "the upstream %s refused to list %s (403 Forbidden): "
 			 "grant get, list and watch on %s%s%s to this identity",
-			 up->server, k->resource, k->resource, k->group[0] ? "." : "",
-			 k->group);
+			 up->server, k->resource, k->resource,
+			 k->group[0] ? "." : "", k->group);
 		return -EACCES;
 	case 404:
-		snprintf(msg, len, "the upstream %s does not serve %s (404)", up->server,
-			 k->resource);
+		snprintf(msg, len, "the upstream %s does not serve %s (404)",
+			 up->server, k->resource);
 		return -EACCES;
 	default:
-		snprintf(msg, len, "the upstream %s answered %ld to a LIST of %s",
+		snprintf(msg, len,
+			 "the upstream %s answered %ld to a LIST of %s",
 			 up->server, code, k->resource);
 		return -EAGAIN;
 	}
@@ -194,7 +210,8 @@ int main(int argc, char **argv)
 
 	struct config_upstream creds;
 	if (config_upstream_resolve(cfg.kubeconfig, cfg.context, cfg.server,
-				    cfg.serviceaccount_dir, &creds, err, sizeof(err))) {
+				    cfg.serviceaccount_dir, &creds, err,
+				    sizeof(err))) {
 		log_error("%s", err);
 		config_flags_free(&cfg);
 		curl_global_cleanup();
@@ -232,16 +249,19 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	for (int i = 0; i < cfg.nresources; i++) {
-		const struct cache_kind *k = cache_kind_lookup(cfg.resources[i]);
+		const struct cache_kind *k =
+			cache_kind_lookup(cfg.resources[i]);
 		if (!k) {
-			k = discover(&up, cfg.resources[i], &discovered[ndiscovered]);
+			k = discover(&up, cfg.resources[i],
+				     &discovered[ndiscovered]);
 			if (!k)
 				goto out;
 			ndiscovered++;
 		}
 		for (int j = 0; j < p.nres; j++)
 			if (p.res[j]->kind == k) {
-				log_error("--resources: \"%s\" named twice", cfg.resources[i]);
+				log_error("--resources: \"%s\" named twice",
+					  cfg.resources[i]);
 				goto out;
 			}
 		p.res[p.nres] = cache_refl_new(k, &up, (size_t)cfg.history);

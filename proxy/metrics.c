@@ -49,8 +49,14 @@ static double objects(struct cache_resource *r)
 	return n;
 }
 
-static double rv(struct cache_resource *r) { return (double)cache_store_rv(r->store); }
-static double synced(struct cache_resource *r) { return cache_refl_synced(r); }
+static double rv(struct cache_resource *r)
+{
+	return (double)cache_store_rv(r->store);
+}
+static double synced(struct cache_resource *r)
+{
+	return cache_refl_synced(r);
+}
 
 static double sends_bookmarks(struct cache_resource *r)
 {
@@ -85,22 +91,27 @@ static const struct res_metric res_metrics[] = {
 	{ "informer_proxy_cache_resource_version", "gauge",
 	  "resourceVersion of the cache's current snapshot.", .value = rv },
 	{ "informer_proxy_cache_synced", "gauge",
-	  "1 once the resource's first LIST has been applied.", .value = synced },
+	  "1 once the resource's first LIST has been applied.",
+	  .value = synced },
 	{ "informer_proxy_upstream_last_contact_seconds", "gauge",
 	  "Seconds since bytes last arrived from the upstream for the "
-	  "resource (-1: never).", .value = staleness },
+	  "resource (-1: never).",
+	  .value = staleness },
 	{ "informer_proxy_upstream_lists_total", "counter",
-	  "Full LISTs made upstream (each may take several pages).", STAT(lists) },
+	  "Full LISTs made upstream (each may take several pages).",
+	  STAT(lists) },
 	{ "informer_proxy_upstream_watches_total", "counter",
 	  "WATCH requests made upstream.", STAT(watches) },
 	{ "informer_proxy_upstream_events_total", "counter",
 	  "Watch events applied to the cache.", STAT(events) },
 	{ "informer_proxy_relists_total", "counter",
-	  "Relists after 410 Expired, bad bytes or an ERROR event.", STAT(relists) },
+	  "Relists after 410 Expired, bad bytes or an ERROR event.",
+	  STAT(relists) },
 	/* expired (410 on resume), broken (bad bytes or events that did
 	 * not fit), backwards (the upstream's RV fell) */
-	{ "informer_proxy_relists_by_reason_total", "counter", "Relists, by why.",
-	  STAT(relists_by), .nreasons = REFL_RELIST_NREASONS,
+	{ "informer_proxy_relists_by_reason_total", "counter",
+	  "Relists, by why.", STAT(relists_by),
+	  .nreasons = REFL_RELIST_NREASONS,
 	  .reason_name = cache_refl_relist_reason_name },
 	/* list items and watch objects: invalid, name, too_large */
 	{ "informer_proxy_upstream_items_rejected_total", "counter",
@@ -133,17 +144,20 @@ static void res_family(struct buf *b, struct proxy *p,
 		const struct cache_kind *k = r->kind;
 		const char *dot = k->group[0] ? "." : "";
 		if (!m->nreasons) {
-			double v = m->value ? m->value(r) : (double)stat_at(r, m->stat);
-			buf_printf(b, "%s{resource=\"%s%s%s\"} %.17g\n", m->name,
-				   k->resource, dot, k->group, v);
+			double v = m->value ? m->value(r) :
+					      (double)stat_at(r, m->stat);
+			buf_printf(b, "%s{resource=\"%s%s%s\"} %.17g\n",
+				   m->name, k->resource, dot, k->group, v);
 			continue;
 		}
 		for (int why = 0; why < m->nreasons; why++)
-			buf_printf(b, "%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
-				   m->name, k->resource, dot, k->group,
-				   m->reason_name(why),
-				   (unsigned long long)stat_at(r, m->stat +
-						why * sizeof(uint64_t)));
+			buf_printf(
+				b,
+				"%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
+				m->name, k->resource, dot, k->group,
+				m->reason_name(why),
+				(unsigned long long)stat_at(
+					r, m->stat + why * sizeof(uint64_t)));
 	}
 }
 
@@ -159,10 +173,22 @@ static long long rss_bytes(struct proxy *p)
 	return (long long)rss * sysconf(_SC_PAGESIZE);
 }
 
-static long long open_connections(struct proxy *p) { return proxy_conns_open(p->conns); }
-static long long max_connections(struct proxy *p) { return proxy_conns_max(p->conns); }
-static long long open_watchers(struct proxy *p) { return proxy_conns_watchers(p->conns); }
-static long long start_time(struct proxy *p) { return (long long)started; }
+static long long open_connections(struct proxy *p)
+{
+	return proxy_conns_open(p->conns);
+}
+static long long max_connections(struct proxy *p)
+{
+	return proxy_conns_max(p->conns);
+}
+static long long open_watchers(struct proxy *p)
+{
+	return proxy_conns_watchers(p->conns);
+}
+static long long start_time(struct proxy *p)
+{
+	return (long long)started;
+}
 
 /* The process-wide gauges, one sample each. */
 static const struct {
@@ -171,31 +197,37 @@ static const struct {
 } gauges[] = {
 	{ "informer_proxy_open_connections", "Client connections open now.",
 	  open_connections },
-	{ "informer_proxy_max_connections", "--max-connections in force "
-	  "(perhaps lowered to fit RLIMIT_NOFILE).", max_connections },
-	{ "informer_proxy_open_watchers", "Local watch streams open now, "
-	  "all resources together (--max-watchers).", open_watchers },
+	{ "informer_proxy_max_connections",
+	  "--max-connections in force "
+	  "(perhaps lowered to fit RLIMIT_NOFILE).",
+	  max_connections },
+	{ "informer_proxy_open_watchers",
+	  "Local watch streams open now, "
+	  "all resources together (--max-watchers).",
+	  open_watchers },
 	{ "process_resident_memory_bytes", "Resident memory size in bytes.",
 	  rss_bytes },
 	{ "process_start_time_seconds",
-	  "Start time of the process since unix epoch in seconds.", start_time },
+	  "Start time of the process since unix epoch in seconds.",
+	  start_time },
 };
 
 enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 {
 	struct buf b = BUF_INIT;
 	const char *last = "";
-#define X(field, name, labels, help)                                           \
-	if (strcmp(last, name)) {                                              \
-		family(&b, name, "counter", help);                             \
-		last = name;                                                   \
-	}                                                                      \
-	buf_printf(&b, "%s%s%s%s %llu\n", name, labels[0] ? "{" : "", labels,  \
-		   labels[0] ? "}" : "",                                       \
+#define X(field, name, labels, help)                                          \
+	if (strcmp(last, name)) {                                             \
+		family(&b, name, "counter", help);                            \
+		last = name;                                                  \
+	}                                                                     \
+	buf_printf(&b, "%s%s%s%s %llu\n", name, labels[0] ? "{" : "", labels, \
+		   labels[0] ? "}" : "",                                      \
 		   (unsigned long long)load(&proxy_counters.field));
 	PROXY_COUNTERS(X)
 #undef X
-	for (size_t i = 0; i < sizeof(res_metrics) / sizeof(res_metrics[0]); i++)
+	for (size_t i = 0; i < sizeof(res_metrics) / sizeof(res_metrics[0]);
+	     i++)
 		res_family(&b, p, &res_metrics[i]);
 	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
 		family(&b, gauges[i].name, "gauge", gauges[i].help);
@@ -207,13 +239,14 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	}
 	size_t len;
 	char *body = buf_steal(&b, &len);
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, body, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	MHD_add_response_header(resp, "Content-Type",
+				"text/plain; version=0.0.4; charset=utf-8");
 	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;

@@ -16,55 +16,56 @@
 struct proxy;
 
 /* X(field, metric name, labels, help) */
-#define PROXY_COUNTERS(X)                                                     \
+#define PROXY_COUNTERS(X)                                                       \
 	X(req_list, "informer_proxy_requests_total", "handler=\"list\"",        \
-	  "Requests answered, by handler.")                                    \
+	  "Requests answered, by handler.")                                     \
 	X(req_get, "informer_proxy_requests_total", "handler=\"get\"", NULL)    \
-	X(req_watch, "informer_proxy_requests_total", "handler=\"watch\"", NULL) \
+	X(req_watch, "informer_proxy_requests_total", "handler=\"watch\"",      \
+	  NULL)                                                                 \
 	X(req_passthrough, "informer_proxy_requests_total",                     \
-	  "handler=\"passthrough\"", NULL)                                     \
+	  "handler=\"passthrough\"", NULL)                                      \
 	X(req_discovery, "informer_proxy_requests_total",                       \
-	  "handler=\"discovery\"", NULL)                                       \
+	  "handler=\"discovery\"", NULL)                                        \
 	X(req_not_synced, "informer_proxy_requests_total",                      \
-	  "handler=\"not_synced\"", NULL)                                      \
+	  "handler=\"not_synced\"", NULL)                                       \
 	X(watch_expired, "informer_proxy_watch_expired_total", "",              \
 	  "Local watches ended with 410 Expired (fell behind, or the upstream " \
-	  "was wiped).")                                                       \
+	  "was wiped).")                                                        \
 	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
-	  "Requests without resourceVersion that probed the upstream's RV.")   \
-	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",      \
-	  "LISTs and GETs answered by the upstream because the cache could "   \
+	  "Requests without resourceVersion that probed the upstream's RV.")    \
+	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",       \
+	  "LISTs and GETs answered by the upstream because the cache could "    \
 	  "not prove within milliseconds that it was new enough.")              \
-	X(pins_evicted, "informer_proxy_continue_pins_evicted_total", "",      \
-	  "Paged LIST snapshots dropped before five minutes because the pin "  \
-	  "table was full; their next page goes upstream.")                    \
+	X(pins_evicted, "informer_proxy_continue_pins_evicted_total", "",       \
+	  "Paged LIST snapshots dropped before five minutes because the pin "   \
+	  "table was full; their next page goes upstream.")                     \
 	X(authn_allowed, "informer_proxy_authn_decisions_total",                \
-	  "decision=\"allowed\"",                                              \
-	  "Delegated auth decisions (--client-auth=delegated), by outcome.")   \
+	  "decision=\"allowed\"",                                               \
+	  "Delegated auth decisions (--client-auth=delegated), by outcome.")    \
 	X(authn_forbidden, "informer_proxy_authn_decisions_total",              \
-	  "decision=\"forbidden\"", NULL)                                      \
+	  "decision=\"forbidden\"", NULL)                                       \
 	X(authn_unauthenticated, "informer_proxy_authn_decisions_total",        \
-	  "decision=\"unauthenticated\"", NULL)                                \
+	  "decision=\"unauthenticated\"", NULL)                                 \
 	X(authn_token_reviews, "informer_proxy_authn_reviews_total",            \
-	  "kind=\"TokenReview\"",                                              \
-	  "Reviews sent upstream for delegated auth (cache misses).")          \
+	  "kind=\"TokenReview\"",                                               \
+	  "Reviews sent upstream for delegated auth (cache misses).")           \
 	X(authn_access_reviews, "informer_proxy_authn_reviews_total",           \
-	  "kind=\"SubjectAccessReview\"", NULL)                                \
+	  "kind=\"SubjectAccessReview\"", NULL)                                 \
 	X(authn_token_hits, "informer_proxy_authn_cache_hits_total",            \
-	  "kind=\"TokenReview\"",                                              \
-	  "Delegated auth decisions answered from the decision cache.")        \
+	  "kind=\"TokenReview\"",                                               \
+	  "Delegated auth decisions answered from the decision cache.")         \
 	X(authn_access_hits, "informer_proxy_authn_cache_hits_total",           \
-	  "kind=\"SubjectAccessReview\"", NULL)                                \
+	  "kind=\"SubjectAccessReview\"", NULL)                                 \
 	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
-	  "Reads served from the cache without proof because the upstream "    \
-	  "could not be asked.")                                               \
+	  "Reads served from the cache without proof because the upstream "     \
+	  "could not be asked.")                                                \
 	X(refused_connections, "informer_proxy_refusals_total",                 \
-	  "reason=\"max_connections\"",                                       \
-	  "Requests answered 429 TooManyRequests by a limit, by limit.")       \
+	  "reason=\"max_connections\"",                                         \
+	  "Requests answered 429 TooManyRequests by a limit, by limit.")        \
 	X(refused_watchers, "informer_proxy_refusals_total",                    \
-	  "reason=\"max_watchers\"", NULL)                                    \
+	  "reason=\"max_watchers\"", NULL)                                      \
 	X(header_timeouts, "informer_proxy_connections_cut_total",              \
-	  "reason=\"header_timeout\"",                                        \
+	  "reason=\"header_timeout\"",                                          \
 	  "Client connections the proxy closed, by why.")
 
 struct proxy_counters {

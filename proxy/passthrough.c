@@ -25,10 +25,16 @@
 #include "proxy/request.h"
 #include "proxy/status.h"
 
-#define HIGH_WATER (1024 * 1024)	/* pause the upstream above this */
-#define LOW_WATER (256 * 1024)		/* and resume it below this */
+#define HIGH_WATER (1024 * 1024) /* pause the upstream above this */
+#define LOW_WATER (256 * 1024)	 /* and resume it below this */
 
-enum pt_state { PT_NEW, PT_STARTED, PT_HEADERS, PT_DONE, PT_FAILED };
+enum pt_state {
+	PT_NEW,
+	PT_STARTED,
+	PT_HEADERS,
+	PT_DONE,
+	PT_FAILED
+};
 
 struct proxy_pt {
 	struct proxy_pt_pool *pool;
@@ -37,38 +43,38 @@ struct proxy_pt {
 	struct curl_slist *hdrs;
 	char *method;
 	struct buf url;
-	struct buf body;		/* the request body */
-	bool strip_identity;		/* drop Impersonate-*, X-Remote-* ... */
+	struct buf body;     /* the request body */
+	bool strip_identity; /* drop Impersonate-*, X-Remote-* ... */
 	bool too_large;
 	char errbuf[CURL_ERROR_SIZE];
-	struct proxy_pt *next;		/* pool->active, curl thread only */
+	struct proxy_pt *next; /* pool->active, curl thread only */
 
 	pthread_mutex_t lock;
-	int refs;			/* locked */
-	enum pt_state state;		/* locked */
-	long status;			/* locked */
-	int64_t length;			/* locked; upstream Content-Length, -1 */
-	struct buf resp_hdrs;		/* locked; "name\0value\0" pairs */
-	struct buf data;		/* locked; bytes not yet sent */
-	size_t data_off;		/* locked */
-	bool suspended;			/* locked; the client connection */
-	bool paused;			/* locked; the curl transfer */
-	bool want_unpause;		/* locked */
-	bool gone;			/* locked; the client went away */
+	int refs;	      /* locked */
+	enum pt_state state;  /* locked */
+	long status;	      /* locked */
+	int64_t length;	      /* locked; upstream Content-Length, -1 */
+	struct buf resp_hdrs; /* locked; "name\0value\0" pairs */
+	struct buf data;      /* locked; bytes not yet sent */
+	size_t data_off;      /* locked */
+	bool suspended;	      /* locked; the client connection */
+	bool paused;	      /* locked; the curl transfer */
+	bool want_unpause;    /* locked */
+	bool gone;	      /* locked; the client went away */
 };
 
 struct proxy_pt_pool {
 	const struct cache_upstream *up;
-	bool lend_identity;		/* a client without credentials acts as
+	bool lend_identity; /* a client without credentials acts as
 					 * the proxy (loopback-only mode) */
-	int timeout_s;			/* non-long-running requests; 0: none */
+	int timeout_s;	    /* non-long-running requests; 0: none */
 	CURLM *multi;
 	pthread_t thread;
-	pthread_mutex_t lock;		/* guards incoming and stop */
+	pthread_mutex_t lock; /* guards incoming and stop */
 	struct proxy_pt *incoming;
 	bool stop;
-	bool stopped;			/* main thread only */
-	struct proxy_pt *active;	/* curl thread only */
+	bool stopped;		 /* main thread only */
+	struct proxy_pt *active; /* curl thread only */
 };
 
 static void pt_put(struct proxy_pt *pt)
@@ -109,8 +115,14 @@ static void wake_pool(struct proxy_pt_pool *pool)
 static bool hop_by_hop(const char *name, size_t n)
 {
 	static const char *const hop[] = {
-		"connection", "keep-alive", "transfer-encoding", "te", "trailer",
-		"upgrade", "proxy-authenticate", "proxy-authorization",
+		"connection",
+		"keep-alive",
+		"transfer-encoding",
+		"te",
+		"trailer",
+		"upgrade",
+		"proxy-authenticate",
+		"proxy-authorization",
 		"content-length",
 	};
 	for (size_t i = 0; i < sizeof(hop) / sizeof(*hop); i++)
@@ -169,10 +181,10 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 	size_t ret = len;
 	pthread_mutex_lock(&pt->lock);
 	if (pt->gone) {
-		ret = 0;	/* abort: nobody to send it to */
+		ret = 0; /* abort: nobody to send it to */
 	} else if (pt->data.len - pt->data_off > HIGH_WATER) {
 		pt->paused = true;
-		ret = CURL_WRITEFUNC_PAUSE;	/* curl delivers it again later */
+		ret = CURL_WRITEFUNC_PAUSE; /* curl delivers it again later */
 	} else {
 		if (pt->data_off > pt->data.len / 2) {
 			memmove(pt->data.p, pt->data.p + pt->data_off,
@@ -207,7 +219,8 @@ static void start(struct proxy_pt_pool *pool, struct proxy_pt *pt)
 	    !strcmp(pt->method, "PUT") || !strcmp(pt->method, "PATCH")) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)pt->body.len);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, pt->body.p ? pt->body.p : "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS,
+				 pt->body.p ? pt->body.p : "");
 	}
 	pt->next = pool->active;
 	pool->active = pt;
@@ -229,7 +242,7 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 	pt->state = rc == CURLE_OK ? PT_DONE : PT_FAILED;
 	resume_client(pt);
 	pthread_mutex_unlock(&pt->lock);
-	pt_put(pt);	/* the transfer's reference */
+	pt_put(pt); /* the transfer's reference */
 }
 
 /* A suspended connection does not notice its client leaving. Once a
@@ -289,7 +302,8 @@ static void *run(void *arg)
 			if (m->msg != CURLMSG_DONE)
 				continue;
 			struct proxy_pt *pt;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&pt);
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+					  (char **)&pt);
 			finish(pool, pt, m->data.result);
 		}
 		if (time(NULL) != last_poke) {
@@ -302,7 +316,7 @@ static void *run(void *arg)
 }
 
 struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					 bool lend_identity, int timeout_s)
+					bool lend_identity, int timeout_s)
 {
 	struct proxy_pt_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool)
@@ -395,12 +409,12 @@ static bool identity_header(const char *key)
 	       !strcasecmp(key, "Cookie");
 }
 
-static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *key,
-		      const char *value)
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
 {
 	struct proxy_pt *pt = cls;
-	if (value && (hop_by_hop(key, strlen(key)) || !strcasecmp(key, "host") ||
-		      !strcasecmp(key, "expect")))
+	if (value && (hop_by_hop(key, strlen(key)) ||
+		      !strcasecmp(key, "host") || !strcasecmp(key, "expect")))
 		return MHD_YES;
 	if (value && pt->strip_identity && identity_header(key))
 		return MHD_YES;
@@ -421,8 +435,10 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char
  * attach, portforward and proxy subresources. */
 static bool long_running(struct MHD_Connection *c, const char *target)
 {
-	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
-	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
+	const char *w =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+	const char *f =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
 	if (proxy_route_watch_value(w) ||
 	    (f && (!strcasecmp(f, "true") || !strcmp(f, "1"))))
 		return true;
@@ -447,7 +463,7 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	pthread_mutex_init(&pt->lock, NULL);
 	pt->pool = pool;
 	pt->conn = c;
-	pt->refs = 1;	/* the request's */
+	pt->refs = 1; /* the request's */
 	pt->length = -1;
 	pt->method = xstrdup(method);
 	char err[256];
@@ -478,7 +494,8 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	 * the same bound here, so a silent upstream cannot hold clients and
 	 * their upstream connections for ever. */
 	if (pt->easy && pool->timeout_s > 0 && !long_running(c, target))
-		curl_easy_setopt(pt->easy, CURLOPT_TIMEOUT, (long)pool->timeout_s);
+		curl_easy_setopt(pt->easy, CURLOPT_TIMEOUT,
+				 (long)pool->timeout_s);
 	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pt);
 	/* Pass the request on as it came: no Content-Type libcurl would add
 	 * for a body the client sent without one, no Expect: 100-continue. */
@@ -502,7 +519,8 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 	if (st == PT_FAILED && status == 0) {
 		struct proxy_status s = {
 			.reason = PROXY_ServiceUnavailable,
-			.message = "the upstream apiserver could not be reached",
+			.message =
+				"the upstream apiserver could not be reached",
 			.retry_after = 1,
 		};
 		return proxy_status_send(c, &s);
@@ -514,7 +532,7 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 	if (!resp)
 		return MHD_NO;
 	pthread_mutex_lock(&pt->lock);
-	pt->refs++;	/* the response's */
+	pt->refs++; /* the response's */
 	for (size_t i = 0; i < pt->resp_hdrs.len;) {
 		const char *k = pt->resp_hdrs.p + i;
 		const char *v = k + strlen(k) + 1;
@@ -533,10 +551,11 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 	struct proxy_pt *pt = *state;
 	if (!pt) {
 		pt = pt_new(pool, c, target, method);
-		if (!pt)	/* out of memory, or credentials that cannot be used */
-			return proxy_error(c, PROXY_ServiceUnavailable,
-					   "informer-proxy cannot forward this request to the "
-					   "upstream now (see its log)");
+		if (!pt) /* out of memory, or credentials that cannot be used */
+			return proxy_error(
+				c, PROXY_ServiceUnavailable,
+				"informer-proxy cannot forward this request to the "
+				"upstream now (see its log)");
 		*state = pt;
 		return MHD_YES;
 	}
@@ -550,7 +569,8 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 	}
 	if (pt->too_large)
 		return proxy_error(c, PROXY_BadRequest,
-				   "the request body is larger than %d bytes", LIMIT_REQUEST_BODY_BYTES);
+				   "the request body is larger than %d bytes",
+				   LIMIT_REQUEST_BODY_BYTES);
 	pthread_mutex_lock(&pt->lock);
 	enum pt_state st = pt->state;
 	if (st == PT_NEW) {
@@ -560,7 +580,7 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 		bool stop = pool->stop;
 		if (!stop) {
 			pt->state = PT_STARTED;
-			pt->refs++;	/* the transfer's */
+			pt->refs++; /* the transfer's */
 			pt->suspended = true;
 			MHD_suspend_connection(c);
 			pt->next = pool->incoming;
@@ -574,7 +594,7 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 		wake_pool(pool);
 		return MHD_YES;
 	}
-	if (st == PT_STARTED) {	/* resumed early; wait on */
+	if (st == PT_STARTED) { /* resumed early; wait on */
 		if (proxy_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;
 			 * proxy_pt_done() then ends the upstream transfer */

@@ -28,7 +28,7 @@ struct proxy_pt;
  * proxy's (the loopback-only --client-auth=none mode); otherwise it goes
  * anonymous. A client's own credentials always go alone. */
 struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					 bool lend_identity, int timeout_s);
+					bool lend_identity, int timeout_s);
 /* End every transfer (their clients are resumed and see the stream end)
  * and stop the thread; call before the HTTP daemon stops. */
 void proxy_pt_pool_stop(struct proxy_pt_pool *pool);

@@ -30,12 +30,14 @@ int proxy_pretty_indent(const char *in, size_t n, struct buf *out)
 		case '{':
 		case '[': {
 			size_t j = i + 1;
-			while (j < n && (in[j] == ' ' || in[j] == '\n' || in[j] == '\t' ||
-					 in[j] == '\r'))
+			while (j < n && (in[j] == ' ' || in[j] == '\n' ||
+					 in[j] == '\t' || in[j] == '\r'))
 				j++;
 			buf_addc(out, c);
 			if (j < n && (in[j] == '}' || in[j] == ']')) {
-				buf_addc(out, in[j]);	/* {} and [] stay as they are */
+				buf_addc(
+					out,
+					in[j]); /* {} and [] stay as they are */
 				i = j;
 				break;
 			}
@@ -69,7 +71,8 @@ int proxy_pretty_indent(const char *in, size_t n, struct buf *out)
 bool proxy_pretty_asked(const char *p, const char *ua)
 {
 	if (p && *p)
-		return !strcasecmp(p, "true") || !strcmp(p, "1") || !strcasecmp(p, "t");
+		return !strcasecmp(p, "true") || !strcmp(p, "1") ||
+		       !strcasecmp(p, "t");
 	return ua && (!strncmp(ua, "curl", 4) || !strncmp(ua, "Wget", 4) ||
 		      !strncmp(ua, "Mozilla/5.0", 11));
 }
@@ -86,10 +89,10 @@ void proxy_pretty_body(struct buf *b)
 	struct buf out = BUF_INIT;
 	size_t n = b->len;
 	while (n && b->p[n - 1] == '\n')
-		n--;	/* the apiserver ends a pretty body without a newline */
+		n--; /* the apiserver ends a pretty body without a newline */
 	if (proxy_pretty_indent(b->p, n, &out)) {
 		buf_free(&out);
-		return;	/* out of memory: compact will do */
+		return; /* out of memory: compact will do */
 	}
 	buf_free(b);
 	*b = out;

@@ -16,7 +16,8 @@ struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
 {
 	for (int i = 0; i < p->nres; i++) {
 		const struct cache_kind *k = p->res[i]->kind;
-		if (!strcmp(k->group, rt->group) && !strcmp(k->version, rt->version) &&
+		if (!strcmp(k->group, rt->group) &&
+		    !strcmp(k->version, rt->version) &&
 		    !strcmp(k->resource, rt->resource))
 			return p->res[i];
 	}
@@ -72,8 +73,10 @@ enum MHD_Result proxy_request_text(struct MHD_Connection *c, unsigned code,
 		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (resp) {
 		MHD_add_response_header(resp, "Content-Type", type);
-		MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
-		MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+		MHD_add_response_header(resp, "Cache-Control",
+					"no-cache, private");
+		MHD_add_response_header(resp, "X-Content-Type-Options",
+					"nosniff");
 	}
 	return proxy_request_queue(c, code, resp);
 }

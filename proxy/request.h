@@ -30,31 +30,32 @@ struct proxy_tls;
 struct proxy {
 	const struct config *cfg;
 	const struct cache_upstream *up;
-	struct proxy_pt_pool *pt;	/* passthrough */
+	struct proxy_pt_pool *pt; /* passthrough */
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;
-	struct proxy_authn *authn;	/* --client-auth=delegated, else NULL */
-	struct proxy_conns *conns;	/* connection and watch limits */
-	long nofile;			/* RLIMIT_NOFILE, set by main (<= 0: unknown) */
-	struct cache_resource **res;	/* cfg->nresources of them */
+	struct proxy_authn *authn; /* --client-auth=delegated, else NULL */
+	struct proxy_conns *conns; /* connection and watch limits */
+	long nofile; /* RLIMIT_NOFILE, set by main (<= 0: unknown) */
+	struct cache_resource **res; /* cfg->nresources of them */
 	int nres;
-	struct MHD_Daemon *daemon;	/* --listen */
-	struct MHD_Daemon *udaemon;	/* --unix-socket, or NULL */
-	bool made_socket;		/* the --unix-socket path is ours to remove */
-	struct proxy_tls *tls;		/* --tls-cert-file, or NULL: serve_tls.h */
-	int port;			/* the bound port */
-	bool inited;			/* proxy_start got far enough to stop */
+	struct MHD_Daemon *daemon;  /* --listen */
+	struct MHD_Daemon *udaemon; /* --unix-socket, or NULL */
+	bool made_socket;      /* the --unix-socket path is ours to remove */
+	struct proxy_tls *tls; /* --tls-cert-file, or NULL: serve_tls.h */
+	int port;	       /* the bound port */
+	bool inited;	       /* proxy_start got far enough to stop */
 	bool ticking;
 	pthread_t ticker;
-	bool stopping;			/* atomic */
-	pthread_mutex_t tick_lock;	/* with tick_cond: wakes the ticker early */
+	bool stopping;		   /* atomic */
+	pthread_mutex_t tick_lock; /* with tick_cond: wakes the ticker early */
 	pthread_cond_t tick_cond;
 };
 
 /* True once proxy_stop() has begun: a watch must not suspend again. */
 bool proxy_stopping(const struct proxy *p);
 /* The cached resource for a parsed route, or NULL. */
-struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt);
+struct cache_resource *proxy_find(struct proxy *p,
+				  const struct proxy_route *rt);
 
 /* True when the client has closed its side: a suspended connection does
  * not notice that by itself, so readers check before they sleep again. */

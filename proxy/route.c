@@ -60,7 +60,7 @@ int proxy_route_parse(const char *path, struct proxy_route *rt)
 		i++;
 	}
 	if (i >= n)
-		return -ENOENT;	/* discovery, not a resource */
+		return -ENOENT; /* discovery, not a resource */
 	/* namespaces/NS/RESOURCE... */
 	if (len[i] == 10 && !memcmp(seg[i], "namespaces", 10) && i + 2 < n) {
 		if (copy(rt->ns, sizeof(rt->ns), seg[i + 1], len[i + 1]))

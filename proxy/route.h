@@ -14,13 +14,13 @@
 #include <stdbool.h>
 
 struct proxy_route {
-	char group[128];	/* "" for the core group */
+	char group[128]; /* "" for the core group */
 	char version[32];
-	char ns[254];		/* "" when not namespaced */
+	char ns[254]; /* "" when not namespaced */
 	char resource[64];
-	char name[254];		/* "" for a collection */
-	char sub[64];		/* subresource, "" when none */
-	bool watch_prefix;	/* the legacy /watch/ form */
+	char name[254];	   /* "" for a collection */
+	char sub[64];	   /* subresource, "" when none */
+	bool watch_prefix; /* the legacy /watch/ form */
 };
 
 /* watch=V asks for a watch for any V but "0" and "false" (any case), an

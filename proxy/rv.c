@@ -20,9 +20,11 @@ enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 	bool has_rv = rv && *rv;
 	if (has_rv) {
 		if (!cache_parse_u64(rv, &q->rv)) {
-			snprintf(msg, msglen,
-				 "resourceVersion: Invalid value: \"%.200s\": "
-				 "strconv.ParseUint: parsing \"%.200s\": invalid syntax", rv, rv);
+			snprintf(
+				msg, msglen,
+				"resourceVersion: Invalid value: \"%.200s\": "
+				"strconv.ParseUint: parsing \"%.200s\": invalid syntax",
+				rv, rv);
 			return PROXY_RV_SYNTAX;
 		}
 		q->any = q->rv == 0;
@@ -34,17 +36,20 @@ enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 	} else if (strcmp(match, "NotOlderThan")) {
 		snprintf(msg, msglen,
 			 "Unsupported value: \"%.100s\": supported values: "
-			 "\"Exact\", \"NotOlderThan\", \"\"", match);
+			 "\"Exact\", \"NotOlderThan\", \"\"",
+			 match);
 		return PROXY_RV_MATCH;
 	}
 	if (!has_rv) {
-		snprintf(msg, msglen, "Forbidden: resourceVersionMatch is "
-				      "forbidden unless resourceVersion is provided");
+		snprintf(msg, msglen,
+			 "Forbidden: resourceVersionMatch is "
+			 "forbidden unless resourceVersion is provided");
 		return PROXY_RV_MATCH;
 	}
 	if (q->exact && q->rv == 0) {
-		snprintf(msg, msglen, "Forbidden: resourceVersionMatch \"exact\" "
-				      "is forbidden for resourceVersion \"0\"");
+		snprintf(msg, msglen,
+			 "Forbidden: resourceVersionMatch \"exact\" "
+			 "is forbidden for resourceVersion \"0\"");
 		return PROXY_RV_MATCH;
 	}
 	return PROXY_RV_OK;
@@ -54,14 +59,21 @@ enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
 {
 	struct buf m = BUF_INIT, det = BUF_INIT;
-	buf_printf(&m, "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s", msg);
-	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
-	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ? "\"FieldValueForbidden\"" :
-						      "\"FieldValueNotSupported\"");
+	buf_printf(
+		&m,
+		"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s",
+		msg);
+	buf_adds(
+		&det,
+		"{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
+	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ?
+			       "\"FieldValueForbidden\"" :
+			       "\"FieldValueNotSupported\"");
 	buf_adds(&det, ",\"message\":");
 	buf_add_json_str(&det, msg, strlen(msg));
 	buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}]}");
-	struct proxy_status st = { .reason = PROXY_Invalid, .message = m.p,
+	struct proxy_status st = { .reason = PROXY_Invalid,
+				   .message = m.p,
 				   .details = det.p };
 	enum MHD_Result r = proxy_status_send(c, &st);
 	buf_free(&m);
@@ -81,7 +93,8 @@ bool proxy_rv_read(struct MHD_Connection *c, struct proxy_rv_req *q,
 		return true;
 	case PROXY_RV_SYNTAX: {
 		struct proxy_status st = { .reason = PROXY_InternalError,
-					   .message = msg, .no_reason = true };
+					   .message = msg,
+					   .no_reason = true };
 		*res = proxy_status_send(c, &st);
 		return false;
 	}
@@ -105,13 +118,16 @@ enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 	w->list = has_sie && !strcasecmp(sie, "true");
 	w->initial = has_sie ? w->list : w->rv == 0;
 	if (match && *match && !has_sie) {
-		snprintf(msg, msglen, "ListOptions.meta.k8s.io \"\" is invalid: "
-				      "resourceVersionMatch: Forbidden: resourceVersionMatch "
-				      "is forbidden for watch unless sendInitialEvents is provided");
+		snprintf(
+			msg, msglen,
+			"ListOptions.meta.k8s.io \"\" is invalid: "
+			"resourceVersionMatch: Forbidden: resourceVersionMatch "
+			"is forbidden for watch unless sendInitialEvents is provided");
 		return PROXY_RV_MATCH;
 	}
 	if (bad_rv) {
-		snprintf(msg, msglen, "resourceVersion: Invalid value: \"%.200s\"", rv);
+		snprintf(msg, msglen,
+			 "resourceVersion: Invalid value: \"%.200s\"", rv);
 		return PROXY_RV_SYNTAX;
 	}
 	return PROXY_RV_OK;

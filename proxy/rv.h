@@ -16,16 +16,16 @@
 #include <stdint.h>
 
 struct proxy_rv_req {
-	bool exact;		/* resourceVersionMatch=Exact */
-	bool any;		/* "0": any state will do */
-	uint64_t rv;		/* 0 = unset */
+	bool exact;  /* resourceVersionMatch=Exact */
+	bool any;    /* "0": any state will do */
+	uint64_t rv; /* 0 = unset */
 };
 
 enum proxy_rv_error {
 	PROXY_RV_OK,
-	PROXY_RV_SYNTAX,	/* resourceVersion is not a number: the
+	PROXY_RV_SYNTAX, /* resourceVersion is not a number: the
 				 * apiserver answers 500 with no reason */
-	PROXY_RV_MATCH,		/* resourceVersionMatch refused: 422 */
+	PROXY_RV_MATCH,	 /* resourceVersionMatch refused: 422 */
 };
 
 /* Parse the two values (NULL or "" when absent) into q. On an error msg
@@ -48,10 +48,10 @@ bool proxy_rv_read(struct MHD_Connection *c, struct proxy_rv_req *q,
  * initial state exactly when resourceVersion is unset or "0".
  */
 struct proxy_rv_watch {
-	bool has_rv;		/* resourceVersion given (not "") */
-	uint64_t rv;		/* its value; 0 for "0" or a bad value */
-	bool list;		/* sendInitialEvents=true */
-	bool initial;		/* begins with the current state as ADDED */
+	bool has_rv;  /* resourceVersion given (not "") */
+	uint64_t rv;  /* its value; 0 for "0" or a bad value */
+	bool list;    /* sendInitialEvents=true */
+	bool initial; /* begins with the current state as ADDED */
 };
 
 /* Parse the three values (NULL or "" when absent) into w, which is filled

@@ -37,21 +37,21 @@
 #include "config/alloc.h"
 #include "config/log.h"
 
-#define CHECK_MS 1000		/* the files are stat'ed at most this often */
-#define SETTLE_S 3		/* a mismatched pair this new may be half-written */
-#define MAX_PEM (1 << 20)	/* bigger files are not a certificate or a key */
+#define CHECK_MS 1000	  /* the files are stat'ed at most this often */
+#define SETTLE_S 3	  /* a mismatched pair this new may be half-written */
+#define MAX_PEM (1 << 20) /* bigger files are not a certificate or a key */
 
 /* A loaded pair, immutable once published. Freed after a grace period. */
 struct pair {
 	struct rcu_head rcu;
 	unsigned ncerts;
-	gnutls_datum_t *certs;	/* DER, leaf first */
-	gnutls_datum_t key;	/* PKCS#8 DER; wiped before it is freed */
+	gnutls_datum_t *certs; /* DER, leaf first */
+	gnutls_datum_t key;    /* PKCS#8 DER; wiped before it is freed */
 };
 
 /* What identifies a file's content without reading it. */
 struct file_sig {
-	int err;		/* stat's errno, or 0 */
+	int err; /* stat's errno, or 0 */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -64,13 +64,13 @@ struct files_sig {
 
 struct proxy_tls {
 	char *cert_file, *key_file;
-	struct pair *cur;		/* published: cache_rcu_load() */
-	int64_t next_check_ms;		/* atomic; CLOCK_MONOTONIC */
-	pthread_mutex_t reload_lock;	/* held by the one thread checking */
+	struct pair *cur;	     /* published: cache_rcu_load() */
+	int64_t next_check_ms;	     /* atomic; CLOCK_MONOTONIC */
+	pthread_mutex_t reload_lock; /* held by the one thread checking */
 	/* guarded by reload_lock */
-	struct files_sig loaded;	/* the files when cur was loaded */
-	struct files_sig failed;	/* the last pair that failed to load */
-	bool have_failed;		/* (it was warned about once) */
+	struct files_sig loaded; /* the files when cur was loaded */
+	struct files_sig failed; /* the last pair that failed to load */
+	bool have_failed;	 /* (it was warned about once) */
 };
 
 /* The callback has no closure: the one struct proxy_tls of the process. */
@@ -253,26 +253,32 @@ static struct pair *pair_load(const char *cert_file, const char *key_file,
 			 cert_file, strerror(-rc));
 		goto out;
 	}
-	rc = gnutls_x509_crt_list_import2(&crts, &ncrts, &pem, GNUTLS_X509_FMT_PEM,
-					  GNUTLS_X509_CRT_LIST_FAIL_IF_UNSORTED);
+	rc = gnutls_x509_crt_list_import2(
+		&crts, &ncrts, &pem, GNUTLS_X509_FMT_PEM,
+		GNUTLS_X509_CRT_LIST_FAIL_IF_UNSORTED);
 	if (rc < 0 || !ncrts) {
-		snprintf(err, errlen, "--tls-cert-file %s: not a PEM certificate "
-			 "chain, leaf first (%s)", cert_file,
+		snprintf(err, errlen,
+			 "--tls-cert-file %s: not a PEM certificate "
+			 "chain, leaf first (%s)",
+			 cert_file,
 			 rc < 0 ? gnutls_strerror(rc) : "no certificate in it");
 		ncrts = 0;
 		goto out;
 	}
 	rc = slurp(key_file, &kpem);
 	if (rc) {
-		snprintf(err, errlen, "--tls-private-key-file %s: cannot read it: %s",
+		snprintf(err, errlen,
+			 "--tls-private-key-file %s: cannot read it: %s",
 			 key_file, strerror(-rc));
 		goto out;
 	}
 	if (gnutls_x509_privkey_init(&xkey) < 0 ||
 	    (rc = gnutls_x509_privkey_import2(xkey, &kpem, GNUTLS_X509_FMT_PEM,
 					      NULL, 0)) < 0) {
-		snprintf(err, errlen, "--tls-private-key-file %s: not an unencrypted "
-			 "PEM private key (%s)", key_file, gnutls_strerror(rc));
+		snprintf(err, errlen,
+			 "--tls-private-key-file %s: not an unencrypted "
+			 "PEM private key (%s)",
+			 key_file, gnutls_strerror(rc));
 		goto out;
 	}
 	unsigned char cid[64], kid[64];
@@ -281,8 +287,10 @@ static struct pair *pair_load(const char *cert_file, const char *key_file,
 	    gnutls_x509_privkey_get_key_id(xkey, 0, kid, &kn) < 0 || cn != kn ||
 	    memcmp(cid, kid, cn)) {
 		*mismatch = true;
-		snprintf(err, errlen, "--tls-private-key-file %s is not the key of the "
-			 "first certificate in --tls-cert-file %s", key_file, cert_file);
+		snprintf(err, errlen,
+			 "--tls-private-key-file %s is not the key of the "
+			 "first certificate in --tls-cert-file %s",
+			 key_file, cert_file);
 		goto out;
 	}
 
@@ -290,7 +298,8 @@ static struct pair *pair_load(const char *cert_file, const char *key_file,
 	if (!pr || !(pr->certs = xcalloc(ncrts, sizeof(*pr->certs))))
 		goto out_prepare;
 	for (; pr->ncerts < ncrts; pr->ncerts++)
-		if (gnutls_x509_crt_export2(crts[pr->ncerts], GNUTLS_X509_FMT_DER,
+		if (gnutls_x509_crt_export2(crts[pr->ncerts],
+					    GNUTLS_X509_FMT_DER,
 					    &pr->certs[pr->ncerts]) < 0)
 			goto out_prepare;
 	/* PKCS#8, the DER form gnutls_privkey_import_x509_raw() reads back
@@ -311,11 +320,13 @@ static struct pair *pair_load(const char *cert_file, const char *key_file,
 	gnutls_privkey_deinit(k);
 	describe(crts[0], desc, desclen);
 	ret = pr;
-	pr = NULL;	/* the caller owns it now */
+	pr = NULL; /* the caller owns it now */
 	goto out;
 out_prepare:
-	snprintf(err, errlen, "--tls-cert-file %s: cannot prepare the pair for "
-		 "TLS (out of memory, or a key type GnuTLS cannot use)", cert_file);
+	snprintf(err, errlen,
+		 "--tls-cert-file %s: cannot prepare the pair for "
+		 "TLS (out of memory, or a key type GnuTLS cannot use)",
+		 cert_file);
 out:
 	pair_free(pr);
 	if (xkey)
@@ -334,7 +345,8 @@ static void check(struct proxy_tls *t)
 {
 	struct files_sig now;
 	files_sig_read(t, &now);
-	if (sig_eq(&now, &t->loaded) || (t->have_failed && sig_eq(&now, &t->failed)))
+	if (sig_eq(&now, &t->loaded) ||
+	    (t->have_failed && sig_eq(&now, &t->failed)))
 		return;
 	char err[1024], desc[256];
 	bool mismatch;
@@ -364,9 +376,10 @@ static void maybe_reload(struct proxy_tls *t)
 	if (now < __atomic_load_n(&t->next_check_ms, __ATOMIC_RELAXED))
 		return;
 	if (pthread_mutex_trylock(&t->reload_lock))
-		return;		/* another handshake is checking */
+		return; /* another handshake is checking */
 	if (now >= __atomic_load_n(&t->next_check_ms, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&t->next_check_ms, now + CHECK_MS, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->next_check_ms, now + CHECK_MS,
+				 __ATOMIC_RELAXED);
 		check(t);
 	}
 	pthread_mutex_unlock(&t->reload_lock);
@@ -420,7 +433,8 @@ struct proxy_tls *proxy_tls_new(const char *cert_file, const char *key_file,
 	struct proxy_tls *none = NULL;
 	if (!__atomic_compare_exchange_n(&active, &none, t, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		snprintf(err, errlen, "TLS: only one serving certificate per process");
+		snprintf(err, errlen,
+			 "TLS: only one serving certificate per process");
 		goto out_free;
 	}
 	t->next_check_ms = now_ms() + CHECK_MS;
@@ -452,10 +466,10 @@ void proxy_tls_free(struct proxy_tls *t)
 	if (!t)
 		return;
 	struct proxy_tls *self = t;
-	__atomic_compare_exchange_n(&active, &self, NULL, false, __ATOMIC_ACQ_REL,
-				    __ATOMIC_ACQUIRE);
+	__atomic_compare_exchange_n(&active, &self, NULL, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	struct pair *pr = cache_rcu_xchg(&t->cur, NULL);
-	synchronize_rcu();	/* a late handshake may still be copying it */
+	synchronize_rcu(); /* a late handshake may still be copying it */
 	pair_free(pr);
 	free(t->cert_file);
 	free(t->key_file);

@@ -32,14 +32,15 @@
 #include "proxy/watch.h"
 
 #define TICK_MS 500
-#define GIVE_BACK_S 10	/* how often expired pins go, and freed memory back */
+#define GIVE_BACK_S 10 /* how often expired pins go, and freed memory back */
 
 /* watch=... is true for any value but "0" and "false" (any case), an
  * empty value included, as the apiserver reads it. */
 static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 {
 	const char *v = NULL;
-	return rt->watch_prefix || (proxy_arg(c, "watch", &v) && proxy_route_watch_value(v));
+	return rt->watch_prefix ||
+	       (proxy_arg(c, "watch", &v) && proxy_route_watch_value(v));
 }
 
 /* The paths a health probe or a scraper asks for: served on the
@@ -64,13 +65,13 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_route rt;
 	int pr = proxy_route_parse(url, &rt);
 	if (pr == -EINVAL)
-		return true;	/* answered with 400 below */
+		return true; /* answered with 400 below */
 	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
 	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
 		return false;
 	/* A client that takes only protobuf gets it from the upstream. */
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							 "Accept");
+	const char *accept =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	if (accept && strstr(accept, "application/vnd.kubernetes.protobuf") &&
 	    !strstr(accept, "json") && !strstr(accept, "*/*"))
 		return false;
@@ -90,8 +91,9 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		if (h >= 0)
 			return (enum MHD_Result)h;
 		/* the set changed since the request was routed */
-		return proxy_error(c, PROXY_ServiceUnavailable,
-				   "discovery is being refreshed, please try again");
+		return proxy_error(
+			c, PROXY_ServiceUnavailable,
+			"discovery is being refreshed, please try again");
 	}
 	struct proxy_route rt;
 	if (proxy_route_parse(url, &rt))
@@ -100,11 +102,13 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (!cache_refl_synced(r)) {
 		PROXY_COUNT(req_not_synced);
 		char msg[160];
-		snprintf(msg, sizeof(msg),
-			 "the cache of %s is not synced yet, please try again later",
-			 r->kind->resource);
+		snprintf(
+			msg, sizeof(msg),
+			"the cache of %s is not synced yet, please try again later",
+			r->kind->resource);
 		struct proxy_status st = {
-			.reason = PROXY_TooManyRequests, .message = msg,
+			.reason = PROXY_TooManyRequests,
+			.message = msg,
 			.retry_after = 1,
 			.details = "{\"retryAfterSeconds\":1}",
 		};
@@ -126,7 +130,8 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		/* errors are the watch handler's to answer */
 		proxy_rv_parse_watch(rv, match, sie, &wq, msg, sizeof(msg));
 		struct proxy_rv_req q = { 0 };
-		if (!wq.has_rv && proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
+		if (!wq.has_rv &&
+		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
 		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
 		 * initial state at N or later: wait for N, as for a LIST. */
@@ -136,7 +141,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 			return res;
 		return proxy_watch_handle(p, c, r, &rt);
 	}
-	if (!req->waited)	/* count a read once, not again when resumed */
+	if (!req->waited) /* count a read once, not again when resumed */
 		rt.name[0] ? PROXY_COUNT(req_get) : PROXY_COUNT(req_list);
 	if (rt.name[0])
 		return proxy_list_get(p, c, r, &rt, req);
@@ -146,13 +151,13 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 /* Per request, *state is a struct req: a local one (the cache answers)
  * or a passthrough one. */
 struct req {
-	bool announced;			/* the first call has been seen */
-	struct proxy_authn_job *job;		/* a delegated-auth review under way */
+	bool announced;		     /* the first call has been seen */
+	struct proxy_authn_job *job; /* a delegated-auth review under way */
 	bool local;
 	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
-	char *raw;			/* the request target as received */
-	char *path;			/* its checked, decoded path (target.h);
+	char *raw;  /* the request target as received */
+	char *path; /* its checked, decoded path (target.h);
 					 * never longer than raw */
 };
 
@@ -165,7 +170,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	size_t n = strlen(uri ? uri : "") + 1;
 	if (!rq)
 		return NULL;
-	rq->raw = xmalloc(2 * n);	/* the target, then room for its path */
+	rq->raw = xmalloc(2 * n); /* the target, then room for its path */
 	if (!rq->raw) {
 		free(rq);
 		return NULL;
@@ -185,21 +190,28 @@ static void req_free(struct req *rq)
 }
 
 /* What a request asks for, as the apiserver's RequestInfo reads it. */
-static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt,
-			  const char *method, struct proxy_authn_attrs *at)
+static void request_attrs(struct MHD_Connection *c,
+			  const struct proxy_route *rt, const char *method,
+			  struct proxy_authn_attrs *at)
 {
 	bool watch = is_watch(c, rt);
 	const char *fs = NULL;
 	*at = (struct proxy_authn_attrs){
-		.resource = true, .group = rt->group, .version = rt->version,
-		.res = rt->resource, .sub = rt->sub, .ns = rt->ns, .name = rt->name,
+		.resource = true,
+		.group = rt->group,
+		.version = rt->version,
+		.res = rt->resource,
+		.sub = rt->sub,
+		.ns = rt->ns,
+		.name = rt->name,
 		.path = "",
 	};
 	/* a named object is "get" even with ?watch=true; only the /watch/
 	 * prefix makes it "watch" */
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
 		at->verb = rt->name[0] ? (rt->watch_prefix ? "watch" : "get") :
-			   watch ? "watch" : "list";
+			   watch       ? "watch" :
+					 "list";
 	else if (!strcmp(method, "POST"))
 		at->verb = "create";
 	else if (!strcmp(method, "PUT"))
@@ -219,7 +231,8 @@ static void request_attrs(struct MHD_Connection *c, const struct proxy_route *rt
 /* Answer a delegated-auth verdict; true when answered (*ret set), false
  * for a request that may go on. */
 static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
-			   const char *msg, const char *details, enum MHD_Result *ret)
+			   const char *msg, const char *details,
+			   enum MHD_Result *ret)
 {
 	struct proxy_status st = { .reason = PROXY_ServiceUnavailable };
 	switch (v) {
@@ -233,17 +246,19 @@ static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
 		st.message = msg;
 		st.details = details[0] ? details : NULL;
 		break;
-	case PROXY_AUTHN_MISS:	/* no review could be queued */
+	case PROXY_AUTHN_MISS: /* no review could be queued */
 		st.reason = PROXY_TooManyRequests;
 		st.retry_after = 1;
 		st.details = "{\"retryAfterSeconds\":1}";
-		st.message = "too many requests are waiting for their credentials to "
-			     "be reviewed upstream, please try again later";
+		st.message =
+			"too many requests are waiting for their credentials to "
+			"be reviewed upstream, please try again later";
 		break;
 	default:
 		st.retry_after = 1;
-		st.message = "the upstream could not review this request's credentials, "
-			     "please try again";
+		st.message =
+			"the upstream could not review this request's credentials, "
+			"please try again";
 		break;
 	}
 	*ret = proxy_status_send(c, &st);
@@ -262,7 +277,8 @@ static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
  * answer in *ret, or suspending (*ret MHD_YES).
  */
 static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
-			   struct req *rq, const char *method, enum MHD_Result *ret)
+			   struct req *rq, const char *method,
+			   enum MHD_Result *ret)
 {
 	const char *path = rq->path;
 	if (proxy_health_path(path))
@@ -283,24 +299,32 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 	const struct proxy_authn_attrs *ask = NULL;
 	if (!rq->local) {
 		if (authz && *authz)
-			return false;	/* the upstream decides, on the client's token */
+			return false; /* the upstream decides, on the client's token */
 		PROXY_COUNT(authn_unauthenticated);
 		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
 		return true;
 	}
 	if (!strcmp(path, "/metrics")) {
-		at = (struct proxy_authn_attrs){ .resource = false, .verb = "get",
-					   .group = "", .version = "", .res = "",
-					   .sub = "", .ns = "", .name = "",
-					   .path = "/metrics" };
+		at = (struct proxy_authn_attrs){ .resource = false,
+						 .verb = "get",
+						 .group = "",
+						 .version = "",
+						 .res = "",
+						 .sub = "",
+						 .ns = "",
+						 .name = "",
+						 .path = "/metrics" };
 		ask = &at;
-	} else if (!proxy_discovery_path(path) && !proxy_route_parse(path, &rt)) {
+	} else if (!proxy_discovery_path(path) &&
+		   !proxy_route_parse(path, &rt)) {
 		request_attrs(c, &rt, method, &at);
 		ask = &at;
 	}
-	enum proxy_authn_verdict v = proxy_authn_cached(p->authn, authz, ask, msg,
-						  sizeof(msg), details, sizeof(details));
-	if (v == PROXY_AUTHN_MISS && (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
+	enum proxy_authn_verdict v =
+		proxy_authn_cached(p->authn, authz, ask, msg, sizeof(msg),
+				   details, sizeof(details));
+	if (v == PROXY_AUTHN_MISS &&
+	    (rq->job = proxy_authn_start(p->authn, c, authz, ask))) {
 		*ret = MHD_YES;
 		return true;
 	}
@@ -316,14 +340,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct req *rq = *state;
 	char err[160];
 	if (!rq || !rq->announced)
-		proxy_conns_header_done(c);	/* no slowloris, whatever comes */
+		proxy_conns_header_done(c); /* no slowloris, whatever comes */
 	if (!rq || !rq->raw)
-		return MHD_NO;	/* out of memory in on_uri */
+		return MHD_NO; /* out of memory in on_uri */
 	if (!rq->announced) {
 		/* The first call only announces the request. */
 		rq->announced = true;
-		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1, err,
-				       sizeof(err))) {
+		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
+				       err, sizeof(err))) {
 			rq->local = true;
 			return proxy_error(c, PROXY_BadRequest, "%s", err);
 		}
@@ -343,18 +367,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
 	}
-	if (rq->job) {	/* resumed: its review is in */
+	if (rq->job) { /* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
-		enum proxy_authn_verdict v = proxy_authn_finish(p->authn, rq->job, msg,
-							  sizeof(msg), details,
-							  sizeof(details));
+		enum proxy_authn_verdict v =
+			proxy_authn_finish(p->authn, rq->job, msg, sizeof(msg),
+					   details, sizeof(details));
 		rq->job = NULL;
 		if (answer_verdict(c, v, msg, details, &ret))
 			return ret;
 	}
 	if (rq->local) {
-		if (*upload_size) {	/* a GET body: read and ignore it */
+		if (*upload_size) { /* a GET body: read and ignore it */
 			*upload_size = 0;
 			return MHD_YES;
 		}
@@ -467,8 +491,8 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			MHD_USE_ERROR_LOG | flags,
-		0, NULL, NULL, on_request, p,
-		MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
+		0, NULL, NULL, on_request, p, MHD_OPTION_EXTERNAL_LOGGER,
+		on_log, NULL,
 		addr ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_LISTEN_SOCKET,
 		addr ? (intptr_t)addr : (intptr_t)fd,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
@@ -477,9 +501,8 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_NOTIFY_CONNECTION, proxy_conns_notify, p->conns,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
-		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
-		MHD_OPTION_ARRAY, tls_opts,
-		MHD_OPTION_END);
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_ARRAY,
+		tls_opts, MHD_OPTION_END);
 }
 
 int proxy_start(struct proxy *p, char *err, size_t errlen)
@@ -493,8 +516,9 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	rc = proxy_listen_check_exposure(p->cfg, err, errlen);
 	if (rc)
 		return rc;
-	unsigned threads = p->cfg->threads > 0 ? (unsigned)p->cfg->threads :
-		(unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned threads = p->cfg->threads > 0 ?
+				   (unsigned)p->cfg->threads :
+				   (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_mutex_init(&p->tick_lock, NULL);
 	pthread_cond_init(&p->tick_cond, NULL);
 	p->inited = true;
@@ -505,7 +529,8 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	}
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	p->pt = proxy_pt_pool_new(p->up, p->cfg->client_auth == CLIENT_AUTH_NONE,
+	p->pt = proxy_pt_pool_new(p->up,
+				  p->cfg->client_auth == CLIENT_AUTH_NONE,
 				  p->cfg->passthrough_timeout);
 	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {
 		p->authn = proxy_authn_new(p->up, p->cfg->authn_allow_ttl,
@@ -520,8 +545,8 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	if (p->cfg->tls_cert_file) {
-		p->tls = proxy_tls_new(p->cfg->tls_cert_file, p->cfg->tls_key_file,
-				       err, errlen);
+		p->tls = proxy_tls_new(p->cfg->tls_cert_file,
+				       p->cfg->tls_key_file, err, errlen);
 		if (!p->tls)
 			return -EINVAL;
 	}
@@ -531,22 +556,25 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		int e = errno;
 		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host,
 			 p->cfg->listen_port, strerror(e),
-			 e == EADDRINUSE ? " (another process has the port)" : "");
+			 e == EADDRINUSE ? " (another process has the port)" :
+					   "");
 		return -EADDRINUSE;
 	}
 	const union MHD_DaemonInfo *info =
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
-		int fd = proxy_listen_unix(p->cfg->unix_socket, p->cfg->unix_socket_mode,
-				     err, errlen);
+		int fd = proxy_listen_unix(p->cfg->unix_socket,
+					   p->cfg->unix_socket_mode, err,
+					   errlen);
 		if (fd < 0)
 			return fd;
 		p->made_socket = true;
 		p->udaemon = start_daemon(p, NULL, fd, 1, 0, NULL);
 		if (!p->udaemon) {
 			close(fd);
-			snprintf(err, errlen, "cannot serve on %s", p->cfg->unix_socket);
+			snprintf(err, errlen, "cannot serve on %s",
+				 p->cfg->unix_socket);
 			return -EIO;
 		}
 	}
@@ -580,7 +608,7 @@ void proxy_stop(struct proxy *p)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
 	proxy_fresh_stop(p->fresh);
-	proxy_authn_stop(p->authn);	/* resumes what waits on a review */
+	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
 	for (int i = 0; i < 2; i++)
 		if (ds[i])
@@ -592,11 +620,11 @@ void proxy_stop(struct proxy *p)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
-	proxy_conns_free(p->conns);	/* every connection has closed */
+	proxy_conns_free(p->conns); /* every connection has closed */
 	p->conns = NULL;
-	proxy_tls_free(p->tls);	/* no handshake can need it now */
+	proxy_tls_free(p->tls); /* no handshake can need it now */
 	p->tls = NULL;
-	if (p->made_socket)	/* ours: never a path that was there before */
+	if (p->made_socket) /* ours: never a path that was there before */
 		unlink(p->cfg->unix_socket);
 	proxy_pt_pool_free(p->pt);
 	p->pt = NULL;

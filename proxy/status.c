@@ -25,8 +25,9 @@ static const struct {
 void proxy_status_body(struct buf *b, const struct proxy_status *st)
 {
 	const char *msg = st->message ? st->message : "";
-	buf_printf(b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":%s,"
-		      "\"status\":\"Failure\",\"message\":",
+	buf_printf(b,
+		   "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":%s,"
+		   "\"status\":\"Failure\",\"message\":",
 		   st->metadata ? st->metadata : "{}");
 	buf_add_json_str(b, msg, strlen(msg));
 	if (!st->no_reason)
@@ -68,14 +69,16 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 		MHD_add_response_header(resp, "Retry-After", ra);
 	}
 	if (st->close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
+					"close");
 	return resp;
 }
 
 enum MHD_Result proxy_status_send(struct MHD_Connection *conn,
 				  const struct proxy_status *st)
 {
-	struct MHD_Response *resp = status_response(st, proxy_pretty_wanted(conn));
+	struct MHD_Response *resp =
+		status_response(st, proxy_pretty_wanted(conn));
 	if (!resp)
 		return MHD_NO;
 	return proxy_request_queue(conn, reasons[st->reason].code, resp);
@@ -103,10 +106,12 @@ enum MHD_Result proxy_not_found(struct MHD_Connection *conn,
 	buf_adds(&det, ",\"kind\":");
 	buf_add_json_str(&det, resource, strlen(resource));
 	buf_addc(&det, '}');
-	struct proxy_status st = { .reason = PROXY_NotFound, .message = msg.p,
+	struct proxy_status st = { .reason = PROXY_NotFound,
+				   .message = msg.p,
 				   .details = det.p };
 	enum MHD_Result r = buf_ok(&msg) && buf_ok(&det) ?
-				    proxy_status_send(conn, &st) : MHD_NO;
+				    proxy_status_send(conn, &st) :
+				    MHD_NO;
 	buf_free(&msg);
 	buf_free(&det);
 	return r;

@@ -13,18 +13,18 @@
 #include "config/buf.h"
 
 /* X(code, reason): the reasons the proxy answers with. */
-#define PROXY_REASONS(X)            \
-	X(400, BadRequest)          \
-	X(401, Unauthorized)        \
-	X(403, Forbidden)           \
-	X(404, NotFound)            \
-	X(405, MethodNotAllowed)    \
-	X(406, NotAcceptable)       \
-	X(410, Expired)             \
-	X(422, Invalid)             \
-	X(429, TooManyRequests)     \
-	X(500, InternalError)       \
-	X(503, ServiceUnavailable)  \
+#define PROXY_REASONS(X)           \
+	X(400, BadRequest)         \
+	X(401, Unauthorized)       \
+	X(403, Forbidden)          \
+	X(404, NotFound)           \
+	X(405, MethodNotAllowed)   \
+	X(406, NotAcceptable)      \
+	X(410, Expired)            \
+	X(422, Invalid)            \
+	X(429, TooManyRequests)    \
+	X(500, InternalError)      \
+	X(503, ServiceUnavailable) \
 	X(504, Timeout)
 
 enum proxy_reason {
@@ -36,13 +36,13 @@ enum proxy_reason {
 struct proxy_status {
 	enum proxy_reason reason;
 	const char *message;
-	const char *details;	/* a JSON object's text, or NULL */
-	const char *metadata;	/* a JSON object's text, or NULL ({}) */
-	int retry_after;	/* seconds; 0: no Retry-After header */
-	bool no_reason;		/* leave "reason" out, as the apiserver does
+	const char *details;  /* a JSON object's text, or NULL */
+	const char *metadata; /* a JSON object's text, or NULL ({}) */
+	int retry_after;      /* seconds; 0: no Retry-After header */
+	bool no_reason;	      /* leave "reason" out, as the apiserver does
 				 * for errors it did not expect, such as
 				 * an unparsable resourceVersion */
-	bool close;		/* Connection: close, for a client refused
+	bool close;	      /* Connection: close, for a client refused
 				 * for want of connections */
 };
 

@@ -34,14 +34,27 @@ static const char age_desc[] =
 	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 static const struct column pod_columns[] = {
 	{ "Name", "string", "name", name_desc, 0 },
-	{ "Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.", 0 },
-	{ "Status", "string", "", "The aggregate status of the containers in this pod.", 0 },
-	{ "Restarts", "string", "", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", 0 },
+	{ "Ready", "string", "",
+	  "The aggregate readiness state of this pod for accepting traffic.",
+	  0 },
+	{ "Status", "string", "",
+	  "The aggregate status of the containers in this pod.", 0 },
+	{ "Restarts", "string", "",
+	  "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+	  0 },
 	{ "Age", "string", "", age_desc, 0 },
-	{ "IP", "string", "", "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", 1 },
-	{ "Node", "string", "", "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename", 1 },
-	{ "Nominated Node", "string", "", "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", 1 },
-	{ "Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", 1 },
+	{ "IP", "string", "",
+	  "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
+	  1 },
+	{ "Node", "string", "",
+	  "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename",
+	  1 },
+	{ "Nominated Node", "string", "",
+	  "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.",
+	  1 },
+	{ "Readiness Gates", "string", "",
+	  "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates",
+	  1 },
 };
 
 static const struct column configmap_columns[] = {
@@ -51,14 +64,14 @@ static const struct column configmap_columns[] = {
 	  "alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte "
 	  "sequences must use the BinaryData field. The keys stored in Data must "
 	  "not overlap with the keys in the BinaryData field, this is enforced "
-	  "during validation process.", 0 },
+	  "during validation process.",
+	  0 },
 	{ "Age", "string", "", age_desc, 0 },
 };
 
 static const struct column namespace_columns[] = {
 	{ "Name", "string", "name", name_desc, 0 },
-	{ "Status", "string", "",
-	  "The status of the namespace", 0 },
+	{ "Status", "string", "", "The status of the namespace", 0 },
 	{ "Age", "string", "", age_desc, 0 },
 };
 
@@ -69,7 +82,12 @@ static const struct column default_columns[] = {
 	{ "Age", "date", "", age_desc, 0 },
 };
 
-enum printer { P_POD, P_CONFIGMAP, P_NAMESPACE, P_DEFAULT };
+enum printer {
+	P_POD,
+	P_CONFIGMAP,
+	P_NAMESPACE,
+	P_DEFAULT
+};
 
 static enum printer printer_of(const struct cache_kind *k)
 {
@@ -91,7 +109,8 @@ static bool has_param(const char *mr, const char *pv)
 {
 	size_t n = strlen(pv);
 	for (const char *s = strchr(mr, ';'); s; s = strchr(s + 1, ';'))
-		if (!strncmp(s + 1, pv, n) && (s[1 + n] == ';' || s[1 + n] == '\0'))
+		if (!strncmp(s + 1, pv, n) &&
+		    (s[1 + n] == ';' || s[1 + n] == '\0'))
 			return true;
 	return false;
 }
@@ -100,7 +119,8 @@ int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f)
 {
 	return proxy_fmt_parse(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
-		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "includeObject"),
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+					    "includeObject"),
 		f);
 }
 
@@ -127,25 +147,32 @@ int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
 		p += n + (end ? 1 : 0);
 		bool json = !strncmp(mr, "application/json", 16) &&
 			    (mr[16] == '\0' || mr[16] == ';');
-		bool wild = !strncmp(mr, "*/*", 3) || !strncmp(mr, "application/*", 13);
+		bool wild = !strncmp(mr, "*/*", 3) ||
+			    !strncmp(mr, "application/*", 13);
 		if (!json && !wild)
 			continue;
-		if (json && has_param(mr, "as=Table") && has_param(mr, "g=meta.k8s.io")) {
-			if (has_param(mr, "v=v1") || has_param(mr, "v=v1beta1")) {
+		if (json && has_param(mr, "as=Table") &&
+		    has_param(mr, "g=meta.k8s.io")) {
+			if (has_param(mr, "v=v1") ||
+			    has_param(mr, "v=v1beta1")) {
 				f->form = PROXY_FORM_TABLE;
-				f->version = has_param(mr, "v=v1") ? "v1" : "v1beta1";
+				f->version = has_param(mr, "v=v1") ? "v1" :
+								     "v1beta1";
 				return 0;
 			}
 			continue;
 		}
-		if (json && (has_param(mr, "as=PartialObjectMetadata") ||
-			     has_param(mr, "as=PartialObjectMetadataList")) &&
+		if (json &&
+		    (has_param(mr, "as=PartialObjectMetadata") ||
+		     has_param(mr, "as=PartialObjectMetadataList")) &&
 		    has_param(mr, "g=meta.k8s.io")) {
 			f->form = PROXY_FORM_METADATA;
-			f->version = has_param(mr, "v=v1beta1") ? "v1beta1" : "v1";
+			f->version =
+				has_param(mr, "v=v1beta1") ? "v1beta1" : "v1";
 			return 0;
 		}
-		if (json && strchr(mr, ';') && has_param(mr, "as=APIGroupDiscoveryList"))
+		if (json && strchr(mr, ';') &&
+		    has_param(mr, "as=APIGroupDiscoveryList"))
 			continue;
 		any_json = true;
 		break;
@@ -168,15 +195,18 @@ void proxy_human_age(int64_t seconds, char *out, size_t outlen)
 	if (seconds < 120)
 		snprintf(out, outlen, "%llds", (long long)seconds);
 	else if (m < 10 && seconds % 60)
-		snprintf(out, outlen, "%lldm%llds", (long long)m, (long long)(seconds % 60));
+		snprintf(out, outlen, "%lldm%llds", (long long)m,
+			 (long long)(seconds % 60));
 	else if (m < 180)
 		snprintf(out, outlen, "%lldm", (long long)m);
 	else if (h < 8 && m % 60)
-		snprintf(out, outlen, "%lldh%lldm", (long long)h, (long long)(m % 60));
+		snprintf(out, outlen, "%lldh%lldm", (long long)h,
+			 (long long)(m % 60));
 	else if (h < 48)
 		snprintf(out, outlen, "%lldh", (long long)h);
 	else if (h < 192 && h % 24)
-		snprintf(out, outlen, "%lldd%lldh", (long long)(h / 24), (long long)(h % 24));
+		snprintf(out, outlen, "%lldd%lldh", (long long)(h / 24),
+			 (long long)(h % 24));
 	else if (h < 24 * 365 * 2)
 		snprintf(out, outlen, "%lldd", (long long)(h / 24));
 	else if (h < 24 * 365 * 8 && (h / 24) % 365)
@@ -226,7 +256,9 @@ static bool true_at(const struct json_doc *d, int obj, const char *path)
 static int count(const struct json_doc *d, int arr)
 {
 	return arr >= 0 && (json_type(d, arr) == JSMN_ARRAY ||
-			    json_type(d, arr) == JSMN_OBJECT) ? d->tok[arr].size : 0;
+			    json_type(d, arr) == JSMN_OBJECT) ?
+		       d->tok[arr].size :
+		       0;
 }
 
 static void latest(const struct json_doc *d, int cs, int64_t *last)
@@ -239,25 +271,29 @@ static void latest(const struct json_doc *d, int cs, int64_t *last)
 }
 
 /* A terminated state's reason, or Signal:N / ExitCode:N. */
-static void terminated_reason(const struct json_doc *d, int term, const char *pfx,
-			      char *reason, size_t rlen)
+static void terminated_reason(const struct json_doc *d, int term,
+			      const char *pfx, char *reason, size_t rlen)
 {
 	char r[128];
 	str_at(d, term, "reason", r, sizeof(r));
 	if (r[0])
 		snprintf(reason, rlen, "%s%s", pfx, r);
 	else if (int_at(d, term, "signal"))
-		snprintf(reason, rlen, "%sSignal:%lld", pfx, (long long)int_at(d, term, "signal"));
+		snprintf(reason, rlen, "%sSignal:%lld", pfx,
+			 (long long)int_at(d, term, "signal"));
 	else
-		snprintf(reason, rlen, "%sExitCode:%lld", pfx, (long long)int_at(d, term, "exitCode"));
+		snprintf(reason, rlen, "%sExitCode:%lld", pfx,
+			 (long long)int_at(d, term, "exitCode"));
 }
 
-static bool condition_true(const struct json_doc *d, int conds, const char *type)
+static bool condition_true(const struct json_doc *d, int conds,
+			   const char *type)
 {
 	for (int c = json_first(d, conds); c > 0; c = json_next(d, conds, c)) {
 		char t[64], st[16];
 		if (!strcmp(str_at(d, c, "type", t, sizeof(t)), type))
-			return !strcmp(str_at(d, c, "status", st, sizeof(st)), "True");
+			return !strcmp(str_at(d, c, "status", st, sizeof(st)),
+				       "True");
 	}
 	return false;
 }
@@ -275,14 +311,17 @@ static void pod_cells(struct buf *b, const struct json_doc *d, time_t now,
 	char reason[160], phase[64], tmp[160];
 	str_at(d, status, "phase", phase, sizeof(phase));
 	*phase_out = !strcmp(phase, "Succeeded") ? "Succeeded" :
-		     !strcmp(phase, "Failed") ? "Failed" : NULL;
+		     !strcmp(phase, "Failed")	 ? "Failed" :
+						   NULL;
 	snprintf(reason, sizeof(reason), "%s", phase);
 	if (str_at(d, status, "reason", tmp, sizeof(tmp))[0])
 		snprintf(reason, sizeof(reason), "%s", tmp);
 	for (int c = json_first(d, conds); c > 0; c = json_next(d, conds, c)) {
 		char t[64], r[64];
-		if (!strcmp(str_at(d, c, "type", t, sizeof(t)), "PodScheduled") &&
-		    !strcmp(str_at(d, c, "reason", r, sizeof(r)), "SchedulingGated"))
+		if (!strcmp(str_at(d, c, "type", t, sizeof(t)),
+			    "PodScheduled") &&
+		    !strcmp(str_at(d, c, "reason", r, sizeof(r)),
+			    "SchedulingGated"))
 			snprintf(reason, sizeof(reason), "SchedulingGated");
 	}
 
@@ -300,22 +339,26 @@ static void pod_cells(struct buf *b, const struct json_doc *d, time_t now,
 		if (term >= 0 && int_at(d, term, "exitCode") == 0)
 			continue;
 		if (term >= 0)
-			terminated_reason(d, term, "Init:", reason, sizeof(reason));
+			terminated_reason(d, term, "Init:", reason,
+					  sizeof(reason));
 		else if (wr[0] && strcmp(wr, "PodInitializing"))
 			snprintf(reason, sizeof(reason), "Init:%s", wr);
 		else
-			snprintf(reason, sizeof(reason), "Init:%d/%d", i, inits);
+			snprintf(reason, sizeof(reason), "Init:%d/%d", i,
+				 inits);
 		initializing = true;
 		break;
 	}
 	if (!initializing || condition_true(d, conds, "Initialized")) {
 		int cs = json_get(d, status, "containerStatuses");
 		int n = count(d, cs), idx[64], k = 0;
-		for (int c = json_first(d, cs); c > 0 && k < 64; c = json_next(d, cs, c))
+		for (int c = json_first(d, cs); c > 0 && k < 64;
+		     c = json_next(d, cs, c))
 			idx[k++] = c;
 		bool running = false;
 		restarts = 0;
-		for (int j = (n < 64 ? n : 64) - 1; j >= 0; j--) {	/* last first */
+		for (int j = (n < 64 ? n : 64) - 1; j >= 0;
+		     j--) { /* last first */
 			int c = idx[j];
 			restarts += (int)int_at(d, c, "restartCount");
 			latest(d, c, &last);
@@ -325,19 +368,24 @@ static void pod_cells(struct buf *b, const struct json_doc *d, time_t now,
 			if (wr[0]) {
 				snprintf(reason, sizeof(reason), "%s", wr);
 			} else if (term >= 0) {
-				terminated_reason(d, term, "", reason, sizeof(reason));
-			} else if (true_at(d, c, "ready") && json_path(d, c, "state.running") >= 0) {
+				terminated_reason(d, term, "", reason,
+						  sizeof(reason));
+			} else if (true_at(d, c, "ready") &&
+				   json_path(d, c, "state.running") >= 0) {
 				running = true;
 				ready++;
 			}
 		}
 		if (!strcmp(reason, "Completed") && running)
 			snprintf(reason, sizeof(reason), "%s",
-				 condition_true(d, conds, "Ready") ? "Running" : "NotReady");
+				 condition_true(d, conds, "Ready") ?
+					 "Running" :
+					 "NotReady");
 	}
 	int del = json_get(d, meta, "deletionTimestamp");
 	if (del >= 0 && json_type(d, del) == JSMN_STRING) {
-		if (!strcmp(str_at(d, status, "reason", tmp, sizeof(tmp)), "NodeLost"))
+		if (!strcmp(str_at(d, status, "reason", tmp, sizeof(tmp)),
+			    "NodeLost"))
 			snprintf(reason, sizeof(reason), "Unknown");
 		else if (strcmp(phase, "Succeeded") && strcmp(phase, "Failed"))
 			snprintf(reason, sizeof(reason), "Terminating");
@@ -360,13 +408,17 @@ static void pod_cells(struct buf *b, const struct json_doc *d, time_t now,
 	int ip0 = json_first(d, ips);
 	cell(b, str_at(d, ip0, "ip", tmp, sizeof(tmp)), first);
 	cell(b, str_at(d, spec, "nodeName", tmp, sizeof(tmp)), first);
-	cell(b, str_at(d, status, "nominatedNodeName", tmp, sizeof(tmp)), first);
+	cell(b, str_at(d, status, "nominatedNodeName", tmp, sizeof(tmp)),
+	     first);
 	int gates = json_get(d, spec, "readinessGates");
 	if (count(d, gates)) {
 		int ok = 0;
-		for (int g = json_first(d, gates); g > 0; g = json_next(d, gates, g)) {
+		for (int g = json_first(d, gates); g > 0;
+		     g = json_next(d, gates, g)) {
 			char ct[128];
-			if (condition_true(d, conds, str_at(d, g, "conditionType", ct, sizeof(ct))))
+			if (condition_true(d, conds,
+					   str_at(d, g, "conditionType", ct,
+						  sizeof(ct))))
 				ok++;
 		}
 		snprintf(cellv, sizeof(cellv), "%d/%d", ok, count(d, gates));
@@ -382,7 +434,10 @@ static void pmo(struct buf *b, const struct json_doc *d, const char *v)
 	int meta = json_get(d, 0, "metadata");
 	size_t s, e;
 	json_span(d, meta, &s, &e);
-	buf_printf(b, "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":", v);
+	buf_printf(
+		b,
+		"{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":",
+		v);
 	buf_add(b, d->js + s, e - s);
 	buf_addc(b, '}');
 }
@@ -404,10 +459,20 @@ void proxy_table_head(struct buf *b, const struct cache_kind *k,
 	const struct column *cols = default_columns;
 	size_t n = 2;
 	switch (printer_of(k)) {
-	case P_POD: cols = pod_columns; n = 9; break;
-	case P_CONFIGMAP: cols = configmap_columns; n = 3; break;
-	case P_NAMESPACE: cols = namespace_columns; n = 3; break;
-	default: break;
+	case P_POD:
+		cols = pod_columns;
+		n = 9;
+		break;
+	case P_CONFIGMAP:
+		cols = configmap_columns;
+		n = 3;
+		break;
+	case P_NAMESPACE:
+		cols = namespace_columns;
+		n = 3;
+		break;
+	default:
+		break;
 	}
 	if (!columns) {
 		buf_adds(b, "\"columnDefinitions\":null");
@@ -415,9 +480,13 @@ void proxy_table_head(struct buf *b, const struct cache_kind *k,
 	}
 	buf_adds(b, "\"columnDefinitions\":[");
 	for (size_t i = 0; i < n; i++) {
-		buf_printf(b, "%s{\"name\":\"%s\",\"type\":\"%s\",\"format\":\"%s\",\"description\":",
-			   i ? "," : "", cols[i].name, cols[i].type, cols[i].format);
-		buf_add_json_str(b, cols[i].description, strlen(cols[i].description));
+		buf_printf(
+			b,
+			"%s{\"name\":\"%s\",\"type\":\"%s\",\"format\":\"%s\",\"description\":",
+			i ? "," : "", cols[i].name, cols[i].type,
+			cols[i].format);
+		buf_add_json_str(b, cols[i].description,
+				 strlen(cols[i].description));
 		buf_printf(b, ",\"priority\":%d}", cols[i].priority);
 	}
 	buf_addc(b, ']');
@@ -437,7 +506,8 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 	bool first = true;
 	const char *done = NULL;
 	enum printer pr = printer_of(k);
-	proxy_human_age(o->created ? (int64_t)now - o->created : 0, age, sizeof(age));
+	proxy_human_age(o->created ? (int64_t)now - o->created : 0, age,
+			sizeof(age));
 	buf_adds(b, "{\"cells\":[");
 	cell(b, o->name, &first);
 	switch (pr) {
@@ -448,11 +518,14 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 		snprintf(tmp, sizeof(tmp), "%d",
 			 count(&d, json_get(&d, 0, "data")) +
 				 count(&d, json_get(&d, 0, "binaryData")));
-		buf_printf(b, ",%s", tmp);	/* an int cell */
+		buf_printf(b, ",%s", tmp); /* an int cell */
 		cell(b, age, &first);
 		break;
 	case P_NAMESPACE:
-		cell(b, str_at(&d, json_get(&d, 0, "status"), "phase", tmp, sizeof(tmp)), &first);
+		cell(b,
+		     str_at(&d, json_get(&d, 0, "status"), "phase", tmp,
+			    sizeof(tmp)),
+		     &first);
 		cell(b, age, &first);
 		break;
 	default:
@@ -462,10 +535,14 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 	}
 	buf_addc(b, ']');
 	if (done)
-		buf_printf(b, ",\"conditions\":[{\"type\":\"Completed\",\"status\":\"True\","
-			      "\"reason\":\"%s\",\"message\":\"%s\"}]",
-			   done, !strcmp(done, "Succeeded") ? "The pod has completed successfully." :
-							      "The pod failed.");
+		buf_printf(
+			b,
+			",\"conditions\":[{\"type\":\"Completed\",\"status\":\"True\","
+			"\"reason\":\"%s\",\"message\":\"%s\"}]",
+			done,
+			!strcmp(done, "Succeeded") ?
+				"The pod has completed successfully." :
+				"The pod failed.");
 	buf_adds(b, ",\"object\":");
 	if (f->include == PROXY_INCLUDE_OBJECT)
 		buf_add(b, o->json, o->len);
@@ -483,8 +560,10 @@ void proxy_table_render(struct buf *b, const struct cache_kind *k,
 			struct cache_obj *const *rows, size_t n, bool columns,
 			time_t now)
 {
-	buf_printf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-		      "\"metadata\":%s,", f->version, metadata);
+	buf_printf(b,
+		   "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+		   "\"metadata\":%s,",
+		   f->version, metadata);
 	proxy_table_head(b, k, f, columns);
 	buf_adds(b, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {

@@ -12,13 +12,21 @@
 #include "cache/obj.h"
 #include "config/buf.h"
 
-enum proxy_form { PROXY_FORM_JSON, PROXY_FORM_TABLE, PROXY_FORM_METADATA };
-enum proxy_include { PROXY_INCLUDE_METADATA, PROXY_INCLUDE_OBJECT, PROXY_INCLUDE_NONE };
+enum proxy_form {
+	PROXY_FORM_JSON,
+	PROXY_FORM_TABLE,
+	PROXY_FORM_METADATA
+};
+enum proxy_include {
+	PROXY_INCLUDE_METADATA,
+	PROXY_INCLUDE_OBJECT,
+	PROXY_INCLUDE_NONE
+};
 
 struct proxy_fmt {
 	enum proxy_form form;
-	const char *version;		/* meta.k8s.io version for Table/metadata */
-	enum proxy_include include;	/* includeObject, for Table rows */
+	const char *version;	    /* meta.k8s.io version for Table/metadata */
+	enum proxy_include include; /* includeObject, for Table rows */
 };
 
 /* Read Accept and includeObject. Returns 0, or -1 when Accept names

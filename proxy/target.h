@@ -25,7 +25,7 @@
  * with err set to the message for a 400 BadRequest, or -ENAMETOOLONG
  * when route is too small.
  */
-int proxy_target_check(const char *raw, char *route, size_t routelen,
-		       char *err, size_t errlen);
+int proxy_target_check(const char *raw, char *route, size_t routelen, char *err,
+		       size_t errlen);
 
 #endif

@@ -37,22 +37,22 @@
 #define WATCH_BLOCK (32 * 1024)
 
 struct watch {
-	struct cache_waiter waiter;	/* first, for the cast in wake() */
+	struct cache_waiter waiter; /* first, for the cast in wake() */
 	struct proxy *p;
 	struct cache_resource *r;
 	struct MHD_Connection *conn;
 	struct proxy_filter f;
-	uint64_t start_rv;		/* events at or below it are not sent */
-	uint64_t cursor;		/* next history sequence number */
-	uint64_t sent_rv;		/* the newest RV the client knows of */
-	struct cache_snap *snap;	/* initial events come from here */
+	uint64_t start_rv;	 /* events at or below it are not sent */
+	uint64_t cursor;	 /* next history sequence number */
+	uint64_t sent_rv;	 /* the newest RV the client knows of */
+	struct cache_snap *snap; /* initial events come from here */
 	struct cache_iter it;
-	bool initial;			/* still sending initial events */
-	bool end_bookmark;		/* then the initial-events-end bookmark */
-	bool bookmarks;			/* allowWatchBookmarks */
-	bool done;			/* end the stream once out is sent */
-	struct proxy_fmt fmt;		/* JSON, Table or metadata events */
-	bool columns_sent;		/* a Table watch's first event has them */
+	bool initial;	      /* still sending initial events */
+	bool end_bookmark;    /* then the initial-events-end bookmark */
+	bool bookmarks;	      /* allowWatchBookmarks */
+	bool done;	      /* end the stream once out is sent */
+	struct proxy_fmt fmt; /* JSON, Table or metadata events */
+	bool columns_sent;    /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
 	/* The line being sent: a shared event's line or own.p. */
 	struct cache_event *ev;
@@ -121,12 +121,14 @@ static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 	char apiv[160];
 	cache_kind_api_version(w->r->kind, apiv, sizeof(apiv));
 	buf_reset(&w->own);
-	buf_printf(&w->own,
-		   "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":"
-		   "\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\","
-		   "\"creationTimestamp\":null%s}}}\n",
-		   w->r->kind->kind, apiv, (unsigned long long)rv,
-		   end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" : "");
+	buf_printf(
+		&w->own,
+		"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":"
+		"\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\","
+		"\"creationTimestamp\":null%s}}}\n",
+		w->r->kind->kind, apiv, (unsigned long long)rv,
+		end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" :
+		      "");
 	set_own(w);
 	w->sent_rv = rv;
 	w->last_bookmark_ms = now_ms();
@@ -136,12 +138,13 @@ static void own_expired(struct watch *w, uint64_t rv, uint64_t floor)
 {
 	PROXY_COUNT(watch_expired);
 	buf_reset(&w->own);
-	buf_printf(&w->own,
-		   "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
-		   "\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
-		   "\"too old resource version: %llu (%llu)\",\"reason\":\"Expired\","
-		   "\"code\":410}}\n",
-		   (unsigned long long)rv, (unsigned long long)floor);
+	buf_printf(
+		&w->own,
+		"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
+		"\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
+		"\"too old resource version: %llu (%llu)\",\"reason\":\"Expired\","
+		"\"code\":410}}\n",
+		(unsigned long long)rv, (unsigned long long)floor);
 	set_own(w);
 	w->done = true;
 }
@@ -153,7 +156,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 {
 	const struct proxy_filter *f = &w->f;
 	bool before = ev->prev && proxy_filter_match(f, ev->prev);
-	const char *as = NULL;	/* a type other than the event's own */
+	const char *as = NULL; /* a type other than the event's own */
 	switch (ev->type) {
 	case CACHE_DELETED:
 		if (!(ev->prev ? before : proxy_filter_match(f, ev->obj)))
@@ -178,7 +181,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 		own_event(w, as, ev->obj);
 		return;
 	}
-	w->ev = ev;	/* the shared line, with a reference of our own */
+	w->ev = ev; /* the shared line, with a reference of our own */
 	__atomic_add_fetch(&ev->refs, 1, __ATOMIC_RELAXED);
 	w->out = ev->line;
 	w->out_len = ev->len;
@@ -229,14 +232,16 @@ static bool next_line(struct watch *w)
 			/* Overtaken: this watcher can no longer be given a true
 			 * history, so it gets the 410 path and relists. */
 			log_v(1, "%s: watch fell behind at seq %llu",
-			      w->r->kind->resource, (unsigned long long)w->cursor);
+			      w->r->kind->resource,
+			      (unsigned long long)w->cursor);
 			own_expired(w, w->sent_rv,
 				    cache_history_floor(w->r->history));
 			return true;
 		}
 		if (rc == -EAGAIN) {
-			bool due = now - w->last_bookmark_ms >= w->bookmark_ms ||
-				   now >= w->deadline_ms - 1000;
+			bool due =
+				now - w->last_bookmark_ms >= w->bookmark_ms ||
+				now >= w->deadline_ms - 1000;
 			if (w->bookmarks && due && progress > w->sent_rv &&
 			    progress > w->start_rv) {
 				own_bookmark(w, progress, false);
@@ -283,7 +288,8 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		/* Nothing to send: sleep until the next append or tick. The
 		 * check is repeated under the waiter lock, so an append that
 		 * raced us is never missed. */
-		if (cache_history_wait(w->r->history, &w->waiter, w->cursor, suspend))
+		if (cache_history_wait(w->r->history, &w->waiter, w->cursor,
+				       suspend))
 			return 0;
 		if (proxy_stopping(w->p))
 			w->done = true;
@@ -321,9 +327,10 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return MHD_NO;
 	if (proxy_fmt_negotiate(c, &w->fmt)) {
 		free(w);
-		return proxy_error(c, PROXY_NotAcceptable,
-				   "only the following media types are accepted: "
-				   "application/json, application/vnd.kubernetes.protobuf");
+		return proxy_error(
+			c, PROXY_NotAcceptable,
+			"only the following media types are accepted: "
+			"application/json, application/vnd.kubernetes.protobuf");
 	}
 	w->p = p;
 	w->r = r;
@@ -334,17 +341,18 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 				    sizeof(err));
 	if (fr) {
 		free(w);
-		return fr == -ENOMEM ? MHD_NO :
-				       proxy_error(c, PROXY_BadRequest, "%s", err);
+		return fr == -ENOMEM ?
+			       MHD_NO :
+			       proxy_error(c, PROXY_BadRequest, "%s", err);
 	}
 	w->bookmarks = proxy_arg_true(c, "allowWatchBookmarks");
 	int64_t now = now_ms();
 	long timeout = 0;
 	if (proxy_arg(c, "timeoutSeconds", &to_s) && to_s && *to_s)
 		timeout = strtol(to_s, NULL, 10);
-	if (timeout <= 0)	/* the apiserver's randomized default */
+	if (timeout <= 0) /* the apiserver's randomized default */
 		timeout = 1800 + rand() % 1800;
-	if (timeout > INT32_MAX)	/* 68 years: ms below stay in range */
+	if (timeout > INT32_MAX) /* 68 years: ms below stay in range */
 		timeout = INT32_MAX;
 	w->deadline_ms = now + timeout * 1000;
 	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;

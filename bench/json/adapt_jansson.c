@@ -46,8 +46,8 @@ static void ja_item(json_t *it, struct meta *m, struct sink *s)
 	}
 	sink_meta(s, m);
 	if (s->reser) {
-		size_t len =
-			json_dumpb(it, bench_rbuf, BENCH_RBUF_CAP, JSON_COMPACT);
+		size_t len = json_dumpb(it, bench_rbuf, BENCH_RBUF_CAP,
+					JSON_COMPACT);
 		if (len <= BENCH_RBUF_CAP)
 			sink_span(s, bench_rbuf, len);
 	}

@@ -74,7 +74,8 @@ static int jsmn_skip(const jsmntok_t *t, int n, int i)
 	return i;
 }
 
-static bool jsmn_key(const char *p, const jsmntok_t *k, const char *s, size_t len)
+static bool jsmn_key(const char *p, const jsmntok_t *k, const char *s,
+		     size_t len)
 {
 	return k->type == JSMN_STRING && (size_t)(k->end - k->start) == len &&
 	       memcmp(p + k->start, s, len) == 0;
@@ -109,7 +110,8 @@ static int jsmn_item(const char *p, const jsmntok_t *t, int n, int i,
 		if (KEY(p, &t[k], "metadata") && t[v].type == JSMN_OBJECT) {
 			int mk = v + 1, mpairs = t[v].size;
 			for (int b = 0; b < mpairs; b++) {
-				const jsmntok_t *key = &t[mk], *val = &t[mk + 1];
+				const jsmntok_t *key = &t[mk],
+						*val = &t[mk + 1];
 				if (KEY(p, key, "name"))
 					m->name = jsmn_str(p, val);
 				else if (KEY(p, key, "namespace"))
@@ -127,8 +129,9 @@ static int jsmn_item(const char *p, const jsmntok_t *t, int n, int i,
 						struct strv vv =
 							jsmn_str(p, &t[lk + 1]);
 						if (vv.p)
-							meta_label(m, kk.p, kk.n,
-								   vv.p, vv.n);
+							meta_label(m, kk.p,
+								   kk.n, vv.p,
+								   vv.n);
 						lk = jsmn_skip(t, n, lk + 1);
 					}
 				}
@@ -181,7 +184,8 @@ int jm_event(const char *p, size_t len, struct sink *s)
 	for (int a = 0; a < t[0].size; a++) {
 		if (KEY(p, &t[k], "type"))
 			m.type = jsmn_str(p, &t[k + 1]);
-		else if (KEY(p, &t[k], "object") && t[k + 1].type == JSMN_OBJECT)
+		else if (KEY(p, &t[k], "object") &&
+			 t[k + 1].type == JSMN_OBJECT)
 			obj = k + 1;
 		k = jsmn_skip(t, n, k + 1);
 	}

@@ -70,19 +70,19 @@ static enum ykey yclassify(const struct ystate *y, const unsigned char *k,
 
 #define IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, n) == 0)
 	if (d == 1)
-		return y->list	      ? (IS("items") ? K_ITEMS : K_OTHER)
-		       : IS("type")   ? K_TYPE
-		       : IS("object") ? K_OBJECT
-				      : K_OTHER;
+		return y->list	    ? (IS("items") ? K_ITEMS : K_OTHER) :
+		       IS("type")   ? K_TYPE :
+		       IS("object") ? K_OBJECT :
+				      K_OTHER;
 	if (d == y->item_depth)
 		return IS("metadata") ? K_METADATA : K_OTHER;
 	if (y->in_meta && d == y->item_depth + 1)
-		return IS("name")	       ? K_NAME
-		       : IS("namespace")       ? K_NS
-		       : IS("uid")	       ? K_UID
-		       : IS("resourceVersion") ? K_RV
-		       : IS("labels")	       ? K_LABELS
-					       : K_OTHER;
+		return IS("name")	     ? K_NAME :
+		       IS("namespace")	     ? K_NS :
+		       IS("uid")	     ? K_UID :
+		       IS("resourceVersion") ? K_RV :
+		       IS("labels")	     ? K_LABELS :
+					       K_OTHER;
 #undef IS
 	return K_OTHER;
 }
@@ -159,7 +159,8 @@ static int y_start_map(void *ctx)
 	} else if (y->item_depth && d == y->item_depth &&
 		   y->key[d] == K_METADATA) {
 		y->in_meta = true;
-	} else if (y->in_meta && d == y->item_depth + 1 && y->key[d] == K_LABELS) {
+	} else if (y->in_meta && d == y->item_depth + 1 &&
+		   y->key[d] == K_LABELS) {
 		y->in_labels = true;
 	}
 	y->depth = d + 1;

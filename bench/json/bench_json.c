@@ -191,11 +191,13 @@ struct row {
 };
 
 static struct row rows[] = {
-#define ROW(n, h, l, e, r, m)                                                    \
-	{                                                                        \
-		.name = n, .how = h, .list = l, .event = e, .reser = r, .mem = m \
+#define ROW(n, h, l, e, r, m)                                           \
+	{                                                               \
+		.name = n, .how = h, .list = l, .event = e, .reser = r, \
+		.mem = m                                                \
 	}
-	ROW("jsmn", "span: token start/end", jm_list, jm_event, false, MEM_TOKENS),
+	ROW("jsmn", "span: token start/end", jm_list, jm_event, false,
+	    MEM_TOKENS),
 	ROW("yajl", "span: bytes_consumed in callbacks", yj_list, yj_event,
 	    false, MEM_HOOK_YAJL),
 	ROW("json-c", "none", jsonc_list, jsonc_event, false, MEM_MALLINFO),
@@ -329,11 +331,12 @@ static void measure_memory(struct row *r, const struct workload *w)
 		for (unsigned i = 0; i < MEM_EVENTS; i++) {
 			mc.peak = mc.live;
 			size_t before = mc.live;
-			if (r->event(w->events.p + w->ev_off[i], w->ev_len[i], &s))
+			if (r->event(w->events.p + w->ev_off[i], w->ev_len[i],
+				     &s))
 				die("watch event parse", r->name);
-			peak_sum += r->mem == MEM_TOKENS
-					    ? (double)jm_tokens_bytes()
-					    : (double)(mc.peak - before);
+			peak_sum += r->mem == MEM_TOKENS ?
+					    (double)jm_tokens_bytes() :
+					    (double)(mc.peak - before);
 			bytes += (double)w->ev_len[i];
 		}
 	}
@@ -415,7 +418,8 @@ static void malformed_table(void)
 		p[n] = '\0';
 		printf("%-30s", bads[b].what);
 		for (size_t v = 0; v < nv; v++)
-			printf(" %-9s", validators[v].fn(p, n) ? "-" : "ACCEPT");
+			printf(" %-9s",
+			       validators[v].fn(p, n) ? "-" : "ACCEPT");
 		printf("\n");
 		free(p);
 	}
@@ -445,7 +449,8 @@ static void reser_table(void)
 			       out);
 		else
 			printf("  json-c   parse error\n");
-		if (ja_reserialize(in, n, out, sizeof(out), err, sizeof(err)) == 0)
+		if (ja_reserialize(in, n, out, sizeof(out), err, sizeof(err)) ==
+		    0)
 			printf("  jansson %s%s\n", strcmp(out, in) ? "!" : " ",
 			       out);
 		else
@@ -567,7 +572,8 @@ int main(int argc, char **argv)
 	reser_table();
 	printf("\nrun time %.1f s: setup and verification %.1f s, timed "
 	       "rounds %.1f s, memory pass %.1f s\n",
-	       now() - t0, t_verify - t0, t_rounds - t_verify, t_mem - t_rounds);
+	       now() - t0, t_verify - t0, t_rounds - t_verify,
+	       t_mem - t_rounds);
 	jm_reset();
 	free(bench_rbuf);
 	free(w.ev_off);

@@ -67,9 +67,10 @@ static void item(struct json_object *it, struct meta *m, struct sink *s)
 			{
 				if (!json_object_is_type(v, json_type_string))
 					continue;
-				meta_label(m, k, strlen(k),
-					   json_object_get_string(v),
-					   (size_t)json_object_get_string_len(v));
+				meta_label(
+					m, k, strlen(k),
+					json_object_get_string(v),
+					(size_t)json_object_get_string_len(v));
 			}
 		}
 	}

@@ -268,10 +268,10 @@ static int parse_rule(const char *line, int lineno, struct rule *r,
 			 "--authz %s: line %d: want USER_OR_GROUP "
 			 "VERB RESOURCE NAMESPACE, found %s columns",
 			 path, lineno,
-			 n > 4	  ? "more than 4"
-			 : n == 3 ? "3"
-			 : n == 2 ? "2"
-				  : "1");
+			 n > 4	? "more than 4" :
+			 n == 3 ? "3" :
+			 n == 2 ? "2" :
+				  "1");
 		free(copy);
 		return -EINVAL;
 	}
@@ -415,8 +415,8 @@ int fake_auth_request(struct MHD_Connection *c, struct fake_user *out)
 		*out = anonymous;
 		return 0;
 	}
-	const char *h =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    "Authorization");
 	if (h && strncasecmp(h, "Bearer ", 7) == 0) {
 		const char *t = h + 7;
 		while (*t == ' ')
@@ -518,7 +518,8 @@ void fake_auth_attrs(struct MHD_Connection *c, const char *method,
 		parts[n++] = s;
 
 	char **cur = parts;
-	if (n < 3 || (strcmp(cur[0], "api") != 0 && strcmp(cur[0], "apis") != 0))
+	if (n < 3 ||
+	    (strcmp(cur[0], "api") != 0 && strcmp(cur[0], "apis") != 0))
 		return;
 	bool groupless = strcmp(cur[0], "api") == 0;
 	cur++, n--;
@@ -669,7 +670,8 @@ bool fake_auth_allowed(const char *name, const char *const *groups, int ngroups,
 				buf_printf(reason,
 					   "allowed by --authz line "
 					   "%d: %s",
-					   au.rules[i].lineno, au.rules[i].text);
+					   au.rules[i].lineno,
+					   au.rules[i].text);
 			return true;
 		}
 	return false;

@@ -37,7 +37,8 @@
 struct fake_user {
 	const char *name;
 	const char *uid;
-	const char *groups[FAKE_AUTH_MAX_GROUPS + 1]; /* incl. system:authenticated */
+	const char *groups[FAKE_AUTH_MAX_GROUPS +
+			   1]; /* incl. system:authenticated */
 	int ngroups;
 };
 

@@ -156,8 +156,8 @@ int fake_cluster_seed_namespaces(unsigned long long *rv)
 			break;
 		char *json = buf_steal(&b, &len);
 		struct fake_obj *o =
-			json ? fake_obj_new(FAKE_RES_NAMESPACES, json, len)
-			     : NULL;
+			json ? fake_obj_new(FAKE_RES_NAMESPACES, json, len) :
+			       NULL;
 		rc = o ? fake_store_seed_add(o) : -ENOMEM;
 	}
 	buf_free(&b);

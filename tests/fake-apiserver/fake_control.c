@@ -108,12 +108,12 @@ bool fake_faults_intercept(struct MHD_Connection *c, enum MHD_Result *ret)
 	int code = __atomic_load_n(&ft.fail_code, __ATOMIC_RELAXED);
 	int retry = __atomic_load_n(&ft.fail_retry, __ATOMIC_RELAXED);
 	struct buf b = BUF_INIT, d = BUF_INIT;
-	const char *msg = code == 429 ? "Too many requests, please try again "
-					"later."
-			  : code == 503
-				  ? "the server is currently unable to "
-				    "handle the request"
-				  : "Internal error occurred: injected fault";
+	const char *msg =
+		code == 429 ? "Too many requests, please try again "
+			      "later." :
+		code == 503 ? "the server is currently unable to "
+			      "handle the request" :
+			      "Internal error occurred: injected fault";
 	if (retry >= 0)
 		buf_printf(&d, "{\"retryAfterSeconds\":%d}", retry);
 	fake_status_json(&b, (unsigned)code, reason_of(code),
@@ -218,7 +218,8 @@ static const struct fault {
 	  "{\"count\": N, \"code\": 400-599, \"retryAfter\": S}" },
 	{ "latencyMs", check_count, do_latency, "a non-negative integer" },
 	{ "cutAfterBytes", check_count, do_cut, "a non-negative integer" },
-	{ "malformedNext", check_count, do_malformed, "a non-negative integer" },
+	{ "malformedNext", check_count, do_malformed,
+	  "a non-negative integer" },
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 
@@ -320,8 +321,8 @@ static enum MHD_Result serve_faults(struct fake_req *rq)
 		const struct fault *f = fault_find(k);
 		if (!f || !f->check(v)) {
 			snprintf(msg, sizeof(msg),
-				 f ? "fault %s: expected %s"
-				   : "unknown fault field: %s%s",
+				 f ? "fault %s: expected %s" :
+				     "unknown fault field: %s%s",
 				 k, f ? f->expect : "");
 			json_decref(j);
 			return reply_error(rq->conn, 400, "BadRequest", msg);
@@ -350,7 +351,8 @@ enum MHD_Result fake_control_serve(struct fake_req *rq, const char *path)
 		return serve_faults(rq);
 	if (strcmp(path, "/fake/faults") == 0 && get)
 		return serve_standing(rq->conn);
-	if (strcmp(path, "/fake/stats") == 0 || strcmp(path, "/fake/faults") == 0)
+	if (strcmp(path, "/fake/stats") == 0 ||
+	    strcmp(path, "/fake/faults") == 0)
 		return reply_error(rq->conn, 405, "MethodNotAllowed",
 				   "the server does not allow this method on "
 				   "the requested resource");

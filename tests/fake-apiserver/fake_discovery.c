@@ -91,7 +91,8 @@ static void add_resource_list(struct buf *b, const char *group,
 			   r->namespaced ? "true" : "false", r->kind);
 		add_verbs(b, r);
 		if (r->short_name)
-			buf_printf(b, ",\"shortNames\":[\"%s\"]", r->short_name);
+			buf_printf(b, ",\"shortNames\":[\"%s\"]",
+				   r->short_name);
 		if (r->category_all)
 			buf_adds(b, ",\"categories\":[\"all\"]");
 		buf_printf(b, ",\"storageVersionHash\":\"%s\"}", r->hash);
@@ -139,7 +140,8 @@ static void add_group(struct buf *b, const char *g)
 
 	buf_printf(b, "\"name\":\"%s\",\"versions\":[", g);
 	for (int i = 0; i < nv; i++)
-		buf_printf(b, "%s{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
+		buf_printf(b,
+			   "%s{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
 			   i ? "," : "", g, vs[i], vs[i]);
 	buf_printf(b,
 		   "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\","
@@ -165,7 +167,8 @@ static void add_group_list(struct buf *b)
 /* --- aggregated discovery ---------------------------------------------- */
 
 /* One version's entry of an APIGroupDiscovery. */
-static void add_agg_version(struct buf *b, const char *group, const char *version)
+static void add_agg_version(struct buf *b, const char *group,
+			    const char *version)
 {
 	int order[FAKE_RES_MAX], n = gv_resources(group, version, order);
 
@@ -178,10 +181,12 @@ static void add_agg_version(struct buf *b, const char *group, const char *versio
 			   "\"scope\":\"%s\",\"singularResource\":\"%s\","
 			   "\"verbs\":",
 			   i ? "," : "", r->resource, r->kind,
-			   r->namespaced ? "Namespaced" : "Cluster", r->singular);
+			   r->namespaced ? "Namespaced" : "Cluster",
+			   r->singular);
 		add_verbs(b, r);
 		if (r->short_name)
-			buf_printf(b, ",\"shortNames\":[\"%s\"]", r->short_name);
+			buf_printf(b, ",\"shortNames\":[\"%s\"]",
+				   r->short_name);
 		if (r->category_all)
 			buf_adds(b, ",\"categories\":[\"all\"]");
 		buf_addc(b, '}');
@@ -265,8 +270,8 @@ static enum MHD_Result serve_aggregated(struct MHD_Connection *c, bool apis,
 {
 	struct buf b = BUF_INIT, v2 = BUF_INIT;
 	char etag[132], type[96];
-	const char *inm =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      "If-None-Match");
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	size_t len;

@@ -203,7 +203,8 @@ enum MHD_Result fake_reply_invalid(struct MHD_Connection *c, const char *what,
 	struct buf d = BUF_INIT, m = BUF_INIT;
 	enum MHD_Result r;
 
-	buf_printf(&m, "%s \"%s\" is invalid: %s", what, name, n > 1 ? "[" : "");
+	buf_printf(&m, "%s \"%s\" is invalid: %s", what, name,
+		   n > 1 ? "[" : "");
 	for (int i = 0; i < n; i++)
 		buf_printf(&m, "%s%s: %s", i ? ", " : "", errs[i].field,
 			   errs[i].msg);
@@ -220,7 +221,8 @@ enum MHD_Result fake_reply_invalid(struct MHD_Connection *c, const char *what,
 		buf_printf(&d, "\"group\":\"%s\",", group);
 	buf_printf(&d, "\"kind\":\"%s\",\"causes\":[", kind);
 	for (int i = 0; i < n; i++) {
-		buf_printf(&d, "%s{\"reason\":\"%s\",\"message\":", i ? "," : "",
+		buf_printf(&d,
+			   "%s{\"reason\":\"%s\",\"message\":", i ? "," : "",
 			   errs[i].reason);
 		buf_add_json_str(&d, errs[i].msg, strlen(errs[i].msg));
 		buf_adds(&d, ",\"field\":");
@@ -361,8 +363,8 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 		fake_auth_attrs(c, m, url, &a, &scratch);
 		if (!scratch)
 			return MHD_NO; /* out of memory */
-		bool ok =
-			fake_auth_allowed(u.name, u.groups, u.ngroups, &a, NULL);
+		bool ok = fake_auth_allowed(u.name, u.groups, u.ngroups, &a,
+					    NULL);
 		if (!ok)
 			ret = fake_reply_forbidden(c, u.name, &a);
 		free(scratch);
@@ -490,7 +492,8 @@ int fake_http_start(const char *host, unsigned port, char *err, size_t errlen)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-		snprintf(err, errlen, "--listen: not an IPv4 address: %s", host);
+		snprintf(err, errlen, "--listen: not an IPv4 address: %s",
+			 host);
 		return -EINVAL;
 	}
 	struct MHD_OptionItem opts[16] = {

@@ -268,7 +268,8 @@ bad:
 	return NULL;
 }
 
-char *fake_json_set_rv(const char *json, size_t len, uint64_t rv, size_t *outlen)
+char *fake_json_set_rv(const char *json, size_t len, uint64_t rv,
+		       size_t *outlen)
 {
 	const char *vs, *ve;
 	if (!fake_json_find(json, json + len, "metadata.resourceVersion", &vs,

@@ -43,7 +43,8 @@ int fake_json_each(const char *vs, const char *ve,
 /* A copy of json with the value of metadata.resourceVersion replaced by
  * "rv" (added after metadata.name's value is not supported: the member
  * must exist). malloc'd, *outlen set; NULL on failure. */
-char *fake_json_set_rv(const char *json, size_t len, uint64_t rv, size_t *outlen);
+char *fake_json_set_rv(const char *json, size_t len, uint64_t rv,
+		       size_t *outlen);
 
 /* Base64url without padding (the continue token alphabet). encode
  * returns a malloc'd NUL-terminated string; decode returns the bytes

@@ -164,7 +164,8 @@ static void page_free(struct page *p)
 }
 
 static enum MHD_Result reply_expired_continue(struct MHD_Connection *c,
-					      const struct token *t, bool with_ns)
+					      const struct token *t,
+					      bool with_ns)
 {
 	struct buf b = BUF_INIT;
 	char *tok = token_encode(-1, t->ns, t->name, with_ns);
@@ -261,15 +262,16 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	p.selects = fake_filter_selects(&f);
 	fake_store_rdlock();
 	/* a token's key is relative to the listed namespace */
-	const char *after_ns = !t.name	 ? NULL
-			       : with_ns ? t.ns
-			       : rq->ns	 ? rq->ns
-					 : "";
-	rc = fake_store_scan(rq->res, at, rq->ns, after_ns, t.name, page_add, &p);
+	const char *after_ns = !t.name ? NULL :
+			       with_ns ? t.ns :
+			       rq->ns  ? rq->ns :
+					 "";
+	rc = fake_store_scan(rq->res, at, rq->ns, after_ns, t.name, page_add,
+			     &p);
 	fake_store_rdunlock();
 	if (rc == -ESTALE) {
-		ret = o.cont ? reply_expired_continue(c, &t, with_ns)
-			     : fake_reply_status(c, 410, "Expired", NULL,
+		ret = o.cont ? reply_expired_continue(c, &t, with_ns) :
+			       fake_reply_status(c, 410, "Expired", NULL,
 						 "The resourceVersion for the "
 						 "provided list is too old.");
 		page_free(&p);
@@ -282,7 +284,8 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	size_t total = 0;
 	if (p.more && p.n) {
 		const struct fake_obj *last = p.items[p.n - 1];
-		tok = token_encode((long long)at, last->ns, last->name, with_ns);
+		tok = token_encode((long long)at, last->ns, last->name,
+				   with_ns);
 	}
 	fake_as_negotiate(c, true, false, &as);
 	if (as.kind != FAKE_AS_OBJECT) {
@@ -319,8 +322,8 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 send:
 	page_free(&p);
 	ret = p.err ? fake_reply_status(c, 500, "InternalError", NULL,
-					"out of memory")
-		    : fake_reply(c, 200, &b);
+					"out of memory") :
+		      fake_reply(c, 200, &b);
 	buf_free(&b);
 out:
 	free(t.ns);

@@ -72,7 +72,8 @@ static void gv_camel(struct buf *b, const struct fake_res *r)
 			up = true;
 			continue;
 		}
-		buf_addc(b, up && *g >= 'a' && *g <= 'z' ? (char)(*g - 32) : *g);
+		buf_addc(b,
+			 up && *g >= 'a' && *g <= 'z' ? (char)(*g - 32) : *g);
 		up = false;
 	}
 	buf_printf(b, "%c%s", r->version[0] - 32, r->version + 1);
@@ -104,7 +105,8 @@ static void ref(struct buf *b, bool v2, const struct fake_res *r, bool list,
 	buf_adds(b, "\"}");
 }
 
-static void query_param(struct buf *b, bool v2, const char *name, const char *type)
+static void query_param(struct buf *b, bool v2, const char *name,
+			const char *type)
 {
 	if (v2)
 		buf_printf(b,
@@ -139,14 +141,16 @@ static const struct {
 	[OP_DELETE] = { "delete", "delete", "delete", false },
 };
 
-static void operation(struct buf *b, bool v2, const struct fake_res *r, enum op o)
+static void operation(struct buf *b, bool v2, const struct fake_res *r,
+		      enum op o)
 {
 	const char *body_types =
 		o == OP_PATCH ? "application/merge-patch+json\",\"application/"
-				"strategic-merge-patch+json"
-			      : "application/json";
+				"strategic-merge-patch+json" :
+				"application/json";
 
-	buf_printf(b, "\"%s\":{\"operationId\":\"%s", ops[o].method, ops[o].verb);
+	buf_printf(b, "\"%s\":{\"operationId\":\"%s", ops[o].method,
+		   ops[o].verb);
 	gv_camel(b, r);
 	buf_printf(b, "%s%s\",", r->namespaced ? "Namespaced" : "", r->kind);
 	if (v2 && ops[o].write)
@@ -235,7 +239,8 @@ static void path_param(struct buf *b, bool v2, const char *name)
 			   name, name);
 }
 
-static void paths_of(struct buf *b, bool v2, const struct fake_res *r, bool *first)
+static void paths_of(struct buf *b, bool v2, const struct fake_res *r,
+		     bool *first)
 {
 	for (int item = 0; item < 2; item++) {
 		buf_adds(b, *first ? "\"" : ",\"");
@@ -574,7 +579,8 @@ static void v2_proto(struct buf *b)
 
 static bool accepts_v2_proto(struct MHD_Connection *c)
 {
-	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *a =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	if (!a)
 		return false;
 	const char *p = strstr(a, V2_PROTO);
@@ -633,8 +639,8 @@ bool fake_openapi_serve(struct MHD_Connection *c, const char *path,
 			snprintf(group, sizeof(group), "%.*s", (int)(slash - g),
 				 g);
 			for (int i = 0; i < fake_nres && !found; i++)
-				found = strcmp(fake_res_table[i].group, group) ==
-						0 &&
+				found = strcmp(fake_res_table[i].group,
+					       group) == 0 &&
 					strcmp(fake_res_table[i].version,
 					       slash + 1) == 0;
 		}

@@ -89,7 +89,8 @@ MSG(m_object_meta, "ObjectMeta", F(1, "name", P_STR, 0),
     F(2, "generateName", P_STR, 0), F(3, "namespace", P_STR, 0),
     F(4, "selfLink", P_STR, 0), F(5, "uid", P_STR, 0),
     F(6, "resourceVersion", P_STR, 0), F(7, "generation", P_INT, 0),
-    F(8, "creationTimestamp", P_TIME, 0), F(9, "deletionTimestamp", P_TIME, PTR),
+    F(8, "creationTimestamp", P_TIME, 0),
+    F(9, "deletionTimestamp", P_TIME, PTR),
     F(10, "deletionGracePeriodSeconds", P_INT, PTR),
     F(11, "labels", P_MAP_STR, 0), F(12, "annotations", P_MAP_STR, 0),
     M(13, "ownerReferences", m_owner_ref, REP), F(14, "finalizers", P_STR, REP),
@@ -105,8 +106,9 @@ MSG(m_key_selector, "KeySelector", { 1, "", P_INLINE, 0, &m_local_ref },
 MSG(m_field_selector, "ObjectFieldSelector", F(1, "apiVersion", P_STR, 0),
     F(2, "fieldPath", P_STR, 0));
 
-MSG(m_resource_selector, "ResourceFieldSelector", F(1, "containerName", P_STR, 0),
-    F(2, "resource", P_STR, 0), F(3, "divisor", P_QTY, 0));
+MSG(m_resource_selector, "ResourceFieldSelector",
+    F(1, "containerName", P_STR, 0), F(2, "resource", P_STR, 0),
+    F(3, "divisor", P_QTY, 0));
 
 MSG(m_env_source, "EnvVarSource", M(1, "fieldRef", m_field_selector, 0),
     M(2, "resourceFieldRef", m_resource_selector, 0),
@@ -126,7 +128,8 @@ MSG(m_container_port, "ContainerPort", F(1, "name", P_STR, 0),
     F(2, "hostPort", P_INT, 0), F(3, "containerPort", P_INT, 0),
     F(4, "protocol", P_STR, 0), F(5, "hostIP", P_STR, 0));
 
-MSG(m_claim, "ResourceClaim", F(1, "name", P_STR, 0), F(2, "request", P_STR, 0));
+MSG(m_claim, "ResourceClaim", F(1, "name", P_STR, 0),
+    F(2, "request", P_STR, 0));
 
 MSG(m_resources, "ResourceRequirements", F(1, "limits", P_MAP_QTY, 0),
     F(2, "requests", P_MAP_QTY, 0), M(3, "claims", m_claim, REP));
@@ -138,7 +141,8 @@ MSG(m_volume_mount, "VolumeMount", F(1, "name", P_STR, 0),
 
 MSG(m_exec, "ExecAction", F(1, "command", P_STR, REP));
 
-MSG(m_http_header, "HTTPHeader", F(1, "name", P_STR, 0), F(2, "value", P_STR, 0));
+MSG(m_http_header, "HTTPHeader", F(1, "name", P_STR, 0),
+    F(2, "value", P_STR, 0));
 
 MSG(m_http_get, "HTTPGetAction", F(1, "path", P_STR, 0),
     F(2, "port", P_INTSTR, 0), F(3, "host", P_STR, 0), F(4, "scheme", P_STR, 0),
@@ -180,7 +184,8 @@ MSG(m_container, "Container", F(1, "name", P_STR, 0), F(2, "image", P_STR, 0),
     M(8, "resources", m_resources, 0), F(24, "restartPolicy", P_STR, PTR),
     M(9, "volumeMounts", m_volume_mount, REP),
     M(10, "livenessProbe", m_probe, 0), M(11, "readinessProbe", m_probe, 0),
-    M(22, "startupProbe", m_probe, 0), F(13, "terminationMessagePath", P_STR, 0),
+    M(22, "startupProbe", m_probe, 0),
+    F(13, "terminationMessagePath", P_STR, 0),
     F(20, "terminationMessagePolicy", P_STR, 0),
     F(14, "imagePullPolicy", P_STR, 0),
     M(15, "securityContext", m_security_context, 0), F(16, "stdin", P_BOOL, 0),
@@ -248,8 +253,9 @@ MSG(m_pod_spec, "PodSpec", M(1, "volumes", m_volume, REP),
     M(14, "securityContext", m_pod_security_context, 0),
     M(15, "imagePullSecrets", m_local_ref, REP), F(16, "hostname", P_STR, 0),
     F(17, "subdomain", P_STR, 0), F(19, "schedulerName", P_STR, 0),
-    M(22, "tolerations", m_toleration, REP), F(24, "priorityClassName", P_STR, 0),
-    F(25, "priority", P_INT, PTR), F(29, "runtimeClassName", P_STR, PTR),
+    M(22, "tolerations", m_toleration, REP),
+    F(24, "priorityClassName", P_STR, 0), F(25, "priority", P_INT, PTR),
+    F(29, "runtimeClassName", P_STR, PTR),
     F(30, "enableServiceLinks", P_BOOL, PTR),
     F(31, "preemptionPolicy", P_STR, PTR),
     F(35, "setHostnameAsFQDN", P_BOOL, PTR), F(37, "hostUsers", P_BOOL, PTR));
@@ -611,7 +617,8 @@ static bool decode_fields(struct dctx *d, const struct pmsg *m, struct rd r,
 			uint64_t v;
 			if (wt == 0) {
 				if (!rd_varint(&r, &v))
-					return fail(d, "%s.%s: truncated varint",
+					return fail(d,
+						    "%s.%s: truncated varint",
 						    m->name, f->json);
 				scalar(f, v, into);
 				continue;
@@ -796,7 +803,8 @@ static bool parse_unknown(struct dctx *d, struct rd r, struct unknown *u)
 	return !bad || fail(d, "runtime.Unknown: malformed tag");
 }
 
-json_t *fake_proto_decode(const void *body, size_t len, char *err, size_t errlen)
+json_t *fake_proto_decode(const void *body, size_t len, char *err,
+			  size_t errlen)
 {
 	struct dctx d = { err, errlen };
 	struct rd r = { body, (const uint8_t *)body + len };

@@ -36,6 +36,7 @@ bool fake_proto_knows(const char *kind);
  * well-formed envelope, names a kind without a schema, or holds a
  * malformed message.
  */
-json_t *fake_proto_decode(const void *body, size_t len, char *err, size_t errlen);
+json_t *fake_proto_decode(const void *body, size_t len, char *err,
+			  size_t errlen);
 
 #endif

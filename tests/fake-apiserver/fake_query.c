@@ -38,8 +38,8 @@ static bool query_int(struct MHD_Connection *c, const char *key, long long *out,
 	if (errno || *end) {
 		*ret = fake_reply_bad_request(
 			c, "strconv.ParseInt: parsing \"%s\": %s", v,
-			errno == ERANGE ? "value out of range"
-					: "invalid syntax");
+			errno == ERANGE ? "value out of range" :
+					  "invalid syntax");
 		return false;
 	}
 	return true;
@@ -213,7 +213,8 @@ bool fake_listopts_parse(struct fake_req *rq, struct fake_listopts *o,
 	if (n) {
 		fake_filter_free(f);
 		*ret = fake_reply_invalid(c, "ListOptions.meta.k8s.io",
-					  "meta.k8s.io", "ListOptions", "", e, n);
+					  "meta.k8s.io", "ListOptions", "", e,
+					  n);
 		return false;
 	}
 	return true;
@@ -235,8 +236,8 @@ bool fake_rv_parse(struct MHD_Connection *c, const char *s, uint64_t *rv,
 			"resourceVersion: Invalid value: \"%s\": "
 			"strconv.ParseUint: parsing \"%s\": %s",
 			s, s,
-			errno == ERANGE ? "value out of range"
-					: "invalid syntax");
+			errno == ERANGE ? "value out of range" :
+					  "invalid syntax");
 		return false;
 	}
 	return true;

@@ -98,7 +98,8 @@ int fake_res_find(const char *key)
 	return -1;
 }
 
-int fake_res_find_gvr(const char *group, const char *version, const char *plural)
+int fake_res_find_gvr(const char *group, const char *version,
+		      const char *plural)
 {
 	for (int i = 0; i < fake_nres; i++) {
 		const struct fake_res *r = &fake_res_table[i];

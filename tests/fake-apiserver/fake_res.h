@@ -73,7 +73,8 @@ extern struct fake_res_stats fake_res_stats[FAKE_RES_MAX];
  * or -1. */
 int fake_res_find(const char *key);
 /* Index of the resource served at group/version/plural, or -1. */
-int fake_res_find_gvr(const char *group, const char *version, const char *plural);
+int fake_res_find_gvr(const char *group, const char *version,
+		      const char *plural);
 /*
  * Declare a custom resource from "plural.group/version:Kind[:Cluster]"
  * (namespaced unless cluster or the :Cluster suffix). Before serving

@@ -138,7 +138,8 @@ static enum MHD_Result sar_invalid(struct MHD_Connection *c, const char *field,
 				  "", &e, 1);
 }
 
-static enum MHD_Result subject_access_review(struct MHD_Connection *c, json_t *obj)
+static enum MHD_Result subject_access_review(struct MHD_Connection *c,
+					     json_t *obj)
 {
 	json_t *spec = json_object_get(obj, "spec");
 	json_t *ra = json_object_get(spec, "resourceAttributes");
@@ -209,7 +210,8 @@ static enum MHD_Result subject_access_review(struct MHD_Connection *c, json_t *o
 	return r;
 }
 
-bool fake_review_serve(struct fake_req *rq, const char *url, enum MHD_Result *ret)
+bool fake_review_serve(struct fake_req *rq, const char *url,
+		       enum MHD_Result *ret)
 {
 	bool tr = strcmp(url, TR_PATH) == 0, sar = strcmp(url, SAR_PATH) == 0;
 	json_error_t je;
@@ -230,11 +232,11 @@ bool fake_review_serve(struct fake_req *rq, const char *url, enum MHD_Result *re
 		*ret = fake_reply_bad_request(rq->conn,
 					      "the body of a %s must "
 					      "be a JSON object",
-					      tr ? "TokenReview"
-						 : "SubjectAccessReview");
+					      tr ? "TokenReview" :
+						   "SubjectAccessReview");
 		return true;
 	}
-	*ret = tr ? token_review(rq->conn, obj)
-		  : subject_access_review(rq->conn, obj);
+	*ret = tr ? token_review(rq->conn, obj) :
+		    subject_access_review(rq->conn, obj);
 	return true;
 }

@@ -65,7 +65,8 @@ static void hex(char *out, uint64_t v, int digits)
 }
 
 /* A version-4-looking UUID derived from (kind, key, idx): 36 chars. */
-static void make_uid(char out[37], const char *kind, const char *key, unsigned idx)
+static void make_uid(char out[37], const char *kind, const char *key,
+		     unsigned idx)
 {
 	uint64_t h = fnv1a(kind, 0xcbf29ce484222325ULL);
 	h = fnv1a(key, h);
@@ -171,7 +172,8 @@ static void add_str(struct buf *b, const char *s)
 	buf_add_json_str(b, s, strlen(s));
 }
 
-static void add_ip(struct buf *b, unsigned a, unsigned c, unsigned d, unsigned e)
+static void add_ip(struct buf *b, unsigned a, unsigned c, unsigned d,
+		   unsigned e)
 {
 	add_u(b, a);
 	buf_addc(b, '.');
@@ -440,9 +442,9 @@ int fake_seed_pod(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 {
 	uint64_t t = SEED_EPOCH + (uint64_t)idx * POD_SPACING;
 	unsigned node = idx % NODES, rs = idx % REPLICASETS;
-	enum phase ph = idx % 10 == 0	? PHASE_PENDING
-			: idx % 25 == 0 ? PHASE_SUCCEEDED
-					: PHASE_RUNNING;
+	enum phase ph = idx % 10 == 0 ? PHASE_PENDING :
+			idx % 25 == 0 ? PHASE_SUCCEEDED :
+					PHASE_RUNNING;
 	char rs_hash[11], rs_uid[37], vol[22], sfx[11];
 
 	make_rs_hash(rs_hash, rs);
@@ -513,7 +515,8 @@ int fake_seed_pod(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
 
-int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
+int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns,
+			uint64_t rv)
 {
 	uint64_t t = SEED_EPOCH + (uint64_t)idx * 23;
 	unsigned lines = 2 + idx % 8; /* varies the size, ~500-1000 B */
@@ -553,7 +556,8 @@ int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns, uint64_t 
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
 
-int fake_seed_service(struct buf *out, unsigned idx, const char *ns, uint64_t rv)
+int fake_seed_service(struct buf *out, unsigned idx, const char *ns,
+		      uint64_t rv)
 {
 	uint64_t t = SEED_EPOCH + (uint64_t)idx * 29;
 	unsigned ip = 10 + idx; /* 10.96.0.0/12 holds a million of them */

@@ -25,7 +25,8 @@ int fake_seed_namespace(struct buf *out, const char *name, uint64_t rv);
 int fake_seed_pod(struct buf *out, unsigned idx, const char *ns, uint64_t rv);
 int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns,
 			uint64_t rv);
-int fake_seed_service(struct buf *out, unsigned idx, const char *ns, uint64_t rv);
+int fake_seed_service(struct buf *out, unsigned idx, const char *ns,
+		      uint64_t rv);
 /* A simple custom resource object: labels app=demo and shard, and
  * spec.size; ns NULL when cluster-scoped. Named <singular>-<idx>. */
 int fake_seed_custom(struct buf *out, unsigned idx, const char *ns,

@@ -196,11 +196,12 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 	if (!fake_json_find(ms, me, "name", &vs, &ve) || *vs != '"')
 		goto fail;
 	o->name = fake_json_text(vs, ve);
-	o->ns = fake_json_find(ms, me, "namespace", &vs, &ve)
-			? fake_json_text(vs, ve)
-			: xstrdup("");
-	o->uid = fake_json_find(ms, me, "uid", &vs, &ve) ? fake_json_text(vs, ve)
-							 : xstrdup("");
+	o->ns = fake_json_find(ms, me, "namespace", &vs, &ve) ?
+			fake_json_text(vs, ve) :
+			xstrdup("");
+	o->uid = fake_json_find(ms, me, "uid", &vs, &ve) ?
+			 fake_json_text(vs, ve) :
+			 xstrdup("");
 	if (!o->name || !o->ns || !o->uid || !o->name[0])
 		goto fail;
 	if (!fake_json_find(ms, me, "resourceVersion", &vs, &ve) ||
@@ -228,10 +229,11 @@ struct fake_obj *fake_obj_new(int res, char *json, size_t len)
 		if (!o->fields)
 			goto fail;
 		for (int i = 0; i < nf; i++) {
-			o->fields[i] = tops_find(&t, fake_res_field_path(res, i),
-						 &vs, &ve)
-					       ? fake_json_text(vs, ve)
-					       : xstrdup("");
+			o->fields[i] =
+				tops_find(&t, fake_res_field_path(res, i), &vs,
+					  &ve) ?
+					fake_json_text(vs, ve) :
+					xstrdup("");
 			if (!o->fields[i])
 				goto fail;
 		}
@@ -424,7 +426,8 @@ void fake_store_wait(uint64_t rv, unsigned gen, int64_t until_ms)
 }
 
 /* Index of the first object whose key is >= (ns, name) in v. */
-static size_t lower_bound(const struct objvec *v, const char *ns, const char *name)
+static size_t lower_bound(const struct objvec *v, const char *ns,
+			  const char *name)
 {
 	size_t lo = 0, hi = v->n;
 	while (lo < hi) {
@@ -592,7 +595,8 @@ static int collect_undo(int res, uint64_t at, struct undo **out, size_t *n)
 			}
 			u = p;
 		}
-		u[k++] = (struct undo){ e->obj->ns, e->obj->name, e->rv, e->prev };
+		u[k++] = (struct undo){ e->obj->ns, e->obj->name, e->rv,
+					e->prev };
 	}
 	if (!k)
 		return 0;
@@ -621,12 +625,14 @@ int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
 		return -ESTALE;
 	if ((rc = collect_undo(res, at, &u, &nu)))
 		return rc;
-	if (after_name && (!ns || fake_keycmp(after_ns, after_name, ns, "") > 0)) {
+	if (after_name &&
+	    (!ns || fake_keycmp(after_ns, after_name, ns, "") > 0)) {
 		from_ns = after_ns;
 		from_name = after_name;
 	}
 	i = lower_bound(v, from_ns, from_name);
-	while (j < nu && fake_keycmp(u[j].ns, u[j].name, from_ns, from_name) < 0)
+	while (j < nu &&
+	       fake_keycmp(u[j].ns, u[j].name, from_ns, from_name) < 0)
 		j++;
 	for (;;) {
 		struct fake_obj *o;
@@ -634,9 +640,9 @@ int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
 		const struct undo *d = j < nu ? &u[j] : NULL;
 		if (!c && !d)
 			break;
-		int cmp = !c   ? 1
-			  : !d ? -1
-			       : fake_keycmp(c->ns, c->name, d->ns, d->name);
+		int cmp = !c ? 1 :
+			  !d ? -1 :
+			       fake_keycmp(c->ns, c->name, d->ns, d->name);
 		if (cmp < 0) {
 			o = v->v[i++];
 		} else {

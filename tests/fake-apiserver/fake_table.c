@@ -244,7 +244,8 @@ static bool init_status(json_t *spec, json_t *st, char *reason, size_t rn,
 		const char *tr = str_at(term, "reason", NULL);
 		const char *wr = str_at(wait, "reason", NULL);
 		json_t *spec_c = json_array_get(inits, i);
-		bool sidecar = spec_c && str_at(spec_c, "restartPolicy", NULL) &&
+		bool sidecar = spec_c &&
+			       str_at(spec_c, "restartPolicy", NULL) &&
 			       strcmp(str_at(spec_c, "restartPolicy", NULL),
 				      "Always") == 0;
 
@@ -269,7 +270,8 @@ static bool init_status(json_t *spec, json_t *st, char *reason, size_t rn,
 			snprintf(reason, rn, "Init:ExitCode:%lld",
 				 (long long)json_integer_value(
 					 json_object_get(term, "exitCode")));
-		else if (wait && wr && *wr && strcmp(wr, "PodInitializing") != 0)
+		else if (wait && wr && *wr &&
+			 strcmp(wr, "PodInitializing") != 0)
 			snprintf(reason, rn, "Init:%s", wr);
 		else
 			snprintf(reason, rn, "Init:%zu/%zu", i,
@@ -304,14 +306,16 @@ static void pod_cells(struct buf *b, json_t *o)
 	size_t i;
 
 	snprintf(reason, sizeof(reason), "%s",
-		 str_at(st, "reason", NULL) ? str_at(st, "reason", NULL)
-		 : phase		    ? phase
-					    : "");
+		 str_at(st, "reason", NULL) ? str_at(st, "reason", NULL) :
+		 phase			    ? phase :
+					      "");
 	json_array_foreach(
 		json_object_get(st, "conditions"), i,
-		cs) if (str_at(cs, "type", NULL) && str_at(cs, "reason", NULL) &&
+		cs) if (str_at(cs, "type", NULL) &&
+			str_at(cs, "reason", NULL) &&
 			strcmp(str_at(cs, "type", NULL), "PodScheduled") == 0 &&
-			strcmp(str_at(cs, "reason", NULL), "SchedulingGated") == 0)
+			strcmp(str_at(cs, "reason", NULL), "SchedulingGated") ==
+				0)
 		snprintf(reason, sizeof(reason), "SchedulingGated");
 	json_array_foreach(json_object_get(spec, "initContainers"), i,
 			   cs) if (str_at(cs, "restartPolicy", NULL) &&
@@ -344,7 +348,8 @@ static void pod_cells(struct buf *b, json_t *o)
 						 json_object_get(term,
 								 "signal")));
 			else if (term)
-				snprintf(reason, sizeof(reason), "ExitCode:%lld",
+				snprintf(reason, sizeof(reason),
+					 "ExitCode:%lld",
 					 (long long)json_integer_value(
 						 json_object_get(term,
 								 "exitCode")));
@@ -356,7 +361,8 @@ static void pod_cells(struct buf *b, json_t *o)
 		}
 		if (strcmp(reason, "Completed") == 0 && running)
 			snprintf(reason, sizeof(reason), "%s",
-				 cond_true(st, "Ready") ? "Running" : "NotReady");
+				 cond_true(st, "Ready") ? "Running" :
+							  "NotReady");
 	}
 	if (json_object_get(meta, "deletionTimestamp")) {
 		const char *sr = str_at(st, "reason", NULL);
@@ -386,8 +392,8 @@ static void pod_cells(struct buf *b, json_t *o)
 	add_age(b, str_at(meta, "creationTimestamp", NULL));
 	buf_addc(b, ',');
 	json_t *ips = json_object_get(st, "podIPs");
-	add_or_none(b, ips ? str_at(json_array_get(ips, 0), "ip", NULL)
-			   : str_at(st, "podIP", NULL));
+	add_or_none(b, ips ? str_at(json_array_get(ips, 0), "ip", NULL) :
+			     str_at(st, "podIP", NULL));
 	buf_addc(b, ',');
 	add_or_none(b, str_at(spec, "nodeName", NULL));
 	buf_addc(b, ',');
@@ -397,10 +403,11 @@ static void pod_cells(struct buf *b, json_t *o)
 	if (json_array_size(gates)) {
 		long ok = 0;
 		json_array_foreach(gates, i, g) ok +=
-			cond_true(st, str_at(g, "conditionType", NULL)
-					      ? str_at(g, "conditionType", NULL)
-					      : "");
-		snprintf(buf, sizeof(buf), "%ld/%zu", ok, json_array_size(gates));
+			cond_true(st, str_at(g, "conditionType", NULL) ?
+					      str_at(g, "conditionType", NULL) :
+					      "");
+		snprintf(buf, sizeof(buf), "%ld/%zu", ok,
+			 json_array_size(gates));
 		add_go_str(b, buf);
 	} else {
 		add_go_str(b, "<none>");
@@ -463,9 +470,9 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 						o, "binaryData")));
 		} else if (res == FAKE_RES_NAMESPACES) {
 			buf_addc(b, ',');
-			add_go_str(b, str_at(o, "status", "phase")
-					      ? str_at(o, "status", "phase")
-					      : "");
+			add_go_str(b, str_at(o, "status", "phase") ?
+					      str_at(o, "status", "phase") :
+					      "");
 		}
 		buf_addc(b, ',');
 		add_age(b, str_at(meta, "creationTimestamp", NULL));
@@ -549,7 +556,8 @@ void fake_table_event(struct buf *b, const struct fake_as *as, int res,
 		   "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
 		   "\"metadata\":{\"resourceVersion\":",
 		   as->version);
-	if (fake_json_find(json, json + len, "metadata.resourceVersion", &vs, &ve))
+	if (fake_json_find(json, json + len, "metadata.resourceVersion", &vs,
+			   &ve))
 		buf_add(b, vs, (size_t)(ve - vs));
 	else
 		buf_adds(b, "\"\"");

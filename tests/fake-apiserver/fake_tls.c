@@ -89,7 +89,8 @@ static void reload_tokens(void)
 	    st.st_mtim.tv_sec == tls.seen.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == tls.seen.st_mtim.tv_nsec)
 		return;
-	char *text = read_file(tls.token_file, "--token-file", err, sizeof(err));
+	char *text =
+		read_file(tls.token_file, "--token-file", err, sizeof(err));
 	if (!text)
 		return;
 	free_file_tokens();
@@ -126,7 +127,8 @@ int fake_tls_setup(const struct fake_tls_opts *o, char *err, size_t errlen)
 		}
 		if (!(tls.cert = read_file(o->cert_file, "--tls-cert", err,
 					   errlen)) ||
-		    !(tls.key = read_file(o->key_file, "--tls-key", err, errlen)))
+		    !(tls.key =
+			      read_file(o->key_file, "--tls-key", err, errlen)))
 			goto fail;
 	}
 	if (o->client_ca_file) {

@@ -131,10 +131,10 @@ static void add_bookmark(struct watch *w, bool initial_end)
 		   "\"%llu\"%s%s}%s}}\n",
 		   r->kind, r->api_version, (unsigned long long)w->cursor,
 		   r->custom ? "" : ",\"creationTimestamp\":null",
-		   initial_end
-			   ? ",\"annotations\":{\"k8s.io/initial-events-end\":"
-			     "\"true\"}"
-			   : "",
+		   initial_end ?
+			   ",\"annotations\":{\"k8s.io/initial-events-end\":"
+			   "\"true\"}" :
+			   "",
 		   r->bookmark_tail);
 }
 
@@ -431,14 +431,16 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 			int64_t until = now + 3000;
 			while ((cur = fake_store_rv()) < rv &&
 			       fake_now_ms() < until && !fake_store_stopping())
-				fake_store_wait(rv - 1, fake_store_gen(), until);
+				fake_store_wait(rv - 1, fake_store_gen(),
+						until);
 		}
 		if (cur < rv) {
 			char msg[128];
 			snprintf(msg, sizeof(msg),
 				 "Timeout: Too large resource "
 				 "version: %llu, current: %llu",
-				 (unsigned long long)rv, (unsigned long long)cur);
+				 (unsigned long long)rv,
+				 (unsigned long long)cur);
 			add_error(
 				&w->out, 504, "Timeout",
 				"{\"causes\":[{\"reason\":"

@@ -124,8 +124,8 @@ static enum MHD_Result reply_invalid_name(struct MHD_Connection *c,
 			   name, label ? "label" : "subdomain",
 			   label ? " or '-'" : ", '-' or '.'",
 			   label ? "my-name', or '123-abc" : "example.com",
-			   label ? "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-				 : "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
+			   label ? "[a-z0-9]([-a-z0-9]*[a-z0-9])?" :
+				   "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
 				   "([-a-z0-9]*[a-z0-9])?)*");
 		e.reason = "FieldValueInvalid";
 		e.msg = m.p ? m.p : "";
@@ -147,7 +147,8 @@ static enum MHD_Result reply_conflict(struct MHD_Connection *c, int res,
 	buf_printf(&d, ",\"kind\":\"%s\"}", rs);
 	ret = fake_reply_status(
 		c, 409, "Conflict", d.p,
-		"Operation cannot be fulfilled on %s \"%s\": %s", rs, name, why);
+		"Operation cannot be fulfilled on %s \"%s\": %s", rs, name,
+		why);
 	buf_free(&d);
 	return ret;
 }
@@ -166,8 +167,9 @@ static const char *const kind_members[FAKE_NBUILTIN][16] = {
 	[FAKE_RES_SERVICES] = { "spec", "status", NULL },
 	[FAKE_RES_EVENTS] = { "involvedObject", "reason", "message", "source",
 			      "firstTimestamp", "lastTimestamp", "count",
-			      "type", "eventTime", "series", "action", "related",
-			      "reportingComponent", "reportingInstance", NULL },
+			      "type", "eventTime", "series", "action",
+			      "related", "reportingComponent",
+			      "reportingInstance", NULL },
 	[FAKE_RES_LEASES] = { "spec", NULL },
 };
 
@@ -362,7 +364,8 @@ static void apply_defaults(int res, json_t *obj, const char *name)
 			json_object_set_new(obj, "status", json_object());
 		json_t *st = json_object_get(obj, "status");
 		if (!json_object_get(st, "phase"))
-			json_object_set_new(st, "phase", json_string("Pending"));
+			json_object_set_new(st, "phase",
+					    json_string("Pending"));
 	}
 }
 
@@ -443,7 +446,8 @@ enum MHD_Result fake_write_create(struct fake_req *rq)
 		goto out;
 	}
 	const char *gen = meta_str(obj, "generateName");
-	snprintf(name, sizeof(name), "%s", (s = meta_str(obj, "name")) ? s : "");
+	snprintf(name, sizeof(name), "%s",
+		 (s = meta_str(obj, "name")) ? s : "");
 	bool named = *name != '\0';
 	if (!named && gen && *gen) {
 		snprintf(name, sizeof(name) - 6, "%s", gen);
@@ -530,7 +534,8 @@ static enum MHD_Result write_update(struct fake_req *rq, struct fake_obj *cur,
 	}
 	if ((s = meta_str(obj, "resourceVersion")) && *s) {
 		char want[24];
-		snprintf(want, sizeof(want), "%llu", (unsigned long long)cur->rv);
+		snprintf(want, sizeof(want), "%llu",
+			 (unsigned long long)cur->rv);
 		if (strcmp(s, want) != 0) {
 			fake_store_wrunlock();
 			return reply_conflict(
@@ -554,8 +559,9 @@ static enum MHD_Result write_update(struct fake_req *rq, struct fake_obj *cur,
 		fake_store_wrunlock();
 		return fake_reply(c, 200, &b);
 	}
-	char *j2 = json ? fake_json_set_rv(json, len, fake_store_rv() + 1, &n2)
-			: NULL;
+	char *j2 =
+		json ? fake_json_set_rv(json, len, fake_store_rv() + 1, &n2) :
+		       NULL;
 	free(json);
 	struct fake_obj *o = j2 ? fake_obj_new(cur->res, j2, n2) : NULL;
 	if (!o) {
@@ -651,8 +657,10 @@ enum MHD_Result fake_write_patch(struct fake_req *rq)
 
 	while (ctlen && ct[ctlen - 1] == ' ')
 		ctlen--;
-	smp = ct && media_is(ct, ctlen, "application/strategic-merge-patch+json");
-	if (!ct || (!smp && !media_is(ct, ctlen, "application/merge-patch+json")))
+	smp = ct &&
+	      media_is(ct, ctlen, "application/strategic-merge-patch+json");
+	if (!ct ||
+	    (!smp && !media_is(ct, ctlen, "application/merge-patch+json")))
 		return fake_reply_status(
 			c, 415, "UnsupportedMediaType", NULL,
 			"the body of the request was in an unknown format - "
@@ -706,7 +714,8 @@ enum MHD_Result fake_write_patch(struct fake_req *rq)
 static struct fake_obj *delete_one(struct fake_obj *cur)
 {
 	size_t n;
-	char *j = fake_json_set_rv(cur->json, cur->len, fake_store_rv() + 1, &n);
+	char *j =
+		fake_json_set_rv(cur->json, cur->len, fake_store_rv() + 1, &n);
 	struct fake_obj *o = j ? fake_obj_new(cur->res, j, n) : NULL;
 	if (!o)
 		return NULL;
@@ -860,7 +869,8 @@ enum MHD_Result fake_write_delete_collection(struct fake_req *rq)
 		struct fake_obj *d = delete_one(gs.g.v[i]);
 		if (d) {
 			buf_adds(&b, i ? ",{" : "{");
-			buf_add(&b, d->json + d->body_off, d->len - d->body_off);
+			buf_add(&b, d->json + d->body_off,
+				d->len - d->body_off);
 		}
 		fake_obj_put(d);
 		fake_obj_put(gs.g.v[i]);

@@ -330,18 +330,18 @@ static int seed(const char *spec, unsigned nns)
 		const struct fake_res *r = &fake_res_table[res];
 		for (unsigned long i = 0; i < want[res] && !rc; i++) {
 			fake_seed_ns_name((unsigned)i, nns, ns, sizeof(ns));
-			rc = r->custom
-				     ? fake_seed_custom(&b, (unsigned)i,
-							r->namespaced ? ns : NULL,
-							r->kind, r->api_version,
-							r->singular, ++rv)
-			     : res == FAKE_RES_PODS
-				     ? fake_seed_pod(&b, (unsigned)i, ns, ++rv)
-			     : res == FAKE_RES_CONFIGMAPS
-				     ? fake_seed_configmap(&b, (unsigned)i, ns,
-							   ++rv)
-				     : fake_seed_service(&b, (unsigned)i, ns,
-							 ++rv);
+			rc = r->custom ?
+				     fake_seed_custom(&b, (unsigned)i,
+						      r->namespaced ? ns : NULL,
+						      r->kind, r->api_version,
+						      r->singular, ++rv) :
+			     res == FAKE_RES_PODS ?
+				     fake_seed_pod(&b, (unsigned)i, ns, ++rv) :
+			     res == FAKE_RES_CONFIGMAPS ?
+				     fake_seed_configmap(&b, (unsigned)i, ns,
+							 ++rv) :
+				     fake_seed_service(&b, (unsigned)i, ns,
+						       ++rv);
 			if (!rc)
 				rc = seed_one(res, &b);
 		}

@@ -93,7 +93,8 @@ static void check_kept(const struct cache_kind *kind, struct cache_obj *o)
 	struct cache_obj *again =
 		cache_obj_parse(kind, o->json, o->len, false, err, sizeof(err));
 	if (!again) {
-		fprintf(stderr, "reparse: %s\n%.*s\n", err, (int)o->len, o->json);
+		fprintf(stderr, "reparse: %s\n%.*s\n", err, (int)o->len,
+			o->json);
 		FUZZ_CHECK(again);
 	}
 	FUZZ_CHECK(again->rv == o->rv && again->len == o->len);
@@ -154,9 +155,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!j);
 	}
 	for (int strip = 0; strip < 2 && !rc; strip++) {
-		int items = json_type(&d, 0) == JSMN_OBJECT
-				    ? json_get(&d, 0, "items")
-				    : -1;
+		int items = json_type(&d, 0) == JSMN_OBJECT ?
+				    json_get(&d, 0, "items") :
+				    -1;
 		if (items > 0 && json_type(&d, items) == JSMN_ARRAY)
 			for (int it = json_first(&d, items); it > 0;
 			     it = json_next(&d, items, it)) {
@@ -166,10 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					check_kept(kind, o);
 				cache_obj_put(o);
 			}
-		struct cache_obj *a =
-			cache_obj_from_doc(kind, &d, 0, strip, err, sizeof(err));
-		struct cache_obj *b =
-			cache_obj_parse(kind, js, size, strip, err, sizeof(err));
+		struct cache_obj *a = cache_obj_from_doc(kind, &d, 0, strip,
+							 err, sizeof(err));
+		struct cache_obj *b = cache_obj_parse(kind, js, size, strip,
+						      err, sizeof(err));
 		FUZZ_CHECK(!a == !b);
 		if (a) {
 			FUZZ_CHECK(a->len == b->len &&

@@ -27,7 +27,8 @@
 
 static bool dot_seg(const char *s, size_t n)
 {
-	return (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.');
+	return (n == 1 && s[0] == '.') ||
+	       (n == 2 && s[0] == '.' && s[1] == '.');
 }
 
 static void check_path(const char *raw, const char *route)
@@ -57,10 +58,10 @@ static void check_route(const struct proxy_route *rt)
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 		FUZZ_CHECK(!strchr(parts[i], '/'));
 	char path[1024];
-	int n = rt->group[0]
-			? snprintf(path, sizeof(path), "/apis/%s/%s", rt->group,
-				   rt->version)
-			: snprintf(path, sizeof(path), "/api/%s", rt->version);
+	int n = rt->group[0] ?
+			snprintf(path, sizeof(path), "/apis/%s/%s", rt->group,
+				 rt->version) :
+			snprintf(path, sizeof(path), "/api/%s", rt->version);
 	if (rt->watch_prefix)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "/watch");
 	if (rt->ns[0])

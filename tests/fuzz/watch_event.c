@@ -42,17 +42,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ev.type == REFL_EV_BOOKMARK)
 		goto out;
 	for (int strip = 0; strip < 2; strip++) {
-		struct cache_obj *o = cache_obj_from_doc(kind, &d, ev.obj, strip,
-							 err, sizeof(err));
+		struct cache_obj *o = cache_obj_from_doc(
+			kind, &d, ev.obj, strip, err, sizeof(err));
 		if (!o)
 			continue;
 		FUZZ_CHECK(o->rv == ev.rv);
 		/* a kept object has a name a key can hold (no NUL cuts it) */
-		FUZZ_CHECK(o->name[0] && !memchr(o->name, '/', strlen(o->name)));
+		FUZZ_CHECK(o->name[0] &&
+			   !memchr(o->name, '/', strlen(o->name)));
 		struct cache_obj *again = cache_obj_parse(
 			kind, o->json, o->len, false, err, sizeof(err));
 		FUZZ_CHECK(again);
-		FUZZ_CHECK(again->rv == o->rv && !strcmp(again->name, o->name) &&
+		FUZZ_CHECK(again->rv == o->rv &&
+			   !strcmp(again->name, o->name) &&
 			   !strcmp(again->ns, o->ns));
 		cache_obj_put(again);
 		cache_obj_put(o);

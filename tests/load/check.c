@@ -83,7 +83,8 @@ static bool shard_in(int s, const struct lg_filter *f)
 	return s >= 0 && (s == f->a || s == f->b || s == f->c);
 }
 
-bool lg_filter_match(const struct lg_filter *f, int ns, const struct lg_labels *l)
+bool lg_filter_match(const struct lg_filter *f, int ns,
+		     const struct lg_labels *l)
 {
 	if (f->ns >= 0 && f->ns != ns)
 		return false;
@@ -185,11 +186,11 @@ void lg_parse_labels(const char *p, const char *end, struct lg_labels *l)
 		else if (kl == 5 && !memcmp(k + 1, "shard", 5))
 			l->shard = (int16_t)atoi(v);
 		else if (kl == 4 && !memcmp(k + 1, "tier", 4))
-			l->tier = vl == 8 && !memcmp(v, "frontend", 8)
-					  ? TIER_FRONTEND
-				  : vl == 7 && !memcmp(v, "backend", 7)
-					  ? TIER_BACKEND
-					  : TIER_NONE;
+			l->tier = vl == 8 && !memcmp(v, "frontend", 8) ?
+					  TIER_FRONTEND :
+				  vl == 7 && !memcmp(v, "backend", 7) ?
+					  TIER_BACKEND :
+					  TIER_NONE;
 		s = ve + 1;
 	}
 }
@@ -218,7 +219,8 @@ void lg_check_expect(struct lg_run *r, uint64_t *last)
 		for (size_t j = 0; j < r->nwrites; j++) {
 			const struct lg_write *wr = &r->writes[j];
 			if (wr->rv > last[i] && wr->rv > r->w[i].start_rv &&
-			    lg_filter_match(&r->w[i].filter, wr->ns, &wr->labels))
+			    lg_filter_match(&r->w[i].filter, wr->ns,
+					    &wr->labels))
 				last[i] = wr->rv;
 		}
 	}

@@ -321,7 +321,8 @@ int lg_http_do(struct lg_http *h, const char *method, const char *path,
 				return fd;
 			struct timeval tv = { h->timeout_ms / 1000,
 					      (h->timeout_ms % 1000) * 1000 };
-			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				   sizeof(tv));
 			h->fd = fd;
 			h->in.len = h->off = 0;
 		}

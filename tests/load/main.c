@@ -245,16 +245,17 @@ static void assign_filters(struct lg_run *r)
 			w->filter.c = (i * 13 + 50) % 100;
 		}
 		lg_filter_query(&w->filter, sel, sizeof(sel));
-		int n = w->filter.ns >= 0
-				? snprintf(p, cap, "%s/namespaces/%s/%s",
-					   r->res_path, r->o.ns[w->filter.ns],
-					   r->o.resource)
-				: snprintf(p, cap, "%s/%s", r->res_path,
-					   r->o.resource);
-		snprintf(p + n,
-			 cap - (size_t)n, "?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d%s%s",
-			 (int)(r->o.duration + r->o.drain) + 120,
-			 *sel ? "&labelSelector=" : "", sel);
+		int n = w->filter.ns >= 0 ?
+				snprintf(p, cap, "%s/namespaces/%s/%s",
+					 r->res_path, r->o.ns[w->filter.ns],
+					 r->o.resource) :
+				snprintf(p, cap, "%s/%s", r->res_path,
+					 r->o.resource);
+		snprintf(
+			p + n, cap - (size_t)n,
+			"?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d%s%s",
+			(int)(r->o.duration + r->o.drain) + 120,
+			*sel ? "&labelSelector=" : "", sel);
 		w->start_rv = w->last_rv = w->progress_rv = r->start_rv;
 	}
 }
@@ -267,7 +268,8 @@ static int target_rv(struct lg_run *r)
 	char path[256];
 	int st = 0;
 
-	snprintf(path, sizeof(path), "%s/%s?limit=1", r->res_path, r->o.resource);
+	snprintf(path, sizeof(path), "%s/%s?limit=1", r->res_path,
+		 r->o.resource);
 	lg_http_init(&h, &r->target, 30000);
 	for (int i = 0; i < 300; i++) { /* 429 until the proxy synced */
 		st = lg_http_do(&h, "GET", path, NULL, NULL, 0, &body);
@@ -285,7 +287,8 @@ static int target_rv(struct lg_run *r)
 	lg_buf_free(&h.in);
 	lg_buf_free(&body);
 	if (st != 200 || !r->start_rv) {
-		fprintf(stderr, "loadgen: LIST %s on the target: %d\n", path, st);
+		fprintf(stderr, "loadgen: LIST %s on the target: %d\n", path,
+			st);
 		return -EIO;
 	}
 	return 0;
@@ -387,7 +390,8 @@ int main(int argc, char **argv)
 	uint64_t until = t0 + (uint64_t)(r->o.duration * 1e9);
 	while (lg_mono_ns() < until &&
 	       !(nwriters && r->o.max_writes &&
-		 __atomic_load_n(&lg_writers_done, __ATOMIC_ACQUIRE) == nwriters))
+		 __atomic_load_n(&lg_writers_done, __ATOMIC_ACQUIRE) ==
+			 nwriters))
 		sleep_ms(20);
 	__atomic_store_n(&r->stop_writes, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < nwriters; i++)
@@ -428,9 +432,9 @@ int main(int argc, char **argv)
 			last_recv = r->w[i].last_recv_ns;
 		reconnects += r->w[i].reconnects;
 	}
-	double span = r->first_write_ns && last_recv > r->first_write_ns
-			      ? (double)(last_recv - r->first_write_ns) / 1e9
-			      : load_s;
+	double span = r->first_write_ns && last_recv > r->first_write_ns ?
+			      (double)(last_recv - r->first_write_ns) / 1e9 :
+			      load_s;
 	uint64_t errors = r->write_errors + r->list_errors + r->get_errors +
 			  r->watch_errors;
 	uint64_t bad = v.missed + v.duplicated + v.out_of_order + v.unexpected +
@@ -453,9 +457,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)errors, (unsigned long long)v.missed,
 	       (unsigned long long)v.duplicated,
 	       (unsigned long long)v.out_of_order,
-	       (unsigned long long)v.unexpected, (unsigned long long)v.mismatched,
-	       (unsigned long long)v.expected, (unsigned long long)v.expired,
-	       r->o.watchers, r->nwrites, (unsigned long long)r->write_errors,
+	       (unsigned long long)v.unexpected,
+	       (unsigned long long)v.mismatched, (unsigned long long)v.expected,
+	       (unsigned long long)v.expired, r->o.watchers, r->nwrites,
+	       (unsigned long long)r->write_errors,
 	       load_s > 0 ? (double)r->nwrites / load_s : 0,
 	       (unsigned long long)r->deliveries, span, reconnects,
 	       (unsigned long long)r->list_n, (unsigned long long)r->list_bytes,

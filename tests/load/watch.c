@@ -58,7 +58,8 @@ struct wthread {
 static struct wthread *threads;
 static int nthreads_;
 
-static int open_stream(struct lg_run *r, struct wthread *t, struct lg_watcher *w)
+static int open_stream(struct lg_run *r, struct wthread *t,
+		       struct lg_watcher *w)
 {
 	char req[1024];
 	int fd = lg_tcp_connect(&r->target);
@@ -166,10 +167,10 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 {
 	const char *end = p + n;
 	size_t tl, nl = 0, nsl = 0, rvl;
-	const char *tp = n > 9 && !memcmp(p, "{\"type\":\"", 9)
-				 ? lg_str_after(p, p + 40 < end ? p + 40 : end,
-						"{\"type\":\"", &tl)
-				 : NULL;
+	const char *tp = n > 9 && !memcmp(p, "{\"type\":\"", 9) ?
+				 lg_str_after(p, p + 40 < end ? p + 40 : end,
+					      "{\"type\":\"", &tl) :
+				 NULL;
 	int type = tp ? event_type(tp, tl) : 0;
 	if (!type) {
 		t->errors++;
@@ -185,10 +186,11 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 		return;
 	}
 	const char *md = lg_find(p, end, "\"metadata\":{");
-	const char *rvk = md ? lg_find(md, end, "\"resourceVersion\":\"") : NULL;
+	const char *rvk =
+		md ? lg_find(md, end, "\"resourceVersion\":\"") : NULL;
 	const char *rvs =
-		rvk ? lg_str_after(rvk, end, "\"resourceVersion\":\"", &rvl)
-		    : NULL;
+		rvk ? lg_str_after(rvk, end, "\"resourceVersion\":\"", &rvl) :
+		      NULL;
 	if (!rvs) {
 		t->errors++;
 		return;
@@ -338,7 +340,8 @@ static int on_bytes(struct wthread *t, struct lg_watcher *w, const char *p,
 			break;
 		}
 		case ST_DATA: {
-			size_t k = n < w->chunk_left ? n : (size_t)w->chunk_left;
+			size_t k =
+				n < w->chunk_left ? n : (size_t)w->chunk_left;
 			on_line_bytes(t, w, p, k, now);
 			p += k;
 			n -= k;
@@ -350,7 +353,8 @@ static int on_bytes(struct wthread *t, struct lg_watcher *w, const char *p,
 			break;
 		}
 		case ST_CRLF: {
-			size_t k = n < w->chunk_left ? n : (size_t)w->chunk_left;
+			size_t k =
+				n < w->chunk_left ? n : (size_t)w->chunk_left;
 			p += k;
 			n -= k;
 			w->chunk_left -= k;
@@ -420,7 +424,8 @@ int lg_watch_start(struct lg_run *r, pthread_t *tids, int nthreads)
 		struct wthread *t = &threads[i];
 		t->r = r;
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
-		t->ws = calloc((size_t)m / (size_t)nthreads + 1, sizeof(*t->ws));
+		t->ws = calloc((size_t)m / (size_t)nthreads + 1,
+			       sizeof(*t->ws));
 		t->retry_at = calloc((size_t)m / (size_t)nthreads + 1,
 				     sizeof(uint64_t));
 		t->retries =
@@ -465,8 +470,9 @@ int lg_watch_join(struct lg_run *r, pthread_t *tids, int nthreads)
 		pthread_join(t->tid, NULL);
 		for (size_t j = 0; j < t->ndel; j++) {
 			struct lg_write key = { .rv = t->dels[j].rv };
-			struct lg_write *wr = bsearch(&key, r->writes, r->nwrites,
-						      sizeof(key), cmp_del);
+			struct lg_write *wr =
+				bsearch(&key, r->writes, r->nwrites,
+					sizeof(key), cmp_del);
 			if (wr && t->dels[j].recv_ns > wr->sent_ns)
 				lg_hist_add(&t->hist,
 					    (t->dels[j].recv_ns - wr->sent_ns) /

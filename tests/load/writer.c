@@ -26,7 +26,8 @@ static void sleep_until_mono(uint64_t due)
 {
 	struct timespec ts = { (time_t)(due / 1000000000ull),
 			       (long)(due % 1000000000ull) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
 		;
 }
 
@@ -46,8 +47,8 @@ static uint64_t body_rv(const struct lg_buf *b)
 		return 0;
 	const char *md = lg_find(b->p, b->p + b->len, "\"metadata\":{");
 	const char *v = md ? lg_str_after(md, b->p + b->len,
-					  "\"resourceVersion\":\"", &n)
-			   : NULL;
+					  "\"resourceVersion\":\"", &n) :
+			     NULL;
 	if (!v)
 		return 0;
 	uint64_t rv = 0;
@@ -75,7 +76,8 @@ int lg_pool_load(struct lg_run *r)
 			 r->res_path, r->o.ns[k], r->o.resource, per);
 		int st = lg_http_do(&h, "GET", path, NULL, NULL, 0, &body);
 		if (st != 200) {
-			fprintf(stderr, "loadgen: pool: GET %s: %d\n", path, st);
+			fprintf(stderr, "loadgen: pool: GET %s: %d\n", path,
+				st);
 			rc = -EIO;
 			break;
 		}
@@ -109,7 +111,8 @@ int lg_pool_load(struct lg_run *r)
 	lg_buf_free(&h.in);
 	lg_buf_free(&body);
 	if (!rc && r->npods == 0 && r->o.watchers >= 0) {
-		fprintf(stderr, "loadgen: pool: no %s found in the namespaces\n",
+		fprintf(stderr,
+			"loadgen: pool: no %s found in the namespaces\n",
 			r->o.resource);
 		rc = -ENOENT;
 	}
@@ -241,7 +244,8 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 			    body);
 	if (st != want && !(st == 200 && w.type == EV_ADDED)) {
 		if (!r->o.quiet)
-			fprintf(stderr, "loadgen: %s %s: %d\n", method, path, st);
+			fprintf(stderr, "loadgen: %s %s: %d\n", method, path,
+				st);
 		return -EIO;
 	}
 	w.rv = body_rv(body);
@@ -289,9 +293,9 @@ static void *writer_main(void *arg)
 		if (r->o.max_writes && idx >= r->o.max_writes)
 			break;
 		if (r->o.write_rate > 0)
-			sleep_until_mono(
-				a->start_mono +
-				(uint64_t)((double)idx * 1e9 / r->o.write_rate));
+			sleep_until_mono(a->start_mono +
+					 (uint64_t)((double)idx * 1e9 /
+						    r->o.write_rate));
 		if (__atomic_load_n(&r->stop_writes, __ATOMIC_ACQUIRE))
 			break;
 		if (do_one(r, &h, &body, idx)) {

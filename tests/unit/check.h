@@ -12,28 +12,28 @@
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (cond) {                                                  \
-			check_passed++;                                      \
-		} else {                                                     \
-			check_failed++;                                      \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			check_passed++;                                        \
+		} else {                                                       \
+			check_failed++;                                        \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-		}                                                            \
+				__LINE__, #cond);                              \
+		}                                                              \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                      \
-	do {                                                                 \
-		const char *a_ = (a), *b_ = (b);                             \
-		if (a_ && b_ && strcmp(a_, b_) == 0) {                       \
-			check_passed++;                                      \
-		} else {                                                     \
-			check_failed++;                                      \
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (a_ && b_ && strcmp(a_, b_) == 0) {                         \
+			check_passed++;                                        \
+		} else {                                                       \
+			check_failed++;                                        \
 			fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, \
-				__LINE__, a_ ? a_ : "(null)",                \
-				b_ ? b_ : "(null)");                         \
-		}                                                            \
+				__LINE__, a_ ? a_ : "(null)",                  \
+				b_ ? b_ : "(null)");                           \
+		}                                                              \
 	} while (0)
 
 static inline int check_done(const char *name)

@@ -36,11 +36,11 @@ struct http_stub {
 	pthread_t thread;
 	struct http_stub_route *routes;
 	int nroutes;
-	bool stop;			/* atomic */
+	bool stop; /* atomic */
 	pthread_mutex_t lock;
-	int nreq;			/* locked */
-	char req[32][512];		/* locked: request lines, then a body */
-	char body[32][256];		/* locked: each request's body */
+	int nreq;	    /* locked */
+	char req[32][512];  /* locked: request lines, then a body */
+	char body[32][256]; /* locked: each request's body */
 };
 
 static inline bool http_stub_stopping(struct http_stub *s)
@@ -97,8 +97,9 @@ static inline void http_stub_serve(struct http_stub *s, int c)
 	if (route)
 		route->used = true;
 	pthread_mutex_unlock(&s->lock);
-	const char *resp = route ? route->response :
-		"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+	const char *resp =
+		route ? route->response :
+			"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
 	size_t len = strlen(resp), off = 0;
 	while (off < len) {
 		ssize_t w = write(c, resp + off, len - off);
@@ -109,7 +110,7 @@ static inline void http_stub_serve(struct http_stub *s, int c)
 	while (route && route->hold && !http_stub_stopping(s)) {
 		struct pollfd p = { c, POLLIN, 0 };
 		if (poll(&p, 1, 50) > 0 && read(c, buf, sizeof(buf)) <= 0)
-			return;	/* the client hung up */
+			return; /* the client hung up */
 	}
 }
 
@@ -131,8 +132,8 @@ static inline void *http_stub_run(void *arg)
 
 /* Listen and start answering with routes (n of them, owned by the
  * caller, alive until http_stub_stop). Returns 0 or -1. */
-static inline int http_stub_start(struct http_stub *s, struct http_stub_route *routes,
-			   int n)
+static inline int http_stub_start(struct http_stub *s,
+				  struct http_stub_route *routes, int n)
 {
 	memset(s, 0, sizeof(*s));
 	s->routes = routes;

@@ -33,20 +33,20 @@ struct mhd_stub {
 };
 
 struct mhd_reply {
-	long status;		/* 0: no answer (transport error) */
-	char head[4096];	/* the header lines as received */
+	long status;	 /* 0: no answer (transport error) */
+	char head[4096]; /* the header lines as received */
 	size_t head_len;
-	char *body;		/* malloc'd, NUL-terminated */
+	char *body; /* malloc'd, NUL-terminated */
 	size_t len;
 };
 
-static inline enum MHD_Result mhd_stub_access(void *cls, struct MHD_Connection *c,
-					      const char *url, const char *method,
-					      const char *version, const char *upload,
-					      size_t *upload_size, void **state)
+static inline enum MHD_Result
+mhd_stub_access(void *cls, struct MHD_Connection *c, const char *url,
+		const char *method, const char *version, const char *upload,
+		size_t *upload_size, void **state)
 {
 	struct mhd_stub *s = cls;
-	if (*state)	/* a later call: a body to skip, or a resumed watch */
+	if (*state) /* a later call: a body to skip, or a resumed watch */
 		return *upload_size ? (*upload_size = 0, MHD_YES) : MHD_YES;
 	*state = s;
 	return s->fn(s->arg, c, url, method);
@@ -60,14 +60,14 @@ static inline int mhd_stub_start(struct mhd_stub *s, mhd_stub_fn fn, void *arg)
 	s->arg = arg;
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-					MHD_ALLOW_SUSPEND_RESUME,
-				0, NULL, NULL, mhd_stub_access, s,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a,
-				MHD_OPTION_END);
+	s->d = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
+		NULL, NULL, mhd_stub_access, s, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&a, MHD_OPTION_END);
 	if (!s->d)
 		return -1;
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *i =
+		MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	s->port = i ? i->port : 0;
 	return s->port ? 0 : -1;
 }
@@ -126,7 +126,8 @@ static inline int mhd_stub_ask(int port, const char *method, const char *target,
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, sl);
 	curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms ? timeout_ms : 10000L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+			 timeout_ms ? timeout_ms : 10000L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, mhd_stub_on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, mhd_stub_on_head);
@@ -139,7 +140,8 @@ static inline int mhd_stub_ask(int port, const char *method, const char *target,
 }
 
 /* GET target with no extra headers. */
-static inline int mhd_stub_get(int port, const char *target, struct mhd_reply *r)
+static inline int mhd_stub_get(int port, const char *target,
+			       struct mhd_reply *r)
 {
 	return mhd_stub_ask(port, "GET", target, NULL, 0, r);
 }
@@ -151,7 +153,8 @@ static inline bool mhd_reply_header(const struct mhd_reply *r, const char *name,
 {
 	bool found = false;
 	size_t n = strlen(name);
-	for (const char *l = r->head; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+	for (const char *l = r->head; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : l) {
 		if (strncasecmp(l, name, n) || l[n] != ':')
 			continue;
 		const char *v = l + n + 1;

@@ -35,16 +35,19 @@
 
 #define HDRS "Content-Type: application/json\r\nConnection: close\r\n\r\n"
 #define R201(body) "HTTP/1.1 201 Created\r\n" HDRS body
-#define TR_ALICE R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true," \
-		      "\"user\":{\"username\":\"alice\",\"uid\":\"u1\",\"groups\":[\"dev\"]}}}")
-#define TR_FORGED R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":false," \
-		       "\"error\":\"invalid bearer token\"}}")
+#define TR_ALICE                                                             \
+	R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true," \
+	     "\"user\":{\"username\":\"alice\",\"uid\":\"u1\",\"groups\":[\"dev\"]}}}")
+#define TR_FORGED                                                             \
+	R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":false," \
+	     "\"error\":\"invalid bearer token\"}}")
 #define SAR_ALLOW R201("{\"status\":{\"allowed\":true}}")
-#define SAR_DENY R201("{\"status\":{\"allowed\":false,\"reason\":\"no RBAC policy matched\"}}")
+#define SAR_DENY \
+	R201("{\"status\":{\"allowed\":false,\"reason\":\"no RBAC policy matched\"}}")
 #define R500 "HTTP/1.1 500 Internal Server Error\r\n" HDRS "{}"
 
-static struct proxy_authn *cur;			/* what the daemon asks */
-static const struct proxy_authn_attrs *cur_at;	/* NULL: authentication only */
+static struct proxy_authn *cur;		       /* what the daemon asks */
+static const struct proxy_authn_attrs *cur_at; /* NULL: authentication only */
 static struct http_stub stub;
 static struct cache_upstream up;
 static char up_url[64];
@@ -60,15 +63,21 @@ struct rq {
 static unsigned code_of(enum proxy_authn_verdict v)
 {
 	switch (v) {
-	case PROXY_AUTHN_ALLOWED: return 200;
-	case PROXY_AUTHN_UNAUTHENTICATED: return 401;
-	case PROXY_AUTHN_FORBIDDEN: return 403;
-	case PROXY_AUTHN_UNAVAILABLE: return 503;
-	default: return 500;
+	case PROXY_AUTHN_ALLOWED:
+		return 200;
+	case PROXY_AUTHN_UNAUTHENTICATED:
+		return 401;
+	case PROXY_AUTHN_FORBIDDEN:
+		return 403;
+	case PROXY_AUTHN_UNAVAILABLE:
+		return 503;
+	default:
+		return 500;
 	}
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *body)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned code,
+			     const char *body)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
 		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
@@ -97,13 +106,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	char msg[1024], det[768], out[2048];
 	enum proxy_authn_verdict v;
 	if (r->job) {
-		v = proxy_authn_finish(cur, r->job, msg, sizeof(msg), det, sizeof(det));
+		v = proxy_authn_finish(cur, r->job, msg, sizeof(msg), det,
+				       sizeof(det));
 		r->job = NULL;
 	} else {
-		const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-								"Authorization");
-		v = proxy_authn_cached(cur, authz, cur_at, msg, sizeof(msg), det,
-				       sizeof(det));
+		const char *authz = MHD_lookup_connection_value(
+			c, MHD_HEADER_KIND, "Authorization");
+		v = proxy_authn_cached(cur, authz, cur_at, msg, sizeof(msg),
+				       det, sizeof(det));
 		if (v == PROXY_AUTHN_MISS) {
 			r->job = proxy_authn_start(cur, c, authz, cur_at);
 			return r->job ? MHD_YES : reply(c, 429, "busy");
@@ -130,12 +140,14 @@ static struct MHD_Daemon *daemon_start(void)
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL,
-		NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &a,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
+		NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &a,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_END);
 	if (!d)
 		return NULL;
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *i =
+		MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	mhd_port = i ? i->port : 0;
 	return d;
 }
@@ -197,10 +209,12 @@ static char msg[1024], det[768];
 static enum proxy_authn_verdict cached(const char *authz,
 				       const struct proxy_authn_attrs *at)
 {
-	return proxy_authn_cached(cur, authz, at, msg, sizeof(msg), det, sizeof(det));
+	return proxy_authn_cached(cur, authz, at, msg, sizeof(msg), det,
+				  sizeof(det));
 }
 
-static void setup(struct http_stub_route *routes, int n, int allow_s, int deny_s)
+static void setup(struct http_stub_route *routes, int n, int allow_s,
+		  int deny_s)
 {
 	CHECK(http_stub_start(&stub, routes, n) == 0);
 	snprintf(up_url, sizeof(up_url), "http://127.0.0.1:%d", stub.port);
@@ -228,8 +242,15 @@ static const char *req_body(int i)
 }
 
 static const struct proxy_authn_attrs list_pods = {
-	.resource = true, .verb = "list", .group = "", .version = "v1",
-	.res = "pods", .sub = "", .ns = "team-a", .name = "", .path = "",
+	.resource = true,
+	.verb = "list",
+	.group = "",
+	.version = "v1",
+	.res = "pods",
+	.sub = "",
+	.ns = "team-a",
+	.name = "",
+	.path = "",
 };
 
 /* ---- tests ---- */
@@ -237,17 +258,20 @@ static const struct proxy_authn_attrs list_pods = {
 /* Nothing that is not a usable bearer token reaches the upstream. */
 static void test_no_credentials(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE } };
+	struct http_stub_route routes[] = { { .match = "tokenreviews",
+					      .response = TR_ALICE } };
 	setup(routes, 1, 60, 60);
 	static char big[8200 + 8];
 	memcpy(big, "Bearer ", 7);
-	memset(big + 7, 'a', 8193);	/* TOKEN_MAX + 1 */
+	memset(big + 7, 'a', 8193); /* TOKEN_MAX + 1 */
 	big[7 + 8193] = '\0';
-	const char *bad[] = { NULL, "", "Basic YWxpY2U6cHc=", "Bearer", "Bearer ",
-			      "Bearer     ", "Bearertoken", "Token abc", big };
+	const char *bad[] = { NULL,	     "",	  "Basic YWxpY2U6cHc=",
+			      "Bearer",	     "Bearer ",	  "Bearer     ",
+			      "Bearertoken", "Token abc", big };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		CHECK(cached(bad[i], NULL) == PROXY_AUTHN_UNAUTHENTICATED);
-		CHECK(cached(bad[i], &list_pods) == PROXY_AUTHN_UNAUTHENTICATED);
+		CHECK(cached(bad[i], &list_pods) ==
+		      PROXY_AUTHN_UNAUTHENTICATED);
 		CHECK(msg[0] == '\0' && det[0] == '\0');
 	}
 	CHECK(ask(NULL, NULL, 0) == 401);
@@ -264,15 +288,18 @@ static void test_no_credentials(void)
  * only. */
 static void test_authenticate(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE } };
+	struct http_stub_route routes[] = { { .match = "tokenreviews",
+					      .response = TR_ALICE } };
 	setup(routes, 1, 60, 60);
 	CHECK(cached("Bearer good-token", NULL) == PROXY_AUTHN_MISS);
-	CHECK(http_stub_count(&stub) == 0);	/* cached() never asks */
+	CHECK(http_stub_count(&stub) == 0); /* cached() never asks */
 	CHECK(ask("Bearer good-token", NULL, 0) == 200);
 	CHECK(http_stub_count(&stub) == 1);
-	CHECK_STR(req_line(0), "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1");
+	CHECK_STR(req_line(0),
+		  "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1");
 	CHECK(strstr(req_body(0), "\"kind\":\"TokenReview\"") != NULL);
-	CHECK(strstr(req_body(0), "\"spec\":{\"token\":\"good-token\"}") != NULL);
+	CHECK(strstr(req_body(0), "\"spec\":{\"token\":\"good-token\"}") !=
+	      NULL);
 
 	CHECK(cached("Bearer good-token", NULL) == PROXY_AUTHN_ALLOWED);
 	/* the scheme in any case, spaces around the token: the same token */
@@ -299,14 +326,16 @@ static void test_authenticate(void)
 /* A forged token: 401, remembered for the deny TTL. */
 static void test_forged(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_FORGED } };
+	struct http_stub_route routes[] = { { .match = "tokenreviews",
+					      .response = TR_FORGED } };
 	setup(routes, 1, 60, 60);
 	CHECK(ask("Bearer forged", NULL, 0) == 401);
 	CHECK(http_stub_count(&stub) == 1);
 	CHECK(cached("Bearer forged", NULL) == PROXY_AUTHN_UNAUTHENTICATED);
-	CHECK(cached("Bearer forged", &list_pods) == PROXY_AUTHN_UNAUTHENTICATED);
+	CHECK(cached("Bearer forged", &list_pods) ==
+	      PROXY_AUTHN_UNAUTHENTICATED);
 	CHECK(ask("Bearer forged", NULL, 0) == 401);
-	CHECK(http_stub_count(&stub) == 1);	/* no SAR either */
+	CHECK(http_stub_count(&stub) == 1); /* no SAR either */
 	teardown();
 
 	/* --authn-deny-ttl=0: never cached, asked every time */
@@ -322,40 +351,49 @@ static void test_forged(void)
 static void test_weak_reviews(void)
 {
 	struct http_stub_route noname[] = {
-		{ .match = "tokenreviews", .response = R201("{\"status\":{\"authenticated\":true,\"user\":{}}}") },
+		{ .match = "tokenreviews",
+		  .response = R201(
+			  "{\"status\":{\"authenticated\":true,\"user\":{}}}") },
 	};
 	setup(noname, 1, 60, 60);
 	CHECK(ask("Bearer t", NULL, 0) == 401);
 	teardown();
 
-	struct http_stub_route str[] = {	/* "true", a string, is not true */
-		{ .match = "tokenreviews", .response = R201("{\"status\":{\"authenticated\":\"true\","
-				       "\"user\":{\"username\":\"alice\"}}}") },
+	struct http_stub_route str[] = {
+		/* "true", a string, is not true */
+		{ .match = "tokenreviews",
+		  .response = R201("{\"status\":{\"authenticated\":\"true\","
+				   "\"user\":{\"username\":\"alice\"}}}") },
 	};
 	setup(str, 1, 60, 60);
 	CHECK(ask("Bearer t", NULL, 0) == 401);
 	teardown();
 
-	struct http_stub_route nostatus[] = {	/* the spec echoed, no status */
-		{ .match = "tokenreviews", .response = R201("{\"spec\":{\"authenticated\":true}}") },
+	struct http_stub_route nostatus[] = {
+		/* the spec echoed, no status */
+		{ .match = "tokenreviews",
+		  .response = R201("{\"spec\":{\"authenticated\":true}}") },
 	};
 	setup(nostatus, 1, 60, 60);
 	CHECK(ask("Bearer t", NULL, 0) == 503);
 	teardown();
 
 	struct http_stub_route garbage[] = {
-		{ .match = "tokenreviews", .response = R201("<html>not json</html>") },
+		{ .match = "tokenreviews",
+		  .response = R201("<html>not json</html>") },
 	};
 	setup(garbage, 1, 60, 60);
 	CHECK(ask("Bearer t", NULL, 0) == 503);
-	CHECK(cached("Bearer t", NULL) == PROXY_AUTHN_MISS);	/* nothing kept */
+	CHECK(cached("Bearer t", NULL) == PROXY_AUTHN_MISS); /* nothing kept */
 	teardown();
 
 	/* 200 with a good body from something that is not the review API
 	 * answering: only 200 and 201 count, so a 202 is refused */
 	struct http_stub_route accepted[] = {
-		{ .match = "tokenreviews", .response = "HTTP/1.1 202 Accepted\r\n" HDRS
-		  "{\"status\":{\"authenticated\":true,\"user\":{\"username\":\"a\"}}}" },
+		{ .match = "tokenreviews",
+		  .response =
+			  "HTTP/1.1 202 Accepted\r\n" HDRS
+			  "{\"status\":{\"authenticated\":true,\"user\":{\"username\":\"a\"}}}" },
 	};
 	setup(accepted, 1, 60, 60);
 	CHECK(ask("Bearer t", NULL, 0) == 503);
@@ -366,18 +404,25 @@ static void test_weak_reviews(void)
  * TokenReview named and never the token. */
 static void test_authorize(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE },
-					    { .match = "subjectaccessreviews", .response = SAR_ALLOW } };
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE },
+		{ .match = "subjectaccessreviews", .response = SAR_ALLOW }
+	};
 	setup(routes, 2, 60, 60);
 	cur_at = &list_pods;
 	CHECK(ask("Bearer sekrit-tok", NULL, 0) == 200);
 	CHECK(http_stub_count(&stub) == 2);
-	CHECK_STR(req_line(1),
-		  "POST /apis/authorization.k8s.io/v1/subjectaccessreviews HTTP/1.1");
+	CHECK_STR(
+		req_line(1),
+		"POST /apis/authorization.k8s.io/v1/subjectaccessreviews HTTP/1.1");
 	const char *b = req_body(1);
-	CHECK(strstr(b, "\"spec\":{\"user\":\"alice\",\"uid\":\"u1\",\"groups\":[\"dev\"]") != NULL);
-	CHECK(strstr(b, "\"resourceAttributes\":{\"namespace\":\"team-a\",\"verb\":\"list\","
-			"\"group\":\"\",\"version\":\"v1\",\"resource\":\"pods\"") != NULL);
+	CHECK(strstr(b,
+		     "\"spec\":{\"user\":\"alice\",\"uid\":\"u1\",\"groups\":[\"dev\"]") !=
+	      NULL);
+	CHECK(strstr(b,
+		     "\"resourceAttributes\":{\"namespace\":\"team-a\",\"verb\":\"list\","
+		     "\"group\":\"\",\"version\":\"v1\",\"resource\":\"pods\"") !=
+	      NULL);
 	CHECK(strstr(b, "sekrit") == NULL);
 
 	CHECK(cached("Bearer sekrit-tok", &list_pods) == PROXY_AUTHN_ALLOWED);
@@ -391,7 +436,7 @@ static void test_authorize(void)
 	other.verb = "watch";
 	CHECK(cached("Bearer sekrit-tok", &other) == PROXY_AUTHN_MISS);
 	other = list_pods;
-	other.ns = "";		/* cluster-wide needs a cluster-wide grant */
+	other.ns = ""; /* cluster-wide needs a cluster-wide grant */
 	CHECK(cached("Bearer sekrit-tok", &other) == PROXY_AUTHN_MISS);
 	/* fields shifted between attributes do not collide */
 	other = list_pods;
@@ -418,50 +463,73 @@ static void test_authorize(void)
 /* Denied: 403 with the apiserver's own wording, from the cache too. */
 static void test_forbidden(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE },
-					    { .match = "subjectaccessreviews", .response = SAR_DENY } };
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE },
+		{ .match = "subjectaccessreviews", .response = SAR_DENY }
+	};
 	char out[2048];
 	setup(routes, 2, 60, 60);
 	cur_at = &list_pods;
-	const char *want = "pods is forbidden: User \"alice\" cannot list resource "
-			   "\"pods\" in API group \"\" in the namespace \"team-a\": "
-			   "no RBAC policy matched|{\"kind\":\"pods\"}";
+	const char *want =
+		"pods is forbidden: User \"alice\" cannot list resource "
+		"\"pods\" in API group \"\" in the namespace \"team-a\": "
+		"no RBAC policy matched|{\"kind\":\"pods\"}";
 	CHECK(ask("Bearer t", out, sizeof(out)) == 403);
 	CHECK_STR(out, want);
 	CHECK(cached("Bearer t", &list_pods) == PROXY_AUTHN_FORBIDDEN);
-	CHECK_STR(msg, "pods is forbidden: User \"alice\" cannot list resource "
-		       "\"pods\" in API group \"\" in the namespace \"team-a\": "
-		       "no RBAC policy matched");
+	CHECK_STR(msg,
+		  "pods is forbidden: User \"alice\" cannot list resource "
+		  "\"pods\" in API group \"\" in the namespace \"team-a\": "
+		  "no RBAC policy matched");
 	CHECK(http_stub_count(&stub) == 2);
 
 	struct proxy_authn_attrs dep = {
-		.resource = true, .verb = "get", .group = "apps", .version = "v1",
-		.res = "deployments", .sub = "scale", .ns = "", .name = "web",
+		.resource = true,
+		.verb = "get",
+		.group = "apps",
+		.version = "v1",
+		.res = "deployments",
+		.sub = "scale",
+		.ns = "",
+		.name = "web",
 		.path = "",
 	};
 	cur_at = &dep;
 	CHECK(ask("Bearer t", out, sizeof(out)) == 403);
-	CHECK_STR(out, "deployments.apps \"web\" is forbidden: User \"alice\" cannot "
-		       "get resource \"deployments/scale\" in API group \"apps\" at "
-		       "the cluster scope: no RBAC policy matched|"
-		       "{\"name\":\"web\",\"group\":\"apps\",\"kind\":\"deployments\"}");
+	CHECK_STR(
+		out,
+		"deployments.apps \"web\" is forbidden: User \"alice\" cannot "
+		"get resource \"deployments/scale\" in API group \"apps\" at "
+		"the cluster scope: no RBAC policy matched|"
+		"{\"name\":\"web\",\"group\":\"apps\",\"kind\":\"deployments\"}");
 
 	struct proxy_authn_attrs metrics = {
-		.resource = false, .verb = "get", .group = "", .version = "",
-		.res = "", .sub = "", .ns = "", .name = "", .path = "/metrics",
+		.resource = false,
+		.verb = "get",
+		.group = "",
+		.version = "",
+		.res = "",
+		.sub = "",
+		.ns = "",
+		.name = "",
+		.path = "/metrics",
 	};
 	cur_at = &metrics;
 	CHECK(ask("Bearer t", out, sizeof(out)) == 403);
-	CHECK_STR(out, "forbidden: User \"alice\" cannot get path \"/metrics\": "
-		       "no RBAC policy matched|{}");
-	CHECK(strstr(req_body(3), "\"nonResourceAttributes\":{\"path\":\"/metrics\","
-				  "\"verb\":\"get\"}") != NULL);
+	CHECK_STR(out,
+		  "forbidden: User \"alice\" cannot get path \"/metrics\": "
+		  "no RBAC policy matched|{}");
+	CHECK(strstr(req_body(3),
+		     "\"nonResourceAttributes\":{\"path\":\"/metrics\","
+		     "\"verb\":\"get\"}") != NULL);
 	teardown();
 
 	/* allowed and denied at once (a deny-list authorizer): denied */
 	struct http_stub_route both[] = {
 		{ .match = "tokenreviews", .response = TR_ALICE },
-		{ .match = "subjectaccessreviews", .response = R201("{\"status\":{\"allowed\":true,\"denied\":true}}") },
+		{ .match = "subjectaccessreviews",
+		  .response = R201(
+			  "{\"status\":{\"allowed\":true,\"denied\":true}}") },
 	};
 	setup(both, 2, 60, 60);
 	cur_at = &list_pods;
@@ -472,8 +540,9 @@ static void test_forbidden(void)
 	/* the proxy may not create SARs: 503, never an allow */
 	struct http_stub_route nosar[] = {
 		{ .match = "tokenreviews", .response = TR_ALICE },
-		{ .match = "subjectaccessreviews", .response = "HTTP/1.1 403 Forbidden\r\n" HDRS
-		  "{\"status\":{\"allowed\":true}}" },
+		{ .match = "subjectaccessreviews",
+		  .response = "HTTP/1.1 403 Forbidden\r\n" HDRS
+			      "{\"status\":{\"allowed\":true}}" },
 	};
 	setup(nosar, 2, 60, 60);
 	cur_at = &list_pods;
@@ -485,39 +554,51 @@ static void test_forbidden(void)
 /* The token and attributes are JSON-escaped in the reviews. */
 static void test_injection(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_FORGED } };
+	struct http_stub_route routes[] = { { .match = "tokenreviews",
+					      .response = TR_FORGED } };
 	setup(routes, 1, 60, 60);
-	CHECK(ask("Bearer x\",\"authenticated\":true,\"a\":\"", NULL, 0) == 401);
-	CHECK(strstr(req_body(0), "{\"token\":\"x\\\",\\\"authenticated\\\":true,"
-				  "\\\"a\\\":\\\"\"}") != NULL);
+	CHECK(ask("Bearer x\",\"authenticated\":true,\"a\":\"", NULL, 0) ==
+	      401);
+	CHECK(strstr(req_body(0),
+		     "{\"token\":\"x\\\",\\\"authenticated\\\":true,"
+		     "\\\"a\\\":\\\"\"}") != NULL);
 	teardown();
 
-	struct http_stub_route r2[] = { { .match = "tokenreviews", .response = TR_ALICE },
-					{ .match = "subjectaccessreviews", .response = SAR_DENY } };
+	struct http_stub_route r2[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE },
+		{ .match = "subjectaccessreviews", .response = SAR_DENY }
+	};
 	setup(r2, 2, 60, 60);
 	struct proxy_authn_attrs evil = list_pods;
 	evil.ns = "a\",\"verb\":\"*";
 	cur_at = &evil;
 	CHECK(ask("Bearer t", NULL, 0) == 403);
-	CHECK(strstr(req_body(1), "\"namespace\":\"a\\\",\\\"verb\\\":\\\"*\",\"verb\":\"list\"")
-	      != NULL);
+	CHECK(strstr(req_body(1),
+		     "\"namespace\":\"a\\\",\\\"verb\\\":\\\"*\",\"verb\":\"list\"") !=
+	      NULL);
 	teardown();
 
 	/* a user name the upstream returned with quotes in it (a webhook
 	 * authenticator's, say) cannot add groups to the SAR */
 	struct http_stub_route r3[] = {
-		{ .match = "tokenreviews", .response = R201("{\"status\":{\"authenticated\":true,"
-		  "\"user\":{\"username\":\"eve\\\",\\\"groups\\\":[\\\"system:masters\\\"],"
-		  "\\\"x\\\":\\\"\"}}}") },
+		{ .match = "tokenreviews",
+		  .response = R201(
+			  "{\"status\":{\"authenticated\":true,"
+			  "\"user\":{\"username\":\"eve\\\",\\\"groups\\\":[\\\"system:masters\\\"],"
+			  "\\\"x\\\":\\\"\"}}}") },
 		{ .match = "subjectaccessreviews", .response = SAR_DENY },
 	};
 	setup(r3, 2, 60, 60);
 	cur_at = &list_pods;
 	char out[2048];
 	CHECK(ask("Bearer t", out, sizeof(out)) == 403);
-	CHECK(strstr(req_body(1), "\"spec\":{\"user\":\"eve\\\",\\\"groups\\\":[\\\"system:masters"
-				  "\\\"],\\\"x\\\":\\\"\",\"uid\":\"\",\"groups\":[]") != NULL);
-	CHECK(strstr(out, "User \"eve\",\"groups\":[\"system:masters\"],\"x\":\"\" cannot list") != NULL);
+	CHECK(strstr(req_body(1),
+		     "\"spec\":{\"user\":\"eve\\\",\\\"groups\\\":[\\\"system:masters"
+		     "\\\"],\\\"x\\\":\\\"\",\"uid\":\"\",\"groups\":[]") !=
+	      NULL);
+	CHECK(strstr(out,
+		     "User \"eve\",\"groups\":[\"system:masters\"],\"x\":\"\" cannot list") !=
+	      NULL);
 	teardown();
 }
 
@@ -552,13 +633,16 @@ static void outage_requests(void)
  * token, and a note when it answers again. */
 static void test_upstream_failing(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = R500, .once = true },
-					    { .match = "tokenreviews", .response = R500, .once = true },
-					    { .match = "tokenreviews", .response = TR_ALICE } };
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = R500, .once = true },
+		{ .match = "tokenreviews", .response = R500, .once = true },
+		{ .match = "tokenreviews", .response = TR_ALICE }
+	};
 	char log[8192];
 	setup(routes, 3, 60, 60);
 	capture_stderr(outage_requests, log, sizeof(log));
-	CHECK(outage_codes[0] == 503 && outage_codes[1] == 503 && outage_codes[2] == 200);
+	CHECK(outage_codes[0] == 503 && outage_codes[1] == 503 &&
+	      outage_codes[2] == 200);
 	CHECK(http_stub_count(&stub) == 3);
 	CHECK(strstr(log, "delegated auth: POST /apis/authentication.k8s.io/v1/"
 			  "tokenreviews") != NULL);
@@ -572,7 +656,7 @@ static void test_upstream_failing(void)
 	/* nobody listening at all */
 	struct http_stub_route none[] = { { .match = "x", .response = R500 } };
 	setup(none, 1, 60, 60);
-	teardown();		/* the port is closed now */
+	teardown(); /* the port is closed now */
 	up = (struct cache_upstream){ .server = up_url };
 	cur = proxy_authn_new(&up, 60, 60);
 	CHECK(cur != NULL);
@@ -590,11 +674,13 @@ static void test_upstream_failing(void)
 static void test_abandon_and_stop(void)
 {
 	struct http_stub_route routes[] = {
-		{ .match = "tokenreviews", .response = "HTTP/1.1 201 Created\r\nContent-Length: 100\r\n\r\n{",
+		{ .match = "tokenreviews",
+		  .response =
+			  "HTTP/1.1 201 Created\r\nContent-Length: 100\r\n\r\n{",
 		  .hold = true },
 	};
 	setup(routes, 1, 60, 60);
-	CHECK(ask_to("Bearer slow", NULL, 0, 300) == -1);	/* timed out */
+	CHECK(ask_to("Bearer slow", NULL, 0, 300) == -1); /* timed out */
 	CHECK(http_stub_count(&stub) == 1);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -628,19 +714,22 @@ static void *client_run(void *arg)
 static void test_stop_in_flight(void)
 {
 	struct http_stub_route routes[] = {
-		{ .match = "tokenreviews", .response = "HTTP/1.1 201 Created\r\n"
-		  "Content-Length: 100\r\n\r\n{", .hold = true },
+		{ .match = "tokenreviews",
+		  .response = "HTTP/1.1 201 Created\r\n"
+			      "Content-Length: 100\r\n\r\n{",
+		  .hold = true },
 	};
 	struct client cl[6];
 	setup(routes, 1, 60, 60);
 	for (int i = 0; i < 6; i++) {
-		snprintf(cl[i].authz, sizeof(cl[i].authz), "Bearer waiting-%d", i);
+		snprintf(cl[i].authz, sizeof(cl[i].authz), "Bearer waiting-%d",
+			 i);
 		cl[i].code = 0;
 		pthread_create(&cl[i].th, NULL, client_run, &cl[i]);
 	}
 	for (int i = 0; i < 100 && http_stub_count(&stub) < 1; i++)
 		usleep(20 * 1000);
-	usleep(200 * 1000);	/* the others reach their reviewer or the queue */
+	usleep(200 * 1000); /* the others reach their reviewer or the queue */
 	CHECK(http_stub_count(&stub) == 1);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -662,7 +751,8 @@ static void test_stop_in_flight(void)
  * back (429), nothing asked upstream. */
 static void test_long_attributes(void)
 {
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE } };
+	struct http_stub_route routes[] = { { .match = "tokenreviews",
+					      .response = TR_ALICE } };
 	static char name[300];
 	memset(name, 'n', sizeof(name) - 1);
 	struct proxy_authn_attrs at = list_pods;
@@ -687,11 +777,12 @@ static void test_alloc(void)
 		fails += !a;
 		alloc_fail_after(0);
 	}
-	CHECK(fails == 3);	/* the struct, users, decisions */
+	CHECK(fails == 3); /* the struct, users, decisions */
 	CHECK(a != NULL);
 	proxy_authn_free(a);
 
-	struct http_stub_route routes[] = { { .match = "tokenreviews", .response = TR_ALICE } };
+	struct http_stub_route routes[] = { { .match = "tokenreviews",
+					      .response = TR_ALICE } };
 	setup(routes, 1, 60, 60);
 	alloc_fail_after(1);
 	CHECK(ask("Bearer t", NULL, 0) == 429);

@@ -29,7 +29,9 @@ static void test_gzip_response(void)
 {
 	static char big[300 * 1024];
 	memset(big, 'a', sizeof(big));
-	struct MHD_IoVec v[3] = { { "{\"a\":", 5 }, { big, sizeof(big) }, { "}", 1 } };
+	struct MHD_IoVec v[3] = { { "{\"a\":", 5 },
+				  { big, sizeof(big) },
+				  { "}", 1 } };
 	struct MHD_Response *r = proxy_gzip_response(v, 3, 6 + sizeof(big));
 	CHECK(r != NULL);
 	if (r)

@@ -36,11 +36,11 @@ static void test_appends(void)
 	CHECK(p && len == 4 && !strcmp(p, "keep"));
 	CHECK(b.p == NULL && b.len == 0);
 	free(p);
-	p = buf_steal(&b, &len);	/* an empty buffer gives "" */
+	p = buf_steal(&b, &len); /* an empty buffer gives "" */
 	CHECK(p && len == 0 && p[0] == '\0');
 	free(p);
 	buf_free(&b);
-	buf_free(&b);	/* twice is fine */
+	buf_free(&b); /* twice is fine */
 }
 
 static void test_json_str(void)
@@ -63,8 +63,8 @@ static void test_base64url(void)
 {
 	struct buf b = BUF_INIT, d = BUF_INIT;
 	const unsigned char raw[] = { 0xfb, 0xff, 0x00, 'a', 'b' };
-	static const char *const enc[] = { "", "-w", "-_8", "-_8A", "-_8AYQ",
-					   "-_8AYWI" };
+	static const char *const enc[] = { "",	   "-w",     "-_8",
+					   "-_8A", "-_8AYQ", "-_8AYWI" };
 	for (size_t n = 0; n <= sizeof(raw); n++) {
 		buf_reset(&b);
 		buf_reset(&d);
@@ -78,7 +78,7 @@ static void test_base64url(void)
 	CHECK(buf_base64url_decode("+/8A==", 6, &d) == 0 && d.len == 3 &&
 	      !memcmp(d.p, raw, 3));
 	buf_reset(&d);
-	CHECK(buf_base64url_decode("a", 1, &d) == -EINVAL);	/* 6 bits */
+	CHECK(buf_base64url_decode("a", 1, &d) == -EINVAL); /* 6 bits */
 	CHECK(buf_base64url_decode("ab*d", 4, &d) == -EINVAL);
 	CHECK(buf_base64url_decode("ab\0d", 4, &d) == -EINVAL);
 	buf_free(&b);
@@ -110,7 +110,8 @@ static void test_alloc_failure(void)
 	for (int n = 1; n < 20; n++) {
 		struct buf e = BUF_INIT;
 		alloc_fail_after(n);
-		int rc = buf_add_base64url(&e, "0123456789abcdef0123456789", 26);
+		int rc =
+			buf_add_base64url(&e, "0123456789abcdef0123456789", 26);
 		rc |= buf_printf(&e, "%0300d", 1);
 		long failed = alloc_failures();
 		alloc_fail_after(0);

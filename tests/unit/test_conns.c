@@ -11,8 +11,10 @@
 
 static struct proxy_conns *with(int max, long nofile)
 {
-	struct config cfg = { .max_connections = max, .max_watchers = 3,
-			      .idle_timeout = 120, .header_timeout = 32 };
+	struct config cfg = { .max_connections = max,
+			      .max_watchers = 3,
+			      .idle_timeout = 120,
+			      .header_timeout = 32 };
 	return proxy_conns_new(&cfg, nofile);
 }
 
@@ -26,7 +28,8 @@ static void test_limits(void)
 	/* the default under a soft limit of 1024 that could not be raised:
 	 * every descriptor after those kept back, the reserve included */
 	cs = with(LIMIT_MAX_CONNECTIONS, 1024);
-	CHECK(proxy_conns_max(cs) == 1024 - LIMIT_FD_RESERVE - LIMIT_CONNECTION_RESERVE);
+	CHECK(proxy_conns_max(cs) ==
+	      1024 - LIMIT_FD_RESERVE - LIMIT_CONNECTION_RESERVE);
 	CHECK(proxy_conns_limit(cs) == 1024 - LIMIT_FD_RESERVE);
 	proxy_conns_free(cs);
 	/* a small limit keeps half back, and a quarter of the rest for probes */
@@ -49,8 +52,8 @@ static void test_watch_slots(void)
 	struct proxy_conns *cs = with(10, -1);
 	CHECK(proxy_conns_watch_get(cs) && proxy_conns_watch_get(cs) &&
 	      proxy_conns_watch_get(cs));
-	CHECK(!proxy_conns_watch_get(cs));	/* a fourth past 3 */
-	CHECK(proxy_conns_watchers(cs) == 3);	/* the refusal took nothing */
+	CHECK(!proxy_conns_watch_get(cs));    /* a fourth past 3 */
+	CHECK(proxy_conns_watchers(cs) == 3); /* the refusal took nothing */
 	proxy_conns_watch_put(cs);
 	CHECK(proxy_conns_watch_get(cs));
 	CHECK(proxy_conns_open(cs) == 0 && !proxy_conns_over(cs));

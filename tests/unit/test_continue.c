@@ -15,8 +15,8 @@ static void test_roundtrip(void)
 	char ns[64], name[64], err[160];
 	proxy_continue_encode(&b, 1234, "default", "web-1");
 	CHECK(buf_ok(&b));
-	CHECK(proxy_continue_decode(b.p, &rv, ns, sizeof(ns), name, sizeof(name),
-				    err, sizeof(err)) == 0);
+	CHECK(proxy_continue_decode(b.p, &rv, ns, sizeof(ns), name,
+				    sizeof(name), err, sizeof(err)) == 0);
 	CHECK(rv == 1234);
 	CHECK_STR(ns, "default");
 	CHECK_STR(name, "web-1");
@@ -24,8 +24,8 @@ static void test_roundtrip(void)
 
 	/* cluster scope: no namespace part */
 	proxy_continue_encode(&b, 7, "", "node-a");
-	CHECK(proxy_continue_decode(b.p, &rv, ns, sizeof(ns), name, sizeof(name),
-				    err, sizeof(err)) == 0);
+	CHECK(proxy_continue_decode(b.p, &rv, ns, sizeof(ns), name,
+				    sizeof(name), err, sizeof(err)) == 0);
 	CHECK(rv == 7);
 	CHECK_STR(ns, "");
 	CHECK_STR(name, "node-a");
@@ -38,7 +38,9 @@ static void test_apiserver_bytes(void)
 {
 	struct buf b = BUF_INIT;
 	proxy_continue_encode(&b, 5, "a", "b");
-	CHECK_STR(b.p, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiJhL2JcdTAwMDAifQ");
+	CHECK_STR(
+		b.p,
+		"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiJhL2JcdTAwMDAifQ");
 	buf_free(&b);
 }
 
@@ -47,7 +49,8 @@ static void test_malformed(void)
 	static const struct {
 		const char *tok, *err;
 	} bad[] = {
-		{ "bogus-token", "invalid continue token: continue key is not valid" },
+		{ "bogus-token",
+		  "invalid continue token: continue key is not valid" },
 		{ "!!!", "invalid continue token: continue key is not valid" },
 		{ "", "invalid continue token: continue key is not valid" },
 		/* [1] */
@@ -65,8 +68,9 @@ static void test_malformed(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		uint64_t rv = 0;
 		char ns[64], name[64], err[160] = "";
-		CHECK(proxy_continue_decode(bad[i].tok, &rv, ns, sizeof(ns), name,
-					    sizeof(name), err, sizeof(err)) == -EINVAL);
+		CHECK(proxy_continue_decode(bad[i].tok, &rv, ns, sizeof(ns),
+					    name, sizeof(name), err,
+					    sizeof(err)) == -EINVAL);
 		CHECK_STR(err, bad[i].err);
 	}
 	/* a name longer than the caller's room is refused, not cut */
@@ -74,8 +78,8 @@ static void test_malformed(void)
 	uint64_t rv;
 	char ns[8], name[4], err[160];
 	proxy_continue_encode(&b, 1, "default", "longname");
-	CHECK(proxy_continue_decode(b.p, &rv, ns, sizeof(ns), name, sizeof(name),
-				    err, sizeof(err)) == -EINVAL);
+	CHECK(proxy_continue_decode(b.p, &rv, ns, sizeof(ns), name,
+				    sizeof(name), err, sizeof(err)) == -EINVAL);
 	buf_free(&b);
 }
 

@@ -70,7 +70,7 @@ static void test_token_file(void)
 	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
 	config_upstream_token_error(&up, err, sizeof(err));
 	CHECK(strstr(err, "spaces or control characters") != NULL);
-	CHECK(strstr(err, "has space") == NULL);	/* no token bytes */
+	CHECK(strstr(err, "has space") == NULL); /* no token bytes */
 	unlink(at("token"));
 	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
 	config_upstream_token_error(&up, err, sizeof(err));
@@ -96,7 +96,7 @@ static void test_token_file(void)
 	CHECK(strstr(line, "back") == NULL);
 	CHECK(strstr(line, "WARNING") == NULL);
 	config_upstream_free(&up);
-	config_upstream_free(&up);	/* twice is fine */
+	config_upstream_free(&up); /* twice is fine */
 
 	/* the token file allocation failing: -ENOMEM, nothing cached */
 	CHECK(load(&up) == 0);
@@ -155,8 +155,10 @@ static void test_read_file(void)
 	CHECK(config_upstream_read_file(at("f"), 100, &text, &len, &st) == 0);
 	CHECK(len == 5 && !strcmp(text, "12345") && st.st_size == 5);
 	free(text);
-	CHECK(config_upstream_read_file(at("f"), 4, &text, NULL, NULL) == -EFBIG);
-	CHECK(config_upstream_read_file(dir, 100, &text, NULL, NULL) == -EISDIR);
+	CHECK(config_upstream_read_file(at("f"), 4, &text, NULL, NULL) ==
+	      -EFBIG);
+	CHECK(config_upstream_read_file(dir, 100, &text, NULL, NULL) ==
+	      -EISDIR);
 	CHECK(config_upstream_read_file(at("none"), 100, &text, NULL, NULL) ==
 	      -ENOENT);
 	alloc_fail_after(1);

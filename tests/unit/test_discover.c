@@ -20,12 +20,13 @@ static void test_preferred(void)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	char ver[8];
-	CHECK(parse(&d, "{\"kind\":\"APIGroup\",\"name\":\"example.com\","
-			"\"preferredVersion\":{\"groupVersion\":\"example.com/v2\","
-			"\"version\":\"v2\"}}") == 0);
+	CHECK(parse(&d,
+		    "{\"kind\":\"APIGroup\",\"name\":\"example.com\","
+		    "\"preferredVersion\":{\"groupVersion\":\"example.com/v2\","
+		    "\"version\":\"v2\"}}") == 0);
 	CHECK(cache_discover_preferred(&d, ver, sizeof(ver)) == 0);
 	CHECK_STR(ver, "v2");
-	CHECK(cache_discover_preferred(&d, ver, 2) == -ENOENT);	/* too long */
+	CHECK(cache_discover_preferred(&d, ver, 2) == -ENOENT); /* too long */
 	json_doc_free(&d);
 	d = (struct json_doc)JSON_DOC_INIT;
 	CHECK(parse(&d, "{\"preferredVersion\":{\"version\":\"\"}}") == 0);
@@ -59,10 +60,11 @@ static void test_from_list(void)
 
 	CHECK(cache_kind_spec_parse("widgets.v1.example.com", &ks) == 0);
 	CHECK(cache_discover_from_list(&d, &ks, &k) == 0);
-	CHECK(k && !strcmp(k->kind, "Widget") && !strcmp(k->list_kind, "WidgetList"));
+	CHECK(k && !strcmp(k->kind, "Widget") &&
+	      !strcmp(k->list_kind, "WidgetList"));
 	CHECK(k && k->namespaced && !strcmp(k->group, "example.com") &&
 	      !strcmp(k->version, "v1") && !strcmp(k->resource, "widgets"));
-	CHECK(k && k->fields[0] == NULL);	/* name and namespace only */
+	CHECK(k && k->fields[0] == NULL); /* name and namespace only */
 	cache_discover_free(k);
 
 	CHECK(cache_kind_spec_parse("gadgets.v1.example.com", &ks) == 0);

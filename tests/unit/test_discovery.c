@@ -18,26 +18,35 @@
 #include "mhd_stub.h"
 #include "check.h"
 
-#define OK(type) "HTTP/1.1 200 OK\r\nContent-Type: " type "\r\nConnection: close\r\n\r\n"
-#define AGG_V2 "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
-#define AGG_B1 "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
-#define APIS "{\"kind\":\"APIGroupList\",\"groups\":[{\"name\":\"apps\",\"versions\":[" \
-	     "{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]},{\"name\":\"gone\"," \
-	     "\"versions\":[{\"groupVersion\":\"gone/v1\",\"version\":\"v1\"}]}]}"
+#define OK(type) \
+	"HTTP/1.1 200 OK\r\nContent-Type: " type "\r\nConnection: close\r\n\r\n"
+#define AGG_V2 \
+	"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+#define AGG_B1 \
+	"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+#define APIS                                                                       \
+	"{\"kind\":\"APIGroupList\",\"groups\":[{\"name\":\"apps\",\"versions\":[" \
+	"{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]},{\"name\":\"gone\","  \
+	"\"versions\":[{\"groupVersion\":\"gone/v1\",\"version\":\"v1\"}]}]}"
 
 /* The upstream: /apis answers in the v2 aggregated type, whatever was
  * asked, so the set takes it as plain and as v2 but not as v2beta1;
  * /version changes after its first answer; gone/v1 is not there. */
 static struct http_stub_route routes[] = {
-	{ .match = "GET /version ", .once = true,
+	{ .match = "GET /version ",
+	  .once = true,
 	  .response = OK("application/json") "{\"gitVersion\":\"v1.30.0\"}" },
-	{ .match = "GET /version ", .response = OK("application/json") "{\"gitVersion\":\"v1.31.0\"}" },
-	{ .match = "GET /api ", .response = OK("application/json")
-	  "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"]}" },
-	{ .match = "GET /api/v1 ", .response = OK("application/json")
-	  "{\"kind\":\"APIResourceList\",\"groupVersion\":\"v1\"}" },
-	{ .match = "GET /apis/apps/v1 ", .response = OK("application/json")
-	  "{\"kind\":\"APIResourceList\",\"groupVersion\":\"apps/v1\"}" },
+	{ .match = "GET /version ",
+	  .response = OK("application/json") "{\"gitVersion\":\"v1.31.0\"}" },
+	{ .match = "GET /api ",
+	  .response = OK(
+		  "application/json") "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"]}" },
+	{ .match = "GET /api/v1 ",
+	  .response = OK(
+		  "application/json") "{\"kind\":\"APIResourceList\",\"groupVersion\":\"v1\"}" },
+	{ .match = "GET /apis/apps/v1 ",
+	  .response = OK(
+		  "application/json") "{\"kind\":\"APIResourceList\",\"groupVersion\":\"apps/v1\"}" },
 	{ .match = "GET /apis ", .response = OK(AGG_V2) APIS },
 };
 
@@ -46,15 +55,17 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 {
 	struct proxy_discovery *d = arg;
 	if (!strncmp(url, "/has/", 5))
-		return proxy_request_text(c, 200, "text/plain",
-					  proxy_discovery_has(d, c, url + 4) ? "yes" : "no");
+		return proxy_request_text(
+			c, 200, "text/plain",
+			proxy_discovery_has(d, c, url + 4) ? "yes" : "no");
 	int h = proxy_discovery_serve(d, c, url);
-	if (h < 0)	/* not in the set: the upstream's */
+	if (h < 0) /* not in the set: the upstream's */
 		return proxy_request_text(c, 299, "text/plain", "pass");
 	return (enum MHD_Result)h;
 }
 
-static long ask(int port, const char *path, const char *accept, struct mhd_reply *r)
+static long ask(int port, const char *path, const char *accept,
+		struct mhd_reply *r)
 {
 	char hdr[256];
 	snprintf(hdr, sizeof(hdr), "Accept: %s", accept ? accept : "");
@@ -68,8 +79,8 @@ static bool wait_set(int port)
 {
 	for (int i = 0; i < 100; i++) {
 		struct mhd_reply r;
-		bool yes = mhd_stub_get(port, "/has/version", &r) == 0 && r.status == 200 &&
-			   !strcmp(r.body, "yes");
+		bool yes = mhd_stub_get(port, "/has/version", &r) == 0 &&
+			   r.status == 200 && !strcmp(r.body, "yes");
 		mhd_reply_free(&r);
 		if (yes)
 			return true;
@@ -105,10 +116,13 @@ static void test_serve(int port)
 	CHECK_STR(v, "application/json");
 	mhd_reply_free(&r);
 	CHECK(ask(port, "/api/v1", "application/json", &r) == 200);
-	CHECK_STR(r.body, "{\"kind\":\"APIResourceList\",\"groupVersion\":\"v1\"}");
+	CHECK_STR(r.body,
+		  "{\"kind\":\"APIResourceList\",\"groupVersion\":\"v1\"}");
 	mhd_reply_free(&r);
 	CHECK(ask(port, "/apis/apps/v1", "*/*", &r) == 200);
-	CHECK_STR(r.body, "{\"kind\":\"APIResourceList\",\"groupVersion\":\"apps/v1\"}");
+	CHECK_STR(
+		r.body,
+		"{\"kind\":\"APIResourceList\",\"groupVersion\":\"apps/v1\"}");
 	mhd_reply_free(&r);
 	/* named by the group list, but the upstream had none */
 	CHECK(ask(port, "/apis/gone/v1", NULL, &r) == 299);
@@ -132,8 +146,10 @@ static void test_serve(int port)
 	CHECK(strlen(etag) == 18 && etag[0] == '"');
 	mhd_reply_free(&r);
 	/* spaces in the media range do not matter */
-	CHECK(ask(port, "/apis", "application/json; g=apidiscovery.k8s.io; v=v2; "
-				 "as=APIGroupDiscoveryList", &r) == 200);
+	CHECK(ask(port, "/apis",
+		  "application/json; g=apidiscovery.k8s.io; v=v2; "
+		  "as=APIGroupDiscoveryList",
+		  &r) == 200);
 	CHECK(mhd_reply_header(&r, "ETag", v, sizeof(v)));
 	CHECK_STR(v, etag);
 	mhd_reply_free(&r);
@@ -144,7 +160,8 @@ static void test_serve(int port)
 	CHECK(mhd_stub_ask(port, "GET", "/apis", hdrs, 0, &r) == 0);
 	CHECK(r.status == 304 && r.len == 0);
 	mhd_reply_free(&r);
-	const char *const other[] = { "Accept: " AGG_V2, "If-None-Match: \"0\"", NULL };
+	const char *const other[] = { "Accept: " AGG_V2, "If-None-Match: \"0\"",
+				      NULL };
 	CHECK(mhd_stub_ask(port, "GET", "/apis", other, 0, &r) == 0);
 	CHECK(r.status == 200 && r.len == strlen(APIS));
 	mhd_reply_free(&r);
@@ -179,7 +196,8 @@ static void test_refresh(int port)
 	bool changed = false;
 	for (int i = 0; i < 60 && !changed; i++) {
 		struct mhd_reply r;
-		changed = mhd_stub_get(port, "/version", &r) == 0 && r.status == 200 &&
+		changed = mhd_stub_get(port, "/version", &r) == 0 &&
+			  r.status == 200 &&
 			  !strcmp(r.body, "{\"gitVersion\":\"v1.31.0\"}");
 		mhd_reply_free(&r);
 		if (!changed)
@@ -192,9 +210,12 @@ static void test_refresh(int port)
 static void test_incomplete(void)
 {
 	static struct http_stub_route few[] = {
-		{ .match = "GET /version ", .response = OK("application/json") "{}" },
-		{ .match = "GET /api ", .response = OK("application/json") "{}" },
-		{ .match = "GET /apis ", .response = OK("application/json") "{}" },
+		{ .match = "GET /version ",
+		  .response = OK("application/json") "{}" },
+		{ .match = "GET /api ",
+		  .response = OK("application/json") "{}" },
+		{ .match = "GET /apis ",
+		  .response = OK("application/json") "{}" },
 	};
 	struct http_stub up_srv;
 	struct mhd_stub s;
@@ -207,7 +228,7 @@ static void test_incomplete(void)
 	CHECK(mhd_stub_start(&s, answer, d) == 0);
 	for (int i = 0; i < 30 && http_stub_count(&up_srv) < 4; i++)
 		usleep(50 * 1000);
-	CHECK(http_stub_count(&up_srv) >= 4);	/* it did ask, up to /api/v1 */
+	CHECK(http_stub_count(&up_srv) >= 4); /* it did ask, up to /api/v1 */
 	struct mhd_reply r;
 	CHECK(ask(s.port, "/version", NULL, &r) == 299);
 	mhd_reply_free(&r);
@@ -225,7 +246,7 @@ static void test_alloc_fail(void)
 	alloc_fail_after(1);
 	CHECK(proxy_discovery_new(&up, 60) == NULL);
 	alloc_fail_after(0);
-	proxy_discovery_free(NULL);	/* a no-op */
+	proxy_discovery_free(NULL); /* a no-op */
 }
 
 int main(void)
@@ -236,7 +257,8 @@ int main(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	test_paths();
 	test_alloc_fail();
-	CHECK(http_stub_start(&up_srv, routes, sizeof(routes) / sizeof(*routes)) == 0);
+	CHECK(http_stub_start(&up_srv, routes,
+			      sizeof(routes) / sizeof(*routes)) == 0);
 	snprintf(server, sizeof(server), "http://127.0.0.1:%d", up_srv.port);
 	struct cache_upstream up = { .server = server };
 	struct proxy_discovery *d = proxy_discovery_new(&up, 1);

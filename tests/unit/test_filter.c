@@ -35,7 +35,7 @@ static struct {
 	/* in: what the handler parses with */
 	const struct cache_kind *kind;
 	const char *ns, *name;
-	long fail_after;		/* arm alloc_fail_after() around parse */
+	long fail_after; /* arm alloc_fail_after() around parse */
 	/* out */
 	int rc;
 	char err[512];
@@ -62,8 +62,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	alloc_fail_after(0);
 	job.calls++;
 	pthread_mutex_unlock(&job.lock);
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		0, NULL, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -73,10 +73,10 @@ static struct MHD_Daemon *daemon_start(int *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request,
-		NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a,
-		MHD_OPTION_END);
+	struct MHD_Daemon *d =
+		MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+				 on_request, NULL, MHD_OPTION_SOCK_ADDR,
+				 (struct sockaddr *)&a, MHD_OPTION_END);
 	if (!d)
 		return NULL;
 	const union MHD_DaemonInfo *i =
@@ -100,8 +100,8 @@ static int http_get(const char *target)
 		return -1;
 	}
 	char req[2048], resp[1024];
-	int n = snprintf(req, sizeof(req),
-			 "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", target);
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n",
+			 target);
 	if (write(fd, req, (size_t)n) != n) {
 		close(fd);
 		return -1;
@@ -143,9 +143,8 @@ static int parse(const char *kind, const char *ns, const char *name,
 
 /* A pod with labels {app: APP} (none when NULL), node and phase (left
  * out when NULL). */
-static struct cache_obj *pod(const char *ns, const char *name,
-			     const char *app, const char *node,
-			     const char *phase)
+static struct cache_obj *pod(const char *ns, const char *name, const char *app,
+			     const char *node, const char *phase)
 {
 	char js[1024], labels[128] = "", spec[128] = "{}", status[128] = "{}";
 	if (app)
@@ -155,11 +154,12 @@ static struct cache_obj *pod(const char *ns, const char *name,
 		snprintf(spec, sizeof(spec), "{\"nodeName\":\"%s\"}", node);
 	if (phase)
 		snprintf(status, sizeof(status), "{\"phase\":\"%s\"}", phase);
-	snprintf(js, sizeof(js),
-		 "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
-		 "\"%s\",\"namespace\":\"%s\",\"resourceVersion\":\"5\"%s},"
-		 "\"spec\":%s,\"status\":%s}",
-		 name, ns, labels, spec, status);
+	snprintf(
+		js, sizeof(js),
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+		"\"%s\",\"namespace\":\"%s\",\"resourceVersion\":\"5\"%s},"
+		"\"spec\":%s,\"status\":%s}",
+		name, ns, labels, spec, status);
 	struct cache_obj *o = cache_obj_parse(cache_kind_lookup("pods"), js,
 					      strlen(js), false, NULL, 0);
 	CHECK(o != NULL);
@@ -181,7 +181,7 @@ static void test_no_selectors(void)
 	CHECK(proxy_filter_is_ns_only(&job.f));
 	CHECK(proxy_filter_match(&job.f, web1));
 	CHECK(proxy_filter_match(&job.f, db1));
-	CHECK(!proxy_filter_match(&job.f, web2));	/* namespace other */
+	CHECK(!proxy_filter_match(&job.f, web2)); /* namespace other */
 	proxy_filter_free(&job.f);
 
 	/* every namespace */
@@ -193,7 +193,8 @@ static void test_no_selectors(void)
 	proxy_filter_free(&job.f);
 
 	/* empty parameters are no selector at all, as for the apiserver */
-	CHECK(parse("pods", "demo", NULL, "labelSelector=&fieldSelector=") == 0);
+	CHECK(parse("pods", "demo", NULL, "labelSelector=&fieldSelector=") ==
+	      0);
 	CHECK(job.f.lsel == NULL && job.f.fsel == NULL);
 	CHECK(proxy_filter_is_ns_only(&job.f));
 	proxy_filter_free(&job.f);
@@ -208,7 +209,7 @@ static void test_name(void)
 	CHECK(!proxy_filter_is_ns_only(&job.f));
 	CHECK(proxy_filter_match(&job.f, web1));
 	CHECK(!proxy_filter_match(&job.f, db1));
-	CHECK(!proxy_filter_match(&job.f, web2));	/* same name? no: web-2 */
+	CHECK(!proxy_filter_match(&job.f, web2)); /* same name? no: web-2 */
 	proxy_filter_free(&job.f);
 
 	CHECK(parse("pods", NULL, "web-1", "") == 0);
@@ -236,8 +237,8 @@ static void test_labels(void)
 		    "labelSelector=app%20notin%20(web),!tier") == 0);
 	CHECK(!proxy_filter_match(&job.f, web1));
 	CHECK(proxy_filter_match(&job.f, db1));
-	CHECK(proxy_filter_match(&job.f, bare));	/* no app label */
-	CHECK(!proxy_filter_match(&job.f, web2));	/* namespace other */
+	CHECK(proxy_filter_match(&job.f, bare));  /* no app label */
+	CHECK(!proxy_filter_match(&job.f, web2)); /* namespace other */
 	proxy_filter_free(&job.f);
 
 	CHECK(parse("pods", NULL, NULL, "labelSelector=app") == 0);
@@ -248,12 +249,13 @@ static void test_labels(void)
 
 static void test_fields(void)
 {
-	CHECK(parse("pods", NULL, NULL, "fieldSelector=spec.nodeName%3Dn1") == 0);
+	CHECK(parse("pods", NULL, NULL, "fieldSelector=spec.nodeName%3Dn1") ==
+	      0);
 	CHECK(job.f.fsel != NULL && job.f.lsel == NULL);
 	CHECK(!proxy_filter_is_ns_only(&job.f));
 	CHECK(proxy_filter_match(&job.f, web1));
-	CHECK(!proxy_filter_match(&job.f, web2));	/* on n2 */
-	CHECK(!proxy_filter_match(&job.f, bare));	/* unscheduled */
+	CHECK(!proxy_filter_match(&job.f, web2)); /* on n2 */
+	CHECK(!proxy_filter_match(&job.f, bare)); /* unscheduled */
 	proxy_filter_free(&job.f);
 
 	/* a field the object lacks compares as "" */
@@ -263,8 +265,8 @@ static void test_fields(void)
 	proxy_filter_free(&job.f);
 	CHECK(parse("pods", NULL, NULL,
 		    "fieldSelector=status.phase!%3DRunning") == 0);
-	CHECK(proxy_filter_match(&job.f, bare));	/* no phase at all */
-	CHECK(proxy_filter_match(&job.f, db1));		/* Pending */
+	CHECK(proxy_filter_match(&job.f, bare)); /* no phase at all */
+	CHECK(proxy_filter_match(&job.f, db1));	 /* Pending */
 	CHECK(!proxy_filter_match(&job.f, web1));
 	proxy_filter_free(&job.f);
 
@@ -279,13 +281,14 @@ static void test_fields(void)
 
 	/* both selectors: each must hold */
 	CHECK(parse("pods", NULL, NULL,
-		    "labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn2") == 0);
+		    "labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn2") ==
+	      0);
 	CHECK(job.f.lsel && job.f.fsel);
 	CHECK(proxy_filter_match(&job.f, web2));
 	CHECK(!proxy_filter_match(&job.f, web1));
 	proxy_filter_free(&job.f);
 	CHECK(job.f.lsel == NULL && job.f.fsel == NULL);
-	proxy_filter_free(&job.f);	/* twice is harmless */
+	proxy_filter_free(&job.f); /* twice is harmless */
 }
 
 /* ------------------------------------------------------------------ */
@@ -293,12 +296,14 @@ static void test_fields(void)
 
 static void test_errors(void)
 {
-	CHECK(parse("pods", NULL, NULL, "labelSelector=app%3D%3D%3D") == -EINVAL);
+	CHECK(parse("pods", NULL, NULL, "labelSelector=app%3D%3D%3D") ==
+	      -EINVAL);
 	CHECK_STR(job.err, "unable to parse requirement: found '=', expected: "
 			   "identifier");
 	CHECK(job.f.lsel == NULL && job.f.fsel == NULL);
 
-	CHECK(parse("pods", NULL, NULL, "fieldSelector=spec.bogus%3Dx") == -EINVAL);
+	CHECK(parse("pods", NULL, NULL, "fieldSelector=spec.bogus%3Dx") ==
+	      -EINVAL);
 	CHECK_STR(job.err, "field label not supported: spec.bogus");
 	CHECK(job.f.lsel == NULL && job.f.fsel == NULL);
 
@@ -312,7 +317,8 @@ static void test_errors(void)
 
 	/* both bad: the label selector is read first */
 	CHECK(parse("pods", NULL, NULL,
-		    "labelSelector=a%20b&fieldSelector=spec.bogus%3Dx") == -EINVAL);
+		    "labelSelector=a%20b&fieldSelector=spec.bogus%3Dx") ==
+	      -EINVAL);
 	CHECK_STR(job.err, "unable to parse requirement: found 'b', expected: "
 			   "in, notin, =, ==, !=, gt, lt");
 
@@ -355,7 +361,7 @@ static void test_alloc_failure(void)
 	pthread_mutex_unlock(&job.lock);
 	CHECK(n < 200);
 	CHECK(enomem == n - 1);
-	CHECK(enomem >= 2);	/* at least one in each parser */
+	CHECK(enomem >= 2); /* at least one in each parser */
 	CHECK(bad == 0);
 }
 

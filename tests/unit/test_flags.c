@@ -15,11 +15,12 @@
 
 static char err[256];
 
-#define PARSE(cfg, ...)                                                      \
-	({                                                                   \
-		char *argv_[] = { "informer-proxy", __VA_ARGS__, NULL };     \
-		config_flags_parse(cfg, (int)(sizeof(argv_) / sizeof(*argv_)) - 1, \
-				   argv_, err, sizeof(err));                 \
+#define PARSE(cfg, ...)                                                       \
+	({                                                                    \
+		char *argv_[] = { "informer-proxy", __VA_ARGS__, NULL };      \
+		config_flags_parse(cfg,                                       \
+				   (int)(sizeof(argv_) / sizeof(*argv_)) - 1, \
+				   argv_, err, sizeof(err));                  \
 	})
 
 static void test_defaults(void)
@@ -36,7 +37,7 @@ static void test_defaults(void)
 	CHECK(c.upstream_page_max == (long long)LIMIT_UPSTREAM_PAGE_BYTES);
 	CHECK(c.upstream_list_max == (long long)LIMIT_UPSTREAM_LIST_BYTES);
 	CHECK(c.log_format == LOG_TEXT && c.client_auth == CLIENT_AUTH_NONE);
-	CHECK(c.watch_timeout == 0 && c.threads == 0);	/* chosen later */
+	CHECK(c.watch_timeout == 0 && c.threads == 0); /* chosen later */
 	CHECK(c.nresources == 1 && !strcmp(c.resources[0], "pods"));
 	config_flags_free(&c);
 }
@@ -52,13 +53,20 @@ static void test_usage(void)
 		return;
 	config_flags_usage(f);
 	fclose(f);
-	CHECK(strstr(text, "--page-size              items per upstream LIST page (default 500)\n") != NULL);
-	CHECK(strstr(text, "(default 16384, lowered to what the open-file limit allows)") != NULL);
-	CHECK(strstr(text, "smaller pages (default 256)\n") != NULL);	/* MiB */
+	CHECK(strstr(text,
+		     "--page-size              items per upstream LIST page (default 500)\n") !=
+	      NULL);
+	CHECK(strstr(text,
+		     "(default 16384, lowered to what the open-file limit allows)") !=
+	      NULL);
+	CHECK(strstr(text, "smaller pages (default 256)\n") != NULL); /* MiB */
 	CHECK(strstr(text, "octal (default 0600)\n") != NULL);
-	CHECK(strstr(text, "(default 127.0.0.1:8001; port 0 picks one)") != NULL);
+	CHECK(strstr(text, "(default 127.0.0.1:8001; port 0 picks one)") !=
+	      NULL);
 	CHECK(strstr(text, "(default 300-600, randomized)") != NULL);
-	CHECK(strstr(text, "--strip-managed-fields   drop metadata.managedFields from cached objects\n") != NULL);
+	CHECK(strstr(text,
+		     "--strip-managed-fields   drop metadata.managedFields from cached objects\n") !=
+	      NULL);
 	/* every flag once, each on its own line */
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
@@ -83,7 +91,8 @@ static void test_values(void)
 	CHECK(c.strip_managed_fields && !c.allow_unauth_remote);
 	CHECK(c.upstream_line_max == 2LL << 20);
 	CHECK(c.unix_socket_mode == 0640);
-	CHECK(c.client_auth == CLIENT_AUTH_DELEGATED && c.log_format == LOG_JSON);
+	CHECK(c.client_auth == CLIENT_AUTH_DELEGATED &&
+	      c.log_format == LOG_JSON);
 	CHECK_STR(c.server, "https://k:6443");
 	config_flags_free(&c);
 
@@ -114,12 +123,15 @@ static void test_malformed(void)
 		      "want a number");
 	expect_einval(&c, PARSE(&c, "--page-size=", "--resources=pods"),
 		      "want a number");
-	expect_einval(&c, PARSE(&c, "--page-size=99999999999999999999",
-				"--resources=pods"), "want a number");
+	expect_einval(&c,
+		      PARSE(&c, "--page-size=99999999999999999999",
+			    "--resources=pods"),
+		      "want a number");
 	expect_einval(&c, PARSE(&c, "--resources=pods", "--page-size"),
 		      "--page-size needs a value");
 	expect_einval(&c, PARSE(&c, "--nope=1"), "unknown flag \"--nope=1\"");
-	expect_einval(&c, PARSE(&c, "--page"), "unknown flag");	/* no prefix match */
+	expect_einval(&c, PARSE(&c, "--page"),
+		      "unknown flag"); /* no prefix match */
 	expect_einval(&c, PARSE(&c, "pods"), "unexpected argument \"pods\"");
 	expect_einval(&c, PARSE(&c, "--listen=8001", "--resources=pods"),
 		      "--listen: want HOST:PORT");
@@ -127,10 +139,12 @@ static void test_malformed(void)
 		      "--listen: want HOST:PORT");
 	expect_einval(&c, PARSE(&c, "--listen=:80", "--resources=pods"),
 		      "--listen: want HOST:PORT");
-	expect_einval(&c, PARSE(&c, "--strip-managed-fields=yes",
-				"--resources=pods"), "want true or false");
-	expect_einval(&c, PARSE(&c, "--unix-socket-mode=0800",
-				"--resources=pods"), "want an octal mode");
+	expect_einval(
+		&c, PARSE(&c, "--strip-managed-fields=yes", "--resources=pods"),
+		"want true or false");
+	expect_einval(&c,
+		      PARSE(&c, "--unix-socket-mode=0800", "--resources=pods"),
+		      "want an octal mode");
 	expect_einval(&c, PARSE(&c, "--client-auth=token", "--resources=pods"),
 		      "want none or delegated");
 	expect_einval(&c, PARSE(&c, "--log-format=xml", "--resources=pods"),
@@ -140,8 +154,10 @@ static void test_malformed(void)
 	expect_einval(&c, PARSE(&c, "--tls-cert-file=c", "--resources=pods"),
 		      "go together");
 	expect_einval(&c, PARSE(&c, "--v=1"), "--resources is required");
-	expect_einval(&c, PARSE(&c, "--upstream-page-max-mib=65537",
-				"--resources=pods"), "from 1 to 65536");
+	expect_einval(
+		&c,
+		PARSE(&c, "--upstream-page-max-mib=65537", "--resources=pods"),
+		"from 1 to 65536");
 
 	char many[CONFIG_MAX_RESOURCES * 4 + 16] = "--resources=";
 	for (int i = 0; i <= CONFIG_MAX_RESOURCES; i++)

@@ -44,11 +44,12 @@
 #include "http_stub.h"
 #include "check.h"
 
-#define JSON_200(body)                                                       \
-	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"            \
+#define JSON_200(body)                                          \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
 	"Connection: close\r\n\r\n" body
-#define RV_100 JSON_200("{\"kind\":\"List\",\"metadata\":"                  \
-			"{\"resourceVersion\":\"100\"},\"items\":[]}")
+#define RV_100                                      \
+	JSON_200("{\"kind\":\"List\",\"metadata\":" \
+		 "{\"resourceVersion\":\"100\"},\"items\":[]}")
 
 /* ------------------------------------------------------------------ */
 /* Resources: a store whose RV the test moves                           */
@@ -141,17 +142,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	struct proxy_rv_req q = { 0 };
-	const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "rv");
+	const char *v =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "rv");
 	if (v)
 		q.rv = strtoull(v, NULL, 10);
-	q.any = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "any") != NULL;
+	q.any = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "any") !=
+		NULL;
 	bool watch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 						 "watch") != NULL;
 	enum MHD_Result res = MHD_NO;
 	if (proxy_fresh_await(rq->f, c, rq->r, &q, watch, &rq->fr, &res)) {
 		if (rq->fr.upstream)
 			return reply(c, 200, "upstream");
-		return res;	/* suspended, or the 504 queued */
+		return res; /* suspended, or the 504 queued */
 	}
 	char body[64];
 	snprintf(body, sizeof(body), "cache %llu",
@@ -196,7 +199,7 @@ struct call {
 	const char *query;
 	int code;
 	char body[1024];
-	int64_t ms;			/* how long the answer took */
+	int64_t ms; /* how long the answer took */
 };
 
 /* One HTTP/1.0 request; fills code (-1 on a transport error), body and
@@ -246,13 +249,14 @@ static struct call call(struct proxy_fresh *f, struct cache_resource *r,
 
 /* The test's ticker: proxy_fresh_tick() every 100 ms, as the proxy's
  * ticker does every 500 ms. */
-static struct proxy_fresh *tick_f;		/* atomic */
-static bool tick_stop;				/* atomic */
+static struct proxy_fresh *tick_f; /* atomic */
+static bool tick_stop;		   /* atomic */
 
 static void *ticker(void *arg)
 {
 	while (!__atomic_load_n(&tick_stop, __ATOMIC_ACQUIRE)) {
-		struct proxy_fresh *f = __atomic_load_n(&tick_f, __ATOMIC_ACQUIRE);
+		struct proxy_fresh *f =
+			__atomic_load_n(&tick_f, __ATOMIC_ACQUIRE);
 		if (f)
 			proxy_fresh_tick(f);
 		usleep(100000);
@@ -483,9 +487,11 @@ static void test_refused(void)
 static void test_silent_upstream(void)
 {
 	struct http_stub_route routes[] = {
-		{ .match = "GET /api/v1/pods?limit=1 ", .hold = true,
-		  .response = "HTTP/1.1 200 OK\r\nContent-Type: application/json"
-			      "\r\nContent-Length: 500\r\n\r\n{\"metadata\":" },
+		{ .match = "GET /api/v1/pods?limit=1 ",
+		  .hold = true,
+		  .response =
+			  "HTTP/1.1 200 OK\r\nContent-Type: application/json"
+			  "\r\nContent-Length: 500\r\n\r\n{\"metadata\":" },
 	};
 	struct http_stub s;
 	CHECK(http_stub_start(&s, routes, 1) == 0);
@@ -542,7 +548,7 @@ static void test_alloc_failure(void)
 		}
 	}
 	CHECK(f != NULL);
-	CHECK(fails == 2);	/* the state, then the probe table */
+	CHECK(fails == 2); /* the state, then the probe table */
 	CHECK(r->on_progress == proxy_fresh_progress);
 	CHECK(r->on_progress_ctx == f);
 	proxy_fresh_stop(f);
@@ -554,10 +560,13 @@ int main(void)
 {
 	struct http_stub_route routes[] = {
 		{ .match = "GET /api/v1/pods?limit=1 ", .response = RV_100 },
-		{ .match = "GET /api/v1/services?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/services?limit=1 ",
+		  .response = RV_100 },
 		{ .match = "GET /api/v1/secrets?limit=1 ", .response = RV_100 },
-		{ .match = "GET /api/v1/endpoints?limit=1 ", .response = RV_100 },
-		{ .match = "GET /api/v1/serviceaccounts?limit=1 ", .response = RV_100 },
+		{ .match = "GET /api/v1/endpoints?limit=1 ",
+		  .response = RV_100 },
+		{ .match = "GET /api/v1/serviceaccounts?limit=1 ",
+		  .response = RV_100 },
 		{ .match = "GET /api/v1/events?limit=1 ", .response = RV_100 },
 		{ .match = "GET /api/v1/configmaps?limit=1 ",
 		  .response = "HTTP/1.1 500 Internal Server Error\r\n"
@@ -581,15 +590,15 @@ int main(void)
 	struct cache_upstream upc = { .server = server };
 	struct cache_resource *res[] = {
 		resource("pods", 100),
-		resource("services", 40),		/* quiet */
-		resource("secrets", 40),		/* busy */
-		resource("endpoints", 40),		/* watch lags */
-		resource("serviceaccounts", 40),	/* watch catches up */
-		resource("configmaps", 40),		/* 500 */
-		resource("nodes", 40),			/* 200 without RV */
-		resource("namespaces", 40),		/* watch rv=60, reached */
-		resource("persistentvolumes", 40),	/* watch rv=60, never */
-		resource("events", 40),			/* busy, catches up */
+		resource("services", 40),	   /* quiet */
+		resource("secrets", 40),	   /* busy */
+		resource("endpoints", 40),	   /* watch lags */
+		resource("serviceaccounts", 40),   /* watch catches up */
+		resource("configmaps", 40),	   /* 500 */
+		resource("nodes", 40),		   /* 200 without RV */
+		resource("namespaces", 40),	   /* watch rv=60, reached */
+		resource("persistentvolumes", 40), /* watch rv=60, never */
+		resource("events", 40),		   /* busy, catches up */
 	};
 	struct cache_resource *stranger = resource("leases", 1);
 	struct proxy_fresh *f = proxy_fresh_new(&upc, res, 10);

@@ -49,9 +49,10 @@ static void test_probes(int port, struct proxy *p)
 	/* nothing synced: alive, not ready */
 	ask(port, "/healthz", 200, "ok");
 	ask(port, "/livez", 200, "ok");
-	ask(port, "/readyz", 503, "[-]informer-sync failed: reason withheld\n"
-				  "readyz check failed");
-	ask(port, "/readyz?verbose",  503,
+	ask(port, "/readyz", 503,
+	    "[-]informer-sync failed: reason withheld\n"
+	    "readyz check failed");
+	ask(port, "/readyz?verbose", 503,
 	    "[-]informer-sync-pods failed: not synced\n"
 	    "[-]informer-sync-deployments failed: not synced\n"
 	    "readyz check failed");
@@ -69,7 +70,8 @@ static void test_probes(int port, struct proxy *p)
 	    "readyz check passed");
 	/* the upstream failing within the grace period: still ready */
 	time_t now = time(NULL);
-	__atomic_store_n(&pods->failing_since, (int64_t)now - 5, __ATOMIC_RELAXED);
+	__atomic_store_n(&pods->failing_since, (int64_t)now - 5,
+			 __ATOMIC_RELAXED);
 	struct mhd_reply r;
 	CHECK(mhd_stub_get(port, "/readyz?verbose", &r) == 0);
 	CHECK(r.status == 200);
@@ -78,15 +80,18 @@ static void test_probes(int port, struct proxy *p)
 	CHECK(strstr(r.body, "readyz check passed") != NULL);
 	mhd_reply_free(&r);
 	/* past it: not ready, though synced; /healthz does not care */
-	__atomic_store_n(&pods->failing_since, (int64_t)now - 300, __ATOMIC_RELAXED);
+	__atomic_store_n(&pods->failing_since, (int64_t)now - 300,
+			 __ATOMIC_RELAXED);
 	CHECK(mhd_stub_get(port, "/readyz?verbose", &r) == 0);
 	CHECK(r.status == 503);
-	CHECK(strstr(r.body, "[+]informer-sync-pods ok\n[-]upstream-pods failing for ") ==
+	CHECK(strstr(r.body,
+		     "[+]informer-sync-pods ok\n[-]upstream-pods failing for ") ==
 	      r.body);
 	CHECK(strstr(r.body, "readyz check failed") != NULL);
 	mhd_reply_free(&r);
-	ask(port, "/readyz", 503, "[-]informer-sync failed: reason withheld\n"
-				  "readyz check failed");
+	ask(port, "/readyz", 503,
+	    "[-]informer-sync failed: reason withheld\n"
+	    "readyz check failed");
 	ask(port, "/healthz", 200, "ok");
 	/* healthy again */
 	__atomic_store_n(&pods->failing_since, 0, __ATOMIC_RELAXED);

@@ -17,7 +17,8 @@ static struct cache_obj *mk(const char *name, unsigned rv)
 	char js[256];
 	snprintf(js, sizeof(js),
 		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
-		 "\"resourceVersion\":\"%u\"}}", name, rv);
+		 "\"resourceVersion\":\"%u\"}}",
+		 name, rv);
 	return cache_obj_parse(cache_kind_lookup("pods"), js, strlen(js), false,
 			       NULL, 0);
 }
@@ -42,7 +43,8 @@ static void test_exact_capacity(void)
 	uint64_t seq, floor;
 	for (unsigned rv = 101; rv <= 112; rv++) {
 		struct cache_obj *o = mk("a", rv);
-		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) ==
+		      0);
 		cache_obj_put(o);
 	}
 	/* 12 appended: seq 0 and 1 (RV 101, 102) are gone */
@@ -51,12 +53,14 @@ static void test_exact_capacity(void)
 	CHECK(cache_history_get(h, 2, &ev) == 0 && ev->rv == 103);
 	cache_history_event_put(ev);
 	CHECK(cache_history_floor(h) == 102);
-	CHECK(cache_history_start(h, 101, &seq, &floor) == -ERANGE && floor == 102);
+	CHECK(cache_history_start(h, 101, &seq, &floor) == -ERANGE &&
+	      floor == 102);
 	CHECK(cache_history_start(h, 102, &seq, &floor) == 0 && seq == 2);
 	/* the slots of the gone events are empty, not merely stale */
 	for (unsigned rv = 113; rv <= 140; rv++) {
 		struct cache_obj *o = mk("a", rv);
-		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) ==
+		      0);
 		cache_obj_put(o);
 	}
 	int kept = 0;
@@ -72,7 +76,8 @@ static void test_exact_capacity(void)
 	h = cache_history_new(0, 0);
 	for (unsigned rv = 1; rv <= 3; rv++) {
 		struct cache_obj *o = mk("a", rv);
-		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		CHECK(cache_history_append(h, CACHE_MODIFIED, rv, o, NULL) ==
+		      0);
 		cache_obj_put(o);
 	}
 	CHECK(cache_history_get(h, 1, &ev) == -ERANGE);
@@ -100,13 +105,15 @@ int main(void)
 	struct cache_history *h = cache_history_new(16, 100);
 	uint64_t seq, floor;
 	struct cache_event *ev;
-	CHECK(cache_history_start(h, 99, &seq, &floor) == -ERANGE && floor == 100);
+	CHECK(cache_history_start(h, 99, &seq, &floor) == -ERANGE &&
+	      floor == 100);
 	CHECK(cache_history_start(h, 100, &seq, &floor) == 0 && seq == 0);
 	CHECK(cache_history_get(h, 0, &ev) == -EAGAIN);
 
 	struct cache_waiter w = { .wake = on_wake };
 	CHECK(cache_history_wait(h, &w, 0, NULL));
-	CHECK(!cache_history_wait(h, &(struct cache_waiter){ .wake = on_wake }, 0, refuse));
+	CHECK(!cache_history_wait(h, &(struct cache_waiter){ .wake = on_wake },
+				  0, refuse));
 
 	struct cache_obj *o = mk("a", 101);
 	CHECK(cache_history_append(h, CACHE_ADDED, 101, o, NULL) == 0);
@@ -134,7 +141,8 @@ int main(void)
 	CHECK(cache_history_get(h, 23, &ev) == 0 && ev->rv == 124);
 	cache_history_event_put(ev);
 	CHECK(cache_history_floor(h) == 123);
-	CHECK(cache_history_start(h, 122, &seq, &floor) == -ERANGE && floor == 123);
+	CHECK(cache_history_start(h, 122, &seq, &floor) == -ERANGE &&
+	      floor == 123);
 	CHECK(cache_history_start(h, 123, &seq, &floor) == 0 && seq == 23);
 	CHECK(cache_history_start(h, 130, &seq, &floor) == 0 && seq == 30);
 	CHECK(cache_history_start(h, 500, &seq, &floor) == 0 && seq == 39);
@@ -147,7 +155,8 @@ int main(void)
 	o = mk("a", 140);
 	cache_history_append(h, CACHE_DELETED, 140, o, o);
 	CHECK(woken == 0);
-	CHECK(cache_history_get(h, 39, &ev) == 0 && !strncmp(ev->line, "{\"type\":\"DELETED\"", 17));
+	CHECK(cache_history_get(h, 39, &ev) == 0 &&
+	      !strncmp(ev->line, "{\"type\":\"DELETED\"", 17));
 	CHECK(ev->prev == o);
 	cache_history_event_put(ev);
 	cache_obj_put(o);
@@ -156,7 +165,8 @@ int main(void)
 	cache_history_reset(h, 7);
 	CHECK(cache_history_get(h, 39, &ev) == -ERANGE);
 	CHECK(cache_history_floor(h) == 7 && cache_history_progress(h) == 7);
-	CHECK(cache_history_start(h, 7, &seq, &floor) == 0 && seq == cache_history_head(h));
+	CHECK(cache_history_start(h, 7, &seq, &floor) == 0 &&
+	      seq == cache_history_head(h));
 
 	/* allocation failure on append leaves the ring as it was */
 	o = mk("b", 8);

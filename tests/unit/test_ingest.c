@@ -39,7 +39,8 @@ static void test_depth(void)
 	size_t n;
 	char *s = nested(LIMIT_JSON_DEPTH, &n);
 	CHECK(json_parse(&d, s, n, err, sizeof(err)) == 0);
-	CHECK(d.ntok == LIMIT_JSON_DEPTH && json_skip(&d, 0) == LIMIT_JSON_DEPTH);
+	CHECK(d.ntok == LIMIT_JSON_DEPTH &&
+	      json_skip(&d, 0) == LIMIT_JSON_DEPTH);
 	free(s);
 	s = nested(LIMIT_JSON_DEPTH + 1, &n);
 	CHECK(json_parse(&d, s, n, err, sizeof(err)) == -EINVAL);
@@ -96,8 +97,11 @@ static bool valid_utf8(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
-		size_t k = u[i] < 0x80 ? 1 : (u[i] >> 5) == 6 ? 2 : (u[i] >> 4) == 14 ? 3 :
-			   (u[i] >> 3) == 30 ? 4 : 0;
+		size_t k = u[i] < 0x80	     ? 1 :
+			   (u[i] >> 5) == 6  ? 2 :
+			   (u[i] >> 4) == 14 ? 3 :
+			   (u[i] >> 3) == 30 ? 4 :
+					       0;
 		if (!k || i + k > n || (k == 2 && u[i] < 0xc2))
 			return false;
 		for (size_t j = 1; j < k; j++)
@@ -106,8 +110,9 @@ static bool valid_utf8(const char *s, size_t n)
 		if (k == 3 && ((u[i] == 0xe0 && u[i + 1] < 0xa0) ||
 			       (u[i] == 0xed && u[i + 1] > 0x9f)))
 			return false;
-		if (k == 4 && ((u[i] == 0xf0 && u[i + 1] < 0x90) || u[i] > 0xf4 ||
-			       (u[i] == 0xf4 && u[i + 1] > 0x8f)))
+		if (k == 4 &&
+		    ((u[i] == 0xf0 && u[i + 1] < 0x90) || u[i] > 0xf4 ||
+		     (u[i] == 0xf4 && u[i + 1] > 0x8f)))
 			return false;
 		i += k;
 	}
@@ -126,7 +131,8 @@ static void test_utf8(void)
 	CHECK(d.js == ok);
 	/* each byte that starts no valid sequence becomes U+FFFD: a stray
 	 * byte, an overlong NUL, a surrogate, a cut sequence, past U+10FFFF */
-	const char *bad = "{\"a\":\"x\xffy\xc0\x80z\xed\xa0\x80w\xe2\x82\",\"b\":\"\xf4\x90\x80\x80\"}";
+	const char *bad =
+		"{\"a\":\"x\xffy\xc0\x80z\xed\xa0\x80w\xe2\x82\",\"b\":\"\xf4\x90\x80\x80\"}";
 	CHECK(json_parse(&d, bad, strlen(bad), err, sizeof(err)) == 0);
 	CHECK(d.js != bad && valid_utf8(d.js, d.len));
 	CHECK(json_str(&d, json_get(&d, 0, "a"), out, sizeof(out)) > 0);
@@ -136,11 +142,13 @@ static void test_utf8(void)
 	/* outside strings it is still invalid JSON */
 	CHECK(json_parse(&d, "[1,\xff]", 5, err, sizeof(err)) == -EINVAL);
 	/* an object keeps (and later serves) only valid UTF-8 */
-	const char *pod = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
-			  "\"resourceVersion\":\"1\",\"labels\":{\"k\":\"v\xfe\"}},"
-			  "\"spec\":{\"x\":\"\x80\x80\"}}";
-	struct cache_obj *o = cache_obj_parse(cache_kind_lookup("pods"), pod,
-					      strlen(pod), false, err, sizeof(err));
+	const char *pod =
+		"{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"1\",\"labels\":{\"k\":\"v\xfe\"}},"
+		"\"spec\":{\"x\":\"\x80\x80\"}}";
+	struct cache_obj *o =
+		cache_obj_parse(cache_kind_lookup("pods"), pod, strlen(pod),
+				false, err, sizeof(err));
 	CHECK(o && valid_utf8(o->json, o->len));
 	CHECK(o && !strcmp(cache_obj_label(o, "k"), "v" FFFD));
 	cache_obj_put(o);
@@ -151,13 +159,14 @@ static struct cache_obj *mk(const char *kind, const char *meta, int *why,
 			    char *err, size_t errlen)
 {
 	char js[512];
-	snprintf(js, sizeof(js), "{\"metadata\":{%s\"resourceVersion\":\"7\"}}", meta);
+	snprintf(js, sizeof(js), "{\"metadata\":{%s\"resourceVersion\":\"7\"}}",
+		 meta);
 	struct json_doc d = JSON_DOC_INIT;
 	struct cache_obj *o = NULL;
 	*why = -2;
 	if (!json_parse(&d, js, strlen(js), err, errlen))
-		o = cache_obj_from_doc_why(cache_kind_lookup(kind), &d, 0, false, err,
-					   errlen, why);
+		o = cache_obj_from_doc_why(cache_kind_lookup(kind), &d, 0,
+					   false, err, errlen, why);
 	json_doc_free(&d);
 	return o;
 }
@@ -174,38 +183,44 @@ static void test_keys(void)
 		"\"name\":\".\",\"namespace\":\"ns\",",
 		"\"name\":\"..\",\"namespace\":\"ns\",",
 		"\"name\":\"a\\nb\",\"namespace\":\"ns\",",
-		"\"name\":\"a\",",				/* pods are namespaced */
+		"\"name\":\"a\",", /* pods are namespaced */
 		"\"name\":\"a\",\"namespace\":\"\",",
 		"\"name\":\"a\",\"namespace\":\"NS\",",
 		"\"name\":\"a\",\"namespace\":\"n\\u0000s\",",
 		"\"name\":\"a\",\"namespace\":\"a/b\",",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		struct cache_obj *o = mk("pods", bad[i], &why, err, sizeof(err));
+		struct cache_obj *o =
+			mk("pods", bad[i], &why, err, sizeof(err));
 		if (o)
-			fprintf(stderr, "accepted bad key #%zu: %s\n", i, bad[i]);
+			fprintf(stderr, "accepted bad key #%zu: %s\n", i,
+				bad[i]);
 		CHECK(!o && why == CACHE_REJECT_NAME);
 		cache_obj_put(o);
 	}
 	/* a cluster-scoped object has no namespace */
-	struct cache_obj *o = mk("nodes", "\"name\":\"n\",\"namespace\":\"ns\",", &why,
-				 err, sizeof(err));
+	struct cache_obj *o =
+		mk("nodes", "\"name\":\"n\",\"namespace\":\"ns\",", &why, err,
+		   sizeof(err));
 	CHECK(!o && why == CACHE_REJECT_NAME);
 	/* what real clusters have */
-	o = mk("nodes", "\"name\":\"node-1.example.com\",", &why, err, sizeof(err));
+	o = mk("nodes", "\"name\":\"node-1.example.com\",", &why, err,
+	       sizeof(err));
 	CHECK(o != NULL);
 	cache_obj_put(o);
-	o = mk("pods", "\"name\":\"system:controller:x\",\"namespace\":\"kube-system\",",
+	o = mk("pods",
+	       "\"name\":\"system:controller:x\",\"namespace\":\"kube-system\",",
 	       &why, err, sizeof(err));
 	CHECK(o && !strcmp(o->name, "system:controller:x"));
 	cache_obj_put(o);
-	o = mk("pods", "\"name\":\"caf\\u00e9\",\"namespace\":\"a.b-1\",", &why, err,
-	       sizeof(err));
+	o = mk("pods", "\"name\":\"caf\\u00e9\",\"namespace\":\"a.b-1\",", &why,
+	       err, sizeof(err));
 	CHECK(o && !strcmp(o->name, "caf\xc3\xa9"));
 	cache_obj_put(o);
 	/* other faults keep their own reason */
-	o = mk("pods", "\"name\":\"a\",\"namespace\":\"ns\",\"labels\":{\"a\":1},", &why,
-	       err, sizeof(err));
+	o = mk("pods",
+	       "\"name\":\"a\",\"namespace\":\"ns\",\"labels\":{\"a\":1},",
+	       &why, err, sizeof(err));
 	CHECK(!o && why == CACHE_REJECT_INVALID);
 	CHECK_STR(cache_obj_reject_name(CACHE_REJECT_NAME), "name");
 	CHECK_STR(cache_obj_reject_name(CACHE_REJECT_TOO_LARGE), "too_large");

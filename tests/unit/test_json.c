@@ -16,25 +16,47 @@
 static void test_validation(void)
 {
 	static const char *good[] = {
-		"{}", "[]", " {\"a\":[1,2.5,-3e2,true,false,null,\"x\\u00e9\\n\"]} ",
-		"{\"a\":{\"b\":{}},\"c\":[[],{}]}", "[0]", "[\"s\"]",
+		"{}",
+		"[]",
+		" {\"a\":[1,2.5,-3e2,true,false,null,\"x\\u00e9\\n\"]} ",
+		"{\"a\":{\"b\":{}},\"c\":[[],{}]}",
+		"[0]",
+		"[\"s\"]",
 	};
 	static const char *bad[] = {
-		"", "{", "[1 2]", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "{\"a\":tru}",
-		"[01]", "[1.]", "[-]", "{\"a\":1}{}", "{\"a\":1} x", "[\"a\x01\"]",
-		"{1:2}", "[\"\\x\"]", "{\"a\":1,,\"b\":2}", "[,1]", "{\"a\"}",
-		"[1e]", "nul",
+		"",
+		"{",
+		"[1 2]",
+		"{\"a\" 1}",
+		"{\"a\":1,}",
+		"[1,]",
+		"{\"a\":tru}",
+		"[01]",
+		"[1.]",
+		"[-]",
+		"{\"a\":1}{}",
+		"{\"a\":1} x",
+		"[\"a\x01\"]",
+		"{1:2}",
+		"[\"\\x\"]",
+		"{\"a\":1,,\"b\":2}",
+		"[,1]",
+		"{\"a\"}",
+		"[1e]",
+		"nul",
 	};
 	struct json_doc d = JSON_DOC_INIT;
 	char err[128];
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
-		int r = json_parse(&d, good[i], strlen(good[i]), err, sizeof(err));
+		int r = json_parse(&d, good[i], strlen(good[i]), err,
+				   sizeof(err));
 		if (r)
 			fprintf(stderr, "rejected good #%zu: %s\n", i, err);
 		CHECK(r == 0);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		int r = json_parse(&d, bad[i], strlen(bad[i]), err, sizeof(err));
+		int r = json_parse(&d, bad[i], strlen(bad[i]), err,
+				   sizeof(err));
 		if (r != -EINVAL)
 			fprintf(stderr, "accepted bad #%zu: %s\n", i, bad[i]);
 		CHECK(r == -EINVAL);
@@ -54,28 +76,30 @@ static void test_validation(void)
 
 static void test_lookups(void)
 {
-	const char *js = "{\"a\":{\"b\":[1,{\"c\":2}],\"s\":\"x\"},\"n\":-7,"
-			 "\"big\":18446744073709551615,\"over\":\"18446744073709551616\","
-			 "\"neg\":\"-1\",\"f\":1.5,\"esc\":\"\\u0041\\ud83d\\ude00\\t\","
-			 "\"a\":\"dup\"}";
+	const char *js =
+		"{\"a\":{\"b\":[1,{\"c\":2}],\"s\":\"x\"},\"n\":-7,"
+		"\"big\":18446744073709551615,\"over\":\"18446744073709551616\","
+		"\"neg\":\"-1\",\"f\":1.5,\"esc\":\"\\u0041\\ud83d\\ude00\\t\","
+		"\"a\":\"dup\"}";
 	struct json_doc d = JSON_DOC_INIT;
 	char out[16];
 	CHECK(json_parse(&d, js, strlen(js), NULL, 0) == 0);
 	int a = json_get(&d, 0, "a");
 	CHECK(a > 0 && json_type(&d, a) == JSMN_OBJECT);
 	CHECK(json_get(&d, 0, "missing") == -1);
-	CHECK(json_get(&d, json_get(&d, 0, "n"), "x") == -1);	/* not an object */
+	CHECK(json_get(&d, json_get(&d, 0, "n"), "x") ==
+	      -1); /* not an object */
 	CHECK(json_path(&d, 0, "a.s") > 0);
-	CHECK(json_path(&d, 0, "a.b.c") == -1);	/* arrays have no members */
-	CHECK(json_path(&d, 0, "") == 0);	/* the empty path is obj itself */
+	CHECK(json_path(&d, 0, "a.b.c") == -1); /* arrays have no members */
+	CHECK(json_path(&d, 0, "") == 0); /* the empty path is obj itself */
 	CHECK(json_str_eq(&d, json_path(&d, 0, "a.s"), "x"));
-	CHECK(!json_str_eq(&d, json_get(&d, 0, "n"), "-7"));	/* not a string */
+	CHECK(!json_str_eq(&d, json_get(&d, 0, "n"), "-7")); /* not a string */
 
 	/* iteration: members are key tokens, values just after */
 	int keys = 0;
 	for (int k = json_first(&d, 0); k > 0; k = json_next(&d, 0, k))
 		keys++;
-	CHECK(keys == 8);	/* a duplicate key is a member too */
+	CHECK(keys == 8); /* a duplicate key is a member too */
 	int b = json_path(&d, 0, "a.b"), elems = 0;
 	for (int k = json_first(&d, b); k > 0; k = json_next(&d, b, k))
 		elems++;
@@ -90,13 +114,14 @@ static void test_lookups(void)
 	CHECK(json_u64(&d, json_get(&d, 0, "f"), &u) == -EINVAL);
 	CHECK(json_u64(&d, a, &u) == -EINVAL);
 	CHECK(json_i64(&d, json_get(&d, 0, "n"), &i) == 0 && i == -7);
-	CHECK(json_i64(&d, json_get(&d, 0, "neg"), &i) == -EINVAL);	/* a string */
+	CHECK(json_i64(&d, json_get(&d, 0, "neg"), &i) ==
+	      -EINVAL); /* a string */
 
 	int e = json_get(&d, 0, "esc");
 	CHECK(json_str(&d, e, out, sizeof(out)) == 6);
-	CHECK_STR(out, "A\xf0\x9f\x98\x80\t");	/* surrogate pair joined */
+	CHECK_STR(out, "A\xf0\x9f\x98\x80\t"); /* surrogate pair joined */
 	CHECK(json_str_len(&d, e) == 6);
-	CHECK(json_str(&d, e, out, 6) == -ENOSPC);	/* no room for the NUL */
+	CHECK(json_str(&d, e, out, 6) == -ENOSPC); /* no room for the NUL */
 	CHECK(json_str(&d, json_get(&d, 0, "n"), out, sizeof(out)) == -EINVAL);
 	size_t start, end, n;
 	json_span(&d, e, &start, &end);
@@ -111,7 +136,8 @@ static void test_reuse_and_errors(void)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	char err[128] = "";
-	CHECK(json_parse(&d, "[1,2,3]", 7, err, sizeof(err)) == 0 && d.ntok == 4);
+	CHECK(json_parse(&d, "[1,2,3]", 7, err, sizeof(err)) == 0 &&
+	      d.ntok == 4);
 	CHECK(json_parse(&d, "{\"a\":", 5, err, sizeof(err)) == -EINVAL);
 	CHECK(err[0] != '\0');
 	CHECK(json_parse(&d, "{\"k\":true}", 10, err, sizeof(err)) == 0);
@@ -119,7 +145,7 @@ static void test_reuse_and_errors(void)
 	/* an input that ends early is caught even with a NUL after it */
 	CHECK(json_parse(&d, "[1]\0]", 5, err, sizeof(err)) == -EINVAL);
 	json_doc_free(&d);
-	json_doc_free(&d);	/* twice is fine */
+	json_doc_free(&d); /* twice is fine */
 
 	for (int n = 1; n < 50; n++) {
 		struct json_doc e = JSON_DOC_INIT;

@@ -46,16 +46,17 @@ static void test_spec_parse(void)
 	char big[400];
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL);	/* resource */
+	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL); /* resource */
 	big[5] = '.';
-	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL);	/* group */
+	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL); /* group */
 	memcpy(big + 6, "v1", 2);
 	big[100] = '.';
-	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL);	/* version */
+	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL); /* version */
 	/* exactly at the limits fits */
 	memset(big, 'r', 127);
 	big[127] = '\0';
-	CHECK(cache_kind_spec_parse(big, &ks) == 0 && strlen(ks.resource) == 127);
+	CHECK(cache_kind_spec_parse(big, &ks) == 0 &&
+	      strlen(ks.resource) == 127);
 	memset(big, 'r', 128);
 	big[128] = '\0';
 	CHECK(cache_kind_spec_parse(big, &ks) == -EINVAL);
@@ -66,12 +67,12 @@ static void test_lookup(void)
 	const struct cache_kind *k = cache_kind_lookup("pods");
 	CHECK(k && !strcmp(k->kind, "Pod") && k->namespaced);
 	CHECK(cache_kind_lookup("pods.v1") == k);
-	CHECK(cache_kind_lookup("pods.v2") == NULL);	/* wrong version */
+	CHECK(cache_kind_lookup("pods.v2") == NULL); /* wrong version */
 	k = cache_kind_lookup("deployments.apps");
-	CHECK(k && !strcmp(k->group, "apps") && !strcmp(k->list_kind,
-							 "DeploymentList"));
+	CHECK(k && !strcmp(k->group, "apps") &&
+	      !strcmp(k->list_kind, "DeploymentList"));
 	CHECK(cache_kind_lookup("deployments.v1.apps") == k);
-	CHECK(cache_kind_lookup("deployments") == NULL);	/* group needed */
+	CHECK(cache_kind_lookup("deployments") == NULL); /* group needed */
 	CHECK(cache_kind_lookup("nosuchthings") == NULL);
 	CHECK(cache_kind_lookup("") == NULL);
 	CHECK(cache_kind_lookup(".v1") == NULL);
@@ -93,7 +94,7 @@ static void test_fields_and_api_version(void)
 			       sizeof(out));
 	CHECK_STR(out, "apps/v1");
 	cache_kind_api_version(cache_kind_lookup("deployments.apps"), out, 4);
-	CHECK_STR(out, "app");	/* truncated, still terminated */
+	CHECK_STR(out, "app"); /* truncated, still terminated */
 }
 
 int main(void)

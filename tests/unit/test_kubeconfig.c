@@ -23,11 +23,14 @@
 
 /* Secrets that must never reach a message: the token, and the key. */
 #define TOKEN "SeCrEtToKeN.abc123"
-#define KEY_PEM "-----BEGIN PRIVATE KEY-----\nSECRETKEYBYTES\n-----END PRIVATE KEY-----\n"
-#define KEY_B64 "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tClNFQ1JFVEtFWUJZVEVTCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K"
+#define KEY_PEM \
+	"-----BEGIN PRIVATE KEY-----\nSECRETKEYBYTES\n-----END PRIVATE KEY-----\n"
+#define KEY_B64 \
+	"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tClNFQ1JFVEtFWUJZVEVTCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K"
 #define CA_PEM "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n"
 /* CA_PEM in standard base64, folded the way some tools wrap it */
-#define CA_B64 "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClEwRT0KLS0tLS1FTkQgQ0VSVElGSUNB\n      VEUtLS0tLQo="
+#define CA_B64 \
+	"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClEwRT0KLS0tLS1FTkQgQ0VSVElGSUNB\n      VEUtLS0tLQo="
 
 static char dir[PATH_MAX - 64];
 static char err[1024];
@@ -62,49 +65,48 @@ static void no_secret(const char *msg)
 }
 
 /* The kubeconfig used by most tests: two contexts, every supported field. */
-static const char *full =
-	"apiVersion: v1\n"
-	"kind: Config\n"
-	"current-context: dev\n"
-	"clusters:\n"
-	"- name: c1\n"
-	"  cluster:\n"
-	"    server: https://10.1.2.3:6443/\n"
-	"    certificate-authority-data: " CA_B64 "\n"
-	"    tls-server-name: api.internal\n"
-	"- name: c2\n"
-	"  cluster:\n"
-	"    server: https://[fd00::5]:443/prefix//\n"
-	"    insecure-skip-tls-verify: true\n"
-	"    extensions: [ {name: x, extension: {}} ]\n"
-	"- name: c3\n"
-	"  cluster:\n"
-	"    server: kube.example:8443\n"
-	"    certificate-authority: certs/ca.crt\n"
-	"users:\n"
-	"- name: u1\n"
-	"  user:\n"
-	"    token: " TOKEN "\n"
-	"    client-certificate: certs/client.crt\n"
-	"    client-key-data: " KEY_B64 "\n"
-	"- name: u2\n"
-	"  user:\n"
-	"    tokenFile: tok\n"
-	"    exec: null\n"
-	"    username: \"\"\n"
-	"- name: u3\n"
-	"  user: {}\n"
-	"contexts:\n"
-	"- name: dev\n"
-	"  context: {cluster: c1, user: u1, namespace: ns}\n"
-	"- name: prod\n"
-	"  context:\n"
-	"    cluster: c2\n"
-	"    user: u2\n"
-	"- name: third\n"
-	"  context: {cluster: c3, user: u3}\n"
-	"- name: nouser\n"
-	"  context: {cluster: c3}\n";
+static const char *full = "apiVersion: v1\n"
+			  "kind: Config\n"
+			  "current-context: dev\n"
+			  "clusters:\n"
+			  "- name: c1\n"
+			  "  cluster:\n"
+			  "    server: https://10.1.2.3:6443/\n"
+			  "    certificate-authority-data: " CA_B64 "\n"
+			  "    tls-server-name: api.internal\n"
+			  "- name: c2\n"
+			  "  cluster:\n"
+			  "    server: https://[fd00::5]:443/prefix//\n"
+			  "    insecure-skip-tls-verify: true\n"
+			  "    extensions: [ {name: x, extension: {}} ]\n"
+			  "- name: c3\n"
+			  "  cluster:\n"
+			  "    server: kube.example:8443\n"
+			  "    certificate-authority: certs/ca.crt\n"
+			  "users:\n"
+			  "- name: u1\n"
+			  "  user:\n"
+			  "    token: " TOKEN "\n"
+			  "    client-certificate: certs/client.crt\n"
+			  "    client-key-data: " KEY_B64 "\n"
+			  "- name: u2\n"
+			  "  user:\n"
+			  "    tokenFile: tok\n"
+			  "    exec: null\n"
+			  "    username: \"\"\n"
+			  "- name: u3\n"
+			  "  user: {}\n"
+			  "contexts:\n"
+			  "- name: dev\n"
+			  "  context: {cluster: c1, user: u1, namespace: ns}\n"
+			  "- name: prod\n"
+			  "  context:\n"
+			  "    cluster: c2\n"
+			  "    user: u2\n"
+			  "- name: third\n"
+			  "  context: {cluster: c3, user: u3}\n"
+			  "- name: nouser\n"
+			  "  context: {cluster: c3}\n";
 
 static void test_full(void)
 {
@@ -147,7 +149,7 @@ static void test_full(void)
 	CHECK(!strstr(line, "WARNING"));
 	no_secret(line);
 	config_upstream_free(&up);
-	config_upstream_free(&up);	/* twice is fine */
+	config_upstream_free(&up); /* twice is fine */
 
 	/* --context: insecure, IPv6, a path prefix, tokenFile relative */
 	put("tok", "  file-token-1\n\n");
@@ -212,7 +214,8 @@ static void expect_err(int line, const char *text, const char *ctx, int want,
 		  (!w2 || strstr(err, w2)) && strstr(err, at("bad"));
 	CHECK(ok);
 	if (!ok)
-		fprintf(stderr, "  line %d: rc %d, err \"%s\"\n", line, rc, err);
+		fprintf(stderr, "  line %d: rc %d, err \"%s\"\n", line, rc,
+			err);
 	no_secret(err);
 	CHECK(up.server == NULL && up.token == NULL);
 	config_upstream_free(&up);
@@ -221,15 +224,18 @@ static void expect_err(int line, const char *text, const char *ctx, int want,
 	expect_err(__LINE__, text, ctx, rc, w1, w2)
 
 #define CL(body) "clusters:\n- name: c\n  cluster:\n" body
-#define US(body) "users:\n- name: u\n  user:\n    token: " TOKEN "\n" \
-		 "    client-key-data: " KEY_B64 "\n" body
-#define CTX "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+#define US(body)                                             \
+	"users:\n- name: u\n  user:\n    token: " TOKEN "\n" \
+	"    client-key-data: " KEY_B64 "\n" body
+#define CTX \
+	"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
 #define SRV "    server: https://h:1\n"
 
 static void test_errors(void)
 {
-	static const char *fields[] = { "exec", "auth-provider", "username",
-					"password", "as", "as-uid",
+	static const char *fields[] = { "exec",	     "auth-provider",
+					"username",  "password",
+					"as",	     "as-uid",
 					"as-groups", "as-user-extra" };
 	char text[4096], want[64];
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
@@ -238,10 +244,13 @@ static void test_errors(void)
 		snprintf(want, sizeof(want), "sets %s (", fields[i]);
 		EXPECT_ERR(text, NULL, -ENOTSUP, want, "user \"u\"");
 	}
-	EXPECT_ERR(CL(SRV) US("    exec:\n      command: get-token\n"
-			      "      apiVersion: client.authentication.k8s.io/v1\n") CTX,
-		   NULL, -ENOTSUP, "sets exec (credential plugins)",
-		   "does not support");
+	EXPECT_ERR(
+		CL(SRV) US(
+			"    exec:\n      command: get-token\n"
+			"      apiVersion: client.authentication.k8s.io/v1\n")
+			CTX,
+		NULL, -ENOTSUP, "sets exec (credential plugins)",
+		"does not support");
 	EXPECT_ERR(CL(SRV) US("    auth-provider: {name: oidc}\n") CTX, NULL,
 		   -ENOTSUP, "sets auth-provider", NULL);
 	EXPECT_ERR(CL(SRV "    proxy-url: http://p:3128\n") US("") CTX, NULL,
@@ -254,58 +263,71 @@ static void test_errors(void)
 	EXPECT_ERR("", NULL, -ENOENT, "current-context is not set",
 		   "(contexts: none)");
 	EXPECT_ERR(CL(SRV) US("") "current-context: x\ncontexts:\n- name: x\n"
-		   "  context: {cluster: zz, user: u}\n", NULL, -ENOENT,
+				  "  context: {cluster: zz, user: u}\n",
+		   NULL, -ENOENT,
 		   "refers to cluster \"zz\", which is not in clusters",
 		   "(clusters: c)");
 	EXPECT_ERR(CL(SRV) US("") "current-context: x\ncontexts:\n- name: x\n"
-		   "  context: {cluster: c, user: who}\n", NULL, -ENOENT,
+				  "  context: {cluster: c, user: who}\n",
+		   NULL, -ENOENT,
 		   "refers to user \"who\", which is not in users",
 		   "(users: u)");
 	EXPECT_ERR(CL(SRV) US("") "current-context: x\ncontexts:\n- name: x\n"
-		   "  context: {user: u}\n", NULL, -EINVAL,
-		   "context \"x\" names no cluster", NULL);
+				  "  context: {user: u}\n",
+		   NULL, -EINVAL, "context \"x\" names no cluster", NULL);
 	EXPECT_ERR(CL("    insecure-skip-tls-verify: false\n") US("") CTX, NULL,
 		   -EINVAL, "cluster \"c\" has no server", "--server");
 	EXPECT_ERR(CL("    server: ftp://h\n") US("") CTX, NULL, -EINVAL,
 		   "only http:// and https://", NULL);
-	EXPECT_ERR(CL(SRV "    certificate-authority-data: not*base64\n")
-		   US("") CTX, NULL, -EINVAL,
+	EXPECT_ERR(CL(SRV "    certificate-authority-data: not*base64\n") US("")
+			   CTX,
+		   NULL, -EINVAL,
 		   "certificate-authority-data is not valid base64", NULL);
 	/* "hello" base64-encoded decodes fine but is not PEM */
-	EXPECT_ERR(CL(SRV "    certificate-authority-data: aGVsbG8=\n")
-		   US("") CTX, NULL, -EINVAL, "is not PEM", "twice");
+	EXPECT_ERR(CL(SRV "    certificate-authority-data: aGVsbG8=\n") US("")
+			   CTX,
+		   NULL, -EINVAL, "is not PEM", "twice");
 	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    token: " TOKEN "\n"
-		   "    client-certificate: certs/client.crt\n"
-		   "    client-key-data: " KEY_B64 "=====x\n" CTX, NULL,
-		   -EINVAL, "client-key-data is not valid base64", NULL);
+			   "    client-certificate: certs/client.crt\n"
+			   "    client-key-data: " KEY_B64 "=====x\n" CTX,
+		   NULL, -EINVAL, "client-key-data is not valid base64", NULL);
 	EXPECT_ERR(CL(SRV "    certificate-authority-data: " CA_B64 "\n"
-		      "    certificate-authority: certs/ca.crt\n") US("") CTX,
-		   NULL, -EINVAL, "both certificate-authority and "
-		   "certificate-authority-data are set", NULL);
+			  "    certificate-authority: certs/ca.crt\n") US("")
+			   CTX,
+		   NULL, -EINVAL,
+		   "both certificate-authority and "
+		   "certificate-authority-data are set",
+		   NULL);
 	EXPECT_ERR(CL(SRV "    certificate-authority: certs/ca.crt\n"
-		      "    insecure-skip-tls-verify: true\n") US("") CTX,
+			  "    insecure-skip-tls-verify: true\n") US("") CTX,
 		   NULL, -EINVAL, "insecure-skip-tls-verify is not allowed",
 		   NULL);
 	EXPECT_ERR(CL(SRV "    certificate-authority: missing.crt\n") US("")
-		   CTX, NULL, -ENOENT, "certificate-authority ",
+			   CTX,
+		   NULL, -ENOENT, "certificate-authority ",
 		   "missing.crt: No such file");
-	EXPECT_ERR(CL(SRV "    insecure-skip-tls-verify: maybe\n") US("")
-		   CTX, NULL, -EINVAL, "insecure-skip-tls-verify must be true "
-		   "or false", NULL);
+	EXPECT_ERR(CL(SRV "    insecure-skip-tls-verify: maybe\n") US("") CTX,
+		   NULL, -EINVAL,
+		   "insecure-skip-tls-verify must be true "
+		   "or false",
+		   NULL);
 	EXPECT_ERR(CL(SRV) US("") CTX, NULL, -EINVAL,
 		   "needs both client-certificate(-data) and client-key", NULL);
-	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    token: \"a b"
-		   TOKEN "\"\n" CTX, NULL, -EINVAL,
-		   "token contains spaces or control characters", NULL);
-	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: nofile\n"
-		   CTX, NULL, -ENOENT, "tokenFile ", "nofile: No such file");
+	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    token: \"a b" TOKEN
+			   "\"\n" CTX,
+		   NULL, -EINVAL, "token contains spaces or control characters",
+		   NULL);
+	EXPECT_ERR(
+		CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: nofile\n" CTX,
+		NULL, -ENOENT, "tokenFile ", "nofile: No such file");
 	put("emptytok", " \n");
-	EXPECT_ERR(CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: emptytok\n"
-		   CTX, NULL, -EINVAL, "emptytok is empty", NULL);
+	EXPECT_ERR(
+		CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: emptytok\n" CTX,
+		NULL, -EINVAL, "emptytok is empty", NULL);
 	EXPECT_ERR(CL(SRV) US("") CTX "clusters: [\n", NULL, -EINVAL,
 		   "invalid YAML at line", NULL);
-	EXPECT_ERR("- just\n- a list\n", NULL, -EINVAL,
-		   "not a kubeconfig", NULL);
+	EXPECT_ERR("- just\n- a list\n", NULL, -EINVAL, "not a kubeconfig",
+		   NULL);
 	EXPECT_ERR(CL("    server: [a]\n") US("") CTX, NULL, -EINVAL,
 		   "server must be a string", NULL);
 	EXPECT_ERR("clusters: {c: 1}\n" CTX, NULL, -EINVAL,
@@ -391,8 +413,8 @@ static void test_resolve(void)
 				      sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "no upstream configured") != NULL);
 	/* --server alone: a plain config, how tests run */
-	CHECK(config_upstream_resolve(NULL, "", "http://127.0.0.1:18080/", NULL, &up,
-				      err, sizeof(err)) == 0);
+	CHECK(config_upstream_resolve(NULL, "", "http://127.0.0.1:18080/", NULL,
+				      &up, err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "http://127.0.0.1:18080");
 	CHECK_STR(up.url_base, "http://127.0.0.1:18080");
 	CHECK_STR(up.source, "--server");
@@ -404,8 +426,8 @@ static void test_resolve(void)
 
 	/* ~/.kube/config */
 	mkdir(at("home/.kube"), 0700);
-	put("home/.kube/config", CL("    server: https://from-home:6443\n")
-		 "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	put("home/.kube/config",
+	    CL("    server: https://from-home:6443\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
 	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
 				      sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://from-home:6443");
@@ -422,8 +444,8 @@ static void test_resolve(void)
 	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
 				      sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "KUBECONFIG=") && strstr(err, "absent"));
-	CHECK(config_upstream_resolve(NULL, NULL, "http://127.0.0.1:1", NULL, &up,
-				      err, sizeof(err)) == 0);
+	CHECK(config_upstream_resolve(NULL, NULL, "http://127.0.0.1:1", NULL,
+				      &up, err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "http://127.0.0.1:1");
 	config_upstream_free(&up);
 
@@ -438,15 +460,15 @@ static void test_resolve(void)
 	CHECK(strstr(up.source, "server from --server") != NULL);
 	config_upstream_free(&up);
 	/* a kubeconfig cluster with no server is fine when --server is given */
-	put("noserver", CL("    insecure-skip-tls-verify: true\n")
-		 "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_upstream_resolve(at("noserver"), NULL, "https://s:1", NULL, &up,
-				      err, sizeof(err)) == 0);
+	put("noserver",
+	    CL("    insecure-skip-tls-verify: true\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	CHECK(config_upstream_resolve(at("noserver"), NULL, "https://s:1", NULL,
+				      &up, err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://s:1");
 	CHECK(up.insecure_skip_tls_verify);
 	config_upstream_free(&up);
-	CHECK(config_upstream_resolve(at("noserver"), NULL, NULL, NULL, &up, err,
-				      sizeof(err)) == -EINVAL);
+	CHECK(config_upstream_resolve(at("noserver"), NULL, NULL, NULL, &up,
+				      err, sizeof(err)) == -EINVAL);
 
 	/* KUBERNETES_SERVICE_HOST: in-cluster before $KUBECONFIG (the default
 	 * root is absent here, so it fails saying so) ... */
@@ -496,19 +518,19 @@ static void test_rotation(void)
 	struct config_upstream up;
 	char tok[128], msg[512];
 	put("rot", "rot-A\n");
-	put("rotkc", CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: rot\n"
-		 CTX);
+	put("rotkc",
+	    CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: rot\n" CTX);
 	CHECK(config_kubeconfig_load(at("rotkc"), NULL, &up, err,
 				     sizeof(err)) == 0);
 	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-A");
-	put("rot", "rot-BB\n");		/* in place, a new size */
+	put("rot", "rot-BB\n"); /* in place, a new size */
 	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-BB");
-	swap_in("rot", "rot-CC\n");	/* same size, new inode */
+	swap_in("rot", "rot-CC\n"); /* same size, new inode */
 	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-CC");
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);	/* cached */
+	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0); /* cached */
 	CHECK_STR(tok, "rot-CC");
 
 	CHECK(unlink(at("rot")) == 0);
@@ -559,7 +581,8 @@ static void test_curl(void)
 	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
 	CHECK(config_kubeconfig_load(at("kc"), NULL, &up, err, sizeof(err)) ==
 	      0);
-	int rc = cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err));
+	int rc = cache_upstream_creds_apply(&up, h, &hdrs, true, err,
+					    sizeof(err));
 	CHECK(rc == 0);
 	if (rc)
 		fprintf(stderr, "  %s\n", err);
@@ -570,21 +593,24 @@ static void test_curl(void)
 	config_upstream_free(&up);
 
 	put("rot", "curl-tok\n");
-	put("ckc", CL("    server: http://127.0.0.1:9\n") "users:\n- name: u\n"
-		 "  user:\n    tokenFile: rot\n" CTX);
+	put("ckc",
+	    CL("    server: http://127.0.0.1:9\n") "users:\n- name: u\n"
+						   "  user:\n    tokenFile: rot\n" CTX);
 	CHECK(config_kubeconfig_load(at("ckc"), NULL, &up, err, sizeof(err)) ==
 	      0);
 	char line[1024];
 	config_upstream_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "WARNING: the token is sent over plain http") !=
 	      NULL);
-	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err)) == 0);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err,
+					 sizeof(err)) == 0);
 	CHECK(has_header(hdrs, "Authorization: Bearer curl-tok"));
 	CHECK(hdrs && !hdrs->next);
 	curl_slist_free_all(hdrs);
 	hdrs = NULL;
 	unlink(at("rot"));
-	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err)) == -ENOENT);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err,
+					 sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "cannot read") != NULL);
 	CHECK(hdrs == NULL);
 	config_upstream_free(&up);

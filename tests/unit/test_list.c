@@ -28,20 +28,23 @@ static struct cache_resource *pods;
 static void load(struct cache_resource *r)
 {
 	static const char *const objs[][4] = {
-		{ "a", "p1", "web", "n1" }, { "a", "p2", "db", "n2" },
-		{ "a", "p3", "web", "n2" }, { "b", "q1", "web", "n1" },
+		{ "a", "p1", "web", "n1" },
+		{ "a", "p2", "db", "n2" },
+		{ "a", "p3", "web", "n2" },
+		{ "b", "q1", "web", "n1" },
 	};
 	struct cache_txn t;
 	cache_txn_begin(r->store, &t);
 	for (size_t i = 0; i < 4; i++) {
 		char js[512];
-		snprintf(js, sizeof(js),
-			 "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
-			 "\"%s\",\"namespace\":\"%s\",\"resourceVersion\":\"%zu\","
-			 "\"labels\":{\"app\":\"%s\"}},\"spec\":{\"nodeName\":\"%s\"}}",
-			 objs[i][1], objs[i][0], i + 5, objs[i][2], objs[i][3]);
-		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js), false,
-						      NULL, 0);
+		snprintf(
+			js, sizeof(js),
+			"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+			"\"%s\",\"namespace\":\"%s\",\"resourceVersion\":\"%zu\","
+			"\"labels\":{\"app\":\"%s\"}},\"spec\":{\"nodeName\":\"%s\"}}",
+			objs[i][1], objs[i][0], i + 5, objs[i][2], objs[i][3]);
+		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js),
+						      false, NULL, 0);
 		CHECK(o != NULL);
 		CHECK(cache_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
@@ -58,8 +61,9 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 	struct proxy_fresh_req req = { 0 };
 	if (proxy_route_parse(url, &rt))
 		return proxy_request_text(c, 598, "text/plain", "bad route");
-	enum MHD_Result res = rt.name[0] ? proxy_list_get(p, c, pods, &rt, &req) :
-					   proxy_list_handle(p, c, pods, &rt, &req);
+	enum MHD_Result res = rt.name[0] ?
+				      proxy_list_get(p, c, pods, &rt, &req) :
+				      proxy_list_handle(p, c, pods, &rt, &req);
 	if (req.upstream)
 		return proxy_request_text(c, 299, "text/plain", "upstream");
 	return res;
@@ -78,12 +82,13 @@ static void names(const char *body, char *out, size_t n)
 {
 	out[0] = '\0';
 	const char *items = strstr(body, "\"items\":[");
-	for (const char *q = items; q && (q = strstr(q, "\"name\":\"")); q += 8) {
+	for (const char *q = items; q && (q = strstr(q, "\"name\":\""));
+	     q += 8) {
 		const char *ns = strstr(q, "\"namespace\":\"");
 		char one[80];
 		snprintf(one, sizeof(one), "%s%.*s/%.*s", out[0] ? " " : "",
-			 ns ? (int)strcspn(ns + 13, "\"") : 0, ns ? ns + 13 : "",
-			 (int)strcspn(q + 8, "\""), q + 8);
+			 ns ? (int)strcspn(ns + 13, "\"") : 0,
+			 ns ? ns + 13 : "", (int)strcspn(q + 8, "\""), q + 8);
 		strncat(out, one, n - strlen(out) - 1);
 	}
 }
@@ -92,7 +97,8 @@ static void names(const char *body, char *out, size_t n)
 static void token(const char *body, char *out, size_t n)
 {
 	const char *c = strstr(body, "\"continue\":\"");
-	snprintf(out, n, "%.*s", c ? (int)strcspn(c + 12, "\"") : 0, c ? c + 12 : "");
+	snprintf(out, n, "%.*s", c ? (int)strcspn(c + 12, "\"") : 0,
+		 c ? c + 12 : "");
 }
 
 static void test_whole(void)
@@ -100,10 +106,12 @@ static void test_whole(void)
 	struct mhd_reply r;
 	char v[128], got[256];
 	CHECK(get("/api/v1/pods?resourceVersion=0", &r) == 200);
-	CHECK(!strncmp(r.body, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
-			       "\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[{",
-		       strlen("{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
-			      "\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[{")));
+	CHECK(!strncmp(
+		r.body,
+		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
+		"\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[{",
+		strlen("{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
+		       "\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[{")));
 	CHECK(r.len > 3 && !strcmp(r.body + r.len - 3, "]}\n"));
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "a/p1 a/p2 a/p3 b/q1");
@@ -124,7 +132,8 @@ static void test_whole(void)
 
 	/* resourceVersion=N not newer than the cache: answered at 10 */
 	CHECK(get("/api/v1/pods?resourceVersion=7", &r) == 200);
-	CHECK(strstr(r.body, "\"metadata\":{\"resourceVersion\":\"10\"}") != NULL);
+	CHECK(strstr(r.body, "\"metadata\":{\"resourceVersion\":\"10\"}") !=
+	      NULL);
 	mhd_reply_free(&r);
 }
 
@@ -132,7 +141,8 @@ static void test_selectors(void)
 {
 	struct mhd_reply r;
 	char got[256];
-	CHECK(get("/api/v1/pods?resourceVersion=0&labelSelector=app%3Dweb", &r) == 200);
+	CHECK(get("/api/v1/pods?resourceVersion=0&labelSelector=app%3Dweb",
+		  &r) == 200);
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "a/p1 a/p3 b/q1");
 	mhd_reply_free(&r);
@@ -141,28 +151,30 @@ static void test_selectors(void)
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "a/p2");
 	mhd_reply_free(&r);
-	CHECK(get("/api/v1/pods?resourceVersion=0&labelSelector=app%20in%20(db)", &r) ==
-	      200);
+	CHECK(get("/api/v1/pods?resourceVersion=0&labelSelector=app%20in%20(db)",
+		  &r) == 200);
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "a/p2");
 	mhd_reply_free(&r);
-	CHECK(get("/api/v1/pods?resourceVersion=0&fieldSelector=spec.nodeName%3Dn2", &r) ==
-	      200);
+	CHECK(get("/api/v1/pods?resourceVersion=0&fieldSelector=spec.nodeName%3Dn2",
+		  &r) == 200);
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "a/p2 a/p3");
 	mhd_reply_free(&r);
 	CHECK(get("/api/v1/pods?resourceVersion=0&fieldSelector=metadata.name%3Dq1"
-		  "&labelSelector=app%3Dweb", &r) == 200);
+		  "&labelSelector=app%3Dweb",
+		  &r) == 200);
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "b/q1");
 	mhd_reply_free(&r);
 	/* a field the kind does not index, and a malformed selector: 400 */
-	CHECK(get("/api/v1/pods?resourceVersion=0&fieldSelector=spec.nope%3Dx", &r) ==
-	      400);
+	CHECK(get("/api/v1/pods?resourceVersion=0&fieldSelector=spec.nope%3Dx",
+		  &r) == 400);
 	CHECK(strstr(r.body, "\"reason\":\"BadRequest\"") != NULL);
 	CHECK(strstr(r.body, "\"code\":400}") != NULL);
 	mhd_reply_free(&r);
-	CHECK(get("/api/v1/pods?resourceVersion=0&labelSelector=a%20in%20(", &r) == 400);
+	CHECK(get("/api/v1/pods?resourceVersion=0&labelSelector=a%20in%20(",
+		  &r) == 400);
 	CHECK(strstr(r.body, "\"kind\":\"Status\"") != NULL);
 	mhd_reply_free(&r);
 }
@@ -182,8 +194,8 @@ static void test_paging(void)
 	mhd_reply_free(&r);
 	uint64_t rv = 0;
 	char ns[64], name[64], err[128];
-	CHECK(proxy_continue_decode(tok, &rv, ns, sizeof(ns), name, sizeof(name), err,
-				    sizeof(err)) == 0);
+	CHECK(proxy_continue_decode(tok, &rv, ns, sizeof(ns), name,
+				    sizeof(name), err, sizeof(err)) == 0);
 	CHECK(rv == 10);
 	CHECK_STR(ns, "a");
 	CHECK_STR(name, "p2");
@@ -206,20 +218,21 @@ static void test_paging(void)
 	CHECK(get(path, &r) == 200);
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "b/q1");
-	CHECK(strstr(r.body, "\"continue\"") == NULL);	/* the last page */
+	CHECK(strstr(r.body, "\"continue\"") == NULL); /* the last page */
 	CHECK(strstr(r.body, "remainingItemCount") == NULL);
 	mhd_reply_free(&r);
 
 	/* a selector: a token, but no count (the apiserver cannot give one) */
-	CHECK(get("/api/v1/pods?resourceVersion=11&limit=1&labelSelector=app%3Dweb", &r) ==
-	      200);
+	CHECK(get("/api/v1/pods?resourceVersion=11&limit=1&labelSelector=app%3Dweb",
+		  &r) == 200);
 	names(r.body, got, sizeof(got));
 	CHECK_STR(got, "a/p1");
 	CHECK(strstr(r.body, "\"continue\":\"") != NULL);
 	CHECK(strstr(r.body, "remainingItemCount") == NULL);
 	mhd_reply_free(&r);
 	/* one namespace: counts within it */
-	CHECK(get("/api/v1/namespaces/a/pods?resourceVersion=11&limit=1", &r) == 200);
+	CHECK(get("/api/v1/namespaces/a/pods?resourceVersion=11&limit=1", &r) ==
+	      200);
 	CHECK(strstr(r.body, "\"remainingItemCount\":1}") != NULL);
 	mhd_reply_free(&r);
 	/* limit exactly the size: no token */
@@ -256,10 +269,12 @@ static void test_continue_errors(void)
 	CHECK_STR(r.body, "upstream");
 	mhd_reply_free(&r);
 	/* with a resourceVersion: 400 */
-	snprintf(path, sizeof(path), "/api/v1/pods?resourceVersion=9&continue=%s", b.p);
+	snprintf(path, sizeof(path),
+		 "/api/v1/pods?resourceVersion=9&continue=%s", b.p);
 	CHECK(get(path, &r) == 400);
-	CHECK(strstr(r.body, "\"message\":\"specifying resource version is not allowed "
-			     "when using continue\"") != NULL);
+	CHECK(strstr(r.body,
+		     "\"message\":\"specifying resource version is not allowed "
+		     "when using continue\"") != NULL);
 	mhd_reply_free(&r);
 	buf_free(&b);
 	/* not a token */
@@ -275,15 +290,18 @@ static void test_rv_rules(void)
 {
 	struct mhd_reply r;
 	/* Exact at an RV whose snapshot is not kept: 410 */
-	CHECK(get("/api/v1/pods?resourceVersion=5&resourceVersionMatch=Exact", &r) == 410);
-	CHECK(strstr(r.body, "\"message\":\"The resourceVersion for the provided list "
-			     "is too old.\",\"reason\":\"Expired\",\"code\":410}") != NULL);
+	CHECK(get("/api/v1/pods?resourceVersion=5&resourceVersionMatch=Exact",
+		  &r) == 410);
+	CHECK(strstr(r.body,
+		     "\"message\":\"The resourceVersion for the provided list "
+		     "is too old.\",\"reason\":\"Expired\",\"code\":410}") !=
+	      NULL);
 	mhd_reply_free(&r);
 	/* Exact at a pinned snapshot: that snapshot */
-	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Exact", &r) ==
-	      200);
+	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Exact",
+		  &r) == 200);
 	CHECK(strstr(r.body, "\"resourceVersion\":\"10\"") != NULL);
-	CHECK(strstr(r.body, "\"name\":\"p3\"") != NULL);	/* deleted at 11 */
+	CHECK(strstr(r.body, "\"name\":\"p3\"") != NULL); /* deleted at 11 */
 	mhd_reply_free(&r);
 	/* not a number: 500 with no reason */
 	CHECK(get("/api/v1/pods?resourceVersion=abc", &r) == 500);
@@ -294,11 +312,12 @@ static void test_rv_rules(void)
 	CHECK(get("/api/v1/pods?resourceVersionMatch=NotOlderThan", &r) == 422);
 	CHECK(strstr(r.body, "\"reason\":\"Invalid\"") != NULL);
 	mhd_reply_free(&r);
-	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Newest", &r) ==
-	      422);
+	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Newest",
+		  &r) == 422);
 	CHECK(strstr(r.body, "Unsupported value") != NULL);
 	mhd_reply_free(&r);
-	CHECK(get("/api/v1/pods?resourceVersion=0&resourceVersionMatch=Exact", &r) == 422);
+	CHECK(get("/api/v1/pods?resourceVersion=0&resourceVersionMatch=Exact",
+		  &r) == 422);
 	mhd_reply_free(&r);
 }
 
@@ -306,16 +325,20 @@ static void test_get(void)
 {
 	struct mhd_reply r;
 	CHECK(get("/api/v1/namespaces/a/pods/p1?resourceVersion=0", &r) == 200);
-	CHECK(!strncmp(r.body, "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
-			       "{\"name\":\"p1\"", 55));
+	CHECK(!strncmp(r.body,
+		       "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+		       "{\"name\":\"p1\"",
+		       55));
 	CHECK(r.len && r.body[r.len - 1] == '\n' && r.body[r.len - 2] == '}');
 	mhd_reply_free(&r);
 	/* deleted at 11; and in another namespace */
 	CHECK(get("/api/v1/namespaces/a/pods/p3?resourceVersion=0", &r) == 404);
-	CHECK_STR(r.body, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
-			  "\"status\":\"Failure\",\"message\":\"pods \\\"p3\\\" not found\","
-			  "\"reason\":\"NotFound\",\"details\":{\"name\":\"p3\","
-			  "\"kind\":\"pods\"},\"code\":404}\n");
+	CHECK_STR(
+		r.body,
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		"\"status\":\"Failure\",\"message\":\"pods \\\"p3\\\" not found\","
+		"\"reason\":\"NotFound\",\"details\":{\"name\":\"p3\","
+		"\"kind\":\"pods\"},\"code\":404}\n");
 	mhd_reply_free(&r);
 	CHECK(get("/api/v1/namespaces/b/pods/p1?resourceVersion=0", &r) == 404);
 	mhd_reply_free(&r);
@@ -327,25 +350,28 @@ static void test_accept(void)
 {
 	struct mhd_reply r;
 	const char *const xml[] = { "Accept: application/xml", NULL };
-	CHECK(mhd_stub_ask(srv.port, "GET", "/api/v1/pods?resourceVersion=0", xml, 0, &r) ==
-	      0);
+	CHECK(mhd_stub_ask(srv.port, "GET", "/api/v1/pods?resourceVersion=0",
+			   xml, 0, &r) == 0);
 	CHECK(r.status == 406);
 	CHECK(strstr(r.body, "(got application/xml)") != NULL);
 	CHECK(strstr(r.body, "\"reason\":\"NotAcceptable\"") != NULL);
 	mhd_reply_free(&r);
-	CHECK(mhd_stub_ask(srv.port, "GET", "/api/v1/namespaces/a/pods/p1?resourceVersion=0",
+	CHECK(mhd_stub_ask(srv.port, "GET",
+			   "/api/v1/namespaces/a/pods/p1?resourceVersion=0",
 			   xml, 0, &r) == 0);
 	CHECK(r.status == 406);
 	mhd_reply_free(&r);
 	/* metadata only */
 	const char *const meta[] = {
 		"Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
-		NULL };
-	CHECK(mhd_stub_ask(srv.port, "GET", "/api/v1/pods?resourceVersion=0", meta, 0,
-			   &r) == 0);
+		NULL
+	};
+	CHECK(mhd_stub_ask(srv.port, "GET", "/api/v1/pods?resourceVersion=0",
+			   meta, 0, &r) == 0);
 	CHECK(r.status == 200);
-	CHECK(strstr(r.body, "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":"
-			     "\"meta.k8s.io/v1\"") == r.body);
+	CHECK(strstr(r.body,
+		     "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":"
+		     "\"meta.k8s.io/v1\"") == r.body);
 	CHECK(strstr(r.body, "nodeName") == NULL);
 	mhd_reply_free(&r);
 }
@@ -358,7 +384,9 @@ static void test_alloc_fail(void)
 	for (int n = 1; n <= 12; n++) {
 		struct mhd_reply r;
 		alloc_fail_after(n);
-		int rc = mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=11&limit=1", &r);
+		int rc = mhd_stub_get(srv.port,
+				      "/api/v1/pods?resourceVersion=11&limit=1",
+				      &r);
 		alloc_fail_after(0);
 		if (rc == 0 && r.status == 200)
 			answered++;
@@ -366,8 +394,8 @@ static void test_alloc_fail(void)
 			closed++;
 		mhd_reply_free(&r);
 	}
-	CHECK(closed > 0);	/* the first allocations fail the request */
-	CHECK(answered > 0);	/* and past them it goes through */
+	CHECK(closed > 0);   /* the first allocations fail the request */
+	CHECK(answered > 0); /* and past them it goes through */
 	struct mhd_reply r;
 	char got[128];
 	CHECK(get("/api/v1/pods?resourceVersion=0", &r) == 200);

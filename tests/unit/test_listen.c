@@ -21,15 +21,18 @@ static void test_addr(void)
 	CHECK(ss.ss_family == AF_INET6);
 	CHECK(proxy_listen_addr("0.0.0.0", 1, &ss, err, sizeof(err)) == 0);
 
-	CHECK(proxy_listen_addr("localhost", 1, &ss, err, sizeof(err)) == -EINVAL);
+	CHECK(proxy_listen_addr("localhost", 1, &ss, err, sizeof(err)) ==
+	      -EINVAL);
 	CHECK_STR(err, "--listen: \"localhost\" is not an IPv4 address");
 	CHECK(proxy_listen_addr("::1", 1, &ss, err, sizeof(err)) == -EINVAL);
 	CHECK(proxy_listen_addr("[::1", 1, &ss, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "--listen: \"[::1\" is not [IPv6]");
 	CHECK(proxy_listen_addr("[]", 1, &ss, err, sizeof(err)) == -EINVAL);
-	CHECK(proxy_listen_addr("[zz::1]", 1, &ss, err, sizeof(err)) == -EINVAL);
+	CHECK(proxy_listen_addr("[zz::1]", 1, &ss, err, sizeof(err)) ==
+	      -EINVAL);
 	CHECK_STR(err, "--listen: \"[zz::1]\" is not an IPv6 address");
-	CHECK(proxy_listen_addr("256.0.0.1", 1, &ss, err, sizeof(err)) == -EINVAL);
+	CHECK(proxy_listen_addr("256.0.0.1", 1, &ss, err, sizeof(err)) ==
+	      -EINVAL);
 }
 
 static void test_exposure(void)
@@ -46,7 +49,8 @@ static void test_exposure(void)
 	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == 0);
 	cfg.listen_host = "0.0.0.0";
 	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == -EPERM);
-	CHECK(strstr(err, "--listen 0.0.0.0:8001 is not a loopback address") != NULL);
+	CHECK(strstr(err, "--listen 0.0.0.0:8001 is not a loopback address") !=
+	      NULL);
 	cfg.client_auth = CLIENT_AUTH_DELEGATED;
 	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == 0);
 	cfg.client_auth = CLIENT_AUTH_NONE;

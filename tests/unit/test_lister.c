@@ -14,13 +14,15 @@
 #include "http_stub.h"
 #include "check.h"
 
-#define HDR "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
-	    "Connection: close\r\n\r\n"
-#define POD(name) "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\"," \
-		  "\"resourceVersion\":\"3\"}}"
-#define PAGE(rv, cont, items)                                                \
-	HDR "{\"metadata\":{\"resourceVersion\":\"" rv "\"" cont "},"        \
-	"\"items\":[" items "]}"
+#define HDR                                                     \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
+	"Connection: close\r\n\r\n"
+#define POD(name)                                                    \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\"," \
+	"\"resourceVersion\":\"3\"}}"
+#define PAGE(rv, cont, items)                                         \
+	HDR "{\"metadata\":{\"resourceVersion\":\"" rv "\"" cont "}," \
+	    "\"items\":[" items "]}"
 
 struct run {
 	int rc;
@@ -41,9 +43,12 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 	char server[64];
 	CHECK(http_stub_start(&s, routes, nroutes) == 0);
 	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
-	struct cache_upstream up = { .server = server, .page_size = page_size,
-				     .page_max = page_max, .list_max = list_max };
-	struct cache_resource *r = cache_refl_new(cache_kind_lookup("pods"), &up, 16);
+	struct cache_upstream up = { .server = server,
+				     .page_size = page_size,
+				     .page_max = page_max,
+				     .list_max = list_max };
+	struct cache_resource *r =
+		cache_refl_new(cache_kind_lookup("pods"), &up, 16);
 	char err[256];
 	CURL *c = cache_upstream_easy(&up, err, sizeof(err));
 	struct listing l = { 0 };
@@ -51,7 +56,8 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 	out.n = l.n;
 	out.rv = l.rv;
 	for (size_t i = 0; i < l.n; i++)
-		strncat(out.names, l.objs[i]->name, sizeof(out.names) - strlen(out.names) - 1);
+		strncat(out.names, l.objs[i]->name,
+			sizeof(out.names) - strlen(out.names) - 1);
 	out.malformed = r->stats.malformed;
 	cache_refl_listing_free(&l);
 	curl_easy_cleanup(c);
@@ -67,11 +73,13 @@ static void test_pages(void)
 {
 	struct http_stub_route routes[] = {
 		{ .match = "limit=2&continue=t%2B1%2F%3D ",
-		  .response = PAGE("11", ",\"continue\":\"t2\"", POD("c") "," POD("d")) },
+		  .response = PAGE("11", ",\"continue\":\"t2\"",
+				   POD("c") "," POD("d")) },
 		{ .match = "limit=2&continue=t2 ",
 		  .response = PAGE("12", "", POD("e")) },
 		{ .match = "limit=2 ",
-		  .response = PAGE("10", ",\"continue\":\"t+1/=\"", POD("a") "," POD("b")) },
+		  .response = PAGE("10", ",\"continue\":\"t+1/=\"",
+				   POD("a") "," POD("b")) },
 	};
 	struct run r = list(routes, 3, 2, 0, 0);
 	CHECK(r.rc == REFL_OK && r.n == 5 && r.rv == 10);
@@ -90,8 +98,10 @@ static void test_pages(void)
 static void test_abandoned(void)
 {
 	struct http_stub_route status[] = {
-		{ .match = "limit=2 ", .response = "HTTP/1.1 500 Internal Server "
-		  "Error\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}" },
+		{ .match = "limit=2 ",
+		  .response =
+			  "HTTP/1.1 500 Internal Server "
+			  "Error\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}" },
 	};
 	struct run r = list(status, 1, 2, 0, 0);
 	CHECK(r.rc == REFL_ERROR && r.n == 0);
@@ -115,13 +125,14 @@ static void test_abandoned(void)
 	struct http_stub_route big[] = {
 		{ .match = "continue=t2 ",
 		  .response = PAGE("10", ",\"continue\":\"t3\"", POD("b")) },
-		{ .match = "continue=t3 ", .response = PAGE("10", "", POD("c")) },
+		{ .match = "continue=t3 ",
+		  .response = PAGE("10", "", POD("c")) },
 		{ .match = "limit=1 ",
 		  .response = PAGE("10", ",\"continue\":\"t2\"", POD("a")) },
 	};
 	r = list(big, 3, 1, 4096, 500);
 	CHECK(r.rc == REFL_ERROR && r.malformed == 1 && r.requests < 3);
-	r = list(big, 3, 1, 4096, 0);	/* 0: the default budget */
+	r = list(big, 3, 1, 4096, 0); /* 0: the default budget */
 	CHECK(r.rc == REFL_OK && r.n == 3);
 }
 
@@ -129,11 +140,13 @@ static void test_abandoned(void)
 static void test_page_too_large(void)
 {
 	struct http_stub_route routes[] = {
-		{ .match = "&continue=n ", .response = PAGE("10", "", POD("b")) },
+		{ .match = "&continue=n ",
+		  .response = PAGE("10", "", POD("b")) },
 		{ .match = "limit=1 ",
 		  .response = PAGE("10", ",\"continue\":\"n\"", POD("a")) },
 		{ .match = "limit=2 ",
-		  .response = PAGE("10", ",\"continue\":\"padding-padding-padding-"
+		  .response = PAGE("10",
+				   ",\"continue\":\"padding-padding-padding-"
 				   "padding-padding-padding-padding-padding\"",
 				   POD("a") "," POD("b")) },
 	};

@@ -65,9 +65,11 @@ int main(void)
 
 	s = capture(json_line);
 	CHECK(!strncmp(s, "{\"ts\":\"", 7));
-	CHECK(strstr(s, "\"level\":\"warning\",\"component\":\"co\\\"mp\","
-			"\"msg\":\"a \\\"quoted\\\"\\nline \\u003c\\u0026\\u003e\"}\n") != NULL);
-	CHECK(strchr(s, '\n') == s + strlen(s) - 1);	/* one line */
+	CHECK(strstr(s,
+		     "\"level\":\"warning\",\"component\":\"co\\\"mp\","
+		     "\"msg\":\"a \\\"quoted\\\"\\nline \\u003c\\u0026\\u003e\"}\n") !=
+	      NULL);
+	CHECK(strchr(s, '\n') == s + strlen(s) - 1); /* one line */
 	CHECK(!log_enabled(1) && log_enabled(0));
 
 	s = capture(long_line);

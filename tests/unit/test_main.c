@@ -55,28 +55,38 @@ static void test_classify(void)
 	CHECK(classify_as("pods", CURLE_OK, 0, m, sizeof(m)) == 0 && !m[0]);
 	CHECK(classify_as("pods", CURLE_OK, 200, m, sizeof(m)) == 0 && !m[0]);
 	/* what retrying cannot fix */
-	CHECK(classify_as("pods", CURLE_PEER_FAILED_VERIFICATION, 0, m, sizeof(m)) ==
-	      -EACCES);
-	CHECK(strstr(m, "cannot verify the upstream https://10.0.0.1:6443 over TLS") &&
+	CHECK(classify_as("pods", CURLE_PEER_FAILED_VERIFICATION, 0, m,
+			  sizeof(m)) == -EACCES);
+	CHECK(strstr(m,
+		     "cannot verify the upstream https://10.0.0.1:6443 over TLS") &&
 	      strstr(m, "certificate-authority"));
 	CHECK(classify_as("pods", CURLE_OK, 401, m, sizeof(m)) == -EACCES);
 	CHECK(strstr(m, "rejected the credentials (401 Unauthorized)") != NULL);
 	CHECK(classify_as("deployments.apps", CURLE_OK, 403, m, sizeof(m)) ==
 	      -EACCES);
-	CHECK(strstr(m, "refused to list deployments (403 Forbidden): grant get, "
-			"list and watch on deployments.apps to this identity") != NULL);
+	CHECK(strstr(m,
+		     "refused to list deployments (403 Forbidden): grant get, "
+		     "list and watch on deployments.apps to this identity") !=
+	      NULL);
 	CHECK(classify_as("pods", CURLE_OK, 403, m, sizeof(m)) == -EACCES);
 	CHECK(strstr(m, "watch on pods to this identity") != NULL);
 	CHECK(classify_as("pods", CURLE_OK, 404, m, sizeof(m)) == -EACCES);
-	CHECK_STR(m, "the upstream https://10.0.0.1:6443 does not serve pods (404)");
+	CHECK_STR(
+		m,
+		"the upstream https://10.0.0.1:6443 does not serve pods (404)");
 	/* what it may */
-	CHECK(classify_as("pods", CURLE_COULDNT_CONNECT, 0, m, sizeof(m)) == -EAGAIN);
-	CHECK(strstr(m, "cannot reach the upstream https://10.0.0.1:6443") != NULL);
+	CHECK(classify_as("pods", CURLE_COULDNT_CONNECT, 0, m, sizeof(m)) ==
+	      -EAGAIN);
+	CHECK(strstr(m, "cannot reach the upstream https://10.0.0.1:6443") !=
+	      NULL);
 	CHECK(classify_as("pods", CURLE_OK, 503, m, sizeof(m)) == -EAGAIN);
-	CHECK_STR(m, "the upstream https://10.0.0.1:6443 answered 503 to a LIST of pods");
+	CHECK_STR(
+		m,
+		"the upstream https://10.0.0.1:6443 answered 503 to a LIST of pods");
 	/* a short buffer is cut, never overrun */
 	char tiny[8];
-	CHECK(classify_as("pods", CURLE_OK, 401, tiny, sizeof(tiny)) == -EACCES &&
+	CHECK(classify_as("pods", CURLE_OK, 401, tiny, sizeof(tiny)) ==
+		      -EACCES &&
 	      strlen(tiny) == sizeof(tiny) - 1);
 }
 
@@ -93,7 +103,8 @@ static void test_raise_nofile(void)
 	/* the soft limit goes up to the hard one, and that is what counts */
 	CHECK(raise_nofile() == (long)was.rlim_max);
 	struct rlimit now;
-	CHECK(getrlimit(RLIMIT_NOFILE, &now) == 0 && now.rlim_cur == was.rlim_max);
+	CHECK(getrlimit(RLIMIT_NOFILE, &now) == 0 &&
+	      now.rlim_cur == was.rlim_max);
 	/* already there: left alone */
 	CHECK(raise_nofile() == (long)was.rlim_max);
 	setrlimit(RLIMIT_NOFILE, &was);

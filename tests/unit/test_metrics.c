@@ -39,7 +39,8 @@ static char *page(int port)
 static double sample(const char *body, const char *series)
 {
 	size_t n = strlen(series);
-	for (const char *l = body; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+	for (const char *l = body; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : l)
 		if (!strncmp(l, series, n) && l[n] == ' ')
 			return strtod(l + n + 1, NULL);
 	return -12345;
@@ -77,23 +78,26 @@ static int check_format(const char *body)
 			size_t n = metric_name(line + 7);
 			const char *t = line + 7 + n;
 			/* HELP just before, same family */
-			bad += !n || !help_for || help_len != n || strncmp(help_for, line + 7, n);
+			bad += !n || !help_for || help_len != n ||
+			       strncmp(help_for, line + 7, n);
 			bad += strcmp(t, " counter") && strcmp(t, " gauge");
-			for (int i = 0; i < ntyped; i++)	/* declared once */
-				bad += (int)(strlen(typed[i]) == n && !strncmp(typed[i], line + 7, n));
+			for (int i = 0; i < ntyped; i++) /* declared once */
+				bad += (int)(strlen(typed[i]) == n &&
+					     !strncmp(typed[i], line + 7, n));
 			if (ntyped < 64)
-				snprintf(typed[ntyped++], sizeof(typed[0]), "%.*s", (int)n,
-					 line + 7);
+				snprintf(typed[ntyped++], sizeof(typed[0]),
+					 "%.*s", (int)n, line + 7);
 			help_for = NULL;
 		} else {
 			size_t n = metric_name(line);
 			const char *p = line + n;
 			bad += !n;
-			if (*p == '{') {	/* k="v" pairs */
+			if (*p == '{') { /* k="v" pairs */
 				p++;
 				while (*p != '}') {
 					size_t k = metric_name(p);
-					if (!k || p[k] != '=' || p[k + 1] != '"') {
+					if (!k || p[k] != '=' ||
+					    p[k + 1] != '"') {
 						bad++;
 						break;
 					}
@@ -118,12 +122,12 @@ static int check_format(const char *body)
 			/* its family was declared: the last one typed */
 			bad += !ntyped || strncmp(typed[ntyped - 1], line, n) ||
 			       typed[ntyped - 1][n];
-			for (int i = 0; i < nseen; i++)	/* no series twice */
+			for (int i = 0; i < nseen; i++) /* no series twice */
 				bad += (int)(strlen(seen[i]) == series &&
 					     !strncmp(seen[i], line, series));
 			if (nseen < 256)
-				snprintf(seen[nseen++], sizeof(seen[0]), "%.*s", (int)series,
-					 line);
+				snprintf(seen[nseen++], sizeof(seen[0]), "%.*s",
+					 (int)series, line);
 			samples++;
 		}
 		if (bad) {
@@ -142,25 +146,34 @@ static void test_page(int port, struct proxy *p)
 	char *b = page(port);
 	int samples = check_format(b);
 	CHECK(samples > 60);
-	CHECK(strstr(b, "# HELP informer_proxy_requests_total Requests answered, by "
-			"handler.\n# TYPE informer_proxy_requests_total counter\n"
-			"informer_proxy_requests_total{handler=\"list\"} 0\n"
-			"informer_proxy_requests_total{handler=\"get\"} 0\n") != NULL);
+	CHECK(strstr(b,
+		     "# HELP informer_proxy_requests_total Requests answered, by "
+		     "handler.\n# TYPE informer_proxy_requests_total counter\n"
+		     "informer_proxy_requests_total{handler=\"list\"} 0\n"
+		     "informer_proxy_requests_total{handler=\"get\"} 0\n") !=
+	      NULL);
 	CHECK(sample(b, "informer_proxy_watch_expired_total") == 0);
-	CHECK(sample(b, "informer_proxy_cache_objects{resource=\"pods\"}") == 0);
-	CHECK(sample(b, "informer_proxy_cache_objects{resource=\"deployments.apps\"}") == 0);
+	CHECK(sample(b, "informer_proxy_cache_objects{resource=\"pods\"}") ==
+	      0);
+	CHECK(sample(b,
+		     "informer_proxy_cache_objects{resource=\"deployments.apps\"}") ==
+	      0);
 	CHECK(sample(b, "informer_proxy_cache_synced{resource=\"pods\"}") == 0);
-	CHECK(sample(b, "informer_proxy_upstream_last_contact_seconds{resource=\"pods\"}") ==
+	CHECK(sample(b,
+		     "informer_proxy_upstream_last_contact_seconds{resource=\"pods\"}") ==
 	      -1);
-	CHECK(sample(b, "informer_proxy_relists_by_reason_total{resource=\"pods\","
-			"reason=\"expired\"}") == 0);
-	CHECK(sample(b, "informer_proxy_relists_by_reason_total{resource=\"deployments.apps\","
-			"reason=\"backwards\"}") == 0);
+	CHECK(sample(b,
+		     "informer_proxy_relists_by_reason_total{resource=\"pods\","
+		     "reason=\"expired\"}") == 0);
+	CHECK(sample(b,
+		     "informer_proxy_relists_by_reason_total{resource=\"deployments.apps\","
+		     "reason=\"backwards\"}") == 0);
 	CHECK(sample(b, "informer_proxy_max_connections") == 40);
 	CHECK(sample(b, "informer_proxy_open_watchers") == 0);
 	CHECK(sample(b, "process_resident_memory_bytes") > 0);
 	CHECK(sample(b, "process_start_time_seconds") > 1.6e9);
-	CHECK(sample(b, "informer_proxy_nope") == -12345);	/* the helper can fail */
+	CHECK(sample(b, "informer_proxy_nope") ==
+	      -12345); /* the helper can fail */
 	free(b);
 
 	/* what moves shows */
@@ -171,28 +184,43 @@ static void test_page(int port, struct proxy *p)
 	cache_txn_begin(pods->store, &t);
 	const char js[] = "{\"metadata\":{\"name\":\"x\",\"namespace\":\"a\","
 			  "\"resourceVersion\":\"42\"}}";
-	struct cache_obj *o = cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
+	struct cache_obj *o =
+		cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
 	CHECK(o && cache_txn_put(&t, o, NULL) == 0);
 	cache_obj_put(o);
 	CHECK(cache_txn_commit(&t, 42) == 0);
 	__atomic_store_n(&pods->synced, true, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&deps->stats.relists_by[REFL_RELIST_BROKEN], 3, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&deps->stats.relists_by[REFL_RELIST_BROKEN], 3,
+			   __ATOMIC_RELAXED);
 	__atomic_add_fetch(&deps->stats.events, 7, __ATOMIC_RELAXED);
-	__atomic_store_n(&pods->last_contact, (int64_t)time(NULL) - 2, __ATOMIC_RELAXED);
+	__atomic_store_n(&pods->last_contact, (int64_t)time(NULL) - 2,
+			 __ATOMIC_RELAXED);
 	CHECK(proxy_conns_watch_get(p->conns));
 	b = page(port);
 	check_format(b);
-	CHECK(sample(b, "informer_proxy_requests_total{handler=\"list\"}") == 2);
-	CHECK(sample(b, "informer_proxy_refusals_total{reason=\"max_watchers\"}") == 1);
-	CHECK(sample(b, "informer_proxy_cache_objects{resource=\"pods\"}") == 1);
-	CHECK(sample(b, "informer_proxy_cache_resource_version{resource=\"pods\"}") == 42);
+	CHECK(sample(b, "informer_proxy_requests_total{handler=\"list\"}") ==
+	      2);
+	CHECK(sample(b,
+		     "informer_proxy_refusals_total{reason=\"max_watchers\"}") ==
+	      1);
+	CHECK(sample(b, "informer_proxy_cache_objects{resource=\"pods\"}") ==
+	      1);
+	CHECK(sample(b,
+		     "informer_proxy_cache_resource_version{resource=\"pods\"}") ==
+	      42);
 	CHECK(sample(b, "informer_proxy_cache_synced{resource=\"pods\"}") == 1);
-	CHECK(sample(b, "informer_proxy_cache_synced{resource=\"deployments.apps\"}") == 0);
-	CHECK(sample(b, "informer_proxy_relists_by_reason_total{resource=\"deployments.apps\","
-			"reason=\"broken\"}") == 3);
-	CHECK(sample(b, "informer_proxy_upstream_events_total{resource=\"deployments.apps\"}") ==
+	CHECK(sample(b,
+		     "informer_proxy_cache_synced{resource=\"deployments.apps\"}") ==
+	      0);
+	CHECK(sample(b,
+		     "informer_proxy_relists_by_reason_total{resource=\"deployments.apps\","
+		     "reason=\"broken\"}") == 3);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_events_total{resource=\"deployments.apps\"}") ==
 	      7);
-	double ago = sample(b, "informer_proxy_upstream_last_contact_seconds{resource=\"pods\"}");
+	double ago = sample(
+		b,
+		"informer_proxy_upstream_last_contact_seconds{resource=\"pods\"}");
 	CHECK(ago >= 2 && ago <= 4);
 	CHECK(sample(b, "informer_proxy_open_watchers") == 1);
 	free(b);
@@ -202,14 +230,18 @@ static void test_page(int port, struct proxy *p)
 int main(void)
 {
 	struct mhd_stub s;
-	struct config cfg = { .max_connections = 40, .max_watchers = 5,
-			      .idle_timeout = 120, .header_timeout = 32 };
+	struct config cfg = { .max_connections = 40,
+			      .max_watchers = 5,
+			      .idle_timeout = 120,
+			      .header_timeout = 32 };
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	struct cache_resource *res[2] = {
 		cache_refl_new(cache_kind_lookup("pods"), &up, 16),
 		cache_refl_new(cache_kind_lookup("deployments.apps"), &up, 16),
 	};
-	struct proxy p = { .cfg = &cfg, .res = res, .nres = 2,
+	struct proxy p = { .cfg = &cfg,
+			   .res = res,
+			   .nres = 2,
 			   .conns = proxy_conns_new(&cfg, -1) };
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	CHECK(res[0] && res[1] && p.conns);

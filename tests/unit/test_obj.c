@@ -23,8 +23,8 @@ static void test_obj_parse(void)
 {
 	const struct cache_kind *k = cache_kind_lookup("pods");
 	char err[128];
-	struct cache_obj *o = cache_obj_parse(k, pod, strlen(pod), false, err,
-					      sizeof(err));
+	struct cache_obj *o =
+		cache_obj_parse(k, pod, strlen(pod), false, err, sizeof(err));
 	CHECK(o != NULL);
 	if (!o)
 		return;
@@ -42,12 +42,15 @@ static void test_obj_parse(void)
 	CHECK_STR(o->fields[cache_kind_field(k, "spec.hostNetwork")], "true");
 	CHECK(o->fields[cache_kind_field(k, "status.podIP")] == NULL);
 	/* kind/apiVersion first, compact, same members otherwise */
-	CHECK(!strncmp(o->json, "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":", 43));
+	CHECK(!strncmp(
+		o->json,
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":", 43));
 	CHECK(strchr(o->json, '\n') == NULL);
 	CHECK(strstr(o->json, "\"msg\":\"a b\\n\"") != NULL);
 	CHECK(strstr(o->json, "managedFields") != NULL);
 	CHECK(o->len == strlen(o->json));
-	CHECK(o->json[o->item_off] == '"' && !strncmp(o->json + o->item_off, "\"metadata\"", 10));
+	CHECK(o->json[o->item_off] == '"' &&
+	      !strncmp(o->json + o->item_off, "\"metadata\"", 10));
 	struct json_doc d = JSON_DOC_INIT;
 	CHECK(json_parse(&d, o->json, o->len, err, sizeof(err)) == 0);
 	json_doc_free(&d);
@@ -60,7 +63,8 @@ static void test_obj_parse(void)
 	cache_obj_put(o);
 
 	static const char *const bad[] = {
-		"[]", "{\"metadata\":{}}",
+		"[]",
+		"{\"metadata\":{}}",
 		"{\"metadata\":{\"name\":\"x\"}}",
 		"{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1a\"}}",
 		"{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"1\",\"labels\":{\"a\":1}}}",
@@ -84,8 +88,8 @@ static void test_obj_parse(void)
 	for (size_t i = 0; i < sizeof(twice) / sizeof(*twice); i++)
 		for (int strip = 0; strip < 2; strip++) {
 			err[0] = 0;
-			CHECK(cache_obj_parse(k, twice[i], strlen(twice[i]), strip, err,
-					      sizeof(err)) == NULL);
+			CHECK(cache_obj_parse(k, twice[i], strlen(twice[i]),
+					      strip, err, sizeof(err)) == NULL);
 			CHECK(strstr(err, "more than one") != NULL);
 		}
 	/* kind and apiVersion as the last two members (in either order):
@@ -108,8 +112,8 @@ static void test_obj_parse(void)
 		"\"resourceVersion\":\"1\"}}",
 	};
 	for (size_t i = 0; i < sizeof(last) / sizeof(*last); i++) {
-		struct cache_obj *l = cache_obj_parse(k, last[i], strlen(last[i]),
-						      true, err, sizeof(err));
+		struct cache_obj *l = cache_obj_parse(
+			k, last[i], strlen(last[i]), true, err, sizeof(err));
 		CHECK(l != NULL);
 		if (!l)
 			continue;
@@ -126,8 +130,8 @@ static void test_obj_alloc_failure(void)
 	int failed = 0;
 	for (long n = 1; n < 20; n++) {
 		alloc_fail_after(n);
-		struct cache_obj *o = cache_obj_parse(k, pod, strlen(pod), true,
-						      NULL, 0);
+		struct cache_obj *o =
+			cache_obj_parse(k, pod, strlen(pod), true, NULL, 0);
 		alloc_fail_after(0);
 		if (o) {
 			cache_obj_put(o);

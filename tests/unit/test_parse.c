@@ -27,7 +27,7 @@ static void test_u64(void)
 	CHECK(!cache_parse_u64("1 ", &v));
 	CHECK(!cache_parse_u64("0x10", &v));
 	CHECK(!cache_parse_u64("1e3", &v));
-	CHECK(v == 7);	/* untouched by every failure */
+	CHECK(v == 7); /* untouched by every failure */
 }
 
 static int pt(const char *s, int64_t *out)
@@ -46,7 +46,7 @@ static void test_time(void)
 	CHECK(cache_parse_time("2026-01-01T00:00:10Zjunk", 20, &t) == 0 &&
 	      t == 1767225610);
 	t = 42;
-	CHECK(pt("2026-01-01T00:00:10", &t) == -EINVAL);	/* no Z */
+	CHECK(pt("2026-01-01T00:00:10", &t) == -EINVAL); /* no Z */
 	CHECK(pt("2026-01-01T00:00:10+01:00", &t) == -EINVAL);
 	CHECK(pt("2026-01-01 00:00:10Z", &t) == -EINVAL);
 	CHECK(pt("2026/01/01T00:00:10Z", &t) == -EINVAL);

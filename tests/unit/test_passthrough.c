@@ -46,14 +46,14 @@
 static struct {
 	int fd, port;
 	pthread_t thread;
-	bool stop;			/* atomic */
+	bool stop; /* atomic */
 	pthread_mutex_t lock;
-	const char *response;		/* locked: what to answer */
-	bool hold;			/* locked: answer nothing, wait */
-	bool busy;			/* atomic: a connection is open */
-	int nreq;			/* locked */
-	char head[16384];		/* locked: the last request's head */
-	char *body;			/* locked: its body */
+	const char *response; /* locked: what to answer */
+	bool hold;	      /* locked: answer nothing, wait */
+	bool busy;	      /* atomic: a connection is open */
+	int nreq;	      /* locked */
+	char head[16384];     /* locked: the last request's head */
+	char *body;	      /* locked: its body */
 	size_t body_len;
 } srv;
 
@@ -102,7 +102,7 @@ static void srv_serve(int c)
 	const char *resp = srv.response;
 	bool hold = srv.hold;
 	pthread_mutex_unlock(&srv.lock);
-	if (hold && resp) {	/* headers and a first part, then silence */
+	if (hold && resp) { /* headers and a first part, then silence */
 		for (size_t off = 0, len = strlen(resp); off < len;) {
 			ssize_t w = write(c, resp + off, len - off);
 			if (w <= 0)
@@ -114,7 +114,7 @@ static void srv_serve(int c)
 		while (!__atomic_load_n(&srv.stop, __ATOMIC_ACQUIRE)) {
 			struct pollfd p = { c, POLLIN, 0 };
 			if (poll(&p, 1, 50) > 0 && read(c, buf, cap) <= 0)
-				break;	/* the proxy hung up */
+				break; /* the proxy hung up */
 		}
 		goto out;
 	}
@@ -153,7 +153,8 @@ static int srv_start(void)
 	socklen_t al = sizeof(a);
 	srv.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (srv.fd < 0 || bind(srv.fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(srv.fd, 16) || getsockname(srv.fd, (struct sockaddr *)&a, &al))
+	    listen(srv.fd, 16) ||
+	    getsockname(srv.fd, (struct sockaddr *)&a, &al))
 		return -1;
 	srv.port = ntohs(a.sin_port);
 	return pthread_create(&srv.thread, NULL, srv_run, NULL) ? -1 : 0;
@@ -216,7 +217,8 @@ static int head_count(const char *name)
 	int n = 0;
 	size_t l = strlen(name);
 	pthread_mutex_lock(&srv.lock);
-	for (const char *p = strstr(srv.head, "\r\n"); p && p[2]; p = strstr(p + 2, "\r\n"))
+	for (const char *p = strstr(srv.head, "\r\n"); p && p[2];
+	     p = strstr(p + 2, "\r\n"))
 		if (!strncasecmp(p + 2, name, l))
 			n++;
 	pthread_mutex_unlock(&srv.lock);
@@ -238,7 +240,8 @@ static bool head_line_is(const char *line)
 {
 	pthread_mutex_lock(&srv.lock);
 	size_t l = strlen(line);
-	bool is = !strncmp(srv.head, line, l) && !strncmp(srv.head + l, "\r\n", 2);
+	bool is = !strncmp(srv.head, line, l) &&
+		  !strncmp(srv.head + l, "\r\n", 2);
 	pthread_mutex_unlock(&srv.lock);
 	return is;
 }
@@ -272,7 +275,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct rq *r = *state;
 	if (!r || !r->raw)
 		return MHD_NO;
-	return proxy_pt_handle(pool, c, r->raw, method, upload, upload_size, &r->pt);
+	return proxy_pt_handle(pool, c, r->raw, method, upload, upload_size,
+			       &r->pt);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -288,7 +292,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 }
 
 /* A pool and a daemon in front of it; upstream at port with creds. */
-static void proxy_up(int port, struct config_upstream *creds, bool lend, int timeout_s)
+static void proxy_up(int port, struct config_upstream *creds, bool lend,
+		     int timeout_s)
 {
 	snprintf(up_url, sizeof(up_url), "http://127.0.0.1:%d", port);
 	up = (struct cache_upstream){ .server = up_url, .creds = creds };
@@ -296,13 +301,16 @@ static void proxy_up(int port, struct config_upstream *creds, bool lend, int tim
 	CHECK(pool != NULL);
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME,
-			       0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &a,
-			       MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
-			       MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-			       MHD_OPTION_END);
+	mhd = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
+		NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &a,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_END);
 	CHECK(mhd != NULL);
-	const union MHD_DaemonInfo *i = mhd ? MHD_get_daemon_info(mhd, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+	const union MHD_DaemonInfo *i =
+		mhd ? MHD_get_daemon_info(mhd, MHD_DAEMON_INFO_BIND_PORT) :
+		      NULL;
 	mhd_port = i ? i->port : 0;
 }
 
@@ -319,13 +327,13 @@ static void proxy_down(void)
 /* ---- the client ---- */
 
 struct reply {
-	long code;			/* -1: no answer */
+	long code; /* -1: no answer */
 	CURLcode rc;
 	char hdrs[8192];
 	size_t hn;
 	char *body;
 	size_t len;
-	long ms;			/* how long it took */
+	long ms; /* how long it took */
 };
 
 static size_t on_body(char *p, size_t size, size_t n, void *cls)
@@ -360,7 +368,7 @@ static size_t on_read(char *out, size_t size, size_t n, void *cls)
 	struct upload *u = cls;
 	size_t k = u->len - u->off < size * n ? u->len - u->off : size * n;
 	if (k > 7)
-		k = 7;		/* small chunks, several of them */
+		k = 7; /* small chunks, several of them */
 	memcpy(out, u->p + u->off, k);
 	u->off += k;
 	return k;
@@ -400,13 +408,15 @@ static void request(struct reply *r, const char *method, const char *target,
 		curl_easy_setopt(h, CURLOPT_READDATA, &u);
 	} else if (body) {
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)blen);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)blen);
 	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r->rc = curl_easy_perform(h);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	r->ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	r->ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		(t1.tv_nsec - t0.tv_nsec) / 1000000;
 	if (r->rc == CURLE_OK)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->code);
 	curl_slist_free_all(l);
@@ -426,13 +436,15 @@ static bool reply_has(const struct reply *r, const char *name)
 	return strcasestr(r->hdrs, want) != NULL;
 }
 
-#define OK_JSON "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
-		"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+#define OK_JSON                                                 \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
+	"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
 
 /* ---- tests ---- */
 
 static struct config_upstream creds = {
-	.server = "http://127.0.0.1", .url_base = "http://127.0.0.1",
+	.server = "http://127.0.0.1",
+	.url_base = "http://127.0.0.1",
 	.token = "PROXY-SA-TOKEN",
 };
 
@@ -486,7 +498,8 @@ static void test_client_credentials(void)
 		h[n++] = *s;
 	h[n] = NULL;
 	struct reply r;
-	request(&r, "GET", "/api/v1/namespaces/a/secrets", h, NULL, 0, false, 10000);
+	request(&r, "GET", "/api/v1/namespaces/a/secrets", h, NULL, 0, false,
+		10000);
 	CHECK(r.code == 200);
 	CHECK(head_line_is("GET /api/v1/namespaces/a/secrets HTTP/1.1"));
 	CHECK(head_count("Authorization:") == 1);
@@ -564,13 +577,16 @@ static void test_anonymous(void)
 static void test_response(void)
 {
 	proxy_up(srv.port, NULL, false, 0);
-	srv_script("HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\n"
-		   "Audit-Id: 42\r\nX-Up: yes\r\nKeep-Alive: timeout=5\r\n"
-		   "Proxy-Authenticate: Basic\r\nTrailer: X-T\r\nUpgrade: h2c\r\n"
-		   "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-		   "5\r\n{\"a\":\r\n3\r\n12}\r\n0\r\n\r\n", false);
+	srv_script(
+		"HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\n"
+		"Audit-Id: 42\r\nX-Up: yes\r\nKeep-Alive: timeout=5\r\n"
+		"Proxy-Authenticate: Basic\r\nTrailer: X-T\r\nUpgrade: h2c\r\n"
+		"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+		"5\r\n{\"a\":\r\n3\r\n12}\r\n0\r\n\r\n",
+		false);
 	struct reply r;
-	request(&r, "GET", "/api/v1/namespaces/a/configmaps/b", NULL, NULL, 0, false, 10000);
+	request(&r, "GET", "/api/v1/namespaces/a/configmaps/b", NULL, NULL, 0,
+		false, 10000);
 	CHECK(r.code == 409);
 	CHECK(r.len == 8 && r.body && !strcmp(r.body, "{\"a\":12}"));
 	CHECK(reply_has(&r, "Audit-Id: 42"));
@@ -583,14 +599,17 @@ static void test_response(void)
 	reply_free(&r);
 
 	/* the upstream's Content-Length is kept; HEAD gets none of the body */
-	srv_script("HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
-		   "hello world", false);
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
+		"hello world",
+		false);
 	request(&r, "GET", "/openapi/v2", NULL, NULL, 0, false, 10000);
 	CHECK(r.code == 200 && r.len == 11 && !strcmp(r.body, "hello world"));
 	CHECK(reply_has(&r, "Content-Length: 11"));
 	reply_free(&r);
-	srv_script("HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n",
-		   false);
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n",
+		false);
 	request(&r, "HEAD", "/openapi/v2", NULL, NULL, 0, false, 10000);
 	CHECK(r.code == 200 && r.len == 0);
 	CHECK(head_line_is("HEAD /openapi/v2 HTTP/1.1"));
@@ -604,8 +623,9 @@ static void test_target(void)
 	proxy_up(srv.port, NULL, false, 0);
 	srv_script(OK_JSON, false);
 	struct reply r;
-	const char *t = "/api/v1/namespaces/a/pods/x%2Fy?labelSelector=app%3Dweb%2Cenv+in+(a)"
-			"&fieldSelector=&limit=5";
+	const char *t =
+		"/api/v1/namespaces/a/pods/x%2Fy?labelSelector=app%3Dweb%2Cenv+in+(a)"
+		"&fieldSelector=&limit=5";
 	request(&r, "GET", t, NULL, NULL, 0, false, 10000);
 	CHECK(r.code == 200);
 	char want[512];
@@ -623,8 +643,8 @@ static void test_bodies(void)
 	struct reply r;
 	const char *js = "{\"kind\":\"ConfigMap\",\"data\":{\"k\":\"v\"}}";
 	const char *ct[] = { "Content-Type: application/json", NULL };
-	request(&r, "POST", "/api/v1/namespaces/a/configmaps", ct, js, strlen(js), false,
-		10000);
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", ct, js,
+		strlen(js), false, 10000);
 	CHECK(r.code == 200);
 	CHECK(head_line_is("POST /api/v1/namespaces/a/configmaps HTTP/1.1"));
 	pthread_mutex_lock(&srv.lock);
@@ -639,9 +659,10 @@ static void test_bodies(void)
 	/* chunked from the client: one Content-Length to the upstream, no
 	 * Transfer-Encoding for the two to disagree about */
 	const char *te[] = { "Transfer-Encoding: chunked",
-			     "Content-Type: application/merge-patch+json", NULL };
-	request(&r, "PATCH", "/api/v1/namespaces/a/configmaps/b", te, js, strlen(js),
-		true, 10000);
+			     "Content-Type: application/merge-patch+json",
+			     NULL };
+	request(&r, "PATCH", "/api/v1/namespaces/a/configmaps/b", te, js,
+		strlen(js), true, 10000);
 	CHECK(r.code == 200);
 	CHECK(head_line_is("PATCH /api/v1/namespaces/a/configmaps/b HTTP/1.1"));
 	CHECK(head_count("Transfer-Encoding:") == 0);
@@ -654,16 +675,18 @@ static void test_bodies(void)
 
 	/* no Content-Type from the client: none added */
 	const char *noct[] = { "Content-Type:", NULL };
-	request(&r, "PUT", "/api/v1/namespaces/a/configmaps/b", noct, "x", 1, false, 10000);
+	request(&r, "PUT", "/api/v1/namespaces/a/configmaps/b", noct, "x", 1,
+		false, 10000);
 	CHECK(r.code == 200);
 	CHECK(head_count("Content-Type:") == 0);
 	reply_free(&r);
 
 	/* DELETE without a body: none sent */
-	request(&r, "DELETE", "/api/v1/namespaces/a/configmaps/b", NULL, NULL, 0, false,
-		10000);
+	request(&r, "DELETE", "/api/v1/namespaces/a/configmaps/b", NULL, NULL,
+		0, false, 10000);
 	CHECK(r.code == 200);
-	CHECK(head_line_is("DELETE /api/v1/namespaces/a/configmaps/b HTTP/1.1"));
+	CHECK(head_line_is(
+		"DELETE /api/v1/namespaces/a/configmaps/b HTTP/1.1"));
 	pthread_mutex_lock(&srv.lock);
 	CHECK(srv.body_len == 0);
 	pthread_mutex_unlock(&srv.lock);
@@ -673,18 +696,19 @@ static void test_bodies(void)
 	size_t lim = LIMIT_REQUEST_BODY_BYTES;
 	char *big = malloc(lim + 1);
 	memset(big, 'b', lim + 1);
-	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, big, lim, false,
-		30000);
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, big, lim,
+		false, 30000);
 	CHECK(r.code == 200);
 	pthread_mutex_lock(&srv.lock);
 	CHECK(srv.body_len == lim);
 	pthread_mutex_unlock(&srv.lock);
 	reply_free(&r);
 	int before = srv_count();
-	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, big, lim + 1, false,
-		30000);
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, big,
+		lim + 1, false, 30000);
 	CHECK(r.code == 400);
-	CHECK(r.body && strstr(r.body, "the request body is larger than 3145728 bytes"));
+	CHECK(r.body &&
+	      strstr(r.body, "the request body is larger than 3145728 bytes"));
 	CHECK(r.body && strstr(r.body, "\"reason\":\"BadRequest\""));
 	CHECK(srv_count() == before);
 	reply_free(&r);
@@ -695,7 +719,7 @@ static void test_bodies(void)
 /* Nobody listening, or nobody answering. */
 static void test_upstream_failures(void)
 {
-	int s = socket(AF_INET, SOCK_STREAM, 0);	/* a port nobody listens on */
+	int s = socket(AF_INET, SOCK_STREAM, 0); /* a port nobody listens on */
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t al = sizeof(a);
@@ -708,7 +732,8 @@ static void test_upstream_failures(void)
 	request(&r, "GET", "/api/v1/nodes", NULL, NULL, 0, false, 10000);
 	CHECK(r.code == 503);
 	CHECK(reply_has(&r, "Retry-After: 1"));
-	CHECK(r.body && strstr(r.body, "the upstream apiserver could not be reached"));
+	CHECK(r.body &&
+	      strstr(r.body, "the upstream apiserver could not be reached"));
 	CHECK(r.body && strstr(r.body, "\"reason\":\"ServiceUnavailable\""));
 	reply_free(&r);
 	proxy_down();
@@ -721,13 +746,14 @@ static void test_upstream_failures(void)
 	CHECK(r.ms >= 900 && r.ms < 5000);
 	reply_free(&r);
 	/* a watch is long-running: not cut (the client gives up first) */
-	request(&r, "GET", "/api/v1/nodes?watch=true", NULL, NULL, 0, false, 2500);
+	request(&r, "GET", "/api/v1/nodes?watch=true", NULL, NULL, 0, false,
+		2500);
 	CHECK(r.code == -1 && r.rc == CURLE_OPERATION_TIMEDOUT);
 	CHECK(r.ms >= 2400);
 	reply_free(&r);
 	/* nor is exec */
-	request(&r, "GET", "/api/v1/namespaces/a/pods/p/exec?command=sh", NULL, NULL, 0,
-		false, 2500);
+	request(&r, "GET", "/api/v1/namespaces/a/pods/p/exec?command=sh", NULL,
+		NULL, 0, false, 2500);
 	CHECK(r.code == -1 && r.rc == CURLE_OPERATION_TIMEDOUT);
 	reply_free(&r);
 	srv_script(OK_JSON, false);
@@ -742,12 +768,14 @@ static void test_streaming(void)
 	proxy_up(srv.port, NULL, false, 1);
 	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 		   "Transfer-Encoding: chunked\r\n\r\n"
-		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n", true);
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n",
+		   true);
 	struct reply r;
-	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0, false,
-		1500);
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0,
+		false, 1500);
 	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
-	CHECK(r.body && !strcmp(r.body, "{\"type\":\"ADDED\",\"object\":{}}\n"));
+	CHECK(r.body &&
+	      !strcmp(r.body, "{\"type\":\"ADDED\",\"object\":{}}\n"));
 	CHECK(reply_has(&r, "Content-Type: application/json"));
 	reply_free(&r);
 	/* the proxy hangs up upstream soon (it looks once a second) */
@@ -779,7 +807,8 @@ static void test_backpressure(void)
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
-	curl_easy_setopt(h, CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)(4 * 1024 * 1024));
+	curl_easy_setopt(h, CURLOPT_MAX_RECV_SPEED_LARGE,
+			 (curl_off_t)(4 * 1024 * 1024));
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
 	CHECK(curl_easy_perform(h) == CURLE_OK);
 	curl_easy_cleanup(h);
@@ -799,7 +828,8 @@ static void test_leave_before_headers(void)
 	proxy_up(srv.port, NULL, false, 0);
 	srv_script(NULL, true);
 	struct reply r;
-	request(&r, "GET", "/api/v1/pods?watch=true", NULL, NULL, 0, false, 500);
+	request(&r, "GET", "/api/v1/pods?watch=true", NULL, NULL, 0, false,
+		500);
 	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
 	reply_free(&r);
 	/* the proxy hangs up upstream soon (it looks once a second) */

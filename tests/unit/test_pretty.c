@@ -11,21 +11,20 @@ static void test_indent(void)
 {
 	const char *in = "{\"kind\":\"Status\",\"metadata\":{},\"list\":[],"
 			 "\"a\":[1,{\"b\":\"x,y:{z}\\\"\"}],\"c\":null}\n";
-	const char *want =
-		"{\n"
-		"  \"kind\": \"Status\",\n"
-		"  \"metadata\": {},\n"
-		"  \"list\": [],\n"
-		"  \"a\": [\n"
-		"    1,\n"
-		"    {\n"
-		"      \"b\": \"x,y:{z}\\\"\"\n"
-		"    }\n"
-		"  ],\n"
-		"  \"c\": null\n"
-		"}";
+	const char *want = "{\n"
+			   "  \"kind\": \"Status\",\n"
+			   "  \"metadata\": {},\n"
+			   "  \"list\": [],\n"
+			   "  \"a\": [\n"
+			   "    1,\n"
+			   "    {\n"
+			   "      \"b\": \"x,y:{z}\\\"\"\n"
+			   "    }\n"
+			   "  ],\n"
+			   "  \"c\": null\n"
+			   "}";
 	struct buf out = BUF_INIT;
-	size_t n = strlen(in) - 1;	/* without the newline */
+	size_t n = strlen(in) - 1; /* without the newline */
 	CHECK(proxy_pretty_indent(in, n, &out) == 0);
 	CHECK_STR(out.p, want);
 	buf_free(&out);
@@ -56,7 +55,7 @@ static void test_body(void)
 	struct buf b = BUF_INIT;
 	buf_adds(&b, "{\"a\":[]}\n\n");
 	proxy_pretty_body(&b);
-	CHECK_STR(b.p, "{\n  \"a\": []\n}");	/* no trailing newline */
+	CHECK_STR(b.p, "{\n  \"a\": []\n}"); /* no trailing newline */
 	buf_free(&b);
 	/* an unterminated string is copied to the end, not overrun */
 	struct buf out = BUF_INIT;

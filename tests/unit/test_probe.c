@@ -11,20 +11,22 @@
 #include "http_stub.h"
 #include "check.h"
 
-#define JSON_200(body)                                                       \
-	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"            \
+#define JSON_200(body)                                          \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
 	"Connection: close\r\n\r\n" body
 
 int main(void)
 {
 	struct http_stub_route routes[] = {
 		{ .match = "GET /api/v1/pods?limit=1 ",
-		  .response = JSON_200("{\"kind\":\"PodList\",\"metadata\":"
-				       "{\"resourceVersion\":\"4242\"},\"items\":[]}") },
+		  .response = JSON_200(
+			  "{\"kind\":\"PodList\",\"metadata\":"
+			  "{\"resourceVersion\":\"4242\"},\"items\":[]}") },
 		{ .match = "GET /apis/apps/v1/deployments?limit=1 ",
 		  .response = JSON_200("{\"metadata\":{}}") },
 		{ .match = "GET /api/v1/configmaps?limit=1 ",
-		  .response = JSON_200("{\"metadata\":{\"resourceVersion\":\"x1\"}}") },
+		  .response = JSON_200(
+			  "{\"metadata\":{\"resourceVersion\":\"x1\"}}") },
 		{ .match = "GET /api/v1/secrets?limit=1 ",
 		  .response = JSON_200("{\"metadata\":") },
 		{ .match = "GET /api/v1/nodes?limit=1 ",
@@ -39,13 +41,15 @@ int main(void)
 	uint64_t rv = 7;
 
 	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), NULL, &rv,
-				      err, sizeof(err)) == 0 && rv == 4242);
+				      err, sizeof(err)) == 0 &&
+	      rv == 4242);
 	rv = 7;
-	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("deployments.apps"),
+	CHECK(cache_probe_upstream_rv(&up,
+				      cache_kind_lookup("deployments.apps"),
 				      NULL, &rv, err, sizeof(err)) == -EIO);
 	CHECK_STR(err, "the upstream answered 200 without a resourceVersion");
-	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("configmaps"), NULL,
-				      &rv, err, sizeof(err)) == -EIO);
+	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("configmaps"),
+				      NULL, &rv, err, sizeof(err)) == -EIO);
 	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("secrets"), NULL,
 				      &rv, err, sizeof(err)) == -EIO);
 	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("nodes"), NULL,
@@ -60,7 +64,7 @@ int main(void)
 				      err, sizeof(err)) == -EIO);
 	CHECK(strstr(err, "GET /api/v1/pods?limit=1: ") == err);
 	bool stop = true;
-	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), &stop, &rv,
-				      err, sizeof(err)) == -EIO);
+	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), &stop,
+				      &rv, err, sizeof(err)) == -EIO);
 	return check_done("probe");
 }

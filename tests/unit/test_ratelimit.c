@@ -35,14 +35,14 @@ static void test_burst_then_rate(void)
 	double t0 = now_s();
 	for (int i = 0; i < 5; i++)
 		CHECK(cache_ratelimit_take(&rl, NULL));
-	CHECK(now_s() - t0 < 0.05);	/* the burst is there at once */
+	CHECK(now_s() - t0 < 0.05); /* the burst is there at once */
 	for (int i = 0; i < 10; i++)
 		CHECK(cache_ratelimit_take(&rl, NULL));
 	double took = now_s() - t0;
-	CHECK(took >= 0.17 && took < 2);	/* 10 more at 50/s: ~0.2 s */
+	CHECK(took >= 0.17 && took < 2); /* 10 more at 50/s: ~0.2 s */
 	cache_ratelimit_destroy(&rl);
 
-	cache_ratelimit_init(&rl, 1000, 0);	/* burst below 1 means 1 */
+	cache_ratelimit_init(&rl, 1000, 0); /* burst below 1 means 1 */
 	CHECK(rl.burst == 1);
 	cache_ratelimit_destroy(&rl);
 }
@@ -61,14 +61,14 @@ static void test_stop(void)
 {
 	struct cache_ratelimit rl;
 	pthread_t t;
-	cache_ratelimit_init(&rl, 0.01, 1);	/* one token per 100 s */
+	cache_ratelimit_init(&rl, 0.01, 1); /* one token per 100 s */
 	CHECK(cache_ratelimit_take(&rl, &stop));
 	pthread_create(&t, NULL, stopper, NULL);
 	double t0 = now_s();
 	CHECK(!cache_ratelimit_take(&rl, &stop));
 	CHECK(now_s() - t0 < 5);
 	pthread_join(t, NULL);
-	CHECK(!cache_ratelimit_take(&rl, &stop));	/* already stopped */
+	CHECK(!cache_ratelimit_take(&rl, &stop)); /* already stopped */
 	cache_ratelimit_destroy(&rl);
 }
 

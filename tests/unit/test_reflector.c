@@ -15,12 +15,14 @@
 #include "http_stub.h"
 #include "check.h"
 
-#define HDR "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
-	    "Connection: close\r\n\r\n"
-#define POD(name, rv)                                                        \
-	"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\""  \
-	name "\",\"namespace\":\"ns\",\"resourceVersion\":\"" rv "\"}}"
-#define EV(type, name, rv) "{\"type\":\"" type "\",\"object\":" POD(name, rv) "}\n"
+#define HDR                                                     \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
+	"Connection: close\r\n\r\n"
+#define POD(name, rv)                                                            \
+	"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"" name \
+	"\",\"namespace\":\"ns\",\"resourceVersion\":\"" rv "\"}}"
+#define EV(type, name, rv) \
+	"{\"type\":\"" type "\",\"object\":" POD(name, rv) "}\n"
 
 static double now_s(void)
 {
@@ -55,34 +57,42 @@ static void test_list_then_watch(void)
 	struct http_stub_route routes[] = {
 		/* the reflector checks a BOOKMARK's RV against the upstream */
 		{ .match = "GET /api/v1/pods?limit=1 ",
-		  .response = HDR "{\"metadata\":{\"resourceVersion\":\"20\"}}" },
-		{ .match = "GET /api/v1/pods?limit=500 ", .once = true,
-		  .response = HDR "{\"kind\":\"PodList\",\"metadata\":"
-			      "{\"resourceVersion\":\"10\"},\"items\":["
-			      POD("a", "5") "," POD("b", "9") "]}" },
+		  .response =
+			  HDR "{\"metadata\":{\"resourceVersion\":\"20\"}}" },
+		{ .match = "GET /api/v1/pods?limit=500 ",
+		  .once = true,
+		  .response =
+			  HDR "{\"kind\":\"PodList\",\"metadata\":"
+			      "{\"resourceVersion\":\"10\"},\"items\":[" POD(
+				      "a", "5") "," POD("b", "9") "]}" },
 		{ .match = "GET /api/v1/pods?watch=true&resourceVersion=10&",
 		  .once = true,
-		  .response = HDR EV("ADDED", "c", "11") EV("MODIFIED", "a", "12")
-			      EV("DELETED", "b", "13")
-			      "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\","
-			      "\"apiVersion\":\"v1\",\"metadata\":"
-			      "{\"resourceVersion\":\"20\"}}}\n"
-			      "{\"type\":\"ADDED\",\"object\":{\"metadata\":\n" },
+		  .response = HDR EV("ADDED", "c", "11") EV("MODIFIED", "a",
+							    "12")
+			  EV("DELETED", "b",
+			     "13") "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\","
+				   "\"apiVersion\":\"v1\",\"metadata\":"
+				   "{\"resourceVersion\":\"20\"}}}\n"
+				   "{\"type\":\"ADDED\",\"object\":{\"metadata\":\n" },
 		/* the broken line above forces a relist */
-		{ .match = "GET /api/v1/pods?limit=500 ", .once = true,
-		  .response = HDR "{\"metadata\":{\"resourceVersion\":\"30\"},"
-			      "\"items\":[" POD("a", "12") "," POD("d", "25") "]}" },
+		{ .match = "GET /api/v1/pods?limit=500 ",
+		  .once = true,
+		  .response = HDR
+		  "{\"metadata\":{\"resourceVersion\":\"30\"},"
+		  "\"items\":[" POD("a", "12") "," POD("d", "25") "]}" },
 		{ .match = "GET /api/v1/pods?watch=true&resourceVersion=30&",
-		  .response = HDR, .hold = true },
+		  .response = HDR,
+		  .hold = true },
 	};
 	struct http_stub s;
 	CHECK(http_stub_start(&s, routes, 5) == 0);
 	char server[64];
 	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
-	struct cache_upstream up = { .server = server, .watch_timeout = 60,
+	struct cache_upstream up = { .server = server,
+				     .watch_timeout = 60,
 				     .backoff_max_ms = 50 };
-	struct cache_resource *r = cache_refl_new(cache_kind_lookup("pods"), &up,
-						  100);
+	struct cache_resource *r =
+		cache_refl_new(cache_kind_lookup("pods"), &up, 100);
 	CHECK(r != NULL);
 	if (!r)
 		return;
@@ -91,7 +101,7 @@ static void test_list_then_watch(void)
 	CHECK(wait_rv(r, 30));
 	CHECK(cache_refl_synced(r));
 	CHECK(has(r, "a", 12) && has(r, "d", 25) && has(r, "b", 0));
-	CHECK(has(r, "c", 0));	/* gone in the relist: a synthetic delete */
+	CHECK(has(r, "c", 0)); /* gone in the relist: a synthetic delete */
 	CHECK(__atomic_load_n(&r->stats.lists, __ATOMIC_RELAXED) == 2);
 	CHECK(__atomic_load_n(&r->stats.relists_by[REFL_RELIST_BROKEN],
 			      __ATOMIC_RELAXED) == 1);
@@ -105,7 +115,7 @@ static void test_list_then_watch(void)
 	cache_refl_stop(r);
 	CHECK(now_s() - t0 < 5);
 	int n = http_stub_count(&s);
-	CHECK(n == 5);	/* list, watch, bookmark check, relist, watch */
+	CHECK(n == 5); /* list, watch, bookmark check, relist, watch */
 	CHECK(strstr(s.req[1], "allowWatchBookmarks=true&timeoutSeconds=60 "));
 	CHECK(strstr(s.req[4], "watch=true&resourceVersion=30&"));
 	http_stub_stop(&s);
@@ -115,9 +125,11 @@ static void test_list_then_watch(void)
 
 static void test_relist_reason_names(void)
 {
-	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_EXPIRED), "expired");
+	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_EXPIRED),
+		  "expired");
 	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_BROKEN), "broken");
-	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_BACKWARDS), "backwards");
+	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_BACKWARDS),
+		  "backwards");
 	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_NREASONS), "");
 	CHECK_STR(cache_refl_relist_reason_name(-1), "");
 }

@@ -15,7 +15,8 @@ static struct cache_obj *mk(const char *name, unsigned rv)
 	char js[256];
 	snprintf(js, sizeof(js),
 		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
-		 "\"resourceVersion\":\"%u\"},\"spec\":{\"nodeName\":\"n\"}}", name, rv);
+		 "\"resourceVersion\":\"%u\"},\"spec\":{\"nodeName\":\"n\"}}",
+		 name, rv);
 	return cache_obj_parse(cache_kind_lookup("pods"), js, strlen(js), false,
 			       NULL, 0);
 }
@@ -34,7 +35,8 @@ int main(void)
 {
 	struct cache_store *s = cache_store_new();
 	/* cached at 20: a@5 b@10 c@20 d@15 */
-	struct cache_obj *old[] = { mk("a", 5), mk("b", 10), mk("c", 20), mk("d", 15) };
+	struct cache_obj *old[] = { mk("a", 5), mk("b", 10), mk("c", 20),
+				    mk("d", 15) };
 	struct cache_snap *snap = state(s, old, 4, 20);
 	/* listed at 30: a@5 (same) b@24 (changed) e@22 (new); c and d gone */
 	struct cache_obj *now[] = { mk("a", 5), mk("b", 24), mk("e", 22) };
@@ -43,18 +45,21 @@ int main(void)
 	CHECK(rl.n == 4);
 	/* deletions take 21 and 23 (22 and 24 are held); order by RV */
 	const char *want_name[] = { "c", "e", "d", "b" };
-	int want_type[] = { CACHE_DELETED, CACHE_ADDED, CACHE_DELETED, CACHE_MODIFIED };
+	int want_type[] = { CACHE_DELETED, CACHE_ADDED, CACHE_DELETED,
+			    CACHE_MODIFIED };
 	uint64_t want_rv[] = { 21, 22, 23, 24 };
 	for (size_t i = 0; i < rl.n && i < 4; i++) {
 		CHECK_STR(rl.ev[i].obj->name, want_name[i]);
 		CHECK(rl.ev[i].type == want_type[i]);
 		CHECK(rl.ev[i].rv == want_rv[i]);
-		CHECK(rl.ev[i].obj->rv == want_rv[i]);	/* the object says so too */
+		CHECK(rl.ev[i].obj->rv ==
+		      want_rv[i]); /* the object says so too */
 		if (rl.ev[i].type == CACHE_DELETED) {
 			CHECK(rl.ev[i].prev && rl.ev[i].prev->rv != want_rv[i]);
 			CHECK(rl.ev[i].obj->fields && rl.ev[i].obj->fields[0] &&
 			      !strcmp(rl.ev[i].obj->fields[0], "n"));
-			CHECK(!strncmp(rl.ev[i].obj->json, "{\"kind\":\"Pod\"", 12));
+			CHECK(!strncmp(rl.ev[i].obj->json, "{\"kind\":\"Pod\"",
+				       12));
 		}
 	}
 	cache_relist_free(&rl);

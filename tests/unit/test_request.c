@@ -18,7 +18,7 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 {
 	char out[512];
 	const char *v = NULL;
-	if (!strcmp(url, "/null"))	/* building the answer failed */
+	if (!strcmp(url, "/null")) /* building the answer failed */
 		return proxy_request_queue(c, 200, NULL);
 	if (!strcmp(url, "/gone")) {
 		snprintf(out, sizeof(out), "gone=%d", proxy_client_gone(c));

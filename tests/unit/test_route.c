@@ -9,9 +9,9 @@
 #include "proxy/route.h"
 #include "check.h"
 
-static void check_route(const char *path, const char *group, const char *version,
-			const char *ns, const char *res, const char *name,
-			const char *sub, bool watch)
+static void check_route(const char *path, const char *group,
+			const char *version, const char *ns, const char *res,
+			const char *name, const char *sub, bool watch)
 {
 	struct proxy_route rt;
 	int rc = proxy_route_parse(path, &rt);
@@ -32,35 +32,45 @@ static void check_route(const char *path, const char *group, const char *version
 static void test_resource_paths(void)
 {
 	check_route("/api/v1/pods", "", "v1", "", "pods", "", "", false);
-	check_route("/api/v1/namespaces/default/pods", "", "v1", "default", "pods", "", "", false);
-	check_route("/api/v1/namespaces/default/pods/web-1", "", "v1", "default", "pods",
-		    "web-1", "", false);
-	check_route("/api/v1/namespaces/default/pods/web-1/log", "", "v1", "default",
-		    "pods", "web-1", "log", false);
+	check_route("/api/v1/namespaces/default/pods", "", "v1", "default",
+		    "pods", "", "", false);
+	check_route("/api/v1/namespaces/default/pods/web-1", "", "v1",
+		    "default", "pods", "web-1", "", false);
+	check_route("/api/v1/namespaces/default/pods/web-1/log", "", "v1",
+		    "default", "pods", "web-1", "log", false);
 	/* a namespace itself, not a namespaced list */
-	check_route("/api/v1/namespaces", "", "v1", "", "namespaces", "", "", false);
-	check_route("/api/v1/namespaces/kube-system", "", "v1", "", "namespaces",
-		    "kube-system", "", false);
-	check_route("/apis/apps/v1/deployments", "apps", "v1", "", "deployments", "", "",
+	check_route("/api/v1/namespaces", "", "v1", "", "namespaces", "", "",
 		    false);
-	check_route("/apis/apps/v1/namespaces/ns1/deployments/d/scale", "apps", "v1",
-		    "ns1", "deployments", "d", "scale", false);
-	check_route("/apis/example.com/v1alpha1/widgets", "example.com", "v1alpha1", "",
-		    "widgets", "", "", false);
+	check_route("/api/v1/namespaces/kube-system", "", "v1", "",
+		    "namespaces", "kube-system", "", false);
+	check_route("/apis/apps/v1/deployments", "apps", "v1", "",
+		    "deployments", "", "", false);
+	check_route("/apis/apps/v1/namespaces/ns1/deployments/d/scale", "apps",
+		    "v1", "ns1", "deployments", "d", "scale", false);
+	check_route("/apis/example.com/v1alpha1/widgets", "example.com",
+		    "v1alpha1", "", "widgets", "", "", false);
 	/* the legacy /watch/ prefix */
 	check_route("/api/v1/watch/pods", "", "v1", "", "pods", "", "", true);
-	check_route("/api/v1/watch/namespaces/default/pods/p", "", "v1", "default",
-		    "pods", "p", "", true);
-	check_route("/apis/apps/v1/watch/namespaces/x/deployments", "apps", "v1", "x",
-		    "deployments", "", "", true);
+	check_route("/api/v1/watch/namespaces/default/pods/p", "", "v1",
+		    "default", "pods", "p", "", true);
+	check_route("/apis/apps/v1/watch/namespaces/x/deployments", "apps",
+		    "v1", "x", "deployments", "", "", true);
 	check_route("/api/v1/nodes/", "", "v1", "", "nodes", "", "", false);
 }
 
 static void test_not_resources(void)
 {
 	static const char *other[] = {
-		"/", "/api", "/api/v1", "/apis", "/apis/apps", "/apis/apps/v1",
-		"/healthz", "/metrics", "/openapi/v2", "/version",
+		"/",
+		"/api",
+		"/api/v1",
+		"/apis",
+		"/apis/apps",
+		"/apis/apps/v1",
+		"/healthz",
+		"/metrics",
+		"/openapi/v2",
+		"/version",
 		"/api/v1/watch",
 		"/api/v1/namespaces/default/pods/p/status/extra",
 	};
@@ -79,10 +89,10 @@ static void test_too_long(void)
 	struct proxy_route rt;
 	memset(path, 0, sizeof(path));
 	strcpy(path, "/api/v1/");
-	memset(path + strlen(path), 'r', 100);	/* resource[64] */
+	memset(path + strlen(path), 'r', 100); /* resource[64] */
 	CHECK(proxy_route_parse(path, &rt) == -EINVAL);
 	strcpy(path, "/apis/");
-	memset(path + 6, 'g', 200);		/* group[128] */
+	memset(path + 6, 'g', 200); /* group[128] */
 	strcpy(path + 206, "/v1/things");
 	CHECK(proxy_route_parse(path, &rt) == -EINVAL);
 }

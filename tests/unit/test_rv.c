@@ -13,16 +13,19 @@ static void test_accepted(void)
 	struct proxy_rv_req q;
 	char msg[512];
 	CHECK(proxy_rv_parse(NULL, NULL, &q, msg, sizeof(msg)) == PROXY_RV_OK);
-	CHECK(!q.rv && !q.any && !q.exact);	/* a consistent read */
+	CHECK(!q.rv && !q.any && !q.exact); /* a consistent read */
 	CHECK(proxy_rv_parse("", "", &q, msg, sizeof(msg)) == PROXY_RV_OK);
 	CHECK(!q.rv && !q.any);
 	CHECK(proxy_rv_parse("0", NULL, &q, msg, sizeof(msg)) == PROXY_RV_OK);
 	CHECK(q.any && !q.rv);
-	CHECK(proxy_rv_parse("42", "NotOlderThan", &q, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse("42", "NotOlderThan", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(q.rv == 42 && !q.exact && !q.any);
-	CHECK(proxy_rv_parse("42", "Exact", &q, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse("42", "Exact", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(q.rv == 42 && q.exact);
-	CHECK(proxy_rv_parse("0", "NotOlderThan", &q, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse("0", "NotOlderThan", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(q.any);
 }
 
@@ -30,23 +33,32 @@ static void test_refused(void)
 {
 	struct proxy_rv_req q;
 	char msg[512];
-	CHECK(proxy_rv_parse("abc", NULL, &q, msg, sizeof(msg)) == PROXY_RV_SYNTAX);
-	CHECK_STR(msg, "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: "
-		       "parsing \"abc\": invalid syntax");
-	CHECK(proxy_rv_parse("-1", NULL, &q, msg, sizeof(msg)) == PROXY_RV_SYNTAX);
-	CHECK(proxy_rv_parse("12x", NULL, &q, msg, sizeof(msg)) == PROXY_RV_SYNTAX);
-	CHECK(proxy_rv_parse("5", "Bogus", &q, msg, sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse("abc", NULL, &q, msg, sizeof(msg)) ==
+	      PROXY_RV_SYNTAX);
+	CHECK_STR(msg,
+		  "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: "
+		  "parsing \"abc\": invalid syntax");
+	CHECK(proxy_rv_parse("-1", NULL, &q, msg, sizeof(msg)) ==
+	      PROXY_RV_SYNTAX);
+	CHECK(proxy_rv_parse("12x", NULL, &q, msg, sizeof(msg)) ==
+	      PROXY_RV_SYNTAX);
+	CHECK(proxy_rv_parse("5", "Bogus", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
 	CHECK_STR(msg, "Unsupported value: \"Bogus\": supported values: "
 		       "\"Exact\", \"NotOlderThan\", \"\"");
-	CHECK(proxy_rv_parse(NULL, "Exact", &q, msg, sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse(NULL, "Exact", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
 	CHECK_STR(msg, "Forbidden: resourceVersionMatch is forbidden unless "
 		       "resourceVersion is provided");
-	CHECK(proxy_rv_parse("", "NotOlderThan", &q, msg, sizeof(msg)) == PROXY_RV_MATCH);
-	CHECK(proxy_rv_parse("0", "Exact", &q, msg, sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse("", "NotOlderThan", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse("0", "Exact", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
 	CHECK_STR(msg, "Forbidden: resourceVersionMatch \"exact\" is forbidden "
 		       "for resourceVersion \"0\"");
 	/* the match is case-sensitive, as in the apiserver */
-	CHECK(proxy_rv_parse("5", "exact", &q, msg, sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse("5", "exact", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
 }
 
 /* A watch's rules: which watches begin with the current state, and the
@@ -55,31 +67,40 @@ static void test_watch(void)
 {
 	struct proxy_rv_watch w;
 	char msg[512];
-	CHECK(proxy_rv_parse_watch(NULL, NULL, NULL, &w, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch(NULL, NULL, NULL, &w, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(!w.has_rv && w.initial && !w.list);
-	CHECK(proxy_rv_parse_watch("0", NULL, NULL, &w, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch("0", NULL, NULL, &w, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(w.has_rv && w.rv == 0 && w.initial);
-	CHECK(proxy_rv_parse_watch("17", NULL, NULL, &w, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch("17", NULL, NULL, &w, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(w.has_rv && w.rv == 17 && !w.initial && !w.list);
 	/* sendInitialEvents decides, whatever the RV */
-	CHECK(proxy_rv_parse_watch("17", "NotOlderThan", "true", &w, msg, sizeof(msg)) ==
-	      PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch("17", "NotOlderThan", "true", &w, msg,
+				   sizeof(msg)) == PROXY_RV_OK);
 	CHECK(w.rv == 17 && w.initial && w.list);
-	CHECK(proxy_rv_parse_watch("", NULL, "false", &w, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch("", NULL, "false", &w, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(!w.initial && !w.list);
-	CHECK(proxy_rv_parse_watch(NULL, NULL, "TRUE", &w, msg, sizeof(msg)) == PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch(NULL, NULL, "TRUE", &w, msg, sizeof(msg)) ==
+	      PROXY_RV_OK);
 	CHECK(w.list && w.initial);
 
-	CHECK(proxy_rv_parse_watch(NULL, "NotOlderThan", NULL, &w, msg, sizeof(msg)) ==
-	      PROXY_RV_MATCH);
-	CHECK_STR(msg, "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
-		       "Forbidden: resourceVersionMatch is forbidden for watch unless "
-		       "sendInitialEvents is provided");
-	CHECK(proxy_rv_parse_watch("x1", NULL, NULL, &w, msg, sizeof(msg)) == PROXY_RV_SYNTAX);
+	CHECK(proxy_rv_parse_watch(NULL, "NotOlderThan", NULL, &w, msg,
+				   sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK_STR(
+		msg,
+		"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+		"Forbidden: resourceVersionMatch is forbidden for watch unless "
+		"sendInitialEvents is provided");
+	CHECK(proxy_rv_parse_watch("x1", NULL, NULL, &w, msg, sizeof(msg)) ==
+	      PROXY_RV_SYNTAX);
 	CHECK_STR(msg, "resourceVersion: Invalid value: \"x1\"");
-	CHECK(w.has_rv && w.rv == 0);	/* filled even so */
+	CHECK(w.has_rv && w.rv == 0); /* filled even so */
 	/* both wrong: the match is reported first */
-	CHECK(proxy_rv_parse_watch("x1", "Exact", "", &w, msg, sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse_watch("x1", "Exact", "", &w, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
 }
 
 int main(void)

@@ -14,12 +14,12 @@ static void test_seen_by(void)
 	struct cache_rvclock *c = cache_rvclock_for_group("seen.example.com");
 	uint64_t rv = 0;
 	CHECK(c != NULL);
-	CHECK(!cache_rvclock_seen_by(c, 1000000, &rv));	/* nothing yet */
+	CHECK(!cache_rvclock_seen_by(c, 1000000, &rv)); /* nothing yet */
 	CHECK(!cache_rvclock_heard_since(c, 0));
 	cache_rvclock_note(c, 10, 1000);
 	cache_rvclock_note(c, 20, 5000);
 	cache_rvclock_note(c, 30, 9000);
-	CHECK(!cache_rvclock_seen_by(c, 999, &rv));	/* before the first */
+	CHECK(!cache_rvclock_seen_by(c, 999, &rv)); /* before the first */
 	CHECK(cache_rvclock_seen_by(c, 1000, &rv) && rv == 10);
 	CHECK(cache_rvclock_seen_by(c, 4999, &rv) && rv == 10);
 	CHECK(cache_rvclock_seen_by(c, 5000, &rv) && rv == 20);
@@ -62,7 +62,8 @@ static void test_one_slot_a_second(void)
 		cache_rvclock_note(c, 1000 + (uint64_t)i, 10000 + i * 100);
 	/* 300 s of samples, 1024 slots: 290 s ago is still there, to the
 	 * second (the newest RV of the second before) */
-	CHECK(cache_rvclock_seen_by(c, 10000 + 100 * 100 + 50, &rv) && rv == 1099);
+	CHECK(cache_rvclock_seen_by(c, 10000 + 100 * 100 + 50, &rv) &&
+	      rv == 1099);
 	CHECK(cache_rvclock_seen_by(c, 10000 + 2999 * 100, &rv) && rv == 3999);
 }
 
@@ -101,7 +102,8 @@ static void *note_many(void *arg)
 
 static void test_threads(void)
 {
-	struct cache_rvclock *c = cache_rvclock_for_group("threads.example.com");
+	struct cache_rvclock *c =
+		cache_rvclock_for_group("threads.example.com");
 	pthread_t t[4];
 	struct noter n[4];
 	for (int i = 0; i < 4; i++) {

@@ -34,7 +34,7 @@ static const char *obj_get(const void *ctx, const char *field)
 	if (!strcmp(field, "spec.nodeName"))
 		return o->node ? o->node : "";
 	if (!strcmp(field, "status.phase"))
-		return o->phase;	/* NULL on purpose: means "" too */
+		return o->phase; /* NULL on purpose: means "" too */
 	return "";
 }
 
@@ -126,8 +126,7 @@ static void test_field_escapes(void)
 	struct cache_fsel *sel;
 
 	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d", &o));
-	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d,metadata.namespace=ns",
-		     &o));
+	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d,metadata.namespace=ns", &o));
 	sel = fparse("metadata.namespace=ns,metadata.name=a\\,b\\=c\\\\d");
 	CHECK_STR(cache_fsel_eq(sel, "metadata.name"), "a,b=c\\d");
 	CHECK_STR(cache_fsel_eq(sel, "metadata.namespace"), "ns");
@@ -138,7 +137,8 @@ static void test_field_eq(void)
 {
 	struct cache_fsel *sel;
 
-	sel = fparse("metadata.name!=x,spec.nodeName==n1,metadata.namespace=ns");
+	sel = fparse(
+		"metadata.name!=x,spec.nodeName==n1,metadata.namespace=ns");
 	CHECK(!cache_fsel_empty(sel));
 	CHECK(cache_fsel_eq(sel, "metadata.name") == NULL);
 	CHECK_STR(cache_fsel_eq(sel, "spec.nodeName"), "n1");
@@ -166,8 +166,9 @@ static void test_field_errors(void)
 	ferr("z.bogus=1,b.bogus=2", "field label not supported: b.bogus");
 	ferr("metadata.name", "invalid selector: 'metadata.name'; can't "
 			      "understand 'metadata.name'");
-	ferr("metadata.name=a,x!y", "invalid selector: "
-		 "'metadata.name=a,x!y'; can't understand 'x!y'");
+	ferr("metadata.name=a,x!y",
+	     "invalid selector: "
+	     "'metadata.name=a,x!y'; can't understand 'x!y'");
 	/* A syntax error anywhere beats an unknown field. */
 	ferr("a.bogus=x,zzz", "invalid selector: 'a.bogus=x,zzz'; can't "
 			      "understand 'zzz'");
@@ -176,7 +177,7 @@ static void test_field_errors(void)
 	ferr("metadata.name=a\\x", "invalid field selector: invalid escape "
 				   "sequence: \\x");
 	ferr("metadata.name=a\\\xc3\xa9", "invalid field selector: invalid "
-		 "escape sequence: \\\xc3\xa9");
+					  "escape sequence: \\\xc3\xa9");
 	ferr("metadata.name=a\\", "invalid field selector: invalid escape "
 				  "sequence: \\");
 	ferr("metadata.name=a\\,metadata.namespace=b",
@@ -190,8 +191,7 @@ static void test_field_errors(void)
 			       sizeof(err)) == 0);
 	CHECK(sel && !cache_fsel_empty(sel));
 	cache_fsel_free(sel);
-	CHECK(cache_fsel_parse("spec.bogus=x", NULL, &sel, NULL, 0) ==
-	      -EINVAL);
+	CHECK(cache_fsel_parse("spec.bogus=x", NULL, &sel, NULL, 0) == -EINVAL);
 	CHECK(sel == NULL);
 }
 
@@ -255,7 +255,8 @@ static void test_field_operators(void)
 	CHECK(fmatch("status.phase!=Pending,status.phase!=Failed", &o));
 	CHECK(!fmatch("status.phase!=Pending,status.phase!=Running", &o));
 	CHECK(fmatch("metadata.namespace==demo,metadata.name=web-1,"
-		     "spec.nodeName!=,status.phase=Running", &o));
+		     "spec.nodeName!=,status.phase=Running",
+		     &o));
 	CHECK(!fmatch("metadata.namespace==demo,metadata.name=web-2", &o));
 	/* values are compared exactly: no case folding, no trimming */
 	CHECK(!fmatch("status.phase=running", &o));
@@ -307,8 +308,8 @@ static void *share_worker(void *arg)
 	int i;
 
 	for (i = 0; i < 20000; i++)
-		sh->hits += cache_fsel_match(sh->f, obj_get,
-					     i & 1 ? &run : &pend);
+		sh->hits +=
+			cache_fsel_match(sh->f, obj_get, i & 1 ? &run : &pend);
 	return NULL;
 }
 

@@ -155,10 +155,10 @@ static void test_label_sets(void)
 	CHECK(!LMATCH("k in (a,b)", { "k", "" }));
 	CHECK(LMATCH("k in (b,a,b,a)", { "k", "a" }));
 	/* Go's own example. */
-	CHECK(LMATCH("x in (foo,,baz),y,z notin ()",
-		     { "x", "baz" }, { "y", "" }, { "z", "q" }));
-	CHECK(!LMATCH("x in (foo,,baz),y,z notin ()",
-		      { "x", "baz" }, { "y", "" }, { "z", "" }));
+	CHECK(LMATCH("x in (foo,,baz),y,z notin ()", { "x", "baz" },
+		     { "y", "" }, { "z", "q" }));
+	CHECK(!LMATCH("x in (foo,,baz),y,z notin ()", { "x", "baz" },
+		      { "y", "" }, { "z", "" }));
 	/* "in" and "notin" are identifiers as keys and values. */
 	CHECK(LMATCH("in=notin", { "in", "notin" }));
 	CHECK(LMATCH("notin in (in,notin)", { "notin", "in" }));
@@ -201,7 +201,8 @@ static void test_label_keys(void)
 	char key[80], sel[200];
 
 	CHECK(LMATCH("example.com/app=web", { "example.com/app", "web" }));
-	CHECK(LMATCH("app.kubernetes.io/name", { "app.kubernetes.io/name", "x" }));
+	CHECK(LMATCH("app.kubernetes.io/name",
+		     { "app.kubernetes.io/name", "x" }));
 	CHECK(LMATCH("A_b.c-D=E-f_g.H", { "A_b.c-D", "E-f_g.H" }));
 	CHECK(LMATCH("1=2", { "1", "2" }));
 	memset(key, 'k', 63);
@@ -232,7 +233,7 @@ static void test_label_eq(void)
 	const char *key = NULL;
 
 	sel = lparse("b=2,a=1");
-	CHECK_STR(cache_lsel_eq(sel, &key), "1");	/* sorted by key */
+	CHECK_STR(cache_lsel_eq(sel, &key), "1"); /* sorted by key */
 	CHECK_STR(key, "a");
 	cache_lsel_free(sel);
 
@@ -327,36 +328,43 @@ static void test_label_key_errors(void)
 
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: \"a/\": "
-		 "name part must be non-empty; name part %s", key_re);
+		 "name part must be non-empty; name part %s",
+		 key_re);
 	lerr("a/", want);
 
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"Example.com/a\": prefix part %s", subdomain_re);
+		 "\"Example.com/a\": prefix part %s",
+		 subdomain_re);
 	lerr("Example.com/a", want);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"a..b/c\": prefix part %s", subdomain_re);
+		 "\"a..b/c\": prefix part %s",
+		 subdomain_re);
 	lerr("a..b/c", want);
 
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"-a\": name part %s", key_re);
+		 "\"-a\": name part %s",
+		 key_re);
 	lerr("-a", want);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"a\\\"b\\\\\": name part %s", key_re);
+		 "\"a\\\"b\\\\\": name part %s",
+		 key_re);
 	lerr("a\"b\\", want);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"a\\x01\xc3\xa9\\xff\": name part %s", key_re);
+		 "\"a\\x01\xc3\xa9\\xff\": name part %s",
+		 key_re);
 	lerr("a\x01\xc3\xa9\xff", want);
 
 	memset(key, 'k', 64);
 	key[64] = '\0';
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: \"%s\": "
-		 "name part must be no more than 63 bytes", key);
+		 "name part must be no more than 63 bytes",
+		 key);
 	lerr(key, want);
 
 	/* A prefix over 253 bytes, made of valid labels. */
@@ -365,13 +373,15 @@ static void test_label_key_errors(void)
 	snprintf(sel, sizeof(sel), "%s/n", key);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: \"%s\": "
-		 "prefix part must be no more than 253 bytes", sel);
+		 "prefix part must be no more than 253 bytes",
+		 sel);
 	lerr(sel, want);
 
 	/* The key is checked before the operator is even read. */
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"_x\": name part %s", key_re);
+		 "\"_x\": name part %s",
+		 key_re);
 	lerr("_x in (", want);
 }
 
@@ -381,7 +391,8 @@ static void test_label_value_errors(void)
 
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: values[0][a]: Invalid value: "
-		 "\"-b\": %s", value_re);
+		 "\"-b\": %s",
+		 value_re);
 	lerr("a=-b", want);
 
 	memset(val, 'v', 64);
@@ -389,14 +400,16 @@ static void test_label_value_errors(void)
 	snprintf(sel, sizeof(sel), "a==%s", val);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: values[0][a]: Invalid value: "
-		 "\"%s\": must be no more than 63 bytes", val);
+		 "\"%s\": must be no more than 63 bytes",
+		 val);
 	lerr(sel, want);
 
 	val[63] = '-';
 	snprintf(sel, sizeof(sel), "a!=%s", val);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: values[0][a]: Invalid value: "
-		 "\"%s\": must be no more than 63 bytes; %s", val, value_re);
+		 "\"%s\": must be no more than 63 bytes; %s",
+		 val, value_re);
 	lerr(sel, want);
 
 	/* Several bad values: Go's aggregate, in sorted value order. */
@@ -412,12 +425,14 @@ static void test_label_value_errors(void)
 	lerr("k<", "unable to parse requirement: values[0]: Invalid value: "
 		   "\"\": for 'Gt', 'Lt' operators, the value must be an "
 		   "integer");
-	lerr("k>99999999999999999999", "unable to parse requirement: "
-		 "values[0]: Invalid value: \"99999999999999999999\": for "
-		 "'Gt', 'Lt' operators, the value must be an integer");
+	lerr("k>99999999999999999999",
+	     "unable to parse requirement: "
+	     "values[0]: Invalid value: \"99999999999999999999\": for "
+	     "'Gt', 'Lt' operators, the value must be an integer");
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: values[0][k]: Invalid value: "
-		 "\"-1\": %s", value_re);
+		 "\"-1\": %s",
+		 value_re);
 	lerr("k>-1", want);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: [values[0]: Invalid value: "
@@ -447,7 +462,9 @@ static void test_label_alloc_failure(const char *s, bool valid)
 {
 	/* Matches the valid selector below. */
 	const struct cache_label l[] = {
-		{ "a", "x" }, { "e", "6" }, { "example.com/c", "d" },
+		{ "a", "x" },
+		{ "e", "6" },
+		{ "example.com/c", "d" },
 		{ "g", "i" },
 	};
 	struct cache_lsel *sel;
@@ -481,7 +498,8 @@ static void test_label_alloc_failure(const char *s, bool valid)
 static void test_alloc_failure(void)
 {
 	test_label_alloc_failure("a in (x,y,,z),!b,example.com/c==d,e>5,"
-				 "f notin (q),g!=h,a", true);
+				 "f notin (q),g!=h,a",
+				 true);
 	test_label_alloc_failure("a in (x,y),b=c d", false);
 	test_label_alloc_failure("a in (x,y),b in (-c)", false);
 	/* And nothing stays armed: a plain parse works afterwards. */
@@ -531,17 +549,20 @@ static void test_label_validation_in_sets(void)
 
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: values[0][k]: Invalid value: "
-		 "\"-x\": %s", value_re);
+		 "\"-x\": %s",
+		 value_re);
 	lerr("k notin (-x)", want);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: <nil>: Invalid value: "
-		 "\"-k\": name part %s", key_re);
+		 "\"-k\": name part %s",
+		 key_re);
 	lerr("!-k", want);
 	lerr("-k in (a)", want);
 	lerr("-k", want);
 	snprintf(want, sizeof(want),
 		 "unable to parse requirement: values[0][k]: Invalid value: "
-		 "\"x_\": %s", value_re);
+		 "\"x_\": %s",
+		 value_re);
 	lerr("k!=x_", want);
 	lerr("k==x_", want);
 }
@@ -562,9 +583,8 @@ static void *share_worker(void *arg)
 	for (i = 0; i < 20000; i++) {
 		const char *v = i & 1 ? "web" : "db";
 
-		sh->hits += cache_lsel_match(sh->l,
-					     LABELS({ "app", v }, { "tier", "fe" }),
-					     2);
+		sh->hits += cache_lsel_match(
+			sh->l, LABELS({ "app", v }, { "tier", "fe" }), 2);
 	}
 	return NULL;
 }

@@ -74,14 +74,15 @@ static X509 *cert_make(EVP_PKEY *key, const char *cn, long serial, X509 *ica,
 	X509_gmtime_adj(X509_getm_notAfter(x), na);
 	X509_set_pubkey(x, key);
 	X509_NAME *n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)cn,
-				   -1, -1, 0);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+				   (const unsigned char *)cn, -1, -1, 0);
 	X509_set_issuer_name(x, ica ? X509_get_subject_name(ica) : n);
 	X509V3_CTX ctx;
 	X509V3_set_ctx_nodb(&ctx);
 	X509V3_set_ctx(&ctx, ica ? ica : x, x, NULL, NULL, 0);
-	X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints,
-						ca ? "critical,CA:TRUE" : "CA:FALSE");
+	X509_EXTENSION *e =
+		X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints,
+				    ca ? "critical,CA:TRUE" : "CA:FALSE");
 	X509_add_ext(x, e, -1);
 	X509_EXTENSION_free(e);
 	if (!ca) {
@@ -103,7 +104,11 @@ static void write_certs(const char *path, X509 *a, X509 *b)
 	fclose(f);
 }
 
-enum key_form { PKCS8, TRADITIONAL, ENCRYPTED };
+enum key_form {
+	PKCS8,
+	TRADITIONAL,
+	ENCRYPTED
+};
 
 static void write_key(const char *path, EVP_PKEY *k, enum key_form form)
 {
@@ -111,11 +116,13 @@ static void write_key(const char *path, EVP_PKEY *k, enum key_form form)
 	fchmod(fileno(f), 0600);
 	BIO *b = BIO_new_fp(f, BIO_NOCLOSE);
 	if (form == TRADITIONAL)
-		PEM_write_bio_PrivateKey_traditional(b, k, NULL, NULL, 0, NULL, NULL);
+		PEM_write_bio_PrivateKey_traditional(b, k, NULL, NULL, 0, NULL,
+						     NULL);
 	else
-		PEM_write_bio_PrivateKey(b, k, form == ENCRYPTED ? EVP_aes_128_cbc() : NULL,
-					 (unsigned char *)"pw", form == ENCRYPTED ? 2 : 0,
-					 NULL, NULL);
+		PEM_write_bio_PrivateKey(
+			b, k, form == ENCRYPTED ? EVP_aes_128_cbc() : NULL,
+			(unsigned char *)"pw", form == ENCRYPTED ? 2 : 0, NULL,
+			NULL);
 	BIO_free(b);
 	fclose(f);
 }
@@ -145,23 +152,27 @@ static void make_material(void)
 	k3 = key_ec();
 	krsa = key_rsa();
 	ca = cert_make(ca_key, "test-ca", 1, NULL, NULL, -3600, 86400, true);
-	other_ca = cert_make(other_ca_key, "other-ca", 1, NULL, NULL, -3600, 86400, true);
-	impostor_ca = cert_make(other_ca_key, "test-ca", 1, NULL, NULL, -3600, 86400, true);
+	other_ca = cert_make(other_ca_key, "other-ca", 1, NULL, NULL, -3600,
+			     86400, true);
+	impostor_ca = cert_make(other_ca_key, "test-ca", 1, NULL, NULL, -3600,
+				86400, true);
 	c1 = cert_make(k1, "leaf-1", 0x1001, ca, ca_key, -3600, 86400, false);
 	c2 = cert_make(k2, "leaf-2", 0x1002, ca, ca_key, -3600, 86400, false);
 	c3 = cert_make(k3, "leaf-3", 0x1003, ca, ca_key, -3600, 86400, false);
-	crsa = cert_make(krsa, "leaf-rsa", 0x1004, ca, ca_key, -3600, 86400, false);
-	cexpired = cert_make(k1, "leaf-expired", 0x1005, ca, ca_key, -7200, -3600, false);
+	crsa = cert_make(krsa, "leaf-rsa", 0x1004, ca, ca_key, -3600, 86400,
+			 false);
+	cexpired = cert_make(k1, "leaf-expired", 0x1005, ca, ca_key, -7200,
+			     -3600, false);
 	write_certs(at("ca.crt"), ca, NULL);
 	write_certs(at("other-ca.crt"), other_ca, NULL);
 	write_certs(at("1.crt"), c1, ca);
 	write_key(at("1.key"), k1, PKCS8);
 	write_certs(at("2.crt"), c2, NULL);
-	write_key(at("2.key"), k2, TRADITIONAL);	/* SEC1 */
+	write_key(at("2.key"), k2, TRADITIONAL); /* SEC1 */
 	write_certs(at("3.crt"), c3, ca);
 	write_key(at("3.key"), k3, PKCS8);
 	write_certs(at("rsa.crt"), crsa, ca);
-	write_key(at("rsa.key"), krsa, TRADITIONAL);	/* PKCS#1 */
+	write_key(at("rsa.key"), krsa, TRADITIONAL); /* PKCS#1 */
 	write_key(at("rsa8.key"), krsa, PKCS8);
 	write_key(at("enc.key"), k1, ENCRYPTED);
 	write_certs(at("unsorted.crt"), ca, c1);
@@ -214,7 +225,8 @@ static int count_of(const char *hay, const char *needle)
 
 /* ---- load errors ---- */
 
-static struct proxy_tls *load(const char *cert, const char *key, char *err, size_t len)
+static struct proxy_tls *load(const char *cert, const char *key, char *err,
+			      size_t len)
 {
 	err[0] = '\0';
 	return proxy_tls_new(cert, key, err, len);
@@ -248,8 +260,8 @@ static void expect_error(const char *cert, const char *key, const char *want,
 		proxy_tls_free(t);
 	if (!strstr(err, want)) {
 		check_failed++;
-		fprintf(stderr, "%s:%d: error \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,
-			err, want);
+		fprintf(stderr, "%s:%d: error \"%s\" lacks \"%s\"\n", __FILE__,
+			__LINE__, err, want);
 	} else {
 		check_passed++;
 	}
@@ -260,62 +272,82 @@ static void expect_error(const char *cert, const char *key, const char *want,
 static void test_load_errors(void)
 {
 	char want[PATH_MAX + 256];
-	snprintf(want, sizeof(want), "--tls-cert-file %s: cannot read it: No such file "
-		 "or directory", at("nope.crt"));
+	snprintf(want, sizeof(want),
+		 "--tls-cert-file %s: cannot read it: No such file "
+		 "or directory",
+		 at("nope.crt"));
 	expect_error(at("nope.crt"), at("1.key"), want, NULL);
-	snprintf(want, sizeof(want), "--tls-private-key-file %s: cannot read it: No "
-		 "such file or directory", at("nope.key"));
+	snprintf(want, sizeof(want),
+		 "--tls-private-key-file %s: cannot read it: No "
+		 "such file or directory",
+		 at("nope.key"));
 	expect_error(at("1.crt"), at("nope.key"), want, NULL);
 
 	/* not a certificate, and what it holds is never quoted */
 	write_text(at("junk.crt"), "SECRET-CERT-MARKER not a certificate\n");
-	snprintf(want, sizeof(want), "--tls-cert-file %s: not a PEM certificate chain, "
-		 "leaf first", at("junk.crt"));
+	snprintf(want, sizeof(want),
+		 "--tls-cert-file %s: not a PEM certificate chain, "
+		 "leaf first",
+		 at("junk.crt"));
 	expect_error(at("junk.crt"), at("1.key"), want, "SECRET-CERT-MARKER");
 	write_text(at("empty.crt"), "");
-	expect_error(at("empty.crt"), at("1.key"), "not a PEM certificate chain", NULL);
+	expect_error(at("empty.crt"), at("1.key"),
+		     "not a PEM certificate chain", NULL);
 	/* the key first, then the certificate: still not a chain */
 	expect_error(at("1.key"), at("1.key"), "not a PEM certificate chain",
 		     "BEGIN PRIVATE KEY");
 	/* CA first, leaf second: refused rather than serve the wrong one */
-	expect_error(at("unsorted.crt"), at("1.key"), "not a PEM certificate chain, "
-		     "leaf first", NULL);
+	expect_error(at("unsorted.crt"), at("1.key"),
+		     "not a PEM certificate chain, "
+		     "leaf first",
+		     NULL);
 
 	write_text(at("junk.key"), "-----BEGIN PRIVATE KEY-----\n"
-		   "U0VDUkVULUtFWS1NQVJLRVI=SECRET-KEY-MARKER\n"
-		   "-----END PRIVATE KEY-----\n");
-	snprintf(want, sizeof(want), "--tls-private-key-file %s: not an unencrypted PEM "
-		 "private key", at("junk.key"));
+				   "U0VDUkVULUtFWS1NQVJLRVI=SECRET-KEY-MARKER\n"
+				   "-----END PRIVATE KEY-----\n");
+	snprintf(want, sizeof(want),
+		 "--tls-private-key-file %s: not an unencrypted PEM "
+		 "private key",
+		 at("junk.key"));
 	expect_error(at("1.crt"), at("junk.key"), want, "SECRET-KEY-MARKER");
-	expect_error(at("1.crt"), at("enc.key"), "not an unencrypted PEM private key",
-		     NULL);
+	expect_error(at("1.crt"), at("enc.key"),
+		     "not an unencrypted PEM private key", NULL);
 	/* a certificate where the key should be */
-	expect_error(at("1.crt"), at("1.crt"), "not an unencrypted PEM private key", NULL);
+	expect_error(at("1.crt"), at("1.crt"),
+		     "not an unencrypted PEM private key", NULL);
 
 	/* a valid key, of another certificate */
-	snprintf(want, sizeof(want), "--tls-private-key-file %s is not the key of the "
-		 "first certificate in --tls-cert-file %s", at("2.key"), at("1.crt"));
+	snprintf(want, sizeof(want),
+		 "--tls-private-key-file %s is not the key of the "
+		 "first certificate in --tls-cert-file %s",
+		 at("2.key"), at("1.crt"));
 	expect_error(at("1.crt"), at("2.key"), want, NULL);
 	/* the CA's key matches a certificate in the chain, not the leaf */
 	write_key(at("ca.key"), ca_key, PKCS8);
-	expect_error(at("1.crt"), at("ca.key"), "is not the key of the first "
-		     "certificate", NULL);
+	expect_error(at("1.crt"), at("ca.key"),
+		     "is not the key of the first "
+		     "certificate",
+		     NULL);
 
 	/* bigger than 1 MiB: not read whole, whatever it starts with */
 	FILE *f = fopen(at("big.crt"), "w");
 	PEM_write_X509(f, c1);
 	while (ftell(f) <= (1 << 20))
-		fputs("# padding padding padding padding padding padding padding pad\n", f);
+		fputs("# padding padding padding padding padding padding padding pad\n",
+		      f);
 	fclose(f);
-	expect_error(at("big.crt"), at("1.key"), "cannot read it: File too large", NULL);
+	expect_error(at("big.crt"), at("1.key"),
+		     "cannot read it: File too large", NULL);
 	/* a directory */
 	expect_error(dir, at("1.key"), "--tls-cert-file", NULL);
 	/* unreadable (not when running as root, who reads anything) */
 	if (geteuid() != 0) {
 		write_key(at("locked.key"), k1, PKCS8);
 		chmod(at("locked.key"), 0);
-		expect_error(at("1.crt"), at("locked.key"), "cannot read it: Permission "
-			     "denied", NULL);
+		expect_error(at("1.crt"), at("locked.key"),
+			     "cannot read it: Permission "
+			     "denied",
+			     NULL);
 	}
 }
 
@@ -324,18 +356,20 @@ static void test_load_forms(void)
 {
 	char err[1024];
 	const char *pairs[][2] = {
-		{ "1.crt", "1.key" },		/* EC, PKCS#8, with its CA */
-		{ "2.crt", "2.key" },		/* EC, SEC1, leaf alone */
-		{ "rsa.crt", "rsa.key" },	/* RSA, PKCS#1 */
-		{ "rsa.crt", "rsa8.key" },	/* RSA, PKCS#8 */
-		{ "expired.crt", "1.key" },	/* expired: served; clients refuse it */
+		{ "1.crt", "1.key" },	   /* EC, PKCS#8, with its CA */
+		{ "2.crt", "2.key" },	   /* EC, SEC1, leaf alone */
+		{ "rsa.crt", "rsa.key" },  /* RSA, PKCS#1 */
+		{ "rsa.crt", "rsa8.key" }, /* RSA, PKCS#8 */
+		{ "expired.crt",
+		  "1.key" }, /* expired: served; clients refuse it */
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(*pairs); i++) {
-		struct proxy_tls *t = load(at(pairs[i][0]), at(pairs[i][1]), err,
-					   sizeof(err));
+		struct proxy_tls *t = load(at(pairs[i][0]), at(pairs[i][1]),
+					   err, sizeof(err));
 		CHECK(t != NULL);
 		if (!t)
-			fprintf(stderr, "  %s %s: %s\n", pairs[i][0], pairs[i][1], err);
+			fprintf(stderr, "  %s %s: %s\n", pairs[i][0],
+				pairs[i][1], err);
 		proxy_tls_free(t);
 	}
 
@@ -376,9 +410,11 @@ static struct MHD_Daemon *daemon_start(struct proxy_tls *t)
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | flags, 0, NULL, NULL, on_request,
-		NULL, MHD_OPTION_SOCK_ADDR, &a, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
-	const union MHD_DaemonInfo *i = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+		MHD_USE_INTERNAL_POLLING_THREAD | flags, 0, NULL, NULL,
+		on_request, NULL, MHD_OPTION_SOCK_ADDR, &a, MHD_OPTION_ARRAY, o,
+		MHD_OPTION_END);
+	const union MHD_DaemonInfo *i =
+		d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
 	port = i ? i->port : 0;
 	return d;
 }
@@ -400,8 +436,8 @@ static CURLcode fetch(const char *cafile, char *subject, size_t len)
 	CURLcode rc = curl_easy_perform(h);
 	subject[0] = '\0';
 	struct curl_certinfo *ci = NULL;
-	if (rc == CURLE_OK && !curl_easy_getinfo(h, CURLINFO_CERTINFO, &ci) && ci &&
-	    ci->num_of_certs > 0)
+	if (rc == CURLE_OK && !curl_easy_getinfo(h, CURLINFO_CERTINFO, &ci) &&
+	    ci && ci->num_of_certs > 0)
 		for (struct curl_slist *s = ci->certinfo[0]; s; s = s->next)
 			if (!strncmp(s->data, "Subject:", 8))
 				snprintf(subject, len, "%s", s->data + 8);
@@ -420,13 +456,14 @@ static bool serves(const char *cn)
 	CURLcode rc = fetch(at("ca.crt"), subject, sizeof(subject));
 	bool ok = rc == CURLE_OK && strstr(subject, cn);
 	if (!ok)
-		fprintf(stderr, "  wanted %s: curl %d, subject \"%s\"\n", cn, rc, subject);
+		fprintf(stderr, "  wanted %s: curl %d, subject \"%s\"\n", cn,
+			rc, subject);
 	return ok;
 }
 
 static void wait_check(void)
 {
-	usleep(1150 * 1000);	/* past CHECK_MS */
+	usleep(1150 * 1000); /* past CHECK_MS */
 }
 
 static void test_serve_and_rotate(void)
@@ -435,7 +472,8 @@ static void test_serve_and_rotate(void)
 	/* the served files: copies, so that the originals stay for later */
 	write_certs(at("live.crt"), c1, ca);
 	write_key(at("live.key"), k1, PKCS8);
-	struct proxy_tls *t = load(at("live.crt"), at("live.key"), err, sizeof(err));
+	struct proxy_tls *t =
+		load(at("live.crt"), at("live.key"), err, sizeof(err));
 	CHECK(t != NULL);
 	if (!t)
 		return;
@@ -454,7 +492,8 @@ static void test_serve_and_rotate(void)
 		fprintf(stderr, "  other CA: curl %d\n", rc);
 	/* nor one whose CA has the same name and another key */
 	write_certs(at("impostor-ca.crt"), impostor_ca, NULL);
-	CHECK(fetch(at("impostor-ca.crt"), subject, sizeof(subject)) != CURLE_OK);
+	CHECK(fetch(at("impostor-ca.crt"), subject, sizeof(subject)) !=
+	      CURLE_OK);
 	CHECK(subject[0] == '\0');
 
 	/* rotation: the new pair from the next handshake after a check */
@@ -467,7 +506,8 @@ static void test_serve_and_rotate(void)
 	bool rotated = serves("leaf-2");
 	capture_end(log, sizeof(log));
 	CHECK(rotated);
-	CHECK(strstr(log, "TLS: reloaded the serving certificate from") != NULL);
+	CHECK(strstr(log, "TLS: reloaded the serving certificate from") !=
+	      NULL);
 	CHECK(strstr(log, "serial 1002") != NULL);
 
 	/* a broken certificate: the previous pair stays, one warning that
@@ -516,7 +556,7 @@ static void test_serve_and_rotate(void)
 	unlink(at("live.crt"));
 	wait_check();
 	CHECK(fetch(at("ca.crt"), subject, sizeof(subject)) ==
-	      CURLE_PEER_FAILED_VERIFICATION);	/* still the expired one */
+	      CURLE_PEER_FAILED_VERIFICATION); /* still the expired one */
 
 	MHD_stop_daemon(d);
 	proxy_tls_free(t);
@@ -538,7 +578,8 @@ static void test_secret_volume(void)
 	CHECK(symlink("..2026_a", at("vol/..data")) == 0);
 	CHECK(symlink("..data/tls.crt", at("vol/tls.crt")) == 0);
 	CHECK(symlink("..data/tls.key", at("vol/tls.key")) == 0);
-	struct proxy_tls *t = load(at("vol/tls.crt"), at("vol/tls.key"), err, sizeof(err));
+	struct proxy_tls *t =
+		load(at("vol/tls.crt"), at("vol/tls.key"), err, sizeof(err));
 	CHECK(t != NULL);
 	struct MHD_Daemon *d = t ? daemon_start(t) : NULL;
 	CHECK(d != NULL);

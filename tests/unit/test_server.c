@@ -22,29 +22,39 @@
 #include "mhd_stub.h"
 #include "check.h"
 
-#define RESP(status, type, body)                                              \
-	"HTTP/1.1 " status "\r\nContent-Type: " type "\r\nConnection: close\r\n" \
+#define RESP(status, type, body)                     \
+	"HTTP/1.1 " status "\r\nContent-Type: " type \
+	"\r\nConnection: close\r\n"                  \
 	"\r\n" body
-#define NOT_FOUND "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{}," \
-		  "\"status\":\"Failure\",\"message\":\"the server could not find " \
-		  "the requested resource\",\"reason\":\"NotFound\",\"details\":{}," \
-		  "\"code\":404}\n"
+#define NOT_FOUND                                                          \
+	"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"      \
+	"\"status\":\"Failure\",\"message\":\"the server could not find "  \
+	"the requested resource\",\"reason\":\"NotFound\",\"details\":{}," \
+	"\"code\":404}\n"
 
 static struct http_stub_route routes[] = {
-	{ .match = "GET /version ", .response = RESP("200 OK", "application/json",
-						     "{\"gitVersion\":\"v1.31.0\"}") },
-	{ .match = "GET /api ", .response = RESP("200 OK", "application/json", "{}") },
-	{ .match = "GET /apis ", .response = RESP("200 OK", "application/json", "{}") },
-	{ .match = "GET /api/v1 ", .response = RESP("200 OK", "application/json", "{}") },
+	{ .match = "GET /version ",
+	  .response = RESP("200 OK", "application/json",
+			   "{\"gitVersion\":\"v1.31.0\"}") },
+	{ .match = "GET /api ",
+	  .response = RESP("200 OK", "application/json", "{}") },
+	{ .match = "GET /apis ",
+	  .response = RESP("200 OK", "application/json", "{}") },
+	{ .match = "GET /api/v1 ",
+	  .response = RESP("200 OK", "application/json", "{}") },
 	{ .match = "POST /api/v1/namespaces/a/pods ",
-	  .response = RESP("201 Created", "application/json", "{\"kind\":\"Pod\"}") },
-	{ .match = "/pods/p1/log ", .response = RESP("200 OK", "text/plain", "log-line") },
-	{ .match = "GET /api/v1/services", .response = RESP("200 OK", "application/json",
-							    "{\"kind\":\"ServiceList\"}") },
+	  .response = RESP("201 Created", "application/json",
+			   "{\"kind\":\"Pod\"}") },
+	{ .match = "/pods/p1/log ",
+	  .response = RESP("200 OK", "text/plain", "log-line") },
+	{ .match = "GET /api/v1/services",
+	  .response = RESP("200 OK", "application/json",
+			   "{\"kind\":\"ServiceList\"}") },
 	{ .match = "GET /api/v1/pods?resourceVersion=0 ",
-	  .response = RESP("200 OK", "application/vnd.kubernetes.protobuf", "k8s-pb") },
-	{ .match = "GET /", .response = RESP("404 Not Found", "application/json",
-					     NOT_FOUND) },
+	  .response = RESP("200 OK", "application/vnd.kubernetes.protobuf",
+			   "k8s-pb") },
+	{ .match = "GET /",
+	  .response = RESP("404 Not Found", "application/json", NOT_FOUND) },
 };
 
 static struct http_stub up_srv;
@@ -82,30 +92,39 @@ static void test_local(void)
 {
 	struct mhd_reply r;
 	char v[128];
-	uint64_t lists = __atomic_load_n(&proxy_counters.req_list, __ATOMIC_RELAXED);
+	uint64_t lists =
+		__atomic_load_n(&proxy_counters.req_list, __ATOMIC_RELAXED);
 	CHECK(ask("GET", "/healthz", NULL, &r) == 200);
 	CHECK_STR(r.body, "ok");
 	mhd_reply_free(&r);
-	CHECK(ask("GET", "/readyz", NULL, &r) == 503);	/* deployments not synced */
+	CHECK(ask("GET", "/readyz", NULL, &r) ==
+	      503); /* deployments not synced */
 	mhd_reply_free(&r);
 	CHECK(ask("GET", "/metrics", NULL, &r) == 200);
-	CHECK(strstr(r.body, "informer_proxy_cache_synced{resource=\"pods\"} 1\n") != NULL);
+	CHECK(strstr(r.body,
+		     "informer_proxy_cache_synced{resource=\"pods\"} 1\n") !=
+	      NULL);
 	mhd_reply_free(&r);
 	CHECK(ask("GET", "/api/v1/pods?resourceVersion=0", NULL, &r) == 200);
-	CHECK(strstr(r.body, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
-			     "{\"resourceVersion\":\"10\"}") == r.body);
+	CHECK(strstr(r.body,
+		     "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+		     "{\"resourceVersion\":\"10\"}") == r.body);
 	CHECK(strstr(r.body, "\"name\":\"p1\"") != NULL);
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.req_list, __ATOMIC_RELAXED) == lists + 1);
-	CHECK(ask("GET", "/api/v1/namespaces/a/pods/p1?resourceVersion=0", NULL, &r) == 200);
+	CHECK(__atomic_load_n(&proxy_counters.req_list, __ATOMIC_RELAXED) ==
+	      lists + 1);
+	CHECK(ask("GET", "/api/v1/namespaces/a/pods/p1?resourceVersion=0", NULL,
+		  &r) == 200);
 	CHECK(strstr(r.body, "{\"kind\":\"Pod\",") == r.body);
 	mhd_reply_free(&r);
-	CHECK(ask("GET", "/api/v1/namespaces/a/pods/nope?resourceVersion=0", NULL, &r) ==
-	      404);
-	CHECK(strstr(r.body, "\"message\":\"pods \\\"nope\\\" not found\"") != NULL);
+	CHECK(ask("GET", "/api/v1/namespaces/a/pods/nope?resourceVersion=0",
+		  NULL, &r) == 404);
+	CHECK(strstr(r.body, "\"message\":\"pods \\\"nope\\\" not found\"") !=
+	      NULL);
 	mhd_reply_free(&r);
 	/* query escapes, '+' a space as Go reads it */
-	CHECK(ask("GET", "/api/v1/pods?resourceVersion=0&labelSelector=app+in+%28db%29",
+	CHECK(ask("GET",
+		  "/api/v1/pods?resourceVersion=0&labelSelector=app+in+%28db%29",
 		  NULL, &r) == 200);
 	CHECK(strstr(r.body, "\"name\":\"p1\"") == NULL);
 	CHECK(strstr(r.body, "\"name\":\"p2\"") != NULL);
@@ -115,15 +134,19 @@ static void test_local(void)
 	CHECK(r.len == 0);
 	mhd_reply_free(&r);
 	/* not synced: 429 and when to come back */
-	uint64_t ns = __atomic_load_n(&proxy_counters.req_not_synced, __ATOMIC_RELAXED);
-	CHECK(ask("GET", "/apis/apps/v1/deployments?resourceVersion=0", NULL, &r) == 429);
-	CHECK(strstr(r.body, "\"message\":\"the cache of deployments is not synced yet, "
-			     "please try again later\"") != NULL);
+	uint64_t ns = __atomic_load_n(&proxy_counters.req_not_synced,
+				      __ATOMIC_RELAXED);
+	CHECK(ask("GET", "/apis/apps/v1/deployments?resourceVersion=0", NULL,
+		  &r) == 429);
+	CHECK(strstr(r.body,
+		     "\"message\":\"the cache of deployments is not synced yet, "
+		     "please try again later\"") != NULL);
 	CHECK(strstr(r.body, "\"details\":{\"retryAfterSeconds\":1}") != NULL);
 	CHECK(mhd_reply_header(&r, "Retry-After", v, sizeof(v)));
 	CHECK_STR(v, "1");
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.req_not_synced, __ATOMIC_RELAXED) == ns + 1);
+	CHECK(__atomic_load_n(&proxy_counters.req_not_synced,
+			      __ATOMIC_RELAXED) == ns + 1);
 	/* discovery from the set */
 	bool served = false;
 	for (int i = 0; i < 100 && !served; i++) {
@@ -140,16 +163,18 @@ static void test_local(void)
 	CHECK(ask("GET", "/version", NULL, &r) == 200);
 	CHECK_STR(r.body, "{\"gitVersion\":\"v1.31.0\"}");
 	mhd_reply_free(&r);
-	CHECK(http_stub_count(&up_srv) == before);	/* not asked again */
+	CHECK(http_stub_count(&up_srv) == before); /* not asked again */
 }
 
 static void test_bad_requests(void)
 {
 	struct mhd_reply r;
 	CHECK(ask("GET", "/api/v1/pods/%2e%2e/secrets", NULL, &r) == 400);
-	CHECK(strstr(r.body, "\"message\":\"\\\".\\\" and \\\"..\\\" segments are not "
-			     "allowed in the request path\"") != NULL);
-	CHECK(strstr(r.body, "\"reason\":\"BadRequest\",\"code\":400}") != NULL);
+	CHECK(strstr(r.body,
+		     "\"message\":\"\\\".\\\" and \\\"..\\\" segments are not "
+		     "allowed in the request path\"") != NULL);
+	CHECK(strstr(r.body, "\"reason\":\"BadRequest\",\"code\":400}") !=
+	      NULL);
 	mhd_reply_free(&r);
 	CHECK(ask("GET", "/api/v1/pods%00", NULL, &r) == 400);
 	CHECK(strstr(r.body, "%00 is not allowed") != NULL);
@@ -167,7 +192,8 @@ static void test_passthrough(void)
 {
 	struct mhd_reply r;
 	char v[128];
-	uint64_t pt = __atomic_load_n(&proxy_counters.req_passthrough, __ATOMIC_RELAXED);
+	uint64_t pt = __atomic_load_n(&proxy_counters.req_passthrough,
+				      __ATOMIC_RELAXED);
 	/* an unknown path: the upstream's 404 Status, as it sent it */
 	CHECK(ask("GET", "/no/such/path", NULL, &r) == 404);
 	CHECK_STR(r.body, NOT_FOUND);
@@ -185,11 +211,14 @@ static void test_passthrough(void)
 	CHECK(ask("GET", "/api/v1/namespaces/a/pods/p1/log", NULL, &r) == 200);
 	CHECK_STR(r.body, "log-line");
 	mhd_reply_free(&r);
-	CHECK(ask("GET", "/api/v1/services?resourceVersion=0", NULL, &r) == 200);
+	CHECK(ask("GET", "/api/v1/services?resourceVersion=0", NULL, &r) ==
+	      200);
 	CHECK_STR(r.body, "{\"kind\":\"ServiceList\"}");
 	mhd_reply_free(&r);
 	/* a client that takes only protobuf */
-	const char *const pb[] = { "Accept: application/vnd.kubernetes.protobuf", NULL };
+	const char *const pb[] = {
+		"Accept: application/vnd.kubernetes.protobuf", NULL
+	};
 	CHECK(ask("GET", "/api/v1/pods?resourceVersion=0", pb, &r) == 200);
 	CHECK_STR(r.body, "k8s-pb");
 	mhd_reply_free(&r);
@@ -197,7 +226,8 @@ static void test_passthrough(void)
 	CHECK(ask("DELETE", "/api/v1/namespaces/a/pods/p1", NULL, &r) == 404);
 	mhd_reply_free(&r);
 	CHECK(upstream_saw("DELETE /api/v1/namespaces/a/pods/p1 HTTP/1.1"));
-	CHECK(__atomic_load_n(&proxy_counters.req_passthrough, __ATOMIC_RELAXED) == pt + 6);
+	CHECK(__atomic_load_n(&proxy_counters.req_passthrough,
+			      __ATOMIC_RELAXED) == pt + 6);
 	/* what the cache serves never reached the upstream */
 	CHECK(!upstream_saw("GET /api/v1/namespaces/a/pods/p1?"));
 	CHECK(!upstream_saw("/healthz"));
@@ -210,42 +240,52 @@ static void test_watch_param(void)
 		const char *q;
 		bool watch;
 	} cases[] = {
-		{ "watch=true", true }, { "watch=1", true }, { "watch=yes", true },
-		{ "watch=", true }, { "watch", true }, { "watch=TRUE", true },
-		{ "watch=false", false }, { "watch=FALSE", false }, { "watch=0", false },
+		{ "watch=true", true },	  { "watch=1", true },
+		{ "watch=yes", true },	  { "watch=", true },
+		{ "watch", true },	  { "watch=TRUE", true },
+		{ "watch=false", false }, { "watch=FALSE", false },
+		{ "watch=0", false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		char path[200];
 		struct mhd_reply r;
-		snprintf(path, sizeof(path),
-			 "/api/v1/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1&%s",
-			 cases[i].q);
+		snprintf(
+			path, sizeof(path),
+			"/api/v1/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1&%s",
+			cases[i].q);
 		CHECK(ask("GET", path, NULL, &r) == 200);
 		if (cases[i].watch) {
 			CHECK(count_events(r.body, "ADDED") == 2);
 			CHECK(strstr(r.body, "PodList") == NULL);
 		} else {
-			CHECK(strstr(r.body, "{\"kind\":\"PodList\"") == r.body);
+			CHECK(strstr(r.body, "{\"kind\":\"PodList\"") ==
+			      r.body);
 			CHECK(count_events(r.body, "ADDED") == 0);
 		}
 		mhd_reply_free(&r);
 	}
 	/* the /watch/ prefix, whatever the parameter says */
 	struct mhd_reply r;
-	CHECK(ask("GET", "/api/v1/watch/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1"
-			 "&watch=false", NULL, &r) == 200);
+	CHECK(ask("GET",
+		  "/api/v1/watch/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1"
+		  "&watch=false",
+		  NULL, &r) == 200);
 	CHECK(count_events(r.body, "ADDED") == 2);
 	mhd_reply_free(&r);
 	/* a watch's own refusal comes through the dispatch */
-	CHECK(ask("GET", "/api/v1/pods?watch=1&resourceVersion=x", NULL, &r) == 400);
+	CHECK(ask("GET", "/api/v1/pods?watch=1&resourceVersion=x", NULL, &r) ==
+	      400);
 	mhd_reply_free(&r);
 }
 
 static void test_second_start(void)
 {
 	struct config cfg = *prx.cfg;
-	cfg.listen_port = prx.port;	/* taken */
-	struct proxy p2 = { .cfg = &cfg, .up = prx.up, .nofile = -1, .res = prx.res,
+	cfg.listen_port = prx.port; /* taken */
+	struct proxy p2 = { .cfg = &cfg,
+			    .up = prx.up,
+			    .nofile = -1,
+			    .res = prx.res,
 			    .nres = prx.nres };
 	char err[256] = "";
 	CHECK(proxy_start(&p2, err, sizeof(err)) == -EADDRINUSE);
@@ -263,16 +303,20 @@ static void test_second_start(void)
 
 static void load(struct cache_resource *r)
 {
-	static const char *const objs[][2] = { { "p1", "web" }, { "p2", "db" } };
+	static const char *const objs[][2] = { { "p1", "web" },
+					       { "p2", "db" } };
 	struct cache_txn t;
 	cache_txn_begin(r->store, &t);
 	for (int i = 0; i < 2; i++) {
 		char js[300];
-		snprintf(js, sizeof(js),
-			 "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
-			 "\"%s\",\"namespace\":\"a\",\"resourceVersion\":\"%d\",\"labels\":"
-			 "{\"app\":\"%s\"}}}", objs[i][0], i + 5, objs[i][1]);
-		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js), false, NULL, 0);
+		snprintf(
+			js, sizeof(js),
+			"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+			"\"%s\",\"namespace\":\"a\",\"resourceVersion\":\"%d\",\"labels\":"
+			"{\"app\":\"%s\"}}}",
+			objs[i][0], i + 5, objs[i][1]);
+		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js),
+						      false, NULL, 0);
 		CHECK(o && cache_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
 	}
@@ -285,14 +329,22 @@ int main(void)
 {
 	char server[64], err[256] = "";
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	CHECK(http_stub_start(&up_srv, routes, sizeof(routes) / sizeof(*routes)) == 0);
+	CHECK(http_stub_start(&up_srv, routes,
+			      sizeof(routes) / sizeof(*routes)) == 0);
 	snprintf(server, sizeof(server), "http://127.0.0.1:%d", up_srv.port);
 	struct cache_upstream up = { .server = server };
 	struct config cfg = {
-		.listen_host = "127.0.0.1", .listen_port = 0, .threads = 2,
-		.history = 16, .bookmark_interval = 60, .discovery_refresh = 600,
-		.grace_seconds = 30, .passthrough_timeout = 10,
-		.max_connections = 32, .max_watchers = 8, .idle_timeout = 30,
+		.listen_host = "127.0.0.1",
+		.listen_port = 0,
+		.threads = 2,
+		.history = 16,
+		.bookmark_interval = 60,
+		.discovery_refresh = 600,
+		.grace_seconds = 30,
+		.passthrough_timeout = 10,
+		.max_connections = 32,
+		.max_watchers = 8,
+		.idle_timeout = 30,
 		.header_timeout = 10,
 	};
 	struct cache_resource *res[2] = {
@@ -301,7 +353,9 @@ int main(void)
 	};
 	CHECK(res[0] && res[1]);
 	load(res[0]);
-	prx = (struct proxy){ .cfg = &cfg, .up = &up, .nofile = -1, .res = res, .nres = 2 };
+	prx = (struct proxy){
+		.cfg = &cfg, .up = &up, .nofile = -1, .res = res, .nres = 2
+	};
 	int rc = proxy_start(&prx, err, sizeof(err));
 	CHECK(rc == 0);
 	if (rc)
@@ -316,7 +370,7 @@ int main(void)
 	}
 	proxy_stop(&prx);
 	CHECK(prx.daemon == NULL && prx.conns == NULL);
-	proxy_stop(&prx);	/* twice: a no-op */
+	proxy_stop(&prx); /* twice: a no-op */
 	proxy_release(&prx);
 	http_stub_stop(&up_srv);
 	rcu_barrier();

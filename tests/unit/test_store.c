@@ -19,11 +19,12 @@ static const struct cache_kind *pods;
 static struct cache_obj *mk(const char *ns, const char *name, unsigned rv)
 {
 	char js[512];
-	snprintf(js, sizeof(js),
-		 "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
-		 "\"%s\",\"resourceVersion\":\"%u\",\"labels\":{\"b\":\"2\",\"a\":"
-		 "\"1\"}},\"spec\":{\"nodeName\":\"n1\"}}",
-		 name, ns, rv);
+	snprintf(
+		js, sizeof(js),
+		"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
+		"\"%s\",\"resourceVersion\":\"%u\",\"labels\":{\"b\":\"2\",\"a\":"
+		"\"1\"}},\"spec\":{\"nodeName\":\"n1\"}}",
+		name, ns, rv);
 	return cache_obj_parse(pods, js, strlen(js), false, NULL, 0);
 }
 
@@ -128,7 +129,9 @@ static struct cache_snap *commit_one(struct cache_store *s, unsigned rv)
  * in between, as long as the table holds them. */
 static void test_pin_eviction(void)
 {
-	enum { N = LIMIT_PINS_PER_RESOURCE };
+	enum {
+		N = LIMIT_PINS_PER_RESOURCE
+	};
 	struct cache_store *s = cache_store_new();
 	struct cache_snap *victim = commit_one(s, 1);
 	CHECK(!cache_store_pin(s, victim, 300));
@@ -137,13 +140,13 @@ static void test_pin_eviction(void)
 		struct cache_snap *x = commit_one(s, rv);
 		evicted += cache_store_pin(s, x, 300);
 		cache_snap_put(x);
-		if (rv % 64 == 0)	/* the victim pages on */
+		if (rv % 64 == 0) /* the victim pages on */
 			CHECK(!cache_store_pin(s, victim, 300));
 		struct cache_snap *v = cache_store_pinned(s, 1);
 		CHECK(v == victim);
 		cache_snap_put(v);
 	}
-	CHECK(evicted == 2 * N + 1);	/* the others, oldest first */
+	CHECK(evicted == 2 * N + 1); /* the others, oldest first */
 	struct cache_snap *gone = cache_store_pinned(s, 2);
 	CHECK(gone == NULL);
 	/* an expired pin is reused without counting as an eviction */
@@ -162,10 +165,10 @@ static void test_pin_eviction(void)
 	/* expired pins go without a paged LIST coming for them, and with
 	 * them the snapshot they kept */
 	x = commit_one(s2, 5000);
-	uint32_t refs = x->refs;	/* the store's and ours */
+	uint32_t refs = x->refs; /* the store's and ours */
 	cache_store_pin(s2, x, 0);
 	CHECK(x->refs == refs + 1);
-	CHECK(cache_store_expire_pins(s2) == 0);	/* not yet past */
+	CHECK(cache_store_expire_pins(s2) == 0); /* not yet past */
 	sleep(1);
 	CHECK(cache_store_expire_pins(s2) == 1);
 	CHECK(x->refs == refs);
@@ -213,7 +216,8 @@ static void test_load_sort(void)
 /* Namespace ranges under etcd's order, with prefix-sharing names. */
 static void test_ns_ranges(void)
 {
-	static const char *const nss[] = { "ns-1", "ns-1-a", "ns-1.b", "ns-10", "ns-1a" };
+	static const char *const nss[] = { "ns-1", "ns-1-a", "ns-1.b", "ns-10",
+					   "ns-1a" };
 	struct cache_store *s = cache_store_new();
 	struct cache_txn t;
 	cache_txn_begin(s, &t);
@@ -221,7 +225,8 @@ static void test_ns_ranges(void)
 		for (int k = 0; k < 3; k++) {
 			char name[8];
 			snprintf(name, sizeof(name), "o%d", k);
-			struct cache_obj *o = mk(nss[i], name, (unsigned)(i * 3 + k + 1));
+			struct cache_obj *o =
+				mk(nss[i], name, (unsigned)(i * 3 + k + 1));
 			cache_txn_put(&t, o, NULL);
 			cache_obj_put(o);
 		}
@@ -248,11 +253,12 @@ static struct cache_obj *mkl(const char *name, unsigned rv, const char *app,
 			     const char *tier)
 {
 	char js[512];
-	snprintf(js, sizeof(js),
-		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
-		 "\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"%s%s%s}}}",
-		 name, rv, app, tier ? ",\"tier\":\"" : "", tier ? tier : "",
-		 tier ? "\"" : "");
+	snprintf(
+		js, sizeof(js),
+		"{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"%s%s%s}}}",
+		name, rv, app, tier ? ",\"tier\":\"" : "", tier ? tier : "",
+		tier ? "\"" : "");
 	return cache_obj_parse(pods, js, strlen(js), false, NULL, 0);
 }
 
@@ -285,7 +291,8 @@ static void test_label_index(void)
 	char name[16];
 	for (unsigned i = 0; i < 60; i++) {
 		snprintf(name, sizeof(name), "p%02u", i);
-		objs[i] = mkl(name, i + 1, i % 3 ? "web" : "db", i % 2 ? "fe" : NULL);
+		objs[i] = mkl(name, i + 1, i % 3 ? "web" : "db",
+			      i % 2 ? "fe" : NULL);
 	}
 	struct cache_txn t;
 	cache_txn_begin_empty(s, &t);
@@ -299,7 +306,8 @@ static void test_label_index(void)
 	cache_txn_begin(s, &t);
 	for (unsigned i = 0; i < 60; i += 7) {
 		snprintf(name, sizeof(name), "p%02u", i);
-		struct cache_obj *o = mkl(name, 100 + i, i % 2 ? "db" : "web", NULL);
+		struct cache_obj *o =
+			mkl(name, 100 + i, i % 2 ? "db" : "web", NULL);
 		CHECK(cache_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
 	}
@@ -319,7 +327,8 @@ static void test_label_index(void)
 	struct cache_iter it;
 	cache_iter_seek_label(&it, sn, "app", "web", "ns", "p30");
 	o = cache_iter_next(&it);
-	CHECK(o && strcmp(o->name, "p30") >= 0 && !strcmp(cache_obj_label(o, "app"), "web"));
+	CHECK(o && strcmp(o->name, "p30") >= 0 &&
+	      !strcmp(cache_obj_label(o, "app"), "web"));
 	cache_snap_put(sn);
 	for (unsigned i = 0; i < 60; i++)
 		cache_obj_put(objs[i]);
@@ -362,10 +371,12 @@ static void test_alloc_failure(void)
 		if (r) {
 			failures++;
 			CHECK(r == -ENOMEM && injected == 1);
-			CHECK(sn->rv == 100 && sn->count == 32 && walk(sn) == 32);
+			CHECK(sn->rv == 100 && sn->count == 32 &&
+			      walk(sn) == 32);
 		} else {
 			successes++;
-			CHECK(sn->rv == 200 && sn->count == 48 && walk(sn) == 48);
+			CHECK(sn->rv == 200 && sn->count == 48 &&
+			      walk(sn) == 48);
 		}
 		cache_snap_put(sn);
 		if (!r)

@@ -22,7 +22,7 @@
 
 static struct cache_store *store;
 static const struct cache_kind *kind;
-static int done;	/* atomic */
+static int done; /* atomic */
 static long reader_lists[READERS], reader_failures[READERS];
 
 /* The state after commits 1..R: rv of each key, 0 when absent. */
@@ -32,7 +32,8 @@ struct model {
 	int count;
 };
 
-static void step(struct model *m, uint64_t r, void (*op)(int key, bool del, uint64_t r))
+static void step(struct model *m, uint64_t r,
+		 void (*op)(int key, bool del, uint64_t r))
 {
 	int keys[2] = { (int)((r * 7) % NKEYS), (int)((r * 13) % NKEYS) };
 	for (int i = 0; i < 2; i++) {
@@ -66,8 +67,10 @@ static void apply(int key, bool del, uint64_t r)
 	}
 	snprintf(js, sizeof(js),
 		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\","
-		 "\"resourceVersion\":\"%llu\"}}", name, (unsigned long long)r);
-	struct cache_obj *o = cache_obj_parse(kind, js, strlen(js), false, NULL, 0);
+		 "\"resourceVersion\":\"%llu\"}}",
+		 name, (unsigned long long)r);
+	struct cache_obj *o =
+		cache_obj_parse(kind, js, strlen(js), false, NULL, 0);
 	cache_txn_put(&txn, o, NULL);
 	cache_obj_put(o);
 }
@@ -91,7 +94,7 @@ static void *reader(void *arg)
 	struct model m = { 0 };
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
 		struct cache_snap *s = cache_store_snap(store);
-		if (s->rv < m.r) {	/* snapshots never go backwards */
+		if (s->rv < m.r) { /* snapshots never go backwards */
 			reader_failures[id]++;
 			cache_snap_put(s);
 			break;
@@ -116,7 +119,8 @@ static void *reader(void *arg)
 		cache_snap_put(s);
 		/* GET: whatever comes back is internally consistent */
 		char name[16];
-		snprintf(name, sizeof(name), "k%03d", (int)(reader_lists[id] % NKEYS));
+		snprintf(name, sizeof(name), "k%03d",
+			 (int)(reader_lists[id] % NKEYS));
 		uint64_t rv;
 		o = cache_store_get(store, "ns", name, &rv);
 		if (o) {
@@ -143,7 +147,7 @@ int main(void)
 		lists += reader_lists[i];
 		CHECK(reader_failures[i] == 0);
 	}
-	CHECK(lists > READERS);	/* the readers did run alongside */
+	CHECK(lists > READERS); /* the readers did run alongside */
 	struct cache_snap *s = cache_store_snap(store);
 	CHECK(s->rv == COMMITS);
 	cache_snap_put(s);

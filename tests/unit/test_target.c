@@ -11,22 +11,22 @@
 static void test_refused(void)
 {
 	static const char *bad[] = {
-		"@127.0.0.1:9/x",			/* libcurl: user@host */
+		"@127.0.0.1:9/x", /* libcurl: user@host */
 		"%40127.0.0.1:9/x",
-		"127.0.0.1:9/api",			/* authority form */
-		"http://evil.example/api/v1/pods",	/* absolute form */
+		"127.0.0.1:9/api",		   /* authority form */
+		"http://evil.example/api/v1/pods", /* absolute form */
 		"*",
 		"",
-		"/api/v1/pods%00",			/* NUL in the path */
-		"/api/v1/pods?labelSelector=a%00b",	/* and in a query value */
+		"/api/v1/pods%00",		    /* NUL in the path */
+		"/api/v1/pods?labelSelector=a%00b", /* and in a query value */
 		"/api/v1/pods?x%00=1",
-		"/api/v1/pods%0a",			/* a decoded control byte */
+		"/api/v1/pods%0a", /* a decoded control byte */
 		"/api/v1/pods%7f",
-		"/api/v1/pods%zz",			/* a broken escape */
+		"/api/v1/pods%zz", /* a broken escape */
 		"/api/v1/pods%4",
 		"/api/v1/pods#frag",
 		"/api/v1/pods\\x",
-		"/api/v1/namespaces/../pods",		/* dot segments */
+		"/api/v1/namespaces/../pods", /* dot segments */
 		"/api/v1/namespaces/%2e%2e/pods",
 		"/api/v1/namespaces/./pods",
 		"/api/v1/..",
@@ -37,27 +37,35 @@ static void test_refused(void)
 	char route[256], err[160];
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		err[0] = '\0';
-		int rc = proxy_target_check(bad[i], route, sizeof(route), err, sizeof(err));
+		int rc = proxy_target_check(bad[i], route, sizeof(route), err,
+					    sizeof(err));
 		if (rc != -EINVAL)
 			fprintf(stderr, "accepted #%zu: %s\n", i, bad[i]);
 		CHECK(rc == -EINVAL);
 		CHECK(err[0] != '\0');
 	}
-	CHECK(proxy_target_check(NULL, route, sizeof(route), err, sizeof(err)) == -EINVAL);
+	CHECK(proxy_target_check(NULL, route, sizeof(route), err,
+				 sizeof(err)) == -EINVAL);
 }
 
 static void test_accepted(void)
 {
-	static const struct { const char *raw, *route; } good[] = {
+	static const struct {
+		const char *raw, *route;
+	} good[] = {
 		{ "/api/v1/pods", "/api/v1/pods" },
 		{ "/api/v1/namespaces/ns-1/pods?labelSelector=app%3Dweb%2Cx%21%3Dy",
 		  "/api/v1/namespaces/ns-1/pods" },
 		/* an encoded slash stays inside its segment */
-		{ "/api/v1/namespaces/a%2Fb/pods", "/api/v1/namespaces/a%2Fb/pods" },
-		{ "/api/v1/namespaces/a%2fb/pods", "/api/v1/namespaces/a%2Fb/pods" },
+		{ "/api/v1/namespaces/a%2Fb/pods",
+		  "/api/v1/namespaces/a%2Fb/pods" },
+		{ "/api/v1/namespaces/a%2fb/pods",
+		  "/api/v1/namespaces/a%2Fb/pods" },
 		/* other escapes are decoded for routing */
-		{ "/api/v1/namespaces/ns%2D1/pods", "/api/v1/namespaces/ns-1/pods" },
-		{ "/api/v1/namespaces/%2e%2e%2e/pods", "/api/v1/namespaces/.../pods" },
+		{ "/api/v1/namespaces/ns%2D1/pods",
+		  "/api/v1/namespaces/ns-1/pods" },
+		{ "/api/v1/namespaces/%2e%2e%2e/pods",
+		  "/api/v1/namespaces/.../pods" },
 		{ "/", "/" },
 		{ "/healthz", "/healthz" },
 		{ "/api/v1/pods?watch=1&resourceVersion=0", "/api/v1/pods" },
@@ -67,10 +75,11 @@ static void test_accepted(void)
 	};
 	char route[256], err[160];
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
-		int rc = proxy_target_check(good[i].raw, route, sizeof(route), err,
-					    sizeof(err));
+		int rc = proxy_target_check(good[i].raw, route, sizeof(route),
+					    err, sizeof(err));
 		if (rc)
-			fprintf(stderr, "refused #%zu %s: %s\n", i, good[i].raw, err);
+			fprintf(stderr, "refused #%zu %s: %s\n", i, good[i].raw,
+				err);
 		CHECK(rc == 0);
 		if (!rc)
 			CHECK_STR(route, good[i].route);

@@ -46,7 +46,8 @@ static int balanced(const struct cache_tree_node *n)
 	if (!n)
 		return 0;
 	int l = balanced(n->l), r = balanced(n->r);
-	if (l < 0 || r < 0 || abs(l - r) > 1 || n->height != 1 + (l > r ? l : r) ||
+	if (l < 0 || r < 0 || abs(l - r) > 1 ||
+	    n->height != 1 + (l > r ? l : r) ||
 	    n->size != 1 + cache_tree_size(n->l) + cache_tree_size(n->r))
 		return -1;
 	return n->height;
@@ -68,19 +69,20 @@ static void test_insert_delete(void)
 	CHECK_STR(out, "a b c d e f g ");
 	CHECK(balanced(v[7]) == 3 && cache_tree_size(v[7]) == 7);
 	out[0] = '\0';
-	walk(v[3], out, sizeof(out));	/* an old version is unchanged */
+	walk(v[3], out, sizeof(out)); /* an old version is unchanged */
 	CHECK_STR(out, "b d f ");
 
 	struct cache_tree_key k = key("ns", "c");
 	CHECK(cache_tree_rank(v[7], &k) == 2);
 	k = key("ns", "cc");
 	CHECK(cache_tree_rank(v[7], &k) == 3 && !cache_tree_find(v[7], &k));
-	k = key("a-ns", "z");		/* namespace sorts first */
+	k = key("a-ns", "z"); /* namespace sorts first */
 	CHECK(cache_tree_rank(v[7], &k) == 0);
 
 	/* replace: same key, the old object handed back */
 	struct cache_obj *o = pod("ns", "c", 99, "y");
-	struct cache_tree_node *r = cache_tree_ins(v[7], o, CACHE_TREE_NO_LABEL, &old);
+	struct cache_tree_node *r =
+		cache_tree_ins(v[7], o, CACHE_TREE_NO_LABEL, &old);
 	CHECK(r && old && old->rv == 14 && cache_tree_size(r) == 7);
 	k = key("ns", "c");
 	CHECK(cache_tree_find(r, &k)->obj->rv == 99);
@@ -104,31 +106,34 @@ static void test_insert_delete(void)
 static void test_labels_and_build(void)
 {
 	struct cache_obj *o[4] = {
-		pod("ns", "a", 1, "web"), pod("ns", "b", 2, "db"),
-		pod("ns", "c", 3, "web"), pod("ns", "d", 4, "cache"),
+		pod("ns", "a", 1, "web"),
+		pod("ns", "b", 2, "db"),
+		pod("ns", "c", 3, "web"),
+		pod("ns", "d", 4, "cache"),
 	};
 	/* label entries sort by key, value, then object key */
 	struct cache_tree_key ka, kb;
 	cache_tree_key_of(o[0], 0, &ka);
 	cache_tree_key_of(o[1], 0, &kb);
 	CHECK(ka.lk && !strcmp(ka.lk, "app") && !strcmp(ka.lv, "web"));
-	CHECK(cache_tree_cmp(&kb, &ka) < 0);	/* db < web */
+	CHECK(cache_tree_cmp(&kb, &ka) < 0); /* db < web */
 	cache_tree_key_of(o[2], 0, &kb);
-	CHECK(cache_tree_cmp(&ka, &kb) < 0);	/* web/a < web/c */
+	CHECK(cache_tree_cmp(&ka, &kb) < 0); /* web/a < web/c */
 	CHECK(cache_tree_cmp(&ka, &ka) == 0);
 	cache_tree_key_of(o[0], CACHE_TREE_NO_LABEL, &kb);
 	CHECK(kb.lk == NULL && !strcmp(kb.name, "a"));
 
-	struct cache_tree_entry e[4] = { { o[3], 0 }, { o[1], 0 }, { o[0], 0 },
-					 { o[2], 0 } };
+	struct cache_tree_entry e[4] = {
+		{ o[3], 0 }, { o[1], 0 }, { o[0], 0 }, { o[2], 0 }
+	};
 	bool fail = false;
 	struct cache_tree_node *t = cache_tree_build(e, 4, &fail);
 	CHECK(!fail && t && cache_tree_size(t) == 4 && balanced(t) > 0);
 	char out[64] = "";
 	walk(t, out, sizeof(out));
-	CHECK_STR(out, "d b a c ");	/* cache, db, web(a), web(c) */
+	CHECK_STR(out, "d b a c "); /* cache, db, web(a), web(c) */
 	struct cache_tree_key web = { "app", "web", "", "" };
-	CHECK(cache_tree_rank(t, &web) == 2);	/* where web=... starts */
+	CHECK(cache_tree_rank(t, &web) == 2); /* where web=... starts */
 	cache_tree_put(t);
 	CHECK(cache_tree_build(e, 0, &fail) == NULL && !fail);
 

@@ -14,8 +14,8 @@
 #include "http_stub.h"
 #include "check.h"
 
-#define OK_JSON(body)                                                        \
-	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"            \
+#define OK_JSON(body)                                           \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
 	"Connection: close\r\nContent-Length: " #body "\r\n\r\n"
 
 static void test_get_and_request(void)
@@ -24,12 +24,13 @@ static void test_get_and_request(void)
 		{ .match = "GET /api/v1 ", .response = OK_JSON(2) "{}" },
 		{ .match = "POST /apis/authentication.k8s.io/v1/tokenreviews",
 		  .response =
-		  "HTTP/1.1 201 Created\r\nContent-Type: application/json;"
-		  " charset=utf-8\r\nContent-Length: 11\r\nConnection: close"
-		  "\r\n\r\n{\"ok\":true}" },
+			  "HTTP/1.1 201 Created\r\nContent-Type: application/json;"
+			  " charset=utf-8\r\nContent-Length: 11\r\nConnection: close"
+			  "\r\n\r\n{\"ok\":true}" },
 		{ .match = "GET /boom",
-		  .response = "HTTP/1.1 503 Service Unavailable\r\n"
-		  "Content-Length: 4\r\nConnection: close\r\n\r\nbusy" },
+		  .response =
+			  "HTTP/1.1 503 Service Unavailable\r\n"
+			  "Content-Length: 4\r\nConnection: close\r\n\r\nbusy" },
 	};
 	struct http_stub s;
 	CHECK(http_stub_start(&s, routes, 3) == 0);
@@ -46,10 +47,10 @@ static void test_get_and_request(void)
 
 	buf_reset(&body);
 	const char *req = "{\"kind\":\"TokenReview\"}";
-	code = cache_upstream_request(&up, "POST",
-				      "/apis/authentication.k8s.io/v1/tokenreviews",
-				      req, strlen(req), "application/json", NULL,
-				      &body, &ct, err, sizeof(err));
+	code = cache_upstream_request(
+		&up, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", req,
+		strlen(req), "application/json", NULL, &body, &ct, err,
+		sizeof(err));
 	CHECK(code == 201 && !strcmp(body.p, "{\"ok\":true}"));
 	CHECK_STR(ct.p, "application/json; charset=utf-8");
 	CHECK_STR(s.body[1], req);
@@ -100,7 +101,7 @@ static void test_stop_and_limit(void)
 	bool stop = false;
 
 	/* a stopped caller waits for no token */
-	CHECK(cache_ratelimit_take(&rl, NULL));	/* the only token */
+	CHECK(cache_ratelimit_take(&rl, NULL)); /* the only token */
 	stop = true;
 	CHECK(cache_upstream_get(&up, "/slow", NULL, &stop, &body, NULL, err,
 				 sizeof(err)) == -1);
@@ -116,7 +117,7 @@ static void test_stop_and_limit(void)
 	long code = cache_upstream_get(&up, "/slow", NULL, &stop, &body, NULL,
 				       err, sizeof(err));
 	pthread_join(t, NULL);
-	CHECK(code == -1 && body.len == 1);	/* the first byte came */
+	CHECK(code == -1 && body.len == 1); /* the first byte came */
 	CHECK(http_stub_count(&s) == 1);
 	http_stub_stop(&s);
 	buf_free(&body);

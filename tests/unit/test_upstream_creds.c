@@ -45,20 +45,23 @@ int main(void)
 	struct curl_slist *hdrs = NULL;
 	CHECK(h != NULL);
 
-	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err)) == 0);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err,
+					 sizeof(err)) == 0);
 	CHECK(has_header(hdrs, "Authorization: Bearer tok-1"));
 	CHECK(has_header(hdrs, "Host: 10.1.2.3:6443"));
 	CHECK(count(hdrs) == 2);
 	/* a second request: the same headers again, nothing kept between */
 	curl_slist_free_all(hdrs);
 	hdrs = NULL;
-	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err, sizeof(err)) == 0);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err,
+					 sizeof(err)) == 0);
 	CHECK(count(hdrs) == 2);
 	curl_slist_free_all(hdrs);
 	hdrs = NULL;
 
 	/* a client's own request: no Authorization, still the Host */
-	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, false, err, sizeof(err)) == 0);
+	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, false, err,
+					 sizeof(err)) == 0);
 	CHECK(count(hdrs) == 1 && has_header(hdrs, "Host: 10.1.2.3:6443"));
 	curl_slist_free_all(hdrs);
 	hdrs = NULL;
@@ -66,7 +69,8 @@ int main(void)
 	/* no tls-server-name, no token: nothing appended */
 	struct config_upstream plain = { .server = "http://127.0.0.1:1",
 					 .url_base = "http://127.0.0.1:1" };
-	CHECK(cache_upstream_creds_apply(&plain, h, &hdrs, true, err, sizeof(err)) == 0);
+	CHECK(cache_upstream_creds_apply(&plain, h, &hdrs, true, err,
+					 sizeof(err)) == 0);
 	CHECK(hdrs == NULL);
 
 	/* an unreadable token file: its error, and no headers left behind */
@@ -75,16 +79,22 @@ int main(void)
 				      .token_file = "/nonexistent/token" };
 	pthread_mutex_init(&tf.lock, NULL);
 	tf.lock_ready = true;
-	int rc = cache_upstream_creds_apply(&tf, h, &hdrs, true, err, sizeof(err));
+	int rc = cache_upstream_creds_apply(&tf, h, &hdrs, true, err,
+					    sizeof(err));
 	CHECK(rc == -ENOENT && hdrs == NULL);
-	CHECK(strstr(err, "token file /nonexistent/token: cannot read") != NULL);
+	CHECK(strstr(err, "token file /nonexistent/token: cannot read") !=
+	      NULL);
 	pthread_mutex_destroy(&tf.lock);
 
 	/* a CA file that libcurl accepts as an option (read per connection) */
-	struct config_upstream cafile = { .server = "https://h", .url_base = "https://h",
-					  .ca = { .path = "/nonexistent/ca.crt" },
-					  .insecure_skip_tls_verify = false };
-	CHECK(cache_upstream_creds_apply(&cafile, h, &hdrs, true, err, sizeof(err)) == 0);
+	struct config_upstream cafile = {
+		.server = "https://h",
+		.url_base = "https://h",
+		.ca = { .path = "/nonexistent/ca.crt" },
+		.insecure_skip_tls_verify = false
+	};
+	CHECK(cache_upstream_creds_apply(&cafile, h, &hdrs, true, err,
+					 sizeof(err)) == 0);
 	curl_easy_cleanup(h);
 	return check_done("upstream_creds");
 }

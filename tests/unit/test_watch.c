@@ -27,7 +27,7 @@
 static struct cache_resource *pods;
 static struct proxy prx;
 static struct mhd_stub srv;
-static bool waking;	/* atomic */
+static bool waking; /* atomic */
 
 static struct cache_obj *pod(const char *ns, const char *name, const char *app,
 			     unsigned rv)
@@ -38,7 +38,8 @@ static struct cache_obj *pod(const char *ns, const char *name, const char *app,
 		 "\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"}},"
 		 "\"spec\":{\"nodeName\":\"n1\"}}",
 		 name, ns, rv, app);
-	struct cache_obj *o = cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
+	struct cache_obj *o =
+		cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
 	CHECK(o != NULL);
 	return o;
 }
@@ -50,14 +51,18 @@ static void load(void)
 	struct cache_txn t;
 	struct cache_obj *p1 = pod("a", "p1", "web", 5);
 	cache_txn_begin(pods->store, &t);
-	struct cache_obj *objs[3] = { p1, pod("a", "p2", "db", 6), pod("b", "q1", "web", 7) };
+	struct cache_obj *objs[3] = { p1, pod("a", "p2", "db", 6),
+				      pod("b", "q1", "web", 7) };
 	for (int i = 0; i < 3; i++)
 		CHECK(cache_txn_put(&t, objs[i], NULL) == 0);
 	CHECK(cache_txn_commit(&t, 10) == 0);
 	cache_history_reset(pods->history, 10);
-	struct cache_obj *p1db = pod("a", "p1", "db", 11), *p4 = pod("a", "p4", "web", 12);
-	CHECK(cache_history_append(pods->history, CACHE_MODIFIED, 11, p1db, p1) == 0);
-	CHECK(cache_history_append(pods->history, CACHE_ADDED, 12, p4, NULL) == 0);
+	struct cache_obj *p1db = pod("a", "p1", "db", 11),
+			 *p4 = pod("a", "p4", "web", 12);
+	CHECK(cache_history_append(pods->history, CACHE_MODIFIED, 11, p1db,
+				   p1) == 0);
+	CHECK(cache_history_append(pods->history, CACHE_ADDED, 12, p4, NULL) ==
+	      0);
 	cache_obj_put(p1db);
 	cache_obj_put(p4);
 	for (int i = 0; i < 3; i++)
@@ -88,26 +93,35 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 static void events(const char *body, char *out, size_t n)
 {
 	out[0] = '\0';
-	for (const char *l = body; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+	for (const char *l = body; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : l) {
 		char one[128] = "?";
 		if (strncmp(l, "{\"type\":\"", 9))
 			break;
 		const char *t = l + 9;
 		int tl = (int)strcspn(t, "\"");
 		const char *rv = strstr(l, "\"resourceVersion\":\""),
-			   *nm = strstr(l, "\"name\":\""), *ns = strstr(l, "\"namespace\":\""),
-			   *code = strstr(l, "\"code\":"), *nl = strchr(l, '\n');
+			   *nm = strstr(l, "\"name\":\""),
+			   *ns = strstr(l, "\"namespace\":\""),
+			   *code = strstr(l, "\"code\":"),
+			   *nl = strchr(l, '\n');
 		if (!strncmp(t, "BOOKMARK", 8) && rv)
-			snprintf(one, sizeof(one), "BOOKMARK %.*s%s", (int)strcspn(rv + 19, "\""),
-				 rv + 19, strstr(l, "initial-events-end") &&
-				 strstr(l, "initial-events-end") < nl ? " end" : "");
+			snprintf(one, sizeof(one), "BOOKMARK %.*s%s",
+				 (int)strcspn(rv + 19, "\""), rv + 19,
+				 strstr(l, "initial-events-end") &&
+						 strstr(l,
+							"initial-events-end") <
+							 nl ?
+					 " end" :
+					 "");
 		else if (!strncmp(t, "ERROR", 5) && code)
 			snprintf(one, sizeof(one), "ERROR %.3s", code + 7);
 		else if (nm && ns)
 			snprintf(one, sizeof(one), "%.*s %.*s/%.*s", tl, t,
 				 (int)strcspn(ns + 13, "\""), ns + 13,
 				 (int)strcspn(nm + 8, "\""), nm + 8);
-		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? "," : "", one);
+		snprintf(out + strlen(out), n - strlen(out), "%s%s",
+			 out[0] ? "," : "", one);
 		if (!nl)
 			break;
 	}
@@ -141,7 +155,8 @@ static long watch(const char *target, const char *const *hdrs, long timeout_ms,
 static void check_released(void)
 {
 	for (int i = 0; i < 100 && (proxy_conns_watchers(prx.conns) ||
-				    __atomic_load_n(&pods->stats.watchers, __ATOMIC_RELAXED));
+				    __atomic_load_n(&pods->stats.watchers,
+						    __ATOMIC_RELAXED));
 	     i++)
 		usleep(20 * 1000);
 	CHECK(proxy_conns_watchers(prx.conns) == 0);
@@ -154,22 +169,23 @@ static void test_initial(void)
 	int64_t ms;
 	int rc;
 	/* no resourceVersion: the store as ADDED, then the events after it */
-	CHECK(watch("/api/v1/pods?watch=1&timeoutSeconds=1", NULL, 0, ev, sizeof(ev), &ms,
-		    &rc) == 200);
+	CHECK(watch("/api/v1/pods?watch=1&timeoutSeconds=1", NULL, 0, ev,
+		    sizeof(ev), &ms, &rc) == 200);
 	CHECK(rc == 0);
-	CHECK_STR(ev, "ADDED a/p1,ADDED a/p2,ADDED b/q1,MODIFIED a/p1,ADDED a/p4");
-	CHECK(ms >= 900 && ms < 5000);	/* timeoutSeconds ended it */
+	CHECK_STR(ev,
+		  "ADDED a/p1,ADDED a/p2,ADDED b/q1,MODIFIED a/p1,ADDED a/p4");
+	CHECK(ms >= 900 && ms < 5000); /* timeoutSeconds ended it */
 	/* "0": the same; one namespace */
-	CHECK(watch("/api/v1/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1", NULL,
-		    0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK(watch("/api/v1/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p1,ADDED a/p2,MODIFIED a/p1,ADDED a/p4");
 	/* a selector: p1 leaving app=web is DELETED for this watcher */
-	CHECK(watch("/api/v1/pods?timeoutSeconds=1&labelSelector=app%3Dweb", NULL, 0, ev,
-		    sizeof(ev), NULL, &rc) == 200);
+	CHECK(watch("/api/v1/pods?timeoutSeconds=1&labelSelector=app%3Dweb",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p1,ADDED b/q1,DELETED a/p1,ADDED a/p4");
 	/* one object by name */
-	CHECK(watch("/api/v1/namespaces/a/pods/p1?timeoutSeconds=1", NULL, 0, ev,
-		    sizeof(ev), NULL, &rc) == 200);
+	CHECK(watch("/api/v1/namespaces/a/pods/p1?timeoutSeconds=1", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p1,MODIFIED a/p1");
 	/* a watch-list with bookmarks ends its initial events with the
 	 * marked bookmark at the snapshot's RV; events of namespace a move
@@ -186,32 +202,36 @@ static void test_from_rv(void)
 {
 	char ev[512];
 	int rc;
-	CHECK(watch("/api/v1/pods?resourceVersion=10&timeoutSeconds=1", NULL, 0, ev,
-		    sizeof(ev), NULL, &rc) == 200);
+	CHECK(watch("/api/v1/pods?resourceVersion=10&timeoutSeconds=1", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "MODIFIED a/p1,ADDED a/p4");
-	CHECK(watch("/api/v1/pods?resourceVersion=11&timeoutSeconds=1", NULL, 0, ev,
-		    sizeof(ev), NULL, &rc) == 200);
+	CHECK(watch("/api/v1/pods?resourceVersion=11&timeoutSeconds=1", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p4");
 	/* below the history's floor: 200, then a 410 ERROR event, at once */
-	uint64_t expired = __atomic_load_n(&proxy_counters.watch_expired, __ATOMIC_RELAXED);
+	uint64_t expired = __atomic_load_n(&proxy_counters.watch_expired,
+					   __ATOMIC_RELAXED);
 	struct mhd_reply r;
-	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=5", &r) == 0);
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=5", &r) ==
+	      0);
 	CHECK(r.status == 200);
-	CHECK_STR(r.body, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
-			  "\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
-			  "\"too old resource version: 5 (10)\",\"reason\":\"Expired\","
-			  "\"code\":410}}\n");
+	CHECK_STR(
+		r.body,
+		"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
+		"\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
+		"\"too old resource version: 5 (10)\",\"reason\":\"Expired\","
+		"\"code\":410}}\n");
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.watch_expired, __ATOMIC_RELAXED) ==
-	      expired + 1);
+	CHECK(__atomic_load_n(&proxy_counters.watch_expired,
+			      __ATOMIC_RELAXED) == expired + 1);
 	/* a periodic bookmark once the upstream's progress passes ours */
 	cache_history_set_progress(pods->history, 13);
 	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=3&allowWatchBookmarks=1",
 		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "BOOKMARK 13");
 	/* none without allowWatchBookmarks */
-	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=2", NULL, 0, ev,
-		    sizeof(ev), NULL, &rc) == 200);
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=2", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "");
 	check_released();
 }
@@ -221,14 +241,19 @@ static void test_from_rv(void)
 static void test_timeouts(void)
 {
 	static const char *const odd[] = {
-		"9223372036854775807", "99999999999999999999", "-9223372036854775808",
-		"-1", "0", "abc", "",
+		"9223372036854775807",
+		"99999999999999999999",
+		"-9223372036854775808",
+		"-1",
+		"0",
+		"abc",
+		"",
 	};
 	char ev[512], path[200];
 	int rc;
 	for (size_t i = 0; i < sizeof(odd) / sizeof(*odd); i++) {
-		snprintf(path, sizeof(path), "/api/v1/namespaces/b/pods?timeoutSeconds=%s",
-			 odd[i]);
+		snprintf(path, sizeof(path),
+			 "/api/v1/namespaces/b/pods?timeoutSeconds=%s", odd[i]);
 		int64_t ms;
 		CHECK(watch(path, NULL, 600, ev, sizeof(ev), &ms, &rc) == 200);
 		CHECK(rc == CURLE_OPERATION_TIMEDOUT);
@@ -243,38 +268,46 @@ static void test_refused(void)
 	char ev[512];
 	int rc;
 	struct mhd_reply r;
-	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) == 0);
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) ==
+	      0);
 	CHECK(r.status == 400);
-	CHECK(strstr(r.body, "\"message\":\"resourceVersion: Invalid value: \\\"abc\\\"\"") !=
+	CHECK(strstr(r.body,
+		     "\"message\":\"resourceVersion: Invalid value: \\\"abc\\\"\"") !=
 	      NULL);
 	mhd_reply_free(&r);
-	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=10&resourceVersionMatch="
-				     "NotOlderThan", &r) == 0);
+	CHECK(mhd_stub_get(
+		      srv.port,
+		      "/api/v1/pods?resourceVersion=10&resourceVersionMatch="
+		      "NotOlderThan",
+		      &r) == 0);
 	CHECK(r.status == 422);
 	CHECK(strstr(r.body, "\"reason\":\"Invalid\"") != NULL);
 	mhd_reply_free(&r);
-	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?labelSelector=a%20in%20(", &r) == 0);
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?labelSelector=a%20in%20(",
+			   &r) == 0);
 	CHECK(r.status == 400);
 	CHECK(strstr(r.body, "\"reason\":\"BadRequest\"") != NULL);
 	mhd_reply_free(&r);
 	const char *const xml[] = { "Accept: application/xml", NULL };
 	CHECK(watch("/api/v1/pods", xml, 0, ev, sizeof(ev), NULL, &rc) == 406);
-	check_released();	/* each refusal gave its slot back */
+	check_released(); /* each refusal gave its slot back */
 
 	/* past --max-watchers (2): 429 before anything else is looked at */
 	uint64_t refused = __atomic_load_n(&proxy_counters.refused_watchers,
 					   __ATOMIC_RELAXED);
-	CHECK(proxy_conns_watch_get(prx.conns) && proxy_conns_watch_get(prx.conns));
-	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) == 0);
+	CHECK(proxy_conns_watch_get(prx.conns) &&
+	      proxy_conns_watch_get(prx.conns));
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) ==
+	      0);
 	CHECK(r.status == 429);
 	CHECK(strstr(r.body, "(more than 2 watches open).") != NULL);
 	CHECK(strstr(r.body, "\"reason\":\"TooManyRequests\"") != NULL);
 	char v[32];
 	CHECK(mhd_reply_header(&r, "Retry-After", v, sizeof(v)));
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.refused_watchers, __ATOMIC_RELAXED) ==
-	      refused + 1);
-	CHECK(proxy_conns_watchers(prx.conns) == 2);	/* the refusal took none */
+	CHECK(__atomic_load_n(&proxy_counters.refused_watchers,
+			      __ATOMIC_RELAXED) == refused + 1);
+	CHECK(proxy_conns_watchers(prx.conns) == 2); /* the refusal took none */
 	proxy_conns_watch_put(prx.conns);
 	proxy_conns_watch_put(prx.conns);
 	check_released();
@@ -282,14 +315,18 @@ static void test_refused(void)
 
 int main(void)
 {
-	struct config cfg = { .max_connections = 40, .max_watchers = 2,
-			      .idle_timeout = 120, .header_timeout = 32,
+	struct config cfg = { .max_connections = 40,
+			      .max_watchers = 2,
+			      .idle_timeout = 120,
+			      .header_timeout = 32,
 			      .bookmark_interval = 1 };
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	pthread_t th;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	pods = cache_refl_new(cache_kind_lookup("pods"), &up, 16);
-	prx = (struct proxy){ .cfg = &cfg, .res = &pods, .nres = 1,
+	prx = (struct proxy){ .cfg = &cfg,
+			      .res = &pods,
+			      .nres = 1,
 			      .conns = proxy_conns_new(&cfg, -1) };
 	CHECK(pods && prx.conns);
 	load();

@@ -85,9 +85,10 @@ static void test_pod_shape(void)
 		snprintf(name, sizeof(name), "web-%u", i);
 		const char *phase = str_at(j, "status.phase");
 		const char *node = str_at(j, "spec.nodeName");
-		bool ok = strcmp(str_at(j, "metadata.name"), name) == 0 &&
-			  strcmp(str_at(j, "metadata.namespace"), "ns-3") == 0 &&
-			  is_uid(str_at(j, "metadata.uid")) && phase;
+		bool ok =
+			strcmp(str_at(j, "metadata.name"), name) == 0 &&
+			strcmp(str_at(j, "metadata.namespace"), "ns-3") == 0 &&
+			is_uid(str_at(j, "metadata.uid")) && phase;
 		char shard[8];
 		snprintf(shard, sizeof(shard), "%u", i % 100);
 		ok = ok && str_at(j, "metadata.labels.shard") &&
@@ -113,13 +114,15 @@ static void test_pod_shape(void)
 	CHECK(bad_size == 0);
 	CHECK(bad == 0);
 	CHECK(pending == 100);
-	CHECK(succeeded == 20); /* 25, 75, ...: every 25th not already Pending */
+	CHECK(succeeded ==
+	      20); /* 25, 75, ...: every 25th not already Pending */
 	CHECK(running == 880);
 
 	/* A Running pod in detail: field order and the realistic parts. */
 	buf_reset(&b);
 	CHECK(fake_seed_pod(&b, 7, "demo", 42) == 0);
-	CHECK(strncmp(b.p, "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",", 32) == 0);
+	CHECK(strncmp(b.p, "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",", 32) ==
+	      0);
 	json_t *j = parse(&b);
 	CHECK(j != NULL);
 	key_order(j, 5, order, sizeof(order));
@@ -144,7 +147,8 @@ static void test_pod_shape(void)
 	CHECK(json_object_get(
 		      json_object_get(json_array_get(mf, 1), "fieldsV1"),
 		      "f:status") != NULL);
-	json_t *owner = json_array_get(json_object_get(md, "ownerReferences"), 0);
+	json_t *owner =
+		json_array_get(json_object_get(md, "ownerReferences"), 0);
 	CHECK_STR(json_string_value(json_object_get(owner, "kind")),
 		  "ReplicaSet");
 	CHECK(json_is_true(json_object_get(owner, "controller")));
@@ -153,7 +157,8 @@ static void test_pod_shape(void)
 	json_t *st = json_object_get(j, "status");
 	CHECK(json_array_size(json_object_get(st, "conditions")) == 4);
 	CHECK(str_at(j, "status.podIP") && str_at(j, "status.hostIP"));
-	json_t *cs = json_array_get(json_object_get(st, "containerStatuses"), 0);
+	json_t *cs =
+		json_array_get(json_object_get(st, "containerStatuses"), 0);
 	CHECK(json_integer_value(json_object_get(cs, "restartCount")) == 3);
 	CHECK(json_is_true(json_object_get(cs, "ready")));
 	CHECK(json_is_true(json_object_get(cs, "started")));
