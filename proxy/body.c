@@ -69,12 +69,9 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 		free(out);
 		return NULL;
 	}
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		len, out, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(out);
+	struct MHD_Response *resp = proxy_request_owned((char *)out, len);
+	if (!resp)
 		return NULL;
-	}
 	MHD_add_response_header(resp, "Content-Encoding", "gzip");
 	MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 	return resp;
@@ -110,14 +107,8 @@ enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 		return MHD_NO;
 	}
 	struct MHD_Response *resp = gzip_buf(c, body);
-	if (!resp) {
-		size_t len;
-		char *p = buf_steal(body, &len);
-		resp = MHD_create_response_from_buffer(len, p,
-						       MHD_RESPMEM_MUST_FREE);
-		if (!resp)
-			free(p);
-	}
+	if (!resp)
+		resp = proxy_request_from_buf(body);
 	buf_free(body);
 	return send_json(c, code, resp);
 }

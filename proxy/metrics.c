@@ -233,18 +233,9 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 		family(&b, gauges[i].name, "gauge", gauges[i].help);
 		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));
 	}
-	if (!buf_ok(&b)) {
-		buf_free(&b);
+	struct MHD_Response *resp = proxy_request_from_buf(&b);
+	if (!resp)
 		return MHD_NO;
-	}
-	size_t len;
-	char *body = buf_steal(&b, &len);
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		len, body, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(body);
-		return MHD_NO;
-	}
 	MHD_add_response_header(resp, "Content-Type",
 				"text/plain; version=0.0.4; charset=utf-8");
 	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);

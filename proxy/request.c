@@ -4,6 +4,7 @@
 #include "proxy/request.h"
 
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -64,6 +65,26 @@ enum MHD_Result proxy_request_queue(struct MHD_Connection *c, unsigned code,
 	enum MHD_Result r = MHD_queue_response(c, code, resp);
 	MHD_destroy_response(resp);
 	return r;
+}
+
+struct MHD_Response *proxy_request_owned(char *p, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_FREE);
+	if (!resp)
+		free(p);
+	return resp;
+}
+
+struct MHD_Response *proxy_request_from_buf(struct buf *b)
+{
+	if (!buf_ok(b)) {
+		buf_free(b);
+		return NULL;
+	}
+	size_t len;
+	char *p = buf_steal(b, &len);
+	return proxy_request_owned(p, len);
 }
 
 enum MHD_Result proxy_request_text(struct MHD_Connection *c, unsigned code,

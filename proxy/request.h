@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "cache/reflector.h"
+#include "config/buf.h"
 #include "config/flags.h"
 #include "proxy/route.h"
 
@@ -69,6 +70,12 @@ bool proxy_arg_true(struct MHD_Connection *c, const char *name);
  * NULL (building it failed): then MHD_NO, which closes the connection. */
 enum MHD_Result proxy_request_queue(struct MHD_Connection *c, unsigned code,
 				    struct MHD_Response *resp);
+/* A response that owns the len bytes at p (malloc'd), or NULL with p
+ * freed. */
+struct MHD_Response *proxy_request_owned(char *p, size_t len);
+/* The same for what b holds; b is left empty. NULL, with b freed, when
+ * b failed to grow or the response could not be made. */
+struct MHD_Response *proxy_request_from_buf(struct buf *b);
 /* Queue a copy of the text body with this Content-Type. */
 enum MHD_Result proxy_request_text(struct MHD_Connection *c, unsigned code,
 				   const char *type, const char *body);

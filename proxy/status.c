@@ -50,18 +50,9 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 	proxy_status_body(&b, st);
 	if (pretty && buf_ok(&b))
 		proxy_pretty_body(&b);
-	if (!buf_ok(&b)) {
-		buf_free(&b);
+	struct MHD_Response *resp = proxy_request_from_buf(&b);
+	if (!resp)
 		return NULL;
-	}
-	size_t len;
-	char *body = buf_steal(&b, &len);
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		len, body, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(body);
-		return NULL;
-	}
 	proxy_json_headers(resp);
 	if (st->retry_after > 0) {
 		char ra[16];

@@ -8,6 +8,8 @@
 #include <urcu-bp.h>
 
 #include "cache/kind.h"
+#include "config/alloc.h"
+#include "config/buf.h"
 #include "proxy/request.h"
 #include "mhd_stub.h"
 #include "check.h"
@@ -120,8 +122,31 @@ static void test_find_and_stopping(void)
 	rcu_barrier();
 }
 
+/* A built body becomes a response that owns its bytes; a failed one,
+ * or a response that cannot be made, frees them. */
+static void test_from_buf(void)
+{
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "{\"kind\":\"Status\"}");
+	struct MHD_Response *r = proxy_request_from_buf(&b);
+	CHECK(r != NULL && b.p == NULL && b.len == 0);
+	if (r)
+		MHD_destroy_response(r);
+	alloc_fail_after(1);
+	buf_adds(&b, "x");
+	alloc_fail_after(0);
+	CHECK(!buf_ok(&b));
+	CHECK(proxy_request_from_buf(&b) == NULL && b.p == NULL);
+	char *p = xstrdup("owned");
+	r = proxy_request_owned(p, 5);
+	CHECK(r != NULL);
+	if (r)
+		MHD_destroy_response(r);
+}
+
 int main(void)
 {
+	test_from_buf();
 	struct mhd_stub s;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	CHECK(mhd_stub_start(&s, answer, NULL) == 0);
