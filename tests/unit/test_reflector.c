@@ -32,6 +32,18 @@ static double now_s(void)
 }
 
 /* Poll (no sleep-and-assert) until the store reaches rv, or 10 s. */
+/* Whether the stub has seen n requests within 10 s. */
+static bool wait_requests(struct http_stub *s, int n)
+{
+	for (double end = now_s() + 10; now_s() < end;) {
+		if (http_stub_count(s) >= n)
+			return true;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 static bool wait_rv(struct cache_resource *r, uint64_t rv)
 {
 	for (double end = now_s() + 10; now_s() < end;) {
@@ -110,6 +122,9 @@ static void test_list_then_watch(void)
 	/* the history holds the watch's events and the relist's difference */
 	CHECK(cache_history_head(r->history) >= 13);
 
+	/* the watch from the relist's RV is under way (the cache reaches 30
+	 * before the reflector asks for it) */
+	CHECK(wait_requests(&s, 5));
 	/* a reflector in a silent watch stops at once */
 	double t0 = now_s();
 	cache_refl_stop(r);
