@@ -58,6 +58,15 @@ ifneq ($(MODE),lint)
 $(shell mkdir -p build; [ -f $(STAMP) ] || { rm -f build/mode-*.stamp; touch $(STAMP); })
 endif
 
+# The release (VERSION) and the git commit go into config/version.c only;
+# its stamp changes with them, so a new commit recompiles one object.
+VERSION := $(shell cat VERSION)
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+VERSION_STAMP := build/version-$(MODE).stamp
+$(shell mkdir -p build; echo '$(VERSION) $(GIT_COMMIT)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION) $(GIT_COMMIT)' >$(VERSION_STAMP))
+$(B)/config/version.o: $(VERSION_STAMP)
+$(B)/config/version.o: ALL_CFLAGS += -DINFORMER_PROXY_VERSION='"$(VERSION)"' -DINFORMER_PROXY_COMMIT='"$(GIT_COMMIT)"'
+
 CONFIG_SRC := $(wildcard config/*.c)
 CACHE_SRC := $(wildcard cache/*.c)
 PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
