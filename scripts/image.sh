@@ -8,6 +8,7 @@
 #   the dynamic loader; nothing else, no shell
 #   /etc/ssl/certs/ca-certificates.crt   libcurl's CA bundle
 #   /etc/passwd, /etc/group        root and nonroot (65532)
+#   /usr/share/doc/informer-proxy/LICENSE
 #   /tmp                           1777
 #
 # The config runs the binary as 65532:65532 with PATH=/usr/local/bin (so
@@ -78,6 +79,8 @@ for l in $libs; do
 done
 strip --strip-unneeded -o "$root/usr/local/bin/informer-proxy" "$bin"
 cp "$ca" "$root/etc/ssl/certs/ca-certificates.crt"
+mkdir -p "$root/usr/share/doc/informer-proxy"
+cp LICENSE "$root/usr/share/doc/informer-proxy/LICENSE"
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' \
 	>"$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' >"$root/etc/group"

@@ -182,6 +182,8 @@ class Image(unittest.TestCase):
         with open(os.path.join(r, "etc/ssl/certs/ca-certificates.crt")) as f:
             self.assertIn("BEGIN CERTIFICATE", f.read())
         self.assertEqual(os.stat(os.path.join(r, "tmp")).st_mode & 0o7777, 0o1777)
+        with open(os.path.join(r, "usr/share/doc/informer-proxy/LICENSE")) as f:
+            self.assertIn("Apache License", f.read())
 
     def chroot(self, *args, **kw):
         env = {"PATH": "/usr/local/bin"}
