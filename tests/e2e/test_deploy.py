@@ -8,7 +8,6 @@ Each case starts its own bin/fake-apiserver and bin/informer-proxy on
 127.0.0.1; an outage is the fake's failNext fault (every request answered
 503) with its watches dropped."""
 import http.client
-import json
 import os
 import re
 import secrets
@@ -222,7 +221,6 @@ class Signals(unittest.TestCase):
         self.assertIsNone(proxy.proc.poll(), "SIGHUP ended the process")
 
     def test_sigterm_drains(self):
-        fake, proxy0 = None, None
         fake = h.fake("--quiet", seed="pods=3")
         self.addCleanup(fake.stop)
         sock = os.path.join(self.dir, "proxy.sock")
