@@ -260,6 +260,7 @@ class Signals(unittest.TestCase):
         self.assertEqual(slow["answer"][0], 200)
         self.assertEqual(proxy.proc.wait(20), 0)
         self.assertIn("drained: no request in flight", proxy.logs())
+        self.assertNotIn("Sanitizer", proxy.logs())
 
     def test_sigterm_grace_runs_out(self):
         fake = h.fake("--quiet", seed="pods=1")
@@ -279,6 +280,7 @@ class Signals(unittest.TestCase):
         self.assertEqual(proxy.proc.wait(20), 0)
         self.assertLess(time.time() - t0, 5.5, "the 6 s request held the exit")
         self.assertIn("1 request(s) still open after --shutdown-grace 1s", proxy.logs())
+        self.assertNotIn("Sanitizer", proxy.logs())
         faults(fake, {})
 
 

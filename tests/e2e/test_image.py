@@ -5,7 +5,8 @@ reads the OCI layout with its own code (index, manifest, config, layers,
 every blob checked against its digest), unpacks the layers into a root
 filesystem and checks what is in it: the binary, exactly the shared
 libraries ldd names (and the symlinks to them), the CA bundle, passwd and
-group entries for 65532, no shell. Then it runs the binary from that root
+group entries for 65532, no shell; skopeo (the documented way to push
+it) reads it too. Then it runs the binary from that root
 with chroot, as user 65532, against the fake apiserver on 127.0.0.1 (a
 chroot shares the network namespace) until /readyz is 200, and uses the
 binary's own exec probe as the chart does. Needs root (chroot), as make
@@ -184,6 +185,27 @@ class Image(unittest.TestCase):
         self.assertEqual(os.stat(os.path.join(r, "tmp")).st_mode & 0o7777, 0o1777)
         with open(os.path.join(r, "usr/share/doc/informer-proxy/LICENSE")) as f:
             self.assertIn("Apache License", f.read())
+
+    def test_skopeo_reads_the_archive(self):
+        """The documented way to push it (skopeo copy oci-archive:...) reads
+        the archive: inspect, and copy to a local directory, offline."""
+        ref = "oci-archive:%s:%s" % (self.tar, self.version)
+        p = subprocess.run(["skopeo", "inspect", ref], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        info = json.loads(p.stdout)
+        self.assertEqual(info["Labels"]["org.opencontainers.image.version"], self.version)
+        self.assertEqual((info["Os"], info["Architecture"]), ("linux", "amd64"))
+        self.assertEqual(len(info["Layers"]), 1)
+        out = os.path.join(self.tmp, "copied")
+        p = subprocess.run(["skopeo", "copy", ref, "dir:" + out], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(out, "manifest.json")))
+        # a tag the archive does not have is refused
+        p = subprocess.run(["skopeo", "inspect", "oci-archive:%s:nosuchtag" % self.tar],
+                           capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(p.returncode, 0)
 
     def chroot(self, *args, **kw):
         env = {"PATH": "/usr/local/bin"}
