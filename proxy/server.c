@@ -624,7 +624,9 @@ void proxy_drain(struct proxy *p, int grace_seconds)
 	for (;;) {
 		busy = proxy_conns_drain(p->conns);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (!busy || now.tv_sec - t0.tv_sec >= grace_seconds)
+		long long ms = (now.tv_sec - t0.tv_sec) * 1000LL +
+			       (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (!busy || ms >= grace_seconds * 1000LL)
 			break;
 		nanosleep(&ts, NULL);
 	}
