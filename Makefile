@@ -14,6 +14,8 @@
 #   make soak            1000 watchers, 100 writes/s and an upstream fault
 #                        a minute for 10 min (SOAK_SECONDS=N); RSS and fds
 #                        before and after
+#   make image           build/informer-proxy-VERSION.oci.tar: an OCI image
+#                        from scratch, offline (umoci; scripts/image.sh)
 #   make format          clang-format every C file (.clang-format)
 #   make lint            check the format; compile everything with -Werror
 #   make help            this text
@@ -58,6 +60,15 @@ ifneq ($(MODE),lint)
 $(shell mkdir -p build; [ -f $(STAMP) ] || { rm -f build/mode-*.stamp; touch $(STAMP); })
 endif
 
+# The release (VERSION) and the git commit go into config/version.c only;
+# its stamp changes with them, so a new commit recompiles one object.
+VERSION := $(shell cat VERSION)
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+VERSION_STAMP := build/version-$(MODE).stamp
+$(shell mkdir -p build; echo '$(VERSION) $(GIT_COMMIT)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION) $(GIT_COMMIT)' >$(VERSION_STAMP))
+$(B)/config/version.o: $(VERSION_STAMP)
+$(B)/config/version.o: ALL_CFLAGS += -DINFORMER_PROXY_VERSION='"$(VERSION)"' -DINFORMER_PROXY_COMMIT='"$(GIT_COMMIT)"'
+
 CONFIG_SRC := $(wildcard config/*.c)
 CACHE_SRC := $(wildcard cache/*.c)
 PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
@@ -76,6 +87,7 @@ FAKE_UNIT_BIN := $(patsubst tests/fake-apiserver/tests/%.c,$(B)/tests/fake-apise
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAY := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
+.PHONY: image
 .PHONY: all deps deps-test deps-fuzz run test test-unit test-e2e fuzz bench soak format lint lint-objs help clean
 # Keep the unit tests' objects: they are intermediate in the pattern rules,
 # and make would delete (and so rebuild) them every time.
@@ -186,6 +198,13 @@ fuzz: deps-fuzz
 run: deps bin/informer-proxy bin/fake-apiserver
 	@scripts/run.sh
 
+# The image takes the release binary only: a sanitizer build links its
+# runtime and is no image to ship.
+image: deps bin/informer-proxy
+	@[ "$(MODE)" = release ] || { echo "make image: not with SANITIZE" >&2; exit 1; }
+	@scripts/deps.sh image
+	@scripts/image.sh build/informer-proxy-$(VERSION).oci.tar
+
 bench: all $(BENCH_BIN)
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -C bench/json run
@@ -210,7 +229,7 @@ lint-objs: $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC) proxy/main.c $(FAK
 		$(LOADGEN_SRC) $(UNIT_SRC) $(FAKE_UNIT_SRC) bench/static_server.c bench/fanout_ceiling.c)
 
 help:
-	@sed -n '3,20p' Makefile | sed 's/^# //'
+	@sed -n '3,22p' Makefile | sed 's/^# //'
 
 clean:
 	rm -rf build bin

@@ -120,6 +120,14 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 		x->retry_after = atoi(p + 12);
 	else if (len > 5 && !strncmp(p, "HTTP/", 5))
 		x->opened_ms = cache_rvclock_now_ms();
+	else if (len <= 2 && x->watch) {
+		/* The end of the headers: a watch the upstream accepted is an
+		 * upstream that answers, even if no event comes for minutes. */
+		long code = 0;
+		curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
+		if (code == 200)
+			mark_healthy(x->r);
+	}
 	return len;
 }
 

@@ -113,7 +113,9 @@ bool config_upstream_token_ok(const char *s)
 
 bool config_upstream_has_token(const struct config_upstream *up)
 {
-	return up->token || up->token_file;
+	/* atomic: a SIGHUP reload may swap either pointer (override.c) */
+	return __atomic_load_n(&up->token, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&up->token_file, __ATOMIC_ACQUIRE);
 }
 
 static int copy_token(const char *t, char *out, size_t outlen)
@@ -200,14 +202,29 @@ int config_upstream_token(struct config_upstream *up, char *out, size_t outlen)
 	int rc;
 	if (outlen)
 		out[0] = '\0';
-	if (up->token)
-		return copy_token(up->token, out, outlen);
-	if (!up->token_file)
-		return -ENOENT;
+	/* Under the lock even for a literal token: a reload may swap it. */
 	pthread_mutex_lock(&up->lock);
-	rc = token_refresh(up);
-	if (!rc)
-		rc = copy_token(up->cached_token, out, outlen);
+	if (up->token) {
+		rc = copy_token(up->token, out, outlen);
+	} else if (!up->token_file) {
+		rc = -ENOENT;
+	} else {
+		rc = token_refresh(up);
+		if (!rc)
+			rc = copy_token(up->cached_token, out, outlen);
+	}
+	pthread_mutex_unlock(&up->lock);
+	return rc;
+}
+
+int config_upstream_token_reread(struct config_upstream *up)
+{
+	int rc = -ENOENT;
+	pthread_mutex_lock(&up->lock);
+	if (up->token_file) {
+		up->tok_read_at = now_seconds() - TOKEN_RECHECK_SECONDS - 1;
+		rc = token_refresh(up);
+	}
 	pthread_mutex_unlock(&up->lock);
 	return rc;
 }

@@ -40,6 +40,10 @@ bool config_upstream_has_token(const struct config_upstream *up);
  * read never hands out the previous token.
  */
 int config_upstream_token(struct config_upstream *up, char *out, size_t outlen);
+/* Read the token file again now, whatever stat() says (SIGHUP). Returns
+ * 0, -ENOENT without a token file, or the read's error (kept for
+ * config_upstream_token_error()). Call without up->lock held. */
+int config_upstream_token_reread(struct config_upstream *up);
 /* Why the last config_upstream_token() failed ("" if it did not). */
 void config_upstream_token_error(struct config_upstream *up, char *out,
 				 size_t outlen);

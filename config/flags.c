@@ -12,6 +12,7 @@
 #include "config/alloc.h"
 #include "config/kubeconfig.h"
 #include "config/limits.h"
+#include "config/version.h"
 
 enum flag_kind {
 	F_STR,
@@ -162,6 +163,19 @@ static const struct flag flags[] = {
 	  .help = "seconds a delegated allow decision is cached", DEF(300) },
 	{ FLAG("authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600),
 	  .help = "seconds a delegated deny decision is cached", DEF(10) },
+	{ FLAG("certificate-authority", F_STR, OFF(certificate_authority), 0,
+	       0),
+	  .help = "CA file (PEM) to verify the upstream with, over the kubeconfig's" },
+	{ FLAG("insecure-skip-tls-verify", F_BOOL,
+	       OFF(insecure_skip_tls_verify), 0, 0),
+	  .help = "do not verify the upstream's certificate (insecure: for tests only)" },
+	{ FLAG("token-file", F_STR, OFF(token_file), 0, 0),
+	  .help = "bearer token file for the upstream, over the kubeconfig's (re-read "
+		  "when it changes and on SIGHUP)" },
+	{ FLAG("shutdown-grace", F_INT, OFF(shutdown_grace), 0, 3600),
+	  .help = "seconds SIGTERM waits for open requests to finish once the "
+		  "listeners are closed and local watches ended",
+	  DEF(10) },
 };
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
@@ -189,7 +203,8 @@ void config_flags_usage(FILE *out)
 	char def[256];
 	fprintf(out,
 		"usage: informer-proxy [--kubeconfig PATH] [--server URL] --resources LIST [flags]\n"
-		"       informer-proxy --probe URL   (exit 0 if URL answers 200: an exec health check)\n\n");
+		"       informer-proxy --probe URL   (exit 0 if URL answers 200: an exec health check)\n"
+		"       informer-proxy --version     (print the version and git commit)\n\n");
 	for (size_t i = 0; i < NFLAGS; i++) {
 		default_text(&flags[i], def, sizeof(def));
 		fprintf(out, "  --%-22s %s%s\n", flags[i].name, flags[i].help,
@@ -362,6 +377,13 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 			config_flags_usage(stdout);
 			return 1;
 		}
+		if (!strcmp(a, "--version")) {
+			const char *commit = config_version_commit();
+			printf("informer-proxy %s%s%s%s\n", config_version(),
+			       commit[0] ? " (commit " : "", commit,
+			       commit[0] ? ")" : "");
+			return 1;
+		}
 		if (a[0] != '-') {
 			snprintf(err, errlen, "unexpected argument \"%s\"", a);
 			return -EINVAL;
@@ -402,6 +424,13 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 			cfg->server);
 		return -EINVAL;
 	}
+	if (cfg->certificate_authority && cfg->insecure_skip_tls_verify) {
+		snprintf(
+			err, errlen,
+			"--certificate-authority and --insecure-skip-tls-verify "
+			"exclude each other");
+		return -EINVAL;
+	}
 	if (!cfg->tls_cert_file != !cfg->tls_key_file) {
 		snprintf(
 			err, errlen,
@@ -427,6 +456,8 @@ void config_flags_free(struct config *cfg)
 	free(cfg->unix_socket);
 	free(cfg->tls_cert_file);
 	free(cfg->tls_key_file);
+	free(cfg->certificate_authority);
+	free(cfg->token_file);
 	for (int i = 0; i < cfg->nresources; i++)
 		free(cfg->resources[i]);
 	memset(cfg, 0, sizeof(*cfg));

@@ -66,10 +66,15 @@ struct config {
 	long long upstream_page_max; /* bytes of one upstream LIST page */
 	long long upstream_line_max; /* bytes of one watch event or item */
 	long long upstream_list_max; /* bytes of all pages of one LIST */
+	/* upstream overrides and shutdown (README "Signals") */
+	char *certificate_authority;   /* --certificate-authority */
+	bool insecure_skip_tls_verify; /* --insecure-skip-tls-verify */
+	char *token_file;	       /* --token-file */
+	int shutdown_grace; /* seconds SIGTERM waits for open requests */
 };
 
-/* Parse argv into cfg (defaults first). Returns 0, 1 when --help was
- * printed, or -EINVAL with err set. */
+/* Parse argv into cfg (defaults first). Returns 0, 1 when --help or
+ * --version was printed, or -EINVAL with err set. */
 int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen);
 void config_flags_free(struct config *cfg);

@@ -246,6 +246,24 @@ int proxy_conns_reap(struct proxy_conns *cs)
 	return cut;
 }
 
+int proxy_conns_drain(struct proxy_conns *cs)
+{
+	int busy = 0;
+	pthread_mutex_lock(&cs->lock);
+	for (struct conn *cn = cs->list.next; cn != &cs->list; cn = cn->next) {
+		if (cn->cut || cn->fd < 0)
+			continue;
+		if (!__atomic_load_n(&cn->deadline_ms, __ATOMIC_RELAXED)) {
+			busy++; /* a request in flight */
+			continue;
+		}
+		shutdown(cn->fd, SHUT_RDWR); /* libmicrohttpd closes it */
+		cn->cut = true;
+	}
+	pthread_mutex_unlock(&cs->lock);
+	return busy;
+}
+
 int proxy_conns_open(struct proxy_conns *cs)
 {
 	return __atomic_load_n(&cs->open, __ATOMIC_RELAXED);

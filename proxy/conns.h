@@ -68,6 +68,11 @@ enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
  * count: this module counts nothing itself, so /metrics may read it. */
 int proxy_conns_reap(struct proxy_conns *cs);
 
+/* For a graceful stop: shut down every connection that waits for a
+ * request header (idle between requests, or yet to send one) and return
+ * how many have a request in flight. Called again until that is 0. */
+int proxy_conns_drain(struct proxy_conns *cs);
+
 /* For /metrics. */
 int proxy_conns_open(struct proxy_conns *cs);
 int proxy_conns_watchers(struct proxy_conns *cs);

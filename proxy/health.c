@@ -1,9 +1,19 @@
 /*
- * health: /healthz, /livez and /readyz in the apiserver's plain-text form.
+ * health: the probe endpoints (see health.h).
  *
- * /healthz and /livez say the process answers. /readyz says every cached
- * resource has finished its first sync; until then cached paths answer
- * 429 and /readyz 503, so a kubelet readiness probe holds traffic back.
+ * Which checks count where:
+ *
+ *   check                 /livez  /readyz  /readyz/upstream
+ *   ping                  yes     yes      yes
+ *   shutdown              -       yes      yes
+ *   informer-sync-RES     -       yes      yes
+ *   upstream-RES          -       listed   yes
+ *
+ * A sidecar's readiness gates its whole application pod: a cache that
+ * synced once keeps answering through an apiserver outage, so /readyz
+ * must not follow the upstream. /readyz lists upstream freshness without
+ * counting it; /readyz/upstream counts it, past --upstream-grace, for
+ * whoever would rather send clients elsewhere.
  */
 #include "proxy/health.h"
 
@@ -12,6 +22,12 @@
 #include <time.h>
 
 #include "config/buf.h"
+
+enum which {
+	LIVEZ,
+	READYZ,
+	READYZ_UPSTREAM
+};
 
 static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
 			    const char *body)
@@ -22,54 +38,107 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
 bool proxy_health_path(const char *url)
 {
 	return !strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
-	       !strcmp(url, "/readyz");
+	       !strcmp(url, "/readyz") || !strcmp(url, "/readyz/upstream");
+}
+
+/* One check's line into verbose (with the reason) and withheld (the
+ * apiserver's form without it); a failed one clears *ok. */
+static void check(struct buf *verbose, struct buf *withheld, bool *ok,
+		  bool pass, const char *name, const char *why)
+{
+	if (pass) {
+		buf_printf(verbose, "[+]%s ok%s%s\n", name, why ? " " : "",
+			   why ? why : "");
+		buf_printf(withheld, "[+]%s ok\n", name);
+		return;
+	}
+	*ok = false;
+	buf_printf(verbose, "[-]%s failed: %s\n", name, why);
+	buf_printf(withheld, "[-]%s failed: reason withheld\n", name);
+}
+
+/* The upstream freshness of r, as words, into out; returns whether it is
+ * within --upstream-grace. */
+static bool upstream_fresh(struct proxy *p, struct cache_resource *r,
+			   time_t now, bool counted, char *out, size_t len)
+{
+	int64_t since = __atomic_load_n(&r->failing_since, __ATOMIC_RELAXED);
+	int64_t last = __atomic_load_n(&r->last_contact, __ATOMIC_RELAXED);
+	int grace = p->cfg->grace_seconds;
+	bool within = !since || now - since <= grace;
+	if (!since && last)
+		snprintf(out, len, "(last heard from %llds ago)",
+			 (long long)(now - last));
+	else if (!since)
+		snprintf(out, len, "(not heard from yet)");
+	else if (within)
+		snprintf(out, len, "(failing for %llds, grace %ds)",
+			 (long long)(now - since), grace);
+	else if (counted)
+		snprintf(out, len, "failing for %llds, past the %ds grace",
+			 (long long)(now - since), grace);
+	else
+		snprintf(out, len,
+			 "(failing for %llds, past the %ds grace; the cache "
+			 "still serves)",
+			 (long long)(now - since), grace);
+	return within;
 }
 
 enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 				    const char *url)
 {
-	if (strcmp(url, "/readyz"))
-		return text(c, MHD_HTTP_OK, "ok");
-	struct buf b = BUF_INIT;
-	bool ready = true;
-	const char *verbose = NULL;
-	bool v = proxy_arg(c, "verbose", &verbose);
+	enum which w = !strcmp(url, "/readyz")		? READYZ :
+		       !strcmp(url, "/readyz/upstream") ? READYZ_UPSTREAM :
+							  LIVEZ;
+	const char *endpoint = w == LIVEZ  ? url + 1 :
+			       w == READYZ ? "readyz" :
+					     "readyz/upstream";
+	struct buf v = BUF_INIT, wh = BUF_INIT;
+	bool ok = true;
 	time_t now = time(NULL);
-	for (int i = 0; i < p->nres; i++) {
-		struct cache_resource *r = p->res[i];
-		bool ok = cache_refl_synced(r);
-		ready = ready && ok;
-		buf_printf(&b, "[%s]informer-sync-%s %s\n", ok ? "+" : "-",
-			   r->kind->resource, ok ? "ok" : "failed: not synced");
-		/* The cache keeps serving while the upstream is away; past the
-		 * grace period that stale state should stop taking traffic. */
-		int64_t since =
-			__atomic_load_n(&r->failing_since, __ATOMIC_RELAXED);
-		bool reach = !since || now - since <= p->cfg->grace_seconds;
-		ready = ready && reach;
-		if (since)
-			buf_printf(
-				&b,
-				"[%s]upstream-%s failing for %llds (grace %ds)\n",
-				reach ? "+" : "-", r->kind->resource,
-				(long long)(now - since),
-				p->cfg->grace_seconds);
+	check(&v, &wh, &ok, true, "ping", NULL);
+	if (w != LIVEZ) {
+		bool up = !proxy_draining(p);
+		check(&v, &wh, &ok, up, "shutdown",
+		      up ? NULL : "the proxy is shutting down");
+		for (int i = 0; i < p->nres; i++) {
+			struct cache_resource *r = p->res[i];
+			char name[160];
+			snprintf(name, sizeof(name), "informer-sync-%s%s%s",
+				 r->kind->resource,
+				 r->kind->group[0] ? "." : "", r->kind->group);
+			bool synced = cache_refl_synced(r);
+			check(&v, &wh, &ok, synced, name,
+			      synced ? NULL : "not synced yet");
+		}
+		for (int i = 0; i < p->nres; i++) {
+			struct cache_resource *r = p->res[i];
+			char name[160], why[200];
+			snprintf(name, sizeof(name), "upstream-%s%s%s",
+				 r->kind->resource,
+				 r->kind->group[0] ? "." : "", r->kind->group);
+			bool counted = w == READYZ_UPSTREAM;
+			bool fresh = upstream_fresh(p, r, now, counted, why,
+						    sizeof(why));
+			check(&v, &wh, &ok, fresh || !counted, name, why);
+		}
 	}
-	if (!v) {
-		buf_reset(&b);
-		buf_adds(&b,
-			 ready ? "ok" :
-				 "[-]informer-sync failed: reason withheld\n"
-				 "readyz check failed");
+	bool verbose = proxy_arg(c, "verbose", NULL);
+	struct buf *out = verbose ? &v : &wh;
+	if (!verbose && ok) {
+		buf_reset(out);
+		buf_adds(out, "ok");
 	} else {
-		buf_printf(&b, "readyz check %s", ready ? "passed" : "failed");
+		buf_printf(out, "%s check %s", endpoint,
+			   ok ? "passed" : "failed");
 	}
 	enum MHD_Result r =
-		buf_ok(&b) ?
-			text(c,
-			     ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-			     b.p) :
+		buf_ok(out) ?
+			text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+			     out->p) :
 			MHD_NO;
-	buf_free(&b);
+	buf_free(&v);
+	buf_free(&wh);
 	return r;
 }

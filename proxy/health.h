@@ -1,5 +1,15 @@
 /*
- * health: /healthz, /livez and /readyz in the apiserver's plain-text form.
+ * health: /healthz, /livez, /readyz and /readyz/upstream in the
+ * apiserver's plain-text form.
+ *
+ * /healthz and /livez: the process answers. /readyz: every cached
+ * resource has synced once and the proxy is not shutting down; an
+ * upstream outage does not fail it, because the cache keeps serving.
+ * /readyz/upstream: the same, and each resource's upstream answering or
+ * failing for no longer than --upstream-grace. With ?verbose each lists
+ * its checks as "[+]name ok" / "[-]name failed: why", one per line,
+ * then "<endpoint> check passed|failed", as the apiserver does; a failure
+ * without ?verbose lists them with the reasons withheld.
  */
 #ifndef PROXY_HEALTH_H
 #define PROXY_HEALTH_H

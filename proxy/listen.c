@@ -4,7 +4,9 @@
 #include "proxy/listen.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,6 +15,57 @@
 #include <unistd.h>
 
 #include "config/log.h"
+
+/* A DNS name: letters, digits, '-' and '.', with at least one letter
+ * (so "256.0.0.1" stays a bad IPv4 address, never a lookup). */
+static bool hostname(const char *h)
+{
+	bool letter = false;
+	if (!*h || strlen(h) > 253)
+		return false;
+	for (; *h; h++) {
+		if (isalpha((unsigned char)*h))
+			letter = true;
+		else if (!isdigit((unsigned char)*h) && *h != '-' && *h != '.')
+			return false;
+	}
+	return letter;
+}
+
+/* host's first IPv4 address, else its first IPv6 one, as Go's
+ * net.Listen picks for "localhost:8001". */
+static int resolve(const char *host, int port, struct sockaddr_storage *ss,
+		   char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc) {
+		snprintf(err, errlen, "--listen: cannot resolve \"%s\": %s",
+			 host, gai_strerror(rc));
+		return -EINVAL;
+	}
+	const struct addrinfo *pick = NULL;
+	for (const struct addrinfo *a = res; a && !pick; a = a->ai_next)
+		if (a->ai_family == AF_INET)
+			pick = a;
+	for (const struct addrinfo *a = res; a && !pick; a = a->ai_next)
+		if (a->ai_family == AF_INET6)
+			pick = a;
+	if (!pick) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "--listen: \"%s\" has no IP address",
+			 host);
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, pick->ai_addr, pick->ai_addrlen);
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	freeaddrinfo(res);
+	return 0;
+}
 
 int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 		      char *err, size_t errlen)
@@ -42,12 +95,41 @@ int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1)
+		return 0;
+	if (!hostname(host)) {
 		snprintf(err, errlen, "--listen: \"%s\" is not an IPv4 address",
 			 host);
 		return -EINVAL;
 	}
-	return 0;
+	return resolve(host, port, ss, err, errlen);
+}
+
+bool proxy_listen_addr_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	}
+	return ss->ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_LOOPBACK(
+		       &((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
+			  size_t outlen)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	if (ss->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)ss)->sin6_addr, a,
+			  sizeof(a));
+		snprintf(out, outlen, "[%s]", a);
+	} else {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr,
+			  a, sizeof(a));
+		snprintf(out, outlen, "%s", a);
+	}
 }
 
 int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen)
@@ -94,7 +176,12 @@ bool proxy_listen_loopback(const char *host)
 int proxy_listen_check_exposure(const struct config *cfg, char *err,
 				size_t errlen)
 {
-	if (proxy_listen_loopback(cfg->listen_host) ||
+	struct sockaddr_storage ss;
+	int rc = proxy_listen_addr(cfg->listen_host, cfg->listen_port, &ss, err,
+				   errlen);
+	if (rc)
+		return rc;
+	if (proxy_listen_addr_loopback(&ss) ||
 	    cfg->client_auth == CLIENT_AUTH_DELEGATED)
 		return 0;
 	if (!cfg->allow_unauth_remote) {

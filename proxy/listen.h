@@ -1,8 +1,9 @@
 /*
  * listen: the addresses the proxy listens on, and who may reach it.
  *
- * --listen HOST:PORT takes an IPv4 address or a bracketed IPv6 one
- * ("[::1]"). Anyone who reaches a proxy that lends its credentials acts
+ * --listen HOST:PORT takes an IPv4 address, a bracketed IPv6 one
+ * ("[::1]") or a host name ("localhost": its first IPv4 address, else
+ * its first IPv6 one). Loopback is judged on the address, not the name. Anyone who reaches a proxy that lends its credentials acts
  * with them, so a non-loopback --listen needs --client-auth=delegated or
  * an explicit --allow-unauthenticated-remote. --unix-socket's file
  * permissions are its access control.
@@ -16,9 +17,15 @@
 
 #include "config/flags.h"
 
-/* Fill ss for host and port. Returns 0, or -EINVAL with err set. */
+/* Fill ss for host and port (a name is resolved). Returns 0, or
+ * -EINVAL with err set. */
 int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 		      char *err, size_t errlen);
+/* True for an address in 127.0.0.0/8 or ::1. */
+bool proxy_listen_addr_loopback(const struct sockaddr_storage *ss);
+/* The address of ss as text: "127.0.0.1" or "[::1]". */
+void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
+			  size_t outlen);
 /* True for 127.0.0.0/8 and [::1]. */
 bool proxy_listen_loopback(const char *host);
 /* Whether cfg may listen where it asks: 0, or -EPERM with err set for a

@@ -1,8 +1,10 @@
 /*
  * main: bin/informer-proxy. Parse flags, start one reflector per cached
- * resource, serve, and on SIGINT/SIGTERM shut down in the order that lets
- * LeakSanitizer find nothing: HTTP first, then the reflectors, then an
- * RCU barrier, then the caches.
+ * resource, serve, and on SIGINT/SIGTERM drain (listeners closed, watches
+ * ended, requests in flight given --shutdown-grace) and shut down in the
+ * order that lets LeakSanitizer find nothing: HTTP first, then the
+ * reflectors, then an RCU barrier, then the caches. SIGHUP reloads
+ * (on_reload()) and never exits.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -24,13 +26,90 @@
 #include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "config/log.h"
+#include "config/override.h"
+#include "config/version.h"
 #include "proxy/server.h"
 
-static volatile sig_atomic_t quit;
+static volatile sig_atomic_t quit, hup;
 
 static void on_signal(int sig)
 {
 	quit = sig;
+}
+
+static void on_hup(int sig)
+{
+	hup = 1;
+}
+
+/* The upstream as the flags say: kubeconfig, in-cluster or --server,
+ * then --certificate-authority, --insecure-skip-tls-verify and
+ * --token-file over it. */
+static int resolve_upstream(const struct config *cfg,
+			    struct config_upstream *out, char *err,
+			    size_t errlen)
+{
+	int rc = config_upstream_resolve(cfg->kubeconfig, cfg->context,
+					 cfg->server, cfg->serviceaccount_dir,
+					 out, err, errlen);
+	if (!rc)
+		rc = config_upstream_override(out, cfg->certificate_authority,
+					      cfg->insecure_skip_tls_verify,
+					      cfg->token_file, err, errlen);
+	return rc;
+}
+
+/* SIGHUP, part one: read the kubeconfig (or the service account) and the
+ * token again, and take what may change at run time into the credentials
+ * every thread uses. One log line says what; on an error the current
+ * credentials stay. */
+static void reload_upstream(const struct config *cfg,
+			    struct config_upstream *live)
+{
+	struct config_upstream fresh;
+	char err[512], msg[1024];
+	if (resolve_upstream(cfg, &fresh, err, sizeof(err))) {
+		log_error("SIGHUP: cannot re-read the upstream's credentials, "
+			  "keeping the current ones: %s",
+			  err);
+		config_upstream_free(&fresh);
+		return;
+	}
+	if (config_upstream_reload(live, &fresh, msg, sizeof(msg)))
+		log_error("SIGHUP: re-read %s: %s", live->source, msg);
+	else
+		log_info("SIGHUP: re-read %s: %s", live->source, msg);
+}
+
+/* Everything SIGHUP reloads, from the main loop (never from the signal
+ * handler). Another reload goes beside reload_upstream() here. */
+static void on_reload(const struct config *cfg, struct config_upstream *live)
+{
+	log_info("SIGHUP: reloading");
+	reload_upstream(cfg, live);
+}
+
+/* Whether the host:port of an http:// URL answers a TLS handshake: a
+ * plain request to an HTTPS port gets a 400 or no answer at all, which
+ * says nothing by itself. */
+static bool speaks_tls(const char *http_url)
+{
+	char url[1024];
+	if (strncmp(http_url, "http://", 7) ||
+	    (size_t)snprintf(url, sizeof(url), "https://%s", http_url + 7) >=
+		    sizeof(url))
+		return false;
+	CURL *c = curl_easy_init();
+	if (!c)
+		return false;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
+	bool tls = curl_easy_perform(c) == CURLE_OK;
+	curl_easy_cleanup(c);
+	return tls;
 }
 
 /* A kind the built-in table lacks, from upstream discovery. Waits for an
@@ -138,6 +217,14 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	int rc = __atomic_load_n(&r->last_curl_error, __ATOMIC_RELAXED);
 	long code = __atomic_load_n(&r->last_http_status, __ATOMIC_RELAXED);
 	const struct cache_kind *k = r->kind;
+	if ((code == 400 || rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR ||
+	     rc == CURLE_WEIRD_SERVER_REPLY) &&
+	    speaks_tls(up->server)) {
+		snprintf(msg, len,
+			 "the upstream %s speaks HTTPS; use https://%s",
+			 up->server, up->server + 7);
+		return -EACCES;
+	}
 	switch (rc) {
 	case CURLE_OK:
 		break;
@@ -205,14 +292,18 @@ int main(int argc, char **argv)
 		config_flags_free(&cfg);
 		return 2;
 	}
+	struct sigaction hsa = { .sa_handler = on_hup };
+	sigaction(SIGHUP, &hsa, NULL);
+	log_info("informer-proxy %s%s%s", config_version(),
+		 config_version_commit()[0] ? " commit " : "",
+		 config_version_commit());
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 
 	struct config_upstream creds;
-	if (config_upstream_resolve(cfg.kubeconfig, cfg.context, cfg.server,
-				    cfg.serviceaccount_dir, &creds, err,
-				    sizeof(err))) {
+	if (resolve_upstream(&cfg, &creds, err, sizeof(err))) {
 		log_error("%s", err);
+		config_upstream_free(&creds);
 		config_flags_free(&cfg);
 		curl_global_cleanup();
 		return 2;
@@ -291,6 +382,10 @@ int main(int argc, char **argv)
 	while (!quit) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
+		if (hup) {
+			hup = 0;
+			on_reload(&cfg, &creds);
+		}
 		if (!unsynced || time(NULL) < next_check)
 			continue;
 		next_check = time(NULL) + 2;
@@ -312,6 +407,7 @@ int main(int argc, char **argv)
 		}
 	}
 	log_info("shutting down (signal %d)", (int)quit);
+	proxy_drain(&p, cfg.shutdown_grace);
 	exit_code = 0;
 out:
 	proxy_stop(&p);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config/buf.h"
+#include "config/version.h"
 #include "proxy/conns.h"
 #include "proxy/request.h"
 
@@ -233,6 +234,12 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 		family(&b, gauges[i].name, "gauge", gauges[i].help);
 		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));
 	}
+	family(&b, "informer_proxy_build_info", "gauge",
+	       "Always 1; the labels say which build is running.");
+	buf_printf(
+		&b,
+		"informer_proxy_build_info{version=\"%s\",commit=\"%s\"} 1\n",
+		config_version(), config_version_commit());
 	struct MHD_Response *resp = proxy_request_from_buf(&b);
 	if (!resp)
 		return MHD_NO;

@@ -13,6 +13,12 @@ bool proxy_stopping(const struct proxy *p)
 	return __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
 }
 
+bool proxy_draining(const struct proxy *p)
+{
+	return __atomic_load_n(&p->draining, __ATOMIC_ACQUIRE) ||
+	       proxy_stopping(p);
+}
+
 struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
 {
 	for (int i = 0; i < p->nres; i++) {

@@ -47,13 +47,19 @@ struct proxy {
 	bool inited;	       /* proxy_start got far enough to stop */
 	bool ticking;
 	pthread_t ticker;
-	bool stopping;		   /* atomic */
+	bool stopping;	    /* atomic */
+	bool draining;	    /* atomic; proxy_drain() has begun */
+	int quiesced_fd[2]; /* listeners taken back from the daemons, closed
+			     * after they stop; -1 (or 0 before start): none */
 	pthread_mutex_t tick_lock; /* with tick_cond: wakes the ticker early */
 	pthread_cond_t tick_cond;
 };
 
 /* True once proxy_stop() has begun: a watch must not suspend again. */
 bool proxy_stopping(const struct proxy *p);
+/* True once proxy_drain() (SIGTERM) or proxy_stop() has begun: local
+ * watches end, /readyz fails its shutdown check. */
+bool proxy_draining(const struct proxy *p);
 /* The cached resource for a parsed route, or NULL. */
 struct cache_resource *proxy_find(struct proxy *p,
 				  const struct proxy_route *rt);

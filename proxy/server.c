@@ -584,11 +584,58 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 		return -e;
 	}
 	p->ticking = true;
-	log_info("listening on %s://%s:%d", p->tls ? "https" : "http", host,
+	char numeric[64];
+	proxy_listen_numeric(&ss, numeric, sizeof(numeric));
+	log_info("listening on %s://%s:%d", p->tls ? "https" : "http", numeric,
 		 p->port);
 	if (p->cfg->unix_socket)
 		log_info("listening on unix:%s", p->cfg->unix_socket);
 	return 0;
+}
+
+void proxy_drain(struct proxy *p, int grace_seconds)
+{
+	if (!p->inited || proxy_draining(p))
+		return;
+	__atomic_store_n(&p->draining, true, __ATOMIC_RELEASE);
+	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
+	for (int i = 0; i < 2; i++) {
+		if (!ds[i])
+			continue;
+		/* libmicrohttpd stops accepting; shutdown() makes the kernel
+		 * refuse new connections too. The descriptor is closed after
+		 * MHD_stop_daemon(), as libmicrohttpd asks. */
+		p->quiesced_fd[i] = MHD_quiesce_daemon(ds[i]);
+		if (p->quiesced_fd[i] != MHD_INVALID_SOCKET)
+			shutdown(p->quiesced_fd[i], SHUT_RDWR);
+	}
+	if (p->made_socket) { /* ours: never a path that was there before */
+		unlink(p->cfg->unix_socket);
+		p->made_socket = false;
+	}
+	for (int i = 0; i < p->nres; i++)
+		cache_history_wake_all(p->res[i]->history);
+	log_info("draining: listeners closed, local watches ending; up to %ds "
+		 "for %d open connection(s)",
+		 grace_seconds, proxy_conns_open(p->conns));
+	struct timespec t0, now, ts = { 0, 50 * 1000000L };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int busy;
+	for (;;) {
+		busy = proxy_conns_drain(p->conns);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long ms = (now.tv_sec - t0.tv_sec) * 1000LL +
+			       (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (!busy || ms >= grace_seconds * 1000LL)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (busy)
+		log_warn("draining: %d request(s) still open after "
+			 "--shutdown-grace %ds; closing them",
+			 busy, grace_seconds);
+	else
+		log_info("drained: no request in flight");
 }
 
 void proxy_stop(struct proxy *p)
@@ -611,8 +658,8 @@ void proxy_stop(struct proxy *p)
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
 	for (int i = 0; i < 2; i++)
-		if (ds[i])
-			MHD_quiesce_daemon(ds[i]);
+		if (ds[i] && !__atomic_load_n(&p->draining, __ATOMIC_ACQUIRE))
+			p->quiesced_fd[i] = MHD_quiesce_daemon(ds[i]);
 	/* Give resumed watches a moment to send their last bytes. */
 	struct timespec ts = { 0, 100 * 1000000L };
 	nanosleep(&ts, NULL);
@@ -620,6 +667,9 @@ void proxy_stop(struct proxy *p)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
+	for (int i = 0; i < 2; i++) /* libmicrohttpd left them to us */
+		if (ds[i] && p->quiesced_fd[i] != MHD_INVALID_SOCKET)
+			close(p->quiesced_fd[i]);
 	proxy_conns_free(p->conns); /* every connection has closed */
 	p->conns = NULL;
 	proxy_tls_free(p->tls); /* no handshake can need it now */

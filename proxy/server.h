@@ -14,6 +14,12 @@
  * --tls-cert-file; the unix socket stays plain HTTP). Returns 0 or
  * -errno with err set. */
 int proxy_start(struct proxy *p, char *err, size_t errlen);
+/* A graceful stop's first half (SIGTERM): stop accepting on every
+ * listener, remove the unix socket, end every local watch the way a
+ * timeoutSeconds ends it, close idle connections, and wait up to
+ * grace_seconds for the requests in flight. Logs what it did. Then
+ * proxy_stop() as always. */
+void proxy_drain(struct proxy *p, int grace_seconds);
 /* End every watch, stop the daemon and the ticker. Reflectors are the
  * caller's. */
 void proxy_stop(struct proxy *p);

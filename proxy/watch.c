@@ -76,7 +76,7 @@ static void wake(struct cache_waiter *w)
 static bool suspend(struct cache_waiter *w)
 {
 	struct watch *wt = (struct watch *)w;
-	if (proxy_stopping(wt->p))
+	if (proxy_draining(wt->p))
 		return false;
 	MHD_suspend_connection(wt->conn);
 	return true;
@@ -219,7 +219,7 @@ static bool next_line(struct watch *w)
 	if (w->done)
 		return false;
 	int64_t now = now_ms();
-	if (proxy_stopping(w->p) || now >= w->deadline_ms) {
+	if (proxy_draining(w->p) || now >= w->deadline_ms) {
 		w->done = true;
 		return false;
 	}
@@ -291,7 +291,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (cache_history_wait(w->r->history, &w->waiter, w->cursor,
 				       suspend))
 			return 0;
-		if (proxy_stopping(w->p))
+		if (proxy_draining(w->p))
 			w->done = true;
 	}
 }

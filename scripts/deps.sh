@@ -7,20 +7,24 @@
 #   scripts/deps.sh test    build + the real clients used by the tests,
 #                           and clang-format for make lint
 #   scripts/deps.sh fuzz    build + clang 14 and its libFuzzer runtime
+#   scripts/deps.sh image   build + umoci and the CA bundle for make image,
+#                           skopeo to push it
 set -eu
 
 build="build-essential pkg-config libmicrohttpd-dev libcurl4-openssl-dev
 liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev zlib1g-dev libgnutls28-dev curl"
-test="$build python3 python3-kubernetes openssl clang-format"
+test="$build python3 python3-kubernetes openssl clang-format umoci skopeo ca-certificates"
 fuzz="$build clang libclang-rt-14-dev"
+image="$build umoci skopeo ca-certificates"
 bench="$test wrk libyajl-dev libjson-c-dev libcjson-dev"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
 fuzz) want=$fuzz ;;
+image) want=$image ;;
 bench) want=$bench ;;
-*) echo "usage: $0 build|test|fuzz|bench" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|fuzz|bench|image" >&2; exit 2 ;;
 esac
 
 missing=""

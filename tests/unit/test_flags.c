@@ -71,7 +71,10 @@ static void test_usage(void)
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
 		lines++;
-	CHECK(lines == 38);
+	CHECK(lines == 42);
+	CHECK(strstr(text, "informer-proxy --version") != NULL);
+	CHECK(strstr(text, "--shutdown-grace") != NULL &&
+	      strstr(text, "ended (default 10)\n") != NULL);
 	free(text);
 }
 
@@ -101,6 +104,20 @@ static void test_values(void)
 	CHECK_STR(c.context, "b");
 	config_flags_free(&c);
 	CHECK(PARSE(&c, "--help") == 1);
+	config_flags_free(&c);
+
+	/* the upstream overrides and the drain's grace */
+	CHECK(PARSE(&c, "--resources=pods", "--certificate-authority=/ca",
+		    "--token-file", "/t", "--shutdown-grace=0") == 0);
+	CHECK_STR(c.certificate_authority, "/ca");
+	CHECK_STR(c.token_file, "/t");
+	CHECK(!c.insecure_skip_tls_verify && c.shutdown_grace == 0);
+	config_flags_free(&c);
+	CHECK(PARSE(&c, "--resources=pods", "--insecure-skip-tls-verify") == 0);
+	CHECK(c.insecure_skip_tls_verify && c.shutdown_grace == 10);
+	config_flags_free(&c);
+	/* --version prints and stops, whatever else is there */
+	CHECK(PARSE(&c, "--version", "--nope") == 1);
 	config_flags_free(&c);
 }
 
@@ -154,6 +171,14 @@ static void test_malformed(void)
 	expect_einval(&c, PARSE(&c, "--tls-cert-file=c", "--resources=pods"),
 		      "go together");
 	expect_einval(&c, PARSE(&c, "--v=1"), "--resources is required");
+	expect_einval(&c,
+		      PARSE(&c, "--resources=pods",
+			    "--insecure-skip-tls-verify",
+			    "--certificate-authority=/ca"),
+		      "exclude each other");
+	expect_einval(&c,
+		      PARSE(&c, "--resources=pods", "--shutdown-grace=3601"),
+		      "--shutdown-grace: want a number from 0 to 3600");
 	expect_einval(
 		&c,
 		PARSE(&c, "--upstream-page-max-mib=65537", "--resources=pods"),

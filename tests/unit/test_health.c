@@ -1,8 +1,9 @@
 /*
  * test_health: which paths are probes; /healthz and /livez always "ok";
- * /readyz 503 until every resource has synced and 503 again once the
- * upstream has failed past the grace period, terse or ?verbose, in the
- * apiserver's plain-text form.
+ * /readyz 503 until every resource has synced and while draining, but
+ * not when the upstream fails; /readyz/upstream 503 once the upstream has
+ * failed past the grace period; terse or ?verbose, in the apiserver's
+ * plain-text form, reasons withheld when terse.
  */
 #include <string.h>
 #include <time.h>
@@ -31,12 +32,28 @@ static void ask(int port, const char *target, long status, const char *body)
 	mhd_reply_free(&r);
 }
 
+/* The body of target has want in it, and the status is status. */
+static void has(int port, const char *target, long status, const char *want)
+{
+	struct mhd_reply r;
+	CHECK(mhd_stub_get(port, target, &r) == 0);
+	CHECK(r.status == status);
+	if (!strstr(r.body, want)) {
+		fprintf(stderr, "  %s: \"%s\" lacks \"%s\"\n", target, r.body,
+			want);
+		CHECK(0);
+	}
+	mhd_reply_free(&r);
+}
+
 static void test_paths(void)
 {
 	CHECK(proxy_health_path("/healthz"));
 	CHECK(proxy_health_path("/livez"));
 	CHECK(proxy_health_path("/readyz"));
+	CHECK(proxy_health_path("/readyz/upstream"));
 	CHECK(!proxy_health_path("/readyz/"));
+	CHECK(!proxy_health_path("/readyz/upstream/"));
 	CHECK(!proxy_health_path("/healthz/ping"));
 	CHECK(!proxy_health_path("/metrics"));
 	CHECK(!proxy_health_path(""));
@@ -49,53 +66,71 @@ static void test_probes(int port, struct proxy *p)
 	/* nothing synced: alive, not ready */
 	ask(port, "/healthz", 200, "ok");
 	ask(port, "/livez", 200, "ok");
+	ask(port, "/livez?verbose", 200, "[+]ping ok\nlivez check passed");
 	ask(port, "/readyz", 503,
-	    "[-]informer-sync failed: reason withheld\n"
+	    "[+]ping ok\n[+]shutdown ok\n"
+	    "[-]informer-sync-pods failed: reason withheld\n"
+	    "[-]informer-sync-deployments.apps failed: reason withheld\n"
+	    "[+]upstream-pods ok\n[+]upstream-deployments.apps ok\n"
 	    "readyz check failed");
 	ask(port, "/readyz?verbose", 503,
-	    "[-]informer-sync-pods failed: not synced\n"
-	    "[-]informer-sync-deployments failed: not synced\n"
+	    "[+]ping ok\n[+]shutdown ok\n"
+	    "[-]informer-sync-pods failed: not synced yet\n"
+	    "[-]informer-sync-deployments.apps failed: not synced yet\n"
+	    "[+]upstream-pods ok (not heard from yet)\n"
+	    "[+]upstream-deployments.apps ok (not heard from yet)\n"
 	    "readyz check failed");
 	/* one of two */
 	__atomic_store_n(&pods->synced, true, __ATOMIC_RELEASE);
-	ask(port, "/readyz?verbose=1", 503,
+	has(port, "/readyz?verbose=1", 503,
 	    "[+]informer-sync-pods ok\n"
-	    "[-]informer-sync-deployments failed: not synced\n"
-	    "readyz check failed");
+	    "[-]informer-sync-deployments.apps failed: not synced yet\n");
+	has(port, "/readyz/upstream", 503, "readyz/upstream check failed");
 	/* both */
 	__atomic_store_n(&deps->synced, true, __ATOMIC_RELEASE);
-	ask(port, "/readyz", 200, "ok");
-	ask(port, "/readyz?verbose", 200,
-	    "[+]informer-sync-pods ok\n[+]informer-sync-deployments ok\n"
-	    "readyz check passed");
-	/* the upstream failing within the grace period: still ready */
 	time_t now = time(NULL);
+	__atomic_store_n(&pods->last_contact, (int64_t)now - 2,
+			 __ATOMIC_RELAXED);
+	ask(port, "/readyz", 200, "ok");
+	ask(port, "/readyz/upstream", 200, "ok");
+	has(port, "/readyz?verbose", 200,
+	    "[+]informer-sync-deployments.apps ok\n"
+	    "[+]upstream-pods ok (last heard from ");
+	has(port, "/readyz?verbose", 200, "readyz check passed");
+	/* the upstream failing within the grace period: both ready */
 	__atomic_store_n(&pods->failing_since, (int64_t)now - 5,
 			 __ATOMIC_RELAXED);
-	struct mhd_reply r;
-	CHECK(mhd_stub_get(port, "/readyz?verbose", &r) == 0);
-	CHECK(r.status == 200);
-	CHECK(strstr(r.body, "[+]upstream-pods failing for ") != NULL);
-	CHECK(strstr(r.body, "s (grace 30s)\n") != NULL);
-	CHECK(strstr(r.body, "readyz check passed") != NULL);
-	mhd_reply_free(&r);
-	/* past it: not ready, though synced; /healthz does not care */
+	has(port, "/readyz?verbose", 200, "[+]upstream-pods ok (failing for ");
+	has(port, "/readyz/upstream?verbose", 200, "s, grace 30s)\n");
+	ask(port, "/readyz/upstream", 200, "ok");
+	/* past it: /readyz still ready (the cache serves), /readyz/upstream
+	 * not; /healthz does not care */
 	__atomic_store_n(&pods->failing_since, (int64_t)now - 300,
 			 __ATOMIC_RELAXED);
-	CHECK(mhd_stub_get(port, "/readyz?verbose", &r) == 0);
-	CHECK(r.status == 503);
-	CHECK(strstr(r.body,
-		     "[+]informer-sync-pods ok\n[-]upstream-pods failing for ") ==
-	      r.body);
-	CHECK(strstr(r.body, "readyz check failed") != NULL);
-	mhd_reply_free(&r);
-	ask(port, "/readyz", 503,
-	    "[-]informer-sync failed: reason withheld\n"
-	    "readyz check failed");
+	ask(port, "/readyz", 200, "ok");
+	has(port, "/readyz?verbose", 200,
+	    "s, past the 30s grace; the cache still serves)\n");
+	has(port, "/readyz/upstream?verbose", 503,
+	    "[-]upstream-pods failed: failing for ");
+	has(port, "/readyz/upstream?verbose", 503,
+	    "s, past the 30s grace\n[+]upstream-deployments.apps ok");
+	has(port, "/readyz/upstream?verbose", 503,
+	    "readyz/upstream check failed");
+	has(port, "/readyz/upstream", 503,
+	    "[-]upstream-pods failed: reason withheld\n");
 	ask(port, "/healthz", 200, "ok");
 	/* healthy again */
 	__atomic_store_n(&pods->failing_since, 0, __ATOMIC_RELAXED);
-	ask(port, "/readyz", 200, "ok");
+	ask(port, "/readyz/upstream", 200, "ok");
+	/* draining (SIGTERM): not ready, still alive */
+	__atomic_store_n(&p->draining, true, __ATOMIC_RELEASE);
+	has(port, "/readyz", 503,
+	    "[+]ping ok\n[-]shutdown failed: reason withheld\n");
+	has(port, "/readyz?verbose", 503,
+	    "[-]shutdown failed: the proxy is shutting down\n");
+	has(port, "/readyz/upstream", 503, "[-]shutdown failed");
+	ask(port, "/livez", 200, "ok");
+	__atomic_store_n(&p->draining, false, __ATOMIC_RELEASE);
 }
 
 int main(void)
@@ -114,7 +149,8 @@ int main(void)
 	test_probes(s.port, &p);
 	/* no resources at all: ready */
 	p.nres = 0;
-	ask(s.port, "/readyz?verbose", 200, "readyz check passed");
+	ask(s.port, "/readyz?verbose", 200,
+	    "[+]ping ok\n[+]shutdown ok\nreadyz check passed");
 	mhd_stub_stop(&s);
 	cache_refl_free(res[0]);
 	cache_refl_free(res[1]);

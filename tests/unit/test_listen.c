@@ -21,9 +21,22 @@ static void test_addr(void)
 	CHECK(ss.ss_family == AF_INET6);
 	CHECK(proxy_listen_addr("0.0.0.0", 1, &ss, err, sizeof(err)) == 0);
 
-	CHECK(proxy_listen_addr("localhost", 1, &ss, err, sizeof(err)) ==
+	/* a name resolves: localhost to a loopback address */
+	CHECK(proxy_listen_addr("localhost", 1, &ss, err, sizeof(err)) == 0);
+	CHECK(proxy_listen_addr_loopback(&ss));
+	CHECK(proxy_listen_addr("bad_name!", 1, &ss, err, sizeof(err)) ==
 	      -EINVAL);
-	CHECK_STR(err, "--listen: \"localhost\" is not an IPv4 address");
+	CHECK_STR(err, "--listen: \"bad_name!\" is not an IPv4 address");
+	char num[64];
+	CHECK(proxy_listen_addr("127.0.0.1", 1, &ss, err, sizeof(err)) == 0);
+	proxy_listen_numeric(&ss, num, sizeof(num));
+	CHECK_STR(num, "127.0.0.1");
+	CHECK(proxy_listen_addr("[::1]", 1, &ss, err, sizeof(err)) == 0);
+	CHECK(proxy_listen_addr_loopback(&ss));
+	proxy_listen_numeric(&ss, num, sizeof(num));
+	CHECK_STR(num, "[::1]");
+	CHECK(proxy_listen_addr("10.0.0.1", 1, &ss, err, sizeof(err)) == 0);
+	CHECK(!proxy_listen_addr_loopback(&ss));
 	CHECK(proxy_listen_addr("::1", 1, &ss, err, sizeof(err)) == -EINVAL);
 	CHECK(proxy_listen_addr("[::1", 1, &ss, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "--listen: \"[::1\" is not [IPv6]");
@@ -46,6 +59,8 @@ static void test_exposure(void)
 	CHECK(!proxy_listen_loopback("[::]"));
 
 	struct config cfg = { .listen_host = "127.0.0.1", .listen_port = 8001 };
+	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == 0);
+	cfg.listen_host = "localhost"; /* judged on the address it names */
 	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == 0);
 	cfg.listen_host = "0.0.0.0";
 	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == -EPERM);

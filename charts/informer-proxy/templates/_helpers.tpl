@@ -87,6 +87,17 @@ none
 {{- end -}}
 {{- end -}}
 
+{{/*
+"true" when the ServiceMonitor is rendered: metrics.serviceMonitor.enabled,
+and the cluster serves monitoring.coreos.com/v1 (helm install/upgrade ask
+the cluster; helm template takes --api-versions) or
+metrics.serviceMonitor.force is set.
+*/}}
+{{- define "informer-proxy.serviceMonitor" -}}
+{{- $sm := .Values.metrics.serviceMonitor -}}
+{{- if and $sm.enabled (or $sm.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1")) -}}true{{- end -}}
+{{- end -}}
+
 {{/* "true" when the proxy serves HTTPS: daemonset mode with tls.enabled. */}}
 {{- define "informer-proxy.tls" -}}
 {{- if and (eq .Values.mode "daemonset") .Values.tls.enabled -}}true{{- end -}}
