@@ -3,11 +3,11 @@
  * objects.
  *
  * A request's Accept picks the form: plain JSON, a meta.k8s.io Table (v1
- * or v1beta1) or PartialObjectMetadata[List]. Tables carry kubectl's own
- * columns for pods (NAME READY STATUS RESTARTS AGE, plus IP, NODE,
- * NOMINATED NODE and READINESS GATES at priority 1), configmaps (NAME
- * DATA AGE) and namespaces (NAME STATUS AGE), and NAME AGE for every
- * other kind, as the apiserver does for custom resources. Cells are
+ * or v1beta1) or PartialObjectMetadata[List]. Tables carry the
+ * apiserver's columns: pods here (NAME READY STATUS RESTARTS AGE, plus
+ * IP, NODE, NOMINATED NODE and READINESS GATES at priority 1), the other
+ * built-in kinds from the declarative table in table_cols.c, and NAME AGE
+ * for every other kind, as the apiserver does for custom resources. Cells are
  * computed from the cached bytes when asked for; nothing is kept.
  */
 #include "proxy/table.h"
@@ -21,6 +21,7 @@
 #include "cache/json.h"
 #include "cache/parse.h"
 #include "config/alloc.h"
+#include "proxy/table_cols.h"
 
 struct column {
 	const char *name, *type, *format, *description;
@@ -57,24 +58,6 @@ static const struct column pod_columns[] = {
 	  1 },
 };
 
-static const struct column configmap_columns[] = {
-	{ "Name", "string", "name", name_desc, 0 },
-	{ "Data", "string", "",
-	  "Data contains the configuration data. Each key must consist of "
-	  "alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte "
-	  "sequences must use the BinaryData field. The keys stored in Data must "
-	  "not overlap with the keys in the BinaryData field, this is enforced "
-	  "during validation process.",
-	  0 },
-	{ "Age", "string", "", age_desc, 0 },
-};
-
-static const struct column namespace_columns[] = {
-	{ "Name", "string", "name", name_desc, 0 },
-	{ "Status", "string", "", "The status of the namespace", 0 },
-	{ "Age", "string", "", age_desc, 0 },
-};
-
 /* Every other kind: what the apiserver's default convertor and custom
  * resources give (kubectl shows a "date" column as an age). */
 static const struct column default_columns[] = {
@@ -84,21 +67,18 @@ static const struct column default_columns[] = {
 
 enum printer {
 	P_POD,
-	P_CONFIGMAP,
-	P_NAMESPACE,
+	P_TABLE, /* table_cols.c */
 	P_DEFAULT
 };
 
-static enum printer printer_of(const struct cache_kind *k)
+static enum printer printer_of(const struct cache_kind *k,
+			       const struct proxy_printer **p)
 {
-	if (k->group[0])
-		return P_DEFAULT;
-	if (!strcmp(k->resource, "pods"))
+	*p = proxy_printer_find(k->group, k->resource);
+	if (*p)
+		return P_TABLE;
+	if (!k->group[0] && !strcmp(k->resource, "pods"))
 		return P_POD;
-	if (!strcmp(k->resource, "configmaps"))
-		return P_CONFIGMAP;
-	if (!strcmp(k->resource, "namespaces"))
-		return P_NAMESPACE;
 	return P_DEFAULT;
 }
 
@@ -457,28 +437,23 @@ void proxy_table_head(struct buf *b, const struct cache_kind *k,
 		      const struct proxy_fmt *f, bool columns)
 {
 	const struct column *cols = default_columns;
+	const struct proxy_printer *p;
 	size_t n = 2;
-	switch (printer_of(k)) {
-	case P_POD:
+	enum printer pr = printer_of(k, &p);
+	if (pr == P_POD) {
 		cols = pod_columns;
 		n = 9;
-		break;
-	case P_CONFIGMAP:
-		cols = configmap_columns;
-		n = 3;
-		break;
-	case P_NAMESPACE:
-		cols = namespace_columns;
-		n = 3;
-		break;
-	default:
-		break;
 	}
 	if (!columns) {
 		buf_adds(b, "\"columnDefinitions\":null");
 		return;
 	}
-	buf_adds(b, "\"columnDefinitions\":[");
+	buf_adds(b, "\"columnDefinitions\":");
+	if (pr == P_TABLE) {
+		proxy_printer_columns(b, p);
+		return;
+	}
+	buf_addc(b, '[');
 	for (size_t i = 0; i < n; i++) {
 		buf_printf(
 			b,
@@ -502,31 +477,22 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 		json_doc_free(&d);
 		return r;
 	}
-	char age[32], tmp[64];
+	char age[32];
 	bool first = true;
 	const char *done = NULL;
-	enum printer pr = printer_of(k);
+	const struct proxy_printer *p;
+	enum printer pr = printer_of(k, &p);
 	proxy_human_age(o->created ? (int64_t)now - o->created : 0, age,
 			sizeof(age));
 	buf_adds(b, "{\"cells\":[");
-	cell(b, o->name, &first);
+	if (pr != P_TABLE)
+		cell(b, o->name, &first);
 	switch (pr) {
 	case P_POD:
 		pod_cells(b, &d, now, age, &first, &done);
 		break;
-	case P_CONFIGMAP:
-		snprintf(tmp, sizeof(tmp), "%d",
-			 count(&d, json_get(&d, 0, "data")) +
-				 count(&d, json_get(&d, 0, "binaryData")));
-		buf_printf(b, ",%s", tmp); /* an int cell */
-		cell(b, age, &first);
-		break;
-	case P_NAMESPACE:
-		cell(b,
-		     str_at(&d, json_get(&d, 0, "status"), "phase", tmp,
-			    sizeof(tmp)),
-		     &first);
-		cell(b, age, &first);
+	case P_TABLE:
+		proxy_printer_cells(b, p, &d, now);
 		break;
 	default:
 		/* a "date" column: the apiserver's custom-resource convertor
