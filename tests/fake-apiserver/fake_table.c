@@ -24,6 +24,7 @@
 #include "fake_json.h"
 #include "fake_res.h"
 #include "fake_table_cols.h"
+#include "fake_table_kinds.h"
 
 /* --- negotiation ----------------------------------------------------- */
 
@@ -416,6 +417,9 @@ static void pod_cells(struct buf *b, json_t *o)
 
 static const char *columns_of(int res)
 {
+	const char *kc = fake_table_kinds_columns(res);
+	if (kc)
+		return kc;
 	switch (res) {
 	case FAKE_RES_PODS:
 		return cols_pods;
@@ -457,11 +461,29 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 	json_t *meta = json_object_get(o, "metadata");
 	const char *name = str_at(meta, "name", NULL);
 
+	json_t *cells = fake_table_kinds_cells(res, o, time(NULL)), *c;
+	size_t i;
+
 	buf_adds(b, "{\"cells\":[");
-	add_go_str(b, name ? name : "");
-	if (res == FAKE_RES_PODS) {
+	if (cells) {
+		json_array_foreach(cells, i, c)
+		{
+			if (i)
+				buf_addc(b, ',');
+			if (json_is_string(c))
+				add_go_str(b, json_string_value(c));
+			else if (json_is_integer(c))
+				buf_printf(b, "%lld",
+					   (long long)json_integer_value(c));
+			else
+				buf_adds(b, json_is_true(c) ? "true" : "false");
+		}
+		json_decref(cells);
+	} else if (res == FAKE_RES_PODS) {
+		add_go_str(b, name ? name : "");
 		pod_cells(b, o);
 	} else {
+		add_go_str(b, name ? name : "");
 		if (res == FAKE_RES_CONFIGMAPS) {
 			buf_printf(
 				b, ",%zu",
