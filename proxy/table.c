@@ -22,6 +22,7 @@
 #include "cache/parse.h"
 #include "config/alloc.h"
 #include "proxy/table_cols.h"
+#include "proxy/table_crd.h"
 
 struct column {
 	const char *name, *type, *format, *description;
@@ -433,8 +434,8 @@ int proxy_render_metadata(struct buf *b, const struct cache_obj *o,
 	return r;
 }
 
-void proxy_table_head(struct buf *b, const struct cache_kind *k,
-		      const struct proxy_fmt *f, bool columns)
+static void head(struct buf *b, const struct cache_kind *k, bool columns,
+		 const struct proxy_crd_cols *crd)
 {
 	const struct column *cols = default_columns;
 	const struct proxy_printer *p;
@@ -453,6 +454,10 @@ void proxy_table_head(struct buf *b, const struct cache_kind *k,
 		proxy_printer_columns(b, p);
 		return;
 	}
+	if (crd) {
+		proxy_crd_columns(b, crd);
+		return;
+	}
 	buf_addc(b, '[');
 	for (size_t i = 0; i < n; i++) {
 		buf_printf(
@@ -467,9 +472,9 @@ void proxy_table_head(struct buf *b, const struct cache_kind *k,
 	buf_addc(b, ']');
 }
 
-int proxy_table_row(struct buf *b, const struct cache_kind *k,
-		    const struct cache_obj *o, const struct proxy_fmt *f,
-		    time_t now)
+static int row(struct buf *b, const struct cache_kind *k,
+	       const struct cache_obj *o, const struct proxy_fmt *f, time_t now,
+	       const struct proxy_crd_cols *crd)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	int r = json_parse(&d, o->json, o->len, NULL, 0);
@@ -485,18 +490,22 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 	proxy_human_age(o->created ? (int64_t)now - o->created : 0, age,
 			sizeof(age));
 	buf_adds(b, "{\"cells\":[");
-	if (pr != P_TABLE)
-		cell(b, o->name, &first);
 	switch (pr) {
 	case P_POD:
+		cell(b, o->name, &first);
 		pod_cells(b, &d, now, age, &first, &done);
 		break;
 	case P_TABLE:
 		proxy_printer_cells(b, p, &d, now);
 		break;
 	default:
+		if (crd) {
+			proxy_crd_cells(b, crd, &d, now);
+			break;
+		}
 		/* a "date" column: the apiserver's custom-resource convertor
 		 * writes it as the age, e.g. "325d" */
+		cell(b, o->name, &first);
 		cell(b, o->created ? age : NULL, &first);
 	}
 	buf_addc(b, ']');
@@ -521,23 +530,47 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 	return 0;
 }
 
+void proxy_table_head(struct buf *b, const struct cache_kind *k,
+		      const struct proxy_fmt *f, bool columns)
+{
+	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
+	(void)f;
+	head(b, k, columns, crd);
+	proxy_crd_cols_free(crd);
+}
+
+int proxy_table_row(struct buf *b, const struct cache_kind *k,
+		    const struct cache_obj *o, const struct proxy_fmt *f,
+		    time_t now)
+{
+	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
+	int r = row(b, k, o, f, now, crd);
+	proxy_crd_cols_free(crd);
+	return r;
+}
+
 void proxy_table_render(struct buf *b, const struct cache_kind *k,
 			const struct proxy_fmt *f, const char *metadata,
 			struct cache_obj *const *rows, size_t n, bool columns,
 			time_t now)
 {
+	const struct proxy_printer *p;
+	/* a custom resource's columns, read from its CRD once per Table */
+	struct proxy_crd_cols *crd =
+		printer_of(k, &p) == P_DEFAULT ? proxy_crd_cols_get(k) : NULL;
 	buf_printf(b,
 		   "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
 		   "\"metadata\":%s,",
 		   f->version, metadata);
-	proxy_table_head(b, k, f, columns);
+	head(b, k, columns, crd);
 	buf_adds(b, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_addc(b, ',');
-		proxy_table_row(b, k, rows[i], f, now);
+		row(b, k, rows[i], f, now, crd);
 	}
 	buf_adds(b, "]}");
+	proxy_crd_cols_free(crd);
 }
 
 void proxy_table_obj_meta(const struct cache_obj *o, char *out, size_t outlen)

@@ -759,6 +759,23 @@ static void c_endpoints(struct buf *b, const struct tc_row *r, const char *arg)
 	sb_put(b, &s, "");
 }
 
+/* The default table convertor's CREATED AT: the creation time in RFC
+ * 3339, UTC (the apiserver prints a zero time for an unset one). */
+static void c_created_at(struct buf *b, const struct tc_row *r,
+			 const char *arg)
+{
+	int64_t t;
+	char s[32] = "0001-01-01T00:00:00Z";
+	(void)arg;
+	if (time_of(r->d, at(r, "metadata.creationTimestamp"), &t)) {
+		time_t tt = (time_t)t;
+		struct tm tm;
+		gmtime_r(&tt, &tm);
+		strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	put_str(b, s);
+}
+
 /* ---- the table ---- */
 
 static const char name_desc[] =
@@ -1031,6 +1048,11 @@ static const struct proxy_col endpoints_cols[] = {
 	AGE_COL,
 };
 
+static const struct proxy_col crd_cols[] = {
+	NAME_COL,
+	{ "Created At", "date", "", age_desc, 0, c_created_at, NULL },
+};
+
 #define P(g, r, cols)                                      \
 	{                                                  \
 		g, r, cols, sizeof(cols) / sizeof(cols[0]) \
@@ -1052,6 +1074,7 @@ static const struct proxy_printer printers[] = {
 	P("events.k8s.io", "events", events_event_cols),
 	P("coordination.k8s.io", "leases", lease_cols),
 	P("", "endpoints", endpoints_cols),
+	P("apiextensions.k8s.io", "customresourcedefinitions", crd_cols),
 };
 
 const struct proxy_printer *proxy_printer_find(const char *group,
