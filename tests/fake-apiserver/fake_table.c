@@ -15,12 +15,14 @@
 #include "fake_table.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "fake_crd.h"
 #include "fake_json.h"
 #include "fake_res.h"
 #include "fake_table_cols.h"
@@ -418,6 +420,8 @@ static void pod_cells(struct buf *b, json_t *o)
 static const char *columns_of(int res)
 {
 	const char *kc = fake_table_kinds_columns(res);
+	if (!kc && fake_res_table[res].custom)
+		kc = fake_crd_table_columns(res);
 	if (kc)
 		return kc;
 	switch (res) {
@@ -453,6 +457,25 @@ static void add_pom(struct buf *b, const struct fake_as *as, const char *json,
 	buf_addc(b, '}');
 }
 
+/* A float64 as Go's encoding/json writes it: the shortest digits that
+ * read back the same, exponent form only when very large or small. */
+static void add_go_float(struct buf *b, double v)
+{
+	char s[64];
+	int prec = 1;
+	for (; prec <= 17; prec++) {
+		snprintf(s, sizeof(s), "%.*g", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	if (strchr(s, 'e') && v != 0 && fabs(v) >= 1e-6 && fabs(v) < 1e21) {
+		int e = (int)floor(log10(fabs(v)));
+		int frac = prec - 1 - e;
+		snprintf(s, sizeof(s), "%.*f", frac > 0 ? frac : 0, v);
+	}
+	buf_adds(b, s);
+}
+
 /* One Table row of the object json. */
 static void add_row(struct buf *b, const struct fake_as *as, int res,
 		    const char *json, size_t len)
@@ -464,6 +487,8 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 	json_t *cells = fake_table_kinds_cells(res, o, time(NULL)), *c;
 	size_t i;
 
+	if (!cells && fake_res_table[res].custom)
+		cells = fake_crd_cells(res, o, time(NULL));
 	buf_adds(b, "{\"cells\":[");
 	if (cells) {
 		json_array_foreach(cells, i, c)
@@ -475,6 +500,10 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 			else if (json_is_integer(c))
 				buf_printf(b, "%lld",
 					   (long long)json_integer_value(c));
+			else if (json_is_real(c))
+				add_go_float(b, json_real_value(c));
+			else if (json_is_null(c))
+				buf_adds(b, "null");
 			else
 				buf_adds(b, json_is_true(c) ? "true" : "false");
 		}

@@ -562,10 +562,29 @@ static json_t *print_lease(json_t *o, time_t now)
 	return r;
 }
 
+/* The default table convertor's: the creation time in RFC 3339, UTC. */
+static json_t *print_crd(json_t *o, time_t now)
+{
+	json_t *r = row();
+	long long t = parse_time(sget(o, "metadata.creationTimestamp"));
+	char ts[32] = "0001-01-01T00:00:00Z";
+	(void)now;
+	if (t >= 0) {
+		time_t tt = (time_t)t;
+		struct tm tm;
+		gmtime_r(&tt, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	name_cell(r, o);
+	push(r, str(ts));
+	return r;
+}
+
 static const struct {
 	const char *key;
 	json_t *(*print)(json_t *o, time_t now);
 } printers[] = {
+	{ "customresourcedefinitions.apiextensions.k8s.io", print_crd },
 	{ "deployments.apps", print_deployment },
 	{ "replicasets.apps", print_replicaset },
 	{ "statefulsets.apps", print_statefulset },

@@ -411,6 +411,23 @@ static const struct {
 	  "ion. Cannot be updated. More info: https://kubernetes.io/docs/co"
 	  "ncepts/overview/working-with-objects/names#names\",\"priority\":"
 	  "1}]" },
+	{ "customresourcedefinitions.apiextensions.k8s.io",
+	  "[{\"name\":\"Name\",\"type\":\"string\",\"format\":\"name\",\"de"
+	  "scription\":\"Name must be unique within a namespace. Is require"
+	  "d when creating resources, although some resources may allow a c"
+	  "lient to request the generation of an appropriate name automatic"
+	  "ally. Name is primarily intended for creation idempotence and co"
+	  "nfiguration definition. Cannot be updated. More info: https://ku"
+	  "bernetes.io/docs/concepts/overview/working-with-objects/names#na"
+	  "mes\",\"priority\":0},{\"name\":\"Created At\",\"type\":\"date\""
+	  ",\"format\":\"\",\"description\":\"CreationTimestamp is a timest"
+	  "amp representing the server time when this object was created. I"
+	  "t is not guaranteed to be set in happens-before order across sep"
+	  "arate operations. Clients may not set this value. It is represen"
+	  "ted in RFC3339 form and is in UTC.\\n\\nPopulated by the system."
+	  " Read-only. Null for lists. More info: https://git.k8s.io/commun"
+	  "ity/contributors/devel/sig-architecture/api-conventions.md#metad"
+	  "ata\",\"priority\":0}]" },
 	{ "leases.coordination.k8s.io",
 	  "[{\"name\":\"Name\",\"type\":\"string\",\"format\":\"name\",\"de"
 	  "scription\":\"Name must be unique within a namespace. Is require"

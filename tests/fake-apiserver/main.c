@@ -26,6 +26,7 @@
 #include "config/log.h"
 #include "fake_auth.h"
 #include "fake_cluster.h"
+#include "fake_crd.h"
 #include "fake_http.h"
 #include "fake_kinds.h"
 #include "fake_res.h"
@@ -106,6 +107,10 @@ static void usage(FILE *f)
 		"                           :Cluster or --crd-cluster before "
 		"it)\n"
 		"  --crd-cluster            later --crd are cluster-scoped\n"
+		"  --crd-column plural.group=Name:type:.json.path[:priority]\n"
+		"                           a printer column of an earlier --crd "
+		"(repeatable);\n"
+		"                           serves customresourcedefinitions\n"
 		"  --all-kinds              also serve deployments, replicasets,\n"
 		"                           statefulsets, daemonsets, jobs, "
 		"cronjobs,\n"
@@ -151,7 +156,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		}
 		if (strcmp(a, "--all-kinds") == 0) {
-			if (fake_kinds_enable()) {
+			if (fake_kinds_enable() || fake_crd_enable()) {
 				fprintf(stderr, "fake-apiserver: --all-kinds: "
 						"too many resources\n");
 				return -1;
@@ -219,6 +224,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->users_file = val;
 		} else if (strcmp(a, "--authz") == 0) {
 			o->authz_file = val;
+		} else if (strcmp(a, "--crd-column") == 0) {
+			char err[700];
+			if (fake_crd_add_column(val, err, sizeof(err))) {
+				fprintf(stderr, "fake-apiserver: %s\n", err);
+				return -EINVAL;
+			}
 		} else if (strcmp(a, "--crd") == 0) {
 			char err[300];
 			if (fake_res_add_crd(val, o->crd_cluster, err,
@@ -335,6 +346,10 @@ static int seed(const char *spec, unsigned nns)
 	/* namespaces first, so every seeded object's namespace exists; the
 	 * system ones exist in every cluster */
 	rc = fake_cluster_seed_namespaces(&rv);
+	for (int res = 0; res < fake_nres && !rc && fake_crd_res() >= 0; res++)
+		if (fake_res_table[res].custom &&
+		    !(rc = fake_crd_object(&b, res, ++rv)))
+			rc = seed_one(fake_crd_res(), &b);
 	for (unsigned long i = 0; i < nsn && !rc; i++) {
 		fake_seed_ns_name((unsigned)i, (unsigned)nsn, ns, sizeof(ns));
 		if (!(rc = fake_seed_namespace(&b, ns, ++rv)))
