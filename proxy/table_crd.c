@@ -4,7 +4,8 @@
  * A cell is the first value the column's JSONPath selects, formatted as
  * the apiextensions apiserver does: a string column prints any value
  * (strings as they are, other scalars as their JSON text, objects and
- * arrays as JSON); integer, number and boolean columns keep values of
+ * arrays as their stored JSON text, where the apiserver re-encodes them
+ * with sorted keys); integer, number and boolean columns keep values of
  * their type (a number's fraction is dropped for an integer column) and
  * are null otherwise; a date column prints the age of an RFC 3339
  * timestamp, "<invalid>" for another string, "<unknown>" for the zero

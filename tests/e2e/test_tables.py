@@ -184,3 +184,109 @@ class ColumnsThroughProxy(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+WIDGET_COLUMNS = [
+    "Phase:string:.status.phase",
+    "Size:integer:.spec.size",
+    "Ready:boolean:.status.ready",
+    'Synced:string:.status.conditions[?(@.type=="Ready")].status',
+    "Score:number:.status.score:1",
+    "Since:date:.status.since",
+]
+CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+
+
+class CustomResourceColumns(unittest.TestCase):
+    """additionalPrinterColumns: the proxy reads them from the CRD (which
+    it keeps through a watch), the fake from its --crd-column flags."""
+
+    @classmethod
+    def setUpClass(cls):
+        args = ["--quiet", "--seed-namespaces", "1", "--crd", "widgets.example.com/v1:Widget"]
+        for col in WIDGET_COLUMNS:
+            args += ["--crd-column", "widgets.example.com=" + col]
+        args += ["--crd", "gadgets.example.com/v1:Gadget"]
+        # --quiet: see the module's docstring
+        cls.fake = h.fake(*args, seed="widgets.example.com=6,gadgets.example.com=2")
+        try:
+            cls.proxy = h.proxy(cls.fake.url, "widgets.example.com,gadgets.example.com")
+            h.wait_ready(cls.proxy.url)
+        except Exception:
+            cls.fake.stop(check=False)
+            raise
+        cls.kp = c.Kubectl(cls.proxy.url)
+        cls.kf = c.Kubectl(cls.fake.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proxy.stop()
+        cls.fake.stop()
+
+    def lists(self, key):
+        return h.get_json(self.fake.url + "/fake/stats")[1]["resources"][key]["list"]
+
+    def same(self, key, *args):
+        before = self.lists(key)
+        via_proxy = self.kp.out(*args)
+        self.assertEqual(self.lists(key) - before, 1, "not answered from the cache")
+        self.assertEqual(via_proxy, self.kf.out(*args))
+        return via_proxy
+
+    def table(self, url, path):
+        s, body = h.get_json(url + path + "?resourceVersion=0",
+                             headers={"Accept": TABLE})
+        self.assertEqual(s, 200)
+        body.pop("metadata")
+        return body
+
+    def test_columns_of_different_types_print_the_same(self):
+        out = self.same("widgets.example.com", "get", "widgets", "-n", "ns-0")
+        header, rows = c.table(out)
+        self.assertEqual(header, ["NAME", "PHASE", "SIZE", "READY", "SYNCED", "SINCE"])
+        self.assertEqual(rows[0][:5], ["widget-0", "Pending", "1", "false", "False"])
+        self.assertEqual(rows[1][:5], ["widget-1", "Ready", "2", "true", "True"])
+        wide = self.same("widgets.example.com", "get", "widgets", "-A", "-o", "wide")
+        header, rows = c.table(wide)
+        self.assertEqual(header[-2:], ["SCORE", "SINCE"])
+        self.assertEqual([r[6] for r in rows], ["0", "1.5", "2", "3.5", "0", "1.5"])
+        self.same("widgets.example.com", "get", "widget", "widget-3", "-n", "ns-0", "-o", "wide")
+
+    def test_table_bodies_are_identical(self):
+        for path in ("/apis/example.com/v1/namespaces/ns-0/widgets",
+                     "/apis/example.com/v1/namespaces/ns-0/widgets/widget-2",
+                     "/apis/example.com/v1/gadgets"):
+            with self.subTest(path=path):
+                self.assertEqual(self.table(self.proxy.url, path), self.table(self.fake.url, path))
+
+    def test_without_columns_name_and_age(self):
+        out = self.same("gadgets.example.com", "get", "gadgets", "-A")
+        self.assertEqual(c.table(out)[0], ["NAMESPACE", "NAME", "AGE"])
+        t = self.table(self.proxy.url, "/apis/example.com/v1/gadgets")
+        self.assertEqual([(d["name"], d["type"]) for d in t["columnDefinitions"]],
+                         [("Name", "string"), ("Age", "date")])
+
+    def test_zz_crd_changes_reach_the_tables(self):
+        """Runs last: it changes the widgets CRD."""
+        path = "/apis/example.com/v1/namespaces/ns-0/widgets"
+        s, crd = h.get_json(self.fake.url + CRD_PATH + "widgets.example.com")
+        self.assertEqual(s, 200)
+        crd["spec"]["versions"][0]["additionalPrinterColumns"].append(
+            {"name": "Shard", "type": "string", "jsonPath": ".metadata.labels['shard']",
+             "description": "which shard"})
+        s, _, body = h.request("PUT", self.fake.url + CRD_PATH + "widgets.example.com",
+                               body=json.dumps(crd).encode(),
+                               headers={"Content-Type": "application/json"})
+        self.assertEqual(s, 200, body)
+        got = h.wait_until(
+            lambda: (lambda t: t if t["columnDefinitions"][-1]["name"] == "Shard" else None)(
+                self.table(self.proxy.url, path)), what="the new column through the proxy")
+        self.assertEqual(got["columnDefinitions"][-1]["description"], "which shard")
+        self.assertEqual([r["cells"][-1] for r in got["rows"]], ["0", "1", "2", "3", "4", "5"])
+        # the CRD gone: NAME and AGE, as for a kind without columns
+        s, _, body = h.request("DELETE", self.fake.url + CRD_PATH + "widgets.example.com")
+        self.assertEqual(s, 200, body)
+        got = h.wait_until(
+            lambda: (lambda t: t if len(t["columnDefinitions"]) == 2 else None)(
+                self.table(self.proxy.url, path)), what="NAME and AGE once the CRD is gone")
+        self.assertEqual([d["name"] for d in got["columnDefinitions"]], ["Name", "Age"])
