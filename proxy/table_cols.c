@@ -761,8 +761,7 @@ static void c_endpoints(struct buf *b, const struct tc_row *r, const char *arg)
 
 /* The default table convertor's CREATED AT: the creation time in RFC
  * 3339, UTC (the apiserver prints a zero time for an unset one). */
-static void c_created_at(struct buf *b, const struct tc_row *r,
-			 const char *arg)
+static void c_created_at(struct buf *b, const struct tc_row *r, const char *arg)
 {
 	int64_t t;
 	char s[32] = "0001-01-01T00:00:00Z";
@@ -1048,9 +1047,630 @@ static const struct proxy_col endpoints_cols[] = {
 	AGE_COL,
 };
 
-static const struct proxy_col crd_cols[] = {
+/* ---- more kinds ---- */
+
+/* ROLE of a (Cluster)RoleBinding: Kind/Name. */
+static void c_role_ref(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	char *kind = dup_str(r->d, at(r, "roleRef.kind"));
+	char *name = dup_str(r->d, at(r, "roleRef.name"));
+	struct buf s = BUF_INIT;
+	(void)arg;
+	buf_printf(&s, "%s/%s", kind, name);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+	free(kind);
+	free(name);
+}
+
+/* USERS, GROUPS or SERVICEACCOUNTS of a binding (arg: the subject kind),
+ * joined by ", "; a service account as namespace/name. */
+static void c_subjects(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int subs = at(r, "subjects");
+	struct sbuf s = { BUF_INIT, 0 };
+	for (int x = members(r->d, subs) ? json_first(r->d, subs) : -1; x > 0;
+	     x = json_next(r->d, subs, x)) {
+		if (!json_str_eq(r->d, json_get(r->d, x, "kind"), arg))
+			continue;
+		char *name = dup_str(r->d, json_get(r->d, x, "name"));
+		char *ns = dup_str(r->d, json_get(r->d, x, "namespace"));
+		struct buf t = BUF_INIT;
+		if (!strcmp(arg, "ServiceAccount") && ns[0])
+			buf_printf(&t, "%s/%s", ns, name);
+		else
+			buf_adds(&t, name);
+		buf_addc(&t, '\0');
+		sb_item(&s, ", ", t.p ? t.p : "", t.p ? strlen(t.p) : 0);
+		buf_free(&t);
+		free(name);
+		free(ns);
+	}
+	sb_put(b, &s, "");
+}
+
+/* A boolean at arg, false when absent. */
+static void c_bool(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int t = at(r, arg);
+	size_t n;
+	const char *s = t >= 0 ? json_raw(r->d, t, &n) : NULL;
+	buf_adds(b, s && *s == 't' ? "true" : "false");
+}
+
+/* An IntOrString at arg as its String(), "N/A" when unset. */
+static void c_int_or_str(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int t = at(r, arg);
+	size_t n;
+	if (is_null(r->d, t)) {
+		put_str(b, "N/A");
+	} else if (is_str(r->d, t)) {
+		put_token_str(b, r->d, t);
+	} else {
+		const char *s = json_raw(r->d, t, &n);
+		buf_add_json_str(b, s, n);
+	}
+}
+
+/* NAME of a StorageClass, " (default)" after the default one. */
+static void c_sc_name(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int ann = at(r, "metadata.annotations");
+	char *name = dup_str(r->d, at(r, "metadata.name"));
+	struct buf s = BUF_INIT;
+	(void)arg;
+	buf_adds(&s, name);
+	if (json_str_eq(r->d,
+			json_get(r->d, ann,
+				 "storageclass.kubernetes.io/is-default-class"),
+			"true") ||
+	    json_str_eq(
+		    r->d,
+		    json_get(
+			    r->d, ann,
+			    "storageclass.beta.kubernetes.io/is-default-class"),
+		    "true"))
+		buf_adds(&s, " (default)");
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+	free(name);
+}
+
+/* The string at arg, or the default after the first ':' in arg. */
+static void c_str_default(struct buf *b, const struct tc_row *r,
+			  const char *arg)
+{
+	char path[128];
+	const char *colon = strchr(arg, ':');
+	snprintf(path, sizeof(path), "%.*s", (int)(colon - arg), arg);
+	int t = at(r, path);
+	if (is_null(r->d, t))
+		put_str(b, colon + 1);
+	else
+		put_token_str(b, r->d, t);
+}
+
+/* PARAMETERS of an IngressClass: Kind[.apiGroup]/name, or <none>. */
+static void c_ic_params(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int p = at(r, "spec.parameters");
+	struct buf s = BUF_INIT;
+	(void)arg;
+	if (is_null(r->d, p)) {
+		put_str(b, "<none>");
+		return;
+	}
+	char *kind = dup_str(r->d, json_get(r->d, p, "kind"));
+	char *name = dup_str(r->d, json_get(r->d, p, "name"));
+	int g = json_get(r->d, p, "apiGroup");
+	buf_adds(&s, kind);
+	if (!is_null(r->d, g)) {
+		char *group = dup_str(r->d, g);
+		buf_printf(&s, ".%s", group);
+		free(group);
+	}
+	buf_printf(&s, "/%s", name);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+	free(kind);
+	free(name);
+}
+
+/* HOSTS of an Ingress: up to three rule hosts, "*" when none. */
+static void c_ing_hosts(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int rules = at(r, "spec.rules"), n = members(r->d, rules);
+	struct sbuf s = { BUF_INIT, 0 };
+	bool more = false;
+	(void)arg;
+	for (int x = n ? json_first(r->d, rules) : -1; x > 0;
+	     x = json_next(r->d, rules, x)) {
+		int h = json_get(r->d, x, "host");
+		if (s.n == 3)
+			more = true;
+		if (!more && is_str(r->d, h) && json_str_len(r->d, h))
+			sb_token(&s, ",", r->d, h);
+	}
+	if (!s.n) {
+		buf_free(&s.b);
+		put_str(b, "*");
+		return;
+	}
+	if (more)
+		buf_printf(&s.b, " + %d more...", n - 3);
+	sb_put(b, &s, "");
+}
+
+static void c_ing_address(struct buf *b, const struct tc_row *r,
+			  const char *arg)
+{
+	struct sbuf s = { BUF_INIT, 0 };
+	(void)arg;
+	lb_ingress(&s, r->d, at(r, "status.loadBalancer.ingress"));
+	sb_put(b, &s, "");
+}
+
+static void c_ing_ports(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	(void)arg;
+	put_str(b, members(r->d, at(r, "spec.tls")) ? "80, 443" : "80");
+}
+
+/* Up to three items, then " + N more...", "<unset>" when none. */
+static void more_or_unset(struct buf *b, struct sbuf *s, int count)
+{
+	if (count > 3)
+		buf_printf(&s->b, " + %d more...", count - 3);
+	if (!s->n) {
+		buf_free(&s->b);
+		put_str(b, "<unset>");
+		return;
+	}
+	sb_put(b, s, "");
+}
+
+static void c_es_ports(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int ps = at(r, "ports"), count = 0;
+	struct sbuf s = { BUF_INIT, 0 };
+	(void)arg;
+	for (int p = members(r->d, ps) ? json_first(r->d, ps) : -1; p > 0;
+	     p = json_next(r->d, ps, p), count++) {
+		int port = json_get(r->d, p, "port");
+		int name = json_get(r->d, p, "name");
+		if (s.n == 3)
+			continue;
+		if (!is_null(r->d, port)) {
+			char num[24];
+			snprintf(num, sizeof(num), "%lld",
+				 (long long)int_of(r->d, port, 0));
+			sb_item(&s, ",", num, strlen(num));
+		} else if (!is_null(r->d, name)) {
+			sb_token(&s, ",", r->d, name);
+		} else {
+			sb_item(&s, ",", "*", 1);
+		}
+	}
+	more_or_unset(b, &s, count);
+}
+
+static void c_es_endpoints(struct buf *b, const struct tc_row *r,
+			   const char *arg)
+{
+	int eps = at(r, "endpoints"), count = 0;
+	struct sbuf s = { BUF_INIT, 0 };
+	(void)arg;
+	for (int e = members(r->d, eps) ? json_first(r->d, eps) : -1; e > 0;
+	     e = json_next(r->d, eps, e)) {
+		int as = json_get(r->d, e, "addresses");
+		for (int a = members(r->d, as) ? json_first(r->d, as) : -1;
+		     a > 0; a = json_next(r->d, as, a), count++)
+			if (s.n < 3)
+				sb_token(&s, ",", r->d, a);
+	}
+	more_or_unset(b, &s, count);
+}
+
+/* ---- nodes ---- */
+
+static void c_node_status(struct buf *b, const struct tc_row *r,
+			  const char *arg)
+{
+	int conds = at(r, "status.conditions");
+	const char *st = "Unknown";
+	struct buf s = BUF_INIT;
+	(void)arg;
+	/* the last Ready condition wins, as the printer's map does */
+	for (int c = members(r->d, conds) ? json_first(r->d, conds) : -1; c > 0;
+	     c = json_next(r->d, conds, c))
+		if (json_str_eq(r->d, json_get(r->d, c, "type"), "Ready"))
+			st = json_str_eq(r->d, json_get(r->d, c, "status"),
+					 "True") ?
+				     "Ready" :
+				     "NotReady";
+	buf_adds(&s, st);
+	int u = at(r, "spec.unschedulable");
+	size_t n;
+	if (u >= 0 && *json_raw(r->d, u, &n) == 't')
+		buf_adds(&s, ",SchedulingDisabled");
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+}
+
+static void c_node_roles(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	static const char pfx[] = "node-role.kubernetes.io/";
+	int m = at(r, "metadata.labels"), n = members(r->d, m), i = 0;
+	char **v = n ? xcalloc((size_t)n, sizeof(*v)) : NULL;
+	struct sbuf s = { BUF_INIT, 0 };
+	(void)arg;
+	for (int k = n && json_type(r->d, m) == JSMN_OBJECT ?
+			     json_first(r->d, m) :
+			     -1;
+	     k > 0 && i < n; k = json_next(r->d, m, k)) {
+		char *key = dup_str(r->d, k), *val = dup_str(r->d, k + 1);
+		if (!strncmp(key, pfx, sizeof(pfx) - 1) && key[sizeof(pfx) - 1])
+			v[i++] = xstrdup(key + sizeof(pfx) - 1);
+		else if (!strcmp(key, "kubernetes.io/role") && val[0])
+			v[i++] = xstrdup(val);
+		free(key);
+		free(val);
+	}
+	qsort(v, (size_t)i, sizeof(*v), cmp_str);
+	for (int j = 0; j < i; j++)
+		if (!j || strcmp(v[j], v[j - 1]))
+			sb_item(&s, ",", v[j], strlen(v[j]));
+	for (int j = 0; j < i; j++)
+		free(v[j]);
+	free(v);
+	sb_put(b, &s, "<none>");
+}
+
+/* The first address of type arg, "<none>". */
+static void c_node_addr(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int as = at(r, "status.addresses");
+	for (int a = members(r->d, as) ? json_first(r->d, as) : -1; a > 0;
+	     a = json_next(r->d, as, a))
+		if (json_str_eq(r->d, json_get(r->d, a, "type"), arg)) {
+			put_token_str(b, r->d, json_get(r->d, a, "address"));
+			return;
+		}
+	put_str(b, "<none>");
+}
+
+/* The string at arg, "<unknown>" when empty. */
+static void c_str_or_unknown(struct buf *b, const struct tc_row *r,
+			     const char *arg)
+{
+	char *s = dup_str(r->d, at(r, arg));
+	put_str(b, s[0] ? s : "<unknown>");
+	free(s);
+}
+
+/* ---- volumes ---- */
+
+/* A resource quantity as stored ("0" when absent). */
+static void c_quantity(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int t = at(r, arg);
+	if (is_str(r->d, t))
+		put_token_str(b, r->d, t);
+	else
+		put_str(b, "0");
+}
+
+/* Access modes as RWO,ROX,RWX,RWOP (that order, each once). */
+static void access_modes(struct buf *b, const struct tc_row *r, int modes)
+{
+	static const char *const names[][2] = {
+		{ "ReadWriteOnce", "RWO" },
+		{ "ReadOnlyMany", "ROX" },
+		{ "ReadWriteMany", "RWX" },
+		{ "ReadWriteOncePod", "RWOP" },
+	};
+	struct sbuf s = { BUF_INIT, 0 };
+	for (int i = 0; i < 4; i++)
+		for (int m = members(r->d, modes) ? json_first(r->d, modes) :
+						    -1;
+		     m > 0; m = json_next(r->d, modes, m))
+			if (json_str_eq(r->d, m, names[i][0])) {
+				sb_item(&s, ",", names[i][1],
+					strlen(names[i][1]));
+				break;
+			}
+	sb_put(b, &s, "");
+}
+
+static void c_access_modes(struct buf *b, const struct tc_row *r,
+			   const char *arg)
+{
+	access_modes(b, r, at(r, arg));
+}
+
+/* The phase at arg, "Terminating" while being deleted. */
+static void c_phase(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	if (!is_null(r->d, at(r, "metadata.deletionTimestamp")))
+		put_str(b, "Terminating");
+	else
+		c_str(b, r, arg);
+}
+
+static void c_pv_claim(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int c = at(r, "spec.claimRef");
+	(void)arg;
+	if (is_null(r->d, c)) {
+		put_str(b, "");
+		return;
+	}
+	char *ns = dup_str(r->d, json_get(r->d, c, "namespace"));
+	char *name = dup_str(r->d, json_get(r->d, c, "name"));
+	struct buf s = BUF_INIT;
+	buf_printf(&s, "%s/%s", ns, name);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+	free(ns);
+	free(name);
+}
+
+/* The storage class: the beta annotation, else spec.storageClassName. */
+static void c_storage_class(struct buf *b, const struct tc_row *r,
+			    const char *arg)
+{
+	int a = json_get(r->d, at(r, "metadata.annotations"),
+			 "volume.beta.kubernetes.io/storage-class");
+	(void)arg;
+	put_token_str(b, r->d, a >= 0 ? a : at(r, "spec.storageClassName"));
+}
+
+/* What a bound claim has: capacity or access modes from its status,
+ * nothing while unbound. */
+static void c_pvc_bound(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	char *vol = dup_str(r->d, at(r, "spec.volumeName"));
+	if (!vol[0])
+		put_str(b, "");
+	else if (!strcmp(arg, "status.accessModes"))
+		access_modes(b, r, at(r, arg));
+	else
+		c_quantity(b, r, arg);
+	free(vol);
+}
+
+static const struct proxy_col created_cols[] = {
 	NAME_COL,
 	{ "Created At", "date", "", age_desc, 0, c_created_at, NULL },
+};
+
+static const struct proxy_col rolebinding_cols[] = {
+	NAME_COL,
+	{ "Role", "string", "",
+	  "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+	  0, c_role_ref, NULL },
+	AGE_COL,
+	{ "Users", "string", "", "Users in the roleBinding", 1, c_subjects,
+	  "User" },
+	{ "Groups", "string", "", "Groups in the roleBinding", 1, c_subjects,
+	  "Group" },
+	{ "ServiceAccounts", "string", "", "ServiceAccounts in the roleBinding",
+	  1, c_subjects, "ServiceAccount" },
+};
+
+static const struct proxy_col clusterrolebinding_cols[] = {
+	NAME_COL,
+	{ "Role", "string", "",
+	  "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+	  0, c_role_ref, NULL },
+	AGE_COL,
+	{ "Users", "string", "", "Users in the clusterRoleBinding", 1,
+	  c_subjects, "User" },
+	{ "Groups", "string", "", "Groups in the clusterRoleBinding", 1,
+	  c_subjects, "Group" },
+	{ "ServiceAccounts", "string", "",
+	  "ServiceAccounts in the clusterRoleBinding", 1, c_subjects,
+	  "ServiceAccount" },
+};
+
+static const struct proxy_col priorityclass_cols[] = {
+	NAME_COL,
+	{ "Value", "integer", "",
+	  "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.",
+	  0, c_int, "value" },
+	{ "Global-Default", "boolean", "",
+	  "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.",
+	  0, c_bool, "globalDefault" },
+	AGE_COL,
+	{ "PreemptionPolicy", "string", "",
+	  "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.",
+	  1, c_str, "preemptionPolicy" },
+};
+
+static const struct proxy_col ingressclass_cols[] = {
+	NAME_COL,
+	{ "Controller", "string", "",
+	  "Controller that is responsible for handling this class", 0, c_str,
+	  "spec.controller" },
+	{ "Parameters", "string", "",
+	  "A reference to a resource with additional parameters", 0,
+	  c_ic_params, NULL },
+	AGE_COL,
+};
+
+static const struct proxy_col ingress_cols[] = {
+	NAME_COL,
+	{ "Class", "string", "",
+	  "The name of the IngressClass resource that should be used for additional configuration",
+	  0, c_str_or_none, "spec.ingressClassName" },
+	{ "Hosts", "string", "",
+	  "Hosts that incoming requests are matched against before the ingress rule",
+	  0, c_ing_hosts, NULL },
+	{ "Address", "string", "",
+	  "Address is a list containing ingress points for the load-balancer",
+	  0, c_ing_address, NULL },
+	{ "Ports", "string", "", "Ports of TLS configurations that open", 0,
+	  c_ing_ports, NULL },
+	AGE_COL,
+};
+
+static const struct proxy_col networkpolicy_cols[] = {
+	NAME_COL,
+	{ "Pod-Selector", "string", "",
+	  "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.",
+	  0, c_selector, "spec.podSelector" },
+	AGE_COL,
+};
+
+static const struct proxy_col storageclass_cols[] = {
+	{ "Name", "string", "name", name_desc, 0, c_sc_name, NULL },
+	{ "Provisioner", "string", "",
+	  "provisioner indicates the type of the provisioner.", 0, c_str,
+	  "provisioner" },
+	{ "ReclaimPolicy", "string", "",
+	  "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.",
+	  0, c_str_default, "reclaimPolicy:Delete" },
+	{ "VolumeBindingMode", "string", "",
+	  "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.",
+	  0, c_str_default, "volumeBindingMode:Immediate" },
+	{ "AllowVolumeExpansion", "string", "",
+	  "allowVolumeExpansion shows whether the storage class allow volume expand.",
+	  0, c_bool, "allowVolumeExpansion" },
+	AGE_COL,
+};
+
+static const struct proxy_col replicationcontroller_cols[] = {
+	NAME_COL,
+	{ "Desired", "integer", "",
+	  "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+	  0, c_desired, NULL },
+	{ "Current", "integer", "",
+	  "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
+	  0, c_int, "status.replicas" },
+	{ "Ready", "integer", "",
+	  "The number of ready replicas for this replication controller.", 0,
+	  c_int, "status.readyReplicas" },
+	AGE_COL,
+	CONTAINERS("spec.template.spec.containers"),
+	{ "Selector", "string", "",
+	  "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+	  1, c_labels, "spec.selector" },
+};
+
+static const struct proxy_col pdb_cols[] = {
+	NAME_COL,
+	{ "Min Available", "string", "",
+	  "The minimum number of pods that must be available.", 0, c_int_or_str,
+	  "spec.minAvailable" },
+	{ "Max Unavailable", "string", "",
+	  "The maximum number of pods that may be unavailable.", 0,
+	  c_int_or_str, "spec.maxUnavailable" },
+	{ "Allowed Disruptions", "integer", "",
+	  "Calculated number of pods that may be disrupted at this time.", 0,
+	  c_int, "status.disruptionsAllowed" },
+	AGE_COL,
+};
+
+static const struct proxy_col endpointslice_cols[] = {
+	NAME_COL,
+	{ "AddressType", "string", "",
+	  "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.",
+	  0, c_str, "addressType" },
+	{ "Ports", "string", "",
+	  "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.",
+	  0, c_es_ports, NULL },
+	{ "Endpoints", "string", "",
+	  "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.",
+	  0, c_es_endpoints, NULL },
+	AGE_COL,
+};
+
+static const struct proxy_col node_cols[] = {
+	NAME_COL,
+	{ "Status", "string", "", "The status of the node", 0, c_node_status,
+	  NULL },
+	{ "Roles", "string", "", "The roles of the node", 0, c_node_roles,
+	  NULL },
+	AGE_COL,
+	{ "Version", "string", "", "Kubelet Version reported by the node.", 0,
+	  c_str, "status.nodeInfo.kubeletVersion" },
+	{ "Internal-IP", "string", "",
+	  "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).",
+	  1, c_node_addr, "InternalIP" },
+	{ "External-IP", "string", "",
+	  "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).",
+	  1, c_node_addr, "ExternalIP" },
+	{ "OS-Image", "string", "",
+	  "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+	  1, c_str_or_unknown, "status.nodeInfo.osImage" },
+	{ "Kernel-Version", "string", "",
+	  "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+	  1, c_str_or_unknown, "status.nodeInfo.kernelVersion" },
+	{ "Container-Runtime", "string", "",
+	  "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+	  1, c_str_or_unknown, "status.nodeInfo.containerRuntimeVersion" },
+};
+
+static const struct proxy_col pv_cols[] = {
+	NAME_COL,
+	{ "Capacity", "string", "",
+	  "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+	  0, c_quantity, "spec.capacity.storage" },
+	{ "Access Modes", "string", "",
+	  "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes",
+	  0, c_access_modes, "spec.accessModes" },
+	{ "Reclaim Policy", "string", "",
+	  "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
+	  0, c_str, "spec.persistentVolumeReclaimPolicy" },
+	{ "Status", "string", "",
+	  "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
+	  0, c_phase, "status.phase" },
+	{ "Claim", "string", "",
+	  "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding",
+	  0, c_pv_claim, NULL },
+	{ "StorageClass", "string", "", "StorageClass of the pv", 0,
+	  c_storage_class, NULL },
+	{ "VolumeAttributesClass", "string", "",
+	  "VolumeAttributesClass of the pv", 0, c_str_default,
+	  "spec.volumeAttributesClassName:<unset>" },
+	{ "Reason", "string", "",
+	  "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.",
+	  0, c_str, "status.reason" },
+	AGE_COL,
+	{ "VolumeMode", "string", "",
+	  "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
+	  1, c_str_default, "spec.volumeMode:<unset>" },
+};
+
+static const struct proxy_col pvc_cols[] = {
+	NAME_COL,
+	{ "Status", "string", "",
+	  "phase represents the current phase of PersistentVolumeClaim.", 0,
+	  c_phase, "status.phase" },
+	{ "Volume", "string", "",
+	  "volumeName is the binding reference to the PersistentVolume backing this claim.",
+	  0, c_str, "spec.volumeName" },
+	{ "Capacity", "string", "",
+	  "capacity represents the actual resources of the underlying volume.",
+	  0, c_pvc_bound, "status.capacity.storage" },
+	{ "Access Modes", "string", "",
+	  "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1",
+	  0, c_pvc_bound, "status.accessModes" },
+	{ "StorageClass", "string", "", "StorageClass of the pvc", 0,
+	  c_storage_class, NULL },
+	{ "VolumeAttributesClass", "string", "",
+	  "VolumeAttributesClass of the pvc", 0, c_str_default,
+	  "spec.volumeAttributesClassName:<unset>" },
+	AGE_COL,
+	{ "VolumeMode", "string", "",
+	  "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
+	  1, c_str_default, "spec.volumeMode:<unset>" },
 };
 
 #define P(g, r, cols)                                      \
@@ -1074,7 +1694,23 @@ static const struct proxy_printer printers[] = {
 	P("events.k8s.io", "events", events_event_cols),
 	P("coordination.k8s.io", "leases", lease_cols),
 	P("", "endpoints", endpoints_cols),
-	P("apiextensions.k8s.io", "customresourcedefinitions", crd_cols),
+	P("apiextensions.k8s.io", "customresourcedefinitions", created_cols),
+	P("rbac.authorization.k8s.io", "roles", created_cols),
+	P("rbac.authorization.k8s.io", "clusterroles", created_cols),
+	P("rbac.authorization.k8s.io", "rolebindings", rolebinding_cols),
+	P("rbac.authorization.k8s.io", "clusterrolebindings",
+	  clusterrolebinding_cols),
+	P("scheduling.k8s.io", "priorityclasses", priorityclass_cols),
+	P("networking.k8s.io", "ingressclasses", ingressclass_cols),
+	P("networking.k8s.io", "ingresses", ingress_cols),
+	P("networking.k8s.io", "networkpolicies", networkpolicy_cols),
+	P("storage.k8s.io", "storageclasses", storageclass_cols),
+	P("", "replicationcontrollers", replicationcontroller_cols),
+	P("policy", "poddisruptionbudgets", pdb_cols),
+	P("discovery.k8s.io", "endpointslices", endpointslice_cols),
+	P("", "nodes", node_cols),
+	P("", "persistentvolumes", pv_cols),
+	P("", "persistentvolumeclaims", pvc_cols),
 };
 
 const struct proxy_printer *proxy_printer_find(const char *group,

@@ -157,6 +157,208 @@ static const struct fake_res extra[] = {
 	  .hash = "fWeeMqaN/OA=",
 	  .fields = { NULL },
 	  .bookmark_tail = "" },
+	{ .resource = "roles",
+	  .group = "rbac.authorization.k8s.io",
+	  .version = "v1",
+	  .api_version = "rbac.authorization.k8s.io/v1",
+	  .key = "roles.rbac.authorization.k8s.io",
+	  .singular = "role",
+	  .kind = "Role",
+	  .list_kind = "RoleList",
+	  .namespaced = true,
+	  .hash = "7FuwZcIIItM=",
+	  .fields = { NULL },
+	  .bookmark_tail = "" },
+	{ .resource = "clusterroles",
+	  .group = "rbac.authorization.k8s.io",
+	  .version = "v1",
+	  .api_version = "rbac.authorization.k8s.io/v1",
+	  .key = "clusterroles.rbac.authorization.k8s.io",
+	  .singular = "clusterrole",
+	  .kind = "ClusterRole",
+	  .list_kind = "ClusterRoleList",
+	  .namespaced = false,
+	  .hash = "bYE5ZWDrJ44=",
+	  .fields = { NULL },
+	  .bookmark_tail = "" },
+	{ .resource = "rolebindings",
+	  .group = "rbac.authorization.k8s.io",
+	  .version = "v1",
+	  .api_version = "rbac.authorization.k8s.io/v1",
+	  .key = "rolebindings.rbac.authorization.k8s.io",
+	  .singular = "rolebinding",
+	  .kind = "RoleBinding",
+	  .list_kind = "RoleBindingList",
+	  .namespaced = true,
+	  .hash = "eGsCzGH6b1g=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"roleRef\":{\"apiGroup\":\"\",\"kind\":\"\","
+			   "\"name\":\"\"}" },
+	{ .resource = "clusterrolebindings",
+	  .group = "rbac.authorization.k8s.io",
+	  .version = "v1",
+	  .api_version = "rbac.authorization.k8s.io/v1",
+	  .key = "clusterrolebindings.rbac.authorization.k8s.io",
+	  .singular = "clusterrolebinding",
+	  .kind = "ClusterRoleBinding",
+	  .list_kind = "ClusterRoleBindingList",
+	  .namespaced = false,
+	  .hash = "48tpQ8gZHFc=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"roleRef\":{\"apiGroup\":\"\",\"kind\":\"\","
+			   "\"name\":\"\"}" },
+	{ .resource = "priorityclasses",
+	  .group = "scheduling.k8s.io",
+	  .version = "v1",
+	  .api_version = "scheduling.k8s.io/v1",
+	  .key = "priorityclasses.scheduling.k8s.io",
+	  .singular = "priorityclass",
+	  .kind = "PriorityClass",
+	  .list_kind = "PriorityClassList",
+	  .namespaced = false,
+	  .short_name = "pc",
+	  .hash = "1QwjyaZjj3Y=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"value\":0" },
+	{ .resource = "ingressclasses",
+	  .group = "networking.k8s.io",
+	  .version = "v1",
+	  .api_version = "networking.k8s.io/v1",
+	  .key = "ingressclasses.networking.k8s.io",
+	  .singular = "ingressclass",
+	  .kind = "IngressClass",
+	  .list_kind = "IngressClassList",
+	  .namespaced = false,
+	  .hash = "l/iqIbDgFyQ=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{}" },
+	{ .resource = "ingresses",
+	  .group = "networking.k8s.io",
+	  .version = "v1",
+	  .api_version = "networking.k8s.io/v1",
+	  .key = "ingresses.networking.k8s.io",
+	  .singular = "ingress",
+	  .kind = "Ingress",
+	  .list_kind = "IngressList",
+	  .namespaced = true,
+	  .short_name = "ing",
+	  .hash = "39NQlfNR+bo=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{},\"status\":{\"loadBalancer\":{}}" },
+	{ .resource = "networkpolicies",
+	  .group = "networking.k8s.io",
+	  .version = "v1",
+	  .api_version = "networking.k8s.io/v1",
+	  .key = "networkpolicies.networking.k8s.io",
+	  .singular = "networkpolicy",
+	  .kind = "NetworkPolicy",
+	  .list_kind = "NetworkPolicyList",
+	  .namespaced = true,
+	  .short_name = "netpol",
+	  .hash = "YpfwF18m1G8=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{\"podSelector\":{}}" },
+	{ .resource = "storageclasses",
+	  .group = "storage.k8s.io",
+	  .version = "v1",
+	  .api_version = "storage.k8s.io/v1",
+	  .key = "storageclasses.storage.k8s.io",
+	  .singular = "storageclass",
+	  .kind = "StorageClass",
+	  .list_kind = "StorageClassList",
+	  .namespaced = false,
+	  .short_name = "sc",
+	  .hash = "K+m6uJwbjGY=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"provisioner\":\"\"" },
+	{ .resource = "replicationcontrollers",
+	  .group = "",
+	  .version = "v1",
+	  .api_version = "v1",
+	  .key = "replicationcontrollers",
+	  .singular = "replicationcontroller",
+	  .kind = "ReplicationController",
+	  .list_kind = "ReplicationControllerList",
+	  .namespaced = true,
+	  .short_name = "rc",
+	  .category_all = true,
+	  .hash = "Jond2If31h0=",
+	  .fields = { "status.replicas", NULL },
+	  .bookmark_tail = ",\"spec\":{},\"status\":{\"replicas\":0}" },
+	{ .resource = "poddisruptionbudgets",
+	  .group = "policy",
+	  .version = "v1",
+	  .api_version = "policy/v1",
+	  .key = "poddisruptionbudgets.policy",
+	  .singular = "poddisruptionbudget",
+	  .kind = "PodDisruptionBudget",
+	  .list_kind = "PodDisruptionBudgetList",
+	  .namespaced = true,
+	  .short_name = "pdb",
+	  .hash = "EVWiDmWqyJw=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{},\"status\":{\"disruptionsAllowed\":0,"
+			   "\"currentHealthy\":0,\"desiredHealthy\":0,"
+			   "\"expectedPods\":0}" },
+	{ .resource = "endpointslices",
+	  .group = "discovery.k8s.io",
+	  .version = "v1",
+	  .api_version = "discovery.k8s.io/v1",
+	  .key = "endpointslices.discovery.k8s.io",
+	  .singular = "endpointslice",
+	  .kind = "EndpointSlice",
+	  .list_kind = "EndpointSliceList",
+	  .namespaced = true,
+	  .hash = "Nx3SIv6I0mE=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"addressType\":\"\",\"endpoints\":null,"
+			   "\"ports\":null" },
+	{ .resource = "nodes",
+	  .group = "",
+	  .version = "v1",
+	  .api_version = "v1",
+	  .key = "nodes",
+	  .singular = "node",
+	  .kind = "Node",
+	  .list_kind = "NodeList",
+	  .namespaced = false,
+	  .short_name = "no",
+	  .hash = "XwShjMxG9Fs=",
+	  .fields = { "spec.unschedulable", NULL },
+	  .bookmark_tail =
+		  ",\"spec\":{},\"status\":{\"daemonEndpoints\":"
+		  "{\"kubeletEndpoint\":{\"Port\":0}},"
+		  "\"nodeInfo\":{\"machineID\":\"\",\"systemUUID\":\"\","
+		  "\"bootID\":\"\",\"kernelVersion\":\"\","
+		  "\"osImage\":\"\",\"containerRuntimeVersion\":\"\","
+		  "\"kubeletVersion\":\"\",\"kubeProxyVersion\":\"\","
+		  "\"operatingSystem\":\"\",\"architecture\":\"\"}}" },
+	{ .resource = "persistentvolumes",
+	  .group = "",
+	  .version = "v1",
+	  .api_version = "v1",
+	  .key = "persistentvolumes",
+	  .singular = "persistentvolume",
+	  .kind = "PersistentVolume",
+	  .list_kind = "PersistentVolumeList",
+	  .namespaced = false,
+	  .short_name = "pv",
+	  .hash = "HN/zwEC+JgM=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{},\"status\":{}" },
+	{ .resource = "persistentvolumeclaims",
+	  .group = "",
+	  .version = "v1",
+	  .api_version = "v1",
+	  .key = "persistentvolumeclaims",
+	  .singular = "persistentvolumeclaim",
+	  .kind = "PersistentVolumeClaim",
+	  .list_kind = "PersistentVolumeClaimList",
+	  .namespaced = true,
+	  .short_name = "pvc",
+	  .hash = "QWTyNDq0dC4=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{\"resources\":{}},\"status\":{}" },
 };
 
 int fake_kinds_enable(void)
@@ -501,6 +703,271 @@ static void seed_lease(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 		buf_adds(b, ",\"spec\":{}}");
 }
 
+static void seed_role(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	meta(b, ns ? "Role" : "ClusterRole", "rbac.authorization.k8s.io/v1",
+	     ns ? "role" : "clusterrole", idx, ns, rv);
+	buf_adds(b, ",\"rules\":[{\"verbs\":[\"get\",\"list\"],"
+		    "\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}]}");
+}
+
+static void seed_binding(struct buf *b, unsigned idx, const char *ns,
+			 uint64_t rv)
+{
+	static const char *const subjects[] = {
+		"",
+		",\"subjects\":[{\"kind\":\"User\",\"apiGroup\":"
+		"\"rbac.authorization.k8s.io\",\"name\":\"alice\"},{\"kind\":"
+		"\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":"
+		"\"bob\"},{\"kind\":\"Group\",\"apiGroup\":"
+		"\"rbac.authorization.k8s.io\",\"name\":\"devs\"}]",
+		",\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"sa-1\","
+		"\"namespace\":\"ns-0\"},{\"kind\":\"ServiceAccount\",\"name\":"
+		"\"builder\"},{\"kind\":\"Group\",\"apiGroup\":"
+		"\"rbac.authorization.k8s.io\",\"name\":"
+		"\"system:serviceaccounts\"}]",
+	};
+	meta(b, ns ? "RoleBinding" : "ClusterRoleBinding",
+	     "rbac.authorization.k8s.io/v1", ns ? "rb" : "crb", idx, ns, rv);
+	buf_printf(b,
+		   "%s,\"roleRef\":{\"apiGroup\":"
+		   "\"rbac.authorization.k8s.io\",\"kind\":\"%s\","
+		   "\"name\":\"reader-%u\"}}",
+		   subjects[idx % 3], ns && idx % 2 ? "Role" : "ClusterRole",
+		   idx);
+}
+
+static void seed_priorityclass(struct buf *b, unsigned idx, const char *ns,
+			       uint64_t rv)
+{
+	(void)ns;
+	meta(b, "PriorityClass", "scheduling.k8s.io/v1", "pc", idx, NULL, rv);
+	buf_printf(b, ",\"value\":%d", idx % 2 ? 1000 * (int)idx : -10);
+	if (idx % 3 == 0)
+		buf_adds(b, ",\"globalDefault\":true");
+	if (idx % 3 != 2)
+		buf_printf(b, ",\"preemptionPolicy\":\"%s\"",
+			   idx % 3 ? "Never" : "PreemptLowerPriority");
+	buf_addc(b, '}');
+}
+
+static void seed_ingressclass(struct buf *b, unsigned idx, const char *ns,
+			      uint64_t rv)
+{
+	static const char *const params[] = {
+		"",
+		",\"parameters\":{\"apiGroup\":\"k8s.example.com\",\"kind\":"
+		"\"IngressParameters\",\"name\":\"external-lb\"}",
+		",\"parameters\":{\"kind\":\"ConfigMap\",\"name\":\"cfg\","
+		"\"scope\":\"Namespace\",\"namespace\":\"ns-0\"}",
+	};
+	(void)ns;
+	meta(b, "IngressClass", "networking.k8s.io/v1", "ic", idx, NULL, rv);
+	buf_printf(b,
+		   ",\"spec\":{\"controller\":\"example.com/ingress-%u\"%s}}",
+		   idx, params[idx % 3]);
+}
+
+static void seed_ingress(struct buf *b, unsigned idx, const char *ns,
+			 uint64_t rv)
+{
+	static const char *const specs[] = {
+		"\"ingressClassName\":\"ic-0\",\"rules\":[{\"host\":"
+		"\"a.example.com\"},{\"host\":\"b.example.com\"}],\"tls\":"
+		"[{\"hosts\":[\"a.example.com\"],\"secretName\":\"tls\"}]",
+		"\"defaultBackend\":{\"service\":{\"name\":\"web\",\"port\":"
+		"{\"number\":80}}}",
+		"\"rules\":[{\"host\":\"1.example.com\"},{},{\"host\":"
+		"\"2.example.com\"},{\"host\":\"3.example.com\"},{\"host\":"
+		"\"4.example.com\"}]",
+	};
+	static const char *const lbs[] = {
+		"{\"ingress\":[{\"ip\":\"198.51.100.9\"},{\"hostname\":"
+		"\"ing.example.net\"}]}",
+		"{}",
+		"{\"ingress\":[{\"ip\":\"198.51.100.2\"}]}",
+	};
+	meta(b, "Ingress", "networking.k8s.io/v1", "ing", idx, ns, rv);
+	buf_printf(b, ",\"spec\":{%s},\"status\":{\"loadBalancer\":%s}}",
+		   specs[idx % 3], lbs[idx % 3]);
+}
+
+static void seed_networkpolicy(struct buf *b, unsigned idx, const char *ns,
+			       uint64_t rv)
+{
+	static const char *const sels[] = {
+		"{}",
+		"{\"matchLabels\":{\"role\":\"db\"}}",
+		"{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":"
+		"\"In\",\"values\":[\"web\",\"api\"]}]}",
+	};
+	meta(b, "NetworkPolicy", "networking.k8s.io/v1", "np", idx, ns, rv);
+	buf_printf(b,
+		   ",\"spec\":{\"podSelector\":%s,\"policyTypes\":"
+		   "[\"Ingress\"]}}",
+		   sels[idx % 3]);
+}
+
+static void seed_storageclass(struct buf *b, unsigned idx, const char *ns,
+			      uint64_t rv)
+{
+	(void)ns;
+	buf_printf(b,
+		   "{\"kind\":\"StorageClass\",\"apiVersion\":"
+		   "\"storage.k8s.io/v1\",\"metadata\":{\"name\":\"sc-%u\","
+		   "\"uid\":\"5c000000-0000-4000-8000-%012u\","
+		   "\"resourceVersion\":\"%llu\",\"creationTimestamp\":"
+		   "\"2025-11-0%uT00:00:00Z\"%s},\"provisioner\":"
+		   "\"csi.example.com\"",
+		   idx, idx, (unsigned long long)rv, 1 + idx % 9,
+		   idx % 3 == 0 ?
+			   ",\"annotations\":{"
+			   "\"storageclass.kubernetes.io/is-default-class\":"
+			   "\"true\"}" :
+			   "");
+	if (idx % 3 == 1)
+		buf_adds(
+			b,
+			",\"reclaimPolicy\":\"Retain\",\"allowVolumeExpansion\":"
+			"true,\"volumeBindingMode\":\"WaitForFirstConsumer\"");
+	buf_addc(b, '}');
+}
+
+static void seed_rc(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	meta(b, "ReplicationController", "v1", "rc", idx, ns, rv);
+	buf_printf(b,
+		   ",\"spec\":{\"replicas\":%u,\"selector\":{\"app\":"
+		   "\"rc-%u\"},\"template\":{\"metadata\":{\"labels\":"
+		   "{\"app\":\"rc-%u\"}},\"spec\":{\"containers\":%s}}},"
+		   "\"status\":{\"replicas\":%u,\"readyReplicas\":%u}}",
+		   idx % 3 + 1, idx, idx, containers[idx % 3], idx % 3 + 1,
+		   idx % 2);
+}
+
+static void seed_pdb(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	static const char *const specs[] = {
+		"\"minAvailable\":2",
+		"\"maxUnavailable\":\"25%\"",
+		"\"minAvailable\":\"50%\"",
+	};
+	meta(b, "PodDisruptionBudget", "policy/v1", "pdb", idx, ns, rv);
+	buf_printf(b,
+		   ",\"spec\":{%s,\"selector\":{\"matchLabels\":{\"app\":"
+		   "\"web\"}}},\"status\":{\"disruptionsAllowed\":%u,"
+		   "\"currentHealthy\":3,\"desiredHealthy\":2,"
+		   "\"expectedPods\":3}}",
+		   specs[idx % 3], idx % 3);
+}
+
+static void seed_endpointslice(struct buf *b, unsigned idx, const char *ns,
+			       uint64_t rv)
+{
+	static const char *const bodies[] = {
+		"\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":"
+		"[\"10.244.0.5\"]},{\"addresses\":[\"10.244.1.6\"]}],"
+		"\"ports\":[{\"name\":\"http\",\"port\":8080,\"protocol\":"
+		"\"TCP\"}]",
+		"\"addressType\":\"IPv6\",\"endpoints\":[{\"addresses\":"
+		"[\"fd00::1\",\"fd00::2\"]},{\"addresses\":[\"fd00::3\"]},"
+		"{\"addresses\":[\"fd00::4\"]}],\"ports\":[{\"port\":1},"
+		"{\"name\":\"named\"},{},{\"port\":4},{\"port\":5}]",
+		"\"addressType\":\"FQDN\",\"endpoints\":null,\"ports\":null",
+	};
+	meta(b, "EndpointSlice", "discovery.k8s.io/v1", "es", idx, ns, rv);
+	buf_printf(b, ",%s}", bodies[idx % 3]);
+}
+
+static void seed_node(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	static const char *const labels[] = {
+		"{\"kubernetes.io/hostname\":\"node\","
+		"\"node-role.kubernetes.io/control-plane\":\"\","
+		"\"node-role.kubernetes.io/master\":\"\"}",
+		"{\"kubernetes.io/role\":\"worker\","
+		"\"node-role.kubernetes.io/\":\"\"}",
+		"{\"kubernetes.io/hostname\":\"node\"}",
+	};
+	static const char *const ready[] = {
+		"[{\"type\":\"MemoryPressure\",\"status\":\"False\"},"
+		"{\"type\":\"Ready\",\"status\":\"True\"}]",
+		"[{\"type\":\"Ready\",\"status\":\"Unknown\"}]",
+		"[{\"type\":\"DiskPressure\",\"status\":\"False\"}]",
+	};
+	(void)ns;
+	buf_printf(
+		b,
+		"{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":"
+		"{\"name\":\"node-%u\",\"uid\":"
+		"\"0de00000-0000-4000-8000-%012u\",\"resourceVersion\":"
+		"\"%llu\",\"creationTimestamp\":\"2025-11-0%uT00:00:00Z\","
+		"\"labels\":%s},\"spec\":{%s},\"status\":{\"conditions\":"
+		"%s,\"addresses\":[{\"type\":\"Hostname\",\"address\":"
+		"\"node-%u\"}%s],\"nodeInfo\":{\"kernelVersion\":\"%s\","
+		"\"osImage\":\"%s\",\"containerRuntimeVersion\":"
+		"\"containerd://1.7.%u\",\"kubeletVersion\":\"v1.32.%u\","
+		"\"operatingSystem\":\"linux\",\"architecture\":"
+		"\"amd64\"}}}",
+		idx, idx, (unsigned long long)rv, 1 + idx % 9, labels[idx % 3],
+		idx % 3 == 1 ? "\"unschedulable\":true" : "", ready[idx % 3],
+		idx,
+		idx % 3 == 2 ? "" :
+			       ",{\"type\":\"InternalIP\",\"address\":"
+			       "\"192.168.0.10\"},{\"type\":\"ExternalIP\","
+			       "\"address\":\"203.0.113.10\"}",
+		idx % 3 == 2 ? "" : "6.1.0-28-amd64",
+		idx % 3 == 2 ? "" : "Debian GNU/Linux 12 (bookworm)", idx, idx);
+}
+
+static void seed_pv(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	static const char *const bodies[] = {
+		"\"spec\":{\"capacity\":{\"storage\":\"10Gi\"},\"accessModes\":"
+		"[\"ReadWriteMany\",\"ReadWriteOnce\",\"ReadWriteOnce\"],"
+		"\"persistentVolumeReclaimPolicy\":\"Retain\",\"claimRef\":"
+		"{\"namespace\":\"ns-0\",\"name\":\"pvc-1\"},"
+		"\"storageClassName\":\"sc-0\",\"volumeMode\":\"Filesystem\"},"
+		"\"status\":{\"phase\":\"Bound\"}",
+		"\"spec\":{\"capacity\":{\"storage\":\"500Mi\"},\"accessModes\":"
+		"[\"ReadWriteOncePod\",\"ReadOnlyMany\"],"
+		"\"persistentVolumeReclaimPolicy\":\"Delete\","
+		"\"volumeAttributesClassName\":\"gold\"},\"status\":"
+		"{\"phase\":\"Failed\",\"reason\":\"RecyclerFailed\"}",
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"]},\"status\":"
+		"{\"phase\":\"Available\"}",
+	};
+	(void)ns;
+	meta(b, "PersistentVolume", "v1", "pv", idx, NULL, rv);
+	if (idx % 3 == 2) {  /* the beta annotation names the class */
+		b->len -= 1; /* reopen metadata: drop the closing brace */
+		buf_adds(b, ",\"annotations\":{\"volume.beta.kubernetes.io/"
+			    "storage-class\":\"legacy\"}}");
+	}
+	buf_printf(b, ",%s}", bodies[idx % 3]);
+}
+
+static void seed_pvc(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	static const char *const bodies[] = {
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":"
+		"{\"requests\":{\"storage\":\"1Gi\"}},\"volumeName\":"
+		"\"pv-0\",\"storageClassName\":\"sc-0\",\"volumeMode\":"
+		"\"Block\"},\"status\":{\"phase\":\"Bound\",\"accessModes\":"
+		"[\"ReadWriteMany\",\"ReadWriteOnce\"],\"capacity\":"
+		"{\"storage\":\"10Gi\"}}",
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":"
+		"{\"requests\":{\"storage\":\"5Gi\"}},\"storageClassName\":"
+		"\"sc-1\"},\"status\":{\"phase\":\"Pending\"}",
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":"
+		"{\"requests\":{\"storage\":\"5Gi\"}},\"volumeName\":"
+		"\"pv-9\",\"volumeAttributesClassName\":\"silver\"},"
+		"\"status\":{\"phase\":\"Lost\"}",
+	};
+	meta(b, "PersistentVolumeClaim", "v1", "pvc", idx, ns, rv);
+	buf_printf(b, ",%s}", bodies[idx % 3]);
+}
+
 static const struct {
 	const char *key;
 	void (*fn)(struct buf *, unsigned, const char *, uint64_t);
@@ -517,6 +984,21 @@ static const struct {
 	{ "endpoints", seed_endpoints },
 	{ "events", seed_event },
 	{ "leases.coordination.k8s.io", seed_lease },
+	{ "roles.rbac.authorization.k8s.io", seed_role },
+	{ "clusterroles.rbac.authorization.k8s.io", seed_role },
+	{ "rolebindings.rbac.authorization.k8s.io", seed_binding },
+	{ "clusterrolebindings.rbac.authorization.k8s.io", seed_binding },
+	{ "priorityclasses.scheduling.k8s.io", seed_priorityclass },
+	{ "ingressclasses.networking.k8s.io", seed_ingressclass },
+	{ "ingresses.networking.k8s.io", seed_ingress },
+	{ "networkpolicies.networking.k8s.io", seed_networkpolicy },
+	{ "storageclasses.storage.k8s.io", seed_storageclass },
+	{ "replicationcontrollers", seed_rc },
+	{ "poddisruptionbudgets.policy", seed_pdb },
+	{ "endpointslices.discovery.k8s.io", seed_endpointslice },
+	{ "nodes", seed_node },
+	{ "persistentvolumes", seed_pv },
+	{ "persistentvolumeclaims", seed_pvc },
 };
 
 int fake_kinds_seed(struct buf *out, int res, unsigned idx, const char *ns,

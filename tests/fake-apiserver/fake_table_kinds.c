@@ -562,21 +562,396 @@ static json_t *print_lease(json_t *o, time_t now)
 	return r;
 }
 
-/* The default table convertor's: the creation time in RFC 3339, UTC. */
-static json_t *print_crd(json_t *o, time_t now)
+/* --- more kinds --------------------------------------------------------- */
+
+static json_t *created_at(json_t *o)
 {
-	json_t *r = row();
 	long long t = parse_time(sget(o, "metadata.creationTimestamp"));
 	char ts[32] = "0001-01-01T00:00:00Z";
-	(void)now;
 	if (t >= 0) {
 		time_t tt = (time_t)t;
 		struct tm tm;
 		gmtime_r(&tt, &tm);
 		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
+	return str(ts);
+}
+
+/* The default table convertor's: NAME and CREATED AT. */
+static json_t *print_created(json_t *o, time_t now)
+{
+	json_t *r = row();
+	(void)now;
 	name_cell(r, o);
-	push(r, str(ts));
+	push(r, created_at(o));
+	return r;
+}
+
+/* rbac.SubjectsStrings, one of its three lists. */
+static json_t *subjects(json_t *o, const char *kind)
+{
+	struct list l = { "", 0 };
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(o, "subjects"), i, x)
+	{
+		char item[300];
+		if (strcmp(sget(x, "kind"), kind))
+			continue;
+		if (!strcmp(kind, "ServiceAccount") && *sget(x, "namespace"))
+			snprintf(item, sizeof(item), "%s/%s",
+				 sget(x, "namespace"), sget(x, "name"));
+		else
+			snprintf(item, sizeof(item), "%s", sget(x, "name"));
+		add(&l, ", ", item);
+	}
+	return str(l.s);
+}
+
+static json_t *print_binding(json_t *o, time_t now)
+{
+	json_t *r = row();
+	name_cell(r, o);
+	push(r, fmt("%s/%s", sget(o, "roleRef.kind"), sget(o, "roleRef.name")));
+	age_cell(r, o, now);
+	push(r, subjects(o, "User"));
+	push(r, subjects(o, "Group"));
+	push(r, subjects(o, "ServiceAccount"));
+	return r;
+}
+
+static json_t *print_priorityclass(json_t *o, time_t now)
+{
+	json_t *r = row();
+	name_cell(r, o);
+	push(r, json_integer(iget(o, "value", 0)));
+	push(r, json_boolean(json_is_true(get(o, "globalDefault"))));
+	age_cell(r, o, now);
+	push(r, str(sget(o, "preemptionPolicy")));
+	return r;
+}
+
+static json_t *print_ingressclass(json_t *o, time_t now)
+{
+	json_t *r = row(), *p = get(o, "spec.parameters");
+	name_cell(r, o);
+	push(r, str(sget(o, "spec.controller")));
+	if (!p)
+		push(r, str("<none>"));
+	else if (get(p, "apiGroup"))
+		push(r, fmt("%s.%s/%s", sget(p, "kind"), sget(p, "apiGroup"),
+			    sget(p, "name")));
+	else
+		push(r, fmt("%s/%s", sget(p, "kind"), sget(p, "name")));
+	age_cell(r, o, now);
+	return r;
+}
+
+static json_t *print_ingress(json_t *o, time_t now)
+{
+	json_t *r = row(), *rules = get(o, "spec.rules"), *x;
+	struct list hosts = { "", 0 }, addrs = { "", 0 };
+	const char *pts[32];
+	size_t i, n = 0;
+	int kept = 0;
+	bool more = false;
+
+	name_cell(r, o);
+	push(r, str(get(o, "spec.ingressClassName") ?
+			    sget(o, "spec.ingressClassName") :
+			    "<none>"));
+	json_array_foreach(rules, i, x)
+	{
+		if (kept == 3) {
+			more = true;
+			break;
+		}
+		if (*sget(x, "host")) {
+			add(&hosts, ",", sget(x, "host"));
+			kept++;
+		}
+	}
+	if (!kept)
+		push(r, str("*"));
+	else if (more)
+		push(r, fmt("%s + %zu more...", hosts.s,
+			    json_array_size(rules) - 3));
+	else
+		push(r, str(hosts.s));
+	json_array_foreach(get(o, "status.loadBalancer.ingress"), i, x)
+	{
+		const char *a =
+			*sget(x, "ip") ? sget(x, "ip") : sget(x, "hostname");
+		if (*a && n < 32)
+			pts[n++] = a;
+	}
+	qsort(pts, n, sizeof(*pts), by_str);
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(pts[i], pts[i - 1]))
+			add(&addrs, ",", pts[i]);
+	push(r, str(addrs.s));
+	push(r, str(json_array_size(get(o, "spec.tls")) ? "80, 443" : "80"));
+	age_cell(r, o, now);
+	return r;
+}
+
+static json_t *print_networkpolicy(json_t *o, time_t now)
+{
+	json_t *r = row();
+	name_cell(r, o);
+	push(r, selector_cell(get(o, "spec.podSelector")));
+	age_cell(r, o, now);
+	return r;
+}
+
+static json_t *print_storageclass(json_t *o, time_t now)
+{
+	json_t *r = row(), *ann = get(o, "metadata.annotations");
+	const char *d1 = json_string_value(json_object_get(
+		ann, "storageclass.kubernetes.io/is-default-class"));
+	const char *d2 = json_string_value(json_object_get(
+		ann, "storageclass.beta.kubernetes.io/is-default-class"));
+	bool dflt = (d1 && !strcmp(d1, "true")) || (d2 && !strcmp(d2, "true"));
+	push(r,
+	     fmt("%s%s", sget(o, "metadata.name"), dflt ? " (default)" : ""));
+	push(r, str(sget(o, "provisioner")));
+	push(r, str(get(o, "reclaimPolicy") ? sget(o, "reclaimPolicy") :
+					      "Delete"));
+	push(r, str(get(o, "volumeBindingMode") ? sget(o, "volumeBindingMode") :
+						  "Immediate"));
+	push(r, json_boolean(json_is_true(get(o, "allowVolumeExpansion"))));
+	age_cell(r, o, now);
+	return r;
+}
+
+static json_t *print_rc(json_t *o, time_t now)
+{
+	json_t *r = row();
+	name_cell(r, o);
+	push(r, json_integer(iget(o, "spec.replicas", 1)));
+	push(r, json_integer(iget(o, "status.replicas", 0)));
+	push(r, json_integer(iget(o, "status.readyReplicas", 0)));
+	age_cell(r, o, now);
+	template_cells(r, get(o, "spec.template.spec"));
+	push(r, labels_cell(get(o, "spec.selector")));
+	return r;
+}
+
+/* An IntOrString's String(), "N/A" when unset. */
+static json_t *int_or_string(json_t *v)
+{
+	if (!v)
+		return str("N/A");
+	if (json_is_integer(v))
+		return fmt("%lld", (long long)json_integer_value(v));
+	return str(json_string_value(v) ?: "");
+}
+
+static json_t *print_pdb(json_t *o, time_t now)
+{
+	json_t *r = row();
+	name_cell(r, o);
+	push(r, int_or_string(get(o, "spec.minAvailable")));
+	push(r, int_or_string(get(o, "spec.maxUnavailable")));
+	push(r, json_integer(iget(o, "status.disruptionsAllowed", 0)));
+	age_cell(r, o, now);
+	return r;
+}
+
+/* listWithMoreString */
+static json_t *list_more(struct list *l, int count)
+{
+	if (count > 3)
+		return fmt("%s + %d more...", l->s, count - 3);
+	return str(l->n ? l->s : "<unset>");
+}
+
+static json_t *print_endpointslice(json_t *o, time_t now)
+{
+	json_t *r = row(), *x, *a;
+	struct list ports = { "", 0 }, eps = { "", 0 };
+	int np = 0, ne = 0, shown = 0;
+	size_t i, j;
+	name_cell(r, o);
+	push(r, str(sget(o, "addressType")));
+	json_array_foreach(json_object_get(o, "ports"), i, x)
+	{
+		if (np++ >= 3)
+			continue;
+		if (get(x, "port")) {
+			char num[24];
+			snprintf(num, sizeof(num), "%lld",
+				 (long long)iget(x, "port", 0));
+			add(&ports, ",", num);
+		} else if (get(x, "name")) {
+			add(&ports, ",", sget(x, "name"));
+		} else {
+			add(&ports, ",", "*");
+		}
+	}
+	push(r, list_more(&ports, np));
+	json_array_foreach(json_object_get(o, "endpoints"), i, x)
+	{
+		json_array_foreach(json_object_get(x, "addresses"), j, a)
+		{
+			if (shown < 3) {
+				add(&eps, ",", json_string_value(a) ?: "");
+				shown++;
+			}
+			ne++;
+		}
+	}
+	push(r, list_more(&eps, ne));
+	age_cell(r, o, now);
+	return r;
+}
+
+static json_t *node_addr(json_t *o, const char *type)
+{
+	size_t i;
+	json_t *a;
+	json_array_foreach(get(o, "status.addresses"), i, a)
+	{
+		if (!strcmp(sget(a, "type"), type))
+			return str(sget(a, "address"));
+	}
+	return str("<none>");
+}
+
+static json_t *or_unknown(const char *s)
+{
+	return str(*s ? s : "<unknown>");
+}
+
+static json_t *print_node(json_t *o, time_t now)
+{
+	json_t *r = row(), *c, *v;
+	const char *ready = NULL, *k, *roles[32];
+	struct list st = { "", 0 }, rl = { "", 0 };
+	size_t i, n = 0;
+
+	json_array_foreach(get(o, "status.conditions"), i, c)
+	{
+		if (!strcmp(sget(c, "type"), "Ready"))
+			ready = sget(c, "status");
+	}
+	add(&st, "",
+	    !ready		   ? "Unknown" :
+	    !strcmp(ready, "True") ? "Ready" :
+				     "NotReady");
+	if (json_is_true(get(o, "spec.unschedulable")))
+		add(&st, "", ",SchedulingDisabled");
+	json_object_foreach(get(o, "metadata.labels"), k, v)
+	{
+		const char *p = "node-role.kubernetes.io/";
+		if (n == 32)
+			break;
+		if (!strncmp(k, p, strlen(p)) && k[strlen(p)])
+			roles[n++] = k + strlen(p);
+		else if (!strcmp(k, "kubernetes.io/role") &&
+			 *(json_string_value(v) ?: ""))
+			roles[n++] = json_string_value(v);
+	}
+	qsort(roles, n, sizeof(*roles), by_str);
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(roles[i], roles[i - 1]))
+			add(&rl, ",", roles[i]);
+	name_cell(r, o);
+	push(r, str(st.s));
+	push(r, str(rl.n ? rl.s : "<none>"));
+	age_cell(r, o, now);
+	push(r, str(sget(o, "status.nodeInfo.kubeletVersion")));
+	push(r, node_addr(o, "InternalIP"));
+	push(r, node_addr(o, "ExternalIP"));
+	push(r, or_unknown(sget(o, "status.nodeInfo.osImage")));
+	push(r, or_unknown(sget(o, "status.nodeInfo.kernelVersion")));
+	push(r, or_unknown(sget(o, "status.nodeInfo.containerRuntimeVersion")));
+	return r;
+}
+
+/* helper.GetAccessModesAsString */
+static json_t *access_modes(json_t *modes)
+{
+	static const char *const order[][2] = { { "ReadWriteOnce", "RWO" },
+						{ "ReadOnlyMany", "ROX" },
+						{ "ReadWriteMany", "RWX" },
+						{ "ReadWriteOncePod",
+						  "RWOP" } };
+	struct list l = { "", 0 };
+	for (size_t k = 0; k < 4; k++) {
+		size_t i;
+		json_t *m;
+		json_array_foreach(modes, i, m)
+		{
+			if (!strcmp(json_string_value(m) ?: "", order[k][0])) {
+				add(&l, ",", order[k][1]);
+				break;
+			}
+		}
+	}
+	return str(l.s);
+}
+
+static const char *phase(json_t *o)
+{
+	return get(o, "metadata.deletionTimestamp") ? "Terminating" :
+						      sget(o, "status.phase");
+}
+
+static const char *storage_class(json_t *o)
+{
+	json_t *a = json_object_get(get(o, "metadata.annotations"),
+				    "volume.beta.kubernetes.io/storage-class");
+	return a ? json_string_value(a) ?: "" :
+		   sget(o, "spec.storageClassName");
+}
+
+static json_t *or_unset(json_t *o, const char *path)
+{
+	return str(get(o, path) ? sget(o, path) : "<unset>");
+}
+
+static json_t *print_pv(json_t *o, time_t now)
+{
+	json_t *r = row(), *claim = get(o, "spec.claimRef");
+	name_cell(r, o);
+	push(r, str(get(o, "spec.capacity.storage") ?
+			    sget(o, "spec.capacity.storage") :
+			    "0"));
+	push(r, access_modes(get(o, "spec.accessModes")));
+	push(r, str(sget(o, "spec.persistentVolumeReclaimPolicy")));
+	push(r, str(phase(o)));
+	push(r, claim ? fmt("%s/%s", sget(claim, "namespace"),
+			    sget(claim, "name")) :
+			str(""));
+	push(r, str(storage_class(o)));
+	push(r, or_unset(o, "spec.volumeAttributesClassName"));
+	push(r, str(sget(o, "status.reason")));
+	age_cell(r, o, now);
+	push(r, or_unset(o, "spec.volumeMode"));
+	return r;
+}
+
+static json_t *print_pvc(json_t *o, time_t now)
+{
+	json_t *r = row();
+	bool bound = *sget(o, "spec.volumeName");
+	name_cell(r, o);
+	push(r, str(phase(o)));
+	push(r, str(sget(o, "spec.volumeName")));
+	if (bound) {
+		push(r, str(get(o, "status.capacity.storage") ?
+				    sget(o, "status.capacity.storage") :
+				    "0"));
+		push(r, access_modes(get(o, "status.accessModes")));
+	} else {
+		push(r, str(""));
+		push(r, str(""));
+	}
+	push(r, str(storage_class(o)));
+	push(r, or_unset(o, "spec.volumeAttributesClassName"));
+	age_cell(r, o, now);
+	push(r, or_unset(o, "spec.volumeMode"));
 	return r;
 }
 
@@ -584,7 +959,7 @@ static const struct {
 	const char *key;
 	json_t *(*print)(json_t *o, time_t now);
 } printers[] = {
-	{ "customresourcedefinitions.apiextensions.k8s.io", print_crd },
+	{ "customresourcedefinitions.apiextensions.k8s.io", print_created },
 	{ "deployments.apps", print_deployment },
 	{ "replicasets.apps", print_replicaset },
 	{ "statefulsets.apps", print_statefulset },
@@ -597,6 +972,21 @@ static const struct {
 	{ "endpoints", print_endpoints },
 	{ "events", print_event },
 	{ "leases.coordination.k8s.io", print_lease },
+	{ "roles.rbac.authorization.k8s.io", print_created },
+	{ "clusterroles.rbac.authorization.k8s.io", print_created },
+	{ "rolebindings.rbac.authorization.k8s.io", print_binding },
+	{ "clusterrolebindings.rbac.authorization.k8s.io", print_binding },
+	{ "priorityclasses.scheduling.k8s.io", print_priorityclass },
+	{ "ingressclasses.networking.k8s.io", print_ingressclass },
+	{ "ingresses.networking.k8s.io", print_ingress },
+	{ "networkpolicies.networking.k8s.io", print_networkpolicy },
+	{ "storageclasses.storage.k8s.io", print_storageclass },
+	{ "replicationcontrollers", print_rc },
+	{ "poddisruptionbudgets.policy", print_pdb },
+	{ "endpointslices.discovery.k8s.io", print_endpointslice },
+	{ "nodes", print_node },
+	{ "persistentvolumes", print_pv },
+	{ "persistentvolumeclaims", print_pvc },
 };
 
 const char *fake_table_kinds_columns(int res)

@@ -359,7 +359,8 @@ static int seed(const char *spec, unsigned nns)
 		const struct fake_res *r = &fake_res_table[res];
 		for (unsigned long i = 0; i < want[res] && !rc; i++) {
 			fake_seed_ns_name((unsigned)i, nns, ns, sizeof(ns));
-			rc = fake_kinds_seed(&b, res, (unsigned)i, ns, ++rv);
+			rc = fake_kinds_seed(&b, res, (unsigned)i,
+					     r->namespaced ? ns : NULL, ++rv);
 			if (rc == -ENOENT)
 				rc = r->custom ?
 					     fake_seed_custom(
