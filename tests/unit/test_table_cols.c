@@ -5,7 +5,8 @@
  * default, job status/completions/duration, cronjob suspend and last
  * schedule, service cluster and external IPs and ports, endpoints with
  * " + N more...", events' fallbacks (eventTime, series, reporting
- * controller), and the unset/absent placeholders.
+ * controller), the unset/absent placeholders, and the cells of bindings,
+ * PDBs, storage classes, ingresses, nodes, volumes and endpoint slices.
  */
 #include <string.h>
 #include <time.h>
@@ -246,6 +247,89 @@ static void test_config(void)
 		  "\"x\",\"h\xc3\xa9\",\"24h\"");
 }
 
+static void test_more_kinds(void)
+{
+	/* bindings: Kind/name, then users, groups and service accounts */
+	CHECK_STR(
+		cells("rbac.authorization.k8s.io", "rolebindings",
+		      "{" META
+		      ",\"roleRef\":{\"kind\":\"Role\",\"name\":\"r\"},"
+		      "\"subjects\":[{\"kind\":\"User\",\"name\":\"a\"},"
+		      "{\"kind\":\"ServiceAccount\",\"name\":\"s\",\"namespace\":\"n\"},"
+		      "{\"kind\":\"User\",\"name\":\"b\"},"
+		      "{\"kind\":\"ServiceAccount\",\"name\":\"t\"}]}"),
+		"\"x\",\"Role/r\",\"24h\",\"a, b\",\"\",\"n/s, t\"");
+	CHECK_STR(cells("rbac.authorization.k8s.io", "roles", "{" META "}"),
+		  "\"x\",\"2025-12-31T00:00:00Z\"");
+	CHECK_STR(cells("rbac.authorization.k8s.io", "clusterroles",
+			"{\"metadata\":{\"name\":\"x\"}}"),
+		  "\"x\",\"0001-01-01T00:00:00Z\"");
+	/* IntOrString and N/A */
+	CHECK_STR(cells("policy", "poddisruptionbudgets",
+			"{" META ",\"spec\":{\"minAvailable\":\"50%\"},"
+			"\"status\":{\"disruptionsAllowed\":2}}"),
+		  "\"x\",\"50%\",\"N/A\",2,\"24h\"");
+	CHECK_STR(cells("policy", "poddisruptionbudgets",
+			"{" META ",\"spec\":{\"maxUnavailable\":1}}"),
+		  "\"x\",\"N/A\",\"1\",0,\"24h\"");
+	/* the default storage class, and the apiserver's defaults */
+	CHECK_STR(
+		cells("storage.k8s.io", "storageclasses",
+		      "{\"metadata\":{\"name\":\"x\",\"creationTimestamp\":"
+		      "\"2025-12-31T00:00:00Z\",\"annotations\":{\"storageclass.beta."
+		      "kubernetes.io/is-default-class\":\"true\"}},\"provisioner\":\"p\"}"),
+		"\"x (default)\",\"p\",\"Delete\",\"Immediate\",false,\"24h\"");
+	/* hosts: three, then how many rules more; none: * */
+	CHECK_STR(
+		cells("networking.k8s.io", "ingresses",
+		      "{" META ",\"spec\":{\"rules\":[{\"host\":\"a\"},{},"
+		      "{\"host\":\"b\"},{\"host\":\"c\"},{\"host\":\"d\"}],"
+		      "\"tls\":[{}]}}"),
+		"\"x\",\"\\u003cnone\\u003e\",\"a,b,c + 2 more...\",\"\",\"80, 443\",\"24h\"");
+	CHECK_STR(cells("networking.k8s.io", "ingresses", "{" META "}"),
+		  "\"x\",\"\\u003cnone\\u003e\",\"*\",\"\",\"80\",\"24h\"");
+	/* nodes: no Ready condition is Unknown; roles from both labels */
+	CHECK_STR(
+		cells("", "nodes",
+		      "{\"metadata\":{\"name\":\"x\",\"creationTimestamp\":"
+		      "\"2025-12-31T00:00:00Z\",\"labels\":{\"kubernetes.io/role\":"
+		      "\"b\",\"node-role.kubernetes.io/a\":\"\",\"node-role.kubernetes.io/b\":"
+		      "\"\"}},\"spec\":{\"unschedulable\":true},\"status\":{}}"),
+		"\"x\",\"Unknown,SchedulingDisabled\",\"a,b\",\"24h\",\"\","
+		"\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\",\"\\u003cunknown\\u003e\","
+		"\"\\u003cunknown\\u003e\",\"\\u003cunknown\\u003e\"");
+	/* volumes: modes in a fixed order, each once; a bound claim only */
+	CHECK_STR(
+		cells("", "persistentvolumes",
+		      "{\"metadata\":{\"name\":\"x\",\"deletionTimestamp\":"
+		      "\"2025-12-31T00:00:00Z\"},\"spec\":{\"accessModes\":["
+		      "\"ReadWriteOncePod\",\"ReadWriteOnce\",\"ReadWriteOnce\"],"
+		      "\"storageClassName\":\"s\"},\"status\":{\"phase\":\"Bound\"}}"),
+		"\"x\",\"0\",\"RWO,RWOP\",\"\",\"Terminating\",\"\",\"s\","
+		"\"\\u003cunset\\u003e\",\"\",\"\\u003cunknown\\u003e\",\"\\u003cunset\\u003e\"");
+	CHECK_STR(
+		cells("", "persistentvolumeclaims",
+		      "{" META ",\"spec\":{},\"status\":{\"phase\":\"Pending\","
+		      "\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadOnlyMany\"]}}"),
+		"\"x\",\"Pending\",\"\",\"\",\"\",\"\",\"\\u003cunset\\u003e\",\"24h\","
+		"\"\\u003cunset\\u003e\"");
+	/* endpoint slices: port numbers, names or *; <unset> when none */
+	CHECK_STR(
+		cells("discovery.k8s.io", "endpointslices",
+		      "{" META
+		      ",\"addressType\":\"IPv4\",\"ports\":[{\"name\":\"n\"},{}],"
+		      "\"endpoints\":[]}"),
+		"\"x\",\"IPv4\",\"n,*\",\"\\u003cunset\\u003e\",\"24h\"");
+	CHECK_STR(cells("scheduling.k8s.io", "priorityclasses",
+			"{" META ",\"value\":-5}"),
+		  "\"x\",-5,false,\"24h\",\"\"");
+	CHECK_STR(cells("networking.k8s.io", "ingressclasses",
+			"{" META
+			",\"spec\":{\"controller\":\"c\",\"parameters\":"
+			"{\"kind\":\"K\",\"name\":\"n\",\"apiGroup\":\"g\"}}}"),
+		  "\"x\",\"c\",\"K.g/n\",\"24h\"");
+}
+
 static void test_columns_json(void)
 {
 	struct buf b = BUF_INIT;
@@ -277,6 +361,7 @@ int main(void)
 	test_endpoints();
 	test_events();
 	test_config();
+	test_more_kinds();
 	test_columns_json();
 	return check_done("table_cols");
 }
