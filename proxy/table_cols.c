@@ -25,7 +25,7 @@
 
 #include "cache/parse.h"
 #include "config/alloc.h"
-#include "proxy/table.h"
+#include "proxy/age.h"
 
 struct tc_row {
 	const struct json_doc *d;

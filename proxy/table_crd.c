@@ -20,7 +20,7 @@
 #include "cache/parse.h"
 #include "config/alloc.h"
 #include "proxy/jsonpath.h"
-#include "proxy/table.h"
+#include "proxy/age.h"
 
 struct crd_col {
 	char *name, *type, *format, *desc, *path;
