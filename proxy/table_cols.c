@@ -1673,6 +1673,158 @@ static const struct proxy_col pvc_cols[] = {
 	  1, c_str_default, "spec.volumeMode:<unset>" },
 };
 
+/* ---- horizontal pod autoscalers ---- */
+
+static void c_hpa_ref(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	char *kind = dup_str(r->d, at(r, "spec.scaleTargetRef.kind"));
+	char *name = dup_str(r->d, at(r, "spec.scaleTargetRef.name"));
+	struct buf s = BUF_INIT;
+	(void)arg;
+	buf_printf(&s, "%s/%s", kind, name);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+	free(kind);
+	free(name);
+}
+
+/* The quantity string at path under t, or "<unknown>". */
+static char *qty(const struct json_doc *d, int t, const char *path)
+{
+	int v = t >= 0 ? json_path(d, t, path) : -1;
+	return is_str(d, v) ? dup_str(d, v) : xstrdup("<unknown>");
+}
+
+/* One metric of formatHPAMetrics: spec m, status st (or -1). */
+static void hpa_metric(struct buf *out, const struct json_doc *d, int m, int st)
+{
+	char *type = dup_str(d, json_get(d, m, "type"));
+	const char *src = !strcmp(type, "External") ? "external" :
+			  !strcmp(type, "Pods")	    ? "pods" :
+			  !strcmp(type, "Object")   ? "object" :
+			  !strcmp(type, "Resource") ? "resource" :
+			  !strcmp(type, "ContainerResource") ?
+						      "containerResource" :
+						      NULL;
+	int spec = src ? json_get(d, m, src) : -1;
+	int cur = src && st >= 0 ? json_get(d, st, src) : -1;
+	int target = json_get(d, spec, "target");
+	bool avg = !is_null(d, json_get(d, target, "averageValue"));
+	char *c = NULL, *t = NULL;
+
+	if (!src) {
+		buf_adds(out, "<unknown type>");
+	} else if (!strcmp(src, "pods")) {
+		c = qty(d, cur, "current.averageValue");
+		t = qty(d, target, "averageValue");
+		buf_printf(out, "%s/%s", c, t);
+	} else if (!strcmp(src, "external") || !strcmp(src, "object")) {
+		c = qty(d, cur, avg ? "current.averageValue" : "current.value");
+		t = qty(d, target, avg ? "averageValue" : "value");
+		buf_printf(out, avg ? "%s/%s (avg)" : "%s/%s", c, t);
+	} else {
+		char *name = dup_str(d, json_get(d, spec, "name"));
+		if (avg) {
+			c = qty(d, cur, "current.averageValue");
+			t = qty(d, target, "averageValue");
+		} else {
+			int cu = cur >= 0 ?
+					 json_path(
+						 d, cur,
+						 "current.averageUtilization") :
+					 -1;
+			int tu = json_get(d, target, "averageUtilization");
+			char tmp[32];
+			if (is_null(d, cu)) {
+				c = xstrdup("<unknown>");
+			} else {
+				snprintf(tmp, sizeof(tmp), "%lld%%",
+					 (long long)int_of(d, cu, 0));
+				c = xstrdup(tmp);
+			}
+			if (is_null(d, tu)) {
+				t = xstrdup("<auto>");
+			} else {
+				snprintf(tmp, sizeof(tmp), "%lld%%",
+					 (long long)int_of(d, tu, 0));
+				t = xstrdup(tmp);
+			}
+		}
+		buf_printf(out, "%s: %s/%s", name, c, t);
+		free(name);
+	}
+	free(c);
+	free(t);
+	free(type);
+}
+
+/* TARGETS: the first two metrics, current/target each, then
+ * " + N more..."; "<none>" without metrics. */
+static void c_hpa_targets(struct buf *b, const struct tc_row *r,
+			  const char *arg)
+{
+	int ms = at(r, "spec.metrics"), sts = at(r, "status.currentMetrics");
+	int n = members(r->d, ms), nst = members(r->d, sts), i = 0;
+	struct buf s = BUF_INIT;
+	(void)arg;
+	if (!n) {
+		put_str(b, "<none>");
+		return;
+	}
+	for (int m = json_first(r->d, ms); m > 0 && i < 2;
+	     m = json_next(r->d, ms, m), i++) {
+		int st = -1, k = 0;
+		for (int x = i < nst ? json_first(r->d, sts) : -1; x > 0;
+		     x = json_next(r->d, sts, x))
+			if (k++ == i) {
+				st = x;
+				break;
+			}
+		if (i)
+			buf_adds(&s, ", ");
+		hpa_metric(&s, r->d, m, st);
+	}
+	if (n > 2)
+		buf_printf(&s, " + %d more...", n - 2);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+}
+
+static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int t = at(r, "spec.minReplicas");
+	char s[24];
+	(void)arg;
+	if (is_null(r->d, t)) {
+		put_str(b, "<unset>");
+		return;
+	}
+	snprintf(s, sizeof(s), "%lld", (long long)int_of(r->d, t, 0));
+	put_str(b, s);
+}
+
+static const struct proxy_col hpa_cols[] = {
+	NAME_COL,
+	{ "Reference", "string", "",
+	  "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+	  0, c_hpa_ref, NULL },
+	{ "Targets", "string", "",
+	  "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.",
+	  0, c_hpa_targets, NULL },
+	{ "MinPods", "string", "",
+	  "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+	  0, c_hpa_min, NULL },
+	{ "MaxPods", "string", "",
+	  "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+	  0, c_int, "spec.maxReplicas" },
+	{ "Replicas", "string", "",
+	  "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+	  0, c_int, "status.currentReplicas" },
+	AGE_COL,
+};
+
 #define P(g, r, cols)                                      \
 	{                                                  \
 		g, r, cols, sizeof(cols) / sizeof(cols[0]) \
@@ -1711,6 +1863,7 @@ static const struct proxy_printer printers[] = {
 	P("", "nodes", node_cols),
 	P("", "persistentvolumes", pv_cols),
 	P("", "persistentvolumeclaims", pvc_cols),
+	P("autoscaling", "horizontalpodautoscalers", hpa_cols),
 };
 
 const struct proxy_printer *proxy_printer_find(const char *group,

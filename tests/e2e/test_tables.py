@@ -83,6 +83,8 @@ KINDS = [
     ("persistentvolumeclaims", "persistentvolumeclaims", "api/v1", 3,
      ["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS",
       "VOLUMEATTRIBUTESCLASS", "AGE"]),
+    ("horizontalpodautoscalers", "horizontalpodautoscalers.autoscaling", "apis/autoscaling/v2",
+     3, ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"]),
     # the one --crd below; CRDs are not seeded by count
     ("customresourcedefinitions", "customresourcedefinitions.apiextensions.k8s.io",
      "apis/apiextensions.k8s.io/v1", 1, ["NAME", "CREATED AT"]),

@@ -359,6 +359,22 @@ static const struct fake_res extra[] = {
 	  .hash = "QWTyNDq0dC4=",
 	  .fields = { NULL },
 	  .bookmark_tail = ",\"spec\":{\"resources\":{}},\"status\":{}" },
+	{ .resource = "horizontalpodautoscalers",
+	  .group = "autoscaling",
+	  .version = "v2",
+	  .api_version = "autoscaling/v2",
+	  .key = "horizontalpodautoscalers.autoscaling",
+	  .singular = "horizontalpodautoscaler",
+	  .kind = "HorizontalPodAutoscaler",
+	  .list_kind = "HorizontalPodAutoscalerList",
+	  .namespaced = true,
+	  .short_name = "hpa",
+	  .category_all = true,
+	  .hash = "qwQve8ut294=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"spec\":{\"scaleTargetRef\":{\"kind\":\"\","
+			   "\"name\":\"\"},\"maxReplicas\":0},\"status\":"
+			   "{\"desiredReplicas\":0}" },
 };
 
 int fake_kinds_enable(void)
@@ -968,6 +984,49 @@ static void seed_pvc(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 	buf_printf(b, ",%s}", bodies[idx % 3]);
 }
 
+
+static void seed_hpa(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
+{
+	static const char *const bodies[] = {
+		/* CPU utilization, observed; memory average value, not yet */
+		"\"spec\":{\"scaleTargetRef\":{\"apiVersion\":\"apps/v1\","
+		"\"kind\":\"Deployment\",\"name\":\"deploy-0\"},\"minReplicas\":2,"
+		"\"maxReplicas\":10,\"metrics\":[{\"type\":\"Resource\","
+		"\"resource\":{\"name\":\"cpu\",\"target\":{\"type\":"
+		"\"Utilization\",\"averageUtilization\":80}}},{\"type\":"
+		"\"Resource\",\"resource\":{\"name\":\"memory\",\"target\":"
+		"{\"type\":\"AverageValue\",\"averageValue\":\"500Mi\"}}}]},"
+		"\"status\":{\"currentReplicas\":3,\"desiredReplicas\":3,"
+		"\"currentMetrics\":[{\"type\":\"Resource\",\"resource\":"
+		"{\"name\":\"cpu\",\"current\":{\"averageUtilization\":42,"
+		"\"averageValue\":\"210m\"}}}]}",
+		/* no metrics at all, no minReplicas */
+		"\"spec\":{\"scaleTargetRef\":{\"apiVersion\":\"apps/v1\","
+		"\"kind\":\"StatefulSet\",\"name\":\"sts-1\"},\"maxReplicas\":"
+		"4},\"status\":{\"currentReplicas\":1,\"desiredReplicas\":1}",
+		/* pods, object (value and average), external, and one more */
+		"\"spec\":{\"scaleTargetRef\":{\"apiVersion\":\"apps/v1\","
+		"\"kind\":\"Deployment\",\"name\":\"deploy-2\"},\"minReplicas\":1,"
+		"\"maxReplicas\":5,\"metrics\":[{\"type\":\"Pods\",\"pods\":"
+		"{\"metric\":{\"name\":\"qps\"},\"target\":{\"type\":"
+		"\"AverageValue\",\"averageValue\":\"1k\"}}},{\"type\":"
+		"\"Object\",\"object\":{\"metric\":{\"name\":\"hits\"},"
+		"\"describedObject\":{\"kind\":\"Service\",\"name\":\"web\"},"
+		"\"target\":{\"type\":\"Value\",\"value\":\"100\"}}},"
+		"{\"type\":\"External\",\"external\":{\"metric\":{\"name\":"
+		"\"queue\"},\"target\":{\"type\":\"AverageValue\","
+		"\"averageValue\":\"30\"}}}]},\"status\":{\"currentReplicas\":2,"
+		"\"desiredReplicas\":2,\"currentMetrics\":[{\"type\":\"Pods\","
+		"\"pods\":{\"metric\":{\"name\":\"qps\"},\"current\":"
+		"{\"averageValue\":\"800\"}}},{\"type\":\"Object\",\"object\":"
+		"{\"metric\":{\"name\":\"hits\"},\"current\":{\"value\":"
+		"\"93\"}}}]}",
+	};
+	meta(b, "HorizontalPodAutoscaler", "autoscaling/v2", "hpa", idx, ns,
+	     rv);
+	buf_printf(b, ",%s}", bodies[idx % 3]);
+}
+
 static const struct {
 	const char *key;
 	void (*fn)(struct buf *, unsigned, const char *, uint64_t);
@@ -999,6 +1058,7 @@ static const struct {
 	{ "nodes", seed_node },
 	{ "persistentvolumes", seed_pv },
 	{ "persistentvolumeclaims", seed_pvc },
+	{ "horizontalpodautoscalers.autoscaling", seed_hpa },
 };
 
 int fake_kinds_seed(struct buf *out, int res, unsigned idx, const char *ns,

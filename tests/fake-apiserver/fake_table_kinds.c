@@ -955,6 +955,112 @@ static json_t *print_pvc(json_t *o, time_t now)
 	return r;
 }
 
+
+/* A quantity string at path under v, or "<unknown>". */
+static const char *qty_or_unknown(json_t *v, const char *path)
+{
+	const char *q = json_string_value(get(v, path));
+	return q ? q : "<unknown>";
+}
+
+/* formatHPAMetrics */
+static json_t *hpa_targets(json_t *o)
+{
+	json_t *specs = get(o, "spec.metrics"),
+	       *stats = get(o, "status.currentMetrics");
+	json_t *m;
+	struct list l = { "", 0 };
+	size_t i, n = json_array_size(specs);
+
+	if (!n)
+		return str("<none>");
+	json_array_foreach(specs, i, m)
+	{
+		char one[512];
+		const char *type = sget(m, "type");
+		json_t *st = json_array_get(stats, i);
+		if (i == 2)
+			break;
+		if (!strcmp(type, "Pods")) {
+			snprintf(
+				one, sizeof(one), "%s/%s",
+				qty_or_unknown(st, "pods.current.averageValue"),
+				qty_or_unknown(m, "pods.target.averageValue"));
+		} else if (!strcmp(type, "Object") ||
+			   !strcmp(type, "External")) {
+			const char *src =
+				!strcmp(type, "Object") ? "object" : "external";
+			json_t *spec = json_object_get(m, src);
+			json_t *cur = json_object_get(st, src);
+			if (get(spec, "target.averageValue"))
+				snprintf(one, sizeof(one), "%s/%s (avg)",
+					 qty_or_unknown(cur,
+							"current.averageValue"),
+					 qty_or_unknown(spec,
+							"target.averageValue"));
+			else
+				snprintf(one, sizeof(one), "%s/%s",
+					 qty_or_unknown(cur, "current.value"),
+					 qty_or_unknown(spec, "target.value"));
+		} else if (!strcmp(type, "Resource") ||
+			   !strcmp(type, "ContainerResource")) {
+			const char *src = !strcmp(type, "Resource") ?
+						  "resource" :
+						  "containerResource";
+			json_t *spec = json_object_get(m, src);
+			json_t *cur = json_object_get(st, src);
+			if (get(spec, "target.averageValue")) {
+				snprintf(one, sizeof(one), "%s: %s/%s",
+					 sget(spec, "name"),
+					 qty_or_unknown(cur,
+							"current.averageValue"),
+					 qty_or_unknown(spec,
+							"target.averageValue"));
+			} else {
+				char c[32] = "<unknown>", t[32] = "<auto>";
+				if (get(cur, "current.averageUtilization"))
+					snprintf(
+						c, sizeof(c), "%lld%%",
+						(long long)iget(
+							cur,
+							"current.averageUtilization",
+							0));
+				if (get(spec, "target.averageUtilization"))
+					snprintf(
+						t, sizeof(t), "%lld%%",
+						(long long)iget(
+							spec,
+							"target.averageUtilization",
+							0));
+				snprintf(one, sizeof(one), "%s: %s/%s",
+					 sget(spec, "name"), c, t);
+			}
+		} else {
+			snprintf(one, sizeof(one), "<unknown type>");
+		}
+		add(&l, ", ", one);
+	}
+	if (n > 2)
+		return fmt("%s + %zu more...", l.s, n - 2);
+	return str(l.s);
+}
+
+static json_t *print_hpa(json_t *o, time_t now)
+{
+	json_t *r = row();
+	name_cell(r, o);
+	push(r, fmt("%s/%s", sget(o, "spec.scaleTargetRef.kind"),
+		    sget(o, "spec.scaleTargetRef.name")));
+	push(r, hpa_targets(o));
+	push(r, get(o, "spec.minReplicas") ?
+			fmt("%lld", (long long)iget(o, "spec.minReplicas", 0)) :
+			str("<unset>"));
+	push(r, json_integer(iget(o, "spec.maxReplicas", 0)));
+	push(r, json_integer(iget(o, "status.currentReplicas", 0)));
+	age_cell(r, o, now);
+	return r;
+}
+
 static const struct {
 	const char *key;
 	json_t *(*print)(json_t *o, time_t now);
@@ -987,6 +1093,7 @@ static const struct {
 	{ "nodes", print_node },
 	{ "persistentvolumes", print_pv },
 	{ "persistentvolumeclaims", print_pvc },
+	{ "horizontalpodautoscalers.autoscaling", print_hpa },
 };
 
 const char *fake_table_kinds_columns(int res)

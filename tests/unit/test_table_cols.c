@@ -330,6 +330,30 @@ static void test_more_kinds(void)
 		  "\"x\",\"c\",\"K.g/n\",\"24h\"");
 }
 
+static void test_hpa(void)
+{
+	/* the first two metrics by the status at the same index, then how
+	 * many more; utilization as N%, <auto> without a target */
+	CHECK_STR(
+		cells("autoscaling", "horizontalpodautoscalers",
+		      "{" META
+		      ",\"spec\":{\"scaleTargetRef\":{\"kind\":\"Deployment\","
+		      "\"name\":\"d\"},\"maxReplicas\":7,\"metrics\":["
+		      "{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\","
+		      "\"target\":{\"type\":\"Utilization\"}}},"
+		      "{\"type\":\"External\",\"external\":{\"target\":{\"value\":\"5\"}}},"
+		      "{\"type\":\"Pods\",\"pods\":{}}]},\"status\":{\"currentReplicas\":2,"
+		      "\"currentMetrics\":[{\"resource\":{\"current\":{\"averageUtilization\":9}}},"
+		      "{\"external\":{\"current\":{\"value\":\"4\"}}}]}}"),
+		"\"x\",\"Deployment/d\",\"cpu: 9%/\\u003cauto\\u003e, 4/5 + 1 more...\","
+		"\"\\u003cunset\\u003e\",7,2,\"24h\"");
+	CHECK_STR(
+		cells("autoscaling", "horizontalpodautoscalers",
+		      "{" META
+		      ",\"spec\":{\"minReplicas\":1,\"metrics\":[{\"type\":\"X\"}]}}"),
+		"\"x\",\"/\",\"\\u003cunknown type\\u003e\",\"1\",0,0,\"24h\"");
+}
+
 static void test_columns_json(void)
 {
 	struct buf b = BUF_INIT;
@@ -362,6 +386,7 @@ int main(void)
 	test_events();
 	test_config();
 	test_more_kinds();
+	test_hpa();
 	test_columns_json();
 	return check_done("table_cols");
 }
