@@ -348,6 +348,10 @@ int main(int argc, char **argv)
 out:
 	proxy_stop(&p);
 	proxy_crd_attach(NULL);
+	for (int i = 0; i < p.nres; i++) /* all at once, then join each */
+		cache_refl_ask_stop(p.res[i]);
+	if (own_crds)
+		cache_refl_ask_stop(crds);
 	for (int i = 0; i < p.nres; i++)
 		cache_refl_stop(p.res[i]);
 	if (own_crds)
