@@ -375,6 +375,19 @@ static const struct fake_res extra[] = {
 	  .bookmark_tail = ",\"spec\":{\"scaleTargetRef\":{\"kind\":\"\","
 			   "\"name\":\"\"},\"maxReplicas\":0},\"status\":"
 			   "{\"desiredReplicas\":0}" },
+	{ .resource = "events",
+	  .group = "events.k8s.io",
+	  .version = "v1",
+	  .api_version = "events.k8s.io/v1",
+	  .key = "events.events.k8s.io",
+	  .singular = "event",
+	  .kind = "Event",
+	  .list_kind = "EventList",
+	  .namespaced = true,
+	  .short_name = "ev",
+	  .hash = "r2yiGXH7wu8=",
+	  .fields = { NULL },
+	  .bookmark_tail = ",\"eventTime\":null" },
 };
 
 int fake_kinds_enable(void)
@@ -1027,6 +1040,33 @@ static void seed_hpa(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 	buf_printf(b, ",%s}", bodies[idx % 3]);
 }
 
+
+static void seed_event_v1(struct buf *b, unsigned idx, const char *ns,
+			  uint64_t rv)
+{
+	static const char *const bodies[] = {
+		"\"eventTime\":\"2025-11-05T06:07:08.000000Z\",\"series\":"
+		"{\"count\":5,\"lastObservedTime\":\"2025-12-30T00:00:00.000000Z\"},"
+		"\"reportingController\":\"kubelet\",\"reportingInstance\":"
+		"\"node-3\",\"action\":\"Pulling\",\"reason\":\"Pulling\","
+		"\"regarding\":{\"kind\":\"Pod\",\"namespace\":\"@\",\"name\":"
+		"\"web-2\",\"fieldPath\":\"spec.containers{app}\"},\"note\":"
+		"\"Pulling image \\\"app:2\\\"\",\"type\":\"Normal\"",
+		"\"eventTime\":null,\"reportingController\":\"\","
+		"\"reportingInstance\":\"\",\"reason\":\"Killing\",\"regarding\":"
+		"{\"kind\":\"Pod\",\"namespace\":\"@\",\"name\":\"db-1\"},"
+		"\"note\":\"Stopping container db\",\"type\":\"Normal\","
+		"\"deprecatedSource\":{\"component\":\"kubelet\",\"host\":"
+		"\"node-1\"},\"deprecatedFirstTimestamp\":\"2025-11-02T00:00:00Z\","
+		"\"deprecatedLastTimestamp\":\"2025-11-20T00:00:00Z\","
+		"\"deprecatedCount\":3",
+	};
+	meta(b, "Event", "events.k8s.io/v1", "evt", idx, ns, rv);
+	buf_adds(b, ",");
+	put_tmpl(b, bodies[idx % 2], ns);
+	buf_addc(b, '}');
+}
+
 static const struct {
 	const char *key;
 	void (*fn)(struct buf *, unsigned, const char *, uint64_t);
@@ -1059,6 +1099,7 @@ static const struct {
 	{ "persistentvolumes", seed_pv },
 	{ "persistentvolumeclaims", seed_pvc },
 	{ "horizontalpodautoscalers.autoscaling", seed_hpa },
+	{ "events.events.k8s.io", seed_event_v1 },
 };
 
 int fake_kinds_seed(struct buf *out, int res, unsigned idx, const char *ns,

@@ -553,6 +553,31 @@ static json_t *print_event(json_t *o, time_t now)
 	return r;
 }
 
+/* An events.k8s.io/v1 Event prints as the core Event the apiserver
+ * converts it to: its fields renamed back. */
+static json_t *print_event_v1(json_t *o, time_t now)
+{
+	static const char *const renamed[][2] = {
+		{ "note", "message" },
+		{ "regarding", "involvedObject" },
+		{ "deprecatedSource", "source" },
+		{ "deprecatedFirstTimestamp", "firstTimestamp" },
+		{ "deprecatedLastTimestamp", "lastTimestamp" },
+		{ "deprecatedCount", "count" },
+		{ "reportingController", "reportingComponent" },
+	};
+	json_t *core = json_copy(o), *r;
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
+		json_t *v = json_object_get(o, renamed[i][0]);
+		json_object_del(core, renamed[i][0]);
+		if (v)
+			json_object_set(core, renamed[i][1], v);
+	}
+	r = print_event(core, now);
+	json_decref(core);
+	return r;
+}
+
 static json_t *print_lease(json_t *o, time_t now)
 {
 	json_t *r = row();
@@ -1094,6 +1119,7 @@ static const struct {
 	{ "persistentvolumes", print_pv },
 	{ "persistentvolumeclaims", print_pvc },
 	{ "horizontalpodautoscalers.autoscaling", print_hpa },
+	{ "events.events.k8s.io", print_event_v1 },
 };
 
 const char *fake_table_kinds_columns(int res)
