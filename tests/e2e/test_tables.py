@@ -341,3 +341,36 @@ class CustomResourceColumns(unittest.TestCase):
             lambda: (lambda t: t if len(t["columnDefinitions"]) == 2 else None)(
                 self.table(self.proxy.url, path)), what="NAME and AGE once the CRD is gone")
         self.assertEqual([d["name"] for d in got["columnDefinitions"]], ["Name", "Age"])
+
+
+class CustomResourceColumnsForbidden(unittest.TestCase):
+    """A proxy that may not read CRDs still serves its custom resources,
+    with NAME and AGE, and is ready."""
+
+    def test_crds_forbidden_name_and_age(self):
+        import tempfile
+        d = tempfile.mkdtemp(prefix="crd-forbidden-")
+        users = os.path.join(d, "users.csv")
+        with open(users, "w") as f:
+            f.write("proxy-token,proxy,uid-proxy\n")
+        rules = os.path.join(d, "authz")
+        with open(rules, "w") as f:
+            f.write("proxy get,list,watch widgets.example.com *\n")
+        args = ["--quiet", "--users", users, "--authz", rules, "--seed-namespaces", "1",
+                "--crd", "widgets.example.com/v1:Widget",
+                "--crd-column", "widgets.example.com=" + WIDGET_COLUMNS[0]]
+        fake = h.fake(*args, seed="widgets.example.com=2")
+        self.addCleanup(fake.stop)
+        spy, proxy = h.proxy_via_spy(fake, "proxy-token", d, "widgets.example.com")
+        self.addCleanup(spy.close)
+        self.addCleanup(proxy.stop)
+        # the fake's rules refuse it: only widgets may be read
+        h.wait_until(lambda: spy.heads("customresourcedefinitions"),
+                     what="the proxy asking for the CRDs")
+        s, body = h.get_json(proxy.url + "/apis/example.com/v1/namespaces/ns-0/widgets"
+                             "?resourceVersion=0", headers={"Accept": TABLE})
+        self.assertEqual(s, 200)
+        self.assertEqual([c["name"] for c in body["columnDefinitions"]], ["Name", "Age"])
+        self.assertEqual([r["cells"][0] for r in body["rows"]], ["widget-0", "widget-1"])
+        self.assertEqual(h.request("GET", proxy.url + "/readyz")[0], 200)
+
