@@ -50,6 +50,12 @@ struct proxy_printer {
 
 /* ---- reading the object ---- */
 
+/* json_str_eq for a token that may be absent (-1). */
+static bool str_eq(const struct json_doc *d, int t, const char *s)
+{
+	return t >= 0 && json_str_eq(d, t, s);
+}
+
 static int at(const struct tc_row *r, const char *path)
 {
 	return path ? json_path(r->d, 0, path) : -1;
@@ -108,6 +114,14 @@ static bool time_of(const struct json_doc *d, int t, int64_t *out)
 		return false;
 	s = json_raw(d, t, &n);
 	return !cache_parse_time(s, n, out);
+}
+
+/* qsort, which must not be given a NULL base even for no items. */
+static void sort_n(void *base, size_t n, size_t size,
+		   int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
 }
 
 /* ---- writing cells ---- */
@@ -266,7 +280,7 @@ static int cmp_str(const void *a, const void *b)
 static void c_labels(struct buf *b, const struct tc_row *r, const char *arg)
 {
 	int m = at(r, arg), n = members(r->d, m), i = 0;
-	if (json_type(r->d, m) != JSMN_OBJECT)
+	if (n && json_type(r->d, m) != JSMN_OBJECT)
 		n = 0;
 	char **kv = n ? xcalloc((size_t)n, sizeof(*kv)) : NULL;
 	for (int k = n ? json_first(r->d, m) : -1; k > 0 && i < n;
@@ -278,7 +292,7 @@ static void c_labels(struct buf *b, const struct tc_row *r, const char *arg)
 		free(key);
 		free(val);
 	}
-	qsort(kv, (size_t)i, sizeof(*kv), cmp_str);
+	sort_n(kv, (size_t)i, sizeof(*kv), cmp_str);
 	struct sbuf s = { BUF_INIT, 0 };
 	for (int j = 0; j < i; j++) {
 		sb_item(&s, ",", kv[j], strlen(kv[j]));
@@ -344,7 +358,7 @@ void proxy_tc_selector(struct buf *out, const struct json_doc *d, int sel)
 			for (int x = nv ? json_first(d, vs) : -1;
 			     x > 0 && j < nv; x = json_next(d, vs, x))
 				v[j++] = dup_str(d, x);
-			qsort(v, (size_t)j, sizeof(*v), cmp_str);
+			sort_n(v, (size_t)j, sizeof(*v), cmp_str);
 			buf_printf(&t, "%s %s (", rq[i].key,
 				   !strcmp(op, "NotIn") ? "notin" : "in");
 			for (int y = 0; y < j; y++) {
@@ -358,7 +372,7 @@ void proxy_tc_selector(struct buf *out, const struct json_doc *d, int sel)
 		rq[i].text = t.p;
 		free(op);
 	}
-	qsort(rq, (size_t)i, sizeof(*rq), cmp_req);
+	sort_n(rq, (size_t)i, sizeof(*rq), cmp_req);
 	for (int j = 0; j < i; j++) {
 		if (j)
 			buf_addc(out, ',');
@@ -418,8 +432,8 @@ static bool cond_true(const struct json_doc *d, int conds, const char *type)
 {
 	for (int c = members(d, conds) ? json_first(d, conds) : -1; c > 0;
 	     c = json_next(d, conds, c))
-		if (json_str_eq(d, json_get(d, c, "type"), type))
-			return json_str_eq(d, json_get(d, c, "status"), "True");
+		if (str_eq(d, json_get(d, c, "type"), type))
+			return str_eq(d, json_get(d, c, "status"), "True");
 	return false;
 }
 
@@ -506,7 +520,7 @@ static void lb_ingress(struct sbuf *out, const struct json_doc *d, int ing)
 		else
 			free(ip);
 	}
-	qsort(v, (size_t)i, sizeof(*v), cmp_str);
+	sort_n(v, (size_t)i, sizeof(*v), cmp_str);
 	for (int j = 0; j < i; j++) {
 		if (!j || strcmp(v[j], v[j - 1]))
 			sb_item(out, ",", v[j], strlen(v[j]));
@@ -522,15 +536,14 @@ static void c_svc_external_ip(struct buf *b, const struct tc_row *r,
 	int type = at(r, "spec.type"), ext = at(r, "spec.externalIPs");
 	struct sbuf s = { BUF_INIT, 0 };
 	(void)arg;
-	if (json_str_eq(r->d, type, "ClusterIP") ||
-	    json_str_eq(r->d, type, "NodePort")) {
+	if (str_eq(r->d, type, "ClusterIP") || str_eq(r->d, type, "NodePort")) {
 		join_strs(&s, r->d, ext, ",");
 		sb_put(b, &s, "<none>");
-	} else if (json_str_eq(r->d, type, "LoadBalancer")) {
+	} else if (str_eq(r->d, type, "LoadBalancer")) {
 		lb_ingress(&s, r->d, at(r, "status.loadBalancer.ingress"));
 		join_strs(&s, r->d, ext, ",");
 		sb_put(b, &s, "<pending>");
-	} else if (json_str_eq(r->d, type, "ExternalName")) {
+	} else if (str_eq(r->d, type, "ExternalName")) {
 		c_str(b, r, "spec.externalName");
 	} else {
 		put_str(b, "<unknown>");
@@ -1072,7 +1085,7 @@ static void c_subjects(struct buf *b, const struct tc_row *r, const char *arg)
 	struct sbuf s = { BUF_INIT, 0 };
 	for (int x = members(r->d, subs) ? json_first(r->d, subs) : -1; x > 0;
 	     x = json_next(r->d, subs, x)) {
-		if (!json_str_eq(r->d, json_get(r->d, x, "kind"), arg))
+		if (!str_eq(r->d, json_get(r->d, x, "kind"), arg))
 			continue;
 		char *name = dup_str(r->d, json_get(r->d, x, "name"));
 		char *ns = dup_str(r->d, json_get(r->d, x, "namespace"));
@@ -1122,16 +1135,14 @@ static void c_sc_name(struct buf *b, const struct tc_row *r, const char *arg)
 	struct buf s = BUF_INIT;
 	(void)arg;
 	buf_adds(&s, name);
-	if (json_str_eq(r->d,
-			json_get(r->d, ann,
-				 "storageclass.kubernetes.io/is-default-class"),
-			"true") ||
-	    json_str_eq(
-		    r->d,
-		    json_get(
-			    r->d, ann,
+	if (str_eq(r->d,
+		   json_get(r->d, ann,
+			    "storageclass.kubernetes.io/is-default-class"),
+		   "true") ||
+	    str_eq(r->d,
+		   json_get(r->d, ann,
 			    "storageclass.beta.kubernetes.io/is-default-class"),
-		    "true"))
+		   "true"))
 		buf_adds(&s, " (default)");
 	buf_addc(&s, '\0');
 	put_str(b, s.p);
@@ -1287,9 +1298,8 @@ static void c_node_status(struct buf *b, const struct tc_row *r,
 	/* the last Ready condition wins, as the printer's map does */
 	for (int c = members(r->d, conds) ? json_first(r->d, conds) : -1; c > 0;
 	     c = json_next(r->d, conds, c))
-		if (json_str_eq(r->d, json_get(r->d, c, "type"), "Ready"))
-			st = json_str_eq(r->d, json_get(r->d, c, "status"),
-					 "True") ?
+		if (str_eq(r->d, json_get(r->d, c, "type"), "Ready"))
+			st = str_eq(r->d, json_get(r->d, c, "status"), "True") ?
 				     "Ready" :
 				     "NotReady";
 	buf_adds(&s, st);
@@ -1321,7 +1331,7 @@ static void c_node_roles(struct buf *b, const struct tc_row *r, const char *arg)
 		free(key);
 		free(val);
 	}
-	qsort(v, (size_t)i, sizeof(*v), cmp_str);
+	sort_n(v, (size_t)i, sizeof(*v), cmp_str);
 	for (int j = 0; j < i; j++)
 		if (!j || strcmp(v[j], v[j - 1]))
 			sb_item(&s, ",", v[j], strlen(v[j]));
@@ -1337,7 +1347,7 @@ static void c_node_addr(struct buf *b, const struct tc_row *r, const char *arg)
 	int as = at(r, "status.addresses");
 	for (int a = members(r->d, as) ? json_first(r->d, as) : -1; a > 0;
 	     a = json_next(r->d, as, a))
-		if (json_str_eq(r->d, json_get(r->d, a, "type"), arg)) {
+		if (str_eq(r->d, json_get(r->d, a, "type"), arg)) {
 			put_token_str(b, r->d, json_get(r->d, a, "address"));
 			return;
 		}
@@ -1379,7 +1389,7 @@ static void access_modes(struct buf *b, const struct tc_row *r, int modes)
 		for (int m = members(r->d, modes) ? json_first(r->d, modes) :
 						    -1;
 		     m > 0; m = json_next(r->d, modes, m))
-			if (json_str_eq(r->d, m, names[i][0])) {
+			if (str_eq(r->d, m, names[i][0])) {
 				sb_item(&s, ",", names[i][1],
 					strlen(names[i][1]));
 				break;

@@ -79,6 +79,12 @@ static const char name_desc[] =
 static const char age_desc[] =
 	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
+/* json_str_eq for a token that may be absent (-1). */
+static bool str_eq(const struct json_doc *d, int t, const char *s)
+{
+	return t >= 0 && json_str_eq(d, t, s);
+}
+
 /* The string at t, malloc'd; "" when absent or not a string. */
 static char *str_of(const struct json_doc *d, int t)
 {
@@ -134,7 +140,7 @@ static struct proxy_crd_cols *from_doc(const struct json_doc *d,
 	if (vs < 0 || json_type(d, vs) != JSMN_ARRAY)
 		return NULL;
 	for (int e = json_first(d, vs); e > 0; e = json_next(d, vs, e))
-		if (json_str_eq(d, json_get(d, e, "name"), version)) {
+		if (str_eq(d, json_get(d, e, "name"), version)) {
 			v = e;
 			break;
 		}
