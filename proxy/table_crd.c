@@ -13,6 +13,7 @@
  */
 #include "proxy/table_crd.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,71 @@ struct proxy_crd_cols {
 
 static struct cache_store *crd_store; /* atomic */
 
+/*
+ * Parsed columns by CRD name, version and resourceVersion: a CRD with a
+ * large schema is tokenized once per change, not once per Table (a
+ * watch renders one per event). Entries are replaced in turn; the cache
+ * owns its copies, and callers get copies of their own.
+ */
+#define CRD_CACHE 16
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct crd_cache {
+	char key[512]; /* name "/" version; "" when empty */
+	uint64_t rv;
+	struct proxy_crd_cols *cols;
+} cache[CRD_CACHE];
+static unsigned cache_next;
+
+static struct proxy_crd_cols *cols_copy(const struct proxy_crd_cols *c);
+
+static void cache_clear(void)
+{
+	pthread_mutex_lock(&cache_lock);
+	for (int i = 0; i < CRD_CACHE; i++) {
+		proxy_crd_cols_free(cache[i].cols);
+		cache[i] = (struct crd_cache){ .key = "" };
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* A copy of the cached columns of key at rv, or NULL. */
+static struct proxy_crd_cols *cache_find(const char *key, uint64_t rv)
+{
+	struct proxy_crd_cols *c = NULL;
+	pthread_mutex_lock(&cache_lock);
+	for (int i = 0; i < CRD_CACHE && !c; i++)
+		if (cache[i].cols && cache[i].rv == rv &&
+		    !strcmp(cache[i].key, key))
+			c = cols_copy(cache[i].cols);
+	pthread_mutex_unlock(&cache_lock);
+	return c;
+}
+
+static void cache_put(const char *key, uint64_t rv,
+		      const struct proxy_crd_cols *c)
+{
+	struct proxy_crd_cols *copy = cols_copy(c);
+	if (!copy)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	struct crd_cache *e = &cache[cache_next++ % CRD_CACHE];
+	for (int i = 0; i < CRD_CACHE; i++) /* the same CRD: its slot */
+		if (!strcmp(cache[i].key, key)) {
+			e = &cache[i];
+			break;
+		}
+	proxy_crd_cols_free(e->cols);
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->rv = rv;
+	e->cols = copy;
+	pthread_mutex_unlock(&cache_lock);
+}
+
 void proxy_crd_attach(struct cache_store *crds)
 {
 	__atomic_store_n(&crd_store, crds, __ATOMIC_RELEASE);
+	if (!crds)
+		cache_clear();
 }
 
 bool proxy_crd_group(const char *group)
@@ -198,7 +261,7 @@ struct proxy_crd_cols *proxy_crd_cols_parse(const char *json, size_t len,
 struct proxy_crd_cols *proxy_crd_cols_get(const struct cache_kind *k)
 {
 	struct cache_store *s = __atomic_load_n(&crd_store, __ATOMIC_ACQUIRE);
-	char name[512];
+	char name[256], key[512];
 	struct cache_obj *o;
 	struct proxy_crd_cols *c;
 	if (!s || !k->group[0])
@@ -207,9 +270,36 @@ struct proxy_crd_cols *proxy_crd_cols_get(const struct cache_kind *k)
 	o = cache_store_get(s, "", name, NULL);
 	if (!o)
 		return NULL;
-	c = proxy_crd_cols_parse(o->json, o->len, k->version);
+	snprintf(key, sizeof(key), "%s/%s", name, k->version);
+	c = cache_find(key, o->rv);
+	if (!c) {
+		c = proxy_crd_cols_parse(o->json, o->len, k->version);
+		if (c)
+			cache_put(key, o->rv, c);
+	}
 	cache_obj_put(o);
 	return c;
+}
+
+static struct proxy_crd_cols *cols_copy(const struct proxy_crd_cols *c)
+{
+	struct proxy_crd_cols *d =
+		xcalloc(1, sizeof(*d) + (size_t)c->n * sizeof(d->c[0]));
+	if (!d)
+		return NULL;
+	for (int i = 0; i < c->n; i++) {
+		const struct crd_col *a = &c->c[i];
+		struct crd_col *b = &d->c[d->n++];
+		*b = (struct crd_col){ xstrdup(a->name),   xstrdup(a->type),
+				       xstrdup(a->format), xstrdup(a->desc),
+				       xstrdup(a->path),   a->priority };
+		if (!b->name || !b->type || !b->format || !b->desc ||
+		    !b->path) {
+			proxy_crd_cols_free(d);
+			return NULL;
+		}
+	}
+	return d;
 }
 
 void proxy_crd_columns(struct buf *b, const struct proxy_crd_cols *c)

@@ -24,7 +24,8 @@
 
 struct proxy_crd_cols;
 
-/* The store of CRDs Tables read from; NULL detaches. Set before serving
+/* The store of CRDs Tables read from; NULL detaches (and frees the
+ * parsed columns kept per CRD and resourceVersion). Set before serving
  * and cleared after; the store outlives every request. */
 void proxy_crd_attach(struct cache_store *crds);
 /* Whether group is a custom resource's, not one the apiserver has built
