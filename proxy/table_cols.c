@@ -12,6 +12,9 @@
  * and kubectl drops them without -o wide. Descriptions are the API
  * documentation strings the apiserver sends, word for word.
  *
+ * The file reads top to bottom: helpers, the cell functions by area, then
+ * the table itself, one column array per kind and printers[] naming them.
+ *
  * What the apiserver defaults when an object is created (spec.replicas 1,
  * a ServicePort's protocol TCP) is read from the stored object; an object
  * stored without them prints the defaults.
@@ -788,279 +791,7 @@ static void c_created_at(struct buf *b, const struct tc_row *r, const char *arg)
 	put_str(b, s);
 }
 
-/* ---- the table ---- */
-
-static const char name_desc[] =
-	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-static const char age_desc[] =
-	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-static const char containers_desc[] =
-	"Names of each container in the template.";
-static const char images_desc[] =
-	"Images referenced by each container in the template.";
-
-#define NAME_COL                                                     \
-	{                                                            \
-		"Name", "string", "name", name_desc, 0, c_name, NULL \
-	}
-#define AGE_COL                                               \
-	{                                                     \
-		"Age", "string", "", age_desc, 0, c_age, NULL \
-	}
-#define CONTAINERS(path)                                              \
-	{ "Containers", "string",    "", containers_desc, 1,          \
-	  c_containers, path ":name" },                               \
-	{                                                             \
-		"Images", "string", "", images_desc, 1, c_containers, \
-			path ":image"                                 \
-	}
-
-static const struct proxy_col configmap_cols[] = {
-	NAME_COL,
-	{ "Data", "string", "",
-	  "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
-	  0, c_cm_data, NULL },
-	AGE_COL,
-};
-
-static const struct proxy_col namespace_cols[] = {
-	NAME_COL,
-	{ "Status", "string", "", "The status of the namespace", 0, c_str,
-	  "status.phase" },
-	AGE_COL,
-};
-
-static const struct proxy_col deployment_cols[] = {
-	NAME_COL,
-	{ "Ready", "string", "", "Number of the pod with ready state", 0,
-	  c_ready_of, NULL },
-	{ "Up-to-date", "string", "",
-	  "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
-	  0, c_int, "status.updatedReplicas" },
-	{ "Available", "string", "",
-	  "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
-	  0, c_int, "status.availableReplicas" },
-	AGE_COL,
-	CONTAINERS("spec.template.spec.containers"),
-	{ "Selector", "string", "",
-	  "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
-	  1, c_selector_raw, "spec.selector" },
-};
-
-static const struct proxy_col replicaset_cols[] = {
-	NAME_COL,
-	{ "Desired", "integer", "",
-	  "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
-	  0, c_desired, NULL },
-	{ "Current", "integer", "",
-	  "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
-	  0, c_int, "status.replicas" },
-	{ "Ready", "integer", "",
-	  "The number of ready replicas for this replica set.", 0, c_int,
-	  "status.readyReplicas" },
-	AGE_COL,
-	CONTAINERS("spec.template.spec.containers"),
-	{ "Selector", "string", "",
-	  "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-	  1, c_selector, "spec.selector" },
-};
-
-static const struct proxy_col statefulset_cols[] = {
-	NAME_COL,
-	{ "Ready", "string", "", "Number of the pod with ready state", 0,
-	  c_ready_of, NULL },
-	AGE_COL,
-	CONTAINERS("spec.template.spec.containers"),
-};
-
-static const struct proxy_col daemonset_cols[] = {
-	NAME_COL,
-	{ "Desired", "integer", "",
-	  "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
-	  0, c_int, "status.desiredNumberScheduled" },
-	{ "Current", "integer", "",
-	  "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
-	  0, c_int, "status.currentNumberScheduled" },
-	{ "Ready", "integer", "",
-	  "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.",
-	  0, c_int, "status.numberReady" },
-	{ "Up-to-date", "integer", "",
-	  "The total number of nodes that are running updated daemon pod", 0,
-	  c_int, "status.updatedNumberScheduled" },
-	{ "Available", "integer", "",
-	  "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
-	  0, c_int, "status.numberAvailable" },
-	{ "Node Selector", "string", "",
-	  "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
-	  0, c_labels, "spec.template.spec.nodeSelector" },
-	AGE_COL,
-	CONTAINERS("spec.template.spec.containers"),
-	{ "Selector", "string", "",
-	  "A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-	  1, c_selector, "spec.selector" },
-};
-
-static const struct proxy_col job_cols[] = {
-	NAME_COL,
-	{ "Status", "string", "", "Status of the job.", 0, c_job_status, NULL },
-	{ "Completions", "string", "",
-	  "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.",
-	  0, c_job_completions, NULL },
-	{ "Duration", "string", "", "Time required to complete the job.", 0,
-	  c_job_duration, NULL },
-	AGE_COL,
-	CONTAINERS("spec.template.spec.containers"),
-	{ "Selector", "string", "",
-	  "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-	  1, c_selector, "spec.selector" },
-};
-
-static const struct proxy_col cronjob_cols[] = {
-	NAME_COL,
-	{ "Schedule", "string", "",
-	  "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
-	  0, c_str, "spec.schedule" },
-	{ "Timezone", "string", "",
-	  "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones",
-	  0, c_str_or_none, "spec.timeZone" },
-	{ "Suspend", "boolean", "",
-	  "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.",
-	  0, c_bool_ptr, "spec.suspend" },
-	{ "Active", "integer", "",
-	  "A list of pointers to currently running jobs.", 0, c_count,
-	  "status.active" },
-	{ "Last Schedule", "string", "",
-	  "Information when was the last time the job was successfully scheduled.",
-	  0, c_since_or_none, "status.lastScheduleTime" },
-	AGE_COL,
-	CONTAINERS("spec.jobTemplate.spec.template.spec.containers"),
-	{ "Selector", "string", "",
-	  "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-	  1, c_selector, "spec.jobTemplate.spec.selector" },
-};
-
-static const struct proxy_col service_cols[] = {
-	NAME_COL,
-	{ "Type", "string", "",
-	  "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
-	  0, c_str, "spec.type" },
-	{ "Cluster-IP", "string", "",
-	  "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0,
-	  c_first_or_none, "spec.clusterIPs" },
-	{ "External-IP", "string", "",
-	  "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.",
-	  0, c_svc_external_ip, NULL },
-	{ "Port(s)", "string", "",
-	  "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies",
-	  0, c_svc_ports, NULL },
-	AGE_COL,
-	{ "Selector", "string", "",
-	  "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/",
-	  1, c_labels, "spec.selector" },
-};
-
-static const struct proxy_col secret_cols[] = {
-	NAME_COL,
-	{ "Type", "string", "",
-	  "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
-	  0, c_str, "type" },
-	{ "Data", "string", "",
-	  "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
-	  0, c_count, "data" },
-	AGE_COL,
-};
-
-static const struct proxy_col serviceaccount_cols[] = {
-	NAME_COL,
-	{ "Secrets", "string", "",
-	  "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret",
-	  0, c_count, "secrets" },
-	AGE_COL,
-};
-
-#define EVENT_COLS(g)                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-	{ "Last Seen",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-	  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 \
-	  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
-	  "The time at which the most recent occurrence of this event was recorded.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-	  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        \
-	  c_ev_last,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-	  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
-		{ "Type",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
-		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "Type of this event (Normal, Warning), new types could be added in the future",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   \
-		  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  c_str,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            \
-		  "type" },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		{ "Reason",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  c_str,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            \
-		  "reason" },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
-		{ "Object", "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "",	    "The object that this event is about.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 \
-		  0,	    c_ev_object,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            \
-		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-		{ "Subobject",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
-		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", \
-		  1,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  c_ev_subobject,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   \
-		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-		{ "Source",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "The component reporting this event. Should be a short machine understandable string.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
-		  1,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  c_ev_source,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
-		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-		{ "Message",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        \
-		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "A human-readable description of the status of this operation.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                  \
-		  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  c_ev_message,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     \
-		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-		{ "First Seen",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     \
-		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
-		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
-		  "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
-		  1,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  c_ev_first,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
-		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-		{ "Count", "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-		  "",	   "The number of times this event has occurred.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                          \
-		  1,	   c_ev_count,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
-	{                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
-		"Name", "string", "name", name_desc, 1, c_name, NULL                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
-	}
-
-static const struct proxy_col event_cols[] = { EVENT_COLS(NULL) };
-static const struct proxy_col events_event_cols[] = { EVENT_COLS(
-	"events.k8s.io") };
-
-static const struct proxy_col lease_cols[] = {
-	NAME_COL,
-	{ "Holder", "string", "",
-	  "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
-	  0, c_str, "spec.holderIdentity" },
-	AGE_COL,
-};
-
-static const struct proxy_col endpoints_cols[] = {
-	NAME_COL,
-	{ "Endpoints", "string", "",
-	  "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.",
-	  0, c_endpoints, NULL },
-	AGE_COL,
-};
-
-/* ---- more kinds ---- */
+/* ---- RBAC, classes, ingresses, PDBs, endpoint slices ---- */
 
 /* ROLE of a (Cluster)RoleBinding: Kind/Name. */
 static void c_role_ref(struct buf *b, const struct tc_row *r, const char *arg)
@@ -1455,6 +1186,410 @@ static void c_pvc_bound(struct buf *b, const struct tc_row *r, const char *arg)
 	free(vol);
 }
 
+/* ---- horizontal pod autoscalers ---- */
+
+static void c_hpa_ref(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	char *kind = dup_str(r->d, at(r, "spec.scaleTargetRef.kind"));
+	char *name = dup_str(r->d, at(r, "spec.scaleTargetRef.name"));
+	struct buf s = BUF_INIT;
+	(void)arg;
+	buf_printf(&s, "%s/%s", kind, name);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+	free(kind);
+	free(name);
+}
+
+/* The quantity string at path under t, or "<unknown>". */
+static char *qty(const struct json_doc *d, int t, const char *path)
+{
+	int v = t >= 0 ? json_path(d, t, path) : -1;
+	return is_str(d, v) ? dup_str(d, v) : xstrdup("<unknown>");
+}
+
+/* One metric of formatHPAMetrics: spec m, status st (or -1). */
+static void hpa_metric(struct buf *out, const struct json_doc *d, int m, int st)
+{
+	char *type = dup_str(d, json_get(d, m, "type"));
+	const char *src = !strcmp(type, "External") ? "external" :
+			  !strcmp(type, "Pods")	    ? "pods" :
+			  !strcmp(type, "Object")   ? "object" :
+			  !strcmp(type, "Resource") ? "resource" :
+			  !strcmp(type, "ContainerResource") ?
+						      "containerResource" :
+						      NULL;
+	int spec = src ? json_get(d, m, src) : -1;
+	int cur = src && st >= 0 ? json_get(d, st, src) : -1;
+	int target = json_get(d, spec, "target");
+	bool avg = !is_null(d, json_get(d, target, "averageValue"));
+	char *c = NULL, *t = NULL;
+
+	if (!src) {
+		buf_adds(out, "<unknown type>");
+	} else if (!strcmp(src, "pods")) {
+		c = qty(d, cur, "current.averageValue");
+		t = qty(d, target, "averageValue");
+		buf_printf(out, "%s/%s", c, t);
+	} else if (!strcmp(src, "external") || !strcmp(src, "object")) {
+		c = qty(d, cur, avg ? "current.averageValue" : "current.value");
+		t = qty(d, target, avg ? "averageValue" : "value");
+		buf_printf(out, avg ? "%s/%s (avg)" : "%s/%s", c, t);
+	} else {
+		char *name = dup_str(d, json_get(d, spec, "name"));
+		if (avg) {
+			c = qty(d, cur, "current.averageValue");
+			t = qty(d, target, "averageValue");
+		} else {
+			int cu = cur >= 0 ?
+					 json_path(
+						 d, cur,
+						 "current.averageUtilization") :
+					 -1;
+			int tu = json_get(d, target, "averageUtilization");
+			char tmp[32];
+			if (is_null(d, cu)) {
+				c = xstrdup("<unknown>");
+			} else {
+				snprintf(tmp, sizeof(tmp), "%lld%%",
+					 (long long)int_of(d, cu, 0));
+				c = xstrdup(tmp);
+			}
+			if (is_null(d, tu)) {
+				t = xstrdup("<auto>");
+			} else {
+				snprintf(tmp, sizeof(tmp), "%lld%%",
+					 (long long)int_of(d, tu, 0));
+				t = xstrdup(tmp);
+			}
+		}
+		buf_printf(out, "%s: %s/%s", name, c, t);
+		free(name);
+	}
+	free(c);
+	free(t);
+	free(type);
+}
+
+/* TARGETS: the first two metrics, current/target each, then
+ * " + N more..."; "<none>" without metrics. */
+static void c_hpa_targets(struct buf *b, const struct tc_row *r,
+			  const char *arg)
+{
+	int ms = at(r, "spec.metrics"), sts = at(r, "status.currentMetrics");
+	int n = members(r->d, ms), nst = members(r->d, sts), i = 0;
+	struct buf s = BUF_INIT;
+	(void)arg;
+	if (!n) {
+		put_str(b, "<none>");
+		return;
+	}
+	for (int m = json_first(r->d, ms); m > 0 && i < 2;
+	     m = json_next(r->d, ms, m), i++) {
+		int st = -1, k = 0;
+		for (int x = i < nst ? json_first(r->d, sts) : -1; x > 0;
+		     x = json_next(r->d, sts, x))
+			if (k++ == i) {
+				st = x;
+				break;
+			}
+		if (i)
+			buf_adds(&s, ", ");
+		hpa_metric(&s, r->d, m, st);
+	}
+	if (n > 2)
+		buf_printf(&s, " + %d more...", n - 2);
+	buf_addc(&s, '\0');
+	put_str(b, s.p);
+	buf_free(&s);
+}
+
+static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int t = at(r, "spec.minReplicas");
+	char s[24];
+	(void)arg;
+	if (is_null(r->d, t)) {
+		put_str(b, "<unset>");
+		return;
+	}
+	snprintf(s, sizeof(s), "%lld", (long long)int_of(r->d, t, 0));
+	put_str(b, s);
+}
+
+/* ---- the table ---- */
+
+static const char name_desc[] =
+	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+static const char age_desc[] =
+	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+static const char containers_desc[] =
+	"Names of each container in the template.";
+static const char images_desc[] =
+	"Images referenced by each container in the template.";
+
+#define NAME_COL                                                     \
+	{                                                            \
+		"Name", "string", "name", name_desc, 0, c_name, NULL \
+	}
+#define AGE_COL                                               \
+	{                                                     \
+		"Age", "string", "", age_desc, 0, c_age, NULL \
+	}
+#define CONTAINERS(path)                                              \
+	{ "Containers", "string",    "", containers_desc, 1,          \
+	  c_containers, path ":name" },                               \
+	{                                                             \
+		"Images", "string", "", images_desc, 1, c_containers, \
+			path ":image"                                 \
+	}
+
+static const struct proxy_col configmap_cols[] = {
+	NAME_COL,
+	{ "Data", "string", "",
+	  "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+	  0, c_cm_data, NULL },
+	AGE_COL,
+};
+
+static const struct proxy_col namespace_cols[] = {
+	NAME_COL,
+	{ "Status", "string", "", "The status of the namespace", 0, c_str,
+	  "status.phase" },
+	AGE_COL,
+};
+
+static const struct proxy_col deployment_cols[] = {
+	NAME_COL,
+	{ "Ready", "string", "", "Number of the pod with ready state", 0,
+	  c_ready_of, NULL },
+	{ "Up-to-date", "string", "",
+	  "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+	  0, c_int, "status.updatedReplicas" },
+	{ "Available", "string", "",
+	  "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+	  0, c_int, "status.availableReplicas" },
+	AGE_COL,
+	CONTAINERS("spec.template.spec.containers"),
+	{ "Selector", "string", "",
+	  "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+	  1, c_selector_raw, "spec.selector" },
+};
+
+static const struct proxy_col replicaset_cols[] = {
+	NAME_COL,
+	{ "Desired", "integer", "",
+	  "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+	  0, c_desired, NULL },
+	{ "Current", "integer", "",
+	  "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+	  0, c_int, "status.replicas" },
+	{ "Ready", "integer", "",
+	  "The number of ready replicas for this replica set.", 0, c_int,
+	  "status.readyReplicas" },
+	AGE_COL,
+	CONTAINERS("spec.template.spec.containers"),
+	{ "Selector", "string", "",
+	  "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+	  1, c_selector, "spec.selector" },
+};
+
+static const struct proxy_col statefulset_cols[] = {
+	NAME_COL,
+	{ "Ready", "string", "", "Number of the pod with ready state", 0,
+	  c_ready_of, NULL },
+	AGE_COL,
+	CONTAINERS("spec.template.spec.containers"),
+};
+
+static const struct proxy_col daemonset_cols[] = {
+	NAME_COL,
+	{ "Desired", "integer", "",
+	  "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
+	  0, c_int, "status.desiredNumberScheduled" },
+	{ "Current", "integer", "",
+	  "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
+	  0, c_int, "status.currentNumberScheduled" },
+	{ "Ready", "integer", "",
+	  "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.",
+	  0, c_int, "status.numberReady" },
+	{ "Up-to-date", "integer", "",
+	  "The total number of nodes that are running updated daemon pod", 0,
+	  c_int, "status.updatedNumberScheduled" },
+	{ "Available", "integer", "",
+	  "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
+	  0, c_int, "status.numberAvailable" },
+	{ "Node Selector", "string", "",
+	  "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
+	  0, c_labels, "spec.template.spec.nodeSelector" },
+	AGE_COL,
+	CONTAINERS("spec.template.spec.containers"),
+	{ "Selector", "string", "",
+	  "A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+	  1, c_selector, "spec.selector" },
+};
+
+static const struct proxy_col job_cols[] = {
+	NAME_COL,
+	{ "Status", "string", "", "Status of the job.", 0, c_job_status, NULL },
+	{ "Completions", "string", "",
+	  "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.",
+	  0, c_job_completions, NULL },
+	{ "Duration", "string", "", "Time required to complete the job.", 0,
+	  c_job_duration, NULL },
+	AGE_COL,
+	CONTAINERS("spec.template.spec.containers"),
+	{ "Selector", "string", "",
+	  "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+	  1, c_selector, "spec.selector" },
+};
+
+static const struct proxy_col cronjob_cols[] = {
+	NAME_COL,
+	{ "Schedule", "string", "",
+	  "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
+	  0, c_str, "spec.schedule" },
+	{ "Timezone", "string", "",
+	  "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones",
+	  0, c_str_or_none, "spec.timeZone" },
+	{ "Suspend", "boolean", "",
+	  "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.",
+	  0, c_bool_ptr, "spec.suspend" },
+	{ "Active", "integer", "",
+	  "A list of pointers to currently running jobs.", 0, c_count,
+	  "status.active" },
+	{ "Last Schedule", "string", "",
+	  "Information when was the last time the job was successfully scheduled.",
+	  0, c_since_or_none, "status.lastScheduleTime" },
+	AGE_COL,
+	CONTAINERS("spec.jobTemplate.spec.template.spec.containers"),
+	{ "Selector", "string", "",
+	  "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+	  1, c_selector, "spec.jobTemplate.spec.selector" },
+};
+
+static const struct proxy_col service_cols[] = {
+	NAME_COL,
+	{ "Type", "string", "",
+	  "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
+	  0, c_str, "spec.type" },
+	{ "Cluster-IP", "string", "",
+	  "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0,
+	  c_first_or_none, "spec.clusterIPs" },
+	{ "External-IP", "string", "",
+	  "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.",
+	  0, c_svc_external_ip, NULL },
+	{ "Port(s)", "string", "",
+	  "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies",
+	  0, c_svc_ports, NULL },
+	AGE_COL,
+	{ "Selector", "string", "",
+	  "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/",
+	  1, c_labels, "spec.selector" },
+};
+
+static const struct proxy_col secret_cols[] = {
+	NAME_COL,
+	{ "Type", "string", "",
+	  "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+	  0, c_str, "type" },
+	{ "Data", "string", "",
+	  "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+	  0, c_count, "data" },
+	AGE_COL,
+};
+
+static const struct proxy_col serviceaccount_cols[] = {
+	NAME_COL,
+	{ "Secrets", "string", "",
+	  "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret",
+	  0, c_count, "secrets" },
+	AGE_COL,
+};
+
+#define EVENT_COLS(g)                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+	{ "Last Seen",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+	  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 \
+	  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
+	  "The time at which the most recent occurrence of this event was recorded.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+	  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        \
+	  c_ev_last,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+	  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
+		{ "Type",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
+		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "Type of this event (Normal, Warning), new types could be added in the future",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   \
+		  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  c_str,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            \
+		  "type" },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		{ "Reason",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  c_str,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            \
+		  "reason" },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
+		{ "Object", "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "",	    "The object that this event is about.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 \
+		  0,	    c_ev_object,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            \
+		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+		{ "Subobject",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
+		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", \
+		  1,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  c_ev_subobject,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   \
+		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+		{ "Source",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "The component reporting this event. Should be a short machine understandable string.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
+		  1,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  c_ev_source,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      \
+		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+		{ "Message",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        \
+		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "A human-readable description of the status of this operation.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                  \
+		  0,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  c_ev_message,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     \
+		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+		{ "First Seen",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     \
+		  "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         \
+		  "",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               \
+		  "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
+		  1,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  c_ev_first,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
+		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+		{ "Count", "string",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+		  "",	   "The number of times this event has occurred.",                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                          \
+		  1,	   c_ev_count,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
+	{                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
+		"Name", "string", "name", name_desc, 1, c_name, NULL                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                \
+	}
+
+static const struct proxy_col event_cols[] = { EVENT_COLS(NULL) };
+static const struct proxy_col events_event_cols[] = { EVENT_COLS(
+	"events.k8s.io") };
+
+static const struct proxy_col lease_cols[] = {
+	NAME_COL,
+	{ "Holder", "string", "",
+	  "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
+	  0, c_str, "spec.holderIdentity" },
+	AGE_COL,
+};
+
+static const struct proxy_col endpoints_cols[] = {
+	NAME_COL,
+	{ "Endpoints", "string", "",
+	  "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.",
+	  0, c_endpoints, NULL },
+	AGE_COL,
+};
+
 static const struct proxy_col created_cols[] = {
 	NAME_COL,
 	{ "Created At", "date", "", age_desc, 0, c_created_at, NULL },
@@ -1682,138 +1817,6 @@ static const struct proxy_col pvc_cols[] = {
 	  "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
 	  1, c_str_default, "spec.volumeMode:<unset>" },
 };
-
-/* ---- horizontal pod autoscalers ---- */
-
-static void c_hpa_ref(struct buf *b, const struct tc_row *r, const char *arg)
-{
-	char *kind = dup_str(r->d, at(r, "spec.scaleTargetRef.kind"));
-	char *name = dup_str(r->d, at(r, "spec.scaleTargetRef.name"));
-	struct buf s = BUF_INIT;
-	(void)arg;
-	buf_printf(&s, "%s/%s", kind, name);
-	buf_addc(&s, '\0');
-	put_str(b, s.p);
-	buf_free(&s);
-	free(kind);
-	free(name);
-}
-
-/* The quantity string at path under t, or "<unknown>". */
-static char *qty(const struct json_doc *d, int t, const char *path)
-{
-	int v = t >= 0 ? json_path(d, t, path) : -1;
-	return is_str(d, v) ? dup_str(d, v) : xstrdup("<unknown>");
-}
-
-/* One metric of formatHPAMetrics: spec m, status st (or -1). */
-static void hpa_metric(struct buf *out, const struct json_doc *d, int m, int st)
-{
-	char *type = dup_str(d, json_get(d, m, "type"));
-	const char *src = !strcmp(type, "External") ? "external" :
-			  !strcmp(type, "Pods")	    ? "pods" :
-			  !strcmp(type, "Object")   ? "object" :
-			  !strcmp(type, "Resource") ? "resource" :
-			  !strcmp(type, "ContainerResource") ?
-						      "containerResource" :
-						      NULL;
-	int spec = src ? json_get(d, m, src) : -1;
-	int cur = src && st >= 0 ? json_get(d, st, src) : -1;
-	int target = json_get(d, spec, "target");
-	bool avg = !is_null(d, json_get(d, target, "averageValue"));
-	char *c = NULL, *t = NULL;
-
-	if (!src) {
-		buf_adds(out, "<unknown type>");
-	} else if (!strcmp(src, "pods")) {
-		c = qty(d, cur, "current.averageValue");
-		t = qty(d, target, "averageValue");
-		buf_printf(out, "%s/%s", c, t);
-	} else if (!strcmp(src, "external") || !strcmp(src, "object")) {
-		c = qty(d, cur, avg ? "current.averageValue" : "current.value");
-		t = qty(d, target, avg ? "averageValue" : "value");
-		buf_printf(out, avg ? "%s/%s (avg)" : "%s/%s", c, t);
-	} else {
-		char *name = dup_str(d, json_get(d, spec, "name"));
-		if (avg) {
-			c = qty(d, cur, "current.averageValue");
-			t = qty(d, target, "averageValue");
-		} else {
-			int cu = cur >= 0 ?
-					 json_path(
-						 d, cur,
-						 "current.averageUtilization") :
-					 -1;
-			int tu = json_get(d, target, "averageUtilization");
-			char tmp[32];
-			if (is_null(d, cu)) {
-				c = xstrdup("<unknown>");
-			} else {
-				snprintf(tmp, sizeof(tmp), "%lld%%",
-					 (long long)int_of(d, cu, 0));
-				c = xstrdup(tmp);
-			}
-			if (is_null(d, tu)) {
-				t = xstrdup("<auto>");
-			} else {
-				snprintf(tmp, sizeof(tmp), "%lld%%",
-					 (long long)int_of(d, tu, 0));
-				t = xstrdup(tmp);
-			}
-		}
-		buf_printf(out, "%s: %s/%s", name, c, t);
-		free(name);
-	}
-	free(c);
-	free(t);
-	free(type);
-}
-
-/* TARGETS: the first two metrics, current/target each, then
- * " + N more..."; "<none>" without metrics. */
-static void c_hpa_targets(struct buf *b, const struct tc_row *r,
-			  const char *arg)
-{
-	int ms = at(r, "spec.metrics"), sts = at(r, "status.currentMetrics");
-	int n = members(r->d, ms), nst = members(r->d, sts), i = 0;
-	struct buf s = BUF_INIT;
-	(void)arg;
-	if (!n) {
-		put_str(b, "<none>");
-		return;
-	}
-	for (int m = json_first(r->d, ms); m > 0 && i < 2;
-	     m = json_next(r->d, ms, m), i++) {
-		int st = -1, k = 0;
-		for (int x = i < nst ? json_first(r->d, sts) : -1; x > 0;
-		     x = json_next(r->d, sts, x))
-			if (k++ == i) {
-				st = x;
-				break;
-			}
-		if (i)
-			buf_adds(&s, ", ");
-		hpa_metric(&s, r->d, m, st);
-	}
-	if (n > 2)
-		buf_printf(&s, " + %d more...", n - 2);
-	buf_addc(&s, '\0');
-	put_str(b, s.p);
-	buf_free(&s);
-}
-
-static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
-{
-	int t = at(r, "spec.minReplicas");
-	char s[24];
-	(void)arg;
-	if (is_null(r->d, t)) {
-		put_str(b, "<unset>");
-		return;
-	}
-	snprintf(s, sizeof(s), "%lld", (long long)int_of(r->d, t, 0));
-	put_str(b, s);
-}
 
 static const struct proxy_col hpa_cols[] = {
 	NAME_COL,
