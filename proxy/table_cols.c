@@ -29,6 +29,7 @@
 #include "cache/parse.h"
 #include "config/alloc.h"
 #include "proxy/age.h"
+#include "proxy/table_pod.h"
 
 struct tc_row {
 	const struct json_doc *d;
@@ -1318,6 +1319,88 @@ static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
 	put_str(b, s);
 }
 
+/* ---- pods ---- */
+
+static void c_pod_ready(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	struct proxy_pod_sum sum;
+	char s[48];
+	(void)arg;
+	proxy_pod_summary(r->d, r->now, &sum);
+	snprintf(s, sizeof(s), "%d/%d", sum.ready, sum.total);
+	put_str(b, s);
+}
+
+static void c_pod_status(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	struct proxy_pod_sum sum;
+	(void)arg;
+	proxy_pod_summary(r->d, r->now, &sum);
+	put_str(b, sum.status);
+}
+
+static void c_pod_restarts(struct buf *b, const struct tc_row *r,
+			   const char *arg)
+{
+	struct proxy_pod_sum sum;
+	(void)arg;
+	proxy_pod_summary(r->d, r->now, &sum);
+	put_str(b, sum.restarts);
+}
+
+/* IP: the first of status.podIPs (status.podIP for an object written
+ * before there were several), "<none>". */
+static void c_pod_ip(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int ips = at(r, "status.podIPs");
+	char *ip = dup_str(r->d,
+			   members(r->d, ips) ?
+				   json_get(r->d, json_first(r->d, ips), "ip") :
+				   at(r, "status.podIP"));
+	(void)arg;
+	put_str(b, ip[0] ? ip : "<none>");
+	free(ip);
+}
+
+/* The string at arg, "<none>" when absent or empty. */
+static void c_str_or_none_empty(struct buf *b, const struct tc_row *r,
+				const char *arg)
+{
+	char *s = dup_str(r->d, at(r, arg));
+	put_str(b, s[0] ? s : "<none>");
+	free(s);
+}
+
+/* READINESS GATES: how many of them have a True condition, of how many;
+ * "<none>" without gates. */
+static void c_pod_gates(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int gates = at(r, "spec.readinessGates"),
+	    conds = at(r, "status.conditions");
+	int ok = 0;
+	char s[48];
+	(void)arg;
+	if (!members(r->d, gates)) {
+		put_str(b, "<none>");
+		return;
+	}
+	for (int g = json_first(r->d, gates); g > 0;
+	     g = json_next(r->d, gates, g)) {
+		char *type = dup_str(r->d, json_get(r->d, g, "conditionType"));
+		for (int c = members(r->d, conds) ? json_first(r->d, conds) :
+						    -1;
+		     c > 0; c = json_next(r->d, conds, c))
+			if (str_eq(r->d, json_get(r->d, c, "type"), type)) {
+				ok += str_eq(r->d, json_get(r->d, c, "status"),
+					     "True");
+				break;
+			}
+		free(type);
+	}
+	snprintf(s, sizeof(s), "%d/%d", ok, members(r->d, gates));
+	put_str(b, s);
+}
+
 /* ---- the table ---- */
 
 static const char name_desc[] =
@@ -1344,6 +1427,32 @@ static const char images_desc[] =
 		"Images", "string", "", images_desc, 1, c_containers, \
 			path ":image"                                 \
 	}
+
+static const struct proxy_col pod_cols[] = {
+	NAME_COL,
+	{ "Ready", "string", "",
+	  "The aggregate readiness state of this pod for accepting traffic.", 0,
+	  c_pod_ready, NULL },
+	{ "Status", "string", "",
+	  "The aggregate status of the containers in this pod.", 0,
+	  c_pod_status, NULL },
+	{ "Restarts", "string", "",
+	  "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+	  0, c_pod_restarts, NULL },
+	AGE_COL,
+	{ "IP", "string", "",
+	  "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
+	  1, c_pod_ip, NULL },
+	{ "Node", "string", "",
+	  "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename",
+	  1, c_str_or_none_empty, "spec.nodeName" },
+	{ "Nominated Node", "string", "",
+	  "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.",
+	  1, c_str_or_none_empty, "status.nominatedNodeName" },
+	{ "Readiness Gates", "string", "",
+	  "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates",
+	  1, c_pod_gates, NULL },
+};
 
 static const struct proxy_col configmap_cols[] = {
 	NAME_COL,
@@ -1844,6 +1953,7 @@ static const struct proxy_col hpa_cols[] = {
 	}
 
 static const struct proxy_printer printers[] = {
+	P("", "pods", pod_cols),
 	P("", "configmaps", configmap_cols),
 	P("", "namespaces", namespace_cols),
 	P("apps", "deployments", deployment_cols),

@@ -3,8 +3,8 @@
  * kind (kubectl get's NAME READY UP-TO-DATE ...), one declarative table
  * of column definitions with a named cell function each.
  *
- * Pods keep their own printer in table.c (their STATUS is one
- * computation over every container); custom resources get theirs from
+ * A pod's READY, STATUS and RESTARTS come from one summary of its
+ * containers (table_pod.c); custom resources get their columns from
  * their CRD (table_crd.c). Kinds in neither print NAME and AGE.
  */
 #ifndef PROXY_TABLE_COLS_H

@@ -31,6 +31,8 @@ import clients as c  # noqa: E402
 # (kubectl's name, the proxy's --resources spelling, the API path under
 # the server, the header kubectl prints without -o wide, the seed count)
 KINDS = [
+    ("pods", "pods", "api/v1", 8, ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]),
+    ("configmaps", "configmaps", "api/v1", 3, ["NAME", "DATA", "AGE"]),
     ("deployments", "deployments.apps", "apis/apps/v1", 6,
      ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]),
     ("replicasets", "replicasets.apps", "apis/apps/v1", 6,
@@ -94,7 +96,7 @@ KINDS = [
 CLUSTER = {"clusterroles", "clusterrolebindings", "priorityclasses", "ingressclasses",
            "storageclasses", "nodes", "persistentvolumes", "customresourcedefinitions"}
 # kinds whose printers have priority-1 columns, which -o wide adds
-WIDE = {"deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs",
+WIDE = {"pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs",
         "services", "events", "events.events.k8s.io", "rolebindings", "clusterrolebindings", "priorityclasses",
         "replicationcontrollers", "nodes", "persistentvolumes", "persistentvolumeclaims"}
 NAMESPACE = "ns-0"  # every seeded object, so each kind shows all its variants

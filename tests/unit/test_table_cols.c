@@ -5,7 +5,8 @@
  * default, job status/completions/duration, cronjob suspend and last
  * schedule, service cluster and external IPs and ports, endpoints with
  * " + N more...", events' fallbacks (eventTime, series, reporting
- * controller), the unset/absent placeholders, and the cells of bindings,
+ * controller), the unset/absent placeholders, pods (sidecars, init
+ * containers, readiness gates, a lost node), and the cells of bindings,
  * PDBs, storage classes, ingresses, nodes, volumes and endpoint slices.
  */
 #include <string.h>
@@ -59,7 +60,7 @@ static void test_find(void)
 {
 	CHECK(proxy_printer_find("apps", "deployments") != NULL);
 	CHECK(proxy_printer_find("", "deployments") == NULL);
-	CHECK(proxy_printer_find("", "pods") == NULL); /* table.c's own */
+	CHECK(proxy_printer_find("", "pods") != NULL);
 	CHECK(proxy_printer_find("example.com", "widgets") == NULL);
 	CHECK(proxy_printer_find("events.k8s.io", "events") != NULL);
 }
@@ -354,6 +355,51 @@ static void test_hpa(void)
 		"\"x\",\"/\",\"\\u003cunknown type\\u003e\",\"1\",0,0,\"24h\"");
 }
 
+static void test_pods(void)
+{
+	/* a started sidecar counts towards READY; RESTARTS adds the
+	 * sidecar's and the containers' counts, aged by the latest end */
+	CHECK_STR(
+		cells("", "pods",
+		      "{" META
+		      ",\"spec\":{\"initContainers\":[{\"name\":\"init\"},"
+		      "{\"name\":\"side\",\"restartPolicy\":\"Always\"}],"
+		      "\"containers\":[{\"name\":\"a\"}],\"nodeName\":\"\"},"
+		      "\"status\":{\"phase\":\"Running\",\"podIP\":\"10.0.0.9\","
+		      "\"initContainerStatuses\":["
+		      "{\"name\":\"init\",\"restartCount\":5,\"state\":{\"terminated\":{\"exitCode\":0}}},"
+		      "{\"name\":\"side\",\"restartCount\":2,\"started\":true,\"ready\":true,"
+		      "\"lastState\":{\"terminated\":{\"finishedAt\":\"2025-12-31T23:00:00Z\"}},"
+		      "\"state\":{\"running\":{}}}],"
+		      "\"containerStatuses\":[{\"name\":\"a\",\"ready\":true,\"restartCount\":1,"
+		      "\"state\":{\"running\":{}}}]}}"),
+		"\"x\",\"2/2\",\"Running\",\"3 (60m ago)\",\"24h\",\"10.0.0.9\","
+		"\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\"");
+	/* an init container still waiting: Init:N/M; gates counted */
+	CHECK_STR(
+		cells("", "pods",
+		      "{" META
+		      ",\"spec\":{\"initContainers\":[{\"name\":\"i1\"},"
+		      "{\"name\":\"i2\"}],\"containers\":[{\"name\":\"a\"}],"
+		      "\"readinessGates\":[{\"conditionType\":\"G1\"},{\"conditionType\":\"G2\"}]},"
+		      "\"status\":{\"phase\":\"Pending\",\"podIPs\":[{\"ip\":\"fd00::1\"}],"
+		      "\"conditions\":[{\"type\":\"G1\",\"status\":\"True\"},"
+		      "{\"type\":\"G2\",\"status\":\"False\"}],"
+		      "\"initContainerStatuses\":[{\"name\":\"i1\",\"state\":{\"terminated\":"
+		      "{\"exitCode\":0}}},{\"name\":\"i2\",\"state\":{\"waiting\":"
+		      "{\"reason\":\"PodInitializing\"}}}]}}"),
+		"\"x\",\"0/1\",\"Init:1/2\",\"0\",\"24h\",\"fd00::1\","
+		"\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\",\"1/2\"");
+	/* deleted while its node is lost: Unknown */
+	CHECK_STR(
+		cells("", "pods",
+		      "{\"metadata\":{\"name\":\"x\",\"deletionTimestamp\":\"2025-12-31T00:00:00Z\"},"
+		      "\"spec\":{\"containers\":[{\"name\":\"a\"}],\"nodeName\":\"n1\"},"
+		      "\"status\":{\"phase\":\"Running\",\"reason\":\"NodeLost\"}}"),
+		"\"x\",\"0/1\",\"Unknown\",\"0\",\"\\u003cunknown\\u003e\","
+		"\"\\u003cnone\\u003e\",\"n1\",\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\"");
+}
+
 static void test_columns_json(void)
 {
 	struct buf b = BUF_INIT;
@@ -387,6 +433,7 @@ int main(void)
 	test_config();
 	test_more_kinds();
 	test_hpa();
+	test_pods();
 	test_columns_json();
 	return check_done("table_cols");
 }
