@@ -486,15 +486,17 @@ static void c_job_duration(struct buf *b, const struct tc_row *r,
 	put_str(b, s);
 }
 
-/* The first element of the string array at arg, "<none>" if empty. */
-static void c_first_or_none(struct buf *b, const struct tc_row *r,
-			    const char *arg)
+/* CLUSTER-IP: spec.clusterIPs[0] (spec.clusterIP for an object written
+ * before there were several), "<none>". */
+static void c_svc_cluster_ip(struct buf *b, const struct tc_row *r,
+			     const char *arg)
 {
-	int a = at(r, arg);
-	if (members(r->d, a) && json_type(r->d, a) == JSMN_ARRAY)
-		put_token_str(b, r->d, json_first(r->d, a));
-	else
-		put_str(b, "<none>");
+	int ips = at(r, "spec.clusterIPs");
+	char *ip = dup_str(r->d, members(r->d, ips) ? json_first(r->d, ips) :
+						      at(r, "spec.clusterIP"));
+	(void)arg;
+	put_str(b, ip[0] ? ip : "<none>");
+	free(ip);
 }
 
 /* The strings of the array at arg into s, joined by sep. */
@@ -1585,7 +1587,7 @@ static const struct proxy_col service_cols[] = {
 	  0, c_str, "spec.type" },
 	{ "Cluster-IP", "string", "",
 	  "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0,
-	  c_first_or_none, "spec.clusterIPs" },
+	  c_svc_cluster_ip, NULL },
 	{ "External-IP", "string", "",
 	  "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.",
 	  0, c_svc_external_ip, NULL },

@@ -369,8 +369,12 @@ static json_t *print_service(json_t *o, time_t now)
 
 	name_cell(r, o);
 	push(r, str(type));
+	/* clusterIPs, or the one clusterIP an older object has */
 	x = json_array_get(json_object_get(spec, "clusterIPs"), 0);
-	push(r, str(x ? json_string_value(x) : "<none>"));
+	if (!x)
+		x = json_object_get(spec, "clusterIP");
+	push(r,
+	     str(x && *json_string_value(x) ? json_string_value(x) : "<none>"));
 	if (!strcmp(type, "LoadBalancer")) {
 		const char *pts[64];
 		size_t n = 0;

@@ -169,6 +169,12 @@ static void test_services(void)
 		cells("", "services",
 		      "{" META ",\"spec\":{\"type\":\"LoadBalancer\"}}"),
 		"\"x\",\"LoadBalancer\",\"\\u003cnone\\u003e\",\"\\u003cpending\\u003e\",\"\\u003cnone\\u003e\",\"24h\",\"\\u003cnone\\u003e\"");
+	/* an older object with spec.clusterIP only */
+	CHECK_STR(
+		cells("", "services",
+		      "{" META
+		      ",\"spec\":{\"type\":\"NodePort\",\"clusterIP\":\"10.1.1.1\"}}"),
+		"\"x\",\"NodePort\",\"10.1.1.1\",\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\",\"24h\",\"\\u003cnone\\u003e\"");
 	/* no type at all: the printer's switch falls through */
 	CHECK_STR(
 		cells("", "services", "{" META ",\"spec\":{}}"),
