@@ -41,6 +41,8 @@ static const struct cache_kind builtin[] = {
 	K("batch", "cronjobs", "CronJob", true, NULL),
 	K("discovery.k8s.io", "endpointslices", "EndpointSlice", true, NULL),
 	K("coordination.k8s.io", "leases", "Lease", true, NULL),
+	K("apiextensions.k8s.io", "customresourcedefinitions",
+	  "CustomResourceDefinition", false, NULL),
 };
 
 const struct cache_kind *cache_kind_find(const char *group,

@@ -996,6 +996,12 @@ void cache_refl_stop(struct cache_resource *r)
 	r->started = false;
 }
 
+void cache_refl_ask_stop(struct cache_resource *r)
+{
+	if (r && r->started)
+		__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+}
+
 void cache_refl_free(struct cache_resource *r)
 {
 	if (!r)

@@ -83,6 +83,9 @@ struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 int cache_refl_start(struct cache_resource *r);
 /* Ask the thread to stop and join it. */
 void cache_refl_stop(struct cache_resource *r);
+/* Only ask it to stop (it notices within a second): ask every reflector
+ * first, then join each with cache_refl_stop, and the waits overlap. */
+void cache_refl_ask_stop(struct cache_resource *r);
 /* After stop, every reader gone and rcu_barrier(). */
 void cache_refl_free(struct cache_resource *r);
 

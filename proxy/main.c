@@ -29,6 +29,7 @@
 #include "config/override.h"
 #include "config/version.h"
 #include "proxy/server.h"
+#include "proxy/table_crd.h"
 
 static volatile sig_atomic_t quit, hup;
 
@@ -274,6 +275,26 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	}
 }
 
+/* The CRDs' reflector when a cached resource is a custom one: the one
+ * --resources names, or one of the proxy's own (*own), which only the
+ * Tables read. */
+static void crd_source(struct proxy *p, const struct cache_upstream *up,
+		       struct cache_resource **crds, bool *own)
+{
+	const struct cache_kind *k = cache_kind_find(
+		"apiextensions.k8s.io", "customresourcedefinitions");
+	bool custom = false;
+	for (int i = 0; i < p->nres; i++) {
+		custom |= proxy_crd_group(p->res[i]->kind->group);
+		if (p->res[i]->kind == k)
+			*crds = p->res[i];
+	}
+	if (!custom || *crds)
+		return;
+	*crds = cache_refl_new(k, up, 64);
+	*own = *crds != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--probe"))
@@ -331,6 +352,8 @@ int main(int argc, char **argv)
 	struct cache_kind *discovered[CONFIG_MAX_RESOURCES];
 	int ndiscovered = 0;
 	int exit_code = 1;
+	struct cache_resource *crds = NULL; /* custom resources' columns */
+	bool own_crds = false;
 	p.res = xcalloc((size_t)cfg.nresources, sizeof(*p.res));
 	if (!p.res)
 		goto out;
@@ -363,6 +386,11 @@ int main(int argc, char **argv)
 		p.nres++;
 	}
 
+	/* Custom resources print the columns of their CRD: keep the CRDs. */
+	crd_source(&p, &up, &crds, &own_crds);
+	if (crds)
+		proxy_crd_attach(crds->store);
+
 	if (proxy_start(&p, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out;
@@ -372,6 +400,10 @@ int main(int argc, char **argv)
 			log_error("cannot start the reflector thread");
 			goto out;
 		}
+	}
+	if (own_crds && cache_refl_start(crds)) {
+		log_error("cannot start the reflector thread");
+		goto out;
 	}
 	log_info("caching %d resource(s) from %s", p.nres, creds.server);
 	/* Until every resource has synced once, say plainly what is wrong
@@ -411,12 +443,21 @@ int main(int argc, char **argv)
 	exit_code = 0;
 out:
 	proxy_stop(&p);
+	proxy_crd_attach(NULL);
+	for (int i = 0; i < p.nres; i++) /* all at once, then join each */
+		cache_refl_ask_stop(p.res[i]);
+	if (own_crds)
+		cache_refl_ask_stop(crds);
 	for (int i = 0; i < p.nres; i++)
 		cache_refl_stop(p.res[i]);
+	if (own_crds)
+		cache_refl_stop(crds);
 	proxy_release(&p);
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
 		cache_refl_free(p.res[i]);
+	if (own_crds)
+		cache_refl_free(crds);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)
 		cache_discover_free(discovered[i]);

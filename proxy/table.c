@@ -3,11 +3,10 @@
  * objects.
  *
  * A request's Accept picks the form: plain JSON, a meta.k8s.io Table (v1
- * or v1beta1) or PartialObjectMetadata[List]. Tables carry kubectl's own
- * columns for pods (NAME READY STATUS RESTARTS AGE, plus IP, NODE,
- * NOMINATED NODE and READINESS GATES at priority 1), configmaps (NAME
- * DATA AGE) and namespaces (NAME STATUS AGE), and NAME AGE for every
- * other kind, as the apiserver does for custom resources. Cells are
+ * or v1beta1) or PartialObjectMetadata[List]. Tables carry the
+ * apiserver's columns: the built-in kinds' from the declarative table in
+ * table_cols.c, a custom resource's from its CRD (table_crd.c), and NAME
+ * AGE for every other kind; a finished pod's row is marked Completed. Cells are
  * computed from the cached bytes when asked for; nothing is kept.
  */
 #include "proxy/table.h"
@@ -21,6 +20,9 @@
 #include "cache/json.h"
 #include "cache/parse.h"
 #include "config/alloc.h"
+#include "proxy/table_cols.h"
+#include "proxy/table_crd.h"
+#include "proxy/table_pod.h"
 
 struct column {
 	const char *name, *type, *format, *description;
@@ -32,48 +34,6 @@ static const char name_desc[] =
 	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 static const char age_desc[] =
 	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-static const struct column pod_columns[] = {
-	{ "Name", "string", "name", name_desc, 0 },
-	{ "Ready", "string", "",
-	  "The aggregate readiness state of this pod for accepting traffic.",
-	  0 },
-	{ "Status", "string", "",
-	  "The aggregate status of the containers in this pod.", 0 },
-	{ "Restarts", "string", "",
-	  "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
-	  0 },
-	{ "Age", "string", "", age_desc, 0 },
-	{ "IP", "string", "",
-	  "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
-	  1 },
-	{ "Node", "string", "",
-	  "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename",
-	  1 },
-	{ "Nominated Node", "string", "",
-	  "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.",
-	  1 },
-	{ "Readiness Gates", "string", "",
-	  "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates",
-	  1 },
-};
-
-static const struct column configmap_columns[] = {
-	{ "Name", "string", "name", name_desc, 0 },
-	{ "Data", "string", "",
-	  "Data contains the configuration data. Each key must consist of "
-	  "alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte "
-	  "sequences must use the BinaryData field. The keys stored in Data must "
-	  "not overlap with the keys in the BinaryData field, this is enforced "
-	  "during validation process.",
-	  0 },
-	{ "Age", "string", "", age_desc, 0 },
-};
-
-static const struct column namespace_columns[] = {
-	{ "Name", "string", "name", name_desc, 0 },
-	{ "Status", "string", "", "The status of the namespace", 0 },
-	{ "Age", "string", "", age_desc, 0 },
-};
 
 /* Every other kind: what the apiserver's default convertor and custom
  * resources give (kubectl shows a "date" column as an age). */
@@ -83,23 +43,15 @@ static const struct column default_columns[] = {
 };
 
 enum printer {
-	P_POD,
-	P_CONFIGMAP,
-	P_NAMESPACE,
+	P_TABLE, /* table_cols.c */
 	P_DEFAULT
 };
 
-static enum printer printer_of(const struct cache_kind *k)
+static enum printer printer_of(const struct cache_kind *k,
+			       const struct proxy_printer **p)
 {
-	if (k->group[0])
-		return P_DEFAULT;
-	if (!strcmp(k->resource, "pods"))
-		return P_POD;
-	if (!strcmp(k->resource, "configmaps"))
-		return P_CONFIGMAP;
-	if (!strcmp(k->resource, "namespaces"))
-		return P_NAMESPACE;
-	return P_DEFAULT;
+	*p = proxy_printer_find(k->group, k->resource);
+	return *p ? P_TABLE : P_DEFAULT;
 }
 
 /* ---- Accept ---- */
@@ -182,40 +134,6 @@ int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
 
 /* ---- cells ---- */
 
-void proxy_human_age(int64_t seconds, char *out, size_t outlen)
-{
-	/* Go's k8s.io/apimachinery/pkg/util/duration.HumanDuration */
-	if (seconds < -1) {
-		snprintf(out, outlen, "<invalid>");
-		return;
-	}
-	if (seconds < 0)
-		seconds = 0;
-	int64_t m = seconds / 60, h = seconds / 3600;
-	if (seconds < 120)
-		snprintf(out, outlen, "%llds", (long long)seconds);
-	else if (m < 10 && seconds % 60)
-		snprintf(out, outlen, "%lldm%llds", (long long)m,
-			 (long long)(seconds % 60));
-	else if (m < 180)
-		snprintf(out, outlen, "%lldm", (long long)m);
-	else if (h < 8 && m % 60)
-		snprintf(out, outlen, "%lldh%lldm", (long long)h,
-			 (long long)(m % 60));
-	else if (h < 48)
-		snprintf(out, outlen, "%lldh", (long long)h);
-	else if (h < 192 && h % 24)
-		snprintf(out, outlen, "%lldd%lldh", (long long)(h / 24),
-			 (long long)(h % 24));
-	else if (h < 24 * 365 * 2)
-		snprintf(out, outlen, "%lldd", (long long)(h / 24));
-	else if (h < 24 * 365 * 8 && (h / 24) % 365)
-		snprintf(out, outlen, "%lldy%lldd", (long long)(h / 24 / 365),
-			 (long long)((h / 24) % 365));
-	else
-		snprintf(out, outlen, "%lldy", (long long)(h / 24 / 365));
-}
-
 static void cell(struct buf *b, const char *s, bool *first)
 {
 	if (!*first)
@@ -224,208 +142,6 @@ static void cell(struct buf *b, const char *s, bool *first)
 	if (!s || !*s)
 		s = "<none>";
 	buf_add_json_str(b, s, strlen(s));
-}
-
-/* A string member of obj, unescaped into out ("" when absent). */
-static const char *str_at(const struct json_doc *d, int obj, const char *path,
-			  char *out, size_t outlen)
-{
-	int t = obj >= 0 ? json_path(d, obj, path) : -1;
-	out[0] = '\0';
-	if (t >= 0 && json_type(d, t) == JSMN_STRING)
-		json_str(d, t, out, outlen);
-	return out;
-}
-
-static int64_t int_at(const struct json_doc *d, int obj, const char *path)
-{
-	int t = obj >= 0 ? json_path(d, obj, path) : -1;
-	int64_t v = 0;
-	if (t >= 0)
-		json_i64(d, t, &v);
-	return v;
-}
-
-static bool true_at(const struct json_doc *d, int obj, const char *path)
-{
-	int t = obj >= 0 ? json_path(d, obj, path) : -1;
-	return t >= 0 && json_type(d, t) == JSMN_PRIMITIVE &&
-	       d->js[d->tok[t].start] == 't';
-}
-
-static int count(const struct json_doc *d, int arr)
-{
-	return arr >= 0 && (json_type(d, arr) == JSMN_ARRAY ||
-			    json_type(d, arr) == JSMN_OBJECT) ?
-		       d->tok[arr].size :
-		       0;
-}
-
-static void latest(const struct json_doc *d, int cs, int64_t *last)
-{
-	char ts[64];
-	int64_t t;
-	str_at(d, cs, "lastState.terminated.finishedAt", ts, sizeof(ts));
-	if (ts[0] && !cache_parse_time(ts, strlen(ts), &t) && t > *last)
-		*last = t;
-}
-
-/* A terminated state's reason, or Signal:N / ExitCode:N. */
-static void terminated_reason(const struct json_doc *d, int term,
-			      const char *pfx, char *reason, size_t rlen)
-{
-	char r[128];
-	str_at(d, term, "reason", r, sizeof(r));
-	if (r[0])
-		snprintf(reason, rlen, "%s%s", pfx, r);
-	else if (int_at(d, term, "signal"))
-		snprintf(reason, rlen, "%sSignal:%lld", pfx,
-			 (long long)int_at(d, term, "signal"));
-	else
-		snprintf(reason, rlen, "%sExitCode:%lld", pfx,
-			 (long long)int_at(d, term, "exitCode"));
-}
-
-static bool condition_true(const struct json_doc *d, int conds,
-			   const char *type)
-{
-	for (int c = json_first(d, conds); c > 0; c = json_next(d, conds, c)) {
-		char t[64], st[16];
-		if (!strcmp(str_at(d, c, "type", t, sizeof(t)), type))
-			return !strcmp(str_at(d, c, "status", st, sizeof(st)),
-				       "True");
-	}
-	return false;
-}
-
-/* kubectl's printPod, on the cached bytes. */
-static void pod_cells(struct buf *b, const struct json_doc *d, time_t now,
-		      const char *age, bool *first, const char **phase_out)
-{
-	int spec = json_get(d, 0, "spec"), status = json_get(d, 0, "status");
-	int meta = json_get(d, 0, "metadata");
-	int conds = json_get(d, status, "conditions");
-	int total = count(d, json_get(d, spec, "containers"));
-	int ready = 0, restarts = 0;
-	int64_t last = 0;
-	char reason[160], phase[64], tmp[160];
-	str_at(d, status, "phase", phase, sizeof(phase));
-	*phase_out = !strcmp(phase, "Succeeded") ? "Succeeded" :
-		     !strcmp(phase, "Failed")	 ? "Failed" :
-						   NULL;
-	snprintf(reason, sizeof(reason), "%s", phase);
-	if (str_at(d, status, "reason", tmp, sizeof(tmp))[0])
-		snprintf(reason, sizeof(reason), "%s", tmp);
-	for (int c = json_first(d, conds); c > 0; c = json_next(d, conds, c)) {
-		char t[64], r[64];
-		if (!strcmp(str_at(d, c, "type", t, sizeof(t)),
-			    "PodScheduled") &&
-		    !strcmp(str_at(d, c, "reason", r, sizeof(r)),
-			    "SchedulingGated"))
-			snprintf(reason, sizeof(reason), "SchedulingGated");
-	}
-
-	/* init containers */
-	int inits = count(d, json_get(d, spec, "initContainers"));
-	int ics = json_get(d, status, "initContainerStatuses");
-	bool initializing = false;
-	int i = 0;
-	for (int c = json_first(d, ics); c > 0; c = json_next(d, ics, c), i++) {
-		restarts += (int)int_at(d, c, "restartCount");
-		latest(d, c, &last);
-		int term = json_path(d, c, "state.terminated");
-		char wr[128];
-		str_at(d, c, "state.waiting.reason", wr, sizeof(wr));
-		if (term >= 0 && int_at(d, term, "exitCode") == 0)
-			continue;
-		if (term >= 0)
-			terminated_reason(d, term, "Init:", reason,
-					  sizeof(reason));
-		else if (wr[0] && strcmp(wr, "PodInitializing"))
-			snprintf(reason, sizeof(reason), "Init:%s", wr);
-		else
-			snprintf(reason, sizeof(reason), "Init:%d/%d", i,
-				 inits);
-		initializing = true;
-		break;
-	}
-	if (!initializing || condition_true(d, conds, "Initialized")) {
-		int cs = json_get(d, status, "containerStatuses");
-		int n = count(d, cs), idx[64], k = 0;
-		for (int c = json_first(d, cs); c > 0 && k < 64;
-		     c = json_next(d, cs, c))
-			idx[k++] = c;
-		bool running = false;
-		restarts = 0;
-		for (int j = (n < 64 ? n : 64) - 1; j >= 0;
-		     j--) { /* last first */
-			int c = idx[j];
-			restarts += (int)int_at(d, c, "restartCount");
-			latest(d, c, &last);
-			int term = json_path(d, c, "state.terminated");
-			char wr[128];
-			str_at(d, c, "state.waiting.reason", wr, sizeof(wr));
-			if (wr[0]) {
-				snprintf(reason, sizeof(reason), "%s", wr);
-			} else if (term >= 0) {
-				terminated_reason(d, term, "", reason,
-						  sizeof(reason));
-			} else if (true_at(d, c, "ready") &&
-				   json_path(d, c, "state.running") >= 0) {
-				running = true;
-				ready++;
-			}
-		}
-		if (!strcmp(reason, "Completed") && running)
-			snprintf(reason, sizeof(reason), "%s",
-				 condition_true(d, conds, "Ready") ?
-					 "Running" :
-					 "NotReady");
-	}
-	int del = json_get(d, meta, "deletionTimestamp");
-	if (del >= 0 && json_type(d, del) == JSMN_STRING) {
-		if (!strcmp(str_at(d, status, "reason", tmp, sizeof(tmp)),
-			    "NodeLost"))
-			snprintf(reason, sizeof(reason), "Unknown");
-		else if (strcmp(phase, "Succeeded") && strcmp(phase, "Failed"))
-			snprintf(reason, sizeof(reason), "Terminating");
-	}
-
-	char cellv[160];
-	snprintf(cellv, sizeof(cellv), "%d/%d", ready, total);
-	cell(b, cellv, first);
-	cell(b, reason, first);
-	if (restarts && last) {
-		char ago[32];
-		proxy_human_age((int64_t)now - last, ago, sizeof(ago));
-		snprintf(cellv, sizeof(cellv), "%d (%s ago)", restarts, ago);
-	} else {
-		snprintf(cellv, sizeof(cellv), "%d", restarts);
-	}
-	cell(b, cellv, first);
-	cell(b, age, first);
-	int ips = json_get(d, status, "podIPs");
-	int ip0 = json_first(d, ips);
-	cell(b, str_at(d, ip0, "ip", tmp, sizeof(tmp)), first);
-	cell(b, str_at(d, spec, "nodeName", tmp, sizeof(tmp)), first);
-	cell(b, str_at(d, status, "nominatedNodeName", tmp, sizeof(tmp)),
-	     first);
-	int gates = json_get(d, spec, "readinessGates");
-	if (count(d, gates)) {
-		int ok = 0;
-		for (int g = json_first(d, gates); g > 0;
-		     g = json_next(d, gates, g)) {
-			char ct[128];
-			if (condition_true(d, conds,
-					   str_at(d, g, "conditionType", ct,
-						  sizeof(ct))))
-				ok++;
-		}
-		snprintf(cellv, sizeof(cellv), "%d/%d", ok, count(d, gates));
-		cell(b, cellv, first);
-	} else {
-		cell(b, NULL, first);
-	}
 }
 
 /* The object's metadata as a PartialObjectMetadata of version v. */
@@ -453,32 +169,27 @@ int proxy_render_metadata(struct buf *b, const struct cache_obj *o,
 	return r;
 }
 
-void proxy_table_head(struct buf *b, const struct cache_kind *k,
-		      const struct proxy_fmt *f, bool columns)
+static void head(struct buf *b, const struct cache_kind *k, bool columns,
+		 const struct proxy_crd_cols *crd)
 {
 	const struct column *cols = default_columns;
+	const struct proxy_printer *p;
 	size_t n = 2;
-	switch (printer_of(k)) {
-	case P_POD:
-		cols = pod_columns;
-		n = 9;
-		break;
-	case P_CONFIGMAP:
-		cols = configmap_columns;
-		n = 3;
-		break;
-	case P_NAMESPACE:
-		cols = namespace_columns;
-		n = 3;
-		break;
-	default:
-		break;
-	}
+	enum printer pr = printer_of(k, &p);
 	if (!columns) {
 		buf_adds(b, "\"columnDefinitions\":null");
 		return;
 	}
-	buf_adds(b, "\"columnDefinitions\":[");
+	buf_adds(b, "\"columnDefinitions\":");
+	if (pr == P_TABLE) {
+		proxy_printer_columns(b, p);
+		return;
+	}
+	if (crd) {
+		proxy_crd_columns(b, crd);
+		return;
+	}
+	buf_addc(b, '[');
 	for (size_t i = 0; i < n; i++) {
 		buf_printf(
 			b,
@@ -492,9 +203,9 @@ void proxy_table_head(struct buf *b, const struct cache_kind *k,
 	buf_addc(b, ']');
 }
 
-int proxy_table_row(struct buf *b, const struct cache_kind *k,
-		    const struct cache_obj *o, const struct proxy_fmt *f,
-		    time_t now)
+static int row(struct buf *b, const struct cache_kind *k,
+	       const struct cache_obj *o, const struct proxy_fmt *f, time_t now,
+	       const struct proxy_crd_cols *crd)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	int r = json_parse(&d, o->json, o->len, NULL, 0);
@@ -502,35 +213,32 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 		json_doc_free(&d);
 		return r;
 	}
-	char age[32], tmp[64];
+	char age[32];
 	bool first = true;
 	const char *done = NULL;
-	enum printer pr = printer_of(k);
+	const struct proxy_printer *p;
+	enum printer pr = printer_of(k, &p);
 	proxy_human_age(o->created ? (int64_t)now - o->created : 0, age,
 			sizeof(age));
 	buf_adds(b, "{\"cells\":[");
-	cell(b, o->name, &first);
+	if (!k->group[0] && !strcmp(k->resource, "pods")) {
+		/* a finished pod's row is Completed */
+		struct proxy_pod_sum sum;
+		proxy_pod_summary(&d, now, &sum);
+		done = sum.done;
+	}
 	switch (pr) {
-	case P_POD:
-		pod_cells(b, &d, now, age, &first, &done);
-		break;
-	case P_CONFIGMAP:
-		snprintf(tmp, sizeof(tmp), "%d",
-			 count(&d, json_get(&d, 0, "data")) +
-				 count(&d, json_get(&d, 0, "binaryData")));
-		buf_printf(b, ",%s", tmp); /* an int cell */
-		cell(b, age, &first);
-		break;
-	case P_NAMESPACE:
-		cell(b,
-		     str_at(&d, json_get(&d, 0, "status"), "phase", tmp,
-			    sizeof(tmp)),
-		     &first);
-		cell(b, age, &first);
+	case P_TABLE:
+		proxy_printer_cells(b, p, &d, now);
 		break;
 	default:
+		if (crd) {
+			proxy_crd_cells(b, crd, &d, now);
+			break;
+		}
 		/* a "date" column: the apiserver's custom-resource convertor
 		 * writes it as the age, e.g. "325d" */
+		cell(b, o->name, &first);
 		cell(b, o->created ? age : NULL, &first);
 	}
 	buf_addc(b, ']');
@@ -555,23 +263,47 @@ int proxy_table_row(struct buf *b, const struct cache_kind *k,
 	return 0;
 }
 
+void proxy_table_head(struct buf *b, const struct cache_kind *k,
+		      const struct proxy_fmt *f, bool columns)
+{
+	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
+	(void)f;
+	head(b, k, columns, crd);
+	proxy_crd_cols_free(crd);
+}
+
+int proxy_table_row(struct buf *b, const struct cache_kind *k,
+		    const struct cache_obj *o, const struct proxy_fmt *f,
+		    time_t now)
+{
+	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
+	int r = row(b, k, o, f, now, crd);
+	proxy_crd_cols_free(crd);
+	return r;
+}
+
 void proxy_table_render(struct buf *b, const struct cache_kind *k,
 			const struct proxy_fmt *f, const char *metadata,
 			struct cache_obj *const *rows, size_t n, bool columns,
 			time_t now)
 {
+	const struct proxy_printer *p;
+	/* a custom resource's columns, read from its CRD once per Table */
+	struct proxy_crd_cols *crd =
+		printer_of(k, &p) == P_DEFAULT ? proxy_crd_cols_get(k) : NULL;
 	buf_printf(b,
 		   "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
 		   "\"metadata\":%s,",
 		   f->version, metadata);
-	proxy_table_head(b, k, f, columns);
+	head(b, k, columns, crd);
 	buf_adds(b, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_addc(b, ',');
-		proxy_table_row(b, k, rows[i], f, now);
+		row(b, k, rows[i], f, now, crd);
 	}
 	buf_adds(b, "]}");
+	proxy_crd_cols_free(crd);
 }
 
 void proxy_table_obj_meta(const struct cache_obj *o, char *out, size_t outlen)

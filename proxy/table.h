@@ -11,6 +11,7 @@
 
 #include "cache/obj.h"
 #include "config/buf.h"
+#include "proxy/age.h"
 
 enum proxy_form {
 	PROXY_FORM_JSON,
@@ -57,7 +58,5 @@ void proxy_table_obj_meta(const struct cache_obj *o, char *out, size_t outlen);
 /* {"kind":"PartialObjectMetadata",...} of o. */
 int proxy_render_metadata(struct buf *b, const struct cache_obj *o,
 			  const char *version);
-/* Go's duration.HumanDuration of seconds: "45s", "2m45s", "5h", "3d". */
-void proxy_human_age(int64_t seconds, char *out, size_t outlen);
 
 #endif

@@ -618,6 +618,20 @@ int fake_seed_custom(struct buf *out, unsigned idx, const char *ns,
 		 "{\"f:labels\":{\".\":{},\"f:app\":{},\"f:shard\":{}}},"
 		 "\"f:spec\":{\".\":{},\"f:size\":{}}}}]},\"spec\":{\"size\":");
 	add_u(out, idx % 7 + 1);
-	LIT(out, "}}");
+	/* a status of every printer-column type: string, boolean, number,
+	 * date, and conditions for a filter */
+	LIT(out, "},\"status\":{\"phase\":");
+	add_str(out, idx % 3 ? "Ready" : "Pending");
+	LIT(out, ",\"ready\":");
+	buf_adds(out, idx % 3 ? "true" : "false");
+	LIT(out, ",\"score\":");
+	add_u(out, idx % 4);
+	buf_adds(out, idx % 2 ? ".5" : "");
+	LIT(out, ",\"since\":");
+	add_time(out, t - 86400 * (uint64_t)(idx % 5));
+	LIT(out, ",\"conditions\":[{\"type\":\"Synced\",\"status\":"
+		 "\"True\"},{\"type\":\"Ready\",\"status\":");
+	add_str(out, idx % 3 ? "True" : "False");
+	LIT(out, "}]}}");
 	return buf_ok(out) ? 0 : -ENOMEM;
 }

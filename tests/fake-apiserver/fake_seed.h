@@ -27,8 +27,9 @@ int fake_seed_configmap(struct buf *out, unsigned idx, const char *ns,
 			uint64_t rv);
 int fake_seed_service(struct buf *out, unsigned idx, const char *ns,
 		      uint64_t rv);
-/* A simple custom resource object: labels app=demo and shard, and
- * spec.size; ns NULL when cluster-scoped. Named <singular>-<idx>. */
+/* A simple custom resource object: labels app=demo and shard,
+ * spec.size, and status.{phase,ready,score,since,conditions}; ns NULL
+ * when cluster-scoped. Named <singular>-<idx>. */
 int fake_seed_custom(struct buf *out, unsigned idx, const char *ns,
 		     const char *kind, const char *api_version,
 		     const char *singular, uint64_t rv);

@@ -15,15 +15,18 @@
 #include "fake_table.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "fake_crd.h"
 #include "fake_json.h"
 #include "fake_res.h"
 #include "fake_table_cols.h"
+#include "fake_table_kinds.h"
 
 /* --- negotiation ----------------------------------------------------- */
 
@@ -416,6 +419,11 @@ static void pod_cells(struct buf *b, json_t *o)
 
 static const char *columns_of(int res)
 {
+	const char *kc = fake_table_kinds_columns(res);
+	if (!kc && fake_res_table[res].custom)
+		kc = fake_crd_table_columns(res);
+	if (kc)
+		return kc;
 	switch (res) {
 	case FAKE_RES_PODS:
 		return cols_pods;
@@ -449,6 +457,25 @@ static void add_pom(struct buf *b, const struct fake_as *as, const char *json,
 	buf_addc(b, '}');
 }
 
+/* A float64 as Go's encoding/json writes it: the shortest digits that
+ * read back the same, exponent form only when very large or small. */
+static void add_go_float(struct buf *b, double v)
+{
+	char s[64];
+	int prec = 1;
+	for (; prec <= 17; prec++) {
+		snprintf(s, sizeof(s), "%.*g", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	if (strchr(s, 'e') && v != 0 && fabs(v) >= 1e-6 && fabs(v) < 1e21) {
+		int e = (int)floor(log10(fabs(v)));
+		int frac = prec - 1 - e;
+		snprintf(s, sizeof(s), "%.*f", frac > 0 ? frac : 0, v);
+	}
+	buf_adds(b, s);
+}
+
 /* One Table row of the object json. */
 static void add_row(struct buf *b, const struct fake_as *as, int res,
 		    const char *json, size_t len)
@@ -457,11 +484,35 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 	json_t *meta = json_object_get(o, "metadata");
 	const char *name = str_at(meta, "name", NULL);
 
+	json_t *cells = fake_table_kinds_cells(res, o, time(NULL)), *c;
+	size_t i;
+
+	if (!cells && fake_res_table[res].custom)
+		cells = fake_crd_cells(res, o, time(NULL));
 	buf_adds(b, "{\"cells\":[");
-	add_go_str(b, name ? name : "");
-	if (res == FAKE_RES_PODS) {
+	if (cells) {
+		json_array_foreach(cells, i, c)
+		{
+			if (i)
+				buf_addc(b, ',');
+			if (json_is_string(c))
+				add_go_str(b, json_string_value(c));
+			else if (json_is_integer(c))
+				buf_printf(b, "%lld",
+					   (long long)json_integer_value(c));
+			else if (json_is_real(c))
+				add_go_float(b, json_real_value(c));
+			else if (json_is_null(c))
+				buf_adds(b, "null");
+			else
+				buf_adds(b, json_is_true(c) ? "true" : "false");
+		}
+		json_decref(cells);
+	} else if (res == FAKE_RES_PODS) {
+		add_go_str(b, name ? name : "");
 		pod_cells(b, o);
 	} else {
+		add_go_str(b, name ? name : "");
 		if (res == FAKE_RES_CONFIGMAPS) {
 			buf_printf(
 				b, ",%zu",

@@ -26,7 +26,9 @@
 #include "config/log.h"
 #include "fake_auth.h"
 #include "fake_cluster.h"
+#include "fake_crd.h"
 #include "fake_http.h"
+#include "fake_kinds.h"
 #include "fake_res.h"
 #include "fake_seed.h"
 #include "fake_store.h"
@@ -105,6 +107,14 @@ static void usage(FILE *f)
 		"                           :Cluster or --crd-cluster before "
 		"it)\n"
 		"  --crd-cluster            later --crd are cluster-scoped\n"
+		"  --crd-column plural.group=Name:type:.json.path[:priority]\n"
+		"                           a printer column of an earlier --crd "
+		"(repeatable);\n"
+		"                           serves customresourcedefinitions\n"
+		"  --all-kinds              also serve deployments, replicasets,\n"
+		"                           statefulsets, daemonsets, jobs, "
+		"cronjobs,\n"
+		"                           secrets, serviceaccounts, endpoints\n"
 		"The /fake/ control paths and health checks need no "
 		"credentials;\n"
 		"the control API answers loopback clients only.\n");
@@ -144,6 +154,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
 			exit(0);
+		}
+		if (strcmp(a, "--all-kinds") == 0) {
+			if (fake_kinds_enable() || fake_crd_enable()) {
+				fprintf(stderr, "fake-apiserver: --all-kinds: "
+						"too many resources\n");
+				return -1;
+			}
+			continue;
 		}
 		if (strcmp(a, "--crd-cluster") == 0) {
 			o->crd_cluster = true;
@@ -206,6 +224,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->users_file = val;
 		} else if (strcmp(a, "--authz") == 0) {
 			o->authz_file = val;
+		} else if (strcmp(a, "--crd-column") == 0) {
+			char err[700];
+			if (fake_crd_add_column(val, err, sizeof(err))) {
+				fprintf(stderr, "fake-apiserver: %s\n", err);
+				return -EINVAL;
+			}
 		} else if (strcmp(a, "--crd") == 0) {
 			char err[300];
 			if (fake_res_add_crd(val, o->crd_cluster, err,
@@ -297,7 +321,8 @@ static int seed(const char *spec, unsigned nns)
 		if (!*item)
 			continue;
 		if (!eq || (*eq = '\0', res = fake_res_find(item)) < 0 ||
-		    res == FAKE_RES_EVENTS || res == FAKE_RES_LEASES ||
+		    ((res == FAKE_RES_EVENTS || res == FAKE_RES_LEASES) &&
+		     !fake_kinds_enabled()) ||
 		    parse_uint(eq + 1, 10000000, &n)) {
 			fprintf(stderr,
 				"fake-apiserver: --seed: bad item %s "
@@ -321,6 +346,10 @@ static int seed(const char *spec, unsigned nns)
 	/* namespaces first, so every seeded object's namespace exists; the
 	 * system ones exist in every cluster */
 	rc = fake_cluster_seed_namespaces(&rv);
+	for (int res = 0; res < fake_nres && !rc && fake_crd_res() >= 0; res++)
+		if (fake_res_table[res].custom &&
+		    !(rc = fake_crd_object(&b, res, ++rv)))
+			rc = seed_one(fake_crd_res(), &b);
 	for (unsigned long i = 0; i < nsn && !rc; i++) {
 		fake_seed_ns_name((unsigned)i, (unsigned)nsn, ns, sizeof(ns));
 		if (!(rc = fake_seed_namespace(&b, ns, ++rv)))
@@ -330,18 +359,23 @@ static int seed(const char *spec, unsigned nns)
 		const struct fake_res *r = &fake_res_table[res];
 		for (unsigned long i = 0; i < want[res] && !rc; i++) {
 			fake_seed_ns_name((unsigned)i, nns, ns, sizeof(ns));
-			rc = r->custom ?
-				     fake_seed_custom(&b, (unsigned)i,
-						      r->namespaced ? ns : NULL,
-						      r->kind, r->api_version,
-						      r->singular, ++rv) :
-			     res == FAKE_RES_PODS ?
-				     fake_seed_pod(&b, (unsigned)i, ns, ++rv) :
-			     res == FAKE_RES_CONFIGMAPS ?
-				     fake_seed_configmap(&b, (unsigned)i, ns,
-							 ++rv) :
-				     fake_seed_service(&b, (unsigned)i, ns,
-						       ++rv);
+			rc = fake_kinds_seed(&b, res, (unsigned)i,
+					     r->namespaced ? ns : NULL, ++rv);
+			if (rc == -ENOENT)
+				rc = r->custom ?
+					     fake_seed_custom(
+						     &b, (unsigned)i,
+						     r->namespaced ? ns : NULL,
+						     r->kind, r->api_version,
+						     r->singular, rv) :
+				     res == FAKE_RES_PODS ?
+					     fake_seed_pod(&b, (unsigned)i, ns,
+							   rv) :
+				     res == FAKE_RES_CONFIGMAPS ?
+					     fake_seed_configmap(
+						     &b, (unsigned)i, ns, rv) :
+					     fake_seed_service(&b, (unsigned)i,
+							       ns, rv);
 			if (!rc)
 				rc = seed_one(res, &b);
 		}
