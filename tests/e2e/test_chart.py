@@ -113,6 +113,18 @@ def load(name):
         return f.read()
 
 
+# The groups the apiserver serves itself (proxy/table_crd.c has the same).
+BUILTIN_GROUPS = {
+    "", "admissionregistration.k8s.io", "apiextensions.k8s.io",
+    "apiregistration.k8s.io", "apps", "authentication.k8s.io",
+    "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io",
+    "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "extensions",
+    "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io",
+    "metrics.k8s.io", "networking.k8s.io", "node.k8s.io", "policy",
+    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io",
+    "storage.k8s.io", "storagemigration.k8s.io"}
+
+
 def rbac_rules(resources):
     """resource[.version][.group] -> {group: [resource, ...]}, as the chart does."""
     groups = {}
@@ -124,6 +136,11 @@ def rbac_rules(resources):
         g = groups.setdefault(".".join(rest), [])
         if parts[0] not in g:
             g.append(parts[0])
+    # a custom resource's kubectl columns come from its CRD
+    if any(g not in BUILTIN_GROUPS for g in groups):
+        g = groups.setdefault("apiextensions.k8s.io", [])
+        if "customresourcedefinitions" not in g:
+            g.append("customresourcedefinitions")
     return groups
 
 
@@ -278,7 +295,10 @@ class ChartFiles(unittest.TestCase):
             rbac_rules(["pods", "configmaps", "deployments.apps",
                         "deployments.v1.apps", "widgets.v1beta1.example.com"]),
             {"": ["pods", "configmaps"], "apps": ["deployments"],
-             "example.com": ["widgets"]})
+             "example.com": ["widgets"],
+             "apiextensions.k8s.io": ["customresourcedefinitions"]})
+        self.assertNotIn("apiextensions.k8s.io",
+                         rbac_rules(["pods", "deployments.apps", "leases.coordination.k8s.io"]))
 
     def test_chart_flags_exist_in_binary(self):
         # no skip: make test builds the binary first

@@ -144,6 +144,16 @@ subjectaccessreviews, which the proxy sends for every client. A resource is spel
 {{- $have := get $groups $group | default (list) -}}
 {{- $_ := set $groups $group (append $have $res | uniq) -}}
 {{- end -}}
+{{- /* A custom resource prints its CRD's columns in kubectl tables: the
+proxy then reads the CRDs too. These are the groups the apiserver serves
+itself; any other group is a custom resource's. */ -}}
+{{- $builtin := list "" "admissionregistration.k8s.io" "apiextensions.k8s.io" "apiregistration.k8s.io" "apps" "authentication.k8s.io" "authorization.k8s.io" "autoscaling" "batch" "certificates.k8s.io" "coordination.k8s.io" "discovery.k8s.io" "events.k8s.io" "extensions" "flowcontrol.apiserver.k8s.io" "internal.apiserver.k8s.io" "metrics.k8s.io" "networking.k8s.io" "node.k8s.io" "policy" "rbac.authorization.k8s.io" "resource.k8s.io" "scheduling.k8s.io" "storage.k8s.io" "storagemigration.k8s.io" -}}
+{{- range $g := keys $groups -}}
+{{- if not (has $g $builtin) -}}
+{{- $have := get $groups "apiextensions.k8s.io" | default (list) -}}
+{{- $_ := set $groups "apiextensions.k8s.io" (append $have "customresourcedefinitions" | uniq) -}}
+{{- end -}}
+{{- end -}}
 {{- range $g := keys $groups | sortAlpha }}
 - apiGroups: [{{ $g | quote }}]
   resources: {{ get $groups $g | toJson }}
