@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cache/reflector_int.h"
+#include "cache/scope.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -94,6 +95,8 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 			cache_refl_reject(r, "list", d, it, why, err, logged);
 			continue;
 		}
+		if (!(o = cache_scope_strip(&r->scope, o)))
+			return -ENOMEM;
 		l->objs[l->n++] = o;
 	}
 	free(*cont);
@@ -312,7 +315,9 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	 * continue token, and must not end the loop */
 	for (;;) {
 		buf_reset(&url);
-		cache_url_list(&url, r->up.server, r->kind, limit, cont);
+		cache_url_list(&url, r->up.server, r->kind, r->scope.ns, limit,
+			       cont);
+		cache_scope_query(&r->scope, &url);
 		free(asked);
 		asked = cont;
 		cont = NULL;

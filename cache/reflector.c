@@ -342,8 +342,8 @@ static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
 	if (cache_rvclock_seen_by(r->clock, cache_rvclock_now_ms(), &seen) &&
 	    rv <= seen)
 		return REFL_OK;
-	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				    sizeof(err))) {
+	if (cache_probe_upstream_rv(&r->up, r->kind, r->scope.ns, &r->stop,
+				    &now, err, sizeof(err))) {
 		log_warn("%s: watch: cannot check a BOOKMARK at %llu: %s",
 			 r->kind->resource, (unsigned long long)rv, err);
 		return REFL_RETRY;
@@ -551,6 +551,10 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		cache_refl_stat_inc(&r->stats.malformed);
 		return REFL_ERROR;
 	}
+	if (!(o = cache_scope_strip(&r->scope, o))) {
+		log_error("%s: watch: out of memory", r->kind->resource);
+		return REFL_ERROR;
+	}
 	/* The upstream's stream must fit our state: no delete or change of
 	 * what we do not have, no second object under one name. If it does
 	 * not, our state is wrong somewhere: relist (nothing is applied). */
@@ -715,7 +719,9 @@ static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 		r->up.watch_timeout ? r->up.watch_timeout : 300 + rand() % 300;
 	set_stall_rules(r, c, timeout);
 	struct buf url = BUF_INIT;
-	cache_url_watch(&url, r->up.server, r->kind, r->rv, timeout);
+	cache_url_watch(&url, r->up.server, r->kind, r->scope.ns, r->rv,
+			timeout);
+	cache_scope_query(&r->scope, &url);
 	struct xfer x = { .r = r,
 			  .body = BUF_INIT,
 			  .watch = true,
@@ -825,8 +831,8 @@ static int check_upstream_rv(struct cache_resource *r, int rc,
 	if (rc == REFL_OK && end->at_deadline &&
 	    cache_rvclock_heard_since(r->clock, end->opened_ms))
 		return rc;
-	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				    sizeof(err)))
+	if (cache_probe_upstream_rv(&r->up, r->kind, r->scope.ns, &r->stop,
+				    &now, err, sizeof(err)))
 		return rc;
 	if (now < r->rv) {
 		log_warn(
@@ -970,6 +976,15 @@ struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 	return r;
 }
 
+void cache_refl_set_scope(struct cache_resource *r, struct cache_scope *s)
+{
+	cache_scope_free(&r->scope);
+	r->scope = *s;
+	memset(s, 0, sizeof(*s));
+	if (r->scope.strip_managed)
+		r->up.strip_managed_fields = true;
+}
+
 int cache_refl_start(struct cache_resource *r)
 {
 	int e = pthread_create(&r->thread, NULL, run, r);
@@ -994,5 +1009,6 @@ void cache_refl_free(struct cache_resource *r)
 		return;
 	cache_store_free(r->store);
 	cache_history_free(r->history);
+	cache_scope_free(&r->scope);
 	free(r);
 }

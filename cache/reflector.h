@@ -24,6 +24,7 @@
 #include "cache/kind.h"
 #include "cache/obj.h"
 #include "cache/rvclock.h"
+#include "cache/scope.h"
 #include "cache/store.h"
 #include "cache/upstream.h"
 
@@ -45,6 +46,10 @@ struct cache_refl_stats { /* all atomic */
 	uint64_t rejected_by[CACHE_REJECT_NREASONS];
 	uint64_t fast_forwards; /* quiet resumes moved to a newer RV */
 	uint64_t watchers;	/* local watches open now (the proxy's) */
+	/* requests of this kind that the scope let the cache answer, and
+	 * ones passed through because they reach outside it (the proxy's;
+	 * counted only where the scope is not the whole resource) */
+	uint64_t scope_served, scope_passthrough;
 };
 
 struct cache_resource {
@@ -68,6 +73,10 @@ struct cache_resource {
 	void (*on_progress)(void *ctx, struct cache_resource *r);
 	void *on_progress_ctx;
 
+	/* What of the resource this reflector caches: set before start,
+	 * read-only after (cache_refl_set_scope) */
+	struct cache_scope scope;
+
 	/* owned by the reflector thread */
 	struct cache_upstream up;
 	pthread_t thread;
@@ -80,6 +89,9 @@ struct cache_resource {
 struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 				      const struct cache_upstream *up,
 				      size_t history);
+/* Cache only *s of the resource (takes what s owns; s is left empty).
+ * Before cache_refl_start(). */
+void cache_refl_set_scope(struct cache_resource *r, struct cache_scope *s);
 int cache_refl_start(struct cache_resource *r);
 /* Ask the thread to stop and join it. */
 void cache_refl_stop(struct cache_resource *r);

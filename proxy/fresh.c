@@ -122,8 +122,8 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 		    uint64_t *rv)
 {
 	char err[256];
-	int rc = cache_probe_upstream_rv(&f->up, r->kind, &f->stop, rv, err,
-					 sizeof(err));
+	int rc = cache_probe_upstream_rv(&f->up, r->kind, r->scope.ns, &f->stop,
+					 rv, err, sizeof(err));
 	if (rc && !f->away)
 		log_warn(
 			"%s: cannot ask the upstream for its resourceVersion (%s); "

@@ -18,6 +18,7 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/body.h"
@@ -325,8 +326,16 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
+	if (!o && !cache_scope_unselected(&r->scope)) {
+		/* outside the scope's selectors, perhaps: not ours to deny */
+		proxy_scope_count(r, false);
+		req->upstream = true;
+		return MHD_YES;
+	}
 	if (!o)
 		return proxy_not_found(c, r->kind->resource, rt->name);
+	if (r->scope.ns || !cache_scope_unselected(&r->scope))
+		proxy_scope_count(r, true);
 	if (fmt.form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
 		if (fmt.form == PROXY_FORM_TABLE) {

@@ -24,6 +24,7 @@
 #include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "config/log.h"
+#include "proxy/resources.h"
 #include "proxy/server.h"
 
 static volatile sig_atomic_t quit;
@@ -240,7 +241,10 @@ int main(int argc, char **argv)
 	struct cache_kind *discovered[CONFIG_MAX_RESOURCES];
 	int ndiscovered = 0;
 	int exit_code = 1;
-	p.res = xcalloc((size_t)cfg.nresources, sizeof(*p.res));
+	int want = 0; /* reflectors: one per namespace of an entry */
+	for (int i = 0; i < cfg.nresources; i++)
+		want += proxy_resources_count(&cfg.scopes[i]);
+	p.res = xcalloc((size_t)want, sizeof(*p.res));
 	if (!p.res)
 		goto out;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -264,12 +268,14 @@ int main(int argc, char **argv)
 					  cfg.resources[i]);
 				goto out;
 			}
-		p.res[p.nres] = cache_refl_new(k, &up, (size_t)cfg.history);
-		if (!p.res[p.nres]) {
-			log_error("out of memory");
+		int n = proxy_resources_make(
+			k, &cfg.scopes[i], &up, (size_t)cfg.history,
+			&p.res[p.nres], want - p.nres, err, sizeof(err));
+		if (n < 0) {
+			log_error("%s", err);
 			goto out;
 		}
-		p.nres++;
+		p.nres += n;
 	}
 
 	if (proxy_start(&p, err, sizeof(err))) {

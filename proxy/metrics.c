@@ -133,7 +133,27 @@ static const struct res_metric res_metrics[] = {
 	  STAT(malformed) },
 	{ "informer_proxy_watchers", "gauge", "Local watch streams open now.",
 	  STAT(watchers) },
+	{ "informer_proxy_scope_served_total", "counter",
+	  "Requests answered from a scoped cache (a namespace or selectors "
+	  "in --config) because they lie inside its scope.",
+	  STAT(scope_served) },
+	{ "informer_proxy_scope_passthrough_total", "counter",
+	  "Requests of a cached resource passed through because they reach "
+	  "outside its cache's scope (another namespace, all of them, or a "
+	  "selector the scope does not imply).",
+	  STAT(scope_passthrough) },
 };
+
+/* resource="pods", and ,namespace="NS" for a reflector of one
+ * namespace (--config namespaces), so that each series is its own. */
+static void res_labels(const struct cache_resource *r, char *out, size_t len)
+{
+	const struct cache_kind *k = r->kind;
+	snprintf(out, len, "resource=\"%s%s%s\"%s%s%s", k->resource,
+		 k->group[0] ? "." : "", k->group,
+		 r->scope.ns ? ",namespace=\"" : "",
+		 r->scope.ns ? r->scope.ns : "", r->scope.ns ? "\"" : "");
+}
 
 static void res_family(struct buf *b, struct proxy *p,
 		       const struct res_metric *m)
@@ -141,24 +161,28 @@ static void res_family(struct buf *b, struct proxy *p,
 	family(b, m->name, m->type, m->help);
 	for (int i = 0; i < p->nres; i++) {
 		struct cache_resource *r = p->res[i];
-		const struct cache_kind *k = r->kind;
-		const char *dot = k->group[0] ? "." : "";
+		char lab[400];
+		res_labels(r, lab, sizeof(lab));
 		if (!m->nreasons) {
 			double v = m->value ? m->value(r) :
 					      (double)stat_at(r, m->stat);
-			buf_printf(b, "%s{resource=\"%s%s%s\"} %.17g\n",
-				   m->name, k->resource, dot, k->group, v);
+			buf_printf(b, "%s{%s} %.17g\n", m->name, lab, v);
 			continue;
 		}
 		for (int why = 0; why < m->nreasons; why++)
 			buf_printf(
-				b,
-				"%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
-				m->name, k->resource, dot, k->group,
+				b, "%s{%s,reason=\"%s\"} %llu\n", m->name, lab,
 				m->reason_name(why),
 				(unsigned long long)stat_at(
 					r, m->stat + why * sizeof(uint64_t)));
 	}
+}
+
+void proxy_scope_count(struct cache_resource *r, bool served)
+{
+	__atomic_add_fetch(served ? &r->stats.scope_served :
+				    &r->stats.scope_passthrough,
+			   1, __ATOMIC_RELAXED);
 }
 
 static long long rss_bytes(struct proxy *p)

@@ -11,9 +11,11 @@
 #define PROXY_METRICS_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct proxy;
+struct cache_resource;
 
 /* X(field, metric name, labels, help) */
 #define PROXY_COUNTERS(X)                                                       \
@@ -78,6 +80,10 @@ extern struct proxy_counters proxy_counters;
 
 #define PROXY_COUNT(field) \
 	__atomic_add_fetch(&proxy_counters.field, 1, __ATOMIC_RELAXED)
+
+/* Count a request of r's kind answered from r's scoped cache (served),
+ * or passed through because it reaches outside the scope. */
+void proxy_scope_count(struct cache_resource *r, bool served);
 
 enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c);
 

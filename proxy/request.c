@@ -13,15 +13,30 @@ bool proxy_stopping(const struct proxy *p)
 	return __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE);
 }
 
+static bool same_kind(const struct cache_kind *k, const struct proxy_route *rt)
+{
+	return !strcmp(k->group, rt->group) &&
+	       !strcmp(k->version, rt->version) &&
+	       !strcmp(k->resource, rt->resource);
+}
+
 struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
 {
 	for (int i = 0; i < p->nres; i++) {
-		const struct cache_kind *k = p->res[i]->kind;
-		if (!strcmp(k->group, rt->group) &&
-		    !strcmp(k->version, rt->version) &&
-		    !strcmp(k->resource, rt->resource))
+		const char *ns = p->res[i]->scope.ns;
+		if (same_kind(p->res[i]->kind, rt) &&
+		    (!ns || !strcmp(ns, rt->ns)))
 			return p->res[i];
 	}
+	return NULL;
+}
+
+struct cache_resource *proxy_find_kind(struct proxy *p,
+				       const struct proxy_route *rt)
+{
+	for (int i = 0; i < p->nres; i++)
+		if (same_kind(p->res[i]->kind, rt))
+			return p->res[i];
 	return NULL;
 }
 

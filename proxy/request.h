@@ -54,9 +54,15 @@ struct proxy {
 
 /* True once proxy_stop() has begun: a watch must not suspend again. */
 bool proxy_stopping(const struct proxy *p);
-/* The cached resource for a parsed route, or NULL. */
+/* The cached resource for a parsed route whose scope holds the route's
+ * namespace (a namespace-scoped cache answers only its namespace), or
+ * NULL. */
 struct cache_resource *proxy_find(struct proxy *p,
 				  const struct proxy_route *rt);
+/* The first cached resource of the route's kind, whatever its scope, or
+ * NULL: where a request passed through for scope is counted. */
+struct cache_resource *proxy_find_kind(struct proxy *p,
+				       const struct proxy_route *rt);
 
 /* True when the client has closed its side: a suspended connection does
  * not notice that by itself, so readers check before they sleep again. */

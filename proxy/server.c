@@ -14,6 +14,7 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/authn.h"
@@ -67,14 +68,32 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	if (pr == -EINVAL)
 		return true; /* answered with 400 below */
 	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
+	if (!r && !pr && !rt.sub[0] && proxy_find_kind(p, &rt)) {
+		/* another namespace, or all of them, of a namespaced cache */
+		proxy_scope_count(proxy_find_kind(p, &rt), false);
+		return false;
+	}
 	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
 		return false;
+	if (!cache_scope_unselected(&r->scope)) {
+		const char *ls = NULL, *fs = NULL;
+		proxy_arg(c, "labelSelector", &ls);
+		proxy_arg(c, "fieldSelector", &fs);
+		/* a GET by name is answered when the object is cached, and
+		 * passed through when not (list.c): it may lie outside */
+		if (!rt.name[0] && !cache_scope_covers(&r->scope, ls, fs)) {
+			proxy_scope_count(r, false);
+			return false;
+		}
+	}
 	/* A client that takes only protobuf gets it from the upstream. */
 	const char *accept =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	if (accept && strstr(accept, "application/vnd.kubernetes.protobuf") &&
 	    !strstr(accept, "json") && !strstr(accept, "*/*"))
 		return false;
+	if (!rt.name[0] && (r->scope.ns || !cache_scope_unselected(&r->scope)))
+		proxy_scope_count(r, true);
 	return true;
 }
 

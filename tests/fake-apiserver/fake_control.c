@@ -303,11 +303,12 @@ static void seen_json(struct buf *b, int res)
 {
 	json_t *a = json_array();
 	pthread_mutex_lock(&seen_lock);
-	unsigned n = seen_n[res], first = n > FAKE_SEEN_MAX ? n - FAKE_SEEN_MAX : 0;
+	unsigned n = seen_n[res],
+		 first = n > FAKE_SEEN_MAX ? n - FAKE_SEEN_MAX : 0;
 	for (unsigned i = first; a && i < n; i++) {
 		const struct seen *s = &seen[res][i % FAKE_SEEN_MAX];
-		json_t *o = json_pack("{s:s}", "verb",
-				      s->watch ? "watch" : "list");
+		json_t *o =
+			json_pack("{s:s}", "verb", s->watch ? "watch" : "list");
 		if (o && s->ns)
 			json_object_set_new(o, "namespace", json_string(s->ns));
 		if (o && s->ls)

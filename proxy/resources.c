@@ -1,0 +1,86 @@
+/*
+ * resources: one --config entry into its reflectors (see resources.h).
+ */
+#include "proxy/resources.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "cache/scope.h"
+#include "cache/selector.h"
+
+int proxy_resources_count(const struct config_scope *sc)
+{
+	return sc->nnamespaces ? sc->nnamespaces : 1;
+}
+
+/* The selectors parse as the apiserver would parse them. */
+static int check_selectors(const struct cache_kind *k,
+			   const struct config_scope *sc, char *err,
+			   size_t errlen)
+{
+	char msg[256];
+	struct cache_lsel *l = NULL;
+	struct cache_fsel *f = NULL;
+	int rc = cache_lsel_parse(sc->label_selector, &l, msg, sizeof(msg));
+	if (rc == -EINVAL)
+		snprintf(err, errlen, "%s: labelSelector: %s",
+			 sc->label_where ? sc->label_where : sc->resource, msg);
+	cache_lsel_free(l);
+	if (rc)
+		return rc;
+	rc = cache_fsel_parse(sc->field_selector, k->fields, &f, msg,
+			      sizeof(msg));
+	if (rc == -EINVAL)
+		snprintf(err, errlen, "%s: fieldSelector: %s",
+			 sc->field_where ? sc->field_where : sc->resource, msg);
+	cache_fsel_free(f);
+	return rc;
+}
+
+int proxy_resources_make(const struct cache_kind *k,
+			 const struct config_scope *sc,
+			 const struct cache_upstream *up, size_t history,
+			 struct cache_resource **out, int max, char *err,
+			 size_t errlen)
+{
+	const char *where = sc->where ? sc->where : "--resources";
+	int n = proxy_resources_count(sc), made = 0, rc;
+	if (sc->nnamespaces && !k->namespaced) {
+		snprintf(err, errlen,
+			 "%s: %s: namespaces given, but %s are not namespaced",
+			 where, sc->resource, k->resource);
+		return -EINVAL;
+	}
+	if ((rc = check_selectors(k, sc, err, errlen)))
+		return rc;
+	if (n > max) {
+		snprintf(err, errlen, "%s: too many reflectors", where);
+		return -ENOSPC;
+	}
+	for (; made < n; made++) {
+		struct cache_scope s;
+		const char *ns = sc->nnamespaces ? sc->namespaces[made] : NULL;
+		rc = cache_scope_init(&s, ns, sc->label_selector,
+				      sc->field_selector, sc->strip,
+				      sc->nstrip);
+		if (rc == -EINVAL) {
+			snprintf(err, errlen, "%s: too many stripFields",
+				 where);
+			goto fail;
+		}
+		out[made] = rc ? NULL : cache_refl_new(k, up, history);
+		if (!out[made]) {
+			cache_scope_free(&s);
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
+		cache_refl_set_scope(out[made], &s);
+	}
+	return made;
+fail:
+	while (made-- > 0)
+		cache_refl_free(out[made]);
+	return rc;
+}
