@@ -151,15 +151,17 @@ struct page {
 /* Select into pg what matches f, from the first key of f's namespace, or
  * after start_ns/start_name (a continue token's start key) when start_ns
  * is not NULL, up to limit (0: all). Returns 0 or -ENOMEM. */
-static int select_page(struct cache_snap *snap, const struct proxy_filter *f,
-		       const char *start_ns, const char *start_name,
-		       uint64_t limit, struct page *pg)
+static int select_page(const struct cache_store *st, struct cache_snap *snap,
+		       const struct proxy_filter *f, const char *start_ns,
+		       const char *start_name, uint64_t limit, struct page *pg)
 {
 	struct cache_iter it;
 	const char *lk = NULL,
 		   *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
 	const char *from_ns = start_ns ? start_ns : f->ns;
 	const char *from_name = start_ns ? start_name : "";
+	if (lv && !cache_store_indexes(st, lk))
+		lv = NULL; /* a key the index leaves out (--config indexes) */
 	if (lv) /* key=value: walk the label index, not every object */
 		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
 	else
@@ -286,8 +288,8 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	}
 
 	struct page pg = { 0 };
-	if (select_page(snap, &f, cont_rv ? start_ns : NULL, start_name, limit,
-			&pg))
+	if (select_page(r->store, snap, &f, cont_rv ? start_ns : NULL,
+			start_name, limit, &pg))
 		goto fail;
 	struct buf meta = BUF_INIT;
 	list_meta(&meta, r, snap, &f, &pg);

@@ -77,6 +77,14 @@ int proxy_resources_make(const struct cache_kind *k,
 			goto fail;
 		}
 		cache_refl_set_scope(out[made], &s);
+		if (sc->nindexes &&
+		    cache_store_index_only(out[made]->store, sc->indexes,
+					   sc->nindexes)) {
+			cache_refl_free(out[made]);
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
 	}
 	return made;
 fail:

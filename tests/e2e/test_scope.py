@@ -146,7 +146,7 @@ class LabelScope(unittest.TestCase):
         cls.fake = h.fake("--quiet", "--token", ADMIN)
         api = cls.fake.url + "/api/v1/namespaces/default/pods"
         for i in range(3):
-            s, _, _ = admin("POST", api, pod("web-%d" % i, {"tier": "web"}, {LAC: '{"big":"%d"}' % i, "k": "v"}))
+            s, _, _ = admin("POST", api, pod("web-%d" % i, {"tier": "web", "az": "z%d" % min(i + 1, 2)}, {LAC: '{"big":"%d"}' % i, "k": "v"}))
             assert s == 201, s
         for i in range(2):
             s, _, _ = admin("POST", api, pod("db-%d" % i, {"tier": "db"}))
@@ -156,6 +156,7 @@ class LabelScope(unittest.TestCase):
             "resources:\n"
             "  - resource: pods\n"
             "    labelSelector: tier=web\n"
+            "    indexes: [metadata.labels.tier]\n"
             "    stripFields:\n"
             "      - metadata.managedFields\n"
             "      - metadata.annotations.kubectl\\.kubernetes\\.io/last-applied-configuration\n")
@@ -184,6 +185,13 @@ class LabelScope(unittest.TestCase):
         # narrowed further: still inside
         body, upstream = self.list("&labelSelector=tier%3Dweb,x!%3Dy")
         self.assertEqual((upstream, len(body["items"])), (0, 3))
+        # az (which sorts before tier, so it would be looked up first) is not
+        # in the label index (indexes: [tier]): a scan finds it
+        body, upstream = self.list("&labelSelector=az%3Dz1,tier%3Dweb")
+        self.assertEqual(upstream, 0)
+        self.assertEqual([n for _, n in names(body)], ["web-0"])
+        body, upstream = self.list("&labelSelector=az%3Dz2,tier%3Dweb")
+        self.assertEqual([n for _, n in names(body)], ["web-1", "web-2"])
 
     def test_outside_is_passed_through(self):
         m0 = metrics(self.proxy)
@@ -212,6 +220,7 @@ class LabelScope(unittest.TestCase):
         s, obj = h.get_json(self.proxy.url + "/api/v1/namespaces/default/pods/web-1?resourceVersion=0")
         self.assertEqual(s, 200)
         self.assertEqual(obj["metadata"]["annotations"], {"k": "v"})
+        self.assertEqual(obj["metadata"]["labels"], {"tier": "web", "az": "z2"})
         self.assertNotIn("managedFields", obj["metadata"])
         s, up = h.get_json(self.fake.url + "/api/v1/namespaces/default/pods/web-1",
                            headers={"Authorization": "Bearer " + ADMIN})
