@@ -50,6 +50,12 @@ struct cache_refl_stats { /* all atomic */
 	 * ones passed through because they reach outside it (the proxy's;
 	 * counted only where the scope is not the whole resource) */
 	uint64_t scope_served, scope_passthrough;
+	/* the full LIST under way, or the last one: 1 while one runs,
+	 * objects parsed and bytes received so far, the total the upstream
+	 * announced (objects so far + remainingItemCount; 0: unknown) and
+	 * when it began (monotonic ms) */
+	uint64_t list_active, list_objects, list_bytes, list_expected;
+	uint64_t list_started_ms, list_ended_ms;
 };
 
 struct cache_resource {

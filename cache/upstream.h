@@ -29,6 +29,8 @@ struct cache_upstream {
 	int settle_seconds; /* an RV seen this long ago has reached
 					 * an open watch (rvclock.h) */
 	bool strip_managed_fields;
+	int progress_interval; /* seconds between the info lines of a full
+				* LIST's progress; 0: after every page */
 	/* Bounds on what the upstream may cost (config/limits.h); 0: the
 	 * default there. */
 	size_t page_max; /* bytes of one LIST page */

@@ -115,6 +115,11 @@ static const struct flag flags[] = {
 	  DEF(60) },
 	{ FLAG("threads", F_INT, OFF(threads), 1, 256),
 	  .help = "HTTP worker threads", .note = "number of CPUs" },
+	{ FLAG("list-progress-interval", F_INT, OFF(list_progress_interval), 0,
+	       3600),
+	  .help = "seconds between the info lines that tell a full upstream LIST's "
+		  "progress (0: after every page)",
+	  DEF(5) },
 	{ FLAG("strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0),
 	  .help = "drop metadata.managedFields from cached objects" },
 	{ FLAG("client-auth", F_AUTH, OFF(client_auth), 0, 0),

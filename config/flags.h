@@ -55,6 +55,7 @@ struct config {
 	int grace_seconds;  /* /readyz stays 200 this long with upstream away */
 	int startup_timeout; /* exit if never synced after this long */
 	bool strip_managed_fields;
+	int list_progress_interval; /* seconds between LIST progress lines */
 	/* security (README "Security model") */
 	enum config_client_auth client_auth; /* --client-auth none|delegated */
 	bool allow_unauth_remote; /* --allow-unauthenticated-remote */

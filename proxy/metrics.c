@@ -69,6 +69,31 @@ static double staleness(struct cache_resource *r)
 	return last ? (double)(time(NULL) - last) : -1;
 }
 
+static double list_seconds(struct cache_resource *r)
+{
+	const struct cache_refl_stats *st = &r->stats;
+	uint64_t from = load(&st->list_started_ms);
+	uint64_t to = load(&st->list_active) ?
+			      (uint64_t)cache_rvclock_now_ms() :
+			      load(&st->list_ended_ms);
+	return from && to > from ? (double)(to - from) / 1e3 : 0;
+}
+
+static double list_bytes_per_second(struct cache_resource *r)
+{
+	double s = list_seconds(r);
+	return s > 0 ? (double)load(&r->stats.list_bytes) / s : 0;
+}
+
+static double list_eta(struct cache_resource *r)
+{
+	const struct cache_refl_stats *st = &r->stats;
+	uint64_t got = load(&st->list_objects), want = load(&st->list_expected);
+	if (!load(&st->list_active) || !got || want <= got)
+		return 0;
+	return (double)(want - got) * list_seconds(r) / (double)got;
+}
+
 /*
  * The per-resource families, in page order. A row reads its sample with
  * value(), or else from the counter at stat in struct cache_refl_stats;
@@ -133,6 +158,31 @@ static const struct res_metric res_metrics[] = {
 	  STAT(malformed) },
 	{ "informer_proxy_watchers", "gauge", "Local watch streams open now.",
 	  STAT(watchers) },
+	/* the progress of a full LIST (the first sync, or a relist) */
+	{ "informer_proxy_list_in_progress", "gauge",
+	  "1 while a full upstream LIST of the resource is under way.",
+	  STAT(list_active) },
+	{ "informer_proxy_list_objects", "gauge",
+	  "Objects received so far by the full LIST under way, or by the last "
+	  "one.",
+	  STAT(list_objects) },
+	{ "informer_proxy_list_expected_objects", "gauge",
+	  "The full LIST's total as the upstream announced it (objects so far "
+	  "plus remainingItemCount); 0 when it did not say.",
+	  STAT(list_expected) },
+	{ "informer_proxy_list_received_bytes", "gauge",
+	  "Bytes received so far by the full LIST under way, or by the last one.",
+	  STAT(list_bytes) },
+	{ "informer_proxy_list_duration_seconds", "gauge",
+	  "How long the full LIST under way has run, or the last one took.",
+	  .value = list_seconds },
+	{ "informer_proxy_list_receive_bytes_per_second", "gauge",
+	  "Bytes per second of the full LIST under way, or of the last one.",
+	  .value = list_bytes_per_second },
+	{ "informer_proxy_list_eta_seconds", "gauge",
+	  "Seconds left in the full LIST under way at its rate so far, from "
+	  "the expected total; 0 when none runs or the total is unknown.",
+	  .value = list_eta },
 	{ "informer_proxy_scope_served_total", "counter",
 	  "Requests answered from a scoped cache (a namespace or selectors "
 	  "in --config) because they lie inside its scope.",

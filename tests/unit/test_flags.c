@@ -71,7 +71,7 @@ static void test_usage(void)
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
 		lines++;
-	CHECK(lines == 40);
+	CHECK(lines == 41);
 	free(text);
 }
 
