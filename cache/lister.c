@@ -490,7 +490,9 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		set_stat(&r->stats.list_bytes,
 			 get_stat(&r->stats.list_bytes) + x.body.len);
 		int64_t now = cache_rvclock_now_ms();
-		if (now - said >= r->up.progress_interval * 1000L) {
+		int every =
+			r->up.progress_interval ? r->up.progress_interval : 5;
+		if (now - said >= every * 1000L) {
 			log_progress(r, false);
 			said = now;
 		}

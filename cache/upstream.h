@@ -30,7 +30,7 @@ struct cache_upstream {
 					 * an open watch (rvclock.h) */
 	bool strip_managed_fields;
 	int progress_interval; /* seconds between the info lines of a full
-				* LIST's progress; 0: after every page */
+				* LIST's progress; 0: 5, < 0: after every page */
 	/* Bounds on what the upstream may cost (config/limits.h); 0: the
 	 * default there. */
 	size_t page_max; /* bytes of one LIST page */

@@ -233,7 +233,9 @@ int main(int argc, char **argv)
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
-		.progress_interval = cfg.list_progress_interval,
+		.progress_interval = cfg.list_progress_interval ?
+					     cfg.list_progress_interval :
+					     -1, /* 0: every page */
 		.page_max = (size_t)cfg.upstream_page_max,
 		.line_max = (size_t)cfg.upstream_line_max,
 		.list_max = (size_t)cfg.upstream_list_max,
