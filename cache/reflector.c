@@ -25,6 +25,7 @@
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "config/hist.h"
 #include "config/limits.h"
 #include "config/log.h"
 
@@ -111,6 +112,7 @@ static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 }
 
 static size_t on_watch_data(char *data, size_t size, size_t n, void *p);
+static size_t on_watch_lines(struct xfer *x, char *data, size_t len);
 
 static size_t on_header(char *p, size_t size, size_t n, void *cls)
 {
@@ -222,6 +224,12 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 	curl_slist_free_all(hdrs);
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (!x->watch) {
+		double took = 0;
+		curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &took);
+		cache_upstream_observe(CONFIG_VERB_LIST,
+				       rc == CURLE_OK ? code : -1, took);
+	}
 	/* what main reads to explain a resource that never syncs */
 	__atomic_store_n(&r->last_curl_error, (int)rc, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->last_http_status, code, __ATOMIC_RELAXED);
@@ -632,6 +640,16 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	x->last_byte_ms = cache_rvclock_now_ms();
 	if (error_body(x, data, len))
 		return len;
+	/* the events of this chunk arrived now, whenever they are applied */
+	cache_history_stamp(r->history, cache_history_now_ns());
+	size_t took = on_watch_lines(x, data, len);
+	cache_history_stamp(r->history, 0);
+	return took;
+}
+
+static size_t on_watch_lines(struct xfer *x, char *data, size_t len)
+{
+	struct cache_resource *r = x->r;
 	mark_healthy(r);
 	/* The carried-over bytes hold no newline (every complete line was
 	 * consumed last time), so only the new bytes are scanned: each byte

@@ -38,6 +38,14 @@ struct cache_upstream {
 	size_t list_max; /* bytes of all the pages of one LIST */
 };
 
+/* Count one upstream request (verb: CONFIG_VERB_*, code: the HTTP
+ * status or <= 0 for a transport error) that took seconds, in the
+ * histogram informer_proxy_upstream_request_duration_seconds. Watches,
+ * which last for minutes by design, are not counted. Any thread. */
+void cache_upstream_observe(int verb, long code, double seconds);
+/* Its family, for /metrics. */
+void cache_upstream_metrics(struct buf *out);
+
 /* A new easy handle with the process-wide options (timeouts, keepalive,
  * user agent, verification on). NULL on failure, with err set. */
 CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,

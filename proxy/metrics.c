@@ -12,6 +12,7 @@
 
 #include "config/buf.h"
 #include "proxy/conns.h"
+#include "proxy/observe.h"
 #include "proxy/request.h"
 
 struct proxy_counters proxy_counters;
@@ -303,6 +304,8 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	for (size_t i = 0; i < sizeof(res_metrics) / sizeof(res_metrics[0]);
 	     i++)
 		res_family(&b, p, &res_metrics[i]);
+	proxy_observe_write(&b, p);
+	cache_upstream_metrics(&b);
 	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
 		family(&b, gauges[i].name, "gauge", gauges[i].help);
 		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));

@@ -33,6 +33,10 @@ struct cache_resource;
 	X(watch_expired, "informer_proxy_watch_expired_total", "",              \
 	  "Local watches ended with 410 Expired (fell behind, or the upstream " \
 	  "was wiped).")                                                        \
+	X(watch_slow_expired, "informer_proxy_slow_watchers_expired_total",     \
+	  "",                                                                   \
+	  "Local watches that fell further behind than --history and were "     \
+	  "ended with 410 Expired.")                                            \
 	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
 	  "Requests without resourceVersion that probed the upstream's RV.")    \
 	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",       \

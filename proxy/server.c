@@ -25,6 +25,7 @@
 #include "proxy/list.h"
 #include "proxy/listen.h"
 #include "proxy/metrics.h"
+#include "proxy/observe.h"
 #include "proxy/passthrough.h"
 #include "proxy/rv.h"
 #include "proxy/serve_tls.h"
@@ -175,9 +176,11 @@ struct req {
 	bool local;
 	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
-	char *raw;  /* the request target as received */
-	char *path; /* its checked, decoded path (target.h);
+	char *raw;	  /* the request target as received */
+	char *path;	  /* its checked, decoded path (target.h);
 					 * never longer than raw */
+	int64_t start_ns; /* monotonic, for the duration histogram */
+	int verb, slot;	  /* its labels there; slot -1: not counted */
 };
 
 /* libmicrohttpd shows us the request target as it came on the request
@@ -197,6 +200,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	memcpy(rq->raw, uri ? uri : "", n);
 	rq->path = rq->raw + n;
 	rq->path[0] = '\0';
+	rq->start_ns = cache_history_now_ns();
+	rq->slot = -1;
 	return rq;
 }
 
@@ -378,6 +383,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_conns_refuse(c, "connections",
 						  proxy_conns_max(p->conns));
 		}
+		rq->verb = proxy_pt_verb(rq->path, method, c);
+		rq->slot = proxy_observe_slot(p, rq->path);
 		rq->local = served_locally(p, c, rq->path, method);
 		enum MHD_Result ret;
 		if (p->authn && delegated_gate(p, c, rq, method, &ret))
@@ -426,6 +433,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	proxy_conns_request_done(p->conns, c);
 	if (!rq)
 		return;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+	if (rq->slot >= 0 && ci && ci->http_status)
+		proxy_observe_request(rq->verb, rq->slot, ci->http_status,
+				      cache_history_now_ns() - rq->start_ns);
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)
@@ -535,6 +547,10 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	rc = proxy_listen_check_exposure(p->cfg, err, errlen);
 	if (rc)
 		return rc;
+	if (proxy_observe_init(p)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	unsigned threads = p->cfg->threads > 0 ?
 				   (unsigned)p->cfg->threads :
 				   (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -660,4 +676,5 @@ void proxy_release(struct proxy *p)
 {
 	proxy_fresh_free(p->fresh);
 	p->fresh = NULL;
+	proxy_observe_free();
 }
