@@ -23,6 +23,7 @@
 #include "config/hist.h"
 #include "config/limits.h"
 #include "config/log.h"
+#include "proxy/access.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -245,9 +246,12 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 			break;
 		}
 	pthread_mutex_lock(&pt->lock);
-	if (rc != CURLE_OK && !pt->gone)
-		log_warn("passthrough %s %s: %s", pt->method, pt->url.p,
+	if (rc != CURLE_OK && !pt->gone) {
+		char url[1024]; /* a query's secrets stay out of the log */
+		proxy_access_redact(pt->url.p, url, sizeof(url));
+		log_warn("passthrough %s %s: %s", pt->method, url,
 			 pt->errbuf[0] ? pt->errbuf : curl_easy_strerror(rc));
+	}
 	pt->state = rc == CURLE_OK ? PT_DONE : PT_FAILED;
 	resume_client(pt);
 	pthread_mutex_unlock(&pt->lock);

@@ -17,6 +17,7 @@
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/access.h"
 #include "proxy/authn.h"
 #include "proxy/conns.h"
 #include "proxy/discovery.h"
@@ -176,11 +177,13 @@ struct req {
 	bool local;
 	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
-	char *raw;	  /* the request target as received */
-	char *path;	  /* its checked, decoded path (target.h);
+	char *raw;	      /* the request target as received */
+	char *path;	      /* its checked, decoded path (target.h);
 					 * never longer than raw */
-	int64_t start_ns; /* monotonic, for the duration histogram */
-	int verb, slot;	  /* its labels there; slot -1: not counted */
+	int64_t start_ns;     /* monotonic, for the duration histogram */
+	int verb, slot;	      /* its labels there; slot -1: not counted */
+	char method[16];      /* for the access log */
+	uint64_t sent_before; /* the connection's bytes sent at its start */
 };
 
 /* libmicrohttpd shows us the request target as it came on the request
@@ -202,6 +205,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	rq->path[0] = '\0';
 	rq->start_ns = cache_history_now_ns();
 	rq->slot = -1;
+	rq->sent_before = proxy_access_sent(c);
 	return rq;
 }
 
@@ -383,6 +387,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_conns_refuse(c, "connections",
 						  proxy_conns_max(p->conns));
 		}
+		snprintf(rq->method, sizeof(rq->method), "%s", method);
 		rq->verb = proxy_pt_verb(rq->path, method, c);
 		rq->slot = proxy_observe_slot(p, rq->path);
 		rq->local = served_locally(p, c, rq->path, method);
@@ -435,9 +440,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 		return;
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+	int64_t took = cache_history_now_ns() - rq->start_ns;
 	if (rq->slot >= 0 && ci && ci->http_status)
 		proxy_observe_request(rq->verb, rq->slot, ci->http_status,
-				      cache_history_now_ns() - rq->start_ns);
+				      took);
+	proxy_access_log(c, rq->method[0] ? rq->method : "-", rq->raw,
+			 ci ? ci->http_status : 0, took, rq->sent_before);
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)
