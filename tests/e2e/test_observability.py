@@ -129,5 +129,24 @@ class Metrics(unittest.TestCase):
                      what="no watch left behind")
 
 
+class Dashboard(unittest.TestCase):
+    """Every metric the chart's Grafana dashboard queries is one the proxy
+    exports: a renamed metric cannot leave a panel silently empty."""
+
+    def test_dashboard_queries_real_metrics(self):
+        with open(os.path.join(h.ROOT, "charts", "informer-proxy", "dashboards",
+                               "informer-proxy.json")) as f:
+            dash = json.load(f)
+        exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+        used = set(re.findall(r"\b((?:informer_proxy|process)_[a-z_]+)", " ".join(exprs)))
+        self.assertGreater(len(used), 10)
+        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=3")
+        h.request("GET", proxy.url + "/api/v1/pods")  # a request series
+        h.request("GET", proxy.url + "/api/v1/services")  # an upstream one
+        text = scrape(proxy)
+        exported = set(re.findall(r"^([a-z_]+)[{ ]", text, re.M))
+        self.assertEqual(sorted(used - exported), [])
+
+
 if __name__ == "__main__":
     unittest.main()
