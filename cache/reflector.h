@@ -63,7 +63,9 @@ struct cache_resource {
 	const struct cache_kind *kind;
 	struct cache_store *store;
 	struct cache_history *history;
-	bool synced;	      /* atomic; set once, after the first list */
+	bool synced;  /* atomic; set once, after the first list */
+	bool retired; /* atomic; removed by a config reload: its watches end,
+		       * requests pass it by, it is freed at exit */
 	int64_t last_contact; /* atomic; unix time of the last upstream bytes */
 	int last_curl_error;  /* atomic; of the last failed request */
 	long last_http_status;	     /* atomic; of the last answer */
@@ -108,6 +110,11 @@ int cache_refl_start(struct cache_resource *r);
 void cache_refl_stop(struct cache_resource *r);
 /* After stop, every reader gone and rcu_barrier(). */
 void cache_refl_free(struct cache_resource *r);
+
+static inline bool cache_refl_retired(const struct cache_resource *r)
+{
+	return __atomic_load_n(&r->retired, __ATOMIC_ACQUIRE);
+}
 
 static inline bool cache_refl_synced(struct cache_resource *r)
 {

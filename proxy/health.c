@@ -35,8 +35,10 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 	const char *verbose = NULL;
 	bool v = proxy_arg(c, "verbose", &verbose);
 	time_t now = time(NULL);
-	for (int i = 0; i < p->nres; i++) {
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		struct cache_resource *r = p->res[i];
+		if (cache_refl_retired(r))
+			continue; /* removed by a reload */
 		bool ok = cache_refl_synced(r);
 		ready = ready && ok;
 		buf_printf(&b, "[%s]informer-sync-%s %s\n", ok ? "+" : "-",

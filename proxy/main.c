@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
@@ -24,14 +25,46 @@
 #include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "config/log.h"
+#include "proxy/reload.h"
 #include "proxy/resources.h"
 #include "proxy/server.h"
 
-static volatile sig_atomic_t quit;
+static volatile sig_atomic_t quit, hup;
 
 static void on_signal(int sig)
 {
 	quit = sig;
+}
+
+static void on_hup(int sig)
+{
+	hup = sig;
+}
+
+/* --config's modification time (0: unreadable), for --watch-config. */
+static int64_t config_mtime(const char *path)
+{
+	struct stat st;
+	if (!path || stat(path, &st))
+		return 0;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+/* SIGHUP, or a changed --config with --watch-config: the new resources
+ * (proxy/reload.h); a configuration that does not validate is refused
+ * and the running one stays. */
+static void reload(struct proxy *p, int argc, char **argv)
+{
+	char err[512];
+	int added, removed;
+	if (proxy_reload_config(p, argc, argv, &added, &removed, err,
+				sizeof(err)))
+		log_error("reload refused, the running configuration stays: %s",
+			  err);
+	else
+		log_info("reload: %d resource entr%s added, %d removed, the "
+			 "rest untouched",
+			 added, added == 1 ? "y" : "ies", removed);
 }
 
 /* A kind the built-in table lacks, from upstream discovery. Waits for an
@@ -247,12 +280,20 @@ int main(int argc, char **argv)
 	int want = 0; /* reflectors: one per namespace of an entry */
 	for (int i = 0; i < cfg.nresources; i++)
 		want += proxy_resources_count(&cfg.scopes[i]);
-	p.res = xcalloc((size_t)want, sizeof(*p.res));
+	if (want > PROXY_MAX_REFLECTORS) {
+		log_error("more than %d reflectors (namespaces of all entries)",
+			  PROXY_MAX_REFLECTORS);
+		goto out;
+	}
+	/* room for what reloads add */
+	p.res = xcalloc(PROXY_MAX_REFLECTORS, sizeof(*p.res));
 	if (!p.res)
 		goto out;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction hsa = { .sa_handler = on_hup };
+	sigaction(SIGHUP, &hsa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	for (int i = 0; i < cfg.nresources; i++) {
@@ -292,6 +333,12 @@ int main(int argc, char **argv)
 		}
 	}
 	log_info("caching %d resource(s) from %s", p.nres, creds.server);
+	if (proxy_reload_init(&p)) {
+		log_error("out of memory");
+		goto out;
+	}
+	int64_t mtime = config_mtime(cfg.config_file);
+	time_t next_stat = 0;
 	/* Until every resource has synced once, say plainly what is wrong
 	 * with the upstream; give up on what retrying cannot fix, and on an
 	 * upstream still unreachable after --startup-timeout. */
@@ -300,12 +347,30 @@ int main(int argc, char **argv)
 	while (!quit) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
+		if (cfg.watch_config && cfg.config_file &&
+		    time(NULL) >= next_stat) {
+			next_stat = time(NULL) + 1;
+			int64_t m = config_mtime(cfg.config_file);
+			if (m && m != mtime) {
+				mtime = m;
+				log_info("--config %s changed: reloading",
+					 cfg.config_file);
+				reload(&p, argc, argv);
+			}
+		}
+		if (hup) {
+			hup = 0;
+			log_info("SIGHUP: reloading the configuration");
+			mtime = config_mtime(cfg.config_file);
+			reload(&p, argc, argv);
+		}
 		if (!unsynced || time(NULL) < next_check)
 			continue;
 		next_check = time(NULL) + 2;
 		unsynced = 0;
 		for (int i = 0; i < p.nres; i++) {
-			if (cache_refl_synced(p.res[i]))
+			if (cache_refl_synced(p.res[i]) ||
+			    cache_refl_retired(p.res[i]))
 				continue;
 			unsynced++;
 			char msg[768];
@@ -330,6 +395,7 @@ out:
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
 		cache_refl_free(p.res[i]);
+	proxy_reload_free(&p);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)
 		cache_discover_free(discovered[i]);

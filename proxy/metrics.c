@@ -210,9 +210,12 @@ static void res_family(struct buf *b, struct proxy *p,
 		       const struct res_metric *m)
 {
 	family(b, m->name, m->type, m->help);
-	for (int i = 0; i < p->nres; i++) {
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		struct cache_resource *r = p->res[i];
 		char lab[400];
+		if (cache_refl_retired(r))
+			continue; /* removed by a reload; its successor has
+				   * the same labels */
 		res_labels(r, lab, sizeof(lab));
 		if (!m->nreasons) {
 			double v = m->value ? m->value(r) :

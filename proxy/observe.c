@@ -190,8 +190,10 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 		"into a local watch's stream, per delivery.\n"
 		"# TYPE %s histogram\n",
 		name, name);
-	for (int i = 0; i < p->nres; i++) {
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		char lab[400];
+		if (cache_refl_retired(p->res[i]))
+			continue;
 		res_label(p->res[i], lab, sizeof(lab));
 		config_hist_write(b, name, lab, &p->res[i]->delivery_lag,
 				  &proxy_observe_lag_bounds);
@@ -202,8 +204,10 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 		   "it sent (the analogue of a workqueue's depth).\n"
 		   "# TYPE %s histogram\n",
 		   name, name);
-	for (int i = 0; i < p->nres; i++) {
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		char lab[400];
+		if (cache_refl_retired(p->res[i]))
+			continue;
 		res_label(p->res[i], lab, sizeof(lab));
 		config_hist_write(b, name, lab, &p->res[i]->watcher_lag,
 				  &proxy_observe_queue_bounds);
@@ -213,8 +217,10 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 		   "# HELP %s Events the furthest-behind open local watch is "
 		   "behind the newest now.\n# TYPE %s gauge\n",
 		   name, name);
-	for (int i = 0; i < p->nres; i++) {
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		char lab[400];
+		if (cache_refl_retired(p->res[i]))
+			continue;
 		res_label(p->res[i], lab, sizeof(lab));
 		buf_printf(
 			b, "%s{%s} %llu\n", name, lab,

@@ -488,14 +488,14 @@ static void *ticker(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&p->tick_cond, &p->tick_lock, &ts);
-		for (int i = 0; i < p->nres; i++)
+		for (int i = 0, n = proxy_nres(p); i < n; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
 		for (int cut = proxy_conns_reap(p->conns); cut > 0; cut--)
 			PROXY_COUNT(header_timeouts);
 		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0) {
 			/* expired pins first: what they held is then free */
-			for (int i = 0; i < p->nres; i++)
+			for (int i = 0, n = proxy_nres(p); i < n; i++)
 				cache_store_expire_pins(p->res[i]->store);
 			alloc_give_back();
 		}
@@ -647,7 +647,7 @@ void proxy_stop(struct proxy *p)
 	pthread_mutex_unlock(&p->tick_lock);
 	if (p->ticking)
 		pthread_join(p->ticker, NULL);
-	for (int i = 0; i < p->nres; i++)
+	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
 	proxy_fresh_stop(p->fresh);

@@ -225,8 +225,9 @@ static bool next_line(struct watch *w)
 	if (w->done)
 		return false;
 	int64_t now = now_ms();
-	if (proxy_stopping(w->p) || now >= w->deadline_ms) {
-		w->done = true;
+	if (proxy_stopping(w->p) || now >= w->deadline_ms ||
+	    cache_refl_retired(w->r)) {
+		w->done = true; /* a clean end: the client watches again */
 		return false;
 	}
 	for (;;) {
