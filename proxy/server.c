@@ -374,6 +374,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!rq->announced) {
 		/* The first call only announces the request. */
 		rq->announced = true;
+		snprintf(rq->method, sizeof(rq->method), "%s", method);
 		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
 				       err, sizeof(err))) {
 			rq->local = true;
@@ -387,7 +388,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_conns_refuse(c, "connections",
 						  proxy_conns_max(p->conns));
 		}
-		snprintf(rq->method, sizeof(rq->method), "%s", method);
 		rq->verb = proxy_pt_verb(rq->path, method, c);
 		rq->slot = proxy_observe_slot(p, rq->path);
 		rq->local = served_locally(p, c, rq->path, method);
