@@ -4,7 +4,9 @@
 #include "proxy/resources.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cache/scope.h"
 #include "cache/selector.h"
@@ -38,6 +40,39 @@ static int check_selectors(const struct cache_kind *k,
 	return rc;
 }
 
+/* Whether dotted path a is b or lies above it ("status" above
+ * "status.phase"), segment by segment ("\\." a dot inside one). */
+static bool covers(const char *a, const char *b)
+{
+	char sa[8][256], sb[8][256];
+	int na = config_path_split(a, sa, 8), nb = config_path_split(b, sb, 8);
+	if (na <= 0 || nb <= 0 || na > nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (strcmp(sa[i], sb[i]))
+			return false;
+	return true;
+}
+
+/* A stripped path must not take a field the kind can select on: the
+ * cache would then answer a field selector on it wrongly. */
+static int check_strip(const struct cache_kind *k,
+		       const struct config_scope *sc, const char *where,
+		       char *err, size_t errlen)
+{
+	for (int i = 0; i < sc->nstrip; i++)
+		for (int f = 0; k->fields[f]; f++)
+			if (covers(sc->strip[i], k->fields[f])) {
+				snprintf(err, errlen,
+					 "%s: stripFields: \"%s\" would remove "
+					 "%s, which field selectors on %s read",
+					 where, sc->strip[i], k->fields[f],
+					 k->resource);
+				return -EINVAL;
+			}
+	return 0;
+}
+
 int proxy_resources_make(const struct cache_kind *k,
 			 const struct config_scope *sc,
 			 const struct cache_upstream *up, size_t history,
@@ -52,7 +87,8 @@ int proxy_resources_make(const struct cache_kind *k,
 			 where, sc->resource, k->resource);
 		return -EINVAL;
 	}
-	if ((rc = check_selectors(k, sc, err, errlen)))
+	if ((rc = check_selectors(k, sc, err, errlen)) ||
+	    (rc = check_strip(k, sc, where, err, errlen)))
 		return rc;
 	if (n > max) {
 		snprintf(err, errlen, "%s: too many reflectors", where);

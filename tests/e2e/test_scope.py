@@ -260,6 +260,16 @@ class BadConfig(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn(path + ":2:5: nodes: namespaces given, but nodes are not namespaced", out)
 
+    def test_strip_of_a_selectable_field(self):
+        # the cache would answer fieldSelector=status.phase=... wrongly
+        for path in ("status", "status.phase", "spec.nodeName"):
+            rc, out, cfg = self.run_proxy("resources:\n  - resource: pods\n    stripFields: [%s]\n" % path)
+            self.assertEqual(rc, 1, out)
+            self.assertIn(cfg + ":2:5: stripFields: \"%s\" would remove " % path, out)
+        rc, out, cfg = self.run_proxy("resources:\n  - resource: pods\n    stripFields: [status.phase]\n"
+                                      "  - resource: configmaps\n    stripFields: [status.phase]\n")
+        self.assertIn("status.phase, which field selectors on pods read", out)
+
     def test_shape_error_exits_2(self):
         rc, out, path = self.run_proxy("resources:\n  - resource: pods\n    namespace: a\n")
         self.assertEqual(rc, 2, out)
