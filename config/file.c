@@ -259,6 +259,13 @@ static int load_entry(struct fdoc *f, yaml_node_t *e, struct config_scope *s)
 		int rc;
 		if (!k)
 			return fail(f, kn, "resources: a key must be a string");
+		for (yaml_node_pair_t *q = e->data.mapping.pairs.start; q < p;
+		     q++) {
+			const char *prev = scalar(node_at(f, q->key));
+			if (prev && !strcmp(prev, k))
+				return fail(f, kn,
+					    "resources: \"%s\" set twice", k);
+		}
 		if (!strcmp(k, "resource")) {
 			if ((rc = want_str(f, vn, "resource", &v)))
 				return rc;

@@ -158,6 +158,9 @@ static void test_errors(void)
 		{ "resources:\n  - resource: pods\n  - resource: pods\n",
 		  ":3:5: resources: \"pods\" named twice" },
 		{ "resources: []\nresources: []\n", "set twice" },
+		{ "resources:\n  - resource: pods\n    indexes: [metadata.labels.a]\n"
+		  "    indexes: [metadata.labels.b]\n",
+		  ":4:5: resources: \"indexes\" set twice" },
 		{ "page-size: [1]\n", ":1:12: page-size: want a single value" },
 		{ "", "empty configuration" },
 	};
