@@ -149,7 +149,7 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 		/* The ring is full: the oldest event leaves, and a watch must
 		 * now start at or above its RV. */
 		__atomic_store_n(&h->floor, old->ev.rv, __ATOMIC_RELEASE);
-		call_rcu(&old->rcu, ev_put_rcu);
+		cache_rcu_defer(&old->rcu, ev_put_rcu);
 	}
 	__atomic_store_n(&h->head, seq + 1, __ATOMIC_RELEASE);
 	if (rv > h->progress)
@@ -189,7 +189,7 @@ void cache_history_reset(struct cache_history *h, uint64_t floor)
 	for (size_t i = 0; i <= h->mask; i++) {
 		struct ev_box *old = cache_rcu_xchg(&h->slots[i], NULL);
 		if (old)
-			call_rcu(&old->rcu, ev_put_rcu);
+			cache_rcu_defer(&old->rcu, ev_put_rcu);
 	}
 	__atomic_store_n(&h->floor, floor, __ATOMIC_RELEASE);
 	__atomic_store_n(&h->progress, floor, __ATOMIC_RELEASE);

@@ -237,8 +237,6 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(pt->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_easy_getinfo(pt->easy, CURLINFO_TOTAL_TIME, &took);
-	if (!pt->gone)
-		cache_upstream_observe(pt->verb, code, took);
 	curl_multi_remove_handle(pool->multi, pt->easy);
 	for (struct proxy_pt **pp = &pool->active; *pp; pp = &(*pp)->next)
 		if (*pp == pt) {
@@ -246,6 +244,8 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 			break;
 		}
 	pthread_mutex_lock(&pt->lock);
+	if (!pt->gone) /* a client that left cut the request short */
+		cache_upstream_observe(pt->verb, code, took);
 	if (rc != CURLE_OK && !pt->gone) {
 		char url[1024]; /* a query's secrets stay out of the log */
 		proxy_access_redact(pt->url.p, url, sizeof(url));

@@ -61,28 +61,41 @@ class Metrics(unittest.TestCase):
                            capture_output=True, text=True, timeout=60)
         self.assertNotEqual(p.stdout + p.stderr, "")
 
+    def settled(self, want):
+        """The samples once every key of want has its value: a request is
+        counted when it ends, just after its client has the answer."""
+        def ok():
+            m = samples(scrape(self.proxy))
+            return m if all(m.get(k, 0) == v for k, v in want.items()) else None
+        return h.wait_until(ok, what=str(want))
+
     def test_request_histogram_moves(self):
         key = 'informer_proxy_request_duration_seconds_count{verb="list",resource="pods",code="200"}'
         before = samples(scrape(self.proxy)).get(key, 0)
         for _ in range(3):
             s, _, _ = h.request("GET", self.proxy.url + "/api/v1/pods?resourceVersion=0")
             self.assertEqual(s, 200)
-        m = samples(scrape(self.proxy))
-        self.assertEqual(m[key] - before, 3)
+        m = self.settled({key: before + 3})
         inf = 'informer_proxy_request_duration_seconds_bucket{verb="list",resource="pods",code="200",le="+Inf"}'
         self.assertEqual(m[inf], m[key])
         self.assertGreater(m['informer_proxy_request_duration_seconds_sum{verb="list",resource="pods",code="200"}'], 0)
         # errors and what is passed through have their own series
         h.request("GET", self.proxy.url + "/api/v1/namespaces/ns-0/pods/nope?resourceVersion=0")
         s, _, _ = h.request("GET", self.proxy.url + "/api/v1/namespaces/default/services")
-        m = samples(scrape(self.proxy))
-        self.assertEqual(m['informer_proxy_request_duration_seconds_count{verb="get",resource="pods",code="404"}'], 1)
-        self.assertEqual(m['informer_proxy_request_duration_seconds_count{verb="list",resource="other",code="%d"}' % s], 1)
+        # a target refused before routing is counted too, as no resource
+        s400, _, _ = h.request("GET", self.proxy.url + "/api/v1/pods%00")
+        self.assertEqual(s400, 400)
         up = 'informer_proxy_upstream_request_duration_seconds_count{verb="list",code="%d"}' % s
-        self.assertGreaterEqual(m[up], 1)
-        before = m[up]
+        m = self.settled({
+            'informer_proxy_request_duration_seconds_count{verb="get",resource="pods",code="404"}': 1,
+            'informer_proxy_request_duration_seconds_count{verb="list",resource="other",code="%d"}' % s: 1,
+            'informer_proxy_request_duration_seconds_count{verb="get",resource="none",code="400"}': 1,
+        })
+        h.wait_until(lambda: samples(scrape(self.proxy)).get(up, 0) >= 1, what="an upstream LIST counted")
+        before = samples(scrape(self.proxy))[up]
         h.request("GET", self.proxy.url + "/api/v1/namespaces/default/services")
-        self.assertEqual(samples(scrape(self.proxy))[up], before + 1)
+        # at least this one (the proxy's own probes share the series)
+        h.wait_until(lambda: samples(scrape(self.proxy))[up] >= before + 1, what="the LIST counted")
 
     def test_delivery_lag_moves(self):
         key = 'informer_proxy_event_delivery_seconds_count{resource="pods"}'
@@ -111,8 +124,8 @@ class Metrics(unittest.TestCase):
         # never read: writes pile up behind it, far past --history 64
         for i in range(300):
             self.create("big-%03d" % i, pad=16384)
-        m = samples(scrape(self.proxy))
-        self.assertGreater(m['informer_proxy_watcher_lag_events_max{resource="pods"}'], 64)
+        m = h.wait_until(lambda: (lambda m: m if m['informer_proxy_watcher_lag_events_max{resource="pods"}'] > 64
+                                  else None)(samples(scrape(self.proxy))), what="a watch 64 events behind")
         self.assertEqual(m["informer_proxy_slow_watchers_expired_total"], 0)
         # reading again, it finds its place gone: 410, and it is counted
         s.settimeout(30)
