@@ -33,63 +33,77 @@ const struct config_hist_bounds proxy_observe_queue_bounds = {
 	.unit = 1,
 };
 
-/* [slot][verb][code], slots: 0 none, 1 other, 2.. the kinds */
-static struct config_hist *req;
-static const struct cache_kind **kinds;
-static int nslots;
+/* One proxy's request histograms: fixed once made, read and added to
+ * without a lock. */
+struct proxy_observe {
+	/* [slot][verb][code], slots: 0 none, 1 other, 2.. the kinds */
+	struct config_hist *req;
+	const struct cache_kind **kinds;
+	int nslots;
+};
 
 int proxy_observe_init(struct proxy *p)
 {
-	kinds = xcalloc((size_t)p->nres + 2, sizeof(*kinds));
-	if (!kinds)
+	struct proxy_observe *o = xcalloc(1, sizeof(*o));
+	if (!o ||
+	    !(o->kinds = xcalloc((size_t)p->nres + 2, sizeof(*o->kinds)))) {
+		free(o);
 		return -ENOMEM;
-	nslots = 2;
+	}
+	o->nslots = 2;
 	for (int i = 0; i < p->nres; i++) {
 		int k = 2;
-		while (k < nslots && kinds[k] != p->res[i]->kind)
+		while (k < o->nslots && o->kinds[k] != p->res[i]->kind)
 			k++;
-		if (k == nslots)
-			kinds[nslots++] = p->res[i]->kind;
+		if (k == o->nslots)
+			o->kinds[o->nslots++] = p->res[i]->kind;
 	}
-	req = xcalloc((size_t)nslots * CONFIG_NVERBS * CONFIG_HIST_NCODES,
-		      sizeof(*req));
-	if (!req) {
-		proxy_observe_free();
+	o->req = xcalloc((size_t)o->nslots * CONFIG_NVERBS * CONFIG_HIST_NCODES,
+			 sizeof(*o->req));
+	p->obs = o;
+	if (!o->req) {
+		proxy_observe_free(p);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void proxy_observe_free(void)
+void proxy_observe_free(struct proxy *p)
 {
-	free(req);
-	free(kinds);
-	req = NULL;
-	kinds = NULL;
-	nslots = 0;
+	struct proxy_observe *o = p->obs;
+	if (!o)
+		return;
+	free(o->req);
+	free(o->kinds);
+	free(o);
+	p->obs = NULL;
 }
 
 int proxy_observe_slot(struct proxy *p, const char *path)
 {
 	struct proxy_route rt;
-	if (proxy_route_parse(path, &rt))
+	const struct proxy_observe *o = p->obs;
+	if (!o || proxy_route_parse(path, &rt))
 		return 0;
-	for (int k = 2; k < nslots; k++)
+	const struct cache_kind **kinds = o->kinds;
+	for (int k = 2; k < o->nslots; k++)
 		if (!strcmp(kinds[k]->resource, rt.resource) &&
 		    !strcmp(kinds[k]->group, rt.group))
 			return k;
 	return 1;
 }
 
-void proxy_observe_request(int verb, int slot, long code, int64_t ns)
+void proxy_observe_request(struct proxy *p, int verb, int slot, long code,
+			   int64_t ns)
 {
-	if (!req || slot < 0 || slot >= nslots || verb < 0 ||
+	struct proxy_observe *o = p->obs;
+	if (!o || slot < 0 || slot >= o->nslots || verb < 0 ||
 	    verb >= CONFIG_NVERBS)
 		return;
 	struct config_hist *h =
-		&req[((size_t)slot * CONFIG_NVERBS + (size_t)verb) *
-			     CONFIG_HIST_NCODES +
-		     (size_t)config_hist_code_slot(code)];
+		&o->req[((size_t)slot * CONFIG_NVERBS + (size_t)verb) *
+				CONFIG_HIST_NCODES +
+			(size_t)config_hist_code_slot(code)];
 	config_hist_observe(h, &request_bounds, (double)ns / 1e9,
 			    (uint64_t)(ns > 0 ? ns : 0));
 }
@@ -134,13 +148,14 @@ uint64_t proxy_observe_lag_max(struct cache_resource *r)
 	return max;
 }
 
-static void slot_name(int slot, char *out, size_t len)
+static void slot_name(const struct proxy_observe *o, int slot, char *out,
+		      size_t len)
 {
 	if (slot < 2) {
 		snprintf(out, len, "%s", slot ? "other" : "none");
 		return;
 	}
-	const struct cache_kind *k = kinds[slot];
+	const struct cache_kind *k = o->kinds[slot];
 	snprintf(out, len, "%s%s%s", k->resource, k->group[0] ? "." : "",
 		 k->group);
 }
@@ -163,18 +178,19 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 		   "and HTTP code; a watch counts its whole stream.\n"
 		   "# TYPE %s histogram\n",
 		   name, name);
-	for (int s = 0; req && s < nslots; s++)
+	const struct proxy_observe *o = p->obs;
+	for (int s = 0; o && s < o->nslots; s++)
 		for (int v = 0; v < CONFIG_NVERBS; v++)
 			for (int c = 0; c < CONFIG_HIST_NCODES; c++) {
 				const struct config_hist *h =
-					&req[((size_t)s * CONFIG_NVERBS +
-					      (size_t)v) *
-						     CONFIG_HIST_NCODES +
-					     (size_t)c];
+					&o->req[((size_t)s * CONFIG_NVERBS +
+						 (size_t)v) *
+							CONFIG_HIST_NCODES +
+						(size_t)c];
 				if (!config_hist_count(h, &request_bounds))
 					continue;
 				char res[200], labels[300];
-				slot_name(s, res, sizeof(res));
+				slot_name(o, s, res, sizeof(res));
 				snprintf(labels, sizeof(labels),
 					 "verb=\"%s\",resource=\"%s\","
 					 "code=\"%s\"",

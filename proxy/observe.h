@@ -11,8 +11,8 @@
  *   informer_proxy_watcher_lag_events_max gauge over the open watches.
  *
  * Observations are relaxed atomic adds (config/hist.h): no lock on any
- * request or event path. The request table is sized once, in
- * proxy_observe_init(), before the daemon starts, and freed after it
+ * request or event path. A proxy's request table (p->obs) is sized once,
+ * in proxy_observe_init(), before its daemon starts, and freed after it
  * stopped.
  */
 #ifndef PROXY_OBSERVE_H
@@ -31,11 +31,12 @@ extern const struct config_hist_bounds proxy_observe_queue_bounds;
  * the cache does not hold) and "none" (not a resource path). Returns 0
  * or -ENOMEM. */
 int proxy_observe_init(struct proxy *p);
-void proxy_observe_free(void);
+void proxy_observe_free(struct proxy *p);
 /* The resource slot of a request path. */
 int proxy_observe_slot(struct proxy *p, const char *path);
 /* One request: verb (CONFIG_VERB_*), slot, HTTP status, duration. */
-void proxy_observe_request(int verb, int slot, long code, int64_t ns);
+void proxy_observe_request(struct proxy *p, int verb, int slot, long code,
+			   int64_t ns);
 /* An open watch as the lag gauge sees it: its resource and its cursor
  * (read with a relaxed atomic load). Added when the watch starts and
  * removed when it ends, under a lock taken for nothing else but the

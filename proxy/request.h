@@ -28,6 +28,7 @@ struct proxy_authn;
 struct proxy_conns;
 struct proxy_tls;
 struct proxy_reload;
+struct proxy_observe;
 
 /* Reflectors one process may have made, reloads included. */
 #define PROXY_MAX_REFLECTORS 1024
@@ -47,6 +48,7 @@ struct proxy {
 	struct cache_resource **res;
 	int nres;
 	struct proxy_reload *reload; /* --config reloads, or NULL */
+	struct proxy_observe *obs;   /* request histograms (observe.h) */
 	struct MHD_Daemon *daemon;   /* --listen */
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
 	bool made_socket;      /* the --unix-socket path is ours to remove */

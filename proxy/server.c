@@ -445,7 +445,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
 	int64_t took = cache_history_now_ns() - rq->start_ns;
 	if (rq->slot >= 0 && ci && ci->http_status)
-		proxy_observe_request(rq->verb, rq->slot, ci->http_status,
+		proxy_observe_request(p, rq->verb, rq->slot, ci->http_status,
 				      took);
 	proxy_access_log(c, rq->method[0] ? rq->method : "-", rq->raw,
 			 ci ? ci->http_status : 0, took, rq->sent_before);
@@ -687,5 +687,5 @@ void proxy_release(struct proxy *p)
 {
 	proxy_fresh_free(p->fresh);
 	p->fresh = NULL;
-	proxy_observe_free();
+	proxy_observe_free(p);
 }
