@@ -122,7 +122,8 @@ class Metrics(unittest.TestCase):
         self.addCleanup(s.close)
         s.sendall(b"GET /api/v1/pods?watch=1&resourceVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n")
         # never read: writes pile up behind it, far past --history 64
-        for i in range(300):
+        # (10 MiB of events: more than the kernel's socket buffers hold)
+        for i in range(640):
             self.create("big-%03d" % i, pad=16384)
         m = h.wait_until(lambda: (lambda m: m if m['informer_proxy_watcher_lag_events_max{resource="pods"}'] > 64
                                   else None)(samples(scrape(self.proxy))), what="a watch 64 events behind")
