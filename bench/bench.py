@@ -12,6 +12,8 @@ The setups:
   400 pods  fresh fake + proxy per N: B7 (one page, so one LIST request)
   10k pods + 1000 configmaps, background writes on: B9 (reads without
             resourceVersion: quiet and busy resources)
+  20k pods  one fake, a proxy without and one with --config stripFields:
+            B11 (memory per cached pod)
 """
 import http.client
 import json
@@ -608,8 +610,57 @@ def table():
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- B11
+
+STRIP_CONFIG = """resources:
+  - resource: pods
+    stripFields:
+      - metadata.managedFields
+      - metadata.annotations.kubectl\\.kubernetes\\.io/last-applied-configuration
+"""
+
+
+def bench_b11(n=20000):
+    """RSS per cached pod of a proxy that keeps whole objects, and of one
+    whose --config strips managedFields and the last-applied annotation;
+    each over the RSS of the same proxy with nothing cached."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix="bench-b11-")
+    cfg = os.path.join(d, "strip.yaml")
+    with open(cfg, "w") as f:
+        f.write(STRIP_CONFIG)
+    empty = harness.fake()
+    try:
+        srv0, _ = start_proxy_timed(empty.url)
+        rss0 = settle_rss(srv0.proc.pid)
+        srv0.stop(check=False)
+    finally:
+        empty.stop(check=False)
+    fake = harness.fake(seed="pods=%d" % n)
+    per = {}
+    try:
+        wire = curl_time(fake.url + "/api/v1/pods")[1] / n
+        for name in ("whole", "stripped"):
+            args = ["--resources", "pods"] if name == "whole" else ["--config", cfg]
+            srv = harness.Server("informer-proxy", [
+                os.path.join(BIN, "informer-proxy"), "--listen", "127.0.0.1:0",
+                "--server", fake.url, *args])
+            try:
+                harness.wait_ready(srv.url, timeout=300)
+                per[name] = (settle_rss(srv.proc.pid, 2.0) - rss0) * 1024 / n
+            finally:
+                srv.stop(check=False)
+    finally:
+        fake.stop(check=False)
+    raw["B11"] = {"pods": n, "rss0_kb": rss0, "wire_per_pod": wire,
+                  "per_pod_bytes": per}
+    record("B11", "RSS per cached pod (bytes), stripFields managedFields+last-applied",
+           round(per["stripped"]), round(per["whole"]),
+           r3(per["stripped"] / per["whole"]), "info", None, "B")
+
+
 def main():
-    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 11)}
+    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 12)}
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")
@@ -626,6 +677,9 @@ def main():
     if "B9" in want:
         log("B9: reads without resourceVersion, background writes on")
         bench_b9()
+    if "B11" in want:
+        log("B11: memory per pod, stripFields against whole objects")
+        bench_b11()
     results.sort(key=lambda r: r["id"])
     elapsed = time.monotonic() - t0
     doc = {"machine": machine(), "elapsed_s": round(elapsed, 1),

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cache/rcu.h"
 #include "config/alloc.h"
@@ -32,6 +33,7 @@ struct cache_history {
 	uint64_t head;		     /* atomic; written by the writer */
 	uint64_t floor;		     /* atomic; written by the writer */
 	uint64_t progress;	     /* atomic; written by the writer */
+	int64_t stamp_ns;	     /* writer only: cache_history_stamp() */
 	pthread_mutex_t wait_lock;   /* guards waiters */
 	struct cache_waiter waiters; /* list head */
 };
@@ -137,6 +139,7 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 		return -ENOMEM;
 	uint64_t seq = h->head;
 	b->ev.seq = seq;
+	b->ev.arrived_ns = h->stamp_ns ? h->stamp_ns : cache_history_now_ns();
 	struct ev_box *old = cache_rcu_xchg(&h->slots[seq & h->mask], b);
 	/* With fewer events kept than slots, the one cap places behind
 	 * leaves now (with as many, it was in this slot: old). */
@@ -146,13 +149,25 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 		/* The ring is full: the oldest event leaves, and a watch must
 		 * now start at or above its RV. */
 		__atomic_store_n(&h->floor, old->ev.rv, __ATOMIC_RELEASE);
-		call_rcu(&old->rcu, ev_put_rcu);
+		cache_rcu_defer(&old->rcu, ev_put_rcu);
 	}
 	__atomic_store_n(&h->head, seq + 1, __ATOMIC_RELEASE);
 	if (rv > h->progress)
 		__atomic_store_n(&h->progress, rv, __ATOMIC_RELEASE);
 	cache_history_wake_all(h);
 	return 0;
+}
+
+void cache_history_stamp(struct cache_history *h, int64_t ns)
+{
+	h->stamp_ns = ns;
+}
+
+int64_t cache_history_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 uint64_t cache_history_progress(struct cache_history *h)
@@ -174,7 +189,7 @@ void cache_history_reset(struct cache_history *h, uint64_t floor)
 	for (size_t i = 0; i <= h->mask; i++) {
 		struct ev_box *old = cache_rcu_xchg(&h->slots[i], NULL);
 		if (old)
-			call_rcu(&old->rcu, ev_put_rcu);
+			cache_rcu_defer(&old->rcu, ev_put_rcu);
 	}
 	__atomic_store_n(&h->floor, floor, __ATOMIC_RELEASE);
 	__atomic_store_n(&h->progress, floor, __ATOMIC_RELEASE);

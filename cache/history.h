@@ -37,6 +37,7 @@ struct cache_event {
 	uint8_t type;  /* enum cache_ev_type */
 	uint64_t seq;
 	uint64_t rv;
+	int64_t arrived_ns; /* monotonic: when its bytes came from upstream */
 	struct cache_obj *obj;	/* owned; for DELETED the last state */
 	struct cache_obj *prev; /* owned; NULL for ADDED */
 	size_t len;
@@ -68,6 +69,12 @@ void cache_history_free(struct cache_history *h);
  */
 int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 			 struct cache_obj *obj, struct cache_obj *prev);
+/* Events appended from now on arrived at ns (monotonic, as
+ * cache_history_now_ns()); 0: at their append. Writer thread only. */
+void cache_history_stamp(struct cache_history *h, int64_t ns);
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t cache_history_now_ns(void);
+
 /* Forget every event and start again at floor: for when the upstream's
  * RVs stop being comparable (a wiped cluster). Writer thread only. */
 void cache_history_reset(struct cache_history *h, uint64_t floor);

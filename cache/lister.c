@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cache/reflector_int.h"
+#include "cache/scope.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -62,6 +63,9 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 	}
 	if (first)
 		l->rv = rv;
+	int rem = meta > 0 ? json_get(d, meta, "remainingItemCount") : -1;
+	if (rem < 0 || json_u64(d, rem, &l->remaining))
+		l->remaining = 0;
 	size_t want = l->n + (items > 0 ? (size_t)d->tok[items].size : 0);
 	if (want > l->cap) {
 		size_t cap = l->cap ? l->cap : 256;
@@ -94,6 +98,8 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 			cache_refl_reject(r, "list", d, it, why, err, logged);
 			continue;
 		}
+		if (!(o = cache_scope_strip(&r->scope, o)))
+			return -ENOMEM;
 		l->objs[l->n++] = o;
 	}
 	free(*cont);
@@ -205,10 +211,12 @@ struct pipeline {
 	struct page *head, *tail; /* locked: waiting to be parsed */
 	struct page **done;	  /* locked: parsed, by seq */
 	size_t ndone_cap;
-	bool closed;	 /* locked: no more pages will come */
-	bool failed;	 /* locked: a page was refused */
-	unsigned logged; /* atomic: items skipped with a warning */
-	uint64_t rv;	 /* locked: of the first page */
+	bool closed;	       /* locked: no more pages will come */
+	bool failed;	       /* locked: a page was refused */
+	unsigned logged;       /* atomic: items skipped with a warning */
+	uint64_t rv;	       /* locked: of the first page */
+	size_t prefix;	       /* locked: pages 0..prefix-1 are all parsed */
+	uint64_t prefix_items; /* locked: their objects */
 };
 
 static void *parse_pages(void *arg)
@@ -243,6 +251,23 @@ static void *parse_pages(void *arg)
 		if (pg->seq == 0)
 			pl->rv = pg->objs.rv;
 		pl->done[pg->seq] = pg;
+		/* progress: objects so far, and the total that the last
+		 * page of the parsed prefix announced (pages are parsed out
+		 * of order, and a page's remainingItemCount counts from the
+		 * end of it) */
+		struct cache_refl_stats *st = &pl->r->stats;
+		__atomic_add_fetch(&st->list_objects, pg->objs.n,
+				   __ATOMIC_RELAXED);
+		while (pl->prefix < pl->ndone_cap && pl->done[pl->prefix]) {
+			const struct listing *o = &pl->done[pl->prefix]->objs;
+			pl->prefix_items += o->n;
+			if (o->remaining)
+				__atomic_store_n(&st->list_expected,
+						 pl->prefix_items +
+							 o->remaining,
+						 __ATOMIC_RELAXED);
+			pl->prefix++;
+		}
 	}
 	pthread_mutex_unlock(&pl->lock);
 	json_doc_free(&d);
@@ -283,6 +308,49 @@ static void list_too_large(struct cache_resource *r, size_t list_max)
 	cache_refl_stat_inc(&r->stats.malformed);
 }
 
+static void set_stat(uint64_t *s, uint64_t v)
+{
+	__atomic_store_n(s, v, __ATOMIC_RELAXED);
+}
+
+static uint64_t get_stat(const uint64_t *s)
+{
+	return __atomic_load_n(s, __ATOMIC_RELAXED);
+}
+
+/* One line of a full LIST's progress: objects so far, the expected
+ * total from remainingItemCount, MB/s, and the time left at that rate. */
+static void log_progress(struct cache_resource *r, bool done)
+{
+	const struct cache_refl_stats *st = &r->stats;
+	uint64_t got = get_stat(&st->list_objects),
+		 want = get_stat(&st->list_expected),
+		 bytes = get_stat(&st->list_bytes);
+	int64_t ms = cache_rvclock_now_ms() -
+		     (int64_t)get_stat(&st->list_started_ms);
+	double s = ms > 0 ? ms / 1e3 : 1e-3;
+	double mbs = bytes / 1e6 / s;
+	if (done) {
+		log_info(
+			"%s: list: %llu objects, %.1f MB in %.1f s (%.1f MB/s)",
+			r->kind->resource, (unsigned long long)got, bytes / 1e6,
+			s, mbs);
+		return;
+	}
+	if (want > got && got) {
+		double eta = (double)(want - got) * s / (double)got;
+		log_info("%s: list: %llu of %llu objects (remainingItemCount), "
+			 "%.1f MB so far, %.1f MB/s, ETA %.0f s",
+			 r->kind->resource, (unsigned long long)got,
+			 (unsigned long long)want, bytes / 1e6, mbs, eta);
+	} else {
+		log_info("%s: list: %llu objects so far (total unknown), "
+			 "%.1f MB, %.1f MB/s",
+			 r->kind->resource, (unsigned long long)got,
+			 bytes / 1e6, mbs);
+	}
+}
+
 /* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
 int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 {
@@ -308,11 +376,19 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		goto out;
 
 	cache_refl_stat_inc(&r->stats.lists);
+	int64_t began = cache_rvclock_now_ms(), said = began;
+	set_stat(&r->stats.list_objects, 0);
+	set_stat(&r->stats.list_expected, 0);
+	set_stat(&r->stats.list_bytes, 0);
+	set_stat(&r->stats.list_started_ms, (uint64_t)began);
+	set_stat(&r->stats.list_active, 1);
 	/* for (;;), not do-while: a retry of the first page has no
 	 * continue token, and must not end the loop */
 	for (;;) {
 		buf_reset(&url);
-		cache_url_list(&url, r->up.server, r->kind, limit, cont);
+		cache_url_list(&url, r->up.server, r->kind, r->scope.ns, limit,
+			       cont);
+		cache_scope_query(&r->scope, &url);
 		free(asked);
 		asked = cont;
 		cont = NULL;
@@ -411,6 +487,15 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		/* a page costs its bytes and some bookkeeping, so that a chain
 		 * of empty pages is bounded too */
 		taken += x.body.len + 256;
+		set_stat(&r->stats.list_bytes,
+			 get_stat(&r->stats.list_bytes) + x.body.len);
+		int64_t now = cache_rvclock_now_ms();
+		int every =
+			r->up.progress_interval ? r->up.progress_interval : 5;
+		if (now - said >= every * 1000L) {
+			log_progress(r, false);
+			said = now;
+		}
 		if (limit < r->up.page_size)
 			limit = limit * 2 < r->up.page_size ? limit * 2 :
 							      r->up.page_size;
@@ -459,6 +544,13 @@ out:
 		pthread_join(parser[i], NULL);
 	if (result == REFL_OK && (pl.failed || join_pages(&pl, npages, l)))
 		result = REFL_ERROR;
+	if (nparsers) {
+		set_stat(&r->stats.list_active, 0);
+		set_stat(&r->stats.list_ended_ms,
+			 (uint64_t)cache_rvclock_now_ms());
+		if (result == REFL_OK)
+			log_progress(r, true);
+	}
 	for (size_t i = 0; i < npages && pl.done; i++)
 		if (pl.done[i]) {
 			cache_refl_listing_free(&pl.done[i]->objs);

@@ -12,11 +12,12 @@
 #include "config/buf.h"
 
 int cache_probe_upstream_rv(const struct cache_upstream *up,
-			    const struct cache_kind *kind, const bool *stop,
-			    uint64_t *rv, char *err, size_t errlen)
+			    const struct cache_kind *kind, const char *ns,
+			    const bool *stop, uint64_t *rv, char *err,
+			    size_t errlen)
 {
 	char path[600];
-	cache_url_collection(kind, NULL, path, sizeof(path));
+	cache_url_collection(kind, ns, path, sizeof(path));
 	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
 	struct buf body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;

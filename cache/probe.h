@@ -16,12 +16,14 @@
 #include "cache/kind.h"
 #include "cache/upstream.h"
 
-/* The upstream's current RV for kind into *rv. Gives up when *stop
+/* The upstream's current RV for kind into *rv, asked of namespace ns
+ * (NULL: cluster-wide), which a namespaced Role allows. Gives up when *stop
  * (atomic; may be NULL) turns true. Returns 0, or -EIO with err set (a
  * transport error, a non-200 answer, or a body without a numeric
  * metadata.resourceVersion). */
 int cache_probe_upstream_rv(const struct cache_upstream *up,
-			    const struct cache_kind *kind, const bool *stop,
-			    uint64_t *rv, char *err, size_t errlen);
+			    const struct cache_kind *kind, const char *ns,
+			    const bool *stop, uint64_t *rv, char *err,
+			    size_t errlen);
 
 #endif

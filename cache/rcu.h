@@ -50,5 +50,12 @@ static inline void cache_rcu_unlock(void)
 #define cache_rcu_load(pp) __atomic_load_n((pp), __ATOMIC_ACQUIRE)
 /* The first statement of every call_rcu() callback. */
 #define cache_rcu_callback() CACHE_RCU_TSAN_ACQUIRE()
+/* call_rcu(), telling TSan that what the caller did before (reading the
+ * object it retires, say) comes before the callback. */
+#define cache_rcu_defer(head, fn)         \
+	do {                              \
+		CACHE_RCU_TSAN_RELEASE(); \
+		call_rcu((head), (fn));   \
+	} while (0)
 
 #endif

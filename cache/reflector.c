@@ -25,6 +25,7 @@
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "config/hist.h"
 #include "config/limits.h"
 #include "config/log.h"
 
@@ -111,6 +112,7 @@ static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 }
 
 static size_t on_watch_data(char *data, size_t size, size_t n, void *p);
+static size_t on_watch_lines(struct xfer *x, char *data, size_t len);
 
 static size_t on_header(char *p, size_t size, size_t n, void *cls)
 {
@@ -230,6 +232,12 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 	curl_slist_free_all(hdrs);
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (!x->watch) {
+		double took = 0;
+		curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &took);
+		cache_upstream_observe(CONFIG_VERB_LIST,
+				       rc == CURLE_OK ? code : -1, took);
+	}
 	/* what main reads to explain a resource that never syncs */
 	__atomic_store_n(&r->last_curl_error, (int)rc, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->last_http_status, code, __ATOMIC_RELAXED);
@@ -350,8 +358,8 @@ static int bookmark_plausible(struct cache_resource *r, uint64_t rv)
 	if (cache_rvclock_seen_by(r->clock, cache_rvclock_now_ms(), &seen) &&
 	    rv <= seen)
 		return REFL_OK;
-	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				    sizeof(err))) {
+	if (cache_probe_upstream_rv(&r->up, r->kind, r->scope.ns, &r->stop,
+				    &now, err, sizeof(err))) {
 		log_warn("%s: watch: cannot check a BOOKMARK at %llu: %s",
 			 r->kind->resource, (unsigned long long)rv, err);
 		return REFL_RETRY;
@@ -559,6 +567,10 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		cache_refl_stat_inc(&r->stats.malformed);
 		return REFL_ERROR;
 	}
+	if (!(o = cache_scope_strip(&r->scope, o))) {
+		log_error("%s: watch: out of memory", r->kind->resource);
+		return REFL_ERROR;
+	}
 	/* The upstream's stream must fit our state: no delete or change of
 	 * what we do not have, no second object under one name. If it does
 	 * not, our state is wrong somewhere: relist (nothing is applied). */
@@ -636,6 +648,16 @@ static size_t on_watch_data(char *data, size_t size, size_t n, void *p)
 	x->last_byte_ms = cache_rvclock_now_ms();
 	if (error_body(x, data, len))
 		return len;
+	/* the events of this chunk arrived now, whenever they are applied */
+	cache_history_stamp(r->history, cache_history_now_ns());
+	size_t took = on_watch_lines(x, data, len);
+	cache_history_stamp(r->history, 0);
+	return took;
+}
+
+static size_t on_watch_lines(struct xfer *x, char *data, size_t len)
+{
+	struct cache_resource *r = x->r;
 	mark_healthy(r);
 	/* The carried-over bytes hold no newline (every complete line was
 	 * consumed last time), so only the new bytes are scanned: each byte
@@ -723,7 +745,9 @@ static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 		r->up.watch_timeout ? r->up.watch_timeout : 300 + rand() % 300;
 	set_stall_rules(r, c, timeout);
 	struct buf url = BUF_INIT;
-	cache_url_watch(&url, r->up.server, r->kind, r->rv, timeout);
+	cache_url_watch(&url, r->up.server, r->kind, r->scope.ns, r->rv,
+			timeout);
+	cache_scope_query(&r->scope, &url);
 	struct xfer x = { .r = r,
 			  .body = BUF_INIT,
 			  .watch = true,
@@ -833,8 +857,8 @@ static int check_upstream_rv(struct cache_resource *r, int rc,
 	if (rc == REFL_OK && end->at_deadline &&
 	    cache_rvclock_heard_since(r->clock, end->opened_ms))
 		return rc;
-	if (cache_probe_upstream_rv(&r->up, r->kind, &r->stop, &now, err,
-				    sizeof(err)))
+	if (cache_probe_upstream_rv(&r->up, r->kind, r->scope.ns, &r->stop,
+				    &now, err, sizeof(err)))
 		return rc;
 	if (now < r->rv) {
 		log_warn(
@@ -978,6 +1002,15 @@ struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 	return r;
 }
 
+void cache_refl_set_scope(struct cache_resource *r, struct cache_scope *s)
+{
+	cache_scope_free(&r->scope);
+	r->scope = *s;
+	memset(s, 0, sizeof(*s));
+	if (r->scope.strip_managed)
+		r->up.strip_managed_fields = true;
+}
+
 int cache_refl_start(struct cache_resource *r)
 {
 	int e = pthread_create(&r->thread, NULL, run, r);
@@ -1008,5 +1041,6 @@ void cache_refl_free(struct cache_resource *r)
 		return;
 	cache_store_free(r->store);
 	cache_history_free(r->history);
+	cache_scope_free(&r->scope);
 	free(r);
 }

@@ -24,8 +24,10 @@
 #include "cache/kind.h"
 #include "cache/obj.h"
 #include "cache/rvclock.h"
+#include "cache/scope.h"
 #include "cache/store.h"
 #include "cache/upstream.h"
+#include "config/hist.h"
 
 enum cache_refl_relist_reason {
 	REFL_RELIST_EXPIRED,   /* the upstream answered 410 to a resume */
@@ -45,13 +47,25 @@ struct cache_refl_stats { /* all atomic */
 	uint64_t rejected_by[CACHE_REJECT_NREASONS];
 	uint64_t fast_forwards; /* quiet resumes moved to a newer RV */
 	uint64_t watchers;	/* local watches open now (the proxy's) */
+	/* requests of this kind that the scope let the cache answer, and
+	 * ones passed through because they reach outside it (the proxy's;
+	 * counted only where the scope is not the whole resource) */
+	uint64_t scope_served, scope_passthrough;
+	/* the full LIST under way, or the last one: 1 while one runs,
+	 * objects parsed and bytes received so far, the total the upstream
+	 * announced (objects so far + remainingItemCount; 0: unknown) and
+	 * when it began (monotonic ms) */
+	uint64_t list_active, list_objects, list_bytes, list_expected;
+	uint64_t list_started_ms, list_ended_ms;
 };
 
 struct cache_resource {
 	const struct cache_kind *kind;
 	struct cache_store *store;
 	struct cache_history *history;
-	bool synced;	      /* atomic; set once, after the first list */
+	bool synced;  /* atomic; set once, after the first list */
+	bool retired; /* atomic; removed by a config reload: its watches end,
+		       * requests pass it by, it is freed at exit */
 	int64_t last_contact; /* atomic; unix time of the last upstream bytes */
 	int last_curl_error;  /* atomic; of the last failed request */
 	long last_http_status;	     /* atomic; of the last answer */
@@ -63,10 +77,18 @@ struct cache_resource {
 					 * for this resource, so silence is a stall */
 	struct cache_rvclock *clock; /* the RVs of its storage domain */
 	struct cache_refl_stats stats;
+	/* the proxy's, observed without a lock: from an event's arrival to
+	 * its copy into a local watch's stream (seconds), and how many
+	 * events a watch was behind the history's head when it sent */
+	struct config_hist delivery_lag, watcher_lag;
 	/* Told after every published change, from the reflector thread,
 	 * while on_progress_ctx (atomic) is not NULL. Set before start. */
 	void (*on_progress)(void *ctx, struct cache_resource *r);
 	void *on_progress_ctx;
+
+	/* What of the resource this reflector caches: set before start,
+	 * read-only after (cache_refl_set_scope) */
+	struct cache_scope scope;
 
 	/* owned by the reflector thread */
 	struct cache_upstream up;
@@ -80,6 +102,9 @@ struct cache_resource {
 struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 				      const struct cache_upstream *up,
 				      size_t history);
+/* Cache only *s of the resource (takes what s owns; s is left empty).
+ * Before cache_refl_start(). */
+void cache_refl_set_scope(struct cache_resource *r, struct cache_scope *s);
 int cache_refl_start(struct cache_resource *r);
 /* Ask the thread to stop and join it. */
 void cache_refl_stop(struct cache_resource *r);
@@ -88,6 +113,11 @@ void cache_refl_stop(struct cache_resource *r);
 void cache_refl_ask_stop(struct cache_resource *r);
 /* After stop, every reader gone and rcu_barrier(). */
 void cache_refl_free(struct cache_resource *r);
+
+static inline bool cache_refl_retired(const struct cache_resource *r)
+{
+	return __atomic_load_n(&r->retired, __ATOMIC_ACQUIRE);
+}
 
 static inline bool cache_refl_synced(struct cache_resource *r)
 {

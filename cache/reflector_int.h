@@ -54,6 +54,7 @@ struct listing {
 	struct cache_obj **objs;
 	size_t n, cap;
 	uint64_t rv;
+	uint64_t remaining; /* a page's remainingItemCount, 0: none */
 };
 
 /* The limits in force (cache_upstream's, or config/limits.h's). */

@@ -37,7 +37,38 @@ struct cache_store {
 	pthread_mutex_t pin_lock; /* guards pins and pin_clock */
 	uint64_t pin_clock;
 	struct pin pins[LIMIT_PINS_PER_RESOURCE];
+	/* the label keys the label index holds; NULL: every key. Set
+	 * before the first transaction, read-only after */
+	char **index_keys;
+	int nindex_keys;
 };
+
+bool cache_store_indexes(const struct cache_store *s, const char *key)
+{
+	if (!s->index_keys)
+		return true;
+	for (int i = 0; i < s->nindex_keys; i++)
+		if (!strcmp(s->index_keys[i], key))
+			return true;
+	return false;
+}
+
+int cache_store_index_only(struct cache_store *s, char *const *keys, int n)
+{
+	char **k = xcalloc((size_t)n + 1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (!(k[i] = xstrdup(keys[i]))) {
+			while (i-- > 0)
+				free(k[i]);
+			free(k);
+			return -ENOMEM;
+		}
+	s->index_keys = k;
+	s->nindex_keys = n;
+	return 0;
+}
 
 #if defined(__SANITIZE_THREAD__)
 char cache_rcu_tsan_token; /* see cache/rcu.h */
@@ -112,6 +143,9 @@ void cache_store_free(struct cache_store *s)
 		cache_snap_put(s->pins[i].snap);
 	cache_snap_put(&s->cur->snap);
 	pthread_mutex_destroy(&s->pin_lock);
+	for (int i = 0; i < s->nindex_keys; i++)
+		free(s->index_keys[i]);
+	free(s->index_keys);
 	free(s);
 }
 
@@ -284,7 +318,8 @@ static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
 	for (uint32_t i = 0; prev && i < prev->nlabels; i++) {
 		const struct cache_label *l = &prev->labels[i];
 		const char *v = obj ? cache_obj_label(obj, l->key) : NULL;
-		if (v && !strcmp(v, l->val))
+		if ((v && !strcmp(v, l->val)) ||
+		    !cache_store_indexes(t->s, l->key))
 			continue;
 		struct cache_tree_key k = { l->key, l->val, prev->ns,
 					    prev->name };
@@ -297,6 +332,8 @@ static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
 	}
 	for (uint32_t i = 0; obj && i < obj->nlabels; i++) {
 		struct cache_obj *replaced;
+		if (!cache_store_indexes(t->s, obj->labels[i].key))
+			continue;
 		struct cache_tree_node *next =
 			cache_tree_ins(t->lroot, obj, (uint32_t)i, &replaced);
 		if (swap_in(t, &t->lroot, next, !next))
@@ -397,12 +434,14 @@ static int group_cmp(const void *a, const void *b)
  * sorted, and each group keeps the objects' order, which is the index's
  * order within a group.
  */
-static struct cache_tree_node *build_labels(struct cache_obj *const *objs,
+static struct cache_tree_node *build_labels(const struct cache_store *s,
+					    struct cache_obj *const *objs,
 					    size_t n, bool *fail)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
-		total += objs[i]->nlabels;
+		for (uint32_t j = 0; j < objs[i]->nlabels; j++)
+			total += cache_store_indexes(s, objs[i]->labels[j].key);
 	if (!total)
 		return NULL;
 	size_t cap = 64;
@@ -420,8 +459,10 @@ static struct cache_tree_node *build_labels(struct cache_obj *const *objs,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
+		for (uint32_t j = 0; j < objs[i]->nlabels; j++) {
 			const struct cache_label *l = &objs[i]->labels[j];
+			if (!cache_store_indexes(s, l->key))
+				continue;
 			size_t h = hash2(l->key, l->val) & (cap - 1);
 			while (slots[h] && (strcmp(slots[h]->k, l->key) ||
 					    strcmp(slots[h]->v, l->val)))
@@ -432,7 +473,7 @@ static struct cache_tree_node *build_labels(struct cache_obj *const *objs,
 				slots[h]->v = l->val;
 			}
 			slots[h]->count++;
-			gid[x] = (uint32_t)(slots[h] - groups);
+			gid[x++] = (uint32_t)(slots[h] - groups);
 		}
 	order = xmalloc(ng * sizeof(*order));
 	if (!order) {
@@ -448,8 +489,10 @@ static struct cache_tree_node *build_labels(struct cache_obj *const *objs,
 	}
 	x = 0;
 	for (size_t i = 0; i < n; i++)
-		for (uint32_t j = 0; j < objs[i]->nlabels; j++, x++) {
-			struct group *g = &groups[gid[x]];
+		for (uint32_t j = 0; j < objs[i]->nlabels; j++) {
+			if (!cache_store_indexes(s, objs[i]->labels[j].key))
+				continue;
+			struct group *g = &groups[gid[x++]];
 			e[g->at++] = (struct cache_tree_entry){ objs[i],
 								(uint32_t)j };
 		}
@@ -481,7 +524,7 @@ int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs, size_t n)
 		fail ? NULL : cache_tree_build(e, n, &fail);
 	free(e);
 	struct cache_tree_node *lroot =
-		fail ? NULL : build_labels(objs, n, &fail);
+		fail ? NULL : build_labels(t->s, objs, n, &fail);
 	if (fail) {
 		cache_tree_put(root);
 		t->failed = true;

@@ -52,6 +52,15 @@ static inline struct cache_snap *cache_snap_get(struct cache_snap *snap)
 	__atomic_add_fetch(&snap->refs, 1, __ATOMIC_RELAXED);
 	return snap;
 }
+/*
+ * Hold only these label keys in the label index (--config indexes:),
+ * instead of every key: fewer index entries, and label selectors on
+ * other keys scan. Before the first transaction. Returns 0 or -ENOMEM.
+ */
+int cache_store_index_only(struct cache_store *s, char *const *keys, int n);
+/* Whether the label index holds key. Any thread. */
+bool cache_store_indexes(const struct cache_store *s, const char *key);
+
 /* The current snapshot's RV (a relaxed read; for metrics and waiting). */
 uint64_t cache_store_rv(struct cache_store *s);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache/upstream_creds.h"
+#include "config/hist.h"
 #include "config/log.h"
 
 CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
@@ -86,6 +87,43 @@ long cache_upstream_get(const struct cache_upstream *up, const char *path,
 				      body, content_type, err, errlen);
 }
 
+static struct config_hist up_hist[CONFIG_NVERBS][CONFIG_HIST_NCODES];
+static const struct config_hist_bounds up_bounds = {
+	.n = 14,
+	.le = { .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120 },
+	.unit = 1e-9,
+};
+
+void cache_upstream_observe(int verb, long code, double seconds)
+{
+	if (verb < 0 || verb >= CONFIG_NVERBS || verb == CONFIG_VERB_WATCH)
+		return;
+	config_hist_observe(&up_hist[verb][config_hist_code_slot(code)],
+			    &up_bounds, seconds, (uint64_t)(seconds * 1e9));
+}
+
+void cache_upstream_metrics(struct buf *out)
+{
+	const char *name = "informer_proxy_upstream_request_duration_seconds";
+	buf_printf(out,
+		   "# HELP %s Requests the proxy made or forwarded to the "
+		   "upstream, by verb and HTTP code (error: no answer), "
+		   "watches excepted.\n# TYPE %s histogram\n",
+		   name, name);
+	for (int v = 0; v < CONFIG_NVERBS; v++)
+		for (int k = 0; k < CONFIG_HIST_NCODES; k++) {
+			if (!config_hist_count(&up_hist[v][k], &up_bounds))
+				continue;
+			char labels[64];
+			snprintf(labels, sizeof(labels),
+				 "verb=\"%s\",code=\"%s\"",
+				 config_hist_verb_name(v),
+				 config_hist_code_name(k));
+			config_hist_write(out, name, labels, &up_hist[v][k],
+					  &up_bounds);
+		}
+}
+
 long cache_upstream_request(const struct cache_upstream *up, const char *method,
 			    const char *path, const char *req_body,
 			    size_t req_len, const char *accept,
@@ -133,11 +171,17 @@ long cache_upstream_request(const struct cache_upstream *up, const char *method,
 			 strcmp(method, "GET") ? method : NULL);
 	CURLcode rc = curl_easy_perform(c);
 	long code = -1;
+	double took = 0;
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	else
 		snprintf(err, errlen, "GET %s: %s", path,
 			 curl_easy_strerror(rc));
+	/* a GET with limit= is a LIST (the RV probes); others name one */
+	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &took);
+	cache_upstream_observe(
+		config_hist_verb(method, !strstr(path, "limit="), false), code,
+		took);
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
 	buf_free(&url);

@@ -29,12 +29,22 @@ struct cache_upstream {
 	int settle_seconds; /* an RV seen this long ago has reached
 					 * an open watch (rvclock.h) */
 	bool strip_managed_fields;
+	int progress_interval; /* seconds between the info lines of a full
+				* LIST's progress; 0: 5, < 0: after every page */
 	/* Bounds on what the upstream may cost (config/limits.h); 0: the
 	 * default there. */
 	size_t page_max; /* bytes of one LIST page */
 	size_t line_max; /* bytes of one watch event or list item */
 	size_t list_max; /* bytes of all the pages of one LIST */
 };
+
+/* Count one upstream request (verb: CONFIG_VERB_*, code: the HTTP
+ * status or <= 0 for a transport error) that took seconds, in the
+ * histogram informer_proxy_upstream_request_duration_seconds. Watches,
+ * which last for minutes by design, are not counted. Any thread. */
+void cache_upstream_observe(int verb, long code, double seconds);
+/* Its family, for /metrics. */
+void cache_upstream_metrics(struct buf *out);
 
 /* A new easy handle with the process-wide options (timeouts, keepalive,
  * user agent, verification on). NULL on failure, with err set. */

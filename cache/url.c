@@ -47,10 +47,11 @@ void cache_url_escape(struct buf *url, const char *s)
 }
 
 void cache_url_list(struct buf *url, const char *server,
-		    const struct cache_kind *kind, int limit, const char *cont)
+		    const struct cache_kind *kind, const char *ns, int limit,
+		    const char *cont)
 {
 	char path[512];
-	cache_url_collection(kind, NULL, path, sizeof(path));
+	cache_url_collection(kind, ns, path, sizeof(path));
 	buf_printf(url, "%s%s?limit=%d", server, path, limit);
 	if (cont) {
 		buf_printf(url, "&continue=");
@@ -59,10 +60,11 @@ void cache_url_list(struct buf *url, const char *server,
 }
 
 void cache_url_watch(struct buf *url, const char *server,
-		     const struct cache_kind *kind, uint64_t rv, int timeout)
+		     const struct cache_kind *kind, const char *ns, uint64_t rv,
+		     int timeout)
 {
 	char path[512];
-	cache_url_collection(kind, NULL, path, sizeof(path));
+	cache_url_collection(kind, ns, path, sizeof(path));
 	buf_printf(
 		url,
 		"%s%s?watch=true&resourceVersion=%llu&allowWatchBookmarks=true"

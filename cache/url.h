@@ -26,16 +26,19 @@ void cache_url_collection(const struct cache_kind *kind, const char *ns,
 void cache_url_group_version(const char *group, const char *version, char *out,
 			     size_t outlen);
 
-/* server + the cluster-wide collection + "?limit=N", then
+/* server + the collection (of namespace ns; NULL: cluster-wide) +
+ * "?limit=N", then
  * "&continue=TOKEN" (percent-encoded) when cont is not NULL. Appended to
  * url; check buf_ok(url) for allocation failure. */
 void cache_url_list(struct buf *url, const char *server,
-		    const struct cache_kind *kind, int limit, const char *cont);
+		    const struct cache_kind *kind, const char *ns, int limit,
+		    const char *cont);
 
-/* server + the cluster-wide collection + a bookmarked watch from rv that
+/* server + the collection (ns as above) + a bookmarked watch from rv that
  * the upstream ends after timeout seconds. Appended to url. */
 void cache_url_watch(struct buf *url, const char *server,
-		     const struct cache_kind *kind, uint64_t rv, int timeout);
+		     const struct cache_kind *kind, const char *ns, uint64_t rv,
+		     int timeout);
 
 /* Percent-encode s into url: every byte but ALPHA, DIGIT and "-._~", as
  * RFC 3986 asks of a query value (and as curl_easy_escape does). */

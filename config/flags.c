@@ -64,6 +64,11 @@ static const struct flag flags[] = {
 	  .help = "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
 	{ FLAG("resources", F_LIST, OFF(resources), 0, 0),
 	  .help = "resources to cache, kubectl spelling: pods,configmaps,deployments.apps" },
+	{ FLAG("config", F_STR, OFF(config_file), 0, 0),
+	  .help = "YAML file: resources with their scope, and any flag by name; "
+		  "flags given on the command line win (docs/CONFIG.md)" },
+	{ FLAG("watch-config", F_BOOL, OFF(watch_config), 0, 0),
+	  .help = "reload --config when the file changes, as on SIGHUP" },
 	{ FLAG("listen", F_LISTEN, 0, 0, 0),
 	  .help = "local HOST:PORT to serve on", .def_str = "127.0.0.1:8001",
 	  .note = "; port 0 picks one" },
@@ -111,6 +116,11 @@ static const struct flag flags[] = {
 	  DEF(60) },
 	{ FLAG("threads", F_INT, OFF(threads), 1, 256),
 	  .help = "HTTP worker threads", .note = "number of CPUs" },
+	{ FLAG("list-progress-interval", F_INT, OFF(list_progress_interval), 0,
+	       3600),
+	  .help = "seconds between the info lines that tell a full upstream LIST's "
+		  "progress (0: after every page)",
+	  DEF(5) },
 	{ FLAG("strip-managed-fields", F_BOOL, OFF(strip_managed_fields), 0, 0),
 	  .help = "drop metadata.managedFields from cached objects" },
 	{ FLAG("client-auth", F_AUTH, OFF(client_auth), 0, 0),
@@ -248,7 +258,10 @@ static int parse_list(struct config *cfg, const char *v, char *err,
 			char *r = xstrndup(p, n);
 			if (!r)
 				return -ENOMEM;
+			struct config_scope *sc = &cfg->scopes[cfg->nresources];
 			cfg->resources[cfg->nresources++] = r;
+			if (!(sc->resource = xstrdup(r)))
+				return -ENOMEM;
 		}
 		p += n + (comma ? 1 : 0);
 	}
@@ -363,12 +376,93 @@ static int apply_defaults(struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* The --config file's flags, then its resources, into cfg: before the
+ * command line's, which therefore win (a --resources list adds to the
+ * file's resources). */
+static int apply_file(struct config *cfg, const char *path, char *err,
+		      size_t errlen)
+{
+	struct config_file f;
+	int rc = config_file_load(path, &f, err, errlen);
+	if (rc)
+		return rc;
+	for (int i = 0; !rc && i < f.nglobals; i++) {
+		const struct config_file_global *g = &f.globals[i];
+		const struct flag *fl = NULL;
+		for (size_t k = 0; k < NFLAGS; k++)
+			if (!strcmp(flags[k].name, g->key))
+				fl = &flags[k];
+		if (!fl || !strcmp(g->key, "config")) {
+			snprintf(err, errlen,
+				 "%s: unknown key \"%s\" (want resources or "
+				 "a flag's name, see --help)",
+				 g->where, g->key);
+			rc = -EINVAL;
+			break;
+		}
+		char msg[384];
+		rc = set_flag(cfg, fl, g->value, msg, sizeof(msg));
+		if (rc == -EINVAL)
+			snprintf(err, errlen, "%s: %s", g->where,
+				 msg[0] == '-' && msg[1] == '-' ? msg + 2 :
+								  msg);
+	}
+	for (int i = 0; !rc && i < f.nres; i++) {
+		if (cfg->nresources == CONFIG_MAX_RESOURCES) {
+			snprintf(err, errlen, "%s: at most %d resources",
+				 f.res[i].where, CONFIG_MAX_RESOURCES);
+			rc = -EINVAL;
+			break;
+		}
+		char *r = xstrdup(f.res[i].resource);
+		if (!r || config_scope_copy(&cfg->scopes[cfg->nresources],
+					    &f.res[i])) {
+			free(r);
+			rc = -ENOMEM;
+			break;
+		}
+		cfg->resources[cfg->nresources++] = r;
+	}
+	config_file_free(&f);
+	return rc;
+}
+
+/* The value of --config in argv, or NULL: a first pass that skips the
+ * values of other flags, so a value spelled like a flag is not taken. */
+static const char *config_arg(int argc, char **argv)
+{
+	const char *v = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '-')
+			continue;
+		a += a[1] == '-' ? 2 : 1;
+		if (!strncmp(a, "config=", 7)) {
+			v = a + 7;
+			continue;
+		}
+		if (strchr(a, '=') || i + 1 >= argc)
+			continue;
+		for (size_t k = 0; k < NFLAGS; k++)
+			if (!strcmp(flags[k].name, a) &&
+			    flags[k].kind != F_BOOL) {
+				i++;
+				if (!strcmp(a, "config"))
+					v = argv[i];
+			}
+	}
+	return v;
+}
+
 int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	int rc = apply_defaults(cfg, err, errlen);
 	if (rc)
+		return rc;
+	const char *file = config_arg(argc, argv);
+	if (file && (rc = apply_file(cfg, file, err, errlen)))
 		return rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -443,6 +537,19 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 			"--resources is required, e.g. --resources pods,configmaps");
 		return -EINVAL;
 	}
+	for (int i = 0; i < cfg->nresources; i++)
+		for (int k = 0; k < i; k++)
+			if (!strcmp(cfg->resources[i], cfg->resources[k])) {
+				snprintf(err, errlen,
+					 "resource \"%s\" named twice%s%s",
+					 cfg->resources[i],
+					 cfg->scopes[k].where ? ", first at " :
+								"",
+					 cfg->scopes[k].where ?
+						 cfg->scopes[k].where :
+						 "");
+				return -EINVAL;
+			}
 	return 0;
 }
 
@@ -458,7 +565,10 @@ void config_flags_free(struct config *cfg)
 	free(cfg->tls_key_file);
 	free(cfg->certificate_authority);
 	free(cfg->token_file);
-	for (int i = 0; i < cfg->nresources; i++)
+	free(cfg->config_file);
+	for (int i = 0; i < cfg->nresources; i++) {
 		free(cfg->resources[i]);
+		config_scope_free(&cfg->scopes[i]);
+	}
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "config/file.h"
 #include "config/log.h"
 
 #define CONFIG_MAX_RESOURCES 64
@@ -30,6 +31,11 @@ struct config {
 	char *serviceaccount_dir; /* in-cluster token and ca.crt */
 	char *resources[CONFIG_MAX_RESOURCES]; /* kubectl spelling */
 	int nresources;
+	/* scopes[i] is what resources[i] caches: from the --config file's
+	 * entry, or cluster-wide for a --resources name (docs/CONFIG.md) */
+	struct config_scope scopes[CONFIG_MAX_RESOURCES];
+	char *config_file; /* --config */
+	bool watch_config; /* --watch-config */
 	char *listen_host; /* IPv4, or [IPv6] */
 	char *unix_socket; /* also serve on this unix socket */
 	int listen_port;
@@ -49,6 +55,7 @@ struct config {
 	int grace_seconds;  /* /readyz stays 200 this long with upstream away */
 	int startup_timeout; /* exit if never synced after this long */
 	bool strip_managed_fields;
+	int list_progress_interval; /* seconds between LIST progress lines */
 	/* security (README "Security model") */
 	enum config_client_auth client_auth; /* --client-auth none|delegated */
 	bool allow_unauth_remote; /* --allow-unauthenticated-remote */

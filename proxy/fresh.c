@@ -18,6 +18,7 @@
 #include "cache/probe.h"
 #include "cache/rvclock.h"
 #include "config/alloc.h"
+#include "proxy/request.h"
 #include "config/log.h"
 #include "proxy/metrics.h"
 #include "proxy/status.h"
@@ -53,7 +54,8 @@ struct proxy_fresh {
 
 static int index_of(struct proxy_fresh *f, struct cache_resource *r)
 {
-	for (int i = 0; i < f->nres; i++)
+	for (int i = 0, n = __atomic_load_n(&f->nres, __ATOMIC_ACQUIRE); i < n;
+	     i++)
 		if (f->res[i] == r)
 			return i;
 	return -1;
@@ -122,8 +124,8 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 		    uint64_t *rv)
 {
 	char err[256];
-	int rc = cache_probe_upstream_rv(&f->up, r->kind, &f->stop, rv, err,
-					 sizeof(err));
+	int rc = cache_probe_upstream_rv(&f->up, r->kind, r->scope.ns, &f->stop,
+					 rv, err, sizeof(err));
 	if (rc && !f->away)
 		log_warn(
 			"%s: cannot ask the upstream for its resourceVersion (%s); "
@@ -203,7 +205,8 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 	f->up.limit = NULL;
 	f->res = res;
 	f->nres = nres;
-	f->probes = xcalloc((size_t)(nres ? nres : 1), sizeof(*f->probes));
+	/* room for what reloads add (proxy_fresh_add) */
+	f->probes = xcalloc(PROXY_MAX_REFLECTORS, sizeof(*f->probes));
 	pthread_mutex_init(&f->lock, NULL);
 	/* deadlines are monotonic, like cache_rvclock_now_ms() */
 	pthread_condattr_init(&ca);
@@ -222,6 +225,24 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 		__atomic_store_n(&res[i]->on_progress_ctx, f, __ATOMIC_RELEASE);
 	}
 	return f;
+}
+
+int proxy_fresh_add(struct proxy_fresh *f, struct cache_resource *r)
+{
+	if (!f)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	int n = f->nres;
+	if (n >= PROXY_MAX_REFLECTORS || f->res[n] != r) {
+		pthread_mutex_unlock(&f->lock);
+		return -ENOSPC;
+	}
+	memset(&f->probes[n], 0, sizeof(f->probes[n]));
+	__atomic_store_n(&f->nres, n + 1, __ATOMIC_RELEASE);
+	r->on_progress = proxy_fresh_progress;
+	__atomic_store_n(&r->on_progress_ctx, f, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&f->lock);
+	return 0;
 }
 
 void proxy_fresh_stop(struct proxy_fresh *f)

@@ -69,6 +69,9 @@ struct proxy_wait {
 struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 				    struct cache_resource **res, int nres);
 /* Resume every waiter (they see PROXY_FRESH_TIMEOUT) and stop the prober. */
+/* Probe for r too: a reflector a reload appended to the array given to
+ * proxy_fresh_new(), at its next index. 0, or -ENOSPC. */
+int proxy_fresh_add(struct proxy_fresh *f, struct cache_resource *r);
 void proxy_fresh_stop(struct proxy_fresh *f);
 void proxy_fresh_free(struct proxy_fresh *f);
 

@@ -85,6 +85,17 @@ static bool upstream_fresh(struct proxy *p, struct cache_resource *r,
 	return within;
 }
 
+/* A check's name: what, then the resource with its group, then the
+ * namespace of a namespace-scoped cache (--config namespaces), which
+ * would otherwise repeat the same name. */
+static void check_name(char *out, size_t len, const char *what,
+		       const struct cache_resource *r)
+{
+	snprintf(out, len, "%s-%s%s%s%s%s", what, r->kind->resource,
+		 r->kind->group[0] ? "." : "", r->kind->group,
+		 r->scope.ns ? "-" : "", r->scope.ns ? r->scope.ns : "");
+}
+
 enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 				    const char *url)
 {
@@ -102,22 +113,23 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 		bool up = !proxy_draining(p);
 		check(&v, &wh, &ok, up, "shutdown",
 		      up ? NULL : "the proxy is shutting down");
-		for (int i = 0; i < p->nres; i++) {
+		int n = proxy_nres(p);
+		for (int i = 0; i < n; i++) {
 			struct cache_resource *r = p->res[i];
-			char name[160];
-			snprintf(name, sizeof(name), "informer-sync-%s%s%s",
-				 r->kind->resource,
-				 r->kind->group[0] ? "." : "", r->kind->group);
+			char name[400];
+			if (cache_refl_retired(r))
+				continue; /* removed by a reload */
+			check_name(name, sizeof(name), "informer-sync", r);
 			bool synced = cache_refl_synced(r);
 			check(&v, &wh, &ok, synced, name,
 			      synced ? NULL : "not synced yet");
 		}
-		for (int i = 0; i < p->nres; i++) {
+		for (int i = 0; i < n; i++) {
 			struct cache_resource *r = p->res[i];
-			char name[160], why[200];
-			snprintf(name, sizeof(name), "upstream-%s%s%s",
-				 r->kind->resource,
-				 r->kind->group[0] ? "." : "", r->kind->group);
+			char name[400], why[200];
+			if (cache_refl_retired(r))
+				continue;
+			check_name(name, sizeof(name), "upstream", r);
 			bool counted = w == READYZ_UPSTREAM;
 			bool fresh = upstream_fresh(p, r, now, counted, why,
 						    sizeof(why));

@@ -18,6 +18,7 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/body.h"
@@ -150,15 +151,17 @@ struct page {
 /* Select into pg what matches f, from the first key of f's namespace, or
  * after start_ns/start_name (a continue token's start key) when start_ns
  * is not NULL, up to limit (0: all). Returns 0 or -ENOMEM. */
-static int select_page(struct cache_snap *snap, const struct proxy_filter *f,
-		       const char *start_ns, const char *start_name,
-		       uint64_t limit, struct page *pg)
+static int select_page(const struct cache_store *st, struct cache_snap *snap,
+		       const struct proxy_filter *f, const char *start_ns,
+		       const char *start_name, uint64_t limit, struct page *pg)
 {
 	struct cache_iter it;
 	const char *lk = NULL,
 		   *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
 	const char *from_ns = start_ns ? start_ns : f->ns;
 	const char *from_name = start_ns ? start_name : "";
+	if (lv && !cache_store_indexes(st, lk))
+		lv = NULL; /* a key the index leaves out (--config indexes) */
 	if (lv) /* key=value: walk the label index, not every object */
 		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
 	else
@@ -285,8 +288,8 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	}
 
 	struct page pg = { 0 };
-	if (select_page(snap, &f, cont_rv ? start_ns : NULL, start_name, limit,
-			&pg))
+	if (select_page(r->store, snap, &f, cont_rv ? start_ns : NULL,
+			start_name, limit, &pg))
 		goto fail;
 	struct buf meta = BUF_INIT;
 	list_meta(&meta, r, snap, &f, &pg);
@@ -325,8 +328,16 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
+	if (!o && !cache_scope_unselected(&r->scope)) {
+		/* outside the scope's selectors, perhaps: not ours to deny */
+		proxy_scope_count(r, false);
+		req->upstream = true;
+		return MHD_YES;
+	}
 	if (!o)
 		return proxy_not_found(c, r->kind->resource, rt->name);
+	if (r->scope.ns || !cache_scope_unselected(&r->scope))
+		proxy_scope_count(r, true);
 	if (fmt.form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
 		if (fmt.form == PROXY_FORM_TABLE) {

@@ -4,7 +4,8 @@
  * ended, requests in flight given --shutdown-grace) and shut down in the
  * order that lets LeakSanitizer find nothing: HTTP first, then the
  * reflectors, then an RCU barrier, then the caches. SIGHUP reloads
- * (on_reload()) and never exits.
+ * (reload(): --config's resources; on_reload(): the credentials) and
+ * never exits.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
@@ -28,6 +30,8 @@
 #include "config/log.h"
 #include "config/override.h"
 #include "config/version.h"
+#include "proxy/reload.h"
+#include "proxy/resources.h"
 #include "proxy/server.h"
 #include "proxy/table_crd.h"
 
@@ -82,11 +86,10 @@ static void reload_upstream(const struct config *cfg,
 		log_info("SIGHUP: re-read %s: %s", live->source, msg);
 }
 
-/* Everything SIGHUP reloads, from the main loop (never from the signal
- * handler). Another reload goes beside reload_upstream() here. */
+/* SIGHUP, part two (after config_reload() below): the credentials.
+ * From the main loop, never from the signal handler. */
 static void on_reload(const struct config *cfg, struct config_upstream *live)
 {
-	log_info("SIGHUP: reloading");
 	reload_upstream(cfg, live);
 }
 
@@ -111,6 +114,32 @@ static bool speaks_tls(const char *http_url)
 	bool tls = curl_easy_perform(c) == CURLE_OK;
 	curl_easy_cleanup(c);
 	return tls;
+}
+
+/* --config's modification time (0: unreadable), for --watch-config. */
+static int64_t config_mtime(const char *path)
+{
+	struct stat st;
+	if (!path || stat(path, &st))
+		return 0;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+/* SIGHUP, or a changed --config with --watch-config: the new resources
+ * (proxy/reload.h); a configuration that does not validate is refused
+ * and the running one stays. */
+static void reload(struct proxy *p, int argc, char **argv)
+{
+	char err[512];
+	int added, removed;
+	if (proxy_reload_config(p, argc, argv, &added, &removed, err,
+				sizeof(err)))
+		log_error("reload refused, the running configuration stays: %s",
+			  err);
+	else
+		log_info("reload: %d resource entr%s added, %d removed, the "
+			 "rest untouched",
+			 added, added == 1 ? "y" : "ies", removed);
 }
 
 /* A kind the built-in table lacks, from upstream discovery. Waits for an
@@ -344,6 +373,9 @@ int main(int argc, char **argv)
 		.page_size = cfg.page_size,
 		.watch_timeout = cfg.watch_timeout,
 		.strip_managed_fields = cfg.strip_managed_fields,
+		.progress_interval = cfg.list_progress_interval ?
+					     cfg.list_progress_interval :
+					     -1, /* 0: every page */
 		.page_max = (size_t)cfg.upstream_page_max,
 		.line_max = (size_t)cfg.upstream_line_max,
 		.list_max = (size_t)cfg.upstream_list_max,
@@ -354,7 +386,16 @@ int main(int argc, char **argv)
 	int exit_code = 1;
 	struct cache_resource *crds = NULL; /* custom resources' columns */
 	bool own_crds = false;
-	p.res = xcalloc((size_t)cfg.nresources, sizeof(*p.res));
+	int want = 0; /* reflectors: one per namespace of an entry */
+	for (int i = 0; i < cfg.nresources; i++)
+		want += proxy_resources_count(&cfg.scopes[i]);
+	if (want > PROXY_MAX_REFLECTORS) {
+		log_error("more than %d reflectors (namespaces of all entries)",
+			  PROXY_MAX_REFLECTORS);
+		goto out;
+	}
+	/* room for what reloads add */
+	p.res = xcalloc(PROXY_MAX_REFLECTORS, sizeof(*p.res));
 	if (!p.res)
 		goto out;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -378,12 +419,14 @@ int main(int argc, char **argv)
 					  cfg.resources[i]);
 				goto out;
 			}
-		p.res[p.nres] = cache_refl_new(k, &up, (size_t)cfg.history);
-		if (!p.res[p.nres]) {
-			log_error("out of memory");
+		int n = proxy_resources_make(
+			k, &cfg.scopes[i], &up, (size_t)cfg.history,
+			&p.res[p.nres], want - p.nres, err, sizeof(err));
+		if (n < 0) {
+			log_error("%s", err);
 			goto out;
 		}
-		p.nres++;
+		p.nres += n;
 	}
 
 	/* Custom resources print the columns of their CRD: keep the CRDs. */
@@ -406,6 +449,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_info("caching %d resource(s) from %s", p.nres, creds.server);
+	if (proxy_reload_init(&p)) {
+		log_error("out of memory");
+		goto out;
+	}
+	int64_t mtime = config_mtime(cfg.config_file);
+	time_t next_stat = 0;
 	/* Until every resource has synced once, say plainly what is wrong
 	 * with the upstream; give up on what retrying cannot fix, and on an
 	 * upstream still unreachable after --startup-timeout. */
@@ -414,16 +463,32 @@ int main(int argc, char **argv)
 	while (!quit) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
+		if (cfg.watch_config && cfg.config_file &&
+		    time(NULL) >= next_stat) {
+			next_stat = time(NULL) + 1;
+			int64_t m = config_mtime(cfg.config_file);
+			if (m && m != mtime) {
+				mtime = m;
+				log_info("--config %s changed: reloading",
+					 cfg.config_file);
+				reload(&p, argc, argv);
+			}
+		}
 		if (hup) {
 			hup = 0;
+			log_info("SIGHUP: reloading the credentials and the "
+				 "configuration");
 			on_reload(&cfg, &creds);
+			mtime = config_mtime(cfg.config_file);
+			reload(&p, argc, argv);
 		}
 		if (!unsynced || time(NULL) < next_check)
 			continue;
 		next_check = time(NULL) + 2;
 		unsynced = 0;
 		for (int i = 0; i < p.nres; i++) {
-			if (cache_refl_synced(p.res[i]))
+			if (cache_refl_synced(p.res[i]) ||
+			    cache_refl_retired(p.res[i]))
 				continue;
 			unsynced++;
 			char msg[768];
@@ -458,6 +523,7 @@ out:
 		cache_refl_free(p.res[i]);
 	if (own_crds)
 		cache_refl_free(crds);
+	proxy_reload_free(&p);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)
 		cache_discover_free(discovered[i]);

@@ -13,6 +13,7 @@
 #include "config/buf.h"
 #include "config/version.h"
 #include "proxy/conns.h"
+#include "proxy/observe.h"
 #include "proxy/request.h"
 
 struct proxy_counters proxy_counters;
@@ -68,6 +69,31 @@ static double staleness(struct cache_resource *r)
 {
 	int64_t last = __atomic_load_n(&r->last_contact, __ATOMIC_RELAXED);
 	return last ? (double)(time(NULL) - last) : -1;
+}
+
+static double list_seconds(struct cache_resource *r)
+{
+	const struct cache_refl_stats *st = &r->stats;
+	uint64_t from = load(&st->list_started_ms);
+	uint64_t to = load(&st->list_active) ?
+			      (uint64_t)cache_rvclock_now_ms() :
+			      load(&st->list_ended_ms);
+	return from && to > from ? (double)(to - from) / 1e3 : 0;
+}
+
+static double list_bytes_per_second(struct cache_resource *r)
+{
+	double s = list_seconds(r);
+	return s > 0 ? (double)load(&r->stats.list_bytes) / s : 0;
+}
+
+static double list_eta(struct cache_resource *r)
+{
+	const struct cache_refl_stats *st = &r->stats;
+	uint64_t got = load(&st->list_objects), want = load(&st->list_expected);
+	if (!load(&st->list_active) || !got || want <= got)
+		return 0;
+	return (double)(want - got) * list_seconds(r) / (double)got;
 }
 
 /*
@@ -134,32 +160,84 @@ static const struct res_metric res_metrics[] = {
 	  STAT(malformed) },
 	{ "informer_proxy_watchers", "gauge", "Local watch streams open now.",
 	  STAT(watchers) },
+	/* the progress of a full LIST (the first sync, or a relist) */
+	{ "informer_proxy_list_in_progress", "gauge",
+	  "1 while a full upstream LIST of the resource is under way.",
+	  STAT(list_active) },
+	{ "informer_proxy_list_objects", "gauge",
+	  "Objects received so far by the full LIST under way, or by the last "
+	  "one.",
+	  STAT(list_objects) },
+	{ "informer_proxy_list_expected_objects", "gauge",
+	  "The full LIST's total as the upstream announced it (objects so far "
+	  "plus remainingItemCount); 0 when it did not say.",
+	  STAT(list_expected) },
+	{ "informer_proxy_list_received_bytes", "gauge",
+	  "Bytes received so far by the full LIST under way, or by the last one.",
+	  STAT(list_bytes) },
+	{ "informer_proxy_list_duration_seconds", "gauge",
+	  "How long the full LIST under way has run, or the last one took.",
+	  .value = list_seconds },
+	{ "informer_proxy_list_receive_bytes_per_second", "gauge",
+	  "Bytes per second of the full LIST under way, or of the last one.",
+	  .value = list_bytes_per_second },
+	{ "informer_proxy_list_eta_seconds", "gauge",
+	  "Seconds left in the full LIST under way at its rate so far, from "
+	  "the expected total; 0 when none runs or the total is unknown.",
+	  .value = list_eta },
+	{ "informer_proxy_scope_served_total", "counter",
+	  "Requests answered from a scoped cache (a namespace or selectors "
+	  "in --config) because they lie inside its scope.",
+	  STAT(scope_served) },
+	{ "informer_proxy_scope_passthrough_total", "counter",
+	  "Requests of a cached resource passed through because they reach "
+	  "outside its cache's scope (another namespace, all of them, or a "
+	  "selector the scope does not imply).",
+	  STAT(scope_passthrough) },
 };
+
+/* resource="pods", and ,namespace="NS" for a reflector of one
+ * namespace (--config namespaces), so that each series is its own. */
+static void res_labels(const struct cache_resource *r, char *out, size_t len)
+{
+	const struct cache_kind *k = r->kind;
+	snprintf(out, len, "resource=\"%s%s%s\"%s%s%s", k->resource,
+		 k->group[0] ? "." : "", k->group,
+		 r->scope.ns ? ",namespace=\"" : "",
+		 r->scope.ns ? r->scope.ns : "", r->scope.ns ? "\"" : "");
+}
 
 static void res_family(struct buf *b, struct proxy *p,
 		       const struct res_metric *m)
 {
 	family(b, m->name, m->type, m->help);
-	for (int i = 0; i < p->nres; i++) {
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		struct cache_resource *r = p->res[i];
-		const struct cache_kind *k = r->kind;
-		const char *dot = k->group[0] ? "." : "";
+		char lab[400];
+		if (cache_refl_retired(r))
+			continue; /* removed by a reload; its successor has
+				   * the same labels */
+		res_labels(r, lab, sizeof(lab));
 		if (!m->nreasons) {
 			double v = m->value ? m->value(r) :
 					      (double)stat_at(r, m->stat);
-			buf_printf(b, "%s{resource=\"%s%s%s\"} %.17g\n",
-				   m->name, k->resource, dot, k->group, v);
+			buf_printf(b, "%s{%s} %.17g\n", m->name, lab, v);
 			continue;
 		}
 		for (int why = 0; why < m->nreasons; why++)
 			buf_printf(
-				b,
-				"%s{resource=\"%s%s%s\",reason=\"%s\"} %llu\n",
-				m->name, k->resource, dot, k->group,
+				b, "%s{%s,reason=\"%s\"} %llu\n", m->name, lab,
 				m->reason_name(why),
 				(unsigned long long)stat_at(
 					r, m->stat + why * sizeof(uint64_t)));
 	}
+}
+
+void proxy_scope_count(struct cache_resource *r, bool served)
+{
+	__atomic_add_fetch(served ? &r->stats.scope_served :
+				    &r->stats.scope_passthrough,
+			   1, __ATOMIC_RELAXED);
 }
 
 static long long rss_bytes(struct proxy *p)
@@ -230,6 +308,8 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	for (size_t i = 0; i < sizeof(res_metrics) / sizeof(res_metrics[0]);
 	     i++)
 		res_family(&b, p, &res_metrics[i]);
+	proxy_observe_write(&b, p);
+	cache_upstream_metrics(&b);
 	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
 		family(&b, gauges[i].name, "gauge", gauges[i].help);
 		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));

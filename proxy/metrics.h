@@ -11,9 +11,11 @@
 #define PROXY_METRICS_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct proxy;
+struct cache_resource;
 
 /* X(field, metric name, labels, help) */
 #define PROXY_COUNTERS(X)                                                       \
@@ -31,6 +33,10 @@ struct proxy;
 	X(watch_expired, "informer_proxy_watch_expired_total", "",              \
 	  "Local watches ended with 410 Expired (fell behind, or the upstream " \
 	  "was wiped).")                                                        \
+	X(watch_slow_expired, "informer_proxy_slow_watchers_expired_total",     \
+	  "",                                                                   \
+	  "Local watches that fell further behind than --history and were "     \
+	  "ended with 410 Expired.")                                            \
 	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
 	  "Requests without resourceVersion that probed the upstream's RV.")    \
 	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",       \
@@ -78,6 +84,10 @@ extern struct proxy_counters proxy_counters;
 
 #define PROXY_COUNT(field) \
 	__atomic_add_fetch(&proxy_counters.field, 1, __ATOMIC_RELAXED)
+
+/* Count a request of r's kind answered from r's scoped cache (served),
+ * or passed through because it reaches outside the scope. */
+void proxy_scope_count(struct cache_resource *r, bool served);
 
 enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c);
 

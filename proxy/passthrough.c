@@ -20,8 +20,10 @@
 
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "config/hist.h"
 #include "config/limits.h"
 #include "config/log.h"
+#include "proxy/access.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -42,6 +44,7 @@ struct proxy_pt {
 	CURL *easy;
 	struct curl_slist *hdrs;
 	char *method;
+	int verb; /* CONFIG_VERB_*, for the upstream histogram */
 	struct buf url;
 	struct buf body;     /* the request body */
 	bool strip_identity; /* drop Impersonate-*, X-Remote-* ... */
@@ -229,6 +232,11 @@ static void start(struct proxy_pt_pool *pool, struct proxy_pt *pt)
 
 static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 {
+	long code = -1;
+	double took = 0;
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(pt->easy, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(pt->easy, CURLINFO_TOTAL_TIME, &took);
 	curl_multi_remove_handle(pool->multi, pt->easy);
 	for (struct proxy_pt **pp = &pool->active; *pp; pp = &(*pp)->next)
 		if (*pp == pt) {
@@ -236,9 +244,14 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 			break;
 		}
 	pthread_mutex_lock(&pt->lock);
-	if (rc != CURLE_OK && !pt->gone)
-		log_warn("passthrough %s %s: %s", pt->method, pt->url.p,
+	if (!pt->gone) /* a client that left cut the request short */
+		cache_upstream_observe(pt->verb, code, took);
+	if (rc != CURLE_OK && !pt->gone) {
+		char url[1024]; /* a query's secrets stay out of the log */
+		proxy_access_redact(pt->url.p, url, sizeof(url));
+		log_warn("passthrough %s %s: %s", pt->method, url,
 			 pt->errbuf[0] ? pt->errbuf : curl_easy_strerror(rc));
+	}
 	pt->state = rc == CURLE_OK ? PT_DONE : PT_FAILED;
 	resume_client(pt);
 	pthread_mutex_unlock(&pt->lock);
@@ -453,6 +466,25 @@ static bool long_running(struct MHD_Connection *c, const char *target)
 	return strstr(target, "/watch/") || strstr(target, "/proxy/");
 }
 
+int proxy_pt_verb(const char *target, const char *method,
+		  struct MHD_Connection *c)
+{
+	char path[1024];
+	size_t n = strcspn(target, "?");
+	if (n >= sizeof(path))
+		n = sizeof(path) - 1;
+	memcpy(path, target, n);
+	path[n] = '\0';
+	struct proxy_route rt;
+	bool res = !proxy_route_parse(path, &rt);
+	const char *w = c ? MHD_lookup_connection_value(
+				    c, MHD_GET_ARGUMENT_KIND, "watch") :
+			    NULL;
+	bool watch =
+		res && ((w && proxy_route_watch_value(w)) || rt.watch_prefix);
+	return config_hist_verb(method, !res || rt.name[0], watch);
+}
+
 static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 			       struct MHD_Connection *c, const char *target,
 			       const char *method)
@@ -466,6 +498,7 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	pt->refs = 1; /* the request's */
 	pt->length = -1;
 	pt->method = xstrdup(method);
+	pt->verb = proxy_pt_verb(target, method, c);
 	char err[256];
 	/* Who the upstream sees (README, "Security model"): a client that
 	 * sent credentials, with those alone; one that sent none, as the

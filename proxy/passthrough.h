@@ -49,4 +49,10 @@ enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
 				size_t *upload_size, struct proxy_pt **state);
 void proxy_pt_done(struct proxy_pt *pt);
 
+/* The apiserver's verb of a request (CONFIG_VERB_*): from the method,
+ * whether the target names an object, and whether it asks for a watch
+ * (?watch= read from c's query, or the /watch/ prefix; c may be NULL). */
+int proxy_pt_verb(const char *target, const char *method,
+		  struct MHD_Connection *c);
+
 #endif

@@ -27,6 +27,11 @@ struct proxy_fresh;
 struct proxy_authn;
 struct proxy_conns;
 struct proxy_tls;
+struct proxy_reload;
+struct proxy_observe;
+
+/* Reflectors one process may have made, reloads included. */
+#define PROXY_MAX_REFLECTORS 1024
 
 struct proxy {
 	const struct config *cfg;
@@ -37,10 +42,15 @@ struct proxy {
 	struct proxy_authn *authn; /* --client-auth=delegated, else NULL */
 	struct proxy_conns *conns; /* connection and watch limits */
 	long nofile; /* RLIMIT_NOFILE, set by main (<= 0: unknown) */
-	struct cache_resource **res; /* cfg->nresources of them */
+	/* The reflectors, room for PROXY_MAX_REFLECTORS: a reload
+	 * (reload.h) appends, never moves or shrinks, and marks removed
+	 * ones retired; read the count with proxy_nres() */
+	struct cache_resource **res;
 	int nres;
-	struct MHD_Daemon *daemon;  /* --listen */
-	struct MHD_Daemon *udaemon; /* --unix-socket, or NULL */
+	struct proxy_reload *reload; /* --config reloads, or NULL */
+	struct proxy_observe *obs;   /* request histograms (observe.h) */
+	struct MHD_Daemon *daemon;   /* --listen */
+	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
 	bool made_socket;      /* the --unix-socket path is ours to remove */
 	struct proxy_tls *tls; /* --tls-cert-file, or NULL: serve_tls.h */
 	int port;	       /* the bound port */
@@ -55,14 +65,26 @@ struct proxy {
 	pthread_cond_t tick_cond;
 };
 
+/* How many entries of p->res are set (acquire: each is whole). */
+static inline int proxy_nres(const struct proxy *p)
+{
+	return __atomic_load_n(&p->nres, __ATOMIC_ACQUIRE);
+}
+
 /* True once proxy_stop() has begun: a watch must not suspend again. */
 bool proxy_stopping(const struct proxy *p);
 /* True once proxy_drain() (SIGTERM) or proxy_stop() has begun: local
  * watches end, /readyz fails its shutdown check. */
 bool proxy_draining(const struct proxy *p);
-/* The cached resource for a parsed route, or NULL. */
+/* The cached resource for a parsed route whose scope holds the route's
+ * namespace (a namespace-scoped cache answers only its namespace), or
+ * NULL. */
 struct cache_resource *proxy_find(struct proxy *p,
 				  const struct proxy_route *rt);
+/* The first cached resource of the route's kind, whatever its scope, or
+ * NULL: where a request passed through for scope is counted. */
+struct cache_resource *proxy_find_kind(struct proxy *p,
+				       const struct proxy_route *rt);
 
 /* True when the client has closed its side: a suspended connection does
  * not notice that by itself, so readers check before they sleep again. */

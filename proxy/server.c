@@ -14,8 +14,10 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/access.h"
 #include "proxy/authn.h"
 #include "proxy/conns.h"
 #include "proxy/discovery.h"
@@ -24,6 +26,7 @@
 #include "proxy/list.h"
 #include "proxy/listen.h"
 #include "proxy/metrics.h"
+#include "proxy/observe.h"
 #include "proxy/passthrough.h"
 #include "proxy/rv.h"
 #include "proxy/serve_tls.h"
@@ -67,14 +70,32 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	if (pr == -EINVAL)
 		return true; /* answered with 400 below */
 	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
+	if (!r && !pr && !rt.sub[0] && proxy_find_kind(p, &rt)) {
+		/* another namespace, or all of them, of a namespaced cache */
+		proxy_scope_count(proxy_find_kind(p, &rt), false);
+		return false;
+	}
 	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
 		return false;
+	if (!cache_scope_unselected(&r->scope)) {
+		const char *ls = NULL, *fs = NULL;
+		proxy_arg(c, "labelSelector", &ls);
+		proxy_arg(c, "fieldSelector", &fs);
+		/* a GET by name is answered when the object is cached, and
+		 * passed through when not (list.c): it may lie outside */
+		if (!rt.name[0] && !cache_scope_covers(&r->scope, ls, fs)) {
+			proxy_scope_count(r, false);
+			return false;
+		}
+	}
 	/* A client that takes only protobuf gets it from the upstream. */
 	const char *accept =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	if (accept && strstr(accept, "application/vnd.kubernetes.protobuf") &&
 	    !strstr(accept, "json") && !strstr(accept, "*/*"))
 		return false;
+	if (!rt.name[0] && (r->scope.ns || !cache_scope_unselected(&r->scope)))
+		proxy_scope_count(r, true);
 	return true;
 }
 
@@ -156,9 +177,13 @@ struct req {
 	bool local;
 	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
-	char *raw;  /* the request target as received */
-	char *path; /* its checked, decoded path (target.h);
+	char *raw;	      /* the request target as received */
+	char *path;	      /* its checked, decoded path (target.h);
 					 * never longer than raw */
+	int64_t start_ns;     /* monotonic, for the duration histogram */
+	int verb, slot;	      /* its labels there; slot -1: not counted */
+	char method[16];      /* for the access log */
+	uint64_t sent_before; /* the connection's bytes sent at its start */
 };
 
 /* libmicrohttpd shows us the request target as it came on the request
@@ -178,6 +203,9 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	memcpy(rq->raw, uri ? uri : "", n);
 	rq->path = rq->raw + n;
 	rq->path[0] = '\0';
+	rq->start_ns = cache_history_now_ns();
+	rq->slot = -1;
+	rq->sent_before = proxy_access_sent(c);
 	return rq;
 }
 
@@ -346,6 +374,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!rq->announced) {
 		/* The first call only announces the request. */
 		rq->announced = true;
+		snprintf(rq->method, sizeof(rq->method), "%s", method);
+		/* counted as "none" until the target is known good */
+		rq->verb = config_hist_verb(method, true, false);
+		rq->slot = 0;
 		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
 				       err, sizeof(err))) {
 			rq->local = true;
@@ -359,6 +391,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_conns_refuse(c, "connections",
 						  proxy_conns_max(p->conns));
 		}
+		rq->verb = proxy_pt_verb(rq->path, method, c);
+		rq->slot = proxy_observe_slot(p, rq->path);
 		rq->local = served_locally(p, c, rq->path, method);
 		enum MHD_Result ret;
 		if (p->authn && delegated_gate(p, c, rq, method, &ret))
@@ -407,6 +441,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	proxy_conns_request_done(p->conns, c);
 	if (!rq)
 		return;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+	int64_t took = cache_history_now_ns() - rq->start_ns;
+	if (rq->slot >= 0 && ci && ci->http_status)
+		proxy_observe_request(p, rq->verb, rq->slot, ci->http_status,
+				      took);
+	proxy_access_log(c, rq->method[0] ? rq->method : "-", rq->raw,
+			 ci ? ci->http_status : 0, took, rq->sent_before);
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)
@@ -449,14 +491,14 @@ static void *ticker(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&p->tick_cond, &p->tick_lock, &ts);
-		for (int i = 0; i < p->nres; i++)
+		for (int i = 0, n = proxy_nres(p); i < n; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
 		for (int cut = proxy_conns_reap(p->conns); cut > 0; cut--)
 			PROXY_COUNT(header_timeouts);
 		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0) {
 			/* expired pins first: what they held is then free */
-			for (int i = 0; i < p->nres; i++)
+			for (int i = 0, n = proxy_nres(p); i < n; i++)
 				cache_store_expire_pins(p->res[i]->store);
 			alloc_give_back();
 		}
@@ -516,6 +558,10 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	rc = proxy_listen_check_exposure(p->cfg, err, errlen);
 	if (rc)
 		return rc;
+	if (proxy_observe_init(p)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	unsigned threads = p->cfg->threads > 0 ?
 				   (unsigned)p->cfg->threads :
 				   (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -651,7 +697,7 @@ void proxy_stop(struct proxy *p)
 	pthread_mutex_unlock(&p->tick_lock);
 	if (p->ticking)
 		pthread_join(p->ticker, NULL);
-	for (int i = 0; i < p->nres; i++)
+	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
 	proxy_fresh_stop(p->fresh);
@@ -691,4 +737,5 @@ void proxy_release(struct proxy *p)
 {
 	proxy_fresh_free(p->fresh);
 	p->fresh = NULL;
+	proxy_observe_free(p);
 }

@@ -30,6 +30,7 @@
 #include "proxy/filter.h"
 #include "proxy/conns.h"
 #include "proxy/metrics.h"
+#include "proxy/observe.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table.h"
@@ -59,7 +60,9 @@ struct watch {
 	const char *out;
 	size_t out_len, out_off;
 	struct buf own;
+	struct proxy_observe_watch reg; /* for the lag gauge */
 };
+
 
 static int64_t now_ms(void)
 {
@@ -175,6 +178,9 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	}
 	}
 	w->sent_rv = ev->rv;
+	int64_t lag = cache_history_now_ns() - ev->arrived_ns;
+	config_hist_observe(&w->r->delivery_lag, &proxy_observe_lag_bounds,
+			    (double)lag / 1e9, (uint64_t)(lag > 0 ? lag : 0));
 	if (!as && w->fmt.form != PROXY_FORM_JSON)
 		as = cache_history_ev_type_name(ev->type);
 	if (as) {
@@ -219,8 +225,9 @@ static bool next_line(struct watch *w)
 	if (w->done)
 		return false;
 	int64_t now = now_ms();
-	if (proxy_draining(w->p) || now >= w->deadline_ms) {
-		w->done = true;
+	if (proxy_draining(w->p) || now >= w->deadline_ms ||
+	    cache_refl_retired(w->r)) {
+		w->done = true; /* a clean end: the client watches again */
 		return false;
 	}
 	for (;;) {
@@ -234,6 +241,7 @@ static bool next_line(struct watch *w)
 			log_v(1, "%s: watch fell behind at seq %llu",
 			      w->r->kind->resource,
 			      (unsigned long long)w->cursor);
+			PROXY_COUNT(watch_slow_expired);
 			own_expired(w, w->sent_rv,
 				    cache_history_floor(w->r->history));
 			return true;
@@ -249,7 +257,7 @@ static bool next_line(struct watch *w)
 			}
 			return false;
 		}
-		w->cursor++;
+		__atomic_store_n(&w->cursor, w->cursor + 1, __ATOMIC_RELAXED);
 		if (ev->rv <= w->start_rv) {
 			cache_history_event_put(ev);
 			continue;
@@ -279,8 +287,13 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 			if (!next_line(w))
 				break;
 		}
-		if (n)
+		if (n) {
+			uint64_t head = cache_history_head(w->r->history);
+			config_hist_observe(
+				&w->r->watcher_lag, &proxy_observe_queue_bounds,
+				(double)(head - w->cursor), head - w->cursor);
 			return (ssize_t)n;
+		}
 		if (w->done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		if (proxy_client_gone(w->conn))
@@ -299,6 +312,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void watch_free(void *cls)
 {
 	struct watch *w = cls;
+	proxy_observe_watch_del(&w->reg);
 	__atomic_sub_fetch(&w->r->stats.watchers, 1, __ATOMIC_RELAXED);
 	proxy_conns_watch_put(w->p->conns);
 	cache_history_unwait(w->r->history, &w->waiter);
@@ -377,6 +391,9 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		own_expired(w, rv, floor);
 
 	__atomic_add_fetch(&r->stats.watchers, 1, __ATOMIC_RELAXED);
+	w->reg.r = r;
+	w->reg.cursor = &w->cursor;
+	proxy_observe_watch_add(&w->reg);
 	*owned = true;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		MHD_SIZE_UNKNOWN, WATCH_BLOCK, watch_read, w, watch_free);

@@ -13,7 +13,7 @@ set -eu
 
 build="build-essential pkg-config libmicrohttpd-dev libcurl4-openssl-dev
 liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev zlib1g-dev libgnutls28-dev curl"
-test="$build python3 python3-kubernetes openssl clang-format umoci skopeo ca-certificates"
+test="$build python3 python3-kubernetes openssl clang-format umoci skopeo ca-certificates prometheus"
 fuzz="$build clang libclang-rt-14-dev"
 image="$build umoci skopeo ca-certificates"
 bench="$test wrk libyajl-dev libjson-c-dev libcjson-dev"

@@ -642,6 +642,23 @@ class HelmRender(unittest.TestCase):
             self.assertIn(a, args)
         self.check_rbac(docs, res, reviews=True)
 
+    def test_grafana_dashboard(self):
+        self.assertEqual([d for d in self.of(self.render(), "ConfigMap")
+                          if d["metadata"]["name"].endswith("-dashboard")], [])
+        docs = self.render("metrics.grafanaDashboard.enabled=true")
+        cm = [d for d in self.of(docs, "ConfigMap") if d["metadata"]["name"].endswith("-dashboard")]
+        self.assertEqual(len(cm), 1)
+        self.assertEqual(cm[0]["metadata"]["labels"]["grafana_dashboard"], "1")
+        self.assertEqual(cm[0]["metadata"]["namespace"], "ns")
+        dash = json.loads(cm[0]["data"]["informer-proxy.json"])
+        with open(os.path.join(CHART, "dashboards", "informer-proxy.json")) as f:
+            self.assertEqual(dash, json.load(f))
+        self.assertGreater(len(dash["panels"]), 5)
+        docs = self.render("metrics.grafanaDashboard.enabled=true",
+                           "metrics.grafanaDashboard.namespace=monitoring")
+        cm = [d for d in self.of(docs, "ConfigMap") if d["metadata"]["name"].endswith("-dashboard")]
+        self.assertEqual(cm[0]["metadata"]["namespace"], "monitoring")
+
     def test_rejected(self):
         for sets in (["mode=cluster"], ["metrics.serviceMonitor.enabled=true"],
                      ["mode=daemonset", "daemonset.service.enabled=false"],

@@ -2,10 +2,16 @@
  * fake_control: the control API, on loopback only.
  *
  *   GET  /fake/stats   {"resources":{"pods":{"list":N,"watch":N,
- *                      "watchOpen":N},...},"compactedRV":N,
+ *                      "watchOpen":N,"requests":[{"verb":"list",
+ *                      "namespace":"a","labelSelector":"x=y",
+ *                      "fieldSelector":"..."},...]},...},
+ *                      "compactedRV":N,
  *                      "tokenReviews":N,"subjectAccessReviews":N}:
  *                      requests received since start, watch streams
- *                      open now, etcd's compaction point (0: none yet)
+ *                      open now, the last LISTs and WATCHes of each
+ *                      resource with their scope (a member is left out
+ *                      when the request had none), etcd's compaction
+ *                      point (0: none yet)
  *                      and the TokenReviews and SubjectAccessReviews
  *                      answered.
  *   POST /fake/faults  a JSON object of faults (the table below); every
@@ -17,6 +23,7 @@
  * new fault is one entry.
  */
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +267,65 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned code,
 	return reply_plain(c, code, &b);
 }
 
+/* The last LISTs and WATCHes of each resource: what tests check to
+ * prove that the proxy asked only for its scope. */
+static struct seen {
+	bool watch;
+	char *ns, *ls, *fs;
+} seen[FAKE_RES_MAX][FAKE_SEEN_MAX];
+static unsigned seen_n[FAKE_RES_MAX];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void fake_control_note(int res, bool watch, const char *ns, const char *ls,
+		       const char *fs)
+{
+	if (res < 0 || res >= FAKE_RES_MAX)
+		return;
+	pthread_mutex_lock(&seen_lock);
+	struct seen *s = &seen[res][seen_n[res]++ % FAKE_SEEN_MAX];
+	free(s->ns);
+	free(s->ls);
+	free(s->fs);
+	s->watch = watch;
+	s->ns = dup_or_null(ns);
+	s->ls = dup_or_null(ls);
+	s->fs = dup_or_null(fs);
+	pthread_mutex_unlock(&seen_lock);
+}
+
+/* ,"requests":[...] of resource res, oldest first. */
+static void seen_json(struct buf *b, int res)
+{
+	json_t *a = json_array();
+	pthread_mutex_lock(&seen_lock);
+	unsigned n = seen_n[res],
+		 first = n > FAKE_SEEN_MAX ? n - FAKE_SEEN_MAX : 0;
+	for (unsigned i = first; a && i < n; i++) {
+		const struct seen *s = &seen[res][i % FAKE_SEEN_MAX];
+		json_t *o =
+			json_pack("{s:s}", "verb", s->watch ? "watch" : "list");
+		if (o && s->ns)
+			json_object_set_new(o, "namespace", json_string(s->ns));
+		if (o && s->ls)
+			json_object_set_new(o, "labelSelector",
+					    json_string(s->ls));
+		if (o && s->fs)
+			json_object_set_new(o, "fieldSelector",
+					    json_string(s->fs));
+		json_array_append_new(a, o);
+	}
+	pthread_mutex_unlock(&seen_lock);
+	char *t = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	buf_printf(b, ",\"requests\":%s", t ? t : "[]");
+	free(t);
+	json_decref(a);
+}
+
 static enum MHD_Result serve_stats(struct MHD_Connection *c)
 {
 	struct buf b = BUF_INIT;
@@ -268,11 +334,13 @@ static enum MHD_Result serve_stats(struct MHD_Connection *c)
 		const struct fake_res_stats *s = &fake_res_stats[i];
 		buf_printf(&b,
 			   "%s\"%s\":{\"list\":%lu,\"watch\":%lu,"
-			   "\"watchOpen\":%ld}",
+			   "\"watchOpen\":%ld",
 			   i ? "," : "", fake_res_table[i].key,
 			   __atomic_load_n(&s->list, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch, __ATOMIC_RELAXED),
 			   __atomic_load_n(&s->watch_open, __ATOMIC_RELAXED));
+		seen_json(&b, i);
+		buf_addc(&b, '}');
 	}
 	/* etcd's compaction point (fake_store.h), 0 before the first;
 	 * the reviews answered (fake_review.c) */

@@ -111,5 +111,11 @@ bool fake_faults_take_malformed(void);
 /* fake_control.c: the pending cutAfterBytes (consumed), or -1. */
 long long fake_faults_take_cut(void);
 void fake_faults_reset(void);
+/* fake_control.c: remember one LIST or WATCH of resource res with its
+ * namespace (NULL: all) and selectors (NULL: none), for /fake/stats's
+ * "requests": the last FAKE_SEEN_MAX of each resource. */
+#define FAKE_SEEN_MAX 64
+void fake_control_note(int res, bool watch, const char *ns, const char *ls,
+		       const char *fs);
 
 #endif

@@ -244,6 +244,9 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	int rc;
 
 	fake_res_count(&fake_res_stats[rq->res].list);
+	fake_control_note(rq->res, false, rq->ns,
+			  fake_query(rq->conn, "labelSelector"),
+			  fake_query(rq->conn, "fieldSelector"));
 	if (!fake_listopts_parse(rq, &o, &f, &ret))
 		return ret;
 	if (o.cont && !token_decode(o.cont, with_ns, &t, err, sizeof(err))) {

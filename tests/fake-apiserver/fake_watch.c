@@ -393,6 +393,9 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 	struct watch *w;
 
 	fake_res_count(&fake_res_stats[rq->res].watch);
+	fake_control_note(rq->res, true, rq->ns,
+			  fake_query(rq->conn, "labelSelector"),
+			  fake_query(rq->conn, "fieldSelector"));
 	if (!fake_listopts_parse(rq, &o, &f, &ret))
 		return ret;
 	if (!fake_rv_parse(c, o.rv, &rv, &ret)) {

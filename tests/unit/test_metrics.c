@@ -59,8 +59,9 @@ static size_t metric_name(const char *s)
 /* Check the whole page's grammar; returns how many samples. */
 static int check_format(const char *body)
 {
-	char typed[64][96] = { { 0 } }, seen[256][160] = { { 0 } };
+	char typed[128][96] = { { 0 } }, seen[256][160] = { { 0 } };
 	int ntyped = 0, nseen = 0, samples = 0, bad = 0;
+	bool histogram = false; /* the last family typed is one */
 	const char *help_for = NULL;
 	size_t help_len = 0;
 	CHECK(body[0] && body[strlen(body) - 1] == '\n');
@@ -80,11 +81,13 @@ static int check_format(const char *body)
 			/* HELP just before, same family */
 			bad += !n || !help_for || help_len != n ||
 			       strncmp(help_for, line + 7, n);
-			bad += strcmp(t, " counter") && strcmp(t, " gauge");
+			bad += strcmp(t, " counter") && strcmp(t, " gauge") &&
+			       strcmp(t, " histogram");
+			histogram = !strcmp(t, " histogram");
 			for (int i = 0; i < ntyped; i++) /* declared once */
 				bad += (int)(strlen(typed[i]) == n &&
 					     !strncmp(typed[i], line + 7, n));
-			if (ntyped < 64)
+			if (ntyped < 128)
 				snprintf(typed[ntyped++], sizeof(typed[0]),
 					 "%.*s", (int)n, line + 7);
 			help_for = NULL;
@@ -119,9 +122,18 @@ static int check_format(const char *body)
 			bad += *p != ' ';
 			strtod(p + 1, &end);
 			bad += end == p + 1 || *end;
-			/* its family was declared: the last one typed */
-			bad += !ntyped || strncmp(typed[ntyped - 1], line, n) ||
-			       typed[ntyped - 1][n];
+			/* its family was declared: the last one typed (with
+			 * _bucket, _sum or _count for a histogram) */
+			size_t fn = ntyped ? strlen(typed[ntyped - 1]) : 0;
+			bool named = ntyped && fn <= n &&
+				     !strncmp(typed[ntyped - 1], line, fn);
+			bad += !named ||
+			       (fn != n &&
+				(!histogram ||
+				 (strncmp(line + fn, "_bucket", n - fn) &&
+				  strncmp(line + fn, "_sum", n - fn) &&
+				  strncmp(line + fn, "_count", n - fn)) ||
+				 (n - fn != 7 && n - fn != 4 && n - fn != 6)));
 			for (int i = 0; i < nseen; i++) /* no series twice */
 				bad += (int)(strlen(seen[i]) == series &&
 					     !strncmp(seen[i], line, series));

@@ -40,31 +40,37 @@ int main(void)
 	struct cache_upstream up = { .server = server };
 	uint64_t rv = 7;
 
-	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), NULL, &rv,
-				      err, sizeof(err)) == 0 &&
+	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), NULL,
+				      NULL, &rv, err, sizeof(err)) == 0 &&
 	      rv == 4242);
 	rv = 7;
-	CHECK(cache_probe_upstream_rv(&up,
-				      cache_kind_lookup("deployments.apps"),
-				      NULL, &rv, err, sizeof(err)) == -EIO);
+	CHECK(cache_probe_upstream_rv(
+		      &up, cache_kind_lookup("deployments.apps"), NULL, NULL,
+		      &rv, err, sizeof(err)) == -EIO);
 	CHECK_STR(err, "the upstream answered 200 without a resourceVersion");
 	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("configmaps"),
-				      NULL, &rv, err, sizeof(err)) == -EIO);
+				      NULL, NULL, &rv, err,
+				      sizeof(err)) == -EIO);
 	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("secrets"), NULL,
-				      &rv, err, sizeof(err)) == -EIO);
+				      NULL, &rv, err, sizeof(err)) == -EIO);
 	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("nodes"), NULL,
-				      &rv, err, sizeof(err)) == -EIO);
+				      NULL, &rv, err, sizeof(err)) == -EIO);
 	CHECK_STR(err, "the upstream answered 410 without a resourceVersion");
 	CHECK(rv == 7);
 	CHECK(http_stub_count(&s) == 5);
 	http_stub_stop(&s);
 
 	err[0] = '\0';
-	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), NULL, &rv,
-				      err, sizeof(err)) == -EIO);
+	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), NULL,
+				      NULL, &rv, err, sizeof(err)) == -EIO);
 	CHECK(strstr(err, "GET /api/v1/pods?limit=1: ") == err);
+	/* a namespaced scope asks its namespace only */
+	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), "team-a",
+				      NULL, &rv, err, sizeof(err)) == -EIO);
+	CHECK(strstr(err, "GET /api/v1/namespaces/team-a/pods?limit=1: ") ==
+	      err);
 	bool stop = true;
-	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), &stop,
-				      &rv, err, sizeof(err)) == -EIO);
+	CHECK(cache_probe_upstream_rv(&up, cache_kind_lookup("pods"), NULL,
+				      &stop, &rv, err, sizeof(err)) == -EIO);
 	return check_done("probe");
 }

@@ -336,6 +336,50 @@ static void test_label_index(void)
 	cache_store_free(s);
 }
 
+/* With index_only, the index holds the listed keys alone, through a
+ * bulk load and through single puts and deletes alike. */
+static void test_index_only(void)
+{
+	struct cache_store *s = cache_store_new();
+	char *keys[] = { "tier" };
+	CHECK(cache_store_index_only(s, keys, 1) == 0);
+	CHECK(cache_store_indexes(s, "tier") && !cache_store_indexes(s, "app"));
+	struct cache_obj *objs[20];
+	char name[16];
+	for (unsigned i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "p%02u", i);
+		objs[i] = mkl(name, i + 1, "web", i % 2 ? "fe" : NULL);
+	}
+	struct cache_txn t;
+	cache_txn_begin_empty(s, &t);
+	CHECK(cache_txn_load(&t, objs, 20) == 0);
+	CHECK(cache_txn_commit(&t, 20) == 0);
+	struct cache_snap *sn = cache_store_snap(s);
+	CHECK(cache_snap_label_count(sn, "tier", "fe") == 10);
+	CHECK(cache_snap_label_count(sn, "app", "web") == 0); /* left out */
+	cache_snap_put(sn);
+	check_index(s, "tier", "fe");
+	cache_txn_begin(s, &t);
+	struct cache_obj *o = mkl("p00", 50, "db", "fe");
+	CHECK(cache_txn_put(&t, o, NULL) == 0);
+	cache_obj_put(o);
+	CHECK(cache_txn_del(&t, "ns", "p01", NULL) == 0);
+	CHECK(cache_txn_commit(&t, 50) == 0);
+	check_index(s, "tier", "fe");
+	sn = cache_store_snap(s);
+	CHECK(cache_snap_label_count(sn, "tier", "fe") == 10);
+	CHECK(cache_snap_label_count(sn, "app", "db") == 0);
+	cache_snap_put(sn);
+	/* every key by default */
+	struct cache_store *all = cache_store_new();
+	CHECK(cache_store_indexes(all, "app"));
+	for (unsigned i = 0; i < 20; i++)
+		cache_obj_put(objs[i]);
+	rcu_barrier();
+	cache_store_free(s);
+	cache_store_free(all);
+}
+
 static void test_alloc_failure(void)
 {
 	struct cache_store *s = cache_store_new();
@@ -397,6 +441,7 @@ int main(void)
 	test_load_sort();
 	test_ns_ranges();
 	test_label_index();
+	test_index_only();
 	test_alloc_failure();
 	return check_done("store");
 }

@@ -42,19 +42,20 @@ static void test_requests(void)
 {
 	const struct cache_kind *pods = cache_kind_lookup("pods");
 	struct buf u = BUF_INIT;
-	cache_url_list(&u, "http://h:1", pods, 500, NULL);
+	cache_url_list(&u, "http://h:1", pods, NULL, 500, NULL);
 	CHECK(buf_ok(&u));
 	CHECK_STR(u.p, "http://h:1/api/v1/pods?limit=500");
 	buf_reset(&u);
-	cache_url_list(&u, "http://h:1", pods, 2, "eyJ2Ijo+/=~-._ \x01\xff");
+	cache_url_list(&u, "http://h:1", pods, NULL, 2,
+		       "eyJ2Ijo+/=~-._ \x01\xff");
 	CHECK_STR(u.p, "http://h:1/api/v1/pods?limit=2&continue="
 		       "eyJ2Ijo%2B%2F%3D~-._%20%01%FF");
 	buf_reset(&u);
-	cache_url_list(&u, "", pods, 1, "");
+	cache_url_list(&u, "", pods, NULL, 1, "");
 	CHECK_STR(u.p, "/api/v1/pods?limit=1&continue=");
 	buf_reset(&u);
 	cache_url_watch(&u, "https://k", cache_kind_lookup("deployments.apps"),
-			18446744073709551615ULL, 300);
+			NULL, 18446744073709551615ULL, 300);
 	CHECK_STR(u.p, "https://k/apis/apps/v1/deployments?watch=true"
 		       "&resourceVersion=18446744073709551615"
 		       "&allowWatchBookmarks=true&timeoutSeconds=300");

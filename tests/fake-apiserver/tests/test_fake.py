@@ -833,9 +833,9 @@ class TestHistoryAndFaults(FakeCase):
         self.assertEqual(set(before), {"pods", "configmaps", "services", "namespaces", "events",
                                        "leases.coordination.k8s.io"})
         for r in before.values():
-            self.assertEqual(set(r), {"list", "watch", "watchOpen"})
+            self.assertEqual(set(r), {"list", "watch", "watchOpen", "requests"})
         self.list("/pods")
-        self.list("/namespaces/ns-0/pods")
+        self.list("/namespaces/ns-0/pods?labelSelector=app%3Dweb&fieldSelector=status.phase%21%3DFailed")
         self.list("/configmaps")
         w1 = watch(self.api("/pods?watch=true&resourceVersion=0"))
         w2 = watch(self.api("/namespaces/ns-0/pods?watch=true&resourceVersion=0"))
@@ -843,6 +843,13 @@ class TestHistoryAndFaults(FakeCase):
         after = harness.wait_until(lambda: (lambda s: s if s["pods"]["watchOpen"] == before["pods"]["watchOpen"] + 2
                                             else None)(stats(self.srv)), what="2 open pod watches")
         self.assertEqual(after["pods"]["list"], before["pods"]["list"] + 2)
+        # each LIST and WATCH with its scope, oldest first
+        seen = after["pods"]["requests"][-4:]
+        self.assertEqual(seen[0], {"verb": "list"})
+        self.assertEqual(seen[1], {"verb": "list", "namespace": "ns-0", "labelSelector": "app=web",
+                                   "fieldSelector": "status.phase!=Failed"})
+        self.assertEqual(sorted(map(str, seen[2:])),
+                         sorted(map(str, [{"verb": "watch"}, {"verb": "watch", "namespace": "ns-0"}])))
         self.assertEqual(after["configmaps"]["list"], before["configmaps"]["list"] + 1)
         self.assertEqual(after["pods"]["watch"], before["pods"]["watch"] + 2)
         self.assertEqual(after["services"]["watchOpen"], before["services"]["watchOpen"] + 1)

@@ -1,0 +1,38 @@
+/*
+ * access: the access log, one line per request at -v 2, passed through
+ * or answered from the cache alike:
+ *
+ *   access: GET /api/v1/pods?limit=500 200 bytes=5123 ms=1.42 client=127.0.0.1:40112
+ *
+ * The path keeps the values of the query parameters the Kubernetes API
+ * defines (labelSelector, watch, resourceVersion, ...); any other
+ * parameter's value is written as REDACTED, so a token or password put in
+ * a query never reaches the log. Headers are never logged.
+ *
+ * bytes are what the kernel sent on the connection for the response,
+ * headers and TLS records included (TCP_INFO), "-" where that cannot be
+ * read (a unix socket).
+ */
+#ifndef PROXY_ACCESS_H
+#define PROXY_ACCESS_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the connection has sent so far, to subtract at the end; 0 when
+ * unknown. Call when the request begins. */
+uint64_t proxy_access_sent(struct MHD_Connection *c);
+
+/* target with the values of unknown query parameters replaced, and
+ * bytes outside printable ASCII written as %XX, into out (always
+ * NUL-terminated, cut at len - 1 bytes). */
+void proxy_access_redact(const char *target, char *out, size_t len);
+
+/* Log the line for a finished request (when -v 2 is on): status 0 is
+ * written as "-" (no response was queued). */
+void proxy_access_log(struct MHD_Connection *c, const char *method,
+		      const char *target, unsigned status, int64_t ns,
+		      uint64_t sent_before);
+
+#endif
