@@ -75,8 +75,9 @@ struct proxy_up {
 	struct MHD_Connection *conn;
 	struct buf head; /* the request head for the upstream */
 	bool has_body;
-	bool as_proxy; /* go with the proxy's credentials */
-	char what[96]; /* "METHOD path" for the log, without the query */
+	bool as_proxy;	 /* go with the proxy's credentials */
+	bool client_tls; /* the client came over HTTPS */
+	char what[96];	 /* "METHOD path" for the log, without the query */
 
 	/* the thread's */
 	int ufd;
@@ -714,7 +715,12 @@ static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
 				failed = true;
 			}
 		}
+		/* Over an HTTPS listener libmicrohttpd cannot pass a
+		 * half-close on to the client: there the upstream's end,
+		 * once its last bytes are out, ends the stream. */
 		if (u2c->eof && !u2c->len && !u2c->shut) {
+			if (u->client_tls)
+				return;
 			shutdown(cfd, SHUT_WR);
 			u2c->shut = progress = true;
 		}
@@ -963,6 +969,8 @@ static struct proxy_up *up_new(struct proxy_up_pool *pool,
 	u->conn = c;
 	u->refs = 1; /* the request's */
 	u->ufd = u->cfd = -1;
+	u->client_tls = MHD_get_connection_info(
+				c, MHD_CONNECTION_INFO_GNUTLS_SESSION) != NULL;
 	snprintf(u->what, sizeof(u->what), "%s %.*s", method,
 		 (int)strcspn(target, "?"), target);
 	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,

@@ -28,9 +28,13 @@
  * then sent to the client as a normal response. After a 101 the same
  * thread splices the two sockets with poll(): a 32 KiB buffer each way
  * and no read while it holds bytes, so memory per stream is bounded and
- * a slow side slows the other; a read that ends (EOF) is passed on as a
- * half-close (shutdown(SHUT_WR), or TLS close_notify) and the other way
- * goes on until it ends too; an error either way ends both. A blocking
+ * a slow side slows the other. A read that ends (EOF) is passed on as a
+ * half-close (shutdown(SHUT_WR), or TLS close_notify to the upstream) and
+ * the other way goes on until it ends too; an error either way (a reset)
+ * ends both. libmicrohttpd cannot pass a half-close through an HTTPS
+ * listener, so there the upstream's end, once its last bytes are out,
+ * closes the client (the apiserver never half-closes these protocols
+ * anyway). A blocking
  * thread per stream keeps OpenSSL's want-read/want-write handling local
  * to one loop, and these streams are few (interactive sessions), so at
  * most PROXY_UPGRADE_MAX_STREAMS run at once; one more is answered 429.

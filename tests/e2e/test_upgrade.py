@@ -309,17 +309,11 @@ class Upgrade(unittest.TestCase):
         # a FIN is a half-close as far as the proxy can tell: the client
         # may still talk, and what it sends meets the upstream's reset,
         # which ends both sides
-        time.sleep(0.2)
         try:
             s.sendall(b"anyone?")
         except OSError:
             pass
         h.wait_until(lambda: self.proxy_streams() == 0, what="the stream gone in the proxy")
-        try:
-            s.settimeout(5)
-            self.assertEqual(s.recv(10), b"")
-        except ConnectionResetError:
-            pass
 
     def test_upstream_reset_ends_both(self):
         def script(c, head, rest):
