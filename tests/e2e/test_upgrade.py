@@ -452,17 +452,90 @@ class Upgrade(unittest.TestCase):
         raise AssertionError("no informer_proxy_upgrade_streams in /metrics")
 
 
-class UpgradeUnreachable(unittest.TestCase):
-    def test_unreachable_upstream_is_503(self):
-        # the proxy's upstream is the fake; the upgrade goes there too and
-        # the fake answers an upgrade it does not serve as a normal 4xx
+class UpgradeDelegated(unittest.TestCase):
+    """--client-auth=delegated: an upgrade needs the client's own token,
+    which goes upstream alone; the upstream authorizes it."""
+
+    def test_token_required_and_forwarded_alone(self):
+        fake = h.fake("--quiet", seed="pods=1")
+        self.addCleanup(fake.stop)
+        up = Scripted(int(fake.url.rsplit(":", 1)[1]))
+        self.addCleanup(up.sock.close)
+        tmp = tempfile.mkdtemp()
+        kc = certs.kubeconfig(tmp, up.url, token="the-proxy-token")
+        p = h.proxy(up.url, "pods", "--kubeconfig", kc, "--client-auth", "delegated")
+        self.addCleanup(p.stop)
+        h.wait_until(lambda: "synced" in p.logs(), what="the proxy synced")
+
+        def script(c, head, rest):
+            c.sendall(SPDY_HEAD)
+            c.close()
+        up.script = script
+        port = int(p.url.rsplit(":", 1)[1])
+        s = socket.create_connection(("127.0.0.1", port))
+        self.addCleanup(s.close)
+        s.sendall(upgrade_request())
+        head, _ = read_head(s)
+        self.assertTrue(head.startswith(b"HTTP/1.1 401"), head)
+        self.assertEqual(up.heads, [])
+        s2 = socket.create_connection(("127.0.0.1", port))
+        self.addCleanup(s2.close)
+        s2.sendall(upgrade_request(extra_headers=("Authorization: Bearer client-tok",
+                                                  "Impersonate-User: bob")))
+        head, _ = read_head(s2)
+        self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
+        _, uh = headers_of(up.heads[0])
+        self.assertEqual(uh["authorization"], "Bearer client-tok")
+        self.assertEqual(uh["impersonate-user"], "bob")
+
+
+class UpgradeFailures(unittest.TestCase):
+    def test_fake_answer_to_an_unknown_resource_relayed(self):
+        # the fake answers an upgrade of a path nothing serves with its
+        # 404 Status; the client gets exactly that
         f, p = h.fake_and_proxy(self, "pods", seed="pods=1")
         port = int(p.url.rsplit(":", 1)[1])
         s = socket.create_connection(("127.0.0.1", port))
         self.addCleanup(s.close)
         s.sendall(upgrade_request(path="/api/v1/namespaces/ns-1/nopes/x/exec"))
-        head, _ = read_head(s)
+        head, rest = read_head(s)
         self.assertTrue(head.startswith(b"HTTP/1.1 404"), head)
+        _, hdrs = headers_of(head)
+        while len(rest) < int(hdrs["content-length"]):
+            rest += s.recv(65536)
+        self.assertEqual(json.loads(rest)["reason"], "NotFound")
+
+    def test_unreachable_and_broken_upstreams_are_503(self):
+        fake = h.fake("--quiet", seed="pods=1")
+        self.addCleanup(fake.stop)
+        up = Scripted(int(fake.url.rsplit(":", 1)[1]))
+        p = h.proxy(up.url, "pods")
+        self.addCleanup(p.stop)
+        h.wait_ready(p.url)
+        port = int(p.url.rsplit(":", 1)[1])
+
+        def ask():
+            s = socket.create_connection(("127.0.0.1", port))
+            self.addCleanup(s.close)
+            s.sendall(upgrade_request())
+            head, rest = read_head(s)
+            _, hdrs = headers_of(head)
+            while len(rest) < int(hdrs["content-length"]):
+                rest += s.recv(65536)
+            return head.split(b"\r\n")[0], json.loads(rest)
+
+        up.script = lambda c, head, rest: c.close()  # hangs up, no answer
+        line, st = ask()
+        self.assertIn(b" 503 ", line)
+        self.assertEqual(st["reason"], "ServiceUnavailable")
+        up.script = lambda c, head, rest: (c.sendall(b"SSH-2.0-nope\r\n\r\n"), c.close())
+        line, st = ask()
+        self.assertIn(b" 503 ", line)
+        self.assertIn("not HTTP", st["message"])
+        up.sock.close()  # nothing listens there any more
+        line, st = ask()
+        self.assertIn(b" 503 ", line)
+        self.assertIn("cannot connect", st["message"])
 
 
 if __name__ == "__main__":
