@@ -541,8 +541,11 @@ static int handshake(struct proxy_up *u, bool as_proxy)
 	char err[160] = "";
 	struct buf raw = BUF_INIT, rest = BUF_INIT;
 	unsigned code = 503;
-	u->ufd = tcp_connect(u, deadline, err, sizeof(err));
-	if (u->ufd < 0) {
+	int fd = tcp_connect(u, deadline, err, sizeof(err));
+	pthread_mutex_lock(&u->lock); /* proxy_up_pool_stop() reads it */
+	u->ufd = fd;
+	pthread_mutex_unlock(&u->lock);
+	if (fd < 0) {
 		code = 503;
 		goto out_fail;
 	}
@@ -804,7 +807,12 @@ static void *run(void *arg)
 	int rc = handshake(u, sa.as_proxy);
 	pthread_mutex_lock(&u->lock);
 	u->state = rc ? UP_FAILED : UP_ANSWERED;
+	pthread_mutex_unlock(&u->lock);
+	/* Never under u->lock: libmicrohttpd holds its own lock when it
+	 * calls proxy_up_done(), which takes u->lock. A suspended
+	 * connection cannot complete, so u->conn is still there. */
 	MHD_resume_connection(u->conn);
+	pthread_mutex_lock(&u->lock);
 	/* After a 101, wait for the client socket; the request ends
 	 * instead when the 101 could not be sent (abandoned). */
 	bool upgraded = !rc && u->status == 101;
@@ -818,9 +826,9 @@ static void *run(void *arg)
 		SSL_free(u->ssl);
 	if (u->ctx)
 		SSL_CTX_free(u->ctx);
+	pthread_mutex_lock(&u->lock);
 	if (u->ufd >= 0)
 		close(u->ufd);
-	pthread_mutex_lock(&u->lock);
 	u->ufd = -1;
 	u->ssl = NULL;
 	if (splice) {
@@ -1002,33 +1010,37 @@ static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
 		free(sa);
 		return false;
 	}
+	pool->active++;
+	u->next = pool->streams;
+	if (u->next)
+		u->next->pprev = &u->next;
+	u->pprev = &pool->streams;
+	pool->streams = u;
+	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_lock(&u->lock);
+	u->refs++; /* the thread's */
+	u->state = UP_STARTED;
+	pthread_mutex_unlock(&u->lock);
+	/* suspended before the thread exists, which resumes it; and with
+	 * none of our locks held (see run()) */
+	MHD_suspend_connection(u->conn);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_mutex_lock(&u->lock);
-	u->refs++; /* the thread's */
-	u->state = UP_STARTED;
-	MHD_suspend_connection(u->conn);
 	pthread_t t;
 	int e = pthread_create(&t, &attr, run, sa);
+	pthread_attr_destroy(&attr);
 	if (e) {
+		MHD_resume_connection(u->conn);
+		pthread_mutex_lock(&u->lock);
 		u->refs--;
 		u->state = UP_NEW;
-		MHD_resume_connection(u->conn);
+		pthread_mutex_unlock(&u->lock);
+		pool_remove(u);
 		free(sa);
 		*code = 503;
-	} else {
-		pool->active++;
-		u->next = pool->streams;
-		if (u->next)
-			u->next->pprev = &u->next;
-		u->pprev = &pool->streams;
-		pool->streams = u;
 	}
-	pthread_mutex_unlock(&u->lock);
-	pthread_mutex_unlock(&pool->lock);
-	pthread_attr_destroy(&attr);
 	return !e;
 }
 

@@ -489,6 +489,45 @@ class UpgradeDelegated(unittest.TestCase):
         self.assertEqual(uh["impersonate-user"], "bob")
 
 
+class UpgradeShutdown(unittest.TestCase):
+    def test_stop_ends_open_streams_and_handshakes(self):
+        fake = h.fake("--quiet", seed="pods=1")
+        self.addCleanup(fake.stop)
+        up = Scripted(int(fake.url.rsplit(":", 1)[1]))
+        self.addCleanup(up.sock.close)
+        p = h.proxy(up.url, "pods")
+        h.wait_ready(p.url)
+        port = int(p.url.rsplit(":", 1)[1])
+        gate = threading.Event()
+
+        def script(c, head, rest):
+            if b"/hang" in head.split(b"\r\n")[0]:
+                gate.wait(30)  # never answers
+                c.close()
+                return
+            c.sendall(SPDY_HEAD)
+            while c.recv(65536):
+                pass
+            up.note("upstream saw the end")
+            c.close()
+        up.script = script
+        self.addCleanup(gate.set)
+        open_stream = socket.create_connection(("127.0.0.1", port))
+        self.addCleanup(open_stream.close)
+        open_stream.sendall(upgrade_request())
+        read_head(open_stream)
+        waiting = socket.create_connection(("127.0.0.1", port))
+        self.addCleanup(waiting.close)
+        waiting.sendall(upgrade_request(path="/api/v1/namespaces/ns-1/pods/web-1/hang"))
+        h.wait_until(lambda: len(up.heads) == 2, what="both requests upstream")
+        # a clean exit (code 0, no sanitizer report) with both open
+        self.assertEqual(p.stop(), 0)
+        self.assertEqual(recv_until_eof(open_stream, timeout=10), b"")
+        up.wait_event("upstream saw the end")
+        head, _ = read_head(waiting)
+        self.assertTrue(head.startswith(b"HTTP/1.1 503"), head)
+
+
 class UpgradeFailures(unittest.TestCase):
     def test_fake_answer_to_an_unknown_resource_relayed(self):
         # the fake answers an upgrade of a path nothing serves with its
@@ -532,7 +571,10 @@ class UpgradeFailures(unittest.TestCase):
         line, st = ask()
         self.assertIn(b" 503 ", line)
         self.assertIn("not HTTP", st["message"])
-        up.sock.close()  # nothing listens there any more
+        # nothing listens there any more (shutdown: a thread blocked in
+        # accept() would keep a merely closed socket listening)
+        up.sock.shutdown(socket.SHUT_RDWR)
+        up.sock.close()
         line, st = ask()
         self.assertIn(b" 503 ", line)
         self.assertIn("cannot connect", st["message"])
