@@ -544,7 +544,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 				  p->cfg->passthrough_timeout);
 	p->upg = proxy_up_pool_new(p->up,
 				   p->cfg->client_auth == CLIENT_AUTH_NONE,
-				   p->cfg->passthrough_timeout, err, errlen);
+				   p->cfg->passthrough_timeout, 0, err, errlen);
 	if (!p->upg)
 		return -EINVAL;
 	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {

@@ -61,6 +61,7 @@ struct proxy_up_pool {
 	const struct cache_upstream *up;
 	bool lend_identity;
 	int handshake_s;
+	int max_streams;
 
 	pthread_mutex_t lock; /* guards the fields below */
 	pthread_cond_t cond;
@@ -1004,7 +1005,7 @@ static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
 	}
 	*sa = (struct start_arg){ u, as_proxy };
 	pthread_mutex_lock(&pool->lock);
-	if (pool->stop || pool->active >= PROXY_UPGRADE_MAX_STREAMS) {
+	if (pool->stop || pool->active >= pool->max_streams) {
 		*code = pool->stop ? 503 : 429;
 		pthread_mutex_unlock(&pool->lock);
 		free(sa);
@@ -1119,12 +1120,20 @@ enum MHD_Result proxy_up_handle(struct proxy_up_pool *pool,
 					   "body");
 		unsigned code = 0;
 		if (!up_start(u, u->as_proxy, &code)) {
-			if (code == 429)
-				return proxy_error(
-					c, PROXY_TooManyRequests,
-					"too many upgraded streams are open "
-					"(%d), please try again later",
-					PROXY_UPGRADE_MAX_STREAMS);
+			if (code == 429) {
+				char msg[128];
+				snprintf(msg, sizeof(msg),
+					 "too many upgraded streams are open "
+					 "(%d), please try again later",
+					 pool->max_streams);
+				struct proxy_status busy = {
+					.reason = PROXY_TooManyRequests,
+					.message = msg,
+					.retry_after = 1,
+					.details = "{\"retryAfterSeconds\":1}",
+				};
+				return proxy_status_send(c, &busy);
+			}
 			return proxy_error(c, PROXY_ServiceUnavailable,
 					   "informer-proxy cannot forward this "
 					   "upgrade request now");
@@ -1156,6 +1165,7 @@ static int parse_server(struct proxy_up_pool *pool, const char *url, char *host,
 			size_t errlen)
 {
 	const char *p;
+	char *end;
 	if (!strncmp(url, "https://", 8)) {
 		pool->tls = true;
 		p = url + 8;
@@ -1195,6 +1205,11 @@ static int parse_server(struct proxy_up_pool *pool, const char *url, char *host,
 	if (ps) {
 		memcpy(port, ps, pl);
 		port[pl] = '\0';
+		long v = strtol(port, &end, 10);
+		if (!pl || *end || v < 1 || v > 65535) {
+			snprintf(err, errlen, "upgrade: bad port in %s", url);
+			return -1;
+		}
 	} else {
 		strcpy(port, pool->tls ? "443" : "80");
 	}
@@ -1204,7 +1219,8 @@ static int parse_server(struct proxy_up_pool *pool, const char *url, char *host,
 
 struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
 					bool lend_identity, int handshake_s,
-					char *err, size_t errlen)
+					int max_streams, char *err,
+					size_t errlen)
 {
 	struct proxy_up_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool) {
@@ -1214,6 +1230,8 @@ struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
 	pool->up = up;
 	pool->lend_identity = lend_identity;
 	pool->handshake_s = handshake_s > 0 ? handshake_s : DEFAULT_HANDSHAKE_S;
+	pool->max_streams =
+		max_streams > 0 ? max_streams : PROXY_UPGRADE_MAX_STREAMS;
 	char port[8], vport[8], vprefix[256];
 	/* The name to check and send is the URL's (tls-server-name's when
 	 * set); the address to reach is the configured server's. */

@@ -61,11 +61,13 @@ struct proxy_up;
 
 /* lend_identity as for proxy_pt_pool_new(); handshake_s bounds the
  * upstream connect, TLS handshake and the wait for its answer (<= 0:
- * 60 s). NULL when out of memory or when up->server is not a URL this
- * module can reach, with err set. */
+ * 60 s); at most max_streams at once (<= 0: PROXY_UPGRADE_MAX_STREAMS).
+ * NULL when out of memory or when up->server is not a URL this module
+ * can reach, with err set. */
 struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
 					bool lend_identity, int handshake_s,
-					char *err, size_t errlen);
+					int max_streams, char *err,
+					size_t errlen);
 /* End every stream and every handshake under way (their clients get a
  * 503, or see their upgraded socket close) and wait for their threads;
  * call before the HTTP daemon stops. */
