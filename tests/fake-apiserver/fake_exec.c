@@ -636,6 +636,20 @@ out:
 
 /* ---- the request ---- */
 
+static void session_free(struct session *s)
+{
+	for (int i = 0; i < s->argc; i++)
+		free(s->argv[i]);
+	free(s);
+}
+
+void fake_exec_abandon(struct fake_req *rq)
+{
+	if (rq->exec)
+		session_free(rq->exec);
+	rq->exec = NULL;
+}
+
 struct upgraded {
 	struct session *s;
 	struct fake_io io;
@@ -663,9 +677,7 @@ static void *run_session(void *arg)
 	}
 	fake_io_free(&u->io);
 	MHD_upgrade_action(u->urh, MHD_UPGRADE_ACTION_CLOSE);
-	for (int i = 0; i < s->argc; i++)
-		free(s->argv[i]);
-	free(s);
+	session_free(s);
 	free(u);
 	return NULL;
 }
@@ -677,6 +689,9 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls,
 		       const char *extra_in, size_t extra_in_size,
 		       MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
+	/* the session is ours from here, no longer the request's (both run
+	 * on the connection's thread) */
+	((struct fake_req *)con_cls)->exec = NULL;
 	struct upgraded *u = xcalloc(1, sizeof(*u));
 	pthread_t t;
 	pthread_attr_t attr;
@@ -693,10 +708,7 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls,
 		fake_io_free(&u->io);
 		free(u);
 	}
-	struct session *s = cls;
-	for (int i = 0; i < s->argc; i++)
-		free(s->argv[i]);
-	free(s);
+	session_free(cls);
 	MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 }
 
@@ -835,5 +847,9 @@ enum MHD_Result fake_exec_serve(struct fake_req *rq, const char *url)
 	}
 	enum MHD_Result ret = MHD_queue_response(c, 101, r);
 	MHD_destroy_response(r);
+	if (ret == MHD_YES)
+		rq->exec = s; /* until on_upgrade takes it */
+	else
+		session_free(s);
 	return ret;
 }

@@ -33,5 +33,8 @@
 /* Whether url is /api/v1/namespaces/NS/pods/NAME/{exec,attach,portforward}. */
 bool fake_exec_path(const char *url);
 enum MHD_Result fake_exec_serve(struct fake_req *rq, const char *url);
+/* From the request-completed callback: free the session of a 101 that
+ * never upgraded (the client left first). */
+void fake_exec_abandon(struct fake_req *rq);
 
 #endif

@@ -472,6 +472,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct fake_req *rq = *con_cls;
 	if (!rq)
 		return;
+	fake_exec_abandon(rq);
 	buf_free(&rq->body);
 	free(rq->path);
 	free(rq);
