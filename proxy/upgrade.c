@@ -939,6 +939,20 @@ bool proxy_up_wanted(struct MHD_Connection *c)
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Upgrade");
 	if (!conn || !upg || !*upg)
 		return false;
+	/* The protocols the apiserver upgrades to. An h2c upgrade (curl
+	 * --http2 on http://) is no such request: the apiserver ignores it,
+	 * so it stays an ordinary request, served from the cache or passed
+	 * through. */
+	bool known = false;
+	for (const char *p = upg; *p && !known;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, " \t,");
+		known = (n == 9 && !strncasecmp(p, "websocket", 9)) ||
+			(n >= 5 && !strncasecmp(p, "SPDY/", 5));
+		p += n;
+	}
+	if (!known)
+		return false;
 	/* a token of the comma-separated list */
 	for (const char *p = conn; *p;) {
 		p += strspn(p, " \t,");

@@ -77,8 +77,9 @@ void proxy_up_pool_free(struct proxy_up_pool *pool);
 /* Streams open now (handshakes included), for /metrics and tests. */
 int proxy_up_pool_active(struct proxy_up_pool *pool);
 
-/* Whether the request on c asks for a protocol upgrade: a Connection
- * header with the token "upgrade" and an Upgrade header. */
+/* Whether the request on c asks for an upgrade the apiserver serves: a
+ * Connection header with the token "upgrade" and an Upgrade header
+ * naming websocket or SPDY/x (not h2c, which the apiserver ignores). */
 bool proxy_up_wanted(struct MHD_Connection *c);
 
 /*

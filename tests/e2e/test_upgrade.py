@@ -544,6 +544,27 @@ class UpgradeFailures(unittest.TestCase):
             rest += s.recv(65536)
         self.assertEqual(json.loads(rest)["reason"], "NotFound")
 
+    def test_h2c_is_no_upgrade(self):
+        # curl --http2 on http:// asks to upgrade to h2c, which the
+        # apiserver ignores: a cached read stays a cached read
+        f, p = h.fake_and_proxy(self, "pods", seed="pods=2")
+        lists = h.get_json(f.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+        port = int(p.url.rsplit(":", 1)[1])
+        s = socket.create_connection(("127.0.0.1", port))
+        self.addCleanup(s.close)
+        s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: x\r\n"
+                  b"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+                  b"HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n")
+        head, rest = read_head(s)
+        line, hdrs = headers_of(head)
+        self.assertTrue(line.startswith("HTTP/1.1 200"), line)
+        self.assertNotIn("upgrade", hdrs)
+        while len(rest) < int(hdrs["content-length"]):
+            rest += s.recv(65536)
+        self.assertEqual(len(json.loads(rest)["items"]), 2)
+        self.assertEqual(h.get_json(f.url + "/fake/stats")[1]["resources"]["pods"]["list"],
+                         lists)
+
     def test_unreachable_and_broken_upstreams_are_503(self):
         fake = h.fake("--quiet", seed="pods=1")
         self.addCleanup(fake.stop)

@@ -228,17 +228,22 @@ static int open_stream(int port, char *head, size_t n)
 	return fd;
 }
 
-static void probe(int port, const char *conn_hdr, bool with_upgrade)
+static void probe_as(int port, const char *conn_hdr, const char *upgrade)
 {
 	char r[512], head[1024];
 	snprintf(r, sizeof(r), "GET /probe HTTP/1.1\r\nHost: x\r\n%s%s\r\n",
-		 conn_hdr, with_upgrade ? "Upgrade: websocket\r\n" : "");
+		 conn_hdr, upgrade);
 	int fd = dial(port);
 	wanted_seen = -1;
 	if (fd >= 0 && send(fd, r, strlen(r), 0) > 0)
 		read_head(fd, head, sizeof(head));
 	if (fd >= 0)
 		close(fd);
+}
+
+static void probe(int port, const char *conn_hdr, bool with_upgrade)
+{
+	probe_as(port, conn_hdr, with_upgrade ? "Upgrade: websocket\r\n" : "");
 }
 
 static void test_wanted(int port)
@@ -252,6 +257,14 @@ static void test_wanted(int port)
 	probe(port, "Connection: upgraded\r\n", true); /* not the token */
 	CHECK(wanted_seen == 0);
 	probe(port, "", true);
+	CHECK(wanted_seen == 0);
+	probe_as(port, "Connection: Upgrade\r\n", "Upgrade: SPDY/3.1\r\n");
+	CHECK(wanted_seen == 1);
+	probe_as(port, "Connection: Upgrade\r\n", "Upgrade: WebSocket\r\n");
+	CHECK(wanted_seen == 1);
+	/* curl --http2 on http:// asks for h2c: not an upgrade we make */
+	probe_as(port, "Connection: Upgrade, HTTP2-Settings\r\n",
+		 "Upgrade: h2c\r\n");
 	CHECK(wanted_seen == 0);
 }
 
