@@ -489,6 +489,50 @@ class UpgradeDelegated(unittest.TestCase):
         self.assertEqual(uh["impersonate-user"], "bob")
 
 
+class UpgradeLimits(unittest.TestCase):
+    """An upgraded stream is one open connection for --max-connections
+    until it ends, and is never idle for --idle-timeout."""
+
+    def test_streams_count_as_connections_and_are_never_idle(self):
+        fake = h.fake("--quiet", seed="pods=1")
+        self.addCleanup(fake.stop)
+        up = Scripted(int(fake.url.rsplit(":", 1)[1]))
+        self.addCleanup(up.sock.close)
+
+        def echo(c, head, rest):
+            c.sendall(SPDY_HEAD)
+            while True:
+                d = c.recv(65536)
+                if not d:
+                    break
+                c.sendall(d)
+            c.close()
+        up.script = echo
+        p = h.proxy(up.url, "pods", "--max-connections", "2", "--idle-timeout", "2")
+        self.addCleanup(p.stop)
+        h.wait_ready(p.url)
+        port = int(p.url.rsplit(":", 1)[1])
+        streams = []
+        for _ in range(2):
+            s = socket.create_connection(("127.0.0.1", port))
+            self.addCleanup(s.close)
+            s.sendall(upgrade_request())
+            self.assertIn(b" 101 ", read_head(s)[0])
+            streams.append(s)
+        # a third client is past --max-connections while both are open
+        s, _, body = h.request("GET", p.url + "/api/v1/pods?resourceVersion=0")
+        self.assertEqual(s, 429, body)
+        # idle well past --idle-timeout, the streams still work
+        time.sleep(4)
+        for s in streams:
+            s.sendall(b"still")
+            s.settimeout(5)
+            self.assertEqual(s.recv(10), b"still")
+        streams[0].close()
+        h.wait_until(lambda: h.request("GET", p.url + "/api/v1/pods?resourceVersion=0")[0] == 200,
+                     what="room again once a stream ended")
+
+
 class UpgradeShutdown(unittest.TestCase):
     def test_stop_ends_open_streams_and_handshakes(self):
         fake = h.fake("--quiet", seed="pods=1")
