@@ -424,13 +424,15 @@ static int send_all(struct proxy_up *u, const char *p, size_t n,
 	return 0;
 }
 
-/* Read into b until pred says enough, EOF, max or the deadline.
- * 0 on EOF or enough, -1 on error, timeout or past max. */
+/* Read into b until enough(b, arg), EOF, max or the deadline. 0 when
+ * enough, 1 at EOF, -1 on error, timeout or past max. */
 static int recv_until(struct proxy_up *u, struct buf *b, size_t max,
-		      double deadline, bool (*enough)(const struct buf *))
+		      double deadline,
+		      bool (*enough)(const struct buf *, const void *),
+		      const void *arg)
 {
 	char tmp[16384];
-	while (!enough(b)) {
+	while (!enough(b, arg)) {
 		short want = 0;
 		ssize_t r = up_read(u, tmp, sizeof(tmp), &want);
 		if (r == -2) {
@@ -448,12 +450,45 @@ static int recv_until(struct proxy_up *u, struct buf *b, size_t max,
 	return 0;
 }
 
-static bool head_done(const struct buf *b)
+static bool head_done(const struct buf *b, const void *arg)
 {
 	return b->len >= 4 && memmem(b->p, b->len, "\r\n\r\n", 4);
 }
 
-static bool never(const struct buf *b)
+/* A Content-Length body is whole. The connection stays open after it
+ * (HTTP/1.1 keep-alive): waiting for its end would wait for the
+ * deadline. */
+static bool have_len(const struct buf *b, const void *arg)
+{
+	return b->len >= *(const size_t *)arg;
+}
+
+/* A chunked body is whole: its last (zero) chunk and the blank line. */
+static bool chunked_done(const struct buf *b, const void *arg)
+{
+	size_t r = 0;
+	for (;;) {
+		const char *eol =
+			b->len > r ? memmem(b->p + r, b->len - r, "\r\n", 2) :
+				     NULL;
+		if (!eol)
+			return false;
+		char *end;
+		unsigned long n = strtoul(b->p + r, &end, 16);
+		if (end == b->p + r)
+			return true; /* malformed: dechunk() says so */
+		r = (size_t)(eol - b->p) + 2;
+		if (n == 0) /* trailers, if any, end with a blank line */
+			return b->len - r >= 2 &&
+			       memmem(b->p + r - 2, b->len - r + 2, "\r\n\r\n",
+				      4);
+		if (n > b->len - r || b->len - r - n < 2)
+			return false;
+		r += n + 2;
+	}
+}
+
+static bool never(const struct buf *b, const void *arg)
 {
 	return false;
 }
@@ -556,8 +591,8 @@ static int handshake(struct proxy_up *u, bool as_proxy)
 		snprintf(err, sizeof(err), "cannot send the request upstream");
 		goto out_fail;
 	}
-	int rc = recv_until(u, &raw, HEAD_MAX, deadline, head_done);
-	if (rc || !head_done(&raw)) {
+	int rc = recv_until(u, &raw, HEAD_MAX, deadline, head_done, NULL);
+	if (rc || !head_done(&raw, NULL)) {
 		code = now_s() >= deadline ? 504 : 503;
 		snprintf(err, sizeof(err), "%s",
 			 code == 504 ? "the upstream did not answer in time" :
@@ -585,22 +620,24 @@ static int handshake(struct proxy_up *u, bool as_proxy)
 	const char *te = hdr_get(&u->resp_hdrs, "Transfer-Encoding");
 	bool chunked = te && strcasestr(te, "chunked");
 	if (cl && !chunked) {
-		long long want = strtoll(cl, NULL, 10);
-		if (want < 0 || want > BODY_MAX)
+		long long n = strtoll(cl, NULL, 10);
+		if (n < 0 || n > BODY_MAX)
 			goto out_big;
-		while ((long long)rest.len < want) {
-			rc = recv_until(u, &rest, (size_t)want, deadline,
-					never);
-			if (rc)
-				break;
-		}
-		if ((long long)rest.len < want)
+		size_t want = (size_t)n;
+		rc = recv_until(u, &rest, BODY_MAX + HEAD_MAX, deadline,
+				have_len, &want);
+		if (rest.len < want)
+			goto out_short;
+		rest.len = want;
+	} else if (chunked) {
+		rc = recv_until(u, &rest, BODY_MAX, deadline, chunked_done,
+				NULL);
+		if (rc < 0 || dechunk(&rest))
 			goto out_short;
 	} else if (u->status >= 200 && u->status != 204 && u->status != 304) {
-		rc = recv_until(u, &rest, BODY_MAX, deadline, never);
-		if (rc != 1 && !chunked)
-			goto out_short;
-		if (chunked && dechunk(&rest))
+		/* neither: the body ends with the connection */
+		rc = recv_until(u, &rest, BODY_MAX, deadline, never, NULL);
+		if (rc != 1)
 			goto out_short;
 	}
 	pthread_mutex_lock(&u->lock);

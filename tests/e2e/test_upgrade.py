@@ -352,6 +352,40 @@ class Upgrade(unittest.TestCase):
             rest += s.recv(65536)
         self.assertEqual(rest, body)
 
+    def test_answers_of_an_upstream_that_keeps_the_connection(self):
+        # Go keeps an HTTP/1.1 connection open after a 403: the answer is
+        # whole once its Content-Length (or last chunk) is in. A proxy of
+        # its own with a long --passthrough-timeout, so that waiting for
+        # the connection's end (30 s here) would outlast the client's
+        # patience (10 s)
+        p = h.proxy(self.up.url, "pods", "--passthrough-timeout", "60")
+        self.addCleanup(p.stop)
+        h.wait_ready(p.url)
+        done = threading.Event()
+        self.addCleanup(done.set)
+        answers = [
+            b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 13\r\n\r\n{\"code\":403}\n",
+            b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n5\r\n{\"cod\r\n8\r\ne\":401}\n\r\n0\r\n\r\n",
+        ]
+        for answer, code, body in zip(answers, ("403", "401"),
+                                      (b'{"code":403}\n', b'{"code":401}\n')):
+            def script(c, head, rest, answer=answer):
+                c.sendall(answer)
+                done.wait(30)  # and keep the connection
+                c.close()
+            self.up.script = script
+            s = socket.create_connection(("127.0.0.1", int(p.url.rsplit(":", 1)[1])))
+            self.addCleanup(s.close)
+            s.sendall(upgrade_request())
+            head, rest = read_head(s, timeout=10)
+            line, hdrs = headers_of(head)
+            self.assertIn(" %s " % code, line)
+            while len(rest) < int(hdrs["content-length"]):
+                rest += s.recv(65536)
+            self.assertEqual(rest, body)
+
     def test_chunked_error_body_relayed_whole(self):
         def script(c, head, rest):
             c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
