@@ -1,4 +1,5 @@
-"""kubectl exec, cp and port-forward through the proxy (issue 11, item 3).
+"""kubectl exec, attach, cp and port-forward through the proxy (issue 11,
+item 3).
 
 kubectl, unchanged, points at the proxy; the fake apiserver behind it
 upgrades pods/exec and pods/portforward as the apiserver does
@@ -88,6 +89,12 @@ class KubectlUpgradeBase:
     def test_exec_echoes_stdin(self):
         data = os.urandom(1000).hex().encode() + b"\n"
         p = self.kubectl("exec", "-i", *POD, "--", "cat", input=data)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, data)
+
+    def test_attach_echoes_stdin(self):
+        data = b"attached " + os.urandom(20).hex().encode() + b"\n"
+        p = self.kubectl("attach", "-i", *POD, input=data)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, data)
 
