@@ -500,7 +500,8 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 	flags |= proxy_tls_daemon_options(tls, tls_opts);
 	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-			MHD_ALLOW_UPGRADE | MHD_USE_ERROR_LOG | flags,
+			(proxy_up_supported() ? MHD_ALLOW_UPGRADE : 0) |
+			MHD_USE_ERROR_LOG | flags,
 		0, NULL, NULL, on_request, p, MHD_OPTION_EXTERNAL_LOGGER,
 		on_log, NULL,
 		addr ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_LISTEN_SOCKET,

@@ -968,8 +968,15 @@ static int build_head(struct proxy_up *u, const char *method,
 
 /* ---- libmicrohttpd side ---- */
 
+bool proxy_up_supported(void)
+{
+	return MHD_is_feature_supported(MHD_FEATURE_UPGRADE) == MHD_YES;
+}
+
 bool proxy_up_wanted(struct MHD_Connection *c)
 {
+	if (!proxy_up_supported())
+		return false;
 	const char *conn =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Connection");
 	const char *upg =
@@ -1304,6 +1311,9 @@ struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
 		 dflt ? "" : vport);
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->cond, NULL);
+	if (!proxy_up_supported())
+		log_warn("this libmicrohttpd cannot upgrade connections: "
+			 "exec, attach, port-forward and cp will fail");
 	return pool;
 }
 

@@ -79,8 +79,14 @@ int proxy_up_pool_active(struct proxy_up_pool *pool);
 
 /* Whether the request on c asks for an upgrade the apiserver serves: a
  * Connection header with the token "upgrade" and an Upgrade header
- * naming websocket or SPDY/x (not h2c, which the apiserver ignores). */
+ * naming websocket or SPDY/x (not h2c, which the apiserver ignores).
+ * Always false when this libmicrohttpd was built without upgrade
+ * support (then such requests are passed through as before, and the
+ * upstream answers them 400). */
 bool proxy_up_wanted(struct MHD_Connection *c);
+/* Whether libmicrohttpd can hand over upgraded sockets (the daemon then
+ * needs MHD_ALLOW_UPGRADE). */
+bool proxy_up_supported(void);
 
 /*
  * Drive one upgrade request from the access handler, on every call for
