@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -797,6 +799,22 @@ static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
 	}
 }
 
+/* Over HTTPS the client socket is our end of a socketpair whose other
+ * end libmicrohttpd reads and encrypts; closing before it has read what
+ * we wrote would lose the stream's last bytes. Wait (2 s at most) until
+ * nothing we sent is left unread. */
+static void drain_to_tls(struct proxy_up *u, int cfd)
+{
+	shutdown(cfd, SHUT_WR);
+	for (int i = 0; i < 400 && !pool_stopping(u->pool); i++) {
+		int queued = 0;
+		if (ioctl(cfd, SIOCOUTQ, &queued) || queued <= 0)
+			return;
+		struct timespec ts = { 0, 5 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void splice_streams(struct proxy_up *u)
 {
 	pthread_mutex_lock(&u->lock);
@@ -811,6 +829,8 @@ static void splice_streams(struct proxy_up *u)
 		setsockopt(cfd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 		splice_loop(u, cfd, &c2u, &u2c);
 	}
+	if (u->client_tls)
+		drain_to_tls(u, cfd);
 	free(c2u.p);
 	free(u2c.p);
 }

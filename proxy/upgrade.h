@@ -32,9 +32,11 @@
  * half-close (shutdown(SHUT_WR), or TLS close_notify to the upstream) and
  * the other way goes on until it ends too; an error either way (a reset)
  * ends both. libmicrohttpd cannot pass a half-close through an HTTPS
- * listener, so there the upstream's end, once its last bytes are out,
- * closes the client (the apiserver never half-closes these protocols
- * anyway). A blocking
+ * listener, so there the upstream's end, once libmicrohttpd has read its
+ * last bytes, ends the stream (the apiserver never half-closes these
+ * protocols anyway); libmicrohttpd 0.9.75 then closes the TLS connection
+ * only when the client closes its side, as kubectl does after the
+ * protocol's own end (a WebSocket close, the error stream). A blocking
  * thread per stream keeps OpenSSL's want-read/want-write handling local
  * to one loop, and these streams are few (interactive sessions), so at
  * most PROXY_UPGRADE_MAX_STREAMS run at once; one more is answered 429.
