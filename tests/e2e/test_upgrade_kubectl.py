@@ -193,6 +193,48 @@ class WithoutProxySupport(unittest.TestCase):
         self.assertIn(b"Upgrade request required", body)
 
 
+class ForbiddenUpstream(unittest.TestCase):
+    """The fake's own 403 for pods/exec reaches kubectl through the proxy:
+    the client's token goes upstream alone and the upstream decides."""
+
+    def test_exec_forbidden_for_a_viewer(self):
+        tmp = tempfile.mkdtemp()
+        users = os.path.join(tmp, "users")
+        with open(users, "w") as f:
+            f.write("proxy-tok,proxy,1\nviewer-tok,viewer,2\nops-tok,ops,3\n")
+        rules = os.path.join(tmp, "authz")
+        with open(rules, "w") as f:
+            f.write("proxy * * *\nviewer get,list,watch pods *\n"
+                    "ops get,list,watch pods *\nops create,get pods/exec *\n")
+        fake = h.fake("--quiet", "--users", users, "--authz", rules, seed="pods=3")
+        self.addCleanup(fake.stop)
+        kc = certs.kubeconfig(tmp, fake.url, token="proxy-tok")
+        # kubectl sends a token only over https: the proxy serves it
+        pki = certs.make_pki(os.path.join(tmp, "pki"))
+        p = h.proxy(fake.url, "pods", "--kubeconfig", kc,
+                    "--tls-cert-file", pki["server_cert"],
+                    "--tls-private-key-file", pki["server_key"])
+        self.addCleanup(p.stop)
+        self.addCleanup(h.register(p.url, pki["ca"]))
+        h.wait_ready(p.url)
+        k = c.Kubectl(p.url)
+
+        def run(token, env):
+            return subprocess.run(k.argv(["--certificate-authority", pki["ca"],
+                                          "--token", token, "exec", *POD, "--",
+                                          "echo", "hi"]),
+                                  capture_output=True, timeout=60, env=dict(k.env, **env))
+        for env in (WS_ENV, SPDY_ENV):
+            r = run("viewer-tok", env)
+            self.assertEqual(r.returncode, 1, r.stdout)
+            # the fake's own Status, through the proxy (after the
+            # WebSocket refusal, kubectl tries SPDY, refused the same)
+            self.assertIn(b'Error from server (Forbidden): pods "web-1" is forbidden: '
+                          b'User "viewer" cannot create resource "pods/exec"', r.stderr)
+            r = run("ops-tok", env)
+            self.assertEqual((r.returncode, r.stdout), (0, b"hi\n"), r.stderr)
+
+
 class TLSBothSides(KubectlUpgradeBase, unittest.TestCase):
     """https upstream with a token, https proxy: the upgrade's own TLS
     client trusts the kubeconfig's CA and sends its token."""
