@@ -9,22 +9,14 @@
  */
 #include "proxy/upgrade.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -34,6 +26,7 @@
 #include "config/buf.h"
 #include "config/creds.h"
 #include "config/log.h"
+#include "proxy/dial.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -42,7 +35,6 @@
 #define BODY_MAX (1024 * 1024)	  /* a non-101 answer's body */
 #define THREAD_STACK (256 * 1024) /* buffers are on the heap */
 #define DEFAULT_HANDSHAKE_S 60
-#define STOP_POLL_MS 200 /* how soon a handshake notices a stop */
 
 enum up_state {
 	UP_NEW,
@@ -82,22 +74,19 @@ struct proxy_up {
 	bool client_tls; /* the client came over HTTPS */
 	char what[96];	 /* "METHOD path" for the log, without the query */
 
-	/* the thread's */
-	int ufd;
-	SSL_CTX *ctx;
-	SSL *ssl;
+	/* the thread's; dial.fd also read by proxy_up_pool_stop(), so
+	 * written under lock */
+	struct proxy_dial dial;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int refs;	      /* locked */
-	enum up_state state;  /* locked */
-	unsigned status;      /* locked */
-	char fail_msg[160];   /* locked; why UP_FAILED */
-	unsigned fail_code;   /* locked */
-	struct buf resp_hdrs; /* locked; "name\0value\0" pairs */
-	struct buf body;      /* locked; a non-101 answer's body */
-	struct buf extra_up;  /* locked; upstream bytes after the 101 */
-	int cfd;	      /* locked; the client socket, -1 */
+	int refs;			 /* locked */
+	enum up_state state;		 /* locked */
+	unsigned status;		 /* locked */
+	char fail_msg[160];		 /* locked; why UP_FAILED */
+	unsigned fail_code;		 /* locked */
+	struct proxy_dial_answer answer; /* locked; headers, body, extra */
+	int cfd;			 /* locked; the client socket, -1 */
 	struct MHD_UpgradeResponseHandle *urh; /* locked */
 	struct buf extra_in;		       /* locked; client bytes */
 	bool abandoned; /* locked; the request ended without the upgrade */
@@ -112,20 +101,11 @@ static void up_put(struct proxy_up *u)
 	if (left)
 		return;
 	buf_free(&u->head);
-	buf_free(&u->resp_hdrs);
-	buf_free(&u->body);
-	buf_free(&u->extra_up);
+	proxy_dial_answer_free(&u->answer);
 	buf_free(&u->extra_in);
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static bool pool_stopping(struct proxy_up_pool *pool)
@@ -136,438 +116,11 @@ static bool pool_stopping(struct proxy_up_pool *pool)
 	return s;
 }
 
-/* ---- the upstream: connect, TLS, request, answer ---- */
+/* ---- the upstream ---- */
 
-/* Wait for fd to be ready for ev until deadline; 1 ready, 0 timed out
- * or stopping, -1 error. Polls in slices so a stop is noticed. */
-static int wait_fd(struct proxy_up *u, int fd, short ev, double deadline)
+static bool dial_stopping(void *cls)
 {
-	for (;;) {
-		if (pool_stopping(u->pool))
-			return 0;
-		double left = deadline - now_s();
-		if (left <= 0)
-			return 0;
-		int ms = left * 1000 > STOP_POLL_MS ? STOP_POLL_MS :
-						      (int)(left * 1000) + 1;
-		struct pollfd p = { .fd = fd, .events = ev };
-		int n = poll(&p, 1, ms);
-		if (n > 0)
-			return 1;
-		if (n < 0 && errno != EINTR)
-			return -1;
-	}
-}
-
-static int tcp_connect(struct proxy_up *u, double deadline, char *err,
-		       size_t errlen)
-{
-	struct proxy_up_pool *pool = u->pool;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_ADDRCONFIG };
-	struct addrinfo *res = NULL;
-	int rc = getaddrinfo(pool->host, pool->port, &hints, &res);
-	if (rc) {
-		snprintf(err, errlen, "cannot resolve %.100s: %s", pool->host,
-			 gai_strerror(rc));
-		return -1;
-	}
-	int fd = -1;
-	for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-		fd = socket(a->ai_family,
-			    a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    a->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, a->ai_addr, a->ai_addrlen) &&
-		    errno != EINPROGRESS) {
-			snprintf(err, errlen, "cannot connect to %.100s:%s: %s",
-				 pool->host, pool->port, strerror(errno));
-			close(fd);
-			fd = -1;
-			continue;
-		}
-		int w = wait_fd(u, fd, POLLOUT, deadline);
-		int soerr = 0;
-		socklen_t sl = sizeof(soerr);
-		if (w > 0)
-			getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-		if (w <= 0 || soerr) {
-			snprintf(err, errlen, "cannot connect to %.100s:%s: %s",
-				 pool->host, pool->port,
-				 w == 0 ? "timed out" :
-					  strerror(soerr ? soerr : errno));
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	if (fd >= 0) {
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	}
-	return fd;
-}
-
-/* PEM certificates from bytes into the context's trust store. */
-static int add_ca_data(SSL_CTX *ctx, const struct config_pem *pem)
-{
-	BIO *b = BIO_new_mem_buf(pem->data, (int)pem->len);
-	X509_STORE *st = SSL_CTX_get_cert_store(ctx);
-	int n = 0;
-	X509 *x;
-	while (b && (x = PEM_read_bio_X509(b, NULL, NULL, NULL))) {
-		if (X509_STORE_add_cert(st, x) == 1)
-			n++;
-		X509_free(x);
-	}
-	ERR_clear_error(); /* the end of the bytes */
-	BIO_free(b);
-	return n ? 0 : -1;
-}
-
-static int use_cert_data(SSL_CTX *ctx, const struct config_pem *cert,
-			 const struct config_pem *key)
-{
-	BIO *b = BIO_new_mem_buf(cert->data, (int)cert->len);
-	X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
-	int rc = x && SSL_CTX_use_certificate(ctx, x) == 1 ? 0 : -1;
-	X509_free(x);
-	while (!rc && (x = PEM_read_bio_X509(b, NULL, NULL, NULL)))
-		if (SSL_CTX_add_extra_chain_cert(ctx, x) != 1) {
-			X509_free(x);
-			rc = -1;
-		}
-	ERR_clear_error();
-	BIO_free(b);
-	if (rc)
-		return rc;
-	b = BIO_new_mem_buf(key->data, (int)key->len);
-	EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
-	rc = k && SSL_CTX_use_PrivateKey(ctx, k) == 1 ? 0 : -1;
-	EVP_PKEY_free(k);
-	BIO_free(b);
-	return rc;
-}
-
-/* The TLS context for one connection: files are read again each time,
- * so a rotated CA or client certificate is used, as by libcurl. */
-static SSL_CTX *tls_ctx(struct proxy_up_pool *pool, bool as_proxy, char *err,
-			size_t errlen)
-{
-	const struct config_upstream *cr = pool->up->creds;
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-	if (!ctx) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-				      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-	int rc = 0;
-	if (cr && cr->ca.path)
-		rc = SSL_CTX_load_verify_locations(ctx, cr->ca.path, NULL) ==
-				     1 ?
-			     0 :
-			     -1;
-	else if (cr && cr->ca.data)
-		rc = add_ca_data(ctx, &cr->ca);
-	else
-		rc = SSL_CTX_set_default_verify_paths(ctx) == 1 ? 0 : -1;
-	if (rc) {
-		snprintf(err, errlen, "cannot load the upstream CA");
-		goto out_free;
-	}
-	bool insecure = cr && cr->insecure_skip_tls_verify;
-	SSL_CTX_set_verify(ctx, insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER,
-			   NULL);
-	if (as_proxy && cr && (cr->cert.path || cr->cert.data)) {
-		if (cr->cert.path)
-			rc = SSL_CTX_use_certificate_chain_file(
-				     ctx, cr->cert.path) == 1 &&
-					     SSL_CTX_use_PrivateKey_file(
-						     ctx, cr->key.path,
-						     SSL_FILETYPE_PEM) == 1 ?
-				     0 :
-				     -1;
-		else
-			rc = use_cert_data(ctx, &cr->cert, &cr->key);
-		if (rc) {
-			snprintf(err, errlen,
-				 "cannot load the upstream client certificate");
-			goto out_free;
-		}
-	}
-	return ctx;
-out_free:
-	ERR_clear_error();
-	SSL_CTX_free(ctx);
-	return NULL;
-}
-
-static int tls_connect(struct proxy_up *u, bool as_proxy, double deadline,
-		       char *err, size_t errlen)
-{
-	struct proxy_up_pool *pool = u->pool;
-	u->ctx = tls_ctx(pool, as_proxy, err, errlen);
-	if (!u->ctx)
-		return -1;
-	u->ssl = SSL_new(u->ctx);
-	if (!u->ssl || SSL_set_fd(u->ssl, u->ufd) != 1) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	unsigned char ip[16];
-	bool is_ip = inet_pton(AF_INET, pool->name, ip) == 1 ||
-		     inet_pton(AF_INET6, pool->name, ip) == 1;
-	X509_VERIFY_PARAM *vp = SSL_get0_param(u->ssl);
-	if (is_ip) {
-		X509_VERIFY_PARAM_set1_ip_asc(vp, pool->name);
-	} else {
-		SSL_set_tlsext_host_name(u->ssl, pool->name);
-		X509_VERIFY_PARAM_set_hostflags(
-			vp, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-		X509_VERIFY_PARAM_set1_host(vp, pool->name, 0);
-	}
-	for (;;) {
-		int r = SSL_connect(u->ssl);
-		if (r == 1)
-			return 0;
-		int e = SSL_get_error(u->ssl, r);
-		short ev = e == SSL_ERROR_WANT_READ  ? POLLIN :
-			   e == SSL_ERROR_WANT_WRITE ? POLLOUT :
-						       0;
-		if (ev && wait_fd(u, u->ufd, ev, deadline) > 0)
-			continue;
-		long vr = SSL_get_verify_result(u->ssl);
-		if (vr != X509_V_OK)
-			snprintf(err, errlen,
-				 "the upstream's certificate is not trusted: "
-				 "%s",
-				 X509_verify_cert_error_string(vr));
-		else
-			snprintf(err, errlen,
-				 "TLS handshake with %.100s failed%s",
-				 pool->name, ev ? " (timed out)" : "");
-		ERR_clear_error();
-		return -1;
-	}
-}
-
-/* Read at most n bytes: >0 read, 0 EOF, -1 error, -2 would block. */
-static ssize_t up_read(struct proxy_up *u, char *p, size_t n, short *want)
-{
-	if (!u->ssl) {
-		ssize_t r = recv(u->ufd, p, n, MSG_DONTWAIT);
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			*want = POLLIN;
-			return -2;
-		}
-		return r < 0 ? -1 : r;
-	}
-	int r = SSL_read(u->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
-	if (r > 0)
-		return r;
-	int e = SSL_get_error(u->ssl, r);
-	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		*want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-		return -2;
-	}
-	ERR_clear_error();
-	/* close_notify, or a TCP FIN without one (Go sends close_notify;
-	 * either ends the stream) */
-	return e == SSL_ERROR_ZERO_RETURN ||
-			       (e == SSL_ERROR_SYSCALL && errno == 0) ?
-		       0 :
-		       -1;
-}
-
-/* Write at most n bytes: >0 written, -1 error, -2 would block. */
-static ssize_t up_write(struct proxy_up *u, const char *p, size_t n,
-			short *want)
-{
-	if (!u->ssl) {
-		ssize_t r = send(u->ufd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			*want = POLLOUT;
-			return -2;
-		}
-		return r <= 0 ? -1 : r;
-	}
-	int r = SSL_write(u->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
-	if (r > 0)
-		return r;
-	int e = SSL_get_error(u->ssl, r);
-	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		*want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-		return -2;
-	}
-	ERR_clear_error();
-	return -1;
-}
-
-static int send_all(struct proxy_up *u, const char *p, size_t n,
-		    double deadline)
-{
-	while (n) {
-		short want = 0;
-		ssize_t w = up_write(u, p, n, &want);
-		if (w == -2) {
-			if (wait_fd(u, u->ufd, want, deadline) <= 0)
-				return -1;
-			continue;
-		}
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Read into b until enough(b, arg), EOF, max or the deadline. 0 when
- * enough, 1 at EOF, -1 on error, timeout or past max. */
-static int recv_until(struct proxy_up *u, struct buf *b, size_t max,
-		      double deadline,
-		      bool (*enough)(const struct buf *, const void *),
-		      const void *arg)
-{
-	char tmp[16384];
-	while (!enough(b, arg)) {
-		short want = 0;
-		ssize_t r = up_read(u, tmp, sizeof(tmp), &want);
-		if (r == -2) {
-			if (wait_fd(u, u->ufd, want, deadline) <= 0)
-				return -1;
-			continue;
-		}
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return 1;
-		if (b->len + (size_t)r > max || buf_add(b, tmp, (size_t)r))
-			return -1;
-	}
-	return 0;
-}
-
-static bool head_done(const struct buf *b, const void *arg)
-{
-	return b->len >= 4 && memmem(b->p, b->len, "\r\n\r\n", 4);
-}
-
-/* A Content-Length body is whole. The connection stays open after it
- * (HTTP/1.1 keep-alive): waiting for its end would wait for the
- * deadline. */
-static bool have_len(const struct buf *b, const void *arg)
-{
-	return b->len >= *(const size_t *)arg;
-}
-
-/* A chunked body is whole: its last (zero) chunk and the blank line. */
-static bool chunked_done(const struct buf *b, const void *arg)
-{
-	size_t r = 0;
-	for (;;) {
-		const char *eol =
-			b->len > r ? memmem(b->p + r, b->len - r, "\r\n", 2) :
-				     NULL;
-		if (!eol)
-			return false;
-		char *end;
-		unsigned long n = strtoul(b->p + r, &end, 16);
-		if (end == b->p + r)
-			return true; /* malformed: dechunk() says so */
-		r = (size_t)(eol - b->p) + 2;
-		if (n == 0) /* trailers, if any, end with a blank line */
-			return b->len - r >= 2 &&
-			       memmem(b->p + r - 2, b->len - r + 2, "\r\n\r\n",
-				      4);
-		if (n > b->len - r || b->len - r - n < 2)
-			return false;
-		r += n + 2;
-	}
-}
-
-static bool never(const struct buf *b, const void *arg)
-{
-	return false;
-}
-
-/* The value of a header in a "name\0value\0" list, or NULL. */
-static const char *hdr_get(const struct buf *h, const char *name)
-{
-	for (size_t i = 0; i < h->len;) {
-		const char *k = h->p + i;
-		const char *v = k + strlen(k) + 1;
-		if (!strcasecmp(k, name))
-			return v;
-		i = (size_t)(v - h->p) + strlen(v) + 1;
-	}
-	return NULL;
-}
-
-/* A chunked body decoded in place; -1 when malformed or not whole. */
-static int dechunk(struct buf *b)
-{
-	size_t r = 0, w = 0;
-	for (;;) {
-		char *eol = memmem(b->p + r, b->len - r, "\r\n", 2);
-		if (!eol)
-			return -1;
-		char *end;
-		unsigned long n = strtoul(b->p + r, &end, 16);
-		if (end == b->p + r)
-			return -1;
-		r = (size_t)(eol - b->p) + 2;
-		if (n == 0)
-			break;
-		if (n > b->len - r || b->len - r - n < 2)
-			return -1;
-		memmove(b->p + w, b->p + r, n);
-		w += n;
-		r += n + 2;
-	}
-	b->len = w;
-	return 0;
-}
-
-/* Parse the response head in raw (up to its blank line) into u; the
- * bytes after it stay in rest. */
-static int parse_head(struct proxy_up *u, struct buf *raw, struct buf *rest)
-{
-	char *end = memmem(raw->p, raw->len, "\r\n\r\n", 4);
-	size_t hl = (size_t)(end - raw->p) + 4;
-	if (buf_add(rest, raw->p + hl, raw->len - hl))
-		return -1;
-	*end = '\0';
-	char *line = raw->p, *nl = strstr(line, "\r\n");
-	if (nl)
-		*nl = '\0';
-	unsigned code = 0;
-	if (sscanf(line, "HTTP/1.%*1[01] %3u", &code) != 1 || code < 100 ||
-	    code > 599)
-		return -1;
-	u->status = code;
-	while (nl) {
-		line = nl + 2;
-		nl = strstr(line, "\r\n");
-		if (nl)
-			*nl = '\0';
-		char *colon = strchr(line, ':');
-		if (!colon || colon == line)
-			continue;
-		*colon = '\0';
-		char *v = colon + 1;
-		v += strspn(v, " \t");
-		size_t vl = strlen(v);
-		while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
-			v[--vl] = '\0';
-		buf_add(&u->resp_hdrs, line, strlen(line) + 1);
-		buf_add(&u->resp_hdrs, v, vl + 1);
-	}
-	return buf_ok(&u->resp_hdrs) ? 0 : -1;
+	return pool_stopping(cls);
 }
 
 /* Connect, send, read the answer; with u->lock not held. Returns 0, or
@@ -575,92 +128,40 @@ static int parse_head(struct proxy_up *u, struct buf *raw, struct buf *rest)
 static int handshake(struct proxy_up *u, bool as_proxy)
 {
 	struct proxy_up_pool *pool = u->pool;
-	double deadline = now_s() + pool->handshake_s;
+	double deadline = proxy_dial_now() + pool->handshake_s;
 	char err[160] = "";
-	struct buf raw = BUF_INIT, rest = BUF_INIT;
 	unsigned code = 503;
-	int fd = tcp_connect(u, deadline, err, sizeof(err));
+	struct proxy_dial_answer a = { 0 };
+	u->dial.stopping = dial_stopping;
+	u->dial.cls = pool;
+	int fd = proxy_dial_tcp(&u->dial, pool->host, pool->port, deadline, err,
+				sizeof(err));
 	pthread_mutex_lock(&u->lock); /* proxy_up_pool_stop() reads it */
-	u->ufd = fd;
+	u->dial.fd = fd;
 	pthread_mutex_unlock(&u->lock);
-	if (fd < 0) {
-		code = 503;
+	if (fd < 0)
 		goto out_fail;
-	}
-	if (pool->tls && tls_connect(u, as_proxy, deadline, err, sizeof(err)))
+	if (pool->tls && proxy_dial_tls(&u->dial, pool->up->creds, pool->name,
+					as_proxy, deadline, err, sizeof(err)))
 		goto out_fail;
-	if (send_all(u, u->head.p, u->head.len, deadline)) {
+	if (proxy_dial_send(&u->dial, u->head.p, u->head.len, deadline)) {
 		snprintf(err, sizeof(err), "cannot send the request upstream");
 		goto out_fail;
 	}
-	int rc = recv_until(u, &raw, HEAD_MAX, deadline, head_done, NULL);
-	if (rc || !head_done(&raw, NULL)) {
-		code = now_s() >= deadline ? 504 : 503;
-		snprintf(err, sizeof(err), "%s",
-			 code == 504 ? "the upstream did not answer in time" :
-				       "the upstream's answer is not HTTP");
+	if (proxy_dial_answer(&u->dial, &a, HEAD_MAX, BODY_MAX, deadline, &code,
+			      err, sizeof(err)))
 		goto out_fail;
-	}
 	pthread_mutex_lock(&u->lock);
-	rc = parse_head(u, &raw, &rest);
+	u->status = a.status;
+	u->answer = a; /* u's now */
 	pthread_mutex_unlock(&u->lock);
-	if (rc) {
-		snprintf(err, sizeof(err), "the upstream's answer is not HTTP");
-		goto out_fail;
-	}
-	if (u->status == 101) {
-		pthread_mutex_lock(&u->lock);
-		buf_add(&u->extra_up, rest.p, rest.len);
-		pthread_mutex_unlock(&u->lock);
-		buf_free(&raw);
-		buf_free(&rest);
-		return 0;
-	}
-	/* Any other answer is relayed whole: a Status of a few hundred
-	 * bytes (401, 403, 400, 404), within the same deadline. */
-	const char *cl = hdr_get(&u->resp_hdrs, "Content-Length");
-	const char *te = hdr_get(&u->resp_hdrs, "Transfer-Encoding");
-	bool chunked = te && strcasestr(te, "chunked");
-	if (cl && !chunked) {
-		long long n = strtoll(cl, NULL, 10);
-		if (n < 0 || n > BODY_MAX)
-			goto out_big;
-		size_t want = (size_t)n;
-		rc = recv_until(u, &rest, BODY_MAX + HEAD_MAX, deadline,
-				have_len, &want);
-		if (rest.len < want)
-			goto out_short;
-		rest.len = want;
-	} else if (chunked) {
-		rc = recv_until(u, &rest, BODY_MAX, deadline, chunked_done,
-				NULL);
-		if (rc < 0 || dechunk(&rest))
-			goto out_short;
-	} else if (u->status >= 200 && u->status != 204 && u->status != 304) {
-		/* neither: the body ends with the connection */
-		rc = recv_until(u, &rest, BODY_MAX, deadline, never, NULL);
-		if (rc != 1)
-			goto out_short;
-	}
-	pthread_mutex_lock(&u->lock);
-	buf_add(&u->body, rest.p, rest.len);
-	pthread_mutex_unlock(&u->lock);
-	buf_free(&raw);
-	buf_free(&rest);
 	return 0;
-out_big:
-	snprintf(err, sizeof(err), "the upstream's answer is too large");
-	goto out_fail;
-out_short:
-	code = now_s() >= deadline ? 504 : 503;
-	snprintf(err, sizeof(err), "the upstream's answer ended early");
 out_fail:
+	proxy_dial_answer_free(&a);
 	if (pool_stopping(pool)) {
 		code = 503;
 		snprintf(err, sizeof(err), "informer-proxy is shutting down");
 	}
-	buf_free(&raw);
-	buf_free(&rest);
 	pthread_mutex_lock(&u->lock);
 	u->fail_code = code;
 	snprintf(u->fail_msg, sizeof(u->fail_msg), "%s", err);
@@ -691,13 +192,6 @@ static bool way_load(struct way *w, const struct buf *extra)
 	return true;
 }
 
-static void up_shut_write(struct proxy_up *u)
-{
-	if (u->ssl)
-		SSL_shutdown(u->ssl); /* close_notify; best effort */
-	shutdown(u->ufd, SHUT_WR);
-}
-
 /* Move bytes until both ways ended, or either failed. */
 static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
 			struct way *u2c)
@@ -720,8 +214,9 @@ static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
 			}
 		}
 		if (c2u->len) {
-			ssize_t w = up_write(u, c2u->p + c2u->off, c2u->len,
-					     &up_wr_want);
+			ssize_t w =
+				proxy_dial_write(&u->dial, c2u->p + c2u->off,
+						 c2u->len, &up_wr_want);
 			if (w > 0) {
 				c2u->off += (size_t)w;
 				c2u->len -= (size_t)w;
@@ -731,12 +226,13 @@ static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
 			}
 		}
 		if (c2u->eof && !c2u->len && !c2u->shut) {
-			up_shut_write(u);
+			proxy_dial_shut_write(&u->dial);
 			c2u->shut = progress = true;
 		}
 		/* upstream -> client */
 		if (!u2c->len && !u2c->eof) {
-			ssize_t r = up_read(u, u2c->p, u2c->cap, &up_rd_want);
+			ssize_t r = proxy_dial_read(&u->dial, u2c->p, u2c->cap,
+						    &up_rd_want);
 			if (r > 0) {
 				u2c->off = 0;
 				u2c->len = (size_t)r;
@@ -777,7 +273,7 @@ static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
 		 * its reset (POLLERR) ends the stream; one that has hung up
 		 * is polled only while a step waits on it (whose read then
 		 * ends, or write fails), so it cannot spin this loop. */
-		struct pollfd p[2] = { { .fd = cfd }, { .fd = u->ufd } };
+		struct pollfd p[2] = { { .fd = cfd }, { .fd = u->dial.fd } };
 		if (!c2u->len && !c2u->eof)
 			p[0].events |= POLLIN;
 		if (u2c->len)
@@ -820,9 +316,10 @@ static void splice_streams(struct proxy_up *u)
 	pthread_mutex_lock(&u->lock);
 	int cfd = u->cfd;
 	struct way c2u = { 0 }, u2c = { 0 };
-	bool ok = way_load(&c2u, &u->extra_in) && way_load(&u2c, &u->extra_up);
+	bool ok = way_load(&c2u, &u->extra_in) &&
+		  way_load(&u2c, &u->answer.extra);
 	buf_free(&u->extra_in);
-	buf_free(&u->extra_up);
+	buf_free(&u->answer.extra);
 	pthread_mutex_unlock(&u->lock);
 	if (ok) {
 		int one = 1;
@@ -880,15 +377,11 @@ static void *run(void *arg)
 	pthread_mutex_unlock(&u->lock);
 	if (splice)
 		splice_streams(u);
-	if (u->ssl)
-		SSL_free(u->ssl);
-	if (u->ctx)
-		SSL_CTX_free(u->ctx);
+	proxy_dial_tls_free(&u->dial);
 	pthread_mutex_lock(&u->lock);
-	if (u->ufd >= 0)
-		close(u->ufd);
-	u->ufd = -1;
-	u->ssl = NULL;
+	if (u->dial.fd >= 0)
+		close(u->dial.fd);
+	u->dial.fd = -1;
 	if (splice) {
 		u->state = UP_DONE;
 		u->cfd = -1;
@@ -1055,7 +548,7 @@ static struct proxy_up *up_new(struct proxy_up_pool *pool,
 	u->pool = pool;
 	u->conn = c;
 	u->refs = 1; /* the request's */
-	u->ufd = u->cfd = -1;
+	u->dial.fd = u->cfd = -1;
 	u->client_tls = MHD_get_connection_info(
 				c, MHD_CONNECTION_INFO_GNUTLS_SESSION) != NULL;
 	snprintf(u->what, sizeof(u->what), "%s %.*s", method,
@@ -1144,12 +637,13 @@ static enum MHD_Result respond(struct proxy_up *u, struct MHD_Connection *c)
 	struct MHD_Response *resp =
 		upgrade ?
 			MHD_create_response_for_upgrade(on_upgrade, u) :
-			MHD_create_response_from_buffer(u->body.len, u->body.p,
+			MHD_create_response_from_buffer(u->answer.body.len,
+							u->answer.body.p,
 							MHD_RESPMEM_MUST_COPY);
-	for (size_t i = 0; resp && i < u->resp_hdrs.len;) {
-		const char *k = u->resp_hdrs.p + i;
+	for (size_t i = 0; resp && i < u->answer.hdrs.len;) {
+		const char *k = u->answer.hdrs.p + i;
 		const char *v = k + strlen(k) + 1;
-		i = (size_t)(v - u->resp_hdrs.p) + strlen(v) + 1;
+		i = (size_t)(v - u->answer.hdrs.p) + strlen(v) + 1;
 		/* libmicrohttpd writes Connection (and, for a body,
 		 * Content-Length) itself */
 		if (!strcasecmp(k, "Connection") ||
@@ -1355,8 +849,8 @@ void proxy_up_pool_stop(struct proxy_up_pool *pool)
 	 * STOP_POLL_MS */
 	for (struct proxy_up *u = pool->streams; u; u = u->next) {
 		pthread_mutex_lock(&u->lock);
-		if (u->ufd >= 0)
-			shutdown(u->ufd, SHUT_RDWR);
+		if (u->dial.fd >= 0)
+			shutdown(u->dial.fd, SHUT_RDWR);
 		if (u->cfd >= 0)
 			shutdown(u->cfd, SHUT_RDWR);
 		pthread_cond_signal(&u->cond);

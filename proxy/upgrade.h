@@ -4,14 +4,9 @@
  * or SPDY/3.1) to the upstream, relay its answer, and after a 101 splice
  * the two sockets until both sides are done.
  *
- * libcurl cannot carry an upgraded stream in this libcurl (7.88 has no
- * WebSocket support for arbitrary protocols, and CURLOPT_CONNECT_ONLY
- * would leave the request, the 101 and TLS renegotiation to us through
- * curl_easy_send/recv anyway), so the upstream side is a plain TCP
- * connection, with OpenSSL over it for an https upstream. TLS trusts
- * exactly what passthrough trusts: the kubeconfig's or in-cluster CA (the
- * system roots when none is given), the server's name or tls-server-name
- * checked, nothing checked only with insecure-skip-tls-verify. The client
+ * libcurl cannot hand over its socket after a 101, so the upstream side
+ * is a connection of proxy/dial.c's: TCP, with OpenSSL over it for an
+ * https upstream, trusting exactly what passthrough trusts. The client
  * side is the socket libmicrohttpd hands over after it sent our 101
  * (MHD_create_response_for_upgrade).
  *
