@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/alloc.h"
@@ -650,6 +651,19 @@ void fake_exec_abandon(struct fake_req *rq)
 	rq->exec = NULL;
 }
 
+static int sessions; /* upgraded sessions running (atomic) */
+
+void fake_exec_stop(void)
+{
+	fake_stream_stop();
+	/* their last libmicrohttpd call must come before the daemon stops */
+	for (int i = 0; i < 300 && __atomic_load_n(&sessions, __ATOMIC_ACQUIRE);
+	     i++) {
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 struct upgraded {
 	struct session *s;
 	struct fake_io io;
@@ -679,6 +693,7 @@ static void *run_session(void *arg)
 	MHD_upgrade_action(u->urh, MHD_UPGRADE_ACTION_CLOSE);
 	session_free(s);
 	free(u);
+	__atomic_sub_fetch(&sessions, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -701,7 +716,10 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls,
 		fake_io_init(&u->io, sock, extra_in, extra_in_size);
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		__atomic_add_fetch(&sessions, 1, __ATOMIC_RELEASE);
 		bool ok = !pthread_create(&t, &attr, run_session, u);
+		if (!ok)
+			__atomic_sub_fetch(&sessions, 1, __ATOMIC_RELEASE);
 		pthread_attr_destroy(&attr);
 		if (ok)
 			return;

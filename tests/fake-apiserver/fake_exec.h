@@ -36,5 +36,8 @@ enum MHD_Result fake_exec_serve(struct fake_req *rq, const char *url);
 /* From the request-completed callback: free the session of a 101 that
  * never upgraded (the client left first). */
 void fake_exec_abandon(struct fake_req *rq);
+/* End every upgraded session and wait (3 s at most) for their threads'
+ * last libmicrohttpd call; before the daemon stops. */
+void fake_exec_stop(void);
 
 #endif

@@ -31,7 +31,6 @@
 #include "fake_exec.h"
 #include "fake_openapi.h"
 #include "fake_res.h"
-#include "fake_stream.h"
 #include "fake_tls.h"
 
 static struct MHD_Daemon *daemon_;
@@ -545,7 +544,7 @@ void fake_http_stop(void)
 	/* Let the watches (already told to stop) end their streams with a
 	 * clean last chunk before the sockets are closed; upgraded sessions
 	 * end at once. */
-	fake_stream_stop();
+	fake_exec_stop();
 	MHD_quiesce_daemon(daemon_);
 	for (int i = 0; i < 200; i++) {
 		long open = 0;
