@@ -22,8 +22,8 @@
 /*
  * GET path into body and parse it into d. Returns 0 on a 200 with JSON;
  * else -EAGAIN for an upstream that could not be asked (transport error,
- * 5xx) with err set by the request, or -ENOENT with err set to
- * missing, for any other answer.
+ * 5xx) with err set by the request, -EACCES for a 401 or 403, or -ENOENT
+ * with err set to missing, for any other answer.
  */
 static int fetch_as(const struct cache_upstream *up, const char *path,
 		    const char *accept, const bool *stop, struct buf *body,
@@ -39,6 +39,14 @@ static int fetch_as(const struct cache_upstream *up, const char *path,
 		return 0;
 	if (code < 0 || code >= 500)
 		return -EAGAIN;
+	if (code == 401 || code == 403) {
+		snprintf(
+			err, errlen,
+			"the upstream refused to tell what it serves (%s %ld): "
+			"check the credentials and their RBAC",
+			path, code);
+		return -EACCES;
+	}
 	snprintf(err, errlen, "%s", missing);
 	return -ENOENT;
 }

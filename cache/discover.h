@@ -19,7 +19,7 @@
  * then the APIResourceList of GROUP/VERSION. Returns a kind that lives
  * until exit (free with cache_discover_free), or NULL with err set: -ENOENT in
  * *why when the upstream does not serve it, -EAGAIN when the upstream
- * could not be asked (retry).
+ * could not be asked (retry), -EACCES when it refused (401, 403).
  */
 struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 				       const char *spec, const bool *stop,
@@ -40,7 +40,8 @@ void cache_discover_free(struct cache_kind *k);
  * Returns 0 with *kind set: a built-in kind, or *owned (free it with
  * cache_discover_free, until exit); -ENOENT when the upstream does not
  * serve it (yet: a CRD may be installed later), -EAGAIN when it could
- * not be asked, -ENOMEM; err says why.
+ * not be asked, -EACCES when it refused (401, 403: retrying will not
+ * help), -ENOMEM; err says why.
  */
 int cache_discover_resolve(const struct cache_upstream *up, const char *spec,
 			   const bool *stop, const struct cache_kind **kind,

@@ -70,10 +70,12 @@ static int resolve_all(const struct cache_upstream *up, char **names, int n,
 						 kinds[i]->version);
 				continue;
 			}
-			if (rc == -ENOMEM) {
-				log_error("out of memory");
+			if (rc == -ENOMEM || rc == -EACCES) {
+				log_error("--resources: %s: %s", names[i],
+					  rc == -ENOMEM ? "out of memory" :
+							  err);
 				buf_free(&why);
-				return -ENOMEM;
+				return rc;
 			}
 			left++;
 			buf_printf(&why, "%s%s: %s", why.len ? "; " : "",

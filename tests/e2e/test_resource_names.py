@@ -126,6 +126,20 @@ class ResourceNames(unittest.TestCase):
         # retried meanwhile: more than one round of discovery
         self.assertIn("retrying", out)
 
+    def test_refused_discovery_exits_at_once(self):
+        # a 401 is not a CRD about to appear: no waiting for the timeout
+        f = h.fake("--quiet", "--token", "right-token", seed="pods=1")
+        self.addCleanup(f.stop)
+        t0 = time.monotonic()
+        rc, out = proxy_exit(f.url, "po", "--startup-timeout", "60")
+        self.assertEqual(rc, 1, out)
+        errors = [l for l in out.splitlines() if " error " in l]
+        self.assertEqual(len(errors), 1, out)
+        self.assertIn("--resources: po: the upstream refused", errors[0])
+        self.assertIn("401", errors[0])
+        self.assertNotIn("retrying", out)
+        self.assertLess(time.monotonic() - t0, 30)  # long before the timeout
+
     def test_crd_installed_while_waiting_is_picked_up(self):
         bare = h.fake("--quiet", seed="pods=1")
         self.addCleanup(bare.stop)
