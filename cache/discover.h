@@ -19,7 +19,7 @@
  * then the APIResourceList of GROUP/VERSION. Returns a kind that lives
  * until exit (free with cache_discover_free), or NULL with err set: -ENOENT in
  * *why when the upstream does not serve it, -EAGAIN when the upstream
- * could not be asked (retry).
+ * could not be asked (retry), -EACCES when it refused (401, 403).
  */
 struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 				       const char *spec, const bool *stop,
@@ -27,7 +27,39 @@ struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 /* Free a kind cache_discover_kind made (NULL is fine); never a built-in. */
 void cache_discover_free(struct cache_kind *k);
 
+/*
+ * Resolve a resource as kubectl names it: its plural, singular, short
+ * name or Kind (any case), each optionally followed by .version and/or
+ * .group ("po", "pod", "Deployment.apps", "deploy.v1.apps",
+ * "widgets.example.com"), from the upstream's aggregated discovery (/api
+ * and /apis, apidiscovery.k8s.io v2): short names first, then the rest;
+ * the core group first, then the groups in the upstream's order; the
+ * preferred version unless one is given. The built-in table's plural
+ * spelling is resolved without asking. An upstream without aggregated
+ * discovery is asked as cache_discover_kind() does (plural only).
+ * Returns 0 with *kind set: a built-in kind, or *owned (free it with
+ * cache_discover_free, until exit); -ENOENT when the upstream does not
+ * serve it (yet: a CRD may be installed later), -EAGAIN when it could
+ * not be asked, -EACCES when it refused (401, 403: retrying will not
+ * help), -ENOMEM; err says why.
+ */
+int cache_discover_resolve(const struct cache_upstream *up, const char *spec,
+			   const bool *stop, const struct cache_kind **kind,
+			   struct cache_kind **owned, char *err, size_t errlen);
+
 /* ---- the parsing steps, without a network ------------------------------ */
+
+/*
+ * Find ks (ks->resource lower-case) in an APIGroupDiscoveryList document
+ * d: by short name alone (short_names), or by plural, singular or Kind,
+ * ignoring case. A group must match when ks has a group or a version
+ * (a version alone names the core group); the version is ks's, else each
+ * group's first (preferred). Returns 0 with *out (free with
+ * cache_discover_free), -ENOENT or -ENOMEM.
+ */
+int cache_discover_match(const struct json_doc *d,
+			 const struct cache_kind_spec *ks, bool short_names,
+			 struct cache_kind **out);
 
 /* The preferredVersion.version of an APIGroup document d into ver (cap
  * bytes). Returns 0, or -ENOENT when it is missing, empty or too long. */

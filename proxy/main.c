@@ -142,39 +142,74 @@ static void reload(struct proxy *p, int argc, char **argv)
 			 added, added == 1 ? "y" : "ies", removed);
 }
 
-/* A kind the built-in table lacks, from upstream discovery. Waits for an
- * upstream that cannot be reached yet; gives up on one that answers that
- * it does not serve the resource. */
-static const struct cache_kind *discover(const struct cache_upstream *up,
-					 const char *spec,
-					 struct cache_kind **out)
+/*
+ * Resolve every --resources name as kubectl would (cache/discover.h).
+ * What the upstream does not serve yet (a CRD about to be installed) or
+ * cannot be asked about is retried every second until --startup-timeout;
+ * then one error line names each name still unresolved. kinds[i] gets
+ * the kind of names[i]; discovered kinds go to owned (*nowned of them).
+ */
+static int resolve_all(const struct cache_upstream *up, char **names, int n,
+		       int timeout_s, const struct cache_kind **kinds,
+		       struct cache_kind **owned, int *nowned)
 {
 	char err[512];
-	int why;
 	bool stop = false;
+	time_t began = time(NULL);
 	for (int attempt = 0; !quit; attempt++) {
-		*out = cache_discover_kind(up, spec, &stop, &why, err,
-					   sizeof(err));
-		if (*out) {
-			log_info(
-				"--resources: %s is %s in %s%s%s (from discovery)",
-				spec, (*out)->kind,
-				(*out)->group[0] ? (*out)->group : "core", "/",
-				(*out)->version);
-			return *out;
+		struct buf why = BUF_INIT;
+		int left = 0;
+		for (int i = 0; i < n; i++) {
+			if (kinds[i])
+				continue;
+			struct cache_kind *own = NULL;
+			int rc = cache_discover_resolve(up, names[i], &stop,
+							&kinds[i], &own, err,
+							sizeof(err));
+			if (own)
+				owned[(*nowned)++] = own;
+			if (!rc) {
+				if (own || strcmp(names[i], kinds[i]->resource))
+					log_info("--resources: %s is %s in "
+						 "%s/%s",
+						 names[i], kinds[i]->kind,
+						 kinds[i]->group[0] ?
+							 kinds[i]->group :
+							 "core",
+						 kinds[i]->version);
+				continue;
+			}
+			if (rc == -ENOMEM || rc == -EACCES) {
+				log_error("--resources: %s: %s", names[i],
+					  rc == -ENOMEM ? "out of memory" :
+							  err);
+				buf_free(&why);
+				return rc;
+			}
+			left++;
+			buf_printf(&why, "%s%s: %s", why.len ? "; " : "",
+				   names[i], err);
 		}
-		if (why != -EAGAIN) {
-			log_error("--resources: %s", err);
-			return NULL;
+		if (!left) {
+			buf_free(&why);
+			return 0;
+		}
+		if (time(NULL) - began >= timeout_s) {
+			log_error("--resources: not served by the upstream "
+				  "after %d s (--startup-timeout): %s",
+				  timeout_s, buf_ok(&why) ? why.p : "");
+			buf_free(&why);
+			return -ENOENT;
 		}
 		if (attempt % 10 == 0)
-			log_warn(
-				"--resources: cannot resolve %s yet: %s; retrying",
-				spec, err);
+			log_warn("--resources: cannot resolve yet: %s; "
+				 "retrying",
+				 buf_ok(&why) ? why.p : "");
+		buf_free(&why);
 		struct timespec ts = { 1, 0 };
 		nanosleep(&ts, NULL);
 	}
-	return NULL;
+	return -EINTR;
 }
 
 /* Every client connection is a descriptor: take all the kernel allows
@@ -403,18 +438,15 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	const struct cache_kind *kinds[CONFIG_MAX_RESOURCES] = { 0 };
+	if (resolve_all(&up, cfg.resources, cfg.nresources, cfg.startup_timeout,
+			kinds, discovered, &ndiscovered))
+		goto out;
 	for (int i = 0; i < cfg.nresources; i++) {
-		const struct cache_kind *k =
-			cache_kind_lookup(cfg.resources[i]);
-		if (!k) {
-			k = discover(&up, cfg.resources[i],
-				     &discovered[ndiscovered]);
-			if (!k)
-				goto out;
-			ndiscovered++;
-		}
-		for (int j = 0; j < p.nres; j++)
-			if (p.res[j]->kind == k) {
+		const struct cache_kind *k = kinds[i];
+		for (int j = 0; j < p.nres; j++) /* po and pods alike */
+			if (!strcmp(p.res[j]->kind->group, k->group) &&
+			    !strcmp(p.res[j]->kind->resource, k->resource)) {
 				log_error("--resources: \"%s\" named twice",
 					  cfg.resources[i]);
 				goto out;

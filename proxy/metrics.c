@@ -15,6 +15,7 @@
 #include "proxy/conns.h"
 #include "proxy/observe.h"
 #include "proxy/request.h"
+#include "proxy/upgrade.h"
 
 struct proxy_counters proxy_counters;
 
@@ -264,6 +265,10 @@ static long long open_watchers(struct proxy *p)
 {
 	return proxy_conns_watchers(p->conns);
 }
+static long long upgrade_streams(struct proxy *p)
+{
+	return p->upg ? proxy_up_pool_active(p->upg) : 0;
+}
 static long long start_time(struct proxy *p)
 {
 	return (long long)started;
@@ -284,6 +289,10 @@ static const struct {
 	  "Local watch streams open now, "
 	  "all resources together (--max-watchers).",
 	  open_watchers },
+	{ "informer_proxy_upgrade_streams",
+	  "Upgraded streams (exec, attach, port-forward) open now, "
+	  "their upstream handshakes included.",
+	  upgrade_streams },
 	{ "process_resident_memory_bytes", "Resident memory size in bytes.",
 	  rss_bytes },
 	{ "process_start_time_seconds",

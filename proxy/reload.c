@@ -78,29 +78,25 @@ void proxy_reload_free(struct proxy *p)
 	p->reload = NULL;
 }
 
-/* The kind of spec: built in, already known to this proxy, or asked of
- * the upstream's discovery once (no retrying: a reload that cannot
- * resolve a name is refused). */
+/* The kind of spec, by any name kubectl takes: already known to this
+ * proxy, built in, or asked of the upstream's discovery once (no
+ * retrying: a reload that cannot resolve a name is refused). */
 static const struct cache_kind *resolve(struct proxy *p, const char *spec,
 					struct cache_kind **fresh, char *err,
 					size_t errlen)
 {
-	const struct cache_kind *k = cache_kind_lookup(spec);
-	*fresh = NULL;
-	if (k)
-		return k;
 	struct proxy_reload *rl = p->reload;
+	*fresh = NULL;
 	for (int i = 0; i < rl->n; i++)
 		if (rl->e[i].kind && !strcmp(rl->e[i].sc.resource, spec))
 			return rl->e[i].kind;
+	const struct cache_kind *k = cache_kind_lookup(spec);
+	if (k)
+		return k;
 	bool stop = false;
-	int why;
-	char msg[384];
-	*fresh =
-		cache_discover_kind(p->up, spec, &stop, &why, msg, sizeof(msg));
-	if (!*fresh)
-		snprintf(err, errlen, "%s", msg);
-	return *fresh;
+	if (cache_discover_resolve(p->up, spec, &stop, &k, fresh, err, errlen))
+		return NULL;
+	return k;
 }
 
 int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,

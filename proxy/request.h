@@ -22,6 +22,7 @@
 #include "proxy/route.h"
 
 struct proxy_pt_pool;
+struct proxy_up_pool;
 struct proxy_discovery;
 struct proxy_fresh;
 struct proxy_authn;
@@ -36,7 +37,8 @@ struct proxy_observe;
 struct proxy {
 	const struct config *cfg;
 	const struct cache_upstream *up;
-	struct proxy_pt_pool *pt; /* passthrough */
+	struct proxy_pt_pool *pt;  /* passthrough */
+	struct proxy_up_pool *upg; /* upgrade requests */
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;
 	struct proxy_authn *authn; /* --client-auth=delegated, else NULL */

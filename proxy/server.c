@@ -32,6 +32,7 @@
 #include "proxy/serve_tls.h"
 #include "proxy/status.h"
 #include "proxy/target.h"
+#include "proxy/upgrade.h"
 #include "proxy/watch.h"
 
 #define TICK_MS 500
@@ -61,6 +62,8 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 {
 	if (health_path(url))
 		return true;
+	if (proxy_up_wanted(c)) /* exec, attach, port-forward: upstream */
+		return false;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return false;
 	if (proxy_discovery_path(url))
@@ -177,6 +180,8 @@ struct req {
 	bool local;
 	struct proxy_fresh_req lr;
 	struct proxy_pt *pt;
+	struct proxy_up *up; /* an upgrade request's */
+	bool upgrade;
 	char *raw;	      /* the request target as received */
 	char *path;	      /* its checked, decoded path (target.h);
 					 * never longer than raw */
@@ -400,7 +405,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (rq->local)
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
+		rq->upgrade = proxy_up_wanted(c);
 	}
+	if (rq->upgrade)
+		return proxy_up_handle(p->upg, c, rq->raw, method, upload_size,
+				       &rq->up);
 	if (rq->job) { /* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
@@ -454,6 +463,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	if (rq->job)
 		proxy_authn_abandon(p->authn, rq->job);
 	proxy_pt_done(rq->pt);
+	proxy_up_done(rq->up);
 	req_free(rq);
 	*state = NULL;
 }
@@ -532,6 +542,7 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 	flags |= proxy_tls_daemon_options(tls, tls_opts);
 	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			(proxy_up_supported() ? MHD_ALLOW_UPGRADE : 0) |
 			MHD_USE_ERROR_LOG | flags,
 		0, NULL, NULL, on_request, p, MHD_OPTION_EXTERNAL_LOGGER,
 		on_log, NULL,
@@ -578,6 +589,11 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	p->pt = proxy_pt_pool_new(p->up,
 				  p->cfg->client_auth == CLIENT_AUTH_NONE,
 				  p->cfg->passthrough_timeout);
+	p->upg = proxy_up_pool_new(p->up,
+				   p->cfg->client_auth == CLIENT_AUTH_NONE,
+				   p->cfg->passthrough_timeout, 0, err, errlen);
+	if (!p->upg)
+		return -EINVAL;
 	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {
 		p->authn = proxy_authn_new(p->up, p->cfg->authn_allow_ttl,
 					   p->cfg->authn_deny_ttl);
@@ -700,6 +716,7 @@ void proxy_stop(struct proxy *p)
 	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
 	proxy_pt_pool_stop(p->pt);
+	proxy_up_pool_stop(p->upg);
 	proxy_fresh_stop(p->fresh);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
@@ -724,6 +741,8 @@ void proxy_stop(struct proxy *p)
 		unlink(p->cfg->unix_socket);
 	proxy_pt_pool_free(p->pt);
 	p->pt = NULL;
+	proxy_up_pool_free(p->upg);
+	p->upg = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
 	proxy_authn_free(p->authn);

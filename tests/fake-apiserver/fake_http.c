@@ -28,6 +28,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "fake_auth.h"
+#include "fake_exec.h"
 #include "fake_openapi.h"
 #include "fake_res.h"
 #include "fake_tls.h"
@@ -385,6 +386,8 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 
 	if (fake_review_serve(rq, url, &ret))
 		return ret;
+	if (fake_exec_path(url))
+		return fake_exec_serve(rq, url);
 
 	bool core = strncmp(url, "/api/v1/", 8) == 0;
 	if (!core && strncmp(url, "/apis/", 6) != 0)
@@ -468,6 +471,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct fake_req *rq = *con_cls;
 	if (!rq)
 		return;
+	fake_exec_abandon(rq);
 	buf_free(&rq->body);
 	free(rq->path);
 	free(rq);
@@ -510,7 +514,8 @@ int fake_http_start(const char *host, unsigned port, char *err, size_t errlen)
 	opts[nopt] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	daemon_ = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
-			MHD_USE_ITC | MHD_USE_ERROR_LOG | fake_tls_mhd_flags(),
+			MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE |
+			fake_tls_mhd_flags(),
 		0, NULL, NULL, on_request, NULL, MHD_OPTION_ARRAY, opts,
 		MHD_OPTION_END);
 	if (!daemon_) {
@@ -537,7 +542,9 @@ void fake_http_stop(void)
 	if (!daemon_)
 		return;
 	/* Let the watches (already told to stop) end their streams with a
-	 * clean last chunk before the sockets are closed. */
+	 * clean last chunk before the sockets are closed; upgraded sessions
+	 * end at once. */
+	fake_exec_stop();
 	MHD_quiesce_daemon(daemon_);
 	for (int i = 0; i < 200; i++) {
 		long open = 0;

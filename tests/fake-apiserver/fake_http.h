@@ -29,6 +29,7 @@ struct fake_req {
 	struct buf body;  /* request body */
 	bool body_too_large;
 	char *path; /* owned copy the pointers above point into */
+	void *exec; /* fake_exec's session until its upgrade starts */
 };
 
 /* One field error of a 422 Invalid (apimachinery's field.Error). */

@@ -2,9 +2,12 @@
  * test_discover: reading discovery documents without a server: an
  * APIGroup's preferred version, a resource's kind and scope from an
  * APIResourceList, documents that lack them, and allocation failure.
- * The network half is covered end to end.
+ * kubectl's names (short, singular, Kind, with .version and .group) in
+ * aggregated discovery documents, and their order of preference. The
+ * network half is covered end to end.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cache/discover.h"
@@ -115,10 +118,113 @@ static void test_alloc_failure(void)
 	json_doc_free(&d);
 }
 
+/* /api and /apis as aggregated discovery (apidiscovery.k8s.io v2) shows
+ * them: the core group has no name; each group lists its preferred
+ * version first. */
+static const char *core_doc =
+	"{\"kind\":\"APIGroupDiscoveryList\",\"items\":[{\"metadata\":"
+	"{\"creationTimestamp\":null},\"versions\":[{\"version\":\"v1\","
+	"\"resources\":[{\"resource\":\"pods\",\"responseKind\":{\"group\":"
+	"\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"scope\":\"Namespaced\","
+	"\"singularResource\":\"pod\",\"shortNames\":[\"po\"],"
+	"\"subresources\":[{\"subresource\":\"exec\"}]},"
+	"{\"resource\":\"events\",\"responseKind\":{\"kind\":\"Event\"},"
+	"\"scope\":\"Namespaced\",\"singularResource\":\"event\","
+	"\"shortNames\":[\"ev\"]},"
+	"{\"resource\":\"nodes\",\"responseKind\":{\"kind\":\"Node\"},"
+	"\"scope\":\"Cluster\",\"singularResource\":\"node\","
+	"\"shortNames\":[\"no\"]}]}]}]}";
+static const char *groups_doc =
+	"{\"kind\":\"APIGroupDiscoveryList\",\"items\":["
+	"{\"metadata\":{\"name\":\"apps\"},\"versions\":[{\"version\":"
+	"\"v1\",\"resources\":[{\"resource\":\"deployments\","
+	"\"responseKind\":{\"kind\":\"Deployment\"},\"scope\":"
+	"\"Namespaced\",\"singularResource\":\"deployment\",\"shortNames\":"
+	"[\"deploy\"]}]}]},"
+	"{\"metadata\":{\"name\":\"events.k8s.io\"},\"versions\":[{"
+	"\"version\":\"v1\",\"resources\":[{\"resource\":\"events\","
+	"\"responseKind\":{\"kind\":\"Event\"},\"scope\":\"Namespaced\","
+	"\"singularResource\":\"event\",\"shortNames\":[\"ev\"]}]}]},"
+	"{\"metadata\":{\"name\":\"example.com\"},\"versions\":["
+	"{\"version\":\"v2\",\"resources\":[{\"resource\":\"widgets\","
+	"\"responseKind\":{\"kind\":\"Widget\"},\"scope\":\"Cluster\","
+	"\"singularResource\":\"widget\",\"shortNames\":[\"wd\"]}]},"
+	"{\"version\":\"v1\",\"resources\":[{\"resource\":\"widgets\","
+	"\"responseKind\":{\"kind\":\"Widget\"},\"scope\":\"Namespaced\","
+	"\"singularResource\":\"widget\"}]}]}]}";
+
+/* What the resolver does with two documents: short names first, core
+ * before the groups; the result's group/version/resource/Kind/scope as
+ * "group/version/resource Kind N|C", or "" when nothing matched. */
+static const char *match(const char *spec, char *out, size_t n)
+{
+	struct json_doc docs[2] = { JSON_DOC_INIT, JSON_DOC_INIT };
+	struct cache_kind_spec ks;
+	struct cache_kind *k = NULL;
+	int rc = -ENOENT;
+	CHECK(parse(&docs[0], core_doc) == 0);
+	CHECK(parse(&docs[1], groups_doc) == 0);
+	CHECK(cache_kind_spec_parse(spec, &ks) == 0);
+	for (int pass = 0; pass < 2 && rc == -ENOENT; pass++)
+		for (int i = 0; i < 2 && rc == -ENOENT; i++)
+			rc = cache_discover_match(&docs[i], &ks, pass == 0, &k);
+	out[0] = '\0';
+	if (!rc)
+		snprintf(out, n, "%s/%s/%s %s %s", k->group, k->version,
+			 k->resource, k->kind, k->namespaced ? "N" : "C");
+	CHECK(rc == 0 || (rc == -ENOENT && !k));
+	cache_discover_free(k);
+	json_doc_free(&docs[0]);
+	json_doc_free(&docs[1]);
+	return out;
+}
+
+static void test_names(void)
+{
+	char b[256];
+	/* the resolver lower-cases what it is given first */
+	CHECK_STR(match("po", b, sizeof(b)), "/v1/pods Pod N");
+	CHECK_STR(match("pod", b, sizeof(b)), "/v1/pods Pod N");
+	CHECK_STR(match("pods", b, sizeof(b)), "/v1/pods Pod N");
+	CHECK_STR(match("pods.v1", b, sizeof(b)), "/v1/pods Pod N");
+	CHECK_STR(match("no", b, sizeof(b)), "/v1/nodes Node C");
+	CHECK_STR(match("deploy", b, sizeof(b)),
+		  "apps/v1/deployments Deployment N");
+	CHECK_STR(match("deployment.apps", b, sizeof(b)),
+		  "apps/v1/deployments Deployment N");
+	CHECK_STR(match("deploy.v1.apps", b, sizeof(b)),
+		  "apps/v1/deployments Deployment N");
+	/* the core group before events.k8s.io, as kubectl */
+	CHECK_STR(match("ev", b, sizeof(b)), "/v1/events Event N");
+	CHECK_STR(match("events", b, sizeof(b)), "/v1/events Event N");
+	CHECK_STR(match("events.events.k8s.io", b, sizeof(b)),
+		  "events.k8s.io/v1/events Event N");
+	CHECK_STR(match("ev.events.k8s.io", b, sizeof(b)),
+		  "events.k8s.io/v1/events Event N");
+	/* the preferred (first) version, or the one asked for */
+	CHECK_STR(match("widgets.example.com", b, sizeof(b)),
+		  "example.com/v2/widgets Widget C");
+	CHECK_STR(match("widget.v1.example.com", b, sizeof(b)),
+		  "example.com/v1/widgets Widget N");
+	CHECK_STR(match("wd", b, sizeof(b)), "example.com/v2/widgets Widget C");
+	/* a Kind as kubectl takes it: lower-cased, it is the singular */
+	CHECK_STR(match("widget.example.com", b, sizeof(b)),
+		  "example.com/v2/widgets Widget C");
+	/* misses: a subresource, a group that lists it not, a version
+	 * alone (the core group), a short name in the wrong group */
+	CHECK_STR(match("exec", b, sizeof(b)), "");
+	CHECK_STR(match("pods.apps", b, sizeof(b)), "");
+	CHECK_STR(match("deployments.v1", b, sizeof(b)), "");
+	CHECK_STR(match("deploy.example.com", b, sizeof(b)), "");
+	CHECK_STR(match("widgets.v3.example.com", b, sizeof(b)), "");
+	CHECK_STR(match("gizmos", b, sizeof(b)), "");
+}
+
 int main(void)
 {
 	test_preferred();
 	test_from_list();
 	test_alloc_failure();
+	test_names();
 	return check_done("discover");
 }

@@ -1,0 +1,100 @@
+/*
+ * upgrade: forward a `Connection: Upgrade` request (kubectl exec, attach,
+ * port-forward and cp: WebSocket with the channel.k8s.io subprotocols,
+ * or SPDY/3.1) to the upstream, relay its answer, and after a 101 splice
+ * the two sockets until both sides are done.
+ *
+ * libcurl cannot hand over its socket after a 101, so the upstream side
+ * is a connection of proxy/dial.c's: TCP, with OpenSSL over it for an
+ * https upstream, trusting exactly what passthrough trusts. The client
+ * side is the socket libmicrohttpd hands over after it sent our 101
+ * (MHD_create_response_for_upgrade).
+ *
+ * Identity is passthrough's: a client's own Authorization goes alone (no
+ * proxy token, no client certificate); a client that sent none has its
+ * Impersonate-*, X-Remote-*, Proxy-Authorization and Cookie headers
+ * removed and goes as the proxy where the proxy lends its identity
+ * (--client-auth=none), anonymous elsewhere.
+ *
+ * Threads: one thread per request, started when the request comes. It
+ * connects, sends the request and reads the answer within the handshake
+ * bound (--passthrough-timeout, 60 s when that is 0), while the client
+ * connection is suspended; a non-101 answer (401, 403, 400, 404 ...) is
+ * then sent to the client as a normal response. After a 101 the same
+ * thread splices the two sockets with poll(): a 32 KiB buffer each way
+ * and no read while it holds bytes, so memory per stream is bounded and
+ * a slow side slows the other. A read that ends (EOF) is passed on as a
+ * half-close (shutdown(SHUT_WR), or TLS close_notify to the upstream) and
+ * the other way goes on until it ends too; an error either way (a reset)
+ * ends both. libmicrohttpd cannot pass a half-close through an HTTPS
+ * listener, so there the upstream's end, once libmicrohttpd has read its
+ * last bytes, ends the stream (the apiserver never half-closes these
+ * protocols anyway); libmicrohttpd 0.9.75 then closes the TLS connection
+ * only when the client closes its side, as kubectl does after the
+ * protocol's own end (a WebSocket close, the error stream). A blocking
+ * thread per stream keeps OpenSSL's want-read/want-write handling local
+ * to one loop, and these streams are few (interactive sessions), so at
+ * most PROXY_UPGRADE_MAX_STREAMS run at once; one more is answered 429.
+ * An upgraded stream stays one open connection for --max-connections
+ * until it is closed, and is exempt from --passthrough-timeout and
+ * --idle-timeout (it lives as long as both sides keep it).
+ *
+ * Ownership: the pool belongs to struct proxy. A struct proxy_up belongs
+ * to its request (until proxy_up_done) and its thread together.
+ */
+#ifndef PROXY_UPGRADE_H
+#define PROXY_UPGRADE_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "cache/upstream.h"
+
+/* Upgraded streams (and their threads) open at once. */
+#define PROXY_UPGRADE_MAX_STREAMS 1024
+
+struct proxy_up_pool;
+struct proxy_up;
+
+/* lend_identity as for proxy_pt_pool_new(); handshake_s bounds the
+ * upstream connect, TLS handshake and the wait for its answer (<= 0:
+ * 60 s); at most max_streams at once (<= 0: PROXY_UPGRADE_MAX_STREAMS).
+ * NULL when out of memory or when up->server is not a URL this module
+ * can reach, with err set. */
+struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
+					bool lend_identity, int handshake_s,
+					int max_streams, char *err,
+					size_t errlen);
+/* End every stream and every handshake under way (their clients get a
+ * 503, or see their upgraded socket close) and wait for their threads;
+ * call before the HTTP daemon stops. */
+void proxy_up_pool_stop(struct proxy_up_pool *pool);
+/* After the HTTP daemon has stopped. */
+void proxy_up_pool_free(struct proxy_up_pool *pool);
+/* Streams open now (handshakes included), for /metrics and tests. */
+int proxy_up_pool_active(struct proxy_up_pool *pool);
+
+/* Whether the request on c asks for an upgrade the apiserver serves: a
+ * Connection header with the token "upgrade" and an Upgrade header
+ * naming websocket or SPDY/x (not h2c, which the apiserver ignores).
+ * Always false when this libmicrohttpd was built without upgrade
+ * support (then such requests are passed through as before, and the
+ * upstream answers them 400). */
+bool proxy_up_wanted(struct MHD_Connection *c);
+/* Whether libmicrohttpd can hand over upgraded sockets (the daemon then
+ * needs MHD_ALLOW_UPGRADE). */
+bool proxy_up_supported(void);
+
+/*
+ * Drive one upgrade request from the access handler, on every call for
+ * it, as proxy_pt_handle(); target is the request target as received,
+ * checked by proxy_target_check(). A request body is refused (400).
+ * Call proxy_up_done() from the request-completed callback.
+ */
+enum MHD_Result proxy_up_handle(struct proxy_up_pool *pool,
+				struct MHD_Connection *c, const char *target,
+				const char *method, size_t *upload_size,
+				struct proxy_up **state);
+void proxy_up_done(struct proxy_up *u);
+
+#endif
