@@ -12,12 +12,15 @@
 
 static int check_passed, check_failed;
 
+/* Atomic: tests CHECK from the threads they start, too. */
+#define CHECK_COUNT(n) __atomic_fetch_add(&(n), 1, __ATOMIC_RELAXED)
+
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (cond) {                                                    \
-			check_passed++;                                        \
+			CHECK_COUNT(check_passed);                             \
 		} else {                                                       \
-			check_failed++;                                        \
+			CHECK_COUNT(check_failed);                             \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
 				__LINE__, #cond);                              \
 		}                                                              \
@@ -27,9 +30,9 @@ static int check_passed, check_failed;
 	do {                                                                   \
 		const char *a_ = (a), *b_ = (b);                               \
 		if (a_ && b_ && strcmp(a_, b_) == 0) {                         \
-			check_passed++;                                        \
+			CHECK_COUNT(check_passed);                             \
 		} else {                                                       \
-			check_failed++;                                        \
+			CHECK_COUNT(check_failed);                             \
 			fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, \
 				__LINE__, a_ ? a_ : "(null)",                  \
 				b_ ? b_ : "(null)");                           \
@@ -38,8 +41,10 @@ static int check_passed, check_failed;
 
 static inline int check_done(const char *name)
 {
-	printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
-	return check_failed ? 1 : 0;
+	int passed = __atomic_load_n(&check_passed, __ATOMIC_RELAXED);
+	int failed = __atomic_load_n(&check_failed, __ATOMIC_RELAXED);
+	printf("%s: %d passed, %d failed\n", name, passed, failed);
+	return failed ? 1 : 0;
 }
 
 #endif

@@ -259,11 +259,11 @@ static void expect_error(const char *cert, const char *key, const char *want,
 	if (t)
 		proxy_tls_free(t);
 	if (!strstr(err, want)) {
-		check_failed++;
+		CHECK_COUNT(check_failed);
 		fprintf(stderr, "%s:%d: error \"%s\" lacks \"%s\"\n", __FILE__,
 			__LINE__, err, want);
 	} else {
-		check_passed++;
+		CHECK_COUNT(check_passed);
 	}
 	if (secret)
 		CHECK(strstr(err, secret) == NULL);
