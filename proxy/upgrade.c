@@ -659,20 +659,12 @@ enum MHD_Result proxy_up_handle(struct proxy_up_pool *pool,
 					   "body");
 		unsigned code = 0;
 		if (!up_start(u, u->as_proxy, &code)) {
-			if (code == 429) {
-				char msg[128];
-				snprintf(msg, sizeof(msg),
-					 "too many upgraded streams are open "
-					 "(%d), please try again later",
-					 pool->max_streams);
-				struct proxy_status busy = {
-					.reason = PROXY_TooManyRequests,
-					.message = msg,
-					.retry_after = 1,
-					.details = "{\"retryAfterSeconds\":1}",
-				};
-				return proxy_status_send(c, &busy);
-			}
+			if (code == 429)
+				return proxy_too_many(
+					c,
+					"too many upgraded streams are open "
+					"(%d), please try again later",
+					pool->max_streams);
 			return proxy_error(c, PROXY_ServiceUnavailable,
 					   "informer-proxy cannot forward this "
 					   "upgrade request now");
