@@ -13,6 +13,7 @@
 
 #include "config/alloc.h"
 #include "config/creds.h"
+#include "config/yaml.h"
 
 #define CONFIG_FILE_MAX_BYTES (1 << 20)
 
@@ -390,7 +391,6 @@ int config_file_load(const char *path, struct config_file *out, char *err,
 		     size_t errlen)
 {
 	struct fdoc f = { .path = path, .err = err, .errlen = errlen };
-	yaml_parser_t parser;
 	char *text = NULL;
 	size_t len;
 	bool parsed = false;
@@ -402,23 +402,13 @@ int config_file_load(const char *path, struct config_file *out, char *err,
 			    rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
 		goto out;
 	}
-	if (!yaml_parser_initialize(&parser)) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &f.doc)) {
-		rc = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+	struct config_yaml_error why;
+	if ((rc = config_yaml_load(&f.doc, text, len, &why))) {
 		if (rc == -EINVAL)
 			config_errf(err, errlen, "%s:%zu:%zu: invalid YAML: %s",
-				    path, parser.problem_mark.line + 1,
-				    parser.problem_mark.column + 1,
-				    parser.problem ? parser.problem :
-						     "syntax error");
-		yaml_parser_delete(&parser);
+				    path, why.line, why.column, why.problem);
 		goto out;
 	}
-	yaml_parser_delete(&parser);
 	parsed = true;
 	rc = load_root(&f, out);
 out:
