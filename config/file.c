@@ -73,6 +73,23 @@ static int want_str(struct fdoc *f, const yaml_node_t *n, const char *what,
 	return 0;
 }
 
+/* The key of pair p of mapping m into *k (borrowed): a string that no
+ * earlier pair of m has. ctx starts the messages ("resources: "). */
+static int map_key(struct fdoc *f, const yaml_node_t *m,
+		   const yaml_node_pair_t *p, const char *ctx, const char **k)
+{
+	yaml_node_t *kn = node_at(f, p->key);
+	if (!(*k = scalar(kn)))
+		return fail(f, kn, "%sa key must be a string", ctx);
+	for (const yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p;
+	     q++) {
+		const char *prev = scalar(node_at(f, q->key));
+		if (prev && !strcmp(prev, *k))
+			return fail(f, kn, "%s\"%s\" set twice", ctx, *k);
+	}
+	return 0;
+}
+
 /* A DNS-1123 label, what a namespace name is. */
 static bool dns_label(const char *s)
 {
@@ -256,17 +273,10 @@ static int load_entry(struct fdoc *f, yaml_node_t *e, struct config_scope *s)
 	     p < e->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = node_at(f, p->key),
 			    *vn = node_at(f, p->value);
-		const char *k = scalar(kn), *v;
+		const char *k, *v;
 		int rc;
-		if (!k)
-			return fail(f, kn, "resources: a key must be a string");
-		for (yaml_node_pair_t *q = e->data.mapping.pairs.start; q < p;
-		     q++) {
-			const char *prev = scalar(node_at(f, q->key));
-			if (prev && !strcmp(prev, k))
-				return fail(f, kn,
-					    "resources: \"%s\" set twice", k);
-		}
+		if ((rc = map_key(f, e, p, "resources: ", &k)))
+			return rc;
 		if (!strcmp(k, "resource")) {
 			if ((rc = want_str(f, vn, "resource", &v)))
 				return rc;
@@ -361,16 +371,11 @@ static int load_root(struct fdoc *f, struct config_file *out)
 	     p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = node_at(f, p->key),
 			    *vn = node_at(f, p->value);
-		const char *k = scalar(kn), *v;
+		const char *k, *v;
 		int rc;
-		if (!k)
-			return fail(f, kn, "a key must be a string");
-		for (int i = 0; i < out->nglobals; i++)
-			if (!strcmp(out->globals[i].key, k))
-				return fail(f, kn, "\"%s\" set twice", k);
+		if ((rc = map_key(f, root, p, "", &k)))
+			return rc;
 		if (!strcmp(k, "resources")) {
-			if (out->res)
-				return fail(f, kn, "\"resources\" set twice");
 			if ((rc = load_resources(f, vn, out)))
 				return rc;
 			continue;
