@@ -13,6 +13,7 @@
 
 #include "config/alloc.h"
 #include "config/creds.h"
+#include "config/yaml.h"
 
 #define CONFIG_FILE_MAX_BYTES (1 << 20)
 
@@ -69,6 +70,23 @@ static int want_str(struct fdoc *f, const yaml_node_t *n, const char *what,
 	if (!*v)
 		return fail(f, n, "%s: must not be empty", what);
 	*out = v;
+	return 0;
+}
+
+/* The key of pair p of mapping m into *k (borrowed): a string that no
+ * earlier pair of m has. ctx starts the messages ("resources: "). */
+static int map_key(struct fdoc *f, const yaml_node_t *m,
+		   const yaml_node_pair_t *p, const char *ctx, const char **k)
+{
+	yaml_node_t *kn = node_at(f, p->key);
+	if (!(*k = scalar(kn)))
+		return fail(f, kn, "%sa key must be a string", ctx);
+	for (const yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p;
+	     q++) {
+		const char *prev = scalar(node_at(f, q->key));
+		if (prev && !strcmp(prev, *k))
+			return fail(f, kn, "%s\"%s\" set twice", ctx, *k);
+	}
 	return 0;
 }
 
@@ -255,17 +273,10 @@ static int load_entry(struct fdoc *f, yaml_node_t *e, struct config_scope *s)
 	     p < e->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = node_at(f, p->key),
 			    *vn = node_at(f, p->value);
-		const char *k = scalar(kn), *v;
+		const char *k, *v;
 		int rc;
-		if (!k)
-			return fail(f, kn, "resources: a key must be a string");
-		for (yaml_node_pair_t *q = e->data.mapping.pairs.start; q < p;
-		     q++) {
-			const char *prev = scalar(node_at(f, q->key));
-			if (prev && !strcmp(prev, k))
-				return fail(f, kn,
-					    "resources: \"%s\" set twice", k);
-		}
+		if ((rc = map_key(f, e, p, "resources: ", &k)))
+			return rc;
 		if (!strcmp(k, "resource")) {
 			if ((rc = want_str(f, vn, "resource", &v)))
 				return rc;
@@ -360,16 +371,11 @@ static int load_root(struct fdoc *f, struct config_file *out)
 	     p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = node_at(f, p->key),
 			    *vn = node_at(f, p->value);
-		const char *k = scalar(kn), *v;
+		const char *k, *v;
 		int rc;
-		if (!k)
-			return fail(f, kn, "a key must be a string");
-		for (int i = 0; i < out->nglobals; i++)
-			if (!strcmp(out->globals[i].key, k))
-				return fail(f, kn, "\"%s\" set twice", k);
+		if ((rc = map_key(f, root, p, "", &k)))
+			return rc;
 		if (!strcmp(k, "resources")) {
-			if (out->res)
-				return fail(f, kn, "\"resources\" set twice");
 			if ((rc = load_resources(f, vn, out)))
 				return rc;
 			continue;
@@ -390,7 +396,6 @@ int config_file_load(const char *path, struct config_file *out, char *err,
 		     size_t errlen)
 {
 	struct fdoc f = { .path = path, .err = err, .errlen = errlen };
-	yaml_parser_t parser;
 	char *text = NULL;
 	size_t len;
 	bool parsed = false;
@@ -402,23 +407,13 @@ int config_file_load(const char *path, struct config_file *out, char *err,
 			    rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
 		goto out;
 	}
-	if (!yaml_parser_initialize(&parser)) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &f.doc)) {
-		rc = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+	struct config_yaml_error why;
+	if ((rc = config_yaml_load(&f.doc, text, len, &why))) {
 		if (rc == -EINVAL)
 			config_errf(err, errlen, "%s:%zu:%zu: invalid YAML: %s",
-				    path, parser.problem_mark.line + 1,
-				    parser.problem_mark.column + 1,
-				    parser.problem ? parser.problem :
-						     "syntax error");
-		yaml_parser_delete(&parser);
+				    path, why.line, why.column, why.problem);
 		goto out;
 	}
-	yaml_parser_delete(&parser);
 	parsed = true;
 	rc = load_root(&f, out);
 out:

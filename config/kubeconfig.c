@@ -28,6 +28,7 @@
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/creds.h"
+#include "config/yaml.h"
 
 #define KUBECONFIG_MAX_BYTES (16 << 20)
 
@@ -752,7 +753,6 @@ static int kubeconfig_load(const char *path, const char *context,
 			   char *err, size_t errlen)
 {
 	struct kdoc *k = NULL;
-	yaml_parser_t parser;
 	bool parsed = false;
 	char *text = NULL;
 	size_t len;
@@ -797,28 +797,17 @@ static int kubeconfig_load(const char *path, const char *context,
 			    path, strerror(-rc));
 		goto out;
 	}
-	if (!yaml_parser_initialize(&parser)) {
-		config_errf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
-	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &k->doc)) {
-		rc = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+	struct config_yaml_error why;
+	if ((rc = config_yaml_load(&k->doc, text, len, &why))) {
 		if (rc == -ENOMEM)
 			config_errf(err, errlen, "out of memory");
 		else
 			config_errf(err, errlen,
 				    "kubeconfig %s: invalid YAML at line "
 				    "%zu column %zu: %s",
-				    path, parser.problem_mark.line + 1,
-				    parser.problem_mark.column + 1,
-				    parser.problem ? parser.problem :
-						     "syntax error");
-		yaml_parser_delete(&parser);
+				    path, why.line, why.column, why.problem);
 		goto out;
 	}
-	yaml_parser_delete(&parser);
 	parsed = true;
 	if ((rc = load_doc(k, context, need_server, out)))
 		goto out;

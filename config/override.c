@@ -130,6 +130,18 @@ static bool pem_differ(const struct config_pem *a, const struct config_pem *b)
 	       (a->data && memcmp(a->data, b->data, a->len));
 }
 
+/* Publish the string at *with as live's field *at, under live->lock,
+ * where the running threads read it (config/creds.c); the string it
+ * replaces goes back to *with, whose owner frees it. */
+static void swap_locked(struct config_upstream *live, char **at, char **with)
+{
+	pthread_mutex_lock(&live->lock);
+	char *old = *at;
+	__atomic_store_n(at, *with, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&live->lock);
+	*with = old;
+}
+
 int config_upstream_reload(struct config_upstream *live,
 			   struct config_upstream *fresh, char *msg,
 			   size_t msglen)
@@ -155,24 +167,16 @@ int config_upstream_reload(struct config_upstream *live,
 		note(kept, sizeof(kept), "kind of credential");
 	} else if (fresh->token) {
 		if (strcmp(live->token, fresh->token)) {
-			pthread_mutex_lock(&live->lock);
-			char *old = live->token;
-			__atomic_store_n(&live->token, fresh->token,
-					 __ATOMIC_RELEASE);
-			pthread_mutex_unlock(&live->lock);
-			fresh->token = old; /* wiped with fresh below */
+			/* the old one is wiped with fresh below */
+			swap_locked(live, &live->token, &fresh->token);
 			note(done, sizeof(done), "new token");
 		} else {
 			note(done, sizeof(done), "token unchanged");
 		}
 	} else if (fresh->token_file) {
 		if (strcmp(live->token_file, fresh->token_file)) {
-			pthread_mutex_lock(&live->lock);
-			char *old = live->token_file;
-			__atomic_store_n(&live->token_file, fresh->token_file,
-					 __ATOMIC_RELEASE);
-			pthread_mutex_unlock(&live->lock);
-			fresh->token_file = old;
+			swap_locked(live, &live->token_file,
+				    &fresh->token_file);
 		}
 		rc = config_upstream_token_reread(live);
 		if (rc) {

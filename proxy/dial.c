@@ -248,6 +248,20 @@ int proxy_dial_tls(struct proxy_dial *d, const struct config_upstream *cr,
 	}
 }
 
+/* The SSL error of an SSL_read or SSL_write that returned r <= 0. When
+ * it would block (SSL_ERROR_WANT_READ or _WRITE, either way round: a
+ * read may have to write a renegotiation), *want says what to poll for;
+ * any other error is cleared from OpenSSL's queue. */
+static int ssl_error(SSL *ssl, int r, short *want)
+{
+	int e = SSL_get_error(ssl, r);
+	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+		*want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+	else
+		ERR_clear_error();
+	return e;
+}
+
 /* Read at most n bytes: >0 read, 0 EOF, -1 error, -2 would block. */
 ssize_t proxy_dial_read(struct proxy_dial *u, char *p, size_t n, short *want)
 {
@@ -262,12 +276,9 @@ ssize_t proxy_dial_read(struct proxy_dial *u, char *p, size_t n, short *want)
 	int r = SSL_read(u->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
 	if (r > 0)
 		return r;
-	int e = SSL_get_error(u->ssl, r);
-	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		*want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+	int e = ssl_error(u->ssl, r, want);
+	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
 		return -2;
-	}
-	ERR_clear_error();
 	/* close_notify, or a TCP FIN without one (Go sends close_notify;
 	 * either ends the stream) */
 	return e == SSL_ERROR_ZERO_RETURN ||
@@ -291,13 +302,8 @@ ssize_t proxy_dial_write(struct proxy_dial *u, const char *p, size_t n,
 	int r = SSL_write(u->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
 	if (r > 0)
 		return r;
-	int e = SSL_get_error(u->ssl, r);
-	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		*want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-		return -2;
-	}
-	ERR_clear_error();
-	return -1;
+	int e = ssl_error(u->ssl, r, want);
+	return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE ? -2 : -1;
 }
 
 int proxy_dial_send(struct proxy_dial *u, const char *p, size_t n,

@@ -31,14 +31,6 @@ static uint64_t load(const uint64_t *v)
 	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
-/* The "# HELP" and "# TYPE" lines that open a family. */
-static void family(struct buf *b, const char *name, const char *type,
-		   const char *help)
-{
-	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help ? help : "",
-		   name, type);
-}
-
 static uint64_t stat_at(struct cache_resource *r, size_t off)
 {
 	return load((const uint64_t *)((const char *)&r->stats + off));
@@ -197,28 +189,17 @@ static const struct res_metric res_metrics[] = {
 	  STAT(scope_passthrough) },
 };
 
-/* resource="pods", and ,namespace="NS" for a reflector of one
- * namespace (--config namespaces), so that each series is its own. */
-static void res_labels(const struct cache_resource *r, char *out, size_t len)
-{
-	const struct cache_kind *k = r->kind;
-	snprintf(out, len, "resource=\"%s%s%s\"%s%s%s", k->resource,
-		 k->group[0] ? "." : "", k->group,
-		 r->scope.ns ? ",namespace=\"" : "",
-		 r->scope.ns ? r->scope.ns : "", r->scope.ns ? "\"" : "");
-}
-
 static void res_family(struct buf *b, struct proxy *p,
 		       const struct res_metric *m)
 {
-	family(b, m->name, m->type, m->help);
+	proxy_observe_family(b, m->name, m->type, m->help);
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		struct cache_resource *r = p->res[i];
 		char lab[400];
 		if (cache_refl_retired(r))
 			continue; /* removed by a reload; its successor has
 				   * the same labels */
-		res_labels(r, lab, sizeof(lab));
+		proxy_observe_res_labels(r, lab, sizeof(lab));
 		if (!m->nreasons) {
 			double v = m->value ? m->value(r) :
 					      (double)stat_at(r, m->stat);
@@ -306,7 +287,7 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	const char *last = "";
 #define X(field, name, labels, help)                                          \
 	if (strcmp(last, name)) {                                             \
-		family(&b, name, "counter", help);                            \
+		proxy_observe_family(&b, name, "counter", help);              \
 		last = name;                                                  \
 	}                                                                     \
 	buf_printf(&b, "%s%s%s%s %llu\n", name, labels[0] ? "{" : "", labels, \
@@ -320,11 +301,13 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	proxy_observe_write(&b, p);
 	cache_upstream_metrics(&b);
 	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
-		family(&b, gauges[i].name, "gauge", gauges[i].help);
+		proxy_observe_family(&b, gauges[i].name, "gauge",
+				     gauges[i].help);
 		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));
 	}
-	family(&b, "informer_proxy_build_info", "gauge",
-	       "Always 1; the labels say which build is running.");
+	proxy_observe_family(
+		&b, "informer_proxy_build_info", "gauge",
+		"Always 1; the labels say which build is running.");
 	buf_printf(
 		&b,
 		"informer_proxy_build_info{version=\"%s\",commit=\"%s\"} 1\n",

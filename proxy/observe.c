@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,15 @@ struct proxy_observe {
 	const struct cache_kind **kinds;
 	int nslots;
 };
+
+/* The request histogram of a slot, verb and code slot. */
+static struct config_hist *req_hist(const struct proxy_observe *o, int slot,
+				    int verb, int code)
+{
+	return &o->req[((size_t)slot * CONFIG_NVERBS + (size_t)verb) *
+			       CONFIG_HIST_NCODES +
+		       (size_t)code];
+}
 
 int proxy_observe_init(struct proxy *p)
 {
@@ -101,9 +111,7 @@ void proxy_observe_request(struct proxy *p, int verb, int slot, long code,
 	    verb >= CONFIG_NVERBS)
 		return;
 	struct config_hist *h =
-		&o->req[((size_t)slot * CONFIG_NVERBS + (size_t)verb) *
-				CONFIG_HIST_NCODES +
-			(size_t)config_hist_code_slot(code)];
+		req_hist(o, slot, verb, config_hist_code_slot(code));
 	config_hist_observe(h, &request_bounds, (double)ns / 1e9,
 			    (uint64_t)(ns > 0 ? ns : 0));
 }
@@ -160,7 +168,15 @@ static void slot_name(const struct proxy_observe *o, int slot, char *out,
 		 k->group);
 }
 
-static void res_label(const struct cache_resource *r, char *out, size_t len)
+void proxy_observe_family(struct buf *b, const char *name, const char *type,
+			  const char *help)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help ? help : "",
+		   name, type);
+}
+
+void proxy_observe_res_labels(const struct cache_resource *r, char *out,
+			      size_t len)
 {
 	const struct cache_kind *k = r->kind;
 	snprintf(out, len, "resource=\"%s%s%s\"%s%s%s", k->resource,
@@ -169,24 +185,38 @@ static void res_label(const struct cache_resource *r, char *out, size_t len)
 		 r->scope.ns ? r->scope.ns : "", r->scope.ns ? "\"" : "");
 }
 
+/* A family of one histogram per live reflector: the one at offset field
+ * of struct cache_resource. */
+static void res_hist_family(struct buf *b, struct proxy *p, const char *name,
+			    const char *help, size_t field,
+			    const struct config_hist_bounds *bounds)
+{
+	proxy_observe_family(b, name, "histogram", help);
+	for (int i = 0, n = proxy_nres(p); i < n; i++) {
+		char lab[400];
+		if (cache_refl_retired(p->res[i]))
+			continue;
+		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));
+		const struct config_hist *h =
+			(const void *)((const char *)p->res[i] + field);
+		config_hist_write(b, name, lab, h, bounds);
+	}
+}
+
 void proxy_observe_write(struct buf *b, struct proxy *p)
 {
 	const char *name = "informer_proxy_request_duration_seconds";
-	buf_printf(b,
-		   "# HELP %s Requests answered or passed through, by verb, "
-		   "resource (other: not cached, none: not a resource path) "
-		   "and HTTP code; a watch counts its whole stream.\n"
-		   "# TYPE %s histogram\n",
-		   name, name);
+	proxy_observe_family(
+		b, name, "histogram",
+		"Requests answered or passed through, by verb, resource "
+		"(other: not cached, none: not a resource path) and HTTP "
+		"code; a watch counts its whole stream.");
 	const struct proxy_observe *o = p->obs;
 	for (int s = 0; o && s < o->nslots; s++)
 		for (int v = 0; v < CONFIG_NVERBS; v++)
 			for (int c = 0; c < CONFIG_HIST_NCODES; c++) {
 				const struct config_hist *h =
-					&o->req[((size_t)s * CONFIG_NVERBS +
-						 (size_t)v) *
-							CONFIG_HIST_NCODES +
-						(size_t)c];
+					req_hist(o, s, v, c);
 				if (!config_hist_count(h, &request_bounds))
 					continue;
 				char res[200], labels[300];
@@ -199,45 +229,25 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 				config_hist_write(b, name, labels, h,
 						  &request_bounds);
 			}
-	name = "informer_proxy_event_delivery_seconds";
-	buf_printf(
-		b,
-		"# HELP %s From an upstream watch event's arrival to its copy "
-		"into a local watch's stream, per delivery.\n"
-		"# TYPE %s histogram\n",
-		name, name);
-	for (int i = 0, n = proxy_nres(p); i < n; i++) {
-		char lab[400];
-		if (cache_refl_retired(p->res[i]))
-			continue;
-		res_label(p->res[i], lab, sizeof(lab));
-		config_hist_write(b, name, lab, &p->res[i]->delivery_lag,
-				  &proxy_observe_lag_bounds);
-	}
-	name = "informer_proxy_watcher_lag_events";
-	buf_printf(b,
-		   "# HELP %s Events a local watch was behind the newest when "
-		   "it sent (the analogue of a workqueue's depth).\n"
-		   "# TYPE %s histogram\n",
-		   name, name);
-	for (int i = 0, n = proxy_nres(p); i < n; i++) {
-		char lab[400];
-		if (cache_refl_retired(p->res[i]))
-			continue;
-		res_label(p->res[i], lab, sizeof(lab));
-		config_hist_write(b, name, lab, &p->res[i]->watcher_lag,
-				  &proxy_observe_queue_bounds);
-	}
+	res_hist_family(b, p, "informer_proxy_event_delivery_seconds",
+			"From an upstream watch event's arrival to its copy "
+			"into a local watch's stream, per delivery.",
+			offsetof(struct cache_resource, delivery_lag),
+			&proxy_observe_lag_bounds);
+	res_hist_family(b, p, "informer_proxy_watcher_lag_events",
+			"Events a local watch was behind the newest when it "
+			"sent (the analogue of a workqueue's depth).",
+			offsetof(struct cache_resource, watcher_lag),
+			&proxy_observe_queue_bounds);
 	name = "informer_proxy_watcher_lag_events_max";
-	buf_printf(b,
-		   "# HELP %s Events the furthest-behind open local watch is "
-		   "behind the newest now.\n# TYPE %s gauge\n",
-		   name, name);
+	proxy_observe_family(b, name, "gauge",
+			     "Events the furthest-behind open local watch is "
+			     "behind the newest now.");
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		char lab[400];
 		if (cache_refl_retired(p->res[i]))
 			continue;
-		res_label(p->res[i], lab, sizeof(lab));
+		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));
 		buf_printf(
 			b, "%s{%s} %llu\n", name, lab,
 			(unsigned long long)proxy_observe_lag_max(p->res[i]));

@@ -54,4 +54,14 @@ uint64_t proxy_observe_lag_max(struct cache_resource *r);
 /* The families above, for /metrics. */
 void proxy_observe_write(struct buf *b, struct proxy *p);
 
+/* The text of /metrics, shared with metrics.c. The "# HELP" and "# TYPE"
+ * lines that open a family (help may be NULL). */
+void proxy_observe_family(struct buf *b, const char *name, const char *type,
+			  const char *help);
+/* resource="pods", and ,namespace="NS" for a reflector of one namespace
+ * (--config namespaces), so that each series is its own; truncated to
+ * len. */
+void proxy_observe_res_labels(const struct cache_resource *r, char *out,
+			      size_t len);
+
 #endif

@@ -24,6 +24,7 @@
 #include "config/limits.h"
 #include "config/log.h"
 #include "proxy/access.h"
+#include "proxy/forward.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -115,25 +116,6 @@ static void wake_pool(struct proxy_pt_pool *pool)
 
 /* ---- curl thread ---- */
 
-static bool hop_by_hop(const char *name, size_t n)
-{
-	static const char *const hop[] = {
-		"connection",
-		"keep-alive",
-		"transfer-encoding",
-		"te",
-		"trailer",
-		"upgrade",
-		"proxy-authenticate",
-		"proxy-authorization",
-		"content-length",
-	};
-	for (size_t i = 0; i < sizeof(hop) / sizeof(*hop); i++)
-		if (strlen(hop[i]) == n && !strncasecmp(hop[i], name, n))
-			return true;
-	return false;
-}
-
 static size_t on_header(char *p, size_t size, size_t n, void *cls)
 {
 	struct proxy_pt *pt = cls;
@@ -165,7 +147,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 				vl--;
 			if (nl == 14 && !strncasecmp(p, "content-length", 14))
 				pt->length = strtoll(v, NULL, 10);
-			if (!hop_by_hop(p, nl)) {
+			if (!proxy_fwd_hop_by_hop(p, nl)) {
 				buf_add(&pt->resp_hdrs, p, nl);
 				buf_addc(&pt->resp_hdrs, '\0');
 				buf_add(&pt->resp_hdrs, v, vl);
@@ -411,25 +393,11 @@ static void pt_response_free(void *cls)
 	pt_put(pt);
 }
 
-/* Headers with which a client asks the upstream to take it for someone:
- * impersonation, the front-proxy's X-Remote-*, credentials of any kind. */
-static bool identity_header(const char *key)
-{
-	return !strncasecmp(key, "Impersonate-", 12) ||
-	       !strncasecmp(key, "X-Remote-", 9) ||
-	       !strcasecmp(key, "Authorization") ||
-	       !strcasecmp(key, "Proxy-Authorization") ||
-	       !strcasecmp(key, "Cookie");
-}
-
 static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
 				  const char *key, const char *value)
 {
 	struct proxy_pt *pt = cls;
-	if (value && (hop_by_hop(key, strlen(key)) ||
-		      !strcasecmp(key, "host") || !strcasecmp(key, "expect")))
-		return MHD_YES;
-	if (value && pt->strip_identity && identity_header(key))
+	if (value && !proxy_fwd_header(key, pt->strip_identity, false))
 		return MHD_YES;
 	struct buf h = BUF_INIT;
 	/* "Name:" with nothing after it tells libcurl to send no such header */
@@ -500,18 +468,11 @@ static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
 	pt->method = xstrdup(method);
 	pt->verb = proxy_pt_verb(target, method, c);
 	char err[256];
-	/* Who the upstream sees (README, "Security model"): a client that
-	 * sent credentials, with those alone; one that sent none, as the
-	 * proxy, where the proxy may lend its identity (loopback only), with
-	 * every header that asks for another identity removed; elsewhere
-	 * anonymous. */
-	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							"Authorization");
-	bool client_creds = authz && *authz;
-	bool as_proxy = !client_creds && pool->lend_identity;
-	pt->strip_identity = !client_creds;
+	/* Who the upstream sees: forward.h's rules, upgrade.c's too */
+	struct proxy_fwd_who who = proxy_fwd_who(c, pool->lend_identity);
+	pt->strip_identity = who.strip_identity;
 	pt->easy = cache_upstream_easy(pool->up, err, sizeof(err));
-	if (pt->easy && cache_upstream_prepare(pool->up, pt->easy, as_proxy,
+	if (pt->easy && cache_upstream_prepare(pool->up, pt->easy, who.as_proxy,
 					       &pt->hdrs, err, sizeof(err))) {
 		log_warn("passthrough: %s", err);
 		curl_easy_cleanup(pt->easy);

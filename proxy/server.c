@@ -125,18 +125,10 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	struct cache_resource *r = proxy_find(p, &rt);
 	if (!cache_refl_synced(r)) {
 		PROXY_COUNT(req_not_synced);
-		char msg[160];
-		snprintf(
-			msg, sizeof(msg),
-			"the cache of %s is not synced yet, please try again later",
-			r->kind->resource);
-		struct proxy_status st = {
-			.reason = PROXY_TooManyRequests,
-			.message = msg,
-			.retry_after = 1,
-			.details = "{\"retryAfterSeconds\":1}",
-		};
-		return proxy_status_send(c, &st);
+		return proxy_too_many(c,
+				      "the cache of %s is not synced yet, "
+				      "please try again later",
+				      r->kind->resource);
 	}
 	if (is_watch(c, &rt)) {
 		if (!req->waited)

@@ -87,6 +87,23 @@ enum MHD_Result proxy_error(struct MHD_Connection *conn,
 	return proxy_status_send(conn, &st);
 }
 
+enum MHD_Result proxy_too_many(struct MHD_Connection *conn, const char *fmt,
+			       ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	struct proxy_status st = {
+		.reason = PROXY_TooManyRequests,
+		.message = msg,
+		.retry_after = 1,
+		.details = "{\"retryAfterSeconds\":1}",
+	};
+	return proxy_status_send(conn, &st);
+}
+
 enum MHD_Result proxy_not_found(struct MHD_Connection *conn,
 				const char *resource, const char *name)
 {

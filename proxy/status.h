@@ -55,6 +55,11 @@ enum MHD_Result proxy_status_send(struct MHD_Connection *conn,
 enum MHD_Result proxy_error(struct MHD_Connection *conn,
 			    enum proxy_reason reason, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* 429 TooManyRequests with a printf-style message, Retry-After: 1 and
+ * details {"retryAfterSeconds":1}: a request the proxy cannot take now
+ * but may in a second. */
+enum MHD_Result proxy_too_many(struct MHD_Connection *conn, const char *fmt,
+			       ...) __attribute__((format(printf, 2, 3)));
 /* 404 for an object: `pods "x" not found` with details {name, kind}. */
 enum MHD_Result proxy_not_found(struct MHD_Connection *conn,
 				const char *resource, const char *name);

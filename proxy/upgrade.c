@@ -27,6 +27,7 @@
 #include "config/creds.h"
 #include "config/log.h"
 #include "proxy/dial.h"
+#include "proxy/forward.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -397,37 +398,6 @@ static void *run(void *arg)
 
 /* ---- the request head ---- */
 
-static bool hop_by_hop(const char *k)
-{
-	static const char *const hop[] = {
-		"connection",
-		"keep-alive",
-		"transfer-encoding",
-		"te",
-		"trailer",
-		"proxy-authenticate",
-		"proxy-authorization",
-		"content-length",
-		"host",
-		"expect",
-	};
-	for (size_t i = 0; i < sizeof(hop) / sizeof(*hop); i++)
-		if (!strcasecmp(hop[i], k))
-			return true;
-	return false;
-}
-
-/* Headers with which a client asks to be taken for someone else, as
- * passthrough strips them from a client without credentials. */
-static bool identity_header(const char *key)
-{
-	return !strncasecmp(key, "Impersonate-", 12) ||
-	       !strncasecmp(key, "X-Remote-", 9) ||
-	       !strcasecmp(key, "Authorization") ||
-	       !strcasecmp(key, "Proxy-Authorization") ||
-	       !strcasecmp(key, "Cookie");
-}
-
 struct head_ctx {
 	struct buf *b;
 	bool strip_identity;
@@ -437,9 +407,7 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
 				  const char *key, const char *value)
 {
 	struct head_ctx *h = cls;
-	if (!value || hop_by_hop(key))
-		return MHD_YES;
-	if (h->strip_identity && identity_header(key))
+	if (!value || !proxy_fwd_header(key, h->strip_identity, true))
 		return MHD_YES;
 	/* libmicrohttpd already refused CR and LF in header lines */
 	buf_printf(h->b, "%s: %s\r\n", key, value);
@@ -447,16 +415,16 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
 }
 
 static int build_head(struct proxy_up *u, const char *method,
-		      const char *target, bool client_creds, bool as_proxy)
+		      const char *target, const struct proxy_fwd_who *who)
 {
 	struct proxy_up_pool *pool = u->pool;
 	buf_printf(&u->head, "%s %s%s HTTP/1.1\r\nHost: %s\r\n", method,
 		   pool->prefix, target, pool->host_hdr);
-	struct head_ctx h = { &u->head, !client_creds };
+	struct head_ctx h = { &u->head, who->strip_identity };
 	MHD_get_connection_values(u->conn, MHD_HEADER_KIND, add_header, &h);
 	buf_printf(&u->head, "Connection: Upgrade\r\n");
 	struct config_upstream *cr = pool->up->creds;
-	if (as_proxy && cr && config_upstream_has_token(cr)) {
+	if (who->as_proxy && cr && config_upstream_has_token(cr)) {
 		char *tok = xmalloc(CONFIG_TOKEN_MAX_BYTES + 1);
 		int rc = tok ? config_upstream_token(
 				       cr, tok, CONFIG_TOKEN_MAX_BYTES + 1) :
@@ -553,11 +521,10 @@ static struct proxy_up *up_new(struct proxy_up_pool *pool,
 				c, MHD_CONNECTION_INFO_GNUTLS_SESSION) != NULL;
 	snprintf(u->what, sizeof(u->what), "%s %.*s", method,
 		 (int)strcspn(target, "?"), target);
-	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							"Authorization");
-	bool client_creds = authz && *authz;
-	*as_proxy = !client_creds && pool->lend_identity;
-	if (build_head(u, method, target, client_creds, *as_proxy)) {
+	/* passthrough's rules (forward.h), so the two never differ */
+	struct proxy_fwd_who who = proxy_fwd_who(c, pool->lend_identity);
+	*as_proxy = who.as_proxy;
+	if (build_head(u, method, target, &who)) {
 		up_put(u);
 		return NULL;
 	}
@@ -692,20 +659,12 @@ enum MHD_Result proxy_up_handle(struct proxy_up_pool *pool,
 					   "body");
 		unsigned code = 0;
 		if (!up_start(u, u->as_proxy, &code)) {
-			if (code == 429) {
-				char msg[128];
-				snprintf(msg, sizeof(msg),
-					 "too many upgraded streams are open "
-					 "(%d), please try again later",
-					 pool->max_streams);
-				struct proxy_status busy = {
-					.reason = PROXY_TooManyRequests,
-					.message = msg,
-					.retry_after = 1,
-					.details = "{\"retryAfterSeconds\":1}",
-				};
-				return proxy_status_send(c, &busy);
-			}
+			if (code == 429)
+				return proxy_too_many(
+					c,
+					"too many upgraded streams are open "
+					"(%d), please try again later",
+					pool->max_streams);
 			return proxy_error(c, PROXY_ServiceUnavailable,
 					   "informer-proxy cannot forward this "
 					   "upgrade request now");

@@ -10,11 +10,12 @@
  * side is the socket libmicrohttpd hands over after it sent our 101
  * (MHD_create_response_for_upgrade).
  *
- * Identity is passthrough's: a client's own Authorization goes alone (no
- * proxy token, no client certificate); a client that sent none has its
- * Impersonate-*, X-Remote-*, Proxy-Authorization and Cookie headers
- * removed and goes as the proxy where the proxy lends its identity
- * (--client-auth=none), anonymous elsewhere.
+ * Identity is passthrough's, by the same rules (proxy/forward.h): a
+ * client's own Authorization goes alone (no proxy token, no client
+ * certificate); a client that sent none has its Impersonate-*,
+ * X-Remote-*, Proxy-Authorization and Cookie headers removed and goes as
+ * the proxy where the proxy lends its identity (--client-auth=none),
+ * anonymous elsewhere.
  *
  * Threads: one thread per request, started when the request comes. It
  * connects, sends the request and reads the answer within the handshake
