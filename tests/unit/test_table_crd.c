@@ -195,10 +195,58 @@ static void test_types(void)
 	proxy_crd_cols_free(c);
 }
 
+/* Every allocation of a parse fails in turn: NULL, never a crash or a
+ * half-made column, until the parse succeeds whole. */
+static void test_alloc_failure(void)
+{
+	static const char def[] =
+		"{\"spec\":{\"versions\":[{\"name\":\"v1\","
+		"\"additionalPrinterColumns\":["
+		"{\"name\":\"A\",\"type\":\"string\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"B\",\"type\":\"integer\",\"jsonPath\":\".b\","
+		"\"description\":\"bee\",\"priority\":1}]}]}}";
+	struct proxy_crd_cols *c = NULL;
+	int n, failed = 0;
+	for (n = 1; n < 200 && !c; n++) {
+		alloc_fail_after(n);
+		c = proxy_crd_cols_parse(def, strlen(def), "v1");
+		alloc_fail_after(0);
+		failed += !c;
+	}
+	CHECK(failed > 0 && c != NULL);
+	if (c) {
+		CHECK(strstr(columns(c),
+			     "(in JSONPath format): .a\",\"priority\":0},"
+			     "{\"name\":\"B\",\"type\":\"integer\",\"format\":"
+			     "\"\",\"description\":\"bee\",\"priority\":1}]") !=
+		      NULL);
+		proxy_crd_cols_free(c);
+	}
+	/* a version without columns gets AGE, made whole or not at all */
+	static const char bare[] =
+		"{\"spec\":{\"versions\":[{\"name\":\"v1\"}]}}";
+	c = NULL;
+	failed = 0;
+	for (n = 1; n < 200 && !c; n++) {
+		alloc_fail_after(n);
+		c = proxy_crd_cols_parse(bare, strlen(bare), "v1");
+		alloc_fail_after(0);
+		failed += !c;
+		if (c && !strstr(columns(c), "{\"name\":\"Age\",\"type\":"
+					     "\"date\",\"format\":\"\"")) {
+			CHECK(!"AGE column made with an allocation failed");
+			break;
+		}
+	}
+	CHECK(failed > 0 && c != NULL);
+	proxy_crd_cols_free(c);
+}
+
 int main(void)
 {
 	test_group();
 	test_store();
 	test_types();
+	test_alloc_failure();
 	return check_done("table_crd");
 }
