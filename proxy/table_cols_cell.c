@@ -187,12 +187,12 @@ void tc_cell_count(struct buf *b, const struct tc_row *r, const char *arg)
 	tc_put_int(b, tc_members(r->d, tc_at(r, arg)));
 }
 
-/* labels.FormatLabels of the map at arg: k=v sorted by key, "<none>". */
 int tc_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* labels.FormatLabels of the map at arg: k=v sorted by key, "<none>". */
 void tc_cell_labels(struct buf *b, const struct tc_row *r, const char *arg)
 {
 	int m = tc_at(r, arg), n = tc_members(r->d, m), i = 0;

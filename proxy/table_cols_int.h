@@ -49,7 +49,8 @@ struct proxy_col {
 
 /* ---- reading the object ---- */
 
-/* json_str_eq for a token that may be absent. */
+/* json_str_eq (raw text, escapes unread) for a token that may be
+ * absent. */
 bool tc_str_eq(const struct json_doc *d, int t, const char *s);
 /* The token at the dotted path from the root, -1 when absent or NULL. */
 int tc_at(const struct tc_row *r, const char *path);
