@@ -88,8 +88,11 @@ int proxy_resources_make(const struct cache_kind *k,
 		return -EINVAL;
 	}
 	if ((rc = check_selectors(k, sc, err, errlen)) ||
-	    (rc = check_strip(k, sc, where, err, errlen)))
+	    (rc = check_strip(k, sc, where, err, errlen))) {
+		if (rc == -ENOMEM) /* the parsers say nothing of it */
+			snprintf(err, errlen, "out of memory");
 		return rc;
+	}
 	if (n > max) {
 		snprintf(err, errlen, "%s: too many reflectors", where);
 		return -ENOSPC;

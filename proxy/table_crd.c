@@ -192,6 +192,11 @@ static struct proxy_crd_cols *age_only(void)
 				    xstrdup(age_desc),
 				    xstrdup(".metadata.creationTimestamp"),
 				    0 };
+	if (!c->c[0].name || !c->c[0].type || !c->c[0].format ||
+	    !c->c[0].desc || !c->c[0].path) {
+		proxy_crd_cols_free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -226,7 +231,9 @@ static struct proxy_crd_cols *from_doc(const struct json_doc *d,
 		col->format = str_of(d, json_get(d, e, "format"));
 		col->path = str_of(d, json_get(d, e, "jsonPath"));
 		col->desc = str_of(d, json_get(d, e, "description"));
-		if (col->desc && !col->desc[0]) {
+		/* the default description names the path: not when its
+		 * copy failed (checked below) */
+		if (col->desc && !col->desc[0] && col->path) {
 			size_t len = strlen(col->path) + 64;
 			free(col->desc);
 			col->desc = xmalloc(len);
