@@ -285,9 +285,10 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 	struct cache_snap *old = cache_store_snap(r->store);
 	bool first = !cache_refl_synced(r);
 	struct cache_txn t;
-	cache_txn_begin_empty(r->store, &t);
-	if (cache_txn_load(&t, l->objs, l->n) || cache_txn_commit(&t, l->rv)) {
-		cache_snap_put(old);
+	cache_store_txn_begin_empty(r->store, &t);
+	if (cache_store_txn_load(&t, l->objs, l->n) ||
+	    cache_store_txn_commit(&t, l->rv)) {
+		cache_store_snap_put(old);
 		return -ENOMEM;
 	}
 	if (first) {
@@ -324,7 +325,7 @@ static int apply_listing(struct cache_resource *r, struct listing *l)
 			cache_relist_free(&rl);
 		}
 	}
-	cache_snap_put(old);
+	cache_store_snap_put(old);
 	r->rv = l->rv;
 	cache_rvclock_note(r->clock, l->rv, cache_rvclock_now_ms());
 	cache_history_set_progress(r->history, l->rv);
@@ -400,7 +401,7 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 		ns[0] = '\0';
 		if (st >= 0)
 			json_str(d, st, ns, sn);
-		held = cache_txn_find(t, ns, name) != NULL;
+		held = cache_store_txn_find(t, ns, name) != NULL;
 	}
 	free(name);
 	free(ns);
@@ -537,7 +538,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 						     r->up.strip_managed_fields,
 						     err, sizeof(err), &why);
 	if (!*open) {
-		cache_txn_begin(r->store, t);
+		cache_store_txn_begin(r->store, t);
 		*open = true;
 	}
 	if (!o && why < 0) {
@@ -574,7 +575,7 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	/* The upstream's stream must fit our state: no delete or change of
 	 * what we do not have, no second object under one name. If it does
 	 * not, our state is wrong somewhere: relist (nothing is applied). */
-	const struct cache_obj *cur = cache_txn_find(t, o->ns, o->name);
+	const struct cache_obj *cur = cache_store_txn_find(t, o->ns, o->name);
 	bool added = ev.type == REFL_EV_ADDED;
 	if ((!added && !cur) || (added && cur && strcmp(cur->uid, o->uid))) {
 		log_warn(
@@ -588,8 +589,8 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 		return REFL_ERROR;
 	}
 	struct cache_obj *prev = NULL;
-	int rc = del ? cache_txn_del(t, o->ns, o->name, &prev) :
-		       cache_txn_put(t, o, &prev);
+	int rc = del ? cache_store_txn_del(t, o->ns, o->name, &prev) :
+		       cache_store_txn_put(t, o, &prev);
 	if (rc) {
 		cache_obj_put(o);
 		return REFL_ERROR;
@@ -614,11 +615,12 @@ static void flush(struct cache_resource *r, struct cache_txn *t, bool *open,
 		  struct pending *pend, size_t *npend, uint64_t progress_rv)
 {
 	if (!*open && progress_rv > cache_store_rv(r->store)) {
-		cache_txn_begin(r->store, t); /* a bookmark: RV moves on */
+		cache_store_txn_begin(r->store,
+				      t); /* a bookmark: RV moves on */
 		*open = true;
 	}
 	if (*open) {
-		if (cache_txn_commit(t, r->rv))
+		if (cache_store_txn_commit(t, r->rv))
 			log_error("%s: out of memory applying events",
 				  r->kind->resource);
 		*open = false;
@@ -826,8 +828,8 @@ static void fast_forward(struct cache_resource *r, const struct watch_end *end)
 	      r->kind->resource, (unsigned long long)r->rv,
 	      (unsigned long long)rv, (unsigned long long)rv);
 	struct cache_txn t;
-	cache_txn_begin(r->store, &t);
-	if (cache_txn_commit(&t, rv)) {
+	cache_store_txn_begin(r->store, &t);
+	if (cache_store_txn_commit(&t, rv)) {
 		log_error("%s: out of memory moving to %llu", r->kind->resource,
 			  (unsigned long long)rv);
 		return;

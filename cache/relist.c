@@ -67,8 +67,8 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 
 	/* merge walk of old and new, both in key order */
 	struct cache_iter it;
-	cache_iter_seek(&it, old, "", "");
-	struct cache_obj *o = cache_iter_next(&it);
+	cache_store_iter_seek(&it, old, "", "");
+	struct cache_obj *o = cache_store_iter_next(&it);
 	size_t i = 0;
 	while (!rc && (o || i < n)) {
 		struct cache_obj *nw = i < n ? objs[i] : NULL;
@@ -81,7 +81,7 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 		if (c < 0) {
 			/* the RV is assigned below; obj is filled in then */
 			rc = push(out, &cap, CACHE_DELETED, 0, NULL, o);
-			o = cache_iter_next(&it);
+			o = cache_store_iter_next(&it);
 		} else if (c > 0 || o->rv != nw->rv) {
 			/* a change we did not see must be newer than from */
 			if (nw->rv <= from || nw->rv > to)
@@ -92,10 +92,10 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 					  nw->rv, cache_obj_get(nw),
 					  c > 0 ? NULL : o);
 			if (c == 0)
-				o = cache_iter_next(&it);
+				o = cache_store_iter_next(&it);
 			i++;
 		} else {
-			o = cache_iter_next(&it);
+			o = cache_store_iter_next(&it);
 			i++;
 		}
 	}

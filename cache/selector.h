@@ -33,33 +33,37 @@ struct cache_fsel; /* a parsed field selector */
  * apiserver's message (e.g. "unable to parse requirement: found '=',
  * expected: identifier"), or -ENOMEM.
  */
-int cache_lsel_parse(const char *s, struct cache_lsel **out, char *err,
-		     size_t errlen);
+int cache_selector_label_parse(const char *s, struct cache_lsel **out,
+			       char *err, size_t errlen);
 /* labels: n entries sorted by key (strcmp). */
-bool cache_lsel_match(const struct cache_lsel *sel,
-		      const struct cache_label *labels, size_t n);
-bool cache_lsel_empty(const struct cache_lsel *sel);
+bool cache_selector_label_match(const struct cache_lsel *sel,
+				const struct cache_label *labels, size_t n);
+bool cache_selector_label_empty(const struct cache_lsel *sel);
 /* The value of the first "key=value" (or "==") requirement, for index
  * use; NULL when there is none. */
-const char *cache_lsel_eq(const struct cache_lsel *sel, const char **key);
-void cache_lsel_free(struct cache_lsel *sel);
+const char *cache_selector_label_eq(const struct cache_lsel *sel,
+				    const char **key);
+void cache_selector_label_free(struct cache_lsel *sel);
 
 /*
  * Parse s over the fields metadata.name, metadata.namespace and the
  * NULL-terminated list extra (may be NULL). An unknown field gives
  * -EINVAL with "field label not supported: FIELD".
  */
-int cache_fsel_parse(const char *s, const char *const *extra,
-		     struct cache_fsel **out, char *err, size_t errlen);
+int cache_selector_field_parse(const char *s, const char *const *extra,
+			       struct cache_fsel **out, char *err,
+			       size_t errlen);
 /* get(ctx, field) returns the object's value of field ("" when the
  * object has none, which is what the apiserver compares against). */
-bool cache_fsel_match(const struct cache_fsel *sel,
-		      const char *(*get)(const void *ctx, const char *field),
-		      const void *ctx);
-bool cache_fsel_empty(const struct cache_fsel *sel);
+bool cache_selector_field_match(const struct cache_fsel *sel,
+				const char *(*get)(const void *ctx,
+						   const char *field),
+				const void *ctx);
+bool cache_selector_field_empty(const struct cache_fsel *sel);
 /* The value required by "field=value" for field, or NULL. Lets a caller
  * narrow a scan, e.g. to one namespace or one name. */
-const char *cache_fsel_eq(const struct cache_fsel *sel, const char *field);
-void cache_fsel_free(struct cache_fsel *sel);
+const char *cache_selector_field_eq(const struct cache_fsel *sel,
+				    const char *field);
+void cache_selector_field_free(struct cache_fsel *sel);
 
 #endif

@@ -138,7 +138,7 @@ static bool field_known(const char *f, const char *const *extra)
 	return false;
 }
 
-void cache_fsel_free(struct cache_fsel *sel)
+void cache_selector_field_free(struct cache_fsel *sel)
 {
 	size_t i;
 
@@ -209,8 +209,9 @@ out:
 	return ret;
 }
 
-int cache_fsel_parse(const char *s, const char *const *extra,
-		     struct cache_fsel **out, char *err, size_t errlen)
+int cache_selector_field_parse(const char *s, const char *const *extra,
+			       struct cache_fsel **out, char *err,
+			       size_t errlen)
 {
 	struct cache_fsel *sel;
 	struct msg m;
@@ -233,13 +234,14 @@ out:
 		msg_init(&m, err, errlen);
 		msg_add(&m, "out of memory");
 	}
-	cache_fsel_free(sel);
+	cache_selector_field_free(sel);
 	return ret;
 }
 
-bool cache_fsel_match(const struct cache_fsel *sel,
-		      const char *(*get)(const void *ctx, const char *field),
-		      const void *ctx)
+bool cache_selector_field_match(const struct cache_fsel *sel,
+				const char *(*get)(const void *ctx,
+						   const char *field),
+				const void *ctx)
 {
 	size_t i;
 
@@ -254,12 +256,13 @@ bool cache_fsel_match(const struct cache_fsel *sel,
 	return true;
 }
 
-bool cache_fsel_empty(const struct cache_fsel *sel)
+bool cache_selector_field_empty(const struct cache_fsel *sel)
 {
 	return !sel || sel->n == 0;
 }
 
-const char *cache_fsel_eq(const struct cache_fsel *sel, const char *field)
+const char *cache_selector_field_eq(const struct cache_fsel *sel,
+				    const char *field)
 {
 	size_t i;
 

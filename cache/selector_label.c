@@ -618,7 +618,7 @@ static int parse_requirement(struct lparser *p, struct lreq *r)
 	return check_values(p, r);
 }
 
-void cache_lsel_free(struct cache_lsel *sel)
+void cache_selector_label_free(struct cache_lsel *sel)
 {
 	size_t i;
 
@@ -686,8 +686,8 @@ static int lsel_parse(struct lparser *p, struct cache_lsel *sel)
 	}
 }
 
-int cache_lsel_parse(const char *s, struct cache_lsel **out, char *err,
-		     size_t errlen)
+int cache_selector_label_parse(const char *s, struct cache_lsel **out,
+			       char *err, size_t errlen)
 {
 	struct lparser p = { .s = s ? s : "" };
 	struct cache_lsel *sel;
@@ -711,7 +711,7 @@ out:
 		msg_init(&p.m, err, errlen);
 		msg_add(&p.m, "out of memory");
 	}
-	cache_lsel_free(sel);
+	cache_selector_label_free(sel);
 	return ret;
 }
 
@@ -766,8 +766,8 @@ static bool lreq_match(const struct lreq *r, const struct cache_label *labels,
 	return false;
 }
 
-bool cache_lsel_match(const struct cache_lsel *sel,
-		      const struct cache_label *labels, size_t n)
+bool cache_selector_label_match(const struct cache_lsel *sel,
+				const struct cache_label *labels, size_t n)
 {
 	size_t i;
 
@@ -777,12 +777,13 @@ bool cache_lsel_match(const struct cache_lsel *sel,
 	return true;
 }
 
-bool cache_lsel_empty(const struct cache_lsel *sel)
+bool cache_selector_label_empty(const struct cache_lsel *sel)
 {
 	return !sel || sel->n == 0;
 }
 
-const char *cache_lsel_eq(const struct cache_lsel *sel, const char **key)
+const char *cache_selector_label_eq(const struct cache_lsel *sel,
+				    const char **key)
 {
 	size_t i;
 

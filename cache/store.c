@@ -97,7 +97,7 @@ static struct snap_box *box_new(struct cache_tree_node *root,
 	return b;
 }
 
-void cache_snap_put(struct cache_snap *snap)
+void cache_store_snap_put(struct cache_snap *snap)
 {
 	if (snap && __atomic_sub_fetch(&snap->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		cache_tree_put(snap->root);
@@ -110,7 +110,7 @@ static void snap_put_rcu(struct rcu_head *head)
 {
 	cache_rcu_callback();
 	struct snap_box *b = caa_container_of(head, struct snap_box, rcu);
-	cache_snap_put(&b->snap);
+	cache_store_snap_put(&b->snap);
 }
 
 /* Replace the current snapshot; the old one is put after a grace period. */
@@ -140,8 +140,8 @@ void cache_store_free(struct cache_store *s)
 	if (!s)
 		return;
 	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++)
-		cache_snap_put(s->pins[i].snap);
-	cache_snap_put(&s->cur->snap);
+		cache_store_snap_put(s->pins[i].snap);
+	cache_store_snap_put(&s->cur->snap);
 	pthread_mutex_destroy(&s->pin_lock);
 	for (int i = 0; i < s->nindex_keys; i++)
 		free(s->index_keys[i]);
@@ -153,7 +153,7 @@ struct cache_snap *cache_store_snap(struct cache_store *s)
 {
 	cache_rcu_lock();
 	struct snap_box *b = cache_rcu_load(&s->cur);
-	cache_snap_get(&b->snap);
+	cache_store_snap_get(&b->snap);
 	cache_rcu_unlock();
 	return &b->snap;
 }
@@ -179,15 +179,15 @@ struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 	return o;
 }
 
-struct cache_obj *cache_snap_find(const struct cache_snap *snap, const char *ns,
-				  const char *name)
+struct cache_obj *cache_store_snap_find(const struct cache_snap *snap,
+					const char *ns, const char *name)
 {
 	struct cache_tree_node *n = find(snap->root, ns, name);
 	return n ? n->obj : NULL;
 }
 
-size_t cache_snap_rank(const struct cache_snap *snap, const char *ns,
-		       const char *name)
+size_t cache_store_snap_rank(const struct cache_snap *snap, const char *ns,
+			     const char *name)
 {
 	struct cache_tree_key k = { NULL, NULL, ns, name };
 	return cache_tree_rank(snap->root, &k);
@@ -200,7 +200,8 @@ static bool ns_before(const char *ns, const struct cache_obj *o)
 	       strcmp(ns, o->ns) != 0;
 }
 
-size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns)
+size_t cache_store_snap_rank_ns_end(const struct cache_snap *snap,
+				    const char *ns)
 {
 	size_t rank = 0;
 	for (const struct cache_tree_node *t = snap->root; t;) {
@@ -233,22 +234,23 @@ static void seek(struct cache_iter *it, const struct cache_tree_node *t,
 	}
 }
 
-void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
-		     const char *ns, const char *name)
+void cache_store_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
+			   const char *ns, const char *name)
 {
 	struct cache_tree_key k = { NULL, NULL, ns, name };
 	seek(it, snap->root, &k);
 }
 
-void cache_iter_seek_label(struct cache_iter *it, const struct cache_snap *snap,
-			   const char *key, const char *val, const char *ns,
-			   const char *name)
+void cache_store_iter_seek_label(struct cache_iter *it,
+				 const struct cache_snap *snap, const char *key,
+				 const char *val, const char *ns,
+				 const char *name)
 {
 	struct cache_tree_key k = { key, val, ns, name };
 	seek(it, snap->lroot, &k);
 }
 
-struct cache_obj *cache_iter_next(struct cache_iter *it)
+struct cache_obj *cache_store_iter_next(struct cache_iter *it)
 {
 	if (it->depth == 0)
 		return NULL;
@@ -263,8 +265,8 @@ struct cache_obj *cache_iter_next(struct cache_iter *it)
 	return n->obj;
 }
 
-size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
-			      const char *val)
+size_t cache_store_snap_label_count(const struct cache_snap *snap,
+				    const char *key, const char *val)
 {
 	struct cache_tree_key lo = { key, val, "", "" };
 	struct cache_tree_key hi = { key, val, "\xff", "" };
@@ -274,7 +276,7 @@ size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
 
 /* ---- writer ---- */
 
-void cache_txn_begin(struct cache_store *s, struct cache_txn *t)
+void cache_store_txn_begin(struct cache_store *s, struct cache_txn *t)
 {
 	/* Only the writer publishes, so its own read needs no grace period,
 	 * but the reference keeps the tree ours even after a publish. */
@@ -284,10 +286,10 @@ void cache_txn_begin(struct cache_store *s, struct cache_txn *t)
 	t->lroot = cache_tree_ref(cur->lroot);
 	t->count = cur->count;
 	t->failed = false;
-	cache_snap_put(cur);
+	cache_store_snap_put(cur);
 }
 
-void cache_txn_begin_empty(struct cache_store *s, struct cache_txn *t)
+void cache_store_txn_begin_empty(struct cache_store *s, struct cache_txn *t)
 {
 	t->s = s;
 	t->root = t->lroot = NULL;
@@ -342,8 +344,8 @@ static int index_labels(struct cache_txn *t, const struct cache_obj *prev,
 	return 0;
 }
 
-int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
-		  struct cache_obj **old)
+int cache_store_txn_put(struct cache_txn *t, struct cache_obj *obj,
+			struct cache_obj **old)
 {
 	struct cache_obj *prev = NULL;
 	if (old)
@@ -372,8 +374,8 @@ int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
 	return rc;
 }
 
-int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
-		  struct cache_obj **old)
+int cache_store_txn_del(struct cache_txn *t, const char *ns, const char *name,
+			struct cache_obj **old)
 {
 	if (old)
 		*old = NULL;
@@ -506,7 +508,8 @@ out:
 	return root;
 }
 
-int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs, size_t n)
+int cache_store_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
+			 size_t n)
 {
 	bool fail = false;
 	struct cache_tree_entry *e = xmalloc((n ? n : 1) * sizeof(*e));
@@ -538,18 +541,18 @@ int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs, size_t n)
 	return 0;
 }
 
-struct cache_obj *cache_txn_find(const struct cache_txn *t, const char *ns,
-				 const char *name)
+struct cache_obj *cache_store_txn_find(const struct cache_txn *t,
+				       const char *ns, const char *name)
 {
 	struct cache_tree_node *n = find(t->root, ns, name);
 	return n ? n->obj : NULL;
 }
 
-int cache_txn_commit(struct cache_txn *t, uint64_t rv)
+int cache_store_txn_commit(struct cache_txn *t, uint64_t rv)
 {
 	struct snap_box *b = t->failed ? NULL : box_new(t->root, t->lroot, rv);
 	if (!b) {
-		cache_txn_abort(t);
+		cache_store_txn_abort(t);
 		return -ENOMEM;
 	}
 	t->root = t->lroot = NULL; /* the snapshot owns them now */
@@ -557,7 +560,7 @@ int cache_txn_commit(struct cache_txn *t, uint64_t rv)
 	return 0;
 }
 
-void cache_txn_abort(struct cache_txn *t)
+void cache_store_txn_abort(struct cache_txn *t)
 {
 	cache_tree_put(t->root);
 	cache_tree_put(t->lroot);
@@ -624,11 +627,11 @@ bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 	struct pin *p = &s->pins[slot];
 	struct cache_snap *old = p->snap;
 	bool evicted = old && p->until >= now;
-	p->snap = cache_snap_get(snap);
+	p->snap = cache_store_snap_get(snap);
 	p->until = now + (time_t)ttl;
 	p->used = used;
 	pthread_mutex_unlock(&s->pin_lock);
-	cache_snap_put(old);
+	cache_store_snap_put(old);
 	return evicted;
 }
 
@@ -655,7 +658,7 @@ int cache_store_expire_pins(struct cache_store *s)
 	int n = take_expired(s, time(NULL), expired);
 	pthread_mutex_unlock(&s->pin_lock);
 	for (int i = 0; i < n; i++)
-		cache_snap_put(expired[i]);
+		cache_store_snap_put(expired[i]);
 	return n;
 }
 
@@ -664,17 +667,17 @@ struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv)
 	struct cache_snap *cur = cache_store_snap(s);
 	if (cur->rv == rv)
 		return cur;
-	cache_snap_put(cur);
+	cache_store_snap_put(cur);
 	struct cache_snap *found = NULL, *expired[LIMIT_PINS_PER_RESOURCE];
 	pthread_mutex_lock(&s->pin_lock);
 	int nexp = take_expired(s, time(NULL), expired);
 	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++) {
 		struct pin *p = &s->pins[i];
 		if (p->snap && p->snap->rv == rv)
-			found = cache_snap_get(p->snap);
+			found = cache_store_snap_get(p->snap);
 	}
 	pthread_mutex_unlock(&s->pin_lock);
 	while (nexp)
-		cache_snap_put(expired[--nexp]);
+		cache_store_snap_put(expired[--nexp]);
 	return found;
 }

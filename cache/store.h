@@ -42,12 +42,12 @@ void cache_store_free(struct cache_store *s);
 
 /*
  * The current snapshot, with a reference the caller drops with
- * cache_snap_put(). Any thread, no lock. Never NULL: a new store has an
+ * cache_store_snap_put(). Any thread, no lock. Never NULL: a new store has an
  * empty snapshot at RV 0.
  */
 struct cache_snap *cache_store_snap(struct cache_store *s);
-void cache_snap_put(struct cache_snap *snap);
-static inline struct cache_snap *cache_snap_get(struct cache_snap *snap)
+void cache_store_snap_put(struct cache_snap *snap);
+static inline struct cache_snap *cache_store_snap_get(struct cache_snap *snap)
 {
 	__atomic_add_fetch(&snap->refs, 1, __ATOMIC_RELAXED);
 	return snap;
@@ -73,13 +73,14 @@ struct cache_obj *cache_store_get(struct cache_store *s, const char *ns,
 				  const char *name, uint64_t *rv);
 
 /* The object at ns/name in snap, borrowed for as long as snap is held. */
-struct cache_obj *cache_snap_find(const struct cache_snap *snap, const char *ns,
-				  const char *name);
+struct cache_obj *cache_store_snap_find(const struct cache_snap *snap,
+					const char *ns, const char *name);
 /* How many keys sort before ns/name. */
-size_t cache_snap_rank(const struct cache_snap *snap, const char *ns,
-		       const char *name);
+size_t cache_store_snap_rank(const struct cache_snap *snap, const char *ns,
+			     const char *name);
 /* How many keys have a namespace that sorts before or equal to ns. */
-size_t cache_snap_rank_ns_end(const struct cache_snap *snap, const char *ns);
+size_t cache_store_snap_rank_ns_end(const struct cache_snap *snap,
+				    const char *ns);
 
 /* In-order iteration from the first key >= ns/name ("" "" = the start). */
 struct cache_iter {
@@ -87,19 +88,20 @@ struct cache_iter {
 	int depth;
 	const char *lk, *lv; /* a label range: stop where it ends */
 };
-void cache_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
-		     const char *ns, const char *name);
+void cache_store_iter_seek(struct cache_iter *it, const struct cache_snap *snap,
+			   const char *ns, const char *name);
 /* The same over the objects labelled key=value only, still in key order,
  * from the first at or after ns/name: the label index, so the walk costs
  * what it returns. */
-void cache_iter_seek_label(struct cache_iter *it, const struct cache_snap *snap,
-			   const char *key, const char *val, const char *ns,
-			   const char *name);
+void cache_store_iter_seek_label(struct cache_iter *it,
+				 const struct cache_snap *snap, const char *key,
+				 const char *val, const char *ns,
+				 const char *name);
 /* How many objects carry key=value. */
-size_t cache_snap_label_count(const struct cache_snap *snap, const char *key,
-			      const char *val);
+size_t cache_store_snap_label_count(const struct cache_snap *snap,
+				    const char *key, const char *val);
 /* The next object (borrowed, valid while snap is held), or NULL. */
-struct cache_obj *cache_iter_next(struct cache_iter *it);
+struct cache_obj *cache_store_iter_next(struct cache_iter *it);
 
 /*
  * Writer side. A transaction starts from the current snapshot, applies
@@ -114,32 +116,32 @@ struct cache_txn {
 	bool failed; /* an allocation failed; commit refuses */
 };
 
-void cache_txn_begin(struct cache_store *s, struct cache_txn *t);
+void cache_store_txn_begin(struct cache_store *s, struct cache_txn *t);
 /* Start from nothing instead (a full replace, e.g. after a relist). */
-void cache_txn_begin_empty(struct cache_store *s, struct cache_txn *t);
+void cache_store_txn_begin_empty(struct cache_store *s, struct cache_txn *t);
 /*
  * Insert or replace obj (the txn takes its own reference). If old is not
  * NULL it gets the replaced object, with a reference, or NULL.
  * Returns 0 or -ENOMEM (the txn is then failed).
  */
-int cache_txn_put(struct cache_txn *t, struct cache_obj *obj,
-		  struct cache_obj **old);
+int cache_store_txn_put(struct cache_txn *t, struct cache_obj *obj,
+			struct cache_obj **old);
 /* Remove ns/name; old as above. Returns 0, -ENOENT or -ENOMEM. */
-int cache_txn_del(struct cache_txn *t, const char *ns, const char *name,
-		  struct cache_obj **old);
+int cache_store_txn_del(struct cache_txn *t, const char *ns, const char *name,
+			struct cache_obj **old);
 /*
  * Build the tree from n objects at once, in O(n). objs must be sorted by
  * key with no duplicates (cache_store_sort() does that). Replaces what the
  * txn holds; takes a reference on each object.
  */
-int cache_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
-		   size_t n);
+int cache_store_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
+			 size_t n);
 /* The object at ns/name in the txn's private tree (borrowed). */
-struct cache_obj *cache_txn_find(const struct cache_txn *t, const char *ns,
-				 const char *name);
+struct cache_obj *cache_store_txn_find(const struct cache_txn *t,
+				       const char *ns, const char *name);
 /* Publish at rv. Returns 0, or -ENOMEM (nothing published, txn ended). */
-int cache_txn_commit(struct cache_txn *t, uint64_t rv);
-void cache_txn_abort(struct cache_txn *t);
+int cache_store_txn_commit(struct cache_txn *t, uint64_t rv);
+void cache_store_txn_abort(struct cache_txn *t);
 
 /* Sort objs by key; of equal keys keep the highest RV (putting the
  * others' references). Returns the new count. */

@@ -20,9 +20,10 @@ int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 	const char *ls = NULL, *fs = NULL;
 	int r = 0;
 	if (proxy_arg(c, "labelSelector", &ls) && ls && *ls)
-		r = cache_lsel_parse(ls, &f->lsel, err, errlen);
+		r = cache_selector_label_parse(ls, &f->lsel, err, errlen);
 	if (!r && proxy_arg(c, "fieldSelector", &fs) && fs && *fs)
-		r = cache_fsel_parse(fs, kind->fields, &f->fsel, err, errlen);
+		r = cache_selector_field_parse(fs, kind->fields, &f->fsel, err,
+					       errlen);
 	if (r)
 		proxy_filter_free(f);
 	return r;
@@ -53,11 +54,12 @@ bool proxy_filter_match(const struct proxy_filter *f, const struct cache_obj *o)
 		return false;
 	if (f->name[0] && strcmp(f->name, o->name))
 		return false;
-	if (f->lsel && !cache_lsel_match(f->lsel, o->labels, o->nlabels))
+	if (f->lsel &&
+	    !cache_selector_label_match(f->lsel, o->labels, o->nlabels))
 		return false;
 	if (f->fsel) {
 		struct field_ctx fc = { f->kind, o };
-		if (!cache_fsel_match(f->fsel, field_of, &fc))
+		if (!cache_selector_field_match(f->fsel, field_of, &fc))
 			return false;
 	}
 	return true;
@@ -70,8 +72,8 @@ bool proxy_filter_is_ns_only(const struct proxy_filter *f)
 
 void proxy_filter_free(struct proxy_filter *f)
 {
-	cache_lsel_free(f->lsel);
-	cache_fsel_free(f->fsel);
+	cache_selector_label_free(f->lsel);
+	cache_selector_field_free(f->fsel);
 	f->lsel = NULL;
 	f->fsel = NULL;
 }

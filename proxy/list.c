@@ -71,7 +71,7 @@ struct list_body {
 static void list_body_free(void *cls)
 {
 	struct list_body *lb = cls;
-	cache_snap_put(lb->snap);
+	cache_store_snap_put(lb->snap);
 	free(lb->head);
 	free(lb);
 }
@@ -108,14 +108,14 @@ send_list(struct MHD_Connection *c, const struct cache_kind *k,
 			buf_adds(&body, "]}");
 		}
 		buf_addc(&body, '\n');
-		cache_snap_put(snap);
+		cache_store_snap_put(snap);
 		return proxy_send_buf(c, MHD_HTTP_OK, &body);
 	}
 
 	struct list_body *lb = xcalloc(1, sizeof(*lb));
 	struct proxy_pieces pc = { 0 };
 	if (!lb) {
-		cache_snap_put(snap);
+		cache_store_snap_put(snap);
 		return MHD_NO;
 	}
 	lb->snap = snap; /* lb owns the snapshot from here on */
@@ -157,17 +157,18 @@ static int select_page(const struct cache_store *st, struct cache_snap *snap,
 {
 	struct cache_iter it;
 	const char *lk = NULL,
-		   *lv = f->lsel ? cache_lsel_eq(f->lsel, &lk) : NULL;
+		   *lv = f->lsel ? cache_selector_label_eq(f->lsel, &lk) : NULL;
 	const char *from_ns = start_ns ? start_ns : f->ns;
 	const char *from_name = start_ns ? start_name : "";
 	if (lv && !cache_store_indexes(st, lk))
 		lv = NULL; /* a key the index leaves out (--config indexes) */
 	if (lv) /* key=value: walk the label index, not every object */
-		cache_iter_seek_label(&it, snap, lk, lv, from_ns, from_name);
+		cache_store_iter_seek_label(&it, snap, lk, lv, from_ns,
+					    from_name);
 	else
-		cache_iter_seek(&it, snap, from_ns, from_name);
+		cache_store_iter_seek(&it, snap, from_ns, from_name);
 	struct cache_obj *o;
-	while ((o = cache_iter_next(&it))) {
+	while ((o = cache_store_iter_next(&it))) {
 		if (f->ns[0] && strcmp(o->ns, f->ns))
 			break; /* past the namespace's range */
 		if (start_ns && !strcmp(o->ns, start_ns) &&
@@ -208,11 +209,12 @@ static void list_meta(struct buf *meta, struct cache_resource *r,
 		proxy_continue_encode(meta, snap->rv, last->ns, last->name);
 		buf_addc(meta, '"');
 		if (proxy_filter_is_ns_only(f)) {
-			size_t end =
-				f->ns[0] ? cache_snap_rank_ns_end(snap, f->ns) :
-					   snap->count;
-			size_t at =
-				cache_snap_rank(snap, last->ns, last->name) + 1;
+			size_t end = f->ns[0] ? cache_store_snap_rank_ns_end(
+							snap, f->ns) :
+						snap->count;
+			size_t at = cache_store_snap_rank(snap, last->ns,
+							  last->name) +
+				    1;
 			buf_printf(meta, ",\"remainingItemCount\":%zu",
 				   end - at);
 		}
@@ -300,7 +302,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	} /* else the reference is still ours: put below, not leaked */
 	buf_free(&meta);
 fail:
-	cache_snap_put(snap);
+	cache_store_snap_put(snap);
 	free(pg.items);
 	proxy_filter_free(&f);
 	return res;

@@ -40,7 +40,7 @@ static double objects(struct cache_resource *r)
 {
 	struct cache_snap *s = cache_store_snap(r->store);
 	double n = (double)s->count;
-	cache_snap_put(s);
+	cache_store_snap_put(s);
 	return n;
 }
 

@@ -24,19 +24,20 @@ static int check_selectors(const struct cache_kind *k,
 	char msg[256];
 	struct cache_lsel *l = NULL;
 	struct cache_fsel *f = NULL;
-	int rc = cache_lsel_parse(sc->label_selector, &l, msg, sizeof(msg));
+	int rc = cache_selector_label_parse(sc->label_selector, &l, msg,
+					    sizeof(msg));
 	if (rc == -EINVAL)
 		snprintf(err, errlen, "%s: labelSelector: %s",
 			 sc->label_where ? sc->label_where : sc->resource, msg);
-	cache_lsel_free(l);
+	cache_selector_label_free(l);
 	if (rc)
 		return rc;
-	rc = cache_fsel_parse(sc->field_selector, k->fields, &f, msg,
-			      sizeof(msg));
+	rc = cache_selector_field_parse(sc->field_selector, k->fields, &f, msg,
+					sizeof(msg));
 	if (rc == -EINVAL)
 		snprintf(err, errlen, "%s: fieldSelector: %s",
 			 sc->field_where ? sc->field_where : sc->resource, msg);
-	cache_fsel_free(f);
+	cache_selector_field_free(f);
 	return rc;
 }
 

@@ -204,10 +204,10 @@ static bool next_line(struct watch *w)
 	}
 	w->out_len = w->out_off = 0;
 	while (w->initial) {
-		struct cache_obj *o = cache_iter_next(&w->it);
+		struct cache_obj *o = cache_store_iter_next(&w->it);
 		if (!o) {
 			w->initial = false;
-			cache_snap_put(w->snap);
+			cache_store_snap_put(w->snap);
 			w->snap = NULL;
 			if (w->end_bookmark) {
 				own_bookmark(w, w->start_rv, true);
@@ -317,7 +317,7 @@ static void watch_free(void *cls)
 	proxy_conns_watch_put(w->p->conns);
 	cache_history_unwait(w->r->history, &w->waiter);
 	cache_history_event_put(w->ev);
-	cache_snap_put(w->snap);
+	cache_store_snap_put(w->snap);
 	buf_free(&w->own);
 	proxy_filter_free(&w->f);
 	free(w);
@@ -381,7 +381,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		 * bookmark when bookmarks were asked for, and has none
 		 * without them. */
 		w->end_bookmark = w->bookmarks;
-		cache_iter_seek(&w->it, w->snap, w->f.ns, "");
+		cache_store_iter_seek(&w->it, w->snap, w->f.ns, "");
 	} else {
 		w->start_rv = rv ? rv : cache_store_rv(r->store);
 	}

@@ -65,25 +65,26 @@ bool fake_filter_match(const struct fake_filter *f, const struct fake_obj *o)
 		return false;
 	if (f->name && strcmp(f->name, o->name) != 0)
 		return false;
-	if (f->lsel && !cache_lsel_match(f->lsel, o->labels, o->nlabels))
+	if (f->lsel &&
+	    !cache_selector_label_match(f->lsel, o->labels, o->nlabels))
 		return false;
-	if (f->fsel && !cache_fsel_match(f->fsel, fsel_get, o))
+	if (f->fsel && !cache_selector_field_match(f->fsel, fsel_get, o))
 		return false;
 	return true;
 }
 
 bool fake_filter_selects(const struct fake_filter *f)
 {
-	return (f->lsel && !cache_lsel_empty(f->lsel)) ||
-	       (f->fsel && !cache_fsel_empty(f->fsel));
+	return (f->lsel && !cache_selector_label_empty(f->lsel)) ||
+	       (f->fsel && !cache_selector_field_empty(f->fsel));
 }
 
 void fake_filter_free(struct fake_filter *f)
 {
 	if (f->lsel)
-		cache_lsel_free(f->lsel);
+		cache_selector_label_free(f->lsel);
 	if (f->fsel)
-		cache_fsel_free(f->fsel);
+		cache_selector_field_free(f->fsel);
 	f->lsel = NULL;
 	f->fsel = NULL;
 }
@@ -195,13 +196,13 @@ bool fake_listopts_parse(struct fake_req *rq, struct fake_listopts *o,
 		o->timeout = 0;
 
 	v = fake_query(c, "labelSelector");
-	if (v && cache_lsel_parse(v, &f->lsel, err, sizeof(err))) {
+	if (v && cache_selector_label_parse(v, &f->lsel, err, sizeof(err))) {
 		*ret = fake_reply_bad_request(c, "%s", err);
 		return false;
 	}
 	v = fake_query(c, "fieldSelector");
-	if (v && cache_fsel_parse(v, fake_res_table[rq->res].fields, &f->fsel,
-				  err, sizeof(err))) {
+	if (v && cache_selector_field_parse(v, fake_res_table[rq->res].fields,
+					    &f->fsel, err, sizeof(err))) {
 		fake_filter_free(f);
 		*ret = fake_reply_bad_request(c, "%s", err);
 		return false;

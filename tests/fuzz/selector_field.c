@@ -1,6 +1,6 @@
 /*
  * fuzz selector_field: field selector parsing and matching
- * (cache_fsel_parse, cache_fsel_match, cache_fsel_eq) over the fields
+ * (cache_selector_field_parse, cache_selector_field_match, cache_selector_field_eq) over the fields
  * of pods, the kind with the most.
  *
  * The input is a fieldSelector as a client sends it, once URL-decoded.
@@ -12,7 +12,7 @@
  *     error always says something;
  *   - parsing twice gives selectors that match the same objects;
  *   - an empty selector matches everything;
- *   - a field=value that cache_fsel_eq() offers to narrow a scan (to one
+ *   - a field=value that cache_selector_field_eq() offers to narrow a scan (to one
  *     namespace, one name) holds in every object the selector matches.
  */
 #include <errno.h>
@@ -47,8 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out_free;
 	struct cache_fsel *a = NULL, *b = NULL;
 	char err[512], small[8];
-	int ra = cache_fsel_parse(s, kind->fields, &a, err, sizeof(err));
-	int rb = cache_fsel_parse(s, kind->fields, &b, small, sizeof(small));
+	int ra = cache_selector_field_parse(s, kind->fields, &a, err,
+					    sizeof(err));
+	int rb = cache_selector_field_parse(s, kind->fields, &b, small,
+					    sizeof(small));
 	FUZZ_CHECK(ra == rb);
 	FUZZ_CHECK(ra == 0 || ra == -EINVAL || ra == -ENOMEM);
 	if (ra) {
@@ -76,20 +78,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			o.vals[i] = shift < nw ? w[(i + shift) % nw] : "";
 		if (shift == nw) /* the narrowing pairs, exactly */
 			for (int i = 0; i < nn; i++) {
-				const char *v = cache_fsel_eq(a, names[i]);
+				const char *v =
+					cache_selector_field_eq(a, names[i]);
 				o.vals[i] = v ? v : "";
 			}
-		bool m = cache_fsel_match(a, get, &o);
-		FUZZ_CHECK(m == cache_fsel_match(b, get, &o));
-		if (cache_fsel_empty(a))
+		bool m = cache_selector_field_match(a, get, &o);
+		FUZZ_CHECK(m == cache_selector_field_match(b, get, &o));
+		if (cache_selector_field_empty(a))
 			FUZZ_CHECK(m);
 		for (int i = 0; m && i < nn; i++) {
-			const char *v = cache_fsel_eq(a, names[i]);
+			const char *v = cache_selector_field_eq(a, names[i]);
 			FUZZ_CHECK(!v || !strcmp(v, o.vals[i]));
 		}
 	}
-	cache_fsel_free(a);
-	cache_fsel_free(b);
+	cache_selector_field_free(a);
+	cache_selector_field_free(b);
 out_free:
 	free(s);
 	free(copy);

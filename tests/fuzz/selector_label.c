@@ -1,6 +1,6 @@
 /*
  * fuzz selector_label: label selector parsing and matching
- * (cache_lsel_parse, cache_lsel_match, cache_lsel_eq).
+ * (cache_selector_label_parse, cache_selector_label_match, cache_selector_label_eq).
  *
  * The input is a labelSelector as a client sends it, once URL-decoded.
  * Label sets to match against are made from the words of the input
@@ -11,7 +11,7 @@
  *     error always says something;
  *   - parsing twice gives selectors that match the same label sets;
  *   - an empty selector matches everything;
- *   - the key=value that cache_lsel_eq() offers for the label index holds
+ *   - the key=value that cache_selector_label_eq() offers for the label index holds
  *     in every label set the selector matches (else an indexed LIST would
  *     miss objects).
  */
@@ -66,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out_free;
 	struct cache_lsel *a = NULL, *b = NULL;
 	char err[512], small[8];
-	int ra = cache_lsel_parse(s, &a, err, sizeof(err));
-	int rb = cache_lsel_parse(s, &b, small, sizeof(small));
+	int ra = cache_selector_label_parse(s, &a, err, sizeof(err));
+	int rb = cache_selector_label_parse(s, &b, small, sizeof(small));
 	FUZZ_CHECK(ra == rb);
 	FUZZ_CHECK(ra == 0 || ra == -EINVAL || ra == -ENOMEM);
 	if (ra) {
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *w[MAXW];
 	int nw = words(copy, w);
 	struct cache_label l[MAXW + 1];
-	const char *ek = NULL, *ev = cache_lsel_eq(a, &ek);
+	const char *ek = NULL, *ev = cache_selector_label_eq(a, &ek);
 	for (int shift = 0; shift <= nw; shift++) {
 		size_t n = shift < nw ? make_labels(w, nw, shift, l) : 0;
 		if (shift == nw && ev) { /* just the indexed pair */
@@ -87,9 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			l[0].val = ev;
 			n = 1;
 		}
-		bool m = cache_lsel_match(a, l, n);
-		FUZZ_CHECK(m == cache_lsel_match(b, l, n));
-		if (cache_lsel_empty(a))
+		bool m = cache_selector_label_match(a, l, n);
+		FUZZ_CHECK(m == cache_selector_label_match(b, l, n));
+		if (cache_selector_label_empty(a))
 			FUZZ_CHECK(m);
 		if (m && ev) {
 			const char *have = NULL;
@@ -99,8 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(have && !strcmp(have, ev));
 		}
 	}
-	cache_lsel_free(a);
-	cache_lsel_free(b);
+	cache_selector_label_free(a);
+	cache_selector_label_free(b);
 out_free:
 	free(s);
 	free(copy);

@@ -61,8 +61,8 @@ static int nall;
 static void set_rv(struct cache_resource *r, uint64_t rv)
 {
 	struct cache_txn t;
-	cache_txn_begin(r->store, &t);
-	CHECK(cache_txn_commit(&t, rv) == 0);
+	cache_store_txn_begin(r->store, &t);
+	CHECK(cache_store_txn_commit(&t, rv) == 0);
 	CHECK(cache_store_rv(r->store) == rv);
 }
 

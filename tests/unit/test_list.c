@@ -34,7 +34,7 @@ static void load(struct cache_resource *r)
 		{ "b", "q1", "web", "n1" },
 	};
 	struct cache_txn t;
-	cache_txn_begin(r->store, &t);
+	cache_store_txn_begin(r->store, &t);
 	for (size_t i = 0; i < 4; i++) {
 		char js[512];
 		snprintf(
@@ -46,10 +46,10 @@ static void load(struct cache_resource *r)
 		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js),
 						      false, NULL, 0);
 		CHECK(o != NULL);
-		CHECK(cache_txn_put(&t, o, NULL) == 0);
+		CHECK(cache_store_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
 	}
-	CHECK(cache_txn_commit(&t, 10) == 0);
+	CHECK(cache_store_txn_commit(&t, 10) == 0);
 }
 
 /* LIST or GET as the route names; a read handed upstream answers 299. */
@@ -202,9 +202,9 @@ static void test_paging(void)
 
 	/* a write after the first page does not show in the next ones */
 	struct cache_txn t;
-	cache_txn_begin(pods->store, &t);
-	CHECK(cache_txn_del(&t, "a", "p3", NULL) == 0);
-	CHECK(cache_txn_commit(&t, 11) == 0);
+	cache_store_txn_begin(pods->store, &t);
+	CHECK(cache_store_txn_del(&t, "a", "p3", NULL) == 0);
+	CHECK(cache_store_txn_commit(&t, 11) == 0);
 
 	snprintf(path, sizeof(path), "/api/v1/pods?limit=1&continue=%s", tok);
 	CHECK(get(path, &r) == 200);

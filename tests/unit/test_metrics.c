@@ -193,14 +193,14 @@ static void test_page(int port, struct proxy *p)
 	PROXY_COUNT(req_list);
 	PROXY_COUNT(refused_watchers);
 	struct cache_txn t;
-	cache_txn_begin(pods->store, &t);
+	cache_store_txn_begin(pods->store, &t);
 	const char js[] = "{\"metadata\":{\"name\":\"x\",\"namespace\":\"a\","
 			  "\"resourceVersion\":\"42\"}}";
 	struct cache_obj *o =
 		cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
-	CHECK(o && cache_txn_put(&t, o, NULL) == 0);
+	CHECK(o && cache_store_txn_put(&t, o, NULL) == 0);
 	cache_obj_put(o);
-	CHECK(cache_txn_commit(&t, 42) == 0);
+	CHECK(cache_store_txn_commit(&t, 42) == 0);
 	__atomic_store_n(&pods->synced, true, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&deps->stats.relists_by[REFL_RELIST_BROKEN], 3,
 			   __ATOMIC_RELAXED);

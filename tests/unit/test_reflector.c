@@ -58,9 +58,9 @@ static bool wait_rv(struct cache_resource *r, uint64_t rv)
 static bool has(struct cache_resource *r, const char *name, uint64_t rv)
 {
 	struct cache_snap *s = cache_store_snap(r->store);
-	struct cache_obj *o = cache_snap_find(s, "ns", name);
+	struct cache_obj *o = cache_store_snap_find(s, "ns", name);
 	bool ok = rv ? o && o->rv == rv : o == NULL;
-	cache_snap_put(s);
+	cache_store_snap_put(s);
 	return ok;
 }
 

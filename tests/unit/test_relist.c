@@ -25,9 +25,9 @@ static struct cache_snap *state(struct cache_store *s, struct cache_obj **objs,
 				size_t n, uint64_t rv)
 {
 	struct cache_txn t;
-	cache_txn_begin_empty(s, &t);
-	cache_txn_load(&t, objs, n);
-	cache_txn_commit(&t, rv);
+	cache_store_txn_begin_empty(s, &t);
+	cache_store_txn_load(&t, objs, n);
+	cache_store_txn_commit(&t, rv);
 	return cache_store_snap(s);
 }
 
@@ -81,7 +81,7 @@ int main(void)
 		cache_obj_put(now[i]);
 	cache_obj_put(odd[0]);
 	cache_obj_put(odd[1]);
-	cache_snap_put(snap);
+	cache_store_snap_put(snap);
 	rcu_barrier();
 	cache_store_free(s);
 	return check_done("relist");

@@ -45,7 +45,8 @@ static struct cache_fsel *fparse(const char *s)
 {
 	struct cache_fsel *sel = NULL;
 	char err[ERRLEN] = "";
-	int ret = cache_fsel_parse(s, pod_fields, &sel, err, sizeof(err));
+	int ret = cache_selector_field_parse(s, pod_fields, &sel, err,
+					     sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "fparse \"%s\": %d %s\n", s ? s : "(null)", ret,
@@ -57,9 +58,9 @@ static struct cache_fsel *fparse(const char *s)
 static bool fmatch(const char *s, const struct obj *o)
 {
 	struct cache_fsel *sel = fparse(s);
-	bool m = sel && cache_fsel_match(sel, obj_get, o);
+	bool m = sel && cache_selector_field_match(sel, obj_get, o);
 
-	cache_fsel_free(sel);
+	cache_selector_field_free(sel);
 	return m;
 }
 
@@ -67,7 +68,8 @@ static void ferr(const char *s, const char *want)
 {
 	struct cache_fsel *sel = (struct cache_fsel *)&sel;
 	char err[ERRLEN] = "";
-	int ret = cache_fsel_parse(s, pod_fields, &sel, err, sizeof(err));
+	int ret = cache_selector_field_parse(s, pod_fields, &sel, err,
+					     sizeof(err));
 
 	if (ret != -EINVAL)
 		fprintf(stderr, "fparse \"%s\": want -EINVAL, got %d\n", s,
@@ -87,17 +89,17 @@ static void test_field_basic(void)
 	struct cache_fsel *sel;
 
 	sel = fparse("");
-	CHECK(cache_fsel_empty(sel));
-	CHECK(cache_fsel_match(sel, obj_get, &web));
-	CHECK(cache_fsel_eq(sel, "metadata.name") == NULL);
-	cache_fsel_free(sel);
+	CHECK(cache_selector_field_empty(sel));
+	CHECK(cache_selector_field_match(sel, obj_get, &web));
+	CHECK(cache_selector_field_eq(sel, "metadata.name") == NULL);
+	cache_selector_field_free(sel);
 	sel = fparse(NULL);
-	CHECK(cache_fsel_empty(sel));
-	cache_fsel_free(sel);
+	CHECK(cache_selector_field_empty(sel));
+	cache_selector_field_free(sel);
 	sel = fparse(",,");
-	CHECK(cache_fsel_empty(sel));
-	cache_fsel_free(sel);
-	cache_fsel_free(NULL);
+	CHECK(cache_selector_field_empty(sel));
+	cache_selector_field_free(sel);
+	cache_selector_field_free(NULL);
 
 	/* 05-d, 05-e, 05-i */
 	CHECK(fmatch("metadata.name=web-2", &web));
@@ -128,9 +130,9 @@ static void test_field_escapes(void)
 	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d", &o));
 	CHECK(fmatch("metadata.name=a\\,b\\=c\\\\d,metadata.namespace=ns", &o));
 	sel = fparse("metadata.namespace=ns,metadata.name=a\\,b\\=c\\\\d");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.name"), "a,b=c\\d");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.namespace"), "ns");
-	cache_fsel_free(sel);
+	CHECK_STR(cache_selector_field_eq(sel, "metadata.name"), "a,b=c\\d");
+	CHECK_STR(cache_selector_field_eq(sel, "metadata.namespace"), "ns");
+	cache_selector_field_free(sel);
 }
 
 static void test_field_eq(void)
@@ -139,12 +141,12 @@ static void test_field_eq(void)
 
 	sel = fparse(
 		"metadata.name!=x,spec.nodeName==n1,metadata.namespace=ns");
-	CHECK(!cache_fsel_empty(sel));
-	CHECK(cache_fsel_eq(sel, "metadata.name") == NULL);
-	CHECK_STR(cache_fsel_eq(sel, "spec.nodeName"), "n1");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.namespace"), "ns");
-	CHECK(cache_fsel_eq(sel, "status.phase") == NULL);
-	cache_fsel_free(sel);
+	CHECK(!cache_selector_field_empty(sel));
+	CHECK(cache_selector_field_eq(sel, "metadata.name") == NULL);
+	CHECK_STR(cache_selector_field_eq(sel, "spec.nodeName"), "n1");
+	CHECK_STR(cache_selector_field_eq(sel, "metadata.namespace"), "ns");
+	CHECK(cache_selector_field_eq(sel, "status.phase") == NULL);
+	cache_selector_field_free(sel);
 }
 
 static void test_field_errors(void)
@@ -184,14 +186,15 @@ static void test_field_errors(void)
 	     "invalid field selector: unescaped character in value: 61");
 
 	/* Fields beyond metadata come only from extra. */
-	CHECK(cache_fsel_parse("spec.nodeName=x", NULL, &sel, err,
-			       sizeof(err)) == -EINVAL);
+	CHECK(cache_selector_field_parse("spec.nodeName=x", NULL, &sel, err,
+					 sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "field label not supported: spec.nodeName");
-	CHECK(cache_fsel_parse("metadata.namespace=x", NULL, &sel, err,
-			       sizeof(err)) == 0);
-	CHECK(sel && !cache_fsel_empty(sel));
-	cache_fsel_free(sel);
-	CHECK(cache_fsel_parse("spec.bogus=x", NULL, &sel, NULL, 0) == -EINVAL);
+	CHECK(cache_selector_field_parse("metadata.namespace=x", NULL, &sel,
+					 err, sizeof(err)) == 0);
+	CHECK(sel && !cache_selector_field_empty(sel));
+	cache_selector_field_free(sel);
+	CHECK(cache_selector_field_parse("spec.bogus=x", NULL, &sel, NULL, 0) ==
+	      -EINVAL);
 	CHECK(sel == NULL);
 }
 
@@ -207,7 +210,8 @@ static void test_field_alloc_failure(const char *s, bool valid)
 	for (n = 1; n < 1000; n++) {
 		sel = (struct cache_fsel *)&sel;
 		alloc_fail_after(n);
-		ret = cache_fsel_parse(s, pod_fields, &sel, err, sizeof(err));
+		ret = cache_selector_field_parse(s, pod_fields, &sel, err,
+						 sizeof(err));
 		alloc_fail_after(0);
 		if (ret == -ENOMEM) {
 			enomem++;
@@ -216,7 +220,7 @@ static void test_field_alloc_failure(const char *s, bool valid)
 		}
 		bad += ret != (valid ? 0 : -EINVAL);
 		bad += valid ? sel == NULL : sel != NULL;
-		cache_fsel_free(sel);
+		cache_selector_field_free(sel);
 		break;
 	}
 	CHECK(n < 1000);
@@ -276,8 +280,8 @@ static void test_field_escape_split(void)
 	CHECK(fmatch("metadata.name=x\\\\,metadata.namespace=ns", &slash));
 	CHECK(fmatch("metadata.name!=x\\\\", &comma));
 	sel = fparse("metadata.name=x\\\\");
-	CHECK_STR(cache_fsel_eq(sel, "metadata.name"), "x\\");
-	cache_fsel_free(sel);
+	CHECK_STR(cache_selector_field_eq(sel, "metadata.name"), "x\\");
+	cache_selector_field_free(sel);
 }
 
 /* Fields the kind does not declare, whatever the operator. */
@@ -308,8 +312,8 @@ static void *share_worker(void *arg)
 	int i;
 
 	for (i = 0; i < 20000; i++)
-		sh->hits +=
-			cache_fsel_match(sh->f, obj_get, i & 1 ? &run : &pend);
+		sh->hits += cache_selector_field_match(sh->f, obj_get,
+						       i & 1 ? &run : &pend);
 	return NULL;
 }
 
@@ -329,7 +333,7 @@ static void test_shared(void)
 		pthread_join(th[i], NULL);
 		CHECK(sh[i].hits == 10000);
 	}
-	cache_fsel_free(f);
+	cache_selector_field_free(f);
 }
 
 int main(void)

@@ -46,7 +46,7 @@ static struct cache_lsel *lparse(const char *s)
 {
 	struct cache_lsel *sel = NULL;
 	char err[ERRLEN] = "";
-	int ret = cache_lsel_parse(s, &sel, err, sizeof(err));
+	int ret = cache_selector_label_parse(s, &sel, err, sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "parse \"%s\": %d %s\n", s ? s : "(null)", ret,
@@ -58,9 +58,9 @@ static struct cache_lsel *lparse(const char *s)
 static bool lmatch(const char *s, const struct cache_label *l, size_t n)
 {
 	struct cache_lsel *sel = lparse(s);
-	bool m = sel && cache_lsel_match(sel, l, n);
+	bool m = sel && cache_selector_label_match(sel, l, n);
 
-	cache_lsel_free(sel);
+	cache_selector_label_free(sel);
 	return m;
 }
 
@@ -69,14 +69,14 @@ static void lerr(const char *s, const char *want)
 {
 	struct cache_lsel *sel = (struct cache_lsel *)&sel;
 	char err[ERRLEN] = "";
-	int ret = cache_lsel_parse(s, &sel, err, sizeof(err));
+	int ret = cache_selector_label_parse(s, &sel, err, sizeof(err));
 
 	if (ret != -EINVAL)
 		fprintf(stderr, "parse \"%s\": want -EINVAL, got %d\n", s, ret);
 	CHECK(ret == -EINVAL);
 	CHECK(sel == NULL);
 	CHECK_STR(err, want);
-	cache_lsel_free(sel);
+	cache_selector_label_free(sel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -87,24 +87,24 @@ static void test_label_empty(void)
 	struct cache_lsel *sel;
 
 	sel = lparse("");
-	CHECK(cache_lsel_empty(sel));
-	CHECK(cache_lsel_match(sel, NULL, 0));
-	CHECK(cache_lsel_match(sel, LABELS({ "a", "b" }), 1));
-	CHECK(cache_lsel_eq(sel, NULL) == NULL);
-	cache_lsel_free(sel);
+	CHECK(cache_selector_label_empty(sel));
+	CHECK(cache_selector_label_match(sel, NULL, 0));
+	CHECK(cache_selector_label_match(sel, LABELS({ "a", "b" }), 1));
+	CHECK(cache_selector_label_eq(sel, NULL) == NULL);
+	cache_selector_label_free(sel);
 
 	sel = lparse(NULL);
-	CHECK(cache_lsel_empty(sel));
-	cache_lsel_free(sel);
+	CHECK(cache_selector_label_empty(sel));
+	cache_selector_label_free(sel);
 
 	sel = lparse(" \t\r\n ");
-	CHECK(cache_lsel_empty(sel));
-	cache_lsel_free(sel);
+	CHECK(cache_selector_label_empty(sel));
+	cache_selector_label_free(sel);
 
 	sel = lparse("a");
-	CHECK(!cache_lsel_empty(sel));
-	cache_lsel_free(sel);
-	cache_lsel_free(NULL);
+	CHECK(!cache_selector_label_empty(sel));
+	cache_selector_label_free(sel);
+	cache_selector_label_free(NULL);
 }
 
 static void test_label_equality(void)
@@ -233,27 +233,27 @@ static void test_label_eq(void)
 	const char *key = NULL;
 
 	sel = lparse("b=2,a=1");
-	CHECK_STR(cache_lsel_eq(sel, &key), "1"); /* sorted by key */
+	CHECK_STR(cache_selector_label_eq(sel, &key), "1"); /* sorted by key */
 	CHECK_STR(key, "a");
-	cache_lsel_free(sel);
+	cache_selector_label_free(sel);
 
 	sel = lparse("x!=y,z in (q),w,m==n");
 	key = NULL;
-	CHECK_STR(cache_lsel_eq(sel, &key), "n");
+	CHECK_STR(cache_selector_label_eq(sel, &key), "n");
 	CHECK_STR(key, "m");
-	CHECK_STR(cache_lsel_eq(sel, NULL), "n");
-	cache_lsel_free(sel);
+	CHECK_STR(cache_selector_label_eq(sel, NULL), "n");
+	cache_selector_label_free(sel);
 
 	sel = lparse("x!=y,z in (q),!w,v>1");
 	key = "untouched";
-	CHECK(cache_lsel_eq(sel, &key) == NULL);
+	CHECK(cache_selector_label_eq(sel, &key) == NULL);
 	CHECK_STR(key, "untouched");
-	cache_lsel_free(sel);
+	cache_selector_label_free(sel);
 
 	sel = lparse("app=");
-	CHECK_STR(cache_lsel_eq(sel, &key), "");
+	CHECK_STR(cache_selector_label_eq(sel, &key), "");
 	CHECK_STR(key, "app");
-	cache_lsel_free(sel);
+	cache_selector_label_free(sel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -447,11 +447,12 @@ static void test_label_errbuf(void)
 	struct cache_lsel *sel = NULL;
 	char err[8];
 
-	CHECK(cache_lsel_parse("a b", &sel, err, sizeof(err)) == -EINVAL);
+	CHECK(cache_selector_label_parse("a b", &sel, err, sizeof(err)) ==
+	      -EINVAL);
 	CHECK_STR(err, "unable ");
-	CHECK(cache_lsel_parse("a b", &sel, NULL, 0) == -EINVAL);
+	CHECK(cache_selector_label_parse("a b", &sel, NULL, 0) == -EINVAL);
 	CHECK(sel == NULL);
-	CHECK(cache_lsel_parse("a in (", &sel, err, 1) == -EINVAL);
+	CHECK(cache_selector_label_parse("a in (", &sel, err, 1) == -EINVAL);
 	CHECK_STR(err, "");
 }
 
@@ -474,7 +475,7 @@ static void test_label_alloc_failure(const char *s, bool valid)
 	for (n = 1; n < 1000; n++) {
 		sel = (struct cache_lsel *)&sel;
 		alloc_fail_after(n);
-		ret = cache_lsel_parse(s, &sel, err, sizeof(err));
+		ret = cache_selector_label_parse(s, &sel, err, sizeof(err));
 		alloc_fail_after(0);
 		if (ret == -ENOMEM) {
 			enomem++;
@@ -484,9 +485,10 @@ static void test_label_alloc_failure(const char *s, bool valid)
 		}
 		bad += ret != (valid ? 0 : -EINVAL);
 		bad += valid ? sel == NULL : sel != NULL;
-		if (sel && !cache_lsel_match(sel, l, sizeof(l) / sizeof(l[0])))
+		if (sel && !cache_selector_label_match(
+				   sel, l, sizeof(l) / sizeof(l[0])))
 			bad++;
-		cache_lsel_free(sel);
+		cache_selector_label_free(sel);
 		break;
 	}
 	CHECK(n < 1000);
@@ -583,7 +585,7 @@ static void *share_worker(void *arg)
 	for (i = 0; i < 20000; i++) {
 		const char *v = i & 1 ? "web" : "db";
 
-		sh->hits += cache_lsel_match(
+		sh->hits += cache_selector_label_match(
 			sh->l, LABELS({ "app", v }, { "tier", "fe" }), 2);
 	}
 	return NULL;
@@ -604,7 +606,7 @@ static void test_shared(void)
 		pthread_join(th[i], NULL);
 		CHECK(sh[i].hits == 10000);
 	}
-	cache_lsel_free(l);
+	cache_selector_label_free(l);
 }
 
 int main(void)

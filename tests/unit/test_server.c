@@ -306,7 +306,7 @@ static void load(struct cache_resource *r)
 	static const char *const objs[][2] = { { "p1", "web" },
 					       { "p2", "db" } };
 	struct cache_txn t;
-	cache_txn_begin(r->store, &t);
+	cache_store_txn_begin(r->store, &t);
 	for (int i = 0; i < 2; i++) {
 		char js[300];
 		snprintf(
@@ -317,10 +317,10 @@ static void load(struct cache_resource *r)
 			objs[i][0], i + 5, objs[i][1]);
 		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js),
 						      false, NULL, 0);
-		CHECK(o && cache_txn_put(&t, o, NULL) == 0);
+		CHECK(o && cache_store_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
 	}
-	CHECK(cache_txn_commit(&t, 10) == 0);
+	CHECK(cache_store_txn_commit(&t, 10) == 0);
 	cache_history_reset(r->history, 10);
 	__atomic_store_n(&r->synced, true, __ATOMIC_RELEASE);
 }

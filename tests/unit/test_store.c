@@ -32,10 +32,10 @@ static struct cache_obj *mk(const char *ns, const char *name, unsigned rv)
 static size_t walk(struct cache_snap *s)
 {
 	struct cache_iter it;
-	cache_iter_seek(&it, s, "", "");
+	cache_store_iter_seek(&it, s, "", "");
 	size_t n = 0;
 	struct cache_obj *prev = NULL, *o;
-	while ((o = cache_iter_next(&it))) {
+	while ((o = cache_store_iter_next(&it))) {
 		if (prev)
 			CHECK(cache_obj_keycmp(prev->ns, prev->name, o->ns,
 					       o->name) < 0);
@@ -49,65 +49,65 @@ static void test_basic(void)
 {
 	struct cache_store *s = cache_store_new();
 	struct cache_txn t;
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	char name[32];
 	/* random order inserts */
 	for (unsigned i = 0; i < 1000; i++) {
 		unsigned k = (i * 7919) % 1000;
 		snprintf(name, sizeof(name), "p-%04u", k);
 		struct cache_obj *o = mk(k % 2 ? "b" : "a", name, i + 1);
-		CHECK(cache_txn_put(&t, o, NULL) == 0);
+		CHECK(cache_store_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
 	}
-	CHECK(cache_txn_commit(&t, 1000) == 0);
+	CHECK(cache_store_txn_commit(&t, 1000) == 0);
 	struct cache_snap *s1 = cache_store_snap(s);
 	CHECK(s1->count == 1000 && s1->rv == 1000);
 	CHECK(walk(s1) == 1000);
-	CHECK(cache_snap_rank(s1, "b", "") == 500);
-	CHECK(cache_snap_rank_ns_end(s1, "a") == 500);
-	CHECK(cache_snap_rank_ns_end(s1, "b") == 1000);
+	CHECK(cache_store_snap_rank(s1, "b", "") == 500);
+	CHECK(cache_store_snap_rank_ns_end(s1, "a") == 500);
+	CHECK(cache_store_snap_rank_ns_end(s1, "b") == 1000);
 	struct cache_iter it;
-	cache_iter_seek(&it, s1, "b", "p-0500");
-	struct cache_obj *o = cache_iter_next(&it);
+	cache_store_iter_seek(&it, s1, "b", "p-0500");
+	struct cache_obj *o = cache_store_iter_next(&it);
 	CHECK(o && !strcmp(o->ns, "b") && !strcmp(o->name, "p-0501"));
 
 	/* delete half, replace some; the old snapshot is untouched */
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	for (unsigned k = 0; k < 1000; k += 2) {
 		snprintf(name, sizeof(name), "p-%04u", k);
 		struct cache_obj *old = NULL;
-		CHECK(cache_txn_del(&t, "a", name, &old) == 0);
+		CHECK(cache_store_txn_del(&t, "a", name, &old) == 0);
 		CHECK(old && !strcmp(old->name, name));
 		cache_obj_put(old);
 	}
-	CHECK(cache_txn_del(&t, "a", "nope", NULL) == -ENOENT);
+	CHECK(cache_store_txn_del(&t, "a", "nope", NULL) == -ENOENT);
 	struct cache_obj *n1 = mk("b", "p-0001", 5000), *old = NULL;
-	CHECK(cache_txn_put(&t, n1, &old) == 0);
+	CHECK(cache_store_txn_put(&t, n1, &old) == 0);
 	CHECK(old && old->rv != 5000);
 	cache_obj_put(old);
 	cache_obj_put(n1);
-	CHECK(cache_txn_commit(&t, 1001) == 0);
+	CHECK(cache_store_txn_commit(&t, 1001) == 0);
 	struct cache_snap *s2 = cache_store_snap(s);
 	CHECK(s2->count == 500 && walk(s2) == 500);
 	CHECK(s1->count == 1000 && walk(s1) == 1000);
 	struct cache_obj *g = cache_store_get(s, "b", "p-0001", NULL);
 	CHECK(g && g->rv == 5000);
 	cache_obj_put(g);
-	CHECK(cache_snap_find(s1, "b", "p-0001")->rv != 5000);
-	CHECK(cache_snap_find(s2, "a", "p-0000") == NULL);
+	CHECK(cache_store_snap_find(s1, "b", "p-0001")->rv != 5000);
+	CHECK(cache_store_snap_find(s2, "a", "p-0000") == NULL);
 
 	/* pins */
 	cache_store_pin(s, s1, 60);
 	struct cache_snap *p = cache_store_pinned(s, 1000);
 	CHECK(p == s1);
-	cache_snap_put(p);
+	cache_store_snap_put(p);
 	CHECK(cache_store_pinned(s, 999) == NULL);
 	p = cache_store_pinned(s, 1001);
 	CHECK(p == s2);
-	cache_snap_put(p);
+	cache_store_snap_put(p);
 
-	cache_snap_put(s1);
-	cache_snap_put(s2);
+	cache_store_snap_put(s1);
+	cache_store_snap_put(s2);
 	rcu_barrier();
 	cache_store_free(s);
 }
@@ -116,11 +116,11 @@ static void test_basic(void)
 static struct cache_snap *commit_one(struct cache_store *s, unsigned rv)
 {
 	struct cache_txn t;
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	struct cache_obj *o = mk("a", "p", rv);
-	CHECK(cache_txn_put(&t, o, NULL) == 0);
+	CHECK(cache_store_txn_put(&t, o, NULL) == 0);
 	cache_obj_put(o);
-	CHECK(cache_txn_commit(&t, rv) == 0);
+	CHECK(cache_store_txn_commit(&t, rv) == 0);
 	return cache_store_snap(s);
 }
 
@@ -139,12 +139,12 @@ static void test_pin_eviction(void)
 	for (unsigned rv = 2; rv < 2 + 3 * N; rv++) {
 		struct cache_snap *x = commit_one(s, rv);
 		evicted += cache_store_pin(s, x, 300);
-		cache_snap_put(x);
+		cache_store_snap_put(x);
 		if (rv % 64 == 0) /* the victim pages on */
 			CHECK(!cache_store_pin(s, victim, 300));
 		struct cache_snap *v = cache_store_pinned(s, 1);
 		CHECK(v == victim);
-		cache_snap_put(v);
+		cache_store_snap_put(v);
 	}
 	CHECK(evicted == 2 * N + 1); /* the others, oldest first */
 	struct cache_snap *gone = cache_store_pinned(s, 2);
@@ -153,13 +153,13 @@ static void test_pin_eviction(void)
 	struct cache_store *s2 = cache_store_new();
 	struct cache_snap *x = commit_one(s2, 7);
 	cache_store_pin(s2, x, 0);
-	cache_snap_put(x);
+	cache_store_snap_put(x);
 	evicted = 0;
 	sleep(1);
 	for (unsigned rv = 8; rv < 8 + N; rv++) {
 		x = commit_one(s2, rv);
 		evicted += cache_store_pin(s2, x, 300);
-		cache_snap_put(x);
+		cache_store_snap_put(x);
 	}
 	CHECK(evicted == 0);
 	/* expired pins go without a paged LIST coming for them, and with
@@ -172,8 +172,8 @@ static void test_pin_eviction(void)
 	sleep(1);
 	CHECK(cache_store_expire_pins(s2) == 1);
 	CHECK(x->refs == refs);
-	cache_snap_put(x);
-	cache_snap_put(victim);
+	cache_store_snap_put(x);
+	cache_store_snap_put(victim);
 	rcu_barrier();
 	cache_store_free(s);
 	cache_store_free(s2);
@@ -191,9 +191,9 @@ static void test_load_sort(void)
 	CHECK(n == 90);
 	struct cache_store *s = cache_store_new();
 	struct cache_txn t;
-	cache_txn_begin_empty(s, &t);
-	CHECK(cache_txn_load(&t, objs, n) == 0);
-	CHECK(cache_txn_commit(&t, 7) == 0);
+	cache_store_txn_begin_empty(s, &t);
+	CHECK(cache_store_txn_load(&t, objs, n) == 0);
+	CHECK(cache_store_txn_commit(&t, 7) == 0);
 	for (size_t i = 0; i < n; i++)
 		cache_obj_put(objs[i]);
 	struct cache_snap *sn = cache_store_snap(s);
@@ -204,9 +204,9 @@ static void test_load_sort(void)
 	CHECK(cache_obj_keycmp("ns-1", "b", "ns-1", "a") > 0);
 	CHECK(cache_obj_keycmp("", "b", "", "a") > 0);
 	/* duplicates keep the newest */
-	struct cache_obj *o = cache_snap_find(sn, "ns", "x00");
+	struct cache_obj *o = cache_store_snap_find(sn, "ns", "x00");
 	CHECK(o && o->rv == 91);
-	cache_snap_put(sn);
+	cache_store_snap_put(sn);
 	rcu_barrier();
 	cache_store_free(s);
 }
@@ -220,31 +220,32 @@ static void test_ns_ranges(void)
 					   "ns-1a" };
 	struct cache_store *s = cache_store_new();
 	struct cache_txn t;
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	for (int i = 0; i < 5; i++)
 		for (int k = 0; k < 3; k++) {
 			char name[8];
 			snprintf(name, sizeof(name), "o%d", k);
 			struct cache_obj *o =
 				mk(nss[i], name, (unsigned)(i * 3 + k + 1));
-			cache_txn_put(&t, o, NULL);
+			cache_store_txn_put(&t, o, NULL);
 			cache_obj_put(o);
 		}
-	CHECK(cache_txn_commit(&t, 100) == 0);
+	CHECK(cache_store_txn_commit(&t, 100) == 0);
 	struct cache_snap *sn = cache_store_snap(s);
 	CHECK(walk(sn) == 15);
 	for (int i = 0; i < 5; i++) {
 		struct cache_iter it;
-		cache_iter_seek(&it, sn, nss[i], "");
+		cache_store_iter_seek(&it, sn, nss[i], "");
 		int n = 0;
 		struct cache_obj *o;
-		while ((o = cache_iter_next(&it)) && !strcmp(o->ns, nss[i]))
+		while ((o = cache_store_iter_next(&it)) &&
+		       !strcmp(o->ns, nss[i]))
 			n++;
 		CHECK(n == 3);
-		size_t first = cache_snap_rank(sn, nss[i], "");
-		CHECK(cache_snap_rank_ns_end(sn, nss[i]) - first == 3);
+		size_t first = cache_store_snap_rank(sn, nss[i], "");
+		CHECK(cache_store_snap_rank_ns_end(sn, nss[i]) - first == 3);
 	}
-	cache_snap_put(sn);
+	cache_store_snap_put(sn);
 	rcu_barrier();
 	cache_store_free(s);
 }
@@ -267,21 +268,21 @@ static void check_index(struct cache_store *s, const char *k, const char *v)
 {
 	struct cache_snap *sn = cache_store_snap(s);
 	struct cache_iter a, b;
-	cache_iter_seek(&a, sn, "", "");
-	cache_iter_seek_label(&b, sn, k, v, "", "");
+	cache_store_iter_seek(&a, sn, "", "");
+	cache_store_iter_seek_label(&b, sn, k, v, "", "");
 	struct cache_obj *o, *want;
 	size_t n = 0;
-	while ((o = cache_iter_next(&a))) {
+	while ((o = cache_store_iter_next(&a))) {
 		const char *lv = cache_obj_label(o, k);
 		if (!lv || strcmp(lv, v))
 			continue;
-		want = cache_iter_next(&b);
+		want = cache_store_iter_next(&b);
 		CHECK(want == o);
 		n++;
 	}
-	CHECK(cache_iter_next(&b) == NULL);
-	CHECK(cache_snap_label_count(sn, k, v) == n);
-	cache_snap_put(sn);
+	CHECK(cache_store_iter_next(&b) == NULL);
+	CHECK(cache_store_snap_label_count(sn, k, v) == n);
+	cache_store_snap_put(sn);
 }
 
 static void test_label_index(void)
@@ -295,41 +296,41 @@ static void test_label_index(void)
 			      i % 2 ? "fe" : NULL);
 	}
 	struct cache_txn t;
-	cache_txn_begin_empty(s, &t);
-	CHECK(cache_txn_load(&t, objs, 60) == 0);
-	CHECK(cache_txn_commit(&t, 60) == 0);
+	cache_store_txn_begin_empty(s, &t);
+	CHECK(cache_store_txn_load(&t, objs, 60) == 0);
+	CHECK(cache_store_txn_commit(&t, 60) == 0);
 	check_index(s, "app", "web");
 	check_index(s, "app", "db");
 	check_index(s, "tier", "fe");
 	check_index(s, "tier", "nope");
 	/* relabel, drop a label, delete, add */
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	for (unsigned i = 0; i < 60; i += 7) {
 		snprintf(name, sizeof(name), "p%02u", i);
 		struct cache_obj *o =
 			mkl(name, 100 + i, i % 2 ? "db" : "web", NULL);
-		CHECK(cache_txn_put(&t, o, NULL) == 0);
+		CHECK(cache_store_txn_put(&t, o, NULL) == 0);
 		cache_obj_put(o);
 	}
 	for (unsigned i = 1; i < 60; i += 11) {
 		snprintf(name, sizeof(name), "p%02u", i);
-		CHECK(cache_txn_del(&t, "ns", name, NULL) == 0);
+		CHECK(cache_store_txn_del(&t, "ns", name, NULL) == 0);
 	}
 	struct cache_obj *o = mkl("q00", 300, "web", "fe");
-	CHECK(cache_txn_put(&t, o, NULL) == 0);
+	CHECK(cache_store_txn_put(&t, o, NULL) == 0);
 	cache_obj_put(o);
-	CHECK(cache_txn_commit(&t, 300) == 0);
+	CHECK(cache_store_txn_commit(&t, 300) == 0);
 	check_index(s, "app", "web");
 	check_index(s, "app", "db");
 	check_index(s, "tier", "fe");
 	/* a seek into the middle of a label's range */
 	struct cache_snap *sn = cache_store_snap(s);
 	struct cache_iter it;
-	cache_iter_seek_label(&it, sn, "app", "web", "ns", "p30");
-	o = cache_iter_next(&it);
+	cache_store_iter_seek_label(&it, sn, "app", "web", "ns", "p30");
+	o = cache_store_iter_next(&it);
 	CHECK(o && strcmp(o->name, "p30") >= 0 &&
 	      !strcmp(cache_obj_label(o, "app"), "web"));
-	cache_snap_put(sn);
+	cache_store_snap_put(sn);
 	for (unsigned i = 0; i < 60; i++)
 		cache_obj_put(objs[i]);
 	rcu_barrier();
@@ -351,25 +352,26 @@ static void test_index_only(void)
 		objs[i] = mkl(name, i + 1, "web", i % 2 ? "fe" : NULL);
 	}
 	struct cache_txn t;
-	cache_txn_begin_empty(s, &t);
-	CHECK(cache_txn_load(&t, objs, 20) == 0);
-	CHECK(cache_txn_commit(&t, 20) == 0);
+	cache_store_txn_begin_empty(s, &t);
+	CHECK(cache_store_txn_load(&t, objs, 20) == 0);
+	CHECK(cache_store_txn_commit(&t, 20) == 0);
 	struct cache_snap *sn = cache_store_snap(s);
-	CHECK(cache_snap_label_count(sn, "tier", "fe") == 10);
-	CHECK(cache_snap_label_count(sn, "app", "web") == 0); /* left out */
-	cache_snap_put(sn);
+	CHECK(cache_store_snap_label_count(sn, "tier", "fe") == 10);
+	CHECK(cache_store_snap_label_count(sn, "app", "web") ==
+	      0); /* left out */
+	cache_store_snap_put(sn);
 	check_index(s, "tier", "fe");
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	struct cache_obj *o = mkl("p00", 50, "db", "fe");
-	CHECK(cache_txn_put(&t, o, NULL) == 0);
+	CHECK(cache_store_txn_put(&t, o, NULL) == 0);
 	cache_obj_put(o);
-	CHECK(cache_txn_del(&t, "ns", "p01", NULL) == 0);
-	CHECK(cache_txn_commit(&t, 50) == 0);
+	CHECK(cache_store_txn_del(&t, "ns", "p01", NULL) == 0);
+	CHECK(cache_store_txn_commit(&t, 50) == 0);
 	check_index(s, "tier", "fe");
 	sn = cache_store_snap(s);
-	CHECK(cache_snap_label_count(sn, "tier", "fe") == 10);
-	CHECK(cache_snap_label_count(sn, "app", "db") == 0);
-	cache_snap_put(sn);
+	CHECK(cache_store_snap_label_count(sn, "tier", "fe") == 10);
+	CHECK(cache_store_snap_label_count(sn, "app", "db") == 0);
+	cache_store_snap_put(sn);
 	/* every key by default */
 	struct cache_store *all = cache_store_new();
 	CHECK(cache_store_indexes(all, "app"));
@@ -390,25 +392,25 @@ static void test_alloc_failure(void)
 		snprintf(name, sizeof(name), "o%02u", i);
 		objs[i] = mk("ns", name, i + 1);
 	}
-	cache_txn_begin(s, &t);
+	cache_store_txn_begin(s, &t);
 	for (unsigned i = 0; i < 64; i += 2)
-		cache_txn_put(&t, objs[i], NULL);
-	CHECK(cache_txn_commit(&t, 100) == 0);
+		cache_store_txn_put(&t, objs[i], NULL);
+	CHECK(cache_store_txn_commit(&t, 100) == 0);
 	int failures = 0, successes = 0;
 	for (long n = 1; n < 5000; n++) {
-		cache_txn_begin(s, &t);
+		cache_store_txn_begin(s, &t);
 		alloc_fail_after(n);
 		int r = 0;
 		for (unsigned i = 1; i < 64 && !r; i += 2)
-			r = cache_txn_put(&t, objs[i], NULL);
+			r = cache_store_txn_put(&t, objs[i], NULL);
 		for (unsigned i = 0; i < 64 && !r; i += 4) {
 			snprintf(name, sizeof(name), "o%02u", i);
-			r = cache_txn_del(&t, "ns", name, NULL);
+			r = cache_store_txn_del(&t, "ns", name, NULL);
 		}
 		if (!r)
-			r = cache_txn_commit(&t, 200);
+			r = cache_store_txn_commit(&t, 200);
 		else
-			cache_txn_abort(&t);
+			cache_store_txn_abort(&t);
 		long injected = alloc_failures();
 		alloc_fail_after(0);
 		struct cache_snap *sn = cache_store_snap(s);
@@ -422,7 +424,7 @@ static void test_alloc_failure(void)
 			CHECK(sn->rv == 200 && sn->count == 48 &&
 			      walk(sn) == 48);
 		}
-		cache_snap_put(sn);
+		cache_store_snap_put(sn);
 		if (!r)
 			break;
 	}

@@ -62,7 +62,7 @@ static void apply(int key, bool del, uint64_t r)
 	char name[16], js[256];
 	snprintf(name, sizeof(name), "k%03d", key);
 	if (del) {
-		cache_txn_del(&txn, "ns", name, NULL);
+		cache_store_txn_del(&txn, "ns", name, NULL);
 		return;
 	}
 	snprintf(js, sizeof(js),
@@ -71,7 +71,7 @@ static void apply(int key, bool del, uint64_t r)
 		 name, (unsigned long long)r);
 	struct cache_obj *o =
 		cache_obj_parse(kind, js, strlen(js), false, NULL, 0);
-	cache_txn_put(&txn, o, NULL);
+	cache_store_txn_put(&txn, o, NULL);
 	cache_obj_put(o);
 }
 
@@ -79,9 +79,9 @@ static void *writer(void *arg)
 {
 	struct model m = { 0 };
 	for (uint64_t r = 1; r <= COMMITS; r++) {
-		cache_txn_begin(store, &txn);
+		cache_store_txn_begin(store, &txn);
 		step(&m, r, apply);
-		if (cache_txn_commit(&txn, r))
+		if (cache_store_txn_commit(&txn, r))
 			abort();
 	}
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
@@ -96,18 +96,18 @@ static void *reader(void *arg)
 		struct cache_snap *s = cache_store_snap(store);
 		if (s->rv < m.r) { /* snapshots never go backwards */
 			reader_failures[id]++;
-			cache_snap_put(s);
+			cache_store_snap_put(s);
 			break;
 		}
 		while (m.r < s->rv)
 			step(&m, m.r + 1, NULL);
 		/* LIST: every key in order, exactly the model's state */
 		struct cache_iter it;
-		cache_iter_seek(&it, s, "", "");
+		cache_store_iter_seek(&it, s, "", "");
 		struct cache_obj *o;
 		int n = 0;
 		bool ok = true;
-		while ((o = cache_iter_next(&it))) {
+		while ((o = cache_store_iter_next(&it))) {
 			int k = atoi(o->name + 1);
 			ok = ok && m.rv[k] == o->rv && o->rv <= s->rv;
 			n++;
@@ -116,7 +116,7 @@ static void *reader(void *arg)
 		if (!ok)
 			reader_failures[id]++;
 		reader_lists[id]++;
-		cache_snap_put(s);
+		cache_store_snap_put(s);
 		/* GET: whatever comes back is internally consistent */
 		char name[16];
 		snprintf(name, sizeof(name), "k%03d",
@@ -150,7 +150,7 @@ int main(void)
 	CHECK(lists > READERS); /* the readers did run alongside */
 	struct cache_snap *s = cache_store_snap(store);
 	CHECK(s->rv == COMMITS);
-	cache_snap_put(s);
+	cache_store_snap_put(s);
 	rcu_barrier();
 	cache_store_free(store);
 	printf("stress: %ld consistent LISTs checked\n", lists);

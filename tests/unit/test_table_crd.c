@@ -57,9 +57,9 @@ static void store_put(struct cache_store *s, unsigned rv, const char *col)
 	CHECK(o != NULL);
 	if (!o)
 		return;
-	cache_txn_begin(s, &t);
-	CHECK(cache_txn_put(&t, o, NULL) == 0);
-	CHECK(cache_txn_commit(&t, rv) == 0);
+	cache_store_txn_begin(s, &t);
+	CHECK(cache_store_txn_put(&t, o, NULL) == 0);
+	CHECK(cache_store_txn_commit(&t, rv) == 0);
 	cache_obj_put(o);
 }
 

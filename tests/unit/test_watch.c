@@ -50,12 +50,12 @@ static void load(void)
 {
 	struct cache_txn t;
 	struct cache_obj *p1 = pod("a", "p1", "web", 5);
-	cache_txn_begin(pods->store, &t);
+	cache_store_txn_begin(pods->store, &t);
 	struct cache_obj *objs[3] = { p1, pod("a", "p2", "db", 6),
 				      pod("b", "q1", "web", 7) };
 	for (int i = 0; i < 3; i++)
-		CHECK(cache_txn_put(&t, objs[i], NULL) == 0);
-	CHECK(cache_txn_commit(&t, 10) == 0);
+		CHECK(cache_store_txn_put(&t, objs[i], NULL) == 0);
+	CHECK(cache_store_txn_commit(&t, 10) == 0);
 	cache_history_reset(pods->history, 10);
 	struct cache_obj *p1db = pod("a", "p1", "db", 11),
 			 *p4 = pod("a", "p4", "web", 12);
