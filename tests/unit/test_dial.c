@@ -351,6 +351,18 @@ static void test_answer_101(void)
 	CHECK(a.body.len == 0);
 	proxy_dial_answer_free(&a);
 
+	/* a small head followed at once by more stream bytes than
+	 * head_max: head_max bounds the head, not the read that ends it */
+	static char burst[64 + 1000 + 1];
+	int n = snprintf(burst, sizeof(burst),
+			 "HTTP/1.1 101 Switching Protocols\r\n\r\n");
+	memset(burst + n, 'x', 1000);
+	a = (struct proxy_dial_answer){ 0 };
+	CHECK(ask(reply, burst, true, 512, 5, &a, &code) == 0);
+	CHECK(a.status == 101);
+	CHECK(a.extra.len == 1000);
+	proxy_dial_answer_free(&a);
+
 	/* nothing after the head: extra is empty */
 	a = (struct proxy_dial_answer){ 0 };
 	CHECK(ask(reply, "HTTP/1.1 101 Switching Protocols\r\n\r\n", true,
@@ -486,6 +498,13 @@ static void test_answer_bad(void)
 	unsigned code;
 	CHECK(ask(reply, big, true, 512, 5, &a, &code) == -1);
 	CHECK(code == 503);
+	CHECK(strstr(err, "too large") != NULL);
+	proxy_dial_answer_free(&a);
+	/* the same, a few bytes at a time: reading stops at head_max */
+	a = (struct proxy_dial_answer){ 0 };
+	CHECK(ask(trickle, big, true, 512, 5, &a, &code) == -1);
+	CHECK(code == 503);
+	CHECK(strstr(err, "too large") != NULL);
 	proxy_dial_answer_free(&a);
 
 	/* not HTTP, with a blank line and without (then closed) */
