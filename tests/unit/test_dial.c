@@ -50,6 +50,7 @@ struct srv {
 	size_t got_len;
 	bool saw_eof;
 	bool tls_ok;
+	char peer_cn[64]; /* tls_srv(): the client certificate's CN, or "" */
 };
 
 /* Read until the end of a request head (or EOF, or 5 s). */
@@ -134,6 +135,12 @@ static void tls_srv(struct srv *s, int c)
 	SSL_set_fd(ssl, c);
 	if (SSL_accept(ssl) == 1) {
 		s->tls_ok = true;
+		X509 *peer = SSL_get1_peer_certificate(ssl);
+		if (peer)
+			X509_NAME_get_text_by_NID(X509_get_subject_name(peer),
+						  NID_commonName, s->peer_cn,
+						  sizeof(s->peer_cn));
+		X509_free(peer);
 		while (s->got_len < sizeof(s->got) - 1 &&
 		       !strstr(s->got, "\r\n\r\n")) {
 			int r = SSL_read(
@@ -666,9 +673,10 @@ static void test_shut_write(void)
 
 /* ---- TLS ---- */
 
-static EVP_PKEY *ca_key, *other_key, *srv_key;
-static X509 *ca_cert, *other_cert, *srv_cert;
-static char ca_pem[4096], other_pem[4096];
+static EVP_PKEY *ca_key, *other_key, *srv_key, *cli_key;
+static X509 *ca_cert, *other_cert, *srv_cert, *cli_cert;
+static char ca_pem[4096], other_pem[4096], cli_pem[4096], cli_key_pem[4096];
+static char peer_cn[64]; /* the last tls_try()'s client CN, or "" */
 static char ca_path[64];
 
 static X509 *cert_make(EVP_PKEY *key, const char *cn, X509 *ica, EVP_PKEY *ikey,
@@ -719,6 +727,15 @@ static void tls_setup(void)
 	other_cert = cert_make(other_key, "other-ca", NULL, NULL, NULL);
 	srv_cert = cert_make(srv_key, "upstream", ca_cert, ca_key,
 			     "DNS:upstream.test,IP:127.0.0.1");
+	cli_key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+	cli_cert = cert_make(cli_key, "proxy-client", ca_cert, ca_key,
+			     "DNS:proxy-client");
+	pem_of(cli_cert, cli_pem, sizeof(cli_pem));
+	BIO *b = BIO_new(BIO_s_mem());
+	PEM_write_bio_PrivateKey(b, cli_key, NULL, NULL, 0, NULL, NULL);
+	int r = BIO_read(b, cli_key_pem, (int)sizeof(cli_key_pem) - 1);
+	cli_key_pem[r > 0 ? r : 0] = '\0';
+	BIO_free(b);
 	pem_of(ca_cert, ca_pem, sizeof(ca_pem));
 	pem_of(other_cert, other_pem, sizeof(other_pem));
 	snprintf(ca_path, sizeof(ca_path), "/tmp/test_dial_ca_XXXXXX");
@@ -734,25 +751,32 @@ static void tls_teardown(void)
 	X509_free(ca_cert);
 	X509_free(other_cert);
 	X509_free(srv_cert);
+	X509_free(cli_cert);
+	EVP_PKEY_free(cli_key);
 	EVP_PKEY_free(ca_key);
 	EVP_PKEY_free(other_key);
 	EVP_PKEY_free(srv_key);
 }
 
-/* proxy_dial_tls to a TLS server as name, trusting cr: its return. On
- * success, a request and the 101 answer over TLS. */
-static int tls_try(const struct config_upstream *cr, const char *name)
+/* proxy_dial_tls to a TLS server as name, trusting cr, presenting cr's
+ * client certificate with client_cert: its return. On success, a
+ * request and the 101 answer over TLS. The server asks for a client
+ * certificate (our CA's) and puts its CN in peer_cn. */
+static int tls_try_as(const struct config_upstream *cr, const char *name,
+		      bool client_cert)
 {
 	struct srv s = { .resp = "HTTP/1.1 101 Switching Protocols\r\n\r\nhi" };
 	s.tls = SSL_CTX_new(TLS_server_method());
 	SSL_CTX_use_certificate(s.tls, srv_cert);
 	SSL_CTX_use_PrivateKey(s.tls, srv_key);
+	X509_STORE_add_cert(SSL_CTX_get_cert_store(s.tls), ca_cert);
+	SSL_CTX_set_verify(s.tls, SSL_VERIFY_PEER, NULL);
 	CHECK(srv_start(&s, tls_srv) == 0);
 	struct proxy_dial d = dial(&s);
 	double deadline = proxy_dial_now() + 5;
 	err[0] = '\0';
-	int rc =
-		proxy_dial_tls(&d, cr, name, false, deadline, err, sizeof(err));
+	int rc = proxy_dial_tls(&d, cr, name, client_cert, deadline, err,
+				sizeof(err));
 	if (rc == 0) {
 		CHECK(d.ssl != NULL);
 		CHECK(proxy_dial_send(&d, request, strlen(request), deadline) ==
@@ -787,8 +811,14 @@ static int tls_try(const struct config_upstream *cr, const char *name)
 	srv_join(&s);
 	if (rc == 0)
 		CHECK(s.tls_ok && strstr(s.got, "GET /api/v1/") != NULL);
+	snprintf(peer_cn, sizeof(peer_cn), "%s", s.peer_cn);
 	SSL_CTX_free(s.tls);
 	return rc;
+}
+
+static int tls_try(const struct config_upstream *cr, const char *name)
+{
+	return tls_try_as(cr, name, false);
 }
 
 static void test_tls(void)
@@ -836,6 +866,25 @@ static void test_tls(void)
 	cr.ca.data = (unsigned char *)other_pem;
 	cr.ca.len = strlen(other_pem);
 	CHECK(tls_try(&cr, "other.test") == 0);
+
+	/* the client certificate, as bytes: presented only when asked */
+	cr = (struct config_upstream){ 0 };
+	cr.ca.data = (unsigned char *)ca_pem;
+	cr.ca.len = strlen(ca_pem);
+	cr.cert.data = (unsigned char *)cli_pem;
+	cr.cert.len = strlen(cli_pem);
+	cr.key.data = (unsigned char *)cli_key_pem;
+	cr.key.len = strlen(cli_key_pem);
+	CHECK(tls_try_as(&cr, "upstream.test", true) == 0);
+	CHECK_STR(peer_cn, "proxy-client");
+	CHECK(tls_try_as(&cr, "upstream.test", false) == 0);
+	CHECK_STR(peer_cn, "");
+
+	/* a key that is not PEM: the client certificate cannot load */
+	cr.key.data = (unsigned char *)"not a key";
+	cr.key.len = 9;
+	CHECK(tls_try_as(&cr, "upstream.test", true) == -1);
+	CHECK(strstr(err, "client certificate") != NULL);
 
 	tls_teardown();
 }
