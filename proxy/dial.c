@@ -24,6 +24,7 @@
 #include "config/upstream.h"
 
 #define STOP_POLL_MS 200 /* how soon a wait notices a stop */
+#define READ_CHUNK 16384 /* one recv_until read */
 
 double proxy_dial_now(void)
 {
@@ -332,7 +333,7 @@ static int recv_until(struct proxy_dial *u, struct buf *b, size_t max,
 		      bool (*enough)(const struct buf *, const void *),
 		      const void *arg)
 {
-	char tmp[16384];
+	char tmp[READ_CHUNK];
 	while (!enough(b, arg)) {
 		short want = 0;
 		ssize_t r = proxy_dial_read(u, tmp, sizeof(tmp), &want);
@@ -354,6 +355,14 @@ static int recv_until(struct proxy_dial *u, struct buf *b, size_t max,
 static bool head_done(const struct buf *b, const void *arg)
 {
 	return b->len >= 4 && memmem(b->p, b->len, "\r\n\r\n", 4);
+}
+
+/* The head is whole, or head_max bytes came without its end. The read
+ * that ends the head may bring what follows it too (a 101's stream, a
+ * body), so the limit is on the head, checked once it is read. */
+static bool head_done_or_full(const struct buf *b, const void *arg)
+{
+	return head_done(b, NULL) || b->len >= *(const size_t *)arg;
 }
 
 /* A Content-Length body is whole. The connection stays open after it
@@ -494,8 +503,16 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 {
 	struct buf raw = BUF_INIT, *rest = &a->body;
 	*code = 503;
-	int rc = recv_until(d, &raw, head_max, deadline, head_done, NULL);
-	if (rc || !head_done(&raw, NULL)) {
+	int rc = recv_until(d, &raw, head_max + READ_CHUNK, deadline,
+			    head_done_or_full, &head_max);
+	const char *end =
+		rc || !raw.len ? NULL : memmem(raw.p, raw.len, "\r\n\r\n", 4);
+	if (!rc && (!end || (size_t)(end - raw.p) + 4 > head_max)) {
+		snprintf(err, errlen,
+			 "the upstream's answer head is too large");
+		goto out_fail;
+	}
+	if (rc) {
 		*code = proxy_dial_now() >= deadline ? 504 : 503;
 		snprintf(err, errlen, "%s",
 			 *code == 504 ? "the upstream did not answer in time" :
