@@ -48,10 +48,11 @@ def requests_made(url):
 
 
 def state(url):
-    """{(ns, name): rv} of every pod and configmap at url, or None."""
+    """{(ns, name): rv} of every pod and configmap in the cache at url (a
+    resourceVersion=0 read: no probe upstream), or None."""
     out = {}
     for res in RESOURCES.split(","):
-        s, body = h.get_json(url + "/api/v1/" + res, timeout=10)
+        s, body = h.get_json(url + "/api/v1/" + res + "?resourceVersion=0", timeout=10)
         if s != 200:
             return None
         for o in body["items"]:
@@ -65,6 +66,12 @@ def cluster_wide(st, res):
     the proxies' requests, not the test's own namespaced reference."""
     reqs = [r for r in st[res]["requests"] if "namespace" not in r]
     return (sum(r["verb"] == "list" for r in reqs), sum(r["verb"] == "watch" for r in reqs))
+
+
+def set_latency(fake, ms):
+    s, _, out = h.request("POST", fake.url + "/fake/faults", body={"latencyMs": ms}, timeout=30)
+    if s != 200:
+        raise AssertionError("POST /fake/faults latencyMs: %s %s" % (s, out[:300]))
 
 
 def parent_at(fake_url, port, *extra):
@@ -156,9 +163,16 @@ class TreeOfProxies(unittest.TestCase):
                 "apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": "gone-%d" % i}, "data": {"k": str(i)}})
             c.create(self.fake.url, "pods", NS, c.simple_pod("away-%d" % i))
-        time.sleep(1.5)
-        type(self).parent = parent_at(self.fake.url, self.port)
         want = state(self.fake.url)
+        time.sleep(1.5)
+        # A slow upstream keeps the new parent unsynced for a few seconds,
+        # while it answers its children 429 with Retry-After: 1.
+        set_latency(self.fake, 6000)
+        type(self).parent = parent_at(self.fake.url, self.port)
+        try:
+            h.wait_ready(self.parent.url, timeout=60)
+        finally:
+            set_latency(self.fake, 0)
         for ch in self.children:
             h.wait_until(lambda: state(ch.url) == want, timeout=30,
                          what="child %s equal to the fake after the parent restart" % ch.url)
@@ -169,15 +183,33 @@ class TreeOfProxies(unittest.TestCase):
                              CHILDREN, took,
                              [int(sum(a.values()) - sum(b.values())) for a, b in zip(after, before)]))
         # No storm: each child's LISTs and WATCHes in the window are bounded
-        # by its exponential backoff (5 ms doubling, so about a dozen
-        # attempts per resource over the few seconds the parent was away),
-        # whatever the number of children; a synchronized retry loop at a
-        # fixed short period would make hundreds.
+        # by its backoff, whatever the number of children: about a dozen
+        # attempts while the wait doubles from 5 ms to a second, then at
+        # most one a second (the backoff, or the unsynced parent's
+        # Retry-After: 1). A retry loop at a fixed short period would make
+        # hundreds.
+        bound = 12 + took
         for a, b in zip(after, before):
             for res in a:
-                self.assertLessEqual(a[res] - b[res], 16,
-                                     "requests to the parent during its restart: %s -> %s"
-                                     % (b, a))
+                self.assertLessEqual(a[res] - b[res], bound,
+                                     "requests to the parent during its %.1f s restart: %s -> %s"
+                                     % (took, b, a))
+        # Every child honoured the unsynced parent's Retry-After: 1, each
+        # after its own wait: at least the second asked for (or its own
+        # backoff when that has grown longer, up to --backoff-max-ms),
+        # both jittered, so not all after the same.
+        refused = []
+        for ch in self.children:
+            at = [stamp(TS.match(l).group(1)) for l in ch.logs().splitlines()
+                  if "pods: watch: upstream answered 429" in l and stamp(TS.match(l).group(1)) >= t0 - 1]
+            self.assertTrue(at, "child %s never met the unsynced parent's 429" % ch.url)
+            refused += [b - a for a, b in zip(at, at[1:])]
+        sys.stderr.write("    gaps between a child's 429-refused watches: %s\n"
+                         % " ".join("%.3f" % g for g in refused))
+        self.assertGreaterEqual(len(refused), 3, refused)
+        self.assertGreaterEqual(min(refused), 0.95, "Retry-After: 1 not honoured: %s" % refused)
+        self.assertGreaterEqual(max(refused) - min(refused), 0.02,
+                                "the children came back in step after Retry-After: %s" % refused)
         # The children's retries while the parent was away are spread by
         # jitter: exponential backoff from 5 ms without jitter would put
         # every gap between two refused attempts of a child on 5 ms * 2^k,
@@ -203,9 +235,12 @@ class TreeOfProxies(unittest.TestCase):
         # parent (its history starts at its LIST, so a child's resume gets
         # 410), which costs the fake at most two limit=1 probes per child
         # (the child's RV check and its consistent LIST), no full LIST.
+        # (the new parent's WATCH may still be inside the fake's latency)
+        h.wait_until(lambda: all(c.stats(self.fake.url)[res]["watchOpen"] == 1
+                                 for res in RESOURCES.split(",")), timeout=20,
+                     what="the new parent's watches open at the fake")
         st = c.stats(self.fake.url)
         for res in RESOURCES.split(","):
-            self.assertEqual(st[res]["watchOpen"], 1, st)
             lists, watches = cluster_wide(st, res)
             self.assertEqual(watches, cluster_wide(self.synced, res)[1] + 1, st)
             self.assertLessEqual(lists, cluster_wide(self.synced, res)[0] + 2 + 2 * CHILDREN, st)
