@@ -5,7 +5,6 @@ write in order; a parent restart (SIGTERM, then a new one on the same port)
 converges every child with a bounded number of requests, their retries
 spread by jitter rather than synchronized. Also: an upstream's Retry-After
 is honoured with jitter, never as an exact period."""
-import json
 import os
 import re
 import sys
