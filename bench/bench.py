@@ -14,6 +14,8 @@ The setups:
             resourceVersion: quiet and busy resources)
   20k pods  one fake, a proxy without and one with --config stripFields:
             B11 (memory per cached pod)
+  1k pods   fake + 1 parent proxy + 20 children (--server the parent),
+            50 watchers on each: B13 (a tree of proxies)
 """
 import http.client
 import json
@@ -592,6 +594,121 @@ def bench_b10():
            ratio >= 0.9, "req/s")
 
 
+# ---------------------------------------------------------------- B13
+
+def pods_state(url):
+    """{(ns, name): rv} of every pod at url (from the cache: RV=0)."""
+    st, body = get(url, "/api/v1/pods?resourceVersion=0")
+    if st != 200:
+        return None
+    return {(o["metadata"].get("namespace"), o["metadata"]["name"]):
+            o["metadata"]["resourceVersion"] for o in json.loads(body)["items"]}
+
+
+def upstream_requests(srv):
+    """LISTs plus WATCHes (attempts included) of pods the proxy srv made."""
+    return (counter(srv, 'informer_proxy_upstream_lists_total{resource="pods"}') +
+            counter(srv, 'informer_proxy_upstream_watches_total{resource="pods"}'))
+
+
+def bench_b13(nchildren=20, watchers=50):
+    """A tree: 1 parent proxy in front of the fake, 20 children whose
+    --server is the parent. 100 writes/s through the fake, 50 watchers on
+    the parent and 50 on each child, in one run: the write -> delivery
+    p99 at a child beside the parent's is the latency one level adds.
+    Then the parent restarts (SIGTERM, a new one on the same port): the
+    time until every child's cache equals the fake's, and what the
+    children asked the parent meanwhile."""
+    fake = harness.fake("--quiet", seed="pods=1000")
+    parent, children = None, []
+    try:
+        parent = harness.proxy(fake.url, "pods")
+        harness.wait_ready(parent.url, timeout=120)
+        port = split(parent.url)[1]
+        for _ in range(nchildren):
+            children.append(harness.proxy(parent.url, "pods"))
+        for ch in children:
+            harness.wait_ready(ch.url, timeout=120)
+        res = {}
+
+        def run(name, *args):
+            res[name] = loadgen(*args, timeout=200)[0]
+        common = ["--watchers", watchers, "--duration", 15, "--drain", 15]
+        threads = [threading.Thread(target=run, args=(
+            "parent", "--target", parent.url, "--writer", fake.url, "--write-rate", 100,
+            *common))]
+        for i, ch in enumerate(children):
+            threads.append(threading.Thread(target=run, args=(
+                "child%d" % i, "--target", ch.url, *common)))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        up = {"lists": counter(parent, 'informer_proxy_upstream_lists_total{resource="pods"}'),
+              "watches": counter(parent,
+                                 'informer_proxy_upstream_watches_total{resource="pods"}')}
+        st = json.loads(get(fake.url, "/fake/stats")[1])["resources"]["pods"]
+        cluster = [r for r in st["requests"] if "namespace" not in r]
+        up["fake_lists_cluster_wide"] = sum(r["verb"] == "list" for r in cluster)
+        up["fake_watches_cluster_wide"] = sum(r["verb"] == "watch" for r in cluster)
+        kids = [res["child%d" % i] for i in range(nchildren)]
+        p99s = sorted(k["latency_ms"]["p99"] for k in kids)
+        ppar = res["parent"]["latency_ms"]["p99"]
+        # A child's loadgen has no writer, so it cannot tell expected
+        # events (every one counts as "unexpected" and it exits 1): check
+        # its watchers against the parent's instead, with the few writes
+        # made before the children's watches opened allowed for.
+        par = res["parent"]
+        clean = par["exit"] == 0 and par["expired"] == 0 and \
+            not any(par["violations"].values()) and \
+            all(k["expired"] == 0 and k["reconnects"] == 0 and
+                k["deliveries"] >= 0.98 * par["deliveries"] and
+                not any(k["violations"][v] for v in ("missed", "duplicated", "out_of_order"))
+                for k in kids)
+
+        # the parent restart
+        before = [upstream_requests(ch) for ch in children]
+        t0 = time.monotonic()
+        parent.stop(check=False)
+        time.sleep(1.0)
+        t1 = time.monotonic()
+        parent = harness.Server("informer-proxy", [
+            os.path.join(BIN, "informer-proxy"), "--listen", "127.0.0.1:%d" % port,
+            "--server", fake.url, "--resources", "pods"])
+        want = pods_state(fake.url)
+        left = list(children)
+        while left and time.monotonic() - t1 < 120:
+            left = [ch for ch in left if pods_state(ch.url) != want]
+            if left:
+                time.sleep(0.05)
+        conv = time.monotonic() - t1
+        per_child = [upstream_requests(ch) - b for ch, b in zip(children, before)]
+        raw["B13"] = {"parent": res["parent"], "children_p99_ms": p99s,
+                      "children": kids, "upstream": up, "clean": clean,
+                      "restart": {"down_s": round(t1 - t0, 3), "converged_s": r3(conv),
+                                  "not_converged": len(left),
+                                  "child_requests": per_child}}
+        med = statistics.median(p99s)
+        record("B13", "tree 1+%d: write->delivery p99 at a child (median of the children)"
+               " beside the parent's, 50 watchers each, 100 writes/s (ms)"
+               % nchildren, r3(med), ppar, r3(med - ppar), "info", None, "ms")
+        record("B13", "tree: p99 added by one level (median child p99 - parent p99, ms)",
+               r3(med - ppar), None, None, "<= 5 ms", med - ppar <= 5 and clean, "ms")
+        record("B13", "tree: p99 added by one level, worst child (ms)",
+               r3(p99s[-1] - ppar), None, None, "info", None, "ms")
+        record("B13", "tree: upstream LISTs + WATCHes of pods (parent's)",
+               "%d+%d" % (up["lists"], up["watches"]), None, None, "1+1",
+               up["lists"] == 1 and up["watches"] == 1, "")
+        record("B13", "tree: parent restart to every child equal to the fake (s)",
+               r3(conv), None, None, "converges", not left, "s")
+        record("B13", "tree: requests per child to the parent during the restart (max)",
+               max(per_child), None, None, "<= 16", max(per_child) <= 16, "")
+    finally:
+        for s in children + [parent, fake]:
+            if s:
+                s.stop(check=False)
+
+
 # ---------------------------------------------------------------- main
 
 def table():
@@ -660,7 +777,7 @@ def bench_b11(n=20000):
 
 
 def main():
-    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 12)}
+    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 12)} | {"B13"}
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")
@@ -680,6 +797,9 @@ def main():
     if "B11" in want:
         log("B11: memory per pod, stripFields against whole objects")
         bench_b11()
+    if "B13" in want:
+        log("B13: a tree of proxies, 1 parent and 20 children")
+        bench_b13()
     results.sort(key=lambda r: r["id"])
     elapsed = time.monotonic() - t0
     doc = {"machine": machine(), "elapsed_s": round(elapsed, 1),

@@ -878,7 +878,10 @@ static int check_upstream_rv(struct cache_resource *r, int rc,
 /* ---- the thread ---- */
 
 /* Exponential backoff from 5 ms to the configured cap, with jitter in
- * [d/2, d]; an upstream's Retry-After, when longer, wins. */
+ * [d/2, d]; an upstream's Retry-After of S seconds, when longer, wins,
+ * spread over [S, 1.5 S]: the children of a restarted parent proxy all
+ * hear "Retry-After: 1" within the same moment, and must not all come
+ * back within the same millisecond. */
 static void backoff_sleep(struct cache_resource *r, int *attempt)
 {
 	long cap = r->up.backoff_max_ms > 0 ? r->up.backoff_max_ms : 5000;
@@ -888,8 +891,12 @@ static void backoff_sleep(struct cache_resource *r, int *attempt)
 	if (ms > cap)
 		ms = cap;
 	ms = ms / 2 + rand() % (ms / 2 + 1); /* jitter: [ms/2, ms] */
-	if (r->retry_after > 0 && r->retry_after * 1000L > ms)
-		ms = r->retry_after * 1000L;
+	if (r->retry_after > 0) {
+		long ra = r->retry_after * 1000L;
+		ra += rand() % (ra / 2 + 1); /* jitter: [S, 1.5 S] */
+		if (ra > ms)
+			ms = ra;
+	}
 	r->retry_after = 0;
 	(*attempt)++;
 	while (ms > 0 && !cache_refl_stopping(r)) {
