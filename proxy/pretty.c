@@ -17,11 +17,20 @@ static const unsigned char lit_stop[256] = {
 /* Bytes that end a run inside a string. */
 static const unsigned char str_stop[256] = { ['"'] = 1, ['\\'] = 1 };
 
-/* Schedule a line break and the indentation of the current depth. */
-static void line(struct proxy_indent *st)
+/* A line break and the indentation of the current depth: written into
+ * out[*w..max) when it fits, else left pending. */
+static inline void line(struct proxy_indent *st, char *out, size_t *w,
+			size_t max)
 {
+	unsigned sp = st->depth > 0 ? 2 * (unsigned)st->depth : 0;
+	if (max - *w > sp + 1) { /* room for a closing byte after it too */
+		out[*w] = '\n';
+		memset(out + *w + 1, ' ', sp);
+		*w += sp + 1;
+		return;
+	}
 	st->nl = true;
-	st->sp = st->depth > 0 ? 2 * (unsigned)st->depth : 0;
+	st->sp = sp;
 }
 
 size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
@@ -88,7 +97,7 @@ size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
 				continue;
 			}
 			st->depth++;
-			line(st);
+			line(st, out, &w, max);
 			continue; /* c again, after the indentation */
 		}
 		switch (c) {
@@ -101,18 +110,24 @@ size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
 		case '}':
 		case ']':
 			st->depth--;
-			line(st);
-			st->c = c;
+			line(st, out, &w, max);
+			if (!st->nl)
+				out[w++] = c; /* line() left room for it */
+			else
+				st->c = c;
 			i++;
 			break;
 		case ',':
 			out[w++] = ',';
-			line(st);
+			line(st, out, &w, max);
 			i++;
 			break;
 		case ':':
 			out[w++] = ':';
-			st->sp = 1;
+			if (w < max)
+				out[w++] = ' ';
+			else
+				st->sp = 1;
 			i++;
 			break;
 		case '"':
@@ -140,7 +155,8 @@ size_t proxy_indent_end(struct proxy_indent *st, char *out, size_t max)
 	if (st->open) { /* input ended after a { or [: as if more came */
 		st->open = false;
 		st->depth++;
-		line(st);
+		st->nl = true;
+		st->sp = 2 * (unsigned)(st->depth > 0 ? st->depth : 0);
 	}
 	size_t used;
 	return proxy_indent_step(st, "", 0, &used, out, max);
