@@ -4,6 +4,7 @@
 #include "proxy/pretty.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,9 +24,14 @@ static inline void line(struct proxy_indent *st, char *out, size_t *w,
 			size_t max)
 {
 	unsigned sp = st->depth > 0 ? 2 * (unsigned)st->depth : 0;
-	if (max - *w > sp + 1) { /* room for a closing byte after it too */
-		out[*w] = '\n';
-		memset(out + *w + 1, ' ', sp);
+	if (max - *w > sp + 8) { /* room for a closing byte after it too */
+		char *o = out + *w;
+		*o++ = '\n';
+		/* spaces eight at a time, the last store maybe past the end
+		 * of the indentation but within out */
+		const uint64_t spaces = 0x2020202020202020ull;
+		for (unsigned k = 0; k < sp; k += 8)
+			memcpy(o + k, &spaces, 8);
 		*w += sp + 1;
 		return;
 	}
@@ -69,9 +75,11 @@ size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
 			}
 			size_t lim = n - i < max - w ? n - i : max - w;
 			size_t j = i, end = i + lim;
-			while (j < end && !str_stop[(unsigned char)in[j]])
-				j++;
-			memcpy(out + w, in + i, j - i);
+			size_t to = w - i; /* out[j + to] for in[j], wrapping */
+			while (j < end && !str_stop[(unsigned char)in[j]]) {
+				out[j + to] = in[j]; /* copied as scanned: */
+				j++;		     /* runs are short */
+			}
 			w += j - i;
 			i = j;
 			if (j < end) {
@@ -137,10 +145,12 @@ size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
 			break;
 		default: {
 			size_t lim = n - i < max - w ? n - i : max - w;
-			size_t j = i + 1, end = i + lim;
-			while (j < end && !lit_stop[(unsigned char)in[j]])
+			size_t j = i + 1, end = i + lim, to = w - i;
+			out[w] = c;
+			while (j < end && !lit_stop[(unsigned char)in[j]]) {
+				out[j + to] = in[j];
 				j++;
-			memcpy(out + w, in + i, j - i);
+			}
 			w += j - i;
 			i = j;
 		}
