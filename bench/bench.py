@@ -1,4 +1,4 @@
-"""bench.py: B1-B9, each figure beside its reference.
+"""bench.py: B1-B12, each figure beside its reference.
 
 Run by bench/run.sh (which builds the binaries). Every server listens on
 127.0.0.1:0; every figure is a ratio measured side by side in this run,
@@ -14,6 +14,8 @@ The setups:
             resourceVersion: quiet and busy resources)
   20k pods  one fake, a proxy without and one with --config stripFields:
             B11 (memory per cached pod)
+  10k pods  fake + proxy, and the static server with the compact LIST:
+            B12 (indented output for curl)
   1k pods   fake + 1 parent proxy + 20 children (--server the parent),
             50 watchers on each: B13 (a tree of proxies)
 """
@@ -776,8 +778,41 @@ def bench_b11(n=20000):
            r3(per["stripped"] / per["whole"]), "info", None, "B")
 
 
+# ---------------------------------------------------------------- B12
+
+def bench_b12(n=10000, rounds=5):
+    """A 10k-pod LIST as curl gets it (its User-Agent: indented, streamed)
+    from the proxy, beside the static server's compact answer of the same
+    LIST; curl downloads each, alternately, and the medians are compared."""
+    fake = harness.fake(seed="pods=%d" % n)
+    srv = ref = None
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        st, body = get(srv.url, "/api/v1/pods?resourceVersion=0")
+        assert st == 200, st
+        ref = static_server(body)
+        px, rf = [], []
+        for _ in range(rounds):
+            px.append(curl_time(srv.url + "/api/v1/pods?resourceVersion=0"))
+            rf.append(curl_time(ref.url + "/api/v1/pods"))
+    finally:
+        for s in (srv, ref, fake):
+            if s:
+                s.stop(check=False)
+    t = statistics.median(x[0] for x in px)
+    r = statistics.median(x[0] for x in rf)
+    out_bytes, ref_bytes = px[0][1], rf[0][1]
+    raw["B12"] = {"pods": n, "pretty_bytes": out_bytes, "compact_bytes": ref_bytes,
+                  "proxy_s": [x[0] for x in px], "static_s": [x[0] for x in rf]}
+    record("B12", "LIST 10k pods for curl (indented, %.0f MB), curl's time (s)"
+           % (out_bytes / 1e6), r3(t), r3(r), r3(t / r), "<= 5x", t / r <= 5, "s")
+    mbs = out_bytes / t / 1e6
+    record("B12", "same, indented output (MB/s)", round(mbs), None, None,
+           ">= 500 MB/s", mbs >= 500, "MB/s")
+
+
 def main():
-    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 12)} | {"B13"}
+    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 14)}
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")
@@ -797,6 +832,9 @@ def main():
     if "B11" in want:
         log("B11: memory per pod, stripFields against whole objects")
         bench_b11()
+    if "B12" in want:
+        log("B12: a LIST indented for curl against a static compact one")
+        bench_b12()
     if "B13" in want:
         log("B13: a tree of proxies, 1 parent and 20 children")
         bench_b13()

@@ -49,9 +49,6 @@
 
 /* Request bodies, as the apiserver's limit. */
 #define LIMIT_REQUEST_BODY_BYTES (3 * 1024 * 1024)
-/* Bytes pretty-printed LISTs may hold at once, all clients together;
- * beyond it a LIST goes out compact (one always may, however large). */
-#define LIMIT_PRETTY_HELD_BYTES ((size_t)256 << 20)
 /* Paginated snapshots kept per resource for continue tokens, each for
  * five minutes after its last page (the apiserver's compaction interval).
  * Only distinct snapshots take a slot, and a snapshot exists only where

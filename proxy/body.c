@@ -9,7 +9,6 @@
 #include <zlib.h>
 
 #include "config/alloc.h"
-#include "config/limits.h"
 #include "proxy/pretty.h"
 #include "proxy/status.h"
 #include "proxy/request.h"
@@ -173,63 +172,138 @@ static void pieces_free(void *cls)
 }
 
 /*
- * Pretty-printing copies a whole LIST, twice, and the copy lives until a
- * slow client has read it: the bytes that may be held so are bounded.
- * Past the bound the answer goes out compact, the same JSON, straight
- * from the cache. Atomic.
+ * Pretty-printed pieces stream: a reader walks the pieces (the cached
+ * objects, unchanged) through a streaming indenter straight into the
+ * connection's buffer, and through a deflate stream first for gzip. Held
+ * per client: this state, plus for gzip zlib's (about 256 KiB at level 1)
+ * and one chunk of indented input.
  */
-static size_t pretty_held;
+#define PRETTY_CHUNK (64 * 1024)
 
-static bool pretty_take(size_t n)
-{
-	size_t cur = __atomic_load_n(&pretty_held, __ATOMIC_RELAXED);
-	do {
-		if (cur + n > LIMIT_PRETTY_HELD_BYTES && cur)
-			return false; /* one may always go, however large */
-	} while (!__atomic_compare_exchange_n(&pretty_held, &cur, cur + n, true,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
-	return true;
-}
-
-struct pretty_body {
-	char *p;
-	size_t charge;
+struct pretty_reader {
+	struct proxy_pieces pc;
+	size_t at, off;
+	struct proxy_indent st;
+	z_stream *z;	    /* NULL: sent as it is */
+	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */
+	bool zlast, zdone;
+	void (*done)(void *cls);
+	void *cls;
 };
 
-static void pretty_free(void *cls)
+/* Indented output into out[0..max), 0 once all is out. */
+static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 {
-	struct pretty_body *pb = cls;
-	__atomic_sub_fetch(&pretty_held, pb->charge, __ATOMIC_ACQ_REL);
-	free(pb->p);
-	free(pb);
+	size_t n = 0, used;
+	while (n < max && pr->at < pr->pc.n) {
+		const struct MHD_IoVec *v = &pr->pc.v[pr->at];
+		n += proxy_indent_step(
+			&pr->st, (const char *)v->iov_base + pr->off,
+			v->iov_len - pr->off, &used, out + n, max - n);
+		pr->off += used;
+		if (pr->off == v->iov_len) {
+			pr->at++;
+			pr->off = 0;
+		}
+	}
+	size_t k;
+	while (n < max && (k = proxy_indent_end(&pr->st, out + n, max - n)))
+		n += k;
+	return n;
 }
 
-/* Indent b and send it; the charge is given back when the response is
- * gone (a gzip response holds only the compressed copy: at once).
- * Consumes b. */
-static enum MHD_Result send_pretty(struct MHD_Connection *c, struct buf *b,
-				   size_t charge)
+static ssize_t pretty_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-	struct MHD_Response *resp = NULL;
-	struct pretty_body *pb = NULL;
-	if (buf_ok(b))
-		proxy_pretty_body(b);
-	if (buf_ok(b) && (resp = gzip_buf(c, b))) {
-		/* sent compressed; b is freed below */
-	} else if (buf_ok(b) && (pb = xmalloc(sizeof(*pb)))) {
-		size_t len;
-		pb->p = buf_steal(b, &len);
-		pb->charge = charge;
-		resp = MHD_create_response_from_buffer_with_free_callback_cls(
-			len, pb->p, pretty_free, pb);
-		if (!resp)
-			pretty_free(pb);
-		charge = 0; /* pretty_free gives it back */
+	struct pretty_reader *pr = cls;
+	size_t n = pretty_fill(pr, buf, max);
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static ssize_t pretty_gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct pretty_reader *pr = cls;
+	z_stream *z = pr->z;
+	if (pr->zdone)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	z->next_out = (Bytef *)buf;
+	z->avail_out = (uInt)(max < UINT32_MAX ? max : UINT32_MAX);
+	uInt room = z->avail_out;
+	while (z->avail_out) {
+		if (!z->avail_in && !pr->zlast) {
+			size_t k =
+				pretty_fill(pr, (char *)pr->zin, PRETTY_CHUNK);
+			z->next_in = pr->zin;
+			z->avail_in = (uInt)k;
+			pr->zlast = !k;
+		}
+		int rc = deflate(z, pr->zlast ? Z_FINISH : Z_NO_FLUSH);
+		if (rc == Z_STREAM_END) {
+			pr->zdone = true;
+			break;
+		}
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
 	}
-	buf_free(b);
-	__atomic_sub_fetch(&pretty_held, charge, __ATOMIC_ACQ_REL);
-	return send_json(c, MHD_HTTP_OK, resp);
+	size_t n = room - z->avail_out;
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void pretty_reader_free(void *cls)
+{
+	struct pretty_reader *pr = cls;
+	pr->done(pr->cls);
+	if (pr->z) {
+		deflateEnd(pr->z);
+		free(pr->z);
+	}
+	free(pr->zin);
+	free(pr->pc.v);
+	free(pr);
+}
+
+/* The streamed pretty response of pc (taken over on success; then the
+ * response calls done), gzip-compressed when gz; NULL when it could not
+ * be built (pc and done left to the caller). */
+static struct MHD_Response *pretty_stream(struct proxy_pieces *pc, bool gz,
+					  void (*done)(void *cls), void *cls)
+{
+	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	if (gz) {
+		pr->z = xcalloc(1, sizeof(*pr->z));
+		pr->zin = xmalloc(PRETTY_CHUNK);
+		/* level 1 as the apiserver; 31 = 15 window bits + gzip header */
+		if (!pr->z || !pr->zin ||
+		    deflateInit2(pr->z, 1, Z_DEFLATED, 31, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(pr->z);
+			free(pr->zin);
+			free(pr);
+			return NULL;
+		}
+	}
+	pr->pc = *pc;
+	pr->done = done;
+	pr->cls = cls;
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, PRETTY_CHUNK,
+		gz ? pretty_gzip_read : pretty_read, pr, pretty_reader_free);
+	if (!resp) {
+		if (pr->z) {
+			deflateEnd(pr->z);
+			free(pr->z);
+		}
+		free(pr->zin);
+		free(pr);
+		return NULL;
+	}
+	if (gz) {
+		MHD_add_response_header(resp, "Content-Encoding", "gzip");
+		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
+	}
+	pc->v = NULL; /* the reader owns the vector */
+	return resp;
 }
 
 enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
@@ -238,16 +312,29 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
-	size_t charge = 3 * pc->total; /* gathered, then about twice that */
-	if (!pc->failed && proxy_pretty_wanted(c) && pretty_take(charge)) {
-		/* pretty-printed for people: gathered, re-indented, sent */
-		struct buf b = BUF_INIT;
-		for (size_t i = 0; i < pc->n; i++)
-			buf_add(&b, pc->v[i].iov_base, pc->v[i].iov_len);
-		done(cls);
-		free(pc->v);
-		pc->v = NULL;
-		return send_pretty(c, &b, charge);
+	if (!pc->failed && proxy_pretty_wanted(c)) {
+		if (pc->total > PROXY_GZIP_MIN) {
+			/* indented while sent: the output is longer than the
+			 * input, so over the gzip threshold too */
+			resp = pretty_stream(
+				pc,
+				proxy_gzip_accepted(MHD_lookup_connection_value(
+					c, MHD_HEADER_KIND, "Accept-Encoding")),
+				done, cls);
+			if (resp)
+				return send_json(c, MHD_HTTP_OK, resp);
+		} else {
+			/* small: indented into one buffer, which then
+			 * decides on gzip by its own length */
+			struct buf b = BUF_INIT;
+			for (size_t i = 0; i < pc->n; i++)
+				buf_add(&b, pc->v[i].iov_base,
+					pc->v[i].iov_len);
+			done(cls);
+			free(pc->v);
+			pc->v = NULL;
+			return proxy_send_buf(c, MHD_HTTP_OK, &b);
+		}
 	}
 	if (pc->failed) {
 		/* nothing */

@@ -37,7 +37,10 @@ void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len);
  * they are when there are few, copied into the connection's buffer by a reader
  * when there are more than IOV_MAX (libmicrohttpd 0.9.75 stalls after the
  * first IOV_MAX pieces of an iovec response), gzip-compressed when
- * wanted. done(cls) runs once the memory is no longer needed, on every
+ * wanted. When the client gets indented JSON (pretty.h), a body over
+ * PROXY_GZIP_MIN is indented while it is sent, a chunk at a time (and
+ * compressed the same way), never copied whole; a smaller one is
+ * indented into one buffer. done(cls) runs once the memory is no longer needed, on every
  * path, failures included.
  */
 enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,

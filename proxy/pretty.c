@@ -4,67 +4,187 @@
 #include "proxy/pretty.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
-static void newline(struct buf *out, int depth)
+/* Byte classes outside strings: 1 ends a run of a literal (number, true,
+ * false, null), 2 is white space (also ends a run). */
+static const unsigned char lit_stop[256] = {
+	['{'] = 1, ['}'] = 1, ['['] = 1,  [']'] = 1,  [','] = 1,  [':'] = 1,
+	['"'] = 1, [' '] = 2, ['\n'] = 2, ['\t'] = 2, ['\r'] = 2,
+};
+
+/* Bytes that end a run inside a string. */
+static const unsigned char str_stop[256] = { ['"'] = 1, ['\\'] = 1 };
+
+/* A line break and the indentation of the current depth: written into
+ * out[*w..max) when it fits, else left pending. */
+static inline void line(struct proxy_indent *st, char *out, size_t *w,
+			size_t max)
 {
-	buf_addc(out, '\n');
-	for (int i = 0; i < depth; i++)
-		buf_add(out, "  ", 2);
+	unsigned sp = st->depth > 0 ? 2 * (unsigned)st->depth : 0;
+	if (max - *w > sp + 8) { /* room for a closing byte after it too */
+		char *o = out + *w;
+		*o++ = '\n';
+		/* spaces eight at a time, the last store maybe past the end
+		 * of the indentation but within out */
+		const uint64_t spaces = 0x2020202020202020ull;
+		for (unsigned k = 0; k < sp; k += 8)
+			memcpy(o + k, &spaces, 8);
+		*w += sp + 1;
+		return;
+	}
+	st->nl = true;
+	st->sp = sp;
+}
+
+size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
+			 size_t *used, char *out, size_t max)
+{
+	size_t w = 0, i = 0;
+	for (;;) {
+		/* what is pending goes first: line break, spaces, a byte */
+		if (st->nl) {
+			if (w == max)
+				break;
+			out[w++] = '\n';
+			st->nl = false;
+		}
+		if (st->sp) {
+			size_t k = max - w < st->sp ? max - w : st->sp;
+			memset(out + w, ' ', k);
+			w += k;
+			st->sp -= (unsigned)k;
+			if (st->sp)
+				break;
+		}
+		if (st->c) {
+			if (w == max)
+				break;
+			out[w++] = st->c;
+			st->c = 0;
+		}
+		if (i == n || w == max)
+			break;
+		if (st->in_str) {
+			if (st->esc) { /* the byte after a backslash, as it is */
+				out[w++] = in[i++];
+				st->esc = false;
+				continue;
+			}
+			size_t lim = n - i < max - w ? n - i : max - w;
+			size_t j = i, end = i + lim;
+			size_t to = w - i; /* out[j + to] for in[j], wrapping */
+			while (j < end && !str_stop[(unsigned char)in[j]]) {
+				out[j + to] = in[j]; /* copied as scanned: */
+				j++;		     /* runs are short */
+			}
+			w += j - i;
+			i = j;
+			if (j < end) {
+				out[w++] = in[i];
+				if (in[i++] == '"')
+					st->in_str = false;
+				else
+					st->esc = true;
+			}
+			continue;
+		}
+		char c = in[i];
+		if (lit_stop[(unsigned char)c] == 2) {
+			i++;
+			continue;
+		}
+		if (st->open) {
+			st->open = false;
+			if (c == '}' ||
+			    c == ']') { /* {} and [] stay as they are */
+				out[w++] = c;
+				i++;
+				continue;
+			}
+			st->depth++;
+			line(st, out, &w, max);
+			continue; /* c again, after the indentation */
+		}
+		switch (c) {
+		case '{':
+		case '[':
+			out[w++] = c;
+			st->open = true;
+			i++;
+			break;
+		case '}':
+		case ']':
+			st->depth--;
+			line(st, out, &w, max);
+			if (!st->nl)
+				out[w++] = c; /* line() left room for it */
+			else
+				st->c = c;
+			i++;
+			break;
+		case ',':
+			out[w++] = ',';
+			line(st, out, &w, max);
+			i++;
+			break;
+		case ':':
+			out[w++] = ':';
+			if (w < max)
+				out[w++] = ' ';
+			else
+				st->sp = 1;
+			i++;
+			break;
+		case '"':
+			out[w++] = '"';
+			st->in_str = true;
+			i++;
+			break;
+		default: {
+			size_t lim = n - i < max - w ? n - i : max - w;
+			size_t j = i + 1, end = i + lim, to = w - i;
+			out[w] = c;
+			while (j < end && !lit_stop[(unsigned char)in[j]]) {
+				out[j + to] = in[j];
+				j++;
+			}
+			w += j - i;
+			i = j;
+		}
+		}
+	}
+	*used = i;
+	return w;
+}
+
+size_t proxy_indent_end(struct proxy_indent *st, char *out, size_t max)
+{
+	if (st->open) { /* input ended after a { or [: as if more came */
+		st->open = false;
+		st->depth++;
+		st->nl = true;
+		st->sp = 2 * (unsigned)(st->depth > 0 ? st->depth : 0);
+	}
+	size_t used;
+	return proxy_indent_step(st, "", 0, &used, out, max);
 }
 
 int proxy_pretty_indent(const char *in, size_t n, struct buf *out)
 {
-	int depth = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = in[i];
-		switch (c) {
-		case '"': {
-			size_t s = i++;
-			while (i < n && in[i] != '"')
-				i += in[i] == '\\' ? 2 : 1;
-			buf_add(out, in + s, (i < n ? i + 1 : n) - s);
-			break;
-		}
-		case '{':
-		case '[': {
-			size_t j = i + 1;
-			while (j < n && (in[j] == ' ' || in[j] == '\n' ||
-					 in[j] == '\t' || in[j] == '\r'))
-				j++;
-			buf_addc(out, c);
-			if (j < n && (in[j] == '}' || in[j] == ']')) {
-				buf_addc(
-					out,
-					in[j]); /* {} and [] stay as they are */
-				i = j;
-				break;
-			}
-			newline(out, ++depth);
-			break;
-		}
-		case '}':
-		case ']':
-			newline(out, --depth);
-			buf_addc(out, c);
-			break;
-		case ',':
-			buf_addc(out, ',');
-			newline(out, depth);
-			break;
-		case ':':
-			buf_add(out, ": ", 2);
-			break;
-		case ' ':
-		case '\n':
-		case '\t':
-		case '\r':
-			break;
-		default:
-			buf_addc(out, c);
-		}
+	struct proxy_indent st = { 0 };
+	char chunk[16384];
+	size_t k, used;
+	while (n) {
+		k = proxy_indent_step(&st, in, n, &used, chunk, sizeof(chunk));
+		buf_add(out, chunk, k);
+		in += used;
+		n -= used;
 	}
+	while ((k = proxy_indent_end(&st, chunk, sizeof(chunk))))
+		buf_add(out, chunk, k);
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
 

@@ -21,11 +21,34 @@ bool proxy_pretty_wanted(struct MHD_Connection *c);
 bool proxy_pretty_asked(const char *pretty, const char *user_agent);
 
 /*
- * Append compact JSON in[0..n) to out indented as Go's json.Indent does
- * with two spaces ("key": value, empty {} and [] kept). White space
- * outside strings is dropped; the input is assumed valid. Returns 0 or
- * -ENOMEM.
+ * A streaming indenter: Go's json.Indent with two spaces ("key": value,
+ * empty {} and [] kept), fed the input in pieces of any size and writing
+ * into an output buffer of any size, so nothing is held but this state.
+ * White space outside strings is dropped; the input is assumed valid
+ * (an unterminated string is copied to the end). Zero-initialise.
  */
+struct proxy_indent {
+	int depth;
+	bool in_str, esc; /* inside a string; right after its backslash */
+	bool open;   /* a { or [ whose line break waits for the next byte */
+	bool nl;     /* pending output: a line break, then */
+	unsigned sp; /* this many spaces, then */
+	char c;	     /* this byte (0: none) */
+};
+
+/*
+ * Indent in[0..n) into out[0..max): returns the bytes written and sets
+ * *used to the input consumed. It stops only when the input is consumed
+ * and nothing is pending, or when out is full; call again with the rest.
+ */
+size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
+			 size_t *used, char *out, size_t max);
+/* After the last input: what is still pending, into out[0..max); returns
+ * the bytes written, 0 once all is out. */
+size_t proxy_indent_end(struct proxy_indent *st, char *out, size_t max);
+
+/* Append compact JSON in[0..n) to out, indented as above. Returns 0 or
+ * -ENOMEM. */
 int proxy_pretty_indent(const char *in, size_t n, struct buf *out);
 /* Re-indent the compact JSON in b in place, trailing newlines dropped;
  * on running out of memory b stays compact. */

@@ -2,6 +2,8 @@
  * test_pretty: when an answer is indented, and the indentation itself
  * (Go's json.Indent with two spaces, as the apiserver writes it).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proxy/pretty.h"
@@ -28,6 +30,212 @@ static void test_indent(void)
 	CHECK(proxy_pretty_indent(in, n, &out) == 0);
 	CHECK_STR(out.p, want);
 	buf_free(&out);
+}
+
+/* The reference: the whole-buffer indenter the proxy had before it
+ * streamed, kept here as it was. */
+static void ref_newline(struct buf *out, int depth)
+{
+	buf_addc(out, '\n');
+	for (int i = 0; i < depth; i++)
+		buf_add(out, "  ", 2);
+}
+
+static void ref_indent(const char *in, size_t n, struct buf *out)
+{
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = in[i];
+		switch (c) {
+		case '"': {
+			size_t s = i++;
+			while (i < n && in[i] != '"')
+				i += in[i] == '\\' ? 2 : 1;
+			buf_add(out, in + s, (i < n ? i + 1 : n) - s);
+			break;
+		}
+		case '{':
+		case '[': {
+			size_t j = i + 1;
+			while (j < n && (in[j] == ' ' || in[j] == '\n' ||
+					 in[j] == '\t' || in[j] == '\r'))
+				j++;
+			buf_addc(out, c);
+			if (j < n && (in[j] == '}' || in[j] == ']')) {
+				buf_addc(out, in[j]);
+				i = j;
+				break;
+			}
+			ref_newline(out, ++depth);
+			break;
+		}
+		case '}':
+		case ']':
+			ref_newline(out, --depth);
+			buf_addc(out, c);
+			break;
+		case ',':
+			buf_addc(out, ',');
+			ref_newline(out, depth);
+			break;
+		case ':':
+			buf_add(out, ": ", 2);
+			break;
+		case ' ':
+		case '\n':
+		case '\t':
+		case '\r':
+			break;
+		default:
+			buf_addc(out, c);
+		}
+	}
+}
+
+/* Stream in[0..n) split at the given cuts through an output buffer of
+ * max bytes; the result in got (appended). */
+static void stream(const char *in, size_t n, const size_t *cuts, size_t ncuts,
+		   size_t max, struct buf *got)
+{
+	struct proxy_indent st = { 0 };
+	char *out = malloc(max);
+	size_t from = 0, k, used;
+	for (size_t c = 0; c <= ncuts; c++) {
+		size_t to = c < ncuts ? cuts[c] : n;
+		while (from < to) {
+			k = proxy_indent_step(&st, in + from, to - from, &used,
+					      out, max);
+			CHECK(k || used); /* always progress */
+			if (!k && !used)
+				break;
+			buf_add(got, out, k);
+			from += used;
+		}
+		/* a piece consumed: a pending byte may wait for output room */
+		k = proxy_indent_step(&st, "", 0, &used, out, max);
+		buf_add(got, out, k);
+	}
+	while ((k = proxy_indent_end(&st, out, max)))
+		buf_add(got, out, k);
+	free(out);
+}
+
+static const char *const cases[] = {
+	"{}",
+	"[]",
+	"{ }",
+	"[ \n ]",
+	"{\"a\":{},\"b\":[],\"c\":[{}],\"d\":[[]],\"e\":{\"f\":{}}}",
+	"{\"s\":\"quote \\\" and backslash \\\\\",\"t\":\"\\\\\"}",
+	"{\"u\":\"\\u00e9\\u003c\\ud83d\\ude00\",\"raw\":\"\xc3\xa9\"}",
+	"{\"x\":\"{[,:]}\",\"y\":\"\\\\\\\"\\\\\"}",
+	"[1,-2.5e+10,true,false,null,\"\",0]",
+	"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+	"{\"resourceVersion\":\"12\"},\"items\":[{\"metadata\":{\"name\":"
+	"\"web-1\",\"labels\":{\"app\":\"web\"},\"annotations\":{}},"
+	"\"spec\":{\"containers\":[{\"name\":\"c\",\"args\":[]}]}}]}\n",
+	"[[[[[[[[[[[[[[[[[[[[1,[2,{\"deep\":[[[]]]}]]]]]]]]]]]]]]]]]]]]",
+	" { \"a\" : [ 1 , 2 ] , \"b\" : { \"c\" : null } } \n",
+	"{\"a\":\"x",	/* unterminated string */
+	"{\"a\":\"x\\", /* ends inside an escape */
+	"{\"a\":[",	/* ends after an opening bracket */
+	"\"just a string\"",
+	"42",
+};
+
+static void test_stream_equals_reference(void)
+{
+	for (size_t t = 0; t < sizeof(cases) / sizeof(*cases); t++) {
+		const char *in = cases[t];
+		size_t n = strlen(in);
+		struct buf want = BUF_INIT;
+		ref_indent(in, n, &want);
+		buf_addc(&want, 0);
+		/* whole input, output buffers of 1, 2, 3, 7 and 4096 bytes */
+		static const size_t maxes[] = { 1, 2, 3, 7, 4096 };
+		for (size_t m = 0; m < 5; m++) {
+			struct buf got = BUF_INIT;
+			stream(in, n, NULL, 0, maxes[m], &got);
+			buf_addc(&got, 0);
+			CHECK_STR(got.p, want.p);
+			buf_free(&got);
+		}
+		/* one cut at every position, and every byte its own piece */
+		size_t *cuts = malloc((n + 1) * sizeof(*cuts));
+		for (size_t at = 0; at <= n; at++) {
+			for (size_t m = 0; m < 5; m += 2) {
+				struct buf got = BUF_INIT;
+				stream(in, n, &at, 1, maxes[m], &got);
+				buf_addc(&got, 0);
+				CHECK_STR(got.p, want.p);
+				buf_free(&got);
+			}
+			cuts[at] = at;
+		}
+		struct buf got = BUF_INIT;
+		stream(in, n, cuts, n + 1, 1, &got);
+		buf_addc(&got, 0);
+		CHECK_STR(got.p, want.p);
+		buf_free(&got);
+		/* and the whole-buffer entry point */
+		struct buf whole = BUF_INIT;
+		CHECK(proxy_pretty_indent(in, n, &whole) == 0);
+		buf_addc(&whole, 0);
+		CHECK_STR(whole.p, want.p);
+		buf_free(&whole);
+		free(cuts);
+		buf_free(&want);
+	}
+}
+
+/* Random valid JSON with strings full of escapes, streamed through
+ * random cuts and buffer sizes, against the reference. */
+static void gen(struct buf *b, unsigned *seed, int depth)
+{
+	static const char *const atoms[] = { "1",	 "-0.5",
+					     "true",	 "null",
+					     "\"\"",	 "\"a\\\"b\"",
+					     "\"\\\\\"", "\"\\u00e9,:{\"" };
+	int r = (int)(rand_r(seed) % 8);
+	if (depth > 6 || r < 3) {
+		buf_adds(b, atoms[rand_r(seed) % 8]);
+		return;
+	}
+	bool obj = r & 1;
+	buf_addc(b, obj ? '{' : '[');
+	int k = (int)(rand_r(seed) % 4);
+	for (int i = 0; i < k; i++) {
+		if (i)
+			buf_addc(b, ',');
+		if (obj)
+			buf_adds(b, i & 1 ? "\"k\\\\\":" : "\"key\":");
+		gen(b, seed, depth + 1);
+	}
+	buf_addc(b, obj ? '}' : ']');
+}
+
+static void test_stream_random(void)
+{
+	unsigned seed = 15;
+	for (int t = 0; t < 300; t++) {
+		struct buf in = BUF_INIT, want = BUF_INIT, got = BUF_INIT;
+		gen(&in, &seed, 0);
+		ref_indent(in.p, in.len, &want);
+		buf_addc(&want, 0);
+		size_t cuts[8], nc = 0, at = 0;
+		while (nc < 8 && in.len > at + 1) {
+			at += 1 + rand_r(&seed) % (in.len - at);
+			if (at >= in.len)
+				break;
+			cuts[nc++] = at;
+		}
+		stream(in.p, in.len, cuts, nc, 1 + rand_r(&seed) % 40, &got);
+		buf_addc(&got, 0);
+		CHECK_STR(got.p, want.p);
+		buf_free(&in);
+		buf_free(&want);
+		buf_free(&got);
+	}
 }
 
 static void test_asked(void)
@@ -67,6 +275,8 @@ static void test_body(void)
 int main(void)
 {
 	test_indent();
+	test_stream_equals_reference();
+	test_stream_random();
 	test_asked();
 	test_body();
 	return check_done("pretty");
