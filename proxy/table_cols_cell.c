@@ -160,6 +160,27 @@ void tc_cell_age(struct buf *b, const struct tc_row *r, const char *arg)
 }
 
 /* The string at arg, "" when absent. */
+void tc_put_buf(struct buf *b, struct buf *s)
+{
+	buf_addc(s, '\0');
+	tc_put_str(b, buf_ok(s) ? s->p : "");
+	buf_free(s);
+}
+
+void tc_cell_kind_name(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s.kind", arg);
+	char *kind = tc_dup_str(r->d, tc_at(r, path));
+	snprintf(path, sizeof(path), "%s.name", arg);
+	char *name = tc_dup_str(r->d, tc_at(r, path));
+	struct buf s = BUF_INIT;
+	buf_printf(&s, "%s/%s", kind, name);
+	tc_put_buf(b, &s);
+	free(kind);
+	free(name);
+}
+
 void tc_cell_str(struct buf *b, const struct tc_row *r, const char *arg)
 {
 	tc_put_token_str(b, r->d, tc_at(r, arg));

@@ -92,9 +92,7 @@ static void c_ev_object(struct buf *b, const struct tc_row *r, const char *arg)
 	buf_adds(&s, kind);
 	if (name[0])
 		buf_printf(&s, "/%s", name);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 	free(kind);
 	free(name);
 }
@@ -127,9 +125,7 @@ static void c_ev_source(struct buf *b, const struct tc_row *r, const char *arg)
 	buf_adds(&s, comp);
 	if (host[0])
 		buf_printf(&s, ", %s", host);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 	free(comp);
 	free(host);
 }
@@ -167,21 +163,6 @@ static void c_created_at(struct buf *b, const struct tc_row *r, const char *arg)
 }
 
 /* ---- CRDs and RBAC ---- */
-
-/* ROLE of a (Cluster)RoleBinding: Kind/Name. */
-static void c_role_ref(struct buf *b, const struct tc_row *r, const char *arg)
-{
-	char *kind = tc_dup_str(r->d, tc_at(r, "roleRef.kind"));
-	char *name = tc_dup_str(r->d, tc_at(r, "roleRef.name"));
-	struct buf s = BUF_INIT;
-	(void)arg;
-	buf_printf(&s, "%s/%s", kind, name);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
-	free(kind);
-	free(name);
-}
 
 /* USERS, GROUPS or SERVICEACCOUNTS of a binding (arg: the subject kind),
  * joined by ", "; a service account as namespace/name. */
@@ -231,9 +212,7 @@ static void c_node_status(struct buf *b, const struct tc_row *r,
 	size_t n;
 	if (u >= 0 && *json_raw(r->d, u, &n) == 't')
 		buf_adds(&s, ",SchedulingDisabled");
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 }
 
 static void c_node_roles(struct buf *b, const struct tc_row *r, const char *arg)
@@ -380,7 +359,7 @@ const struct proxy_col tc_rolebinding_cols[] = {
 	NAME_COL,
 	{ "Role", "string", "",
 	  "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
-	  0, c_role_ref, NULL },
+	  0, tc_cell_kind_name, "roleRef" },
 	AGE_COL,
 	{ "Users", "string", "", "Users in the roleBinding", 1, c_subjects,
 	  "User" },
@@ -395,7 +374,7 @@ const struct proxy_col tc_clusterrolebinding_cols[] = {
 	NAME_COL,
 	{ "Role", "string", "",
 	  "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
-	  0, c_role_ref, NULL },
+	  0, tc_cell_kind_name, "roleRef" },
 	AGE_COL,
 	{ "Users", "string", "", "Users in the clusterRoleBinding", 1,
 	  c_subjects, "User" },

@@ -75,6 +75,8 @@ int tc_cmp_str(const void *a, const void *b);
 
 /* s as a JSON string; NULL as "". */
 void tc_put_str(struct buf *b, const char *s);
+/* s's text as a JSON string, then s is freed (a cell built in a buf). */
+void tc_put_buf(struct buf *b, struct buf *s);
 void tc_put_token_str(struct buf *b, const struct json_doc *d, int t);
 void tc_put_int(struct buf *b, int64_t v);
 /* translateTimestampSince: the age of t, "<unknown>" when unset. */
@@ -105,6 +107,8 @@ void tc_cell_count(struct buf *b, const struct tc_row *r, const char *arg);
 void tc_cell_labels(struct buf *b, const struct tc_row *r, const char *arg);
 void tc_cell_selector(struct buf *b, const struct tc_row *r, const char *arg);
 void tc_cell_bool(struct buf *b, const struct tc_row *r, const char *arg);
+/* "Kind/Name" of the reference at arg (roleRef, spec.scaleTargetRef). */
+void tc_cell_kind_name(struct buf *b, const struct tc_row *r, const char *arg);
 
 extern const char tc_name_desc[], tc_age_desc[];
 

@@ -190,9 +190,7 @@ static void c_ic_params(struct buf *b, const struct tc_row *r, const char *arg)
 		free(group);
 	}
 	buf_printf(&s, "/%s", name);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 	free(kind);
 	free(name);
 }

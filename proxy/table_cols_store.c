@@ -37,9 +37,7 @@ static void c_sc_name(struct buf *b, const struct tc_row *r, const char *arg)
 			    "storageclass.beta.kubernetes.io/is-default-class"),
 		    "true"))
 		buf_adds(&s, " (default)");
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 	free(name);
 }
 
@@ -118,9 +116,7 @@ static void c_pv_claim(struct buf *b, const struct tc_row *r, const char *arg)
 	char *name = tc_dup_str(r->d, json_get(r->d, c, "name"));
 	struct buf s = BUF_INIT;
 	buf_printf(&s, "%s/%s", ns, name);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 	free(ns);
 	free(name);
 }

@@ -160,20 +160,6 @@ static void c_int_or_str(struct buf *b, const struct tc_row *r, const char *arg)
 
 /* ---- horizontal pod autoscalers ---- */
 
-static void c_hpa_ref(struct buf *b, const struct tc_row *r, const char *arg)
-{
-	char *kind = tc_dup_str(r->d, tc_at(r, "spec.scaleTargetRef.kind"));
-	char *name = tc_dup_str(r->d, tc_at(r, "spec.scaleTargetRef.name"));
-	struct buf s = BUF_INIT;
-	(void)arg;
-	buf_printf(&s, "%s/%s", kind, name);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
-	free(kind);
-	free(name);
-}
-
 /* The quantity string at path under t, or "<unknown>". */
 static char *qty(const struct json_doc *d, int t, const char *path)
 {
@@ -273,9 +259,7 @@ static void c_hpa_targets(struct buf *b, const struct tc_row *r,
 	}
 	if (n > 2)
 		buf_printf(&s, " + %d more...", n - 2);
-	buf_addc(&s, '\0');
-	tc_put_str(b, s.p);
-	buf_free(&s);
+	tc_put_buf(b, &s);
 }
 
 static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
@@ -567,7 +551,7 @@ const struct proxy_col tc_hpa_cols[] = {
 	NAME_COL,
 	{ "Reference", "string", "",
 	  "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
-	  0, c_hpa_ref, NULL },
+	  0, tc_cell_kind_name, "spec.scaleTargetRef" },
 	{ "Targets", "string", "",
 	  "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.",
 	  0, c_hpa_targets, NULL },
