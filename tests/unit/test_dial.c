@@ -30,6 +30,7 @@
 
 #include "config/upstream.h"
 #include "proxy/dial.h"
+#include "certs.h"
 #include "check.h"
 
 static char err[256];
@@ -679,34 +680,12 @@ static char ca_pem[4096], other_pem[4096], cli_pem[4096], cli_key_pem[4096];
 static char peer_cn[64]; /* the last tls_try()'s client CN, or "" */
 static char ca_path[64];
 
+/* A CA when san is NULL, else a leaf with that subjectAltName; valid from
+ * a minute ago for an hour. */
 static X509 *cert_make(EVP_PKEY *key, const char *cn, X509 *ica, EVP_PKEY *ikey,
 		       const char *san)
 {
-	X509 *x = X509_new();
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
-	X509_gmtime_adj(X509_getm_notBefore(x), -60);
-	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
-	X509_set_pubkey(x, key);
-	X509_NAME *n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
-				   (const unsigned char *)cn, -1, -1, 0);
-	X509_set_issuer_name(x, ica ? X509_get_subject_name(ica) : n);
-	X509V3_CTX ctx;
-	X509V3_set_ctx_nodb(&ctx);
-	X509V3_set_ctx(&ctx, ica ? ica : x, x, NULL, NULL, 0);
-	X509_EXTENSION *e =
-		X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints,
-				    san ? "CA:FALSE" : "critical,CA:TRUE");
-	X509_add_ext(x, e, -1);
-	X509_EXTENSION_free(e);
-	if (san) {
-		e = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, san);
-		X509_add_ext(x, e, -1);
-		X509_EXTENSION_free(e);
-	}
-	X509_sign(x, ikey ? ikey : key, EVP_sha256());
-	return x;
+	return test_cert_make(key, cn, 1, ica, ikey, -60, 3600, san);
 }
 
 static void pem_of(X509 *x, char *out, size_t n)

@@ -36,6 +36,7 @@
 
 #include "config/alloc.h"
 #include "proxy/serve_tls.h"
+#include "certs.h"
 #include "check.h"
 
 static char dir[256];
@@ -63,36 +64,13 @@ static EVP_PKEY *key_rsa(void)
 }
 
 /* A certificate for key, CN cn, signed by (ica, ikey), or self-signed
- * when ica is NULL; valid from nb to na seconds from now. */
+ * when ica is NULL; valid from nb to na seconds from now; a leaf is for
+ * IP 127.0.0.1. */
 static X509 *cert_make(EVP_PKEY *key, const char *cn, long serial, X509 *ica,
 		       EVP_PKEY *ikey, long nb, long na, bool ca)
 {
-	X509 *x = X509_new();
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), serial);
-	X509_gmtime_adj(X509_getm_notBefore(x), nb);
-	X509_gmtime_adj(X509_getm_notAfter(x), na);
-	X509_set_pubkey(x, key);
-	X509_NAME *n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
-				   (const unsigned char *)cn, -1, -1, 0);
-	X509_set_issuer_name(x, ica ? X509_get_subject_name(ica) : n);
-	X509V3_CTX ctx;
-	X509V3_set_ctx_nodb(&ctx);
-	X509V3_set_ctx(&ctx, ica ? ica : x, x, NULL, NULL, 0);
-	X509_EXTENSION *e =
-		X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints,
-				    ca ? "critical,CA:TRUE" : "CA:FALSE");
-	X509_add_ext(x, e, -1);
-	X509_EXTENSION_free(e);
-	if (!ca) {
-		e = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name,
-					"IP:127.0.0.1");
-		X509_add_ext(x, e, -1);
-		X509_EXTENSION_free(e);
-	}
-	X509_sign(x, ikey ? ikey : key, EVP_sha256());
-	return x;
+	return test_cert_make(key, cn, serial, ica, ikey, nb, na,
+			      ca ? NULL : "IP:127.0.0.1");
 }
 
 static void write_certs(const char *path, X509 *a, X509 *b)
