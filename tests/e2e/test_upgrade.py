@@ -21,6 +21,7 @@ import unittest
 
 import certs
 import harness as h
+from spy import pump
 
 SPDY_HEAD = (b"HTTP/1.1 101 Switching Protocols\r\n"
              b"Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n"
@@ -112,22 +113,7 @@ class Scripted:
         except OSError:
             pass
 
-    @staticmethod
-    def _pump(src, dst):
-        try:
-            while True:
-                d = src.recv(65536)
-                if not d:
-                    break
-                dst.sendall(d)
-        except OSError:
-            pass
-        finally:
-            for s in (src, dst):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+    _pump = staticmethod(pump)
 
 
 def upgrade_request(path="/api/v1/namespaces/ns-1/pods/web-1/exec?command=cat&stdin=true",

@@ -12,6 +12,25 @@ import socket
 import threading
 
 
+def pump(src, dst):
+    """Copy src to dst until either end closes, then shut both down (one
+    direction of a TCP relay; run one per direction)."""
+    try:
+        while True:
+            d = src.recv(65536)
+            if not d:
+                break
+            dst.sendall(d)
+    except OSError:
+        pass
+    finally:
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
 class Spy:
     def __init__(self, host=None, port=None):
         self.target = (host, port) if host else None
@@ -91,19 +110,4 @@ class Spy:
                     except OSError:
                         pass
 
-    @staticmethod
-    def _pump(src, dst):
-        try:
-            while True:
-                d = src.recv(65536)
-                if not d:
-                    break
-                dst.sendall(d)
-        except OSError:
-            pass
-        finally:
-            for s in (src, dst):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+    _pump = staticmethod(pump)
