@@ -102,6 +102,38 @@ class LoadgenSmoke(unittest.TestCase):
         self.assertEqual(out["violations"]["duplicated"], 20, out)
         self.assertEqual(out["violations"]["missed"], 0, out)
 
+    def test_watchers_spread_over_two_targets(self):
+        # the proxy and the fake side by side in one run: each watcher is
+        # checked against the writes whatever target it watches, and each
+        # target reports its own deliveries and latencies
+        rc, out, err = run_loadgen(
+            self.proxy.url, self.fake.url, "--target", self.fake.url,
+            "--watchers", 10, "--write-rate", 30, "--duration", 2)
+        self.assertClean(rc, out, err)
+        urls = [t["url"] for t in out["targets"]]
+        self.assertEqual(urls, [self.proxy.url, self.fake.url])
+        for t in out["targets"]:
+            # 5 cluster-wide watchers each: every one sees every write
+            self.assertEqual(t["deliveries"], out["deliveries"] // 2, out)
+            self.assertGreater(t["latency_ms"]["n"], 0, out)
+        self.assertEqual(sum(t["deliveries"] for t in out["targets"]),
+                         out["deliveries"])
+
+    def test_two_targets_still_report_a_dropped_event(self):
+        rc, out, err = run_loadgen(
+            self.proxy.url, self.fake.url, "--target", self.fake.url,
+            "--watchers", 6, "--write-rate", 30, "--duration", 2,
+            "--self-test-drop", 3)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(out["violations"]["missed"], 6, out)
+
+    def test_one_target_prints_no_per_target_list(self):
+        rc, out, err = run_loadgen(
+            self.proxy.url, self.fake.url, "--watchers", 2,
+            "--write-rate", 30, "--duration", 1)
+        self.assertClean(rc, out, err)
+        self.assertNotIn("targets", out)
+
 
 if __name__ == "__main__":
     unittest.main()

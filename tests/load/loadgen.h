@@ -139,6 +139,7 @@ struct lg_pod {
 /* ---- watchers (watch.c) ---- */
 struct lg_watcher {
 	int id;
+	int tgt; /* index into the run's targets */
 	struct lg_filter filter;
 	char path[512]; /* request path without resourceVersion */
 	int fd;
@@ -168,8 +169,12 @@ struct lg_watcher {
 };
 
 /* ---- the whole run ---- */
+#define LG_MAX_TARGETS 64
+
 struct lg_opts {
-	const char *target;
+	const char *target; /* targets[0]: also the one LISTs and GETs load */
+	const char *targets[LG_MAX_TARGETS];
+	int ntargets; /* --target given more than once: watchers round-robin */
 	const char *writer;
 	const char *resource;
 	int watchers;
@@ -196,7 +201,9 @@ struct lg_opts {
 struct lg_run {
 	struct lg_opts o;
 	struct lg_addr target, writer;
-	uint64_t start_rv;
+	uint64_t start_rv; /* the first target's */
+	struct lg_addr targets[LG_MAX_TARGETS];
+	uint64_t target_rv[LG_MAX_TARGETS];
 	char res_path[128]; /* e.g. /api/v1 */
 	/* pod pool and writes */
 	struct lg_pod *pods;
@@ -218,6 +225,8 @@ struct lg_run {
 	/* watcher threads' merged results */
 	struct lg_hist lat;
 	uint64_t deliveries;
+	struct lg_hist *tlat; /* per target, ntargets of them */
+	uint64_t *tdeliveries;
 	uint64_t delete_lat_pending;
 	uint64_t watch_errors;
 	volatile int stop_writes;

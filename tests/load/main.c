@@ -66,7 +66,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: loadgen --target URL [flags]\n"
 		   "  --target URL        server to watch, list and get (proxy "
-		   "or apiserver)\n"
+		   "or apiserver);\n"
+		   "                      repeat it to spread the watchers "
+		   "over several\n"
+		   "                      (LISTs and GETs go to the first)\n"
 		   "  --writer URL        fake apiserver to write through (no "
 		   "writes without it)\n"
 		   "  --resource pods     resource (pods only)\n"
@@ -152,9 +155,12 @@ static int parse_args(int argc, char **argv, struct lg_opts *o)
 		char *end = NULL;
 		double d = strtod(v, &end);
 		bool num = end && !*end && d >= 0;
-		if (!strcmp(a, "--target"))
-			o->target = v;
-		else if (!strcmp(a, "--writer"))
+		if (!strcmp(a, "--target")) {
+			if (o->ntargets == LG_MAX_TARGETS)
+				goto bad;
+			o->targets[o->ntargets++] = v;
+			o->target = o->targets[0];
+		} else if (!strcmp(a, "--writer"))
 			o->writer = v;
 		else if (!strcmp(a, "--resource"))
 			o->resource = v;
@@ -256,12 +262,14 @@ static void assign_filters(struct lg_run *r)
 			"?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d%s%s",
 			(int)(r->o.duration + r->o.drain) + 120,
 			*sel ? "&labelSelector=" : "", sel);
-		w->start_rv = w->last_rv = w->progress_rv = r->start_rv;
+		w->tgt = i % r->o.ntargets;
+		w->start_rv = w->last_rv = w->progress_rv =
+			r->target_rv[w->tgt];
 	}
 }
 
-/* The target's current resourceVersion, from a LIST with limit=1. */
-static int target_rv(struct lg_run *r)
+/* A target's current resourceVersion, from a LIST with limit=1. */
+static int target_rv(struct lg_run *r, int k)
 {
 	struct lg_http h;
 	struct lg_buf body = { 0 };
@@ -270,7 +278,7 @@ static int target_rv(struct lg_run *r)
 
 	snprintf(path, sizeof(path), "%s/%s?limit=1", r->res_path,
 		 r->o.resource);
-	lg_http_init(&h, &r->target, 30000);
+	lg_http_init(&h, &r->targets[k], 30000);
 	for (int i = 0; i < 300; i++) { /* 429 until the proxy synced */
 		st = lg_http_do(&h, "GET", path, NULL, NULL, 0, &body);
 		if (st != 429 && st != 503)
@@ -281,14 +289,14 @@ static int target_rv(struct lg_run *r)
 		size_t n;
 		const char *v = lg_str_after(body.p, body.p + body.len,
 					     "\"resourceVersion\":\"", &n);
-		r->start_rv = v ? strtoull(v, NULL, 10) : 0;
+		r->target_rv[k] = v ? strtoull(v, NULL, 10) : 0;
 	}
 	lg_http_close(&h);
 	lg_buf_free(&h.in);
 	lg_buf_free(&body);
-	if (st != 200 || !r->start_rv) {
-		fprintf(stderr, "loadgen: LIST %s on the target: %d\n", path,
-			st);
+	if (st != 200 || !r->target_rv[k]) {
+		fprintf(stderr, "loadgen: LIST %s on %s: %d\n", path,
+			r->o.targets[k], st);
 		return -EIO;
 	}
 	return 0;
@@ -308,6 +316,22 @@ static void hist_json(const char *name, const struct lg_hist *h, bool last)
 	printf("\"%s\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f,\"n\":%llu}%s",
 	       name, lg_hist_ms(h, 0.5), lg_hist_ms(h, 0.99), lg_hist_ms(h, 1),
 	       (unsigned long long)h->n, last ? "" : ",");
+}
+
+/* Per target, when there are several: where its watchers started, what
+ * they got, and how late. */
+static void targets_json(const struct lg_run *r)
+{
+	printf(",\"targets\":[");
+	for (int k = 0; k < r->o.ntargets; k++) {
+		printf("%s{\"url\":\"%s\",\"start_rv\":%llu,\"deliveries\":%llu,",
+		       k ? "," : "", r->o.targets[k],
+		       (unsigned long long)r->target_rv[k],
+		       (unsigned long long)r->tdeliveries[k]);
+		hist_json("latency_ms", &r->tlat[k], true);
+		printf("}");
+	}
+	printf("]");
 }
 
 static void sleep_ms(int ms)
@@ -337,11 +361,18 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&r->lock, NULL);
 	snprintf(r->res_path, sizeof(r->res_path), "/api/v1");
 	raise_nofile();
-	if (lg_addr_parse(r->o.target, &r->target) ||
-	    (r->o.writer && lg_addr_parse(r->o.writer, &r->writer))) {
+	bool bad_url = r->o.writer && lg_addr_parse(r->o.writer, &r->writer);
+	for (int k = 0; k < r->o.ntargets; k++)
+		bad_url |= lg_addr_parse(r->o.targets[k], &r->targets[k]) != 0;
+	r->target = r->targets[0];
+	if (bad_url) {
 		fprintf(stderr, "loadgen: bad URL (want http://HOST:PORT)\n");
 		return 2;
 	}
+	r->tlat = calloc((size_t)r->o.ntargets, sizeof(*r->tlat));
+	r->tdeliveries = calloc((size_t)r->o.ntargets, sizeof(uint64_t));
+	if (!r->tlat || !r->tdeliveries)
+		return 2;
 
 	/* 1. the pool of pods to patch (and to GET) */
 	bool need_pool = r->o.writer || (r->o.get_rate > 0 && !r->o.get_path);
@@ -353,8 +384,10 @@ int main(int argc, char **argv)
 		lg_log(r, "pool: %d pods in %d namespaces", r->npods, r->o.nns);
 	}
 	/* 2. where the watchers start */
-	if (r->o.watchers > 0 && target_rv(r))
-		return 2;
+	for (int k = 0; r->o.watchers > 0 && k < r->o.ntargets; k++)
+		if (target_rv(r, k))
+			return 2;
+	r->start_rv = r->target_rv[0];
 	/* 3. the watchers */
 	r->w = calloc((size_t)r->o.watchers + 1, sizeof(*r->w));
 	if (!r->w)
@@ -453,7 +486,7 @@ int main(int argc, char **argv)
 	       "3f,"
 	       "\"reconnects\":%d,\"lists\":%llu,\"list_bytes\":%llu,"
 	       "\"list_errors\":%llu,\"gets\":%llu,\"get_errors\":%llu,"
-	       "\"watch_errors\":%llu,\"start_rv\":%llu,\"duration_s\":%.2f}\n",
+	       "\"watch_errors\":%llu,\"start_rv\":%llu,\"duration_s\":%.2f",
 	       (unsigned long long)errors, (unsigned long long)v.missed,
 	       (unsigned long long)v.duplicated,
 	       (unsigned long long)v.out_of_order,
@@ -468,6 +501,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)r->get_errors,
 	       (unsigned long long)r->watch_errors,
 	       (unsigned long long)r->start_rv, load_s);
+	if (r->o.ntargets > 1)
+		targets_json(r);
+	printf("}\n");
 	fflush(stdout);
 	free(last);
 	return bad ? 1 : 0;

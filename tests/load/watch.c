@@ -37,6 +37,7 @@ enum {
 
 struct del_rec {
 	uint64_t rv, recv_ns;
+	int tgt;
 };
 
 struct wthread {
@@ -47,6 +48,8 @@ struct wthread {
 	int n;
 	struct lg_hist hist;
 	uint64_t deliveries;
+	struct lg_hist *thist; /* per target */
+	uint64_t *tdeliveries;
 	uint64_t errors;
 	struct del_rec *dels;
 	size_t ndel, capdel;
@@ -62,15 +65,15 @@ static int open_stream(struct lg_run *r, struct wthread *t,
 		       struct lg_watcher *w)
 {
 	char req[1024];
-	int fd = lg_tcp_connect(&r->target);
+	const struct lg_addr *a = &r->targets[w->tgt];
+	int fd = lg_tcp_connect(a);
 	if (fd < 0)
 		return fd;
 	int n = snprintf(req, sizeof(req),
 			 "GET %s&resourceVersion=%llu HTTP/1.1\r\nHost: %s\r\n"
 			 "User-Agent: loadgen\r\nAccept: application/json\r\n"
 			 "\r\n",
-			 w->path, (unsigned long long)w->last_rv,
-			 r->target.hostport);
+			 w->path, (unsigned long long)w->last_rv, a->hostport);
 	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
 		close(fd);
 		return -EIO;
@@ -214,6 +217,7 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 
 	w->received++;
 	t->deliveries++;
+	t->tdeliveries[w->tgt]++;
 	w->last_recv_ns = now;
 	if (rv <= w->start_rv) {
 		w->unexpected++;
@@ -240,14 +244,16 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 			t->dels = d;
 			t->capdel = c;
 		}
-		t->dels[t->ndel++] = (struct del_rec){ rv, now };
+		t->dels[t->ndel++] = (struct del_rec){ rv, now, w->tgt };
 		return;
 	}
 	size_t sl;
 	const char *st = lg_str_after(rvk, end, "\"loadgen.stamp\":\"", &sl);
 	if (st) {
 		uint64_t stamp = parse_u64(st, sl);
-		lg_hist_add(&t->hist, now > stamp ? (now - stamp) / 1000 : 0);
+		uint64_t us = now > stamp ? (now - stamp) / 1000 : 0;
+		lg_hist_add(&t->hist, us);
+		lg_hist_add(&t->thist[w->tgt], us);
 	}
 }
 
@@ -431,8 +437,11 @@ int lg_watch_start(struct lg_run *r, pthread_t *tids, int nthreads)
 		t->retries =
 			calloc((size_t)m / (size_t)nthreads + 1, sizeof(int));
 		t->scratch = malloc(SCRATCH);
+		t->thist = calloc((size_t)r->o.ntargets, sizeof(*t->thist));
+		t->tdeliveries =
+			calloc((size_t)r->o.ntargets, sizeof(uint64_t));
 		if (t->epfd < 0 || !t->ws || !t->retry_at || !t->retries ||
-		    !t->scratch)
+		    !t->scratch || !t->thist || !t->tdeliveries)
 			return -ENOMEM;
 	}
 	for (int i = 0; i < m; i++) {
@@ -473,12 +482,19 @@ int lg_watch_join(struct lg_run *r, pthread_t *tids, int nthreads)
 			struct lg_write *wr =
 				bsearch(&key, r->writes, r->nwrites,
 					sizeof(key), cmp_del);
-			if (wr && t->dels[j].recv_ns > wr->sent_ns)
-				lg_hist_add(&t->hist,
-					    (t->dels[j].recv_ns - wr->sent_ns) /
-						    1000);
+			if (wr && t->dels[j].recv_ns > wr->sent_ns) {
+				uint64_t us =
+					(t->dels[j].recv_ns - wr->sent_ns) /
+					1000;
+				lg_hist_add(&t->hist, us);
+				lg_hist_add(&t->thist[t->dels[j].tgt], us);
+			}
 		}
 		lg_hist_merge(&r->lat, &t->hist);
+		for (int k = 0; k < r->o.ntargets; k++) {
+			lg_hist_merge(&r->tlat[k], &t->thist[k]);
+			r->tdeliveries[k] += t->tdeliveries[k];
+		}
 		r->deliveries += t->deliveries;
 		r->watch_errors += t->errors;
 		close(t->epfd);
@@ -487,6 +503,8 @@ int lg_watch_join(struct lg_run *r, pthread_t *tids, int nthreads)
 		free(t->retries);
 		free(t->scratch);
 		free(t->dels);
+		free(t->thist);
+		free(t->tdeliveries);
 	}
 	free(threads);
 	threads = NULL;
