@@ -125,10 +125,14 @@ BUILTIN_GROUPS = {
     "storage.k8s.io", "storagemigration.k8s.io"}
 
 
-def rbac_rules(resources):
-    """resource[.version][.group] -> {group: [resource, ...]}, as the chart does."""
+def entry_name(e):
+    return e["resource"] if isinstance(e, dict) else e
+
+
+def read_rules(names):
+    """resource[.version][.group] names -> {group: [resource, ...]}."""
     groups = {}
-    for r in resources:
+    for r in names:
         parts = r.split(".")
         rest = parts[1:]
         if rest and re.match(r"^v[1-9]", rest[0]):
@@ -136,8 +140,17 @@ def rbac_rules(resources):
         g = groups.setdefault(".".join(rest), [])
         if parts[0] not in g:
             g.append(parts[0])
-    # a custom resource's kubectl columns come from its CRD
-    if any(g not in BUILTIN_GROUPS for g in groups):
+    return groups
+
+
+def rbac_rules(resources):
+    """The ClusterRole's reads for the values' resources, as the chart
+    does: every cluster-wide entry (a name, or a map without namespaces),
+    and the CRDs when any entry is a custom resource."""
+    groups = read_rules(entry_name(e) for e in resources
+                        if not (isinstance(e, dict) and e.get("namespaces")))
+    custom = any(g not in BUILTIN_GROUPS for g in read_rules(map(entry_name, resources)))
+    if custom:
         g = groups.setdefault("apiextensions.k8s.io", [])
         if "customresourcedefinitions" not in g:
             g.append("customresourcedefinitions")
@@ -299,6 +312,35 @@ class ChartFiles(unittest.TestCase):
              "apiextensions.k8s.io": ["customresourcedefinitions"]})
         self.assertNotIn("apiextensions.k8s.io",
                          rbac_rules(["pods", "deployments.apps", "leases.coordination.k8s.io"]))
+
+    def test_rbac_parsing_scoped(self):
+        res = ["pods", {"resource": "configmaps", "namespaces": ["a"]},
+               {"resource": "secrets", "labelSelector": "x=y"},
+               {"resource": "widgets.v1.example.com", "namespaces": ["a"]}]
+        self.assertEqual(rbac_rules(res), {
+            "": ["pods", "secrets"],
+            "apiextensions.k8s.io": ["customresourcedefinitions"]})
+
+    def test_schema_scoped_entries(self):
+        def check(entry):
+            v = json.loads(json.dumps(self.values))
+            v["resources"] = ["pods", entry]
+            return validate(v, self.schema)
+        for good in ({"resource": "configmaps"},
+                     {"resource": "deployments.apps", "namespaces": ["team-a", "b"],
+                      "labelSelector": "app in (web,db)", "fieldSelector": "a=b",
+                      "stripFields": ["metadata.managedFields"],
+                      "indexes": ["metadata.labels.app"]}):
+            self.assertEqual(check(good), [], good)
+        for bad in ({"namespaces": ["a"]},
+                    {"resource": "Pods"},
+                    {"resource": "pods", "namespaces": ["Team_A"]},
+                    {"resource": "pods", "namespaces": []},
+                    {"resource": "pods", "labelSelector": ""},
+                    {"resource": "pods", "indexes": ["app"]},
+                    {"resource": "pods", "namespace": ["a"]},
+                    ["pods"], 3):
+            self.assertNotEqual(check(bad), [], "accepted: %r" % (bad,))
 
     def test_chart_flags_exist_in_binary(self):
         # no skip: make test builds the binary first
@@ -642,6 +684,146 @@ class HelmRender(unittest.TestCase):
             self.assertIn(a, args)
         self.check_rbac(docs, res, reviews=True)
 
+    SCOPED = ["pods",
+              {"resource": "configmaps", "namespaces": ["team-a", "team-b"],
+               "labelSelector": "app in (web,db)"},
+              {"resource": "deployments.apps", "namespaces": ["team-b"],
+               "stripFields": ["metadata.managedFields"]},
+              {"resource": "widgets.v1beta1.example.com", "namespaces": ["team-a"]}]
+
+    def render_values(self, values, *sets):
+        d = tempfile.mkdtemp()
+        try:
+            f = os.path.join(d, "values.yaml")
+            with open(f, "w") as fh:
+                yaml.safe_dump(values, fh)
+            return self.render(*sets, extra=["-f", f])
+        finally:
+            shutil.rmtree(d)
+
+    @staticmethod
+    def config_file(docs):
+        cm = [d for d in HelmRender.of(docs, "ConfigMap")
+              if d["metadata"]["name"] == "rel-informer-proxy-config"]
+        return yaml.safe_load(cm[0]["data"]["config.yaml"]) if cm else None
+
+    def test_scoped_resources_sidecar(self):
+        """A map in resources is a scope: the chart renders the proxy's
+        --config file, mounts it as a directory (the proxy reloads it when
+        the kubelet updates it), and grants the namespaced entries a Role in
+        each of their namespaces instead of cluster-wide reads."""
+        docs = self.render_values({"resources": self.SCOPED,
+                                   "sidecar": {"example": {"enabled": True}}})
+        self.assertEqual(self.config_file(docs), {"resources": [
+            {"resource": "pods"}] + self.SCOPED[1:]})
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
+        self.assertIn("--config=/etc/informer-proxy/config/config.yaml", c["args"])
+        self.assertIn("--watch-config", c["args"])
+        self.assertEqual([a for a in c["args"] if a.startswith("--resources")], [])
+        self.assertIn({"name": "informer-proxy-config",
+                       "mountPath": "/etc/informer-proxy/config", "readOnly": True},
+                      c["volumeMounts"])
+        self.assertNotIn("subPath", str(c["volumeMounts"]))
+        self.assertIn({"name": "informer-proxy-config",
+                       "configMap": {"name": "rel-informer-proxy-config"}}, spec["volumes"])
+        # the ClusterRole reads pods, and the CRDs for the custom resource
+        self.assertEqual(rbac_rules(self.SCOPED),
+                         {"": ["pods"], "apiextensions.k8s.io": ["customresourcedefinitions"]})
+        self.check_rbac(docs, self.SCOPED)
+        roles = {r["metadata"]["namespace"]: {x["apiGroups"][0]: x["resources"]
+                                              for x in r["rules"]}
+                 for r in self.of(docs, "Role")}
+        self.assertEqual(roles, {"team-a": {"": ["configmaps"], "example.com": ["widgets"]},
+                                 "team-b": {"": ["configmaps"], "apps": ["deployments"]}})
+        for r in self.of(docs, "Role"):
+            self.assertEqual({tuple(x["verbs"]) for x in r["rules"]}, {("get", "list", "watch")})
+        binds = self.of(docs, "RoleBinding")
+        self.assertEqual(sorted(b["metadata"]["namespace"] for b in binds), ["team-a", "team-b"])
+        for b in binds:
+            self.assertEqual(b["roleRef"], {"apiGroup": "rbac.authorization.k8s.io",
+                                            "kind": "Role", "name": "rel-informer-proxy"})
+            self.assertEqual(b["subjects"], [{"kind": "ServiceAccount",
+                                              "name": "rel-informer-proxy", "namespace": "ns"}])
+
+    def test_scoped_resources_daemonset(self):
+        docs = self.render_values({"resources": self.SCOPED, "mode": "daemonset",
+                                   "tls": {"secretName": "proxy-tls"}})
+        spec = self.of(docs, "DaemonSet")[0]["spec"]["template"]["spec"]
+        self.assertEqual([v["name"] for v in spec["volumes"]],
+                         ["informer-proxy-config", "informer-proxy-tls"])
+        mounts = {m["name"]: m["mountPath"] for m in spec["containers"][0]["volumeMounts"]}
+        self.assertEqual(mounts, {"informer-proxy-config": "/etc/informer-proxy/config",
+                                  "informer-proxy-tls": "/etc/informer-proxy/tls"})
+        self.check_rbac(docs, self.SCOPED, reviews=True)
+
+    def test_plain_resources_render_no_config(self):
+        docs = self.render("sidecar.example.enabled=true")
+        self.assertIsNone(self.config_file(docs))
+        self.assertEqual(self.of(docs, "Role") + self.of(docs, "RoleBinding"), [])
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        self.assertNotIn("informer-proxy-config", str(spec))
+        # rbac.create=false: no Role either
+        docs = self.render_values({"resources": self.SCOPED, "rbac": {"create": False}})
+        self.assertEqual(self.of(docs, "Role") + self.of(docs, "ClusterRole"), [])
+        self.assertIsNotNone(self.config_file(docs))
+
+    def test_a_resource_listed_twice_is_refused(self):
+        self.assertIn("pods is listed twice", self.refused("resources={pods,configmaps,pods}"))
+        d = tempfile.mkdtemp()
+        try:
+            f = os.path.join(d, "v.yaml")
+            with open(f, "w") as fh:
+                yaml.safe_dump({"resources": [{"resource": "configmaps", "namespaces": ["a"]},
+                                              {"resource": "configmaps",
+                                               "namespaces": ["b"]}]}, fh)
+            p = self.helm("template", "rel", CHART, "-f", f, ok=False)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("configmaps is listed twice", p.stderr)
+        finally:
+            shutil.rmtree(d)
+
+    def test_the_proxy_takes_the_rendered_config(self):
+        """The rendered config.yaml is one the proxy runs on: against the
+        fake, it syncs every entry, serves a scoped namespace from its
+        cache and passes another one through."""
+        import harness
+        res = ["pods", {"resource": "configmaps", "namespaces": ["ns-1", "ns-2"]},
+               {"resource": "services", "namespaces": ["ns-2"],
+                "stripFields": ["metadata.managedFields"]}]
+        cfg = self.config_file(self.render_values({"resources": res}))
+        d = tempfile.mkdtemp()
+        fake = proxy = None
+        try:
+            path = os.path.join(d, "config.yaml")
+            with open(path, "w") as fh:
+                yaml.safe_dump(cfg, fh)
+            fake = harness.fake(seed="pods=20,configmaps=20,services=20")
+            proxy = harness.Server("informer-proxy", [
+                BIN, "--listen", "127.0.0.1:0", "--server", fake.url, "--config", path])
+            harness.wait_ready(proxy.url)
+            for p, kind in (("/api/v1/pods", "PodList"),
+                            ("/api/v1/namespaces/ns-1/configmaps", "ConfigMapList"),
+                            ("/api/v1/namespaces/ns-2/services", "ServiceList"),
+                            ("/api/v1/namespaces/ns-3/services", "ServiceList")):
+                st, obj = harness.get_json(proxy.url + p)
+                self.assertEqual((st, obj["kind"]), (200, kind), p)
+            st, _, body = harness.request("GET", proxy.url + "/metrics")
+            self.assertEqual(st, 200)
+            text = body.decode()
+            for line in ('informer_proxy_scope_served_total{resource="configmaps",'
+                         'namespace="ns-1"} 1',
+                         'informer_proxy_scope_served_total{resource="services",'
+                         'namespace="ns-2"} 1',
+                         'informer_proxy_scope_passthrough_total{resource="services",'
+                         'namespace="ns-2"} 1'):
+                self.assertIn(line, text)
+        finally:
+            for srv in (proxy, fake):
+                if srv:
+                    srv.stop(check=False)
+            shutil.rmtree(d)
+
     def test_grafana_dashboard(self):
         self.assertEqual([d for d in self.of(self.render(), "ConfigMap")
                           if d["metadata"]["name"].endswith("-dashboard")], [])
@@ -765,6 +947,7 @@ class HelmRender(unittest.TestCase):
                    and x["metadata"]["name"] == "app"][0]
             c = dep["spec"]["template"]["spec"]["containers"][1]
             self.assertIn("--resources=secrets", c["args"])
+            self.assertNotIn("volumes", dep["spec"]["template"]["spec"])
             self.assertIn("--listen=127.0.0.1:8001", c["args"])
             self.assertIn("--client-auth=none", c["args"])
         finally:

@@ -114,6 +114,9 @@ chart's cert-manager Certificate writes.
 {{/* Where the serving certificate is mounted. */}}
 {{- define "informer-proxy.tlsDir" -}}/etc/informer-proxy/tls{{- end -}}
 
+{{/* Where the --config ConfigMap is mounted, with scoped resources. */}}
+{{- define "informer-proxy.configDir" -}}/etc/informer-proxy/config{{- end -}}
+
 {{/*
 Name of the container port. "https" when serving TLS: meshes and
 Prometheus infer the protocol from an "http" prefix.
@@ -122,16 +125,47 @@ Prometheus infer the protocol from an "http" prefix.
 {{- if eq (include "informer-proxy.tls" .) "true" -}}https{{- else -}}http{{- end -}}
 {{- end -}}
 
+{{/* "true" when an entry of resources is a map (a scope): the chart then
+renders a --config file instead of --resources. */}}
+{{- define "informer-proxy.scoped" -}}
+{{- $scoped := false -}}
+{{- range .Values.resources -}}{{- if kindIs "map" . -}}{{- $scoped = true -}}{{- end -}}{{- end -}}
+{{- if $scoped -}}true{{- end -}}
+{{- end -}}
+
+{{/* An entry of resources as the config file's map: a plain name becomes
+{resource: NAME}. */}}
+{{- define "informer-proxy.configResources" -}}
+{{- $out := list -}}
+{{- range .Values.resources -}}
+{{- $out = append $out (ternary . (dict "resource" .) (kindIs "map" .)) -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/* The resource name of an entry, a string or a map. */}}
+{{- define "informer-proxy.entryName" -}}
+{{- if kindIs "map" . }}{{ .resource }}{{ else }}{{ . }}{{ end -}}
+{{- end -}}
+
+{{/* The namespaces entries name, sorted, each once. */}}
+{{- define "informer-proxy.roleNamespaces" -}}
+{{- $ns := list -}}
+{{- range .Values.resources -}}
+{{- if kindIs "map" . -}}{{- $ns = concat $ns (.namespaces | default list) -}}{{- end -}}
+{{- end -}}
+{{- toJson ($ns | uniq | sortAlpha) -}}
+{{- end -}}
+
 {{/*
-RBAC rules: get/list/watch on exactly .Values.resources, grouped by API
-group; with delegated client auth, create on tokenreviews and
-subjectaccessreviews, which the proxy sends for every client. A resource is spelled resource[.version][.group], as kubectl and
---resources spell it: "pods", "deployments.apps", "deployments.v1.apps",
+get/list/watch rules on a list of resource names, one rule per API group.
+A name is spelled resource[.version][.group], as kubectl and --resources
+spell it: "pods", "deployments.apps", "deployments.v1.apps",
 "widgets.v1beta1.example.com". A version is v followed by a digit 1-9.
 */}}
-{{- define "informer-proxy.rbacRules" -}}
+{{- define "informer-proxy.readRules" -}}
 {{- $groups := dict -}}
-{{- range .Values.resources -}}
+{{- range . -}}
 {{- $parts := splitList "." . -}}
 {{- $res := first $parts -}}
 {{- $rest := rest $parts -}}
@@ -144,21 +178,44 @@ subjectaccessreviews, which the proxy sends for every client. A resource is spel
 {{- $have := get $groups $group | default (list) -}}
 {{- $_ := set $groups $group (append $have $res | uniq) -}}
 {{- end -}}
-{{- /* A custom resource prints its CRD's columns in kubectl tables: the
-proxy then reads the CRDs too. These are the groups the apiserver serves
-itself; any other group is a custom resource's. */ -}}
-{{- $builtin := list "" "admissionregistration.k8s.io" "apiextensions.k8s.io" "apiregistration.k8s.io" "apps" "authentication.k8s.io" "authorization.k8s.io" "autoscaling" "batch" "certificates.k8s.io" "coordination.k8s.io" "discovery.k8s.io" "events.k8s.io" "extensions" "flowcontrol.apiserver.k8s.io" "internal.apiserver.k8s.io" "metrics.k8s.io" "networking.k8s.io" "node.k8s.io" "policy" "rbac.authorization.k8s.io" "resource.k8s.io" "scheduling.k8s.io" "storage.k8s.io" "storagemigration.k8s.io" -}}
-{{- range $g := keys $groups -}}
-{{- if not (has $g $builtin) -}}
-{{- $have := get $groups "apiextensions.k8s.io" | default (list) -}}
-{{- $_ := set $groups "apiextensions.k8s.io" (append $have "customresourcedefinitions" | uniq) -}}
-{{- end -}}
-{{- end -}}
 {{- range $g := keys $groups | sortAlpha }}
 - apiGroups: [{{ $g | quote }}]
   resources: {{ get $groups $g | toJson }}
   verbs: ["get", "list", "watch"]
 {{- end }}
+{{- end -}}
+
+{{/*
+The ClusterRole's rules: get/list/watch on every cluster-wide entry of
+.Values.resources (an entry with namespaces gets a Role in each of them
+instead, role.yaml), on customresourcedefinitions when any entry is a
+custom resource, and with delegated client auth, create on tokenreviews
+and subjectaccessreviews, which the proxy sends for every client.
+*/}}
+{{- define "informer-proxy.rbacRules" -}}
+{{- $cluster := list -}}
+{{- $all := list -}}
+{{- range .Values.resources -}}
+{{- $name := include "informer-proxy.entryName" . -}}
+{{- $all = append $all $name -}}
+{{- if not (and (kindIs "map" .) .namespaces) -}}
+{{- $cluster = append $cluster $name -}}
+{{- end -}}
+{{- end -}}
+{{- /* A custom resource prints its CRD's columns in kubectl tables: the
+proxy then reads the CRDs too. These are the groups the apiserver serves
+itself; any other group is a custom resource's. */ -}}
+{{- $builtin := list "" "admissionregistration.k8s.io" "apiextensions.k8s.io" "apiregistration.k8s.io" "apps" "authentication.k8s.io" "authorization.k8s.io" "autoscaling" "batch" "certificates.k8s.io" "coordination.k8s.io" "discovery.k8s.io" "events.k8s.io" "extensions" "flowcontrol.apiserver.k8s.io" "internal.apiserver.k8s.io" "metrics.k8s.io" "networking.k8s.io" "node.k8s.io" "policy" "rbac.authorization.k8s.io" "resource.k8s.io" "scheduling.k8s.io" "storage.k8s.io" "storagemigration.k8s.io" -}}
+{{- $custom := false -}}
+{{- range $all -}}
+{{- $parts := rest (splitList "." .) -}}
+{{- if and $parts (regexMatch "^v[1-9]" (first $parts)) -}}{{- $parts = rest $parts -}}{{- end -}}
+{{- if not (has (join "." $parts) $builtin) -}}{{- $custom = true -}}{{- end -}}
+{{- end -}}
+{{- if $custom -}}
+{{- $cluster = append $cluster "customresourcedefinitions.apiextensions.k8s.io" -}}
+{{- end -}}
+{{- include "informer-proxy.readRules" ($cluster | uniq) }}
 {{- if eq (include "informer-proxy.clientAuth" .) "delegated" }}
 - apiGroups: ["authentication.k8s.io"]
   resources: ["tokenreviews"]
@@ -174,7 +231,12 @@ itself; any other group is a custom resource's. */ -}}
 
 {{/* The proxy's arguments, one per line as a YAML list. */}}
 {{- define "informer-proxy.args" -}}
+{{- if eq (include "informer-proxy.scoped" .) "true" -}}
+- --config={{ include "informer-proxy.configDir" . }}/config.yaml
+- --watch-config
+{{- else -}}
 - --resources={{ join "," .Values.resources }}
+{{- end }}
 - --listen={{ include "informer-proxy.listenHost" . }}:{{ .Values.port }}
 - --log-format={{ .Values.logFormat }}
 - --v={{ .Values.verbosity }}
@@ -318,8 +380,16 @@ carries restartPolicy: Always and belongs under initContainers.
     {{- toYaml . | nindent 4 }}
   {{- end }}
   {{- $tls := eq (include "informer-proxy.tls" .) "true" }}
-  {{- if or $tls .Values.extraVolumeMounts }}
+  {{- $scoped := eq (include "informer-proxy.scoped" .) "true" }}
+  {{- if or $tls $scoped .Values.extraVolumeMounts }}
   volumeMounts:
+    {{- if $scoped }}
+    # A directory, so the kubelet's update of the ConfigMap reaches the
+    # proxy, which reloads it (--watch-config).
+    - name: informer-proxy-config
+      mountPath: {{ include "informer-proxy.configDir" . }}
+      readOnly: true
+    {{- end }}
     {{- if $tls }}
     # A directory, not subPath files: the kubelet swaps the whole
     # directory when the Secret changes and the proxy re-reads the files.
@@ -354,6 +424,36 @@ then taken from .Values.informer-proxy.
 {{- else -}}
 {{- include "informer-proxy.container" . -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The volumes the proxy container mounts, as list items (none when
+resources has no scoped entry), for your own pod spec in sidecar mode:
+
+  volumes:
+    {{- include "informer-proxy.sidecarVolumes" . | nindent 4 }}
+*/}}
+{{- define "informer-proxy.sidecarVolumes" -}}
+{{- if and (not (hasKey .Values "mode")) (hasKey .Values "informer-proxy") -}}
+{{- $ctx := dict "Values" (index .Values "informer-proxy") "Release" .Release "Chart" (dict "Name" "informer-proxy") -}}
+{{- include "informer-proxy.volumes" $ctx -}}
+{{- else -}}
+{{- include "informer-proxy.volumes" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The chart's own volumes of the proxy container, as list items. */}}
+{{- define "informer-proxy.volumes" -}}
+{{- if eq (include "informer-proxy.scoped" .) "true" }}
+- name: informer-proxy-config
+  configMap:
+    name: {{ include "informer-proxy.fullname" . }}-config
+{{- end }}
+{{- if eq (include "informer-proxy.tls" .) "true" }}
+- name: informer-proxy-tls
+  secret:
+    secretName: {{ include "informer-proxy.tlsSecretName" . }}
+{{- end }}
 {{- end -}}
 
 {{/* The kubeconfig clients in the pod use: the proxy on loopback. */}}
