@@ -950,6 +950,24 @@ class HelmRender(unittest.TestCase):
             self.assertNotIn("volumes", dep["spec"]["template"]["spec"])
             self.assertIn("--listen=127.0.0.1:8001", c["args"])
             self.assertIn("--client-auth=none", c["args"])
+            # a scoped entry: the container mounts the config, and
+            # sidecarVolumes gives the pod the volume behind it
+            with open(os.path.join(d, "values.yaml"), "w") as f:
+                f.write("informer-proxy:\n  resources:\n    - resource: secrets\n"
+                        "      namespaces: [team-a]\n")
+            with open(os.path.join(d, "templates", "deploy.yaml"), "a") as f:
+                f.write("      volumes:\n"
+                        '        {{- include "informer-proxy.sidecarVolumes" . | nindent 8 }}\n')
+            out = self.helm("template", "x", d).stdout
+            docs = [x for x in yaml.safe_load_all(out) if x]
+            spec = [x for x in docs if x["kind"] == "Deployment"
+                    and x["metadata"]["name"] == "app"][0]["spec"]["template"]["spec"]
+            c = spec["containers"][1]
+            self.assertIn("--config=/etc/informer-proxy/config/config.yaml", c["args"])
+            self.assertEqual(spec["volumes"], [{"name": "informer-proxy-config", "configMap": {
+                "name": "x-informer-proxy-config"}}])
+            self.assertEqual([r["metadata"]["namespace"] for r in docs if r["kind"] == "Role"],
+                             ["team-a"])
         finally:
             shutil.rmtree(d)
 
