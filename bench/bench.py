@@ -685,6 +685,15 @@ def bench_b13(nchildren=20, watchers=50):
                r3(p99s[-1] - ppar), None, None, "info", None, "ms")
         record("B13", "tree: write->delivery p50 at a child (median) beside the parent's (ms)",
                r3(statistics.median(p50s)), par["latency_ms"]["p50"], None, "info", None, "ms")
+        lag99 = sorted(k["lag_ms"]["p99"] for k in kids)
+        lag50 = sorted(k["lag_ms"]["p50"] for k in kids)
+        raw["B13"]["children_lag_p99_ms"] = lag99
+        raw["B13"]["children_lag_p50_ms"] = lag50
+        record("B13", "tree: per event, last delivery at a child after the last at the parent,"
+               " p99 (median child, ms)", r3(statistics.median(lag99)), None, None, "info",
+               None, "ms")
+        record("B13", "tree: same, p50 (median child, ms)", r3(statistics.median(lag50)),
+               None, None, "info", None, "ms")
         record("B13", "tree: upstream LISTs + WATCHes of pods (parent's)",
                "%d+%d" % (up["lists"], up["watches"]), None, None, "1+1",
                up["lists"] == 1 and up["watches"] == 1, "")

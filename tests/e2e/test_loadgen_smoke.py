@@ -118,6 +118,11 @@ class LoadgenSmoke(unittest.TestCase):
             self.assertGreater(t["latency_ms"]["n"], 0, out)
         self.assertEqual(sum(t["deliveries"] for t in out["targets"]),
                          out["deliveries"])
+        # the lag of the second target behind the first, per event: the
+        # proxy against the fake it is in front of, so the fake's watchers
+        # are mostly ahead and the proxy's mostly behind
+        self.assertNotIn("lag_ms", out["targets"][0])
+        self.assertEqual(out["targets"][1]["lag_ms"]["n"], out["writes"], out)
 
     def test_two_targets_still_report_a_dropped_event(self):
         rc, out, err = run_loadgen(

@@ -12,6 +12,7 @@
  * compared with the same sum over the writes, catches an event delivered
  * at the right RV with the wrong object or type (mismatched).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,5 +268,41 @@ void lg_check(struct lg_run *r, struct lg_violations *v)
 		v->unexpected += w->unexpected + (distinct - present);
 		if (distinct == present && sum != w->sum)
 			v->mismatched++;
+	}
+}
+
+int lg_seen_add(struct lg_seen *s, uint64_t base, uint64_t rv, uint64_t ns)
+{
+	if (rv < base || rv - base >= (1ull << 30))
+		return 0; /* before every start, or absurd: not an event here */
+	size_t i = (size_t)(rv - base);
+	if (i >= s->n) {
+		size_t n = s->n ? s->n : 4096;
+		while (n <= i)
+			n *= 2;
+		uint64_t *p = realloc(s->ns, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memset(p + s->n, 0, (n - s->n) * sizeof(*p));
+		s->ns = p;
+		s->n = n;
+	}
+	if (ns > s->ns[i])
+		s->ns[i] = ns;
+	return 0;
+}
+
+void lg_check_lag(struct lg_run *r)
+{
+	const struct lg_seen *first = &r->tlast[0];
+	for (int k = 1; k < r->o.ntargets; k++) {
+		const struct lg_seen *s = &r->tlast[k];
+		for (size_t i = 0; i < s->n && i < first->n; i++)
+			if (s->ns[i] && first->ns[i])
+				lg_hist_add(&r->tlag[k],
+					    s->ns[i] > first->ns[i] ?
+						    (s->ns[i] - first->ns[i]) /
+							    1000 :
+						    0);
 	}
 }

@@ -227,6 +227,16 @@ struct lg_run {
 	uint64_t deliveries;
 	struct lg_hist *tlat; /* per target, ntargets of them */
 	uint64_t *tdeliveries;
+	/* With several targets: per target, the time of the last delivery
+	 * of each event (index rv - rv_base, CLOCK_REALTIME ns, 0: none),
+	 * and per target after the first, how much later than at the first
+	 * target each event's last delivery came (tlag[0] unused). */
+	uint64_t rv_base;
+	struct lg_seen {
+		uint64_t *ns;
+		size_t n;
+	} * tlast;
+	struct lg_hist *tlag;
 	uint64_t delete_lat_pending;
 	uint64_t watch_errors;
 	volatile int stop_writes;
@@ -265,5 +275,10 @@ struct lg_violations {
 /* Expected last RV per watcher, for the drain loop; call after writes. */
 void lg_check_expect(struct lg_run *r, uint64_t *last);
 void lg_check(struct lg_run *r, struct lg_violations *v);
+/* Record a delivery of rv at time ns in a target's lg_seen (keeps the
+ * latest); -ENOMEM when it cannot grow. */
+int lg_seen_add(struct lg_seen *s, uint64_t base, uint64_t rv, uint64_t ns);
+/* After the join: r->tlag from r->tlast. */
+void lg_check_lag(struct lg_run *r);
 
 #endif

@@ -319,7 +319,9 @@ static void hist_json(const char *name, const struct lg_hist *h, bool last)
 }
 
 /* Per target, when there are several: where its watchers started, what
- * they got, and how late. */
+ * they got, and how late; after the first, lag_ms: per event seen at
+ * both, how much later its last delivery at this target came than at
+ * the first (a child proxy's delay behind its parent). */
 static void targets_json(const struct lg_run *r)
 {
 	printf(",\"targets\":[");
@@ -328,7 +330,9 @@ static void targets_json(const struct lg_run *r)
 		       k ? "," : "", r->o.targets[k],
 		       (unsigned long long)r->target_rv[k],
 		       (unsigned long long)r->tdeliveries[k]);
-		hist_json("latency_ms", &r->tlat[k], true);
+		hist_json("latency_ms", &r->tlat[k], k == 0);
+		if (k)
+			hist_json("lag_ms", &r->tlag[k], true);
 		printf("}");
 	}
 	printf("]");
@@ -371,7 +375,9 @@ int main(int argc, char **argv)
 	}
 	r->tlat = calloc((size_t)r->o.ntargets, sizeof(*r->tlat));
 	r->tdeliveries = calloc((size_t)r->o.ntargets, sizeof(uint64_t));
-	if (!r->tlat || !r->tdeliveries)
+	r->tlast = calloc((size_t)r->o.ntargets, sizeof(*r->tlast));
+	r->tlag = calloc((size_t)r->o.ntargets, sizeof(*r->tlag));
+	if (!r->tlat || !r->tdeliveries || !r->tlast || !r->tlag)
 		return 2;
 
 	/* 1. the pool of pods to patch (and to GET) */
@@ -387,7 +393,10 @@ int main(int argc, char **argv)
 	for (int k = 0; r->o.watchers > 0 && k < r->o.ntargets; k++)
 		if (target_rv(r, k))
 			return 2;
-	r->start_rv = r->target_rv[0];
+	r->start_rv = r->rv_base = r->target_rv[0];
+	for (int k = 1; k < r->o.ntargets; k++)
+		if (r->target_rv[k] < r->rv_base)
+			r->rv_base = r->target_rv[k];
 	/* 3. the watchers */
 	r->w = calloc((size_t)r->o.watchers + 1, sizeof(*r->w));
 	if (!r->w)
@@ -457,6 +466,8 @@ int main(int argc, char **argv)
 	if (r->o.watchers > 0)
 		lg_watch_join(r, NULL, r->o.threads);
 	lg_check(r, &v);
+	if (r->o.ntargets > 1)
+		lg_check_lag(r);
 
 	uint64_t last_recv = 0;
 	int reconnects = 0;

@@ -50,6 +50,7 @@ struct wthread {
 	uint64_t deliveries;
 	struct lg_hist *thist; /* per target */
 	uint64_t *tdeliveries;
+	struct lg_seen *tlast; /* per target, with several */
 	uint64_t errors;
 	struct del_rec *dels;
 	size_t ndel, capdel;
@@ -230,6 +231,9 @@ static void on_event(struct wthread *t, struct lg_watcher *w, const char *p,
 			w->last_rv = rv;
 		mark(w, rv);
 		w->sum += lg_ev_hash(rv, type, key);
+		if (t->tlast &&
+		    lg_seen_add(&t->tlast[w->tgt], t->r->rv_base, rv, now))
+			t->errors++;
 	}
 	__atomic_store_n(&w->progress_rv, w->last_rv, __ATOMIC_RELEASE);
 
@@ -440,8 +444,12 @@ int lg_watch_start(struct lg_run *r, pthread_t *tids, int nthreads)
 		t->thist = calloc((size_t)r->o.ntargets, sizeof(*t->thist));
 		t->tdeliveries =
 			calloc((size_t)r->o.ntargets, sizeof(uint64_t));
+		if (r->o.ntargets > 1)
+			t->tlast = calloc((size_t)r->o.ntargets,
+					  sizeof(*t->tlast));
 		if (t->epfd < 0 || !t->ws || !t->retry_at || !t->retries ||
-		    !t->scratch || !t->thist || !t->tdeliveries)
+		    !t->scratch || !t->thist || !t->tdeliveries ||
+		    (r->o.ntargets > 1 && !t->tlast))
 			return -ENOMEM;
 	}
 	for (int i = 0; i < m; i++) {
@@ -494,6 +502,13 @@ int lg_watch_join(struct lg_run *r, pthread_t *tids, int nthreads)
 		for (int k = 0; k < r->o.ntargets; k++) {
 			lg_hist_merge(&r->tlat[k], &t->thist[k]);
 			r->tdeliveries[k] += t->tdeliveries[k];
+			for (size_t j = 0; t->tlast && j < t->tlast[k].n; j++)
+				if (t->tlast[k].ns[j] &&
+				    lg_seen_add(&r->tlast[k], 0, j,
+						t->tlast[k].ns[j]))
+					r->watch_errors++;
+			if (t->tlast)
+				free(t->tlast[k].ns);
 		}
 		r->deliveries += t->deliveries;
 		r->watch_errors += t->errors;
@@ -505,6 +520,7 @@ int lg_watch_join(struct lg_run *r, pthread_t *tids, int nthreads)
 		free(t->dels);
 		free(t->thist);
 		free(t->tdeliveries);
+		free(t->tlast);
 	}
 	free(threads);
 	threads = NULL;
