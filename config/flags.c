@@ -572,3 +572,60 @@ void config_flags_free(struct config *cfg)
 	}
 	memset(cfg, 0, sizeof(*cfg));
 }
+
+/* Whether flag f holds the same value in a and b. */
+static bool flag_same(const struct config *a, const struct config *b,
+		      const struct flag *f)
+{
+	const char *x = (const char *)a + f->off, *y = (const char *)b + f->off;
+	switch (f->kind) {
+	case F_STR: {
+		const char *s = *(char *const *)x, *t = *(char *const *)y;
+		return s == t || (s && t && !strcmp(s, t));
+	}
+	case F_INT:
+	case F_MODE:
+		return *(const int *)x == *(const int *)y;
+	case F_MIB:
+		return *(const long long *)x == *(const long long *)y;
+	case F_BOOL:
+		return *(const bool *)x == *(const bool *)y;
+	case F_LISTEN:
+		return a->listen_port == b->listen_port &&
+		       !strcmp(a->listen_host ? a->listen_host : "",
+			       b->listen_host ? b->listen_host : "");
+	case F_LOGFMT:
+		return a->log_format == b->log_format;
+	case F_AUTH:
+		return a->client_auth == b->client_auth;
+	case F_LIST:
+		break;
+	}
+	return true; /* the resources: a reload applies them */
+}
+
+int config_flags_changed(const struct config *a, const struct config *b,
+			 char *out, size_t outlen)
+{
+	int n = 0;
+	size_t used = 0;
+	bool full = !outlen;
+	if (outlen)
+		out[0] = '\0';
+	for (size_t i = 0; i < NFLAGS; i++) {
+		if (flag_same(a, b, &flags[i]))
+			continue;
+		n++;
+		if (full)
+			continue;
+		int k = snprintf(out + used, outlen - used, "%s%s",
+				 n > 1 ? ", " : "", flags[i].name);
+		if (k > 0 && used + (size_t)k < outlen) {
+			used += (size_t)k;
+		} else { /* whole names only, and none after a cut */
+			out[used] = '\0';
+			full = true;
+		}
+	}
+	return n;
+}

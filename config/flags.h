@@ -85,6 +85,14 @@ struct config {
 int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen);
 void config_flags_free(struct config *cfg);
+/*
+ * The flags other than the resources whose values differ between a and
+ * b: their names, comma-separated, into out (cut to fit),
+ * and how many. A reload applies only the resources; the caller says
+ * which other settings wait for a restart.
+ */
+int config_flags_changed(const struct config *a, const struct config *b,
+			 char *out, size_t outlen);
 /* The --help text, every flag with its default, to out. */
 void config_flags_usage(FILE *out);
 

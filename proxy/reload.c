@@ -255,6 +255,11 @@ int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,
 			ndisc = 0;
 		}
 	}
+	char changed[512];
+	if (config_flags_changed(p->cfg, &cfg, changed, sizeof(changed)))
+		log_warn("reload: only the resources are applied; changed "
+			 "settings that wait for a restart: %s",
+			 changed);
 	rc = 0;
 out:
 	for (int i = 0; ne && i < nnew; i++) {

@@ -122,6 +122,23 @@ class Reload(unittest.TestCase):
         self.assertEqual(stats(self.fake)["pods"]["list"], n)
         self.assertEqual(h.request("GET", proxy.url + "/readyz")[0], 200)
 
+    def test_settings_other_than_resources_wait_for_a_restart(self):
+        """A reload applies the resources only; any other setting the file
+        changed is named in a warning, so an operator who edited page-size
+        is not left believing it took effect."""
+        proxy = self.start()
+        self.write(BEFORE)  # the same file again: nothing to say
+        proxy.proc.send_signal(signal.SIGHUP)
+        self.reloaded(proxy, 1)
+        self.assertNotIn("wait for a restart", proxy.logs())
+        self.write(BEFORE + "page-size: 7\nhistory: 500\nlog-format: json\n")
+        proxy.proc.send_signal(signal.SIGHUP)
+        h.wait_until(lambda: "wait for a restart" in proxy.logs(), what="the warning")
+        self.assertIn("changed settings that wait for a restart: "
+                      "log-format, page-size, history", proxy.logs())
+        # the log is still text: the setting did wait
+        self.assertFalse(proxy.logs().rstrip().splitlines()[-1].startswith("{"))
+
     def test_watch_config(self):
         proxy = self.start("--watch-config")
         time.sleep(1.1)  # a new mtime, whatever the file system's granularity

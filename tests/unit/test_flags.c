@@ -192,6 +192,44 @@ static void test_malformed(void)
 
 /* Every allocation of a parse fails in turn: -ENOMEM, nothing leaked
  * (LeakSanitizer checks under make SANITIZE=1). */
+/* What a reload names as waiting for a restart: every kind of flag is
+ * compared by value, the resources never count. */
+static void test_changed(void)
+{
+	struct config a, b;
+	char out[256];
+	CHECK(PARSE(&a, "--resources=pods", "--listen=127.0.0.1:8001",
+		    "--context=x", "--page-size=7") == 0);
+	CHECK(PARSE(&b, "--resources=pods,configmaps",
+		    "--listen=127.0.0.1:8001", "--context=x",
+		    "--page-size=7") == 0);
+	CHECK(config_flags_changed(&a, &b, out, sizeof(out)) == 0);
+	CHECK_STR(out, "");
+	config_flags_free(&b);
+
+	CHECK(PARSE(&b, "--resources=pods", "--listen=127.0.0.1:8002",
+		    "--page-size=8", "--strip-managed-fields",
+		    "--upstream-line-max-mib=3", "--client-auth=delegated",
+		    "--log-format=json", "--unix-socket-mode=0640",
+		    "--token-file=/t") == 0);
+	/* context set in a, unset in b; the rest differ by value */
+	int n = config_flags_changed(&a, &b, out, sizeof(out));
+	CHECK(n == 9);
+	CHECK(strstr(out, "context") && strstr(out, "listen") &&
+	      strstr(out, "page-size") && strstr(out, "strip-managed-fields") &&
+	      strstr(out, "upstream-line-max-mib") &&
+	      strstr(out, "client-auth") && strstr(out, "log-format") &&
+	      strstr(out, "unix-socket-mode") && strstr(out, "token-file"));
+	CHECK(!strstr(out, "resources"));
+	/* a short buffer: whole names only, and the count stays right */
+	CHECK(config_flags_changed(&a, &b, out, 12) == n);
+	CHECK_STR(out, "context");
+	CHECK(config_flags_changed(&a, &b, NULL, 0) == n);
+	CHECK(config_flags_changed(&b, &a, out, sizeof(out)) == n);
+	config_flags_free(&a);
+	config_flags_free(&b);
+}
+
 static void test_alloc_failure(void)
 {
 	struct config c;
@@ -216,6 +254,7 @@ int main(void)
 	test_usage();
 	test_values();
 	test_malformed();
+	test_changed();
 	test_alloc_failure();
 	return check_done("flags");
 }
