@@ -9,7 +9,7 @@
  * proxy's fan-out is compared against this.
  *
  *   fanout_ceiling --event FILE [--conns 1000] [--seconds 3] [--batch 8]
- *                  [--mode copy|zerocopy|splice|tee]
+ *                  [--mode copy|zerocopy|splice|tee] [--verify on|self-test]
  *
  * How the writer hands the (immutable) batch to each socket, --mode:
  *   copy      send(): the kernel copies the bytes into every socket (B3's
@@ -25,6 +25,11 @@
  *   tee       as splice, but the batch is vmspliced once into one shared
  *             pipe and tee()d (page references only) into each socket's
  *             pipe.
+ *
+ * --verify on makes the reader check that every stream is the event over
+ * and over, byte for byte ("bad" counts the reads that were not);
+ * --verify self-test checks against a copy with one byte changed, so
+ * "bad" must not stay 0. Both cost reader time: not for measuring.
  *
  * Prints one JSON line: {"deliveries_per_s":..,"conns":..,"event_bytes":..}
  * and "deliveries_per_cpu_s" (deliveries over the CPU time both threads
@@ -78,6 +83,12 @@ struct ceiling {
 	unsigned long long lines;
 	/* zerocopy: completions read back, and how many said "copied" */
 	unsigned long long zc_done, zc_copied, zc_nobufs;
+	/* --verify: what every stream must repeat, each stream's position
+	 * in it, and the received runs that differed (reader thread only) */
+	char *expect;
+	size_t ev_len;
+	size_t *rpos;
+	unsigned long long bad;
 };
 
 /* CPU time of the whole process, user + system */
@@ -198,6 +209,22 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* --verify: compare what socket i delivered with the event, continuing
+ * where its previous read stopped. */
+static void verify(struct ceiling *c, int i, const char *p, size_t n)
+{
+	while (n) {
+		size_t k = c->ev_len - c->rpos[i];
+		if (k > n)
+			k = n;
+		if (memcmp(p, c->expect + c->rpos[i], k))
+			c->bad++;
+		c->rpos[i] = (c->rpos[i] + k) % c->ev_len;
+		p += k;
+		n -= k;
+	}
+}
+
 static void *reader(void *arg)
 {
 	struct ceiling *c = arg;
@@ -214,8 +241,10 @@ static void *reader(void *arg)
 	while (!c->stop) {
 		int k = epoll_wait(ep, evs, 512, 50);
 		for (int j = 0; j < k; j++) {
-			ssize_t r = recv(c->cli[evs[j].data.u32], buf, SCRATCH,
-					 MSG_DONTWAIT);
+			int i = (int)evs[j].data.u32;
+			ssize_t r = recv(c->cli[i], buf, SCRATCH, MSG_DONTWAIT);
+			if (r > 0 && c->expect)
+				verify(c, i, buf, (size_t)r);
 			for (char *p = buf, *e = buf + (r > 0 ? r : 0);
 			     (p = memchr(p, '\n', (size_t)(e - p))); p++)
 				lines++;
@@ -279,6 +308,7 @@ int main(int argc, char **argv)
 	const char *event = NULL;
 	double seconds = 3;
 	int batch = 8;
+	int verify_mode = 0;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--event"))
@@ -289,7 +319,11 @@ int main(int argc, char **argv)
 			seconds = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--batch"))
 			batch = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--mode")) {
+		else if (!strcmp(argv[i], "--verify")) {
+			verify_mode = !strcmp(argv[i + 1], "on")	? 1 :
+				      !strcmp(argv[i + 1], "self-test") ? 2 :
+									  -1;
+		} else if (!strcmp(argv[i], "--mode")) {
 			c.mode = (enum mode) - 1;
 			for (int m = 0; m <= M_TEE; m++)
 				if (!strcmp(argv[i + 1], mode_names[m]))
@@ -297,11 +331,13 @@ int main(int argc, char **argv)
 		}
 	}
 	FILE *f = event ? fopen(event, "rb") : NULL;
-	if (!f || c.n < 1 || batch < 1 || seconds <= 0 || c.mode > M_TEE) {
+	if (!f || c.n < 1 || batch < 1 || seconds <= 0 || c.mode > M_TEE ||
+	    verify_mode < 0) {
 		fprintf(stderr,
 			"usage: fanout_ceiling --event FILE [--conns N] "
 			"[--seconds S] [--batch B] "
-			"[--mode copy|zerocopy|splice|tee]\n");
+			"[--mode copy|zerocopy|splice|tee] "
+			"[--verify on|self-test]\n");
 		return 2;
 	}
 	char ev[1 << 16];
@@ -319,9 +355,19 @@ int main(int argc, char **argv)
 	c.cli = calloc((size_t)c.n, sizeof(int));
 	c.off = calloc((size_t)c.n, sizeof(size_t));
 	c.pipes = calloc((size_t)c.n, sizeof(*c.pipes));
+	c.rpos = calloc((size_t)c.n, sizeof(size_t));
+	c.ev_len = evlen;
+	if (verify_mode) {
+		c.expect = malloc(evlen);
+		if (!c.expect)
+			return 1;
+		memcpy(c.expect, ev, evlen);
+		if (verify_mode == 2)
+			c.expect[evlen / 2] ^= 1;
+	}
 	c.batch_len = evlen * (size_t)batch;
 	c.batch = malloc(c.batch_len);
-	if (!c.srv || !c.cli || !c.off || !c.pipes || !c.batch)
+	if (!c.srv || !c.cli || !c.off || !c.pipes || !c.rpos || !c.batch)
 		return 1;
 	for (int i = 0; i < batch; i++)
 		memcpy(c.batch + (size_t)i * evlen, ev, evlen);
@@ -352,11 +398,12 @@ int main(int argc, char **argv)
 	       "\"batch\":%d,\"seconds\":%.2f,\"gbytes_per_s\":%.3f,"
 	       "\"mode\":\"%s\",\"zc_done\":%llu,\"zc_copied\":%llu,"
 	       "\"zc_nobufs\":%llu,\"cpu_cores\":%.2f,"
-	       "\"deliveries_per_cpu_s\":%.1f}\n",
+	       "\"deliveries_per_cpu_s\":%.1f,\"verify\":%d,\"bad\":%llu}\n",
 	       (double)(l1 - l0) / (t1 - t0), c.n, evlen, batch, t1 - t0,
 	       (double)(l1 - l0) * (double)evlen / (t1 - t0) / 1e9,
 	       mode_names[c.mode], c.zc_done, c.zc_copied, c.zc_nobufs,
-	       (cpu1 - cpu0) / (t1 - t0), (double)(l1 - l0) / (cpu1 - cpu0));
+	       (cpu1 - cpu0) / (t1 - t0), (double)(l1 - l0) / (cpu1 - cpu0),
+	       verify_mode, c.bad);
 	for (int i = 0; i < c.n; i++) {
 		close(c.srv[i]);
 		close(c.cli[i]);
@@ -370,6 +417,8 @@ int main(int argc, char **argv)
 		close(c.shared[1]);
 	}
 	free(c.pipes);
+	free(c.rpos);
+	free(c.expect);
 	free(c.srv);
 	free(c.cli);
 	free(c.off);
