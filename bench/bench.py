@@ -18,6 +18,8 @@ The setups:
             B12 (indented output for curl)
   1k pods   fake + 1 parent proxy + 20 children (--server the parent),
             50 watchers on each: B13 (a tree of proxies)
+  100 pods  fake + proxy for one event line, then only the ceiling
+            program in each send mode: B16 (zero-copy fan-out)
 """
 import http.client
 import json
@@ -807,8 +809,66 @@ def bench_b12(n=10000, rounds=5):
            ">= 500 MB/s", mbs >= 500, "MB/s")
 
 
+# ---------------------------------------------------------------- B16
+
+B16_MODES = ("copy", "zerocopy", "splice", "tee")
+
+
+def bench_b16(rounds=3, batches=(1, 8, 32), seconds=2):
+    """The fan-out ceiling program (B3's reference) with each way of
+    handing the same immutable event bytes to 1000 loopback sockets:
+    send() copying them (today's), send(MSG_ZEROCOPY), vmsplice+splice
+    through a pipe per socket, and tee from one shared pipe. Modes and
+    send sizes alternate, `rounds` times; medians. Informational: it
+    decides whether the proxy's watch write path should stop copying."""
+    fake = harness.fake(seed="pods=100")
+    srv = None
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        path, ev_bytes = event_file(fake, srv)
+    finally:
+        if srv:
+            srv.stop(check=False)
+        fake.stop(check=False)
+    runs = {}
+    load = [os.getloadavg()[0]]
+    for _ in range(rounds):
+        for b in batches:
+            for m in B16_MODES:
+                p = subprocess.run([os.path.join(BBIN, "fanout_ceiling"), "--event", path,
+                                    "--conns", "1000", "--seconds", str(seconds),
+                                    "--batch", str(b), "--mode", m],
+                                   capture_output=True, text=True, timeout=120, check=True)
+                runs.setdefault("%d/%s" % (b, m), []).append(json.loads(p.stdout))
+        load.append(os.getloadavg()[0])
+    raw["B16"] = {"event_bytes": ev_bytes, "loadavg_1m": load, "runs": runs}
+
+    def med(b, m, key):
+        return statistics.median(r[key] for r in runs["%d/%s" % (b, m)])
+
+    for b in batches:
+        size = "%d event%s (%.0f KB) per send" % (b, "" if b == 1 else "s",
+                                                  b * ev_bytes / 1024)
+        rate = med(b, "copy", "deliveries_per_s")
+        per_cpu = med(b, "copy", "deliveries_per_cpu_s")
+        for m in B16_MODES[1:]:
+            v = med(b, m, "deliveries_per_s")
+            record("B16", "ceiling %s / copy, deliveries/s, %s" % (m, size), round(v),
+                   round(rate), r3(v / rate), "info", None, "1/s")
+            v = med(b, m, "deliveries_per_cpu_s")
+            record("B16", "ceiling %s / copy, deliveries per CPU second, %s" % (m, size),
+                   round(v), round(per_cpu), r3(v / per_cpu), "info", None, "1/s")
+    done = sum(r["zc_done"] for k, rs in runs.items() for r in rs if k.endswith("/zerocopy"))
+    copied = sum(r["zc_copied"] for k, rs in runs.items() for r in rs
+                 if k.endswith("/zerocopy"))
+    record("B16", "MSG_ZEROCOPY sends the kernel copied anyway (loopback), fraction",
+           r3(copied / done) if done else None, None, None, "info", None)
+
+
 def main():
     want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 14)}
+    if not sys.argv[1:]:
+        want.add("B16")
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")
@@ -834,6 +894,9 @@ def main():
     if "B13" in want:
         log("B13: a tree of proxies, 1 parent and 20 children")
         bench_b13()
+    if "B16" in want:
+        log("B16: zero-copy fan-out: send, MSG_ZEROCOPY, splice in the ceiling program")
+        bench_b16()
     results.sort(key=lambda r: r["id"])
     elapsed = time.monotonic() - t0
     doc = {"machine": machine(), "elapsed_s": round(elapsed, 1),

@@ -9,6 +9,8 @@
 #
 #   bench/run.sh                 everything
 #   bench/run.sh B1 B3           only some benchmarks
+#   bench/run.sh B16             the ceiling program's send modes (copy,
+#                                MSG_ZEROCOPY, splice, tee), about 1 minute
 #   BENCH_OUT=FILE bench/run.sh  write the JSON elsewhere
 set -euo pipefail
 cd "$(dirname "$0")/.."
