@@ -226,7 +226,10 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
 			break;
 		}
 	pthread_mutex_lock(&pt->lock);
-	if (!pt->gone) /* a client that left cut the request short */
+	/* a transfer the client cut short by leaving is not the upstream's
+	 * answer; one that completed is, even if the client has already
+	 * read it and gone */
+	if (rc == CURLE_OK || !pt->gone)
 		cache_upstream_observe(pt->verb, code, took);
 	if (rc != CURLE_OK && !pt->gone) {
 		char url[1024]; /* a query's secrets stay out of the log */
