@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -106,6 +109,31 @@ static const unsigned char str_stop[256] = {
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one
  * (overlong forms, surrogates and code points past U+10FFFF included:
  * the rules of Go's utf8.DecodeRune, which the apiserver's decoder uses). */
+/* The first index from i on whose byte is in str_stop, or len. Sixteen
+ * bytes a step where SSE2 is there (every x86-64): a signed compare
+ * below 0x20 catches the controls and, as negative, every byte past
+ * ASCII; then the quote and the backslash. */
+static size_t plain_run(const unsigned char *s, size_t len, size_t i)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		      space = _mm_set1_epi8(0x20);
+	for (; i + 16 <= len; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+		__m128i stop =
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+						  _mm_cmpeq_epi8(v, bslash)),
+				     _mm_cmplt_epi8(v, space));
+		unsigned m = (unsigned)_mm_movemask_epi8(stop);
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < len && !str_stop[s[i]])
+		i++;
+	return i;
+}
+
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
@@ -144,8 +172,7 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 {
 	const unsigned char *s = (const unsigned char *)js;
 	for (i++; i < len;) {
-		while (i < len && !str_stop[s[i]])
-			i++; /* the fast path: plain ASCII */
+		i = plain_run(s, len, i); /* the fast path: plain ASCII */
 		if (i >= len)
 			break;
 		unsigned char c = s[i];
@@ -225,15 +252,58 @@ enum {
 	EXPECT_END
 };
 
-/* Tokenize and validate js[0..len) into d. Returns 0, -EINVAL with *bad
- * at the failing byte (*depth_bad when nesting was too deep), or -ENOMEM. */
-static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
-		    bool *depth_bad, bool *bad_utf8)
+static void bit_set(uint64_t *bits, int i, bool on)
 {
-	int cur = -1; /* the open container */
-	int key = -1; /* in an object: the key whose value is next */
-	int depth = 0;
+	if (on)
+		bits[i / 64] |= (uint64_t)1 << (i % 64);
+	else
+		bits[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+static bool bit_get(const uint64_t *bits, int i)
+{
+	return bits[i / 64] >> (i % 64) & 1;
+}
+
+/* The shape of the child about to start in the open container: the
+ * member's (by its key's raw text) or, for an array, the elements'. */
+static const struct json_shape *child_shape(const struct json_doc *d,
+					    const struct json_shape *s,
+					    bool in_obj, int key)
+{
+	if (!in_obj)
+		return s->rest;
+	size_t n = (size_t)(d->tok[key].end - d->tok[key].start);
+	const char *k = d->js + d->tok[key].start;
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (s->keys[i].len == n && !memcmp(s->keys[i].name, k, n))
+			return s->keys[i].shape;
+	return s->rest;
+}
+
+/* Tokenize and validate js[0..len) into d, as root says (json.h).
+ * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
+ * nesting was too deep), or -ENOMEM.
+ *
+ * Every byte goes through the same checks whether its value gets tokens
+ * or is skipped: a skipped container is validated like any other, only
+ * nothing inside it is recorded. */
+static int tokenize(struct json_doc *d, const char *js, size_t len,
+		    const struct json_shape *root, size_t *bad, bool *depth_bad,
+		    bool *bad_utf8)
+{
+	/* bit per open container: an object (1) or an array (0) */
+	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1];
+	/* the shapes of the outermost open containers, while shaped */
+	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
+	int nshp = 0;	 /* open containers that have a shape: the first ones */
+	int cur = -1;	 /* the innermost open container that has a token */
+	int key = -1;	 /* in an object: the key whose value is next */
+	int depth = 0;	 /* open containers */
+	int skip_at = 0; /* depth of the skipped container, 0: none */
+	int skip_tok = -1;
 	int st = EXPECT_VALUE;
+	bool in_obj = false; /* the innermost open container is an object */
 	d->ntok = 0;
 	size_t i = 0;
 	for (;; i++) {
@@ -253,11 +323,13 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 				long e = scan_string(js, len, i, bad, bad_utf8);
 				if (e < 0)
 					return -EINVAL;
-				key = new_tok(d, JSMN_STRING, (int)i + 1,
-					      (int)e, cur);
-				if (key < 0)
-					return key;
-				d->tok[cur].size++;
+				if (!skip_at) {
+					key = new_tok(d, JSMN_STRING,
+						      (int)i + 1, (int)e, cur);
+					if (key < 0)
+						return key;
+					d->tok[cur].size++;
+				}
 				i = (size_t)e;
 			}
 			st = EXPECT_COLON;
@@ -269,9 +341,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 			continue;
 		case EXPECT_COMMA_OR_CLOSE:
 			if (c == ',') {
-				st = d->tok[cur].type == JSMN_OBJECT ?
-					     EXPECT_KEY :
-					     EXPECT_VALUE;
+				st = in_obj ? EXPECT_KEY : EXPECT_VALUE;
 				continue;
 			}
 			if (c == '}' || c == ']')
@@ -287,32 +357,53 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 			break;
 		}
 		/* a value; its parent is the key in an object, else the array */
-		int parent =
-			cur >= 0 && d->tok[cur].type == JSMN_OBJECT ? key : cur;
-		if (parent >= 0)
+		int parent = cur >= 0 && in_obj ? key : cur;
+		if (!skip_at && parent >= 0)
 			d->tok[parent].size++;
 		if (c == '{' || c == '[') {
-			if (++depth > LIMIT_JSON_DEPTH) {
+			if (depth >= LIMIT_JSON_DEPTH) {
 				*depth_bad = true;
 				goto fail;
 			}
+			const struct json_shape *s = NULL;
+			if (!skip_at)
+				s = !depth ? root :
+				    nshp == depth ?
+					     child_shape(d, shp[nshp - 1],
+							 in_obj, key) :
+					     NULL;
+			in_obj = c == '{';
+			bit_set(is_obj, depth, in_obj);
+			depth++;
+			st = c == '{' ? EXPECT_KEY_OR_CLOSE :
+					EXPECT_VALUE_OR_CLOSE;
+			if (skip_at)
+				continue;
 			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY,
 					(int)i, -1, parent);
 			if (t < 0)
 				return t;
+			if (s == &json_shape_skip) {
+				skip_at = depth;
+				skip_tok = t;
+				continue;
+			}
+			if (s && nshp == depth - 1 &&
+			    nshp < JSON_SHAPE_MAX_DEPTH)
+				shp[nshp++] = s;
 			cur = t;
-			st = c == '{' ? EXPECT_KEY_OR_CLOSE :
-					EXPECT_VALUE_OR_CLOSE;
 			continue;
 		}
 		if (c == '"') {
 			long e = scan_string(js, len, i, bad, bad_utf8);
 			if (e < 0)
 				return -EINVAL;
-			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
-					parent);
-			if (t < 0)
-				return t;
+			if (!skip_at) {
+				int t = new_tok(d, JSMN_STRING, (int)i + 1,
+						(int)e, parent);
+				if (t < 0)
+					return t;
+			}
 			i = (size_t)e;
 		} else {
 			size_t s = i;
@@ -323,28 +414,39 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 				i = s;
 				goto fail;
 			}
-			int t = new_tok(d, JSMN_PRIMITIVE, (int)s, (int)i,
-					parent);
-			if (t < 0)
-				return t;
+			if (!skip_at) {
+				int t = new_tok(d, JSMN_PRIMITIVE, (int)s,
+						(int)i, parent);
+				if (t < 0)
+					return t;
+			}
 			i--;
 		}
-		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
+		st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 		continue;
 close:
-		if (c != (d->tok[cur].type == JSMN_OBJECT ? '}' : ']'))
+		if (c != (in_obj ? '}' : ']'))
 			goto fail;
-		d->tok[cur].end = (int)i + 1;
-		d->next[cur] = d->ntok;
-		depth--;
-		{
+		if (skip_at) {
+			if (depth == skip_at) {
+				/* the skipped container: one token, empty */
+				d->tok[skip_tok].end = (int)i + 1;
+				skip_at = 0;
+			}
+		} else {
+			d->tok[cur].end = (int)i + 1;
+			d->next[cur] = d->ntok;
+			if (nshp == depth)
+				nshp--;
 			int p = d->tok[cur].parent;
 			if (p >= 0 && d->tok[p].type == JSMN_STRING)
 				p = d->tok[p].parent; /* past the key */
 			cur = p;
 			/* the key of an enclosing object is already used */
 		}
-		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
+		depth--;
+		in_obj = depth && bit_get(is_obj, depth - 1);
+		st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 	}
 	if (st == EXPECT_END)
 		return 0;
@@ -387,8 +489,16 @@ static int fix_utf8(struct json_doc *d, const char *js, size_t len)
 	return 0;
 }
 
+const struct json_shape json_shape_skip;
+
 int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	       size_t errlen)
+{
+	return json_parse_shaped(d, js, len, NULL, err, errlen);
+}
+
+int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
+		      const struct json_shape *shape, char *err, size_t errlen)
 {
 	d->js = js;
 	d->len = len;
@@ -402,7 +512,7 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	}
 	size_t bad = 0;
 	bool deep = false, bad_utf8 = false;
-	int r = tokenize(d, js, len, &bad, &deep, &bad_utf8);
+	int r = tokenize(d, js, len, shape, &bad, &deep, &bad_utf8);
 	/*
 	 * Invalid UTF-8 inside strings is replaced, not refused: the
 	 * apiserver's decoder (Go's encoding/json) turns each byte that does
@@ -415,7 +525,8 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	if (!r && bad_utf8) {
 		r = fix_utf8(d, js, len);
 		if (!r)
-			r = tokenize(d, d->js, d->len, &bad, &deep, &bad_utf8);
+			r = tokenize(d, d->js, d->len, shape, &bad, &deep,
+				     &bad_utf8);
 	}
 	if (r == -EINVAL && err) {
 		if (deep)

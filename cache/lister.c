@@ -25,6 +25,7 @@
 
 #include "cache/reflector_int.h"
 #include "cache/scope.h"
+#include "cache/shape.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -44,7 +45,8 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		     bool first, unsigned *logged)
 {
 	char err[160];
-	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
+	if (json_parse_shaped(d, body->p, body->len, cache_shape_list(r->shape),
+			      err, sizeof(err))) {
 		log_warn("%s: list: malformed page: %s", r->kind->resource,
 			 err);
 		cache_refl_stat_inc(&r->stats.malformed);

@@ -22,6 +22,7 @@
 #include "cache/probe.h"
 #include "cache/reflector_int.h"
 #include "cache/relist.h"
+#include "cache/shape.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
@@ -409,12 +410,13 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 }
 
 int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
+			    const struct json_shape *shape,
 			    struct cache_refl_event *ev, char *err,
 			    size_t errlen)
 {
 	char jerr[128];
 	memset(ev, 0, sizeof(*ev));
-	if (json_parse(d, line, len, jerr, sizeof(jerr))) {
+	if (json_parse_shaped(d, line, len, shape, jerr, sizeof(jerr))) {
 		snprintf(err, errlen, "malformed event: %s", jerr);
 		return -EINVAL;
 	}
@@ -462,7 +464,8 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	struct cache_resource *r = x->r;
 	char err[160];
 	struct cache_refl_event ev;
-	if (cache_refl_event_decode(&x->doc, line, len, &ev, err,
+	if (cache_refl_event_decode(&x->doc, line, len,
+				    cache_shape_event(r->shape), &ev, err,
 				    sizeof(err))) {
 		log_warn("%s: watch: %s", r->kind->resource, err);
 		cache_refl_stat_inc(&r->stats.malformed);
@@ -1004,7 +1007,8 @@ struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 	r->clock = cache_rvclock_for_group(kind->group);
 	r->store = cache_store_new();
 	r->history = cache_history_new(history, 0);
-	if (!r->store || !r->history) {
+	r->shape = cache_shape_new(kind);
+	if (!r->store || !r->history || !r->shape) {
 		cache_refl_free(r);
 		return NULL;
 	}
@@ -1051,5 +1055,6 @@ void cache_refl_free(struct cache_resource *r)
 	cache_store_free(r->store);
 	cache_history_free(r->history);
 	cache_scope_free(&r->scope);
+	cache_shape_free(r->shape);
 	free(r);
 }

@@ -96,6 +96,7 @@ struct cache_refl_event {
  * d, ev and err, so a fuzzer can drive it alone.
  */
 int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
+			    const struct json_shape *shape,
 			    struct cache_refl_event *ev, char *err,
 			    size_t errlen);
 
