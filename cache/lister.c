@@ -206,6 +206,9 @@ struct page {
 	struct listing objs; /* this page's objects */
 };
 
+/* page buffers kept for reuse: one for each parser, one being fetched */
+#define SPARE_BUFS (PARSERS + 1)
+
 struct pipeline {
 	struct cache_resource *r;
 	pthread_mutex_t lock;
@@ -219,6 +222,11 @@ struct pipeline {
 	uint64_t rv;	       /* locked: of the first page */
 	size_t prefix;	       /* locked: pages 0..prefix-1 are all parsed */
 	uint64_t prefix_items; /* locked: their objects */
+	/* locked: parsed pages' buffers, for the next pages to reuse: a
+	 * page's bytes in memory already touched, not in fresh zeroed pages
+	 * (a buffer past glibc's mmap threshold is a mapping of its own) */
+	struct buf spare[SPARE_BUFS];
+	int nspare;
 };
 
 static void *parse_pages(void *arg)
@@ -242,8 +250,14 @@ static void *parse_pages(void *arg)
 				take_page(pl->r, &pg->body, &d, &pg->objs,
 					  &cont, true, &pl->logged);
 		free(cont);
-		buf_free(&pg->body);
 		pthread_mutex_lock(&pl->lock);
+		if (pl->nspare < SPARE_BUFS) {
+			buf_reset(&pg->body);
+			pl->spare[pl->nspare++] = pg->body;
+		} else {
+			buf_free(&pg->body);
+		}
+		pg->body = (struct buf)BUF_INIT;
 		if (rc || skip) {
 			pl->failed = true;
 			cache_refl_listing_free(&pg->objs);
@@ -397,6 +411,10 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		if (!buf_ok(&url))
 			goto out;
 		x.body = (struct buf)BUF_INIT;
+		pthread_mutex_lock(&pl.lock);
+		if (pl.nspare)
+			x.body = pl.spare[--pl.nspare];
+		pthread_mutex_unlock(&pl.lock);
 		x.body_over = false;
 		if (taken >= list_max) {
 			list_too_large(r, list_max);
@@ -559,6 +577,8 @@ out:
 			free(pl.done[i]);
 		}
 	free(pl.done);
+	while (pl.nspare)
+		buf_free(&pl.spare[--pl.nspare]);
 	pthread_mutex_destroy(&pl.lock);
 	pthread_cond_destroy(&pl.cond);
 	if (result != REFL_OK)
