@@ -307,7 +307,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 	d->ntok = 0;
 	size_t i = 0;
 	for (;; i++) {
-		while (i < len && is_ws(js[i]))
+		/* white space is at most ' ': one compare for compact input */
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
 			i++;
 		if (i >= len)
 			break;
@@ -357,9 +358,12 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			break;
 		}
 		/* a value; its parent is the key in an object, else the array */
-		int parent = cur >= 0 && in_obj ? key : cur;
-		if (!skip_at && parent >= 0)
-			d->tok[parent].size++;
+		int parent = -1;
+		if (!skip_at) {
+			parent = cur >= 0 && in_obj ? key : cur;
+			if (parent >= 0)
+				d->tok[parent].size++;
+		}
 		if (c == '{' || c == '[') {
 			if (depth >= LIMIT_JSON_DEPTH) {
 				*depth_bad = true;
