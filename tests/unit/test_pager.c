@@ -17,14 +17,9 @@
 #include "cache/reflector_int.h"
 #include "cache/url.h"
 #include "http_stub.h"
+#include "pages.h"
 #include "check.h"
 
-#define HDR                                                     \
-	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
-	"Connection: close\r\n\r\n"
-#define POD(name)                                                    \
-	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\"," \
-	"\"resourceVersion\":\"3\"}}"
 #define PAGE(cont, items)                                        \
 	HDR "{\"metadata\":{\"resourceVersion\":\"9\"" cont "}," \
 	    "\"items\":[" items "]}"
