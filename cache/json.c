@@ -252,8 +252,12 @@ enum {
 	EXPECT_END
 };
 
+/* Bit i of a stack that grows one bit at a time, so a word's bit 0 is
+ * always set first: that clears the rest of the word. */
 static void bit_set(uint64_t *bits, int i, bool on)
 {
+	if (i % 64 == 0)
+		bits[i / 64] = 0;
 	if (on)
 		bits[i / 64] |= (uint64_t)1 << (i % 64);
 	else
@@ -281,13 +285,120 @@ static const struct json_shape *child_shape(const struct json_doc *d,
 	return s->rest;
 }
 
+/* The end of the primitive (number or literal) at js[i], or 0 when it
+ * is not one. */
+static size_t scan_primitive(const char *js, size_t len, size_t i)
+{
+	size_t s = i;
+	while (i < len && !is_ws(js[i]) && js[i] != ',' && js[i] != ']' &&
+	       js[i] != '}' && js[i] != ':')
+		i++;
+	return primitive_ok(js + s, i - s) ? i : 0;
+}
+
+/*
+ * Validate the container that opens at js[i], depth containers deep,
+ * exactly as tokenize() would, recording nothing: the skipped values of a
+ * shaped parse. Returns the offset of its closing bracket, or -1 with
+ * *bad (and *depth_bad) set as tokenize() sets them.
+ */
+static long skip_container(const char *js, size_t len, size_t i, int depth,
+			   size_t *bad, bool *depth_bad, bool *bad_utf8)
+{
+	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1]; /* from depth on */
+	const int base = depth;
+	bool in_obj = js[i] == '{';
+	int st = in_obj ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+	if (depth >= LIMIT_JSON_DEPTH) {
+		*depth_bad = true;
+		goto fail;
+	}
+	bit_set(is_obj, 0, in_obj);
+	depth++;
+	for (i++;; i++) {
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
+			i++;
+		if (i >= len) {
+			*bad = len;
+			return -1;
+		}
+		char c = js[i];
+		switch (st) {
+		case EXPECT_KEY_OR_CLOSE:
+			if (c == '}')
+				goto close;
+			/* fall through */
+		case EXPECT_KEY: {
+			if (c != '"')
+				goto fail;
+			long e = scan_string(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -1;
+			i = (size_t)e;
+			st = EXPECT_COLON;
+			continue;
+		}
+		case EXPECT_COLON:
+			if (c != ':')
+				goto fail;
+			st = EXPECT_VALUE;
+			continue;
+		case EXPECT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				st = in_obj ? EXPECT_KEY : EXPECT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			goto fail;
+		case EXPECT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		default:
+			break;
+		}
+		if (c == '{' || c == '[') {
+			if (depth >= LIMIT_JSON_DEPTH) {
+				*depth_bad = true;
+				goto fail;
+			}
+			in_obj = c == '{';
+			bit_set(is_obj, depth - base, in_obj);
+			depth++;
+			st = in_obj ? EXPECT_KEY_OR_CLOSE :
+				      EXPECT_VALUE_OR_CLOSE;
+			continue;
+		}
+		if (c == '"') {
+			long e = scan_string(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -1;
+			i = (size_t)e;
+		} else {
+			size_t e = scan_primitive(js, len, i);
+			if (!e)
+				goto fail;
+			i = e - 1;
+		}
+		st = EXPECT_COMMA_OR_CLOSE;
+		continue;
+close:
+		if (c != (in_obj ? '}' : ']'))
+			goto fail;
+		if (--depth == base)
+			return (long)i;
+		in_obj = bit_get(is_obj, depth - 1 - base);
+		st = EXPECT_COMMA_OR_CLOSE;
+	}
+fail:
+	*bad = i;
+	return -1;
+}
+
 /* Tokenize and validate js[0..len) into d, as root says (json.h).
  * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
- * nesting was too deep), or -ENOMEM.
- *
- * Every byte goes through the same checks whether its value gets tokens
- * or is skipped: a skipped container is validated like any other, only
- * nothing inside it is recorded. */
+ * nesting was too deep), or -ENOMEM. */
 static int tokenize(struct json_doc *d, const char *js, size_t len,
 		    const struct json_shape *root, size_t *bad, bool *depth_bad,
 		    bool *bad_utf8)
@@ -296,12 +407,10 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1];
 	/* the shapes of the outermost open containers, while shaped */
 	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
-	int nshp = 0;	 /* open containers that have a shape: the first ones */
-	int cur = -1;	 /* the innermost open container that has a token */
-	int key = -1;	 /* in an object: the key whose value is next */
-	int depth = 0;	 /* open containers */
-	int skip_at = 0; /* depth of the skipped container, 0: none */
-	int skip_tok = -1;
+	int nshp = 0;  /* open containers that have a shape: the first ones */
+	int cur = -1;  /* the innermost open container */
+	int key = -1;  /* in an object: the key whose value is next */
+	int depth = 0; /* open containers */
 	int st = EXPECT_VALUE;
 	bool in_obj = false; /* the innermost open container is an object */
 	d->ntok = 0;
@@ -324,13 +433,11 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 				long e = scan_string(js, len, i, bad, bad_utf8);
 				if (e < 0)
 					return -EINVAL;
-				if (!skip_at) {
-					key = new_tok(d, JSMN_STRING,
-						      (int)i + 1, (int)e, cur);
-					if (key < 0)
-						return key;
-					d->tok[cur].size++;
-				}
+				key = new_tok(d, JSMN_STRING, (int)i + 1,
+					      (int)e, cur);
+				if (key < 0)
+					return key;
+				d->tok[cur].size++;
 				i = (size_t)e;
 			}
 			st = EXPECT_COLON;
@@ -358,40 +465,39 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			break;
 		}
 		/* a value; its parent is the key in an object, else the array */
-		int parent = -1;
-		if (!skip_at) {
-			parent = cur >= 0 && in_obj ? key : cur;
-			if (parent >= 0)
-				d->tok[parent].size++;
-		}
+		int parent = cur >= 0 && in_obj ? key : cur;
+		if (parent >= 0)
+			d->tok[parent].size++;
 		if (c == '{' || c == '[') {
 			if (depth >= LIMIT_JSON_DEPTH) {
 				*depth_bad = true;
 				goto fail;
 			}
-			const struct json_shape *s = NULL;
-			if (!skip_at)
-				s = !depth ? root :
-				    nshp == depth ?
-					     child_shape(d, shp[nshp - 1],
-							 in_obj, key) :
-					     NULL;
-			in_obj = c == '{';
-			bit_set(is_obj, depth, in_obj);
-			depth++;
-			st = c == '{' ? EXPECT_KEY_OR_CLOSE :
-					EXPECT_VALUE_OR_CLOSE;
-			if (skip_at)
-				continue;
+			const struct json_shape *s =
+				!depth	      ? root :
+				nshp == depth ? child_shape(d, shp[nshp - 1],
+							    in_obj, key) :
+						NULL;
 			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY,
 					(int)i, -1, parent);
 			if (t < 0)
 				return t;
 			if (s == &json_shape_skip) {
-				skip_at = depth;
-				skip_tok = t;
+				/* validated, one token, seen as empty */
+				long e = skip_container(js, len, i, depth, bad,
+							depth_bad, bad_utf8);
+				if (e < 0)
+					return -EINVAL;
+				d->tok[t].end = (int)e + 1;
+				i = (size_t)e;
+				st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 				continue;
 			}
+			in_obj = c == '{';
+			bit_set(is_obj, depth, in_obj);
+			depth++;
+			st = in_obj ? EXPECT_KEY_OR_CLOSE :
+				      EXPECT_VALUE_OR_CLOSE;
 			if (s && nshp == depth - 1 &&
 			    nshp < JSON_SHAPE_MAX_DEPTH)
 				shp[nshp++] = s;
@@ -402,46 +508,31 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			long e = scan_string(js, len, i, bad, bad_utf8);
 			if (e < 0)
 				return -EINVAL;
-			if (!skip_at) {
-				int t = new_tok(d, JSMN_STRING, (int)i + 1,
-						(int)e, parent);
-				if (t < 0)
-					return t;
-			}
+			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
+					parent);
+			if (t < 0)
+				return t;
 			i = (size_t)e;
 		} else {
-			size_t s = i;
-			while (i < len && !is_ws(js[i]) && js[i] != ',' &&
-			       js[i] != ']' && js[i] != '}' && js[i] != ':')
-				i++;
-			if (!primitive_ok(js + s, i - s)) {
-				i = s;
+			size_t e = scan_primitive(js, len, i);
+			if (!e)
 				goto fail;
-			}
-			if (!skip_at) {
-				int t = new_tok(d, JSMN_PRIMITIVE, (int)s,
-						(int)i, parent);
-				if (t < 0)
-					return t;
-			}
-			i--;
+			int t = new_tok(d, JSMN_PRIMITIVE, (int)i, (int)e,
+					parent);
+			if (t < 0)
+				return t;
+			i = e - 1;
 		}
 		st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 		continue;
 close:
 		if (c != (in_obj ? '}' : ']'))
 			goto fail;
-		if (skip_at) {
-			if (depth == skip_at) {
-				/* the skipped container: one token, empty */
-				d->tok[skip_tok].end = (int)i + 1;
-				skip_at = 0;
-			}
-		} else {
-			d->tok[cur].end = (int)i + 1;
-			d->next[cur] = d->ntok;
-			if (nshp == depth)
-				nshp--;
+		d->tok[cur].end = (int)i + 1;
+		d->next[cur] = d->ntok;
+		if (nshp == depth)
+			nshp--;
+		{
 			int p = d->tok[cur].parent;
 			if (p >= 0 && d->tok[p].type == JSMN_STRING)
 				p = d->tok[p].parent; /* past the key */
