@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -106,6 +109,31 @@ static const unsigned char str_stop[256] = {
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one
  * (overlong forms, surrogates and code points past U+10FFFF included:
  * the rules of Go's utf8.DecodeRune, which the apiserver's decoder uses). */
+/* The first index from i on whose byte is in str_stop, or len. Sixteen
+ * bytes a step where SSE2 is there (every x86-64): a signed compare
+ * below 0x20 catches the controls and, as negative, every byte past
+ * ASCII; then the quote and the backslash. */
+static size_t plain_run(const unsigned char *s, size_t len, size_t i)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		      space = _mm_set1_epi8(0x20);
+	for (; i + 16 <= len; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+		__m128i stop =
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+						  _mm_cmpeq_epi8(v, bslash)),
+				     _mm_cmplt_epi8(v, space));
+		unsigned m = (unsigned)_mm_movemask_epi8(stop);
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < len && !str_stop[s[i]])
+		i++;
+	return i;
+}
+
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
@@ -144,8 +172,7 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 {
 	const unsigned char *s = (const unsigned char *)js;
 	for (i++; i < len;) {
-		while (i < len && !str_stop[s[i]])
-			i++; /* the fast path: plain ASCII */
+		i = plain_run(s, len, i); /* the fast path: plain ASCII */
 		if (i >= len)
 			break;
 		unsigned char c = s[i];
@@ -225,19 +252,172 @@ enum {
 	EXPECT_END
 };
 
-/* Tokenize and validate js[0..len) into d. Returns 0, -EINVAL with *bad
- * at the failing byte (*depth_bad when nesting was too deep), or -ENOMEM. */
-static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
-		    bool *depth_bad, bool *bad_utf8)
+/* Bit i of a stack that grows one bit at a time, so a word's bit 0 is
+ * always set first: that clears the rest of the word. */
+static void bit_set(uint64_t *bits, int i, bool on)
 {
-	int cur = -1; /* the open container */
-	int key = -1; /* in an object: the key whose value is next */
-	int depth = 0;
+	if (i % 64 == 0)
+		bits[i / 64] = 0;
+	if (on)
+		bits[i / 64] |= (uint64_t)1 << (i % 64);
+	else
+		bits[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+static bool bit_get(const uint64_t *bits, int i)
+{
+	return bits[i / 64] >> (i % 64) & 1;
+}
+
+/* The shape of the child about to start in the open container: the
+ * member's (by its key's raw text) or, for an array, the elements'. */
+static const struct json_shape *child_shape(const struct json_doc *d,
+					    const struct json_shape *s,
+					    bool in_obj, int key)
+{
+	if (!in_obj)
+		return s->rest;
+	size_t n = (size_t)(d->tok[key].end - d->tok[key].start);
+	const char *k = d->js + d->tok[key].start;
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (s->keys[i].len == n && !memcmp(s->keys[i].name, k, n))
+			return s->keys[i].shape;
+	return s->rest;
+}
+
+/* The end of the primitive (number or literal) at js[i], or 0 when it
+ * is not one. */
+static size_t scan_primitive(const char *js, size_t len, size_t i)
+{
+	size_t s = i;
+	while (i < len && !is_ws(js[i]) && js[i] != ',' && js[i] != ']' &&
+	       js[i] != '}' && js[i] != ':')
+		i++;
+	return primitive_ok(js + s, i - s) ? i : 0;
+}
+
+/*
+ * Validate the container that opens at js[i], depth containers deep,
+ * exactly as tokenize() would, recording nothing: the skipped values of a
+ * shaped parse. Returns the offset of its closing bracket, or -1 with
+ * *bad (and *depth_bad) set as tokenize() sets them.
+ */
+static long skip_container(const char *js, size_t len, size_t i, int depth,
+			   size_t *bad, bool *depth_bad, bool *bad_utf8)
+{
+	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1]; /* from depth on */
+	const int base = depth;
+	bool in_obj = js[i] == '{';
+	int st = in_obj ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+	if (depth >= LIMIT_JSON_DEPTH) {
+		*depth_bad = true;
+		goto fail;
+	}
+	bit_set(is_obj, 0, in_obj);
+	depth++;
+	for (i++;; i++) {
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
+			i++;
+		if (i >= len) {
+			*bad = len;
+			return -1;
+		}
+		char c = js[i];
+		switch (st) {
+		case EXPECT_KEY_OR_CLOSE:
+			if (c == '}')
+				goto close;
+			/* fall through */
+		case EXPECT_KEY: {
+			if (c != '"')
+				goto fail;
+			long e = scan_string(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -1;
+			i = (size_t)e;
+			st = EXPECT_COLON;
+			continue;
+		}
+		case EXPECT_COLON:
+			if (c != ':')
+				goto fail;
+			st = EXPECT_VALUE;
+			continue;
+		case EXPECT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				st = in_obj ? EXPECT_KEY : EXPECT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			goto fail;
+		case EXPECT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		default:
+			break;
+		}
+		if (c == '{' || c == '[') {
+			if (depth >= LIMIT_JSON_DEPTH) {
+				*depth_bad = true;
+				goto fail;
+			}
+			in_obj = c == '{';
+			bit_set(is_obj, depth - base, in_obj);
+			depth++;
+			st = in_obj ? EXPECT_KEY_OR_CLOSE :
+				      EXPECT_VALUE_OR_CLOSE;
+			continue;
+		}
+		if (c == '"') {
+			long e = scan_string(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -1;
+			i = (size_t)e;
+		} else {
+			size_t e = scan_primitive(js, len, i);
+			if (!e)
+				goto fail;
+			i = e - 1;
+		}
+		st = EXPECT_COMMA_OR_CLOSE;
+		continue;
+close:
+		if (c != (in_obj ? '}' : ']'))
+			goto fail;
+		if (--depth == base)
+			return (long)i;
+		in_obj = bit_get(is_obj, depth - 1 - base);
+		st = EXPECT_COMMA_OR_CLOSE;
+	}
+fail:
+	*bad = i;
+	return -1;
+}
+
+/* Tokenize and validate js[0..len) into d, as root says (json.h).
+ * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
+ * nesting was too deep), or -ENOMEM. */
+static int tokenize(struct json_doc *d, const char *js, size_t len,
+		    const struct json_shape *root, size_t *bad, bool *depth_bad,
+		    bool *bad_utf8)
+{
+	/* bit per open container: an object (1) or an array (0) */
+	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1];
+	/* the shapes of the outermost open containers, while shaped */
+	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
+	int nshp = 0;  /* open containers that have a shape: the first ones */
+	int cur = -1;  /* the innermost open container */
+	int key = -1;  /* in an object: the key whose value is next */
+	int depth = 0; /* open containers */
 	int st = EXPECT_VALUE;
+	bool in_obj = false; /* the innermost open container is an object */
 	d->ntok = 0;
 	size_t i = 0;
 	for (;; i++) {
-		while (i < len && is_ws(js[i]))
+		/* white space is at most ' ': one compare for compact input */
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
 			i++;
 		if (i >= len)
 			break;
@@ -269,9 +449,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 			continue;
 		case EXPECT_COMMA_OR_CLOSE:
 			if (c == ',') {
-				st = d->tok[cur].type == JSMN_OBJECT ?
-					     EXPECT_KEY :
-					     EXPECT_VALUE;
+				st = in_obj ? EXPECT_KEY : EXPECT_VALUE;
 				continue;
 			}
 			if (c == '}' || c == ']')
@@ -287,22 +465,43 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 			break;
 		}
 		/* a value; its parent is the key in an object, else the array */
-		int parent =
-			cur >= 0 && d->tok[cur].type == JSMN_OBJECT ? key : cur;
+		int parent = cur >= 0 && in_obj ? key : cur;
 		if (parent >= 0)
 			d->tok[parent].size++;
 		if (c == '{' || c == '[') {
-			if (++depth > LIMIT_JSON_DEPTH) {
+			if (depth >= LIMIT_JSON_DEPTH) {
 				*depth_bad = true;
 				goto fail;
 			}
+			const struct json_shape *s =
+				!depth	      ? root :
+				nshp == depth ? child_shape(d, shp[nshp - 1],
+							    in_obj, key) :
+						NULL;
 			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY,
 					(int)i, -1, parent);
 			if (t < 0)
 				return t;
+			if (s == &json_shape_skip) {
+				/* validated, one token, seen as empty */
+				long e = skip_container(js, len, i, depth, bad,
+							depth_bad, bad_utf8);
+				if (e < 0)
+					return -EINVAL;
+				d->tok[t].end = (int)e + 1;
+				i = (size_t)e;
+				st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
+				continue;
+			}
+			in_obj = c == '{';
+			bit_set(is_obj, depth, in_obj);
+			depth++;
+			st = in_obj ? EXPECT_KEY_OR_CLOSE :
+				      EXPECT_VALUE_OR_CLOSE;
+			if (s && nshp == depth - 1 &&
+			    nshp < JSON_SHAPE_MAX_DEPTH)
+				shp[nshp++] = s;
 			cur = t;
-			st = c == '{' ? EXPECT_KEY_OR_CLOSE :
-					EXPECT_VALUE_OR_CLOSE;
 			continue;
 		}
 		if (c == '"') {
@@ -315,28 +514,24 @@ static int tokenize(struct json_doc *d, const char *js, size_t len, size_t *bad,
 				return t;
 			i = (size_t)e;
 		} else {
-			size_t s = i;
-			while (i < len && !is_ws(js[i]) && js[i] != ',' &&
-			       js[i] != ']' && js[i] != '}' && js[i] != ':')
-				i++;
-			if (!primitive_ok(js + s, i - s)) {
-				i = s;
+			size_t e = scan_primitive(js, len, i);
+			if (!e)
 				goto fail;
-			}
-			int t = new_tok(d, JSMN_PRIMITIVE, (int)s, (int)i,
+			int t = new_tok(d, JSMN_PRIMITIVE, (int)i, (int)e,
 					parent);
 			if (t < 0)
 				return t;
-			i--;
+			i = e - 1;
 		}
-		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
+		st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 		continue;
 close:
-		if (c != (d->tok[cur].type == JSMN_OBJECT ? '}' : ']'))
+		if (c != (in_obj ? '}' : ']'))
 			goto fail;
 		d->tok[cur].end = (int)i + 1;
 		d->next[cur] = d->ntok;
-		depth--;
+		if (nshp == depth)
+			nshp--;
 		{
 			int p = d->tok[cur].parent;
 			if (p >= 0 && d->tok[p].type == JSMN_STRING)
@@ -344,7 +539,9 @@ close:
 			cur = p;
 			/* the key of an enclosing object is already used */
 		}
-		st = cur < 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
+		depth--;
+		in_obj = depth && bit_get(is_obj, depth - 1);
+		st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 	}
 	if (st == EXPECT_END)
 		return 0;
@@ -387,8 +584,16 @@ static int fix_utf8(struct json_doc *d, const char *js, size_t len)
 	return 0;
 }
 
+const struct json_shape json_shape_skip;
+
 int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	       size_t errlen)
+{
+	return json_parse_shaped(d, js, len, NULL, err, errlen);
+}
+
+int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
+		      const struct json_shape *shape, char *err, size_t errlen)
 {
 	d->js = js;
 	d->len = len;
@@ -402,7 +607,7 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	}
 	size_t bad = 0;
 	bool deep = false, bad_utf8 = false;
-	int r = tokenize(d, js, len, &bad, &deep, &bad_utf8);
+	int r = tokenize(d, js, len, shape, &bad, &deep, &bad_utf8);
 	/*
 	 * Invalid UTF-8 inside strings is replaced, not refused: the
 	 * apiserver's decoder (Go's encoding/json) turns each byte that does
@@ -415,7 +620,8 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	if (!r && bad_utf8) {
 		r = fix_utf8(d, js, len);
 		if (!r)
-			r = tokenize(d, d->js, d->len, &bad, &deep, &bad_utf8);
+			r = tokenize(d, d->js, d->len, shape, &bad, &deep,
+				     &bad_utf8);
 	}
 	if (r == -EINVAL && err) {
 		if (deep)

@@ -56,6 +56,46 @@ struct json_doc {
  */
 int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	       size_t errlen);
+
+/*
+ * A shape says which values of a document get tokens. The cache reads a
+ * handful of fields of each object (metadata, and the kind's selectable
+ * fields such as spec.nodeName); the rest of the object (the bulk of
+ * spec, status and metadata.managedFields) is kept as bytes and never
+ * looked into, so tokenizing it is wasted work.
+ *
+ * A container whose shape is &json_shape_skip is still validated byte
+ * for byte, exactly as json_parse() would, but gets one token: its type
+ * and exact span, with size 0, so that lookups see it as empty. NULL
+ * tokenizes the value and everything below it. Otherwise the value gets
+ * its token and its children take the shape of the key that names them
+ * (compared with the key's raw text), else rest; an array's elements all
+ * take rest. Strings and primitives always get their token.
+ *
+ * Shapes are read-only and may be shared by threads. Below
+ * JSON_SHAPE_MAX_DEPTH shaped levels everything is tokenized.
+ */
+#define JSON_SHAPE_MAX_DEPTH 16
+
+struct json_shape_key {
+	const char *name; /* raw member name, not NUL-terminated */
+	size_t len;
+	const struct json_shape *shape;
+};
+
+struct json_shape {
+	const struct json_shape *rest; /* unnamed members, array elements */
+	size_t nkeys;
+	const struct json_shape_key *keys;
+};
+
+extern const struct json_shape json_shape_skip;
+
+/* json_parse(), tokenizing only what shape asks for; shape NULL is
+ * json_parse() itself. The same input is accepted or refused, with the
+ * same message, whatever the shape. */
+int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
+		      const struct json_shape *shape, char *err, size_t errlen);
 void json_doc_free(struct json_doc *d);
 
 static inline int json_type(const struct json_doc *d, int i)

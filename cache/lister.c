@@ -2,9 +2,10 @@
  * lister: a full paged LIST of one resource, fetched and parsed in a
  * pipeline (see reflector_int.h).
  *
- * The fetching thread (the reflector's) peeks at each page's continue
- * token and requests the next page at once; PARSERS threads turn pages
- * into objects meanwhile. A page that does not parse fails the whole
+ * The fetching thread (the reflector's) decides each request in order;
+ * its pager (pager.h) has asked for the next page as soon as the page
+ * before told its continue token, in its first bytes. PARSERS threads
+ * turn pages into objects meanwhile. A page that does not parse fails the whole
  * LIST: the cache is never half-applied. A single item the cache cannot
  * take (enum cache_reject) is skipped, counted and logged with its key,
  * and the LIST goes on: one odd object must not freeze a resource.
@@ -23,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/pager.h"
 #include "cache/reflector_int.h"
 #include "cache/scope.h"
+#include "cache/shape.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -44,7 +47,8 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		     bool first, unsigned *logged)
 {
 	char err[160];
-	if (json_parse(d, body->p, body->len, err, sizeof(err))) {
+	if (json_parse_shaped(d, body->p, body->len, cache_shape_list(r->shape),
+			      err, sizeof(err))) {
 		log_warn("%s: list: malformed page: %s", r->kind->resource,
 			 err);
 		cache_refl_stat_inc(&r->stats.malformed);
@@ -117,77 +121,6 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 	return 0;
 }
 
-/* The span of the top-level "metadata" value, found by a string-aware
- * scan that stops there: the apiserver writes it before "items", so this
- * reads a few hundred bytes of a page. Returns 0 or -ENOENT. */
-static int find_metadata(const char *p, size_t n, size_t *start, size_t *end)
-{
-	int depth = 0;
-	for (size_t i = 0; i < n; i++) {
-		char ch = p[i];
-		if (ch == '"') {
-			size_t s = ++i;
-			while (i < n && p[i] != '"')
-				i += p[i] == '\\' ? 2 : 1;
-			if (depth != 1 || i - s != 8 ||
-			    memcmp(p + s, "metadata", 8))
-				continue;
-			size_t j = i + 1;
-			while (j < n &&
-			       (p[j] == ' ' || p[j] == ':' || p[j] == '\n'))
-				j++;
-			if (j >= n || p[j] != '{')
-				return -ENOENT;
-			*start = j;
-			int d = 0;
-			for (; j < n; j++) {
-				if (p[j] == '"') {
-					for (j++; j < n && p[j] != '"';)
-						j += p[j] == '\\' ? 2 : 1;
-				} else if (p[j] == '{') {
-					d++;
-				} else if (p[j] == '}' && --d == 0) {
-					*end = j + 1;
-					return 0;
-				}
-			}
-			return -ENOENT;
-		}
-		if (ch == '{' || ch == '[')
-			depth++;
-		else if (ch == '}' || ch == ']')
-			depth--;
-	}
-	return -ENOENT;
-}
-
-/* The next page's continue token from a page's metadata, before the page
- * is parsed, so the next request can go out at once. */
-static int peek_continue(const struct buf *body, char **cont)
-{
-	size_t s, e;
-	struct json_doc d = JSON_DOC_INIT;
-	int rc = -EINVAL;
-	*cont = NULL;
-	if (find_metadata(body->p, body->len, &s, &e) ||
-	    json_parse(&d, body->p + s, e - s, NULL, 0))
-		goto out;
-	rc = 0;
-	int ct = json_get(&d, 0, "continue");
-	if (ct > 0 && json_type(&d, ct) == JSMN_STRING &&
-	    json_str_len(&d, ct)) {
-		size_t n = json_str_len(&d, ct);
-		*cont = xmalloc(n + 1);
-		if (!*cont)
-			rc = -ENOMEM;
-		else
-			json_str(&d, ct, *cont, n + 1);
-	}
-out:
-	json_doc_free(&d);
-	return rc;
-}
-
 /*
  * Pages are parsed on PARSERS threads while the next one downloads: the
  * fetcher only peeks at each page's continue token. Each page keeps its
@@ -204,6 +137,9 @@ struct page {
 	struct listing objs; /* this page's objects */
 };
 
+/* page buffers kept for reuse: one for each parser, one being fetched */
+#define SPARE_BUFS (PARSERS + 1)
+
 struct pipeline {
 	struct cache_resource *r;
 	pthread_mutex_t lock;
@@ -217,7 +153,38 @@ struct pipeline {
 	uint64_t rv;	       /* locked: of the first page */
 	size_t prefix;	       /* locked: pages 0..prefix-1 are all parsed */
 	uint64_t prefix_items; /* locked: their objects */
+	/* locked: parsed pages' buffers, for the next pages to reuse: a
+	 * page's bytes in memory already touched, not in fresh zeroed pages
+	 * (a buffer past glibc's mmap threshold is a mapping of its own) */
+	struct buf spare[SPARE_BUFS];
+	int nspare;
 };
+
+/* The pager's page buffers: the pipeline's spares. */
+static struct buf take_spare(void *ctx)
+{
+	struct pipeline *pl = ctx;
+	struct buf b = BUF_INIT;
+	pthread_mutex_lock(&pl->lock);
+	if (pl->nspare)
+		b = pl->spare[--pl->nspare];
+	pthread_mutex_unlock(&pl->lock);
+	return b;
+}
+
+static void give_spare(void *ctx, struct buf *b)
+{
+	struct pipeline *pl = ctx;
+	pthread_mutex_lock(&pl->lock);
+	if (pl->nspare < SPARE_BUFS && !b->failed) {
+		buf_reset(b);
+		pl->spare[pl->nspare++] = *b;
+	} else {
+		buf_free(b);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	*b = (struct buf)BUF_INIT;
+}
 
 static void *parse_pages(void *arg)
 {
@@ -240,7 +207,7 @@ static void *parse_pages(void *arg)
 				take_page(pl->r, &pg->body, &d, &pg->objs,
 					  &cont, true, &pl->logged);
 		free(cont);
-		buf_free(&pg->body);
+		give_spare(pl, &pg->body);
 		pthread_mutex_lock(&pl->lock);
 		if (rc || skip) {
 			pl->failed = true;
@@ -351,6 +318,15 @@ static void log_progress(struct cache_resource *r, bool done)
 	}
 }
 
+/* The limit of the page after one asked with limit: after a page too
+ * large halved it, it doubles back up to the page size. */
+static int grown(int limit, int page_size)
+{
+	if (limit >= page_size)
+		return limit;
+	return limit * 2 < page_size ? limit * 2 : page_size;
+}
+
 /* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
 int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 {
@@ -367,6 +343,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	struct pipeline pl = { .r = r };
 	pthread_t parser[PARSERS];
 	int nparsers = 0;
+	struct cache_pager *pager = NULL;
 	pthread_mutex_init(&pl.lock, NULL);
 	pthread_cond_init(&pl.cond, NULL);
 	while (nparsers < PARSERS &&
@@ -374,6 +351,8 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		nparsers++;
 	if (!nparsers)
 		goto out;
+	struct cache_pager_bufs spares = { &pl, take_spare, give_spare };
+	pager = cache_pager_new(r, c, &spares);
 
 	cache_refl_stat_inc(&r->stats.lists);
 	int64_t began = cache_rvclock_now_ms(), said = began;
@@ -394,7 +373,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		cont = NULL;
 		if (!buf_ok(&url))
 			goto out;
-		x.body = (struct buf)BUF_INIT;
+		x.body = take_spare(&pl);
 		x.body_over = false;
 		if (taken >= list_max) {
 			list_too_large(r, list_max);
@@ -406,7 +385,20 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		 * buffer's doublings (copies and page faults) */
 		if (last_page)
 			buf_reserve(&x.body, last_page + last_page / 8);
-		long code = cache_refl_http_get(r, c, url.p, &x);
+		long code;
+		if (pager) {
+			/* the next page: the limit grows back after a
+			 * halving, and fits the LIST's byte budget */
+			int next = grown(limit, r->up.page_size);
+			bool ahead =
+				list_max - taken >= page_max &&
+				list_max - taken - page_max >= page_max + 256;
+			cache_pager_set(pager, next, page_max, last_page,
+					ahead);
+			code = cache_pager_get(pager, url.p, &x);
+		} else {
+			code = cache_refl_http_get(r, c, url.p, &x);
+		}
 		last_page = x.body.len;
 		if (x.body_over && !cache_refl_stopping(r)) {
 			if (x.body_max < page_max) {
@@ -428,7 +420,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			}
 			/* one item alone is too large: skip it if the page's
 			 * metadata, written first, says where the next one is */
-			int more = peek_continue(&x.body, &cont);
+			int more = cache_pager_peek_continue(&x.body, &cont);
 			buf_free(&x.body);
 			last_page = 0;
 			if (more || !cont || (asked && !strcmp(asked, cont))) {
@@ -450,8 +442,8 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		}
 		if (log_enabled(3)) {
 			double total = 0, start = 0;
-			curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &total);
-			curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME,
+			curl_easy_getinfo(x.c, CURLINFO_TOTAL_TIME, &total);
+			curl_easy_getinfo(x.c, CURLINFO_STARTTRANSFER_TIME,
 					  &start);
 			log_v(3,
 			      "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
@@ -470,7 +462,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			r->retry_after = x.retry_after;
 			goto out;
 		}
-		if (peek_continue(&x.body, &cont)) {
+		if (cache_pager_peek_continue(&x.body, &cont)) {
 			log_warn("%s: list: malformed page: no metadata",
 				 r->kind->resource);
 			cache_refl_stat_inc(&r->stats.malformed);
@@ -496,9 +488,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			log_progress(r, false);
 			said = now;
 		}
-		if (limit < r->up.page_size)
-			limit = limit * 2 < r->up.page_size ? limit * 2 :
-							      r->up.page_size;
+		limit = grown(limit, r->up.page_size);
 		struct page *pg = xcalloc(1, sizeof(*pg));
 		pthread_mutex_lock(&pl.lock);
 		if (pg && npages == pl.ndone_cap) {
@@ -534,6 +524,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	}
 	result = REFL_OK;
 out:
+	cache_pager_free(pager); /* before the spares it gives back go */
 	pthread_mutex_lock(&pl.lock);
 	pl.closed = true;
 	if (result != REFL_OK)
@@ -557,6 +548,8 @@ out:
 			free(pl.done[i]);
 		}
 	free(pl.done);
+	while (pl.nspare)
+		buf_free(&pl.spare[--pl.nspare]);
 	pthread_mutex_destroy(&pl.lock);
 	pthread_cond_destroy(&pl.cond);
 	if (result != REFL_OK)

@@ -9,6 +9,7 @@
 #include "cache/obj.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,40 @@ static bool key_part_ok(const struct json_doc *d, int i,
 	return good;
 }
 
+/* The metadata members pick() reads, in one walk over metadata: the
+ * first of each name, as json_get() would find it; -1 where absent. */
+static void meta_members(const struct json_doc *d, int meta, struct picked *pk)
+{
+	static const struct {
+		const char *name;
+		size_t len;
+		size_t at;
+	} want[] = {
+#define M(n, f) { n, sizeof(n) - 1, offsetof(struct picked, f) }
+		M("name", name),
+		M("namespace", ns),
+		M("uid", uid),
+		M("resourceVersion", rv),
+		M("creationTimestamp", created),
+		M("labels", labels),
+#undef M
+	};
+	for (size_t w = 0; w < sizeof(want) / sizeof(*want); w++)
+		*(int *)((char *)pk + want[w].at) = -1;
+	for (int k = json_first(d, meta); k > 0; k = json_next(d, meta, k)) {
+		size_t n;
+		const char *key = json_raw(d, k, &n);
+		for (size_t w = 0; w < sizeof(want) / sizeof(*want); w++) {
+			int *slot = (int *)((char *)pk + want[w].at);
+			if (want[w].len == n && *slot < 0 &&
+			    !memcmp(want[w].name, key, n)) {
+				*slot = k + 1;
+				break;
+			}
+		}
+	}
+}
+
 static int pick(const struct cache_kind *kind, const struct json_doc *d,
 		int root, bool strip, struct picked *pk, char *err,
 		size_t errlen, int *why)
@@ -223,12 +258,7 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 		snprintf(err, errlen, "object has no metadata");
 		return -EINVAL;
 	}
-	pk->name = json_get(d, meta, "name");
-	pk->ns = json_get(d, meta, "namespace");
-	pk->uid = json_get(d, meta, "uid");
-	pk->rv = json_get(d, meta, "resourceVersion");
-	pk->created = json_get(d, meta, "creationTimestamp");
-	pk->labels = json_get(d, meta, "labels");
+	meta_members(d, meta, pk);
 	if (pk->name < 0 || json_type(d, pk->name) != JSMN_STRING ||
 	    d->tok[pk->name].end == d->tok[pk->name].start) {
 		snprintf(err, errlen, "object has no metadata.name");

@@ -22,6 +22,7 @@
 #include "cache/probe.h"
 #include "cache/reflector_int.h"
 #include "cache/relist.h"
+#include "cache/shape.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
@@ -98,8 +99,9 @@ static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 {
 	struct xfer *x = p;
 	struct cache_resource *r = x->r;
-	if (cache_refl_stopping(r))
-		return 1;
+	if (cache_refl_stopping(r) ||
+	    __atomic_load_n(&x->cancel, __ATOMIC_ACQUIRE))
+		return 1; /* a dropped page may be waiting for its first byte */
 	if (!x->watch || !__atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED))
 		return 0;
 	int64_t last = x->last_byte_ms ? x->last_byte_ms : x->opened_ms;
@@ -148,6 +150,8 @@ static bool error_body(struct xfer *x, char *data, size_t len)
 static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 {
 	struct xfer *x = p;
+	if (__atomic_load_n(&x->cancel, __ATOMIC_ACQUIRE))
+		return 0; /* a page fetched ahead that is not wanted */
 	touch(x->r);
 	if (x->body_max && x->body.len + size * n > x->body_max) {
 		/* keep what fits: its metadata may still tell the next page */
@@ -156,7 +160,11 @@ static size_t on_list_data(char *data, size_t size, size_t n, void *p)
 		x->body_over = true;
 		return 0; /* ends the transfer: bounded memory */
 	}
-	return buf_add(&x->body, data, size * n) ? 0 : size * n;
+	if (buf_add(&x->body, data, size * n))
+		return 0;
+	if (x->on_head && !x->head_done)
+		x->on_head(x);
+	return size * n;
 }
 
 /* Printable text of string token i (or "?"), at most cap - 1 bytes: a
@@ -230,6 +238,8 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 	CURLcode rc = curl_easy_perform(c);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	curl_slist_free_all(hdrs);
+	if (__atomic_load_n(&x->cancel, __ATOMIC_ACQUIRE))
+		return -1; /* dropped by its pager: nothing to tell */
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (!x->watch) {
@@ -409,12 +419,13 @@ static bool holds_key(struct cache_txn *t, const struct json_doc *d, int root,
 }
 
 int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
+			    const struct json_shape *shape,
 			    struct cache_refl_event *ev, char *err,
 			    size_t errlen)
 {
 	char jerr[128];
 	memset(ev, 0, sizeof(*ev));
-	if (json_parse(d, line, len, jerr, sizeof(jerr))) {
+	if (json_parse_shaped(d, line, len, shape, jerr, sizeof(jerr))) {
 		snprintf(err, errlen, "malformed event: %s", jerr);
 		return -EINVAL;
 	}
@@ -462,7 +473,8 @@ static int watch_line(struct xfer *x, const char *line, size_t len,
 	struct cache_resource *r = x->r;
 	char err[160];
 	struct cache_refl_event ev;
-	if (cache_refl_event_decode(&x->doc, line, len, &ev, err,
+	if (cache_refl_event_decode(&x->doc, line, len,
+				    cache_shape_event(r->shape), &ev, err,
 				    sizeof(err))) {
 		log_warn("%s: watch: %s", r->kind->resource, err);
 		cache_refl_stat_inc(&r->stats.malformed);
@@ -731,7 +743,7 @@ static void set_stall_rules(struct cache_resource *r, CURL *c, int timeout)
 }
 
 /* Lists keep the stall timeout and have no deadline. */
-static void set_list_rules(struct cache_resource *r, CURL *c)
+void cache_refl_list_rules(struct cache_resource *r, CURL *c)
 {
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(
@@ -757,7 +769,7 @@ static int watch_once(struct cache_resource *r, CURL *c, struct watch_end *end)
 			  .doc = JSON_DOC_INIT };
 	cache_refl_stat_inc(&r->stats.watches);
 	long code = buf_ok(&url) ? cache_refl_http_get(r, c, url.p, &x) : -1;
-	set_list_rules(r, c);
+	cache_refl_list_rules(r, c);
 	end->opened_ms = code == 200 ? x.opened_ms : 0;
 	/* a second early still counts: the upstream's clock is not ours */
 	end->at_deadline = end->opened_ms &&
@@ -919,7 +931,7 @@ static void *run(void *arg)
 	int attempt = 0;
 	bool need_list = true;
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	set_list_rules(r, c);
+	cache_refl_list_rules(r, c);
 	while (!cache_refl_stopping(r)) {
 		if (need_list) {
 			struct listing l = { 0 };
@@ -1004,7 +1016,8 @@ struct cache_resource *cache_refl_new(const struct cache_kind *kind,
 	r->clock = cache_rvclock_for_group(kind->group);
 	r->store = cache_store_new();
 	r->history = cache_history_new(history, 0);
-	if (!r->store || !r->history) {
+	r->shape = cache_shape_new(kind);
+	if (!r->store || !r->history || !r->shape) {
 		cache_refl_free(r);
 		return NULL;
 	}
@@ -1051,5 +1064,6 @@ void cache_refl_free(struct cache_resource *r)
 	cache_store_free(r->store);
 	cache_history_free(r->history);
 	cache_scope_free(&r->scope);
+	cache_shape_free(r->shape);
 	free(r);
 }

@@ -59,6 +59,8 @@ struct cache_refl_stats { /* all atomic */
 	uint64_t list_started_ms, list_ended_ms;
 };
 
+struct cache_shape;
+
 struct cache_resource {
 	const struct cache_kind *kind;
 	struct cache_store *store;
@@ -89,6 +91,9 @@ struct cache_resource {
 	/* What of the resource this reflector caches: set before start,
 	 * read-only after (cache_refl_set_scope) */
 	struct cache_scope scope;
+	/* Which parts of the upstream's LIST pages and events are
+	 * tokenized: the kind's (owned, made by cache_refl_new) */
+	struct cache_shape *shape;
 
 	/* owned by the reflector thread */
 	struct cache_upstream up;

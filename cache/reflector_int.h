@@ -35,6 +35,13 @@ struct xfer {
 	size_t body_max; /* LIST: bytes the page may have, 0: any */
 	bool body_over;	 /* LIST: the page went past body_max */
 	int retry_after; /* seconds, from a 429/503's Retry-After */
+	/* LIST pages through a pager (pager.h): on_head is told as bytes
+	 * arrive until it sets head_done; cancel (atomic) aborts the
+	 * transfer, which then ends quietly */
+	void (*on_head)(struct xfer *x);
+	void *pager;
+	bool head_done;
+	bool cancel;
 	/* WATCH only */
 	bool watch;
 	struct buf line;    /* an incomplete line carried over; it
@@ -96,6 +103,7 @@ struct cache_refl_event {
  * d, ev and err, so a fuzzer can drive it alone.
  */
 int cache_refl_event_decode(struct json_doc *d, const char *line, size_t len,
+			    const struct json_shape *shape,
 			    struct cache_refl_event *ev, char *err,
 			    size_t errlen);
 
@@ -103,6 +111,8 @@ bool cache_refl_stopping(struct cache_resource *r);
 void cache_refl_stat_inc(uint64_t *s);
 /* Note the upstream failing (for /readyz's grace period). */
 void cache_refl_mark_failing(struct cache_resource *r);
+/* The stall rules of a LIST on c (no deadline, a stall timeout). */
+void cache_refl_list_rules(struct cache_resource *r, CURL *c);
 /* GET url on c; returns the HTTP status, or -1 on a transport error. */
 long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 			 struct xfer *x);

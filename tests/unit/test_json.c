@@ -2,14 +2,17 @@
  * test_json: the validating tokenizer and the lookups on its tokens:
  * what it accepts and refuses, member and path lookups, iteration,
  * numbers at their limits, unescaping, reuse of a doc, and allocation
- * failure. Hostile depth and UTF-8 are test_ingest's.
+ * failure; shaped parsing (json_parse_shaped) against the full one.
+ * Hostile depth and UTF-8 are test_ingest's.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/json.h"
+#include "config/limits.h"
 #include "config/alloc.h"
 #include "check.h"
 
@@ -165,10 +168,167 @@ static void test_reuse_and_errors(void)
 	}
 }
 
+/* {"keep": all, "deep": {"x": all, other containers skipped}, other
+ * containers skipped} */
+static const struct json_shape deep_shape = {
+	&json_shape_skip, 1, (const struct json_shape_key[]){ { "x", 1, NULL } }
+};
+static const struct json_shape top_shape = {
+	&json_shape_skip, 2,
+	(const struct json_shape_key[]){ { "keep", 4, NULL },
+					 { "deep", 4, &deep_shape } }
+};
+
+/* Parsed with and without shape: the same verdict and message. */
+static void same_verdict(const char *js, size_t n, const struct json_shape *sh)
+{
+	struct json_doc a = JSON_DOC_INIT, b = JSON_DOC_INIT;
+	char ea[128] = "", eb[128] = "";
+	int ra = json_parse(&a, js, n, ea, sizeof(ea));
+	int rb = json_parse_shaped(&b, js, n, sh, eb, sizeof(eb));
+	if (ra != rb || strcmp(ea, eb))
+		fprintf(stderr, "  %.*s: %d '%s' shaped %d '%s'\n", (int)n, js,
+			ra, ea, rb, eb);
+	CHECK(ra == rb && !strcmp(ea, eb));
+	if (!ra && !rb)
+		CHECK(b.ntok <= a.ntok &&
+		      !strcmp(a.js == js ? "" : a.js, b.js == js ? "" : b.js));
+	json_doc_free(&a);
+	json_doc_free(&b);
+}
+
+static void test_shaped(void)
+{
+	static const char js[] =
+		"{\"keep\":{\"a\":[1,2]},\"drop\":{\"b\":[1,{\"c\":\"d\"}]},"
+		"\"deep\":{\"x\":[1],\"y\":{\"z\":1},\"s\":\"v\"},\"s\":\"str\","
+		"\"n\":1,\"arr\":[{\"q\":1}]}";
+	struct json_doc d = JSON_DOC_INIT, full = JSON_DOC_INIT;
+	char err[128];
+	CHECK(json_parse_shaped(&d, js, strlen(js), &top_shape, err,
+				sizeof(err)) == 0);
+	CHECK(json_parse(&full, js, strlen(js), err, sizeof(err)) == 0);
+	CHECK(d.ntok < full.ntok);
+	/* kept: the whole of keep, deep.x and every scalar */
+	CHECK(json_path(&d, 0, "keep.a") > 0 &&
+	      d.tok[json_path(&d, 0, "keep.a")].size == 2);
+	CHECK(json_path(&d, 0, "deep.x") > 0);
+	CHECK(json_str_eq(&d, json_path(&d, 0, "deep.s"), "v"));
+	CHECK(json_str_eq(&d, json_get(&d, 0, "s"), "str"));
+	int64_t n;
+	CHECK(json_i64(&d, json_get(&d, 0, "n"), &n) == 0 && n == 1);
+	/* skipped: one token each, the exact span, seen as empty */
+	static const char *skipped[][2] = {
+		{ "drop", "{\"b\":[1,{\"c\":\"d\"}]}" },
+		{ "deep.y", "{\"z\":1}" },
+		{ "arr", "[{\"q\":1}]" },
+	};
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(*skipped); i++) {
+		int t = json_path(&d, 0, skipped[i][0]);
+		size_t b, e;
+		CHECK(t > 0);
+		if (t <= 0)
+			continue;
+		json_span(&d, t, &b, &e);
+		CHECK(e - b == strlen(skipped[i][1]) &&
+		      !memcmp(js + b, skipped[i][1], e - b));
+		CHECK(d.tok[t].size == 0 && json_skip(&d, t) == t + 1 &&
+		      json_first(&d, t) < 0);
+	}
+	CHECK(json_path(&d, 0, "drop.b") < 0);
+	/* the members after a skipped one are still found */
+	int k = json_first(&d, 0), members = 0;
+	for (; k > 0; k = json_next(&d, 0, k))
+		members++;
+	CHECK(members == 6);
+	/* a whole document skipped is one token */
+	CHECK(json_parse_shaped(&d, js, strlen(js), &json_shape_skip, err,
+				sizeof(err)) == 0 &&
+	      d.ntok == 1 && d.tok[0].end == (int)strlen(js));
+	json_doc_free(&d);
+	json_doc_free(&full);
+
+	/* what is refused inside a skipped value is refused the same way,
+	 * at the same byte; what is accepted is accepted */
+	static const char *docs[] = {
+		"{\"drop\":[1 2]}",
+		"{\"drop\":{\"a\" 1}}",
+		"{\"drop\":[\"a\x01\"]}",
+		"{\"drop\":[tru]}",
+		"{\"drop\":[01]}",
+		"{\"drop\":{\"a\":1,}}",
+		"{\"drop\":[1,]}",
+		"{\"drop\":[\"\\x\"]}",
+		"{\"drop\":{1:2}}",
+		"{\"drop\":[}",
+		"{\"drop\":{]}",
+		"{\"drop\":[[[]]]",
+		"{\"drop\":[\"\xff\"],\"s\":\"\xc3\"}",
+		"{\"drop\":[\"\xe2\x82\xac\\u00e9\\\"\"]}",
+		"{\"deep\":{\"x\":[1 2]}}",
+		"{\"deep\":{\"y\":[1,{\"a\":[}]}}",
+		"{\"keep\":[1],\"drop\":{\"a\":{\"b\":{}}}} x",
+		" {\"drop\" : [ 1 , { \"a\" : null } ] } ",
+		"{\"drop\":[\"0123456789abcdef0123456789\\n\"]}",
+		"{\"drop\":[\"0123456789abcdef0123456789\x80\"]}",
+	};
+	for (size_t i = 0; i < sizeof(docs) / sizeof(*docs); i++)
+		for (size_t cut = 0; cut <= strlen(docs[i]); cut++) {
+			same_verdict(docs[i], cut, &top_shape);
+			same_verdict(docs[i], cut, &json_shape_skip);
+		}
+	for (size_t cut = 0; cut <= strlen(js); cut++)
+		same_verdict(js, cut, &top_shape);
+
+	/* nesting past the limit inside a skipped value */
+	size_t depth = LIMIT_JSON_DEPTH + 1;
+	char *deepjs = malloc(depth * 2 + 16);
+	if (deepjs) {
+		size_t w = 0;
+		w += (size_t)sprintf(deepjs, "{\"drop\":");
+		for (size_t i = 0; i + 1 < depth; i++)
+			deepjs[w++] = '[';
+		for (size_t i = 0; i + 1 < depth; i++)
+			deepjs[w++] = ']';
+		deepjs[w++] = '}';
+		same_verdict(deepjs, w, &top_shape);
+		CHECK(json_parse_shaped(&d, deepjs, w, &top_shape, err,
+					sizeof(err)) == -EINVAL &&
+		      strstr(err, "nested deeper"));
+		/* one level less is fine */
+		memmove(deepjs + 8, deepjs + 9, w - 9);
+		memmove(deepjs + w - 3, deepjs + w - 2, 2);
+		w -= 2;
+		same_verdict(deepjs, w, &top_shape);
+		CHECK(json_parse_shaped(&d, deepjs, w, &top_shape, err,
+					sizeof(err)) == 0 &&
+		      d.ntok == 3);
+		json_doc_free(&d);
+		free(deepjs);
+	}
+
+	/* allocation failure: shaped parsing fails cleanly too */
+	for (int f = 1; f < 50; f++) {
+		struct json_doc e = JSON_DOC_INIT;
+		alloc_fail_after(f);
+		int rc = json_parse_shaped(&e, js, strlen(js), &top_shape, NULL,
+					   0);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		json_doc_free(&e);
+		if (!failed) {
+			CHECK(rc == 0);
+			break;
+		}
+		CHECK(rc == -ENOMEM);
+	}
+}
+
 int main(void)
 {
 	test_validation();
 	test_lookups();
 	test_reuse_and_errors();
+	test_shaped();
 	return check_done("json");
 }

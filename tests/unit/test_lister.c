@@ -12,14 +12,9 @@
 #include "cache/kind.h"
 #include "cache/reflector_int.h"
 #include "http_stub.h"
+#include "pages.h"
 #include "check.h"
 
-#define HDR                                                     \
-	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
-	"Connection: close\r\n\r\n"
-#define POD(name)                                                    \
-	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\"," \
-	"\"resourceVersion\":\"3\"}}"
 #define PAGE(rv, cont, items)                                         \
 	HDR "{\"metadata\":{\"resourceVersion\":\"" rv "\"" cont "}," \
 	    "\"items\":[" items "]}"

@@ -1,0 +1,255 @@
+/*
+ * test_pager: a paged LIST's next page is asked for while the page before
+ * it is still arriving, and used only when the LIST loop asks for exactly
+ * it. Against a scripted upstream: the request for page 2 goes out while
+ * page 1 never ends; a page fetched ahead costs no second request; one
+ * the loop does not want is dropped; a dropped or silent transfer ends
+ * at once when the pager is freed; the continue token is read from a
+ * page's first bytes only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache/kind.h"
+#include "cache/pager.h"
+#include "cache/reflector_int.h"
+#include "cache/url.h"
+#include "http_stub.h"
+#include "pages.h"
+#include "check.h"
+
+#define PAGE(cont, items)                                        \
+	HDR "{\"metadata\":{\"resourceVersion\":\"9\"" cont "}," \
+	    "\"items\":[" items "]}"
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int nreq(struct http_stub *s)
+{
+	pthread_mutex_lock(&s->lock);
+	int n = s->nreq;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+/* Wait up to 3 s for the stub to have seen n requests. */
+static bool wait_nreq(struct http_stub *s, int n)
+{
+	for (double end = now_s() + 3; now_s() < end;) {
+		if (nreq(s) >= n)
+			return true;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+struct world {
+	struct http_stub s;
+	char server[64];
+	struct cache_upstream up;
+	struct cache_resource *r;
+	CURL *c;
+};
+
+static void world_start(struct world *w, struct http_stub_route *routes, int n)
+{
+	CHECK(http_stub_start(&w->s, routes, n) == 0);
+	snprintf(w->server, sizeof(w->server), "http://127.0.0.1:%d",
+		 w->s.port);
+	w->up = (struct cache_upstream){ .server = w->server, .page_size = 2 };
+	w->r = cache_refl_new(cache_kind_lookup("pods"), &w->up, 16);
+	char err[256];
+	w->c = cache_upstream_easy(&w->up, err, sizeof(err));
+	curl_easy_setopt(w->c, CURLOPT_NOPROGRESS, 0L);
+}
+
+static void world_stop(struct world *w)
+{
+	curl_easy_cleanup(w->c);
+	http_stub_stop(&w->s);
+	cache_refl_free(w->r);
+}
+
+static void page_url(struct world *w, const char *cont, struct buf *url)
+{
+	buf_reset(url);
+	cache_url_list(url, w->server, w->r->kind, NULL, 2, cont);
+}
+
+/* Through the pager's API: page 2 is asked for by page 1's head, handed
+ * over without a new request; a page nobody asked ahead is fetched. */
+static void test_ahead(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "continue=t2 ", .response = PAGE("", POD("c")) },
+		{ .match = "limit=2 ",
+		  .response =
+			  PAGE(",\"continue\":\"t2\"", POD("a") "," POD("b")) },
+	};
+	struct world w;
+	world_start(&w, routes, 2);
+	struct cache_pager *p = cache_pager_new(w.r, w.c, NULL);
+	CHECK(p != NULL);
+	struct buf url = BUF_INIT;
+	size_t max = 1 << 20;
+	cache_pager_set(p, 2, max, 0, true);
+	struct xfer x = { .r = w.r, .body_max = max };
+	page_url(&w, NULL, &url);
+	CHECK(cache_pager_get(p, url.p, &x) == 200);
+	CHECK(strstr(x.body.p, "\"t2\"") && strstr(x.body.p, "\"b\""));
+	buf_free(&x.body);
+	/* page 2 went out with nobody asking for it yet */
+	CHECK(wait_nreq(&w.s, 2));
+	CHECK(strstr(w.s.req[1], "limit=2&continue=t2 ") != NULL);
+	x = (struct xfer){ .r = w.r, .body_max = max };
+	page_url(&w, "t2", &url);
+	CHECK(cache_pager_get(p, url.p, &x) == 200);
+	CHECK(x.body.p && strstr(x.body.p, "\"c\""));
+	CHECK(nreq(&w.s) == 2); /* handed over: no second request */
+	buf_free(&x.body);
+	/* asked with another budget (the LIST's end is near): fetched
+	 * again, and with ahead off nothing more goes out */
+	cache_pager_set(p, 2, max, 0, false);
+	x = (struct xfer){ .r = w.r, .body_max = max / 2 };
+	page_url(&w, NULL, &url);
+	CHECK(cache_pager_get(p, url.p, &x) == 200);
+	CHECK(nreq(&w.s) == 3);
+	buf_free(&x.body);
+	struct timespec ts = { 0, 100000000 };
+	nanosleep(&ts, NULL);
+	CHECK(nreq(&w.s) == 3);
+	cache_pager_free(p);
+	buf_free(&url);
+	world_stop(&w);
+	cache_pager_free(NULL);
+}
+
+struct listing_run {
+	struct world *w;
+	int rc;
+	struct listing l;
+};
+
+static void *run_list(void *arg)
+{
+	struct listing_run *lr = arg;
+	lr->rc = cache_refl_list_all(lr->w->r, lr->w->c, &lr->l);
+	return NULL;
+}
+
+/* Page 1 never ends; page 2 is asked for anyway, from its head, and
+ * stopping the LIST aborts both at once. */
+static void test_overlap_and_stop(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "limit=2 ",
+		  .response = HDR "{\"metadata\":{\"resourceVersion\":\"9\","
+				  "\"continue\":\"t2\"},\"items\":[" POD("a"),
+		  .hold = true },
+		{ .match = "continue=t2 ",
+		  .response = PAGE("", POD("c")),
+		  .hold = true },
+	};
+	struct world w;
+	world_start(&w, routes, 2);
+	struct listing_run lr = { .w = &w };
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, run_list, &lr) == 0);
+	/* the stub serves one connection at a time: page 2's request sits
+	 * in its backlog while page 1 is held open */
+	struct timespec ts = { 0, 300000000 };
+	nanosleep(&ts, NULL);
+	double t0 = now_s();
+	__atomic_store_n(&w.r->stop, true, __ATOMIC_RELEASE); /* ask_stop's */
+	pthread_join(t, NULL);
+	double took = now_s() - t0;
+	CHECK(lr.rc == REFL_STOP && lr.l.n == 0);
+	CHECK(took < 2.0);
+	if (took >= 2.0)
+		fprintf(stderr, "  stopping took %.2f s\n", took);
+	/* page 1 hung up, the stub read page 2's request: sent while page 1
+	 * was still arriving */
+	CHECK(wait_nreq(&w.s, 2));
+	CHECK(strstr(w.s.req[1], "continue=t2 ") != NULL);
+	cache_refl_listing_free(&lr.l);
+	world_stop(&w);
+}
+
+/* Every page fetched ahead, none twice: four pages, four requests. */
+static void test_whole_list(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "continue=t2 ",
+		  .response =
+			  PAGE(",\"continue\":\"t3\"", POD("c") "," POD("d")) },
+		{ .match = "continue=t3 ",
+		  .response =
+			  PAGE(",\"continue\":\"t4\"", POD("e") "," POD("f")) },
+		{ .match = "continue=t4 ", .response = PAGE("", POD("g")) },
+		{ .match = "limit=2 ",
+		  .response =
+			  PAGE(",\"continue\":\"t2\"", POD("a") "," POD("b")) },
+	};
+	struct world w;
+	world_start(&w, routes, 4);
+	struct listing_run lr = { .w = &w };
+	run_list(&lr);
+	CHECK(lr.rc == REFL_OK && lr.l.n == 7 && lr.l.rv == 9);
+	char names[16] = "";
+	for (size_t i = 0; i < lr.l.n && i < 15; i++)
+		names[i] = lr.l.objs[i]->name[0];
+	CHECK_STR(names, "abcdefg");
+	CHECK(nreq(&w.s) == 4);
+	cache_refl_listing_free(&lr.l);
+	world_stop(&w);
+}
+
+/* The token is read from the first bytes, in any split, and not from a
+ * "metadata" deeper in. */
+static void test_peek(void)
+{
+	static const char page[] =
+		"{\"items\":[{\"metadata\":{\"continue\":\"no\"}}],"
+		"\"metadata\":{\"resourceVersion\":\"9\",\"continue\":\"t\\/2\"}}";
+	static const char first[] =
+		"{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\","
+		"\"continue\":\"t2\"},\"items\":[{\"metad";
+	struct buf b = BUF_INIT;
+	char *cont = NULL;
+	buf_adds(&b, page);
+	CHECK(cache_pager_peek_continue(&b, &cont) == 0);
+	CHECK_STR(cont, "t/2");
+	free(cont);
+	for (size_t cut = 0; cut < strlen(first); cut++) {
+		buf_reset(&b);
+		buf_add(&b, first, cut);
+		int rc = cache_pager_peek_continue(&b, &cont);
+		bool whole = cut > (size_t)(strstr(first, "},") - first);
+		CHECK(whole ? rc == 0 && cont && !strcmp(cont, "t2") :
+			      rc == -EINVAL && !cont);
+		free(cont);
+	}
+	buf_reset(&b);
+	buf_adds(&b, "{\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[]}");
+	CHECK(cache_pager_peek_continue(&b, &cont) == 0 && !cont);
+	buf_free(&b);
+}
+
+int main(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	test_peek();
+	test_ahead();
+	test_whole_list();
+	test_overlap_and_stop();
+	curl_global_cleanup();
+	return check_done("pager");
+}
