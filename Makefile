@@ -21,6 +21,8 @@
 #   make help            this text
 
 SHELL := /bin/bash
+# The version rule below comes before `all`; plain `make` builds all.
+.DEFAULT_GOAL := all
 CC ?= cc
 PKGS := libmicrohttpd libcurl liburcu-bp yaml-0.1 openssl gnutls zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
