@@ -9,8 +9,9 @@
 #   make fuzz            libFuzzer (clang) on each tests/fuzz target for
 #                        FUZZ_SECONDS (60) s, or FUZZ_RUNS inputs if
 #                        fewer; see docs/FUZZING.md
-#   make bench           B1-B8 of docs/PERFORMANCE.md and the JSON library
+#   make bench           B1-B16 of docs/PERFORMANCE.md and the JSON library
 #                        benchmark; figures land in bench/results.json
+#                        (bench/run.sh B14 runs one row alone)
 #   make soak            1000 watchers, 100 writes/s and an upstream fault
 #                        a minute for 10 min (SOAK_SECONDS=N); RSS and fds
 #                        before and after
@@ -21,6 +22,8 @@
 #   make help            this text
 
 SHELL := /bin/bash
+# The version rule below comes before `all`; plain `make` builds all.
+.DEFAULT_GOAL := all
 CC ?= cc
 PKGS := libmicrohttpd libcurl liburcu-bp yaml-0.1 openssl gnutls zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -1,4 +1,4 @@
-"""bench.py: B1-B12, each figure beside its reference.
+"""bench.py: B1-B16, each figure beside its reference.
 
 Run by bench/run.sh (which builds the binaries). Every server listens on
 127.0.0.1:0; every figure is a ratio measured side by side in this run,
@@ -18,6 +18,8 @@ The setups:
             B12 (indented output for curl)
   1k pods   fake + 1 parent proxy + 20 children (--server the parent),
             50 watchers on each: B13 (a tree of proxies)
+  1k pods   fake + proxy, 10,000 watchers idle, then at 10 writes/s,
+            beside 1000 watchers at 100 writes/s: B14 (many watchers)
   100 pods  fake + proxy for one event line, then only the ceiling
             program in each send mode: B16 (zero-copy fan-out)
 """
@@ -709,6 +711,160 @@ def bench_b13(nchildren=20, watchers=50):
                 s.stop(check=False)
 
 
+# ---------------------------------------------------------------- B14
+
+def gauge(srv, name):
+    st, body = get(srv.url, "/metrics")
+    m = re.search(r"^%s (\d+)" % re.escape(name), body.decode(), re.M)
+    return int(m.group(1)) if m else None
+
+
+def rss_back(pid, ref_kb, seconds=25):
+    """Poll RSS until it is within 10% of ref_kb (the ticker gives freed
+    heap back every 10 s); returns (RSS kB, seconds waited)."""
+    t0 = time.monotonic()
+    while True:
+        r = rss_kb(pid)
+        if r <= ref_kb * 1.1 or time.monotonic() - t0 >= seconds:
+            return r, round(time.monotonic() - t0, 1)
+        time.sleep(0.25)
+
+
+def b14_idle(fake, srv, n):
+    """n idle watchers (no writes): RSS and descriptors before, with all
+    n streaming, and after they close; proxy CPU while they idle."""
+    pid = srv.proc.pid
+    before = settle_rss(pid)
+    fd0 = harness.open_fds(pid)
+    p = subprocess.Popen([LOADGEN, "--quiet", "--target", srv.url, "--watchers", str(n),
+                          "--duration", "12", "--drain", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    up = 0
+    while time.monotonic() - t0 < 60 and p.poll() is None:
+        up = gauge(srv, "informer_proxy_open_watchers") or 0
+        if up >= n:
+            break
+        time.sleep(0.1)
+    connect_s = time.monotonic() - t0
+    time.sleep(2)
+    full = rss_kb(pid)
+    fds = harness.open_fds(pid)
+    c0, w0 = cpu_s(pid), time.monotonic()
+    time.sleep(4)
+    idle_cpu = (cpu_s(pid) - c0) / (time.monotonic() - w0)
+    out, err = p.communicate(timeout=120)
+    lines = [l for l in out.splitlines() if l.startswith("{")]
+    summary = json.loads(lines[-1]) if lines else {"error": err[-2000:]}
+    after, waited = rss_back(pid, before)
+    return {"watchers_up": up, "connect_s": round(connect_s, 2), "rss_before_kb": before,
+            "rss_full_kb": full, "rss_after_kb": after, "rss_after_wait_s": waited,
+            "fds_before": fd0, "fds_full": fds, "fds_after": harness.open_fds(pid),
+            "idle_cpu_cores": round(idle_cpu, 3),
+            "kib_per_watcher": round((full - before) / n, 2),
+            "loadgen_exit": p.returncode, "loadgen_watch_errors": summary.get("watch_errors")}
+
+
+def b14_load(fake, srv, n, rate, seconds=15):
+    pid = srv.proc.pid
+    before = settle_rss(pid)
+    px0 = cpu_s(srv.proc.pid)
+    out, lg_cpu = loadgen("--target", srv.url, "--writer", fake.url, "--watchers", n,
+                          "--write-rate", rate, "--duration", seconds, "--drain", 60,
+                          timeout=300)
+    span = out["delivery_span_s"] or 1
+    out["proxy_cpu_cores"] = round((cpu_s(srv.proc.pid) - px0) / span, 2)
+    out["loadgen_cpu_cores"] = round(lg_cpu / span, 2)
+    out["rss_before_kb"] = before
+    out["rss_after_kb"], out["rss_after_wait_s"] = rss_back(pid, before)
+    out["clean"] = out["exit"] == 0 and out["expired"] == 0 and \
+        not any(out["violations"].values()) and out["deliveries"] == out["expected"]
+    return out
+
+
+def bench_b14(n=10000, rounds=2):
+    """10,000 watchers on one proxy (1000 pods, default flags): idle
+    memory per watcher and RSS after they leave; then write -> last
+    delivery at 10 writes/s beside the reference, B4's shape (1000
+    watchers at 100 writes/s: the same deliveries per second, a tenth of
+    the watchers), alternating, medians."""
+    import resource as res
+    soft, hard = res.getrlimit(res.RLIMIT_NOFILE)
+    raw["B14"] = {"nofile_soft": soft, "nofile_hard": hard, "load_avg": [os.getloadavg()]}
+    if soft < n + 100:
+        record("B14", "RLIMIT_NOFILE for %d watchers" % n, soft, None, None,
+               ">= %d" % (n + 100), False, "")
+        return
+    fake = harness.fake("--quiet", seed="pods=1000")
+    srv = None
+    try:
+        srv = harness.proxy(fake.url, "pods")
+        harness.wait_ready(srv.url, timeout=120)
+        lim = re.search(r"limits: .*", srv.logs())
+        nof = re.search(r"RLIMIT_NOFILE[^\n]*", srv.logs())
+        # Fill the event history (--history 10000 by default) first: it
+        # grows with every write until full, which would read as memory
+        # the watchers kept. From then on each write frees the oldest.
+        fill = loadgen("--target", srv.url, "--writer", fake.url, "--watchers", 0,
+                       "--write-rate", 0, "--max-writes", 11000, "--duration", 120,
+                       timeout=300)[0]
+        raw["B14"]["history_fill_writes"] = fill["writes"]
+        raw["B14"]["proxy_limits"] = {
+            "max_connections": gauge(srv, "informer_proxy_max_connections"),
+            "log": lim.group(0) if lim else None, "nofile": nof.group(0) if nof else None}
+        idle, ref, big = [], [], []
+        for i in range(rounds):
+            idle.append(b14_idle(fake, srv, n))
+            log("B14 idle round %d: %s" % (i + 1, idle[-1]))
+            ref.append(b14_load(fake, srv, 1000, 100))
+            big.append(b14_load(fake, srv, n, 10))
+            raw["B14"]["load_avg"].append(os.getloadavg())
+            log("B14 round %d: last p99 %s ms at %d, %s ms at 1000 (B4 shape)" % (
+                i + 1, big[-1]["last_ms"]["p99"], n, ref[-1]["last_ms"]["p99"]))
+        one = b14_load(fake, srv, n, 1, seconds=12)
+        raw["B14"].update({"idle": idle, "reference_1000": ref, "watchers_%d" % n: big,
+                           "watchers_%d_1_write_per_s" % n: one})
+        med = statistics.median
+        up = min(r["watchers_up"] for r in idle)
+        record("B14", "watchers streaming at once on one proxy", up, n, None,
+               ">= %d" % n, up >= n, "")
+        per = med(r["kib_per_watcher"] for r in idle)
+        record("B14", "memory per idle watcher ((RSS with %d - RSS before) / %d, KiB);"
+               " reference: RSS before (KiB)" % (n, n),
+               r3(per), med(r["rss_before_kb"] for r in idle), None, "<= 16 KB",
+               per * 1.024 <= 16, "KiB")
+        for name, rs in (("idle watchers", idle), ("watchers at 10 writes/s", big)):
+            back = max((r["rss_after_kb"] / r["rss_before_kb"] for r in rs),
+                       key=lambda x: abs(x - 1))
+            record("B14", "%s gone: RSS after / before (worst of %d)" % (name, len(rs)),
+                   r3(back), None, None, "within 10%", abs(back - 1) <= 0.1, "")
+        lp99 = med(r["last_ms"]["p99"] for r in big)
+        rp99 = med(r["last_ms"]["p99"] for r in ref)
+        clean = all(r["clean"] for r in big)
+        record("B14", "write->last delivery p99 at 10 writes/s, %d watchers (ms)" % n,
+               r3(lp99), r3(rp99), r3(lp99 / rp99) if rp99 else None, "<= 100 ms",
+               lp99 <= 100 and clean, "ms")
+        record("B14", "same, every delivery p99 (ms; reference 1000 watchers at 100/s)",
+               r3(med(r["latency_ms"]["p99"] for r in big)),
+               r3(med(r["latency_ms"]["p99"] for r in ref)), None, "info", None, "ms")
+        record("B14", "one event at a time (1 write/s): write->last delivery p50 (ms)",
+               one["last_ms"]["p50"], None, None, "info", None, "ms")
+        record("B14", "expired watchers + violations, %d watchers" % n,
+               sum(r["expired"] + sum(r["violations"].values()) for r in big),
+               None, None, "0", clean, "")
+        record("B14", "proxy CPU with %d idle watchers (cores)" % n,
+               r3(med(r["idle_cpu_cores"] for r in idle)), None, None, "info", None, "")
+        for name, rs in (("%d at 10/s" % n, big), ("1000 at 100/s", ref)):
+            record("B14", "CPU at %s: proxy / loadgen (cores)" % name,
+                   r3(med(r["proxy_cpu_cores"] for r in rs)),
+                   r3(med(r["loadgen_cpu_cores"] for r in rs)),
+                   None, "info", None, "")
+    finally:
+        if srv:
+            srv.stop(check=False)
+        fake.stop(check=False)
+
+
 # ---------------------------------------------------------------- main
 
 def table():
@@ -866,7 +1022,7 @@ def bench_b16(rounds=3, batches=(1, 8, 32), seconds=2):
 
 
 def main():
-    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 14)}
+    want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 15)}
     if not sys.argv[1:]:
         want.add("B16")
     t0 = time.monotonic()
@@ -894,6 +1050,9 @@ def main():
     if "B13" in want:
         log("B13: a tree of proxies, 1 parent and 20 children")
         bench_b13()
+    if "B14" in want:
+        log("B14: 10,000 watchers on one proxy")
+        bench_b14()
     if "B16" in want:
         log("B16: zero-copy fan-out: send, MSG_ZEROCOPY, splice in the ceiling program")
         bench_b16()

@@ -35,7 +35,18 @@
 #include "proxy/status.h"
 #include "proxy/table.h"
 
-#define WATCH_BLOCK (32 * 1024)
+/* libmicrohttpd allocates this much with every callback response, zeroed,
+ * but reads into it only for a body sent without chunked encoding (an
+ * HTTP/1.0 client): a chunked watch is read straight into the
+ * connection's write buffer. 32 KiB here cost an idle watch 7 KiB of
+ * RSS for nothing (docs/PERFORMANCE.md, B14). */
+#define WATCH_BLOCK 1024
+/* A watch with nothing to send polls its socket for a hung-up client at
+ * most this often: under the ticker's 500 ms, so every tick that finds
+ * it idle still checks, but not after every event it sends (a poll()
+ * per delivery was a fifth of the syscalls with 10,000 watchers; a
+ * client that hangs up while events flow fails the send anyway). */
+#define GONE_CHECK_MS 400
 
 struct watch {
 	struct cache_waiter waiter; /* first, for the cast in wake() */
@@ -55,6 +66,7 @@ struct watch {
 	struct proxy_fmt fmt; /* JSON, Table or metadata events */
 	bool columns_sent;    /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
+	int64_t gone_check_ms; /* the last proxy_client_gone(), 0: never */
 	/* The line being sent: a shared event's line or own.p. */
 	struct cache_event *ev;
 	const char *out;
@@ -296,8 +308,12 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		}
 		if (w->done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
-		if (proxy_client_gone(w->conn))
-			return MHD_CONTENT_READER_END_WITH_ERROR;
+		int64_t now = now_ms();
+		if (now - w->gone_check_ms >= GONE_CHECK_MS) {
+			w->gone_check_ms = now;
+			if (proxy_client_gone(w->conn))
+				return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
 		/* Nothing to send: sleep until the next append or tick. The
 		 * check is repeated under the waiter lock, so an append that
 		 * raced us is never missed. */

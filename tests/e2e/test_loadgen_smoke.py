@@ -75,8 +75,13 @@ class LoadgenSmoke(unittest.TestCase):
         self.assertGreater(out["lists"], 0)
         self.assertGreater(out["gets"], 0)
         self.assertGreater(out["latency_ms"]["n"], 0)
-        for k in ("deliveries_per_s", "latency_ms", "list_ms", "get_ms"):
+        for k in ("deliveries_per_s", "latency_ms", "last_ms", "list_ms", "get_ms"):
             self.assertIn(k, out)
+        # last_ms: one figure per write that reached a watcher, the wait
+        # of its slowest watcher, so at least any one delivery's
+        self.assertGreater(out["last_ms"]["n"], 0)
+        self.assertLessEqual(out["last_ms"]["n"], out["writes"])
+        self.assertGreaterEqual(out["last_ms"]["max"], out["latency_ms"]["p50"])
 
     def test_checker_clean_against_the_fake(self):
         # the reference: the fake itself as the target

@@ -306,3 +306,33 @@ void lg_check_lag(struct lg_run *r)
 						    0);
 	}
 }
+
+static int cmp_write_rv(const void *a, const void *b)
+{
+	const struct lg_write *x = a, *y = b;
+	return x->rv < y->rv ? -1 : x->rv > y->rv;
+}
+
+void lg_check_last(struct lg_run *r)
+{
+	size_t n = 0;
+	for (int k = 0; k < r->o.ntargets; k++)
+		if (r->tlast[k].n > n)
+			n = r->tlast[k].n;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t last = 0;
+		for (int k = 0; k < r->o.ntargets; k++)
+			if (j < r->tlast[k].n && r->tlast[k].ns[j] > last)
+				last = r->tlast[k].ns[j];
+		struct lg_write key = { .rv = r->rv_base + j };
+		const struct lg_write *wr =
+			last ? bsearch(&key, r->writes, r->nwrites, sizeof(key),
+				       cmp_write_rv) :
+			       NULL;
+		if (wr)
+			lg_hist_add(&r->last_h,
+				    last > wr->sent_ns ?
+					    (last - wr->sent_ns) / 1000 :
+					    0);
+	}
+}

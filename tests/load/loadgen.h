@@ -227,9 +227,9 @@ struct lg_run {
 	uint64_t deliveries;
 	struct lg_hist *tlat; /* per target, ntargets of them */
 	uint64_t *tdeliveries;
-	/* With several targets: per target, the time of the last delivery
-	 * of each event (index rv - rv_base, CLOCK_REALTIME ns, 0: none),
-	 * and per target after the first, how much later than at the first
+	/* Per target, the time of the last delivery of each event (index
+	 * rv - rv_base, CLOCK_REALTIME ns, 0: none); with several targets,
+	 * per target after the first, how much later than at the first
 	 * target each event's last delivery came (tlag[0] unused). */
 	uint64_t rv_base;
 	struct lg_seen {
@@ -237,6 +237,9 @@ struct lg_run {
 		size_t n;
 	} * tlast;
 	struct lg_hist *tlag;
+	/* Per write, from its request to its last delivery at any watcher
+	 * of any target: how long the slowest watcher waited for it. */
+	struct lg_hist last_h;
 	uint64_t delete_lat_pending;
 	uint64_t watch_errors;
 	volatile int stop_writes;
@@ -280,5 +283,8 @@ void lg_check(struct lg_run *r, struct lg_violations *v);
 int lg_seen_add(struct lg_seen *s, uint64_t base, uint64_t rv, uint64_t ns);
 /* After the join: r->tlag from r->tlast. */
 void lg_check_lag(struct lg_run *r);
+/* After the join: r->last_h from r->tlast and the writes (sorted by RV,
+ * as lg_watch_join leaves them). */
+void lg_check_last(struct lg_run *r);
 
 #endif

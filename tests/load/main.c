@@ -468,6 +468,7 @@ int main(int argc, char **argv)
 	lg_check(r, &v);
 	if (r->o.ntargets > 1)
 		lg_check_lag(r);
+	lg_check_last(r);
 
 	uint64_t last_recv = 0;
 	int reconnects = 0;
@@ -487,6 +488,7 @@ int main(int argc, char **argv)
 	printf("{\"deliveries_per_s\":%.1f,",
 	       span > 0 ? r->deliveries / span : 0);
 	hist_json("latency_ms", &r->lat, false);
+	hist_json("last_ms", &r->last_h, false);
 	hist_json("list_ms", &r->list_h, false);
 	hist_json("get_ms", &r->get_h, false);
 	printf("\"errors\":%llu,\"violations\":{\"missed\":%llu,"

@@ -444,12 +444,9 @@ int lg_watch_start(struct lg_run *r, pthread_t *tids, int nthreads)
 		t->thist = calloc((size_t)r->o.ntargets, sizeof(*t->thist));
 		t->tdeliveries =
 			calloc((size_t)r->o.ntargets, sizeof(uint64_t));
-		if (r->o.ntargets > 1)
-			t->tlast = calloc((size_t)r->o.ntargets,
-					  sizeof(*t->tlast));
+		t->tlast = calloc((size_t)r->o.ntargets, sizeof(*t->tlast));
 		if (t->epfd < 0 || !t->ws || !t->retry_at || !t->retries ||
-		    !t->scratch || !t->thist || !t->tdeliveries ||
-		    (r->o.ntargets > 1 && !t->tlast))
+		    !t->scratch || !t->thist || !t->tdeliveries || !t->tlast)
 			return -ENOMEM;
 	}
 	for (int i = 0; i < m; i++) {
