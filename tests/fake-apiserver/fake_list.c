@@ -133,12 +133,10 @@ static bool page_add(void *ctx, struct fake_obj *o)
 	struct page *p = ctx;
 
 	if (p->limit && p->n >= (size_t)p->limit) {
-		/* one more key exists: there is a next page */
+		/* one more key exists: there is a next page; how many
+		 * (remainingItemCount) is counted after the scan */
 		p->more = true;
-		if (p->selects)
-			return false;
-		p->remaining++;
-		return true;
+		return false;
 	}
 	if (!fake_filter_match(p->f, o))
 		return true;
@@ -362,6 +360,10 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 					 "";
 	rc = fake_store_scan(rq->res, at, rq->ns, after_ns, t.name, page_add,
 			     &p);
+	if (!rc && p.more && p.n && !p.selects)
+		p.remaining = fake_store_count_after(rq->res, at, rq->ns,
+						     p.items[p.n - 1]->ns,
+						     p.items[p.n - 1]->name);
 	fake_store_rdunlock();
 	if (rc == -ESTALE) {
 		ret = o.cont ? reply_expired_continue(c, &t, with_ns) :

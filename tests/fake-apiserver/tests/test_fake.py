@@ -157,10 +157,27 @@ class TestList(FakeCase):
             cont = page["metadata"].get("continue")
             if not cont:
                 self.assertNotIn("remainingItemCount", page["metadata"])
+            else:  # counted in the snapshot, not in today's state
+                self.assertEqual(page["metadata"]["remainingItemCount"],
+                                 len(full["items"]) - len(items))
         self.assertEqual([key(i) for i in items], [key(i) for i in full["items"]])
         self.assertEqual(items, full["items"])
         for path in ("ns-9/pods/zzz-new", "ns-0/pods/aaa-new", "ns-8/pods/victim-0", "ns-8/pods/victim-2"):
             harness.request("DELETE", self.api("/namespaces/" + path))
+
+    def test_remaining_item_count(self):
+        """Counted without a walk for the current state of all namespaces,
+        by a walk in one namespace or with a selector: the same counts."""
+        full = self.list("/pods")[1]["items"]
+        for k in (1, 5, len(full) - 1):
+            md = self.list("/pods", limit=k)[1]["metadata"]
+            self.assertEqual(md["remainingItemCount"], len(full) - k)
+        in_ns = [i for i in full if i["metadata"]["namespace"] == "ns-1"]
+        md = self.list("/namespaces/ns-1/pods", limit=1)[1]["metadata"]
+        self.assertEqual(md["remainingItemCount"], len(in_ns) - 1)
+        first = self.list("/pods", limit=3)[1]
+        md = self.list("/pods", limit=3, **{"continue": first["metadata"]["continue"]})[1]["metadata"]
+        self.assertEqual(md["remainingItemCount"], len(full) - 6)
 
     def test_namespaced_continue_token_is_relative(self):
         first = self.list("/namespaces/ns-1/pods", limit=1)[1]
