@@ -851,8 +851,7 @@ def bench_b15(n=None, seconds=None):
         msg = ("B15 needs about %.1f GB available for %d pods (fake and proxy), "
                "MemAvailable is %.1f GB: not starting (B15_PODS=N for fewer)"
                % (need / 1e9, n, avail / 1e9))
-        log(msg)
-        raise SystemExit(msg)
+        raise SystemExit("bench: " + msg)
     # SIGTERM (a CI timeout, make interrupted) must reach the finally
     # below, which stops the fake and the proxy with their gigabytes.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
