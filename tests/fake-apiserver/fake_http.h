@@ -97,9 +97,10 @@ char *fake_gzip_maybe(struct MHD_Connection *c, char *body, size_t *len,
 		      bool *gzipped);
 
 /* fake_list.c: a LIST whose items exceed this many bytes (--list-stream-min,
- * 64 MiB) is sent as it is produced, uncompressed, instead of being built
+ * 1 GiB) is sent as it is produced, uncompressed, instead of being built
  * in memory first: a million pods would otherwise need their 5.5 GB a
- * second time. */
+ * second time. Below it, LISTs are built as before, so that B6's
+ * reference (a curl of the fake's 100k-pod LIST) keeps its meaning. */
 extern size_t fake_list_stream_min;
 
 /* Handlers (one module each). Each queues exactly one reply. */

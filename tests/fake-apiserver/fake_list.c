@@ -161,7 +161,7 @@ static void page_free(struct page *p)
 	free(p->items);
 }
 
-size_t fake_list_stream_min = (size_t)64 << 20;
+size_t fake_list_stream_min = (size_t)1 << 30;
 
 /* A streamed LIST body: the head, then per item "{" (",{" after the
  * first) and its members, then "]}\n". Piece k: 0 the head, 2i + 1 the

@@ -63,7 +63,7 @@ static void usage(FILE *f)
 		"namespaces\n"
 		"  --list-stream-min B      a LIST whose items pass B bytes is sent\n"
 		"                           as it is produced, uncompressed, not\n"
-		"                           built first (default 64 MiB)\n"
+		"                           built first (default 1 GiB)\n"
 		"  --seed-namespaces N      spread seeded objects over "
 		"ns-0..ns-N-1 (default 10)\n"
 		"  --bookmark-interval S    seconds between watch bookmarks "
