@@ -23,6 +23,8 @@
 #   make help            this text
 
 SHELL := /bin/bash
+# The version object's rule below comes first; a bare `make` builds all.
+.DEFAULT_GOAL := all
 CC ?= cc
 PKGS := libmicrohttpd libcurl liburcu-bp yaml-0.1 openssl gnutls zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
