@@ -22,6 +22,8 @@ The setups:
             beside 1000 watchers at 100 writes/s: B14 (many watchers)
   100 pods  fake + proxy for one event line, then only the ceiling
             program in each send mode: B16 (zero-copy fan-out)
+  1M pods   fake + proxy, only when asked (make bench-large, or
+            bench/run.sh B15; B15_PODS=N for another count): B15
 """
 import http.client
 import json
@@ -29,6 +31,7 @@ import os
 import platform
 import re
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -864,6 +867,260 @@ def bench_b14(n=10000, rounds=2):
             srv.stop(check=False)
         fake.stop(check=False)
 
+# ---------------------------------------------------------------- B15
+
+# What a pod costs, measured at 100k: the fake keeps its bytes and a few
+# parsed fields (6.4 KB), the proxy its bytes and index (B5: 1.13 x 5.5
+# KB). B15 refuses to start unless MemAvailable covers both with a margin.
+B15_FAKE_PER_POD = 6600
+B15_PROXY_PER_POD = 6600
+B15_MARGIN = 1.5e9
+B15_FLOOR = 1.0e9  # MemAvailable under this mid-run: stop everything
+
+
+def mem_available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class Guard:
+    """Bounds B15: a thread that kills the bench's servers when the run
+    passes its deadline or the machine's MemAvailable falls under
+    B15_FLOOR (other sessions share it), and records the lowest
+    MemAvailable seen."""
+
+    def __init__(self, seconds):
+        self.deadline = time.monotonic() + seconds
+        self.servers = []
+        self.why = None
+        self.min_avail = mem_available()
+        self.done = threading.Event()
+        self.th = threading.Thread(target=self.run, daemon=True)
+        self.th.start()
+
+    def add(self, srv):
+        self.servers.append(srv)
+        return srv
+
+    def run(self):
+        while not self.done.wait(0.25):
+            avail = mem_available()
+            self.min_avail = min(self.min_avail, avail)
+            if avail < B15_FLOOR:
+                self.why = "MemAvailable fell to %.1f GB" % (avail / 1e9)
+            elif time.monotonic() > self.deadline:
+                self.why = "past its time limit"
+            if self.why:
+                log("B15: stopping: " + self.why)
+                for srv in self.servers:
+                    try:
+                        srv.proc.kill()
+                    except OSError:
+                        pass
+                return
+
+    def check(self):
+        if self.why:
+            raise RuntimeError("B15 stopped: " + self.why)
+
+    def stop(self):
+        self.done.set()
+        for srv in self.servers:
+            srv.stop(check=False)
+
+
+class PeakRss:
+    """The highest VmRSS of pid, sampled every 5 ms while running."""
+
+    def __init__(self, pid):
+        self.pid, self.peak, self.done = pid, rss_kb(pid), threading.Event()
+        self.th = threading.Thread(target=self.run, daemon=True)
+        self.th.start()
+
+    def run(self):
+        while not self.done.wait(0.005):
+            try:
+                self.peak = max(self.peak, rss_kb(self.pid))
+            except OSError:
+                return
+
+    def stop(self):
+        self.done.set()
+        self.th.join()
+        return self.peak
+
+
+def curl_peak(srv, url, *extra, timeout=300):
+    """curl url to /dev/null while sampling srv's RSS: (seconds, bytes,
+    peak RSS kB, RSS kB before)."""
+    before = rss_kb(srv.proc.pid)
+    pk = PeakRss(srv.proc.pid)
+    try:
+        # not curl's User-Agent, which gets indented JSON (B12): the
+        # compact LIST an informer gets
+        p = subprocess.run(["curl", "-s", "-A", "bench-b15", "-o", "/dev/null", "-w",
+                            "%{time_total} %{size_download}", *extra, url],
+                           capture_output=True, text=True, timeout=timeout)
+    finally:
+        peak = pk.stop()
+    t, n = p.stdout.split()
+    return float(t), int(n), peak, before
+
+
+def wait_ready_timed(srv, t0, guard):
+    """Seconds from t0 to srv's first /readyz 200, polled every 2 ms;
+    fails as soon as the proxy exits or the guard stops the run."""
+    host, port = split(srv.url)
+    while True:
+        if srv.proc.poll() is not None:
+            raise RuntimeError("the proxy exited (%s) before it was ready: %s" % (
+                srv.proc.returncode, srv.logs()[-1500:]))
+        guard.check()
+        try:
+            c = http.client.HTTPConnection(host, port, timeout=5)
+            c.request("GET", "/readyz")
+            st = c.getresponse().status
+            c.close()
+            if st == 200:
+                return time.monotonic() - t0
+        except OSError:
+            pass
+        time.sleep(0.002)
+
+
+def bench_b15(n=None, seconds=None):
+    """A million pods: one fake seeded with them, one proxy in front.
+    Sync time beside a curl of the fake's full LIST; RSS per wire byte
+    (B5's measure); the proxy's full LIST beside the fake's, with the
+    proxy's peak RSS while it sends it to a normal and to a slow curl;
+    a 1% selector (shard=7) beside the full LIST and beside the static
+    server sending the same bytes; a GET beside the fake's."""
+    n = int(n or os.environ.get("B15_PODS", 1000000))
+    seconds = float(seconds or os.environ.get("B15_SECONDS", 600))
+    need = n * (B15_FAKE_PER_POD + B15_PROXY_PER_POD) + B15_MARGIN
+    avail = mem_available()
+    if avail < need:
+        msg = ("B15 needs about %.1f GB available for %d pods (fake and proxy), "
+               "MemAvailable is %.1f GB: not starting (B15_PODS=N for fewer)"
+               % (need / 1e9, n, avail / 1e9))
+        raise SystemExit("bench: " + msg)
+    # SIGTERM (a CI timeout, make interrupted) must reach the finally
+    # below, which stops the fake and the proxy with their gigabytes.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    g = Guard(seconds)
+    out = {"pods": n, "mem_available_start": avail, "need_estimate": need,
+           "loadavg_1m": [os.getloadavg()[0]]}
+    raw["B15"] = out
+    try:
+        # the RSS of a proxy with nothing cached
+        empty = g.add(harness.fake("--quiet"))
+        srv0, _ = start_proxy_timed(empty.url)
+        g.add(srv0)
+        rss0 = settle_rss(srv0.proc.pid)
+        srv0.stop(check=False)
+        empty.stop(check=False)
+
+        t = time.monotonic()
+        fake = g.add(harness.Server("fake-apiserver", [
+            os.path.join(BIN, "fake-apiserver"), "--listen", "127.0.0.1:0", "--quiet",
+            "--seed", "pods=%d" % n], timeout=seconds))
+        out["fake_start_s"] = r3(time.monotonic() - t)
+        out["fake_rss_kb"] = rss_kb(fake.proc.pid)
+        log("B15: fake seeded with %d pods in %.1f s, RSS %.2f GB" % (
+            n, out["fake_start_s"], out["fake_rss_kb"] / 1e6))
+        g.check()
+        full = fake.url + "/api/v1/pods"
+        # sync, between curls of the same LIST from the fake
+        dls = [curl_time(full)]
+        # 5.5 GB of pages is over the default --upstream-list-max-mib
+        # (4 GiB, docs/LIMITS.md): raised to twice the wire size
+        t = time.monotonic()
+        srv = g.add(harness.proxy(fake.url, "pods", "--upstream-list-max-mib",
+                                  str(max(4096, 2 * dls[0][1] >> 20))))
+        ready_s = wait_ready_timed(srv, t, g)
+        g.check()
+        dls.append(curl_time(full))
+        wire = dls[0][1]
+        rss1 = settle_rss(srv.proc.pid, 2.0)
+        out.update(ready_s=r3(ready_s), curl_s=[d[0] for d in dls], wire_bytes=wire,
+                   rss0_kb=rss0, rss_kb=rss1, per_pod_bytes=(rss1 - rss0) * 1024 / n)
+        log("B15: synced in %.1f s, RSS %.2f GB" % (ready_s, rss1 / 1e6))
+
+        # the full LIST, proxy and fake alternately, the proxy's RSS sampled
+        plist = srv.url + "/api/v1/pods?resourceVersion=0"
+        px, fk = [], []
+        for _ in range(2):
+            px.append(curl_peak(srv, plist))
+            fk.append(curl_peak(fake, full))
+            g.check()
+        # a slow reader: 100 MB/s for 5 s, then gone
+        slow = curl_peak(srv, plist, "--limit-rate", "100M", "--max-time", "5")
+        out.update(list_proxy=px, list_fake=fk, list_slow=slow)
+        g.check()
+
+        # 1% selector
+        sel = "/api/v1/pods?resourceVersion=0&labelSelector=shard%3D7"
+        st, body = get(srv.url, sel)
+        items = body.count(b'{"metadata":{"name":')
+        part, _ = loadgen("--target", srv.url, "--watchers", 0, "--list-rate", 1000,
+                          "--list-path", sel, "--duration", 5)
+        ref = g.add(static_server(body))
+        floor, _ = loadgen("--target", ref.url, "--watchers", 0, "--list-rate", 1000,
+                           "--list-path", "/api/v1/pods", "--duration", 5)
+        ref.stop(check=False)
+        out.update(selector=part, selector_static=floor, selector_items=items,
+                   selector_status=st, selector_bytes=len(body))
+        del body
+        g.check()
+
+        # GET, the proxy's and the fake's alternately
+        path = "/api/v1/namespaces/ns-3/pods/web-%d?resourceVersion=0" % (n // 2 + 3)
+        gets = {"proxy": [], "fake": []}
+        for _ in range(2):
+            for name, url in (("proxy", srv.url), ("fake", fake.url)):
+                gets[name].append(loadgen("--target", url, "--watchers", 0,
+                                          "--get-rate", 1000, "--get-path", path,
+                                          "--duration", 3)[0])
+        out["get"] = gets
+        out["rss_end_kb"] = rss_kb(srv.proc.pid)
+        g.check()
+    finally:
+        g.stop()
+        out["loadavg_1m"].append(os.getloadavg()[0])
+        out["mem_available_min"] = g.min_avail
+
+    ratio = (rss1 - rss0) * 1024 / wire
+    dl = statistics.median(d[0] for d in dls)
+    record("B15", "sync %dk pods (%.1f GB): start to /readyz 200 (s)" % (n // 1000, wire / 1e9),
+           r3(ready_s), r3(dl), r3(ready_s / dl), "beside curl", None, "s")
+    record("B15", "RSS(%dk) - RSS(0) over wire bytes" % (n // 1000), r3(ratio), None,
+           r3(ratio), "<= 1.15x", ratio <= 1.15, "x")
+    pt = statistics.median(x[0] for x in px)
+    ft = statistics.median(x[0] for x in fk)
+    ok_bytes = all(abs(x[1] - wire) < 0.01 * wire for x in px + fk)
+    record("B15", "full LIST %dk pods, curl (s)" % (n // 1000), r3(pt), r3(ft), r3(pt / ft),
+           "beside the fake", None if ok_bytes else False, "s")
+    grow = max(x[2] - x[3] for x in px) * 1024
+    record("B15", "proxy RSS growth while sending it (MB, of %.0f MB)" % (wire / 1e6),
+           round(grow / 1e6, 1), round(wire / 1e6), r3(grow / wire), "<< list size",
+           grow < 0.05 * wire, "MB")
+    sgrow = (slow[2] - slow[3]) * 1024
+    record("B15", "same, a curl at 100 MB/s for 5 s (MB)", round(sgrow / 1e6, 1),
+           round(wire / 1e6), r3(sgrow / wire), "<< list size", sgrow < 0.05 * wire, "MB")
+    sp = part["list_ms"]["p50"]
+    record("B15", "LIST shard=7 (1%%: %d pods, %.0f MB) p50 (ms)" % (
+        items, out["selector_bytes"] / 1e6), sp, round(pt * 1000, 1),
+        r3(sp / (pt * 1000)), "<= 10 ms", sp <= 10 and items == n // 100, "ms")
+    record("B15", "same bytes from the static server, p50 (ms)", floor["list_ms"]["p50"],
+           None, None, "info", None, "ms")
+    gp = statistics.median(x["get_ms"]["p50"] for x in gets["proxy"])
+    gf = statistics.median(x["get_ms"]["p50"] for x in gets["fake"])
+    record("B15", "GET one pod of %dk, p50 (ms)" % (n // 1000), r3(gp), r3(gf), r3(gp / gf),
+           "<= 1 ms", gp <= 1, "ms")
+
 
 # ---------------------------------------------------------------- main
 
@@ -1053,6 +1310,9 @@ def main():
     if "B14" in want:
         log("B14: 10,000 watchers on one proxy")
         bench_b14()
+    if "B15" in want:
+        log("B15: a million pods (not in the default run: make bench-large)")
+        bench_b15()
     if "B16" in want:
         log("B16: zero-copy fan-out: send, MSG_ZEROCOPY, splice in the ceiling program")
         bench_b16()

@@ -14,6 +14,10 @@
 #                                delivery at 10 writes/s; about 5 minutes
 #   bench/run.sh B16             the ceiling program's send modes (copy,
 #                                MSG_ZEROCOPY, splice, tee), about 1 minute
+#   bench/run.sh B15             a million pods (make bench-large, never in
+#                                the default run): about 3 minutes and 13 GB;
+#                                it refuses to start without the memory.
+#                                B15_PODS=N for another count
 #   BENCH_OUT=FILE bench/run.sh  write the JSON elsewhere
 set -euo pipefail
 cd "$(dirname "$0")/.."

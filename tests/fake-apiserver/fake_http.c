@@ -44,6 +44,59 @@ static void add_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "Content-Type", "application/json");
 }
 
+/* A body produced piece by piece (fake_reply_stream), cut after cut
+ * bytes when the cutAfterBytes fault is pending (UINT64_MAX: never). */
+struct stream_body {
+	MHD_ContentReaderCallback read;
+	void *cls;
+	MHD_ContentReaderFreeCallback done;
+	uint64_t cut;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream_body *sb = cls;
+	if (pos >= sb->cut)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	if (max > sb->cut - pos)
+		max = (size_t)(sb->cut - pos);
+	return sb->read(sb->cls, pos, buf, max);
+}
+
+static void stream_free(void *cls)
+{
+	struct stream_body *sb = cls;
+	sb->done(sb->cls);
+	free(sb);
+}
+
+enum MHD_Result fake_reply_stream(struct MHD_Connection *c, uint64_t len,
+				  MHD_ContentReaderCallback read, void *cls,
+				  MHD_ContentReaderFreeCallback done)
+{
+	struct stream_body *sb = xmalloc(sizeof(*sb));
+	struct MHD_Response *r = NULL;
+	long long cut = fake_faults_take_cut();
+
+	if (sb) {
+		*sb = (struct stream_body){ read, cls, done,
+					    cut >= 0 ? (uint64_t)cut :
+						       UINT64_MAX };
+		r = MHD_create_response_from_callback(
+			len, 256 * 1024, stream_read, sb, stream_free);
+		if (!r)
+			free(sb);
+	}
+	if (!r) {
+		done(cls);
+		return MHD_NO;
+	}
+	add_headers(r);
+	enum MHD_Result ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* A body served only up to cut bytes, then the connection is dropped
  * (the cutAfterBytes fault). */
 struct cut_body {

@@ -55,6 +55,13 @@ enum MHD_Result fake_reply(struct MHD_Connection *c, unsigned code,
 /* The same with a Retry-After header (seconds; -1 for none). */
 enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 				 struct buf *body, int retry_after);
+/* Queue a 200 JSON body of len bytes that read produces as libmicrohttpd
+ * sends it (pos grows from 0), so that a huge LIST is never built in
+ * memory; done(cls) runs once the reply is freed, or before returning
+ * when it cannot be queued. Never gzipped; cutAfterBytes applies. */
+enum MHD_Result fake_reply_stream(struct MHD_Connection *c, uint64_t len,
+				  MHD_ContentReaderCallback read, void *cls,
+				  MHD_ContentReaderFreeCallback done);
 /* A Status reply. reason may be NULL (omitted, as in the apiserver's 500
  * for an unparsable resourceVersion); details is raw JSON or NULL. */
 enum MHD_Result fake_reply_status(struct MHD_Connection *c, unsigned code,
@@ -88,6 +95,13 @@ enum MHD_Result fake_reply_rv_too_large(struct MHD_Connection *c, uint64_t want,
  * else body itself. */
 char *fake_gzip_maybe(struct MHD_Connection *c, char *body, size_t *len,
 		      bool *gzipped);
+
+/* fake_list.c: a LIST whose items exceed this many bytes (--list-stream-min,
+ * 1 GiB) is sent as it is produced, uncompressed, instead of being built
+ * in memory first: a million pods would otherwise need their 5.5 GB a
+ * second time. Below it, LISTs are built as before, so that B6's
+ * reference (a curl of the fake's 100k-pod LIST) keeps its meaning. */
+extern size_t fake_list_stream_min;
 
 /* Handlers (one module each). Each queues exactly one reply. */
 enum MHD_Result fake_list_serve(struct fake_req *rq);	/* fake_list.c */

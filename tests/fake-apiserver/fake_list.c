@@ -133,12 +133,10 @@ static bool page_add(void *ctx, struct fake_obj *o)
 	struct page *p = ctx;
 
 	if (p->limit && p->n >= (size_t)p->limit) {
-		/* one more key exists: there is a next page */
+		/* one more key exists: there is a next page; how many
+		 * (remainingItemCount) is counted after the scan */
 		p->more = true;
-		if (p->selects)
-			return false;
-		p->remaining++;
-		return true;
+		return false;
 	}
 	if (!fake_filter_match(p->f, o))
 		return true;
@@ -161,6 +159,97 @@ static void page_free(struct page *p)
 	for (size_t i = 0; i < p->n; i++)
 		fake_obj_put(p->items[i]);
 	free(p->items);
+}
+
+size_t fake_list_stream_min = (size_t)1 << 30;
+
+/* A streamed LIST body: the head, then per item "{" (",{" after the
+ * first) and its members, then "]}\n". Piece k: 0 the head, 2i + 1 the
+ * opening of item i, 2i + 2 its members, 2n + 1 the tail. */
+struct list_stream {
+	char *head;
+	size_t head_len;
+	struct fake_obj **items; /* one reference each */
+	size_t n;
+	size_t k;   /* the piece being sent */
+	size_t off; /* bytes of it already sent */
+};
+
+static const char *list_piece(const struct list_stream *ls, size_t k,
+			      size_t *len)
+{
+	if (k == 0) {
+		*len = ls->head_len;
+		return ls->head;
+	}
+	if (k == 2 * ls->n + 1) {
+		*len = 3;
+		return "]}\n";
+	}
+	size_t i = (k - 1) / 2;
+	if (k % 2) {
+		*len = i ? 2 : 1;
+		return i ? ",{" : "{";
+	}
+	const struct fake_obj *o = ls->items[i];
+	*len = o->len - o->body_off;
+	return o->json + o->body_off;
+}
+
+static ssize_t list_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct list_stream *ls = cls;
+	size_t n = 0, len;
+
+	while (n < max && ls->k <= 2 * ls->n + 1) {
+		const char *p = list_piece(ls, ls->k, &len);
+		size_t m = len - ls->off;
+		if (m > max - n)
+			m = max - n;
+		memcpy(buf + n, p + ls->off, m);
+		n += m;
+		ls->off += m;
+		if (ls->off == len) {
+			ls->k++;
+			ls->off = 0;
+		}
+	}
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void list_stream_free(void *cls)
+{
+	struct list_stream *ls = cls;
+	for (size_t i = 0; i < ls->n; i++)
+		fake_obj_put(ls->items[i]);
+	free(ls->items);
+	free(ls->head);
+	free(ls);
+}
+
+/* Send p's items after the head in b, streamed: takes b, and p's items
+ * unless it fails. */
+static enum MHD_Result reply_list_stream(struct MHD_Connection *c,
+					 struct buf *b, struct page *p,
+					 size_t total)
+{
+	struct list_stream *ls = xcalloc(1, sizeof(*ls));
+	size_t head_len = 0;
+	char *head = buf_steal(b, &head_len);
+
+	if (!ls || !head) {
+		free(ls);
+		free(head);
+		return fake_reply_status(c, 500, "InternalError", NULL,
+					 "out of memory");
+	}
+	*ls = (struct list_stream){ head, head_len, p->items, p->n, 0, 0 };
+	p->items = NULL;
+	p->n = 0;
+	/* the members, an opening brace each, n - 1 commas, the tail */
+	uint64_t len = head_len + total + ls->n + (ls->n ? ls->n - 1 : 0) + 3;
+	return fake_reply_stream(c, len, list_stream_read, ls,
+				 list_stream_free);
 }
 
 static enum MHD_Result reply_expired_continue(struct MHD_Connection *c,
@@ -271,6 +360,10 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 					 "";
 	rc = fake_store_scan(rq->res, at, rq->ns, after_ns, t.name, page_add,
 			     &p);
+	if (!rc && p.more && p.n && !p.selects)
+		p.remaining = fake_store_count_after(rq->res, at, rq->ns,
+						     p.items[p.n - 1]->ns,
+						     p.items[p.n - 1]->name);
 	fake_store_rdunlock();
 	if (rc == -ESTALE) {
 		ret = o.cont ? reply_expired_continue(c, &t, with_ns) :
@@ -302,8 +395,9 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 		goto send;
 	}
 	for (size_t i = 0; i < p.n; i++)
-		total += p.items[i]->len;
-	buf_reserve(&b, total + p.n * 2 + 256);
+		total += p.items[i]->len - p.items[i]->body_off;
+	if (total <= fake_list_stream_min)
+		buf_reserve(&b, total + p.n * 2 + 256);
 	buf_printf(&b,
 		   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
 		   "{\"resourceVersion\":\"%llu\"",
@@ -316,6 +410,14 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	}
 	free(tok);
 	buf_adds(&b, "},\"items\":[");
+	if (total > fake_list_stream_min && !p.err) {
+		ret = buf_ok(&b) ? reply_list_stream(c, &b, &p, total) :
+				   fake_reply_status(c, 500, "InternalError",
+						     NULL, "out of memory");
+		buf_free(&b);
+		page_free(&p);
+		goto out;
+	}
 	for (size_t i = 0; i < p.n; i++) {
 		const struct fake_obj *ob = p.items[i];
 		buf_adds(&b, i ? ",{" : "{");

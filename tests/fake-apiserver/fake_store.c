@@ -653,9 +653,12 @@ int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
 			if (!o)
 				continue;
 		}
-		if (after_name &&
-		    fake_keycmp(o->ns, o->name, after_ns, after_name) <= 0)
-			continue;
+		if (after_name) {
+			if (fake_keycmp(o->ns, o->name, after_ns, after_name) <=
+			    0)
+				continue;
+			after_name = NULL; /* keys grow: the rest are after */
+		}
 		if (ns && strcmp(o->ns, ns) != 0)
 			break;
 		if (!fn(ctx, o))
@@ -663,4 +666,29 @@ int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
 	}
 	free(u);
 	return 0;
+}
+
+static bool count_one(void *ctx, struct fake_obj *o)
+{
+	(*(unsigned long long *)ctx)++;
+	return true;
+}
+
+unsigned long long fake_store_count_after(int res, uint64_t at, const char *ns,
+					  const char *after_ns,
+					  const char *after_name)
+{
+	const struct objvec *v = &st.cur[res];
+	unsigned long long n = 0;
+
+	if (at == st.rv && !ns) {
+		/* the current state of every namespace: v itself */
+		size_t i = lower_bound(v, after_ns, after_name);
+		if (i < v->n && strcmp(v->v[i]->ns, after_ns) == 0 &&
+		    strcmp(v->v[i]->name, after_name) == 0)
+			i++;
+		return v->n - i;
+	}
+	fake_store_scan(res, at, ns, after_ns, after_name, count_one, &n);
+	return n;
 }

@@ -157,6 +157,13 @@ int fake_store_scan(int res, uint64_t at, const char *ns, const char *after_ns,
 		    const char *after_name,
 		    bool (*fn)(void *ctx, struct fake_obj *o), void *ctx);
 
+/* How many keys fake_store_scan() would visit after (after_ns,
+ * after_name): a LIST page's remainingItemCount. O(log n) for the
+ * current state of all namespaces, a scan otherwise. Read lock held. */
+unsigned long long fake_store_count_after(int res, uint64_t at, const char *ns,
+					  const char *after_ns,
+					  const char *after_name);
+
 /*
  * Events after rv, oldest first, for a watch cursor. Read lock held.
  * Returns the event with RV rv + 1, or NULL when there is none yet;

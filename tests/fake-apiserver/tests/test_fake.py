@@ -157,10 +157,27 @@ class TestList(FakeCase):
             cont = page["metadata"].get("continue")
             if not cont:
                 self.assertNotIn("remainingItemCount", page["metadata"])
+            else:  # counted in the snapshot, not in today's state
+                self.assertEqual(page["metadata"]["remainingItemCount"],
+                                 len(full["items"]) - len(items))
         self.assertEqual([key(i) for i in items], [key(i) for i in full["items"]])
         self.assertEqual(items, full["items"])
         for path in ("ns-9/pods/zzz-new", "ns-0/pods/aaa-new", "ns-8/pods/victim-0", "ns-8/pods/victim-2"):
             harness.request("DELETE", self.api("/namespaces/" + path))
+
+    def test_remaining_item_count(self):
+        """Counted without a walk for the current state of all namespaces,
+        by a walk in one namespace or with a selector: the same counts."""
+        full = self.list("/pods")[1]["items"]
+        for k in (1, 5, len(full) - 1):
+            md = self.list("/pods", limit=k)[1]["metadata"]
+            self.assertEqual(md["remainingItemCount"], len(full) - k)
+        in_ns = [i for i in full if i["metadata"]["namespace"] == "ns-1"]
+        md = self.list("/namespaces/ns-1/pods", limit=1)[1]["metadata"]
+        self.assertEqual(md["remainingItemCount"], len(in_ns) - 1)
+        first = self.list("/pods", limit=3)[1]
+        md = self.list("/pods", limit=3, **{"continue": first["metadata"]["continue"]})[1]["metadata"]
+        self.assertEqual(md["remainingItemCount"], len(full) - 6)
 
     def test_namespaced_continue_token_is_relative(self):
         first = self.list("/namespaces/ns-1/pods", limit=1)[1]
@@ -929,6 +946,60 @@ class TestHistoryAndFaults(FakeCase):
         st, _, _ = harness.request("POST", self.api("/namespaces"), body={"metadata": {"name": "ns-0"}})
         self.assertEqual(st, 201)
         self.assertEqual(self.rv(), 2)
+
+
+class TestListStream(unittest.TestCase):
+    """A LIST past --list-stream-min is sent as it is produced: the same
+    bytes as one built in memory, never gzipped, cut by cutAfterBytes."""
+
+    PATHS = ("/api/v1/pods", "/api/v1/pods?resourceVersion=0",
+             "/api/v1/namespaces/ns-3/pods", "/api/v1/pods?labelSelector=shard%3D7",
+             "/api/v1/pods?fieldSelector=status.phase%3DPending",
+             "/api/v1/pods?labelSelector=shard%3Dnone", "/api/v1/pods?limit=40",
+             "/api/v1/configmaps", "/api/v1/namespaces")
+
+    @classmethod
+    def setUpClass(cls):
+        seed = "pods=300,configmaps=30"
+        cls.built = harness.fake("--quiet", seed=seed)
+        cls.streamed = harness.fake("--quiet", "--list-stream-min", "0", seed=seed)
+
+    @classmethod
+    def tearDownClass(cls):
+        for s in (cls.built, cls.streamed):
+            assert s.stop() in (0, None)
+
+    def test_same_bytes(self):
+        for path in self.PATHS:
+            st1, h1, b1 = raw_get(self.built.url + path)
+            st2, h2, b2 = raw_get(self.streamed.url + path)
+            self.assertEqual((st1, st2), (200, 200), path)
+            self.assertEqual(b1, b2, path)
+            self.assertEqual(h2["Content-Length"], str(len(b2)), path)
+            self.assertEqual(h2["Content-Type"], "application/json", path)
+        # a continue page, streamed, is the same page
+        tok = json.loads(raw_get(self.built.url + "/api/v1/pods?limit=40")[2])["metadata"]["continue"]
+        path = "/api/v1/pods?limit=40&continue=" + tok
+        self.assertEqual(raw_get(self.built.url + path)[2], raw_get(self.streamed.url + path)[2])
+
+    def test_not_gzipped(self):
+        st, hdrs, body = raw_get(self.streamed.url + "/api/v1/pods",
+                                 headers={"Accept-Encoding": "gzip"})
+        self.assertEqual(st, 200)
+        self.assertIsNone(hdrs["Content-Encoding"])
+        self.assertEqual(len(json.loads(body)["items"]), 300)
+
+    def test_cut(self):
+        faults(self.streamed, {"cutAfterBytes": 5000})
+        u = urllib.parse.urlsplit(self.streamed.url)
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+        conn.request("GET", "/api/v1/pods")
+        r = conn.getresponse()
+        with self.assertRaises(http.client.IncompleteRead) as cm:
+            r.read()
+        self.assertEqual(len(cm.exception.partial), 5000)
+        conn.close()
+        self.assertEqual(raw_get(self.streamed.url + "/api/v1/pods")[0], 200)
 
 
 class TestSeedScale(unittest.TestCase):
