@@ -375,6 +375,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			goto out;
 		x.body = take_spare(&pl);
 		x.body_over = false;
+		x.continued = asked != NULL;
 		if (taken >= list_max) {
 			list_too_large(r, list_max);
 			goto out;

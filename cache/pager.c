@@ -186,7 +186,9 @@ static void on_head(struct xfer *x)
 		cache_url_list(&url, p->r->up.server, p->r->kind,
 			       p->r->scope.ns, p->limit, cont);
 		cache_scope_query(&p->r->scope, &url);
-		struct xfer ax = { .r = p->r, .body_max = p->page_max };
+		struct xfer ax = { .r = p->r,
+				   .body_max = p->page_max,
+				   .continued = true };
 		if (p->bufs.take)
 			ax.body = p->bufs.take(p->bufs.ctx);
 		if (p->last_page)

@@ -34,6 +34,8 @@ struct xfer {
 	struct buf body; /* LIST: the whole page; else an error body */
 	size_t body_max; /* LIST: bytes the page may have, 0: any */
 	bool body_over;	 /* LIST: the page went past body_max */
+	bool continued;	 /* LIST: a continue page; the LIST's first page
+			  * took its --upstream-qps token */
 	int retry_after; /* seconds, from a 429/503's Retry-After */
 	/* LIST pages through a pager (pager.h): on_head is told as bytes
 	 * arrive until it sets head_done; cancel (atomic) aborts the

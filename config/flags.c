@@ -92,7 +92,7 @@ static const struct flag flags[] = {
 	  .help = "seconds between refreshes of the upstream's discovery documents",
 	  DEF(60) },
 	{ FLAG("upstream-qps", F_INT, OFF(upstream_qps), 0, 100000),
-	  .help = "requests per second the proxy itself makes upstream, 0 = no limit",
+	  .help = "requests per second the proxy itself makes upstream (a paged LIST counts once), 0 = no limit",
 	  DEF(50) },
 	{ FLAG("upstream-burst", F_INT, OFF(upstream_burst), 1, 100000),
 	  .help = "burst above --upstream-qps", DEF(100) },

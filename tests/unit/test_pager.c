@@ -212,6 +212,44 @@ static void test_whole_list(void)
 	world_stop(&w);
 }
 
+/* A LIST takes one --upstream-qps token, for its first page: its
+ * continue pages follow at the upstream's pace. */
+static void test_one_token(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "continue=t2 ",
+		  .response = PAGE(",\"continue\":\"t3\"", POD("c")) },
+		{ .match = "continue=t3 ",
+		  .response = PAGE(",\"continue\":\"t4\"", POD("d")) },
+		{ .match = "continue=t4 ", .response = PAGE("", POD("e")) },
+		{ .match = "limit=2 ",
+		  .response = PAGE(",\"continue\":\"t2\"", POD("a")) },
+	};
+	struct world w;
+	struct cache_ratelimit rl;
+	cache_ratelimit_init(&rl, 0.01, 5); /* no refill to speak of */
+	world_start(&w, routes, 4);
+	w.r->up.limit = &rl;
+	for (int round = 1; round <= 2; round++) {
+		struct listing_run lr = { .w = &w };
+		run_list(&lr);
+		CHECK(lr.rc == REFL_OK && lr.l.n == 4);
+		cache_refl_listing_free(&lr.l);
+		pthread_mutex_lock(&rl.lock);
+		double left = rl.tokens;
+		pthread_mutex_unlock(&rl.lock);
+		/* 5, less one a LIST (and not one a page: 4) */
+		CHECK(left > 5 - round - 0.5 && left < 5 - round + 0.5);
+		if (!(left > 5 - round - 0.5 && left < 5 - round + 0.5))
+			fprintf(stderr, "  %.2f tokens left after %d LISTs\n",
+				left, round);
+	}
+	CHECK(nreq(&w.s) == 8);
+	w.r->up.limit = NULL;
+	world_stop(&w);
+	cache_ratelimit_destroy(&rl);
+}
+
 /* The token is read from the first bytes, in any split, and not from a
  * "metadata" deeper in. */
 static void test_peek(void)
@@ -249,6 +287,7 @@ int main(void)
 	test_peek();
 	test_ahead();
 	test_whole_list();
+	test_one_token();
 	test_overlap_and_stop();
 	curl_global_cleanup();
 	return check_done("pager");
