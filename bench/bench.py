@@ -126,20 +126,34 @@ def start_proxy_timed(fake_url, *extra):
     from exec to the first 200)."""
     t0 = time.monotonic()
     srv = harness.proxy(fake_url, "pods", *extra)
+    try:
+        return srv, wait_ready_timed(srv, t0, deadline=t0 + 300)
+    except RuntimeError:
+        srv.stop(check=False)
+        raise
+
+
+def wait_ready_timed(srv, t0, guard=None, deadline=None):
+    """Seconds from t0 to srv's first /readyz 200, polled every 2 ms;
+    fails as soon as the proxy exits, the guard stops the run, or the
+    deadline (monotonic) passes."""
     host, port = split(srv.url)
-    deadline = t0 + 300
-    while time.monotonic() < deadline:
+    while deadline is None or time.monotonic() < deadline:
+        if srv.proc.poll() is not None:
+            raise RuntimeError("the proxy exited (%s) before it was ready: %s" % (
+                srv.proc.returncode, srv.logs()[-1500:]))
+        if guard:
+            guard.check()
         try:
             c = http.client.HTTPConnection(host, port, timeout=5)
             c.request("GET", "/readyz")
             st = c.getresponse().status
             c.close()
             if st == 200:
-                return srv, time.monotonic() - t0
+                return time.monotonic() - t0
         except OSError:
             pass
         time.sleep(0.002)
-    srv.stop(check=False)
     raise RuntimeError("proxy never became ready")
 
 
@@ -967,27 +981,6 @@ def curl_peak(srv, url, *extra, timeout=300):
         peak = pk.stop()
     t, n = p.stdout.split()
     return float(t), int(n), peak, before
-
-
-def wait_ready_timed(srv, t0, guard):
-    """Seconds from t0 to srv's first /readyz 200, polled every 2 ms;
-    fails as soon as the proxy exits or the guard stops the run."""
-    host, port = split(srv.url)
-    while True:
-        if srv.proc.poll() is not None:
-            raise RuntimeError("the proxy exited (%s) before it was ready: %s" % (
-                srv.proc.returncode, srv.logs()[-1500:]))
-        guard.check()
-        try:
-            c = http.client.HTTPConnection(host, port, timeout=5)
-            c.request("GET", "/readyz")
-            st = c.getresponse().status
-            c.close()
-            if st == 200:
-                return time.monotonic() - t0
-        except OSError:
-            pass
-        time.sleep(0.002)
 
 
 def bench_b15(n=None, seconds=None):
