@@ -273,6 +273,7 @@ static void list_too_large(struct cache_resource *r, size_t list_max)
 		  "objects",
 		  r->kind->resource, list_max);
 	cache_refl_stat_inc(&r->stats.malformed);
+	__atomic_store_n(&r->list_over, true, __ATOMIC_RELAXED);
 }
 
 static void set_stat(uint64_t *s, uint64_t v)
@@ -540,8 +541,11 @@ out:
 		set_stat(&r->stats.list_active, 0);
 		set_stat(&r->stats.list_ended_ms,
 			 (uint64_t)cache_rvclock_now_ms());
-		if (result == REFL_OK)
+		if (result == REFL_OK) {
 			log_progress(r, true);
+			__atomic_store_n(&r->list_over, false,
+					 __ATOMIC_RELAXED);
+		}
 	}
 	for (size_t i = 0; i < npages && pl.done; i++)
 		if (pl.done[i]) {

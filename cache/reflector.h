@@ -75,6 +75,8 @@ struct cache_resource {
 					 * since the last success, 0 when healthy */
 	int64_t last_change_ms;	     /* atomic; monotonic ms of the last
 					 * upstream event applied, 0: none */
+	bool list_over;		     /* atomic; the last LIST was abandoned past
+			 * --upstream-list-max-mib */
 	bool bookmarks_seen;	     /* atomic; the upstream sends BOOKMARKs
 					 * for this resource, so silence is a stall */
 	struct cache_rvclock *clock; /* the RVs of its storage domain */

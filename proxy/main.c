@@ -27,6 +27,7 @@
 #include "config/flags.h"
 #include "config/creds.h"
 #include "config/kubeconfig.h"
+#include "config/limits.h"
 #include "config/log.h"
 #include "config/override.h"
 #include "config/version.h"
@@ -282,6 +283,17 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	int rc = __atomic_load_n(&r->last_curl_error, __ATOMIC_RELAXED);
 	long code = __atomic_load_n(&r->last_http_status, __ATOMIC_RELAXED);
 	const struct cache_kind *k = r->kind;
+	if (__atomic_load_n(&r->list_over, __ATOMIC_RELAXED)) {
+		/* the transfer was cut on purpose: not a network error */
+		snprintf(msg, len,
+			 "the upstream's LIST of %s is larger than "
+			 "--upstream-list-max-mib (%zu MiB): raise it",
+			 k->resource,
+			 (up->list_max ? up->list_max :
+					 LIMIT_UPSTREAM_LIST_BYTES) >>
+				 20);
+		return -EACCES;
+	}
 	if ((code == 400 || rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR ||
 	     rc == CURLE_WEIRD_SERVER_REPLY) &&
 	    speaks_tls(up->server)) {

@@ -52,6 +52,20 @@ static int classify_as(const char *spec, int curl_rc, long http, char *msg,
 static void test_classify(void)
 {
 	char m[512];
+	/* a LIST cut at its byte budget is not a network error */
+	{
+		struct cache_upstream up = { .server = "http://127.0.0.1:1",
+					     .list_max = (size_t)64 << 20 };
+		struct cache_resource r = { .kind = cache_kind_lookup("pods") };
+		r.last_curl_error = CURLE_WRITE_ERROR;
+		r.list_over = true;
+		CHECK(classify(&up, &r, m, sizeof(m)) == -EACCES);
+		CHECK(strstr(m, "--upstream-list-max-mib (64 MiB)") &&
+		      strstr(m, "pods"));
+		up.list_max = 0; /* the default */
+		CHECK(classify(&up, &r, m, sizeof(m)) == -EACCES &&
+		      strstr(m, "(4096 MiB)"));
+	}
 	CHECK(classify_as("pods", CURLE_OK, 0, m, sizeof(m)) == 0 && !m[0]);
 	CHECK(classify_as("pods", CURLE_OK, 200, m, sizeof(m)) == 0 && !m[0]);
 	/* what retrying cannot fix */
