@@ -129,7 +129,7 @@ static void test_abandoned(void)
 	};
 	r = list(big, 3, 1, 4096, 500);
 	CHECK(r.rc == REFL_ERROR && r.malformed == 1 && r.requests < 3);
-	CHECK(r.list_over); /* what main names at startup */
+	CHECK(r.list_over);	      /* what main names at startup */
 	r = list(big, 3, 1, 4096, 0); /* 0: the default budget */
 	CHECK(r.rc == REFL_OK && r.n == 3 && !r.list_over);
 }
