@@ -172,8 +172,8 @@ static void test_overlap_and_stop(void)
 	pthread_join(t, NULL);
 	double took = now_s() - t0;
 	CHECK(lr.rc == REFL_STOP && lr.l.n == 0);
-	CHECK(took < 2.0);
-	if (took >= 2.0)
+	CHECK(took < 5.0); /* not the 90 s stall timeout */
+	if (took >= 5.0)
 		fprintf(stderr, "  stopping took %.2f s\n", took);
 	/* page 1 hung up, the stub read page 2's request: sent while page 1
 	 * was still arriving */
