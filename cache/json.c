@@ -403,8 +403,6 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 		    const struct json_shape *root, size_t *bad, bool *depth_bad,
 		    bool *bad_utf8)
 {
-	/* bit per open container: an object (1) or an array (0) */
-	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1];
 	/* the shapes of the outermost open containers, while shaped */
 	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
 	int nshp = 0;  /* open containers that have a shape: the first ones */
@@ -494,7 +492,6 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 				continue;
 			}
 			in_obj = c == '{';
-			bit_set(is_obj, depth, in_obj);
 			depth++;
 			st = in_obj ? EXPECT_KEY_OR_CLOSE :
 				      EXPECT_VALUE_OR_CLOSE;
@@ -540,7 +537,8 @@ close:
 			/* the key of an enclosing object is already used */
 		}
 		depth--;
-		in_obj = depth && bit_get(is_obj, depth - 1);
+		/* every open container has its token: its type says */
+		in_obj = cur >= 0 && d->tok[cur].type == JSMN_OBJECT;
 		st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
 	}
 	if (st == EXPECT_END)
