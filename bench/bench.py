@@ -1270,6 +1270,21 @@ def bench_b16(rounds=3, batches=(1, 8, 32), seconds=2):
            r3(copied / done) if done else None, None, None, "info", None)
 
 
+# The benchmarks that set up their own world, in the order they run.
+SOLO = [
+    ("B7", "1, 10, 100 informers", bench_b7),
+    ("B10", "delegated auth on B2's GET", bench_b10),
+    ("B9", "reads without resourceVersion, background writes on", bench_b9),
+    ("B11", "memory per pod, stripFields against whole objects", bench_b11),
+    ("B12", "a LIST indented for curl against a static compact one", bench_b12),
+    ("B13", "a tree of proxies, 1 parent and 20 children", bench_b13),
+    ("B14", "10,000 watchers on one proxy", bench_b14),
+    ("B15", "a million pods (not in the default run: make bench-large)", bench_b15),
+    ("B16", "zero-copy fan-out: send, MSG_ZEROCOPY, splice in the ceiling program",
+     bench_b16),
+]
+
+
 def main():
     want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 15)}
     if not sys.argv[1:]:
@@ -1281,33 +1296,10 @@ def main():
     if want & {"B5", "B6", "B8"}:
         log("100k pods: B5 B6 B8")
         suite_100k(want)
-    if "B7" in want:
-        log("B7: 1, 10, 100 informers")
-        bench_b7()
-    if "B10" in want:
-        log("B10: delegated auth on B2's GET")
-        bench_b10()
-    if "B9" in want:
-        log("B9: reads without resourceVersion, background writes on")
-        bench_b9()
-    if "B11" in want:
-        log("B11: memory per pod, stripFields against whole objects")
-        bench_b11()
-    if "B12" in want:
-        log("B12: a LIST indented for curl against a static compact one")
-        bench_b12()
-    if "B13" in want:
-        log("B13: a tree of proxies, 1 parent and 20 children")
-        bench_b13()
-    if "B14" in want:
-        log("B14: 10,000 watchers on one proxy")
-        bench_b14()
-    if "B15" in want:
-        log("B15: a million pods (not in the default run: make bench-large)")
-        bench_b15()
-    if "B16" in want:
-        log("B16: zero-copy fan-out: send, MSG_ZEROCOPY, splice in the ceiling program")
-        bench_b16()
+    for bid, what, run in SOLO:
+        if bid in want:
+            log("%s: %s" % (bid, what))
+            run()
     results.sort(key=lambda r: r["id"])
     elapsed = time.monotonic() - t0
     doc = {"machine": machine(), "elapsed_s": round(elapsed, 1),

@@ -390,11 +390,12 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		long code;
 		if (pager) {
 			/* the next page: the limit grows back after a
-			 * halving, and fits the LIST's byte budget */
+			 * halving; fetched ahead only if this page and a
+			 * whole next one fit the LIST's byte budget (taken
+			 * is below list_max here; page_max is MiBs from a
+			 * flag, so twice it cannot wrap) */
 			int next = grown(limit, r->up.page_size);
-			bool ahead =
-				list_max - taken >= page_max &&
-				list_max - taken - page_max >= page_max + 256;
+			bool ahead = list_max - taken >= 2 * page_max + 256;
 			cache_pager_set(pager, next, page_max, last_page,
 					ahead);
 			code = cache_pager_get(pager, url.p, &x);
