@@ -345,6 +345,8 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 	pthread_t parser[PARSERS];
 	int nparsers = 0;
 	struct cache_pager *pager = NULL;
+	bool free_next =
+		false; /* the next page takes no --upstream-qps token */
 	pthread_mutex_init(&pl.lock, NULL);
 	pthread_cond_init(&pl.cond, NULL);
 	while (nparsers < PARSERS &&
@@ -376,7 +378,9 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			goto out;
 		x.body = take_spare(&pl);
 		x.body_over = false;
-		x.continued = asked != NULL;
+		/* decided while the page before arrived, as for the one
+		 * the pager fetched ahead: the same either way */
+		x.continued = asked != NULL && free_next;
 		if (taken >= list_max) {
 			list_too_large(r, list_max);
 			goto out;
@@ -387,6 +391,11 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 		 * buffer's doublings (copies and page faults) */
 		if (last_page)
 			buf_reserve(&x.body, last_page + last_page / 8);
+		/* the page after this one takes no token when this one is
+		 * large (REFL_FREE_PAGE_MIN); this one is still arriving,
+		 * so the last page completed stands for it, and the LIST's
+		 * second page is free once */
+		free_next = !npages || last_page >= REFL_FREE_PAGE_MIN;
 		long code;
 		if (pager) {
 			/* the next page: the limit grows back after a
@@ -397,7 +406,7 @@ int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
 			int next = grown(limit, r->up.page_size);
 			bool ahead = list_max - taken >= 2 * page_max + 256;
 			cache_pager_set(pager, next, page_max, last_page,
-					ahead);
+					free_next, ahead);
 			code = cache_pager_get(pager, url.p, &x);
 		} else {
 			code = cache_refl_http_get(r, c, url.p, &x);

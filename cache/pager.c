@@ -52,7 +52,7 @@ struct cache_pager {
 	bool quit; /* locked */
 	int limit; /* locked: see cache_pager_set */
 	size_t page_max, last_page;
-	bool ahead;
+	bool unmetered, ahead;
 };
 
 /* The span of the top-level "metadata" value, found by a string-aware
@@ -188,7 +188,7 @@ static void on_head(struct xfer *x)
 		cache_scope_query(&p->r->scope, &url);
 		struct xfer ax = { .r = p->r,
 				   .body_max = p->page_max,
-				   .continued = true };
+				   .continued = p->unmetered };
 		if (p->bufs.take)
 			ax.body = p->bufs.take(p->bufs.ctx);
 		if (p->last_page)
@@ -259,7 +259,7 @@ struct cache_pager *cache_pager_new(struct cache_resource *r, CURL *c,
 }
 
 void cache_pager_set(struct cache_pager *p, int next_limit, size_t page_max,
-		     size_t last_page, bool ahead)
+		     size_t last_page, bool unmetered, bool ahead)
 {
 	if (!p->n)
 		return;
@@ -267,6 +267,7 @@ void cache_pager_set(struct cache_pager *p, int next_limit, size_t page_max,
 	p->limit = next_limit;
 	p->page_max = page_max;
 	p->last_page = last_page;
+	p->unmetered = unmetered;
 	p->ahead = ahead;
 	pthread_mutex_unlock(&p->lock);
 }

@@ -44,11 +44,12 @@ struct cache_pager *cache_pager_new(struct cache_resource *r, CURL *c,
 
 /* How the loop will ask for the page after the one it asks for next:
  * with next_limit in its URL and page_max as its byte budget; last_page
- * sizes its buffer. ahead false: fetch nothing ahead (the LIST's byte
- * budget is near its end, so the loop could not take a page fetched
- * with page_max). */
+ * sizes its buffer; unmetered: without an --upstream-qps token (xfer's
+ * continued). ahead false: fetch nothing ahead (the LIST's byte budget
+ * is near its end, so the loop could not take a page fetched with
+ * page_max). */
 void cache_pager_set(struct cache_pager *p, int next_limit, size_t page_max,
-		     size_t last_page, bool ahead);
+		     size_t last_page, bool unmetered, bool ahead);
 
 /*
  * GET url (cache_refl_http_get's contract): x comes in with its body

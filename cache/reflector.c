@@ -215,7 +215,8 @@ long cache_refl_http_get(struct cache_resource *r, CURL *c, const char *url,
 	/* One LIST costs one token: its pages follow one another at the
 	 * upstream's pace (at most one fetched ahead), and metering each
 	 * held a 100k-object LIST's 200 pages to --upstream-qps (50/s, 4 s
-	 * past the burst). The bucket is against storms of requests. */
+	 * past the burst). The bucket is against storms of requests, so a
+	 * page after a small one pays (REFL_FREE_PAGE_MIN). */
 	if (!x->continued && !cache_ratelimit_take(r->up.limit, &r->stop))
 		return -1;
 	if (cache_upstream_prepare(&r->up, c, true, &hdrs, err, sizeof(err))) {

@@ -34,8 +34,8 @@ struct xfer {
 	struct buf body; /* LIST: the whole page; else an error body */
 	size_t body_max; /* LIST: bytes the page may have, 0: any */
 	bool body_over;	 /* LIST: the page went past body_max */
-	bool continued;	 /* LIST: a continue page; the LIST's first page
-			  * took its --upstream-qps token */
+	bool continued;	 /* LIST: a continue page that takes no
+			  * --upstream-qps token (REFL_FREE_PAGE_MIN) */
 	int retry_after; /* seconds, from a 429/503's Retry-After */
 	/* LIST pages through a pager (pager.h): on_head is told as bytes
 	 * arrive until it sets head_done; cancel (atomic) aborts the
@@ -57,6 +57,14 @@ struct xfer {
 	int64_t last_byte_ms; /* monotonic; watch bytes last came */
 	bool stalled;	      /* ended for silence past the stall timeout */
 };
+
+/* A continue page takes no --upstream-qps token when the page two before
+ * it brought this much (the one before is still arriving when the next
+ * is asked for), or when it is the LIST's second page: such requests are
+ * bounded by the LIST's byte budget. After smaller pages (an upstream
+ * answering with near-empty pages and new tokens) each pays, as any
+ * request. */
+#define REFL_FREE_PAGE_MIN ((size_t)64 * 1024)
 
 /* The objects of a LIST, in the upstream's order. */
 struct listing {

@@ -100,7 +100,7 @@ static void test_ahead(void)
 	CHECK(p != NULL);
 	struct buf url = BUF_INIT;
 	size_t max = 1 << 20;
-	cache_pager_set(p, 2, max, 0, true);
+	cache_pager_set(p, 2, max, 0, true, true);
 	struct xfer x = { .r = w.r, .body_max = max };
 	page_url(&w, NULL, &url);
 	CHECK(cache_pager_get(p, url.p, &x) == 200);
@@ -117,7 +117,7 @@ static void test_ahead(void)
 	buf_free(&x.body);
 	/* asked with another budget (the LIST's end is near): fetched
 	 * again, and with ahead off nothing more goes out */
-	cache_pager_set(p, 2, max, 0, false);
+	cache_pager_set(p, 2, max, 0, true, false);
 	x = (struct xfer){ .r = w.r, .body_max = max / 2 };
 	page_url(&w, NULL, &url);
 	CHECK(cache_pager_get(p, url.p, &x) == 200);
@@ -212,22 +212,55 @@ static void test_whole_list(void)
 	world_stop(&w);
 }
 
-/* A LIST takes one --upstream-qps token, for its first page: its
- * continue pages follow at the upstream's pace. */
-static void test_one_token(void)
+/* A page of one pod whose annotation pads it to pad bytes, continued by
+ * cont ("" on the last page), as the stub sends it. */
+static char *padded_page(const char *name, const char *cont, size_t pad)
 {
+	char *fill = malloc(pad + 1), *page = malloc(pad + 512);
+	memset(fill, 'x', pad);
+	fill[pad] = '\0';
+	snprintf(page, pad + 512,
+		 HDR "{\"metadata\":{\"resourceVersion\":\"9\"%s%s%s},"
+		     "\"items\":[{\"metadata\":{\"name\":\"%s\","
+		     "\"namespace\":\"ns\",\"resourceVersion\":\"3\","
+		     "\"annotations\":{\"pad\":\"%s\"}}}]}",
+		 *cont ? ",\"continue\":\"" : "", cont, *cont ? "\"" : "", name,
+		 fill);
+	free(fill);
+	return page;
+}
+
+/* Tokens left in rl. */
+static double tokens(struct cache_ratelimit *rl)
+{
+	pthread_mutex_lock(&rl->lock);
+	double left = rl->tokens;
+	pthread_mutex_unlock(&rl->lock);
+	return left;
+}
+
+/*
+ * A LIST of large pages takes one --upstream-qps token, for its first
+ * page: its continue pages follow at the upstream's pace, bounded by the
+ * LIST's byte budget. After small pages (an upstream answering with
+ * near-empty pages and new tokens) each pays, as any request: all but
+ * the second, which is asked for before the first has ended.
+ */
+static void test_tokens(size_t pad, double per_list)
+{
+	char *pages[4] = { padded_page("a", "t2", pad),
+			   padded_page("c", "t3", pad),
+			   padded_page("d", "t4", pad),
+			   padded_page("e", "", pad) };
 	struct http_stub_route routes[] = {
-		{ .match = "continue=t2 ",
-		  .response = PAGE(",\"continue\":\"t3\"", POD("c")) },
-		{ .match = "continue=t3 ",
-		  .response = PAGE(",\"continue\":\"t4\"", POD("d")) },
-		{ .match = "continue=t4 ", .response = PAGE("", POD("e")) },
-		{ .match = "limit=2 ",
-		  .response = PAGE(",\"continue\":\"t2\"", POD("a")) },
+		{ .match = "continue=t2 ", .response = pages[1] },
+		{ .match = "continue=t3 ", .response = pages[2] },
+		{ .match = "continue=t4 ", .response = pages[3] },
+		{ .match = "limit=2 ", .response = pages[0] },
 	};
 	struct world w;
 	struct cache_ratelimit rl;
-	cache_ratelimit_init(&rl, 0.01, 5); /* no refill to speak of */
+	cache_ratelimit_init(&rl, 0.01, 10); /* no refill to speak of */
 	world_start(&w, routes, 4);
 	w.r->up.limit = &rl;
 	for (int round = 1; round <= 2; round++) {
@@ -235,19 +268,20 @@ static void test_one_token(void)
 		run_list(&lr);
 		CHECK(lr.rc == REFL_OK && lr.l.n == 4);
 		cache_refl_listing_free(&lr.l);
-		pthread_mutex_lock(&rl.lock);
-		double left = rl.tokens;
-		pthread_mutex_unlock(&rl.lock);
-		/* 5, less one a LIST (and not one a page: 4) */
-		CHECK(left > 5 - round - 0.5 && left < 5 - round + 0.5);
-		if (!(left > 5 - round - 0.5 && left < 5 - round + 0.5))
-			fprintf(stderr, "  %.2f tokens left after %d LISTs\n",
-				left, round);
+		double want = 10 - round * per_list, left = tokens(&rl);
+		CHECK(left > want - 0.5 && left < want + 0.5);
+		if (!(left > want - 0.5 && left < want + 0.5))
+			fprintf(stderr,
+				"  %.2f tokens left after %d LISTs of %zu-byte "
+				"pages, %.2f wanted\n",
+				left, round, pad, want);
 	}
 	CHECK(nreq(&w.s) == 8);
 	w.r->up.limit = NULL;
 	world_stop(&w);
 	cache_ratelimit_destroy(&rl);
+	for (int i = 0; i < 4; i++)
+		free(pages[i]);
 }
 
 /* The token is read from the first bytes, in any split, and not from a
@@ -287,7 +321,10 @@ int main(void)
 	test_peek();
 	test_ahead();
 	test_whole_list();
-	test_one_token();
+	/* past REFL_FREE_PAGE_MIN: 1 token a LIST, not 4 */
+	test_tokens(REFL_FREE_PAGE_MIN, 1);
+	/* small pages: one each but the LIST's second, 3 a LIST */
+	test_tokens(100, 3);
 	test_overlap_and_stop();
 	curl_global_cleanup();
 	return check_done("pager");
