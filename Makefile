@@ -76,16 +76,18 @@ $(B)/config/version.o: ALL_CFLAGS += -DINFORMER_PROXY_VERSION='"$(VERSION)"' -DI
 
 CONFIG_SRC := $(wildcard config/*.c)
 CACHE_SRC := $(wildcard cache/*.c)
-PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c))
+# proxy/ is the program and its wings: table/, pass/, front/.
+PROXY_SRC := $(filter-out proxy/main.c,$(wildcard proxy/*.c proxy/*/*.c))
 FAKE_SRC := $(wildcard tests/fake-apiserver/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# Unit tests mirror the tree: tests/unit/cache/test_store.c tests cache/store.c.
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c)
 # The fake apiserver's own unit tests live beside it, apart from the product's.
 FAKE_UNIT_SRC := $(wildcard tests/fake-apiserver/tests/test_*.c)
 LOADGEN_SRC := $(wildcard tests/load/*.c)
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
-UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/bin/%,$(UNIT_SRC))
 FAKE_UNIT_BIN := $(patsubst tests/fake-apiserver/tests/%.c,$(B)/tests/fake-apiserver/%,$(FAKE_UNIT_SRC))
 # Each tests/fuzz/NAME.c but replay.c is a fuzz target; make test runs it
 # over its committed corpus as the plain binary fuzz_NAME.
@@ -111,7 +113,7 @@ Q := $(if $(V),,@)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<)$(findstring tests/fuzz,$<),$(FAKE_CFLAGS)) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<)$(findstring tests/fuzz,$<),$(FAKE_CFLAGS)) $(if $(findstring tests/unit/,$<),-Itests/unit) -MMD -MP -c $< -o $@
 
 bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 	@mkdir -p bin
@@ -147,7 +149,7 @@ build/bench/fanout_ceiling: bench/fanout_ceiling.c
 test_selector_label_OBJ = $(FAKE_LIB_OBJ)
 test_selector_field_OBJ = $(FAKE_LIB_OBJ)
 .SECONDEXPANSION:
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $$(if $$(test_$$*_OBJ),$$(test_$$*_OBJ),$$(LIB_OBJ))
+$(B)/tests/bin/%: $(B)/tests/unit/%.o $$(if $$($$(notdir $$*)_OBJ),$$($$(notdir $$*)_OBJ),$$(LIB_OBJ))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)

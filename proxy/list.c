@@ -27,7 +27,7 @@
 #include "proxy/metrics.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
-#include "proxy/table.h"
+#include "proxy/table/table.h"
 
 #define PIN_TTL 300 /* seconds a paged LIST's snapshot is kept */
 

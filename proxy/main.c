@@ -34,7 +34,7 @@
 #include "proxy/reload.h"
 #include "proxy/resources.h"
 #include "proxy/server.h"
-#include "proxy/table_crd.h"
+#include "proxy/table/table_crd.h"
 
 static volatile sig_atomic_t quit, hup;
 

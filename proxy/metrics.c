@@ -12,10 +12,10 @@
 
 #include "config/buf.h"
 #include "config/version.h"
-#include "proxy/conns.h"
+#include "proxy/front/conns.h"
 #include "proxy/observe.h"
 #include "proxy/request.h"
-#include "proxy/upgrade.h"
+#include "proxy/pass/upgrade.h"
 
 struct proxy_counters proxy_counters;
 

@@ -54,7 +54,7 @@ struct proxy {
 	struct MHD_Daemon *daemon;   /* --listen */
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
 	bool made_socket;      /* the --unix-socket path is ours to remove */
-	struct proxy_tls *tls; /* --tls-cert-file, or NULL: serve_tls.h */
+	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
 	int port;	       /* the bound port */
 	bool inited;	       /* proxy_start got far enough to stop */
 	bool ticking;

@@ -28,12 +28,12 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/filter.h"
-#include "proxy/conns.h"
+#include "proxy/front/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
-#include "proxy/table.h"
+#include "proxy/table/table.h"
 
 /* libmicrohttpd allocates this much with every callback response, zeroed,
  * but reads into it only for a body sent without chunked encoding (an

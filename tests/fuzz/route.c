@@ -22,7 +22,7 @@
 #include "cache/parse.h"
 #include "config/buf.h"
 #include "proxy/route.h"
-#include "proxy/target.h"
+#include "proxy/front/target.h"
 #include "tests/fuzz/fuzz.h"
 
 static bool dot_seg(const char *s, size_t n)

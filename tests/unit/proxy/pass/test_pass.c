@@ -1,0 +1,911 @@
+/*
+ * test_passthrough: requests forwarded to the upstream (proxy/passthrough.c)
+ * through a minimal libmicrohttpd daemon on 127.0.0.1:0 that calls
+ * proxy_pt_handle/proxy_pt_done as server.c does, to a capturing upstream
+ * on 127.0.0.1:0 that records each request's head and body whole.
+ *
+ * Covered, with the security model in mind: a client's own Authorization
+ * goes alone, the proxy's token never with it; a client without
+ * credentials gets the proxy's identity only where lent (and then every
+ * Impersonate-*, X-Remote-*, Cookie and Proxy-Authorization is dropped),
+ * else goes anonymous; hop-by-hop headers, Host and Expect are not
+ * forwarded either way, nor hop-by-hop response headers back; a chunked
+ * request body reaches the upstream with its own Content-Length and no
+ * Transfer-Encoding; the target is kept byte for byte; bodies over the
+ * limit are refused without contacting the upstream; an unreachable or
+ * silent upstream gives 503 (watches spared the timeout); a watch
+ * streams, and a client that leaves (before or after the upstream's
+ * headers) has its upstream connection closed within seconds; a slow
+ * client gets a 4 MiB body whole through back-pressure; a stopped pool,
+ * a token file that cannot be read, and allocation failure.
+ */
+#include <curl/curl.h>
+#include <microhttpd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "cache/upstream.h"
+#include "config/alloc.h"
+#include "config/kubeconfig.h"
+#include "config/limits.h"
+#include "proxy/pass/pass.h"
+#include "check.h"
+
+/* ---- the capturing upstream ---- */
+
+static struct {
+	int fd, port;
+	pthread_t thread;
+	bool stop; /* atomic */
+	pthread_mutex_t lock;
+	const char *response; /* locked: what to answer */
+	bool hold;	      /* locked: answer nothing, wait */
+	bool busy;	      /* atomic: a connection is open */
+	int nreq;	      /* locked */
+	char head[16384];     /* locked: the last request's head */
+	char *body;	      /* locked: its body */
+	size_t body_len;
+} srv;
+
+static void srv_serve(int c)
+{
+	size_t cap = 16384, n = 0;
+	char *buf = malloc(cap + 1);
+	char *end = NULL;
+	while (!end) {
+		struct pollfd p = { c, POLLIN, 0 };
+		if (poll(&p, 1, 50) == 0) {
+			if (__atomic_load_n(&srv.stop, __ATOMIC_ACQUIRE))
+				goto out;
+			continue;
+		}
+		if (n == cap)
+			goto out;
+		ssize_t r = read(c, buf + n, cap - n);
+		if (r <= 0)
+			goto out;
+		n += (size_t)r;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+	}
+	size_t hlen = (size_t)(end + 4 - buf);
+	const char *cl = strcasestr(buf, "\r\ncontent-length:");
+	size_t want = cl && cl < end ? (size_t)atol(cl + 17) : 0;
+	if (hlen + want > cap) {
+		cap = hlen + want;
+		buf = realloc(buf, cap + 1);
+	}
+	while (n < hlen + want) {
+		ssize_t r = read(c, buf + n, hlen + want - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	pthread_mutex_lock(&srv.lock);
+	srv.nreq++;
+	snprintf(srv.head, sizeof(srv.head), "%.*s", (int)hlen, buf);
+	free(srv.body);
+	srv.body_len = n - hlen;
+	srv.body = malloc(srv.body_len + 1);
+	memcpy(srv.body, buf + hlen, srv.body_len);
+	srv.body[srv.body_len] = '\0';
+	const char *resp = srv.response;
+	bool hold = srv.hold;
+	pthread_mutex_unlock(&srv.lock);
+	if (hold && resp) { /* headers and a first part, then silence */
+		for (size_t off = 0, len = strlen(resp); off < len;) {
+			ssize_t w = write(c, resp + off, len - off);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+	}
+	if (hold) {
+		while (!__atomic_load_n(&srv.stop, __ATOMIC_ACQUIRE)) {
+			struct pollfd p = { c, POLLIN, 0 };
+			if (poll(&p, 1, 50) > 0 && read(c, buf, cap) <= 0)
+				break; /* the proxy hung up */
+		}
+		goto out;
+	}
+	for (size_t off = 0, len = strlen(resp); off < len;) {
+		ssize_t w = write(c, resp + off, len - off);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+out:
+	free(buf);
+}
+
+static void *srv_run(void *arg)
+{
+	while (!__atomic_load_n(&srv.stop, __ATOMIC_ACQUIRE)) {
+		struct pollfd p = { srv.fd, POLLIN, 0 };
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		int c = accept(srv.fd, NULL, NULL);
+		if (c < 0)
+			continue;
+		__atomic_store_n(&srv.busy, true, __ATOMIC_RELEASE);
+		srv_serve(c);
+		close(c);
+		__atomic_store_n(&srv.busy, false, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static int srv_start(void)
+{
+	pthread_mutex_init(&srv.lock, NULL);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	srv.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv.fd < 0 || bind(srv.fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(srv.fd, 16) ||
+	    getsockname(srv.fd, (struct sockaddr *)&a, &al))
+		return -1;
+	srv.port = ntohs(a.sin_port);
+	return pthread_create(&srv.thread, NULL, srv_run, NULL) ? -1 : 0;
+}
+
+static void srv_stop(void)
+{
+	__atomic_store_n(&srv.stop, true, __ATOMIC_RELEASE);
+	pthread_join(srv.thread, NULL);
+	close(srv.fd);
+	free(srv.body);
+	pthread_mutex_destroy(&srv.lock);
+}
+
+static void srv_script(const char *response, bool hold)
+{
+	pthread_mutex_lock(&srv.lock);
+	srv.response = response;
+	srv.hold = hold;
+	srv.head[0] = '\0';
+	pthread_mutex_unlock(&srv.lock);
+}
+
+static int srv_count(void)
+{
+	pthread_mutex_lock(&srv.lock);
+	int n = srv.nreq;
+	pthread_mutex_unlock(&srv.lock);
+	return n;
+}
+
+/* How long until the upstream's connection is closed, in ms (up to
+ * max_ms): when a client leaves, the proxy should hang up upstream. */
+static long srv_free_after(long max_ms)
+{
+	long ms = 0;
+	while (__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE) && ms < max_ms) {
+		usleep(10 * 1000);
+		ms += 10;
+	}
+	return ms;
+}
+
+/* Wait until the upstream has taken no request for 300 ms: connections
+ * left in its backlog by an earlier test are served and counted. */
+static void srv_settle(void)
+{
+	int n = srv_count(), quiet = 0;
+	while (quiet < 3) {
+		usleep(100 * 1000);
+		int m = srv_count();
+		quiet = m == n ? quiet + 1 : 0;
+		n = m;
+	}
+}
+
+/* How many header lines of the last request start with name (any case). */
+static int head_count(const char *name)
+{
+	int n = 0;
+	size_t l = strlen(name);
+	pthread_mutex_lock(&srv.lock);
+	for (const char *p = strstr(srv.head, "\r\n"); p && p[2];
+	     p = strstr(p + 2, "\r\n"))
+		if (!strncasecmp(p + 2, name, l))
+			n++;
+	pthread_mutex_unlock(&srv.lock);
+	return n;
+}
+
+/* Whether the last request carries exactly this header line. */
+static bool head_has(const char *line)
+{
+	char want[512];
+	snprintf(want, sizeof(want), "\r\n%s\r\n", line);
+	pthread_mutex_lock(&srv.lock);
+	bool has = strstr(srv.head, want) != NULL;
+	pthread_mutex_unlock(&srv.lock);
+	return has;
+}
+
+static bool head_line_is(const char *line)
+{
+	pthread_mutex_lock(&srv.lock);
+	size_t l = strlen(line);
+	bool is = !strncmp(srv.head, line, l) &&
+		  !strncmp(srv.head + l, "\r\n", 2);
+	pthread_mutex_unlock(&srv.lock);
+	return is;
+}
+
+/* ---- the proxy side: server.c's passthrough path, reduced ---- */
+
+static struct proxy_pt_pool *pool;
+static struct MHD_Daemon *mhd;
+static int mhd_port;
+static struct cache_upstream up;
+static char up_url[64];
+
+struct rq {
+	char *raw;
+	struct proxy_pt *pt;
+};
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct rq *r = calloc(1, sizeof(*r));
+	if (r)
+		r->raw = strdup(uri);
+	return r;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	struct rq *r = *state;
+	if (!r || !r->raw)
+		return MHD_NO;
+	return proxy_pt_handle(pool, c, r->raw, method, upload, upload_size,
+			       &r->pt);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct rq *r = *state;
+	if (!r)
+		return;
+	proxy_pt_done(r->pt);
+	free(r->raw);
+	free(r);
+	*state = NULL;
+}
+
+/* A pool and a daemon in front of it; upstream at port with creds. */
+static void proxy_up(int port, struct config_upstream *creds, bool lend,
+		     int timeout_s)
+{
+	snprintf(up_url, sizeof(up_url), "http://127.0.0.1:%d", port);
+	up = (struct cache_upstream){ .server = up_url, .creds = creds };
+	pool = proxy_pt_pool_new(&up, lend, timeout_s);
+	CHECK(pool != NULL);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	mhd = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
+		NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &a,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_END);
+	CHECK(mhd != NULL);
+	const union MHD_DaemonInfo *i =
+		mhd ? MHD_get_daemon_info(mhd, MHD_DAEMON_INFO_BIND_PORT) :
+		      NULL;
+	mhd_port = i ? i->port : 0;
+}
+
+static void proxy_down(void)
+{
+	proxy_pt_pool_stop(pool);
+	if (mhd)
+		MHD_stop_daemon(mhd);
+	proxy_pt_pool_free(pool);
+	pool = NULL;
+	mhd = NULL;
+}
+
+/* ---- the client ---- */
+
+struct reply {
+	long code; /* -1: no answer */
+	CURLcode rc;
+	char hdrs[8192];
+	size_t hn;
+	char *body;
+	size_t len;
+	long ms; /* how long it took */
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *cls)
+{
+	struct reply *r = cls;
+	r->body = realloc(r->body, r->len + size * n + 1);
+	memcpy(r->body + r->len, p, size * n);
+	r->len += size * n;
+	r->body[r->len] = '\0';
+	return size * n;
+}
+
+static size_t on_hdr(char *p, size_t size, size_t n, void *cls)
+{
+	struct reply *r = cls;
+	size_t len = size * n;
+	if (r->hn + len < sizeof(r->hdrs)) {
+		memcpy(r->hdrs + r->hn, p, len);
+		r->hn += len;
+		r->hdrs[r->hn] = '\0';
+	}
+	return len;
+}
+
+struct upload {
+	const char *p;
+	size_t len, off;
+};
+
+static size_t on_read(char *out, size_t size, size_t n, void *cls)
+{
+	struct upload *u = cls;
+	size_t k = u->len - u->off < size * n ? u->len - u->off : size * n;
+	if (k > 7)
+		k = 7; /* small chunks, several of them */
+	memcpy(out, u->p + u->off, k);
+	u->off += k;
+	return k;
+}
+
+/* method target with the NULL-terminated header lines; body (NULL: none)
+ * sent with a Content-Length, or chunked when chunked. */
+static void request(struct reply *r, const char *method, const char *target,
+		    const char *const *hdrs, const char *body, size_t blen,
+		    bool chunked, long timeout_ms)
+{
+	memset(r, 0, sizeof(*r));
+	r->code = -1;
+	CURL *h = curl_easy_init();
+	struct curl_slist *l = NULL;
+	char url[8192];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", mhd_port, target);
+	for (; hdrs && *hdrs; hdrs++)
+		l = curl_slist_append(l, *hdrs);
+	l = curl_slist_append(l, "Expect:");
+	struct upload u = { body, blen, 0 };
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_hdr);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+	if (!strcmp(method, "HEAD"))
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	else if (strcmp(method, "GET"))
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	if (body && chunked) {
+		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(h, CURLOPT_READDATA, &u);
+	} else if (body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)blen);
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r->rc = curl_easy_perform(h);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		(t1.tv_nsec - t0.tv_nsec) / 1000000;
+	if (r->rc == CURLE_OK)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->code);
+	curl_slist_free_all(l);
+	curl_easy_cleanup(h);
+}
+
+static void reply_free(struct reply *r)
+{
+	free(r->body);
+	r->body = NULL;
+}
+
+static bool reply_has(const struct reply *r, const char *name)
+{
+	char want[256];
+	snprintf(want, sizeof(want), "\n%s", name);
+	return strcasestr(r->hdrs, want) != NULL;
+}
+
+#define OK_JSON                                                 \
+	"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
+	"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+
+/* ---- tests ---- */
+
+static struct config_upstream creds = {
+	.server = "http://127.0.0.1",
+	.url_base = "http://127.0.0.1",
+	.token = "PROXY-SA-TOKEN",
+};
+
+/* Headers a client might send to pass for someone else or to confuse a
+ * hop; the same set in each identity test. */
+static const char *const smuggle[] = {
+	"Impersonate-User: system:admin",
+	"Impersonate-Group: system:masters",
+	"Impersonate-Uid: 0",
+	"X-Remote-User: admin",
+	"X-Remote-Group: system:masters",
+	"Cookie: session=stolen",
+	"Proxy-Authorization: Basic cHJveHk6cHc=",
+	"Connection: keep-alive, Upgrade",
+	"Keep-Alive: timeout=99",
+	"TE: trailers",
+	"Upgrade: h2c",
+	"Host: evil.example",
+	"X-Custom: kept",
+	"Accept: application/json",
+	NULL,
+};
+
+/* The headers no request forwards, whoever sends it. */
+static void check_never_forwarded(void)
+{
+	CHECK(head_count("Proxy-Authorization:") == 0);
+	CHECK(head_count("Keep-Alive:") == 0);
+	CHECK(head_count("TE:") == 0);
+	CHECK(head_count("Upgrade:") == 0);
+	CHECK(head_count("Expect:") == 0);
+	CHECK(head_count("Transfer-Encoding:") == 0);
+	CHECK(head_count("Host:") == 1);
+	char host[64];
+	snprintf(host, sizeof(host), "Host: 127.0.0.1:%d", srv.port);
+	CHECK(head_has(host));
+	CHECK(head_has("X-Custom: kept"));
+	CHECK(head_has("Accept: application/json"));
+}
+
+/* A client's own credentials go alone: no proxy token beside them, its
+ * impersonation headers left for the upstream to authorize on them. */
+static void test_client_credentials(void)
+{
+	proxy_up(srv.port, &creds, true, 0);
+	srv_script(OK_JSON, false);
+	const char *h[32];
+	int n = 0;
+	h[n++] = "Authorization: Bearer CLIENT-TOKEN";
+	for (const char *const *s = smuggle; *s; s++)
+		h[n++] = *s;
+	h[n] = NULL;
+	struct reply r;
+	request(&r, "GET", "/api/v1/namespaces/a/secrets", h, NULL, 0, false,
+		10000);
+	CHECK(r.code == 200);
+	CHECK(head_line_is("GET /api/v1/namespaces/a/secrets HTTP/1.1"));
+	CHECK(head_count("Authorization:") == 1);
+	CHECK(head_has("Authorization: Bearer CLIENT-TOKEN"));
+	pthread_mutex_lock(&srv.lock);
+	CHECK(strstr(srv.head, "PROXY-SA-TOKEN") == NULL);
+	pthread_mutex_unlock(&srv.lock);
+	CHECK(head_has("Impersonate-User: system:admin"));
+	CHECK(head_has("Cookie: session=stolen"));
+	check_never_forwarded();
+	reply_free(&r);
+
+	/* the scheme does not matter: any credentials are the client's */
+	const char *basic[] = { "Authorization: Basic YWxpY2U6cHc=",
+				"Impersonate-User: system:admin", NULL };
+	request(&r, "GET", "/api", basic, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_count("Authorization:") == 1);
+	CHECK(head_has("Authorization: Basic YWxpY2U6cHc="));
+	reply_free(&r);
+	proxy_down();
+}
+
+/* No credentials, where the proxy lends its identity: its token, and
+ * nothing that asks the upstream to take the client for anyone else. */
+static void test_lent_identity(void)
+{
+	proxy_up(srv.port, &creds, true, 0);
+	srv_script(OK_JSON, false);
+	struct reply r;
+	request(&r, "GET", "/api/v1/pods", smuggle, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_count("Authorization:") == 1);
+	CHECK(head_has("Authorization: Bearer PROXY-SA-TOKEN"));
+	CHECK(head_count("Impersonate-") == 0);
+	CHECK(head_count("X-Remote-") == 0);
+	CHECK(head_count("Cookie:") == 0);
+	check_never_forwarded();
+	reply_free(&r);
+
+	/* an empty Authorization is no credentials: it is not forwarded
+	 * beside the proxy's */
+	const char *empty[] = { "Authorization;", "impersonate-user: x", NULL };
+	request(&r, "GET", "/api/v1/pods", empty, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_count("Authorization:") == 1);
+	CHECK(head_has("Authorization: Bearer PROXY-SA-TOKEN"));
+	CHECK(head_count("Impersonate-") == 0);
+	reply_free(&r);
+	proxy_down();
+}
+
+/* No credentials, and no identity to lend: anonymous, stripped the same. */
+static void test_anonymous(void)
+{
+	proxy_up(srv.port, &creds, false, 0);
+	srv_script(OK_JSON, false);
+	struct reply r;
+	request(&r, "GET", "/version", smuggle, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_count("Authorization:") == 0);
+	CHECK(head_count("Impersonate-") == 0);
+	CHECK(head_count("X-Remote-") == 0);
+	CHECK(head_count("Cookie:") == 0);
+	pthread_mutex_lock(&srv.lock);
+	CHECK(strstr(srv.head, "PROXY-SA-TOKEN") == NULL);
+	pthread_mutex_unlock(&srv.lock);
+	check_never_forwarded();
+	reply_free(&r);
+	proxy_down();
+}
+
+/* The upstream's answer comes back as it is, less its hop-by-hop
+ * headers; a chunked one re-framed. */
+static void test_response(void)
+{
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(
+		"HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\n"
+		"Audit-Id: 42\r\nX-Up: yes\r\nKeep-Alive: timeout=5\r\n"
+		"Proxy-Authenticate: Basic\r\nTrailer: X-T\r\nUpgrade: h2c\r\n"
+		"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+		"5\r\n{\"a\":\r\n3\r\n12}\r\n0\r\n\r\n",
+		false);
+	struct reply r;
+	request(&r, "GET", "/api/v1/namespaces/a/configmaps/b", NULL, NULL, 0,
+		false, 10000);
+	CHECK(r.code == 409);
+	CHECK(r.len == 8 && r.body && !strcmp(r.body, "{\"a\":12}"));
+	CHECK(reply_has(&r, "Audit-Id: 42"));
+	CHECK(reply_has(&r, "X-Up: yes"));
+	CHECK(reply_has(&r, "Content-Type: application/json"));
+	CHECK(!reply_has(&r, "Keep-Alive:"));
+	CHECK(!reply_has(&r, "Proxy-Authenticate:"));
+	CHECK(!reply_has(&r, "Trailer:"));
+	CHECK(!reply_has(&r, "Upgrade:"));
+	reply_free(&r);
+
+	/* the upstream's Content-Length is kept; HEAD gets none of the body */
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
+		"hello world",
+		false);
+	request(&r, "GET", "/openapi/v2", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 200 && r.len == 11 && !strcmp(r.body, "hello world"));
+	CHECK(reply_has(&r, "Content-Length: 11"));
+	reply_free(&r);
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n",
+		false);
+	request(&r, "HEAD", "/openapi/v2", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 200 && r.len == 0);
+	CHECK(head_line_is("HEAD /openapi/v2 HTTP/1.1"));
+	reply_free(&r);
+	proxy_down();
+}
+
+/* The target byte for byte: escapes, query and all. */
+static void test_target(void)
+{
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(OK_JSON, false);
+	struct reply r;
+	const char *t =
+		"/api/v1/namespaces/a/pods/x%2Fy?labelSelector=app%3Dweb%2Cenv+in+(a)"
+		"&fieldSelector=&limit=5";
+	request(&r, "GET", t, NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	char want[512];
+	snprintf(want, sizeof(want), "GET %s HTTP/1.1", t);
+	CHECK(head_line_is(want));
+	reply_free(&r);
+	proxy_down();
+}
+
+/* Request bodies: forwarded exactly, framed by the proxy. */
+static void test_bodies(void)
+{
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(OK_JSON, false);
+	struct reply r;
+	const char *js = "{\"kind\":\"ConfigMap\",\"data\":{\"k\":\"v\"}}";
+	const char *ct[] = { "Content-Type: application/json", NULL };
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", ct, js,
+		strlen(js), false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_line_is("POST /api/v1/namespaces/a/configmaps HTTP/1.1"));
+	pthread_mutex_lock(&srv.lock);
+	CHECK(srv.body_len == strlen(js) && !strcmp(srv.body, js));
+	pthread_mutex_unlock(&srv.lock);
+	CHECK(head_has("Content-Type: application/json"));
+	char cl[64];
+	snprintf(cl, sizeof(cl), "Content-Length: %zu", strlen(js));
+	CHECK(head_has(cl));
+	reply_free(&r);
+
+	/* chunked from the client: one Content-Length to the upstream, no
+	 * Transfer-Encoding for the two to disagree about */
+	const char *te[] = { "Transfer-Encoding: chunked",
+			     "Content-Type: application/merge-patch+json",
+			     NULL };
+	request(&r, "PATCH", "/api/v1/namespaces/a/configmaps/b", te, js,
+		strlen(js), true, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_line_is("PATCH /api/v1/namespaces/a/configmaps/b HTTP/1.1"));
+	CHECK(head_count("Transfer-Encoding:") == 0);
+	CHECK(head_count("Content-Length:") == 1);
+	CHECK(head_has(cl));
+	pthread_mutex_lock(&srv.lock);
+	CHECK(srv.body_len == strlen(js) && !strcmp(srv.body, js));
+	pthread_mutex_unlock(&srv.lock);
+	reply_free(&r);
+
+	/* no Content-Type from the client: none added */
+	const char *noct[] = { "Content-Type:", NULL };
+	request(&r, "PUT", "/api/v1/namespaces/a/configmaps/b", noct, "x", 1,
+		false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_count("Content-Type:") == 0);
+	reply_free(&r);
+
+	/* DELETE without a body: none sent */
+	request(&r, "DELETE", "/api/v1/namespaces/a/configmaps/b", NULL, NULL,
+		0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_line_is(
+		"DELETE /api/v1/namespaces/a/configmaps/b HTTP/1.1"));
+	pthread_mutex_lock(&srv.lock);
+	CHECK(srv.body_len == 0);
+	pthread_mutex_unlock(&srv.lock);
+	reply_free(&r);
+
+	/* at the limit: forwarded whole; one byte over: 400, upstream untouched */
+	size_t lim = LIMIT_REQUEST_BODY_BYTES;
+	char *big = malloc(lim + 1);
+	memset(big, 'b', lim + 1);
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, big, lim,
+		false, 30000);
+	CHECK(r.code == 200);
+	pthread_mutex_lock(&srv.lock);
+	CHECK(srv.body_len == lim);
+	pthread_mutex_unlock(&srv.lock);
+	reply_free(&r);
+	int before = srv_count();
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, big,
+		lim + 1, false, 30000);
+	CHECK(r.code == 400);
+	CHECK(r.body &&
+	      strstr(r.body, "the request body is larger than 3145728 bytes"));
+	CHECK(r.body && strstr(r.body, "\"reason\":\"BadRequest\""));
+	CHECK(srv_count() == before);
+	reply_free(&r);
+	free(big);
+	proxy_down();
+}
+
+/* Nobody listening, or nobody answering. */
+static void test_upstream_failures(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0); /* a port nobody listens on */
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	bind(s, (struct sockaddr *)&a, sizeof(a));
+	getsockname(s, (struct sockaddr *)&a, &al);
+	int dead = ntohs(a.sin_port);
+	close(s);
+	proxy_up(dead, NULL, false, 0);
+	struct reply r;
+	request(&r, "GET", "/api/v1/nodes", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 503);
+	CHECK(reply_has(&r, "Retry-After: 1"));
+	CHECK(r.body &&
+	      strstr(r.body, "the upstream apiserver could not be reached"));
+	CHECK(r.body && strstr(r.body, "\"reason\":\"ServiceUnavailable\""));
+	reply_free(&r);
+	proxy_down();
+
+	/* a silent upstream: cut at the request timeout */
+	proxy_up(srv.port, NULL, false, 1);
+	srv_script(NULL, true);
+	request(&r, "GET", "/api/v1/nodes", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 503);
+	CHECK(r.ms >= 900 && r.ms < 5000);
+	reply_free(&r);
+	/* a watch is long-running: not cut (the client gives up first) */
+	request(&r, "GET", "/api/v1/nodes?watch=true", NULL, NULL, 0, false,
+		2500);
+	CHECK(r.code == -1 && r.rc == CURLE_OPERATION_TIMEDOUT);
+	CHECK(r.ms >= 2400);
+	reply_free(&r);
+	/* nor is exec */
+	request(&r, "GET", "/api/v1/namespaces/a/pods/p/exec?command=sh", NULL,
+		NULL, 0, false, 2500);
+	CHECK(r.code == -1 && r.rc == CURLE_OPERATION_TIMEDOUT);
+	reply_free(&r);
+	srv_script(OK_JSON, false);
+	proxy_down();
+	srv_settle();
+}
+
+/* A watch streams: its first event reaches the client before the
+ * upstream ends it; the client leaving ends the upstream transfer. */
+static void test_streaming(void)
+{
+	proxy_up(srv.port, NULL, false, 1);
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Transfer-Encoding: chunked\r\n\r\n"
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n",
+		   true);
+	struct reply r;
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0,
+		false, 1500);
+	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
+	CHECK(r.body &&
+	      !strcmp(r.body, "{\"type\":\"ADDED\",\"object\":{}}\n"));
+	CHECK(reply_has(&r, "Content-Type: application/json"));
+	reply_free(&r);
+	/* the proxy hangs up upstream soon (it looks once a second) */
+	CHECK(__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE));
+	CHECK(srv_free_after(5000) < 2500);
+	proxy_down();
+}
+
+/* An upstream faster than its client: paused above the high water mark,
+ * resumed as the client drains, every byte delivered once, in order. */
+static void test_backpressure(void)
+{
+	size_t n = 4 * 1024 * 1024;
+	const char *head = "HTTP/1.1 200 OK\r\nContent-Length: 4194304\r\n"
+			   "Connection: close\r\n\r\n";
+	size_t hl = strlen(head);
+	char *resp = malloc(hl + n + 1);
+	memcpy(resp, head, hl);
+	for (size_t i = 0; i < n; i++)
+		resp[hl + i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	resp[hl + n] = '\0';
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(resp, false);
+	struct reply r;
+	CURL *h = curl_easy_init();
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/pods", mhd_port);
+	memset(&r, 0, sizeof(r));
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
+	curl_easy_setopt(h, CURLOPT_MAX_RECV_SPEED_LARGE,
+			 (curl_off_t)(4 * 1024 * 1024));
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+	CHECK(curl_easy_perform(h) == CURLE_OK);
+	curl_easy_cleanup(h);
+	CHECK(r.len == n);
+	CHECK(r.body && r.len == n && !memcmp(r.body, resp + hl, n));
+	reply_free(&r);
+	proxy_down();
+	srv_script(OK_JSON, false);
+	srv_settle();
+	/* the upstream thread may still be writing resp to a connection the
+	 * proxy left: free it only once that connection is done */
+	CHECK(srv_free_after(10000) < 10000);
+	free(resp);
+}
+
+/* A client that leaves before the upstream has answered a thing: the
+ * upstream transfer ends with it, not when the upstream answers. */
+static void test_leave_before_headers(void)
+{
+	proxy_up(srv.port, NULL, false, 0);
+	srv_script(NULL, true);
+	struct reply r;
+	request(&r, "GET", "/api/v1/pods?watch=true", NULL, NULL, 0, false,
+		500);
+	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
+	reply_free(&r);
+	/* the proxy hangs up upstream soon (it looks once a second) */
+	CHECK(__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE));
+	CHECK(srv_free_after(5000) < 2500);
+	srv_script(OK_JSON, false);
+	proxy_down();
+}
+
+/* What cannot be forwarded is refused, never sent half-made. */
+static void test_refusals(void)
+{
+	/* a token file the proxy cannot read: a lent identity is refused ... */
+	struct config_upstream bad = { .server = "http://127.0.0.1",
+				       .url_base = "http://127.0.0.1",
+				       .token_file = "/nonexistent/token" };
+	pthread_mutex_init(&bad.lock, NULL);
+	bad.lock_ready = true;
+	proxy_up(srv.port, &bad, true, 0);
+	srv_script(OK_JSON, false);
+	int before = srv_count();
+	struct reply r;
+	request(&r, "GET", "/api/v1/pods", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 503);
+	CHECK(r.body && strstr(r.body, "cannot forward this request"));
+	CHECK(srv_count() == before);
+	reply_free(&r);
+	/* ... a client's own credentials do not need it */
+	const char *own[] = { "Authorization: Bearer mine", NULL };
+	request(&r, "GET", "/api/v1/pods", own, NULL, 0, false, 10000);
+	CHECK(r.code == 200);
+	CHECK(head_has("Authorization: Bearer mine"));
+	reply_free(&r);
+
+	/* out of memory making the request: 503, nothing forwarded */
+	before = srv_count();
+	alloc_fail_after(1);
+	request(&r, "GET", "/api/v1/pods", own, NULL, 0, false, 10000);
+	long failed = alloc_failures();
+	alloc_fail_after(0);
+	CHECK(failed == 1);
+	CHECK(r.code == 503);
+	CHECK(srv_count() == before);
+	reply_free(&r);
+
+	/* a stopped pool refuses rather than leave the client suspended */
+	proxy_pt_pool_stop(pool);
+	request(&r, "GET", "/api/v1/pods", own, NULL, 0, false, 10000);
+	CHECK(r.code == 503);
+	CHECK(r.body && strstr(r.body, "informer-proxy is shutting down"));
+	CHECK(srv_count() == before);
+	reply_free(&r);
+	proxy_down();
+	pthread_mutex_destroy(&bad.lock);
+	free(bad.cached_token);
+}
+
+int main(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	CHECK(srv_start() == 0);
+	test_client_credentials();
+	test_lent_identity();
+	test_anonymous();
+	test_response();
+	test_target();
+	test_bodies();
+	test_upstream_failures();
+	test_streaming();
+	test_leave_before_headers();
+	test_backpressure();
+	test_refusals();
+	srv_stop();
+	curl_global_cleanup();
+	return check_done("passthrough");
+}

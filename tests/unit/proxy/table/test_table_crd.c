@@ -1,0 +1,252 @@
+/*
+ * test_table_crd: custom resources' columns from their CRD: which groups
+ * are custom, the columns found through an attached store of CRDs (the
+ * CRD's version, a change of the CRD seen at its new resourceVersion,
+ * detaching), each column type's cell, and allocation failure while
+ * parsing a CRD. test_jsonpath covers the JSONPath subset and more cells.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache/json.h"
+#include "cache/kind.h"
+#include "cache/obj.h"
+#include "cache/store.h"
+#include "config/alloc.h"
+#include "proxy/table/table_crd.h"
+#include "check.h"
+
+/* 2026-01-01T00:00:00Z */
+#define NOW 1767225600
+
+static const struct cache_kind widgets = {
+	.group = "example.com",
+	.version = "v1",
+	.resource = "widgets",
+	.kind = "Widget",
+	.list_kind = "WidgetList",
+	.namespaced = true,
+};
+
+/* A widgets CRD at rv whose v1 prints one column, named col. */
+static const char *crd(unsigned rv, const char *col)
+{
+	static char js[1024];
+	snprintf(js, sizeof(js),
+		 "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":"
+		 "\"CustomResourceDefinition\",\"metadata\":{\"name\":"
+		 "\"widgets.example.com\",\"resourceVersion\":\"%u\"},"
+		 "\"spec\":{\"group\":\"example.com\",\"versions\":["
+		 "{\"name\":\"v1alpha1\"},"
+		 "{\"name\":\"v1\",\"additionalPrinterColumns\":["
+		 "{\"name\":\"%s\",\"type\":\"string\",\"priority\":1,"
+		 "\"jsonPath\":\".spec.%s\"}]}]}}",
+		 rv, col, col);
+	return js;
+}
+
+static void store_put(struct cache_store *s, unsigned rv, const char *col)
+{
+	const char *js = crd(rv, col);
+	struct cache_obj *o =
+		cache_obj_parse(cache_kind_lookup("customresourcedefinitions"),
+				js, strlen(js), false, NULL, 0);
+	struct cache_txn t;
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	cache_store_txn_begin(s, &t);
+	CHECK(cache_store_txn_put(&t, o, NULL) == 0);
+	CHECK(cache_store_txn_commit(&t, rv) == 0);
+	cache_obj_put(o);
+}
+
+/* The columnDefinitions of c as a string (static). */
+static const char *columns(const struct proxy_crd_cols *c)
+{
+	static char out[4096];
+	struct buf b = BUF_INIT;
+	proxy_crd_columns(&b, c);
+	buf_addc(&b, '\0');
+	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
+	buf_free(&b);
+	return out;
+}
+
+/* The cells of obj under c (static). */
+static const char *cells(const struct proxy_crd_cols *c, const char *obj)
+{
+	static char out[4096];
+	struct json_doc d = JSON_DOC_INIT;
+	struct buf b = BUF_INIT;
+	out[0] = '\0';
+	if (json_parse(&d, obj, strlen(obj), NULL, 0) == 0) {
+		proxy_crd_cells(&b, c, &d, NOW);
+		buf_addc(&b, '\0');
+		snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
+	}
+	buf_free(&b);
+	json_doc_free(&d);
+	return out;
+}
+
+static void test_group(void)
+{
+	CHECK(!proxy_crd_group(""));
+	CHECK(!proxy_crd_group("apps"));
+	CHECK(!proxy_crd_group("rbac.authorization.k8s.io"));
+	CHECK(!proxy_crd_group("storagemigration.k8s.io"));
+	CHECK(proxy_crd_group("example.com"));
+	/* whole names only: a custom group may end like a built-in one */
+	CHECK(proxy_crd_group("apps.example.com"));
+	CHECK(proxy_crd_group("batch.k8s.io"));
+	CHECK(proxy_crd_group("app"));
+}
+
+static void test_store(void)
+{
+	struct cache_store *s = cache_store_new();
+	struct proxy_crd_cols *c;
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	/* nothing attached: the caller's NAME AGE */
+	CHECK(proxy_crd_cols_get(&widgets) == NULL);
+	proxy_crd_attach(s);
+	CHECK(proxy_crd_cols_get(&widgets) == NULL); /* no such CRD yet */
+	store_put(s, 5, "color");
+	c = proxy_crd_cols_get(&widgets);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK(strstr(columns(c), "{\"name\":\"color\",\"type\":"
+					 "\"string\",\"format\":\"\","
+					 "\"description\":\"Custom resource "
+					 "definition column (in JSONPath "
+					 "format): .spec.color\","
+					 "\"priority\":1}]") != NULL);
+		CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"spec\":"
+				   "{\"color\":\"red\"}}"),
+			  "\"w\",\"red\"");
+		proxy_crd_cols_free(c);
+	}
+	/* asked again: the same columns (from the parsed copy kept) */
+	c = proxy_crd_cols_get(&widgets);
+	CHECK(c && strstr(columns(c), "\"name\":\"color\""));
+	proxy_crd_cols_free(c);
+	/* the CRD changes: its new columns at its new resourceVersion */
+	store_put(s, 6, "size");
+	c = proxy_crd_cols_get(&widgets);
+	CHECK(c && strstr(columns(c), "\"name\":\"size\"") &&
+	      !strstr(columns(c), "\"name\":\"color\""));
+	proxy_crd_cols_free(c);
+	/* a version the CRD does not serve, a built-in group */
+	struct cache_kind v2 = widgets, apps = widgets;
+	v2.version = "v2";
+	apps.group = "";
+	CHECK(proxy_crd_cols_get(&v2) == NULL);
+	CHECK(proxy_crd_cols_get(&apps) == NULL);
+	/* a version without columns: NAME AGE */
+	v2.version = "v1alpha1";
+	c = proxy_crd_cols_get(&v2);
+	CHECK(c && strstr(columns(c), "{\"name\":\"Age\",\"type\":\"date\""));
+	proxy_crd_cols_free(c);
+	proxy_crd_attach(NULL);
+	CHECK(proxy_crd_cols_get(&widgets) == NULL);
+	cache_store_free(s);
+}
+
+/* Each type's cell from values of each JSON type. */
+static void test_types(void)
+{
+	static const char def[] =
+		"{\"spec\":{\"versions\":[{\"name\":\"v1\","
+		"\"additionalPrinterColumns\":["
+		"{\"name\":\"I\",\"type\":\"integer\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"N\",\"type\":\"number\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"B\",\"type\":\"boolean\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"S\",\"type\":\"string\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"D\",\"type\":\"date\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"X\",\"type\":\"colour\",\"jsonPath\":\".a\"}"
+		"]}]}}";
+	struct proxy_crd_cols *c = proxy_crd_cols_parse(def, strlen(def), "v1");
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	/* an integer column drops a number's fraction */
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":2.9}"),
+		  "\"w\",2,2.9,null,\"2.9\",null,null");
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":-7}"),
+		  "\"w\",-7,-7,null,\"-7\",null,null");
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":1e3}"),
+		  "\"w\",1000,1e3,null,\"1e3\",null,null");
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":false}"),
+		  "\"w\",null,null,false,\"false\",null,null");
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":\"5\"}"),
+		  "\"w\",null,null,null,\"5\",\"\\u003cinvalid\\u003e\",null");
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":"
+			   "\"2025-12-31T23:00:00Z\"}"),
+		  "\"w\",null,null,null,\"2025-12-31T23:00:00Z\",\"60m\",null");
+	/* absent or null: null whatever the type; no name: "" */
+	CHECK_STR(cells(c, "{\"a\":null}"),
+		  "\"\",null,null,null,null,null,null");
+	CHECK_STR(cells(c, "{}"), "\"\",null,null,null,null,null,null");
+	proxy_crd_cols_free(c);
+}
+
+/* Every allocation of a parse fails in turn: NULL, never a crash or a
+ * half-made column, until the parse succeeds whole. */
+static void test_alloc_failure(void)
+{
+	static const char def[] =
+		"{\"spec\":{\"versions\":[{\"name\":\"v1\","
+		"\"additionalPrinterColumns\":["
+		"{\"name\":\"A\",\"type\":\"string\",\"jsonPath\":\".a\"},"
+		"{\"name\":\"B\",\"type\":\"integer\",\"jsonPath\":\".b\","
+		"\"description\":\"bee\",\"priority\":1}]}]}}";
+	struct proxy_crd_cols *c = NULL;
+	int n, failed = 0;
+	for (n = 1; n < 200 && !c; n++) {
+		alloc_fail_after(n);
+		c = proxy_crd_cols_parse(def, strlen(def), "v1");
+		alloc_fail_after(0);
+		failed += !c;
+	}
+	CHECK(failed > 0 && c != NULL);
+	if (c) {
+		CHECK(strstr(columns(c),
+			     "(in JSONPath format): .a\",\"priority\":0},"
+			     "{\"name\":\"B\",\"type\":\"integer\",\"format\":"
+			     "\"\",\"description\":\"bee\",\"priority\":1}]") !=
+		      NULL);
+		proxy_crd_cols_free(c);
+	}
+	/* a version without columns gets AGE, made whole or not at all */
+	static const char bare[] =
+		"{\"spec\":{\"versions\":[{\"name\":\"v1\"}]}}";
+	c = NULL;
+	failed = 0;
+	for (n = 1; n < 200 && !c; n++) {
+		alloc_fail_after(n);
+		c = proxy_crd_cols_parse(bare, strlen(bare), "v1");
+		alloc_fail_after(0);
+		failed += !c;
+		if (c && !strstr(columns(c), "{\"name\":\"Age\",\"type\":"
+					     "\"date\",\"format\":\"\"")) {
+			CHECK(!"AGE column made with an allocation failed");
+			break;
+		}
+	}
+	CHECK(failed > 0 && c != NULL);
+	proxy_crd_cols_free(c);
+}
+
+int main(void)
+{
+	test_group();
+	test_store();
+	test_types();
+	test_alloc_failure();
+	return check_done("table_crd");
+}

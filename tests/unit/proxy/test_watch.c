@@ -1,0 +1,350 @@
+/*
+ * test_watch: WATCH streams from the store and the event history, as the
+ * apiserver's watch cache sends them: initial ADDED events for an RV-less
+ * or "0" watch, then the events after the snapshot; events after a given
+ * resourceVersion only; a MODIFIED that leaves a selector sent as DELETED;
+ * one named object; the initial-events-end bookmark of a watch-list and a
+ * periodic BOOKMARK; 410 Expired as an ERROR event for an RV the history
+ * no longer has; timeoutSeconds ending the stream, and out-of-range
+ * values (overflow, negative, not a number) not ending it early; the
+ * 400/406/422 refusals of a bad query and 429 past --max-watchers, with
+ * every slot given back.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu-bp.h>
+
+#include "cache/kind.h"
+#include "proxy/front/conns.h"
+#include "proxy/metrics.h"
+#include "proxy/watch.h"
+#include "mhd_stub.h"
+#include "check.h"
+
+static struct cache_resource *pods;
+static struct proxy prx;
+static struct mhd_stub srv;
+static bool waking; /* atomic */
+
+static struct cache_obj *pod(const char *ns, const char *name, const char *app,
+			     unsigned rv)
+{
+	char js[512];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+		 "\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"}},"
+		 "\"spec\":{\"nodeName\":\"n1\"}}",
+		 name, ns, rv, app);
+	struct cache_obj *o =
+		cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
+	CHECK(o != NULL);
+	return o;
+}
+
+/* The store at 10: a/p1 (web), a/p2 (db), b/q1 (web); the history from
+ * 10: 11 p1 web -> db, 12 a/p4 (web) added. */
+static void load(void)
+{
+	struct cache_txn t;
+	struct cache_obj *p1 = pod("a", "p1", "web", 5);
+	cache_store_txn_begin(pods->store, &t);
+	struct cache_obj *objs[3] = { p1, pod("a", "p2", "db", 6),
+				      pod("b", "q1", "web", 7) };
+	for (int i = 0; i < 3; i++)
+		CHECK(cache_store_txn_put(&t, objs[i], NULL) == 0);
+	CHECK(cache_store_txn_commit(&t, 10) == 0);
+	cache_history_reset(pods->history, 10);
+	struct cache_obj *p1db = pod("a", "p1", "db", 11),
+			 *p4 = pod("a", "p4", "web", 12);
+	CHECK(cache_history_append(pods->history, CACHE_MODIFIED, 11, p1db,
+				   p1) == 0);
+	CHECK(cache_history_append(pods->history, CACHE_ADDED, 12, p4, NULL) ==
+	      0);
+	cache_obj_put(p1db);
+	cache_obj_put(p4);
+	for (int i = 0; i < 3; i++)
+		cache_obj_put(objs[i]);
+}
+
+/* The ticker's part: wake sleeping watches so deadlines are kept. */
+static void *waker(void *arg)
+{
+	while (__atomic_load_n(&waking, __ATOMIC_ACQUIRE)) {
+		cache_history_wake_all(pods->history);
+		usleep(50 * 1000);
+	}
+	return NULL;
+}
+
+static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
+			      const char *url, const char *method)
+{
+	struct proxy_route rt;
+	if (proxy_route_parse(url, &rt))
+		return proxy_request_text(c, 598, "text/plain", "bad route");
+	return proxy_watch_handle(&prx, c, pods, &rt);
+}
+
+/* The stream's events, one word each: "ADDED a/p1", "BOOKMARK 10 end",
+ * "ERROR 410", comma-separated. */
+static void events(const char *body, char *out, size_t n)
+{
+	out[0] = '\0';
+	for (const char *l = body; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		char one[128] = "?";
+		if (strncmp(l, "{\"type\":\"", 9))
+			break;
+		const char *t = l + 9;
+		int tl = (int)strcspn(t, "\"");
+		const char *rv = strstr(l, "\"resourceVersion\":\""),
+			   *nm = strstr(l, "\"name\":\""),
+			   *ns = strstr(l, "\"namespace\":\""),
+			   *code = strstr(l, "\"code\":"),
+			   *nl = strchr(l, '\n');
+		if (!strncmp(t, "BOOKMARK", 8) && rv)
+			snprintf(one, sizeof(one), "BOOKMARK %.*s%s",
+				 (int)strcspn(rv + 19, "\""), rv + 19,
+				 strstr(l, "initial-events-end") &&
+						 strstr(l,
+							"initial-events-end") <
+							 nl ?
+					 " end" :
+					 "");
+		else if (!strncmp(t, "ERROR", 5) && code)
+			snprintf(one, sizeof(one), "ERROR %.3s", code + 7);
+		else if (nm && ns)
+			snprintf(one, sizeof(one), "%.*s %.*s/%.*s", tl, t,
+				 (int)strcspn(ns + 13, "\""), ns + 13,
+				 (int)strcspn(nm + 8, "\""), nm + 8);
+		snprintf(out + strlen(out), n - strlen(out), "%s%s",
+			 out[0] ? "," : "", one);
+		if (!nl)
+			break;
+	}
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Watch target to its end (or timeout_ms); the events in out; returns
+ * the HTTP status, and how long it took in *ms. */
+static long watch(const char *target, const char *const *hdrs, long timeout_ms,
+		  char *out, size_t n, int64_t *ms, int *rc)
+{
+	struct mhd_reply r;
+	int64_t t0 = now_ms();
+	*rc = mhd_stub_ask(srv.port, "GET", target, hdrs, timeout_ms, &r);
+	if (ms)
+		*ms = now_ms() - t0;
+	events(r.body, out, n);
+	long st = r.status;
+	mhd_reply_free(&r);
+	return st;
+}
+
+/* Every slot and count back to none (the watch's free runs after the
+ * response is sent, so wait for it a little). */
+static void check_released(void)
+{
+	for (int i = 0; i < 100 && (proxy_conns_watchers(prx.conns) ||
+				    __atomic_load_n(&pods->stats.watchers,
+						    __ATOMIC_RELAXED));
+	     i++)
+		usleep(20 * 1000);
+	CHECK(proxy_conns_watchers(prx.conns) == 0);
+	CHECK(__atomic_load_n(&pods->stats.watchers, __ATOMIC_RELAXED) == 0);
+}
+
+static void test_initial(void)
+{
+	char ev[512];
+	int64_t ms;
+	int rc;
+	/* no resourceVersion: the store as ADDED, then the events after it */
+	CHECK(watch("/api/v1/pods?watch=1&timeoutSeconds=1", NULL, 0, ev,
+		    sizeof(ev), &ms, &rc) == 200);
+	CHECK(rc == 0);
+	CHECK_STR(ev,
+		  "ADDED a/p1,ADDED a/p2,ADDED b/q1,MODIFIED a/p1,ADDED a/p4");
+	CHECK(ms >= 900 && ms < 5000); /* timeoutSeconds ended it */
+	/* "0": the same; one namespace */
+	CHECK(watch("/api/v1/namespaces/a/pods?resourceVersion=0&timeoutSeconds=1",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "ADDED a/p1,ADDED a/p2,MODIFIED a/p1,ADDED a/p4");
+	/* a selector: p1 leaving app=web is DELETED for this watcher */
+	CHECK(watch("/api/v1/pods?timeoutSeconds=1&labelSelector=app%3Dweb",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "ADDED a/p1,ADDED b/q1,DELETED a/p1,ADDED a/p4");
+	/* one object by name */
+	CHECK(watch("/api/v1/namespaces/a/pods/p1?timeoutSeconds=1", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "ADDED a/p1,MODIFIED a/p1");
+	/* a watch-list with bookmarks ends its initial events with the
+	 * marked bookmark at the snapshot's RV; events of namespace a move
+	 * progress past it, and a bookmark is always due in the last second
+	 * before the timeout */
+	CHECK(watch("/api/v1/namespaces/b/pods?timeoutSeconds=1&sendInitialEvents=true"
+		    "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "ADDED b/q1,BOOKMARK 10 end,BOOKMARK 12");
+	check_released();
+}
+
+static void test_from_rv(void)
+{
+	char ev[512];
+	int rc;
+	CHECK(watch("/api/v1/pods?resourceVersion=10&timeoutSeconds=1", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "MODIFIED a/p1,ADDED a/p4");
+	CHECK(watch("/api/v1/pods?resourceVersion=11&timeoutSeconds=1", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "ADDED a/p4");
+	/* below the history's floor: 200, then a 410 ERROR event, at once */
+	uint64_t expired = __atomic_load_n(&proxy_counters.watch_expired,
+					   __ATOMIC_RELAXED);
+	struct mhd_reply r;
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=5", &r) ==
+	      0);
+	CHECK(r.status == 200);
+	CHECK_STR(
+		r.body,
+		"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":"
+		"\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
+		"\"too old resource version: 5 (10)\",\"reason\":\"Expired\","
+		"\"code\":410}}\n");
+	mhd_reply_free(&r);
+	CHECK(__atomic_load_n(&proxy_counters.watch_expired,
+			      __ATOMIC_RELAXED) == expired + 1);
+	/* a periodic bookmark once the upstream's progress passes ours */
+	cache_history_set_progress(pods->history, 13);
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=3&allowWatchBookmarks=1",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "BOOKMARK 13");
+	/* none without allowWatchBookmarks */
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=2", NULL, 0,
+		    ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "");
+	check_released();
+}
+
+/* timeoutSeconds past any range, negative or not a number: the default
+ * (half an hour or more), so still open when the client gives up. */
+static void test_timeouts(void)
+{
+	static const char *const odd[] = {
+		"9223372036854775807",
+		"99999999999999999999",
+		"-9223372036854775808",
+		"-1",
+		"0",
+		"abc",
+		"",
+	};
+	char ev[512], path[200];
+	int rc;
+	for (size_t i = 0; i < sizeof(odd) / sizeof(*odd); i++) {
+		snprintf(path, sizeof(path),
+			 "/api/v1/namespaces/b/pods?timeoutSeconds=%s", odd[i]);
+		int64_t ms;
+		CHECK(watch(path, NULL, 600, ev, sizeof(ev), &ms, &rc) == 200);
+		CHECK(rc == CURLE_OPERATION_TIMEDOUT);
+		CHECK_STR(ev, "ADDED b/q1");
+		CHECK(ms >= 550);
+	}
+	check_released();
+}
+
+static void test_refused(void)
+{
+	char ev[512];
+	int rc;
+	struct mhd_reply r;
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) ==
+	      0);
+	CHECK(r.status == 400);
+	CHECK(strstr(r.body,
+		     "\"message\":\"resourceVersion: Invalid value: \\\"abc\\\"\"") !=
+	      NULL);
+	mhd_reply_free(&r);
+	CHECK(mhd_stub_get(
+		      srv.port,
+		      "/api/v1/pods?resourceVersion=10&resourceVersionMatch="
+		      "NotOlderThan",
+		      &r) == 0);
+	CHECK(r.status == 422);
+	CHECK(strstr(r.body, "\"reason\":\"Invalid\"") != NULL);
+	mhd_reply_free(&r);
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?labelSelector=a%20in%20(",
+			   &r) == 0);
+	CHECK(r.status == 400);
+	CHECK(strstr(r.body, "\"reason\":\"BadRequest\"") != NULL);
+	mhd_reply_free(&r);
+	const char *const xml[] = { "Accept: application/xml", NULL };
+	CHECK(watch("/api/v1/pods", xml, 0, ev, sizeof(ev), NULL, &rc) == 406);
+	check_released(); /* each refusal gave its slot back */
+
+	/* past --max-watchers (2): 429 before anything else is looked at */
+	uint64_t refused = __atomic_load_n(&proxy_counters.refused_watchers,
+					   __ATOMIC_RELAXED);
+	CHECK(proxy_conns_watch_get(prx.conns) &&
+	      proxy_conns_watch_get(prx.conns));
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) ==
+	      0);
+	CHECK(r.status == 429);
+	CHECK(strstr(r.body, "(more than 2 watches open).") != NULL);
+	CHECK(strstr(r.body, "\"reason\":\"TooManyRequests\"") != NULL);
+	char v[32];
+	CHECK(mhd_reply_header(&r, "Retry-After", v, sizeof(v)));
+	mhd_reply_free(&r);
+	CHECK(__atomic_load_n(&proxy_counters.refused_watchers,
+			      __ATOMIC_RELAXED) == refused + 1);
+	CHECK(proxy_conns_watchers(prx.conns) == 2); /* the refusal took none */
+	proxy_conns_watch_put(prx.conns);
+	proxy_conns_watch_put(prx.conns);
+	check_released();
+}
+
+int main(void)
+{
+	struct config cfg = { .max_connections = 40,
+			      .max_watchers = 2,
+			      .idle_timeout = 120,
+			      .header_timeout = 32,
+			      .bookmark_interval = 1 };
+	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
+	pthread_t th;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	pods = cache_refl_new(cache_kind_lookup("pods"), &up, 16);
+	prx = (struct proxy){ .cfg = &cfg,
+			      .res = &pods,
+			      .nres = 1,
+			      .conns = proxy_conns_new(&cfg, -1) };
+	CHECK(pods && prx.conns);
+	load();
+	__atomic_store_n(&waking, true, __ATOMIC_RELEASE);
+	CHECK(pthread_create(&th, NULL, waker, NULL) == 0);
+	CHECK(mhd_stub_start(&srv, answer, NULL) == 0);
+	test_initial();
+	test_from_rv();
+	test_timeouts();
+	test_refused();
+	__atomic_store_n(&prx.stopping, true, __ATOMIC_RELEASE);
+	mhd_stub_stop(&srv);
+	__atomic_store_n(&waking, false, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	proxy_conns_free(prx.conns);
+	rcu_barrier();
+	cache_refl_free(pods);
+	rcu_barrier();
+	curl_global_cleanup();
+	return check_done("watch");
+}
