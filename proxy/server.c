@@ -171,8 +171,8 @@ struct req {
 	struct proxy_authn_job *job; /* a delegated-auth review under way */
 	bool local;
 	struct proxy_fresh_req lr;
-	struct proxy_pt *pt;
-	struct proxy_up *up; /* an upgrade request's */
+	struct proxy_pt *pass; /* a passed-through request's */
+	struct proxy_up *up;   /* an upgrade request's */
 	bool upgrade;
 	char *raw;	      /* the request target as received */
 	char *path;	      /* its checked, decoded path (target.h);
@@ -400,8 +400,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		rq->upgrade = proxy_up_wanted(c);
 	}
 	if (rq->upgrade)
-		return proxy_up_handle(p->upg, c, rq->raw, method, upload_size,
-				       &rq->up);
+		return proxy_up_handle(p->upgrade, c, rq->raw, method,
+				       upload_size, &rq->up);
 	if (rq->job) { /* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
@@ -425,13 +425,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		 * it, exactly as a passthrough request (created, then
 		 * started, in one go: a GET has no body to wait for). */
 		rq->local = false;
-		ret = proxy_pt_handle(p->pt, c, rq->raw, method, upload,
-				      upload_size, &rq->pt);
-		if (ret != MHD_YES || !rq->pt)
+		ret = proxy_pt_handle(p->pass, c, rq->raw, method, upload,
+				      upload_size, &rq->pass);
+		if (ret != MHD_YES || !rq->pass)
 			return ret;
 	}
-	return proxy_pt_handle(p->pt, c, rq->raw, method, upload, upload_size,
-			       &rq->pt);
+	return proxy_pt_handle(p->pass, c, rq->raw, method, upload, upload_size,
+			       &rq->pass);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -454,7 +454,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)
 		proxy_authn_abandon(p->authn, rq->job);
-	proxy_pt_done(rq->pt);
+	proxy_pt_done(rq->pass);
 	proxy_up_done(rq->up);
 	req_free(rq);
 	*state = NULL;
@@ -578,13 +578,13 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	}
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	p->pt = proxy_pt_pool_new(p->up,
-				  p->cfg->client_auth == CLIENT_AUTH_NONE,
-				  p->cfg->passthrough_timeout);
-	p->upg = proxy_up_pool_new(p->up,
-				   p->cfg->client_auth == CLIENT_AUTH_NONE,
-				   p->cfg->passthrough_timeout, 0, err, errlen);
-	if (!p->upg)
+	p->pass = proxy_pt_pool_new(p->up,
+				    p->cfg->client_auth == CLIENT_AUTH_NONE,
+				    p->cfg->passthrough_timeout);
+	p->upgrade = proxy_up_pool_new(
+		p->up, p->cfg->client_auth == CLIENT_AUTH_NONE,
+		p->cfg->passthrough_timeout, 0, err, errlen);
+	if (!p->upgrade)
 		return -EINVAL;
 	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {
 		p->authn = proxy_authn_new(p->up, p->cfg->authn_allow_ttl,
@@ -594,7 +594,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 	}
-	if (!p->disc || !p->fresh || !p->pt) {
+	if (!p->disc || !p->fresh || !p->pass) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
@@ -707,8 +707,8 @@ void proxy_stop(struct proxy *p)
 		pthread_join(p->ticker, NULL);
 	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
-	proxy_pt_pool_stop(p->pt);
-	proxy_up_pool_stop(p->upg);
+	proxy_pt_pool_stop(p->pass);
+	proxy_up_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
@@ -731,10 +731,10 @@ void proxy_stop(struct proxy *p)
 	p->tls = NULL;
 	if (p->made_socket) /* ours: never a path that was there before */
 		unlink(p->cfg->unix_socket);
-	proxy_pt_pool_free(p->pt);
-	p->pt = NULL;
-	proxy_up_pool_free(p->upg);
-	p->upg = NULL;
+	proxy_pt_pool_free(p->pass);
+	p->pass = NULL;
+	proxy_up_pool_free(p->upgrade);
+	p->upgrade = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
 	proxy_authn_free(p->authn);

@@ -40,7 +40,7 @@ enum pt_state {
 };
 
 struct proxy_pt {
-	struct proxy_pt_pool *pool;
+	struct proxy_pass_pool *pool;
 	struct MHD_Connection *conn;
 	CURL *easy;
 	struct curl_slist *hdrs;
@@ -67,7 +67,7 @@ struct proxy_pt {
 	bool gone;	      /* locked; the client went away */
 };
 
-struct proxy_pt_pool {
+struct proxy_pass_pool {
 	const struct cache_upstream *up;
 	bool lend_identity; /* a client without credentials acts as
 					 * the proxy (loopback-only mode) */
@@ -109,7 +109,7 @@ static void resume_client(struct proxy_pt *pt)
 	}
 }
 
-static void wake_pool(struct proxy_pt_pool *pool)
+static void wake_pool(struct proxy_pass_pool *pool)
 {
 	curl_multi_wakeup(pool->multi);
 }
@@ -185,7 +185,7 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 	return ret;
 }
 
-static void start(struct proxy_pt_pool *pool, struct proxy_pt *pt)
+static void start(struct proxy_pass_pool *pool, struct proxy_pt *pt)
 {
 	CURL *c = pt->easy;
 	curl_easy_setopt(c, CURLOPT_URL, pt->url.p);
@@ -212,7 +212,8 @@ static void start(struct proxy_pt_pool *pool, struct proxy_pt *pt)
 	curl_multi_add_handle(pool->multi, c);
 }
 
-static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
+static void finish(struct proxy_pass_pool *pool, struct proxy_pt *pt,
+		   CURLcode rc)
 {
 	long code = -1;
 	double took = 0;
@@ -247,7 +248,7 @@ static void finish(struct proxy_pt_pool *pool, struct proxy_pt *pt, CURLcode rc)
  * second every waiting client is resumed; its reader suspends it again if
  * there is still nothing to send, and a closed socket ends the request,
  * which ends the upstream transfer. */
-static void poke_idle(struct proxy_pt_pool *pool)
+static void poke_idle(struct proxy_pass_pool *pool)
 {
 	/* Before the upstream's headers too (PT_STARTED): a client that gave
 	 * up on a watch the upstream has not answered was otherwise never
@@ -263,7 +264,7 @@ static void poke_idle(struct proxy_pt_pool *pool)
 
 static void *run(void *arg)
 {
-	struct proxy_pt_pool *pool = arg;
+	struct proxy_pass_pool *pool = arg;
 	time_t last_poke = time(NULL);
 	for (;;) {
 		pthread_mutex_lock(&pool->lock);
@@ -313,10 +314,10 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					bool lend_identity, int timeout_s)
+struct proxy_pass_pool *proxy_pt_pool_new(const struct cache_upstream *up,
+					  bool lend_identity, int timeout_s)
 {
-	struct proxy_pt_pool *pool = xcalloc(1, sizeof(*pool));
+	struct proxy_pass_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool)
 		return NULL;
 	pool->up = up;
@@ -334,7 +335,7 @@ struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
 	return pool;
 }
 
-void proxy_pt_pool_stop(struct proxy_pt_pool *pool)
+void proxy_pt_pool_stop(struct proxy_pass_pool *pool)
 {
 	if (!pool || pool->stopped)
 		return;
@@ -346,7 +347,7 @@ void proxy_pt_pool_stop(struct proxy_pt_pool *pool)
 	pool->stopped = true;
 }
 
-void proxy_pt_pool_free(struct proxy_pt_pool *pool)
+void proxy_pt_pool_free(struct proxy_pass_pool *pool)
 {
 	if (!pool)
 		return;
@@ -456,7 +457,7 @@ int proxy_pt_verb(const char *target, const char *method,
 	return config_hist_verb(method, !res || rt.name[0], watch);
 }
 
-static struct proxy_pt *pt_new(struct proxy_pt_pool *pool,
+static struct proxy_pt *pt_new(struct proxy_pass_pool *pool,
 			       struct MHD_Connection *c, const char *target,
 			       const char *method)
 {
@@ -540,7 +541,7 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 	return proxy_request_queue(c, (unsigned)status, resp);
 }
 
-enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
+enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
 				struct MHD_Connection *c, const char *target,
 				const char *method, const char *upload,
 				size_t *upload_size, struct proxy_pt **state)

@@ -21,19 +21,19 @@
 
 #include "cache/upstream.h"
 
-struct proxy_pt_pool;
+struct proxy_pass_pool;
 struct proxy_pt;
 
 /* lend_identity: a client that sent no credentials is forwarded with the
  * proxy's (the loopback-only --client-auth=none mode); otherwise it goes
  * anonymous. A client's own credentials always go alone. */
-struct proxy_pt_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					bool lend_identity, int timeout_s);
+struct proxy_pass_pool *proxy_pt_pool_new(const struct cache_upstream *up,
+					  bool lend_identity, int timeout_s);
 /* End every transfer (their clients are resumed and see the stream end)
  * and stop the thread; call before the HTTP daemon stops. */
-void proxy_pt_pool_stop(struct proxy_pt_pool *pool);
+void proxy_pt_pool_stop(struct proxy_pass_pool *pool);
 /* After the HTTP daemon has stopped. */
-void proxy_pt_pool_free(struct proxy_pt_pool *pool);
+void proxy_pt_pool_free(struct proxy_pass_pool *pool);
 
 /*
  * Drive one forwarded request from the access handler. target is the
@@ -43,7 +43,7 @@ void proxy_pt_pool_free(struct proxy_pt_pool *pool);
  * access handler for the request, and proxy_pt_done() from the
  * request-completed callback.
  */
-enum MHD_Result proxy_pt_handle(struct proxy_pt_pool *pool,
+enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
 				struct MHD_Connection *c, const char *target,
 				const char *method, const char *upload,
 				size_t *upload_size, struct proxy_pt **state);

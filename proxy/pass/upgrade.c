@@ -46,7 +46,7 @@ enum up_state {
 	UP_DONE
 };
 
-struct proxy_up_pool {
+struct proxy_upgrade_pool {
 	char host[256]; /* where to connect */
 	char port[8];
 	char name[256];	    /* the TLS name to check, and Host */
@@ -67,7 +67,7 @@ struct proxy_up_pool {
 };
 
 struct proxy_up {
-	struct proxy_up_pool *pool;
+	struct proxy_upgrade_pool *pool;
 	struct MHD_Connection *conn;
 	struct buf head; /* the request head for the upstream */
 	bool has_body;
@@ -109,7 +109,7 @@ static void up_put(struct proxy_up *u)
 	free(u);
 }
 
-static bool pool_stopping(struct proxy_up_pool *pool)
+static bool pool_stopping(struct proxy_upgrade_pool *pool)
 {
 	pthread_mutex_lock(&pool->lock);
 	bool s = pool->stop;
@@ -128,7 +128,7 @@ static bool dial_stopping(void *cls)
  * -1 with u->fail_code and u->fail_msg set. */
 static int handshake(struct proxy_up *u, bool as_proxy)
 {
-	struct proxy_up_pool *pool = u->pool;
+	struct proxy_upgrade_pool *pool = u->pool;
 	double deadline = proxy_dial_now() + pool->handshake_s;
 	char err[160] = "";
 	unsigned code = 503;
@@ -337,7 +337,7 @@ static void splice_streams(struct proxy_up *u)
 
 static void pool_remove(struct proxy_up *u)
 {
-	struct proxy_up_pool *pool = u->pool;
+	struct proxy_upgrade_pool *pool = u->pool;
 	pthread_mutex_lock(&pool->lock);
 	if (u->pprev) {
 		*u->pprev = u->next;
@@ -417,7 +417,7 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
 static int build_head(struct proxy_up *u, const char *method,
 		      const char *target, const struct proxy_fwd_who *who)
 {
-	struct proxy_up_pool *pool = u->pool;
+	struct proxy_upgrade_pool *pool = u->pool;
 	buf_printf(&u->head, "%s %s%s HTTP/1.1\r\nHost: %s\r\n", method,
 		   pool->prefix, target, pool->host_hdr);
 	struct head_ctx h = { &u->head, who->strip_identity };
@@ -504,7 +504,7 @@ static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls,
 	pthread_mutex_unlock(&u->lock);
 }
 
-static struct proxy_up *up_new(struct proxy_up_pool *pool,
+static struct proxy_up *up_new(struct proxy_upgrade_pool *pool,
 			       struct MHD_Connection *c, const char *target,
 			       const char *method, bool *as_proxy)
 {
@@ -535,7 +535,7 @@ static struct proxy_up *up_new(struct proxy_up_pool *pool,
  * says which: 429 or 503) or out of resources. */
 static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
 {
-	struct proxy_up_pool *pool = u->pool;
+	struct proxy_upgrade_pool *pool = u->pool;
 	struct start_arg *sa = xmalloc(sizeof(*sa));
 	if (!sa) {
 		*code = 503;
@@ -626,7 +626,7 @@ static enum MHD_Result respond(struct proxy_up *u, struct MHD_Connection *c)
 	return proxy_request_queue(c, status, resp);
 }
 
-enum MHD_Result proxy_up_handle(struct proxy_up_pool *pool,
+enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
 				struct MHD_Connection *c, const char *target,
 				const char *method, size_t *upload_size,
 				struct proxy_up **state)
@@ -691,9 +691,9 @@ void proxy_up_done(struct proxy_up *u)
 /* ---- the pool ---- */
 
 /* scheme://host[:port][/path] into the pool's fields. */
-static int parse_server(struct proxy_up_pool *pool, const char *url, char *host,
-			size_t hostlen, char *port, char *prefix, char *err,
-			size_t errlen)
+static int parse_server(struct proxy_upgrade_pool *pool, const char *url,
+			char *host, size_t hostlen, char *port, char *prefix,
+			char *err, size_t errlen)
 {
 	const char *p;
 	char *end;
@@ -748,12 +748,12 @@ static int parse_server(struct proxy_up_pool *pool, const char *url, char *host,
 	return 0;
 }
 
-struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
-					bool lend_identity, int handshake_s,
-					int max_streams, char *err,
-					size_t errlen)
+struct proxy_upgrade_pool *proxy_up_pool_new(const struct cache_upstream *up,
+					     bool lend_identity,
+					     int handshake_s, int max_streams,
+					     char *err, size_t errlen)
 {
-	struct proxy_up_pool *pool = xcalloc(1, sizeof(*pool));
+	struct proxy_upgrade_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -790,7 +790,7 @@ struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
 	return pool;
 }
 
-int proxy_up_pool_active(struct proxy_up_pool *pool)
+int proxy_up_pool_active(struct proxy_upgrade_pool *pool)
 {
 	pthread_mutex_lock(&pool->lock);
 	int n = pool->active;
@@ -798,7 +798,7 @@ int proxy_up_pool_active(struct proxy_up_pool *pool)
 	return n;
 }
 
-void proxy_up_pool_stop(struct proxy_up_pool *pool)
+void proxy_up_pool_stop(struct proxy_upgrade_pool *pool)
 {
 	if (!pool || pool->stopped)
 		return;
@@ -828,7 +828,7 @@ void proxy_up_pool_stop(struct proxy_up_pool *pool)
 	pool->stopped = true;
 }
 
-void proxy_up_pool_free(struct proxy_up_pool *pool)
+void proxy_up_pool_free(struct proxy_upgrade_pool *pool)
 {
 	if (!pool)
 		return;

@@ -54,7 +54,7 @@
 /* Upgraded streams (and their threads) open at once. */
 #define PROXY_UPGRADE_MAX_STREAMS 1024
 
-struct proxy_up_pool;
+struct proxy_upgrade_pool;
 struct proxy_up;
 
 /* lend_identity as for proxy_pt_pool_new(); handshake_s bounds the
@@ -62,18 +62,18 @@ struct proxy_up;
  * 60 s); at most max_streams at once (<= 0: PROXY_UPGRADE_MAX_STREAMS).
  * NULL when out of memory or when up->server is not a URL this module
  * can reach, with err set. */
-struct proxy_up_pool *proxy_up_pool_new(const struct cache_upstream *up,
-					bool lend_identity, int handshake_s,
-					int max_streams, char *err,
-					size_t errlen);
+struct proxy_upgrade_pool *proxy_up_pool_new(const struct cache_upstream *up,
+					     bool lend_identity,
+					     int handshake_s, int max_streams,
+					     char *err, size_t errlen);
 /* End every stream and every handshake under way (their clients get a
  * 503, or see their upgraded socket close) and wait for their threads;
  * call before the HTTP daemon stops. */
-void proxy_up_pool_stop(struct proxy_up_pool *pool);
+void proxy_up_pool_stop(struct proxy_upgrade_pool *pool);
 /* After the HTTP daemon has stopped. */
-void proxy_up_pool_free(struct proxy_up_pool *pool);
+void proxy_up_pool_free(struct proxy_upgrade_pool *pool);
 /* Streams open now (handshakes included), for /metrics and tests. */
-int proxy_up_pool_active(struct proxy_up_pool *pool);
+int proxy_up_pool_active(struct proxy_upgrade_pool *pool);
 
 /* Whether the request on c asks for an upgrade the apiserver serves: a
  * Connection header with the token "upgrade" and an Upgrade header
@@ -92,7 +92,7 @@ bool proxy_up_supported(void);
  * checked by proxy_target_check(). A request body is refused (400).
  * Call proxy_up_done() from the request-completed callback.
  */
-enum MHD_Result proxy_up_handle(struct proxy_up_pool *pool,
+enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
 				struct MHD_Connection *c, const char *target,
 				const char *method, size_t *upload_size,
 				struct proxy_up **state);

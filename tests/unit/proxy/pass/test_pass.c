@@ -248,7 +248,7 @@ static bool head_line_is(const char *line)
 
 /* ---- the proxy side: server.c's passthrough path, reduced ---- */
 
-static struct proxy_pt_pool *pool;
+static struct proxy_pass_pool *pool;
 static struct MHD_Daemon *mhd;
 static int mhd_port;
 static struct cache_upstream up;
@@ -256,7 +256,7 @@ static char up_url[64];
 
 struct rq {
 	char *raw;
-	struct proxy_pt *pt;
+	struct proxy_pt *pass;
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
@@ -276,7 +276,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!r || !r->raw)
 		return MHD_NO;
 	return proxy_pt_handle(pool, c, r->raw, method, upload, upload_size,
-			       &r->pt);
+			       &r->pass);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -285,7 +285,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	struct rq *r = *state;
 	if (!r)
 		return;
-	proxy_pt_done(r->pt);
+	proxy_pt_done(r->pass);
 	free(r->raw);
 	free(r);
 	*state = NULL;

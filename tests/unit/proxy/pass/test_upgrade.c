@@ -106,7 +106,7 @@ static void upstream_stop(struct upstream *u)
 
 /* ---- the daemon: server.c's calls, nothing else ---- */
 
-static struct proxy_up_pool *pool;
+static struct proxy_upgrade_pool *pool;
 static int wanted_seen = -1; /* proxy_up_wanted() of the last request */
 
 /* Per request, as server.c keeps it: the target as received (from the
@@ -341,7 +341,7 @@ static void test_bad_servers(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		struct cache_upstream up = { .server = bad[i] };
 		err[0] = '\0';
-		struct proxy_up_pool *p =
+		struct proxy_upgrade_pool *p =
 			proxy_up_pool_new(&up, true, 1, 0, err, sizeof(err));
 		CHECK(p == NULL && err[0]);
 		proxy_up_pool_free(p);
@@ -350,7 +350,7 @@ static void test_bad_servers(void)
 					    "http://h/prefix", "https://h" };
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
 		struct cache_upstream up = { .server = good[i] };
-		struct proxy_up_pool *p =
+		struct proxy_upgrade_pool *p =
 			proxy_up_pool_new(&up, true, 1, 0, err, sizeof(err));
 		CHECK(p != NULL);
 		proxy_up_pool_free(p);
@@ -361,7 +361,7 @@ static void test_alloc_failure(void)
 {
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	char err[256];
-	struct proxy_up_pool *p = NULL;
+	struct proxy_upgrade_pool *p = NULL;
 	int n;
 	for (n = 1; n < 50; n++) {
 		alloc_fail_after(n);

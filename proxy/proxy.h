@@ -1,0 +1,89 @@
+/*
+ * proxy: the running program's one shared state, and the questions every
+ * part asks of it.
+ *
+ * main.c creates struct proxy, server.c starts and stops it, and every
+ * handler reads it. Fields are set before proxy_start() returns and read
+ * without a lock afterwards, except those marked atomic and the
+ * reflector array, which a reload appends to (see proxy_nres()). The
+ * array and its members live until proxy_stop() returns.
+ */
+#ifndef PROXY_PROXY_H
+#define PROXY_PROXY_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "cache/reflector.h"
+#include "config/flags.h"
+#include "proxy/route.h"
+
+struct proxy_pass_pool;
+struct proxy_upgrade_pool;
+struct proxy_discovery;
+struct proxy_fresh;
+struct proxy_authn;
+struct proxy_conns;
+struct proxy_tls;
+struct proxy_reload;
+struct proxy_observe;
+
+/* Reflectors one process may have made, reloads included. */
+#define PROXY_MAX_REFLECTORS 1024
+
+struct proxy {
+	const struct config *cfg;
+	const struct cache_upstream *up;
+	struct proxy_pass_pool *pass;	  /* pass/pass.h */
+	struct proxy_upgrade_pool *upgrade; /* pass/upgrade.h */
+	struct proxy_discovery *disc;
+	struct proxy_fresh *fresh;
+	struct proxy_authn *authn; /* --client-auth=delegated, else NULL */
+	struct proxy_conns *conns; /* connection and watch limits */
+	long nofile; /* RLIMIT_NOFILE, set by main (<= 0: unknown) */
+	/* The reflectors, room for PROXY_MAX_REFLECTORS: a reload
+	 * (reload.h) appends, never moves or shrinks, and marks removed
+	 * ones retired; read the count with proxy_nres() */
+	struct cache_resource **res;
+	int nres;
+	struct proxy_reload *reload; /* --config reloads, or NULL */
+	struct proxy_observe *obs;   /* request histograms (observe.h) */
+	struct MHD_Daemon *daemon;   /* --listen */
+	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
+	bool made_socket;      /* the --unix-socket path is ours to remove */
+	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
+	int port;	       /* the bound port */
+	bool inited;	       /* proxy_start got far enough to stop */
+	bool ticking;
+	pthread_t ticker;
+	bool stopping;	    /* atomic */
+	bool draining;	    /* atomic; proxy_drain() has begun */
+	int quiesced_fd[2]; /* listeners taken back from the daemons, closed
+			     * after they stop; -1 (or 0 before start): none */
+	pthread_mutex_t tick_lock; /* with tick_cond: wakes the ticker early */
+	pthread_cond_t tick_cond;
+};
+
+/* How many entries of p->res are set (acquire: each is whole). */
+static inline int proxy_nres(const struct proxy *p)
+{
+	return __atomic_load_n(&p->nres, __ATOMIC_ACQUIRE);
+}
+
+/* True once proxy_stop() has begun: a watch must not suspend again. */
+bool proxy_stopping(const struct proxy *p);
+/* True once proxy_drain() (SIGTERM) or proxy_stop() has begun: local
+ * watches end, /readyz fails its shutdown check. */
+bool proxy_draining(const struct proxy *p);
+/* The cached resource for a parsed route whose scope holds the route's
+ * namespace (a namespace-scoped cache answers only its namespace), or
+ * NULL. */
+struct cache_resource *proxy_find(struct proxy *p,
+				  const struct proxy_route *rt);
+/* The first cached resource of the route's kind, whatever its scope, or
+ * NULL: where a request passed through for scope is counted. */
+struct cache_resource *proxy_find_kind(struct proxy *p,
+				       const struct proxy_route *rt);
+
+#endif
