@@ -3,7 +3,9 @@
 #   make                 build bin/informer-proxy, bin/fake-apiserver
 #   make run             install deps, build, start a seeded fake apiserver
 #                        with the proxy in front, print how to query it
-#   make test            install deps, build, run every test
+#   make test            install deps, build, run every test (unit
+#                        binaries and e2e modules several at a time)
+#   make test-quick      the unit tests and the core e2e modules
 #   make SANITIZE=1 test AddressSanitizer + UndefinedBehaviorSanitizer
 #   make SANITIZE=thread test-unit   ThreadSanitizer on the unit tests
 #   make fuzz            libFuzzer (clang) on each tests/fuzz target for
@@ -20,7 +22,8 @@
 #   make image           build/informer-proxy-VERSION.oci.tar: an OCI image
 #                        from scratch, offline (umoci; scripts/image.sh)
 #   make format          clang-format every C file (.clang-format)
-#   make lint            check the format; compile everything with -Werror
+#   make lint            check the format and the include graph; compile
+#                        everything, any warning an error
 #   make help            this text
 
 SHELL := /bin/bash
@@ -40,11 +43,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) -I. $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -pthread -lm
 
-ifeq ($(LINT),1)
-# make lint's compile: the release flags plus -Werror, in a tree of its own.
-MODE := lint
-ALL_CFLAGS += -Werror
-else ifeq ($(SANITIZE),1)
+ifeq ($(SANITIZE),1)
 MODE := asan
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -59,11 +58,8 @@ endif
 B := build/$(MODE)
 # Binaries land in bin/ whatever the mode; a stamp relinks them when the
 # mode changes, so `make SANITIZE=1 test` never runs a stale plain build.
-# The lint tree links nothing into bin/, so it leaves the stamp alone.
 STAMP := build/mode-$(MODE).stamp
-ifneq ($(MODE),lint)
 $(shell mkdir -p build; [ -f $(STAMP) ] || { rm -f build/mode-*.stamp; touch $(STAMP); })
-endif
 
 # The release (VERSION) and the git commit go into config/version.c only;
 # its stamp changes with them, so a new commit recompiles one object.
@@ -94,12 +90,30 @@ FAKE_UNIT_BIN := $(patsubst tests/fake-apiserver/tests/%.c,$(B)/tests/fake-apise
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAY := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
+# Every C file the build knows. make lint compiles them in the build's own
+# tree (nothing twice): a compile keeps its diagnostics beside its object
+# (NAME.o.warn), and lint fails on any, as -Werror would.
+LINT_OBJ := $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC) proxy/main.c $(FAKE_SRC) \
+	$(LOADGEN_SRC) $(UNIT_SRC) $(FAKE_UNIT_SRC) bench/static_server.c bench/fanout_ceiling.c)
+
 .PHONY: image
-.PHONY: all deps deps-test deps-fuzz run test test-unit test-e2e fuzz bench bench-large soak format lint lint-objs help clean
+.PHONY: all build deps deps-test deps-fuzz run test test-quick test-build test-unit test-e2e fuzz bench bench-large soak format lint lint-objs lint-checks help clean
 # Keep the unit tests' objects: they are intermediate in the pattern rules,
 # and make would delete (and so rebuild) them every time.
 .SECONDARY:
-all: deps bin/informer-proxy bin/fake-apiserver bin/loadgen
+
+# The targets a person types run their steps in order (packages first,
+# then the compile); each compile is a make of its own with one job per
+# CPU, unless the command line already chose -j.
+ifndef INNER
+.NOTPARALLEL:
+endif
+JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+SUBMAKE = $(MAKE) --no-print-directory INNER=1 $(JOBS)
+
+all: deps
+	@$(SUBMAKE) build
+build: bin/informer-proxy bin/fake-apiserver bin/loadgen
 
 deps:
 	@scripts/deps.sh build
@@ -113,7 +127,8 @@ Q := $(if $(V),,@)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<)$(findstring tests/fuzz,$<),$(FAKE_CFLAGS)) $(if $(findstring tests/unit/,$<),-Itests/unit) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(findstring fake-apiserver,$<)$(findstring tests/fuzz,$<),$(FAKE_CFLAGS)) $(if $(findstring tests/unit/,$<),-Itests/unit) -MMD -MP -c $< -o $@ 2>$@.warn; \
+		rc=$$?; cat $@.warn >&2; exit $$rc
 
 bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 	@mkdir -p bin
@@ -172,11 +187,26 @@ $(B)/tests/fuzz_%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay-%.o $(LIB_OBJ)
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
-test: lint deps-test all $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
-	@tests/run.sh $(MODE) $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
+TEST_BIN = $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
+test-build: build $(TEST_BIN) $(LINT_OBJ)
 
-test-unit: deps-test $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
-	@tests/run.sh $(MODE) --unit-only $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
+test: deps deps-test
+	@$(SUBMAKE) test-build
+	@$(MAKE) --no-print-directory lint-checks
+	@tests/run.sh $(MODE) $(TEST_BIN)
+
+# The unit tests and the e2e modules that cover the core (list, get,
+# watch, the protocol, faults, reloads, clients): the check to run before
+# a commit.
+QUICK_E2E := test_proxy test_protocol test_consistency test_reflector_faults \
+	test_reload test_passthrough test_client_python test_fake
+test-quick: deps deps-test
+	@$(SUBMAKE) build $(TEST_BIN)
+	@tests/run.sh $(MODE) --e2e-modules "$(QUICK_E2E)" $(TEST_BIN)
+
+test-unit: deps deps-test
+	@$(SUBMAKE) $(TEST_BIN)
+	@tests/run.sh $(MODE) --unit-only $(TEST_BIN)
 
 test-e2e: deps-test all
 	@tests/run.sh $(MODE) --e2e-only
@@ -231,17 +261,20 @@ format:
 
 LINT_FORMAT = $(shell git ls-files '*.c' '*.h')
 lint: deps-test
+	@$(SUBMAKE) lint-objs
+	@$(MAKE) --no-print-directory lint-checks
+lint-objs: $(LINT_OBJ)
+lint-checks:
 	@echo "  FORMAT (clang-format --dry-run -Werror)"
 	$(Q)clang-format --dry-run -Werror $(LINT_FORMAT)
 	$(Q)for d in proxy cache config; do scripts/include-graph.sh $$d || exit 1; done
-	$(Q)$(MAKE) --no-print-directory LINT=1 lint-objs
-
-# Every C file the build knows, compiled (not linked) with -Werror.
-lint-objs: $(call obj,$(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC) proxy/main.c $(FAKE_SRC) \
-		$(LOADGEN_SRC) $(UNIT_SRC) $(FAKE_UNIT_SRC) bench/static_server.c bench/fanout_ceiling.c)
+	@echo "  WARNINGS (every object's compile, as -Werror)"
+	$(Q)bad=0; for w in $(addsuffix .warn,$(LINT_OBJ)); do \
+		if [ ! -f $$w ]; then echo "$$w: missing: compile it first (make lint)"; bad=1; \
+		elif [ -s $$w ]; then cat $$w; bad=1; fi; done; exit $$bad
 
 help:
-	@sed -n '3,24p' Makefile | sed 's/^# //'
+	@sed -n '3,27p' Makefile | sed 's/^# //'
 
 clean:
 	rm -rf build bin
