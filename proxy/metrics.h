@@ -87,8 +87,8 @@ extern struct proxy_counters proxy_counters;
 
 /* Count a request of r's kind answered from r's scoped cache (served),
  * or passed through because it reaches outside the scope. */
-void proxy_scope_count(struct cache_resource *r, bool served);
+void proxy_metrics_scope_count(struct cache_resource *r, bool served);
 
-enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c);
+enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c);
 
 #endif
