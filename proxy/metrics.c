@@ -318,7 +318,5 @@ enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c)
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Type",
 				"text/plain; version=0.0.4; charset=utf-8");
-	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_reply_queue(c, MHD_HTTP_OK, resp);
 }

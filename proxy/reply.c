@@ -33,8 +33,8 @@ static bool pretty_wanted(struct MHD_Connection *c)
 
 static bool gzip_taken(struct MHD_Connection *c)
 {
-	return proxy_reply_gzip_accepted(
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
+	return proxy_reply_gzip_accepted(MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, "Accept-Encoding"));
 }
 
 /* True when a body of len bytes should be compressed for this client. */
@@ -46,7 +46,7 @@ static bool gzip_wanted(struct MHD_Connection *c, size_t len)
 /* ---- plain responses ---- */
 
 enum MHD_Result proxy_reply_queue(struct MHD_Connection *c, unsigned code,
-				    struct MHD_Response *resp)
+				  struct MHD_Response *resp)
 {
 	if (!resp)
 		return MHD_NO;
@@ -76,7 +76,7 @@ struct MHD_Response *proxy_reply_from_buf(struct buf *b)
 }
 
 enum MHD_Result proxy_reply_text(struct MHD_Connection *c, unsigned code,
-				   const char *type, const char *body)
+				 const char *type, const char *body)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
 		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
@@ -119,7 +119,7 @@ bool proxy_reply_gzip_accepted(const char *ae)
 }
 
 struct MHD_Response *proxy_reply_gzip(const struct MHD_IoVec *v, size_t n,
-					 size_t total)
+				      size_t total)
 {
 	z_stream z = { 0 };
 	/* level 1 as the apiserver; 31 = 15 window bits + gzip header */
@@ -176,7 +176,7 @@ static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code,
 }
 
 enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
-			       struct buf *body)
+				struct buf *body)
 {
 	if (buf_ok(body) && pretty_wanted(c))
 		proxy_pretty_body(body);
@@ -191,7 +191,8 @@ enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
 	return send_json(c, code, resp);
 }
 
-void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p, size_t len)
+void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
+			    size_t len)
 {
 	if (pc->failed || !len)
 		return;
@@ -292,7 +293,8 @@ static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 		}
 	}
 	size_t k;
-	while (n < max && (k = proxy_pretty_indent_end(&pr->st, out + n, max - n)))
+	while (n < max &&
+	       (k = proxy_pretty_indent_end(&pr->st, out + n, max - n)))
 		n += k;
 	return n;
 }
@@ -349,8 +351,9 @@ static void pretty_reader_free(void *cls)
 /* The streamed pretty response of pc (taken over on success; then the
  * response calls done), gzip-compressed when gz; NULL when it could not
  * be built (pc and done left to the caller). */
-static struct MHD_Response *pretty_stream(struct proxy_reply_pieces *pc, bool gz,
-					  void (*done)(void *cls), void *cls)
+static struct MHD_Response *pretty_stream(struct proxy_reply_pieces *pc,
+					  bool gz, void (*done)(void *cls),
+					  void *cls)
 {
 	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
 	if (!pr)
@@ -392,8 +395,8 @@ static struct MHD_Response *pretty_stream(struct proxy_reply_pieces *pc, bool gz
 }
 
 enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
-				  struct proxy_reply_pieces *pc,
-				  void (*done)(void *cls), void *cls)
+				   struct proxy_reply_pieces *pc,
+				   void (*done)(void *cls), void *cls)
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
@@ -401,10 +404,7 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 		if (pc->total > PROXY_REPLY_GZIP_MIN) {
 			/* indented while sent: the output is longer than the
 			 * input, so over the gzip threshold too */
-			resp = pretty_stream(
-				pc,
-				gzip_taken(c),
-				done, cls);
+			resp = pretty_stream(pc, gzip_taken(c), done, cls);
 			if (resp)
 				return send_json(c, MHD_HTTP_OK, resp);
 		} else {
@@ -460,6 +460,19 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 	return send_json(c, MHD_HTTP_OK, resp);
 }
 
+enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
+				   MHD_ContentReaderCallback read, void *cls,
+				   MHD_ContentReaderFreeCallback free_cls)
+{
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, block, read, cls, free_cls);
+	if (!resp) {
+		free_cls(cls);
+		return MHD_NO;
+	}
+	return send_json(c, MHD_HTTP_OK, resp);
+}
+
 /* ---- Status errors ---- */
 
 static struct MHD_Response *status_response(const struct proxy_status *st,
@@ -485,17 +498,17 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 }
 
 enum MHD_Result proxy_reply_status(struct MHD_Connection *conn,
-				  const struct proxy_status *st)
+				   const struct proxy_status *st)
 {
-	struct MHD_Response *resp =
-		status_response(st, pretty_wanted(conn));
+	struct MHD_Response *resp = status_response(st, pretty_wanted(conn));
 	if (!resp)
 		return MHD_NO;
 	return proxy_reply_queue(conn, proxy_status_code(st->reason), resp);
 }
 
 enum MHD_Result proxy_reply_error(struct MHD_Connection *conn,
-			    enum proxy_reason reason, const char *fmt, ...)
+				  enum proxy_reason reason, const char *fmt,
+				  ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -506,8 +519,8 @@ enum MHD_Result proxy_reply_error(struct MHD_Connection *conn,
 	return proxy_reply_status(conn, &st);
 }
 
-enum MHD_Result proxy_reply_too_many(struct MHD_Connection *conn, const char *fmt,
-			       ...)
+enum MHD_Result proxy_reply_too_many(struct MHD_Connection *conn,
+				     const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -524,7 +537,7 @@ enum MHD_Result proxy_reply_too_many(struct MHD_Connection *conn, const char *fm
 }
 
 enum MHD_Result proxy_reply_not_found(struct MHD_Connection *conn,
-				const char *resource, const char *name)
+				      const char *resource, const char *name)
 {
 	struct buf msg = BUF_INIT, det = BUF_INIT;
 	buf_printf(&msg, "%s \"%s\" not found", resource, name);

@@ -70,6 +70,18 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
  * and compressed as wanted. A body that failed to grow answers MHD_NO. */
 enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
 				struct buf *body);
+/*
+ * Queue a JSON 200 of unknown length (chunked) whose body read(cls, ...)
+ * writes, block bytes at a time, as libmicrohttpd's content reader: it
+ * runs on the thread serving c, and may suspend c when it has nothing
+ * to send (returning 0); whoever it hands c to resumes it. free(cls)
+ * runs once: from libmicrohttpd when it frees the response (the stream
+ * ended or the connection closed), or here when the response cannot be
+ * made (then MHD_NO).
+ */
+enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
+				   MHD_ContentReaderCallback read, void *cls,
+				   MHD_ContentReaderFreeCallback free_cls);
 /* Queue a copy of the text body with this Content-Type. */
 enum MHD_Result proxy_reply_text(struct MHD_Connection *c, unsigned code,
 				 const char *type, const char *body);
@@ -87,9 +99,8 @@ enum MHD_Result proxy_reply_error(struct MHD_Connection *c,
 /* 429 TooManyRequests with a printf-style message, Retry-After: 1 and
  * details {"retryAfterSeconds":1}: a request the proxy cannot take now
  * but may in a second. */
-enum MHD_Result proxy_reply_too_many(struct MHD_Connection *c,
-				     const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+enum MHD_Result proxy_reply_too_many(struct MHD_Connection *c, const char *fmt,
+				     ...) __attribute__((format(printf, 2, 3)));
 /* 404 for an object: `pods "x" not found` with details {name, kind}. */
 enum MHD_Result proxy_reply_not_found(struct MHD_Connection *c,
 				      const char *resource, const char *name);

@@ -14,7 +14,6 @@
  * watch_free() when the connection is done with it. Each holds one of
  * the --max-watchers slots (conns.h) from its start to watch_free().
  */
-#include "proxy/reply.h"
 #include "proxy/watch.h"
 
 #include <errno.h>
@@ -32,6 +31,7 @@
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
+#include "proxy/reply.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table/table.h"
@@ -412,14 +412,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->reg.cursor = &w->cursor;
 	proxy_observe_watch_add(&w->reg);
 	*owned = true;
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-		MHD_SIZE_UNKNOWN, WATCH_BLOCK, watch_read, w, watch_free);
-	if (!resp) {
-		watch_free(w);
-		return MHD_NO;
-	}
-	proxy_reply_json_headers(resp);
-	return proxy_reply_queue(c, MHD_HTTP_OK, resp);
+	return proxy_reply_stream(c, WATCH_BLOCK, watch_read, w, watch_free);
 }
 
 enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,
