@@ -5,6 +5,8 @@
  * {"v":"meta.k8s.io/v1","rv":RV,"start":"NS/NAME\u0000"}, the start key
  * being "the next key after" the last item sent. Every page of a LIST is
  * bound to the first page's snapshot through rv.
+ *
+ * Pure: any thread; output goes into the caller's buffers.
  */
 #ifndef PROXY_CONTINUE_H
 #define PROXY_CONTINUE_H

@@ -19,6 +19,7 @@
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/log.h"
+#include "proxy/reply.h"
 #include "proxy/status.h"
 #include "proxy/request.h"
 
@@ -379,7 +380,7 @@ int proxy_discovery_serve(struct proxy_discovery *d, struct MHD_Connection *c,
 		return MHD_NO;
 	}
 	if (v == V_PLAIN) {
-		proxy_json_headers(resp);
+		proxy_reply_json_headers(resp);
 	} else {
 		if (!not_modified)
 			MHD_add_response_header(resp, "Content-Type",
@@ -388,6 +389,6 @@ int proxy_discovery_serve(struct proxy_discovery *d, struct MHD_Connection *c,
 		MHD_add_response_header(resp, "ETag", dc->etag);
 		MHD_add_response_header(resp, "Vary", "Accept");
 	}
-	return proxy_request_queue(
+	return proxy_reply_queue(
 		c, not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp);
 }

@@ -8,6 +8,13 @@
  * way the apiserver does; the aggregated form carries exactly its own
  * Content-Type, an ETag and Vary: Accept, and If-None-Match gets 304.
  * A path or variant not in the set is passed through.
+ *
+ * Threads: proxy_discovery_new() and _free() on main's thread (from
+ * proxy_start()/proxy_release()); the refresh runs on discovery's own
+ * thread; _path, _has and _serve on the libmicrohttpd pool thread
+ * serving c, never suspending it. Ownership: an answer points into the
+ * published set and holds a reference on it, dropped when libmicrohttpd
+ * frees the response; the set is freed when its last reference goes.
  */
 #ifndef PROXY_DISCOVERY_H
 #define PROXY_DISCOVERY_H

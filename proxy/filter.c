@@ -19,9 +19,9 @@ int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
 	const char *ls = NULL, *fs = NULL;
 	int r = 0;
-	if (proxy_arg(c, "labelSelector", &ls) && ls && *ls)
+	if (proxy_request_arg(c, "labelSelector", &ls) && ls && *ls)
 		r = cache_selector_label_parse(ls, &f->lsel, err, errlen);
-	if (!r && proxy_arg(c, "fieldSelector", &fs) && fs && *fs)
+	if (!r && proxy_request_arg(c, "fieldSelector", &fs) && fs && *fs)
 		r = cache_selector_field_parse(fs, kind->fields, &f->fsel, err,
 					       errlen);
 	if (r)

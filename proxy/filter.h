@@ -1,6 +1,11 @@
 /*
  * filter: which objects a LIST or WATCH asked for: a namespace, a label
  * selector and a field selector, parsed from the request once.
+ *
+ * Threads: proxy_filter_parse() on the libmicrohttpd thread serving the
+ * request; the parsed filter is the caller's (a LIST's for the request,
+ * a watch's for its stream, matched from whichever thread reads it) and
+ * is freed with proxy_filter_free(). Matching is pure.
  */
 #ifndef PROXY_FILTER_H
 #define PROXY_FILTER_H

@@ -18,6 +18,7 @@
 #include "cache/probe.h"
 #include "cache/rvclock.h"
 #include "config/alloc.h"
+#include "proxy/reply.h"
 #include "proxy/request.h"
 #include "config/log.h"
 #include "proxy/metrics.h"
@@ -349,7 +350,7 @@ static enum MHD_Result too_large(struct MHD_Connection *c,
 			"\"message\":\"Too large resource version\"}],"
 			"\"retryAfterSeconds\":1}",
 	};
-	return proxy_status_send(c, &st);
+	return proxy_reply_status(c, &st);
 }
 
 int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,

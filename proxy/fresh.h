@@ -31,6 +31,14 @@
  * reads are served from the cache as they are (PROXY_FRESH_STALE), counted,
  * and logged once per outage: a sidecar keeps answering while its
  * upstream is away.
+ *
+ * Threads: proxy_fresh_await()/_wait()/_cancel() on the libmicrohttpd
+ * thread serving the request; _progress from the reflector thread; _tick
+ * from the ticker; the prober is fresh's own thread. A suspended
+ * connection is resumed by whichever of these settles its wait
+ * (MHD_resume_connection() under fresh's lock), and by _stop().
+ * struct proxy_wait is the request's (in struct proxy_fresh_req), taken
+ * off the list by _cancel() when the request ends first.
  */
 #ifndef PROXY_FRESH_H
 #define PROXY_FRESH_H

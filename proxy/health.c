@@ -16,6 +16,7 @@
  * whoever would rather send clients elsewhere.
  */
 #include "proxy/health.h"
+#include "proxy/reply.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,7 @@ enum which {
 static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
 			    const char *body)
 {
-	return proxy_request_text(c, code, "text/plain; charset=utf-8", body);
+	return proxy_reply_text(c, code, "text/plain; charset=utf-8", body);
 }
 
 bool proxy_health_path(const char *url)
@@ -136,7 +137,7 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 			check(&v, &wh, &ok, fresh || !counted, name, why);
 		}
 	}
-	bool verbose = proxy_arg(c, "verbose", NULL);
+	bool verbose = proxy_request_arg(c, "verbose", NULL);
 	struct buf *out = verbose ? &v : &wh;
 	if (!verbose && ok) {
 		buf_reset(out);

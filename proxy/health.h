@@ -10,6 +10,10 @@
  * its checks as "[+]name ok" / "[-]name failed: why", one per line,
  * then "<endpoint> check passed|failed", as the apiserver does; a failure
  * without ?verbose lists them with the reasons withheld.
+ *
+ * Threads: the libmicrohttpd pool thread serving c (server.c's access
+ * handler); never suspends. Reads each reflector's state with atomic
+ * loads; the answer is a copied text body, queued here.
  */
 #ifndef PROXY_HEALTH_H
 #define PROXY_HEALTH_H

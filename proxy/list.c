@@ -21,7 +21,7 @@
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
-#include "proxy/body.h"
+#include "proxy/reply.h"
 #include "proxy/continue.h"
 #include "proxy/filter.h"
 #include "proxy/metrics.h"
@@ -42,7 +42,7 @@ static struct cache_snap *snap_for(struct MHD_Connection *c,
 		return cache_store_snap(r->store);
 	struct cache_snap *s = cache_store_pinned(r->store, q->rv);
 	if (!s)
-		*res = proxy_error(
+		*res = proxy_reply_error(
 			c, PROXY_Expired,
 			"The resourceVersion for the provided list is too old.");
 	return s;
@@ -52,7 +52,7 @@ static enum MHD_Result not_acceptable(struct MHD_Connection *c)
 {
 	const char *accept =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-	return proxy_error(
+	return proxy_reply_error(
 		c, PROXY_NotAcceptable,
 		"only the following media types are accepted: application/json, "
 		"application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
@@ -109,11 +109,11 @@ send_list(struct MHD_Connection *c, const struct cache_kind *k,
 		}
 		buf_addc(&body, '\n');
 		cache_store_snap_put(snap);
-		return proxy_send_buf(c, MHD_HTTP_OK, &body);
+		return proxy_reply_buf(c, MHD_HTTP_OK, &body);
 	}
 
 	struct list_body *lb = xcalloc(1, sizeof(*lb));
-	struct proxy_pieces pc = { 0 };
+	struct proxy_reply_pieces pc = { 0 };
 	if (!lb) {
 		cache_store_snap_put(snap);
 		return MHD_NO;
@@ -130,15 +130,15 @@ send_list(struct MHD_Connection *c, const struct cache_kind *k,
 		return MHD_NO;
 	}
 	lb->head = buf_steal(&head, NULL);
-	proxy_pieces_add(&pc, lb->head, strlen(lb->head));
+	proxy_reply_pieces_add(&pc, lb->head, strlen(lb->head));
 	for (size_t i = 0; i < n; i++) {
 		const struct cache_obj *o = items[i];
-		proxy_pieces_add(&pc, i ? ",{" : "{", i ? 2 : 1);
-		proxy_pieces_add(&pc, o->json + o->item_off,
-				 o->len - o->item_off);
+		proxy_reply_pieces_add(&pc, i ? ",{" : "{", i ? 2 : 1);
+		proxy_reply_pieces_add(&pc, o->json + o->item_off,
+				       o->len - o->item_off);
 	}
-	proxy_pieces_add(&pc, "]}\n", 3);
-	return proxy_send_pieces(c, &pc, list_body_free, lb);
+	proxy_reply_pieces_add(&pc, "]}\n", 3);
+	return proxy_reply_pieces(c, &pc, list_body_free, lb);
 }
 
 /* One page of a LIST: items borrowed from the snapshot. */
@@ -243,20 +243,21 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 		return not_acceptable(c);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
-	if (proxy_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
+	if (proxy_request_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
 	    !cache_parse_u64(limit_s, &limit))
 		limit = 0; /* the apiserver ignores a bad limit */
 	if (q.any)
 		limit = 0; /* and any limit at "0": 1.32's watch cache does */
-	if (proxy_arg(c, "continue", &cont) && cont && *cont) {
+	if (proxy_request_arg(c, "continue", &cont) && cont && *cont) {
 		if (q.rv || q.exact)
-			return proxy_error(
+			return proxy_reply_error(
 				c, PROXY_BadRequest,
 				"specifying resource version is not allowed when using continue");
 		if (proxy_continue_decode(cont, &cont_rv, start_ns,
 					  sizeof(start_ns), start_name,
 					  sizeof(start_name), err, sizeof(err)))
-			return proxy_error(c, PROXY_BadRequest, "%s", err);
+			return proxy_reply_error(c, PROXY_BadRequest, "%s",
+						 err);
 	} else if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res)) {
 		return res;
 	}
@@ -265,7 +266,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	if (pr == -ENOMEM)
 		return MHD_NO;
 	if (pr)
-		return proxy_error(c, PROXY_BadRequest, "%s", err);
+		return proxy_reply_error(c, PROXY_BadRequest, "%s", err);
 
 	struct cache_snap *snap;
 	if (cont_rv) {
@@ -332,14 +333,14 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
 	if (!o && !cache_scope_unselected(&r->scope)) {
 		/* outside the scope's selectors, perhaps: not ours to deny */
-		proxy_scope_count(r, false);
+		proxy_metrics_scope_count(r, false);
 		req->upstream = true;
 		return MHD_YES;
 	}
 	if (!o)
-		return proxy_not_found(c, r->kind->resource, rt->name);
+		return proxy_reply_not_found(c, r->kind->resource, rt->name);
 	if (r->scope.ns || !cache_scope_unselected(&r->scope))
-		proxy_scope_count(r, true);
+		proxy_metrics_scope_count(r, true);
 	if (fmt.form != PROXY_FORM_JSON) {
 		struct buf body = BUF_INIT;
 		if (fmt.form == PROXY_FORM_TABLE) {
@@ -354,10 +355,10 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 		}
 		buf_addc(&body, '\n');
 		cache_obj_put(o);
-		return proxy_send_buf(c, MHD_HTTP_OK, &body);
+		return proxy_reply_buf(c, MHD_HTTP_OK, &body);
 	}
-	struct proxy_pieces pc = { 0 };
-	proxy_pieces_add(&pc, o->json, o->len);
-	proxy_pieces_add(&pc, "\n", 1);
-	return proxy_send_pieces(c, &pc, get_body_free, o);
+	struct proxy_reply_pieces pc = { 0 };
+	proxy_reply_pieces_add(&pc, o->json, o->len);
+	proxy_reply_pieces_add(&pc, "\n", 1);
+	return proxy_reply_pieces(c, &pc, get_body_free, o);
 }

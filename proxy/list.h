@@ -1,5 +1,15 @@
 /*
  * list: LIST and GET of a cached resource, answered from store snapshots.
+ *
+ * Threads: both handlers run on the libmicrohttpd pool thread serving
+ * c, from server.c's access handler. A read that must wait for freshness
+ * (fresh.h) suspends c and returns; fresh.c resumes it (from the
+ * reflector, prober or ticker thread) and the handler is called again
+ * with the same req. Ownership: a JSON LIST takes one snapshot reference
+ * and its response points into it; the response is queued and dropped
+ * here, and the reference is dropped by the done callback when
+ * libmicrohttpd frees the response. A GET holds one object reference the
+ * same way. Nothing is left for the caller to free.
  */
 #ifndef PROXY_LIST_H
 #define PROXY_LIST_H

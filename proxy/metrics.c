@@ -14,6 +14,7 @@
 #include "config/version.h"
 #include "proxy/front/conns.h"
 #include "proxy/observe.h"
+#include "proxy/reply.h"
 #include "proxy/request.h"
 #include "proxy/pass/upgrade.h"
 
@@ -215,7 +216,7 @@ static void res_family(struct buf *b, struct proxy *p,
 	}
 }
 
-void proxy_scope_count(struct cache_resource *r, bool served)
+void proxy_metrics_scope_count(struct cache_resource *r, bool served)
 {
 	__atomic_add_fetch(served ? &r->stats.scope_served :
 				    &r->stats.scope_passthrough,
@@ -281,7 +282,7 @@ static const struct {
 	  start_time },
 };
 
-enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
+enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c)
 {
 	struct buf b = BUF_INIT;
 	const char *last = "";
@@ -312,12 +313,10 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 		&b,
 		"informer_proxy_build_info{version=\"%s\",commit=\"%s\"} 1\n",
 		config_version(), config_version_commit());
-	struct MHD_Response *resp = proxy_request_from_buf(&b);
+	struct MHD_Response *resp = proxy_reply_from_buf(&b);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Type",
 				"text/plain; version=0.0.4; charset=utf-8");
-	enum MHD_Result r = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return proxy_reply_queue(c, MHD_HTTP_OK, resp);
 }

@@ -6,6 +6,11 @@
  * field, its name, labels and help text, so a new counter is one line.
  * Per-resource figures (objects, RV, sync state, staleness, upstream
  * requests, watchers) are read from the caches when the page is made.
+ *
+ * Threads: PROXY_COUNT from any thread (relaxed atomic adds);
+ * proxy_metrics_handle() and proxy_metrics_scope_count() on the
+ * libmicrohttpd pool thread serving the request, never suspending it.
+ * The page is built into a buffer the queued response owns.
  */
 #ifndef PROXY_METRICS_H
 #define PROXY_METRICS_H
@@ -87,8 +92,8 @@ extern struct proxy_counters proxy_counters;
 
 /* Count a request of r's kind answered from r's scoped cache (served),
  * or passed through because it reaches outside the scope. */
-void proxy_scope_count(struct cache_resource *r, bool served);
+void proxy_metrics_scope_count(struct cache_resource *r, bool served);
 
-enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c);
+enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c);
 
 #endif

@@ -14,6 +14,12 @@
  * request or event path. A proxy's request table (p->obs) is sized once,
  * in proxy_observe_init(), before its daemon starts, and freed after it
  * stopped.
+ *
+ * Threads: proxy_observe_init()/_free() on main's thread around the
+ * daemon's life; _request from libmicrohttpd's completion callback
+ * (any of its threads); _watch_add/_del from the thread serving the
+ * watch; _write, _lag_max and the text helpers while /metrics is built.
+ * The caller owns every buffer and registration passed in.
  */
 #ifndef PROXY_OBSERVE_H
 #define PROXY_OBSERVE_H

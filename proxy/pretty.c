@@ -20,7 +20,7 @@ static const unsigned char str_stop[256] = { ['"'] = 1, ['\\'] = 1 };
 
 /* A line break and the indentation of the current depth: written into
  * out[*w..max) when it fits, else left pending. */
-static inline void line(struct proxy_indent *st, char *out, size_t *w,
+static inline void line(struct proxy_pretty_indenter *st, char *out, size_t *w,
 			size_t max)
 {
 	unsigned sp = st->depth > 0 ? 2 * (unsigned)st->depth : 0;
@@ -39,8 +39,9 @@ static inline void line(struct proxy_indent *st, char *out, size_t *w,
 	st->sp = sp;
 }
 
-size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
-			 size_t *used, char *out, size_t max)
+size_t proxy_pretty_indent_step(struct proxy_pretty_indenter *st,
+				const char *in, size_t n, size_t *used,
+				char *out, size_t max)
 {
 	size_t w = 0, i = 0;
 	for (;;) {
@@ -160,7 +161,8 @@ size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
 	return w;
 }
 
-size_t proxy_indent_end(struct proxy_indent *st, char *out, size_t max)
+size_t proxy_pretty_indent_end(struct proxy_pretty_indenter *st, char *out,
+			       size_t max)
 {
 	if (st->open) { /* input ended after a { or [: as if more came */
 		st->open = false;
@@ -169,21 +171,22 @@ size_t proxy_indent_end(struct proxy_indent *st, char *out, size_t max)
 		st->sp = 2 * (unsigned)(st->depth > 0 ? st->depth : 0);
 	}
 	size_t used;
-	return proxy_indent_step(st, "", 0, &used, out, max);
+	return proxy_pretty_indent_step(st, "", 0, &used, out, max);
 }
 
 int proxy_pretty_indent(const char *in, size_t n, struct buf *out)
 {
-	struct proxy_indent st = { 0 };
+	struct proxy_pretty_indenter st = { 0 };
 	char chunk[16384];
 	size_t k, used;
 	while (n) {
-		k = proxy_indent_step(&st, in, n, &used, chunk, sizeof(chunk));
+		k = proxy_pretty_indent_step(&st, in, n, &used, chunk,
+					     sizeof(chunk));
 		buf_add(out, chunk, k);
 		in += used;
 		n -= used;
 	}
-	while ((k = proxy_indent_end(&st, chunk, sizeof(chunk))))
+	while ((k = proxy_pretty_indent_end(&st, chunk, sizeof(chunk))))
 		buf_add(out, chunk, k);
 	return buf_ok(out) ? 0 : -ENOMEM;
 }
@@ -195,13 +198,6 @@ bool proxy_pretty_asked(const char *p, const char *ua)
 		       !strcasecmp(p, "t");
 	return ua && (!strncmp(ua, "curl", 4) || !strncmp(ua, "Wget", 4) ||
 		      !strncmp(ua, "Mozilla/5.0", 11));
-}
-
-bool proxy_pretty_wanted(struct MHD_Connection *c)
-{
-	return proxy_pretty_asked(
-		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pretty"),
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent"));
 }
 
 void proxy_pretty_body(struct buf *b)

@@ -3,19 +3,19 @@
  *
  * The apiserver indents a (non-watch) answer for ?pretty=true, and when
  * pretty is absent for the User-Agents of curl, Wget and browsers; the
- * indentation is Go's json.Indent with two spaces.
+ * indentation is Go's json.Indent with two spaces. This module is a
+ * pure byte transformer: it reads no request and sends nothing (reply.c
+ * asks proxy_pretty_asked() and indents with what is here). Any thread;
+ * state and buffers are the caller's.
  */
 #ifndef PROXY_PRETTY_H
 #define PROXY_PRETTY_H
 
-#include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "config/buf.h"
 
-/* Whether the answer to this request is to be indented. */
-bool proxy_pretty_wanted(struct MHD_Connection *c);
 /* Whether these values of ?pretty (NULL when absent) and User-Agent
  * (NULL when none) ask for indentation. */
 bool proxy_pretty_asked(const char *pretty, const char *user_agent);
@@ -27,7 +27,7 @@ bool proxy_pretty_asked(const char *pretty, const char *user_agent);
  * White space outside strings is dropped; the input is assumed valid
  * (an unterminated string is copied to the end). Zero-initialise.
  */
-struct proxy_indent {
+struct proxy_pretty_indenter {
 	int depth;
 	bool in_str, esc; /* inside a string; right after its backslash */
 	bool open;   /* a { or [ whose line break waits for the next byte */
@@ -41,11 +41,13 @@ struct proxy_indent {
  * *used to the input consumed. It stops only when the input is consumed
  * and nothing is pending, or when out is full; call again with the rest.
  */
-size_t proxy_indent_step(struct proxy_indent *st, const char *in, size_t n,
-			 size_t *used, char *out, size_t max);
+size_t proxy_pretty_indent_step(struct proxy_pretty_indenter *st,
+				const char *in, size_t n, size_t *used,
+				char *out, size_t max);
 /* After the last input: what is still pending, into out[0..max); returns
  * the bytes written, 0 once all is out. */
-size_t proxy_indent_end(struct proxy_indent *st, char *out, size_t max);
+size_t proxy_pretty_indent_end(struct proxy_pretty_indenter *st, char *out,
+			       size_t max);
 
 /* Append compact JSON in[0..n) to out, indented as above. Returns 0 or
  * -ENOMEM. */

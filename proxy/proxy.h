@@ -7,6 +7,10 @@
  * without a lock afterwards, except those marked atomic and the
  * reflector array, which a reload appends to (see proxy_nres()). The
  * array and its members live until proxy_stop() returns.
+ *
+ * Threads: the questions below may be asked from any thread; the
+ * results of proxy_find()/proxy_find_kind() are reflectors of p->res,
+ * valid until proxy_stop() returns, never freed by the caller.
  */
 #ifndef PROXY_PROXY_H
 #define PROXY_PROXY_H

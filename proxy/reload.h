@@ -16,6 +16,11 @@
  *
  * Call proxy_reload_init() once the startup reflectors exist, and
  * proxy_reload_config() from one thread at a time (main's).
+ *
+ * Threads: main's thread only (it handles SIGHUP and --watch-config);
+ * request threads see appended reflectors through proxy_nres(). The
+ * reflectors a reload makes belong to p and are freed at exit, after
+ * every reflector stopped (proxy_reload_free()).
  */
 #ifndef PROXY_RELOAD_H
 #define PROXY_RELOAD_H

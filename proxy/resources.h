@@ -6,6 +6,8 @@
  *
  * The caller resolves the kind (built in or discovered) and owns the
  * reflectors made here: it starts, stops and frees them.
+ *
+ * Threads: main's thread (at start) and reload's (main's too).
  */
 #ifndef PROXY_RESOURCES_H
 #define PROXY_RESOURCES_H

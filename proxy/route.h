@@ -7,6 +7,8 @@
  * "/api/v1/namespaces/NAME" is the namespace NAME, not a namespaced list:
  * namespaces/NS is read as a namespace only when another segment (the
  * resource) follows it.
+ *
+ * Pure: any thread; struct proxy_route holds copies, nothing to free.
  */
 #ifndef PROXY_ROUTE_H
 #define PROXY_ROUTE_H

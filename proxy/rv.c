@@ -10,6 +10,7 @@
 #include "cache/parse.h"
 #include "config/buf.h"
 #include "proxy/request.h"
+#include "proxy/reply.h"
 #include "proxy/status.h"
 
 enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
@@ -75,7 +76,7 @@ static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
 	struct proxy_status st = { .reason = PROXY_Invalid,
 				   .message = m.p,
 				   .details = det.p };
-	enum MHD_Result r = proxy_status_send(c, &st);
+	enum MHD_Result r = proxy_reply_status(c, &st);
 	buf_free(&m);
 	buf_free(&det);
 	return r;
@@ -86,8 +87,8 @@ bool proxy_rv_read(struct MHD_Connection *c, struct proxy_rv_req *q,
 {
 	const char *rv = NULL, *match = NULL;
 	char msg[512];
-	proxy_arg(c, "resourceVersion", &rv);
-	proxy_arg(c, "resourceVersionMatch", &match);
+	proxy_request_arg(c, "resourceVersion", &rv);
+	proxy_request_arg(c, "resourceVersionMatch", &match);
 	switch (proxy_rv_parse(rv, match, q, msg, sizeof(msg))) {
 	case PROXY_RV_OK:
 		return true;
@@ -95,7 +96,7 @@ bool proxy_rv_read(struct MHD_Connection *c, struct proxy_rv_req *q,
 		struct proxy_status st = { .reason = PROXY_InternalError,
 					   .message = msg,
 					   .no_reason = true };
-		*res = proxy_status_send(c, &st);
+		*res = proxy_reply_status(c, &st);
 		return false;
 	}
 	default:
@@ -138,17 +139,17 @@ bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
 {
 	const char *rv = NULL, *match = NULL, *sie = NULL;
 	char msg[512];
-	proxy_arg(c, "resourceVersion", &rv);
-	proxy_arg(c, "resourceVersionMatch", &match);
-	proxy_arg(c, "sendInitialEvents", &sie);
+	proxy_request_arg(c, "resourceVersion", &rv);
+	proxy_request_arg(c, "resourceVersionMatch", &match);
+	proxy_request_arg(c, "sendInitialEvents", &sie);
 	switch (proxy_rv_parse_watch(rv, match, sie, w, msg, sizeof(msg))) {
 	case PROXY_RV_OK:
 		return true;
 	case PROXY_RV_SYNTAX:
-		*res = proxy_error(c, PROXY_BadRequest, "%s", msg);
+		*res = proxy_reply_error(c, PROXY_BadRequest, "%s", msg);
 		return false;
 	default:
-		*res = proxy_error(c, PROXY_Invalid, "%s", msg);
+		*res = proxy_reply_error(c, PROXY_Invalid, "%s", msg);
 		return false;
 	}
 }

@@ -6,6 +6,10 @@
  * or N (a state at least as new as N; exactly N with
  * resourceVersionMatch=Exact). resourceVersionMatch must be Exact,
  * NotOlderThan or empty, needs a resourceVersion, and Exact refuses "0".
+ *
+ * Threads: the _parse functions are pure (any thread). The _read
+ * functions run on the libmicrohttpd thread serving c, and on a bad value
+ * queue the Status answer themselves (reply.h); they never suspend c.
  */
 #ifndef PROXY_RV_H
 #define PROXY_RV_H

@@ -27,6 +27,7 @@
 #include "proxy/front/listen.h"
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
+#include "proxy/reply.h"
 #include "proxy/pass/pass.h"
 #include "proxy/rv.h"
 #include "proxy/front/tls.h"
@@ -43,8 +44,8 @@
 static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 {
 	const char *v = NULL;
-	return rt->watch_prefix ||
-	       (proxy_arg(c, "watch", &v) && proxy_route_watch_value(v));
+	return rt->watch_prefix || (proxy_request_arg(c, "watch", &v) &&
+				    proxy_route_watch_value(v));
 }
 
 /* The paths a health probe or a scraper asks for: served on the
@@ -75,19 +76,19 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
 	if (!r && !pr && !rt.sub[0] && proxy_find_kind(p, &rt)) {
 		/* another namespace, or all of them, of a namespaced cache */
-		proxy_scope_count(proxy_find_kind(p, &rt), false);
+		proxy_metrics_scope_count(proxy_find_kind(p, &rt), false);
 		return false;
 	}
 	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
 		return false;
 	if (!cache_scope_unselected(&r->scope)) {
 		const char *ls = NULL, *fs = NULL;
-		proxy_arg(c, "labelSelector", &ls);
-		proxy_arg(c, "fieldSelector", &fs);
+		proxy_request_arg(c, "labelSelector", &ls);
+		proxy_request_arg(c, "fieldSelector", &fs);
 		/* a GET by name is answered when the object is cached, and
 		 * passed through when not (list.c): it may lie outside */
 		if (!rt.name[0] && !cache_scope_covers(&r->scope, ls, fs)) {
-			proxy_scope_count(r, false);
+			proxy_metrics_scope_count(r, false);
 			return false;
 		}
 	}
@@ -98,7 +99,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	    !strstr(accept, "json") && !strstr(accept, "*/*"))
 		return false;
 	if (!rt.name[0] && (r->scope.ns || !cache_scope_unselected(&r->scope)))
-		proxy_scope_count(r, true);
+		proxy_metrics_scope_count(r, true);
 	return true;
 }
 
@@ -108,27 +109,29 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_health_path(url))
 		return proxy_health_handle(p, c, url);
 	if (!strcmp(url, "/metrics"))
-		return proxy_handle_metrics(p, c);
+		return proxy_metrics_handle(p, c);
 	if (proxy_discovery_path(url)) {
 		PROXY_COUNT(req_discovery);
 		int h = proxy_discovery_serve(p->disc, c, url);
 		if (h >= 0)
 			return (enum MHD_Result)h;
 		/* the set changed since the request was routed */
-		return proxy_error(
+		return proxy_reply_error(
 			c, PROXY_ServiceUnavailable,
 			"discovery is being refreshed, please try again");
 	}
 	struct proxy_route rt;
 	if (proxy_route_parse(url, &rt))
-		return proxy_error(c, PROXY_BadRequest, "invalid request path");
+		return proxy_reply_error(c, PROXY_BadRequest,
+					 "invalid request path");
 	struct cache_resource *r = proxy_find(p, &rt);
 	if (!cache_refl_synced(r)) {
 		PROXY_COUNT(req_not_synced);
-		return proxy_too_many(c,
-				      "the cache of %s is not synced yet, "
-				      "please try again later",
-				      r->kind->resource);
+		return proxy_reply_too_many(
+			c,
+			"the cache of %s is not synced yet, "
+			"please try again later",
+			r->kind->resource);
 	}
 	if (is_watch(c, &rt)) {
 		if (!req->waited)
@@ -140,9 +143,9 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		struct proxy_rv_watch wq;
 		enum MHD_Result res;
 		char msg[512];
-		proxy_arg(c, "resourceVersion", &rv);
-		proxy_arg(c, "resourceVersionMatch", &match);
-		proxy_arg(c, "sendInitialEvents", &sie);
+		proxy_request_arg(c, "resourceVersion", &rv);
+		proxy_request_arg(c, "resourceVersionMatch", &match);
+		proxy_request_arg(c, "sendInitialEvents", &sie);
 		/* errors are the watch handler's to answer */
 		proxy_rv_parse_watch(rv, match, sie, &wq, msg, sizeof(msg));
 		struct proxy_rv_req q = { 0 };
@@ -248,7 +251,7 @@ static void request_attrs(struct MHD_Connection *c,
 	else
 		at->verb = "";
 	/* a list or watch of one name by field selector is about that name */
-	if (!rt->name[0] && proxy_arg(c, "fieldSelector", &fs) && fs &&
+	if (!rt->name[0] && proxy_request_arg(c, "fieldSelector", &fs) && fs &&
 	    !strncmp(fs, "metadata.name=", 14) && !strchr(fs, ','))
 		at->name = fs + 14;
 }
@@ -264,7 +267,7 @@ static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
 	case PROXY_AUTHN_ALLOWED:
 		return false;
 	case PROXY_AUTHN_UNAUTHENTICATED:
-		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
+		*ret = proxy_reply_error(c, PROXY_Unauthorized, "Unauthorized");
 		return true;
 	case PROXY_AUTHN_FORBIDDEN:
 		st.reason = PROXY_Forbidden;
@@ -286,7 +289,7 @@ static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
 			"please try again";
 		break;
 	}
-	*ret = proxy_status_send(c, &st);
+	*ret = proxy_reply_status(c, &st);
 	return true;
 }
 
@@ -326,7 +329,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		if (authz && *authz)
 			return false; /* the upstream decides, on the client's token */
 		PROXY_COUNT(authn_unauthenticated);
-		*ret = proxy_error(c, PROXY_Unauthorized, "Unauthorized");
+		*ret = proxy_reply_error(c, PROXY_Unauthorized, "Unauthorized");
 		return true;
 	}
 	if (!strcmp(path, "/metrics")) {
@@ -378,7 +381,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
 				       err, sizeof(err))) {
 			rq->local = true;
-			return proxy_error(c, PROXY_BadRequest, "%s", err);
+			return proxy_reply_error(c, PROXY_BadRequest, "%s",
+						 err);
 		}
 		/* On the reserve past --max-connections only probes are served;
 		 * anyone else is told to come back, and the connection freed. */

@@ -4,6 +4,14 @@
  * routes each request to the health, metrics, discovery, list, get or
  * watch handler, or passes it through. Handlers know nothing of this
  * module; struct proxy and their shared helpers are in request.h.
+ *
+ * Threads: proxy_start(), proxy_drain(), proxy_stop() and
+ * proxy_release() on main's thread, in that order. proxy_start() starts
+ * libmicrohttpd's threads (the request pool) and the ticker (twice a
+ * second: wakes watches and freshness waits, reaps slow headers, expires
+ * paging pins); the access handler then calls each handler on the pool
+ * thread serving the connection. A suspended connection is resumed by
+ * whoever it waits on (watch.h, fresh.h); proxy_stop() resumes all.
  */
 #ifndef PROXY_SERVER_H
 #define PROXY_SERVER_H

@@ -3,11 +3,12 @@
  *
  * Every error the proxy answers is a Status object with the reason and
  * code the apiserver would use, in the compact form client-go receives.
+ * This module only encodes; reply.h queues the answer and sets its
+ * headers. Pure functions: any thread, no connection, nothing to free.
  */
 #ifndef PROXY_STATUS_H
 #define PROXY_STATUS_H
 
-#include <microhttpd.h>
 #include <stdbool.h>
 
 #include "config/buf.h"
@@ -46,25 +47,11 @@ struct proxy_status {
 				 * for want of connections */
 };
 
-/* Append the Status body (compact, ending in a newline) to b. */
+/* Append the Status body (compact, ending in a newline) to b (the
+ * caller's, freed by the caller); b is marked failed when it cannot
+ * grow. */
 void proxy_status_body(struct buf *b, const struct proxy_status *st);
-/* Queue the Status on conn. */
-enum MHD_Result proxy_status_send(struct MHD_Connection *conn,
-				  const struct proxy_status *st);
-/* Shorthand: reason plus a printf-style message. */
-enum MHD_Result proxy_error(struct MHD_Connection *conn,
-			    enum proxy_reason reason, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* 429 TooManyRequests with a printf-style message, Retry-After: 1 and
- * details {"retryAfterSeconds":1}: a request the proxy cannot take now
- * but may in a second. */
-enum MHD_Result proxy_too_many(struct MHD_Connection *conn, const char *fmt,
-			       ...) __attribute__((format(printf, 2, 3)));
-/* 404 for an object: `pods "x" not found` with details {name, kind}. */
-enum MHD_Result proxy_not_found(struct MHD_Connection *conn,
-				const char *resource, const char *name);
-
-/* The headers every JSON answer carries. */
-void proxy_json_headers(struct MHD_Response *resp);
+/* The HTTP code of a reason (404 for PROXY_NotFound). */
+int proxy_status_code(enum proxy_reason reason);
 
 #endif

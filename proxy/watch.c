@@ -31,6 +31,7 @@
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
+#include "proxy/reply.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table/table.h"
@@ -66,7 +67,7 @@ struct watch {
 	struct proxy_fmt fmt; /* JSON, Table or metadata events */
 	bool columns_sent;    /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
-	int64_t gone_check_ms; /* the last proxy_client_gone(), 0: never */
+	int64_t gone_check_ms; /* the last proxy_request_client_gone(), 0: never */
 	/* The line being sent: a shared event's line or own.p. */
 	struct cache_event *ev;
 	const char *out;
@@ -311,7 +312,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		int64_t now = now_ms();
 		if (now - w->gone_check_ms >= GONE_CHECK_MS) {
 			w->gone_check_ms = now;
-			if (proxy_client_gone(w->conn))
+			if (proxy_request_client_gone(w->conn))
 				return MHD_CONTENT_READER_END_WITH_ERROR;
 		}
 		/* Nothing to send: sleep until the next append or tick. The
@@ -357,7 +358,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return MHD_NO;
 	if (proxy_fmt_negotiate(c, &w->fmt)) {
 		free(w);
-		return proxy_error(
+		return proxy_reply_error(
 			c, PROXY_NotAcceptable,
 			"only the following media types are accepted: "
 			"application/json, application/vnd.kubernetes.protobuf");
@@ -371,14 +372,14 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 				    sizeof(err));
 	if (fr) {
 		free(w);
-		return fr == -ENOMEM ?
-			       MHD_NO :
-			       proxy_error(c, PROXY_BadRequest, "%s", err);
+		return fr == -ENOMEM ? MHD_NO :
+				       proxy_reply_error(c, PROXY_BadRequest,
+							 "%s", err);
 	}
-	w->bookmarks = proxy_arg_true(c, "allowWatchBookmarks");
+	w->bookmarks = proxy_request_arg_true(c, "allowWatchBookmarks");
 	int64_t now = now_ms();
 	long timeout = 0;
-	if (proxy_arg(c, "timeoutSeconds", &to_s) && to_s && *to_s)
+	if (proxy_request_arg(c, "timeoutSeconds", &to_s) && to_s && *to_s)
 		timeout = strtol(to_s, NULL, 10);
 	if (timeout <= 0) /* the apiserver's randomized default */
 		timeout = 1800 + rand() % 1800;
@@ -411,14 +412,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->reg.cursor = &w->cursor;
 	proxy_observe_watch_add(&w->reg);
 	*owned = true;
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-		MHD_SIZE_UNKNOWN, WATCH_BLOCK, watch_read, w, watch_free);
-	if (!resp) {
-		watch_free(w);
-		return MHD_NO;
-	}
-	proxy_json_headers(resp);
-	return proxy_request_queue(c, MHD_HTTP_OK, resp);
+	return proxy_reply_stream(c, WATCH_BLOCK, watch_read, w, watch_free);
 }
 
 enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,

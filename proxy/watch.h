@@ -1,5 +1,14 @@
 /*
  * watch: WATCH streams of a cached resource, from its event history.
+ *
+ * Threads: proxy_watch_handle() runs on the libmicrohttpd pool thread
+ * serving c, from server.c's access handler; the stream's reader then
+ * runs on whichever libmicrohttpd thread serves c. With nothing to send
+ * the reader suspends c; the reflector thread resumes it when it appends
+ * to the resource's history, and the ticker twice a second (deadlines,
+ * bookmarks, draining). Ownership: the watch belongs to its response:
+ * queued and dropped here, it is freed (with its --max-watchers slot,
+ * snapshot and event references) when libmicrohttpd frees the response.
  */
 #ifndef PROXY_WATCH_H
 #define PROXY_WATCH_H

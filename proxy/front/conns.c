@@ -23,6 +23,7 @@
 #include "config/alloc.h"
 #include "config/limits.h"
 #include "config/log.h"
+#include "proxy/reply.h"
 #include "proxy/status.h"
 
 struct conn {
@@ -220,7 +221,7 @@ enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
 		.close = true,
 	};
 	log_v(2, "refused: more than %d %s open", limit, what);
-	return proxy_status_send(c, &st);
+	return proxy_reply_status(c, &st);
 }
 
 int proxy_conns_reap(struct proxy_conns *cs)

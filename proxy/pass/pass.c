@@ -8,6 +8,7 @@
  * removed from the multi handle) each hold one reference.
  */
 #include "proxy/pass/pass.h"
+#include "proxy/reply.h"
 #include "proxy/route.h"
 
 #include <errno.h>
@@ -376,7 +377,8 @@ static ssize_t pt_read(void *cls, uint64_t pos, char *out, size_t max)
 		}
 	} else if (pt->state == PT_DONE) {
 		n = MHD_CONTENT_READER_END_OF_STREAM;
-	} else if (pt->state == PT_FAILED || proxy_client_gone(pt->conn)) {
+	} else if (pt->state == PT_FAILED ||
+		   proxy_request_client_gone(pt->conn)) {
 		n = MHD_CONTENT_READER_END_WITH_ERROR;
 	} else {
 		pt->suspended = true;
@@ -521,7 +523,7 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 				"the upstream apiserver could not be reached",
 			.retry_after = 1,
 		};
-		return proxy_status_send(c, &s);
+		return proxy_reply_status(c, &s);
 	}
 	bool head = !strcmp(pt->method, "HEAD");
 	struct MHD_Response *resp = MHD_create_response_from_callback(
@@ -538,7 +540,7 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 		i = (size_t)(v - pt->resp_hdrs.p) + strlen(v) + 1;
 	}
 	pthread_mutex_unlock(&pt->lock);
-	return proxy_request_queue(c, (unsigned)status, resp);
+	return proxy_reply_queue(c, (unsigned)status, resp);
 }
 
 enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
@@ -550,7 +552,7 @@ enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
 	if (!pt) {
 		pt = pt_new(pool, c, target, method);
 		if (!pt) /* out of memory, or credentials that cannot be used */
-			return proxy_error(
+			return proxy_reply_error(
 				c, PROXY_ServiceUnavailable,
 				"informer-proxy cannot forward this request to the "
 				"upstream now (see its log)");
@@ -566,9 +568,10 @@ enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
 		return MHD_YES;
 	}
 	if (pt->too_large)
-		return proxy_error(c, PROXY_BadRequest,
-				   "the request body is larger than %d bytes",
-				   LIMIT_REQUEST_BODY_BYTES);
+		return proxy_reply_error(
+			c, PROXY_BadRequest,
+			"the request body is larger than %d bytes",
+			LIMIT_REQUEST_BODY_BYTES);
 	pthread_mutex_lock(&pt->lock);
 	enum pt_state st = pt->state;
 	if (st == PT_NEW) {
@@ -587,13 +590,14 @@ enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
 		pthread_mutex_unlock(&pool->lock);
 		pthread_mutex_unlock(&pt->lock);
 		if (stop)
-			return proxy_error(c, PROXY_ServiceUnavailable,
-					   "informer-proxy is shutting down");
+			return proxy_reply_error(
+				c, PROXY_ServiceUnavailable,
+				"informer-proxy is shutting down");
 		wake_pool(pool);
 		return MHD_YES;
 	}
 	if (st == PT_STARTED) { /* resumed early; wait on */
-		if (proxy_client_gone(c)) {
+		if (proxy_request_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;
 			 * proxy_pt_done() then ends the upstream transfer */
 			pthread_mutex_unlock(&pt->lock);

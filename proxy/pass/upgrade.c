@@ -28,6 +28,7 @@
 #include "config/log.h"
 #include "proxy/pass/dial.h"
 #include "proxy/pass/forward.h"
+#include "proxy/reply.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -598,7 +599,7 @@ static enum MHD_Result respond(struct proxy_up *u, struct MHD_Connection *c)
 			.message = msg,
 			.retry_after = code == 504 ? 0 : 1,
 		};
-		return proxy_status_send(c, &s);
+		return proxy_reply_status(c, &s);
 	}
 	bool upgrade = u->status == 101;
 	struct MHD_Response *resp =
@@ -623,7 +624,7 @@ static enum MHD_Result respond(struct proxy_up *u, struct MHD_Connection *c)
 	}
 	unsigned status = u->status;
 	pthread_mutex_unlock(&u->lock);
-	return proxy_request_queue(c, status, resp);
+	return proxy_reply_queue(c, status, resp);
 }
 
 enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
@@ -636,7 +637,7 @@ enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
 		bool as_proxy;
 		u = up_new(pool, c, target, method, &as_proxy);
 		if (!u)
-			return proxy_error(
+			return proxy_reply_error(
 				c, PROXY_ServiceUnavailable,
 				"informer-proxy cannot forward this request to the "
 				"upstream now (see its log)");
@@ -654,20 +655,22 @@ enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
 	pthread_mutex_unlock(&u->lock);
 	if (st == UP_NEW) {
 		if (u->has_body)
-			return proxy_error(c, PROXY_BadRequest,
-					   "an upgrade request cannot carry a "
-					   "body");
+			return proxy_reply_error(
+				c, PROXY_BadRequest,
+				"an upgrade request cannot carry a "
+				"body");
 		unsigned code = 0;
 		if (!up_start(u, u->as_proxy, &code)) {
 			if (code == 429)
-				return proxy_too_many(
+				return proxy_reply_too_many(
 					c,
 					"too many upgraded streams are open "
 					"(%d), please try again later",
 					pool->max_streams);
-			return proxy_error(c, PROXY_ServiceUnavailable,
-					   "informer-proxy cannot forward this "
-					   "upgrade request now");
+			return proxy_reply_error(
+				c, PROXY_ServiceUnavailable,
+				"informer-proxy cannot forward this "
+				"upgrade request now");
 		}
 		return MHD_YES;
 	}

@@ -57,7 +57,7 @@ class ProxyEqualsFake(unittest.TestCase):
 
     def test_many_piece_list_is_the_fakes_bytes(self):
         # 1000 pods are 2,002 pieces, more than one iovec takes: the body
-        # is copied into blocks as it is sent (proxy/body.c); each block's
+        # is copied into blocks as it is sent (proxy/reply.c); each block's
         # seams must fall anywhere without a byte lost or doubled
         _, _, fb = h.request("GET", self.fake.url + "/api/v1/pods")
         _, _, pb = h.request("GET", self.proxy.url + "/api/v1/pods?resourceVersion=0")

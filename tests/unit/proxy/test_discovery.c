@@ -13,6 +13,7 @@
 
 #include "config/alloc.h"
 #include "proxy/discovery.h"
+#include "proxy/reply.h"
 #include "proxy/request.h"
 #include "http_stub.h"
 #include "mhd_stub.h"
@@ -55,12 +56,12 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 {
 	struct proxy_discovery *d = arg;
 	if (!strncmp(url, "/has/", 5))
-		return proxy_request_text(
+		return proxy_reply_text(
 			c, 200, "text/plain",
 			proxy_discovery_has(d, c, url + 4) ? "yes" : "no");
 	int h = proxy_discovery_serve(d, c, url);
 	if (h < 0) /* not in the set: the upstream's */
-		return proxy_request_text(c, 299, "text/plain", "pass");
+		return proxy_reply_text(c, 299, "text/plain", "pass");
 	return (enum MHD_Result)h;
 }
 

@@ -19,6 +19,7 @@
 #include "config/buf.h"
 #include "proxy/continue.h"
 #include "proxy/list.h"
+#include "proxy/reply.h"
 #include "mhd_stub.h"
 #include "check.h"
 
@@ -60,12 +61,12 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 	struct proxy_route rt;
 	struct proxy_fresh_req req = { 0 };
 	if (proxy_route_parse(url, &rt))
-		return proxy_request_text(c, 598, "text/plain", "bad route");
+		return proxy_reply_text(c, 598, "text/plain", "bad route");
 	enum MHD_Result res = rt.name[0] ?
 				      proxy_list_get(p, c, pods, &rt, &req) :
 				      proxy_list_handle(p, c, pods, &rt, &req);
 	if (req.upstream)
-		return proxy_request_text(c, 299, "text/plain", "upstream");
+		return proxy_reply_text(c, 299, "text/plain", "upstream");
 	return res;
 }
 

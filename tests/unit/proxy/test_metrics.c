@@ -20,7 +20,7 @@
 static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 			      const char *url, const char *method)
 {
-	return proxy_handle_metrics(arg, c);
+	return proxy_metrics_handle(arg, c);
 }
 
 static char *page(int port)

@@ -97,14 +97,14 @@ static void ref_indent(const char *in, size_t n, struct buf *out)
 static void stream(const char *in, size_t n, const size_t *cuts, size_t ncuts,
 		   size_t max, struct buf *got)
 {
-	struct proxy_indent st = { 0 };
+	struct proxy_pretty_indenter st = { 0 };
 	char *out = malloc(max);
 	size_t from = 0, k, used;
 	for (size_t c = 0; c <= ncuts; c++) {
 		size_t to = c < ncuts ? cuts[c] : n;
 		while (from < to) {
-			k = proxy_indent_step(&st, in + from, to - from, &used,
-					      out, max);
+			k = proxy_pretty_indent_step(&st, in + from, to - from,
+						     &used, out, max);
 			CHECK(k || used); /* always progress */
 			if (!k && !used)
 				break;
@@ -112,10 +112,10 @@ static void stream(const char *in, size_t n, const size_t *cuts, size_t ncuts,
 			from += used;
 		}
 		/* a piece consumed: a pending byte may wait for output room */
-		k = proxy_indent_step(&st, "", 0, &used, out, max);
+		k = proxy_pretty_indent_step(&st, "", 0, &used, out, max);
 		buf_add(got, out, k);
 	}
-	while ((k = proxy_indent_end(&st, out, max)))
+	while ((k = proxy_pretty_indent_end(&st, out, max)))
 		buf_add(got, out, k);
 	free(out);
 }

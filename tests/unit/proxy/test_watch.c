@@ -20,6 +20,7 @@
 #include "cache/kind.h"
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
+#include "proxy/reply.h"
 #include "proxy/watch.h"
 #include "mhd_stub.h"
 #include "check.h"
@@ -84,7 +85,7 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 {
 	struct proxy_route rt;
 	if (proxy_route_parse(url, &rt))
-		return proxy_request_text(c, 598, "text/plain", "bad route");
+		return proxy_reply_text(c, 598, "text/plain", "bad route");
 	return proxy_watch_handle(&prx, c, pods, &rt);
 }
 

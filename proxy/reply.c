@@ -1,26 +1,105 @@
 /*
- * body: buffers and gzip for responses (see body.h).
+ * reply: every answer the proxy builds itself, from its body to the
+ * queued response (see reply.h).
+ *
+ * Order of the file: the request headers that shape an answer (pretty,
+ * gzip), the plain responses, gzip, bodies from a buffer, bodies from
+ * pieces (copied, iovec, read in blocks, or indented while sent), and
+ * Status errors.
  */
-#include "proxy/body.h"
+#include "proxy/reply.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <zlib.h>
 
+#include "cache/json.h"
 #include "config/alloc.h"
 #include "proxy/pretty.h"
-#include "proxy/status.h"
-#include "proxy/request.h"
 
-bool proxy_gzip_wanted(struct MHD_Connection *c, size_t len)
+/* ---- what the request asks of the answer ---- */
+
+/* Whether the answer to this request is to be indented (pretty.h says
+ * for whom). */
+static bool pretty_wanted(struct MHD_Connection *c)
 {
-	return len > PROXY_GZIP_MIN &&
-	       proxy_gzip_accepted(MHD_lookup_connection_value(
-		       c, MHD_HEADER_KIND, "Accept-Encoding"));
+	return proxy_pretty_asked(
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pretty"),
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent"));
 }
 
-bool proxy_gzip_accepted(const char *ae)
+static bool gzip_taken(struct MHD_Connection *c)
+{
+	return proxy_reply_gzip_accepted(MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, "Accept-Encoding"));
+}
+
+/* True when a body of len bytes should be compressed for this client. */
+static bool gzip_wanted(struct MHD_Connection *c, size_t len)
+{
+	return len > PROXY_REPLY_GZIP_MIN && gzip_taken(c);
+}
+
+/* ---- plain responses ---- */
+
+enum MHD_Result proxy_reply_queue(struct MHD_Connection *c, unsigned code,
+				  struct MHD_Response *resp)
+{
+	if (!resp)
+		return MHD_NO;
+	enum MHD_Result r = MHD_queue_response(c, code, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+struct MHD_Response *proxy_reply_owned(char *p, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_FREE);
+	if (!resp)
+		free(p);
+	return resp;
+}
+
+struct MHD_Response *proxy_reply_from_buf(struct buf *b)
+{
+	if (!buf_ok(b)) {
+		buf_free(b);
+		return NULL;
+	}
+	size_t len;
+	char *p = buf_steal(b, &len);
+	return proxy_reply_owned(p, len);
+}
+
+enum MHD_Result proxy_reply_text(struct MHD_Connection *c, unsigned code,
+				 const char *type, const char *body)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (resp) {
+		MHD_add_response_header(resp, "Content-Type", type);
+		MHD_add_response_header(resp, "Cache-Control",
+					"no-cache, private");
+		MHD_add_response_header(resp, "X-Content-Type-Options",
+					"nosniff");
+	}
+	return proxy_reply_queue(c, code, resp);
+}
+
+void proxy_reply_json_headers(struct MHD_Response *resp)
+{
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+}
+
+/* ---- gzip ---- */
+
+
+bool proxy_reply_gzip_accepted(const char *ae)
 {
 	/* codings separated by commas, each maybe with ;q=WEIGHT */
 	for (const char *p = ae; p && *p;) {
@@ -39,8 +118,8 @@ bool proxy_gzip_accepted(const char *ae)
 	return false;
 }
 
-struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
-					 size_t total)
+struct MHD_Response *proxy_reply_gzip(const struct MHD_IoVec *v, size_t n,
+				      size_t total)
 {
 	z_stream z = { 0 };
 	/* level 1 as the apiserver; 31 = 15 window bits + gzip header */
@@ -68,7 +147,7 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 		free(out);
 		return NULL;
 	}
-	struct MHD_Response *resp = proxy_request_owned((char *)out, len);
+	struct MHD_Response *resp = proxy_reply_owned((char *)out, len);
 	if (!resp)
 		return NULL;
 	MHD_add_response_header(resp, "Content-Encoding", "gzip");
@@ -81,10 +160,10 @@ struct MHD_Response *proxy_gzip_response(const struct MHD_IoVec *v, size_t n,
 static struct MHD_Response *gzip_buf(struct MHD_Connection *c,
 				     const struct buf *b)
 {
-	if (!proxy_gzip_wanted(c, b->len))
+	if (!gzip_wanted(c, b->len))
 		return NULL;
 	struct MHD_IoVec v = { b->p, b->len };
-	return proxy_gzip_response(&v, 1, b->len);
+	return proxy_reply_gzip(&v, 1, b->len);
 }
 
 /* Queue resp (NULL: it could not be built) as a JSON answer. */
@@ -92,14 +171,14 @@ static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code,
 				 struct MHD_Response *resp)
 {
 	if (resp)
-		proxy_json_headers(resp);
-	return proxy_request_queue(c, code, resp);
+		proxy_reply_json_headers(resp);
+	return proxy_reply_queue(c, code, resp);
 }
 
-enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
-			       struct buf *body)
+enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
+				struct buf *body)
 {
-	if (buf_ok(body) && proxy_pretty_wanted(c))
+	if (buf_ok(body) && pretty_wanted(c))
 		proxy_pretty_body(body);
 	if (!buf_ok(body)) {
 		buf_free(body);
@@ -107,12 +186,13 @@ enum MHD_Result proxy_send_buf(struct MHD_Connection *c, unsigned code,
 	}
 	struct MHD_Response *resp = gzip_buf(c, body);
 	if (!resp)
-		resp = proxy_request_from_buf(body);
+		resp = proxy_reply_from_buf(body);
 	buf_free(body);
 	return send_json(c, code, resp);
 }
 
-void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len)
+void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
+			    size_t len)
 {
 	if (pc->failed || !len)
 		return;
@@ -143,7 +223,7 @@ void proxy_pieces_add(struct proxy_pieces *pc, const void *p, size_t len)
 
 /* The reader of a body of many pieces, and its owner's release. */
 struct pieces_reader {
-	struct proxy_pieces pc;
+	struct proxy_reply_pieces pc;
 	size_t at, off;
 	void (*done)(void *cls);
 	void *cls;
@@ -187,9 +267,9 @@ static void pieces_free(void *cls)
 #define PRETTY_CHUNK (64 * 1024)
 
 struct pretty_reader {
-	struct proxy_pieces pc;
+	struct proxy_reply_pieces pc;
 	size_t at, off;
-	struct proxy_indent st;
+	struct proxy_pretty_indenter st;
 	z_stream *z;	    /* NULL: sent as it is */
 	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */
 	bool zlast, zdone;
@@ -203,7 +283,7 @@ static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 	size_t n = 0, used;
 	while (n < max && pr->at < pr->pc.n) {
 		const struct MHD_IoVec *v = &pr->pc.v[pr->at];
-		n += proxy_indent_step(
+		n += proxy_pretty_indent_step(
 			&pr->st, (const char *)v->iov_base + pr->off,
 			v->iov_len - pr->off, &used, out + n, max - n);
 		pr->off += used;
@@ -213,7 +293,8 @@ static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 		}
 	}
 	size_t k;
-	while (n < max && (k = proxy_indent_end(&pr->st, out + n, max - n)))
+	while (n < max &&
+	       (k = proxy_pretty_indent_end(&pr->st, out + n, max - n)))
 		n += k;
 	return n;
 }
@@ -270,8 +351,9 @@ static void pretty_reader_free(void *cls)
 /* The streamed pretty response of pc (taken over on success; then the
  * response calls done), gzip-compressed when gz; NULL when it could not
  * be built (pc and done left to the caller). */
-static struct MHD_Response *pretty_stream(struct proxy_pieces *pc, bool gz,
-					  void (*done)(void *cls), void *cls)
+static struct MHD_Response *pretty_stream(struct proxy_reply_pieces *pc,
+					  bool gz, void (*done)(void *cls),
+					  void *cls)
 {
 	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
 	if (!pr)
@@ -312,21 +394,17 @@ static struct MHD_Response *pretty_stream(struct proxy_pieces *pc, bool gz,
 	return resp;
 }
 
-enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
-				  struct proxy_pieces *pc,
-				  void (*done)(void *cls), void *cls)
+enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
+				   struct proxy_reply_pieces *pc,
+				   void (*done)(void *cls), void *cls)
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
-	if (!pc->failed && proxy_pretty_wanted(c)) {
-		if (pc->total > PROXY_GZIP_MIN) {
+	if (!pc->failed && pretty_wanted(c)) {
+		if (pc->total > PROXY_REPLY_GZIP_MIN) {
 			/* indented while sent: the output is longer than the
 			 * input, so over the gzip threshold too */
-			resp = pretty_stream(
-				pc,
-				proxy_gzip_accepted(MHD_lookup_connection_value(
-					c, MHD_HEADER_KIND, "Accept-Encoding")),
-				done, cls);
+			resp = pretty_stream(pc, gzip_taken(c), done, cls);
 			if (resp)
 				return send_json(c, MHD_HTTP_OK, resp);
 		} else {
@@ -339,13 +417,13 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 			done(cls);
 			free(pc->v);
 			pc->v = NULL;
-			return proxy_send_buf(c, MHD_HTTP_OK, &b);
+			return proxy_reply_buf(c, MHD_HTTP_OK, &b);
 		}
 	}
 	if (pc->failed) {
 		/* nothing */
-	} else if (proxy_gzip_wanted(c, pc->total)) {
-		resp = proxy_gzip_response(pc->v, pc->n, pc->total);
+	} else if (gzip_wanted(c, pc->total)) {
+		resp = proxy_reply_gzip(pc->v, pc->n, pc->total);
 	} else if (pc->total <= SMALL_BODY) {
 		/* One copy buys one send: libmicrohttpd writes the headers and
 		 * a buffer body in one call, but an iovec body in a second. */
@@ -380,4 +458,101 @@ enum MHD_Result proxy_send_pieces(struct MHD_Connection *c,
 	free(pc->v); /* MHD copies an iovec response's vector */
 	pc->v = NULL;
 	return send_json(c, MHD_HTTP_OK, resp);
+}
+
+enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
+				   MHD_ContentReaderCallback read, void *cls,
+				   MHD_ContentReaderFreeCallback free_cls)
+{
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, block, read, cls, free_cls);
+	if (!resp) {
+		free_cls(cls);
+		return MHD_NO;
+	}
+	return send_json(c, MHD_HTTP_OK, resp);
+}
+
+/* ---- Status errors ---- */
+
+static struct MHD_Response *status_response(const struct proxy_status *st,
+					    bool pretty)
+{
+	struct buf b = BUF_INIT;
+	proxy_status_body(&b, st);
+	if (pretty && buf_ok(&b))
+		proxy_pretty_body(&b);
+	struct MHD_Response *resp = proxy_reply_from_buf(&b);
+	if (!resp)
+		return NULL;
+	proxy_reply_json_headers(resp);
+	if (st->retry_after > 0) {
+		char ra[16];
+		snprintf(ra, sizeof(ra), "%d", st->retry_after);
+		MHD_add_response_header(resp, "Retry-After", ra);
+	}
+	if (st->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
+					"close");
+	return resp;
+}
+
+enum MHD_Result proxy_reply_status(struct MHD_Connection *conn,
+				   const struct proxy_status *st)
+{
+	struct MHD_Response *resp = status_response(st, pretty_wanted(conn));
+	if (!resp)
+		return MHD_NO;
+	return proxy_reply_queue(conn, proxy_status_code(st->reason), resp);
+}
+
+enum MHD_Result proxy_reply_error(struct MHD_Connection *conn,
+				  enum proxy_reason reason, const char *fmt,
+				  ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	struct proxy_status st = { .reason = reason, .message = msg };
+	return proxy_reply_status(conn, &st);
+}
+
+enum MHD_Result proxy_reply_too_many(struct MHD_Connection *conn,
+				     const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	struct proxy_status st = {
+		.reason = PROXY_TooManyRequests,
+		.message = msg,
+		.retry_after = 1,
+		.details = "{\"retryAfterSeconds\":1}",
+	};
+	return proxy_reply_status(conn, &st);
+}
+
+enum MHD_Result proxy_reply_not_found(struct MHD_Connection *conn,
+				      const char *resource, const char *name)
+{
+	struct buf msg = BUF_INIT, det = BUF_INIT;
+	buf_printf(&msg, "%s \"%s\" not found", resource, name);
+	buf_adds(&det, "{\"name\":");
+	buf_add_json_str(&det, name, strlen(name));
+	buf_adds(&det, ",\"kind\":");
+	buf_add_json_str(&det, resource, strlen(resource));
+	buf_addc(&det, '}');
+	struct proxy_status st = { .reason = PROXY_NotFound,
+				   .message = msg.p,
+				   .details = det.p };
+	enum MHD_Result r = buf_ok(&msg) && buf_ok(&det) ?
+				    proxy_reply_status(conn, &st) :
+				    MHD_NO;
+	buf_free(&msg);
+	buf_free(&det);
+	return r;
 }
