@@ -16,8 +16,8 @@
  * certificate) keeps the previous one and logs one warning naming the
  * file, never its content.
  */
-#ifndef PROXY_SERVE_TLS_H
-#define PROXY_SERVE_TLS_H
+#ifndef PROXY_TLS_H
+#define PROXY_TLS_H
 
 #include <stddef.h>
 #include <microhttpd.h>

@@ -40,8 +40,8 @@
  * until it is closed, and is exempt from --passthrough-timeout and
  * --idle-timeout (it lives as long as both sides keep it).
  *
- * Ownership: the pool belongs to struct proxy. A struct proxy_up belongs
- * to its request (until proxy_up_done) and its thread together.
+ * Ownership: the pool belongs to struct proxy. A struct proxy_upgrade belongs
+ * to its request (until proxy_upgrade_done) and its thread together.
  */
 #ifndef PROXY_UPGRADE_H
 #define PROXY_UPGRADE_H
@@ -55,25 +55,25 @@
 #define PROXY_UPGRADE_MAX_STREAMS 1024
 
 struct proxy_upgrade_pool;
-struct proxy_up;
+struct proxy_upgrade;
 
-/* lend_identity as for proxy_pt_pool_new(); handshake_s bounds the
+/* lend_identity as for proxy_pass_pool_new(); handshake_s bounds the
  * upstream connect, TLS handshake and the wait for its answer (<= 0:
  * 60 s); at most max_streams at once (<= 0: PROXY_UPGRADE_MAX_STREAMS).
  * NULL when out of memory or when up->server is not a URL this module
  * can reach, with err set. */
-struct proxy_upgrade_pool *proxy_up_pool_new(const struct cache_upstream *up,
-					     bool lend_identity,
-					     int handshake_s, int max_streams,
-					     char *err, size_t errlen);
+struct proxy_upgrade_pool *
+proxy_upgrade_pool_new(const struct cache_upstream *up, bool lend_identity,
+		       int handshake_s, int max_streams, char *err,
+		       size_t errlen);
 /* End every stream and every handshake under way (their clients get a
  * 503, or see their upgraded socket close) and wait for their threads;
  * call before the HTTP daemon stops. */
-void proxy_up_pool_stop(struct proxy_upgrade_pool *pool);
+void proxy_upgrade_pool_stop(struct proxy_upgrade_pool *pool);
 /* After the HTTP daemon has stopped. */
-void proxy_up_pool_free(struct proxy_upgrade_pool *pool);
+void proxy_upgrade_pool_free(struct proxy_upgrade_pool *pool);
 /* Streams open now (handshakes included), for /metrics and tests. */
-int proxy_up_pool_active(struct proxy_upgrade_pool *pool);
+int proxy_upgrade_pool_active(struct proxy_upgrade_pool *pool);
 
 /* Whether the request on c asks for an upgrade the apiserver serves: a
  * Connection header with the token "upgrade" and an Upgrade header
@@ -81,21 +81,22 @@ int proxy_up_pool_active(struct proxy_upgrade_pool *pool);
  * Always false when this libmicrohttpd was built without upgrade
  * support (then such requests are passed through as before, and the
  * upstream answers them 400). */
-bool proxy_up_wanted(struct MHD_Connection *c);
+bool proxy_upgrade_wanted(struct MHD_Connection *c);
 /* Whether libmicrohttpd can hand over upgraded sockets (the daemon then
  * needs MHD_ALLOW_UPGRADE). */
-bool proxy_up_supported(void);
+bool proxy_upgrade_supported(void);
 
 /*
  * Drive one upgrade request from the access handler, on every call for
- * it, as proxy_pt_handle(); target is the request target as received,
+ * it, as proxy_pass_handle(); target is the request target as received,
  * checked by proxy_target_check(). A request body is refused (400).
- * Call proxy_up_done() from the request-completed callback.
+ * Call proxy_upgrade_done() from the request-completed callback.
  */
-enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
-				struct MHD_Connection *c, const char *target,
-				const char *method, size_t *upload_size,
-				struct proxy_up **state);
-void proxy_up_done(struct proxy_up *u);
+enum MHD_Result proxy_upgrade_handle(struct proxy_upgrade_pool *pool,
+				     struct MHD_Connection *c,
+				     const char *target, const char *method,
+				     size_t *upload_size,
+				     struct proxy_upgrade **state);
+void proxy_upgrade_done(struct proxy_upgrade *u);
 
 #endif

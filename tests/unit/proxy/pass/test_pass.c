@@ -1,7 +1,7 @@
 /*
  * test_passthrough: requests forwarded to the upstream (proxy/passthrough.c)
  * through a minimal libmicrohttpd daemon on 127.0.0.1:0 that calls
- * proxy_pt_handle/proxy_pt_done as server.c does, to a capturing upstream
+ * proxy_pass_handle/proxy_pass_done as server.c does, to a capturing upstream
  * on 127.0.0.1:0 that records each request's head and body whole.
  *
  * Covered, with the security model in mind: a client's own Authorization
@@ -256,7 +256,7 @@ static char up_url[64];
 
 struct rq {
 	char *raw;
-	struct proxy_pt *pass;
+	struct proxy_pass *pass;
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
@@ -275,8 +275,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct rq *r = *state;
 	if (!r || !r->raw)
 		return MHD_NO;
-	return proxy_pt_handle(pool, c, r->raw, method, upload, upload_size,
-			       &r->pass);
+	return proxy_pass_handle(pool, c, r->raw, method, upload, upload_size,
+				 &r->pass);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -285,7 +285,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	struct rq *r = *state;
 	if (!r)
 		return;
-	proxy_pt_done(r->pass);
+	proxy_pass_done(r->pass);
 	free(r->raw);
 	free(r);
 	*state = NULL;
@@ -297,7 +297,7 @@ static void proxy_up(int port, struct config_upstream *creds, bool lend,
 {
 	snprintf(up_url, sizeof(up_url), "http://127.0.0.1:%d", port);
 	up = (struct cache_upstream){ .server = up_url, .creds = creds };
-	pool = proxy_pt_pool_new(&up, lend, timeout_s);
+	pool = proxy_pass_pool_new(&up, lend, timeout_s);
 	CHECK(pool != NULL);
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -316,10 +316,10 @@ static void proxy_up(int port, struct config_upstream *creds, bool lend,
 
 static void proxy_down(void)
 {
-	proxy_pt_pool_stop(pool);
+	proxy_pass_pool_stop(pool);
 	if (mhd)
 		MHD_stop_daemon(mhd);
-	proxy_pt_pool_free(pool);
+	proxy_pass_pool_free(pool);
 	pool = NULL;
 	mhd = NULL;
 }
@@ -879,7 +879,7 @@ static void test_refusals(void)
 	reply_free(&r);
 
 	/* a stopped pool refuses rather than leave the client suspended */
-	proxy_pt_pool_stop(pool);
+	proxy_pass_pool_stop(pool);
 	request(&r, "GET", "/api/v1/pods", own, NULL, 0, false, 10000);
 	CHECK(r.code == 503);
 	CHECK(r.body && strstr(r.body, "informer-proxy is shutting down"));
