@@ -21,13 +21,9 @@
  * -EINVAL with err set. */
 int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 		      char *err, size_t errlen);
-/* True for an address in 127.0.0.0/8 or ::1. */
-bool proxy_listen_addr_loopback(const struct sockaddr_storage *ss);
 /* The address of ss as text: "127.0.0.1" or "[::1]". */
 void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
 			  size_t outlen);
-/* True for 127.0.0.0/8 and [::1]. */
-bool proxy_listen_loopback(const char *host);
 /* Whether cfg may listen where it asks: 0, or -EPERM with err set for a
  * non-loopback address without delegated auth or the explicit opt-in
  * (which is logged as a warning). */
