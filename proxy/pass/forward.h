@@ -2,7 +2,7 @@
  * forward: who the upstream sees for a request the proxy forwards, and
  * which of the client's headers go with it.
  *
- * One rule set for every forwarding path (passthrough.c through libcurl,
+ * One rule set for every forwarding path (pass.c through libcurl,
  * upgrade.c through its own connection), so that the two can never
  * drift apart on a question of identity (README, "Security model"):
  *
@@ -16,6 +16,12 @@
  *   Proxy-Authorization, Cookie) is removed;
  * - hop-by-hop headers, Host and Expect are never passed on: the
  *   forwarding side writes its own.
+ *
+ * Threads: proxy_forward_who() reads c's headers, on c's libmicrohttpd
+ * request thread; the other two read only their arguments and may be
+ * called from any thread (the passthrough thread filters the upstream's
+ * answer with proxy_forward_hop_by_hop()). Nothing here allocates, keeps
+ * state or suspends a connection.
  */
 #ifndef PROXY_FORWARD_H
 #define PROXY_FORWARD_H
@@ -31,7 +37,7 @@ struct proxy_forward_who {
 };
 
 /* Who the upstream sees for the request on c; lend_identity as for
- * proxy_pass_pool_new(). */
+ * proxy_pass_pool_new() (pass.h). */
 struct proxy_forward_who proxy_forward_who(struct MHD_Connection *c,
 					   bool lend_identity);
 

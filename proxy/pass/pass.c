@@ -1,5 +1,5 @@
 /*
- * passthrough: requests forwarded to the upstream (see pass.h).
+ * pass: passthrough, requests forwarded to the upstream (see pass.h).
  *
  * A struct proxy_pass is shared by the libmicrohttpd thread serving the
  * client and the curl thread; its lock guards the fields marked "locked".
