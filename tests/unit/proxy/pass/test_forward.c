@@ -1,5 +1,5 @@
 /*
- * test_forward: the one rule set (proxy/forward.c) by which passthrough
+ * test_forward: the one rule set (proxy/pass/forward.c) by which passthrough
  * and upgrade requests decide which client headers go upstream.
  *
  * Covered: identity headers dropped only from a client without
@@ -7,7 +7,7 @@
  * forwarded; Upgrade forwarded only on an upgrade; the hop-by-hop test
  * on a name that is not NUL-terminated, as libcurl hands it over. Who
  * the upstream sees (proxy_forward_who) is covered through both users in
- * test_passthrough.c and tests/e2e/test_upgrade.py, test_security.py.
+ * test_pass.c and tests/e2e/test_upgrade.py, test_security.py.
  */
 #include <stdbool.h>
 #include <string.h>

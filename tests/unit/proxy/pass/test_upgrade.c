@@ -1,5 +1,5 @@
 /*
- * test_upgrade: upgrade requests (proxy/upgrade.c) through a minimal
+ * test_upgrade: upgrade requests (proxy/pass/upgrade.c) through a minimal
  * libmicrohttpd daemon that calls proxy_upgrade_handle/proxy_upgrade_done as
  * server.c does, to a scripted upstream on 127.0.0.1:0, with raw client
  * sockets.
