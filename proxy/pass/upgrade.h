@@ -17,7 +17,7 @@
  * the proxy where the proxy lends its identity (--client-auth=none),
  * anonymous elsewhere.
  *
- * Threads: one thread per request, started when the request comes. It
+ * Threads: one upgrade thread per request, started when it comes. It
  * connects, sends the request and reads the answer within the handshake
  * bound (--passthrough-timeout, 60 s when that is 0), while the client
  * connection is suspended; a non-101 answer (401, 403, 400, 404 ...) is
