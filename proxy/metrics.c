@@ -249,7 +249,7 @@ static long long open_watchers(struct proxy *p)
 }
 static long long upgrade_streams(struct proxy *p)
 {
-	return p->upgrade ? proxy_up_pool_active(p->upgrade) : 0;
+	return p->upgrade ? proxy_upgrade_pool_active(p->upgrade) : 0;
 }
 static long long start_time(struct proxy *p)
 {

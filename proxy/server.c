@@ -63,7 +63,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 {
 	if (health_path(url))
 		return true;
-	if (proxy_up_wanted(c)) /* exec, attach, port-forward: upstream */
+	if (proxy_upgrade_wanted(c)) /* exec, attach, port-forward: upstream */
 		return false;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return false;
@@ -174,8 +174,8 @@ struct req {
 	struct proxy_authn_job *job; /* a delegated-auth review under way */
 	bool local;
 	struct proxy_fresh_req lr;
-	struct proxy_pt *pass; /* a passed-through request's */
-	struct proxy_up *up;   /* an upgrade request's */
+	struct proxy_pass *pass;  /* a passed-through request's */
+	struct proxy_upgrade *up; /* an upgrade request's */
 	bool upgrade;
 	char *raw;	      /* the request target as received */
 	char *path;	      /* its checked, decoded path (target.h);
@@ -392,7 +392,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_conns_refuse(c, "connections",
 						  proxy_conns_max(p->conns));
 		}
-		rq->verb = proxy_pt_verb(rq->path, method, c);
+		rq->verb = proxy_pass_verb(rq->path, method, c);
 		rq->slot = proxy_observe_slot(p, rq->path);
 		rq->local = served_locally(p, c, rq->path, method);
 		enum MHD_Result ret;
@@ -401,11 +401,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (rq->local)
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
-		rq->upgrade = proxy_up_wanted(c);
+		rq->upgrade = proxy_upgrade_wanted(c);
 	}
 	if (rq->upgrade)
-		return proxy_up_handle(p->upgrade, c, rq->raw, method,
-				       upload_size, &rq->up);
+		return proxy_upgrade_handle(p->upgrade, c, rq->raw, method,
+					    upload_size, &rq->up);
 	if (rq->job) { /* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
@@ -429,13 +429,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		 * it, exactly as a passthrough request (created, then
 		 * started, in one go: a GET has no body to wait for). */
 		rq->local = false;
-		ret = proxy_pt_handle(p->pass, c, rq->raw, method, upload,
-				      upload_size, &rq->pass);
+		ret = proxy_pass_handle(p->pass, c, rq->raw, method, upload,
+					upload_size, &rq->pass);
 		if (ret != MHD_YES || !rq->pass)
 			return ret;
 	}
-	return proxy_pt_handle(p->pass, c, rq->raw, method, upload, upload_size,
-			       &rq->pass);
+	return proxy_pass_handle(p->pass, c, rq->raw, method, upload,
+				 upload_size, &rq->pass);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -458,8 +458,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)
 		proxy_authn_abandon(p->authn, rq->job);
-	proxy_pt_done(rq->pass);
-	proxy_up_done(rq->up);
+	proxy_pass_done(rq->pass);
+	proxy_upgrade_done(rq->up);
 	req_free(rq);
 	*state = NULL;
 }
@@ -538,7 +538,7 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 	flags |= proxy_tls_daemon_options(tls, tls_opts);
 	return MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-			(proxy_up_supported() ? MHD_ALLOW_UPGRADE : 0) |
+			(proxy_upgrade_supported() ? MHD_ALLOW_UPGRADE : 0) |
 			MHD_USE_ERROR_LOG | flags,
 		0, NULL, NULL, on_request, p, MHD_OPTION_EXTERNAL_LOGGER,
 		on_log, NULL,
@@ -582,10 +582,10 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	}
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	p->pass = proxy_pt_pool_new(p->up,
-				    p->cfg->client_auth == CLIENT_AUTH_NONE,
-				    p->cfg->passthrough_timeout);
-	p->upgrade = proxy_up_pool_new(
+	p->pass = proxy_pass_pool_new(p->up,
+				      p->cfg->client_auth == CLIENT_AUTH_NONE,
+				      p->cfg->passthrough_timeout);
+	p->upgrade = proxy_upgrade_pool_new(
 		p->up, p->cfg->client_auth == CLIENT_AUTH_NONE,
 		p->cfg->passthrough_timeout, 0, err, errlen);
 	if (!p->upgrade)
@@ -711,8 +711,8 @@ void proxy_stop(struct proxy *p)
 		pthread_join(p->ticker, NULL);
 	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
-	proxy_pt_pool_stop(p->pass);
-	proxy_up_pool_stop(p->upgrade);
+	proxy_pass_pool_stop(p->pass);
+	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
@@ -735,9 +735,9 @@ void proxy_stop(struct proxy *p)
 	p->tls = NULL;
 	if (p->made_socket) /* ours: never a path that was there before */
 		unlink(p->cfg->unix_socket);
-	proxy_pt_pool_free(p->pass);
+	proxy_pass_pool_free(p->pass);
 	p->pass = NULL;
-	proxy_up_pool_free(p->upgrade);
+	proxy_upgrade_pool_free(p->upgrade);
 	p->upgrade = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;

@@ -12,6 +12,12 @@
  * bytes are what the kernel sent on the connection for the response,
  * headers and TLS records included (TCP_INFO), "-" where that cannot be
  * read (a unix socket).
+ *
+ * Threads: proxy_access_sent() and proxy_access_log() read c's socket
+ * and are called on its libmicrohttpd thread (the URI callback, the
+ * request-completed callback); proxy_access_redact() reads only its
+ * arguments, from any thread (the passthrough thread redacts the URLs it
+ * logs). Nothing here allocates, keeps state or suspends a connection.
  */
 #ifndef PROXY_ACCESS_H
 #define PROXY_ACCESS_H
@@ -25,8 +31,8 @@
 uint64_t proxy_access_sent(struct MHD_Connection *c);
 
 /* target with the values of unknown query parameters replaced, and
- * bytes outside printable ASCII written as %XX, into out (always
- * NUL-terminated, cut at len - 1 bytes). */
+ * bytes outside printable ASCII written as %XX, into out, the caller's
+ * buffer (always NUL-terminated, cut short to fit len). */
 void proxy_access_redact(const char *target, char *out, size_t len);
 
 /* Log the line for a finished request (when -v 2 is on): status 0 is

@@ -21,11 +21,19 @@
  * the one in its slot), so memory stays bounded whatever the tokens.
  * A token is never logged and never kept: only its hash is.
  *
- * Threads: any request thread; each table has one mutex, held for a slot
- * copy. A miss never blocks a request thread: the connection is
- * suspended and one of four reviewer threads asks the upstream; at most
- * 256 requests wait so, beyond that 429. A client spraying unknown
- * tokens therefore cannot stall clients whose decisions are cached.
+ * Threads: made, stopped and freed by main (proxy_start(),
+ * proxy_stop()). Decisions are asked for on libmicrohttpd request
+ * threads; each table has one mutex, held for a slot copy. A miss never
+ * blocks a request thread: proxy_authn_start() suspends the connection
+ * and one of four reviewer threads asks the upstream, then resumes it;
+ * at most 256 requests wait so, beyond that 429. A client spraying
+ * unknown tokens therefore cannot stall clients whose decisions are
+ * cached.
+ *
+ * Ownership: struct proxy owns the struct proxy_authn. A struct
+ * proxy_authn_job is shared by its request and a reviewer until one of
+ * proxy_authn_finish() and proxy_authn_abandon() gives it up; see
+ * there.
  */
 #ifndef PROXY_AUTHN_H
 #define PROXY_AUTHN_H
@@ -57,12 +65,20 @@ enum proxy_authn_verdict {
 
 struct proxy_authn_job;
 
+/* Start the reviewer threads, which ask the upstream with a copy of
+ * up's settings (its token bucket left out: a review stands for a
+ * client's request); up's credentials are borrowed and must outlive a.
+ * Main thread. NULL when out of memory or no thread starts; else free
+ * with proxy_authn_free(). */
 struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 				    int allow_ttl_s, int deny_ttl_s);
 /* Finish every review (queued ones as PROXY_AUTHN_UNAVAILABLE, their
- * connections resumed) and join the reviewers: before the HTTP daemon
- * stops, which needs no connection suspended. */
+ * connections resumed), refuse new ones, and join the reviewers. Main
+ * thread, before the HTTP daemon stops, which needs no connection
+ * suspended. NULL is fine; calling it again does nothing. */
 void proxy_authn_stop(struct proxy_authn *a);
+/* Main thread, after the HTTP daemon has stopped; stops a first if need
+ * be. NULL is fine. */
 void proxy_authn_free(struct proxy_authn *a);
 
 /*
@@ -70,7 +86,8 @@ void proxy_authn_free(struct proxy_authn *a);
  * when none) from the caches; only authenticates when at is NULL. Never
  * blocks: PROXY_AUTHN_MISS means a review is needed (proxy_authn_start). On
  * PROXY_AUTHN_FORBIDDEN, msg holds the apiserver's message ("pods is
- * forbidden: User ...") and details the Status details' JSON.
+ * forbidden: User ...") and details the Status details' JSON; both are
+ * the caller's buffers. Any thread (a request thread).
  */
 enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a,
 					    const char *authz,
@@ -79,21 +96,28 @@ enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a,
 					    char *details, size_t dlen);
 
 /*
- * Review a miss on a reviewer thread: suspends c (call from its request
- * handler) and resumes it once the verdict is in. The job copies what it
- * needs. NULL when too many requests already wait for one (answer 429)
- * or the proxy is stopping; c is then not suspended.
+ * Review a miss on a reviewer thread: suspends c (call from its access
+ * handler, on its request thread); the reviewer resumes it once the
+ * verdict is in, and the access handler's next call for the request
+ * takes it with proxy_authn_finish(). The job copies what it needs from
+ * authz and at. NULL when too many requests already wait for one (answer
+ * 429), the proxy is stopping, or out of memory; c is then not
+ * suspended.
  */
 struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a,
 					  struct MHD_Connection *c,
 					  const char *authz,
 					  const struct proxy_authn_attrs *at);
-/* After the resume: the verdict (as proxy_authn_cached's), and j freed. */
+/* After the resume, on c's request thread: the verdict (as
+ * proxy_authn_cached's, PROXY_AUTHN_UNAVAILABLE when the review was cut
+ * short by a stop), and j freed. */
 enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
 					    struct proxy_authn_job *j,
 					    char *msg, size_t msglen,
 					    char *details, size_t dlen);
-/* The request ended first: j is freed by whoever is done with it last. */
+/* The request ended before proxy_authn_finish() (its request-completed
+ * callback): j is freed here if its review is over, else by the reviewer
+ * when it is; the caller must not touch j again either way. */
 void proxy_authn_abandon(struct proxy_authn *a, struct proxy_authn_job *j);
 
 #endif

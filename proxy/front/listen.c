@@ -105,7 +105,8 @@ int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 	return resolve(host, port, ss, err, errlen);
 }
 
-bool proxy_listen_addr_loopback(const struct sockaddr_storage *ss)
+/* An address in 127.0.0.0/8 or ::1. */
+static bool addr_loopback(const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
@@ -168,11 +169,6 @@ int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen)
 	return fd;
 }
 
-bool proxy_listen_loopback(const char *host)
-{
-	return !strncmp(host, "127.", 4) || !strcmp(host, "[::1]");
-}
-
 int proxy_listen_check_exposure(const struct config *cfg, char *err,
 				size_t errlen)
 {
@@ -181,8 +177,7 @@ int proxy_listen_check_exposure(const struct config *cfg, char *err,
 				   errlen);
 	if (rc)
 		return rc;
-	if (proxy_listen_addr_loopback(&ss) ||
-	    cfg->client_auth == CLIENT_AUTH_DELEGATED)
+	if (addr_loopback(&ss) || cfg->client_auth == CLIENT_AUTH_DELEGATED)
 		return 0;
 	if (!cfg->allow_unauth_remote) {
 		snprintf(

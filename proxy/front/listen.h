@@ -7,6 +7,8 @@
  * with them, so a non-loopback --listen needs --client-auth=delegated or
  * an explicit --allow-unauthenticated-remote. --unix-socket's file
  * permissions are its access control.
+ *
+ * Threads: main, at startup (proxy_start()); nothing here keeps state.
  */
 #ifndef PROXY_LISTEN_H
 #define PROXY_LISTEN_H
@@ -17,17 +19,13 @@
 
 #include "config/flags.h"
 
-/* Fill ss for host and port (a name is resolved). Returns 0, or
- * -EINVAL with err set. */
+/* Fill ss for host and port (a name is resolved, which may block on
+ * DNS). Returns 0, or -EINVAL with err set. */
 int proxy_listen_addr(const char *host, int port, struct sockaddr_storage *ss,
 		      char *err, size_t errlen);
-/* True for an address in 127.0.0.0/8 or ::1. */
-bool proxy_listen_addr_loopback(const struct sockaddr_storage *ss);
 /* The address of ss as text: "127.0.0.1" or "[::1]". */
 void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
 			  size_t outlen);
-/* True for 127.0.0.0/8 and [::1]. */
-bool proxy_listen_loopback(const char *host);
 /* Whether cfg may listen where it asks: 0, or -EPERM with err set for a
  * non-loopback address without delegated auth or the explicit opt-in
  * (which is logged as a warning). */
@@ -35,7 +33,9 @@ int proxy_listen_check_exposure(const struct config *cfg, char *err,
 				size_t errlen);
 /* A listening unix socket at path with the given mode (0600 unless
  * --unix-socket-mode widens it). A stale socket is replaced; any other
- * file is not (-EEXIST). Returns the fd, or -errno with err set. */
+ * file is not (-EEXIST). Returns the fd, which the caller closes or
+ * hands to a daemon, or -errno with err set. The caller also unlinks
+ * path when done. */
 int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * serve_tls: the serving certificate of the --listen daemon, loaded from
+ * tls: the serving certificate of the --listen daemon, loaded from
  * PEM files and reloaded when they change (see tls.h).
  *
  * libmicrohttpd is built with GnuTLS. Rather than hand it the PEM bytes

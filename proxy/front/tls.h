@@ -1,7 +1,13 @@
 /*
- * serve_tls: the certificate and key the --listen daemon serves HTTPS
+ * tls: the certificate and key the --listen daemon serves HTTPS
  * with (--tls-cert-file, --tls-private-key-file), reloaded when the files
  * change on disk, as cert-manager rotates them, without a restart.
+ *
+ * Threads: proxy_tls_new(), proxy_tls_daemon_options() and
+ * proxy_tls_free() run on main (proxy_start(), proxy_stop()). The files
+ * are checked, loaded and copied by the certificate callback, which
+ * GnuTLS calls in each handshake on a libmicrohttpd thread; one thread
+ * at a time reloads, and no connection is ever suspended here.
  *
  * Ownership: proxy_start() creates the one struct proxy_tls and
  * proxy_stop() frees it once the daemon that uses it has stopped. The
@@ -16,8 +22,8 @@
  * certificate) keeps the previous one and logs one warning naming the
  * file, never its content.
  */
-#ifndef PROXY_SERVE_TLS_H
-#define PROXY_SERVE_TLS_H
+#ifndef PROXY_TLS_H
+#define PROXY_TLS_H
 
 #include <stddef.h>
 #include <microhttpd.h>
@@ -29,15 +35,17 @@ struct proxy_tls;
 
 /* Load cert_file (a PEM chain, leaf first) and key_file (PEM: PKCS#1,
  * SEC1 or unencrypted PKCS#8). Returns NULL with err set to one line
- * naming the file at fault. Only one may exist at a time in a process:
- * GnuTLS's certificate callback has no closure, so it finds this one
- * through a static. */
+ * naming the file at fault; else free with proxy_tls_free(). Only one
+ * may exist at a time in a process (a second is refused): GnuTLS's
+ * certificate callback has no closure, so it finds this one through a
+ * static. The file names are copied. */
 struct proxy_tls *proxy_tls_new(const char *cert_file, const char *key_file,
 				char *err, size_t errlen);
 
 /* What makes a libmicrohttpd daemon serve TLS with t: returns the daemon
- * flags to add (0 when t is NULL) and fills opts, to be passed as
- * MHD_OPTION_ARRAY, ending in MHD_OPTION_END (only that when t is NULL). */
+ * flags to add (0 when t is NULL) and fills opts, the caller's array, to
+ * be passed as MHD_OPTION_ARRAY, ending in MHD_OPTION_END (only that
+ * when t is NULL). t must outlive the daemon. */
 unsigned proxy_tls_daemon_options(struct proxy_tls *t,
 				  struct MHD_OptionItem opts[PROXY_TLS_NOPTS]);
 

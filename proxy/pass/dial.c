@@ -203,38 +203,37 @@ int proxy_dial_tls(struct proxy_dial *d, const struct config_upstream *cr,
 		   const char *name, bool client_cert, double deadline,
 		   char *err, size_t errlen)
 {
-	struct proxy_dial *u = d;
-	u->ctx = tls_ctx(cr, client_cert, err, errlen);
-	if (!u->ctx)
+	d->ctx = tls_ctx(cr, client_cert, err, errlen);
+	if (!d->ctx)
 		return -1;
-	u->ssl = SSL_new(u->ctx);
-	if (!u->ssl || SSL_set_fd(u->ssl, u->fd) != 1) {
+	d->ssl = SSL_new(d->ctx);
+	if (!d->ssl || SSL_set_fd(d->ssl, d->fd) != 1) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	unsigned char ip[16];
 	bool is_ip = inet_pton(AF_INET, name, ip) == 1 ||
 		     inet_pton(AF_INET6, name, ip) == 1;
-	X509_VERIFY_PARAM *vp = SSL_get0_param(u->ssl);
+	X509_VERIFY_PARAM *vp = SSL_get0_param(d->ssl);
 	if (is_ip) {
 		X509_VERIFY_PARAM_set1_ip_asc(vp, name);
 	} else {
-		SSL_set_tlsext_host_name(u->ssl, name);
+		SSL_set_tlsext_host_name(d->ssl, name);
 		X509_VERIFY_PARAM_set_hostflags(
 			vp, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
 		X509_VERIFY_PARAM_set1_host(vp, name, 0);
 	}
 	for (;;) {
-		int r = SSL_connect(u->ssl);
+		int r = SSL_connect(d->ssl);
 		if (r == 1)
 			return 0;
-		int e = SSL_get_error(u->ssl, r);
+		int e = SSL_get_error(d->ssl, r);
 		short ev = e == SSL_ERROR_WANT_READ  ? POLLIN :
 			   e == SSL_ERROR_WANT_WRITE ? POLLOUT :
 						       0;
-		if (ev && wait_fd(u, u->fd, ev, deadline) > 0)
+		if (ev && wait_fd(d, d->fd, ev, deadline) > 0)
 			continue;
-		long vr = SSL_get_verify_result(u->ssl);
+		long vr = SSL_get_verify_result(d->ssl);
 		if (vr != X509_V_OK)
 			snprintf(err, errlen,
 				 "the upstream's certificate is not trusted: "
@@ -264,20 +263,20 @@ static int ssl_error(SSL *ssl, int r, short *want)
 }
 
 /* Read at most n bytes: >0 read, 0 EOF, -1 error, -2 would block. */
-ssize_t proxy_dial_read(struct proxy_dial *u, char *p, size_t n, short *want)
+ssize_t proxy_dial_read(struct proxy_dial *d, char *p, size_t n, short *want)
 {
-	if (!u->ssl) {
-		ssize_t r = recv(u->fd, p, n, MSG_DONTWAIT);
+	if (!d->ssl) {
+		ssize_t r = recv(d->fd, p, n, MSG_DONTWAIT);
 		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
 			*want = POLLIN;
 			return -2;
 		}
 		return r < 0 ? -1 : r;
 	}
-	int r = SSL_read(u->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
+	int r = SSL_read(d->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
 	if (r > 0)
 		return r;
-	int e = ssl_error(u->ssl, r, want);
+	int e = ssl_error(d->ssl, r, want);
 	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
 		return -2;
 	/* close_notify, or a TCP FIN without one (Go sends close_notify;
@@ -289,32 +288,32 @@ ssize_t proxy_dial_read(struct proxy_dial *u, char *p, size_t n, short *want)
 }
 
 /* Write at most n bytes: >0 written, -1 error, -2 would block. */
-ssize_t proxy_dial_write(struct proxy_dial *u, const char *p, size_t n,
+ssize_t proxy_dial_write(struct proxy_dial *d, const char *p, size_t n,
 			 short *want)
 {
-	if (!u->ssl) {
-		ssize_t r = send(u->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (!d->ssl) {
+		ssize_t r = send(d->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
 			*want = POLLOUT;
 			return -2;
 		}
 		return r <= 0 ? -1 : r;
 	}
-	int r = SSL_write(u->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
+	int r = SSL_write(d->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
 	if (r > 0)
 		return r;
-	int e = ssl_error(u->ssl, r, want);
+	int e = ssl_error(d->ssl, r, want);
 	return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE ? -2 : -1;
 }
 
-int proxy_dial_send(struct proxy_dial *u, const char *p, size_t n,
+int proxy_dial_send(struct proxy_dial *d, const char *p, size_t n,
 		    double deadline)
 {
 	while (n) {
 		short want = 0;
-		ssize_t w = proxy_dial_write(u, p, n, &want);
+		ssize_t w = proxy_dial_write(d, p, n, &want);
 		if (w == -2) {
-			if (wait_fd(u, u->fd, want, deadline) <= 0)
+			if (wait_fd(d, d->fd, want, deadline) <= 0)
 				return -1;
 			continue;
 		}
@@ -328,7 +327,7 @@ int proxy_dial_send(struct proxy_dial *u, const char *p, size_t n,
 
 /* Read into b until enough(b, arg), EOF, max or the deadline. 0 when
  * enough, 1 at EOF, -1 on error, timeout or past max. */
-static int recv_until(struct proxy_dial *u, struct buf *b, size_t max,
+static int recv_until(struct proxy_dial *d, struct buf *b, size_t max,
 		      double deadline,
 		      bool (*enough)(const struct buf *, const void *),
 		      const void *arg)
@@ -336,9 +335,9 @@ static int recv_until(struct proxy_dial *u, struct buf *b, size_t max,
 	char tmp[READ_CHUNK];
 	while (!enough(b, arg)) {
 		short want = 0;
-		ssize_t r = proxy_dial_read(u, tmp, sizeof(tmp), &want);
+		ssize_t r = proxy_dial_read(d, tmp, sizeof(tmp), &want);
 		if (r == -2) {
-			if (wait_fd(u, u->fd, want, deadline) <= 0)
+			if (wait_fd(d, d->fd, want, deadline) <= 0)
 				return -1;
 			continue;
 		}

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-bool proxy_fwd_hop_by_hop(const char *name, size_t n)
+bool proxy_forward_hop_by_hop(const char *name, size_t n)
 {
 	static const char *const hop[] = {
 		"connection",
@@ -37,21 +37,22 @@ static bool identity_header(const char *key)
 	       !strcasecmp(key, "Cookie");
 }
 
-bool proxy_fwd_header(const char *key, bool strip_identity, bool upgrade)
+bool proxy_forward_header(const char *key, bool strip_identity, bool upgrade)
 {
 	bool keep_upgrade = upgrade && !strcasecmp(key, "upgrade");
-	if (!keep_upgrade && proxy_fwd_hop_by_hop(key, strlen(key)))
+	if (!keep_upgrade && proxy_forward_hop_by_hop(key, strlen(key)))
 		return false;
 	if (!strcasecmp(key, "host") || !strcasecmp(key, "expect"))
 		return false;
 	return !(strip_identity && identity_header(key));
 }
 
-struct proxy_fwd_who proxy_fwd_who(struct MHD_Connection *c, bool lend_identity)
+struct proxy_forward_who proxy_forward_who(struct MHD_Connection *c,
+					   bool lend_identity)
 {
 	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							"Authorization");
-	struct proxy_fwd_who w = { .client_creds = authz && *authz };
+	struct proxy_forward_who w = { .client_creds = authz && *authz };
 	w.as_proxy = !w.client_creds && lend_identity;
 	w.strip_identity = !w.client_creds;
 	return w;

@@ -2,7 +2,7 @@
  * forward: who the upstream sees for a request the proxy forwards, and
  * which of the client's headers go with it.
  *
- * One rule set for every forwarding path (passthrough.c through libcurl,
+ * One rule set for every forwarding path (pass.c through libcurl,
  * upgrade.c through its own connection), so that the two can never
  * drift apart on a question of identity (README, "Security model"):
  *
@@ -16,6 +16,12 @@
  *   Proxy-Authorization, Cookie) is removed;
  * - hop-by-hop headers, Host and Expect are never passed on: the
  *   forwarding side writes its own.
+ *
+ * Threads: proxy_forward_who() reads c's headers, on c's libmicrohttpd
+ * request thread; the other two read only their arguments and may be
+ * called from any thread (the passthrough thread filters the upstream's
+ * answer with proxy_forward_hop_by_hop()). Nothing here allocates, keeps
+ * state or suspends a connection.
  */
 #ifndef PROXY_FORWARD_H
 #define PROXY_FORWARD_H
@@ -24,26 +30,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct proxy_fwd_who {
+struct proxy_forward_who {
 	bool client_creds;   /* the client's own Authorization goes alone */
 	bool as_proxy;	     /* go with the proxy's credentials */
 	bool strip_identity; /* drop the headers that ask for an identity */
 };
 
 /* Who the upstream sees for the request on c; lend_identity as for
- * proxy_pt_pool_new(). */
-struct proxy_fwd_who proxy_fwd_who(struct MHD_Connection *c,
-				   bool lend_identity);
+ * proxy_pass_pool_new() (pass.h). */
+struct proxy_forward_who proxy_forward_who(struct MHD_Connection *c,
+					   bool lend_identity);
 
 /* Whether the client's header key goes upstream. upgrade: the request is
  * an upgrade, whose Upgrade header is what it asks for and goes on (its
  * Connection does not: the forwarder writes "Connection: Upgrade"). */
-bool proxy_fwd_header(const char *key, bool strip_identity, bool upgrade);
+bool proxy_forward_header(const char *key, bool strip_identity, bool upgrade);
 
 /* Whether a header (its name: n bytes at name, not NUL-terminated) is
  * one of a single connection (RFC 9110 7.6.1), or Content-Length, which
  * the sending side writes itself: such headers of an upstream answer
  * are not passed on to the client either. */
-bool proxy_fwd_hop_by_hop(const char *name, size_t n);
+bool proxy_forward_hop_by_hop(const char *name, size_t n);
 
 #endif

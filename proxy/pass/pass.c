@@ -1,9 +1,9 @@
 /*
- * passthrough: requests forwarded to the upstream (see pass.h).
+ * pass: passthrough, requests forwarded to the upstream (see pass.h).
  *
- * A struct proxy_pt is shared by the libmicrohttpd thread serving the
+ * A struct proxy_pass is shared by the libmicrohttpd thread serving the
  * client and the curl thread; its lock guards the fields marked "locked".
- * It is reference counted: the request (until proxy_pt_done), the
+ * It is reference counted: the request (until proxy_pass_done), the
  * response (until its free callback) and the curl transfer (until it is
  * removed from the multi handle) each hold one reference.
  */
@@ -32,15 +32,15 @@
 #define HIGH_WATER (1024 * 1024) /* pause the upstream above this */
 #define LOW_WATER (256 * 1024)	 /* and resume it below this */
 
-enum pt_state {
-	PT_NEW,
-	PT_STARTED,
-	PT_HEADERS,
-	PT_DONE,
-	PT_FAILED
+enum pass_state {
+	PASS_NEW,
+	PASS_STARTED,
+	PASS_HEADERS,
+	PASS_DONE,
+	PASS_FAILED
 };
 
-struct proxy_pt {
+struct proxy_pass {
 	struct proxy_pass_pool *pool;
 	struct MHD_Connection *conn;
 	CURL *easy;
@@ -52,20 +52,20 @@ struct proxy_pt {
 	bool strip_identity; /* drop Impersonate-*, X-Remote-* ... */
 	bool too_large;
 	char errbuf[CURL_ERROR_SIZE];
-	struct proxy_pt *next; /* pool->active, curl thread only */
+	struct proxy_pass *next; /* pool->active, curl thread only */
 
 	pthread_mutex_t lock;
-	int refs;	      /* locked */
-	enum pt_state state;  /* locked */
-	long status;	      /* locked */
-	int64_t length;	      /* locked; upstream Content-Length, -1 */
-	struct buf resp_hdrs; /* locked; "name\0value\0" pairs */
-	struct buf data;      /* locked; bytes not yet sent */
-	size_t data_off;      /* locked */
-	bool suspended;	      /* locked; the client connection */
-	bool paused;	      /* locked; the curl transfer */
-	bool want_unpause;    /* locked */
-	bool gone;	      /* locked; the client went away */
+	int refs;	       /* locked */
+	enum pass_state state; /* locked */
+	long status;	       /* locked */
+	int64_t length;	       /* locked; upstream Content-Length, -1 */
+	struct buf resp_hdrs;  /* locked; "name\0value\0" pairs */
+	struct buf data;       /* locked; bytes not yet sent */
+	size_t data_off;       /* locked */
+	bool suspended;	       /* locked; the client connection */
+	bool paused;	       /* locked; the curl transfer */
+	bool want_unpause;     /* locked */
+	bool gone;	       /* locked; the client went away */
 };
 
 struct proxy_pass_pool {
@@ -76,37 +76,37 @@ struct proxy_pass_pool {
 	CURLM *multi;
 	pthread_t thread;
 	pthread_mutex_t lock; /* guards incoming and stop */
-	struct proxy_pt *incoming;
+	struct proxy_pass *incoming;
 	bool stop;
-	bool stopped;		 /* main thread only */
-	struct proxy_pt *active; /* curl thread only */
+	bool stopped;		   /* main thread only */
+	struct proxy_pass *active; /* curl thread only */
 };
 
-static void pt_put(struct proxy_pt *pt)
+static void pass_put(struct proxy_pass *pass)
 {
-	pthread_mutex_lock(&pt->lock);
-	int left = --pt->refs;
-	pthread_mutex_unlock(&pt->lock);
+	pthread_mutex_lock(&pass->lock);
+	int left = --pass->refs;
+	pthread_mutex_unlock(&pass->lock);
 	if (left)
 		return;
-	if (pt->easy)
-		curl_easy_cleanup(pt->easy);
-	curl_slist_free_all(pt->hdrs);
-	free(pt->method);
-	buf_free(&pt->url);
-	buf_free(&pt->body);
-	buf_free(&pt->resp_hdrs);
-	buf_free(&pt->data);
-	pthread_mutex_destroy(&pt->lock);
-	free(pt);
+	if (pass->easy)
+		curl_easy_cleanup(pass->easy);
+	curl_slist_free_all(pass->hdrs);
+	free(pass->method);
+	buf_free(&pass->url);
+	buf_free(&pass->body);
+	buf_free(&pass->resp_hdrs);
+	buf_free(&pass->data);
+	pthread_mutex_destroy(&pass->lock);
+	free(pass);
 }
 
-/* Called with pt->lock held. */
-static void resume_client(struct proxy_pt *pt)
+/* Called with pass->lock held. */
+static void resume_client(struct proxy_pass *pass)
 {
-	if (pt->suspended) {
-		pt->suspended = false;
-		MHD_resume_connection(pt->conn);
+	if (pass->suspended) {
+		pass->suspended = false;
+		MHD_resume_connection(pass->conn);
 	}
 }
 
@@ -119,20 +119,20 @@ static void wake_pool(struct proxy_pass_pool *pool)
 
 static size_t on_header(char *p, size_t size, size_t n, void *cls)
 {
-	struct proxy_pt *pt = cls;
+	struct proxy_pass *pass = cls;
 	size_t len = size * n;
-	pthread_mutex_lock(&pt->lock);
+	pthread_mutex_lock(&pass->lock);
 	if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
 		/* a new response (after a 100 Continue, say) */
-		buf_reset(&pt->resp_hdrs);
-		pt->length = -1;
+		buf_reset(&pass->resp_hdrs);
+		pass->length = -1;
 	} else if (len <= 2) {
 		long code = 0;
-		curl_easy_getinfo(pt->easy, CURLINFO_RESPONSE_CODE, &code);
-		if (code >= 200 && pt->state < PT_HEADERS) {
-			pt->status = code;
-			pt->state = PT_HEADERS;
-			resume_client(pt);
+		curl_easy_getinfo(pass->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code >= 200 && pass->state < PASS_HEADERS) {
+			pass->status = code;
+			pass->state = PASS_HEADERS;
+			resume_client(pass);
 		}
 	} else {
 		const char *colon = memchr(p, ':', len);
@@ -147,102 +147,103 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
 				vl--;
 			if (nl == 14 && !strncasecmp(p, "content-length", 14))
-				pt->length = strtoll(v, NULL, 10);
-			if (!proxy_fwd_hop_by_hop(p, nl)) {
-				buf_add(&pt->resp_hdrs, p, nl);
-				buf_addc(&pt->resp_hdrs, '\0');
-				buf_add(&pt->resp_hdrs, v, vl);
-				buf_addc(&pt->resp_hdrs, '\0');
+				pass->length = strtoll(v, NULL, 10);
+			if (!proxy_forward_hop_by_hop(p, nl)) {
+				buf_add(&pass->resp_hdrs, p, nl);
+				buf_addc(&pass->resp_hdrs, '\0');
+				buf_add(&pass->resp_hdrs, v, vl);
+				buf_addc(&pass->resp_hdrs, '\0');
 			}
 		}
 	}
-	pthread_mutex_unlock(&pt->lock);
+	pthread_mutex_unlock(&pass->lock);
 	return len;
 }
 
 static size_t on_data(char *p, size_t size, size_t n, void *cls)
 {
-	struct proxy_pt *pt = cls;
+	struct proxy_pass *pass = cls;
 	size_t len = size * n;
 	size_t ret = len;
-	pthread_mutex_lock(&pt->lock);
-	if (pt->gone) {
+	pthread_mutex_lock(&pass->lock);
+	if (pass->gone) {
 		ret = 0; /* abort: nobody to send it to */
-	} else if (pt->data.len - pt->data_off > HIGH_WATER) {
-		pt->paused = true;
+	} else if (pass->data.len - pass->data_off > HIGH_WATER) {
+		pass->paused = true;
 		ret = CURL_WRITEFUNC_PAUSE; /* curl delivers it again later */
 	} else {
-		if (pt->data_off > pt->data.len / 2) {
-			memmove(pt->data.p, pt->data.p + pt->data_off,
-				pt->data.len - pt->data_off);
-			pt->data.len -= pt->data_off;
-			pt->data_off = 0;
+		if (pass->data_off > pass->data.len / 2) {
+			memmove(pass->data.p, pass->data.p + pass->data_off,
+				pass->data.len - pass->data_off);
+			pass->data.len -= pass->data_off;
+			pass->data_off = 0;
 		}
-		if (buf_add(&pt->data, p, len))
+		if (buf_add(&pass->data, p, len))
 			ret = 0;
-		resume_client(pt);
+		resume_client(pass);
 	}
-	pthread_mutex_unlock(&pt->lock);
+	pthread_mutex_unlock(&pass->lock);
 	return ret;
 }
 
-static void start(struct proxy_pass_pool *pool, struct proxy_pt *pt)
+static void start(struct proxy_pass_pool *pool, struct proxy_pass *pass)
 {
-	CURL *c = pt->easy;
-	curl_easy_setopt(c, CURLOPT_URL, pt->url.p);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, pt->hdrs);
+	CURL *c = pass->easy;
+	curl_easy_setopt(c, CURLOPT_URL, pass->url.p);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, pass->hdrs);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, pt);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, pass);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, pt);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, pt->errbuf);
-	curl_easy_setopt(c, CURLOPT_PRIVATE, pt);
-	if (!strcmp(pt->method, "HEAD"))
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, pass);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, pass->errbuf);
+	curl_easy_setopt(c, CURLOPT_PRIVATE, pass);
+	if (!strcmp(pass->method, "HEAD"))
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-	else if (strcmp(pt->method, "GET"))
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, pt->method);
-	if (pt->body.len || !strcmp(pt->method, "POST") ||
-	    !strcmp(pt->method, "PUT") || !strcmp(pt->method, "PATCH")) {
+	else if (strcmp(pass->method, "GET"))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, pass->method);
+	if (pass->body.len || !strcmp(pass->method, "POST") ||
+	    !strcmp(pass->method, "PUT") || !strcmp(pass->method, "PATCH")) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)pt->body.len);
+				 (curl_off_t)pass->body.len);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS,
-				 pt->body.p ? pt->body.p : "");
+				 pass->body.p ? pass->body.p : "");
 	}
-	pt->next = pool->active;
-	pool->active = pt;
+	pass->next = pool->active;
+	pool->active = pass;
 	curl_multi_add_handle(pool->multi, c);
 }
 
-static void finish(struct proxy_pass_pool *pool, struct proxy_pt *pt,
+static void finish(struct proxy_pass_pool *pool, struct proxy_pass *pass,
 		   CURLcode rc)
 {
 	long code = -1;
 	double took = 0;
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(pt->easy, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_getinfo(pt->easy, CURLINFO_TOTAL_TIME, &took);
-	curl_multi_remove_handle(pool->multi, pt->easy);
-	for (struct proxy_pt **pp = &pool->active; *pp; pp = &(*pp)->next)
-		if (*pp == pt) {
-			*pp = pt->next;
+		curl_easy_getinfo(pass->easy, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(pass->easy, CURLINFO_TOTAL_TIME, &took);
+	curl_multi_remove_handle(pool->multi, pass->easy);
+	for (struct proxy_pass **pp = &pool->active; *pp; pp = &(*pp)->next)
+		if (*pp == pass) {
+			*pp = pass->next;
 			break;
 		}
-	pthread_mutex_lock(&pt->lock);
+	pthread_mutex_lock(&pass->lock);
 	/* a transfer the client cut short by leaving is not the upstream's
 	 * answer; one that completed is, even if the client has already
 	 * read it and gone */
-	if (rc == CURLE_OK || !pt->gone)
-		cache_upstream_observe(pt->verb, code, took);
-	if (rc != CURLE_OK && !pt->gone) {
+	if (rc == CURLE_OK || !pass->gone)
+		cache_upstream_observe(pass->verb, code, took);
+	if (rc != CURLE_OK && !pass->gone) {
 		char url[1024]; /* a query's secrets stay out of the log */
-		proxy_access_redact(pt->url.p, url, sizeof(url));
-		log_warn("passthrough %s %s: %s", pt->method, url,
-			 pt->errbuf[0] ? pt->errbuf : curl_easy_strerror(rc));
+		proxy_access_redact(pass->url.p, url, sizeof(url));
+		log_warn("passthrough %s %s: %s", pass->method, url,
+			 pass->errbuf[0] ? pass->errbuf :
+					   curl_easy_strerror(rc));
 	}
-	pt->state = rc == CURLE_OK ? PT_DONE : PT_FAILED;
-	resume_client(pt);
-	pthread_mutex_unlock(&pt->lock);
-	pt_put(pt); /* the transfer's reference */
+	pass->state = rc == CURLE_OK ? PASS_DONE : PASS_FAILED;
+	resume_client(pass);
+	pthread_mutex_unlock(&pass->lock);
+	pass_put(pass); /* the transfer's reference */
 }
 
 /* A suspended connection does not notice its client leaving. Once a
@@ -251,15 +252,15 @@ static void finish(struct proxy_pass_pool *pool, struct proxy_pt *pt,
  * which ends the upstream transfer. */
 static void poke_idle(struct proxy_pass_pool *pool)
 {
-	/* Before the upstream's headers too (PT_STARTED): a client that gave
+	/* Before the upstream's headers too (PASS_STARTED): a client that gave
 	 * up on a watch the upstream has not answered was otherwise never
 	 * noticed, and it and its upstream connection stayed until the
-	 * upstream answered (for ever, for a hung one); proxy_pt_handle
+	 * upstream answered (for ever, for a hung one); proxy_pass_handle
 	 * checks for it there. */
-	for (struct proxy_pt *pt = pool->active; pt; pt = pt->next) {
-		pthread_mutex_lock(&pt->lock);
-		resume_client(pt);
-		pthread_mutex_unlock(&pt->lock);
+	for (struct proxy_pass *pass = pool->active; pass; pass = pass->next) {
+		pthread_mutex_lock(&pass->lock);
+		resume_client(pass);
+		pthread_mutex_unlock(&pass->lock);
 	}
 }
 
@@ -270,27 +271,28 @@ static void *run(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&pool->lock);
 		bool stop = pool->stop;
-		struct proxy_pt *in = pool->incoming;
+		struct proxy_pass *in = pool->incoming;
 		pool->incoming = NULL;
 		pthread_mutex_unlock(&pool->lock);
 		while (in) {
-			struct proxy_pt *next = in->next;
+			struct proxy_pass *next = in->next;
 			start(pool, in);
 			in = next;
 		}
 		/* unpause drained transfers, drop those whose client left */
-		for (struct proxy_pt *pt = pool->active, *next; pt; pt = next) {
-			next = pt->next;
-			pthread_mutex_lock(&pt->lock);
-			bool gone = pt->gone, unpause = pt->want_unpause;
-			pt->want_unpause = false;
+		for (struct proxy_pass *pass = pool->active, *next; pass;
+		     pass = next) {
+			next = pass->next;
+			pthread_mutex_lock(&pass->lock);
+			bool gone = pass->gone, unpause = pass->want_unpause;
+			pass->want_unpause = false;
 			if (unpause)
-				pt->paused = false;
-			pthread_mutex_unlock(&pt->lock);
+				pass->paused = false;
+			pthread_mutex_unlock(&pass->lock);
 			if (gone || stop)
-				finish(pool, pt, CURLE_ABORTED_BY_CALLBACK);
+				finish(pool, pass, CURLE_ABORTED_BY_CALLBACK);
 			else if (unpause)
-				curl_easy_pause(pt->easy, CURLPAUSE_CONT);
+				curl_easy_pause(pass->easy, CURLPAUSE_CONT);
 		}
 		if (stop)
 			break;
@@ -301,10 +303,10 @@ static void *run(void *arg)
 		while ((m = curl_multi_info_read(pool->multi, &left))) {
 			if (m->msg != CURLMSG_DONE)
 				continue;
-			struct proxy_pt *pt;
+			struct proxy_pass *pass;
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
-					  (char **)&pt);
-			finish(pool, pt, m->data.result);
+					  (char **)&pass);
+			finish(pool, pass, m->data.result);
 		}
 		if (time(NULL) != last_poke) {
 			last_poke = time(NULL);
@@ -315,8 +317,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct proxy_pass_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					  bool lend_identity, int timeout_s)
+struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
+					    bool lend_identity, int timeout_s)
 {
 	struct proxy_pass_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool)
@@ -336,7 +338,7 @@ struct proxy_pass_pool *proxy_pt_pool_new(const struct cache_upstream *up,
 	return pool;
 }
 
-void proxy_pt_pool_stop(struct proxy_pass_pool *pool)
+void proxy_pass_pool_stop(struct proxy_pass_pool *pool)
 {
 	if (!pool || pool->stopped)
 		return;
@@ -348,11 +350,11 @@ void proxy_pt_pool_stop(struct proxy_pass_pool *pool)
 	pool->stopped = true;
 }
 
-void proxy_pt_pool_free(struct proxy_pass_pool *pool)
+void proxy_pass_pool_free(struct proxy_pass_pool *pool)
 {
 	if (!pool)
 		return;
-	proxy_pt_pool_stop(pool);
+	proxy_pass_pool_stop(pool);
 	curl_multi_cleanup(pool->multi);
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
@@ -360,58 +362,59 @@ void proxy_pt_pool_free(struct proxy_pass_pool *pool)
 
 /* ---- libmicrohttpd side ---- */
 
-static ssize_t pt_read(void *cls, uint64_t pos, char *out, size_t max)
+static ssize_t pass_read(void *cls, uint64_t pos, char *out, size_t max)
 {
-	struct proxy_pt *pt = cls;
+	struct proxy_pass *pass = cls;
 	ssize_t n;
-	pthread_mutex_lock(&pt->lock);
-	size_t avail = pt->data.len - pt->data_off;
+	pthread_mutex_lock(&pass->lock);
+	size_t avail = pass->data.len - pass->data_off;
 	if (avail) {
 		n = (ssize_t)(avail < max ? avail : max);
-		memcpy(out, pt->data.p + pt->data_off, (size_t)n);
-		pt->data_off += (size_t)n;
-		if (pt->paused && pt->data.len - pt->data_off < LOW_WATER &&
-		    !pt->want_unpause) {
-			pt->want_unpause = true;
-			wake_pool(pt->pool);
+		memcpy(out, pass->data.p + pass->data_off, (size_t)n);
+		pass->data_off += (size_t)n;
+		if (pass->paused &&
+		    pass->data.len - pass->data_off < LOW_WATER &&
+		    !pass->want_unpause) {
+			pass->want_unpause = true;
+			wake_pool(pass->pool);
 		}
-	} else if (pt->state == PT_DONE) {
+	} else if (pass->state == PASS_DONE) {
 		n = MHD_CONTENT_READER_END_OF_STREAM;
-	} else if (pt->state == PT_FAILED ||
-		   proxy_request_client_gone(pt->conn)) {
+	} else if (pass->state == PASS_FAILED ||
+		   proxy_request_client_gone(pass->conn)) {
 		n = MHD_CONTENT_READER_END_WITH_ERROR;
 	} else {
-		pt->suspended = true;
-		MHD_suspend_connection(pt->conn);
+		pass->suspended = true;
+		MHD_suspend_connection(pass->conn);
 		n = 0;
 	}
-	pthread_mutex_unlock(&pt->lock);
+	pthread_mutex_unlock(&pass->lock);
 	return n;
 }
 
-static void pt_response_free(void *cls)
+static void pass_response_free(void *cls)
 {
-	struct proxy_pt *pt = cls;
-	pthread_mutex_lock(&pt->lock);
-	pt->gone = pt->state < PT_DONE;
-	pthread_mutex_unlock(&pt->lock);
-	wake_pool(pt->pool);
-	pt_put(pt);
+	struct proxy_pass *pass = cls;
+	pthread_mutex_lock(&pass->lock);
+	pass->gone = pass->state < PASS_DONE;
+	pthread_mutex_unlock(&pass->lock);
+	wake_pool(pass->pool);
+	pass_put(pass);
 }
 
 static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
 				  const char *key, const char *value)
 {
-	struct proxy_pt *pt = cls;
-	if (value && !proxy_fwd_header(key, pt->strip_identity, false))
+	struct proxy_pass *pass = cls;
+	if (value && !proxy_forward_header(key, pass->strip_identity, false))
 		return MHD_YES;
 	struct buf h = BUF_INIT;
 	/* "Name:" with nothing after it tells libcurl to send no such header */
 	buf_printf(&h, "%s:%s%s", key, value ? " " : "", value ? value : "");
 	if (buf_ok(&h)) {
-		struct curl_slist *l = curl_slist_append(pt->hdrs, h.p);
+		struct curl_slist *l = curl_slist_append(pass->hdrs, h.p);
 		if (l)
-			pt->hdrs = l;
+			pass->hdrs = l;
 	}
 	buf_free(&h);
 	return MHD_YES;
@@ -440,8 +443,8 @@ static bool long_running(struct MHD_Connection *c, const char *target)
 	return strstr(target, "/watch/") || strstr(target, "/proxy/");
 }
 
-int proxy_pt_verb(const char *target, const char *method,
-		  struct MHD_Connection *c)
+int proxy_pass_verb(const char *target, const char *method,
+		    struct MHD_Connection *c)
 {
 	char path[1024];
 	size_t n = strcspn(target, "?");
@@ -459,64 +462,67 @@ int proxy_pt_verb(const char *target, const char *method,
 	return config_hist_verb(method, !res || rt.name[0], watch);
 }
 
-static struct proxy_pt *pt_new(struct proxy_pass_pool *pool,
-			       struct MHD_Connection *c, const char *target,
-			       const char *method)
+static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
+				   struct MHD_Connection *c, const char *target,
+				   const char *method)
 {
-	struct proxy_pt *pt = xcalloc(1, sizeof(*pt));
-	if (!pt)
+	struct proxy_pass *pass = xcalloc(1, sizeof(*pass));
+	if (!pass)
 		return NULL;
-	pthread_mutex_init(&pt->lock, NULL);
-	pt->pool = pool;
-	pt->conn = c;
-	pt->refs = 1; /* the request's */
-	pt->length = -1;
-	pt->method = xstrdup(method);
-	pt->verb = proxy_pt_verb(target, method, c);
+	pthread_mutex_init(&pass->lock, NULL);
+	pass->pool = pool;
+	pass->conn = c;
+	pass->refs = 1; /* the request's */
+	pass->length = -1;
+	pass->method = xstrdup(method);
+	pass->verb = proxy_pass_verb(target, method, c);
 	char err[256];
 	/* Who the upstream sees: forward.h's rules, upgrade.c's too */
-	struct proxy_fwd_who who = proxy_fwd_who(c, pool->lend_identity);
-	pt->strip_identity = who.strip_identity;
-	pt->easy = cache_upstream_easy(pool->up, err, sizeof(err));
-	if (pt->easy && cache_upstream_prepare(pool->up, pt->easy, who.as_proxy,
-					       &pt->hdrs, err, sizeof(err))) {
+	struct proxy_forward_who who =
+		proxy_forward_who(c, pool->lend_identity);
+	pass->strip_identity = who.strip_identity;
+	pass->easy = cache_upstream_easy(pool->up, err, sizeof(err));
+	if (pass->easy &&
+	    cache_upstream_prepare(pool->up, pass->easy, who.as_proxy,
+				   &pass->hdrs, err, sizeof(err))) {
 		log_warn("passthrough: %s", err);
-		curl_easy_cleanup(pt->easy);
-		pt->easy = NULL;
+		curl_easy_cleanup(pass->easy);
+		pass->easy = NULL;
 	}
 	/* The target as the client sent it, checked by target.c: an
 	 * origin-form path whose encoding libcurl must keep as it is. */
-	buf_printf(&pt->url, "%s%s", pool->up->server, target);
-	if (pt->easy)
-		curl_easy_setopt(pt->easy, CURLOPT_PATH_AS_IS, 1L);
+	buf_printf(&pass->url, "%s%s", pool->up->server, target);
+	if (pass->easy)
+		curl_easy_setopt(pass->easy, CURLOPT_PATH_AS_IS, 1L);
 	/* A request the apiserver itself would time out (every one but a
 	 * watch, a followed log, exec, attach, port-forward or proxy) gets
 	 * the same bound here, so a silent upstream cannot hold clients and
 	 * their upstream connections for ever. */
-	if (pt->easy && pool->timeout_s > 0 && !long_running(c, target))
-		curl_easy_setopt(pt->easy, CURLOPT_TIMEOUT,
+	if (pass->easy && pool->timeout_s > 0 && !long_running(c, target))
+		curl_easy_setopt(pass->easy, CURLOPT_TIMEOUT,
 				 (long)pool->timeout_s);
-	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pt);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, pass);
 	/* Pass the request on as it came: no Content-Type libcurl would add
 	 * for a body the client sent without one, no Expect: 100-continue. */
 	if (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"))
-		add_header(pt, MHD_HEADER_KIND, "Content-Type", NULL);
-	add_header(pt, MHD_HEADER_KIND, "Expect", NULL);
-	if (!pt->method || !pt->easy || !buf_ok(&pt->url)) {
-		pt_put(pt);
+		add_header(pass, MHD_HEADER_KIND, "Content-Type", NULL);
+	add_header(pass, MHD_HEADER_KIND, "Expect", NULL);
+	if (!pass->method || !pass->easy || !buf_ok(&pass->url)) {
+		pass_put(pass);
 		return NULL;
 	}
-	return pt;
+	return pass;
 }
 
-static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
+static enum MHD_Result respond(struct proxy_pass *pass,
+			       struct MHD_Connection *c)
 {
-	pthread_mutex_lock(&pt->lock);
-	enum pt_state st = pt->state;
-	long status = pt->status;
-	int64_t length = pt->length;
-	pthread_mutex_unlock(&pt->lock);
-	if (st == PT_FAILED && status == 0) {
+	pthread_mutex_lock(&pass->lock);
+	enum pass_state st = pass->state;
+	long status = pass->status;
+	int64_t length = pass->length;
+	pthread_mutex_unlock(&pass->lock);
+	if (st == PASS_FAILED && status == 0) {
 		struct proxy_status s = {
 			.reason = PROXY_ServiceUnavailable,
 			.message =
@@ -525,101 +531,100 @@ static enum MHD_Result respond(struct proxy_pt *pt, struct MHD_Connection *c)
 		};
 		return proxy_reply_status(c, &s);
 	}
-	bool head = !strcmp(pt->method, "HEAD");
+	bool head = !strcmp(pass->method, "HEAD");
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		length >= 0 && !head ? (uint64_t)length : MHD_SIZE_UNKNOWN,
-		32 * 1024, pt_read, pt, pt_response_free);
+		32 * 1024, pass_read, pass, pass_response_free);
 	if (!resp)
 		return MHD_NO;
-	pthread_mutex_lock(&pt->lock);
-	pt->refs++; /* the response's */
-	for (size_t i = 0; i < pt->resp_hdrs.len;) {
-		const char *k = pt->resp_hdrs.p + i;
+	pthread_mutex_lock(&pass->lock);
+	pass->refs++; /* the response's */
+	for (size_t i = 0; i < pass->resp_hdrs.len;) {
+		const char *k = pass->resp_hdrs.p + i;
 		const char *v = k + strlen(k) + 1;
 		MHD_add_response_header(resp, k, v);
-		i = (size_t)(v - pt->resp_hdrs.p) + strlen(v) + 1;
+		i = (size_t)(v - pass->resp_hdrs.p) + strlen(v) + 1;
 	}
-	pthread_mutex_unlock(&pt->lock);
+	pthread_mutex_unlock(&pass->lock);
 	return proxy_reply_queue(c, (unsigned)status, resp);
 }
 
-enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
-				struct MHD_Connection *c, const char *target,
-				const char *method, const char *upload,
-				size_t *upload_size, struct proxy_pt **state)
+enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
+				  struct MHD_Connection *c, const char *target,
+				  const char *method, const char *upload,
+				  size_t *upload_size,
+				  struct proxy_pass **state)
 {
-	struct proxy_pt *pt = *state;
-	if (!pt) {
-		pt = pt_new(pool, c, target, method);
-		if (!pt) /* out of memory, or credentials that cannot be used */
+	struct proxy_pass *pass = *state;
+	if (!pass) {
+		pass = pass_new(pool, c, target, method);
+		if (!pass) /* out of memory, or credentials that cannot be used */
 			return proxy_reply_error(
 				c, PROXY_ServiceUnavailable,
 				"informer-proxy cannot forward this request to the "
 				"upstream now (see its log)");
-		*state = pt;
+		*state = pass;
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		if (pt->body.len + *upload_size > LIMIT_REQUEST_BODY_BYTES)
-			pt->too_large = true;
-		else if (buf_add(&pt->body, upload, *upload_size))
+		if (pass->body.len + *upload_size > LIMIT_REQUEST_BODY_BYTES)
+			pass->too_large = true;
+		else if (buf_add(&pass->body, upload, *upload_size))
 			return MHD_NO;
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (pt->too_large)
-		return proxy_reply_error(
-			c, PROXY_BadRequest,
-			"the request body is larger than %d bytes",
-			LIMIT_REQUEST_BODY_BYTES);
-	pthread_mutex_lock(&pt->lock);
-	enum pt_state st = pt->state;
-	if (st == PT_NEW) {
+	if (pass->too_large)
+		return proxy_reply_error(c, PROXY_BadRequest,
+				   "the request body is larger than %d bytes",
+				   LIMIT_REQUEST_BODY_BYTES);
+	pthread_mutex_lock(&pass->lock);
+	enum pass_state st = pass->state;
+	if (st == PASS_NEW) {
 		/* Hand it to the curl thread, unless that is shutting down:
 		 * a connection left suspended would outlive the daemon. */
 		pthread_mutex_lock(&pool->lock);
 		bool stop = pool->stop;
 		if (!stop) {
-			pt->state = PT_STARTED;
-			pt->refs++; /* the transfer's */
-			pt->suspended = true;
+			pass->state = PASS_STARTED;
+			pass->refs++; /* the transfer's */
+			pass->suspended = true;
 			MHD_suspend_connection(c);
-			pt->next = pool->incoming;
-			pool->incoming = pt;
+			pass->next = pool->incoming;
+			pool->incoming = pass;
 		}
 		pthread_mutex_unlock(&pool->lock);
-		pthread_mutex_unlock(&pt->lock);
+		pthread_mutex_unlock(&pass->lock);
 		if (stop)
-			return proxy_reply_error(
-				c, PROXY_ServiceUnavailable,
-				"informer-proxy is shutting down");
+			return proxy_reply_error(c, PROXY_ServiceUnavailable,
+					   "informer-proxy is shutting down");
 		wake_pool(pool);
 		return MHD_YES;
 	}
-	if (st == PT_STARTED) { /* resumed early; wait on */
+	if (st == PASS_STARTED) { /* resumed early; wait on */
 		if (proxy_request_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;
-			 * proxy_pt_done() then ends the upstream transfer */
-			pthread_mutex_unlock(&pt->lock);
+			 * proxy_pass_done() then ends the upstream transfer */
+			pthread_mutex_unlock(&pass->lock);
 			return MHD_NO;
 		}
-		pt->suspended = true;
+		pass->suspended = true;
 		MHD_suspend_connection(c);
-		pthread_mutex_unlock(&pt->lock);
+		pthread_mutex_unlock(&pass->lock);
 		return MHD_YES;
 	}
-	pthread_mutex_unlock(&pt->lock);
-	return respond(pt, c);
+	pthread_mutex_unlock(&pass->lock);
+	return respond(pass, c);
 }
 
-void proxy_pt_done(struct proxy_pt *pt)
+void proxy_pass_done(struct proxy_pass *pass)
 {
-	if (!pt)
+	if (!pass)
 		return;
-	pthread_mutex_lock(&pt->lock);
-	if (pt->state < PT_DONE)
-		pt->gone = true;
-	pthread_mutex_unlock(&pt->lock);
-	wake_pool(pt->pool);
-	pt_put(pt);
+	pthread_mutex_lock(&pass->lock);
+	if (pass->state < PASS_DONE)
+		pass->gone = true;
+	pthread_mutex_unlock(&pass->lock);
+	wake_pool(pass->pool);
+	pass_put(pass);
 }

@@ -1,58 +1,92 @@
 /*
- * passthrough: forward what the cache does not serve to the upstream.
+ * pass: passthrough, forwarding what the cache does not serve to the
+ * upstream.
  *
  * Writes, subresources, uncached resources, /openapi and anything else go
- * to the apiserver through libcurl, driven by one thread running a curl
- * multi handle. The response streams back as it arrives (a watch of an
- * uncached resource included): status, headers and body are passed on as
- * they are. A client's own Authorization is forwarded alone (no proxy
- * token, no proxy client certificate); see proxy_pt_pool_new() for a
- * client that sent none. Request bodies are read
- * whole first (the apiserver caps them at 3 MiB too).
+ * to the apiserver through libcurl, driven by one thread (the passthrough
+ * thread) running a curl multi handle. The response streams back as it
+ * arrives (a watch of an uncached resource included): status, headers
+ * and body are passed on as they are. Who the upstream sees is
+ * forward.h's decision: a client's own Authorization is forwarded alone
+ * (no proxy token, no proxy client certificate); see
+ * proxy_pass_pool_new() for a client that sent none. Request bodies are
+ * read whole first (the apiserver caps them at 3 MiB too).
  *
  * Flow control: a connection with nothing to send is suspended until
  * upstream bytes arrive; an upstream that outruns its client is paused
  * until the client drains, so memory per request stays bounded.
+ *
+ * Threads: the pool is made, stopped and freed by main (proxy_start(),
+ * proxy_stop()). A request is driven by its libmicrohttpd request
+ * thread, and the transfer by the passthrough thread, which is the only
+ * one to call libcurl. The request thread suspends its connection while
+ * it waits (for the upstream's status and headers, then whenever the
+ * response has no bytes to send); the passthrough thread resumes it when
+ * headers, bytes or the end arrive, and once a second anyway, so that a
+ * client that left is noticed.
+ *
+ * Ownership: struct proxy owns the pool. A struct proxy_pass is
+ * reference counted: the request holds one until proxy_pass_done(), its
+ * response one until libmicrohttpd frees the response, the transfer one
+ * until the passthrough thread has removed it; the last one frees it.
  */
-#ifndef PROXY_PASSTHROUGH_H
-#define PROXY_PASSTHROUGH_H
+#ifndef PROXY_PASS_H
+#define PROXY_PASS_H
 
 #include <microhttpd.h>
 
 #include "cache/upstream.h"
 
 struct proxy_pass_pool;
-struct proxy_pt;
+struct proxy_pass;
 
-/* lend_identity: a client that sent no credentials is forwarded with the
- * proxy's (the loopback-only --client-auth=none mode); otherwise it goes
- * anonymous. A client's own credentials always go alone. */
-struct proxy_pass_pool *proxy_pt_pool_new(const struct cache_upstream *up,
-					  bool lend_identity, int timeout_s);
-/* End every transfer (their clients are resumed and see the stream end)
- * and stop the thread; call before the HTTP daemon stops. */
-void proxy_pt_pool_stop(struct proxy_pass_pool *pool);
-/* After the HTTP daemon has stopped. */
-void proxy_pt_pool_free(struct proxy_pass_pool *pool);
+/* Start the passthrough thread. lend_identity: a client that sent no
+ * credentials is forwarded with the proxy's (the loopback-only
+ * --client-auth=none mode); otherwise it goes anonymous. A client's own
+ * credentials always go alone. timeout_s bounds every request but the
+ * long-running ones (watches, followed logs, exec, attach, port-forward,
+ * proxy); 0: no bound. up is borrowed and must outlive the pool. Main
+ * thread. NULL when out of memory or the thread cannot start; else free
+ * with proxy_pass_pool_free(). */
+struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
+					    bool lend_identity, int timeout_s);
+/* End every transfer (their clients are resumed and see the stream end),
+ * refuse new ones (503) and join the passthrough thread. Main thread,
+ * before the HTTP daemon stops (it needs no connection left suspended).
+ * Calling it again does nothing. */
+void proxy_pass_pool_stop(struct proxy_pass_pool *pool);
+/* Main thread, after the HTTP daemon has stopped; stops the pool first
+ * if proxy_pass_pool_stop() was not called. NULL is fine. */
+void proxy_pass_pool_free(struct proxy_pass_pool *pool);
 
 /*
- * Drive one forwarded request from the access handler. target is the
- * request target as received, checked by proxy_target_check(); it is
- * appended to the upstream's base URL unchanged. *state belongs to
- * passthrough once it is set; call this on every invocation of the
- * access handler for the request, and proxy_pt_done() from the
- * request-completed callback.
+ * Drive one forwarded request from the access handler, on its request
+ * thread: call this on every invocation of the access handler for the
+ * request. target is the request target as received, checked by
+ * proxy_target_check() (front/target.h); it is appended to the
+ * upstream's base URL unchanged. The first call makes *state (NULL
+ * before it; a 503 is queued instead when it cannot be made), the next
+ * ones take the body (at most LIMIT_REQUEST_BODY_BYTES, beyond that
+ * 400), and the one after the body hands the request to the passthrough
+ * thread and suspends c; the passthrough thread resumes it. Once the
+ * upstream's headers are in, the response is queued; its reader
+ * suspends c whenever it has nothing to send, and the passthrough thread
+ * resumes it. *state belongs to this module: the caller only passes it
+ * to proxy_pass_done() from the request-completed callback, which drops
+ * the request's reference (NULL is fine).
  */
-enum MHD_Result proxy_pt_handle(struct proxy_pass_pool *pool,
-				struct MHD_Connection *c, const char *target,
-				const char *method, const char *upload,
-				size_t *upload_size, struct proxy_pt **state);
-void proxy_pt_done(struct proxy_pt *pt);
+enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
+				  struct MHD_Connection *c, const char *target,
+				  const char *method, const char *upload,
+				  size_t *upload_size,
+				  struct proxy_pass **state);
+void proxy_pass_done(struct proxy_pass *pass);
 
 /* The apiserver's verb of a request (CONFIG_VERB_*): from the method,
  * whether the target names an object, and whether it asks for a watch
- * (?watch= read from c's query, or the /watch/ prefix; c may be NULL). */
-int proxy_pt_verb(const char *target, const char *method,
-		  struct MHD_Connection *c);
+ * (?watch= read from c's query, or the /watch/ prefix; c may be NULL).
+ * c's request thread, or any thread when c is NULL. */
+int proxy_pass_verb(const char *target, const char *method,
+		    struct MHD_Connection *c);
 
 #endif

@@ -1,9 +1,9 @@
 /*
  * upgrade: upgrade requests forwarded and spliced (see upgrade.h).
  *
- * A struct proxy_up is shared by the libmicrohttpd thread serving the
+ * A struct proxy_upgrade is shared by the libmicrohttpd thread serving the
  * client and the request's own thread; its lock guards the fields marked
- * "locked". Two references: the request's (until proxy_up_done) and the
+ * "locked". Two references: the request's (until proxy_upgrade_done) and the
  * thread's (until it ends). libmicrohttpd calls the upgrade handler
  * before the request completes, so the request's reference covers it.
  */
@@ -38,13 +38,13 @@
 #define THREAD_STACK (256 * 1024) /* buffers are on the heap */
 #define DEFAULT_HANDSHAKE_S 60
 
-enum up_state {
-	UP_NEW,
-	UP_STARTED,  /* the thread is reaching the upstream */
-	UP_ANSWERED, /* status, headers (and a non-101 body) are in */
-	UP_FAILED,   /* no answer: 503 or 504 to the client */
-	UP_SPLICING, /* the upgrade handler gave us the client socket */
-	UP_DONE
+enum upgrade_state {
+	UPGRADE_NEW,
+	UPGRADE_STARTED,  /* the thread is reaching the upstream */
+	UPGRADE_ANSWERED, /* status, headers (and a non-101 body) are in */
+	UPGRADE_FAILED,	  /* no answer: 503 or 504 to the client */
+	UPGRADE_SPLICING, /* the upgrade handler gave us the client socket */
+	UPGRADE_DONE
 };
 
 struct proxy_upgrade_pool {
@@ -61,13 +61,13 @@ struct proxy_upgrade_pool {
 
 	pthread_mutex_t lock; /* guards the fields below */
 	pthread_cond_t cond;
-	struct proxy_up *streams; /* every live one */
+	struct proxy_upgrade *streams; /* every live one */
 	int active;
 	bool stop;
 	bool stopped; /* main thread only */
 };
 
-struct proxy_up {
+struct proxy_upgrade {
 	struct proxy_upgrade_pool *pool;
 	struct MHD_Connection *conn;
 	struct buf head; /* the request head for the upstream */
@@ -76,26 +76,26 @@ struct proxy_up {
 	bool client_tls; /* the client came over HTTPS */
 	char what[96];	 /* "METHOD path" for the log, without the query */
 
-	/* the thread's; dial.fd also read by proxy_up_pool_stop(), so
+	/* the thread's; dial.fd also read by proxy_upgrade_pool_stop(), so
 	 * written under lock */
 	struct proxy_dial dial;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int refs;			 /* locked */
-	enum up_state state;		 /* locked */
+	enum upgrade_state state;	 /* locked */
 	unsigned status;		 /* locked */
-	char fail_msg[160];		 /* locked; why UP_FAILED */
+	char fail_msg[160];		 /* locked; why UPGRADE_FAILED */
 	unsigned fail_code;		 /* locked */
 	struct proxy_dial_answer answer; /* locked; headers, body, extra */
 	int cfd;			 /* locked; the client socket, -1 */
 	struct MHD_UpgradeResponseHandle *urh; /* locked */
 	struct buf extra_in;		       /* locked; client bytes */
 	bool abandoned; /* locked; the request ended without the upgrade */
-	struct proxy_up *next, **pprev; /* pool->streams, pool->lock */
+	struct proxy_upgrade *next, **pprev; /* pool->streams, pool->lock */
 };
 
-static void up_put(struct proxy_up *u)
+static void upgrade_put(struct proxy_upgrade *u)
 {
 	pthread_mutex_lock(&u->lock);
 	int left = --u->refs;
@@ -127,7 +127,7 @@ static bool dial_stopping(void *cls)
 
 /* Connect, send, read the answer; with u->lock not held. Returns 0, or
  * -1 with u->fail_code and u->fail_msg set. */
-static int handshake(struct proxy_up *u, bool as_proxy)
+static int handshake(struct proxy_upgrade *u, bool as_proxy)
 {
 	struct proxy_upgrade_pool *pool = u->pool;
 	double deadline = proxy_dial_now() + pool->handshake_s;
@@ -138,7 +138,7 @@ static int handshake(struct proxy_up *u, bool as_proxy)
 	u->dial.cls = pool;
 	int fd = proxy_dial_tcp(&u->dial, pool->host, pool->port, deadline, err,
 				sizeof(err));
-	pthread_mutex_lock(&u->lock); /* proxy_up_pool_stop() reads it */
+	pthread_mutex_lock(&u->lock); /* proxy_upgrade_pool_stop() reads it */
 	u->dial.fd = fd;
 	pthread_mutex_unlock(&u->lock);
 	if (fd < 0)
@@ -195,7 +195,7 @@ static bool way_load(struct way *w, const struct buf *extra)
 }
 
 /* Move bytes until both ways ended, or either failed. */
-static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
+static void splice_loop(struct proxy_upgrade *u, int cfd, struct way *c2u,
 			struct way *u2c)
 {
 	short up_rd_want = POLLIN, up_wr_want = POLLOUT;
@@ -301,7 +301,7 @@ static void splice_loop(struct proxy_up *u, int cfd, struct way *c2u,
  * end libmicrohttpd reads and encrypts; closing before it has read what
  * we wrote would lose the stream's last bytes. Wait (2 s at most) until
  * nothing we sent is left unread. */
-static void drain_to_tls(struct proxy_up *u, int cfd)
+static void drain_to_tls(struct proxy_upgrade *u, int cfd)
 {
 	shutdown(cfd, SHUT_WR);
 	for (int i = 0; i < 400 && !pool_stopping(u->pool); i++) {
@@ -313,7 +313,7 @@ static void drain_to_tls(struct proxy_up *u, int cfd)
 	}
 }
 
-static void splice_streams(struct proxy_up *u)
+static void splice_streams(struct proxy_upgrade *u)
 {
 	pthread_mutex_lock(&u->lock);
 	int cfd = u->cfd;
@@ -336,7 +336,7 @@ static void splice_streams(struct proxy_up *u)
 
 /* ---- the thread ---- */
 
-static void pool_remove(struct proxy_up *u)
+static void pool_remove(struct proxy_upgrade *u)
 {
 	struct proxy_upgrade_pool *pool = u->pool;
 	pthread_mutex_lock(&pool->lock);
@@ -352,7 +352,7 @@ static void pool_remove(struct proxy_up *u)
 }
 
 struct start_arg {
-	struct proxy_up *u;
+	struct proxy_upgrade *u;
 	bool as_proxy;
 };
 
@@ -360,22 +360,22 @@ static void *run(void *arg)
 {
 	struct start_arg sa = *(struct start_arg *)arg;
 	free(arg);
-	struct proxy_up *u = sa.u;
+	struct proxy_upgrade *u = sa.u;
 	int rc = handshake(u, sa.as_proxy);
 	pthread_mutex_lock(&u->lock);
-	u->state = rc ? UP_FAILED : UP_ANSWERED;
+	u->state = rc ? UPGRADE_FAILED : UPGRADE_ANSWERED;
 	pthread_mutex_unlock(&u->lock);
 	/* Never under u->lock: libmicrohttpd holds its own lock when it
-	 * calls proxy_up_done(), which takes u->lock. A suspended
+	 * calls proxy_upgrade_done(), which takes u->lock. A suspended
 	 * connection cannot complete, so u->conn is still there. */
 	MHD_resume_connection(u->conn);
 	pthread_mutex_lock(&u->lock);
 	/* After a 101, wait for the client socket; the request ends
 	 * instead when the 101 could not be sent (abandoned). */
 	bool upgraded = !rc && u->status == 101;
-	while (upgraded && u->state != UP_SPLICING && !u->abandoned)
+	while (upgraded && u->state != UPGRADE_SPLICING && !u->abandoned)
 		pthread_cond_wait(&u->cond, &u->lock);
-	bool splice = u->state == UP_SPLICING;
+	bool splice = u->state == UPGRADE_SPLICING;
 	pthread_mutex_unlock(&u->lock);
 	if (splice)
 		splice_streams(u);
@@ -385,7 +385,7 @@ static void *run(void *arg)
 		close(u->dial.fd);
 	u->dial.fd = -1;
 	if (splice) {
-		u->state = UP_DONE;
+		u->state = UPGRADE_DONE;
 		u->cfd = -1;
 	}
 	struct MHD_UpgradeResponseHandle *urh = splice ? u->urh : NULL;
@@ -393,7 +393,7 @@ static void *run(void *arg)
 	if (urh) /* closes the client socket; the request then completes */
 		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 	pool_remove(u);
-	up_put(u);
+	upgrade_put(u);
 	return NULL;
 }
 
@@ -408,15 +408,15 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
 				  const char *key, const char *value)
 {
 	struct head_ctx *h = cls;
-	if (!value || !proxy_fwd_header(key, h->strip_identity, true))
+	if (!value || !proxy_forward_header(key, h->strip_identity, true))
 		return MHD_YES;
 	/* libmicrohttpd already refused CR and LF in header lines */
 	buf_printf(h->b, "%s: %s\r\n", key, value);
 	return MHD_YES;
 }
 
-static int build_head(struct proxy_up *u, const char *method,
-		      const char *target, const struct proxy_fwd_who *who)
+static int build_head(struct proxy_upgrade *u, const char *method,
+		      const char *target, const struct proxy_forward_who *who)
 {
 	struct proxy_upgrade_pool *pool = u->pool;
 	buf_printf(&u->head, "%s %s%s HTTP/1.1\r\nHost: %s\r\n", method,
@@ -450,14 +450,14 @@ static int build_head(struct proxy_up *u, const char *method,
 
 /* ---- libmicrohttpd side ---- */
 
-bool proxy_up_supported(void)
+bool proxy_upgrade_supported(void)
 {
 	return MHD_is_feature_supported(MHD_FEATURE_UPGRADE) == MHD_YES;
 }
 
-bool proxy_up_wanted(struct MHD_Connection *c)
+bool proxy_upgrade_wanted(struct MHD_Connection *c)
 {
-	if (!proxy_up_supported())
+	if (!proxy_upgrade_supported())
 		return false;
 	const char *conn =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Connection");
@@ -494,22 +494,23 @@ static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls,
 		       const char *extra_in, size_t extra_in_size,
 		       MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
-	struct proxy_up *u = cls;
+	struct proxy_upgrade *u = cls;
 	pthread_mutex_lock(&u->lock);
 	u->cfd = sock;
 	u->urh = urh;
 	if (extra_in_size)
 		buf_add(&u->extra_in, extra_in, extra_in_size);
-	u->state = UP_SPLICING;
+	u->state = UPGRADE_SPLICING;
 	pthread_cond_signal(&u->cond);
 	pthread_mutex_unlock(&u->lock);
 }
 
-static struct proxy_up *up_new(struct proxy_upgrade_pool *pool,
-			       struct MHD_Connection *c, const char *target,
-			       const char *method, bool *as_proxy)
+static struct proxy_upgrade *upgrade_new(struct proxy_upgrade_pool *pool,
+					 struct MHD_Connection *c,
+					 const char *target, const char *method,
+					 bool *as_proxy)
 {
-	struct proxy_up *u = xcalloc(1, sizeof(*u));
+	struct proxy_upgrade *u = xcalloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
 	pthread_mutex_init(&u->lock, NULL);
@@ -523,10 +524,11 @@ static struct proxy_up *up_new(struct proxy_upgrade_pool *pool,
 	snprintf(u->what, sizeof(u->what), "%s %.*s", method,
 		 (int)strcspn(target, "?"), target);
 	/* passthrough's rules (forward.h), so the two never differ */
-	struct proxy_fwd_who who = proxy_fwd_who(c, pool->lend_identity);
+	struct proxy_forward_who who =
+		proxy_forward_who(c, pool->lend_identity);
 	*as_proxy = who.as_proxy;
 	if (build_head(u, method, target, &who)) {
-		up_put(u);
+		upgrade_put(u);
 		return NULL;
 	}
 	return u;
@@ -534,7 +536,8 @@ static struct proxy_up *up_new(struct proxy_upgrade_pool *pool,
 
 /* Start u's thread; false when at the stream limit or stopping (*code
  * says which: 429 or 503) or out of resources. */
-static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
+static bool upgrade_start(struct proxy_upgrade *u, bool as_proxy,
+			  unsigned *code)
 {
 	struct proxy_upgrade_pool *pool = u->pool;
 	struct start_arg *sa = xmalloc(sizeof(*sa));
@@ -559,7 +562,7 @@ static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
 	pthread_mutex_unlock(&pool->lock);
 	pthread_mutex_lock(&u->lock);
 	u->refs++; /* the thread's */
-	u->state = UP_STARTED;
+	u->state = UPGRADE_STARTED;
 	pthread_mutex_unlock(&u->lock);
 	/* suspended before the thread exists, which resumes it; and with
 	 * none of our locks held (see run()) */
@@ -575,7 +578,7 @@ static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
 		MHD_resume_connection(u->conn);
 		pthread_mutex_lock(&u->lock);
 		u->refs--;
-		u->state = UP_NEW;
+		u->state = UPGRADE_NEW;
 		pthread_mutex_unlock(&u->lock);
 		pool_remove(u);
 		free(sa);
@@ -584,11 +587,12 @@ static bool up_start(struct proxy_up *u, bool as_proxy, unsigned *code)
 	return !e;
 }
 
-static enum MHD_Result respond(struct proxy_up *u, struct MHD_Connection *c)
+static enum MHD_Result respond(struct proxy_upgrade *u,
+			       struct MHD_Connection *c)
 {
 	pthread_mutex_lock(&u->lock);
-	enum up_state st = u->state;
-	if (st == UP_FAILED) {
+	enum upgrade_state st = u->state;
+	if (st == UPGRADE_FAILED) {
 		unsigned code = u->fail_code;
 		char msg[200];
 		snprintf(msg, sizeof(msg), "%s", u->fail_msg);
@@ -627,15 +631,16 @@ static enum MHD_Result respond(struct proxy_up *u, struct MHD_Connection *c)
 	return proxy_reply_queue(c, status, resp);
 }
 
-enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
-				struct MHD_Connection *c, const char *target,
-				const char *method, size_t *upload_size,
-				struct proxy_up **state)
+enum MHD_Result proxy_upgrade_handle(struct proxy_upgrade_pool *pool,
+				     struct MHD_Connection *c,
+				     const char *target, const char *method,
+				     size_t *upload_size,
+				     struct proxy_upgrade **state)
 {
-	struct proxy_up *u = *state;
+	struct proxy_upgrade *u = *state;
 	if (!u) {
 		bool as_proxy;
-		u = up_new(pool, c, target, method, &as_proxy);
+		u = upgrade_new(pool, c, target, method, &as_proxy);
 		if (!u)
 			return proxy_reply_error(
 				c, PROXY_ServiceUnavailable,
@@ -651,16 +656,16 @@ enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
 		return MHD_YES;
 	}
 	pthread_mutex_lock(&u->lock);
-	enum up_state st = u->state;
+	enum upgrade_state st = u->state;
 	pthread_mutex_unlock(&u->lock);
-	if (st == UP_NEW) {
+	if (st == UPGRADE_NEW) {
 		if (u->has_body)
 			return proxy_reply_error(
 				c, PROXY_BadRequest,
 				"an upgrade request cannot carry a "
 				"body");
 		unsigned code = 0;
-		if (!up_start(u, u->as_proxy, &code)) {
+		if (!upgrade_start(u, u->as_proxy, &code)) {
 			if (code == 429)
 				return proxy_reply_too_many(
 					c,
@@ -674,21 +679,21 @@ enum MHD_Result proxy_up_handle(struct proxy_upgrade_pool *pool,
 		}
 		return MHD_YES;
 	}
-	if (st == UP_STARTED) /* resumed early: cannot be, wait on */
+	if (st == UPGRADE_STARTED) /* resumed early: cannot be, wait on */
 		return MHD_YES;
 	return respond(u, c);
 }
 
-void proxy_up_done(struct proxy_up *u)
+void proxy_upgrade_done(struct proxy_upgrade *u)
 {
 	if (!u)
 		return;
 	pthread_mutex_lock(&u->lock);
-	if (u->state != UP_SPLICING && u->state != UP_DONE)
+	if (u->state != UPGRADE_SPLICING && u->state != UPGRADE_DONE)
 		u->abandoned = true;
 	pthread_cond_signal(&u->cond);
 	pthread_mutex_unlock(&u->lock);
-	up_put(u);
+	upgrade_put(u);
 }
 
 /* ---- the pool ---- */
@@ -751,10 +756,10 @@ static int parse_server(struct proxy_upgrade_pool *pool, const char *url,
 	return 0;
 }
 
-struct proxy_upgrade_pool *proxy_up_pool_new(const struct cache_upstream *up,
-					     bool lend_identity,
-					     int handshake_s, int max_streams,
-					     char *err, size_t errlen)
+struct proxy_upgrade_pool *
+proxy_upgrade_pool_new(const struct cache_upstream *up, bool lend_identity,
+		       int handshake_s, int max_streams, char *err,
+		       size_t errlen)
 {
 	struct proxy_upgrade_pool *pool = xcalloc(1, sizeof(*pool));
 	if (!pool) {
@@ -787,13 +792,13 @@ struct proxy_upgrade_pool *proxy_up_pool_new(const struct cache_upstream *up,
 		 dflt ? "" : vport);
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->cond, NULL);
-	if (!proxy_up_supported())
+	if (!proxy_upgrade_supported())
 		log_warn("this libmicrohttpd cannot upgrade connections: "
 			 "exec, attach, port-forward and cp will fail");
 	return pool;
 }
 
-int proxy_up_pool_active(struct proxy_upgrade_pool *pool)
+int proxy_upgrade_pool_active(struct proxy_upgrade_pool *pool)
 {
 	pthread_mutex_lock(&pool->lock);
 	int n = pool->active;
@@ -801,7 +806,7 @@ int proxy_up_pool_active(struct proxy_upgrade_pool *pool)
 	return n;
 }
 
-void proxy_up_pool_stop(struct proxy_upgrade_pool *pool)
+void proxy_upgrade_pool_stop(struct proxy_upgrade_pool *pool)
 {
 	if (!pool || pool->stopped)
 		return;
@@ -809,7 +814,7 @@ void proxy_up_pool_stop(struct proxy_upgrade_pool *pool)
 	pool->stop = true;
 	/* wake every splice out of poll(); handshakes see the flag within
 	 * STOP_POLL_MS */
-	for (struct proxy_up *u = pool->streams; u; u = u->next) {
+	for (struct proxy_upgrade *u = pool->streams; u; u = u->next) {
 		pthread_mutex_lock(&u->lock);
 		if (u->dial.fd >= 0)
 			shutdown(u->dial.fd, SHUT_RDWR);
@@ -831,11 +836,11 @@ void proxy_up_pool_stop(struct proxy_upgrade_pool *pool)
 	pool->stopped = true;
 }
 
-void proxy_up_pool_free(struct proxy_upgrade_pool *pool)
+void proxy_upgrade_pool_free(struct proxy_upgrade_pool *pool)
 {
 	if (!pool)
 		return;
-	proxy_up_pool_stop(pool);
+	proxy_upgrade_pool_stop(pool);
 	if (pool->active) /* threads still hold it: leave it to them */
 		return;
 	pthread_cond_destroy(&pool->cond);

@@ -1,5 +1,5 @@
 /*
- * test_authn: delegated authentication and authorization (proxy/authn.c)
+ * test_authn: delegated authentication and authorization (proxy/front/authn.c)
  * against a scripted upstream (http_stub.h) answering TokenReviews and
  * SubjectAccessReviews, with a minimal libmicrohttpd daemon on
  * 127.0.0.1:0 that drives proxy_authn_cached/start/finish the way

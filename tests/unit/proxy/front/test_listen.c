@@ -5,10 +5,21 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "proxy/front/listen.h"
 #include "check.h"
+
+/* Whether --listen host may serve without delegated auth or the opt-in:
+ * 0 for a loopback address, -EPERM for any other. */
+static int exposure(const char *host)
+{
+	char err[512], h[64];
+	snprintf(h, sizeof(h), "%s", host);
+	struct config cfg = { .listen_host = h, .listen_port = 8001 };
+	return proxy_listen_check_exposure(&cfg, err, sizeof(err));
+}
 
 static void test_addr(void)
 {
@@ -23,7 +34,7 @@ static void test_addr(void)
 
 	/* a name resolves: localhost to a loopback address */
 	CHECK(proxy_listen_addr("localhost", 1, &ss, err, sizeof(err)) == 0);
-	CHECK(proxy_listen_addr_loopback(&ss));
+	CHECK(exposure("localhost") == 0);
 	CHECK(proxy_listen_addr("bad_name!", 1, &ss, err, sizeof(err)) ==
 	      -EINVAL);
 	CHECK_STR(err, "--listen: \"bad_name!\" is not an IPv4 address");
@@ -32,11 +43,11 @@ static void test_addr(void)
 	proxy_listen_numeric(&ss, num, sizeof(num));
 	CHECK_STR(num, "127.0.0.1");
 	CHECK(proxy_listen_addr("[::1]", 1, &ss, err, sizeof(err)) == 0);
-	CHECK(proxy_listen_addr_loopback(&ss));
+	CHECK(exposure("[::1]") == 0);
 	proxy_listen_numeric(&ss, num, sizeof(num));
 	CHECK_STR(num, "[::1]");
 	CHECK(proxy_listen_addr("10.0.0.1", 1, &ss, err, sizeof(err)) == 0);
-	CHECK(!proxy_listen_addr_loopback(&ss));
+	CHECK(exposure("10.0.0.1") == -EPERM);
 	CHECK(proxy_listen_addr("::1", 1, &ss, err, sizeof(err)) == -EINVAL);
 	CHECK(proxy_listen_addr("[::1", 1, &ss, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "--listen: \"[::1\" is not [IPv6]");
@@ -51,12 +62,14 @@ static void test_addr(void)
 static void test_exposure(void)
 {
 	char err[512];
-	CHECK(proxy_listen_loopback("127.0.0.1"));
-	CHECK(proxy_listen_loopback("127.1.2.3"));
-	CHECK(proxy_listen_loopback("[::1]"));
-	CHECK(!proxy_listen_loopback("0.0.0.0"));
-	CHECK(!proxy_listen_loopback("10.0.0.1"));
-	CHECK(!proxy_listen_loopback("[::]"));
+	/* loopback is 127.0.0.0/8 and ::1, judged on the address */
+	CHECK(exposure("127.0.0.1") == 0);
+	CHECK(exposure("127.1.2.3") == 0);
+	CHECK(exposure("[::1]") == 0);
+	CHECK(exposure("0.0.0.0") == -EPERM);
+	CHECK(exposure("128.0.0.1") == -EPERM);
+	CHECK(exposure("[::]") == -EPERM);
+	CHECK(exposure("[::2]") == -EPERM);
 
 	struct config cfg = { .listen_host = "127.0.0.1", .listen_port = 8001 };
 	CHECK(proxy_listen_check_exposure(&cfg, err, sizeof(err)) == 0);

@@ -1,6 +1,6 @@
 /*
- * test_serve_tls: the --listen daemon's serving certificate
- * (proxy/serve_tls.c). Keys and certificates are made at test time with
+ * test_tls: the --listen daemon's serving certificate
+ * (proxy/front/tls.c). Keys and certificates are made at test time with
  * OpenSSL's C API in a mkdtemp directory, removed at the end.
  *
  * Covered: the daemon options; every load error (missing, unreadable,
@@ -597,7 +597,7 @@ static void test_alloc(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "%s/serve_tls-XXXXXX",
+	snprintf(dir, sizeof(dir), "%s/tls-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
@@ -617,5 +617,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
-	return check_done("serve_tls");
+	return check_done("tls");
 }

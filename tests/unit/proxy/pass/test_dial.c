@@ -1,5 +1,5 @@
 /*
- * test_dial: proxy/dial.c against real sockets on 127.0.0.1, a scripted
+ * test_dial: proxy/pass/dial.c against real sockets on 127.0.0.1, a scripted
  * server thread per case: connecting (and failing to), the stop check
  * ending every wait, the request sent and the upstream's answer read
  * (101 with the stream's first bytes, a Content-Length body on a
@@ -903,5 +903,5 @@ int main(void)
 	test_shut_write();
 	test_tls();
 	test_tls_stop();
-	return check_done("test_dial");
+	return check_done("dial");
 }

@@ -1,13 +1,13 @@
 /*
- * test_forward: the one rule set (proxy/forward.c) by which passthrough
+ * test_forward: the one rule set (proxy/pass/forward.c) by which passthrough
  * and upgrade requests decide which client headers go upstream.
  *
  * Covered: identity headers dropped only from a client without
  * credentials, in any case; hop-by-hop headers, Host and Expect never
  * forwarded; Upgrade forwarded only on an upgrade; the hop-by-hop test
  * on a name that is not NUL-terminated, as libcurl hands it over. Who
- * the upstream sees (proxy_fwd_who) is covered through both users in
- * test_passthrough.c and tests/e2e/test_upgrade.py, test_security.py.
+ * the upstream sees (proxy_forward_who) is covered through both users in
+ * test_pass.c and tests/e2e/test_upgrade.py, test_security.py.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -51,12 +51,12 @@ static void test_identity(void)
 {
 	for (size_t i = 0; i < sizeof(identity) / sizeof(*identity); i++)
 		for (int upg = 0; upg < 2; upg++) {
-			CHECK(!proxy_fwd_header(identity[i], true, upg));
+			CHECK(!proxy_forward_header(identity[i], true, upg));
 			/* a client with credentials keeps its own, bar the
 			 * proxy's hop */
 			bool hop =
 				!strcasecmp(identity[i], "Proxy-Authorization");
-			CHECK(proxy_fwd_header(identity[i], false, upg) ==
+			CHECK(proxy_forward_header(identity[i], false, upg) ==
 			      !hop);
 		}
 }
@@ -66,29 +66,31 @@ static void test_hops(void)
 	for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
 		for (int strip = 0; strip < 2; strip++)
 			for (int upg = 0; upg < 2; upg++)
-				CHECK(!proxy_fwd_header(never[i], strip, upg));
+				CHECK(!proxy_forward_header(never[i], strip,
+							    upg));
 	for (size_t i = 0; i < sizeof(always) / sizeof(*always); i++)
 		for (int strip = 0; strip < 2; strip++)
 			for (int upg = 0; upg < 2; upg++)
-				CHECK(proxy_fwd_header(always[i], strip, upg));
+				CHECK(proxy_forward_header(always[i], strip,
+							   upg));
 	/* Upgrade is what an upgrade request is about, and nothing else's */
-	CHECK(proxy_fwd_header("Upgrade", true, true));
-	CHECK(proxy_fwd_header("upgrade", false, true));
-	CHECK(!proxy_fwd_header("Upgrade", false, false));
+	CHECK(proxy_forward_header("Upgrade", true, true));
+	CHECK(proxy_forward_header("upgrade", false, true));
+	CHECK(!proxy_forward_header("Upgrade", false, false));
 	/* a prefix or an extension of a hop-by-hop name is not one */
-	CHECK(proxy_fwd_header("Connections", false, false));
-	CHECK(proxy_fwd_header("Hosts", false, false));
+	CHECK(proxy_forward_header("Connections", false, false));
+	CHECK(proxy_forward_header("Hosts", false, false));
 }
 
 static void test_hop_by_hop(void)
 {
 	const char line[] = "Transfer-Encoding: chunked\r\n";
-	CHECK(proxy_fwd_hop_by_hop(line, strcspn(line, ":")));
-	CHECK(!proxy_fwd_hop_by_hop(line, 8)); /* "Transfer" */
-	CHECK(proxy_fwd_hop_by_hop("upgrade", 7));
-	CHECK(proxy_fwd_hop_by_hop("Content-Length: 3", 14));
-	CHECK(!proxy_fwd_hop_by_hop("Content-Type", 12));
-	CHECK(!proxy_fwd_hop_by_hop("", 0));
+	CHECK(proxy_forward_hop_by_hop(line, strcspn(line, ":")));
+	CHECK(!proxy_forward_hop_by_hop(line, 8)); /* "Transfer" */
+	CHECK(proxy_forward_hop_by_hop("upgrade", 7));
+	CHECK(proxy_forward_hop_by_hop("Content-Length: 3", 14));
+	CHECK(!proxy_forward_hop_by_hop("Content-Type", 12));
+	CHECK(!proxy_forward_hop_by_hop("", 0));
 }
 
 int main(void)

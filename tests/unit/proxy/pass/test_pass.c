@@ -1,7 +1,7 @@
 /*
- * test_passthrough: requests forwarded to the upstream (proxy/passthrough.c)
+ * test_pass: requests forwarded to the upstream (proxy/pass/pass.c)
  * through a minimal libmicrohttpd daemon on 127.0.0.1:0 that calls
- * proxy_pt_handle/proxy_pt_done as server.c does, to a capturing upstream
+ * proxy_pass_handle/proxy_pass_done as server.c does, to a capturing upstream
  * on 127.0.0.1:0 that records each request's head and body whole.
  *
  * Covered, with the security model in mind: a client's own Authorization
@@ -256,7 +256,7 @@ static char up_url[64];
 
 struct rq {
 	char *raw;
-	struct proxy_pt *pass;
+	struct proxy_pass *pass;
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
@@ -275,8 +275,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct rq *r = *state;
 	if (!r || !r->raw)
 		return MHD_NO;
-	return proxy_pt_handle(pool, c, r->raw, method, upload, upload_size,
-			       &r->pass);
+	return proxy_pass_handle(pool, c, r->raw, method, upload, upload_size,
+				 &r->pass);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -285,19 +285,19 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	struct rq *r = *state;
 	if (!r)
 		return;
-	proxy_pt_done(r->pass);
+	proxy_pass_done(r->pass);
 	free(r->raw);
 	free(r);
 	*state = NULL;
 }
 
 /* A pool and a daemon in front of it; upstream at port with creds. */
-static void proxy_up(int port, struct config_upstream *creds, bool lend,
-		     int timeout_s)
+static void start_proxy(int port, struct config_upstream *creds, bool lend,
+			int timeout_s)
 {
 	snprintf(up_url, sizeof(up_url), "http://127.0.0.1:%d", port);
 	up = (struct cache_upstream){ .server = up_url, .creds = creds };
-	pool = proxy_pt_pool_new(&up, lend, timeout_s);
+	pool = proxy_pass_pool_new(&up, lend, timeout_s);
 	CHECK(pool != NULL);
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -314,12 +314,12 @@ static void proxy_up(int port, struct config_upstream *creds, bool lend,
 	mhd_port = i ? i->port : 0;
 }
 
-static void proxy_down(void)
+static void stop_proxy(void)
 {
-	proxy_pt_pool_stop(pool);
+	proxy_pass_pool_stop(pool);
 	if (mhd)
 		MHD_stop_daemon(mhd);
-	proxy_pt_pool_free(pool);
+	proxy_pass_pool_free(pool);
 	pool = NULL;
 	mhd = NULL;
 }
@@ -489,7 +489,7 @@ static void check_never_forwarded(void)
  * impersonation headers left for the upstream to authorize on them. */
 static void test_client_credentials(void)
 {
-	proxy_up(srv.port, &creds, true, 0);
+	start_proxy(srv.port, &creds, true, 0);
 	srv_script(OK_JSON, false);
 	const char *h[32];
 	int n = 0;
@@ -520,14 +520,14 @@ static void test_client_credentials(void)
 	CHECK(head_count("Authorization:") == 1);
 	CHECK(head_has("Authorization: Basic YWxpY2U6cHc="));
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 }
 
 /* No credentials, where the proxy lends its identity: its token, and
  * nothing that asks the upstream to take the client for anyone else. */
 static void test_lent_identity(void)
 {
-	proxy_up(srv.port, &creds, true, 0);
+	start_proxy(srv.port, &creds, true, 0);
 	srv_script(OK_JSON, false);
 	struct reply r;
 	request(&r, "GET", "/api/v1/pods", smuggle, NULL, 0, false, 10000);
@@ -549,13 +549,13 @@ static void test_lent_identity(void)
 	CHECK(head_has("Authorization: Bearer PROXY-SA-TOKEN"));
 	CHECK(head_count("Impersonate-") == 0);
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 }
 
 /* No credentials, and no identity to lend: anonymous, stripped the same. */
 static void test_anonymous(void)
 {
-	proxy_up(srv.port, &creds, false, 0);
+	start_proxy(srv.port, &creds, false, 0);
 	srv_script(OK_JSON, false);
 	struct reply r;
 	request(&r, "GET", "/version", smuggle, NULL, 0, false, 10000);
@@ -569,14 +569,14 @@ static void test_anonymous(void)
 	pthread_mutex_unlock(&srv.lock);
 	check_never_forwarded();
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 }
 
 /* The upstream's answer comes back as it is, less its hop-by-hop
  * headers; a chunked one re-framed. */
 static void test_response(void)
 {
-	proxy_up(srv.port, NULL, false, 0);
+	start_proxy(srv.port, NULL, false, 0);
 	srv_script(
 		"HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\n"
 		"Audit-Id: 42\r\nX-Up: yes\r\nKeep-Alive: timeout=5\r\n"
@@ -614,13 +614,13 @@ static void test_response(void)
 	CHECK(r.code == 200 && r.len == 0);
 	CHECK(head_line_is("HEAD /openapi/v2 HTTP/1.1"));
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 }
 
 /* The target byte for byte: escapes, query and all. */
 static void test_target(void)
 {
-	proxy_up(srv.port, NULL, false, 0);
+	start_proxy(srv.port, NULL, false, 0);
 	srv_script(OK_JSON, false);
 	struct reply r;
 	const char *t =
@@ -632,13 +632,13 @@ static void test_target(void)
 	snprintf(want, sizeof(want), "GET %s HTTP/1.1", t);
 	CHECK(head_line_is(want));
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 }
 
 /* Request bodies: forwarded exactly, framed by the proxy. */
 static void test_bodies(void)
 {
-	proxy_up(srv.port, NULL, false, 0);
+	start_proxy(srv.port, NULL, false, 0);
 	srv_script(OK_JSON, false);
 	struct reply r;
 	const char *js = "{\"kind\":\"ConfigMap\",\"data\":{\"k\":\"v\"}}";
@@ -713,7 +713,7 @@ static void test_bodies(void)
 	CHECK(srv_count() == before);
 	reply_free(&r);
 	free(big);
-	proxy_down();
+	stop_proxy();
 }
 
 /* Nobody listening, or nobody answering. */
@@ -727,7 +727,7 @@ static void test_upstream_failures(void)
 	getsockname(s, (struct sockaddr *)&a, &al);
 	int dead = ntohs(a.sin_port);
 	close(s);
-	proxy_up(dead, NULL, false, 0);
+	start_proxy(dead, NULL, false, 0);
 	struct reply r;
 	request(&r, "GET", "/api/v1/nodes", NULL, NULL, 0, false, 10000);
 	CHECK(r.code == 503);
@@ -736,10 +736,10 @@ static void test_upstream_failures(void)
 	      strstr(r.body, "the upstream apiserver could not be reached"));
 	CHECK(r.body && strstr(r.body, "\"reason\":\"ServiceUnavailable\""));
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 
 	/* a silent upstream: cut at the request timeout */
-	proxy_up(srv.port, NULL, false, 1);
+	start_proxy(srv.port, NULL, false, 1);
 	srv_script(NULL, true);
 	request(&r, "GET", "/api/v1/nodes", NULL, NULL, 0, false, 10000);
 	CHECK(r.code == 503);
@@ -757,7 +757,7 @@ static void test_upstream_failures(void)
 	CHECK(r.code == -1 && r.rc == CURLE_OPERATION_TIMEDOUT);
 	reply_free(&r);
 	srv_script(OK_JSON, false);
-	proxy_down();
+	stop_proxy();
 	srv_settle();
 }
 
@@ -765,7 +765,7 @@ static void test_upstream_failures(void)
  * upstream ends it; the client leaving ends the upstream transfer. */
 static void test_streaming(void)
 {
-	proxy_up(srv.port, NULL, false, 1);
+	start_proxy(srv.port, NULL, false, 1);
 	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 		   "Transfer-Encoding: chunked\r\n\r\n"
 		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n",
@@ -781,7 +781,7 @@ static void test_streaming(void)
 	/* the proxy hangs up upstream soon (it looks once a second) */
 	CHECK(__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE));
 	CHECK(srv_free_after(5000) < 2500);
-	proxy_down();
+	stop_proxy();
 }
 
 /* An upstream faster than its client: paused above the high water mark,
@@ -797,7 +797,7 @@ static void test_backpressure(void)
 	for (size_t i = 0; i < n; i++)
 		resp[hl + i] = (char)('a' + (i * 7 + i / 4096) % 26);
 	resp[hl + n] = '\0';
-	proxy_up(srv.port, NULL, false, 0);
+	start_proxy(srv.port, NULL, false, 0);
 	srv_script(resp, false);
 	struct reply r;
 	CURL *h = curl_easy_init();
@@ -815,7 +815,7 @@ static void test_backpressure(void)
 	CHECK(r.len == n);
 	CHECK(r.body && r.len == n && !memcmp(r.body, resp + hl, n));
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 	srv_script(OK_JSON, false);
 	srv_settle();
 	/* the upstream thread may still be writing resp to a connection the
@@ -828,7 +828,7 @@ static void test_backpressure(void)
  * upstream transfer ends with it, not when the upstream answers. */
 static void test_leave_before_headers(void)
 {
-	proxy_up(srv.port, NULL, false, 0);
+	start_proxy(srv.port, NULL, false, 0);
 	srv_script(NULL, true);
 	struct reply r;
 	request(&r, "GET", "/api/v1/pods?watch=true", NULL, NULL, 0, false,
@@ -839,7 +839,7 @@ static void test_leave_before_headers(void)
 	CHECK(__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE));
 	CHECK(srv_free_after(5000) < 2500);
 	srv_script(OK_JSON, false);
-	proxy_down();
+	stop_proxy();
 }
 
 /* What cannot be forwarded is refused, never sent half-made. */
@@ -851,7 +851,7 @@ static void test_refusals(void)
 				       .token_file = "/nonexistent/token" };
 	pthread_mutex_init(&bad.lock, NULL);
 	bad.lock_ready = true;
-	proxy_up(srv.port, &bad, true, 0);
+	start_proxy(srv.port, &bad, true, 0);
 	srv_script(OK_JSON, false);
 	int before = srv_count();
 	struct reply r;
@@ -879,13 +879,13 @@ static void test_refusals(void)
 	reply_free(&r);
 
 	/* a stopped pool refuses rather than leave the client suspended */
-	proxy_pt_pool_stop(pool);
+	proxy_pass_pool_stop(pool);
 	request(&r, "GET", "/api/v1/pods", own, NULL, 0, false, 10000);
 	CHECK(r.code == 503);
 	CHECK(r.body && strstr(r.body, "informer-proxy is shutting down"));
 	CHECK(srv_count() == before);
 	reply_free(&r);
-	proxy_down();
+	stop_proxy();
 	pthread_mutex_destroy(&bad.lock);
 	free(bad.cached_token);
 }
@@ -907,5 +907,5 @@ int main(void)
 	test_refusals();
 	srv_stop();
 	curl_global_cleanup();
-	return check_done("passthrough");
+	return check_done("pass");
 }

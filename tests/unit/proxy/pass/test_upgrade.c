@@ -1,6 +1,6 @@
 /*
- * test_upgrade: upgrade requests (proxy/upgrade.c) through a minimal
- * libmicrohttpd daemon that calls proxy_up_handle/proxy_up_done as
+ * test_upgrade: upgrade requests (proxy/pass/upgrade.c) through a minimal
+ * libmicrohttpd daemon that calls proxy_upgrade_handle/proxy_upgrade_done as
  * server.c does, to a scripted upstream on 127.0.0.1:0, with raw client
  * sockets.
  *
@@ -107,13 +107,13 @@ static void upstream_stop(struct upstream *u)
 /* ---- the daemon: server.c's calls, nothing else ---- */
 
 static struct proxy_upgrade_pool *pool;
-static int wanted_seen = -1; /* proxy_up_wanted() of the last request */
+static int wanted_seen = -1; /* proxy_upgrade_wanted() of the last request */
 
 /* Per request, as server.c keeps it: the target as received (from the
  * URI log callback) and the upgrade's state. */
 struct req {
 	char *raw;
-	struct proxy_up *u;
+	struct proxy_upgrade *u;
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
@@ -133,14 +133,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (!r || !r->raw)
 		return MHD_NO;
 	if (!strcmp(url, "/probe")) {
-		wanted_seen = proxy_up_wanted(c);
+		wanted_seen = proxy_upgrade_wanted(c);
 		struct MHD_Response *resp = MHD_create_response_from_buffer(
 			0, "", MHD_RESPMEM_PERSISTENT);
 		enum MHD_Result ret = MHD_queue_response(c, 204, resp);
 		MHD_destroy_response(resp);
 		return ret;
 	}
-	return proxy_up_handle(pool, c, r->raw, method, upload_size, &r->u);
+	return proxy_upgrade_handle(pool, c, r->raw, method, upload_size,
+				    &r->u);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -148,7 +149,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 {
 	struct req *r = *state;
 	if (r) {
-		proxy_up_done(r->u);
+		proxy_upgrade_done(r->u);
 		free(r->raw);
 		free(r);
 	}
@@ -304,28 +305,28 @@ static void test_limit(int port)
 	CHECK(!strncmp(head, "HTTP/1.1 101", 12));
 	int b = open_stream(port, head, sizeof(head));
 	CHECK(!strncmp(head, "HTTP/1.1 101", 12));
-	CHECK(proxy_up_pool_active(pool) == 2);
+	CHECK(proxy_upgrade_pool_active(pool) == 2);
 	int c = open_stream(port, head, sizeof(head));
 	CHECK(!strncmp(head, "HTTP/1.1 429", 12));
 	CHECK(strstr(head, "Retry-After: 1") != NULL);
 	if (c >= 0)
 		close(c);
 	close(a); /* room again once one has ended */
-	for (int i = 0; i < 200 && proxy_up_pool_active(pool) > 1; i++) {
+	for (int i = 0; i < 200 && proxy_upgrade_pool_active(pool) > 1; i++) {
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
-	CHECK(proxy_up_pool_active(pool) == 1);
+	CHECK(proxy_upgrade_pool_active(pool) == 1);
 	c = open_stream(port, head, sizeof(head));
 	CHECK(!strncmp(head, "HTTP/1.1 101", 12));
 	close(b);
 	if (c >= 0)
 		close(c);
-	for (int i = 0; i < 200 && proxy_up_pool_active(pool) > 0; i++) {
+	for (int i = 0; i < 200 && proxy_upgrade_pool_active(pool) > 0; i++) {
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
-	CHECK(proxy_up_pool_active(pool) == 0);
+	CHECK(proxy_upgrade_pool_active(pool) == 0);
 }
 
 static void test_bad_servers(void)
@@ -341,19 +342,19 @@ static void test_bad_servers(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		struct cache_upstream up = { .server = bad[i] };
 		err[0] = '\0';
-		struct proxy_upgrade_pool *p =
-			proxy_up_pool_new(&up, true, 1, 0, err, sizeof(err));
+		struct proxy_upgrade_pool *p = proxy_upgrade_pool_new(
+			&up, true, 1, 0, err, sizeof(err));
 		CHECK(p == NULL && err[0]);
-		proxy_up_pool_free(p);
+		proxy_upgrade_pool_free(p);
 	}
 	static const char *const good[] = { "https://[::1]:6443",
 					    "http://h/prefix", "https://h" };
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
 		struct cache_upstream up = { .server = good[i] };
-		struct proxy_upgrade_pool *p =
-			proxy_up_pool_new(&up, true, 1, 0, err, sizeof(err));
+		struct proxy_upgrade_pool *p = proxy_upgrade_pool_new(
+			&up, true, 1, 0, err, sizeof(err));
 		CHECK(p != NULL);
-		proxy_up_pool_free(p);
+		proxy_upgrade_pool_free(p);
 	}
 }
 
@@ -365,7 +366,7 @@ static void test_alloc_failure(void)
 	int n;
 	for (n = 1; n < 50; n++) {
 		alloc_fail_after(n);
-		p = proxy_up_pool_new(&up, true, 1, 0, err, sizeof(err));
+		p = proxy_upgrade_pool_new(&up, true, 1, 0, err, sizeof(err));
 		long failed = alloc_failures();
 		alloc_fail_after(0);
 		if (!failed)
@@ -373,7 +374,7 @@ static void test_alloc_failure(void)
 		CHECK(p == NULL);
 	}
 	CHECK(p != NULL);
-	proxy_up_pool_free(p);
+	proxy_upgrade_pool_free(p);
 }
 
 int main(void)
@@ -384,7 +385,7 @@ int main(void)
 	CHECK(upstream_start(&up) == 0);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/base", up.port);
 	struct cache_upstream cu = { .server = url };
-	pool = proxy_up_pool_new(&cu, true, 5, 2, err, sizeof(err));
+	pool = proxy_upgrade_pool_new(&cu, true, 5, 2, err, sizeof(err));
 	CHECK(pool != NULL);
 	struct MHD_Daemon *d = daemon_start(&port);
 	CHECK(d != NULL && port);
@@ -393,10 +394,10 @@ int main(void)
 		test_splice_and_head(port, &up);
 		test_limit(port);
 	}
-	proxy_up_pool_stop(pool);
+	proxy_upgrade_pool_stop(pool);
 	if (d)
 		MHD_stop_daemon(d);
-	proxy_up_pool_free(pool);
+	proxy_upgrade_pool_free(pool);
 	upstream_stop(&up);
 	test_bad_servers();
 	test_alloc_failure();
