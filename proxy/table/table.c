@@ -263,15 +263,6 @@ static int row(struct buf *b, const struct cache_kind *k,
 	return 0;
 }
 
-void proxy_table_head(struct buf *b, const struct cache_kind *k,
-		      const struct proxy_fmt *f, bool columns)
-{
-	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
-	(void)f;
-	head(b, k, columns, crd);
-	proxy_crd_cols_free(crd);
-}
-
 int proxy_table_row(struct buf *b, const struct cache_kind *k,
 		    const struct cache_obj *o, const struct proxy_fmt *f,
 		    time_t now)

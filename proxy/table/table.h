@@ -39,9 +39,6 @@ int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f);
 int proxy_fmt_parse(const char *accept, const char *include_object,
 		    struct proxy_fmt *f);
 
-/* "columnDefinitions":[...] for kind k (or :null when !columns). */
-void proxy_table_head(struct buf *b, const struct cache_kind *k,
-		      const struct proxy_fmt *f, bool columns);
 /* One {"cells":[...],"object":...} row. Returns 0 or -EINVAL. */
 int proxy_table_row(struct buf *b, const struct cache_kind *k,
 		    const struct cache_obj *o, const struct proxy_fmt *f,
