@@ -82,15 +82,15 @@ static void list_body_free(void *cls)
  * reference. */
 static enum MHD_Result
 send_list(struct MHD_Connection *c, const struct cache_kind *k,
-	  const struct proxy_fmt *fmt, struct cache_snap *snap,
+	  const struct proxy_table_format *fmt, struct cache_snap *snap,
 	  struct cache_obj *const *items, size_t n, const char *meta)
 {
 	struct buf head = BUF_INIT;
 	char apiv[160];
-	if (fmt->form != PROXY_FORM_JSON) {
+	if (fmt->form != PROXY_TABLE_FORM_JSON) {
 		struct buf body = BUF_INIT;
 		time_t now = time(NULL);
-		if (fmt->form == PROXY_FORM_TABLE) {
+		if (fmt->form == PROXY_TABLE_FORM_TABLE) {
 			proxy_table_render(&body, k, fmt, meta, items, n, true,
 					   now);
 		} else {
@@ -102,8 +102,8 @@ send_list(struct MHD_Connection *c, const struct cache_kind *k,
 			for (size_t i = 0; i < n; i++) {
 				if (i)
 					buf_addc(&body, ',');
-				proxy_render_metadata(&body, items[i],
-						      fmt->version);
+				proxy_table_metadata_render(&body, items[i],
+							    fmt->version);
 			}
 			buf_adds(&body, "]}");
 		}
@@ -238,8 +238,8 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	char start_ns[254] = "", start_name[254] = "";
 	uint64_t cont_rv = 0;
 
-	struct proxy_fmt fmt;
-	if (proxy_fmt_negotiate(c, &fmt))
+	struct proxy_table_format fmt;
+	if (proxy_table_format_negotiate(c, &fmt))
 		return not_acceptable(c);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
@@ -323,8 +323,8 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 {
 	enum MHD_Result res = MHD_NO;
 	struct proxy_rv_req q;
-	struct proxy_fmt fmt;
-	if (proxy_fmt_negotiate(c, &fmt))
+	struct proxy_table_format fmt;
+	if (proxy_table_format_negotiate(c, &fmt))
 		return not_acceptable(c);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
@@ -341,17 +341,17 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 		return proxy_reply_not_found(c, r->kind->resource, rt->name);
 	if (r->scope.ns || !cache_scope_unselected(&r->scope))
 		proxy_metrics_scope_count(r, true);
-	if (fmt.form != PROXY_FORM_JSON) {
+	if (fmt.form != PROXY_TABLE_FORM_JSON) {
 		struct buf body = BUF_INIT;
-		if (fmt.form == PROXY_FORM_TABLE) {
+		if (fmt.form == PROXY_TABLE_FORM_TABLE) {
 			/* a one-row Table at the object's own RV, as the
 			 * apiserver answers a GET */
 			char meta[64];
-			proxy_table_obj_meta(o, meta, sizeof(meta));
+			proxy_table_object_meta(o, meta, sizeof(meta));
 			proxy_table_render(&body, r->kind, &fmt, meta, &o, 1,
 					   true, time(NULL));
 		} else {
-			proxy_render_metadata(&body, o, fmt.version);
+			proxy_table_metadata_render(&body, o, fmt.version);
 		}
 		buf_addc(&body, '\n');
 		cache_obj_put(o);

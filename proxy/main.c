@@ -34,7 +34,7 @@
 #include "proxy/reload.h"
 #include "proxy/resources.h"
 #include "proxy/server.h"
-#include "proxy/table/table_crd.h"
+#include "proxy/table/table.h"
 
 static volatile sig_atomic_t quit, hup;
 
@@ -361,7 +361,8 @@ static void crd_source(struct proxy *p, const struct cache_upstream *up,
 		"apiextensions.k8s.io", "customresourcedefinitions");
 	bool custom = false;
 	for (int i = 0; i < p->nres; i++) {
-		custom |= proxy_crd_group(p->res[i]->kind->group);
+		custom |=
+			proxy_table_crd_group_is_custom(p->res[i]->kind->group);
 		if (p->res[i]->kind == k)
 			*crds = p->res[i];
 	}
@@ -476,7 +477,7 @@ int main(int argc, char **argv)
 	/* Custom resources print the columns of their CRD: keep the CRDs. */
 	crd_source(&p, &up, &crds, &own_crds);
 	if (crds)
-		proxy_crd_attach(crds->store);
+		proxy_table_crd_attach(crds->store);
 
 	if (proxy_start(&p, err, sizeof(err))) {
 		log_error("%s", err);
@@ -552,7 +553,7 @@ int main(int argc, char **argv)
 	exit_code = 0;
 out:
 	proxy_stop(&p);
-	proxy_crd_attach(NULL);
+	proxy_table_crd_attach(NULL);
 	for (int i = 0; i < p.nres; i++) /* all at once, then join each */
 		cache_refl_ask_stop(p.res[i]);
 	if (own_crds)

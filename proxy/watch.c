@@ -60,12 +60,12 @@ struct watch {
 	uint64_t sent_rv;	 /* the newest RV the client knows of */
 	struct cache_snap *snap; /* initial events come from here */
 	struct cache_iter it;
-	bool initial;	      /* still sending initial events */
-	bool end_bookmark;    /* then the initial-events-end bookmark */
-	bool bookmarks;	      /* allowWatchBookmarks */
-	bool done;	      /* end the stream once out is sent */
-	struct proxy_fmt fmt; /* JSON, Table or metadata events */
-	bool columns_sent;    /* a Table watch's first event has them */
+	bool initial;	   /* still sending initial events */
+	bool end_bookmark; /* then the initial-events-end bookmark */
+	bool bookmarks;	   /* allowWatchBookmarks */
+	bool done;	   /* end the stream once out is sent */
+	struct proxy_table_format fmt; /* JSON, Table or metadata events */
+	bool columns_sent; /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
 	int64_t gone_check_ms; /* the last proxy_request_client_gone(), 0: never */
 	/* The line being sent: a shared event's line or own.p. */
@@ -113,19 +113,19 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 	buf_reset(&w->own);
 	buf_printf(&w->own, "{\"type\":\"%s\",\"object\":", type);
 	switch (w->fmt.form) {
-	case PROXY_FORM_JSON:
+	case PROXY_TABLE_FORM_JSON:
 		buf_add(&w->own, o->json, o->len);
 		break;
-	case PROXY_FORM_TABLE: {
+	case PROXY_TABLE_FORM_TABLE: {
 		char meta[64];
-		proxy_table_obj_meta(o, meta, sizeof(meta));
+		proxy_table_object_meta(o, meta, sizeof(meta));
 		proxy_table_render(&w->own, w->r->kind, &w->fmt, meta, &o, 1,
 				   !w->columns_sent, time(NULL));
 		w->columns_sent = true;
 		break;
 	}
-	case PROXY_FORM_METADATA:
-		proxy_render_metadata(&w->own, o, w->fmt.version);
+	case PROXY_TABLE_FORM_METADATA:
+		proxy_table_metadata_render(&w->own, o, w->fmt.version);
 		break;
 	}
 	buf_adds(&w->own, "}\n");
@@ -194,7 +194,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	int64_t lag = cache_history_now_ns() - ev->arrived_ns;
 	config_hist_observe(&w->r->delivery_lag, &proxy_observe_lag_bounds,
 			    (double)lag / 1e9, (uint64_t)(lag > 0 ? lag : 0));
-	if (!as && w->fmt.form != PROXY_FORM_JSON)
+	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON)
 		as = cache_history_ev_type_name(ev->type);
 	if (as) {
 		own_event(w, as, ev->obj);
@@ -356,7 +356,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if (!w)
 		return MHD_NO;
-	if (proxy_fmt_negotiate(c, &w->fmt)) {
+	if (proxy_table_format_negotiate(c, &w->fmt)) {
 		free(w);
 		return proxy_reply_error(
 			c, PROXY_NotAcceptable,

@@ -8,8 +8,13 @@
  * table_cols.c, a custom resource's from its CRD (table_crd.c), and NAME
  * AGE for every other kind; a finished pod's row is marked Completed. Cells are
  * computed from the cached bytes when asked for; nothing is kept.
+ *
+ * This file is the wing's public face (table.h): it also holds the CRD
+ * store that table_crd.c reads columns from, and says which groups are
+ * custom.
  */
 #include "proxy/table/table.h"
+#include "proxy/table/table_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,26 +25,21 @@
 #include "cache/json.h"
 #include "cache/parse.h"
 #include "config/alloc.h"
-#include "proxy/table/table_cols.h"
-#include "proxy/table/table_crd.h"
-#include "proxy/table/table_pod.h"
+#include "proxy/table/table_age_int.h"
+#include "proxy/table/table_cols_int.h"
+#include "proxy/table/table_crd_int.h"
+#include "proxy/table/table_pod_int.h"
 
 struct column {
 	const char *name, *type, *format, *description;
 	int priority;
 };
 
-/* Column descriptions, word for word as the apiserver sends them. */
-static const char name_desc[] =
-	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-static const char age_desc[] =
-	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-
 /* Every other kind: what the apiserver's default convertor and custom
  * resources give (kubectl shows a "date" column as an age). */
 static const struct column default_columns[] = {
-	{ "Name", "string", "name", name_desc, 0 },
-	{ "Age", "date", "", age_desc, 0 },
+	{ "Name", "string", "name", proxy_table_cols_name_description, 0 },
+	{ "Age", "date", "", proxy_table_cols_age_description, 0 },
 };
 
 enum printer {
@@ -48,10 +48,62 @@ enum printer {
 };
 
 static enum printer printer_of(const struct cache_kind *k,
-			       const struct proxy_printer **p)
+			       const struct proxy_table_cols **p)
 {
-	*p = proxy_printer_find(k->group, k->resource);
+	*p = proxy_table_cols_find(k->group, k->resource);
 	return *p ? P_TABLE : P_DEFAULT;
+}
+
+/* The CRDs custom resources' columns come from (proxy_table_crd_attach). */
+static struct cache_store *crd_store; /* atomic */
+
+/* The columns of k from its CRD, NULL when there is none to read. */
+static struct proxy_table_crd_cols *crd_cols(const struct cache_kind *k)
+{
+	return proxy_table_crd_cols_get(
+		__atomic_load_n(&crd_store, __ATOMIC_ACQUIRE), k);
+}
+
+void proxy_table_crd_attach(struct cache_store *crds)
+{
+	__atomic_store_n(&crd_store, crds, __ATOMIC_RELEASE);
+	if (!crds)
+		proxy_table_crd_cache_clear();
+}
+
+bool proxy_table_crd_group_is_custom(const char *group)
+{
+	static const char *const builtin[] = {
+		"",
+		"admissionregistration.k8s.io",
+		"apiextensions.k8s.io",
+		"apiregistration.k8s.io",
+		"apps",
+		"authentication.k8s.io",
+		"authorization.k8s.io",
+		"autoscaling",
+		"batch",
+		"certificates.k8s.io",
+		"coordination.k8s.io",
+		"discovery.k8s.io",
+		"events.k8s.io",
+		"extensions",
+		"flowcontrol.apiserver.k8s.io",
+		"internal.apiserver.k8s.io",
+		"metrics.k8s.io",
+		"networking.k8s.io",
+		"node.k8s.io",
+		"policy",
+		"rbac.authorization.k8s.io",
+		"resource.k8s.io",
+		"scheduling.k8s.io",
+		"storage.k8s.io",
+		"storagemigration.k8s.io",
+	};
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		if (!strcmp(group, builtin[i]))
+			return false;
+	return true;
 }
 
 /* ---- Accept ---- */
@@ -67,23 +119,25 @@ static bool has_param(const char *mr, const char *pv)
 	return false;
 }
 
-int proxy_fmt_negotiate(struct MHD_Connection *c, struct proxy_fmt *f)
+int proxy_table_format_negotiate(struct MHD_Connection *c,
+				 struct proxy_table_format *f)
 {
-	return proxy_fmt_parse(
+	return proxy_table_format_parse(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
 		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 					    "includeObject"),
 		f);
 }
 
-int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
+int proxy_table_format_parse(const char *accept, const char *inc,
+			     struct proxy_table_format *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->include = PROXY_INCLUDE_METADATA;
+	f->include = PROXY_TABLE_INCLUDE_METADATA;
 	if (inc && !strcmp(inc, "Object"))
-		f->include = PROXY_INCLUDE_OBJECT;
+		f->include = PROXY_TABLE_INCLUDE_OBJECT;
 	else if (inc && !strcmp(inc, "None"))
-		f->include = PROXY_INCLUDE_NONE;
+		f->include = PROXY_TABLE_INCLUDE_NONE;
 	if (!accept || !*accept)
 		return 0;
 	bool any_json = false;
@@ -107,7 +161,7 @@ int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
 		    has_param(mr, "g=meta.k8s.io")) {
 			if (has_param(mr, "v=v1") ||
 			    has_param(mr, "v=v1beta1")) {
-				f->form = PROXY_FORM_TABLE;
+				f->form = PROXY_TABLE_FORM_TABLE;
 				f->version = has_param(mr, "v=v1") ? "v1" :
 								     "v1beta1";
 				return 0;
@@ -118,7 +172,7 @@ int proxy_fmt_parse(const char *accept, const char *inc, struct proxy_fmt *f)
 		    (has_param(mr, "as=PartialObjectMetadata") ||
 		     has_param(mr, "as=PartialObjectMetadataList")) &&
 		    has_param(mr, "g=meta.k8s.io")) {
-			f->form = PROXY_FORM_METADATA;
+			f->form = PROXY_TABLE_FORM_METADATA;
 			f->version =
 				has_param(mr, "v=v1beta1") ? "v1beta1" : "v1";
 			return 0;
@@ -158,8 +212,8 @@ static void pmo(struct buf *b, const struct json_doc *d, const char *v)
 	buf_addc(b, '}');
 }
 
-int proxy_render_metadata(struct buf *b, const struct cache_obj *o,
-			  const char *version)
+int proxy_table_metadata_render(struct buf *b, const struct cache_obj *o,
+				const char *version)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	int r = json_parse(&d, o->json, o->len, NULL, 0);
@@ -170,10 +224,10 @@ int proxy_render_metadata(struct buf *b, const struct cache_obj *o,
 }
 
 static void head(struct buf *b, const struct cache_kind *k, bool columns,
-		 const struct proxy_crd_cols *crd)
+		 const struct proxy_table_crd_cols *crd)
 {
 	const struct column *cols = default_columns;
-	const struct proxy_printer *p;
+	const struct proxy_table_cols *p;
 	size_t n = 2;
 	enum printer pr = printer_of(k, &p);
 	if (!columns) {
@@ -182,11 +236,11 @@ static void head(struct buf *b, const struct cache_kind *k, bool columns,
 	}
 	buf_adds(b, "\"columnDefinitions\":");
 	if (pr == P_TABLE) {
-		proxy_printer_columns(b, p);
+		proxy_table_cols_definitions(b, p);
 		return;
 	}
 	if (crd) {
-		proxy_crd_columns(b, crd);
+		proxy_table_crd_definitions(b, crd);
 		return;
 	}
 	buf_addc(b, '[');
@@ -204,8 +258,8 @@ static void head(struct buf *b, const struct cache_kind *k, bool columns,
 }
 
 static int row(struct buf *b, const struct cache_kind *k,
-	       const struct cache_obj *o, const struct proxy_fmt *f, time_t now,
-	       const struct proxy_crd_cols *crd)
+	       const struct cache_obj *o, const struct proxy_table_format *f,
+	       time_t now, const struct proxy_table_crd_cols *crd)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	int r = json_parse(&d, o->json, o->len, NULL, 0);
@@ -216,24 +270,24 @@ static int row(struct buf *b, const struct cache_kind *k,
 	char age[32];
 	bool first = true;
 	const char *done = NULL;
-	const struct proxy_printer *p;
+	const struct proxy_table_cols *p;
 	enum printer pr = printer_of(k, &p);
-	proxy_human_age(o->created ? (int64_t)now - o->created : 0, age,
-			sizeof(age));
+	proxy_table_age_human(o->created ? (int64_t)now - o->created : 0, age,
+			      sizeof(age));
 	buf_adds(b, "{\"cells\":[");
 	if (!k->group[0] && !strcmp(k->resource, "pods")) {
 		/* a finished pod's row is Completed */
-		struct proxy_pod_sum sum;
-		proxy_pod_summary(&d, now, &sum);
+		struct proxy_table_pod_summary sum;
+		proxy_table_pod_summary(&d, now, &sum);
 		done = sum.done;
 	}
 	switch (pr) {
 	case P_TABLE:
-		proxy_printer_cells(b, p, &d, now);
+		proxy_table_cols_cells(b, p, &d, now);
 		break;
 	default:
 		if (crd) {
-			proxy_crd_cells(b, crd, &d, now);
+			proxy_table_crd_cells(b, crd, &d, now);
 			break;
 		}
 		/* a "date" column: the apiserver's custom-resource convertor
@@ -252,9 +306,9 @@ static int row(struct buf *b, const struct cache_kind *k,
 				"The pod has completed successfully." :
 				"The pod failed.");
 	buf_adds(b, ",\"object\":");
-	if (f->include == PROXY_INCLUDE_OBJECT)
+	if (f->include == PROXY_TABLE_INCLUDE_OBJECT)
 		buf_add(b, o->json, o->len);
-	else if (f->include == PROXY_INCLUDE_NONE)
+	else if (f->include == PROXY_TABLE_INCLUDE_NONE)
 		buf_adds(b, "null");
 	else
 		pmo(b, &d, f->version ? f->version : "v1");
@@ -263,34 +317,15 @@ static int row(struct buf *b, const struct cache_kind *k,
 	return 0;
 }
 
-void proxy_table_head(struct buf *b, const struct cache_kind *k,
-		      const struct proxy_fmt *f, bool columns)
-{
-	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
-	(void)f;
-	head(b, k, columns, crd);
-	proxy_crd_cols_free(crd);
-}
-
-int proxy_table_row(struct buf *b, const struct cache_kind *k,
-		    const struct cache_obj *o, const struct proxy_fmt *f,
-		    time_t now)
-{
-	struct proxy_crd_cols *crd = proxy_crd_cols_get(k);
-	int r = row(b, k, o, f, now, crd);
-	proxy_crd_cols_free(crd);
-	return r;
-}
-
 void proxy_table_render(struct buf *b, const struct cache_kind *k,
-			const struct proxy_fmt *f, const char *metadata,
-			struct cache_obj *const *rows, size_t n, bool columns,
-			time_t now)
+			const struct proxy_table_format *f,
+			const char *metadata, struct cache_obj *const *rows,
+			size_t n, bool columns, time_t now)
 {
-	const struct proxy_printer *p;
+	const struct proxy_table_cols *p;
 	/* a custom resource's columns, read from its CRD once per Table */
-	struct proxy_crd_cols *crd =
-		printer_of(k, &p) == P_DEFAULT ? proxy_crd_cols_get(k) : NULL;
+	struct proxy_table_crd_cols *crd =
+		printer_of(k, &p) == P_DEFAULT ? crd_cols(k) : NULL;
 	buf_printf(b,
 		   "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
 		   "\"metadata\":%s,",
@@ -303,10 +338,11 @@ void proxy_table_render(struct buf *b, const struct cache_kind *k,
 		row(b, k, rows[i], f, now, crd);
 	}
 	buf_adds(b, "]}");
-	proxy_crd_cols_free(crd);
+	proxy_table_crd_cols_free(crd);
 }
 
-void proxy_table_obj_meta(const struct cache_obj *o, char *out, size_t outlen)
+void proxy_table_object_meta(const struct cache_obj *o, char *out,
+			     size_t outlen)
 {
 	snprintf(out, outlen, "{\"resourceVersion\":\"%llu\"}",
 		 (unsigned long long)o->rv);

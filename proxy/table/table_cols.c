@@ -1,6 +1,6 @@
 /*
  * table_cols: the apiserver's Table columns for the built-in kinds, as
- * one declarative table (see table_cols.h): printers[] names, for each
+ * one declarative table (see table_cols_int.h): printers[] names, for each
  * kind, its column array.
  *
  * A kind's printer is a list of columns; a column is its definition
@@ -21,15 +21,14 @@
  * a ServicePort's protocol TCP) is read from the stored object; an object
  * stored without them prints the defaults.
  */
-#include "proxy/table/table_cols.h"
+#include "proxy/table/table_cols_int.h"
 
 #include <string.h>
 
-#include "proxy/table/table_cols_int.h"
 
-struct proxy_printer {
+struct proxy_table_cols {
 	const char *group, *resource;
-	const struct proxy_col *cols; /* ended by TC_END */
+	const struct tc_col *cols; /* ended by TC_END */
 };
 
 #define P(g, r, cols)      \
@@ -37,7 +36,7 @@ struct proxy_printer {
 		g, r, cols \
 	}
 
-static const struct proxy_printer printers[] = {
+static const struct proxy_table_cols printers[] = {
 	P("", "pods", tc_pod_cols),
 	P("", "configmaps", tc_configmap_cols),
 	P("", "namespaces", tc_namespace_cols),
@@ -74,8 +73,8 @@ static const struct proxy_printer printers[] = {
 	P("autoscaling", "horizontalpodautoscalers", tc_hpa_cols),
 };
 
-const struct proxy_printer *proxy_printer_find(const char *group,
-					       const char *resource)
+const struct proxy_table_cols *proxy_table_cols_find(const char *group,
+						     const char *resource)
 {
 	for (size_t i = 0; i < sizeof(printers) / sizeof(printers[0]); i++)
 		if (!strcmp(printers[i].group, group) &&
@@ -84,10 +83,11 @@ const struct proxy_printer *proxy_printer_find(const char *group,
 	return NULL;
 }
 
-void proxy_printer_columns(struct buf *b, const struct proxy_printer *p)
+void proxy_table_cols_definitions(struct buf *b,
+				  const struct proxy_table_cols *p)
 {
 	buf_addc(b, '[');
-	for (const struct proxy_col *c = p->cols; c->name; c++) {
+	for (const struct tc_col *c = p->cols; c->name; c++) {
 		buf_printf(b, "%s{\"name\":", c > p->cols ? "," : "");
 		tc_put_str(b, c->name);
 		buf_printf(
@@ -100,11 +100,11 @@ void proxy_printer_columns(struct buf *b, const struct proxy_printer *p)
 	buf_addc(b, ']');
 }
 
-void proxy_printer_cells(struct buf *b, const struct proxy_printer *p,
-			 const struct json_doc *d, time_t now)
+void proxy_table_cols_cells(struct buf *b, const struct proxy_table_cols *p,
+			    const struct json_doc *d, time_t now)
 {
 	struct tc_row r = { d, now };
-	for (const struct proxy_col *c = p->cols; c->name; c++) {
+	for (const struct tc_col *c = p->cols; c->name; c++) {
 		if (c > p->cols)
 			buf_addc(b, ',');
 		c->cell(b, &r, c->arg);

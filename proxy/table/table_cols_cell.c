@@ -12,7 +12,7 @@
 
 #include "cache/parse.h"
 #include "config/alloc.h"
-#include "proxy/table/age.h"
+#include "proxy/table/table_age_int.h"
 
 /* ---- reading the object ---- */
 
@@ -118,7 +118,7 @@ void tc_put_since(struct buf *b, const struct tc_row *r, int t)
 		tc_put_str(b, "<unknown>");
 		return;
 	}
-	proxy_human_age((int64_t)r->now - when, age, sizeof(age));
+	proxy_table_age_human((int64_t)r->now - when, age, sizeof(age));
 	tc_put_str(b, age);
 }
 
@@ -253,7 +253,7 @@ static int cmp_req(const void *a, const void *b)
 /* metav1.LabelSelector as the labels package prints it: requirements
  * sorted by key, "k=v", "k in (a,b)", "k notin (a,b)", "k", "!k", joined
  * by ','. Empty for a nil or empty selector. */
-void proxy_tc_selector(struct buf *out, const struct json_doc *d, int sel)
+void tc_selector(struct buf *out, const struct json_doc *d, int sel)
 {
 	int ml = json_get(d, sel, "matchLabels");
 	int me = json_get(d, sel, "matchExpressions");
@@ -326,7 +326,7 @@ void proxy_tc_selector(struct buf *out, const struct json_doc *d, int sel)
 void tc_cell_selector(struct buf *b, const struct tc_row *r, const char *arg)
 {
 	struct buf s = BUF_INIT;
-	proxy_tc_selector(&s, r->d, tc_at(r, arg));
+	tc_selector(&s, r->d, tc_at(r, arg));
 	buf_addc(&s, '\0');
 	tc_put_str(b, s.p && s.p[0] ? s.p : "<none>");
 	buf_free(&s);
@@ -341,9 +341,9 @@ void tc_cell_bool(struct buf *b, const struct tc_row *r, const char *arg)
 	buf_adds(b, s && *s == 't' ? "true" : "false");
 }
 
-/* ---- column descriptions every kind shares ---- */
+/* ---- the NAME and AGE descriptions, the wing's one copy ---- */
 
-const char tc_name_desc[] =
+const char proxy_table_cols_name_description[] =
 	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-const char tc_age_desc[] =
+const char proxy_table_cols_age_description[] =
 	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";

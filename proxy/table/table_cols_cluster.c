@@ -266,7 +266,7 @@ static void c_str_or_unknown(struct buf *b, const struct tc_row *r,
 	free(s);
 }
 
-const struct proxy_col tc_namespace_cols[] = {
+const struct tc_col tc_namespace_cols[] = {
 	NAME_COL,
 	{ "Status", "string", "", "The status of the namespace", 0, tc_cell_str,
 	  "status.phase" },
@@ -333,14 +333,15 @@ const struct proxy_col tc_namespace_cols[] = {
 		  1,	   c_ev_count,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
 		  g },                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              \
 	{                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           \
-		"Name", "string", "name", tc_name_desc, 1, tc_cell_name, NULL                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
+		"Name", "string", "name", proxy_table_cols_name_description,                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        \
+			1, tc_cell_name, NULL                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       \
 	}
 
-const struct proxy_col tc_event_cols[] = { EVENT_COLS(NULL), TC_END };
-const struct proxy_col tc_events_event_cols[] = { EVENT_COLS("events.k8s.io"),
-						  TC_END };
+const struct tc_col tc_event_cols[] = { EVENT_COLS(NULL), TC_END };
+const struct tc_col tc_events_event_cols[] = { EVENT_COLS("events.k8s.io"),
+					       TC_END };
 
-const struct proxy_col tc_lease_cols[] = {
+const struct tc_col tc_lease_cols[] = {
 	NAME_COL,
 	{ "Holder", "string", "",
 	  "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
@@ -349,13 +350,14 @@ const struct proxy_col tc_lease_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_created_cols[] = {
+const struct tc_col tc_created_cols[] = {
 	NAME_COL,
-	{ "Created At", "date", "", tc_age_desc, 0, c_created_at, NULL },
+	{ "Created At", "date", "", proxy_table_cols_age_description, 0,
+	  c_created_at, NULL },
 	TC_END,
 };
 
-const struct proxy_col tc_rolebinding_cols[] = {
+const struct tc_col tc_rolebinding_cols[] = {
 	NAME_COL,
 	{ "Role", "string", "",
 	  "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
@@ -370,7 +372,7 @@ const struct proxy_col tc_rolebinding_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_clusterrolebinding_cols[] = {
+const struct tc_col tc_clusterrolebinding_cols[] = {
 	NAME_COL,
 	{ "Role", "string", "",
 	  "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
@@ -386,7 +388,7 @@ const struct proxy_col tc_clusterrolebinding_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_priorityclass_cols[] = {
+const struct tc_col tc_priorityclass_cols[] = {
 	NAME_COL,
 	{ "Value", "integer", "",
 	  "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.",
@@ -401,7 +403,7 @@ const struct proxy_col tc_priorityclass_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_node_cols[] = {
+const struct tc_col tc_node_cols[] = {
 	NAME_COL,
 	{ "Status", "string", "", "The status of the node", 0, c_node_status,
 	  NULL },

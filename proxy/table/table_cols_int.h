@@ -1,6 +1,16 @@
 /*
- * table_cols_int: what the files of the column table share, and nothing
- * outside them (and their tests) may use.
+ * table_cols_int: the columns the kube-apiserver prints for each built-in
+ * kind (kubectl get's NAME READY UP-TO-DATE ...), one declarative table
+ * of column definitions with a named cell function each. Internal to the
+ * table wing: table.c and the column files include it, and their tests.
+ *
+ * A pod's READY, STATUS and RESTARTS come from one summary of its
+ * containers (table_pod.c); custom resources get their columns from
+ * their CRD (table_crd.c). Kinds in neither print NAME and AGE.
+ *
+ * The first part is what the rest of the wing uses (proxy_table_cols_).
+ * The rest, with the short prefix tc_, is what the files of the column
+ * table share, and nothing outside them (and their tests) may use:
  *
  *   table_cols.c          printers[]: which column array each kind prints
  *   table_cols_cell.c     reading the object, writing cells, common cells
@@ -12,6 +22,8 @@
  * A cell function writes exactly one JSON value (a string, an integer or
  * a boolean) for one row; arg is the column's argument, often a dotted
  * JSON path. Every helper takes a token that may be absent (-1).
+ *
+ * Everything here is pure: any thread, nothing suspends, nothing kept.
  */
 #ifndef PROXY_TABLE_COLS_INT_H
 #define PROXY_TABLE_COLS_INT_H
@@ -23,7 +35,29 @@
 
 #include "cache/json.h"
 #include "config/buf.h"
-#include "proxy/table/table_cols.h"
+
+/* ---- for the wing ---- */
+
+/* The columns of one built-in kind. */
+struct proxy_table_cols;
+
+/* The columns of a built-in kind, or NULL. Static; never freed. */
+const struct proxy_table_cols *proxy_table_cols_find(const char *group,
+						     const char *resource);
+/* Their columnDefinitions as a JSON array. */
+void proxy_table_cols_definitions(struct buf *b,
+				  const struct proxy_table_cols *p);
+/* One row's cells, comma-separated JSON values without brackets, for
+ * the object parsed in d (its root at token 0), at time now. */
+void proxy_table_cols_cells(struct buf *b, const struct proxy_table_cols *p,
+			    const struct json_doc *d, time_t now);
+
+/* The NAME and AGE column descriptions, word for word as the apiserver
+ * sends them; every printer of the wing uses these. */
+extern const char proxy_table_cols_name_description[],
+	proxy_table_cols_age_description[];
+
+/* ---- for the column files: reading the object ---- */
 
 /* One row: the object parsed in d (its root at token 0), at time now. */
 struct tc_row {
@@ -34,7 +68,7 @@ struct tc_row {
 typedef void (*tc_cell_fn)(struct buf *b, const struct tc_row *r,
 			   const char *arg);
 
-struct proxy_col {
+struct tc_col {
 	const char *name, *type, *format, *desc;
 	int priority;
 	tc_cell_fn cell;
@@ -46,8 +80,6 @@ struct proxy_col {
 	{                                             \
 		NULL, NULL, NULL, NULL, 0, NULL, NULL \
 	}
-
-/* ---- reading the object ---- */
 
 /* json_str_eq (raw text, escapes unread) for a token that may be
  * absent. */
@@ -106,38 +138,41 @@ void tc_cell_int(struct buf *b, const struct tc_row *r, const char *arg);
 void tc_cell_count(struct buf *b, const struct tc_row *r, const char *arg);
 void tc_cell_labels(struct buf *b, const struct tc_row *r, const char *arg);
 void tc_cell_selector(struct buf *b, const struct tc_row *r, const char *arg);
+/* A metav1.LabelSelector (token sel of d, or -1) as the labels package
+ * prints it: "a=b,k in (x,y),!z"; nothing for a nil or empty one. */
+void tc_selector(struct buf *out, const struct json_doc *d, int sel);
 void tc_cell_bool(struct buf *b, const struct tc_row *r, const char *arg);
 /* "Kind/Name" of the reference at arg (roleRef, spec.scaleTargetRef). */
 void tc_cell_kind_name(struct buf *b, const struct tc_row *r, const char *arg);
 
-extern const char tc_name_desc[], tc_age_desc[];
-
-#define NAME_COL                                                              \
-	{                                                                     \
-		"Name", "string", "name", tc_name_desc, 0, tc_cell_name, NULL \
+#define NAME_COL                                                             \
+	{                                                                    \
+		"Name", "string", "name", proxy_table_cols_name_description, \
+			0, tc_cell_name, NULL                                \
 	}
-#define AGE_COL                                                        \
-	{                                                              \
-		"Age", "string", "", tc_age_desc, 0, tc_cell_age, NULL \
+#define AGE_COL                                                           \
+	{                                                                 \
+		"Age", "string", "", proxy_table_cols_age_description, 0, \
+			tc_cell_age, NULL                                 \
 	}
 
 /* ---- the column arrays, each ended by TC_END ---- */
 
 /* table_cols_work.c */
-extern const struct proxy_col tc_pod_cols[], tc_deployment_cols[],
+extern const struct tc_col tc_pod_cols[], tc_deployment_cols[],
 	tc_replicaset_cols[], tc_statefulset_cols[], tc_daemonset_cols[],
 	tc_job_cols[], tc_cronjob_cols[], tc_replicationcontroller_cols[],
 	tc_pdb_cols[], tc_hpa_cols[];
 /* table_cols_net.c */
-extern const struct proxy_col tc_service_cols[], tc_endpoints_cols[],
+extern const struct tc_col tc_service_cols[], tc_endpoints_cols[],
 	tc_endpointslice_cols[], tc_ingressclass_cols[], tc_ingress_cols[],
 	tc_networkpolicy_cols[];
 /* table_cols_store.c */
-extern const struct proxy_col tc_configmap_cols[], tc_secret_cols[],
+extern const struct tc_col tc_configmap_cols[], tc_secret_cols[],
 	tc_serviceaccount_cols[], tc_storageclass_cols[], tc_pv_cols[],
 	tc_pvc_cols[];
 /* table_cols_cluster.c */
-extern const struct proxy_col tc_namespace_cols[], tc_event_cols[],
+extern const struct tc_col tc_namespace_cols[], tc_event_cols[],
 	tc_events_event_cols[], tc_lease_cols[], tc_created_cols[],
 	tc_rolebinding_cols[], tc_clusterrolebinding_cols[],
 	tc_priorityclass_cols[], tc_node_cols[];

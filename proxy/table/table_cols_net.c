@@ -291,7 +291,7 @@ static void c_es_endpoints(struct buf *b, const struct tc_row *r,
 	more_or_unset(b, &s, count);
 }
 
-const struct proxy_col tc_service_cols[] = {
+const struct tc_col tc_service_cols[] = {
 	NAME_COL,
 	{ "Type", "string", "",
 	  "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
@@ -312,7 +312,7 @@ const struct proxy_col tc_service_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_endpoints_cols[] = {
+const struct tc_col tc_endpoints_cols[] = {
 	NAME_COL,
 	{ "Endpoints", "string", "",
 	  "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.",
@@ -321,7 +321,7 @@ const struct proxy_col tc_endpoints_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_ingressclass_cols[] = {
+const struct tc_col tc_ingressclass_cols[] = {
 	NAME_COL,
 	{ "Controller", "string", "",
 	  "Controller that is responsible for handling this class", 0,
@@ -333,7 +333,7 @@ const struct proxy_col tc_ingressclass_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_ingress_cols[] = {
+const struct tc_col tc_ingress_cols[] = {
 	NAME_COL,
 	{ "Class", "string", "",
 	  "The name of the IngressClass resource that should be used for additional configuration",
@@ -350,7 +350,7 @@ const struct proxy_col tc_ingress_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_networkpolicy_cols[] = {
+const struct tc_col tc_networkpolicy_cols[] = {
 	NAME_COL,
 	{ "Pod-Selector", "string", "",
 	  "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.",
@@ -359,7 +359,7 @@ const struct proxy_col tc_networkpolicy_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_endpointslice_cols[] = {
+const struct tc_col tc_endpointslice_cols[] = {
 	NAME_COL,
 	{ "AddressType", "string", "",
 	  "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.",

@@ -146,7 +146,7 @@ static void c_pvc_bound(struct buf *b, const struct tc_row *r, const char *arg)
 	free(vol);
 }
 
-const struct proxy_col tc_configmap_cols[] = {
+const struct tc_col tc_configmap_cols[] = {
 	NAME_COL,
 	{ "Data", "string", "",
 	  "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
@@ -155,7 +155,7 @@ const struct proxy_col tc_configmap_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_secret_cols[] = {
+const struct tc_col tc_secret_cols[] = {
 	NAME_COL,
 	{ "Type", "string", "",
 	  "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
@@ -167,7 +167,7 @@ const struct proxy_col tc_secret_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_serviceaccount_cols[] = {
+const struct tc_col tc_serviceaccount_cols[] = {
 	NAME_COL,
 	{ "Secrets", "string", "",
 	  "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret",
@@ -176,8 +176,9 @@ const struct proxy_col tc_serviceaccount_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_storageclass_cols[] = {
-	{ "Name", "string", "name", tc_name_desc, 0, c_sc_name, NULL },
+const struct tc_col tc_storageclass_cols[] = {
+	{ "Name", "string", "name", proxy_table_cols_name_description, 0,
+	  c_sc_name, NULL },
 	{ "Provisioner", "string", "",
 	  "provisioner indicates the type of the provisioner.", 0, tc_cell_str,
 	  "provisioner" },
@@ -194,7 +195,7 @@ const struct proxy_col tc_storageclass_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_pv_cols[] = {
+const struct tc_col tc_pv_cols[] = {
 	NAME_COL,
 	{ "Capacity", "string", "",
 	  "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
@@ -226,7 +227,7 @@ const struct proxy_col tc_pv_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_pvc_cols[] = {
+const struct tc_col tc_pvc_cols[] = {
 	NAME_COL,
 	{ "Status", "string", "",
 	  "phase represents the current phase of PersistentVolumeClaim.", 0,

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "config/alloc.h"
-#include "proxy/table/age.h"
-#include "proxy/table/table_pod.h"
+#include "proxy/table/table_age_int.h"
+#include "proxy/table/table_pod_int.h"
 
 /* spec.replicas as the apiserver defaults it (1). */
 static void c_desired(struct buf *b, const struct tc_row *r, const char *arg)
@@ -56,7 +56,7 @@ static void c_selector_raw(struct buf *b, const struct tc_row *r,
 			   const char *arg)
 {
 	struct buf s = BUF_INIT;
-	proxy_tc_selector(&s, r->d, tc_at(r, arg));
+	tc_selector(&s, r->d, tc_at(r, arg));
 	buf_addc(&s, '\0');
 	tc_put_str(b, s.p ? s.p : "");
 	buf_free(&s);
@@ -138,7 +138,7 @@ static void c_job_duration(struct buf *b, const struct tc_row *r,
 	if (tc_time_of(r->d, tc_at(r, "status.startTime"), &start)) {
 		if (!tc_time_of(r->d, tc_at(r, "status.completionTime"), &end))
 			end = (int64_t)r->now;
-		proxy_human_age(end - start, s, sizeof(s));
+		proxy_table_age_human(end - start, s, sizeof(s));
 	}
 	tc_put_str(b, s);
 }
@@ -279,28 +279,28 @@ static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
 
 static void c_pod_ready(struct buf *b, const struct tc_row *r, const char *arg)
 {
-	struct proxy_pod_sum sum;
+	struct proxy_table_pod_summary sum;
 	char s[48];
 	(void)arg;
-	proxy_pod_summary(r->d, r->now, &sum);
+	proxy_table_pod_summary(r->d, r->now, &sum);
 	snprintf(s, sizeof(s), "%d/%d", sum.ready, sum.total);
 	tc_put_str(b, s);
 }
 
 static void c_pod_status(struct buf *b, const struct tc_row *r, const char *arg)
 {
-	struct proxy_pod_sum sum;
+	struct proxy_table_pod_summary sum;
 	(void)arg;
-	proxy_pod_summary(r->d, r->now, &sum);
+	proxy_table_pod_summary(r->d, r->now, &sum);
 	tc_put_str(b, sum.status);
 }
 
 static void c_pod_restarts(struct buf *b, const struct tc_row *r,
 			   const char *arg)
 {
-	struct proxy_pod_sum sum;
+	struct proxy_table_pod_summary sum;
 	(void)arg;
-	proxy_pod_summary(r->d, r->now, &sum);
+	proxy_table_pod_summary(r->d, r->now, &sum);
 	tc_put_str(b, sum.restarts);
 }
 
@@ -371,7 +371,7 @@ static const char images_desc[] =
 			path ":image"                                 \
 	}
 
-const struct proxy_col tc_pod_cols[] = {
+const struct tc_col tc_pod_cols[] = {
 	NAME_COL,
 	{ "Ready", "string", "",
 	  "The aggregate readiness state of this pod for accepting traffic.", 0,
@@ -398,7 +398,7 @@ const struct proxy_col tc_pod_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_deployment_cols[] = {
+const struct tc_col tc_deployment_cols[] = {
 	NAME_COL,
 	{ "Ready", "string", "", "Number of the pod with ready state", 0,
 	  c_ready_of, NULL },
@@ -416,7 +416,7 @@ const struct proxy_col tc_deployment_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_replicaset_cols[] = {
+const struct tc_col tc_replicaset_cols[] = {
 	NAME_COL,
 	{ "Desired", "integer", "",
 	  "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
@@ -435,7 +435,7 @@ const struct proxy_col tc_replicaset_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_statefulset_cols[] = {
+const struct tc_col tc_statefulset_cols[] = {
 	NAME_COL,
 	{ "Ready", "string", "", "Number of the pod with ready state", 0,
 	  c_ready_of, NULL },
@@ -444,7 +444,7 @@ const struct proxy_col tc_statefulset_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_daemonset_cols[] = {
+const struct tc_col tc_daemonset_cols[] = {
 	NAME_COL,
 	{ "Desired", "integer", "",
 	  "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/",
@@ -472,7 +472,7 @@ const struct proxy_col tc_daemonset_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_job_cols[] = {
+const struct tc_col tc_job_cols[] = {
 	NAME_COL,
 	{ "Status", "string", "", "Status of the job.", 0, c_job_status, NULL },
 	{ "Completions", "string", "",
@@ -488,7 +488,7 @@ const struct proxy_col tc_job_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_cronjob_cols[] = {
+const struct tc_col tc_cronjob_cols[] = {
 	NAME_COL,
 	{ "Schedule", "string", "",
 	  "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
@@ -513,7 +513,7 @@ const struct proxy_col tc_cronjob_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_replicationcontroller_cols[] = {
+const struct tc_col tc_replicationcontroller_cols[] = {
 	NAME_COL,
 	{ "Desired", "integer", "",
 	  "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller",
@@ -532,7 +532,7 @@ const struct proxy_col tc_replicationcontroller_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_pdb_cols[] = {
+const struct tc_col tc_pdb_cols[] = {
 	NAME_COL,
 	{ "Min Available", "string", "",
 	  "The minimum number of pods that must be available.", 0, c_int_or_str,
@@ -547,7 +547,7 @@ const struct proxy_col tc_pdb_cols[] = {
 	TC_END,
 };
 
-const struct proxy_col tc_hpa_cols[] = {
+const struct tc_col tc_hpa_cols[] = {
 	NAME_COL,
 	{ "Reference", "string", "",
 	  "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",

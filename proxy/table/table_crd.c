@@ -1,5 +1,5 @@
 /*
- * table_crd: custom resources' printer columns (see table_crd.h).
+ * table_crd: custom resources' printer columns (see table_crd_int.h).
  *
  * A cell is the first value the column's JSONPath selects, formatted as
  * the apiextensions apiserver does: a string column prints any value
@@ -11,7 +11,7 @@
  * timestamp, "<invalid>" for another string, "<unknown>" for the zero
  * time. A path that selects nothing gives null.
  */
-#include "proxy/table/table_crd.h"
+#include "proxy/table/table_crd_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -20,20 +20,19 @@
 
 #include "cache/parse.h"
 #include "config/alloc.h"
-#include "proxy/table/jsonpath.h"
-#include "proxy/table/age.h"
+#include "proxy/table/table_age_int.h"
+#include "proxy/table/table_cols_int.h"
+#include "proxy/table/table_jsonpath_int.h"
 
 struct crd_col {
 	char *name, *type, *format, *desc, *path;
 	int priority;
 };
 
-struct proxy_crd_cols {
+struct proxy_table_crd_cols {
 	int n;
 	struct crd_col c[];
 };
-
-static struct cache_store *crd_store; /* atomic */
 
 /*
  * Parsed columns by CRD name, version and resourceVersion: a CRD with a
@@ -46,26 +45,27 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct crd_cache {
 	char key[512]; /* name "/" version; "" when empty */
 	uint64_t rv;
-	struct proxy_crd_cols *cols;
+	struct proxy_table_crd_cols *cols;
 } cache[CRD_CACHE];
 static unsigned cache_next;
 
-static struct proxy_crd_cols *cols_copy(const struct proxy_crd_cols *c);
+static struct proxy_table_crd_cols *
+cols_copy(const struct proxy_table_crd_cols *c);
 
-static void cache_clear(void)
+void proxy_table_crd_cache_clear(void)
 {
 	pthread_mutex_lock(&cache_lock);
 	for (int i = 0; i < CRD_CACHE; i++) {
-		proxy_crd_cols_free(cache[i].cols);
+		proxy_table_crd_cols_free(cache[i].cols);
 		cache[i] = (struct crd_cache){ .key = "" };
 	}
 	pthread_mutex_unlock(&cache_lock);
 }
 
 /* A copy of the cached columns of key at rv, or NULL. */
-static struct proxy_crd_cols *cache_find(const char *key, uint64_t rv)
+static struct proxy_table_crd_cols *cache_find(const char *key, uint64_t rv)
 {
-	struct proxy_crd_cols *c = NULL;
+	struct proxy_table_crd_cols *c = NULL;
 	pthread_mutex_lock(&cache_lock);
 	for (int i = 0; i < CRD_CACHE && !c; i++)
 		if (cache[i].cols && cache[i].rv == rv &&
@@ -76,9 +76,9 @@ static struct proxy_crd_cols *cache_find(const char *key, uint64_t rv)
 }
 
 static void cache_put(const char *key, uint64_t rv,
-		      const struct proxy_crd_cols *c)
+		      const struct proxy_table_crd_cols *c)
 {
-	struct proxy_crd_cols *copy = cols_copy(c);
+	struct proxy_table_crd_cols *copy = cols_copy(c);
 	if (!copy)
 		return;
 	pthread_mutex_lock(&cache_lock);
@@ -88,59 +88,12 @@ static void cache_put(const char *key, uint64_t rv,
 			e = &cache[i];
 			break;
 		}
-	proxy_crd_cols_free(e->cols);
+	proxy_table_crd_cols_free(e->cols);
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	e->rv = rv;
 	e->cols = copy;
 	pthread_mutex_unlock(&cache_lock);
 }
-
-void proxy_crd_attach(struct cache_store *crds)
-{
-	__atomic_store_n(&crd_store, crds, __ATOMIC_RELEASE);
-	if (!crds)
-		cache_clear();
-}
-
-bool proxy_crd_group(const char *group)
-{
-	static const char *const builtin[] = {
-		"",
-		"admissionregistration.k8s.io",
-		"apiextensions.k8s.io",
-		"apiregistration.k8s.io",
-		"apps",
-		"authentication.k8s.io",
-		"authorization.k8s.io",
-		"autoscaling",
-		"batch",
-		"certificates.k8s.io",
-		"coordination.k8s.io",
-		"discovery.k8s.io",
-		"events.k8s.io",
-		"extensions",
-		"flowcontrol.apiserver.k8s.io",
-		"internal.apiserver.k8s.io",
-		"metrics.k8s.io",
-		"networking.k8s.io",
-		"node.k8s.io",
-		"policy",
-		"rbac.authorization.k8s.io",
-		"resource.k8s.io",
-		"scheduling.k8s.io",
-		"storage.k8s.io",
-		"storagemigration.k8s.io",
-	};
-	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
-		if (!strcmp(group, builtin[i]))
-			return false;
-	return true;
-}
-
-static const char name_desc[] =
-	"Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-static const char age_desc[] =
-	"CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 /* json_str_eq for a token that may be absent (-1). */
 static bool str_eq(const struct json_doc *d, int t, const char *s)
@@ -171,7 +124,7 @@ static void col_free(struct crd_col *c)
 	free(c->path);
 }
 
-void proxy_crd_cols_free(struct proxy_crd_cols *c)
+void proxy_table_crd_cols_free(struct proxy_table_crd_cols *c)
 {
 	if (!c)
 		return;
@@ -180,31 +133,32 @@ void proxy_crd_cols_free(struct proxy_crd_cols *c)
 	free(c);
 }
 
-static struct proxy_crd_cols *age_only(void)
+static struct proxy_table_crd_cols *age_only(void)
 {
-	struct proxy_crd_cols *c = xcalloc(1, sizeof(*c) + sizeof(c->c[0]));
+	struct proxy_table_crd_cols *c =
+		xcalloc(1, sizeof(*c) + sizeof(c->c[0]));
 	if (!c)
 		return NULL;
 	c->n = 1;
 	c->c[0] = (struct crd_col){ xstrdup("Age"),
 				    xstrdup("date"),
 				    xstrdup(""),
-				    xstrdup(age_desc),
+				    xstrdup(proxy_table_cols_age_description),
 				    xstrdup(".metadata.creationTimestamp"),
 				    0 };
 	if (!c->c[0].name || !c->c[0].type || !c->c[0].format ||
 	    !c->c[0].desc || !c->c[0].path) {
-		proxy_crd_cols_free(c);
+		proxy_table_crd_cols_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-static struct proxy_crd_cols *from_doc(const struct json_doc *d,
-				       const char *version)
+static struct proxy_table_crd_cols *from_doc(const struct json_doc *d,
+					     const char *version)
 {
 	int vs = json_path(d, 0, "spec.versions"), v = -1, apc, n;
-	struct proxy_crd_cols *c;
+	struct proxy_table_crd_cols *c;
 	if (vs < 0 || json_type(d, vs) != JSMN_ARRAY)
 		return NULL;
 	for (int e = json_first(d, vs); e > 0; e = json_next(d, vs, e))
@@ -247,30 +201,30 @@ static struct proxy_crd_cols *from_doc(const struct json_doc *d,
 			col->priority = (int)prio;
 		if (!col->name || !col->type || !col->format || !col->path ||
 		    !col->desc) {
-			proxy_crd_cols_free(c);
+			proxy_table_crd_cols_free(c);
 			return NULL;
 		}
 	}
 	return c;
 }
 
-struct proxy_crd_cols *proxy_crd_cols_parse(const char *json, size_t len,
-					    const char *version)
+struct proxy_table_crd_cols *
+proxy_table_crd_cols_parse(const char *json, size_t len, const char *version)
 {
 	struct json_doc d = JSON_DOC_INIT;
-	struct proxy_crd_cols *c = NULL;
+	struct proxy_table_crd_cols *c = NULL;
 	if (!json_parse(&d, json, len, NULL, 0))
 		c = from_doc(&d, version);
 	json_doc_free(&d);
 	return c;
 }
 
-struct proxy_crd_cols *proxy_crd_cols_get(const struct cache_kind *k)
+struct proxy_table_crd_cols *
+proxy_table_crd_cols_get(struct cache_store *s, const struct cache_kind *k)
 {
-	struct cache_store *s = __atomic_load_n(&crd_store, __ATOMIC_ACQUIRE);
 	char name[256], key[512];
 	struct cache_obj *o;
-	struct proxy_crd_cols *c;
+	struct proxy_table_crd_cols *c;
 	if (!s || !k->group[0])
 		return NULL;
 	snprintf(name, sizeof(name), "%s.%s", k->resource, k->group);
@@ -280,7 +234,7 @@ struct proxy_crd_cols *proxy_crd_cols_get(const struct cache_kind *k)
 	snprintf(key, sizeof(key), "%s/%s", name, k->version);
 	c = cache_find(key, o->rv);
 	if (!c) {
-		c = proxy_crd_cols_parse(o->json, o->len, k->version);
+		c = proxy_table_crd_cols_parse(o->json, o->len, k->version);
 		if (c)
 			cache_put(key, o->rv, c);
 	}
@@ -288,9 +242,10 @@ struct proxy_crd_cols *proxy_crd_cols_get(const struct cache_kind *k)
 	return c;
 }
 
-static struct proxy_crd_cols *cols_copy(const struct proxy_crd_cols *c)
+static struct proxy_table_crd_cols *
+cols_copy(const struct proxy_table_crd_cols *c)
 {
-	struct proxy_crd_cols *d =
+	struct proxy_table_crd_cols *d =
 		xcalloc(1, sizeof(*d) + (size_t)c->n * sizeof(d->c[0]));
 	if (!d)
 		return NULL;
@@ -302,18 +257,20 @@ static struct proxy_crd_cols *cols_copy(const struct proxy_crd_cols *c)
 				       xstrdup(a->path),   a->priority };
 		if (!b->name || !b->type || !b->format || !b->desc ||
 		    !b->path) {
-			proxy_crd_cols_free(d);
+			proxy_table_crd_cols_free(d);
 			return NULL;
 		}
 	}
 	return d;
 }
 
-void proxy_crd_columns(struct buf *b, const struct proxy_crd_cols *c)
+void proxy_table_crd_definitions(struct buf *b,
+				 const struct proxy_table_crd_cols *c)
 {
 	buf_adds(b, "[{\"name\":\"Name\",\"type\":\"string\",\"format\":"
 		    "\"name\",\"description\":");
-	buf_add_json_str(b, name_desc, strlen(name_desc));
+	buf_add_json_str(b, proxy_table_cols_name_description,
+			 strlen(proxy_table_cols_name_description));
 	buf_adds(b, ",\"priority\":0}");
 	for (int i = 0; i < c->n; i++) {
 		const struct crd_col *col = &c->c[i];
@@ -350,7 +307,7 @@ static bool number_i64(const char *s, size_t n, long long *out)
 static void cell(struct buf *b, const struct crd_col *col,
 		 const struct json_doc *d, time_t now)
 {
-	int v = proxy_jsonpath_first(d, 0, col->path);
+	int v = proxy_table_jsonpath_first(d, 0, col->path);
 	int type = v >= 0 ? json_type(d, v) : -1;
 	size_t n = 0;
 	const char *raw = v >= 0 ? json_raw(d, v, &n) : NULL;
@@ -397,15 +354,16 @@ static void cell(struct buf *b, const struct crd_col *col,
 		else if (t == -62135596800LL) /* 0001-01-01T00:00:00Z */
 			snprintf(age, sizeof(age), "<unknown>");
 		else
-			proxy_human_age((int64_t)now - t, age, sizeof(age));
+			proxy_table_age_human((int64_t)now - t, age,
+					      sizeof(age));
 		buf_add_json_str(b, age, strlen(age));
 	} else {
 		buf_adds(b, "null");
 	}
 }
 
-void proxy_crd_cells(struct buf *b, const struct proxy_crd_cols *c,
-		     const struct json_doc *d, time_t now)
+void proxy_table_crd_cells(struct buf *b, const struct proxy_table_crd_cols *c,
+			   const struct json_doc *d, time_t now)
 {
 	char *name = str_of(d, json_path(d, 0, "metadata.name"));
 	buf_add_json_str(b, name, strlen(name));

@@ -1,5 +1,5 @@
 /*
- * table_pod: printPod's summary of a pod (see table_pod.h), on the cached
+ * table_pod: printPod's summary of a pod (see table_pod_int.h), on the cached
  * bytes.
  *
  * Init containers are walked first: one that has not finished makes the
@@ -10,13 +10,13 @@
  * reason. RESTARTS adds restart counts, with the age of the latest
  * termination when there were any.
  */
-#include "proxy/table/table_pod.h"
+#include "proxy/table/table_pod_int.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "cache/parse.h"
-#include "proxy/table/age.h"
+#include "proxy/table/table_age_int.h"
 
 /* A string member of obj, unescaped into out ("" when absent). */
 static const char *str_at(const struct json_doc *d, int obj, const char *path,
@@ -104,8 +104,8 @@ static bool sidecar(const struct json_doc *d, int inits, const char *name)
 	return false;
 }
 
-void proxy_pod_summary(const struct json_doc *d, time_t now,
-		       struct proxy_pod_sum *out)
+void proxy_table_pod_summary(const struct json_doc *d, time_t now,
+			     struct proxy_table_pod_summary *out)
 {
 	int spec = json_get(d, 0, "spec"), status = json_get(d, 0, "status");
 	int meta = json_get(d, 0, "metadata");
@@ -213,7 +213,7 @@ void proxy_pod_summary(const struct json_doc *d, time_t now,
 	}
 	if (restarts && last) {
 		char ago[32];
-		proxy_human_age((int64_t)now - last, ago, sizeof(ago));
+		proxy_table_age_human((int64_t)now - last, ago, sizeof(ago));
 		snprintf(out->restarts, sizeof(out->restarts), "%d (%s ago)",
 			 restarts, ago);
 	} else {

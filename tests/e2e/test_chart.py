@@ -113,7 +113,7 @@ def load(name):
         return f.read()
 
 
-# The groups the apiserver serves itself (proxy/table_crd.c has the same).
+# The groups the apiserver serves itself (proxy/table/table.c has the same).
 BUILTIN_GROUPS = {
     "", "admissionregistration.k8s.io", "apiextensions.k8s.io",
     "apiregistration.k8s.io", "apps", "authentication.k8s.io",

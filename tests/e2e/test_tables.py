@@ -4,7 +4,7 @@ A differential test: the fake apiserver (--all-kinds) stores a few seeded
 objects of every kind in the proxy's column table and prints them with
 its own printers (tests/fake-apiserver/fake_table_kinds.c); the proxy
 caches the same objects and prints them from its declarative table
-(proxy/table_cols.c). kubectl get, plain and -o wide, must print the same
+(proxy/table/table_cols.c). kubectl get, plain and -o wide, must print the same
 bytes both ways, and the Table bodies must be identical. Seeded objects
 were created long ago at fixed times, so AGE cannot straddle a second
 between the two requests.

@@ -25,12 +25,12 @@ static const char *cells(const char *group, const char *res, const char *obj)
 	static char out[4096];
 	struct json_doc d = JSON_DOC_INIT;
 	struct buf b = BUF_INIT;
-	const struct proxy_printer *p = proxy_printer_find(group, res);
+	const struct proxy_table_cols *p = proxy_table_cols_find(group, res);
 	if (!p || json_parse(&d, obj, strlen(obj), NULL, 0)) {
 		json_doc_free(&d);
 		return "(no printer or bad json)";
 	}
-	proxy_printer_cells(&b, p, &d, NOW);
+	proxy_table_cols_cells(&b, p, &d, NOW);
 	buf_addc(&b, '\0');
 	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	buf_free(&b);
@@ -52,15 +52,15 @@ static int count_of(const char *text, const char *s)
  * description, a priority of 0 or 1 and a cell function, and as many
  * columnDefinitions as the array has columns.
  */
-static void check_cols(const struct proxy_col *cols, const char *group,
+static void check_cols(const struct tc_col *cols, const char *group,
 		       const char *res)
 {
 	static const char *const types[] = { "string", "integer", "number",
 					     "boolean", "date" };
-	const struct proxy_printer *p = proxy_printer_find(group, res);
+	const struct proxy_table_cols *p = proxy_table_cols_find(group, res);
 	int n = 0, bad = 0, names = 0;
 	CHECK(p != NULL);
-	for (const struct proxy_col *c = cols; c->name; c++, n++) {
+	for (const struct tc_col *c = cols; c->name; c++, n++) {
 		bool known = false;
 		names += !strcmp(c->name, "Name") && !strcmp(c->format, "name");
 		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -77,7 +77,7 @@ static void check_cols(const struct proxy_col *cols, const char *group,
 	if (!p)
 		return;
 	struct buf b = BUF_INIT;
-	proxy_printer_columns(&b, p);
+	proxy_table_cols_definitions(&b, p);
 	buf_addc(&b, '\0');
 	CHECK(b.p && count_of(b.p, "\"priority\":") == n);
 	buf_free(&b);

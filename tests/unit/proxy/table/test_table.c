@@ -1,8 +1,8 @@
 /*
- * test_table: Table cells as kubectl's printers compute them (ages in
- * Go's HumanDuration, pod READY/STATUS/RESTARTS, configmap DATA), the
- * Table envelope, what includeObject puts in a row, and which form the
- * Accept header picks.
+ * test_table: Table rows as kubectl's printers compute them (pod
+ * READY/STATUS/RESTARTS and age, configmap DATA), the Table envelope,
+ * what includeObject puts in a row, which form the Accept header picks,
+ * and which API groups are custom.
  */
 #include <string.h>
 #include <time.h>
@@ -10,42 +10,8 @@
 #include "cache/kind.h"
 #include "cache/obj.h"
 #include "proxy/table/table.h"
+#include "proxy/table/table_int.h"
 #include "check.h"
-
-static void test_human_age(void)
-{
-	static const struct {
-		int64_t s;
-		const char *want;
-	} cases[] = {
-		{ -5, "<invalid>" },
-		{ -1, "0s" },
-		{ 0, "0s" },
-		{ 45, "45s" },
-		{ 119, "119s" },
-		{ 120, "2m" },
-		{ 165, "2m45s" },
-		{ 600, "10m" },
-		{ 605, "10m" },
-		{ 3 * 3600 - 1, "179m" },
-		{ 3 * 3600, "3h" },
-		{ 3 * 3600 + 60, "3h1m" },
-		{ 8 * 3600 + 60, "8h" },
-		{ 47 * 3600, "47h" },
-		{ 48 * 3600, "2d" },
-		{ 50 * 3600, "2d2h" },
-		{ 8 * 86400, "8d" },
-		{ 325 * 86400, "325d" },
-		{ 730 * 86400, "2y" },
-		{ 800 * 86400, "2y70d" },
-		{ 9 * 365 * 86400, "9y" },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		char out[32];
-		proxy_human_age(cases[i].s, out, sizeof(out));
-		CHECK_STR(out, cases[i].want);
-	}
-}
 
 static struct cache_obj *parse(const char *resource, const char *json)
 {
@@ -58,6 +24,15 @@ static struct cache_obj *parse(const char *resource, const char *json)
 
 /* 2026-01-01T00:00:00Z */
 #define CREATED 1767225600
+
+/* The one-row Table of o without column definitions, into b (reset). */
+static void row(struct buf *b, const struct cache_kind *k, struct cache_obj *o,
+		const struct proxy_table_format *f, time_t now)
+{
+	buf_reset(b);
+	proxy_table_render(b, k, f, "{}", &o, 1, false, now);
+	buf_addc(b, '\0');
+}
 
 static void test_pod_row(void)
 {
@@ -74,11 +49,11 @@ static void test_pod_row(void)
 	CHECK(k && o);
 	if (!k || !o)
 		return;
-	struct proxy_fmt f = { .form = PROXY_FORM_TABLE,
-			       .version = "v1",
-			       .include = PROXY_INCLUDE_NONE };
+	struct proxy_table_format f = { .form = PROXY_TABLE_FORM_TABLE,
+					.version = "v1",
+					.include = PROXY_TABLE_INCLUDE_NONE };
 	struct buf b = BUF_INIT;
-	CHECK(proxy_table_row(&b, k, o, &f, CREATED + 165) == 0);
+	row(&b, k, o, &f, CREATED + 165);
 	CHECK(buf_ok(&b));
 	CHECK(strstr(b.p, "\"cells\":[\"web-1\",\"2/2\"") == NULL);
 	CHECK(strstr(b.p,
@@ -89,7 +64,7 @@ static void test_pod_row(void)
 
 	/* the envelope, one row, no column definitions after the first */
 	char meta[64];
-	proxy_table_obj_meta(o, meta, sizeof(meta));
+	proxy_table_object_meta(o, meta, sizeof(meta));
 	CHECK_STR(meta, "{\"resourceVersion\":\"7\"}");
 	proxy_table_render(&b, k, &f, meta, &o, 1, false, CREATED + 165);
 	CHECK(!strncmp(
@@ -104,8 +79,8 @@ static void test_pod_row(void)
 	buf_reset(&b);
 
 	/* includeObject=Object: the object as cached */
-	f.include = PROXY_INCLUDE_OBJECT;
-	CHECK(proxy_table_row(&b, k, o, &f, CREATED) == 0);
+	f.include = PROXY_TABLE_INCLUDE_OBJECT;
+	row(&b, k, o, &f, CREATED);
 	CHECK(strstr(b.p, "\"object\":{\"kind\":\"Pod\"") != NULL);
 	buf_free(&b);
 	cache_obj_put(o);
@@ -123,11 +98,11 @@ static void test_configmap_row(void)
 	CHECK(k && o);
 	if (!k || !o)
 		return;
-	struct proxy_fmt f = { .form = PROXY_FORM_TABLE,
-			       .version = "v1",
-			       .include = PROXY_INCLUDE_NONE };
+	struct proxy_table_format f = { .form = PROXY_TABLE_FORM_TABLE,
+					.version = "v1",
+					.include = PROXY_TABLE_INCLUDE_NONE };
 	struct buf b = BUF_INIT;
-	CHECK(proxy_table_row(&b, k, o, &f, CREATED + 3 * 86400) == 0);
+	row(&b, k, o, &f, CREATED + 3 * 86400);
 	CHECK(strstr(b.p, "\"cells\":[\"cm\",3,\"3d\"]") != NULL);
 	buf_free(&b);
 	cache_obj_put(o);
@@ -135,55 +110,79 @@ static void test_configmap_row(void)
 
 static void test_negotiate(void)
 {
-	struct proxy_fmt f;
-	CHECK(proxy_fmt_parse(NULL, NULL, &f) == 0);
-	CHECK(f.form == PROXY_FORM_JSON && f.include == PROXY_INCLUDE_METADATA);
-	CHECK(proxy_fmt_parse("application/json", "Object", &f) == 0);
-	CHECK(f.form == PROXY_FORM_JSON && f.include == PROXY_INCLUDE_OBJECT);
+	struct proxy_table_format f;
+	CHECK(proxy_table_format_parse(NULL, NULL, &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON &&
+	      f.include == PROXY_TABLE_INCLUDE_METADATA);
+	CHECK(proxy_table_format_parse("application/json", "Object", &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON &&
+	      f.include == PROXY_TABLE_INCLUDE_OBJECT);
 	/* kubectl get */
-	CHECK(proxy_fmt_parse(
+	CHECK(proxy_table_format_parse(
 		      "application/json;as=Table;v=v1;g=meta.k8s.io,"
 		      "application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
 		      "application/json",
 		      "None", &f) == 0);
-	CHECK(f.form == PROXY_FORM_TABLE && f.include == PROXY_INCLUDE_NONE);
+	CHECK(f.form == PROXY_TABLE_FORM_TABLE &&
+	      f.include == PROXY_TABLE_INCLUDE_NONE);
 	CHECK_STR(f.version, "v1");
-	CHECK(proxy_fmt_parse(
+	CHECK(proxy_table_format_parse(
 		      "application/json; as=Table; v=v1beta1; g=meta.k8s.io",
 		      NULL, &f) == 0);
-	CHECK(f.form == PROXY_FORM_TABLE);
+	CHECK(f.form == PROXY_TABLE_FORM_TABLE);
 	CHECK_STR(f.version, "v1beta1");
 	/* a Table version we do not know: the next range decides */
-	CHECK(proxy_fmt_parse("application/json;as=Table;v=v2;g=meta.k8s.io,"
-			      "application/json",
-			      NULL, &f) == 0);
-	CHECK(f.form == PROXY_FORM_JSON);
-	CHECK(proxy_fmt_parse("application/json;as=Table;v=v2;g=meta.k8s.io",
-			      NULL, &f) == -1);
-	CHECK(proxy_fmt_parse(
+	CHECK(proxy_table_format_parse(
+		      "application/json;as=Table;v=v2;g=meta.k8s.io,"
+		      "application/json",
+		      NULL, &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON);
+	CHECK(proxy_table_format_parse(
+		      "application/json;as=Table;v=v2;g=meta.k8s.io", NULL,
+		      &f) == -1);
+	CHECK(proxy_table_format_parse(
 		      "application/json;as=PartialObjectMetadataList;v=v1;"
 		      "g=meta.k8s.io",
 		      NULL, &f) == 0);
-	CHECK(f.form == PROXY_FORM_METADATA);
+	CHECK(f.form == PROXY_TABLE_FORM_METADATA);
 	CHECK_STR(f.version, "v1");
-	CHECK(proxy_fmt_parse("*/*", NULL, &f) == 0);
-	CHECK(f.form == PROXY_FORM_JSON);
-	CHECK(proxy_fmt_parse("application/vnd.kubernetes.protobuf,*/*", NULL,
-			      &f) == 0);
+	CHECK(proxy_table_format_parse("*/*", NULL, &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON);
+	CHECK(proxy_table_format_parse(
+		      "application/vnd.kubernetes.protobuf,*/*", NULL, &f) ==
+	      0);
 	/* nothing we can produce: a 406 */
-	CHECK(proxy_fmt_parse("application/vnd.kubernetes.protobuf", NULL,
-			      &f) == -1);
-	CHECK(proxy_fmt_parse("text/html", NULL, &f) == -1);
-	CHECK(proxy_fmt_parse("application/jsonx", NULL, &f) == -1);
-	CHECK(proxy_fmt_parse("application/json;g=apidiscovery.k8s.io;v=v2;"
-			      "as=APIGroupDiscoveryList",
-			      NULL, &f) == -1);
+	CHECK(proxy_table_format_parse("application/vnd.kubernetes.protobuf",
+				       NULL, &f) == -1);
+	CHECK(proxy_table_format_parse("text/html", NULL, &f) == -1);
+	CHECK(proxy_table_format_parse("application/jsonx", NULL, &f) == -1);
+	CHECK(proxy_table_format_parse(
+		      "application/json;g=apidiscovery.k8s.io;v=v2;"
+		      "as=APIGroupDiscoveryList",
+		      NULL, &f) == -1);
+}
+
+/* Which API groups are custom resources' (their CRD gives the columns). */
+static void test_custom_groups(void)
+{
+	CHECK(!proxy_table_crd_group_is_custom(""));
+	CHECK(!proxy_table_crd_group_is_custom("apps"));
+	CHECK(!proxy_table_crd_group_is_custom("rbac.authorization.k8s.io"));
+	CHECK(!proxy_table_crd_group_is_custom("storagemigration.k8s.io"));
+	CHECK(proxy_table_crd_group_is_custom("example.com"));
+	/* whole names only: a custom group may end like a built-in one */
+	CHECK(proxy_table_crd_group_is_custom("apps.example.com"));
+	CHECK(proxy_table_crd_group_is_custom("batch.k8s.io"));
+	CHECK(proxy_table_crd_group_is_custom("app"));
+	CHECK(proxy_table_crd_group_is_custom("gateway.networking.k8s.io"));
+	CHECK(!proxy_table_crd_group_is_custom("networking.k8s.io"));
+	CHECK(!proxy_table_crd_group_is_custom("apiextensions.k8s.io"));
 }
 
 int main(void)
 {
 	test_negotiate();
-	test_human_age();
+	test_custom_groups();
 	test_pod_row();
 	test_configmap_row();
 	return check_done("table");

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "cache/json.h"
-#include "proxy/table/table_cols.h"
+#include "proxy/table/table_cols_int.h"
 #include "check.h"
 
 /* 2026-01-01T00:00:00Z */
@@ -25,13 +25,13 @@ static const char *cells(const char *group, const char *res, const char *obj)
 	static char out[4096];
 	struct json_doc d = JSON_DOC_INIT;
 	struct buf b = BUF_INIT;
-	const struct proxy_printer *p = proxy_printer_find(group, res);
+	const struct proxy_table_cols *p = proxy_table_cols_find(group, res);
 	out[0] = '\0';
 	if (!p || json_parse(&d, obj, strlen(obj), NULL, 0)) {
 		json_doc_free(&d);
 		return "(no printer or bad json)";
 	}
-	proxy_printer_cells(&b, p, &d, NOW);
+	proxy_table_cols_cells(&b, p, &d, NOW);
 	buf_addc(&b, '\0');
 	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	buf_free(&b);
@@ -45,7 +45,7 @@ static const char *selector(const char *sel)
 	struct json_doc d = JSON_DOC_INIT;
 	struct buf b = BUF_INIT;
 	CHECK(json_parse(&d, sel, strlen(sel), NULL, 0) == 0);
-	proxy_tc_selector(&b, &d, 0);
+	tc_selector(&b, &d, 0);
 	buf_addc(&b, '\0');
 	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	buf_free(&b);
@@ -58,11 +58,11 @@ static const char *selector(const char *sel)
 
 static void test_find(void)
 {
-	CHECK(proxy_printer_find("apps", "deployments") != NULL);
-	CHECK(proxy_printer_find("", "deployments") == NULL);
-	CHECK(proxy_printer_find("", "pods") != NULL);
-	CHECK(proxy_printer_find("example.com", "widgets") == NULL);
-	CHECK(proxy_printer_find("events.k8s.io", "events") != NULL);
+	CHECK(proxy_table_cols_find("apps", "deployments") != NULL);
+	CHECK(proxy_table_cols_find("", "deployments") == NULL);
+	CHECK(proxy_table_cols_find("", "pods") != NULL);
+	CHECK(proxy_table_cols_find("example.com", "widgets") == NULL);
+	CHECK(proxy_table_cols_find("events.k8s.io", "events") != NULL);
 }
 
 static void test_selector(void)
@@ -409,7 +409,7 @@ static void test_pods(void)
 static void test_columns_json(void)
 {
 	struct buf b = BUF_INIT;
-	proxy_printer_columns(&b, proxy_printer_find("", "secrets"));
+	proxy_table_cols_definitions(&b, proxy_table_cols_find("", "secrets"));
 	buf_addc(&b, '\0');
 	static const char head[] =
 		"[{\"name\":\"Name\",\"type\":\"string\",\"format\":\"name\"";
@@ -419,7 +419,8 @@ static void test_columns_json(void)
 		     "{\"name\":\"Type\",\"type\":\"string\",\"format\":\"\",\"description\":\"Used to facilitate programmatic handling of secret data."));
 	CHECK(b.p && strstr(b.p, "\"priority\":0}]"));
 	buf_free(&b);
-	proxy_printer_columns(&b, proxy_printer_find("apps", "deployments"));
+	proxy_table_cols_definitions(
+		&b, proxy_table_cols_find("apps", "deployments"));
 	buf_addc(&b, '\0');
 	CHECK(b.p &&
 	      strstr(b.p,

@@ -1,9 +1,11 @@
 /*
- * test_table_crd: custom resources' columns from their CRD: which groups
- * are custom, the columns found through an attached store of CRDs (the
- * CRD's version, a change of the CRD seen at its new resourceVersion,
- * detaching), each column type's cell, and allocation failure while
- * parsing a CRD. test_jsonpath covers the JSONPath subset and more cells.
+ * test_table_crd: custom resources' columns from their CRD: the columns
+ * found in a store of CRDs (the CRD's version, a change of the CRD seen at
+ * its new resourceVersion, the kept copies dropped), a Table's columns
+ * while a store is attached and after it is detached, each column type's
+ * cell, and allocation failure while parsing a CRD. test_table_jsonpath
+ * covers the JSONPath subset and more cells; test_table which groups are
+ * custom.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,8 @@
 #include "cache/obj.h"
 #include "cache/store.h"
 #include "config/alloc.h"
-#include "proxy/table/table_crd.h"
+#include "proxy/table/table.h"
+#include "proxy/table/table_crd_int.h"
 #include "check.h"
 
 /* 2026-01-01T00:00:00Z */
@@ -64,11 +67,11 @@ static void store_put(struct cache_store *s, unsigned rv, const char *col)
 }
 
 /* The columnDefinitions of c as a string (static). */
-static const char *columns(const struct proxy_crd_cols *c)
+static const char *columns(const struct proxy_table_crd_cols *c)
 {
 	static char out[4096];
 	struct buf b = BUF_INIT;
-	proxy_crd_columns(&b, c);
+	proxy_table_crd_definitions(&b, c);
 	buf_addc(&b, '\0');
 	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	buf_free(&b);
@@ -76,14 +79,14 @@ static const char *columns(const struct proxy_crd_cols *c)
 }
 
 /* The cells of obj under c (static). */
-static const char *cells(const struct proxy_crd_cols *c, const char *obj)
+static const char *cells(const struct proxy_table_crd_cols *c, const char *obj)
 {
 	static char out[4096];
 	struct json_doc d = JSON_DOC_INIT;
 	struct buf b = BUF_INIT;
 	out[0] = '\0';
 	if (json_parse(&d, obj, strlen(obj), NULL, 0) == 0) {
-		proxy_crd_cells(&b, c, &d, NOW);
+		proxy_table_crd_cells(&b, c, &d, NOW);
 		buf_addc(&b, '\0');
 		snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	}
@@ -92,32 +95,19 @@ static const char *cells(const struct proxy_crd_cols *c, const char *obj)
 	return out;
 }
 
-static void test_group(void)
-{
-	CHECK(!proxy_crd_group(""));
-	CHECK(!proxy_crd_group("apps"));
-	CHECK(!proxy_crd_group("rbac.authorization.k8s.io"));
-	CHECK(!proxy_crd_group("storagemigration.k8s.io"));
-	CHECK(proxy_crd_group("example.com"));
-	/* whole names only: a custom group may end like a built-in one */
-	CHECK(proxy_crd_group("apps.example.com"));
-	CHECK(proxy_crd_group("batch.k8s.io"));
-	CHECK(proxy_crd_group("app"));
-}
-
 static void test_store(void)
 {
 	struct cache_store *s = cache_store_new();
-	struct proxy_crd_cols *c;
+	struct proxy_table_crd_cols *c;
 	CHECK(s != NULL);
 	if (!s)
 		return;
-	/* nothing attached: the caller's NAME AGE */
-	CHECK(proxy_crd_cols_get(&widgets) == NULL);
-	proxy_crd_attach(s);
-	CHECK(proxy_crd_cols_get(&widgets) == NULL); /* no such CRD yet */
+	/* no store: the caller's NAME AGE */
+	CHECK(proxy_table_crd_cols_get(NULL, &widgets) == NULL);
+	CHECK(proxy_table_crd_cols_get(s, &widgets) ==
+	      NULL); /* no such CRD yet */
 	store_put(s, 5, "color");
-	c = proxy_crd_cols_get(&widgets);
+	c = proxy_table_crd_cols_get(s, &widgets);
 	CHECK(c != NULL);
 	if (c) {
 		CHECK(strstr(columns(c), "{\"name\":\"color\",\"type\":"
@@ -129,31 +119,81 @@ static void test_store(void)
 		CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"spec\":"
 				   "{\"color\":\"red\"}}"),
 			  "\"w\",\"red\"");
-		proxy_crd_cols_free(c);
+		proxy_table_crd_cols_free(c);
 	}
 	/* asked again: the same columns (from the parsed copy kept) */
-	c = proxy_crd_cols_get(&widgets);
+	c = proxy_table_crd_cols_get(s, &widgets);
 	CHECK(c && strstr(columns(c), "\"name\":\"color\""));
-	proxy_crd_cols_free(c);
+	proxy_table_crd_cols_free(c);
 	/* the CRD changes: its new columns at its new resourceVersion */
 	store_put(s, 6, "size");
-	c = proxy_crd_cols_get(&widgets);
+	c = proxy_table_crd_cols_get(s, &widgets);
 	CHECK(c && strstr(columns(c), "\"name\":\"size\"") &&
 	      !strstr(columns(c), "\"name\":\"color\""));
-	proxy_crd_cols_free(c);
+	proxy_table_crd_cols_free(c);
 	/* a version the CRD does not serve, a built-in group */
 	struct cache_kind v2 = widgets, apps = widgets;
 	v2.version = "v2";
 	apps.group = "";
-	CHECK(proxy_crd_cols_get(&v2) == NULL);
-	CHECK(proxy_crd_cols_get(&apps) == NULL);
+	CHECK(proxy_table_crd_cols_get(s, &v2) == NULL);
+	CHECK(proxy_table_crd_cols_get(s, &apps) == NULL);
 	/* a version without columns: NAME AGE */
 	v2.version = "v1alpha1";
-	c = proxy_crd_cols_get(&v2);
+	c = proxy_table_crd_cols_get(s, &v2);
 	CHECK(c && strstr(columns(c), "{\"name\":\"Age\",\"type\":\"date\""));
-	proxy_crd_cols_free(c);
-	proxy_crd_attach(NULL);
-	CHECK(proxy_crd_cols_get(&widgets) == NULL);
+	proxy_table_crd_cols_free(c);
+	/* the kept copies dropped: parsed again from the store */
+	proxy_table_crd_cache_clear();
+	c = proxy_table_crd_cols_get(s, &widgets);
+	CHECK(c && strstr(columns(c), "\"name\":\"size\""));
+	proxy_table_crd_cols_free(c);
+	cache_store_free(s);
+}
+
+/* The columnDefinitions of a one-widget Table, rendered through the
+ * wing's public header (static). */
+static const char *table_columns(void)
+{
+	static char out[8192];
+	static const char js[] =
+		"{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+		"\"metadata\":{\"name\":\"w\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{\"size\":\"big\"}}";
+	struct proxy_table_format f = { .form = PROXY_TABLE_FORM_TABLE,
+					.version = "v1",
+					.include = PROXY_TABLE_INCLUDE_NONE };
+	struct cache_obj *o =
+		cache_obj_parse(&widgets, js, strlen(js), false, NULL, 0);
+	struct buf b = BUF_INIT;
+	snprintf(out, sizeof(out), "(no object)");
+	if (!o)
+		return out;
+	proxy_table_render(&b, &widgets, &f, "{}", &o, 1, true, NOW);
+	buf_addc(&b, '\0');
+	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
+	buf_free(&b);
+	cache_obj_put(o);
+	return out;
+}
+
+/* Tables of a custom resource print its CRD's columns while the store is
+ * attached, NAME and AGE before and after. */
+static void test_attach(void)
+{
+	struct cache_store *s = cache_store_new();
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	store_put(s, 6, "size");
+	CHECK(strstr(table_columns(), "\"name\":\"Age\",\"type\":\"date\""));
+	CHECK(!strstr(table_columns(), "\"name\":\"size\""));
+	proxy_table_crd_attach(s);
+	CHECK(strstr(table_columns(), "\"name\":\"size\""));
+	CHECK(strstr(table_columns(), "\"cells\":[\"w\",\"big\"]"));
+	CHECK(!strstr(table_columns(), "\"name\":\"Age\""));
+	proxy_table_crd_attach(NULL);
+	CHECK(!strstr(table_columns(), "\"name\":\"size\""));
+	CHECK(strstr(table_columns(), "\"name\":\"Age\",\"type\":\"date\""));
 	cache_store_free(s);
 }
 
@@ -170,7 +210,8 @@ static void test_types(void)
 		"{\"name\":\"D\",\"type\":\"date\",\"jsonPath\":\".a\"},"
 		"{\"name\":\"X\",\"type\":\"colour\",\"jsonPath\":\".a\"}"
 		"]}]}}";
-	struct proxy_crd_cols *c = proxy_crd_cols_parse(def, strlen(def), "v1");
+	struct proxy_table_crd_cols *c =
+		proxy_table_crd_cols_parse(def, strlen(def), "v1");
 	CHECK(c != NULL);
 	if (!c)
 		return;
@@ -192,7 +233,7 @@ static void test_types(void)
 	CHECK_STR(cells(c, "{\"a\":null}"),
 		  "\"\",null,null,null,null,null,null");
 	CHECK_STR(cells(c, "{}"), "\"\",null,null,null,null,null,null");
-	proxy_crd_cols_free(c);
+	proxy_table_crd_cols_free(c);
 }
 
 /* Every allocation of a parse fails in turn: NULL, never a crash or a
@@ -205,11 +246,11 @@ static void test_alloc_failure(void)
 		"{\"name\":\"A\",\"type\":\"string\",\"jsonPath\":\".a\"},"
 		"{\"name\":\"B\",\"type\":\"integer\",\"jsonPath\":\".b\","
 		"\"description\":\"bee\",\"priority\":1}]}]}}";
-	struct proxy_crd_cols *c = NULL;
+	struct proxy_table_crd_cols *c = NULL;
 	int n, failed = 0;
 	for (n = 1; n < 200 && !c; n++) {
 		alloc_fail_after(n);
-		c = proxy_crd_cols_parse(def, strlen(def), "v1");
+		c = proxy_table_crd_cols_parse(def, strlen(def), "v1");
 		alloc_fail_after(0);
 		failed += !c;
 	}
@@ -220,7 +261,7 @@ static void test_alloc_failure(void)
 			     "{\"name\":\"B\",\"type\":\"integer\",\"format\":"
 			     "\"\",\"description\":\"bee\",\"priority\":1}]") !=
 		      NULL);
-		proxy_crd_cols_free(c);
+		proxy_table_crd_cols_free(c);
 	}
 	/* a version without columns gets AGE, made whole or not at all */
 	static const char bare[] =
@@ -229,7 +270,7 @@ static void test_alloc_failure(void)
 	failed = 0;
 	for (n = 1; n < 200 && !c; n++) {
 		alloc_fail_after(n);
-		c = proxy_crd_cols_parse(bare, strlen(bare), "v1");
+		c = proxy_table_crd_cols_parse(bare, strlen(bare), "v1");
 		alloc_fail_after(0);
 		failed += !c;
 		if (c && !strstr(columns(c), "{\"name\":\"Age\",\"type\":"
@@ -239,13 +280,13 @@ static void test_alloc_failure(void)
 		}
 	}
 	CHECK(failed > 0 && c != NULL);
-	proxy_crd_cols_free(c);
+	proxy_table_crd_cols_free(c);
 }
 
 int main(void)
 {
-	test_group();
 	test_store();
+	test_attach();
 	test_types();
 	test_alloc_failure();
 	return check_done("table_crd");

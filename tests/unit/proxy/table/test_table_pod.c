@@ -1,5 +1,5 @@
 /*
- * test_table_pod: proxy_pod_summary against kubectl's printPod rules, on
+ * test_table_pod: proxy_table_pod_summary against kubectl's printPod rules, on
  * crafted pods: READY with sidecars, STATUS from the phase, the pod's
  * reason, a scheduling gate, each kind of init container failure, the
  * last container first, "Completed" with a container still running,
@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "cache/json.h"
-#include "proxy/table/table_pod.h"
+#include "proxy/table/table_pod_int.h"
 #include "check.h"
 
 /* 2026-01-01T00:00:00Z */
@@ -19,7 +19,7 @@
 #define FIVE_MIN_AGO "2025-12-31T23:55:00Z"
 #define TWO_HOURS_AGO "2025-12-31T22:00:00Z"
 
-static struct proxy_pod_sum sum;
+static struct proxy_table_pod_summary sum;
 
 /* The summary of pod into sum; false when the JSON does not parse. */
 static bool summary(const char *pod)
@@ -30,7 +30,7 @@ static bool summary(const char *pod)
 		json_doc_free(&d);
 		return false;
 	}
-	proxy_pod_summary(&d, NOW, &sum);
+	proxy_table_pod_summary(&d, NOW, &sum);
 	json_doc_free(&d);
 	return true;
 }

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cache/json.h"
-#include "proxy/table/jsonpath.h"
-#include "proxy/table/table_crd.h"
+#include "proxy/table/table_jsonpath_int.h"
+#include "proxy/table/table_crd_int.h"
 #include "check.h"
 
 static const char obj[] =
@@ -31,7 +31,7 @@ static const char *sel(const char *path)
 	snprintf(out, sizeof(out), "(bad json)");
 	if (json_parse(&d, obj, strlen(obj), NULL, 0))
 		return out;
-	t = proxy_jsonpath_first(&d, 0, path);
+	t = proxy_table_jsonpath_first(&d, 0, path);
 	if (t < 0) {
 		snprintf(out, sizeof(out), "(none)");
 	} else {
@@ -70,12 +70,12 @@ static void test_paths(void)
 	CHECK_STR(sel(".spec.size.deeper"), "(none)");
 	CHECK_STR(sel(".spec.nothing"), "null");
 	/* outside the subset */
-	CHECK(proxy_jsonpath_check(".spec.size") == 0);
-	CHECK(proxy_jsonpath_check("spec.size") != 0);
-	CHECK(proxy_jsonpath_check("..size") != 0);
-	CHECK(proxy_jsonpath_check(".spec.items[x]") != 0);
-	CHECK(proxy_jsonpath_check(".spec.items[?(@.v =~ 1)]") != 0);
-	CHECK(proxy_jsonpath_check(".a[?(@.b==\"unterminated)]") != 0);
+	CHECK(proxy_table_jsonpath_check(".spec.size") == 0);
+	CHECK(proxy_table_jsonpath_check("spec.size") != 0);
+	CHECK(proxy_table_jsonpath_check("..size") != 0);
+	CHECK(proxy_table_jsonpath_check(".spec.items[x]") != 0);
+	CHECK(proxy_table_jsonpath_check(".spec.items[?(@.v =~ 1)]") != 0);
+	CHECK(proxy_table_jsonpath_check(".a[?(@.b==\"unterminated)]") != 0);
 	CHECK_STR(sel("..size"), "(none)");
 	CHECK_STR(sel(""), "(none)");
 }
@@ -104,12 +104,13 @@ static void test_crd_cells(void)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	struct buf b = BUF_INIT;
-	struct proxy_crd_cols *c = proxy_crd_cols_parse(crd, strlen(crd), "v1");
+	struct proxy_table_crd_cols *c =
+		proxy_table_crd_cols_parse(crd, strlen(crd), "v1");
 	CHECK(c != NULL);
 	CHECK(json_parse(&d, obj, strlen(obj), NULL, 0) == 0);
 	if (!c)
 		return;
-	proxy_crd_cells(&b, c, &d, NOW);
+	proxy_table_crd_cells(&b, c, &d, NOW);
 	buf_addc(&b, '\0');
 	CHECK_STR(
 		b.p,
@@ -117,7 +118,7 @@ static void test_crd_cells(void)
 		"\"{\\\"k\\\":[1,\\\"a\\\"]}\","
 		"\"60m\",\"\\u003cinvalid\\u003e\",\"\\u003cunknown\\u003e\",null,null");
 	buf_free(&b);
-	proxy_crd_columns(&b, c);
+	proxy_table_crd_definitions(&b, c);
 	buf_addc(&b, '\0');
 	CHECK(b.p &&
 	      strstr(b.p,
@@ -134,44 +135,33 @@ static void test_crd_cells(void)
 		      "[{\"name\":\"Name\",\"type\":\"string\",\"format\":\"name\"",
 		      40));
 	buf_free(&b);
-	proxy_crd_cols_free(c);
+	proxy_table_crd_cols_free(c);
 
 	/* a version without columns: AGE of the creation time */
-	c = proxy_crd_cols_parse(crd, strlen(crd), "v1beta1");
+	c = proxy_table_crd_cols_parse(crd, strlen(crd), "v1beta1");
 	CHECK(c != NULL);
 	if (c) {
-		proxy_crd_cells(&b, c, &d, NOW);
+		proxy_table_crd_cells(&b, c, &d, NOW);
 		buf_addc(&b, '\0');
 		CHECK_STR(b.p, "\"w\",\"24h\"");
 		buf_free(&b);
-		proxy_crd_columns(&b, c);
+		proxy_table_crd_definitions(&b, c);
 		buf_addc(&b, '\0');
 		CHECK(b.p &&
 		      strstr(b.p, "{\"name\":\"Age\",\"type\":\"date\""));
 		buf_free(&b);
-		proxy_crd_cols_free(c);
+		proxy_table_crd_cols_free(c);
 	}
 	/* a version the CRD lacks, or no CRD at all: the caller's default */
-	CHECK(proxy_crd_cols_parse(crd, strlen(crd), "v2") == NULL);
-	CHECK(proxy_crd_cols_parse("{}", 2, "v1") == NULL);
-	CHECK(proxy_crd_cols_parse("not json", 8, "v1") == NULL);
+	CHECK(proxy_table_crd_cols_parse(crd, strlen(crd), "v2") == NULL);
+	CHECK(proxy_table_crd_cols_parse("{}", 2, "v1") == NULL);
+	CHECK(proxy_table_crd_cols_parse("not json", 8, "v1") == NULL);
 	json_doc_free(&d);
-}
-
-static void test_groups(void)
-{
-	CHECK(proxy_crd_group("example.com"));
-	CHECK(proxy_crd_group("gateway.networking.k8s.io"));
-	CHECK(!proxy_crd_group(""));
-	CHECK(!proxy_crd_group("apps"));
-	CHECK(!proxy_crd_group("networking.k8s.io"));
-	CHECK(!proxy_crd_group("apiextensions.k8s.io"));
 }
 
 int main(void)
 {
 	test_paths();
 	test_crd_cells();
-	test_groups();
-	return check_done("jsonpath");
+	return check_done("table_jsonpath");
 }

@@ -1,9 +1,9 @@
 /*
- * jsonpath: a small recursive evaluator for the printer-column subset
- * (see jsonpath.h). The path is parsed into steps once per call; paths
+ * table_jsonpath: a small recursive evaluator for the printer-column subset
+ * (see table_jsonpath_int.h). The path is parsed into steps once per call; paths
  * are short and the objects small, so nothing is cached.
  */
-#include "proxy/table/jsonpath.h"
+#include "proxy/table/table_jsonpath_int.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -194,7 +194,7 @@ static int parse(const char *p, struct path *out)
 	return 0;
 }
 
-int proxy_jsonpath_check(const char *path)
+int proxy_table_jsonpath_check(const char *path)
 {
 	struct path *p = malloc(sizeof(*p));
 	int r = p ? parse(path, p) : -ENOMEM;
@@ -315,7 +315,8 @@ static int eval(const struct json_doc *d, int t, const struct path *p, int i)
 	return -1;
 }
 
-int proxy_jsonpath_first(const struct json_doc *d, int root, const char *path)
+int proxy_table_jsonpath_first(const struct json_doc *d, int root,
+			       const char *path)
 {
 	struct path *p = malloc(sizeof(*p));
 	char *inner = NULL;

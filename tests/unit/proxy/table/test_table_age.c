@@ -1,5 +1,5 @@
 /*
- * test_age: proxy_human_age against the rules of apimachinery's
+ * test_age: proxy_table_age_human against the rules of apimachinery's
  * duration.HumanDuration, at each boundary where the format changes:
  * seconds below 2m, minutes with seconds below 10m, minutes below 3h,
  * hours with minutes below 8h, hours below 48h, days with hours below
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "proxy/table/age.h"
+#include "proxy/table/table_age_int.h"
 #include "check.h"
 
 #define MIN 60
@@ -22,7 +22,7 @@ static const char *age(int64_t s)
 {
 	static char out[32];
 	memset(out, 'X', sizeof(out));
-	proxy_human_age(s, out, sizeof(out));
+	proxy_table_age_human(s, out, sizeof(out));
 	return out;
 }
 
@@ -82,13 +82,49 @@ static void test_years(void)
 	CHECK_STR(age(100 * YEAR), "100y");
 }
 
+/* Ages on both sides of each boundary, as one table. */
+static void test_cases(void)
+{
+	static const struct {
+		int64_t s;
+		const char *want;
+	} cases[] = {
+		{ -5, "<invalid>" },
+		{ -1, "0s" },
+		{ 0, "0s" },
+		{ 45, "45s" },
+		{ 119, "119s" },
+		{ 120, "2m" },
+		{ 165, "2m45s" },
+		{ 600, "10m" },
+		{ 605, "10m" },
+		{ 3 * 3600 - 1, "179m" },
+		{ 3 * 3600, "3h" },
+		{ 3 * 3600 + 60, "3h1m" },
+		{ 8 * 3600 + 60, "8h" },
+		{ 47 * 3600, "47h" },
+		{ 48 * 3600, "2d" },
+		{ 50 * 3600, "2d2h" },
+		{ 8 * 86400, "8d" },
+		{ 325 * 86400, "325d" },
+		{ 730 * 86400, "2y" },
+		{ 800 * 86400, "2y70d" },
+		{ 9 * 365 * 86400, "9y" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char out[32];
+		proxy_table_age_human(cases[i].s, out, sizeof(out));
+		CHECK_STR(out, cases[i].want);
+	}
+}
+
 /* The output is cut to the buffer, and stays a string. */
 static void test_short_buffer(void)
 {
 	char out[4];
-	proxy_human_age(2 * MIN + 45, out, sizeof(out));
+	proxy_table_age_human(2 * MIN + 45, out, sizeof(out));
 	CHECK_STR(out, "2m4");
-	proxy_human_age(-5, out, sizeof(out));
+	proxy_table_age_human(-5, out, sizeof(out));
 	CHECK_STR(out, "<in");
 }
 
@@ -100,5 +136,6 @@ int main(void)
 	test_days();
 	test_years();
 	test_short_buffer();
-	return check_done("age");
+	test_cases();
+	return check_done("table_age");
 }

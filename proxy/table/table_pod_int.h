@@ -1,9 +1,10 @@
 /*
- * table_pod: what the apiserver's printPod computes once for a pod's
- * READY, STATUS and RESTARTS cells, and whether its row is Completed.
+ * table_pod_int: what the apiserver's printPod computes once for a pod's
+ * READY, STATUS and RESTARTS cells, and whether its row is Completed
+ * (for table.c and table_cols_work.c). Pure: any thread.
  */
-#ifndef PROXY_TABLE_POD_H
-#define PROXY_TABLE_POD_H
+#ifndef PROXY_TABLE_POD_INT_H
+#define PROXY_TABLE_POD_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,7 +12,7 @@
 
 #include "cache/json.h"
 
-struct proxy_pod_sum {
+struct proxy_table_pod_summary {
 	int ready, total;  /* READY: ready/total (sidecars counted) */
 	char status[160];  /* STATUS: phase, reason, Init:..., Terminating */
 	char restarts[64]; /* RESTARTS: "3", or "3 (5m ago)" */
@@ -20,7 +21,7 @@ struct proxy_pod_sum {
 };
 
 /* Summarize the pod parsed in d (root at token 0), ages as of now. */
-void proxy_pod_summary(const struct json_doc *d, time_t now,
-		       struct proxy_pod_sum *out);
+void proxy_table_pod_summary(const struct json_doc *d, time_t now,
+			     struct proxy_table_pod_summary *out);
 
 #endif

@@ -1,11 +1,11 @@
 /*
- * age: how the apiserver prints an age (see age.h).
+ * table_age: how the apiserver prints an age (see table_age_int.h).
  */
-#include "proxy/table/age.h"
+#include "proxy/table/table_age_int.h"
 
 #include <stdio.h>
 
-void proxy_human_age(int64_t seconds, char *out, size_t outlen)
+void proxy_table_age_human(int64_t seconds, char *out, size_t outlen)
 {
 	/* Go's k8s.io/apimachinery/pkg/util/duration.HumanDuration */
 	if (seconds < -1) {
