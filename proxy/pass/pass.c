@@ -575,9 +575,10 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 		return MHD_YES;
 	}
 	if (pass->too_large)
-		return proxy_reply_error(c, PROXY_BadRequest,
-				   "the request body is larger than %d bytes",
-				   LIMIT_REQUEST_BODY_BYTES);
+		return proxy_reply_error(
+			c, PROXY_BadRequest,
+			"the request body is larger than %d bytes",
+			LIMIT_REQUEST_BODY_BYTES);
 	pthread_mutex_lock(&pass->lock);
 	enum pass_state st = pass->state;
 	if (st == PASS_NEW) {
@@ -596,8 +597,9 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 		pthread_mutex_unlock(&pool->lock);
 		pthread_mutex_unlock(&pass->lock);
 		if (stop)
-			return proxy_reply_error(c, PROXY_ServiceUnavailable,
-					   "informer-proxy is shutting down");
+			return proxy_reply_error(
+				c, PROXY_ServiceUnavailable,
+				"informer-proxy is shutting down");
 		wake_pool(pool);
 		return MHD_YES;
 	}
