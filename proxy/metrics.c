@@ -311,7 +311,7 @@ enum MHD_Result proxy_handle_metrics(struct proxy *p, struct MHD_Connection *c)
 	buf_printf(
 		&b,
 		"informer_proxy_build_info{version=\"%s\",commit=\"%s\"} 1\n",
-		config_version(), config_version_commit());
+		config_version_release(), config_version_commit());
 	struct MHD_Response *resp = proxy_request_from_buf(&b);
 	if (!resp)
 		return MHD_NO;
