@@ -1,6 +1,6 @@
 """Two proxies stacked, B -> A -> fake (B's --server is A's URL): real
 clients get the same answers through B as through A, and the fake still
-serves one LIST and one open WATCH per resource (issue 3, acceptance 5)."""
+serves one LIST and one open WATCH per resource."""
 import json
 import os
 import sys
@@ -62,9 +62,9 @@ class StackedProxies(unittest.TestCase):
         st = self.synced_stats
         # Clients of both proxies. Reads at resourceVersion=0 are answered from
         # the cache and cost the fake nothing. A read without resourceVersion
-        # must be as fresh as the fake (issue 3, "consistent reads"); it may cost
-        # at most one cheap probe at the fake (a limit=1 LIST is how the issue
-        # suggests it), never a relist or a new watch.
+        # must be as fresh as the fake (a consistent read); it may cost at most
+        # one cheap probe at the fake (a limit=1 LIST), never a relist or a new
+        # watch.
         api_b = c.python_core_api(self.b.url)
         api_a = c.python_core_api(self.a.url)
         for api in (api_a, api_b):
