@@ -26,7 +26,7 @@
 #include "cache/url.h"
 #include "config/alloc.h"
 #include "config/buf.h"
-#include "config/hist.h"
+#include "config/histogram.h"
 #include "config/limits.h"
 #include "config/log.h"
 

@@ -27,7 +27,7 @@
 #include "cache/scope.h"
 #include "cache/store.h"
 #include "cache/upstream.h"
-#include "config/hist.h"
+#include "config/histogram.h"
 
 enum cache_refl_relist_reason {
 	REFL_RELIST_EXPIRED,   /* the upstream answered 410 to a resume */
@@ -84,7 +84,7 @@ struct cache_resource {
 	/* the proxy's, observed without a lock: from an event's arrival to
 	 * its copy into a local watch's stream (seconds), and how many
 	 * events a watch was behind the history's head when it sent */
-	struct config_hist delivery_lag, watcher_lag;
+	struct config_histogram delivery_lag, watcher_lag;
 	/* Told after every published change, from the reflector thread,
 	 * while on_progress_ctx (atomic) is not NULL. Set before start. */
 	void (*on_progress)(void *ctx, struct cache_resource *r);

@@ -245,7 +245,7 @@ struct cache_obj *cache_scope_strip(const struct cache_scope *s,
 	}
 	for (int i = 0; i < s->nstrip; i++) {
 		char seg[8][256];
-		int n = config_path_split(s->strip[i], seg, 8);
+		int n = config_file_path_split(s->strip[i], seg, 8);
 		int obj = 0, par = 0, key = -1;
 		for (int k = 0; k < n && obj >= 0; k++) {
 			par = obj;

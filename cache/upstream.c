@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cache/upstream_creds.h"
-#include "config/hist.h"
+#include "config/histogram.h"
 #include "config/log.h"
 
 CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
@@ -87,8 +87,8 @@ long cache_upstream_get(const struct cache_upstream *up, const char *path,
 				      body, content_type, err, errlen);
 }
 
-static struct config_hist up_hist[CONFIG_NVERBS][CONFIG_HIST_NCODES];
-static const struct config_hist_bounds up_bounds = {
+static struct config_histogram up_hist[CONFIG_NVERBS][CONFIG_HISTOGRAM_NCODES];
+static const struct config_histogram_bounds up_bounds = {
 	.n = 14,
 	.le = { .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120 },
 	.unit = 1e-9,
@@ -98,8 +98,9 @@ void cache_upstream_observe(int verb, long code, double seconds)
 {
 	if (verb < 0 || verb >= CONFIG_NVERBS || verb == CONFIG_VERB_WATCH)
 		return;
-	config_hist_observe(&up_hist[verb][config_hist_code_slot(code)],
-			    &up_bounds, seconds, (uint64_t)(seconds * 1e9));
+	config_histogram_observe(
+		&up_hist[verb][config_histogram_code_slot(code)], &up_bounds,
+		seconds, (uint64_t)(seconds * 1e9));
 }
 
 void cache_upstream_metrics(struct buf *out)
@@ -111,16 +112,16 @@ void cache_upstream_metrics(struct buf *out)
 		   "watches excepted.\n# TYPE %s histogram\n",
 		   name, name);
 	for (int v = 0; v < CONFIG_NVERBS; v++)
-		for (int k = 0; k < CONFIG_HIST_NCODES; k++) {
-			if (!config_hist_count(&up_hist[v][k], &up_bounds))
+		for (int k = 0; k < CONFIG_HISTOGRAM_NCODES; k++) {
+			if (!config_histogram_count(&up_hist[v][k], &up_bounds))
 				continue;
 			char labels[64];
 			snprintf(labels, sizeof(labels),
 				 "verb=\"%s\",code=\"%s\"",
-				 config_hist_verb_name(v),
-				 config_hist_code_name(k));
-			config_hist_write(out, name, labels, &up_hist[v][k],
-					  &up_bounds);
+				 config_histogram_verb_name(v),
+				 config_histogram_code_name(k));
+			config_histogram_write(out, name, labels,
+					       &up_hist[v][k], &up_bounds);
 		}
 }
 
@@ -179,9 +180,9 @@ long cache_upstream_request(const struct cache_upstream *up, const char *method,
 			 curl_easy_strerror(rc));
 	/* a GET with limit= is a LIST (the RV probes); others name one */
 	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &took);
-	cache_upstream_observe(
-		config_hist_verb(method, !strstr(path, "limit="), false), code,
-		took);
+	cache_upstream_observe(config_histogram_verb_slot(
+				       method, !strstr(path, "limit="), false),
+			       code, took);
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
 	buf_free(&url);

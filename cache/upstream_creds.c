@@ -133,15 +133,15 @@ int cache_upstream_creds_apply(const struct config_upstream *cup, CURL *h,
 			 curl_easy_strerror(c));
 		return c == CURLE_OUT_OF_MEMORY ? -ENOMEM : -ENOTSUP;
 	}
-	if (!with_token || !config_upstream_has_token(up))
+	if (!with_token || !config_creds_has_token(up))
 		return 0;
 	memcpy(hdr, "Authorization: Bearer ", 22);
-	rc = config_upstream_token(up, hdr + 22, sizeof(hdr) - 22);
+	rc = config_creds_token_get(up, hdr + 22, sizeof(hdr) - 22);
 	if (rc) {
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "out of memory");
 		else
-			config_upstream_token_error(up, err, errlen);
+			config_creds_token_explain(up, err, errlen);
 		return rc;
 	}
 	struct curl_slist *l = curl_slist_append(*headers, hdr);

@@ -1,5 +1,5 @@
 /*
- * upstream_creds: the loaded upstream credentials (config/kubeconfig.h)
+ * upstream_creds: the loaded upstream credentials (config/upstream.h)
  * applied to one libcurl transfer.
  *
  * config/ resolves what to trust and whom to present as plain data; this

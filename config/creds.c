@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +23,10 @@
 #include <unistd.h>
 
 #include "config/alloc.h"
+#include "config/error.h"
+#include "config/read.h"
 
 #define TOKEN_RECHECK_SECONDS 60
-
-void config_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static void wipe_str(char *s)
 {
@@ -45,63 +36,9 @@ static void wipe_str(char *s)
 	free(s);
 }
 
-/* ---- shared with kubeconfig.c ----------------------------------------- */
+/* ---- token --------------------------------------------------------------- */
 
-int config_upstream_read_file(const char *path, size_t max, char **out,
-			      size_t *lenp, struct stat *stp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	int rc = 0;
-	char *p = NULL;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rc = -EISDIR;
-		goto out;
-	}
-	if (st.st_size > (off_t)max) {
-		rc = -EFBIG;
-		goto out;
-	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	p = xmalloc(cap);
-	if (!p) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, p + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == cap - 1)
-			break; /* grew since fstat: keep what it said */
-	}
-	p[len] = '\0';
-	*out = p;
-	p = NULL;
-	if (lenp)
-		*lenp = len;
-	if (stp)
-		*stp = st;
-out:
-	free(p);
-	close(fd);
-	return rc;
-}
-
-bool config_upstream_token_ok(const char *s)
+bool config_creds_token_valid(const char *s)
 {
 	for (; *s; s++)
 		if (*s <= ' ' || *s == 0x7f)
@@ -109,9 +46,7 @@ bool config_upstream_token_ok(const char *s)
 	return true;
 }
 
-/* ---- token --------------------------------------------------------------- */
-
-bool config_upstream_has_token(const struct config_upstream *up)
+bool config_creds_has_token(const struct config_upstream *up)
 {
 	/* atomic: a SIGHUP reload may swap either pointer (override.c) */
 	return __atomic_load_n(&up->token, __ATOMIC_ACQUIRE) ||
@@ -152,8 +87,8 @@ static int token_refresh(struct config_upstream *up)
 	/* Whatever happens next, the old token is not handed out again. */
 	wipe_str(up->cached_token);
 	up->cached_token = NULL;
-	rc = config_upstream_read_file(up->token_file, CONFIG_TOKEN_MAX_BYTES,
-				       &text, &len, &st);
+	rc = config_read_file(up->token_file, CONFIG_TOKEN_MAX_BYTES, &text,
+			      &len, &st);
 	if (rc) {
 		if (rc == -EFBIG)
 			snprintf(up->tok_err, sizeof(up->tok_err),
@@ -175,7 +110,7 @@ static int token_refresh(struct config_upstream *up)
 		rc = -EINVAL;
 		snprintf(up->tok_err, sizeof(up->tok_err),
 			 "token file %s is empty", up->token_file);
-	} else if (!config_upstream_token_ok(text + b)) {
+	} else if (!config_creds_token_valid(text + b)) {
 		rc = -EINVAL;
 		snprintf(up->tok_err, sizeof(up->tok_err),
 			 "token file %s: the token contains spaces or control "
@@ -197,7 +132,7 @@ static int token_refresh(struct config_upstream *up)
 	return rc;
 }
 
-int config_upstream_token(struct config_upstream *up, char *out, size_t outlen)
+int config_creds_token_get(struct config_upstream *up, char *out, size_t outlen)
 {
 	int rc;
 	if (outlen)
@@ -217,7 +152,7 @@ int config_upstream_token(struct config_upstream *up, char *out, size_t outlen)
 	return rc;
 }
 
-int config_upstream_token_reread(struct config_upstream *up)
+int config_creds_token_reread(struct config_upstream *up)
 {
 	int rc = -ENOENT;
 	pthread_mutex_lock(&up->lock);
@@ -229,8 +164,8 @@ int config_upstream_token_reread(struct config_upstream *up)
 	return rc;
 }
 
-void config_upstream_token_error(struct config_upstream *up, char *out,
-				 size_t outlen)
+void config_creds_token_explain(struct config_upstream *up, char *out,
+				size_t outlen)
 {
 	if (!outlen)
 		return;
@@ -241,6 +176,22 @@ void config_upstream_token_error(struct config_upstream *up, char *out,
 	pthread_mutex_lock(&up->lock);
 	snprintf(out, outlen, "%s", up->tok_err);
 	pthread_mutex_unlock(&up->lock);
+}
+
+int config_creds_token_check(struct config_upstream *up, const char *prefix,
+			     char *err, size_t errlen)
+{
+	char tok[1];
+	if (!up->token_file || up->token)
+		return 0;
+	int rc = config_creds_token_get(up, tok, 0);
+	if (rc == -ERANGE || rc == 0)
+		return 0;
+	if (rc == -ENOMEM)
+		config_error_format(err, errlen, "out of memory");
+	else
+		config_error_format(err, errlen, "%s%s", prefix, up->tok_err);
+	return rc;
 }
 
 /* ---- describe ---------------------------------------------------------- */
@@ -258,8 +209,8 @@ static const char *pem_desc(const struct config_pem *p, char *tmp,
 	return tmp;
 }
 
-void config_upstream_describe(const struct config_upstream *up, char *out,
-			      size_t outlen)
+void config_creds_describe(const struct config_upstream *up, char *out,
+			   size_t outlen)
 {
 	char ca[PATH_MAX + 32], auth[PATH_MAX + 64], tls[300] = "";
 	bool https = up->server && strncmp(up->server, "https://", 8) == 0;
@@ -294,7 +245,7 @@ void config_upstream_describe(const struct config_upstream *up, char *out,
 			 "; WARNING: insecure-skip-tls-verify, the server's "
 			 "certificate is not checked" :
 			 "",
-		 !https && config_upstream_has_token(up) ?
+		 !https && config_creds_has_token(up) ?
 			 "; WARNING: the token is sent over plain http" :
 			 "");
 }

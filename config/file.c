@@ -12,7 +12,8 @@
 #include <yaml.h>
 
 #include "config/alloc.h"
-#include "config/creds.h"
+#include "config/error.h"
+#include "config/read.h"
 #include "config/yaml.h"
 
 #define CONFIG_FILE_MAX_BYTES (1 << 20)
@@ -46,8 +47,9 @@ fail(struct fdoc *f, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	config_errf(f->err, f->errlen, "%s:%zu:%zu: %s", f->path,
-		    n->start_mark.line + 1, n->start_mark.column + 1, msg);
+	config_error_format(f->err, f->errlen, "%s:%zu:%zu: %s", f->path,
+			    n->start_mark.line + 1, n->start_mark.column + 1,
+			    msg);
 	return -EINVAL;
 }
 
@@ -133,7 +135,7 @@ static bool label_key(const char *s)
 	return true;
 }
 
-int config_path_split(const char *path, char (*seg)[256], int max)
+int config_file_path_split(const char *path, char (*seg)[256], int max)
 {
 	int n = 0;
 	size_t w = 0;
@@ -174,7 +176,7 @@ static const char *const unstrippable[] = {
 static int check_strip(struct fdoc *f, const yaml_node_t *n, const char *v)
 {
 	char seg[8][256];
-	int ns = config_path_split(v, seg, 8);
+	int ns = config_file_path_split(v, seg, 8);
 	if (ns < 0)
 		return fail(f, n,
 			    "stripFields: \"%s\" is not a dotted path "
@@ -184,7 +186,7 @@ static int check_strip(struct fdoc *f, const yaml_node_t *n, const char *v)
 	for (size_t i = 0; i < sizeof(unstrippable) / sizeof(*unstrippable);
 	     i++) {
 		char u[2][256];
-		int nu = config_path_split(unstrippable[i], u, 2);
+		int nu = config_file_path_split(unstrippable[i], u, 2);
 		bool prefix = true;
 		for (int k = 0; k < nu && k < ns; k++)
 			prefix = prefix && !strcmp(u[k], seg[k]);
@@ -357,8 +359,8 @@ static int load_root(struct fdoc *f, struct config_file *out)
 {
 	yaml_node_t *root = yaml_document_get_root_node(&f->doc);
 	if (!root) {
-		config_errf(f->err, f->errlen, "%s: empty configuration",
-			    f->path);
+		config_error_format(f->err, f->errlen,
+				    "%s: empty configuration", f->path);
 		return -EINVAL;
 	}
 	if (root->type != YAML_MAPPING_NODE)
@@ -400,25 +402,27 @@ int config_file_load(const char *path, struct config_file *out, char *err,
 	size_t len;
 	bool parsed = false;
 	memset(out, 0, sizeof(*out));
-	int rc = config_upstream_read_file(path, CONFIG_FILE_MAX_BYTES, &text,
-					   &len, NULL);
+	int rc = config_read_file(path, CONFIG_FILE_MAX_BYTES, &text, &len,
+				  NULL);
 	if (rc) {
-		config_errf(err, errlen, "--config %s: cannot read: %s", path,
-			    rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
+		config_error_format(
+			err, errlen, "--config %s: cannot read: %s", path,
+			rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
 		goto out;
 	}
 	struct config_yaml_error why;
 	if ((rc = config_yaml_load(&f.doc, text, len, &why))) {
 		if (rc == -EINVAL)
-			config_errf(err, errlen, "%s:%zu:%zu: invalid YAML: %s",
-				    path, why.line, why.column, why.problem);
+			config_error_format(
+				err, errlen, "%s:%zu:%zu: invalid YAML: %s",
+				path, why.line, why.column, why.problem);
 		goto out;
 	}
 	parsed = true;
 	rc = load_root(&f, out);
 out:
 	if (rc == -ENOMEM)
-		config_errf(err, errlen, "out of memory");
+		config_error_format(err, errlen, "out of memory");
 	if (parsed)
 		yaml_document_delete(&f.doc);
 	free(text);
@@ -434,7 +438,7 @@ static void free_list(char **v)
 	free(v);
 }
 
-void config_scope_free(struct config_scope *s)
+void config_file_scope_free(struct config_scope *s)
 {
 	free(s->resource);
 	free(s->where);
@@ -451,7 +455,7 @@ void config_scope_free(struct config_scope *s)
 void config_file_free(struct config_file *f)
 {
 	for (int i = 0; f->res && i < f->nres; i++)
-		config_scope_free(&f->res[i]);
+		config_file_scope_free(&f->res[i]);
 	free(f->res);
 	for (int i = 0; i < f->nglobals; i++) {
 		free(f->globals[i].key);
@@ -481,7 +485,8 @@ static int dup_list(char ***dst, char *const *src, int n)
 	return 0;
 }
 
-int config_scope_copy(struct config_scope *dst, const struct config_scope *src)
+int config_file_scope_copy(struct config_scope *dst,
+			   const struct config_scope *src)
 {
 	memset(dst, 0, sizeof(*dst));
 	dst->nnamespaces = src->nnamespaces;
@@ -496,7 +501,7 @@ int config_scope_copy(struct config_scope *dst, const struct config_scope *src)
 	    dup_str(&dst->field_where, src->field_where) ||
 	    dup_list(&dst->strip, src->strip, src->nstrip) ||
 	    dup_list(&dst->indexes, src->indexes, src->nindexes)) {
-		config_scope_free(dst);
+		config_file_scope_free(dst);
 		return -ENOMEM;
 	}
 	return 0;
@@ -517,8 +522,8 @@ static bool list_eq(char *const *a, int na, char *const *b, int nb)
 	return true;
 }
 
-bool config_scope_equal(const struct config_scope *a,
-			const struct config_scope *b)
+bool config_file_scope_equal(const struct config_scope *a,
+			     const struct config_scope *b)
 {
 	return str_eq(a->resource, b->resource) &&
 	       list_eq(a->namespaces, a->nnamespaces, b->namespaces,

@@ -66,16 +66,17 @@ int config_file_load(const char *path, struct config_file *out, char *err,
 void config_file_free(struct config_file *f);
 
 /* A deep copy of src into dst. Returns 0 or -ENOMEM (dst then empty). */
-int config_scope_copy(struct config_scope *dst, const struct config_scope *src);
-void config_scope_free(struct config_scope *s);
+int config_file_scope_copy(struct config_scope *dst,
+			   const struct config_scope *src);
+void config_file_scope_free(struct config_scope *s);
 /* Whether a and b ask for the same cache (where ignored). */
-bool config_scope_equal(const struct config_scope *a,
-			const struct config_scope *b);
+bool config_file_scope_equal(const struct config_scope *a,
+			     const struct config_scope *b);
 
 /* Split a stripFields path into its segments: "\." is a literal dot.
  * Returns the number of segments (at most max), or -EINVAL for an empty
  * segment, a trailing backslash or more than max segments. Each segment
  * is written into seg[i] (cap bytes each) unescaped. */
-int config_path_split(const char *path, char (*seg)[256], int max);
+int config_file_path_split(const char *path, char (*seg)[256], int max);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config/alloc.h"
-#include "config/kubeconfig.h"
+#include "config/source.h"
 #include "config/limits.h"
 #include "config/version.h"
 
@@ -59,7 +59,7 @@ static const struct flag flags[] = {
 	  .help = "kubeconfig context", .note = "its current-context" },
 	{ FLAG("serviceaccount-dir", F_STR, OFF(serviceaccount_dir), 0, 0),
 	  .help = "in-cluster token and ca.crt directory",
-	  .note = CONFIG_INCLUSTER_ROOT },
+	  .note = CONFIG_SOURCE_INCLUSTER_ROOT },
 	{ FLAG("server", F_STR, OFF(server), 0, 0),
 	  .help = "upstream apiserver URL, overriding the kubeconfig's (http:// or https://)" },
 	{ FLAG("resources", F_LIST, OFF(resources), 0, 0),
@@ -208,7 +208,8 @@ static void default_text(const struct flag *f, char *out, size_t outlen)
 		out[0] = '\0';
 }
 
-void config_flags_usage(FILE *out)
+/* The --help text, every flag with its default, to out. */
+static void usage(FILE *out)
 {
 	char def[256];
 	fprintf(out,
@@ -415,8 +416,8 @@ static int apply_file(struct config *cfg, const char *path, char *err,
 			break;
 		}
 		char *r = xstrdup(f.res[i].resource);
-		if (!r || config_scope_copy(&cfg->scopes[cfg->nresources],
-					    &f.res[i])) {
+		if (!r || config_file_scope_copy(&cfg->scopes[cfg->nresources],
+						 &f.res[i])) {
 			free(r);
 			rc = -ENOMEM;
 			break;
@@ -468,12 +469,13 @@ int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			config_flags_usage(stdout);
+			usage(stdout);
 			return 1;
 		}
 		if (!strcmp(a, "--version")) {
 			const char *commit = config_version_commit();
-			printf("informer-proxy %s%s%s%s\n", config_version(),
+			printf("informer-proxy %s%s%s%s\n",
+			       config_version_release(),
 			       commit[0] ? " (commit " : "", commit,
 			       commit[0] ? ")" : "");
 			return 1;
@@ -568,7 +570,7 @@ void config_flags_free(struct config *cfg)
 	free(cfg->config_file);
 	for (int i = 0; i < cfg->nresources; i++) {
 		free(cfg->resources[i]);
-		config_scope_free(&cfg->scopes[i]);
+		config_file_scope_free(&cfg->scopes[i]);
 	}
 	memset(cfg, 0, sizeof(*cfg));
 }

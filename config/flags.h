@@ -80,8 +80,9 @@ struct config {
 	int shutdown_grace; /* seconds SIGTERM waits for open requests */
 };
 
-/* Parse argv into cfg (defaults first). Returns 0, 1 when --help or
- * --version was printed, or -EINVAL with err set. */
+/* Parse argv into cfg (defaults first). Returns 0, 1 when --help (every
+ * flag with its default) or --version was printed to stdout, or -EINVAL
+ * with err set. */
 int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen);
 void config_flags_free(struct config *cfg);
@@ -93,7 +94,5 @@ void config_flags_free(struct config *cfg);
  */
 int config_flags_changed(const struct config *a, const struct config *b,
 			 char *out, size_t outlen);
-/* The --help text, every flag with its default, to out. */
-void config_flags_usage(FILE *out);
 
 #endif

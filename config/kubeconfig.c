@@ -1,7 +1,8 @@
 /*
- * kubeconfig: upstream credentials from a kubeconfig, the in-cluster
- * service account or --server alone (see kubeconfig.h). What is done with
- * them at run time, the token file cache included, is config/creds.c.
+ * kubeconfig: a kubeconfig file read into a struct config_upstream (see
+ * kubeconfig.h). Which file, and what else may supply the upstream, is
+ * config/source.c; the URL rules are config/upstream.c; what is done
+ * with the credentials at run time is config/creds.c.
  *
  * The kubeconfig is read with libyaml's document API. We follow client-go
  * (k8s.io/client-go/tools/clientcmd) where it matters: relative paths are
@@ -17,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,62 +28,12 @@
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/creds.h"
+#include "config/error.h"
+#include "config/read.h"
 #include "config/yaml.h"
 
 #define KUBECONFIG_MAX_BYTES (16 << 20)
 
-
-static void wipe_free(void *p, size_t n)
-{
-	if (!p)
-		return;
-	explicit_bzero(p, n);
-	free(p);
-}
-
-static void wipe_str(char *s)
-{
-	if (s)
-		wipe_free(s, strlen(s));
-}
-
-static void pem_free(struct config_pem *pem, bool secret)
-{
-	free(pem->path);
-	if (secret)
-		wipe_free(pem->data, pem->len);
-	else
-		free(pem->data);
-	*pem = (struct config_pem){ 0 };
-}
-
-static void upstream_init(struct config_upstream *up)
-{
-	*up = (struct config_upstream){ 0 };
-	pthread_mutex_init(&up->lock, NULL);
-	up->lock_ready = true;
-}
-
-void config_upstream_free(struct config_upstream *up)
-{
-	if (!up)
-		return;
-	free(up->server);
-	free(up->tls_server_name);
-	free(up->url_base);
-	pem_free(&up->ca, false);
-	pem_free(&up->cert, false);
-	pem_free(&up->key, true);
-	wipe_str(up->token);
-	free(up->token_file);
-	free(up->source);
-	free(up->connect_to);
-	wipe_str(up->cached_token);
-	if (up->lock_ready)
-		pthread_mutex_destroy(&up->lock);
-	explicit_bzero(up->tok_err, sizeof(up->tok_err));
-	*up = (struct config_upstream){ 0 };
-}
 
 /* ---- paths and URLs ---------------------------------------------------- */
 
@@ -119,102 +69,6 @@ static int dir_of(const char *path, char *dir, size_t dirlen)
 				 (int)(slash - path), path) :
 			snprintf(dir, dirlen, "%s", cwd);
 	return n >= 0 && n < (int)dirlen ? 0 : -ENAMETOOLONG;
-}
-
-/* Accept "http(s)://host[:port][/path]" or a bare "host[:port]" (https,
- * as client-go does); store it without trailing slashes. */
-static int set_server(struct config_upstream *up, const char *url,
-		      const char *what, char *err, size_t errlen)
-{
-	const char *sep = strstr(url, "://");
-	size_t n = strlen(url);
-	char *s;
-	if (sep && strncmp(url, "https://", 8) != 0 &&
-	    strncmp(url, "http://", 7) != 0) {
-		config_errf(err, errlen,
-			    "%s: server \"%s\": only http:// and https:// "
-			    "are supported",
-			    what, url);
-		return -EINVAL;
-	}
-	while (n && url[n - 1] == '/')
-		n--;
-	size_t hostoff = sep ? (size_t)(sep - url) + 3 : 0;
-	if (n <= hostoff || url[hostoff] == '/' || url[hostoff] == ':') {
-		config_errf(err, errlen, "%s: server \"%s\" has no host", what,
-			    url);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f) {
-			config_errf(err, errlen,
-				    "%s: server URL contains spaces or "
-				    "control characters",
-				    what);
-			return -EINVAL;
-		}
-	}
-	if (sep) {
-		s = xstrndup(url, n);
-	} else {
-		s = xmalloc(n + 9);
-		if (s)
-			snprintf(s, n + 9, "https://%.*s", (int)n, url);
-	}
-	if (!s)
-		return -ENOMEM;
-	free(up->server);
-	up->server = s;
-	return 0;
-}
-
-/* url_base and connect_to from server and tls_server_name. */
-static int compute_url_base(struct config_upstream *up)
-{
-	free(up->url_base);
-	up->url_base = NULL;
-	free(up->connect_to);
-	up->connect_to = NULL;
-	bool https = strncmp(up->server, "https://", 8) == 0;
-	if (!up->tls_server_name || !https) {
-		up->url_base = xstrdup(up->server);
-		return up->url_base ? 0 : -ENOMEM;
-	}
-	/* https://HOST[:PORT][/path] with HOST possibly [v6] */
-	const char *host = up->server + 8, *hend, *port = "443", *path;
-	size_t portlen = 3;
-	if (*host == '[') {
-		hend = strchr(host, ']');
-		hend = hend ? hend + 1 : host + strlen(host);
-	} else {
-		hend = host + strcspn(host, ":/");
-	}
-	path = hend + strcspn(hend, "/");
-	if (*hend == ':') {
-		port = hend + 1;
-		portlen = (size_t)(path - port);
-	}
-	size_t n = strlen(up->tls_server_name) + portlen + strlen(path) + 16;
-	char *base = xmalloc(n);
-	size_t cn = strlen(up->tls_server_name) + 2 * portlen +
-		    (size_t)(hend - host) + 4;
-	char *ct = xmalloc(cn);
-	int rc = -ENOMEM;
-	if (!base || !ct)
-		goto out;
-	snprintf(base, n, "https://%s:%.*s%s", up->tls_server_name,
-		 (int)portlen, port, path);
-	snprintf(ct, cn, "%s:%.*s:%.*s:%.*s", up->tls_server_name, (int)portlen,
-		 port, (int)(hend - host), host, (int)portlen, port);
-	up->connect_to = ct;
-	ct = NULL; /* up owns it now */
-	up->url_base = base;
-	base = NULL;
-	rc = 0;
-out:
-	free(base);
-	free(ct);
-	return rc;
 }
 
 /* ---- YAML helpers ------------------------------------------------------- */
@@ -285,16 +139,16 @@ static int get_str(struct kdoc *k, yaml_node_t *m, const char *key,
 	if (!node_set(n))
 		return 0;
 	if (n->type != YAML_SCALAR_NODE) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: %s: %s must be a string", k->path,
-			    where, key);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: %s: %s must be a string",
+				    k->path, where, key);
 		return -EINVAL;
 	}
 	if (strlen((char *)n->data.scalar.value) != n->data.scalar.length) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: %s: %s contains a NUL "
-			    "character",
-			    k->path, where, key);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: %s: %s contains a NUL "
+				    "character",
+				    k->path, where, key);
 		return -EINVAL;
 	}
 	*out = (const char *)n->data.scalar.value;
@@ -321,9 +175,9 @@ static int get_bool(struct kdoc *k, yaml_node_t *m, const char *key,
 		if (!strcmp(v, no[i]))
 			return 0;
 	}
-	config_errf(k->err, k->errlen,
-		    "kubeconfig %s: %s: %s must be true or false", k->path,
-		    where, key);
+	config_error_format(k->err, k->errlen,
+			    "kubeconfig %s: %s: %s must be true or false",
+			    k->path, where, key);
 	return -EINVAL;
 }
 
@@ -366,8 +220,9 @@ static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
 	if (!node_set(seq))
 		return 0;
 	if (seq->type != YAML_SEQUENCE_NODE) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: %s must be a list", k->path, list);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: %s must be a list", k->path,
+				    list);
 		return -EINVAL;
 	}
 	for (yaml_node_item_t *i = seq->data.sequence.items.start;
@@ -379,10 +234,10 @@ static int find_named(struct kdoc *k, yaml_node_t *root, const char *list,
 			continue;
 		yaml_node_t *in = map_get(k, e, inner);
 		if (node_set(in) && in->type != YAML_MAPPING_NODE) {
-			config_errf(k->err, k->errlen,
-				    "kubeconfig %s: %s \"%s\": %s "
-				    "must be a mapping",
-				    k->path, list, name, inner);
+			config_error_format(k->err, k->errlen,
+					    "kubeconfig %s: %s \"%s\": %s "
+					    "must be a mapping",
+					    k->path, list, name, inner);
 			return -EINVAL;
 		}
 		/* An entry with no body stays NULL: map_get finds nothing. */
@@ -401,14 +256,15 @@ static int file_field(struct kdoc *k, const char *where, const char *field,
 {
 	char *p = path_join(k->dir, value);
 	if (!p) {
-		config_errf(k->err, k->errlen, "out of memory");
+		config_error_format(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
-		config_errf(k->err, k->errlen, "kubeconfig %s: %s: %s %s: %s",
-			    k->path, where, field, p, strerror(e));
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: %s: %s %s: %s", k->path,
+				    where, field, p, strerror(e));
 		free(p);
 		return -e;
 	}
@@ -427,7 +283,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	struct buf b = BUF_INIT;
 	int rc;
 	if (!clean) {
-		config_errf(k->err, k->errlen, "out of memory");
+		config_error_format(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -440,7 +296,7 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	}
 	rc = buf_base64url_decode(clean, m, &b);
 	if (rc == -ENOMEM) {
-		config_errf(k->err, k->errlen, "out of memory");
+		config_error_format(k->err, k->errlen, "out of memory");
 		goto out;
 	}
 	if (rc || !b.len)
@@ -449,14 +305,14 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	char *data = buf_steal(&b, &len);
 	if (!data) {
 		rc = -ENOMEM;
-		config_errf(k->err, k->errlen, "out of memory");
+		config_error_format(k->err, k->errlen, "out of memory");
 		goto out;
 	}
 	if (!memmem(data, len, "-----BEGIN ", 11)) {
 		if (secret)
 			explicit_bzero(data, len);
 		free(data);
-		config_errf(
+		config_error_format(
 			k->err, k->errlen,
 			"kubeconfig %s: %s: %s decodes to "
 			"something that is not PEM (no -----BEGIN line); is it "
@@ -471,9 +327,9 @@ static int data_field(struct kdoc *k, const char *where, const char *field,
 	goto out;
 bad:
 	rc = -EINVAL;
-	config_errf(k->err, k->errlen,
-		    "kubeconfig %s: %s: %s is not valid base64", k->path, where,
-		    field);
+	config_error_format(k->err, k->errlen,
+			    "kubeconfig %s: %s: %s is not valid base64",
+			    k->path, where, field);
 out:
 	if (b.p && secret)
 		explicit_bzero(b.p, b.cap);
@@ -495,10 +351,10 @@ static int pem_field(struct kdoc *k, yaml_node_t *m, const char *where,
 	    (rc = get_str(k, m, datakey, where, &data)))
 		return rc;
 	if (file && data) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: %s: both %s and %s are "
-			    "set; keep one",
-			    k->path, where, field, datakey);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: %s: both %s and %s are "
+				    "set; keep one",
+				    k->path, where, field, datakey);
 		return -EINVAL;
 	}
 	if (data)
@@ -518,7 +374,7 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 	if ((rc = get_str(k, c, "proxy-url", where, &proxy)))
 		return rc;
 	if (proxy) {
-		config_errf(
+		config_error_format(
 			k->err, k->errlen,
 			"kubeconfig %s: %s sets proxy-url, which "
 			"informer-proxy does not support; remove it or reach the "
@@ -532,31 +388,34 @@ static int load_cluster(struct kdoc *k, yaml_node_t *c, const char *name,
 			   &up->insecure_skip_tls_verify)))
 		return rc;
 	if (!server && need_server) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: %s has no server; set "
-			    "clusters[].cluster.server or pass --server",
-			    k->path, where);
+		config_error_format(
+			k->err, k->errlen,
+			"kubeconfig %s: %s has no server; set "
+			"clusters[].cluster.server or pass --server",
+			k->path, where);
 		return -EINVAL;
 	}
 	if (server) {
 		char what[PATH_MAX + 320];
 		snprintf(what, sizeof(what), "kubeconfig %s: %s", k->path,
 			 where);
-		if ((rc = set_server(up, server, what, k->err, k->errlen))) {
+		if ((rc = config_upstream_set_server(up, server, what, k->err,
+						     k->errlen))) {
 			if (rc == -ENOMEM)
-				config_errf(k->err, k->errlen, "out of memory");
+				config_error_format(k->err, k->errlen,
+						    "out of memory");
 			return rc;
 		}
 	}
 	if (tls && !(up->tls_server_name = xstrdup(tls))) {
-		config_errf(k->err, k->errlen, "out of memory");
+		config_error_format(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if ((rc = pem_field(k, c, where, "certificate-authority", &up->ca,
 			    false)))
 		return rc;
 	if (up->insecure_skip_tls_verify && (up->ca.path || up->ca.data)) {
-		config_errf(
+		config_error_format(
 			k->err, k->errlen,
 			"kubeconfig %s: %s: a certificate "
 			"authority together with insecure-skip-tls-verify is not "
@@ -594,7 +453,7 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 	     i < sizeof(unsupported_user) / sizeof(unsupported_user[0]); i++) {
 		if (!node_set(map_get(k, u, unsupported_user[i].field)))
 			continue;
-		config_errf(
+		config_error_format(
 			k->err, k->errlen,
 			"kubeconfig %s: %s sets %s (%s), which "
 			"informer-proxy does not support; use token, tokenFile or "
@@ -609,7 +468,7 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 		return rc;
 	if (!(up->cert.path || up->cert.data) !=
 	    !(up->key.path || up->key.data)) {
-		config_errf(
+		config_error_format(
 			k->err, k->errlen,
 			"kubeconfig %s: %s: a client certificate "
 			"needs both client-certificate(-data) and client-key(-data)",
@@ -621,15 +480,15 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 		return rc;
 	if (token) {
 		/* client-go: a literal token wins over tokenFile */
-		if (!config_upstream_token_ok(token)) {
-			config_errf(k->err, k->errlen,
-				    "kubeconfig %s: %s: token contains "
-				    "spaces or control characters",
-				    k->path, where);
+		if (!config_creds_token_valid(token)) {
+			config_error_format(k->err, k->errlen,
+					    "kubeconfig %s: %s: token contains "
+					    "spaces or control characters",
+					    k->path, where);
 			return -EINVAL;
 		}
 		if (!(up->token = xstrdup(token))) {
-			config_errf(k->err, k->errlen, "out of memory");
+			config_error_format(k->err, k->errlen, "out of memory");
 			return -ENOMEM;
 		}
 	} else if (tfile) {
@@ -638,23 +497,6 @@ static int load_user(struct kdoc *k, yaml_node_t *u, const char *name,
 			return rc;
 	}
 	return 0;
-}
-
-/* Read the token file once at load so that a bad one fails at startup. */
-static int check_token(struct config_upstream *up, const char *prefix,
-		       char *err, size_t errlen)
-{
-	char tok[1];
-	if (!up->token_file || up->token)
-		return 0;
-	int rc = config_upstream_token(up, tok, 0);
-	if (rc == -ERANGE || rc == 0)
-		return 0;
-	if (rc == -ENOMEM)
-		config_errf(err, errlen, "out of memory");
-	else
-		config_errf(err, errlen, "%s%s", prefix, up->tok_err);
-	return rc;
 }
 
 static int load_doc(struct kdoc *k, const char *context, bool need_server,
@@ -666,10 +508,10 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	char names[256];
 	int rc;
 	if (root && node_set(root) && root->type != YAML_MAPPING_NODE) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: not a kubeconfig (the "
-			    "top level is not a mapping)",
-			    k->path);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: not a kubeconfig (the "
+				    "top level is not a mapping)",
+				    k->path);
 		return -EINVAL;
 	}
 	if (!ctxname || !*ctxname) {
@@ -678,7 +520,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 			return rc;
 		if (!ctxname) {
 			list_names(k, root, "contexts", names, sizeof(names));
-			config_errf(
+			config_error_format(
 				k->err, k->errlen,
 				"kubeconfig %s: current-context "
 				"is not set; pass --context NAME (contexts: %s)",
@@ -691,10 +533,10 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 		return rc;
 	if (!rc) {
 		list_names(k, root, "contexts", names, sizeof(names));
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: context \"%s\" not found "
-			    "(contexts: %s)",
-			    k->path, ctxname, names);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: context \"%s\" not found "
+				    "(contexts: %s)",
+				    k->path, ctxname, names);
 		return -ENOENT;
 	}
 	char where[300];
@@ -703,17 +545,17 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	    (rc = get_str(k, ctx, "user", where, &usname)))
 		return rc;
 	if (!clname) {
-		config_errf(k->err, k->errlen,
-			    "kubeconfig %s: context \"%s\" names no "
-			    "cluster; set contexts[].context.cluster",
-			    k->path, ctxname);
+		config_error_format(k->err, k->errlen,
+				    "kubeconfig %s: context \"%s\" names no "
+				    "cluster; set contexts[].context.cluster",
+				    k->path, ctxname);
 		return -EINVAL;
 	}
 	if ((rc = find_named(k, root, "clusters", "cluster", clname, &cl)) < 0)
 		return rc;
 	if (!rc) {
 		list_names(k, root, "clusters", names, sizeof(names));
-		config_errf(
+		config_error_format(
 			k->err, k->errlen,
 			"kubeconfig %s: context \"%s\" refers to "
 			"cluster \"%s\", which is not in clusters (clusters: %s)",
@@ -728,7 +570,7 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 			return rc;
 		if (!rc) {
 			list_names(k, root, "users", names, sizeof(names));
-			config_errf(
+			config_error_format(
 				k->err, k->errlen,
 				"kubeconfig %s: context \"%s\" "
 				"refers to user \"%s\", which is not in users "
@@ -741,14 +583,14 @@ static int load_doc(struct kdoc *k, const char *context, bool need_server,
 	}
 	size_t n = strlen(k->path) + strlen(ctxname) + 32;
 	if (!(up->source = xmalloc(n))) {
-		config_errf(k->err, k->errlen, "out of memory");
+		config_error_format(k->err, k->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	snprintf(up->source, n, "kubeconfig %s context %s", k->path, ctxname);
 	return 0;
 }
 
-static int kubeconfig_load(const char *path, const char *context,
+int config_kubeconfig_load(const char *path, const char *context,
 			   bool need_server, struct config_upstream *out,
 			   char *err, size_t errlen)
 {
@@ -758,23 +600,22 @@ static int kubeconfig_load(const char *path, const char *context,
 	size_t len;
 	int rc;
 
-	upstream_init(out);
+	config_upstream_init(out);
 	if (!path || !*path) {
-		config_errf(err, errlen, "kubeconfig: empty path");
+		config_error_format(err, errlen, "kubeconfig: empty path");
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = config_upstream_read_file(path, KUBECONFIG_MAX_BYTES, &text, &len,
-				       NULL);
+	rc = config_read_file(path, KUBECONFIG_MAX_BYTES, &text, &len, NULL);
 	if (rc) {
 		if (rc == -ENOMEM)
-			config_errf(err, errlen, "out of memory");
+			config_error_format(err, errlen, "out of memory");
 		else if (rc == -EFBIG)
-			config_errf(err, errlen,
-				    "kubeconfig %s: larger than %d MiB", path,
-				    KUBECONFIG_MAX_BYTES >> 20);
+			config_error_format(err, errlen,
+					    "kubeconfig %s: larger than %d MiB",
+					    path, KUBECONFIG_MAX_BYTES >> 20);
 		else
-			config_errf(
+			config_error_format(
 				err, errlen, "kubeconfig %s: cannot read: %s%s",
 				path, strerror(-rc),
 				rc == -ENOENT ? "; pass --kubeconfig PATH or "
@@ -783,7 +624,7 @@ static int kubeconfig_load(const char *path, const char *context,
 		goto out;
 	}
 	if (!(k = xcalloc(1, sizeof(*k)))) {
-		config_errf(err, errlen, "out of memory");
+		config_error_format(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -791,33 +632,35 @@ static int kubeconfig_load(const char *path, const char *context,
 	k->err = err;
 	k->errlen = errlen;
 	if ((rc = dir_of(path, k->dir, sizeof(k->dir)))) {
-		config_errf(err, errlen,
-			    "kubeconfig %s: cannot resolve its directory: "
-			    "%s",
-			    path, strerror(-rc));
+		config_error_format(
+			err, errlen,
+			"kubeconfig %s: cannot resolve its directory: "
+			"%s",
+			path, strerror(-rc));
 		goto out;
 	}
 	struct config_yaml_error why;
 	if ((rc = config_yaml_load(&k->doc, text, len, &why))) {
 		if (rc == -ENOMEM)
-			config_errf(err, errlen, "out of memory");
+			config_error_format(err, errlen, "out of memory");
 		else
-			config_errf(err, errlen,
-				    "kubeconfig %s: invalid YAML at line "
-				    "%zu column %zu: %s",
-				    path, why.line, why.column, why.problem);
+			config_error_format(
+				err, errlen,
+				"kubeconfig %s: invalid YAML at line "
+				"%zu column %zu: %s",
+				path, why.line, why.column, why.problem);
 		goto out;
 	}
 	parsed = true;
 	if ((rc = load_doc(k, context, need_server, out)))
 		goto out;
-	if (out->server && (rc = compute_url_base(out))) {
-		config_errf(err, errlen, "out of memory");
+	if (out->server && (rc = config_upstream_set_url_base(out))) {
+		config_error_format(err, errlen, "out of memory");
 		goto out;
 	}
 	char prefix[PATH_MAX + 32];
 	snprintf(prefix, sizeof(prefix), "kubeconfig %s: ", path);
-	rc = check_token(out, prefix, err, errlen);
+	rc = config_creds_token_check(out, prefix, err, errlen);
 out:
 	if (parsed)
 		yaml_document_delete(&k->doc);
@@ -826,181 +669,6 @@ out:
 		explicit_bzero(text, len); /* it may hold keys and tokens */
 		free(text);
 	}
-	if (rc)
-		config_upstream_free(out);
-	return rc;
-}
-
-int config_kubeconfig_load(const char *path, const char *context,
-			   struct config_upstream *out, char *err,
-			   size_t errlen)
-{
-	return kubeconfig_load(path, context, true, out, err, errlen);
-}
-
-/* ---- in-cluster ---------------------------------------------------------- */
-
-int config_incluster_load(const char *root, struct config_upstream *out,
-			  char *err, size_t errlen)
-{
-	const char *host = getenv("KUBERNETES_SERVICE_HOST");
-	const char *port = getenv("KUBERNETES_SERVICE_PORT");
-	int rc;
-
-	upstream_init(out);
-	if (!root || !*root)
-		root = CONFIG_INCLUSTER_ROOT;
-	if (!host || !*host || !port || !*port) {
-		config_errf(
-			err, errlen,
-			"in-cluster: KUBERNETES_SERVICE_HOST and "
-			"KUBERNETES_SERVICE_PORT must both be set; outside a pod "
-			"pass --kubeconfig or --server");
-		rc = -ENOENT;
-		goto out;
-	}
-	bool v6 = strchr(host, ':') && host[0] != '[';
-	size_t n = strlen(host) + strlen(port) + 16;
-	size_t rn = strlen(root) + 16;
-	out->server = xmalloc(n);
-	out->token_file = xmalloc(rn);
-	out->ca.path = xmalloc(rn);
-	out->source = xstrdup("in-cluster");
-	if (!out->server || !out->token_file || !out->ca.path || !out->source) {
-		config_errf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
-	snprintf(out->server, n, "https://%s%s%s:%s", v6 ? "[" : "", host,
-		 v6 ? "]" : "", port);
-	snprintf(out->token_file, rn, "%s/token", root);
-	snprintf(out->ca.path, rn, "%s/ca.crt", root);
-	int fd = open(out->ca.path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		config_errf(err, errlen,
-			    "in-cluster: CA %s: %s (is the service "
-			    "account token mounted?)",
-			    out->ca.path, strerror(-rc));
-		goto out;
-	}
-	close(fd);
-	if ((rc = compute_url_base(out))) {
-		config_errf(err, errlen, "out of memory");
-		goto out;
-	}
-	rc = check_token(out, "in-cluster: ", err, errlen);
-out:
-	if (rc)
-		config_upstream_free(out);
-	return rc;
-}
-
-/* ---- selection: --kubeconfig, in-cluster, $KUBECONFIG, ~/.kube/config -- */
-
-static bool file_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0;
-}
-
-/* Apply --server over whatever was loaded. */
-static int override_server(struct config_upstream *up, const char *server,
-			   char *err, size_t errlen)
-{
-	int rc = set_server(up, server, "--server", err, errlen);
-	if (!rc)
-		rc = compute_url_base(up);
-	if (rc == -ENOMEM)
-		config_errf(err, errlen, "out of memory");
-	if (rc)
-		return rc;
-	size_t n = (up->source ? strlen(up->source) : 0) + 32;
-	char *s = xmalloc(n);
-	if (!s) {
-		config_errf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (up->source)
-		snprintf(s, n, "%s, server from --server", up->source);
-	else
-		snprintf(s, n, "--server");
-	free(up->source);
-	up->source = s;
-	return 0;
-}
-
-int config_upstream_resolve(const char *kubeconfig_flag,
-			    const char *context_flag, const char *server_flag,
-			    const char *sa_dir, struct config_upstream *out,
-			    char *err, size_t errlen)
-{
-	const char *sa_host = getenv("KUBERNETES_SERVICE_HOST");
-	const char *env = getenv("KUBECONFIG");
-	const char *home = getenv("HOME");
-	bool have_server = server_flag && *server_flag;
-	bool have_ctx = context_flag && *context_flag;
-	char path[PATH_MAX];
-	int rc;
-
-	path[0] = '\0';
-	if (kubeconfig_flag && *kubeconfig_flag) {
-		snprintf(path, sizeof(path), "%s", kubeconfig_flag);
-	} else if (sa_host && *sa_host && !have_ctx) {
-		/* --context only makes sense with a kubeconfig, so it skips
-		 * the in-cluster step. */
-		rc = config_incluster_load(sa_dir && *sa_dir ? sa_dir : NULL,
-					   out, err, errlen);
-		if (!rc && have_server)
-			rc = override_server(out, server_flag, err, errlen);
-		goto out;
-	} else if (env && *env) {
-		/* client-go merges every file of the list; we take the first
-		 * one that exists, which covers the common single-file use. */
-		const char *p = env;
-		while (*p && !path[0]) {
-			size_t n = strcspn(p, ":");
-			if (n && n < sizeof(path)) {
-				snprintf(path, sizeof(path), "%.*s", (int)n, p);
-				if (!file_exists(path))
-					path[0] = '\0';
-			}
-			p += n + (p[n] == ':');
-		}
-		if (!path[0] && !have_server) {
-			upstream_init(out);
-			config_errf(
-				err, errlen,
-				"KUBECONFIG=%s names no existing file; "
-				"fix it, or pass --kubeconfig PATH or --server URL",
-				env);
-			rc = -ENOENT;
-			goto out;
-		}
-	} else if (home && *home) {
-		snprintf(path, sizeof(path), "%s/.kube/config", home);
-		if (!file_exists(path))
-			path[0] = '\0';
-	}
-
-	if (path[0]) {
-		rc = kubeconfig_load(path, context_flag, !have_server, out, err,
-				     errlen);
-		if (!rc && have_server)
-			rc = override_server(out, server_flag, err, errlen);
-	} else if (have_server) {
-		upstream_init(out);
-		rc = override_server(out, server_flag, err, errlen);
-	} else {
-		upstream_init(out);
-		config_errf(
-			err, errlen,
-			"no upstream configured: pass --server URL or "
-			"--kubeconfig PATH, set KUBECONFIG, create ~/.kube/config, "
-			"or run in a pod with a service account");
-		rc = -ENOENT;
-	}
-out:
 	if (rc)
 		config_upstream_free(out);
 	return rc;

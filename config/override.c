@@ -19,7 +19,7 @@
 
 #include "config/alloc.h"
 #include "config/creds.h"
-#include "config/kubeconfig.h"
+#include "config/error.h"
 
 static void wipe_free(char *s)
 {
@@ -35,13 +35,13 @@ static char *readable(const char *flag, const char *path, char *err,
 {
 	char abs[PATH_MAX];
 	if (!realpath(path, abs) || access(abs, R_OK)) {
-		config_errf(err, errlen, "--%s %s: %s", flag, path,
-			    strerror(errno));
+		config_error_format(err, errlen, "--%s %s: %s", flag, path,
+				    strerror(errno));
 		return NULL;
 	}
 	char *r = xstrdup(abs);
 	if (!r)
-		config_errf(err, errlen, "out of memory");
+		config_error_format(err, errlen, "out of memory");
 	return r;
 }
 
@@ -55,16 +55,17 @@ static void note(char *d, size_t dlen, const char *what)
 		d[n] = '\0';
 }
 
-int config_upstream_override(struct config_upstream *up, const char *ca_file,
-			     bool insecure, const char *token_file, char *err,
-			     size_t errlen)
+int config_override_apply(struct config_upstream *up, const char *ca_file,
+			  bool insecure, const char *token_file, char *err,
+			  size_t errlen)
 {
 	char desc[128] = "";
 	if (ca_file && insecure) {
-		config_errf(err, errlen,
-			    "--certificate-authority and "
-			    "--insecure-skip-tls-verify exclude each other: "
-			    "verify with the CA, or do not verify at all");
+		config_error_format(
+			err, errlen,
+			"--certificate-authority and "
+			"--insecure-skip-tls-verify exclude each other: "
+			"verify with the CA, or do not verify at all");
 		return -EINVAL;
 	}
 	if (ca_file) {
@@ -95,9 +96,9 @@ int config_upstream_override(struct config_upstream *up, const char *ca_file,
 		free(up->token_file);
 		up->token_file = path;
 		pthread_mutex_unlock(&up->lock);
-		int rc = config_upstream_token_reread(up);
+		int rc = config_creds_token_reread(up);
 		if (rc) {
-			config_upstream_token_error(up, err, errlen);
+			config_creds_token_explain(up, err, errlen);
 			return rc;
 		}
 		note(desc, sizeof(desc), "token from --token-file");
@@ -107,7 +108,7 @@ int config_upstream_override(struct config_upstream *up, const char *ca_file,
 			   strlen(desc) + 3;
 		char *s = xmalloc(n);
 		if (!s) {
-			config_errf(err, errlen, "out of memory");
+			config_error_format(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 		snprintf(s, n, "%s%s%s", up->source ? up->source : "",
@@ -142,7 +143,7 @@ static void swap_locked(struct config_upstream *live, char **at, char **with)
 	*with = old;
 }
 
-int config_upstream_reload(struct config_upstream *live,
+int config_override_reload(struct config_upstream *live,
 			   struct config_upstream *fresh, char *msg,
 			   size_t msglen)
 {
@@ -178,10 +179,10 @@ int config_upstream_reload(struct config_upstream *live,
 			swap_locked(live, &live->token_file,
 				    &fresh->token_file);
 		}
-		rc = config_upstream_token_reread(live);
+		rc = config_creds_token_reread(live);
 		if (rc) {
 			char why[256];
-			config_upstream_token_error(live, why, sizeof(why));
+			config_creds_token_explain(live, why, sizeof(why));
 			note(done, sizeof(done), why);
 		} else {
 			char what[PATH_MAX + 32];

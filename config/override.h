@@ -2,10 +2,10 @@
  * override: what the command line and a SIGHUP change in a loaded
  * struct config_upstream (config/upstream.h).
  *
- * config_upstream_override() applies --certificate-authority,
+ * config_override_apply() applies --certificate-authority,
  * --insecure-skip-tls-verify and --token-file over what the kubeconfig,
  * the in-cluster service account or --server alone gave, as kubectl's
- * flags of the same names do. config_upstream_reload() takes a freshly
+ * flags of the same names do. config_override_reload() takes a freshly
  * resolved struct (the kubeconfig read again on SIGHUP) into the one the
  * running threads use: what can change under them (the bearer token, a
  * token file re-read now) is applied; what cannot (server, TLS material
@@ -27,9 +27,9 @@
  * Returns 0, or -EINVAL / -ENOENT / -errno with err saying what to fix;
  * up is left usable (and freeable) either way.
  */
-int config_upstream_override(struct config_upstream *up, const char *ca_file,
-			     bool insecure, const char *token_file, char *err,
-			     size_t errlen);
+int config_override_apply(struct config_upstream *up, const char *ca_file,
+			  bool insecure, const char *token_file, char *err,
+			  size_t errlen);
 
 /*
  * Take fresh (resolved again from the same flags) into live, which other
@@ -40,7 +40,7 @@ int config_upstream_override(struct config_upstream *up, const char *ca_file,
  * freed. Returns 0, or -errno when the token file cannot be read (msg
  * says why; requests then fail until it can, as on any rotation).
  */
-int config_upstream_reload(struct config_upstream *live,
+int config_override_reload(struct config_upstream *live,
 			   struct config_upstream *fresh, char *msg,
 			   size_t msglen);
 

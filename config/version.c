@@ -10,7 +10,7 @@
 #define INFORMER_PROXY_COMMIT ""
 #endif
 
-const char *config_version(void)
+const char *config_version_release(void)
 {
 	return INFORMER_PROXY_VERSION;
 }

@@ -11,7 +11,7 @@
 #define CONFIG_VERSION_H
 
 /* The release, e.g. "0.1.0". A static string. */
-const char *config_version(void);
+const char *config_version_release(void);
 /* The full git commit hash the binary was built from, or "" when it was
  * not built in a git checkout. A static string. */
 const char *config_version_commit(void);

@@ -26,7 +26,7 @@
 #include "config/alloc.h"
 #include "config/flags.h"
 #include "config/creds.h"
-#include "config/kubeconfig.h"
+#include "config/source.h"
 #include "config/limits.h"
 #include "config/log.h"
 #include "config/override.h"
@@ -55,13 +55,13 @@ static int resolve_upstream(const struct config *cfg,
 			    struct config_upstream *out, char *err,
 			    size_t errlen)
 {
-	int rc = config_upstream_resolve(cfg->kubeconfig, cfg->context,
-					 cfg->server, cfg->serviceaccount_dir,
-					 out, err, errlen);
+	int rc = config_source_resolve(cfg->kubeconfig, cfg->context,
+				       cfg->server, cfg->serviceaccount_dir,
+				       out, err, errlen);
 	if (!rc)
-		rc = config_upstream_override(out, cfg->certificate_authority,
-					      cfg->insecure_skip_tls_verify,
-					      cfg->token_file, err, errlen);
+		rc = config_override_apply(out, cfg->certificate_authority,
+					   cfg->insecure_skip_tls_verify,
+					   cfg->token_file, err, errlen);
 	return rc;
 }
 
@@ -81,7 +81,7 @@ static void reload_upstream(const struct config *cfg,
 		config_upstream_free(&fresh);
 		return;
 	}
-	if (config_upstream_reload(live, &fresh, msg, sizeof(msg)))
+	if (config_override_reload(live, &fresh, msg, sizeof(msg)))
 		log_error("SIGHUP: re-read %s: %s", live->source, msg);
 	else
 		log_info("SIGHUP: re-read %s: %s", live->source, msg);
@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	}
 	struct sigaction hsa = { .sa_handler = on_hup };
 	sigaction(SIGHUP, &hsa, NULL);
-	log_info("informer-proxy %s%s%s", config_version(),
+	log_info("informer-proxy %s%s%s", config_version_release(),
 		 config_version_commit()[0] ? " commit " : "",
 		 config_version_commit());
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
@@ -407,7 +407,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	char desc[512];
-	config_upstream_describe(&creds, desc, sizeof(desc));
+	config_creds_describe(&creds, desc, sizeof(desc));
 	log_info("upstream: %s", desc);
 	struct cache_ratelimit limit;
 	cache_ratelimit_init(&limit, cfg.upstream_qps, cfg.upstream_burst);

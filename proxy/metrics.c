@@ -312,7 +312,7 @@ enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c)
 	buf_printf(
 		&b,
 		"informer_proxy_build_info{version=\"%s\",commit=\"%s\"} 1\n",
-		config_version(), config_version_commit());
+		config_version_release(), config_version_commit());
 	struct MHD_Response *resp = proxy_reply_from_buf(&b);
 	if (!resp)
 		return MHD_NO;

@@ -13,21 +13,21 @@
 #include "config/alloc.h"
 #include "proxy/route.h"
 
-static const struct config_hist_bounds request_bounds = {
+static const struct config_histogram_bounds request_bounds = {
 	.n = 15,
 	.le = { .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5,
 		5, 10, 60 },
 	.unit = 1e-9,
 };
 
-const struct config_hist_bounds proxy_observe_lag_bounds = {
+const struct config_histogram_bounds proxy_observe_lag_bounds = {
 	.n = 15,
 	.le = { .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05,
 		.1, .25, .5, 1, 5 },
 	.unit = 1e-9,
 };
 
-const struct config_hist_bounds proxy_observe_queue_bounds = {
+const struct config_histogram_bounds proxy_observe_queue_bounds = {
 	.n = 14,
 	.le = { 0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
 		10000 },
@@ -38,17 +38,17 @@ const struct config_hist_bounds proxy_observe_queue_bounds = {
  * without a lock. */
 struct proxy_observe {
 	/* [slot][verb][code], slots: 0 none, 1 other, 2.. the kinds */
-	struct config_hist *req;
+	struct config_histogram *req;
 	const struct cache_kind **kinds;
 	int nslots;
 };
 
 /* The request histogram of a slot, verb and code slot. */
-static struct config_hist *req_hist(const struct proxy_observe *o, int slot,
-				    int verb, int code)
+static struct config_histogram *req_hist(const struct proxy_observe *o,
+					 int slot, int verb, int code)
 {
 	return &o->req[((size_t)slot * CONFIG_NVERBS + (size_t)verb) *
-			       CONFIG_HIST_NCODES +
+			       CONFIG_HISTOGRAM_NCODES +
 		       (size_t)code];
 }
 
@@ -68,7 +68,8 @@ int proxy_observe_init(struct proxy *p)
 		if (k == o->nslots)
 			o->kinds[o->nslots++] = p->res[i]->kind;
 	}
-	o->req = xcalloc((size_t)o->nslots * CONFIG_NVERBS * CONFIG_HIST_NCODES,
+	o->req = xcalloc((size_t)o->nslots * CONFIG_NVERBS *
+				 CONFIG_HISTOGRAM_NCODES,
 			 sizeof(*o->req));
 	p->obs = o;
 	if (!o->req) {
@@ -110,10 +111,10 @@ void proxy_observe_request(struct proxy *p, int verb, int slot, long code,
 	if (!o || slot < 0 || slot >= o->nslots || verb < 0 ||
 	    verb >= CONFIG_NVERBS)
 		return;
-	struct config_hist *h =
-		req_hist(o, slot, verb, config_hist_code_slot(code));
-	config_hist_observe(h, &request_bounds, (double)ns / 1e9,
-			    (uint64_t)(ns > 0 ? ns : 0));
+	struct config_histogram *h =
+		req_hist(o, slot, verb, config_histogram_code_slot(code));
+	config_histogram_observe(h, &request_bounds, (double)ns / 1e9,
+				 (uint64_t)(ns > 0 ? ns : 0));
 }
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -189,7 +190,7 @@ void proxy_observe_res_labels(const struct cache_resource *r, char *out,
  * of struct cache_resource. */
 static void res_hist_family(struct buf *b, struct proxy *p, const char *name,
 			    const char *help, size_t field,
-			    const struct config_hist_bounds *bounds)
+			    const struct config_histogram_bounds *bounds)
 {
 	proxy_observe_family(b, name, "histogram", help);
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
@@ -197,9 +198,9 @@ static void res_hist_family(struct buf *b, struct proxy *p, const char *name,
 		if (cache_refl_retired(p->res[i]))
 			continue;
 		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));
-		const struct config_hist *h =
+		const struct config_histogram *h =
 			(const void *)((const char *)p->res[i] + field);
-		config_hist_write(b, name, lab, h, bounds);
+		config_histogram_write(b, name, lab, h, bounds);
 	}
 }
 
@@ -214,20 +215,20 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 	const struct proxy_observe *o = p->obs;
 	for (int s = 0; o && s < o->nslots; s++)
 		for (int v = 0; v < CONFIG_NVERBS; v++)
-			for (int c = 0; c < CONFIG_HIST_NCODES; c++) {
-				const struct config_hist *h =
+			for (int c = 0; c < CONFIG_HISTOGRAM_NCODES; c++) {
+				const struct config_histogram *h =
 					req_hist(o, s, v, c);
-				if (!config_hist_count(h, &request_bounds))
+				if (!config_histogram_count(h, &request_bounds))
 					continue;
 				char res[200], labels[300];
 				slot_name(o, s, res, sizeof(res));
 				snprintf(labels, sizeof(labels),
 					 "verb=\"%s\",resource=\"%s\","
 					 "code=\"%s\"",
-					 config_hist_verb_name(v), res,
-					 config_hist_code_name(c));
-				config_hist_write(b, name, labels, h,
-						  &request_bounds);
+					 config_histogram_verb_name(v), res,
+					 config_histogram_code_name(c));
+				config_histogram_write(b, name, labels, h,
+						       &request_bounds);
 			}
 	res_hist_family(b, p, "informer_proxy_event_delivery_seconds",
 			"From an upstream watch event's arrival to its copy "

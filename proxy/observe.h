@@ -10,7 +10,7 @@
  *   history's head a watch was when it sent, and the
  *   informer_proxy_watcher_lag_events_max gauge over the open watches.
  *
- * Observations are relaxed atomic adds (config/hist.h): no lock on any
+ * Observations are relaxed atomic adds (config/histogram.h): no lock on any
  * request or event path. A proxy's request table (p->obs) is sized once,
  * in proxy_observe_init(), before its daemon starts, and freed after it
  * stopped.
@@ -27,11 +27,11 @@
 #include <stdint.h>
 
 #include "config/buf.h"
-#include "config/hist.h"
+#include "config/histogram.h"
 #include "proxy/request.h"
 
-extern const struct config_hist_bounds proxy_observe_lag_bounds;
-extern const struct config_hist_bounds proxy_observe_queue_bounds;
+extern const struct config_histogram_bounds proxy_observe_lag_bounds;
+extern const struct config_histogram_bounds proxy_observe_queue_bounds;
 
 /* One resource label per cached kind, plus "other" (a resource path
  * the cache does not hold) and "none" (not a resource path). Returns 0

@@ -30,7 +30,7 @@ struct proxy_reload {
 
 static void entry_free(struct entry *e)
 {
-	config_scope_free(&e->sc);
+	config_file_scope_free(&e->sc);
 	free(e->r);
 	memset(e, 0, sizeof(*e));
 }
@@ -48,7 +48,7 @@ int proxy_reload_init(struct proxy *p)
 	for (int i = 0; i < cfg->nresources; i++) {
 		struct entry *e = &rl->e[rl->n++];
 		e->nr = proxy_resources_count(&cfg->scopes[i]);
-		if (config_scope_copy(&e->sc, &cfg->scopes[i]) ||
+		if (config_file_scope_copy(&e->sc, &cfg->scopes[i]) ||
 		    !(e->r = xcalloc((size_t)e->nr, sizeof(*e->r))))
 			goto fail;
 		for (int k = 0; k < e->nr && at < p->nres; k++)
@@ -129,13 +129,13 @@ int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,
 	/* Everything that can fail, before anything changes. */
 	for (int i = 0; i < cfg.nresources; i++) {
 		struct entry *e = &ne[nnew++];
-		if ((rc = config_scope_copy(&e->sc, &cfg.scopes[i]))) {
+		if ((rc = config_file_scope_copy(&e->sc, &cfg.scopes[i]))) {
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
 		for (int k = 0; k < rl->n; k++)
 			if (!kept[k] &&
-			    config_scope_equal(&rl->e[k].sc, &e->sc)) {
+			    config_file_scope_equal(&rl->e[k].sc, &e->sc)) {
 				kept[k] = true;
 				e->kind = rl->e[k].kind;
 				e->r = rl->e[k].r; /* moved at commit */

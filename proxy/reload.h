@@ -2,7 +2,7 @@
  * reload: apply a new --config without a restart (SIGHUP, or a changed
  * file with --watch-config).
  *
- * The resources are compared entry by entry (config_scope_equal):
+ * The resources are compared entry by entry (config_file_scope_equal):
  * - an unchanged entry keeps its reflectors, caches and watches as they
  *   are;
  * - a removed (or changed) entry's reflectors are retired: their local

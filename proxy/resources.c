@@ -46,7 +46,8 @@ static int check_selectors(const struct cache_kind *k,
 static bool covers(const char *a, const char *b)
 {
 	char sa[8][256], sb[8][256];
-	int na = config_path_split(a, sa, 8), nb = config_path_split(b, sb, 8);
+	int na = config_file_path_split(a, sa, 8),
+	    nb = config_file_path_split(b, sb, 8);
 	if (na <= 0 || nb <= 0 || na > nb)
 		return false;
 	for (int i = 0; i < na; i++)

@@ -376,7 +376,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		rq->announced = true;
 		snprintf(rq->method, sizeof(rq->method), "%s", method);
 		/* counted as "none" until the target is known good */
-		rq->verb = config_hist_verb(method, true, false);
+		rq->verb = config_histogram_verb_slot(method, true, false);
 		rq->slot = 0;
 		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
 				       err, sizeof(err))) {

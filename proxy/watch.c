@@ -192,8 +192,9 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	}
 	w->sent_rv = ev->rv;
 	int64_t lag = cache_history_now_ns() - ev->arrived_ns;
-	config_hist_observe(&w->r->delivery_lag, &proxy_observe_lag_bounds,
-			    (double)lag / 1e9, (uint64_t)(lag > 0 ? lag : 0));
+	config_histogram_observe(&w->r->delivery_lag, &proxy_observe_lag_bounds,
+				 (double)lag / 1e9,
+				 (uint64_t)(lag > 0 ? lag : 0));
 	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON)
 		as = cache_history_ev_type_name(ev->type);
 	if (as) {
@@ -302,7 +303,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		}
 		if (n) {
 			uint64_t head = cache_history_head(w->r->history);
-			config_hist_observe(
+			config_histogram_observe(
 				&w->r->watcher_lag, &proxy_observe_queue_bounds,
 				(double)(head - w->cursor), head - w->cursor);
 			return (ssize_t)n;

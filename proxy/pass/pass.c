@@ -21,7 +21,7 @@
 
 #include "config/alloc.h"
 #include "config/buf.h"
-#include "config/hist.h"
+#include "config/histogram.h"
 #include "config/limits.h"
 #include "config/log.h"
 #include "proxy/front/access.h"
@@ -459,7 +459,7 @@ int proxy_pass_verb(const char *target, const char *method,
 			    NULL;
 	bool watch =
 		res && ((w && proxy_route_watch_value(w)) || rt.watch_prefix);
-	return config_hist_verb(method, !res || rt.name[0], watch);
+	return config_histogram_verb_slot(method, !res || rt.name[0], watch);
 }
 
 static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,

@@ -425,9 +425,9 @@ static int build_head(struct proxy_upgrade *u, const char *method,
 	MHD_get_connection_values(u->conn, MHD_HEADER_KIND, add_header, &h);
 	buf_printf(&u->head, "Connection: Upgrade\r\n");
 	struct config_upstream *cr = pool->up->creds;
-	if (who->as_proxy && cr && config_upstream_has_token(cr)) {
+	if (who->as_proxy && cr && config_creds_has_token(cr)) {
 		char *tok = xmalloc(CONFIG_TOKEN_MAX_BYTES + 1);
-		int rc = tok ? config_upstream_token(
+		int rc = tok ? config_creds_token_get(
 				       cr, tok, CONFIG_TOKEN_MAX_BYTES + 1) :
 			       -ENOMEM;
 		if (!rc)
@@ -439,7 +439,7 @@ static int build_head(struct proxy_upgrade *u, const char *method,
 		}
 		if (rc) {
 			char why[200];
-			config_upstream_token_error(cr, why, sizeof(why));
+			config_creds_token_explain(cr, why, sizeof(why));
 			log_warn("upgrade: no upstream token: %s", why);
 			return -1;
 		}

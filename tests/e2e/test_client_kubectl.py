@@ -1,4 +1,5 @@
-"""kubectl, unchanged, against informer-proxy (issue 3, acceptance 1 and 6).
+"""kubectl, unchanged, against informer-proxy: get (tables, -o json,
+chunked), watch, describe, and writes that reach the fake apiserver.
 
 kubectl runs with --server pointing at the proxy, an empty kubeconfig and
 a fresh --cache-dir. What it shows is compared with the fake apiserver

@@ -1,5 +1,5 @@
 """@kubernetes/client-node 1.4.0's informer (makeInformer), unchanged,
-against informer-proxy (issue 3, acceptance 3).
+against informer-proxy: every change seen exactly once.
 
 tests/clients/node/informer.mjs runs the informer and prints what it sees
 as JSON lines; this test makes the changes through the fake apiserver and

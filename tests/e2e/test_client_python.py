@@ -1,5 +1,6 @@
 """python3-kubernetes (Debian's, for /usr/bin/python3), unchanged, against
-informer-proxy (issue 3, acceptance 2)."""
+informer-proxy: its list, get and watch calls see what the fake apiserver
+holds."""
 import json
 import os
 import sys

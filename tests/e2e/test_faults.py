@@ -1,4 +1,6 @@
-"""The fault matrix (issue 4, acceptance 2 and 4), on TLS with token auth.
+"""The fault matrix: the proxy converges on the fake's state after each
+upstream fault, and its watchers see a true history; on TLS with token
+auth.
 
 Every fake apiserver here serves HTTPS (a throwaway CA made by certs.py)
 and requires a bearer token; the proxy reaches it through a kubeconfig,
@@ -644,8 +646,8 @@ class Backoff(unittest.TestCase):
 
 
 class Extras(unittest.TestCase):
-    """Resilience behaviour beyond convergence (issue 4, Reflector
-    resilience): Retry-After is honoured; a silent partition is detected."""
+    """Resilience behaviour beyond convergence: Retry-After is honoured; a
+    silent partition is detected."""
 
     def setUp(self):
         self.fake = tls_fake(self, "--bookmark-interval", str(BOOKMARK_S), seed="pods=50")

@@ -1,6 +1,6 @@
-"""informer-proxy in front of the fake apiserver: the foundation's
-acceptance (equal lists and objects, watch fan-out, one upstream watch per
-resource, errors as Status bodies)."""
+"""informer-proxy in front of the fake apiserver: the basics (equal lists
+and objects, watch fan-out, one upstream watch per resource, errors as
+Status bodies)."""
 import json
 import random
 import time

@@ -1,4 +1,4 @@
-"""--resources takes every name kubectl takes (issue 11, item 4).
+"""--resources takes every name kubectl takes.
 
 Short names (po, cm), singular (pod), Kind (ConfigMap), Kind.group
 (Lease.coordination.k8s.io), resource.group and singular.group of a

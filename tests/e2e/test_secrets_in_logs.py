@@ -1,4 +1,4 @@
-"""No token or key material in any log (issue 4, acceptance 5).
+"""No token or key material in any log, the proxy's or the fake's.
 
 The proxy runs at --v 10 against the fake over HTTPS with a bearer token
 (literal, then from a tokenFile with an inline client certificate and

@@ -1,4 +1,4 @@
-"""kubectl get shows the apiserver's columns through the proxy (issue 11).
+"""kubectl get shows the apiserver's columns through the proxy.
 
 A differential test: the fake apiserver (--all-kinds) stores a few seeded
 objects of every kind in the proxy's column table and prints them with

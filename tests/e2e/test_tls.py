@@ -1,4 +1,5 @@
-"""The proxy reaches the fake apiserver over HTTPS (issue 4, Acceptance 1).
+"""The proxy reaches the fake apiserver over HTTPS with each kind of
+kubeconfig credential, and refuses a bad one at startup.
 
 Every case starts bin/fake-apiserver over HTTPS (token auth unless it
 says otherwise) and bin/informer-proxy configured through a kubeconfig

@@ -1,5 +1,5 @@
-"""kubectl exec, attach, cp and port-forward through the proxy (issue 11,
-item 3).
+"""kubectl exec, attach, cp and port-forward through the proxy, over
+WebSocket and SPDY.
 
 kubectl, unchanged, points at the proxy; the fake apiserver behind it
 upgrades pods/exec and pods/portforward as the apiserver does

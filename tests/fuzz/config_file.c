@@ -73,17 +73,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!s->nnamespaces || !s->namespaces[s->nnamespaces]);
 		char seg[8][256];
 		for (int k = 0; k < s->nstrip; k++)
-			FUZZ_CHECK(config_path_split(s->strip[k], seg, 8) > 0);
+			FUZZ_CHECK(config_file_path_split(s->strip[k], seg, 8) >
+				   0);
 		for (int k = 0; k < s->nindexes; k++) /* the key alone */
 			FUZZ_CHECK(*s->indexes[k] &&
 				   !strchr(s->indexes[k], ' '));
 		FUZZ_CHECK(!s->label_selector || s->label_where);
 		FUZZ_CHECK(!s->field_selector || s->field_where);
 		struct config_scope c;
-		if (!config_scope_copy(&c, s)) {
-			FUZZ_CHECK(config_scope_equal(&c, s));
-			config_scope_free(&c);
-			config_scope_free(&c);
+		if (!config_file_scope_copy(&c, s)) {
+			FUZZ_CHECK(config_file_scope_equal(&c, s));
+			config_file_scope_free(&c);
+			config_file_scope_free(&c);
 		}
 	}
 	for (int i = 0; i < f.nglobals; i++)

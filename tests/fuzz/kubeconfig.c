@@ -91,7 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[PATH_MAX], err[1024] = "";
 	snprintf(path, sizeof(path), "%s/config", dir);
 	struct config_upstream up;
-	int rc = config_kubeconfig_load(path, NULL, &up, err, sizeof(err));
+	int rc =
+		config_kubeconfig_load(path, NULL, true, &up, err, sizeof(err));
 	FUZZ_CHECK(rc <= 0);
 	/* (unless the input itself holds those bytes, to be echoed back) */
 	if (!memmem(data, size, FILE_TOKEN, strlen(FILE_TOKEN)) &&

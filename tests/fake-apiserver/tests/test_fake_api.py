@@ -1,5 +1,5 @@
 """bin/fake-apiserver: custom resources, aggregated discovery, Table and
-PartialObjectMetadata output, gzip (issue 3).
+PartialObjectMetadata output, gzip: what real clients need from it.
 
 The expected shapes are the real apiserver's (v1.32). Three tests also
 compare with answers recorded from a real apiserver, found in

@@ -1,4 +1,5 @@
-"""bin/fake-apiserver over HTTPS with authentication (issue 4).
+"""bin/fake-apiserver over HTTPS with bearer-token and client-certificate
+authentication.
 
 A throwaway PKI is made at test time with certs.make_pki (openssl CLI);
 no key is committed. Checks: the https listening line, 401 with the

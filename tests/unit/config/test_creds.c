@@ -2,7 +2,7 @@
  * test_creds: the run-time side of the upstream credentials: the bearer
  * token from a literal or a file that rotates, refusals of empty,
  * oversized and malformed tokens, buffers too small, the startup
- * description that names no secret, and reading files.
+ * description that names no secret, and which strings can be a token.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 #include "config/alloc.h"
 #include "config/creds.h"
-#include "config/kubeconfig.h"
+#include "config/source.h"
 #include "check.h"
 
 static char dir[] = "/tmp/test_creds.XXXXXX";
@@ -34,11 +34,13 @@ static void put(const char *name, const char *text, size_t n)
 	}
 }
 
-/* The pod's service account in dir: token and ca.crt. */
+/* The pod's service account in dir: token and ca.crt (main sets
+ * KUBERNETES_SERVICE_HOST, so the in-cluster source is the one chosen). */
 static int load(struct config_upstream *up)
 {
 	char err[256];
-	int rc = config_incluster_load(dir, up, err, sizeof(err));
+	int rc = config_source_resolve(NULL, NULL, NULL, dir, up, err,
+				       sizeof(err));
 	if (rc)
 		fprintf(stderr, "  %s\n", err);
 	return rc;
@@ -51,46 +53,46 @@ static void test_token_file(void)
 	put("token", "  first-token\n", 14);
 	put("ca.crt", "-----BEGIN CERTIFICATE-----\n", 28);
 	CHECK(load(&up) == 0);
-	CHECK(config_upstream_has_token(&up));
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_has_token(&up));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "first-token");
-	CHECK(config_upstream_token(&up, tok, 5) == -ERANGE && tok[0] == '\0');
+	CHECK(config_creds_token_get(&up, tok, 5) == -ERANGE && tok[0] == '\0');
 
 	/* rotation: a new size (or inode, or mtime) is read at once */
 	put("token", "second-token-longer", 19);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "second-token-longer");
 
 	/* a bad file is refused, and the old token never handed out again */
 	put("token", " \n\t", 3);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
-	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EINVAL);
+	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "is empty") != NULL);
 	put("token", "has space", 9);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
-	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EINVAL);
+	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "spaces or control characters") != NULL);
 	CHECK(strstr(err, "has space") == NULL); /* no token bytes */
 	unlink(at("token"));
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
-	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
+	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "cannot read") != NULL && tok[0] == '\0');
 	char *big = malloc(CONFIG_TOKEN_MAX_BYTES + 2);
 	memset(big, 'k', CONFIG_TOKEN_MAX_BYTES + 1);
 	put("token", big, CONFIG_TOKEN_MAX_BYTES + 1);
 	free(big);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EFBIG);
-	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EFBIG);
+	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "larger than 64 KiB") != NULL);
 	put("token", "back", 4);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "back");
-	config_upstream_token_error(&up, err, sizeof(err));
+	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK_STR(err, "");
 
 	/* the description names the file, never the token */
 	char line[1024];
-	config_upstream_describe(&up, line, sizeof(line));
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "in-cluster") != NULL);
 	CHECK(strstr(line, "bearer token from file") != NULL);
 	CHECK(strstr(line, "back") == NULL);
@@ -103,7 +105,7 @@ static void test_token_file(void)
 	put("token", "after-oom", 9);
 	for (int n = 1; n < 10; n++) {
 		alloc_fail_after(n);
-		int rc = config_upstream_token(&up, tok, sizeof(tok));
+		int rc = config_creds_token_get(&up, tok, sizeof(tok));
 		long failed = alloc_failures();
 		alloc_fail_after(0);
 		if (!failed) {
@@ -119,52 +121,31 @@ static void test_literal_and_none(void)
 {
 	struct config_upstream up = { 0 };
 	char tok[16] = "x", err[64] = "x";
-	CHECK(!config_upstream_has_token(&up));
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
-	config_upstream_token_error(&up, err, sizeof(err));
+	CHECK(!config_creds_has_token(&up));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
+	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK_STR(err, "");
 	up.token = "lit";
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "lit");
-	CHECK(config_upstream_token(&up, tok, 3) == -ERANGE);
+	CHECK(config_creds_token_get(&up, tok, 3) == -ERANGE);
 
 	up.server = "http://10.0.0.1:8080";
 	up.source = "--server";
 	char line[512];
-	config_upstream_describe(&up, line, sizeof(line));
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "CA: none (plain http)") != NULL);
 	CHECK(strstr(line, "the token is sent over plain http") != NULL);
 	CHECK(strstr(line, "lit") == NULL);
 	up.server = "https://10.0.0.1";
 	up.insecure_skip_tls_verify = true;
-	config_upstream_describe(&up, line, sizeof(line));
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "WARNING: insecure-skip-tls-verify") != NULL);
 
-	CHECK(config_upstream_token_ok("abc.DEF-_~"));
-	CHECK(!config_upstream_token_ok("a b"));
-	CHECK(!config_upstream_token_ok("a\x7f"));
-	CHECK(!config_upstream_token_ok("a\n"));
-}
-
-static void test_read_file(void)
-{
-	char *text = NULL;
-	size_t len = 0;
-	struct stat st;
-	put("f", "12345", 5);
-	CHECK(config_upstream_read_file(at("f"), 100, &text, &len, &st) == 0);
-	CHECK(len == 5 && !strcmp(text, "12345") && st.st_size == 5);
-	free(text);
-	CHECK(config_upstream_read_file(at("f"), 4, &text, NULL, NULL) ==
-	      -EFBIG);
-	CHECK(config_upstream_read_file(dir, 100, &text, NULL, NULL) ==
-	      -EISDIR);
-	CHECK(config_upstream_read_file(at("none"), 100, &text, NULL, NULL) ==
-	      -ENOENT);
-	alloc_fail_after(1);
-	CHECK(config_upstream_read_file(at("f"), 100, &text, NULL, NULL) ==
-	      -ENOMEM);
-	alloc_fail_after(0);
+	CHECK(config_creds_token_valid("abc.DEF-_~"));
+	CHECK(!config_creds_token_valid("a b"));
+	CHECK(!config_creds_token_valid("a\x7f"));
+	CHECK(!config_creds_token_valid("a\n"));
 }
 
 int main(void)
@@ -175,10 +156,8 @@ int main(void)
 	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
 	test_token_file();
 	test_literal_and_none();
-	test_read_file();
 	unlink(at("token"));
 	unlink(at("ca.crt"));
-	unlink(at("f"));
 	rmdir(dir);
 	return check_done("creds");
 }

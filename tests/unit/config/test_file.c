@@ -86,28 +86,28 @@ static void test_every_field(void)
 	CHECK(strstr(f.globals[0].where, ":9:1") != NULL);
 
 	struct config_scope c;
-	CHECK(config_scope_copy(&c, s) == 0);
-	CHECK(config_scope_equal(&c, s));
-	CHECK(!config_scope_equal(&c, d));
+	CHECK(config_file_scope_copy(&c, s) == 0);
+	CHECK(config_file_scope_equal(&c, s));
+	CHECK(!config_file_scope_equal(&c, d));
 	free(c.label_selector);
 	c.label_selector = strdup("app=web");
-	CHECK(!config_scope_equal(&c, s));
-	config_scope_free(&c);
+	CHECK(!config_file_scope_equal(&c, s));
+	config_file_scope_free(&c);
 	config_file_free(&f);
 }
 
 static void test_path_split(void)
 {
 	char seg[4][256];
-	CHECK(config_path_split("metadata.managedFields", seg, 4) == 2);
+	CHECK(config_file_path_split("metadata.managedFields", seg, 4) == 2);
 	CHECK_STR(seg[1], "managedFields");
-	CHECK(config_path_split("a.b\\.c.d", seg, 4) == 3);
+	CHECK(config_file_path_split("a.b\\.c.d", seg, 4) == 3);
 	CHECK_STR(seg[1], "b.c");
-	CHECK(config_path_split("a..b", seg, 4) == -EINVAL);
-	CHECK(config_path_split(".a", seg, 4) == -EINVAL);
-	CHECK(config_path_split("a.", seg, 4) == -EINVAL);
-	CHECK(config_path_split("a\\", seg, 4) == -EINVAL);
-	CHECK(config_path_split("a.b.c.d.e", seg, 4) == -EINVAL);
+	CHECK(config_file_path_split("a..b", seg, 4) == -EINVAL);
+	CHECK(config_file_path_split(".a", seg, 4) == -EINVAL);
+	CHECK(config_file_path_split("a.", seg, 4) == -EINVAL);
+	CHECK(config_file_path_split("a\\", seg, 4) == -EINVAL);
+	CHECK(config_file_path_split("a.b.c.d.e", seg, 4) == -EINVAL);
 }
 
 /* Each error names the file, line and column of the node at fault. */

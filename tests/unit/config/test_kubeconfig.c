@@ -1,9 +1,10 @@
 /*
  * test_kubeconfig: upstream credentials from kubeconfig files written to a
- * temp dir, from an in-cluster root, and by config_upstream_resolve()'s
- * selection rule; token rotation; the libcurl settings; every error
- * message (naming what to fix, never carrying a secret); and allocation
- * failure at every step.
+ * temp dir: every supported field, each context, relative paths; a
+ * cluster without a server when the caller supplies one; token rotation;
+ * the libcurl settings; every error message (naming what to fix, never
+ * carrying a secret); and allocation failure at every step. Choosing
+ * among the sources is test_source.c.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -20,17 +21,7 @@
 #include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "tests/unit/check.h"
-
-/* Secrets that must never reach a message: the token, and the key. */
-#define TOKEN "SeCrEtToKeN.abc123"
-#define KEY_PEM \
-	"-----BEGIN PRIVATE KEY-----\nSECRETKEYBYTES\n-----END PRIVATE KEY-----\n"
-#define KEY_B64 \
-	"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tClNFQ1JFVEtFWUJZVEVTCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K"
-#define CA_PEM "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n"
-/* CA_PEM in standard base64, folded the way some tools wrap it */
-#define CA_B64 \
-	"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClEwRT0KLS0tLS1FTkQgQ0VSVElGSUNB\n      VEUtLS0tLQo="
+#include "tests/unit/config/kubeconfig_fixture.h"
 
 static char dir[PATH_MAX - 64];
 static char err[1024];
@@ -64,56 +55,13 @@ static void no_secret(const char *msg)
 	CHECK(!strstr(msg, KEY_B64));
 }
 
-/* The kubeconfig used by most tests: two contexts, every supported field. */
-static const char *full = "apiVersion: v1\n"
-			  "kind: Config\n"
-			  "current-context: dev\n"
-			  "clusters:\n"
-			  "- name: c1\n"
-			  "  cluster:\n"
-			  "    server: https://10.1.2.3:6443/\n"
-			  "    certificate-authority-data: " CA_B64 "\n"
-			  "    tls-server-name: api.internal\n"
-			  "- name: c2\n"
-			  "  cluster:\n"
-			  "    server: https://[fd00::5]:443/prefix//\n"
-			  "    insecure-skip-tls-verify: true\n"
-			  "    extensions: [ {name: x, extension: {}} ]\n"
-			  "- name: c3\n"
-			  "  cluster:\n"
-			  "    server: kube.example:8443\n"
-			  "    certificate-authority: certs/ca.crt\n"
-			  "users:\n"
-			  "- name: u1\n"
-			  "  user:\n"
-			  "    token: " TOKEN "\n"
-			  "    client-certificate: certs/client.crt\n"
-			  "    client-key-data: " KEY_B64 "\n"
-			  "- name: u2\n"
-			  "  user:\n"
-			  "    tokenFile: tok\n"
-			  "    exec: null\n"
-			  "    username: \"\"\n"
-			  "- name: u3\n"
-			  "  user: {}\n"
-			  "contexts:\n"
-			  "- name: dev\n"
-			  "  context: {cluster: c1, user: u1, namespace: ns}\n"
-			  "- name: prod\n"
-			  "  context:\n"
-			  "    cluster: c2\n"
-			  "    user: u2\n"
-			  "- name: third\n"
-			  "  context: {cluster: c3, user: u3}\n"
-			  "- name: nouser\n"
-			  "  context: {cluster: c3}\n";
-
 static void test_full(void)
 {
 	struct config_upstream up;
 	char line[2048];
 	put("kc", full);
-	int rc = config_kubeconfig_load(at("kc"), NULL, &up, err, sizeof(err));
+	int rc = config_kubeconfig_load(at("kc"), NULL, true, &up, err,
+					sizeof(err));
 	CHECK(rc == 0);
 	if (rc) {
 		fprintf(stderr, "  %s\n", err);
@@ -138,10 +86,10 @@ static void test_full(void)
 	snprintf(src, sizeof(src), "kubeconfig %s context dev", at("kc"));
 	CHECK_STR(up.source, src);
 	char tok[256];
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, TOKEN);
-	CHECK(config_upstream_token(&up, tok, 4) == -ERANGE);
-	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(config_creds_token_get(&up, tok, 4) == -ERANGE);
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "https://10.1.2.3:6443") != NULL);
 	CHECK(strstr(line, "tls-server-name api.internal") != NULL);
 	CHECK(strstr(line, "CA: data from kubeconfig") != NULL);
@@ -153,7 +101,8 @@ static void test_full(void)
 
 	/* --context: insecure, IPv6, a path prefix, tokenFile relative */
 	put("tok", "  file-token-1\n\n");
-	rc = config_kubeconfig_load(at("kc"), "prod", &up, err, sizeof(err));
+	rc = config_kubeconfig_load(at("kc"), "prod", true, &up, err,
+				    sizeof(err));
 	CHECK(rc == 0);
 	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
 	CHECK_STR(up.url_base, "https://[fd00::5]:443/prefix");
@@ -161,9 +110,9 @@ static void test_full(void)
 	CHECK(!up.ca.path && !up.ca.data && !up.cert.path && !up.key.data);
 	CHECK(up.token == NULL);
 	CHECK_STR(up.token_file, at("tok"));
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "file-token-1");
-	config_upstream_describe(&up, line, sizeof(line));
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "WARNING: insecure-skip-tls-verify") != NULL);
 	CHECK(strstr(line, "bearer token from file") != NULL);
 	config_upstream_free(&up);
@@ -172,17 +121,19 @@ static void test_full(void)
 	mkdir(at("certs"), 0700);
 	put("certs/ca.crt", CA_PEM);
 	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
-	rc = config_kubeconfig_load(at("kc"), "third", &up, err, sizeof(err));
+	rc = config_kubeconfig_load(at("kc"), "third", true, &up, err,
+				    sizeof(err));
 	CHECK(rc == 0);
 	CHECK_STR(up.server, "https://kube.example:8443");
 	CHECK_STR(up.ca.path, at("certs/ca.crt"));
-	CHECK(!config_upstream_has_token(&up));
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
-	config_upstream_describe(&up, line, sizeof(line));
+	CHECK(!config_creds_has_token(&up));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "auth: none") != NULL);
 	CHECK(strstr(line, "CA: file ") != NULL);
 	config_upstream_free(&up);
-	rc = config_kubeconfig_load(at("kc"), "nouser", &up, err, sizeof(err));
+	rc = config_kubeconfig_load(at("kc"), "nouser", true, &up, err,
+				    sizeof(err));
 	CHECK(rc == 0);
 	config_upstream_free(&up);
 
@@ -190,12 +141,13 @@ static void test_full(void)
 	char cwd[PATH_MAX];
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
 	CHECK(chdir(dir) == 0);
-	rc = config_kubeconfig_load("kc", "third", &up, err, sizeof(err));
+	rc = config_kubeconfig_load("kc", "third", true, &up, err, sizeof(err));
 	CHECK(rc == 0);
 	CHECK_STR(up.ca.path, at("certs/ca.crt"));
 	config_upstream_free(&up);
 	CHECK(chdir("/") == 0);
-	rc = config_kubeconfig_load(at("kc"), "third", &up, err, sizeof(err));
+	rc = config_kubeconfig_load(at("kc"), "third", true, &up, err,
+				    sizeof(err));
 	CHECK(rc == 0);
 	CHECK_STR(up.ca.path, at("certs/ca.crt"));
 	config_upstream_free(&up);
@@ -209,7 +161,8 @@ static void expect_err(int line, const char *text, const char *ctx, int want,
 	struct config_upstream up;
 	put("bad", text);
 	err[0] = '\0';
-	int rc = config_kubeconfig_load(at("bad"), ctx, &up, err, sizeof(err));
+	int rc = config_kubeconfig_load(at("bad"), ctx, true, &up, err,
+					sizeof(err));
 	bool ok = rc == want && (!w1 || strstr(err, w1)) &&
 		  (!w2 || strstr(err, w2)) && strstr(err, at("bad"));
 	CHECK(ok);
@@ -222,14 +175,6 @@ static void expect_err(int line, const char *text, const char *ctx, int want,
 }
 #define EXPECT_ERR(text, ctx, rc, w1, w2) \
 	expect_err(__LINE__, text, ctx, rc, w1, w2)
-
-#define CL(body) "clusters:\n- name: c\n  cluster:\n" body
-#define US(body)                                             \
-	"users:\n- name: u\n  user:\n    token: " TOKEN "\n" \
-	"    client-key-data: " KEY_B64 "\n" body
-#define CTX \
-	"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
-#define SRV "    server: https://h:1\n"
 
 static void test_errors(void)
 {
@@ -335,7 +280,7 @@ static void test_errors(void)
 
 	/* a missing file: the message says what to do */
 	struct config_upstream up;
-	int rc = config_kubeconfig_load(at("nothere"), NULL, &up, err,
+	int rc = config_kubeconfig_load(at("nothere"), NULL, true, &up, err,
 					sizeof(err));
 	CHECK(rc == -ENOENT);
 	CHECK(strstr(err, "nothere: cannot read: No such file") != NULL);
@@ -343,150 +288,29 @@ static void test_errors(void)
 	config_upstream_free(&up);
 }
 
-static void set_sa_env(const char *host, const char *port)
-{
-	if (host)
-		setenv("KUBERNETES_SERVICE_HOST", host, 1);
-	else
-		unsetenv("KUBERNETES_SERVICE_HOST");
-	if (port)
-		setenv("KUBERNETES_SERVICE_PORT", port, 1);
-	else
-		unsetenv("KUBERNETES_SERVICE_PORT");
-}
-
-static void test_incluster(void)
+/* need_server false: a cluster with no server loads, with its TLS
+ * settings, and leaves the server to the caller (--server). */
+static void test_no_server(void)
 {
 	struct config_upstream up;
-	char tok[128];
-	mkdir(at("sa"), 0700);
-	put("sa/token", "sa-token-1\n");
-	put("sa/ca.crt", CA_PEM);
-	set_sa_env("10.96.0.1", "443");
-	int rc = config_incluster_load(at("sa"), &up, err, sizeof(err));
-	CHECK(rc == 0);
-	CHECK_STR(up.server, "https://10.96.0.1:443");
-	CHECK_STR(up.url_base, "https://10.96.0.1:443");
-	CHECK_STR(up.token_file, at("sa/token"));
-	CHECK_STR(up.ca.path, at("sa/ca.crt"));
-	CHECK_STR(up.source, "in-cluster");
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
-	CHECK_STR(tok, "sa-token-1");
-	config_upstream_free(&up);
-
-	set_sa_env("fd00:10:96::1", "6443");
-	CHECK(config_incluster_load(at("sa"), &up, err, sizeof(err)) == 0);
-	CHECK_STR(up.server, "https://[fd00:10:96::1]:6443");
-	config_upstream_free(&up);
-
-	set_sa_env("10.96.0.1", NULL);
-	CHECK(config_incluster_load(at("sa"), &up, err, sizeof(err)) ==
-	      -ENOENT);
-	CHECK(strstr(err, "KUBERNETES_SERVICE_PORT") != NULL);
-
-	set_sa_env("10.96.0.1", "443");
-	CHECK(config_incluster_load(at("nosa"), &up, err, sizeof(err)) ==
-	      -ENOENT);
-	CHECK(strstr(err, "nosa/ca.crt: No such file") != NULL);
-	mkdir(at("sa2"), 0700);
-	put("sa2/ca.crt", CA_PEM);
-	CHECK(config_incluster_load(at("sa2"), &up, err, sizeof(err)) ==
-	      -ENOENT);
-	CHECK(strstr(err, "sa2/token: cannot read: No such file") != NULL);
-	config_upstream_free(&up);
-	set_sa_env(NULL, NULL);
-}
-
-static void test_resolve(void)
-{
-	struct config_upstream up;
-	char home[PATH_MAX], kenv[2 * PATH_MAX];
-
-	set_sa_env(NULL, NULL);
-	unsetenv("KUBECONFIG");
-	snprintf(home, sizeof(home), "%s/home", dir);
-	mkdir(home, 0700);
-	setenv("HOME", home, 1);
-
-	/* nothing anywhere */
-	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
-				      sizeof(err)) == -ENOENT);
-	CHECK(strstr(err, "no upstream configured") != NULL);
-	/* --server alone: a plain config, how tests run */
-	CHECK(config_upstream_resolve(NULL, "", "http://127.0.0.1:18080/", NULL,
-				      &up, err, sizeof(err)) == 0);
-	CHECK_STR(up.server, "http://127.0.0.1:18080");
-	CHECK_STR(up.url_base, "http://127.0.0.1:18080");
-	CHECK_STR(up.source, "--server");
-	CHECK(!config_upstream_has_token(&up) && !up.ca.path && !up.ca.data);
-	config_upstream_free(&up);
-	CHECK(config_upstream_resolve(NULL, NULL, "gopher://x", NULL, &up, err,
-				      sizeof(err)) == -EINVAL);
-	CHECK(strstr(err, "--server") != NULL);
-
-	/* ~/.kube/config */
-	mkdir(at("home/.kube"), 0700);
-	put("home/.kube/config",
-	    CL("    server: https://from-home:6443\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
-				      sizeof(err)) == 0);
-	CHECK_STR(up.server, "https://from-home:6443");
-	config_upstream_free(&up);
-
-	/* $KUBECONFIG wins over ~/.kube/config; first existing file used */
-	snprintf(kenv, sizeof(kenv), "%s::%s", at("absent"), at("kc"));
-	setenv("KUBECONFIG", kenv, 1);
-	CHECK(config_upstream_resolve(NULL, "prod", NULL, NULL, &up, err,
-				      sizeof(err)) == 0);
-	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
-	config_upstream_free(&up);
-	setenv("KUBECONFIG", at("absent"), 1);
-	CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
-				      sizeof(err)) == -ENOENT);
-	CHECK(strstr(err, "KUBECONFIG=") && strstr(err, "absent"));
-	CHECK(config_upstream_resolve(NULL, NULL, "http://127.0.0.1:1", NULL,
-				      &up, err, sizeof(err)) == 0);
-	CHECK_STR(up.server, "http://127.0.0.1:1");
-	config_upstream_free(&up);
-
-	/* --kubeconfig wins over everything; --server overrides its server
-	 * but keeps its credentials */
-	set_sa_env("10.96.0.1", "443");
-	CHECK(config_upstream_resolve(at("kc"), NULL, "https://other:7443",
-				      NULL, &up, err, sizeof(err)) == 0);
-	CHECK_STR(up.server, "https://other:7443");
-	CHECK_STR(up.url_base, "https://api.internal:7443");
-	CHECK_STR(up.token, TOKEN);
-	CHECK(strstr(up.source, "server from --server") != NULL);
-	config_upstream_free(&up);
-	/* a kubeconfig cluster with no server is fine when --server is given */
 	put("noserver",
 	    CL("    insecure-skip-tls-verify: true\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_upstream_resolve(at("noserver"), NULL, "https://s:1", NULL,
-				      &up, err, sizeof(err)) == 0);
-	CHECK_STR(up.server, "https://s:1");
+	CHECK(config_kubeconfig_load(at("noserver"), NULL, false, &up, err,
+				     sizeof(err)) == 0);
+	CHECK(up.server == NULL && up.url_base == NULL);
 	CHECK(up.insecure_skip_tls_verify);
 	config_upstream_free(&up);
-	CHECK(config_upstream_resolve(at("noserver"), NULL, NULL, NULL, &up,
-				      err, sizeof(err)) == -EINVAL);
-
-	/* KUBERNETES_SERVICE_HOST: in-cluster before $KUBECONFIG (the default
-	 * root is absent here, so it fails saying so) ... */
-	setenv("KUBECONFIG", at("kc"), 1);
-	struct stat st;
-	if (stat(CONFIG_INCLUSTER_ROOT "/ca.crt", &st) != 0) {
-		CHECK(config_upstream_resolve(NULL, NULL, NULL, NULL, &up, err,
-					      sizeof(err)) == -ENOENT);
-		CHECK(strstr(err, "in-cluster: CA " CONFIG_INCLUSTER_ROOT) !=
-		      NULL);
-	}
-	/* ... unless --context asks for a kubeconfig */
-	CHECK(config_upstream_resolve(NULL, "third", NULL, NULL, &up, err,
-				      sizeof(err)) == 0);
-	CHECK_STR(up.server, "https://kube.example:8443");
-	config_upstream_free(&up);
-	set_sa_env(NULL, NULL);
-	unsetenv("KUBECONFIG");
+	CHECK(config_kubeconfig_load(at("noserver"), NULL, true, &up, err,
+				     sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "has no server") != NULL);
+	/* a server that is given is still checked */
+	put("badserver",
+	    CL("    server: ftp://h\n") "current-context: x\n"
+					"contexts:\n- name: x\n"
+					"  context: {cluster: c}\n");
+	CHECK(config_kubeconfig_load(at("badserver"), NULL, false, &up, err,
+				     sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "only http:// and https://") != NULL);
 }
 
 /* Replace name's content through a new inode, as kubelet's symlink swap
@@ -506,7 +330,7 @@ static void *token_reader(void *arg)
 	char tok[128];
 	int *bad = arg;
 	for (int i = 0; i < 2000; i++) {
-		int rc = config_upstream_token(shared_up, tok, sizeof(tok));
+		int rc = config_creds_token_get(shared_up, tok, sizeof(tok));
 		if (rc == 0 && strcmp(tok, "rot-A") && strcmp(tok, "rot-BB"))
 			(*bad)++;
 	}
@@ -520,33 +344,33 @@ static void test_rotation(void)
 	put("rot", "rot-A\n");
 	put("rotkc",
 	    CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: rot\n" CTX);
-	CHECK(config_kubeconfig_load(at("rotkc"), NULL, &up, err,
+	CHECK(config_kubeconfig_load(at("rotkc"), NULL, true, &up, err,
 				     sizeof(err)) == 0);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-A");
 	put("rot", "rot-BB\n"); /* in place, a new size */
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-BB");
 	swap_in("rot", "rot-CC\n"); /* same size, new inode */
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-CC");
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0); /* cached */
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0); /* cached */
 	CHECK_STR(tok, "rot-CC");
 
 	CHECK(unlink(at("rot")) == 0);
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -ENOENT);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
 	CHECK_STR(tok, "");
-	config_upstream_token_error(&up, msg, sizeof(msg));
+	config_creds_token_explain(&up, msg, sizeof(msg));
 	CHECK(strstr(msg, "rot: cannot read: No such file") != NULL);
 	no_secret(msg);
 	put("rot", "   \n");
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == -EINVAL);
-	config_upstream_token_error(&up, msg, sizeof(msg));
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EINVAL);
+	config_creds_token_explain(&up, msg, sizeof(msg));
 	CHECK(strstr(msg, "is empty") != NULL);
 	put("rot", "rot-A\n");
-	CHECK(config_upstream_token(&up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-A");
-	config_upstream_token_error(&up, msg, sizeof(msg));
+	config_creds_token_explain(&up, msg, sizeof(msg));
 	CHECK_STR(msg, "");
 
 	/* several threads at once while the file rotates */
@@ -579,8 +403,8 @@ static void test_curl(void)
 	CURL *h = curl_easy_init();
 	CHECK(h != NULL);
 	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
-	CHECK(config_kubeconfig_load(at("kc"), NULL, &up, err, sizeof(err)) ==
-	      0);
+	CHECK(config_kubeconfig_load(at("kc"), NULL, true, &up, err,
+				     sizeof(err)) == 0);
 	int rc = cache_upstream_creds_apply(&up, h, &hdrs, true, err,
 					    sizeof(err));
 	CHECK(rc == 0);
@@ -596,10 +420,10 @@ static void test_curl(void)
 	put("ckc",
 	    CL("    server: http://127.0.0.1:9\n") "users:\n- name: u\n"
 						   "  user:\n    tokenFile: rot\n" CTX);
-	CHECK(config_kubeconfig_load(at("ckc"), NULL, &up, err, sizeof(err)) ==
-	      0);
+	CHECK(config_kubeconfig_load(at("ckc"), NULL, true, &up, err,
+				     sizeof(err)) == 0);
 	char line[1024];
-	config_upstream_describe(&up, line, sizeof(line));
+	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "WARNING: the token is sent over plain http") !=
 	      NULL);
 	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err,
@@ -642,34 +466,21 @@ static void alloc_loop(const char *what, int (*load)(struct config_upstream *))
 
 static int load_full(struct config_upstream *up)
 {
-	return config_kubeconfig_load(at("kc"), NULL, up, err, sizeof(err));
+	return config_kubeconfig_load(at("kc"), NULL, true, up, err,
+				      sizeof(err));
 }
 
 static int load_prod(struct config_upstream *up)
 {
-	return config_kubeconfig_load(at("kc"), "prod", up, err, sizeof(err));
-}
-
-static int load_incluster(struct config_upstream *up)
-{
-	return config_incluster_load(at("sa"), up, err, sizeof(err));
-}
-
-static int load_resolve(struct config_upstream *up)
-{
-	return config_upstream_resolve(at("kc"), NULL, "https://o:1", NULL, up,
-				       err, sizeof(err));
+	return config_kubeconfig_load(at("kc"), "prod", true, up, err,
+				      sizeof(err));
 }
 
 static void test_alloc(void)
 {
 	put("tok", "file-token-1\n");
-	set_sa_env("10.96.0.1", "443");
 	alloc_loop("full", load_full);
 	alloc_loop("prod", load_prod);
-	alloc_loop("incluster", load_incluster);
-	alloc_loop("resolve", load_resolve);
-	set_sa_env(NULL, NULL);
 }
 
 int main(void)
@@ -686,8 +497,7 @@ int main(void)
 	put("certs/ca.crt", CA_PEM);
 	test_full();
 	test_errors();
-	test_incluster();
-	test_resolve();
+	test_no_server();
 	test_rotation();
 	test_curl();
 	test_alloc();

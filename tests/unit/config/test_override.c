@@ -48,7 +48,7 @@ static int load(struct config_upstream *up, const char *server,
 		 "contexts:\n- name: c\n  context: {cluster: k, user: u}\n",
 		 server, user);
 	put("kubeconfig", text);
-	int rc = config_kubeconfig_load(at("kubeconfig"), NULL, up, err,
+	int rc = config_kubeconfig_load(at("kubeconfig"), NULL, true, up, err,
 					sizeof(err));
 	if (rc)
 		fprintf(stderr, "  %s\n", err);
@@ -58,7 +58,7 @@ static int load(struct config_upstream *up, const char *server,
 static void token_is(struct config_upstream *up, const char *want)
 {
 	char tok[128];
-	CHECK(config_upstream_token(up, tok, sizeof(tok)) == 0);
+	CHECK(config_creds_token_get(up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, want);
 }
 
@@ -69,27 +69,27 @@ static void test_override(void)
 	put("ca.crt", "-----BEGIN CERTIFICATE-----\n");
 	put("tok", "from-flag\n");
 	CHECK(load(&up, "https://k:6443", "token: from-kubeconfig") == 0);
-	CHECK(config_upstream_override(&up, at("ca.crt"), false, at("tok"), err,
-				       sizeof(err)) == 0);
+	CHECK(config_override_apply(&up, at("ca.crt"), false, at("tok"), err,
+				    sizeof(err)) == 0);
 	CHECK_STR(up.ca.path, at("ca.crt"));
 	CHECK(!up.token && up.token_file);
 	token_is(&up, "from-flag");
 	CHECK(strstr(up.source, "CA from --certificate-authority, token from "
 				"--token-file") != NULL);
-	CHECK(config_upstream_override(&up, NULL, true, NULL, err,
-				       sizeof(err)) == 0);
+	CHECK(config_override_apply(&up, NULL, true, NULL, err, sizeof(err)) ==
+	      0);
 	CHECK(up.insecure_skip_tls_verify && !up.ca.path && !up.ca.data);
 	/* refusals leave a struct that frees cleanly */
-	CHECK(config_upstream_override(&up, at("ca.crt"), true, NULL, err,
-				       sizeof(err)) == -EINVAL);
+	CHECK(config_override_apply(&up, at("ca.crt"), true, NULL, err,
+				    sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "exclude each other") != NULL);
-	CHECK(config_upstream_override(&up, at("nope"), false, NULL, err,
-				       sizeof(err)) == -ENOENT);
+	CHECK(config_override_apply(&up, at("nope"), false, NULL, err,
+				    sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "--certificate-authority") != NULL &&
 	      strstr(err, "No such file") != NULL);
 	put("empty", "");
-	CHECK(config_upstream_override(&up, NULL, false, at("empty"), err,
-				       sizeof(err)) == -EINVAL);
+	CHECK(config_override_apply(&up, NULL, false, at("empty"), err,
+				    sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "is empty") != NULL);
 	config_upstream_free(&up);
 }
@@ -101,20 +101,20 @@ static void test_reload(void)
 	/* a new literal token is swapped in */
 	CHECK(load(&live, "https://k:6443", "token: old-secret") == 0);
 	CHECK(load(&fresh, "https://k:6443", "token: new-secret") == 0);
-	CHECK(config_upstream_reload(&live, &fresh, msg, sizeof(msg)) == 0);
+	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK_STR(msg, "new token");
 	token_is(&live, "new-secret");
 	CHECK(!strstr(msg, "secret"));
 	/* the same: said so */
 	CHECK(load(&fresh, "https://k:6443", "token: new-secret") == 0);
-	CHECK(config_upstream_reload(&live, &fresh, msg, sizeof(msg)) == 0);
+	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK_STR(msg, "token unchanged");
 	/* another server and another kind of credential: named, not applied */
 	put("t1", "file-one");
 	char user[300];
 	snprintf(user, sizeof(user), "tokenFile: %s", at("t1"));
 	CHECK(load(&fresh, "https://other:6443", user) == 0);
-	CHECK(config_upstream_reload(&live, &fresh, msg, sizeof(msg)) == 0);
+	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK_STR(msg, "; changed but not applied (restart to apply): "
 		       "server, kind of credential");
 	CHECK_STR(live.server, "https://k:6443");
@@ -125,23 +125,23 @@ static void test_reload(void)
 	CHECK(load(&live, "https://k:6443", user) == 0);
 	token_is(&live, "file-one");
 	CHECK(load(&fresh, "https://k:6443", user) == 0);
-	CHECK(config_upstream_reload(&live, &fresh, msg, sizeof(msg)) == 0);
+	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK(strstr(msg, "re-read") != NULL);
 	/* another path is followed */
 	put("t2", "file-two");
 	snprintf(user, sizeof(user), "tokenFile: %s", at("t2"));
 	CHECK(load(&fresh, "https://k:6443", user) == 0);
-	CHECK(config_upstream_reload(&live, &fresh, msg, sizeof(msg)) == 0);
+	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	token_is(&live, "file-two");
 	CHECK_STR(live.token_file, at("t2"));
 	/* gone by the time of the reload: an error, and no token handed out */
 	CHECK(load(&fresh, "https://k:6443", user) == 0);
 	unlink(at("t2"));
-	CHECK(config_upstream_reload(&live, &fresh, msg, sizeof(msg)) ==
+	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) ==
 	      -ENOENT);
 	CHECK(strstr(msg, "cannot read") != NULL);
 	char tok[64];
-	CHECK(config_upstream_token(&live, tok, sizeof(tok)) != 0);
+	CHECK(config_creds_token_get(&live, tok, sizeof(tok)) != 0);
 	config_upstream_free(&live);
 }
 

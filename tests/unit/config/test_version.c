@@ -28,14 +28,14 @@ static const char *version_file(void)
 
 static void test_release(void)
 {
-	const char *v = config_version(), *want = version_file();
+	const char *v = config_version_release(), *want = version_file();
 	CHECK(v != NULL && v[0] != '\0');
 	CHECK(strcmp(v, "unknown") != 0);
 	CHECK(want != NULL);
 	if (want)
 		CHECK_STR(v, want);
 	/* a static string: the same pointer every time */
-	CHECK(config_version() == v);
+	CHECK(config_version_release() == v);
 }
 
 static void test_commit(void)

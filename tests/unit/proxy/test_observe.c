@@ -16,7 +16,7 @@
 #include "cache/reflector.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
-#include "config/hist.h"
+#include "config/histogram.h"
 #include "proxy/observe.h"
 #include "check.h"
 

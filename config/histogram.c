@@ -1,14 +1,14 @@
 /*
- * hist: lock-free Prometheus histograms (see hist.h).
+ * histogram: lock-free Prometheus histograms (see histogram.h).
  */
-#include "config/hist.h"
+#include "config/histogram.h"
 
 #include <stdio.h>
 #include <string.h>
 
-void config_hist_observe(struct config_hist *h,
-			 const struct config_hist_bounds *b, double v,
-			 uint64_t units)
+void config_histogram_observe(struct config_histogram *h,
+			      const struct config_histogram_bounds *b, double v,
+			      uint64_t units)
 {
 	int i = 0;
 	while (i < b->n && v > b->le[i])
@@ -17,8 +17,8 @@ void config_hist_observe(struct config_hist *h,
 	__atomic_add_fetch(&h->sum, units, __ATOMIC_RELAXED);
 }
 
-uint64_t config_hist_count(const struct config_hist *h,
-			   const struct config_hist_bounds *b)
+uint64_t config_histogram_count(const struct config_histogram *h,
+				const struct config_histogram_bounds *b)
 {
 	uint64_t n = 0;
 	for (int i = 0; i <= b->n; i++)
@@ -26,9 +26,10 @@ uint64_t config_hist_count(const struct config_hist *h,
 	return n;
 }
 
-void config_hist_write(struct buf *out, const char *name, const char *labels,
-		       const struct config_hist *h,
-		       const struct config_hist_bounds *b)
+void config_histogram_write(struct buf *out, const char *name,
+			    const char *labels,
+			    const struct config_histogram *h,
+			    const struct config_histogram_bounds *b)
 {
 	const char *sep = labels[0] ? "," : "";
 	uint64_t cum = 0;
@@ -56,32 +57,33 @@ void config_hist_write(struct buf *out, const char *name, const char *labels,
 	}
 }
 
-static const short codes[CONFIG_HIST_NCODES - 1] = {
+static const short codes[CONFIG_HISTOGRAM_NCODES - 1] = {
 	200, 201, 202, 204, 206, 304, 400, 401, 403, 404, 405,
 	406, 409, 410, 413, 415, 422, 429, 500, 502, 503, 504,
 };
 
-int config_hist_code_slot(long code)
+int config_histogram_code_slot(long code)
 {
 	if (code <= 0)
-		return CONFIG_HIST_NCODES - 1;
-	for (int i = 0; i < CONFIG_HIST_NCODES - 1; i++)
+		return CONFIG_HISTOGRAM_NCODES - 1;
+	for (int i = 0; i < CONFIG_HISTOGRAM_NCODES - 1; i++)
 		if (codes[i] == code)
 			return i;
-	return CONFIG_HIST_NCODES - 2;
+	return CONFIG_HISTOGRAM_NCODES - 2;
 }
 
-const char *config_hist_code_name(int slot)
+const char *config_histogram_code_name(int slot)
 {
-	static const char *const names[CONFIG_HIST_NCODES] = {
+	static const char *const names[CONFIG_HISTOGRAM_NCODES] = {
 		"200", "201", "202", "204", "206", "304", "400",   "401",
 		"403", "404", "405", "406", "409", "410", "413",   "415",
 		"422", "429", "500", "502", "503", "504", "other", "error",
 	};
-	return slot >= 0 && slot < CONFIG_HIST_NCODES ? names[slot] : "other";
+	return slot >= 0 && slot < CONFIG_HISTOGRAM_NCODES ? names[slot] :
+							     "other";
 }
 
-int config_hist_verb(const char *method, bool name, bool watch)
+int config_histogram_verb_slot(const char *method, bool name, bool watch)
 {
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
 		return watch ? CONFIG_VERB_WATCH :
@@ -98,7 +100,7 @@ int config_hist_verb(const char *method, bool name, bool watch)
 	return CONFIG_VERB_OTHER;
 }
 
-const char *config_hist_verb_name(int verb)
+const char *config_histogram_verb_name(int verb)
 {
 	static const char *const names[CONFIG_NVERBS] = {
 		"get",	  "list",  "watch",  "create",
