@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "config/flags.h"
 #include "proxy/route.h"
 
@@ -35,7 +35,7 @@ struct proxy_observe;
 struct proxy {
 	const struct config *cfg;
 	const struct cache_upstream *up;
-	struct proxy_pass_pool *pass;	  /* pass/pass.h */
+	struct proxy_pass_pool *pass;	    /* pass/pass.h */
 	struct proxy_upgrade_pool *upgrade; /* pass/upgrade.h */
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;

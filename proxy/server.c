@@ -123,7 +123,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_route_parse(url, &rt))
 		return proxy_error(c, PROXY_BadRequest, "invalid request path");
 	struct cache_resource *r = proxy_find(p, &rt);
-	if (!cache_refl_synced(r)) {
+	if (!cache_resource_synced(r)) {
 		PROXY_COUNT(req_not_synced);
 		return proxy_too_many(c,
 				      "the cache of %s is not synced yet, "

@@ -104,14 +104,14 @@ static void test_list_then_watch(void)
 				     .watch_timeout = 60,
 				     .backoff_max_ms = 50 };
 	struct cache_resource *r =
-		cache_refl_new(cache_kind_lookup("pods"), &up, 100);
+		cache_resource_new(cache_kind_lookup("pods"), &up, 100);
 	CHECK(r != NULL);
 	if (!r)
 		return;
-	CHECK(cache_refl_start(r) == 0);
+	CHECK(cache_reflector_start(r) == 0);
 
 	CHECK(wait_rv(r, 30));
-	CHECK(cache_refl_synced(r));
+	CHECK(cache_resource_synced(r));
 	CHECK(has(r, "a", 12) && has(r, "d", 25) && has(r, "b", 0));
 	CHECK(has(r, "c", 0)); /* gone in the relist: a synthetic delete */
 	CHECK(__atomic_load_n(&r->stats.lists, __ATOMIC_RELAXED) == 2);
@@ -127,7 +127,7 @@ static void test_list_then_watch(void)
 	CHECK(wait_requests(&s, 5));
 	/* a reflector in a silent watch stops at once */
 	double t0 = now_s();
-	cache_refl_stop(r);
+	cache_reflector_stop(r);
 	CHECK(now_s() - t0 < 5);
 	int n = http_stub_count(&s);
 	CHECK(n == 5); /* list, watch, bookmark check, relist, watch */
@@ -135,18 +135,19 @@ static void test_list_then_watch(void)
 	CHECK(strstr(s.req[4], "watch=true&resourceVersion=30&"));
 	http_stub_stop(&s);
 	rcu_barrier_bp();
-	cache_refl_free(r);
+	cache_resource_free(r);
 }
 
 static void test_relist_reason_names(void)
 {
-	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_EXPIRED),
+	CHECK_STR(cache_resource_relist_reason_name(REFL_RELIST_EXPIRED),
 		  "expired");
-	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_BROKEN), "broken");
-	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_BACKWARDS),
+	CHECK_STR(cache_resource_relist_reason_name(REFL_RELIST_BROKEN),
+		  "broken");
+	CHECK_STR(cache_resource_relist_reason_name(REFL_RELIST_BACKWARDS),
 		  "backwards");
-	CHECK_STR(cache_refl_relist_reason_name(REFL_RELIST_NREASONS), "");
-	CHECK_STR(cache_refl_relist_reason_name(-1), "");
+	CHECK_STR(cache_resource_relist_reason_name(REFL_RELIST_NREASONS), "");
+	CHECK_STR(cache_resource_relist_reason_name(-1), "");
 }
 
 int main(void)
