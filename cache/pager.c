@@ -161,6 +161,7 @@ static void drop(struct fetcher *f)
 {
 	struct cache_pager *p = f->p;
 	__atomic_store_n(&f->x.cancel, true, __ATOMIC_RELEASE);
+	cache_xfer_conn_wake(f->conn); /* a page may wait for its first byte */
 	while (f->state == F_ASKED || f->state == F_BUSY)
 		pthread_cond_wait(&p->cond, &p->lock);
 	if (f->state == F_DONE)

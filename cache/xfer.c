@@ -13,6 +13,7 @@
 #include "config/log.h"
 
 #define STALL_DEFAULT_S 90
+#define TICK_MS 1000
 
 static long stall_seconds(const struct cache_resource *r)
 {
@@ -22,19 +23,34 @@ static long stall_seconds(const struct cache_resource *r)
 int cache_xfer_conn_open(struct cache_xfer_conn *conn, struct cache_resource *r,
 			 char *err, size_t errlen)
 {
+	conn->multi = NULL;
 	conn->easy = cache_upstream_easy(&r->up, err, errlen);
 	if (!conn->easy)
 		return -ENOMEM;
-	curl_easy_setopt(conn->easy, CURLOPT_NOPROGRESS, 0L);
+	conn->multi = curl_multi_init();
+	if (!conn->multi) {
+		snprintf(err, errlen, "out of memory");
+		cache_xfer_conn_close(conn);
+		return -ENOMEM;
+	}
 	cache_xfer_conn_list_rules(conn, r);
 	return 0;
 }
 
 void cache_xfer_conn_close(struct cache_xfer_conn *conn)
 {
+	if (conn->multi)
+		curl_multi_cleanup(conn->multi);
 	if (conn->easy)
 		curl_easy_cleanup(conn->easy);
+	conn->multi = NULL;
 	conn->easy = NULL;
+}
+
+void cache_xfer_conn_wake(struct cache_xfer_conn *conn)
+{
+	if (conn && conn->multi)
+		curl_multi_wakeup(conn->multi);
 }
 
 void cache_xfer_conn_list_rules(struct cache_xfer_conn *conn,
@@ -64,13 +80,6 @@ static bool must_end(struct cache_xfer *x)
 		return true;
 	}
 	return false;
-}
-
-/* Called by libcurl about once a second, and on every chunk. */
-static int on_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut,
-		       curl_off_t un)
-{
-	return must_end(p) ? 1 : 0;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *cls)
@@ -108,11 +117,46 @@ static size_t on_body(char *data, size_t size, size_t n, void *p)
 	return len;
 }
 
+/*
+ * Run the transfer on conn's multi handle until it ends. The wait polls
+ * the resource's stop pipe too, and curl_multi_wakeup (a cancel) ends it
+ * early, so a stop or a cancel ends the transfer at once, not at
+ * libcurl's next once-a-second tick. A transfer ended this way reports
+ * CURLE_ABORTED_BY_CALLBACK; its connection is closed, not reused.
+ */
 static CURLcode perform(struct cache_xfer *x, struct cache_xfer_conn *conn)
 {
-	curl_easy_setopt(conn->easy, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(conn->easy, CURLOPT_XFERINFODATA, x);
-	return curl_easy_perform(conn->easy);
+	CURLM *m = conn->multi;
+	CURLcode rc = CURLE_ABORTED_BY_CALLBACK;
+	if (curl_multi_add_handle(m, conn->easy))
+		return CURLE_OUT_OF_MEMORY;
+	for (;;) {
+		int running = 0, left;
+		if (must_end(x))
+			break;
+		if (curl_multi_perform(m, &running)) {
+			rc = CURLE_OUT_OF_MEMORY;
+			break;
+		}
+		CURLMsg *msg = curl_multi_info_read(m, &left);
+		if (msg && msg->msg == CURLMSG_DONE) {
+			rc = msg->data.result;
+			break;
+		}
+		if (!running) {
+			rc = CURLE_RECV_ERROR; /* ended without a verdict */
+			break;
+		}
+		/* the tick bounds how late a stall is seen (in seconds) */
+		struct curl_waitfd stop = { .fd = x->r->wake[0],
+					    .events = CURL_WAIT_POLLIN };
+		if (curl_multi_poll(m, &stop, 1, TICK_MS, NULL)) {
+			rc = CURLE_OUT_OF_MEMORY;
+			break;
+		}
+	}
+	curl_multi_remove_handle(m, conn->easy);
+	return rc;
 }
 
 /* Record and log how a transfer that reached the upstream ended. */

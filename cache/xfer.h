@@ -9,9 +9,11 @@
  * upstream answers. A 200's body goes to on_data as it arrives; any
  * other answer's body (a Status) is kept in body for the log.
  *
- * A transfer ends early when its resource is asked to stop, when its
- * caller cancels it, or, for a WATCH from an upstream that sends
- * BOOKMARKs, after silence past the stall timeout.
+ * A transfer ends early when its resource is asked to stop, or when its
+ * caller cancels it (set cancel, then cache_xfer_conn_wake): at once, as
+ * neither waits for libcurl's once-a-second tick. A WATCH from an
+ * upstream that sends BOOKMARKs also ends after silence past the stall
+ * timeout, noticed within a second.
  *
  * Threads: a transfer runs in the thread that calls cache_xfer_get, on a
  * connection that thread owns for the call; only cancel may be touched
@@ -29,9 +31,11 @@
 #include "config/buf.h"
 
 /* An upstream connection: kept across transfers, so that LIST pages and
- * WATCHes reuse it. */
+ * WATCHes reuse it. Its transfers run on its own multi handle, which
+ * polls the resource's stop pipe and which cache_xfer_conn_wake wakes. */
 struct cache_xfer_conn {
 	CURL *easy;
+	CURLM *multi;
 };
 
 /* Open conn to r's upstream, with the stall rules of a LIST. Returns 0,
@@ -40,6 +44,9 @@ int cache_xfer_conn_open(struct cache_xfer_conn *conn, struct cache_resource *r,
 			 char *err, size_t errlen);
 /* NULL members are fine; conn is left closed. */
 void cache_xfer_conn_close(struct cache_xfer_conn *conn);
+/* Make conn's transfer look at its cancel flag now, from any thread
+ * (curl_multi_wakeup). NULL is fine. */
+void cache_xfer_conn_wake(struct cache_xfer_conn *conn);
 
 /* The stall rules of a LIST on conn: no deadline, a stall timeout. */
 void cache_xfer_conn_list_rules(struct cache_xfer_conn *conn,

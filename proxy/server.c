@@ -715,9 +715,11 @@ void proxy_stop(struct proxy *p)
 	for (int i = 0; i < 2; i++)
 		if (ds[i] && !__atomic_load_n(&p->draining, __ATOMIC_ACQUIRE))
 			p->quiesced_fd[i] = MHD_quiesce_daemon(ds[i]);
-	/* Give resumed watches a moment to send their last bytes. */
+	/* Give resumed watches a moment to send their last bytes (with no
+	 * connection open there are none, and the exit need not wait). */
 	struct timespec ts = { 0, 100 * 1000000L };
-	nanosleep(&ts, NULL);
+	if (proxy_conns_open(p->conns))
+		nanosleep(&ts, NULL);
 	for (int i = 0; i < 2; i++)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);
