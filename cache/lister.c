@@ -25,35 +25,13 @@ void cache_lister_listing_free(struct cache_listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Take one page: its items into l, its continue token into cont. */
-static int take_page(struct cache_resource *r, const struct buf *body,
-		     struct json_doc *d, struct cache_listing *l, char **cont,
-		     bool first, unsigned *logged)
+/* Take the items of the array at items into l (room made for them):
+ * the ones the cache cannot take are skipped, counted and logged.
+ * Returns 0 or -ENOMEM. */
+static int take_items(struct cache_resource *r, struct json_doc *d, int items,
+		      struct cache_listing *l, unsigned *logged)
 {
 	char err[160];
-	if (json_parse_shaped(d, body->p, body->len, cache_shape_list(r->shape),
-			      err, sizeof(err))) {
-		log_warn("%s: list: malformed page: %s", r->kind->resource,
-			 err);
-		cache_resource_stat_inc(&r->stats.malformed);
-		return -EINVAL;
-	}
-	int meta = json_get(d, 0, "metadata");
-	int items = json_get(d, 0, "items");
-	int rvt = meta > 0 ? json_get(d, meta, "resourceVersion") : -1;
-	uint64_t rv;
-	if (rvt < 0 || json_u64(d, rvt, &rv) ||
-	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
-		log_warn("%s: list: page has no resourceVersion or items",
-			 r->kind->resource);
-		cache_resource_stat_inc(&r->stats.malformed);
-		return -EINVAL;
-	}
-	if (first)
-		l->rv = rv;
-	int rem = meta > 0 ? json_get(d, meta, "remainingItemCount") : -1;
-	if (rem < 0 || json_u64(d, rem, &l->remaining))
-		l->remaining = 0;
 	size_t want = l->n + (items > 0 ? (size_t)d->tok[items].size : 0);
 	if (want > l->cap) {
 		size_t cap = l->cap ? l->cap : 256;
@@ -91,6 +69,40 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 			return -ENOMEM;
 		l->objs[l->n++] = o;
 	}
+	return 0;
+}
+
+/* Take one page: its items into l, its continue token into cont. */
+static int take_page(struct cache_resource *r, const struct buf *body,
+		     struct json_doc *d, struct cache_listing *l, char **cont,
+		     bool first, unsigned *logged)
+{
+	char err[160];
+	if (json_parse_shaped(d, body->p, body->len, cache_shape_list(r->shape),
+			      err, sizeof(err))) {
+		log_warn("%s: list: malformed page: %s", r->kind->resource,
+			 err);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	int meta = json_get(d, 0, "metadata");
+	int items = json_get(d, 0, "items");
+	int rvt = meta > 0 ? json_get(d, meta, "resourceVersion") : -1;
+	uint64_t rv;
+	if (rvt < 0 || json_u64(d, rvt, &rv) ||
+	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
+		log_warn("%s: list: page has no resourceVersion or items",
+			 r->kind->resource);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	if (first)
+		l->rv = rv;
+	int rem = meta > 0 ? json_get(d, meta, "remainingItemCount") : -1;
+	if (rem < 0 || json_u64(d, rem, &l->remaining))
+		l->remaining = 0;
+	if (take_items(r, d, items, l, logged))
+		return -ENOMEM;
 	free(*cont);
 	*cont = NULL;
 	int ct = meta > 0 ? json_get(d, meta, "continue") : -1;
