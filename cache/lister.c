@@ -1,31 +1,15 @@
 /*
- * lister: a full paged LIST of one resource, fetched and parsed in a
- * pipeline (see reflector_int.h).
- *
- * The fetching thread (the reflector's) decides each request in order;
- * its pager (pager.h) has asked for the next page as soon as the page
- * before told its continue token, in its first bytes. PARSERS threads
- * turn pages into objects meanwhile. A page that does not parse fails the whole
- * LIST: the cache is never half-applied. A single item the cache cannot
- * take (enum cache_reject) is skipped, counted and logged with its key,
- * and the LIST goes on: one odd object must not freeze a resource.
- *
- * Bounds (config/limits.h): a page past --upstream-page-max-mib is not
- * buffered further and is fetched again with half the limit, down to one
- * item; one item alone past it is skipped when the page's metadata (which
- * the apiserver writes before the items) still tells the next page. All
- * pages together may hold --upstream-list-max-mib, and a continue token
- * may not repeat: past either the LIST is abandoned, retried after
- * backoff, and the cache keeps serving what it has.
+ * lister: a full paged LIST, fetched by a pager and parsed on PARSERS
+ * threads while the next pages download (see lister.h).
  */
+#include "cache/lister.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/pager.h"
-#include "cache/reflector_int.h"
 #include "cache/scope.h"
 #include "cache/shape.h"
 #include "cache/url.h"
@@ -33,7 +17,7 @@
 #include "config/log.h"
 
 
-void cache_refl_listing_free(struct listing *l)
+void cache_lister_listing_free(struct cache_listing *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		cache_obj_put(l->objs[i]);
@@ -41,35 +25,13 @@ void cache_refl_listing_free(struct listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Take one page: its items into l, its continue token into cont. */
-static int take_page(struct cache_resource *r, const struct buf *body,
-		     struct json_doc *d, struct listing *l, char **cont,
-		     bool first, unsigned *logged)
+/* Take the items of the array at items into l (room made for them):
+ * the ones the cache cannot take are skipped, counted and logged.
+ * Returns 0 or -ENOMEM. */
+static int take_items(struct cache_resource *r, struct json_doc *d, int items,
+		      struct cache_listing *l, unsigned *logged)
 {
 	char err[160];
-	if (json_parse_shaped(d, body->p, body->len, cache_shape_list(r->shape),
-			      err, sizeof(err))) {
-		log_warn("%s: list: malformed page: %s", r->kind->resource,
-			 err);
-		cache_refl_stat_inc(&r->stats.malformed);
-		return -EINVAL;
-	}
-	int meta = json_get(d, 0, "metadata");
-	int items = json_get(d, 0, "items");
-	int rvt = meta > 0 ? json_get(d, meta, "resourceVersion") : -1;
-	uint64_t rv;
-	if (rvt < 0 || json_u64(d, rvt, &rv) ||
-	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
-		log_warn("%s: list: page has no resourceVersion or items",
-			 r->kind->resource);
-		cache_refl_stat_inc(&r->stats.malformed);
-		return -EINVAL;
-	}
-	if (first)
-		l->rv = rv;
-	int rem = meta > 0 ? json_get(d, meta, "remainingItemCount") : -1;
-	if (rem < 0 || json_u64(d, rem, &l->remaining))
-		l->remaining = 0;
 	size_t want = l->n + (items > 0 ? (size_t)d->tok[items].size : 0);
 	if (want > l->cap) {
 		size_t cap = l->cap ? l->cap : 256;
@@ -81,7 +43,7 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		l->objs = o;
 		l->cap = cap;
 	}
-	size_t max = cache_refl_line_max(r);
+	size_t max = cache_resource_line_max(r);
 	for (int it = json_first(d, items); it > 0;
 	     it = json_next(d, items, it)) {
 		size_t b, e;
@@ -99,13 +61,48 @@ static int take_page(struct cache_resource *r, const struct buf *body,
 		if (!o && why < 0)
 			return -ENOMEM;
 		if (!o) {
-			cache_refl_reject(r, "list", d, it, why, err, logged);
+			cache_resource_reject(r, "list", d, it, why, err,
+					      logged);
 			continue;
 		}
 		if (!(o = cache_scope_strip(&r->scope, o)))
 			return -ENOMEM;
 		l->objs[l->n++] = o;
 	}
+	return 0;
+}
+
+/* Take one page: its items into l, its continue token into cont. */
+static int take_page(struct cache_resource *r, const struct buf *body,
+		     struct json_doc *d, struct cache_listing *l, char **cont,
+		     bool first, unsigned *logged)
+{
+	char err[160];
+	if (json_parse_shaped(d, body->p, body->len, cache_shape_list(r->shape),
+			      err, sizeof(err))) {
+		log_warn("%s: list: malformed page: %s", r->kind->resource,
+			 err);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	int meta = json_get(d, 0, "metadata");
+	int items = json_get(d, 0, "items");
+	int rvt = meta > 0 ? json_get(d, meta, "resourceVersion") : -1;
+	uint64_t rv;
+	if (rvt < 0 || json_u64(d, rvt, &rv) ||
+	    (items > 0 && json_type(d, items) != JSMN_ARRAY)) {
+		log_warn("%s: list: page has no resourceVersion or items",
+			 r->kind->resource);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -EINVAL;
+	}
+	if (first)
+		l->rv = rv;
+	int rem = meta > 0 ? json_get(d, meta, "remainingItemCount") : -1;
+	if (rem < 0 || json_u64(d, rem, &l->remaining))
+		l->remaining = 0;
+	if (take_items(r, d, items, l, logged))
+		return -ENOMEM;
 	free(*cont);
 	*cont = NULL;
 	int ct = meta > 0 ? json_get(d, meta, "continue") : -1;
@@ -134,7 +131,7 @@ struct page {
 	struct page *next; /* the queue, then the done list */
 	size_t seq;
 	struct buf body;
-	struct listing objs; /* this page's objects */
+	struct cache_listing objs; /* this page's objects */
 };
 
 /* page buffers kept for reuse: one for each parser, one being fetched */
@@ -211,7 +208,7 @@ static void *parse_pages(void *arg)
 		pthread_mutex_lock(&pl->lock);
 		if (rc || skip) {
 			pl->failed = true;
-			cache_refl_listing_free(&pg->objs);
+			cache_lister_listing_free(&pg->objs);
 			free(pg);
 			continue;
 		}
@@ -222,11 +219,12 @@ static void *parse_pages(void *arg)
 		 * page of the parsed prefix announced (pages are parsed out
 		 * of order, and a page's remainingItemCount counts from the
 		 * end of it) */
-		struct cache_refl_stats *st = &pl->r->stats;
+		struct cache_resource_stats *st = &pl->r->stats;
 		__atomic_add_fetch(&st->list_objects, pg->objs.n,
 				   __ATOMIC_RELAXED);
 		while (pl->prefix < pl->ndone_cap && pl->done[pl->prefix]) {
-			const struct listing *o = &pl->done[pl->prefix]->objs;
+			const struct cache_listing *o =
+				&pl->done[pl->prefix]->objs;
 			pl->prefix_items += o->n;
 			if (o->remaining)
 				__atomic_store_n(&st->list_expected,
@@ -242,7 +240,8 @@ static void *parse_pages(void *arg)
 }
 
 /* Join the parsed pages into l, in page order. */
-static int join_pages(struct pipeline *pl, size_t npages, struct listing *l)
+static int join_pages(struct pipeline *pl, size_t npages,
+		      struct cache_listing *l)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < npages; i++)
@@ -272,7 +271,7 @@ static void list_too_large(struct cache_resource *r, size_t list_max)
 		  "(--upstream-list-max-mib): abandoned, the cache keeps its "
 		  "objects",
 		  r->kind->resource, list_max);
-	cache_refl_stat_inc(&r->stats.malformed);
+	cache_resource_stat_inc(&r->stats.malformed);
 	__atomic_store_n(&r->list_over, true, __ATOMIC_RELAXED);
 }
 
@@ -290,7 +289,7 @@ static uint64_t get_stat(const uint64_t *s)
  * total from remainingItemCount, MB/s, and the time left at that rate. */
 static void log_progress(struct cache_resource *r, bool done)
 {
-	const struct cache_refl_stats *st = &r->stats;
+	const struct cache_resource_stats *st = &r->stats;
 	uint64_t got = get_stat(&st->list_objects),
 		 want = get_stat(&st->list_expected),
 		 bytes = get_stat(&st->list_bytes);
@@ -328,226 +327,312 @@ static int grown(int limit, int page_size)
 	return limit * 2 < page_size ? limit * 2 : page_size;
 }
 
-/* A full paged LIST into l. Returns REFL_OK, REFL_ERROR or REFL_STOP. */
-int cache_refl_list_all(struct cache_resource *r, CURL *c, struct listing *l)
-{
-	struct xfer x = { .r = r, .body = BUF_INIT };
-	char *cont = NULL;
-	char *asked = NULL; /* the continue token of this request */
-	int limit = r->up.page_size > 0 ? r->up.page_size : 500;
-	size_t page_max = cache_refl_page_max(r),
-	       list_max = cache_refl_list_max(r);
-	size_t taken = 0; /* bytes of the pages so far */
-	struct buf url = BUF_INIT;
-	int result = REFL_ERROR;
-	size_t npages = 0, last_page = 0;
-	struct pipeline pl = { .r = r };
+/* One LIST under way: the request to make next and what the pages so
+ * far told. */
+struct list_run {
+	struct cache_resource *r;
+	struct pipeline pl;
 	pthread_t parser[PARSERS];
-	int nparsers = 0;
-	struct cache_pager *pager = NULL;
-	bool free_next =
-		false; /* the next page takes no --upstream-qps token */
-	pthread_mutex_init(&pl.lock, NULL);
-	pthread_cond_init(&pl.cond, NULL);
-	while (nparsers < PARSERS &&
-	       !pthread_create(&parser[nparsers], NULL, parse_pages, &pl))
-		nparsers++;
-	if (!nparsers)
-		goto out;
-	struct cache_pager_bufs spares = { &pl, take_spare, give_spare };
-	pager = cache_pager_new(r, c, &spares);
+	int nparsers;
+	struct cache_pager *pager;
+	struct cache_pager_page pg; /* the page asked for, then its answer */
+	struct buf url;
+	char *cont;  /* the continue token of the next request */
+	char *asked; /* the continue token of this request */
+	int limit;
+	size_t page_max, list_max;
+	size_t taken; /* bytes of the pages so far */
+	size_t npages, last_page;
+	bool free_next; /* the next page takes no --upstream-qps token */
+	int64_t said;	/* monotonic ms of the last progress line */
+};
 
-	cache_refl_stat_inc(&r->stats.lists);
-	int64_t began = cache_rvclock_now_ms(), said = began;
-	set_stat(&r->stats.list_objects, 0);
-	set_stat(&r->stats.list_expected, 0);
-	set_stat(&r->stats.list_bytes, 0);
-	set_stat(&r->stats.list_started_ms, (uint64_t)began);
-	set_stat(&r->stats.list_active, 1);
+/* Start the parsers and the pager, and the LIST's statistics. Returns 0
+ * or -ENOMEM. */
+static int run_open(struct list_run *lr, struct cache_resource *r,
+		    struct cache_xfer_conn *conn)
+{
+	*lr = (struct list_run){
+		.r = r,
+		.pl = { .r = r },
+		.url = BUF_INIT,
+		.limit = r->up.page_size > 0 ? r->up.page_size : 500,
+		.page_max = cache_resource_page_max(r),
+		.list_max = cache_resource_list_max(r),
+	};
+	pthread_mutex_init(&lr->pl.lock, NULL);
+	pthread_cond_init(&lr->pl.cond, NULL);
+	while (lr->nparsers < PARSERS &&
+	       !pthread_create(&lr->parser[lr->nparsers], NULL, parse_pages,
+			       &lr->pl))
+		lr->nparsers++;
+	if (!lr->nparsers)
+		return -ENOMEM;
+	struct cache_pager_bufs spares = { &lr->pl, take_spare, give_spare };
+	lr->pager = cache_pager_new(r, conn, &spares);
+	if (!lr->pager)
+		return -ENOMEM;
+	struct cache_resource_stats *st = &r->stats;
+	cache_resource_stat_inc(&st->lists);
+	int64_t began = cache_rvclock_now_ms();
+	lr->said = began;
+	set_stat(&st->list_objects, 0);
+	set_stat(&st->list_expected, 0);
+	set_stat(&st->list_bytes, 0);
+	set_stat(&st->list_started_ms, (uint64_t)began);
+	set_stat(&st->list_active, 1);
+	return 0;
+}
+
+/* Ask for the next page (lr->cont, with lr->limit) within the LIST's
+ * byte budget: *code is the HTTP status or -1. Returns 0, or -1 when the
+ * request cannot be made (the LIST is abandoned). */
+static int ask_page(struct list_run *lr, long *code)
+{
+	struct cache_resource *r = lr->r;
+	buf_reset(&lr->url);
+	cache_url_list(&lr->url, r->up.server, r->kind, r->scope.ns, lr->limit,
+		       lr->cont);
+	cache_scope_query(&r->scope, &lr->url);
+	free(lr->asked);
+	lr->asked = lr->cont;
+	lr->cont = NULL;
+	if (!buf_ok(&lr->url))
+		return -1;
+	if (lr->taken >= lr->list_max) {
+		list_too_large(r, lr->list_max);
+		return -1;
+	}
+	struct cache_pager_page *pg = &lr->pg;
+	buf_free(&pg->body);
+	pg->body = take_spare(&lr->pl);
+	/* decided while the page before arrived, as for the one the pager
+	 * fetched ahead: the same either way */
+	pg->continued = lr->asked != NULL && lr->free_next;
+	size_t room = lr->list_max - lr->taken;
+	pg->body_max = lr->page_max < room ? lr->page_max : room;
+	/* pages are alike: room for the last one's size saves the buffer's
+	 * doublings (copies and page faults) */
+	if (lr->last_page)
+		buf_reserve(&pg->body, lr->last_page + lr->last_page / 8);
+	/* the page after this one takes no token when this one is large
+	 * (CACHE_LISTER_FREE_PAGE_MIN); this one is still arriving, so the
+	 * last page completed stands for it, and the LIST's second page is
+	 * free once */
+	lr->free_next =
+		!lr->npages || lr->last_page >= CACHE_LISTER_FREE_PAGE_MIN;
+	/* the next page: the limit grows back after a halving; fetched
+	 * ahead only if this page and a whole next one fit the LIST's byte
+	 * budget (taken is below list_max here; page_max is MiBs from a
+	 * flag, so twice it cannot wrap) */
+	int next = grown(lr->limit, r->up.page_size);
+	bool ahead = room >= 2 * lr->page_max + 256;
+	cache_pager_set(lr->pager, next, lr->page_max, lr->last_page,
+			lr->free_next, ahead);
+	*code = cache_pager_get(lr->pager, lr->url.p, pg);
+	lr->last_page = pg->body.len;
+	return 0;
+}
+
+/* A page past its byte budget (not stopping). Returns 0 to go on with
+ * the same page smaller (in lr->cont), 1 when that page is one item
+ * already, -1 to abandon the LIST. */
+static int page_too_large(struct list_run *lr)
+{
+	struct cache_resource *r = lr->r;
+	if (lr->pg.body_max < lr->page_max) {
+		list_too_large(r, lr->list_max);
+		return -1;
+	}
+	if (lr->limit > 1) {
+		buf_free(&lr->pg.body);
+		lr->last_page = 0;
+		lr->limit /= 2;
+		log_warn("%s: list: page past %zu bytes "
+			 "(--upstream-page-max-mib): fetching it again "
+			 "%d item(s) at a time",
+			 r->kind->resource, lr->page_max, lr->limit);
+		lr->cont = lr->asked; /* the same page, smaller */
+		lr->asked = NULL;
+		return 0;
+	}
+	return 1; /* one item alone */
+}
+
+/* One item alone past the byte budget: skip it if the page's metadata,
+ * written first, says where the next one is. body holds what fitted.
+ * Returns 0 to go on, -1 to abandon the LIST. */
+static int skip_large_item(struct list_run *lr, struct buf *body)
+{
+	struct cache_resource *r = lr->r;
+	int more = cache_pager_peek_continue(body, &lr->cont);
+	if (more || !lr->cont || (lr->asked && !strcmp(lr->asked, lr->cont))) {
+		log_error("%s: list: one item is past %zu bytes "
+			  "(--upstream-page-max-mib) and the page does "
+			  "not tell the next one: abandoned",
+			  r->kind->resource, lr->page_max);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -1;
+	}
+	cache_resource_stat_inc(&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
+	log_warn("%s: list: skipping an item past %zu bytes "
+		 "(--upstream-page-max-mib)",
+		 r->kind->resource, lr->page_max);
+	lr->taken += lr->page_max;
+	lr->last_page = 0;
+	return 0;
+}
+
+static void log_page_times(struct list_run *lr)
+{
+	if (!log_enabled(3) || !lr->pg.c)
+		return;
+	double total = 0, start = 0;
+	curl_easy_getinfo(lr->pg.c, CURLINFO_TOTAL_TIME, &total);
+	curl_easy_getinfo(lr->pg.c, CURLINFO_STARTTRANSFER_TIME, &start);
+	log_v(3,
+	      "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
+	      lr->r->kind->resource, lr->npages, lr->pg.body.len, start * 1e3,
+	      total * 1e3);
+}
+
+/* Check a page's answer and read its continue token into lr->cont.
+ * Returns 0, or -1 to abandon the LIST (logged and counted). */
+static int check_page(struct list_run *lr, long code)
+{
+	struct cache_resource *r = lr->r;
+	if (code != 200) {
+		if (code > 0)
+			cache_resource_log_status(r, "list", code,
+						  &lr->pg.body);
+		if (code < 0 || code == 429 || code >= 500)
+			cache_resource_mark_failing(r);
+		r->retry_after = lr->pg.retry_after;
+		return -1;
+	}
+	if (cache_pager_peek_continue(&lr->pg.body, &lr->cont)) {
+		log_warn("%s: list: malformed page: no metadata",
+			 r->kind->resource);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -1;
+	}
+	if (lr->cont && lr->asked && !strcmp(lr->cont, lr->asked)) {
+		log_error("%s: list: the upstream sent the same continue token "
+			  "twice: abandoned",
+			  r->kind->resource);
+		cache_resource_stat_inc(&r->stats.malformed);
+		return -1;
+	}
+	return 0;
+}
+
+/* Count a good page's bytes, and say how the LIST goes now and then. */
+static void note_page(struct list_run *lr)
+{
+	struct cache_resource *r = lr->r;
+	size_t len = lr->pg.body.len;
+	/* a page costs its bytes and some bookkeeping, so that a chain of
+	 * empty pages is bounded too */
+	lr->taken += len + 256;
+	set_stat(&r->stats.list_bytes, get_stat(&r->stats.list_bytes) + len);
+	int64_t now = cache_rvclock_now_ms();
+	int every = r->up.progress_interval ? r->up.progress_interval : 5;
+	if (now - lr->said >= every * 1000L) {
+		log_progress(r, false);
+		lr->said = now;
+	}
+	lr->limit = grown(lr->limit, r->up.page_size);
+}
+
+/* Hand a good page to the parsers. Returns 0, or -1 when out of memory
+ * or a parser refused a page before. */
+static int queue_page(struct list_run *lr)
+{
+	struct pipeline *pl = &lr->pl;
+	struct page *pg = xcalloc(1, sizeof(*pg));
+	pthread_mutex_lock(&pl->lock);
+	if (pg && lr->npages == pl->ndone_cap) {
+		size_t ncap = pl->ndone_cap ? pl->ndone_cap * 2 : 64;
+		struct page **nd = xrealloc(pl->done, ncap * sizeof(*nd));
+		if (nd) {
+			memset(nd + pl->ndone_cap, 0,
+			       (ncap - pl->ndone_cap) * sizeof(*nd));
+			pl->done = nd;
+			pl->ndone_cap = ncap;
+		}
+	}
+	bool ok = pg && lr->npages < pl->ndone_cap && !pl->failed;
+	if (ok) {
+		pg->body = lr->pg.body; /* the parser owns the bytes now */
+		lr->pg.body = (struct buf)BUF_INIT;
+		pg->seq = lr->npages++;
+		if (pl->tail)
+			pl->tail->next = pg;
+		else
+			pl->head = pg;
+		pl->tail = pg;
+		pthread_cond_signal(&pl->cond);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	if (!ok)
+		free(pg);
+	return ok ? 0 : -1;
+}
+
+/* Fetch pages until the last one. Returns REFL_OK, REFL_ERROR or
+ * REFL_STOP. */
+static int fetch_pages(struct list_run *lr)
+{
+	struct cache_resource *r = lr->r;
 	/* for (;;), not do-while: a retry of the first page has no
 	 * continue token, and must not end the loop */
 	for (;;) {
-		buf_reset(&url);
-		cache_url_list(&url, r->up.server, r->kind, r->scope.ns, limit,
-			       cont);
-		cache_scope_query(&r->scope, &url);
-		free(asked);
-		asked = cont;
-		cont = NULL;
-		if (!buf_ok(&url))
-			goto out;
-		x.body = take_spare(&pl);
-		x.body_over = false;
-		/* decided while the page before arrived, as for the one
-		 * the pager fetched ahead: the same either way */
-		x.continued = asked != NULL && free_next;
-		if (taken >= list_max) {
-			list_too_large(r, list_max);
-			goto out;
-		}
-		x.body_max = page_max < list_max - taken ? page_max :
-							   list_max - taken;
-		/* pages are alike: room for the last one's size saves the
-		 * buffer's doublings (copies and page faults) */
-		if (last_page)
-			buf_reserve(&x.body, last_page + last_page / 8);
-		/* the page after this one takes no token when this one is
-		 * large (REFL_FREE_PAGE_MIN); this one is still arriving,
-		 * so the last page completed stands for it, and the LIST's
-		 * second page is free once */
-		free_next = !npages || last_page >= REFL_FREE_PAGE_MIN;
 		long code;
-		if (pager) {
-			/* the next page: the limit grows back after a
-			 * halving; fetched ahead only if this page and a
-			 * whole next one fit the LIST's byte budget (taken
-			 * is below list_max here; page_max is MiBs from a
-			 * flag, so twice it cannot wrap) */
-			int next = grown(limit, r->up.page_size);
-			bool ahead = list_max - taken >= 2 * page_max + 256;
-			cache_pager_set(pager, next, page_max, last_page,
-					free_next, ahead);
-			code = cache_pager_get(pager, url.p, &x);
-		} else {
-			code = cache_refl_http_get(r, c, url.p, &x);
-		}
-		last_page = x.body.len;
-		if (x.body_over && !cache_refl_stopping(r)) {
-			if (x.body_max < page_max) {
-				list_too_large(r, list_max);
-				goto out;
+		if (ask_page(lr, &code))
+			return REFL_ERROR;
+		if (lr->pg.body_over && !cache_resource_stopping(r)) {
+			int rc = page_too_large(lr);
+			if (rc > 0) {
+				struct buf body = lr->pg.body;
+				lr->pg.body = (struct buf)BUF_INIT;
+				rc = skip_large_item(lr, &body);
+				buf_free(&body);
 			}
-			if (limit > 1) {
-				limit /= 2;
-				log_warn(
-					"%s: list: page past %zu bytes "
-					"(--upstream-page-max-mib): fetching it again "
-					"%d item(s) at a time",
-					r->kind->resource, page_max, limit);
-				cont = asked; /* the same page, smaller */
-				asked = NULL;
-				buf_free(&x.body);
-				last_page = 0;
-				continue;
-			}
-			/* one item alone is too large: skip it if the page's
-			 * metadata, written first, says where the next one is */
-			int more = cache_pager_peek_continue(&x.body, &cont);
-			buf_free(&x.body);
-			last_page = 0;
-			if (more || !cont || (asked && !strcmp(asked, cont))) {
-				log_error(
-					"%s: list: one item is past %zu bytes "
-					"(--upstream-page-max-mib) and the page does "
-					"not tell the next one: abandoned",
-					r->kind->resource, page_max);
-				cache_refl_stat_inc(&r->stats.malformed);
-				goto out;
-			}
-			cache_refl_stat_inc(
-				&r->stats.rejected_by[CACHE_REJECT_TOO_LARGE]);
-			log_warn("%s: list: skipping an item past %zu bytes "
-				 "(--upstream-page-max-mib)",
-				 r->kind->resource, page_max);
-			taken += page_max;
+			if (rc)
+				return REFL_ERROR;
 			continue;
 		}
-		if (log_enabled(3)) {
-			double total = 0, start = 0;
-			curl_easy_getinfo(x.c, CURLINFO_TOTAL_TIME, &total);
-			curl_easy_getinfo(x.c, CURLINFO_STARTTRANSFER_TIME,
-					  &start);
-			log_v(3,
-			      "%s: list page %zu: %zu bytes, first byte %.1f ms, all %.1f ms",
-			      r->kind->resource, npages, x.body.len,
-			      start * 1e3, total * 1e3);
-		}
-		if (cache_refl_stopping(r)) {
-			result = REFL_STOP;
-			goto out;
-		}
-		if (code != 200) {
-			if (code > 0)
-				cache_refl_log_status(r, "list", code, &x.body);
-			if (code < 0 || code == 429 || code >= 500)
-				cache_refl_mark_failing(r);
-			r->retry_after = x.retry_after;
-			goto out;
-		}
-		if (cache_pager_peek_continue(&x.body, &cont)) {
-			log_warn("%s: list: malformed page: no metadata",
-				 r->kind->resource);
-			cache_refl_stat_inc(&r->stats.malformed);
-			goto out;
-		}
-		if (cont && asked && !strcmp(cont, asked)) {
-			log_error(
-				"%s: list: the upstream sent the same continue token "
-				"twice: abandoned",
-				r->kind->resource);
-			cache_refl_stat_inc(&r->stats.malformed);
-			goto out;
-		}
-		/* a page costs its bytes and some bookkeeping, so that a chain
-		 * of empty pages is bounded too */
-		taken += x.body.len + 256;
-		set_stat(&r->stats.list_bytes,
-			 get_stat(&r->stats.list_bytes) + x.body.len);
-		int64_t now = cache_rvclock_now_ms();
-		int every =
-			r->up.progress_interval ? r->up.progress_interval : 5;
-		if (now - said >= every * 1000L) {
-			log_progress(r, false);
-			said = now;
-		}
-		limit = grown(limit, r->up.page_size);
-		struct page *pg = xcalloc(1, sizeof(*pg));
-		pthread_mutex_lock(&pl.lock);
-		if (pg && npages == pl.ndone_cap) {
-			size_t ncap = pl.ndone_cap ? pl.ndone_cap * 2 : 64;
-			struct page **nd =
-				xrealloc(pl.done, ncap * sizeof(*nd));
-			if (nd) {
-				memset(nd + pl.ndone_cap, 0,
-				       (ncap - pl.ndone_cap) * sizeof(*nd));
-				pl.done = nd;
-				pl.ndone_cap = ncap;
-			}
-		}
-		bool ok = pg && npages < pl.ndone_cap && !pl.failed;
-		if (ok) {
-			pg->body = x.body; /* the parser owns the bytes now */
-			x.body = (struct buf)BUF_INIT;
-			pg->seq = npages++;
-			if (pl.tail)
-				pl.tail->next = pg;
-			else
-				pl.head = pg;
-			pl.tail = pg;
-			pthread_cond_signal(&pl.cond);
-		}
-		pthread_mutex_unlock(&pl.lock);
-		if (!ok) {
-			free(pg);
-			goto out;
-		}
-		if (!cont)
-			break;
+		log_page_times(lr);
+		if (cache_resource_stopping(r))
+			return REFL_STOP;
+		if (check_page(lr, code))
+			return REFL_ERROR;
+		note_page(lr);
+		if (queue_page(lr))
+			return REFL_ERROR;
+		if (!lr->cont)
+			return REFL_OK;
 	}
-	result = REFL_OK;
-out:
-	cache_pager_free(pager); /* before the spares it gives back go */
-	pthread_mutex_lock(&pl.lock);
-	pl.closed = true;
+}
+
+/* Stop the pager and the parsers, join the pages into l when result is
+ * REFL_OK, and free the rest. Returns the LIST's result. */
+static int run_close(struct list_run *lr, int result, struct cache_listing *l)
+{
+	struct pipeline *pl = &lr->pl;
+	struct cache_resource *r = lr->r;
+	cache_pager_free(lr->pager); /* before the spares it gives back go */
+	pthread_mutex_lock(&pl->lock);
+	pl->closed = true;
 	if (result != REFL_OK)
-		pl.failed = true; /* drop what is queued */
-	pthread_cond_broadcast(&pl.cond);
-	pthread_mutex_unlock(&pl.lock);
-	for (int i = 0; i < nparsers; i++)
-		pthread_join(parser[i], NULL);
-	if (result == REFL_OK && (pl.failed || join_pages(&pl, npages, l)))
+		pl->failed = true; /* drop what is queued */
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+	for (int i = 0; i < lr->nparsers; i++)
+		pthread_join(lr->parser[i], NULL);
+	if (result == REFL_OK && (pl->failed || join_pages(pl, lr->npages, l)))
 		result = REFL_ERROR;
-	if (nparsers) {
+	if (lr->pager) {
 		set_stat(&r->stats.list_active, 0);
 		set_stat(&r->stats.list_ended_ms,
 			 (uint64_t)cache_rvclock_now_ms());
@@ -557,21 +642,31 @@ out:
 					 __ATOMIC_RELAXED);
 		}
 	}
-	for (size_t i = 0; i < npages && pl.done; i++)
-		if (pl.done[i]) {
-			cache_refl_listing_free(&pl.done[i]->objs);
-			free(pl.done[i]);
+	for (size_t i = 0; i < lr->npages && pl->done; i++)
+		if (pl->done[i]) {
+			cache_lister_listing_free(&pl->done[i]->objs);
+			free(pl->done[i]);
 		}
-	free(pl.done);
-	while (pl.nspare)
-		buf_free(&pl.spare[--pl.nspare]);
-	pthread_mutex_destroy(&pl.lock);
-	pthread_cond_destroy(&pl.cond);
+	free(pl->done);
+	while (pl->nspare)
+		buf_free(&pl->spare[--pl->nspare]);
+	pthread_mutex_destroy(&pl->lock);
+	pthread_cond_destroy(&pl->cond);
 	if (result != REFL_OK)
-		cache_refl_listing_free(l);
-	free(cont);
-	free(asked);
-	buf_free(&url);
-	buf_free(&x.body);
+		cache_lister_listing_free(l);
+	free(lr->cont);
+	free(lr->asked);
+	buf_free(&lr->url);
+	buf_free(&lr->pg.body);
 	return result;
+}
+
+int cache_lister_list(struct cache_resource *r, struct cache_xfer_conn *conn,
+		      struct cache_listing *l)
+{
+	struct list_run lr;
+	int result = REFL_ERROR;
+	if (!run_open(&lr, r, conn))
+		result = fetch_pages(&lr);
+	return run_close(&lr, result, l);
 }

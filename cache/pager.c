@@ -2,10 +2,11 @@
  * pager: a paged LIST's requests, the next page asked for while the page
  * before it arrives (see pager.h).
  *
- * One lock guards the fetchers' states; a fetcher's transfer (its xfer)
- * belongs to its thread while BUSY and to whoever holds the lock
- * otherwise. The head of a page is looked for by the thread receiving
- * it, in the write callback, and at most HEAD_MAX bytes in.
+ * One lock guards the fetchers' states; a fetcher's transfer (its xfer
+ * and page) belongs to its thread while BUSY and to whoever holds the
+ * lock otherwise. The head of a page is looked for by the thread
+ * receiving it, in the transfer's body callback, and at most HEAD_MAX
+ * bytes in.
  */
 #include "cache/pager.h"
 
@@ -15,7 +16,6 @@
 #include <string.h>
 
 #include "cache/scope.h"
-#include "cache/upstream.h"
 #include "cache/url.h"
 #include "config/alloc.h"
 
@@ -32,12 +32,14 @@ enum {
 
 struct fetcher {
 	struct cache_pager *p;
-	CURL *c; /* the reflector's (lent), or the pager's own */
+	struct cache_xfer_conn *conn; /* the reflector's (lent), or own */
 	pthread_t thread;
-	int state;	/* locked: F_* */
-	bool ahead;	/* locked: asked by another page's head */
-	struct buf url; /* locked: what it was asked for */
-	struct xfer x;	/* see the file's header */
+	int state;		    /* locked: F_* */
+	bool ahead;		    /* locked: asked by another page's head */
+	struct buf url;		    /* locked: what it was asked for */
+	struct cache_xfer x;	    /* see the file's header */
+	struct cache_pager_page pg; /* x's page: x.body is its body */
+	bool head_done; /* the page's head was looked at, or given up on */
 	long code;	/* once F_DONE */
 };
 
@@ -47,10 +49,10 @@ struct cache_pager {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct fetcher f[2];
-	int n;	   /* fetcher threads running: 0, 1 or 2 (2: ahead) */
-	CURL *own; /* the second connection */
-	bool quit; /* locked */
-	int limit; /* locked: see cache_pager_set */
+	int n; /* fetcher threads running: 0, 1 or 2 (2: ahead) */
+	struct cache_xfer_conn own; /* the second connection */
+	bool quit;		    /* locked */
+	int limit;		    /* locked: see cache_pager_set */
 	size_t page_max, last_page;
 	bool unmetered, ahead;
 };
@@ -133,20 +135,22 @@ static void give(struct cache_pager *p, struct buf *b)
 	*b = (struct buf)BUF_INIT;
 }
 
-static void on_head(struct xfer *x);
+static size_t on_page(struct cache_xfer *x, char *data, size_t len);
 
-/* Ask f (idle; locked) for url with the transfer x. */
-static void ask(struct fetcher *f, const char *url, const struct xfer *x,
-		bool ahead)
+/* Ask f (idle; locked) for url into pg. */
+static void ask(struct fetcher *f, const char *url,
+		const struct cache_pager_page *pg, bool ahead)
 {
 	buf_reset(&f->url);
 	buf_adds(&f->url, url);
-	f->x = *x;
-	f->x.c = f->c;
-	f->x.on_head = f->p->n == 2 ? on_head : NULL;
-	f->x.pager = f;
-	f->x.head_done = false;
-	f->x.cancel = false;
+	f->pg = *pg;
+	f->pg.body_over = false;
+	f->x = (struct cache_xfer){ .r = f->p->r,
+				    .on_data = on_page,
+				    .ctx = f,
+				    .continued = pg->continued,
+				    .body = pg->body };
+	f->head_done = f->p->n < 2; /* alone: nothing to fetch ahead */
 	f->ahead = ahead;
 	f->state = F_ASKED;
 	pthread_cond_broadcast(&f->p->cond);
@@ -157,26 +161,27 @@ static void drop(struct fetcher *f)
 {
 	struct cache_pager *p = f->p;
 	__atomic_store_n(&f->x.cancel, true, __ATOMIC_RELEASE);
+	cache_xfer_conn_wake(f->conn); /* a page may wait for its first byte */
 	while (f->state == F_ASKED || f->state == F_BUSY)
 		pthread_cond_wait(&p->cond, &p->lock);
 	if (f->state == F_DONE)
 		give(p, &f->x.body);
+	f->x.body = (struct buf)BUF_INIT;
 	f->state = F_IDLE;
 	f->ahead = false;
 }
 
 /* Called as a page's bytes arrive, in its fetcher's thread: once the
  * page's metadata is in, ask the other fetcher for the next page. */
-static void on_head(struct xfer *x)
+static void on_head(struct fetcher *f)
 {
-	struct fetcher *f = x->pager;
 	struct cache_pager *p = f->p;
 	char *cont = NULL;
-	if (cache_pager_peek_continue(&x->body, &cont)) {
-		x->head_done = x->body.len >= HEAD_MAX;
+	if (cache_pager_peek_continue(&f->x.body, &cont)) {
+		f->head_done = f->x.body.len >= HEAD_MAX;
 		return; /* not all there yet */
 	}
-	x->head_done = true;
+	f->head_done = true;
 	if (!cont)
 		return; /* the last page */
 	pthread_mutex_lock(&p->lock);
@@ -186,23 +191,42 @@ static void on_head(struct xfer *x)
 		cache_url_list(&url, p->r->up.server, p->r->kind,
 			       p->r->scope.ns, p->limit, cont);
 		cache_scope_query(&p->r->scope, &url);
-		struct xfer ax = { .r = p->r,
-				   .body_max = p->page_max,
-				   .continued = p->unmetered };
+		struct cache_pager_page ap = { .body_max = p->page_max,
+					       .continued = p->unmetered };
 		if (p->bufs.take)
-			ax.body = p->bufs.take(p->bufs.ctx);
+			ap.body = p->bufs.take(p->bufs.ctx);
 		if (p->last_page)
-			buf_reserve(&ax.body, p->last_page + p->last_page / 8);
+			buf_reserve(&ap.body, p->last_page + p->last_page / 8);
 		/* a page whose token names itself again is abandoned by
 		 * the loop: nothing to fetch for it */
 		if (buf_ok(&url) && strcmp(url.p, f->url.p))
-			ask(o, url.p, &ax, true);
+			ask(o, url.p, &ap, true);
 		else
-			give(p, &ax.body);
+			give(p, &ap.body);
 		buf_free(&url);
 	}
 	pthread_mutex_unlock(&p->lock);
 	free(cont);
+}
+
+/* A page's bytes, bounded by its body_max. */
+static size_t on_page(struct cache_xfer *x, char *data, size_t len)
+{
+	struct fetcher *f = x->ctx;
+	if (__atomic_load_n(&x->cancel, __ATOMIC_ACQUIRE))
+		return 0; /* a page fetched ahead that is not wanted */
+	size_t max = f->pg.body_max;
+	if (max && x->body.len + len > max) {
+		/* keep what fits: its metadata may still tell the next page */
+		buf_add(&x->body, data, max - x->body.len);
+		f->pg.body_over = true;
+		return 0; /* ends the transfer: bounded memory */
+	}
+	if (buf_add(&x->body, data, len))
+		return 0;
+	if (!f->head_done)
+		on_head(f);
+	return len;
 }
 
 static void *run(void *arg)
@@ -219,8 +243,7 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		long code = __atomic_load_n(&f->x.cancel, __ATOMIC_ACQUIRE) ?
 				    -1 :
-				    cache_refl_http_get(p->r, f->c, f->url.p,
-							&f->x);
+				    cache_xfer_get(&f->x, f->conn, f->url.p);
 		pthread_mutex_lock(&p->lock);
 		f->code = code;
 		f->state = F_DONE;
@@ -230,7 +253,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct cache_pager *cache_pager_new(struct cache_resource *r, CURL *c,
+struct cache_pager *cache_pager_new(struct cache_resource *r,
+				    struct cache_xfer_conn *conn,
 				    const struct cache_pager_bufs *bufs)
 {
 	struct cache_pager *p = xcalloc(1, sizeof(*p));
@@ -242,14 +266,10 @@ struct cache_pager *cache_pager_new(struct cache_resource *r, CURL *c,
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	char err[256];
-	p->own = cache_upstream_easy(&r->up, err, sizeof(err));
-	if (p->own) {
-		curl_easy_setopt(p->own, CURLOPT_NOPROGRESS, 0L);
-		cache_refl_list_rules(r, p->own);
-	}
-	p->f[0].c = c;
-	p->f[1].c = p->own;
-	for (int i = 0; i < 2 && p->f[i].c; i++) {
+	p->f[0].conn = conn;
+	if (!cache_xfer_conn_open(&p->own, r, err, sizeof(err)))
+		p->f[1].conn = &p->own;
+	for (int i = 0; i < 2 && p->f[i].conn; i++) {
 		p->f[i].p = p;
 		if (pthread_create(&p->f[i].thread, NULL, run, &p->f[i]))
 			break;
@@ -272,39 +292,51 @@ void cache_pager_set(struct cache_pager *p, int next_limit, size_t page_max,
 	pthread_mutex_unlock(&p->lock);
 }
 
-long cache_pager_get(struct cache_pager *p, const char *url, struct xfer *x)
+/* f's answer (done; locked) into pg. */
+static long hand_over(struct fetcher *f, struct cache_pager_page *pg)
 {
-	if (!p->n) /* alone: in this thread */
-		return cache_refl_http_get(p->r, p->f[0].c, url, x);
+	pg->body = f->x.body;
+	pg->body_over = f->pg.body_over;
+	pg->retry_after = f->x.retry_after;
+	pg->c = f->x.c;
+	f->x.body = (struct buf)BUF_INIT;
+	return f->code;
+}
+
+long cache_pager_get(struct cache_pager *p, const char *url,
+		     struct cache_pager_page *pg)
+{
+	if (!p->n) { /* alone: in this thread */
+		ask(&p->f[0], url, pg, false);
+		p->f[0].code = cache_xfer_get(&p->f[0].x, p->f[0].conn, url);
+		p->f[0].state = F_IDLE;
+		return hand_over(&p->f[0], pg);
+	}
 	pthread_mutex_lock(&p->lock);
 	struct fetcher *use = NULL;
 	for (int i = 0; i < p->n && !use; i++) {
 		struct fetcher *f = &p->f[i];
 		if (f->ahead && f->state != F_IDLE &&
-		    x->body_max == p->page_max && !strcmp(f->url.p, url))
+		    pg->body_max == p->page_max && !strcmp(f->url.p, url))
 			use = f;
 	}
 	if (use) {
 		/* the page comes in its own buffer; the other fetcher may
 		 * already hold the next page, asked by this one's head */
-		give(p, &x->body);
+		give(p, &pg->body);
 	} else {
 		/* not the page fetched ahead: drop that, ask for this */
 		for (int i = 0; i < p->n; i++)
 			if (p->f[i].state != F_IDLE)
 				drop(&p->f[i]);
 		use = &p->f[0];
-		ask(use, url, x, false);
+		ask(use, url, pg, false);
 	}
 	while (use->state != F_DONE)
 		pthread_cond_wait(&p->cond, &p->lock);
-	*x = use->x;
-	x->on_head = NULL;
-	x->pager = NULL;
-	use->x.body = (struct buf)BUF_INIT;
+	long code = hand_over(use, pg);
 	use->state = F_IDLE;
 	use->ahead = false;
-	long code = use->code;
 	pthread_mutex_unlock(&p->lock);
 	return code;
 }
@@ -324,8 +356,7 @@ void cache_pager_free(struct cache_pager *p)
 		pthread_join(p->f[i].thread, NULL);
 	for (int i = 0; i < 2; i++)
 		buf_free(&p->f[i].url);
-	if (p->own)
-		curl_easy_cleanup(p->own);
+	cache_xfer_conn_close(&p->own);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	free(p);

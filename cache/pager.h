@@ -17,15 +17,16 @@
  * beyond the loop's own, and an odd page (an error, a page past its
  * byte budget, a repeated token) costs one wasted request at most.
  *
- * Ownership: one pager per cache_refl_list_all() call, used by that
+ * Ownership: one pager per cache_lister_list() call, used by that
  * thread only; the pager owns its threads, its second connection, and
  * the bodies of pages not yet handed over. Without its threads, or its
- * second connection, it fetches one page after the other.
+ * second connection, it fetches one page after the other. A stop of the
+ * resource, or a page dropped, ends its transfer at once (xfer.h).
  */
 #ifndef CACHE_PAGER_H
 #define CACHE_PAGER_H
 
-#include "cache/reflector_int.h"
+#include "cache/xfer.h"
 
 struct cache_pager;
 
@@ -36,15 +37,28 @@ struct cache_pager_bufs {
 	void (*give)(void *ctx, struct buf *b); /* b is left empty */
 };
 
-/* A pager for r's LIST; c is the reflector's connection, lent to the
- * first fetcher until cache_pager_free(). NULL when out of memory: the
- * caller then fetches with cache_refl_http_get itself. */
-struct cache_pager *cache_pager_new(struct cache_resource *r, CURL *c,
+/* One page asked for, and its answer. */
+struct cache_pager_page {
+	struct buf body; /* in: an empty buffer, maybe with room; out: the
+			  * page (or a Status body) */
+	size_t body_max; /* in: bytes the page may have, 0: any */
+	bool continued;	 /* in: takes no --upstream-qps token */
+	bool body_over;	 /* out: the page went past body_max (what fits
+			  * is kept: its metadata may still tell the next
+			  * page) */
+	int retry_after; /* out: seconds, from a 429/503's Retry-After */
+	CURL *c;	 /* out: the connection it came on, for getinfo */
+};
+
+/* A pager for r's LIST; conn is the reflector's connection, lent to the
+ * first fetcher until cache_pager_free(). NULL when out of memory. */
+struct cache_pager *cache_pager_new(struct cache_resource *r,
+				    struct cache_xfer_conn *conn,
 				    const struct cache_pager_bufs *bufs);
 
 /* How the loop will ask for the page after the one it asks for next:
  * with next_limit in its URL and page_max as its byte budget; last_page
- * sizes its buffer; unmetered: without an --upstream-qps token (xfer's
+ * sizes its buffer; unmetered: without an --upstream-qps token (the page's
  * continued). ahead false: fetch nothing ahead (the LIST's byte budget
  * is near its end, so the loop could not take a page fetched with
  * page_max). */
@@ -52,13 +66,12 @@ void cache_pager_set(struct cache_pager *p, int next_limit, size_t page_max,
 		     size_t last_page, bool unmetered, bool ahead);
 
 /*
- * GET url (cache_refl_http_get's contract): x comes in with its body
- * buffer and body_max, and goes out with the answer (x->c is the
- * connection it came on, for curl_easy_getinfo). The page fetched ahead
- * is used when it was asked for url and with x->body_max; any other one
- * is dropped.
+ * GET url (cache_xfer_get's contract) into pg. The page fetched ahead is
+ * used when it was asked for url and with pg->body_max; any other one is
+ * dropped.
  */
-long cache_pager_get(struct cache_pager *p, const char *url, struct xfer *x);
+long cache_pager_get(struct cache_pager *p, const char *url,
+		     struct cache_pager_page *pg);
 
 /* Abort what is in flight, join the threads, give the buffers back.
  * NULL is fine. */

@@ -47,7 +47,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "proxy/rv.h"
 
 struct proxy_fresh;

@@ -118,17 +118,17 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 		for (int i = 0; i < n; i++) {
 			struct cache_resource *r = p->res[i];
 			char name[400];
-			if (cache_refl_retired(r))
+			if (cache_resource_retired(r))
 				continue; /* removed by a reload */
 			check_name(name, sizeof(name), "informer-sync", r);
-			bool synced = cache_refl_synced(r);
+			bool synced = cache_resource_synced(r);
 			check(&v, &wh, &ok, synced, name,
 			      synced ? NULL : "not synced yet");
 		}
 		for (int i = 0; i < n; i++) {
 			struct cache_resource *r = p->res[i];
 			char name[400], why[200];
-			if (cache_refl_retired(r))
+			if (cache_resource_retired(r))
 				continue;
 			check_name(name, sizeof(name), "upstream", r);
 			bool counted = w == READYZ_UPSTREAM;

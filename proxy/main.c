@@ -368,7 +368,7 @@ static void crd_source(struct proxy *p, const struct cache_upstream *up,
 	}
 	if (!custom || *crds)
 		return;
-	*crds = cache_refl_new(k, up, 64);
+	*crds = cache_resource_new(k, up, 64);
 	*own = *crds != NULL;
 }
 
@@ -484,12 +484,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < p.nres; i++) {
-		if (cache_refl_start(p.res[i])) {
+		if (cache_reflector_start(p.res[i])) {
 			log_error("cannot start the reflector thread");
 			goto out;
 		}
 	}
-	if (own_crds && cache_refl_start(crds)) {
+	if (own_crds && cache_reflector_start(crds)) {
 		log_error("cannot start the reflector thread");
 		goto out;
 	}
@@ -532,8 +532,8 @@ int main(int argc, char **argv)
 		next_check = time(NULL) + 2;
 		unsynced = 0;
 		for (int i = 0; i < p.nres; i++) {
-			if (cache_refl_synced(p.res[i]) ||
-			    cache_refl_retired(p.res[i]))
+			if (cache_resource_synced(p.res[i]) ||
+			    cache_resource_retired(p.res[i]))
 				continue;
 			unsynced++;
 			char msg[768];
@@ -555,19 +555,19 @@ out:
 	proxy_stop(&p);
 	proxy_table_crd_attach(NULL);
 	for (int i = 0; i < p.nres; i++) /* all at once, then join each */
-		cache_refl_ask_stop(p.res[i]);
+		cache_resource_ask_stop(p.res[i]);
 	if (own_crds)
-		cache_refl_ask_stop(crds);
+		cache_resource_ask_stop(crds);
 	for (int i = 0; i < p.nres; i++)
-		cache_refl_stop(p.res[i]);
+		cache_reflector_stop(p.res[i]);
 	if (own_crds)
-		cache_refl_stop(crds);
+		cache_reflector_stop(crds);
 	proxy_release(&p);
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
-		cache_refl_free(p.res[i]);
+		cache_resource_free(p.res[i]);
 	if (own_crds)
-		cache_refl_free(crds);
+		cache_resource_free(crds);
 	proxy_reload_free(&p);
 	free(p.res);
 	for (int i = 0; i < ndiscovered; i++)

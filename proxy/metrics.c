@@ -51,7 +51,7 @@ static double rv(struct cache_resource *r)
 }
 static double synced(struct cache_resource *r)
 {
-	return cache_refl_synced(r);
+	return cache_resource_synced(r);
 }
 
 static double sends_bookmarks(struct cache_resource *r)
@@ -67,7 +67,7 @@ static double staleness(struct cache_resource *r)
 
 static double list_seconds(struct cache_resource *r)
 {
-	const struct cache_refl_stats *st = &r->stats;
+	const struct cache_resource_stats *st = &r->stats;
 	uint64_t from = load(&st->list_started_ms);
 	uint64_t to = load(&st->list_active) ?
 			      (uint64_t)cache_rvclock_now_ms() :
@@ -83,7 +83,7 @@ static double list_bytes_per_second(struct cache_resource *r)
 
 static double list_eta(struct cache_resource *r)
 {
-	const struct cache_refl_stats *st = &r->stats;
+	const struct cache_resource_stats *st = &r->stats;
 	uint64_t got = load(&st->list_objects), want = load(&st->list_expected);
 	if (!load(&st->list_active) || !got || want <= got)
 		return 0;
@@ -92,7 +92,7 @@ static double list_eta(struct cache_resource *r)
 
 /*
  * The per-resource families, in page order. A row reads its sample with
- * value(), or else from the counter at stat in struct cache_refl_stats;
+ * value(), or else from the counter at stat in struct cache_resource_stats;
  * with nreasons, stat is an array and each reason is a sample of its own
  * (labelled by reason_name).
  */
@@ -104,7 +104,7 @@ struct res_metric {
 	const char *(*reason_name)(int why);
 };
 
-#define STAT(f) .stat = offsetof(struct cache_refl_stats, f)
+#define STAT(f) .stat = offsetof(struct cache_resource_stats, f)
 
 static const struct res_metric res_metrics[] = {
 	{ "informer_proxy_cache_objects", "gauge", "Objects in the cache.",
@@ -133,7 +133,7 @@ static const struct res_metric res_metrics[] = {
 	{ "informer_proxy_relists_by_reason_total", "counter",
 	  "Relists, by why.", STAT(relists_by),
 	  .nreasons = REFL_RELIST_NREASONS,
-	  .reason_name = cache_refl_relist_reason_name },
+	  .reason_name = cache_resource_relist_reason_name },
 	/* list items and watch objects: invalid, name, too_large */
 	{ "informer_proxy_upstream_items_rejected_total", "counter",
 	  "Upstream objects skipped as ones the cache cannot take, by why.",
@@ -197,7 +197,7 @@ static void res_family(struct buf *b, struct proxy *p,
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		struct cache_resource *r = p->res[i];
 		char lab[400];
-		if (cache_refl_retired(r))
+		if (cache_resource_retired(r))
 			continue; /* removed by a reload; its successor has
 				   * the same labels */
 		proxy_observe_res_labels(r, lab, sizeof(lab));

@@ -195,7 +195,7 @@ static void res_hist_family(struct buf *b, struct proxy *p, const char *name,
 	proxy_observe_family(b, name, "histogram", help);
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		char lab[400];
-		if (cache_refl_retired(p->res[i]))
+		if (cache_resource_retired(p->res[i]))
 			continue;
 		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));
 		const struct config_histogram *h =
@@ -246,7 +246,7 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 			     "behind the newest now.");
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		char lab[400];
-		if (cache_refl_retired(p->res[i]))
+		if (cache_resource_retired(p->res[i]))
 			continue;
 		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));
 		buf_printf(

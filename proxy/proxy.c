@@ -28,7 +28,7 @@ struct cache_resource *proxy_find(struct proxy *p, const struct proxy_route *rt)
 {
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		const char *ns = p->res[i]->scope.ns;
-		if (cache_refl_retired(p->res[i]))
+		if (cache_resource_retired(p->res[i]))
 			continue;
 		if (same_kind(p->res[i]->kind, rt) &&
 		    (!ns || !strcmp(ns, rt->ns)))
@@ -41,7 +41,7 @@ struct cache_resource *proxy_find_kind(struct proxy *p,
 				       const struct proxy_route *rt)
 {
 	for (int i = 0, n = proxy_nres(p); i < n; i++)
-		if (!cache_refl_retired(p->res[i]) &&
+		if (!cache_resource_retired(p->res[i]) &&
 		    same_kind(p->res[i]->kind, rt))
 			return p->res[i];
 	return NULL;

@@ -19,7 +19,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "config/flags.h"
 #include "proxy/route.h"
 

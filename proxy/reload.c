@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cache/discover.h"
+#include "cache/reflector.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/fresh.h"
@@ -197,7 +198,7 @@ int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,
 			struct cache_resource *r = rl->e[k].r[j];
 			__atomic_store_n(&r->retired, true, __ATOMIC_RELEASE);
 			cache_history_wake_all(r->history); /* watches end */
-			cache_refl_stop(r);
+			cache_reflector_stop(r);
 		}
 		log_info("reload: %s%s%s no longer cached",
 			 rl->e[k].sc.resource,
@@ -220,7 +221,7 @@ int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,
 			p->res[at] = e->r[j];
 			__atomic_store_n(&p->nres, at + 1, __ATOMIC_RELEASE);
 			proxy_fresh_add(p->fresh, e->r[j]);
-			if (cache_refl_start(e->r[j]))
+			if (cache_reflector_start(e->r[j]))
 				log_error("reload: cannot start the reflector "
 					  "of %s",
 					  e->sc.resource);
@@ -268,7 +269,7 @@ out:
 			old = rl->e[k].r == ne[i].r;
 		if (!old) {
 			for (int j = 0; ne[i].r && j < ne[i].nr; j++)
-				cache_refl_free(ne[i].r[j]);
+				cache_resource_free(ne[i].r[j]);
 		} else {
 			ne[i].r = NULL;
 		}

@@ -18,7 +18,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "config/buf.h"
 #include "config/flags.h"
 #include "proxy/proxy.h"

@@ -110,18 +110,18 @@ int proxy_resources_make(const struct cache_kind *k,
 				 where);
 			goto fail;
 		}
-		out[made] = rc ? NULL : cache_refl_new(k, up, history);
+		out[made] = rc ? NULL : cache_resource_new(k, up, history);
 		if (!out[made]) {
 			cache_scope_free(&s);
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
 			goto fail;
 		}
-		cache_refl_set_scope(out[made], &s);
+		cache_resource_set_scope(out[made], &s);
 		if (sc->nindexes &&
 		    cache_store_index_only(out[made]->store, sc->indexes,
 					   sc->nindexes)) {
-			cache_refl_free(out[made]);
+			cache_resource_free(out[made]);
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
 			goto fail;
@@ -130,6 +130,6 @@ int proxy_resources_make(const struct cache_kind *k,
 	return made;
 fail:
 	while (made-- > 0)
-		cache_refl_free(out[made]);
+		cache_resource_free(out[made]);
 	return rc;
 }

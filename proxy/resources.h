@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "config/file.h"
 
 /*

@@ -125,7 +125,7 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		return proxy_reply_error(c, PROXY_BadRequest,
 					 "invalid request path");
 	struct cache_resource *r = proxy_find(p, &rt);
-	if (!cache_refl_synced(r)) {
+	if (!cache_resource_synced(r)) {
 		PROXY_COUNT(req_not_synced);
 		return proxy_reply_too_many(
 			c,
@@ -719,9 +719,11 @@ void proxy_stop(struct proxy *p)
 	for (int i = 0; i < 2; i++)
 		if (ds[i] && !__atomic_load_n(&p->draining, __ATOMIC_ACQUIRE))
 			p->quiesced_fd[i] = MHD_quiesce_daemon(ds[i]);
-	/* Give resumed watches a moment to send their last bytes. */
+	/* Give resumed watches a moment to send their last bytes (with no
+	 * connection open there are none, and the exit need not wait). */
 	struct timespec ts = { 0, 100 * 1000000L };
-	nanosleep(&ts, NULL);
+	if (proxy_conns_open(p->conns))
+		nanosleep(&ts, NULL);
 	for (int i = 0; i < 2; i++)
 		if (ds[i])
 			MHD_stop_daemon(ds[i]);

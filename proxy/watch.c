@@ -240,7 +240,7 @@ static bool next_line(struct watch *w)
 		return false;
 	int64_t now = now_ms();
 	if (proxy_draining(w->p) || now >= w->deadline_ms ||
-	    cache_refl_retired(w->r)) {
+	    cache_resource_retired(w->r)) {
 		w->done = true; /* a clean end: the client watches again */
 		return false;
 	}

@@ -1,6 +1,6 @@
 /*
  * fuzz watch_event: one line of a watch stream, decoded as the reflector
- * decodes it (cache_refl_event_decode, with the pods shape that skips what
+ * decodes it (cache_watcher_event_decode, with the pods shape that skips what
  * the cache does not read) and, for an ADDED, MODIFIED or DELETED event,
  * its object parsed in place as watch_line() parses it, with and without
  * --strip-managed-fields.
@@ -21,7 +21,7 @@
 #include "cache/json.h"
 #include "cache/kind.h"
 #include "cache/obj.h"
-#include "cache/reflector_int.h"
+#include "cache/watcher_test.h"
 #include "cache/shape.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -52,13 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!shape)
 		shape = cache_shape_new(kind);
 	struct json_doc d = JSON_DOC_INIT, full = JSON_DOC_INIT;
-	struct cache_refl_event ev, fev;
+	struct cache_watcher_event ev, fev;
 	char err[160], ferr[160];
-	int rc = cache_refl_event_decode(&d, (const char *)data, size,
-					 cache_shape_event(shape), &ev, err,
-					 sizeof(err));
-	int frc = cache_refl_event_decode(&full, (const char *)data, size, NULL,
-					  &fev, ferr, sizeof(ferr));
+	int rc = cache_watcher_event_decode(&d, (const char *)data, size,
+					    cache_shape_event(shape), &ev, err,
+					    sizeof(err));
+	int frc = cache_watcher_event_decode(&full, (const char *)data, size,
+					     NULL, &fev, ferr, sizeof(ferr));
 	FUZZ_CHECK(rc == 0 || rc == -EINVAL);
 	FUZZ_CHECK(rc == frc);
 	if (rc) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cache/kind.h"
-#include "cache/reflector_int.h"
+#include "cache/lister.h"
 #include "http_stub.h"
 #include "pages.h"
 #include "check.h"
@@ -30,7 +30,7 @@ struct run {
 	char req[4][512];
 };
 
-/* One cache_refl_list_all on a fresh resource against routes. */
+/* One cache_lister_list on a fresh resource against routes. */
 static struct run list(struct http_stub_route *routes, int nroutes,
 		       int page_size, size_t page_max, size_t list_max)
 {
@@ -44,11 +44,12 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 				     .page_max = page_max,
 				     .list_max = list_max };
 	struct cache_resource *r =
-		cache_refl_new(cache_kind_lookup("pods"), &up, 16);
+		cache_resource_new(cache_kind_lookup("pods"), &up, 16);
 	char err[256];
-	CURL *c = cache_upstream_easy(&up, err, sizeof(err));
-	struct listing l = { 0 };
-	out.rc = cache_refl_list_all(r, c, &l);
+	struct cache_xfer_conn c;
+	CHECK(cache_xfer_conn_open(&c, r, err, sizeof(err)) == 0);
+	struct cache_listing l = { 0 };
+	out.rc = cache_lister_list(r, &c, &l);
 	out.n = l.n;
 	out.rv = l.rv;
 	for (size_t i = 0; i < l.n; i++)
@@ -56,13 +57,13 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 			sizeof(out.names) - strlen(out.names) - 1);
 	out.malformed = r->stats.malformed;
 	out.list_over = r->list_over;
-	cache_refl_listing_free(&l);
-	curl_easy_cleanup(c);
+	cache_lister_listing_free(&l);
+	cache_xfer_conn_close(&c);
 	http_stub_stop(&s);
 	out.requests = s.nreq;
 	for (int i = 0; i < 4 && i < s.nreq; i++)
 		memcpy(out.req[i], s.req[i], sizeof(out.req[i]));
-	cache_refl_free(r);
+	cache_resource_free(r);
 	return out;
 }
 

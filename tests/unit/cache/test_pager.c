@@ -14,7 +14,7 @@
 
 #include "cache/kind.h"
 #include "cache/pager.h"
-#include "cache/reflector_int.h"
+#include "cache/lister.h"
 #include "cache/url.h"
 #include "http_stub.h"
 #include "pages.h"
@@ -56,7 +56,7 @@ struct world {
 	char server[64];
 	struct cache_upstream up;
 	struct cache_resource *r;
-	CURL *c;
+	struct cache_xfer_conn c;
 };
 
 static void world_start(struct world *w, struct http_stub_route *routes, int n)
@@ -65,17 +65,16 @@ static void world_start(struct world *w, struct http_stub_route *routes, int n)
 	snprintf(w->server, sizeof(w->server), "http://127.0.0.1:%d",
 		 w->s.port);
 	w->up = (struct cache_upstream){ .server = w->server, .page_size = 2 };
-	w->r = cache_refl_new(cache_kind_lookup("pods"), &w->up, 16);
+	w->r = cache_resource_new(cache_kind_lookup("pods"), &w->up, 16);
 	char err[256];
-	w->c = cache_upstream_easy(&w->up, err, sizeof(err));
-	curl_easy_setopt(w->c, CURLOPT_NOPROGRESS, 0L);
+	CHECK(cache_xfer_conn_open(&w->c, w->r, err, sizeof(err)) == 0);
 }
 
 static void world_stop(struct world *w)
 {
-	curl_easy_cleanup(w->c);
+	cache_xfer_conn_close(&w->c);
 	http_stub_stop(&w->s);
-	cache_refl_free(w->r);
+	cache_resource_free(w->r);
 }
 
 static void page_url(struct world *w, const char *cont, struct buf *url)
@@ -96,12 +95,12 @@ static void test_ahead(void)
 	};
 	struct world w;
 	world_start(&w, routes, 2);
-	struct cache_pager *p = cache_pager_new(w.r, w.c, NULL);
+	struct cache_pager *p = cache_pager_new(w.r, &w.c, NULL);
 	CHECK(p != NULL);
 	struct buf url = BUF_INIT;
 	size_t max = 1 << 20;
 	cache_pager_set(p, 2, max, 0, true, true);
-	struct xfer x = { .r = w.r, .body_max = max };
+	struct cache_pager_page x = { .body_max = max };
 	page_url(&w, NULL, &url);
 	CHECK(cache_pager_get(p, url.p, &x) == 200);
 	CHECK(strstr(x.body.p, "\"t2\"") && strstr(x.body.p, "\"b\""));
@@ -109,7 +108,7 @@ static void test_ahead(void)
 	/* page 2 went out with nobody asking for it yet */
 	CHECK(wait_nreq(&w.s, 2));
 	CHECK(strstr(w.s.req[1], "limit=2&continue=t2 ") != NULL);
-	x = (struct xfer){ .r = w.r, .body_max = max };
+	x = (struct cache_pager_page){ .body_max = max };
 	page_url(&w, "t2", &url);
 	CHECK(cache_pager_get(p, url.p, &x) == 200);
 	CHECK(x.body.p && strstr(x.body.p, "\"c\""));
@@ -118,7 +117,7 @@ static void test_ahead(void)
 	/* asked with another budget (the LIST's end is near): fetched
 	 * again, and with ahead off nothing more goes out */
 	cache_pager_set(p, 2, max, 0, true, false);
-	x = (struct xfer){ .r = w.r, .body_max = max / 2 };
+	x = (struct cache_pager_page){ .body_max = max / 2 };
 	page_url(&w, NULL, &url);
 	CHECK(cache_pager_get(p, url.p, &x) == 200);
 	CHECK(nreq(&w.s) == 3);
@@ -135,13 +134,13 @@ static void test_ahead(void)
 struct listing_run {
 	struct world *w;
 	int rc;
-	struct listing l;
+	struct cache_listing l;
 };
 
 static void *run_list(void *arg)
 {
 	struct listing_run *lr = arg;
-	lr->rc = cache_refl_list_all(lr->w->r, lr->w->c, &lr->l);
+	lr->rc = cache_lister_list(lr->w->r, &lr->w->c, &lr->l);
 	return NULL;
 }
 
@@ -168,7 +167,7 @@ static void test_overlap_and_stop(void)
 	struct timespec ts = { 0, 300000000 };
 	nanosleep(&ts, NULL);
 	double t0 = now_s();
-	__atomic_store_n(&w.r->stop, true, __ATOMIC_RELEASE); /* ask_stop's */
+	cache_resource_ask_stop(w.r);
 	pthread_join(t, NULL);
 	double took = now_s() - t0;
 	CHECK(lr.rc == REFL_STOP && lr.l.n == 0);
@@ -179,7 +178,7 @@ static void test_overlap_and_stop(void)
 	 * was still arriving */
 	CHECK(wait_nreq(&w.s, 2));
 	CHECK(strstr(w.s.req[1], "continue=t2 ") != NULL);
-	cache_refl_listing_free(&lr.l);
+	cache_lister_listing_free(&lr.l);
 	world_stop(&w);
 }
 
@@ -208,7 +207,7 @@ static void test_whole_list(void)
 		names[i] = lr.l.objs[i]->name[0];
 	CHECK_STR(names, "abcdefg");
 	CHECK(nreq(&w.s) == 4);
-	cache_refl_listing_free(&lr.l);
+	cache_lister_listing_free(&lr.l);
 	world_stop(&w);
 }
 
@@ -267,7 +266,7 @@ static void test_tokens(size_t pad, double per_list)
 		struct listing_run lr = { .w = &w };
 		run_list(&lr);
 		CHECK(lr.rc == REFL_OK && lr.l.n == 4);
-		cache_refl_listing_free(&lr.l);
+		cache_lister_listing_free(&lr.l);
 		double want = 10 - round * per_list, left = tokens(&rl);
 		CHECK(left > want - 0.5 && left < want + 0.5);
 		if (!(left > want - 0.5 && left < want + 0.5))
@@ -321,8 +320,8 @@ int main(void)
 	test_peek();
 	test_ahead();
 	test_whole_list();
-	/* past REFL_FREE_PAGE_MIN: 1 token a LIST, not 4 */
-	test_tokens(REFL_FREE_PAGE_MIN, 1);
+	/* past CACHE_LISTER_FREE_PAGE_MIN: 1 token a LIST, not 4 */
+	test_tokens(CACHE_LISTER_FREE_PAGE_MIN, 1);
 	/* small pages: one each but the LIST's second, 3 a LIST */
 	test_tokens(100, 3);
 	test_overlap_and_stop();

@@ -35,7 +35,7 @@
 #include <microhttpd.h>
 
 #include "cache/kind.h"
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "cache/rvclock.h"
 #include "cache/store.h"
 #include "config/alloc.h"

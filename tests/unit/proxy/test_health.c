@@ -139,8 +139,9 @@ int main(void)
 	struct config cfg = { .grace_seconds = 30 };
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	struct cache_resource *res[2] = {
-		cache_refl_new(cache_kind_lookup("pods"), &up, 16),
-		cache_refl_new(cache_kind_lookup("deployments.apps"), &up, 16),
+		cache_resource_new(cache_kind_lookup("pods"), &up, 16),
+		cache_resource_new(cache_kind_lookup("deployments.apps"), &up,
+				   16),
 	};
 	struct proxy p = { .cfg = &cfg, .res = res, .nres = 2 };
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -152,8 +153,8 @@ int main(void)
 	ask(s.port, "/readyz?verbose", 200,
 	    "[+]ping ok\n[+]shutdown ok\nreadyz check passed");
 	mhd_stub_stop(&s);
-	cache_refl_free(res[0]);
-	cache_refl_free(res[1]);
+	cache_resource_free(res[0]);
+	cache_resource_free(res[1]);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("health");

@@ -410,7 +410,7 @@ int main(void)
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	struct proxy p = { 0 };
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pods = cache_refl_new(cache_kind_lookup("pods"), &up, 16);
+	pods = cache_resource_new(cache_kind_lookup("pods"), &up, 16);
 	CHECK(pods != NULL);
 	load(pods);
 	CHECK(mhd_stub_start(&srv, answer, &p) == 0);
@@ -423,7 +423,7 @@ int main(void)
 	test_accept();
 	test_alloc_fail();
 	mhd_stub_stop(&srv);
-	cache_refl_free(pods);
+	cache_resource_free(pods);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("list");

@@ -248,8 +248,9 @@ int main(void)
 			      .header_timeout = 32 };
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	struct cache_resource *res[2] = {
-		cache_refl_new(cache_kind_lookup("pods"), &up, 16),
-		cache_refl_new(cache_kind_lookup("deployments.apps"), &up, 16),
+		cache_resource_new(cache_kind_lookup("pods"), &up, 16),
+		cache_resource_new(cache_kind_lookup("deployments.apps"), &up,
+				   16),
 	};
 	struct proxy p = { .cfg = &cfg,
 			   .res = res,
@@ -261,8 +262,8 @@ int main(void)
 	test_page(s.port, &p);
 	mhd_stub_stop(&s);
 	proxy_conns_free(p.conns);
-	cache_refl_free(res[0]);
-	cache_refl_free(res[1]);
+	cache_resource_free(res[0]);
+	cache_resource_free(res[1]);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("metrics");

@@ -13,7 +13,7 @@
 #include "cache/history.h"
 #include "cache/kind.h"
 #include "cache/obj.h"
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/histogram.h"
@@ -30,7 +30,7 @@ static void setup(void)
 	static const char *ns[] = { "a", "b", NULL };
 	memset(&p, 0, sizeof(p));
 	for (int i = 0; i < 3; i++) {
-		res[i] = cache_refl_new(
+		res[i] = cache_resource_new(
 			cache_kind_lookup(i < 2 ? "pods" : "configmaps"), &up,
 			16);
 		CHECK(res[i] != NULL);
@@ -38,7 +38,7 @@ static void setup(void)
 			struct cache_scope s;
 			CHECK(cache_scope_init(&s, ns[i], NULL, NULL, NULL,
 					       0) == 0);
-			cache_refl_set_scope(res[i], &s);
+			cache_resource_set_scope(res[i], &s);
 		}
 	}
 	p.res = res;
@@ -49,7 +49,7 @@ static void teardown(void)
 {
 	proxy_observe_free(&p);
 	for (int i = 0; i < 3; i++)
-		cache_refl_free(res[i]);
+		cache_resource_free(res[i]);
 }
 
 static char *metrics(void)

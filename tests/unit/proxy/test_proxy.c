@@ -12,8 +12,9 @@ static void test_find_and_stopping(void)
 {
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	struct cache_resource *res[2] = {
-		cache_refl_new(cache_kind_lookup("pods"), &up, 16),
-		cache_refl_new(cache_kind_lookup("deployments.apps"), &up, 16),
+		cache_resource_new(cache_kind_lookup("pods"), &up, 16),
+		cache_resource_new(cache_kind_lookup("deployments.apps"), &up,
+				   16),
 	};
 	CHECK(res[0] && res[1]);
 	struct proxy p = { .res = res, .nres = 2 };
@@ -37,8 +38,8 @@ static void test_find_and_stopping(void)
 	__atomic_store_n(&p.stopping, true, __ATOMIC_RELEASE);
 	CHECK(proxy_stopping(&p));
 
-	cache_refl_free(res[0]);
-	cache_refl_free(res[1]);
+	cache_resource_free(res[0]);
+	cache_resource_free(res[1]);
 	rcu_barrier();
 }
 

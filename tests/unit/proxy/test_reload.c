@@ -70,10 +70,10 @@ static bool start(const char *yaml)
 static void stop(void)
 {
 	for (int i = 0; i < p.nres; i++)
-		cache_refl_stop(res[i]);
+		cache_reflector_stop(res[i]);
 	proxy_reload_free(&p);
 	for (int i = 0; i < p.nres; i++)
-		cache_refl_free(res[i]);
+		cache_resource_free(res[i]);
 	config_flags_free(&cfg);
 	unlink(path);
 }
@@ -94,7 +94,7 @@ static int retired(void)
 {
 	int n = 0;
 	for (int i = 0; i < p.nres; i++)
-		n += cache_refl_retired(res[i]);
+		n += cache_resource_retired(res[i]);
 	return n;
 }
 
@@ -128,7 +128,7 @@ static void test_removed(void)
 	CHECK(added == 0 && removed == 1);
 	/* both configmaps reflectors retired, kept in place; pods not */
 	CHECK(p.nres == 3 && retired() == 2);
-	CHECK(!cache_refl_retired(res[0]));
+	CHECK(!cache_resource_retired(res[0]));
 	CHECK(res[0]->kind == cache_kind_lookup("pods"));
 	/* and the next reload compares with what is cached now */
 	CHECK(reload("resources:\n  - resource: pods\n"
@@ -147,7 +147,8 @@ static void test_changed(void)
 		     "    fieldSelector: spec.nodeName=n1\n") == 0);
 	CHECK(added == 1 && removed == 1);
 	CHECK(p.nres == 2);
-	CHECK(cache_refl_retired(res[0]) && !cache_refl_retired(res[1]));
+	CHECK(cache_resource_retired(res[0]) &&
+	      !cache_resource_retired(res[1]));
 	CHECK(res[1]->started);
 	CHECK_STR(res[1]->scope.field_selector, "spec.nodeName=n1");
 	stop();
@@ -227,7 +228,7 @@ static void test_alloc_failure(void)
 	}
 	CHECK(failed > 0 && wrong == 0);
 	CHECK(rc == 0 && removed == 1 && added == 0);
-	CHECK(retired() == 1 && cache_refl_retired(res[0]));
+	CHECK(retired() == 1 && cache_resource_retired(res[0]));
 	stop();
 }
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cache/kind.h"
-#include "cache/reflector.h"
+#include "cache/resource.h"
 #include "cache/store.h"
 #include "config/alloc.h"
 #include "proxy/resources.h"
@@ -32,7 +32,7 @@ static int make(const char *kind, const struct config_scope *sc, int max)
 static void free_out(int n)
 {
 	for (int i = 0; i < n; i++)
-		cache_refl_free(out[i]);
+		cache_resource_free(out[i]);
 }
 
 static void test_count(void)

@@ -348,8 +348,9 @@ int main(void)
 		.header_timeout = 10,
 	};
 	struct cache_resource *res[2] = {
-		cache_refl_new(cache_kind_lookup("pods"), &up, 16),
-		cache_refl_new(cache_kind_lookup("deployments.apps"), &up, 16),
+		cache_resource_new(cache_kind_lookup("pods"), &up, 16),
+		cache_resource_new(cache_kind_lookup("deployments.apps"), &up,
+				   16),
 	};
 	CHECK(res[0] && res[1]);
 	load(res[0]);
@@ -374,8 +375,8 @@ int main(void)
 	proxy_release(&prx);
 	http_stub_stop(&up_srv);
 	rcu_barrier();
-	cache_refl_free(res[0]);
-	cache_refl_free(res[1]);
+	cache_resource_free(res[0]);
+	cache_resource_free(res[1]);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("server");

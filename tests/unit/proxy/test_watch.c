@@ -324,7 +324,7 @@ int main(void)
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	pthread_t th;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pods = cache_refl_new(cache_kind_lookup("pods"), &up, 16);
+	pods = cache_resource_new(cache_kind_lookup("pods"), &up, 16);
 	prx = (struct proxy){ .cfg = &cfg,
 			      .res = &pods,
 			      .nres = 1,
@@ -344,7 +344,7 @@ int main(void)
 	pthread_join(th, NULL);
 	proxy_conns_free(prx.conns);
 	rcu_barrier();
-	cache_refl_free(pods);
+	cache_resource_free(pods);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("watch");
