@@ -10,7 +10,7 @@
  * A path or variant not in the set is passed through.
  *
  * Threads: proxy_discovery_new() and _free() on main's thread (from
- * proxy_start()/proxy_release()); the refresh runs on discovery's own
+ * proxy_server_start()/proxy_server_release()); the refresh runs on discovery's own
  * thread; _path, _has and _serve on the libmicrohttpd pool thread
  * serving c, never suspending it. Ownership: an answer points into the
  * published set and holds a reference on it, dropped when libmicrohttpd

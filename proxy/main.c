@@ -479,7 +479,7 @@ int main(int argc, char **argv)
 	if (crds)
 		proxy_table_crd_attach(crds->store);
 
-	if (proxy_start(&p, err, sizeof(err))) {
+	if (proxy_server_start(&p, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -549,10 +549,10 @@ int main(int argc, char **argv)
 		}
 	}
 	log_info("shutting down (signal %d)", (int)quit);
-	proxy_drain(&p, cfg.shutdown_grace);
+	proxy_server_drain(&p, cfg.shutdown_grace);
 	exit_code = 0;
 out:
-	proxy_stop(&p);
+	proxy_server_stop(&p);
 	proxy_table_crd_attach(NULL);
 	for (int i = 0; i < p.nres; i++) /* all at once, then join each */
 		cache_resource_ask_stop(p.res[i]);
@@ -562,7 +562,7 @@ out:
 		cache_reflector_stop(p.res[i]);
 	if (own_crds)
 		cache_reflector_stop(crds);
-	proxy_release(&p);
+	proxy_server_release(&p);
 	rcu_barrier();
 	for (int i = 0; i < p.nres; i++)
 		cache_resource_free(p.res[i]);

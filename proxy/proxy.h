@@ -3,14 +3,14 @@
  * part asks of it.
  *
  * main.c creates struct proxy, server.c starts and stops it, and every
- * handler reads it. Fields are set before proxy_start() returns and read
+ * handler reads it. Fields are set before proxy_server_start() returns and read
  * without a lock afterwards, except those marked atomic and the
  * reflector array, which a reload appends to (see proxy_nres()). The
- * array and its members live until proxy_stop() returns.
+ * array and its members live until proxy_server_stop() returns.
  *
  * Threads: the questions below may be asked from any thread; the
  * results of proxy_find()/proxy_find_kind() are reflectors of p->res,
- * valid until proxy_stop() returns, never freed by the caller.
+ * valid until proxy_server_stop() returns, never freed by the caller.
  */
 #ifndef PROXY_PROXY_H
 #define PROXY_PROXY_H
@@ -58,11 +58,11 @@ struct proxy {
 	bool made_socket;      /* the --unix-socket path is ours to remove */
 	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
 	int port;	       /* the bound port */
-	bool inited;	       /* proxy_start got far enough to stop */
+	bool inited;	       /* proxy_server_start got far enough to stop */
 	bool ticking;
 	pthread_t ticker;
 	bool stopping;	    /* atomic */
-	bool draining;	    /* atomic; proxy_drain() has begun */
+	bool draining;	    /* atomic; proxy_server_drain() has begun */
 	int quiesced_fd[2]; /* listeners taken back from the daemons, closed
 			     * after they stop; -1 (or 0 before start): none */
 	pthread_mutex_t tick_lock; /* with tick_cond: wakes the ticker early */
@@ -75,9 +75,9 @@ static inline int proxy_nres(const struct proxy *p)
 	return __atomic_load_n(&p->nres, __ATOMIC_ACQUIRE);
 }
 
-/* True once proxy_stop() has begun: a watch must not suspend again. */
+/* True once proxy_server_stop() has begun: a watch must not suspend again. */
 bool proxy_stopping(const struct proxy *p);
-/* True once proxy_drain() (SIGTERM) or proxy_stop() has begun: local
+/* True once proxy_server_drain() (SIGTERM) or proxy_server_stop() has begun: local
  * watches end, /readyz fails its shutdown check. */
 bool proxy_draining(const struct proxy *p);
 /* The cached resource for a parsed route whose scope holds the route's

@@ -174,9 +174,9 @@ struct req {
 	struct proxy_authn_job *job; /* a delegated-auth review under way */
 	bool local;
 	struct proxy_fresh_req lr;
-	struct proxy_pass *pass;  /* a passed-through request's */
-	struct proxy_upgrade *up; /* an upgrade request's */
-	bool upgrade;
+	struct proxy_pass *pass;	 /* a passed-through request's */
+	struct proxy_upgrade *upgrading; /* an upgrade request's */
+	bool upgrade;	      /* the request asks for Connection: Upgrade */
 	char *raw;	      /* the request target as received */
 	char *path;	      /* its checked, decoded path (target.h);
 					 * never longer than raw */
@@ -405,7 +405,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	}
 	if (rq->upgrade)
 		return proxy_upgrade_handle(p->upgrade, c, rq->raw, method,
-					    upload_size, &rq->up);
+					    upload_size, &rq->upgrading);
 	if (rq->job) { /* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
@@ -459,7 +459,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	if (rq->job)
 		proxy_authn_abandon(p->authn, rq->job);
 	proxy_pass_done(rq->pass);
-	proxy_upgrade_done(rq->up);
+	proxy_upgrade_done(rq->upgrading);
 	req_free(rq);
 	*state = NULL;
 }
@@ -554,7 +554,7 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		tls_opts, MHD_OPTION_END);
 }
 
-int proxy_start(struct proxy *p, char *err, size_t errlen)
+int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	const char *host = p->cfg->listen_host;
@@ -651,7 +651,7 @@ int proxy_start(struct proxy *p, char *err, size_t errlen)
 	return 0;
 }
 
-void proxy_drain(struct proxy *p, int grace_seconds)
+void proxy_server_drain(struct proxy *p, int grace_seconds)
 {
 	if (!p->inited || proxy_draining(p))
 		return;
@@ -696,7 +696,7 @@ void proxy_drain(struct proxy *p, int grace_seconds)
 		log_info("drained: no request in flight");
 }
 
-void proxy_stop(struct proxy *p)
+void proxy_server_stop(struct proxy *p)
 {
 	if (!p->inited)
 		return;
@@ -750,7 +750,7 @@ void proxy_stop(struct proxy *p)
 	p->inited = false;
 }
 
-void proxy_release(struct proxy *p)
+void proxy_server_release(struct proxy *p)
 {
 	proxy_fresh_free(p->fresh);
 	p->fresh = NULL;

@@ -21,8 +21,8 @@
  * the one in its slot), so memory stays bounded whatever the tokens.
  * A token is never logged and never kept: only its hash is.
  *
- * Threads: made, stopped and freed by main (proxy_start(),
- * proxy_stop()). Decisions are asked for on libmicrohttpd request
+ * Threads: made, stopped and freed by main (proxy_server_start(),
+ * proxy_server_stop()). Decisions are asked for on libmicrohttpd request
  * threads; each table has one mutex, held for a slot copy. A miss never
  * blocks a request thread: proxy_authn_start() suspends the connection
  * and one of four reviewer threads asks the upstream, then resumes it;

@@ -14,7 +14,7 @@
  * their header within LIMIT_RESERVE_HEADER_TIMEOUT_S, so that a
  * slowloris cannot hold the reserve either.
  *
- * Threads: made and freed by main (proxy_start(), proxy_stop()); the
+ * Threads: made and freed by main (proxy_server_start(), proxy_server_stop()); the
  * limits are read-only after that, the counts atomic, and the list of
  * connections under one mutex held for a list walk, so every call below
  * may come from any thread; each says who calls it. No call suspends or
@@ -85,7 +85,7 @@ int proxy_conns_reap(struct proxy_conns *cs);
 
 /* For a graceful stop: shut down every connection that waits for a
  * request header (idle between requests, or yet to send one) and return
- * how many have a request in flight. Main thread (proxy_drain()), again
+ * how many have a request in flight. Main thread (proxy_server_drain()), again
  * until that is 0. */
 int proxy_conns_drain(struct proxy_conns *cs);
 

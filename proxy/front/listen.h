@@ -8,7 +8,7 @@
  * an explicit --allow-unauthenticated-remote. --unix-socket's file
  * permissions are its access control.
  *
- * Threads: main, at startup (proxy_start()); nothing here keeps state.
+ * Threads: main, at startup (proxy_server_start()); nothing here keeps state.
  */
 #ifndef PROXY_LISTEN_H
 #define PROXY_LISTEN_H

@@ -4,13 +4,13 @@
  * change on disk, as cert-manager rotates them, without a restart.
  *
  * Threads: proxy_tls_new(), proxy_tls_daemon_options() and
- * proxy_tls_free() run on main (proxy_start(), proxy_stop()). The files
+ * proxy_tls_free() run on main (proxy_server_start(), proxy_server_stop()). The files
  * are checked, loaded and copied by the certificate callback, which
  * GnuTLS calls in each handshake on a libmicrohttpd thread; one thread
  * at a time reloads, and no connection is ever suspended here.
  *
- * Ownership: proxy_start() creates the one struct proxy_tls and
- * proxy_stop() frees it once the daemon that uses it has stopped. The
+ * Ownership: proxy_server_start() creates the one struct proxy_tls and
+ * proxy_server_stop() frees it once the daemon that uses it has stopped. The
  * loaded pair is immutable once published; a reload publishes a new one
  * and the old one is freed after an RCU grace period. Each TLS session
  * gets its own copy of the pair, which GnuTLS frees with the session, so

@@ -16,8 +16,8 @@
  * upstream bytes arrive; an upstream that outruns its client is paused
  * until the client drains, so memory per request stays bounded.
  *
- * Threads: the pool is made, stopped and freed by main (proxy_start(),
- * proxy_stop()). A request is driven by its libmicrohttpd request
+ * Threads: the pool is made, stopped and freed by main (proxy_server_start(),
+ * proxy_server_stop()). A request is driven by its libmicrohttpd request
  * thread, and the transfer by the passthrough thread, which is the only
  * one to call libcurl. The request thread suspends its connection while
  * it waits (for the upstream's status and headers, then whenever the

@@ -41,7 +41,7 @@
  * --idle-timeout (it lives as long as both sides keep it).
  *
  * Threads, in short: the pool is made, stopped and freed by main
- * (proxy_start(), proxy_stop()); a request is driven by its
+ * (proxy_server_start(), proxy_server_stop()); a request is driven by its
  * libmicrohttpd request thread, which suspends the connection when it
  * starts the upgrade thread; the upgrade thread resumes it once the
  * upstream has answered or failed, and after a 101 closes the upgraded

@@ -288,17 +288,17 @@ static void test_second_start(void)
 			    .res = prx.res,
 			    .nres = prx.nres };
 	char err[256] = "";
-	CHECK(proxy_start(&p2, err, sizeof(err)) == -EADDRINUSE);
+	CHECK(proxy_server_start(&p2, err, sizeof(err)) == -EADDRINUSE);
 	CHECK(strstr(err, "cannot listen on 127.0.0.1:") == err);
-	proxy_stop(&p2);
-	proxy_release(&p2);
+	proxy_server_stop(&p2);
+	proxy_server_release(&p2);
 	/* a non-loopback address without auth */
 	cfg.listen_host = "0.0.0.0";
 	cfg.listen_port = 0;
 	struct proxy p3 = { .cfg = &cfg, .up = prx.up, .nofile = -1 };
-	CHECK(proxy_start(&p3, err, sizeof(err)) == -EPERM);
+	CHECK(proxy_server_start(&p3, err, sizeof(err)) == -EPERM);
 	CHECK(strstr(err, "is not a loopback address") != NULL);
-	proxy_stop(&p3);
+	proxy_server_stop(&p3);
 }
 
 static void load(struct cache_resource *r)
@@ -357,10 +357,10 @@ int main(void)
 	prx = (struct proxy){
 		.cfg = &cfg, .up = &up, .nofile = -1, .res = res, .nres = 2
 	};
-	int rc = proxy_start(&prx, err, sizeof(err));
+	int rc = proxy_server_start(&prx, err, sizeof(err));
 	CHECK(rc == 0);
 	if (rc)
-		fprintf(stderr, "proxy_start: %s\n", err);
+		fprintf(stderr, "proxy_server_start: %s\n", err);
 	CHECK(prx.port > 0 && prx.daemon != NULL);
 	if (!rc) {
 		test_local();
@@ -369,10 +369,10 @@ int main(void)
 		test_watch_param();
 		test_second_start();
 	}
-	proxy_stop(&prx);
+	proxy_server_stop(&prx);
 	CHECK(prx.daemon == NULL && prx.conns == NULL);
-	proxy_stop(&prx); /* twice: a no-op */
-	proxy_release(&prx);
+	proxy_server_stop(&prx); /* twice: a no-op */
+	proxy_server_release(&prx);
 	http_stub_stop(&up_srv);
 	rcu_barrier();
 	cache_resource_free(res[0]);
