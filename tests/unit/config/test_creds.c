@@ -15,31 +15,15 @@
 #include "config/creds.h"
 #include "config/source.h"
 #include "check.h"
+#include "scratch.h"
 
-static char dir[] = "/tmp/test_creds.XXXXXX";
-
-static const char *at(const char *name)
-{
-	static char p[256];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return p;
-}
-
-static void put(const char *name, const char *text, size_t n)
-{
-	FILE *f = fopen(at(name), "w");
-	if (f) {
-		fwrite(text, 1, n, f);
-		fclose(f);
-	}
-}
 
 /* The pod's service account in dir: token and ca.crt (main sets
  * KUBERNETES_SERVICE_HOST, so the in-cluster source is the one chosen). */
 static int load(struct config_upstream *up)
 {
 	char err[256];
-	int rc = config_source_resolve(NULL, NULL, NULL, dir, up, err,
+	int rc = config_source_resolve(NULL, NULL, NULL, scratch_dir, up, err,
 				       sizeof(err));
 	if (rc)
 		fprintf(stderr, "  %s\n", err);
@@ -50,8 +34,8 @@ static void test_token_file(void)
 {
 	struct config_upstream up;
 	char tok[64], err[256];
-	put("token", "  first-token\n", 14);
-	put("ca.crt", "-----BEGIN CERTIFICATE-----\n", 28);
+	scratch_put_n("token", "  first-token\n", 14);
+	scratch_put_n("ca.crt", "-----BEGIN CERTIFICATE-----\n", 28);
 	CHECK(load(&up) == 0);
 	CHECK(config_creds_has_token(&up));
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
@@ -59,32 +43,32 @@ static void test_token_file(void)
 	CHECK(config_creds_token_get(&up, tok, 5) == -ERANGE && tok[0] == '\0');
 
 	/* rotation: a new size (or inode, or mtime) is read at once */
-	put("token", "second-token-longer", 19);
+	scratch_put_n("token", "second-token-longer", 19);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "second-token-longer");
 
 	/* a bad file is refused, and the old token never handed out again */
-	put("token", " \n\t", 3);
+	scratch_put_n("token", " \n\t", 3);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EINVAL);
 	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "is empty") != NULL);
-	put("token", "has space", 9);
+	scratch_put_n("token", "has space", 9);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EINVAL);
 	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "spaces or control characters") != NULL);
 	CHECK(strstr(err, "has space") == NULL); /* no token bytes */
-	unlink(at("token"));
+	unlink(scratch_at("token"));
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
 	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "cannot read") != NULL && tok[0] == '\0');
 	char *big = malloc(CONFIG_TOKEN_MAX_BYTES + 2);
 	memset(big, 'k', CONFIG_TOKEN_MAX_BYTES + 1);
-	put("token", big, CONFIG_TOKEN_MAX_BYTES + 1);
+	scratch_put_n("token", big, CONFIG_TOKEN_MAX_BYTES + 1);
 	free(big);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EFBIG);
 	config_creds_token_explain(&up, err, sizeof(err));
 	CHECK(strstr(err, "larger than 64 KiB") != NULL);
-	put("token", "back", 4);
+	scratch_put_n("token", "back", 4);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "back");
 	config_creds_token_explain(&up, err, sizeof(err));
@@ -102,7 +86,7 @@ static void test_token_file(void)
 
 	/* the token file allocation failing: -ENOMEM, nothing cached */
 	CHECK(load(&up) == 0);
-	put("token", "after-oom", 9);
+	scratch_put_n("token", "after-oom", 9);
 	for (int n = 1; n < 10; n++) {
 		alloc_fail_after(n);
 		int rc = config_creds_token_get(&up, tok, sizeof(tok));
@@ -150,14 +134,11 @@ static void test_literal_and_none(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		return 1;
+	scratch_make("creds");
 	setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
 	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
 	test_token_file();
 	test_literal_and_none();
-	unlink(at("token"));
-	unlink(at("ca.crt"));
-	rmdir(dir);
+	scratch_remove();
 	return check_done("creds");
 }

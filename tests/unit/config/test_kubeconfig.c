@@ -21,32 +21,11 @@
 #include "config/creds.h"
 #include "config/kubeconfig.h"
 #include "tests/unit/check.h"
+#include "scratch.h"
 #include "tests/unit/config/kubeconfig_fixture.h"
 
-static char dir[PATH_MAX - 64];
 static char err[1024];
 
-static void put(const char *name, const char *text)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	if (!f) {
-		perror(p);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-static const char *at(const char *name)
-{
-	static char p[4][PATH_MAX];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
-	return p[i];
-}
 
 static void no_secret(const char *msg)
 {
@@ -59,8 +38,8 @@ static void test_full(void)
 {
 	struct config_upstream up;
 	char line[2048];
-	put("kc", full);
-	int rc = config_kubeconfig_load(at("kc"), NULL, true, &up, err,
+	scratch_put("kc", full);
+	int rc = config_kubeconfig_load(scratch_at("kc"), NULL, true, &up, err,
 					sizeof(err));
 	CHECK(rc == 0);
 	if (rc) {
@@ -75,7 +54,7 @@ static void test_full(void)
 	CHECK(up.ca.len == strlen(CA_PEM) &&
 	      !memcmp(up.ca.data, CA_PEM, up.ca.len));
 	CHECK(!up.insecure_skip_tls_verify);
-	CHECK_STR(up.cert.path, at("certs/client.crt"));
+	CHECK_STR(up.cert.path, scratch_at("certs/client.crt"));
 	CHECK(up.cert.data == NULL);
 	CHECK(up.key.path == NULL);
 	CHECK(up.key.len == strlen(KEY_PEM) &&
@@ -83,7 +62,8 @@ static void test_full(void)
 	CHECK_STR(up.token, TOKEN);
 	CHECK(up.token_file == NULL);
 	char src[PATH_MAX + 64];
-	snprintf(src, sizeof(src), "kubeconfig %s context dev", at("kc"));
+	snprintf(src, sizeof(src), "kubeconfig %s context dev",
+		 scratch_at("kc"));
 	CHECK_STR(up.source, src);
 	char tok[256];
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
@@ -100,8 +80,8 @@ static void test_full(void)
 	config_upstream_free(&up); /* twice is fine */
 
 	/* --context: insecure, IPv6, a path prefix, tokenFile relative */
-	put("tok", "  file-token-1\n\n");
-	rc = config_kubeconfig_load(at("kc"), "prod", true, &up, err,
+	scratch_put("tok", "  file-token-1\n\n");
+	rc = config_kubeconfig_load(scratch_at("kc"), "prod", true, &up, err,
 				    sizeof(err));
 	CHECK(rc == 0);
 	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
@@ -109,7 +89,7 @@ static void test_full(void)
 	CHECK(up.insecure_skip_tls_verify);
 	CHECK(!up.ca.path && !up.ca.data && !up.cert.path && !up.key.data);
 	CHECK(up.token == NULL);
-	CHECK_STR(up.token_file, at("tok"));
+	CHECK_STR(up.token_file, scratch_at("tok"));
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "file-token-1");
 	config_creds_describe(&up, line, sizeof(line));
@@ -118,21 +98,21 @@ static void test_full(void)
 	config_upstream_free(&up);
 
 	/* a bare host:port gets https://; a relative CA file */
-	mkdir(at("certs"), 0700);
-	put("certs/ca.crt", CA_PEM);
-	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
-	rc = config_kubeconfig_load(at("kc"), "third", true, &up, err,
+	mkdir(scratch_at("certs"), 0700);
+	scratch_put("certs/ca.crt", CA_PEM);
+	scratch_put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	rc = config_kubeconfig_load(scratch_at("kc"), "third", true, &up, err,
 				    sizeof(err));
 	CHECK(rc == 0);
 	CHECK_STR(up.server, "https://kube.example:8443");
-	CHECK_STR(up.ca.path, at("certs/ca.crt"));
+	CHECK_STR(up.ca.path, scratch_at("certs/ca.crt"));
 	CHECK(!config_creds_has_token(&up));
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
 	config_creds_describe(&up, line, sizeof(line));
 	CHECK(strstr(line, "auth: none") != NULL);
 	CHECK(strstr(line, "CA: file ") != NULL);
 	config_upstream_free(&up);
-	rc = config_kubeconfig_load(at("kc"), "nouser", true, &up, err,
+	rc = config_kubeconfig_load(scratch_at("kc"), "nouser", true, &up, err,
 				    sizeof(err));
 	CHECK(rc == 0);
 	config_upstream_free(&up);
@@ -140,16 +120,16 @@ static void test_full(void)
 	/* relative to the kubeconfig's directory, not the working directory */
 	char cwd[PATH_MAX];
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
-	CHECK(chdir(dir) == 0);
+	CHECK(chdir(scratch_dir) == 0);
 	rc = config_kubeconfig_load("kc", "third", true, &up, err, sizeof(err));
 	CHECK(rc == 0);
-	CHECK_STR(up.ca.path, at("certs/ca.crt"));
+	CHECK_STR(up.ca.path, scratch_at("certs/ca.crt"));
 	config_upstream_free(&up);
 	CHECK(chdir("/") == 0);
-	rc = config_kubeconfig_load(at("kc"), "third", true, &up, err,
+	rc = config_kubeconfig_load(scratch_at("kc"), "third", true, &up, err,
 				    sizeof(err));
 	CHECK(rc == 0);
-	CHECK_STR(up.ca.path, at("certs/ca.crt"));
+	CHECK_STR(up.ca.path, scratch_at("certs/ca.crt"));
 	config_upstream_free(&up);
 	CHECK(chdir(cwd) == 0);
 }
@@ -159,12 +139,12 @@ static void expect_err(int line, const char *text, const char *ctx, int want,
 		       const char *w1, const char *w2)
 {
 	struct config_upstream up;
-	put("bad", text);
+	scratch_put("bad", text);
 	err[0] = '\0';
-	int rc = config_kubeconfig_load(at("bad"), ctx, true, &up, err,
+	int rc = config_kubeconfig_load(scratch_at("bad"), ctx, true, &up, err,
 					sizeof(err));
 	bool ok = rc == want && (!w1 || strstr(err, w1)) &&
-		  (!w2 || strstr(err, w2)) && strstr(err, at("bad"));
+		  (!w2 || strstr(err, w2)) && strstr(err, scratch_at("bad"));
 	CHECK(ok);
 	if (!ok)
 		fprintf(stderr, "  line %d: rc %d, err \"%s\"\n", line, rc,
@@ -265,7 +245,7 @@ static void test_errors(void)
 	EXPECT_ERR(
 		CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: nofile\n" CTX,
 		NULL, -ENOENT, "tokenFile ", "nofile: No such file");
-	put("emptytok", " \n");
+	scratch_put("emptytok", " \n");
 	EXPECT_ERR(
 		CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: emptytok\n" CTX,
 		NULL, -EINVAL, "emptytok is empty", NULL);
@@ -280,8 +260,8 @@ static void test_errors(void)
 
 	/* a missing file: the message says what to do */
 	struct config_upstream up;
-	int rc = config_kubeconfig_load(at("nothere"), NULL, true, &up, err,
-					sizeof(err));
+	int rc = config_kubeconfig_load(scratch_at("nothere"), NULL, true, &up,
+					err, sizeof(err));
 	CHECK(rc == -ENOENT);
 	CHECK(strstr(err, "nothere: cannot read: No such file") != NULL);
 	CHECK(strstr(err, "--kubeconfig") != NULL);
@@ -293,23 +273,24 @@ static void test_errors(void)
 static void test_no_server(void)
 {
 	struct config_upstream up;
-	put("noserver",
-	    CL("    insecure-skip-tls-verify: true\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_kubeconfig_load(at("noserver"), NULL, false, &up, err,
-				     sizeof(err)) == 0);
+	scratch_put(
+		"noserver",
+		CL("    insecure-skip-tls-verify: true\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	CHECK(config_kubeconfig_load(scratch_at("noserver"), NULL, false, &up,
+				     err, sizeof(err)) == 0);
 	CHECK(up.server == NULL && up.url_base == NULL);
 	CHECK(up.insecure_skip_tls_verify);
 	config_upstream_free(&up);
-	CHECK(config_kubeconfig_load(at("noserver"), NULL, true, &up, err,
-				     sizeof(err)) == -EINVAL);
+	CHECK(config_kubeconfig_load(scratch_at("noserver"), NULL, true, &up,
+				     err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "has no server") != NULL);
 	/* a server that is given is still checked */
-	put("badserver",
-	    CL("    server: ftp://h\n") "current-context: x\n"
-					"contexts:\n- name: x\n"
-					"  context: {cluster: c}\n");
-	CHECK(config_kubeconfig_load(at("badserver"), NULL, false, &up, err,
-				     sizeof(err)) == -EINVAL);
+	scratch_put("badserver",
+		    CL("    server: ftp://h\n") "current-context: x\n"
+						"contexts:\n- name: x\n"
+						"  context: {cluster: c}\n");
+	CHECK(config_kubeconfig_load(scratch_at("badserver"), NULL, false, &up,
+				     err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "only http:// and https://") != NULL);
 }
 
@@ -318,9 +299,9 @@ static void test_no_server(void)
 static void swap_in(const char *name, const char *text)
 {
 	char tmp[PATH_MAX];
-	put("swap.tmp", text);
-	snprintf(tmp, sizeof(tmp), "%s", at("swap.tmp"));
-	CHECK(rename(tmp, at(name)) == 0);
+	scratch_put("swap.tmp", text);
+	snprintf(tmp, sizeof(tmp), "%s", scratch_at("swap.tmp"));
+	CHECK(rename(tmp, scratch_at(name)) == 0);
 }
 
 static struct config_upstream *shared_up;
@@ -341,14 +322,15 @@ static void test_rotation(void)
 {
 	struct config_upstream up;
 	char tok[128], msg[512];
-	put("rot", "rot-A\n");
-	put("rotkc",
-	    CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: rot\n" CTX);
-	CHECK(config_kubeconfig_load(at("rotkc"), NULL, true, &up, err,
+	scratch_put("rot", "rot-A\n");
+	scratch_put(
+		"rotkc",
+		CL(SRV) "users:\n- name: u\n  user:\n    tokenFile: rot\n" CTX);
+	CHECK(config_kubeconfig_load(scratch_at("rotkc"), NULL, true, &up, err,
 				     sizeof(err)) == 0);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-A");
-	put("rot", "rot-BB\n"); /* in place, a new size */
+	scratch_put("rot", "rot-BB\n"); /* in place, a new size */
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-BB");
 	swap_in("rot", "rot-CC\n"); /* same size, new inode */
@@ -357,17 +339,17 @@ static void test_rotation(void)
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0); /* cached */
 	CHECK_STR(tok, "rot-CC");
 
-	CHECK(unlink(at("rot")) == 0);
+	CHECK(unlink(scratch_at("rot")) == 0);
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -ENOENT);
 	CHECK_STR(tok, "");
 	config_creds_token_explain(&up, msg, sizeof(msg));
 	CHECK(strstr(msg, "rot: cannot read: No such file") != NULL);
 	no_secret(msg);
-	put("rot", "   \n");
+	scratch_put("rot", "   \n");
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == -EINVAL);
 	config_creds_token_explain(&up, msg, sizeof(msg));
 	CHECK(strstr(msg, "is empty") != NULL);
-	put("rot", "rot-A\n");
+	scratch_put("rot", "rot-A\n");
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "rot-A");
 	config_creds_token_explain(&up, msg, sizeof(msg));
@@ -402,8 +384,8 @@ static void test_curl(void)
 	struct curl_slist *hdrs = NULL;
 	CURL *h = curl_easy_init();
 	CHECK(h != NULL);
-	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
-	CHECK(config_kubeconfig_load(at("kc"), NULL, true, &up, err,
+	scratch_put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	CHECK(config_kubeconfig_load(scratch_at("kc"), NULL, true, &up, err,
 				     sizeof(err)) == 0);
 	int rc = cache_upstream_creds_apply(&up, h, &hdrs, true, err,
 					    sizeof(err));
@@ -416,11 +398,12 @@ static void test_curl(void)
 	hdrs = NULL;
 	config_upstream_free(&up);
 
-	put("rot", "curl-tok\n");
-	put("ckc",
-	    CL("    server: http://127.0.0.1:9\n") "users:\n- name: u\n"
-						   "  user:\n    tokenFile: rot\n" CTX);
-	CHECK(config_kubeconfig_load(at("ckc"), NULL, true, &up, err,
+	scratch_put("rot", "curl-tok\n");
+	scratch_put(
+		"ckc",
+		CL("    server: http://127.0.0.1:9\n") "users:\n- name: u\n"
+						       "  user:\n    tokenFile: rot\n" CTX);
+	CHECK(config_kubeconfig_load(scratch_at("ckc"), NULL, true, &up, err,
 				     sizeof(err)) == 0);
 	char line[1024];
 	config_creds_describe(&up, line, sizeof(line));
@@ -432,7 +415,7 @@ static void test_curl(void)
 	CHECK(hdrs && !hdrs->next);
 	curl_slist_free_all(hdrs);
 	hdrs = NULL;
-	unlink(at("rot"));
+	unlink(scratch_at("rot"));
 	CHECK(cache_upstream_creds_apply(&up, h, &hdrs, true, err,
 					 sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "cannot read") != NULL);
@@ -466,35 +449,30 @@ static void alloc_loop(const char *what, int (*load)(struct config_upstream *))
 
 static int load_full(struct config_upstream *up)
 {
-	return config_kubeconfig_load(at("kc"), NULL, true, up, err,
+	return config_kubeconfig_load(scratch_at("kc"), NULL, true, up, err,
 				      sizeof(err));
 }
 
 static int load_prod(struct config_upstream *up)
 {
-	return config_kubeconfig_load(at("kc"), "prod", true, up, err,
+	return config_kubeconfig_load(scratch_at("kc"), "prod", true, up, err,
 				      sizeof(err));
 }
 
 static void test_alloc(void)
 {
-	put("tok", "file-token-1\n");
+	scratch_put("tok", "file-token-1\n");
 	alloc_loop("full", load_full);
 	alloc_loop("prod", load_prod);
 }
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "%s/kubeconfig-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 2;
-	}
+	scratch_make("kubeconfig");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	mkdir(at("certs"), 0700);
-	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
-	put("certs/ca.crt", CA_PEM);
+	mkdir(scratch_at("certs"), 0700);
+	scratch_put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	scratch_put("certs/ca.crt", CA_PEM);
 	test_full();
 	test_errors();
 	test_no_server();
@@ -502,9 +480,6 @@ int main(void)
 	test_curl();
 	test_alloc();
 	curl_global_cleanup();
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	scratch_remove();
 	return check_done("kubeconfig");
 }

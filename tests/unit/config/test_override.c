@@ -15,26 +15,8 @@
 #include "config/kubeconfig.h"
 #include "config/override.h"
 #include "check.h"
+#include "scratch.h"
 
-static char dir[] = "/tmp/test_override.XXXXXX";
-
-static const char *at(const char *name)
-{
-	static char p[4][256];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
-	return p[i];
-}
-
-static void put(const char *name, const char *text)
-{
-	FILE *f = fopen(at(name), "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
 
 /* A kubeconfig for server with a literal token or a token file. */
 static int load(struct config_upstream *up, const char *server,
@@ -47,9 +29,9 @@ static int load(struct config_upstream *up, const char *server,
 		 "users:\n- name: u\n  user:\n    %s\n"
 		 "contexts:\n- name: c\n  context: {cluster: k, user: u}\n",
 		 server, user);
-	put("kubeconfig", text);
-	int rc = config_kubeconfig_load(at("kubeconfig"), NULL, true, up, err,
-					sizeof(err));
+	scratch_put("kubeconfig", text);
+	int rc = config_kubeconfig_load(scratch_at("kubeconfig"), NULL, true,
+					up, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "  %s\n", err);
 	return rc;
@@ -66,12 +48,12 @@ static void test_override(void)
 {
 	struct config_upstream up;
 	char err[512];
-	put("ca.crt", "-----BEGIN CERTIFICATE-----\n");
-	put("tok", "from-flag\n");
+	scratch_put("ca.crt", "-----BEGIN CERTIFICATE-----\n");
+	scratch_put("tok", "from-flag\n");
 	CHECK(load(&up, "https://k:6443", "token: from-kubeconfig") == 0);
-	CHECK(config_override_apply(&up, at("ca.crt"), false, at("tok"), err,
-				    sizeof(err)) == 0);
-	CHECK_STR(up.ca.path, at("ca.crt"));
+	CHECK(config_override_apply(&up, scratch_at("ca.crt"), false,
+				    scratch_at("tok"), err, sizeof(err)) == 0);
+	CHECK_STR(up.ca.path, scratch_at("ca.crt"));
 	CHECK(!up.token && up.token_file);
 	token_is(&up, "from-flag");
 	CHECK(strstr(up.source, "CA from --certificate-authority, token from "
@@ -80,15 +62,15 @@ static void test_override(void)
 	      0);
 	CHECK(up.insecure_skip_tls_verify && !up.ca.path && !up.ca.data);
 	/* refusals leave a struct that frees cleanly */
-	CHECK(config_override_apply(&up, at("ca.crt"), true, NULL, err,
+	CHECK(config_override_apply(&up, scratch_at("ca.crt"), true, NULL, err,
 				    sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "exclude each other") != NULL);
-	CHECK(config_override_apply(&up, at("nope"), false, NULL, err,
+	CHECK(config_override_apply(&up, scratch_at("nope"), false, NULL, err,
 				    sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "--certificate-authority") != NULL &&
 	      strstr(err, "No such file") != NULL);
-	put("empty", "");
-	CHECK(config_override_apply(&up, NULL, false, at("empty"), err,
+	scratch_put("empty", "");
+	CHECK(config_override_apply(&up, NULL, false, scratch_at("empty"), err,
 				    sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "is empty") != NULL);
 	config_upstream_free(&up);
@@ -110,9 +92,9 @@ static void test_reload(void)
 	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK_STR(msg, "token unchanged");
 	/* another server and another kind of credential: named, not applied */
-	put("t1", "file-one");
+	scratch_put("t1", "file-one");
 	char user[300];
-	snprintf(user, sizeof(user), "tokenFile: %s", at("t1"));
+	snprintf(user, sizeof(user), "tokenFile: %s", scratch_at("t1"));
 	CHECK(load(&fresh, "https://other:6443", user) == 0);
 	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK_STR(msg, "; changed but not applied (restart to apply): "
@@ -128,15 +110,15 @@ static void test_reload(void)
 	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	CHECK(strstr(msg, "re-read") != NULL);
 	/* another path is followed */
-	put("t2", "file-two");
-	snprintf(user, sizeof(user), "tokenFile: %s", at("t2"));
+	scratch_put("t2", "file-two");
+	snprintf(user, sizeof(user), "tokenFile: %s", scratch_at("t2"));
 	CHECK(load(&fresh, "https://k:6443", user) == 0);
 	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) == 0);
 	token_is(&live, "file-two");
-	CHECK_STR(live.token_file, at("t2"));
+	CHECK_STR(live.token_file, scratch_at("t2"));
 	/* gone by the time of the reload: an error, and no token handed out */
 	CHECK(load(&fresh, "https://k:6443", user) == 0);
-	unlink(at("t2"));
+	unlink(scratch_at("t2"));
 	CHECK(config_override_reload(&live, &fresh, msg, sizeof(msg)) ==
 	      -ENOENT);
 	CHECK(strstr(msg, "cannot read") != NULL);
@@ -147,13 +129,9 @@ static void test_reload(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		return 1;
+	scratch_make("override");
 	test_override();
 	test_reload();
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		return 1;
+	scratch_remove();
 	return check_done("override");
 }

@@ -13,48 +13,33 @@
 #include "config/alloc.h"
 #include "config/read.h"
 #include "check.h"
+#include "scratch.h"
 
-static char dir[] = "/tmp/test_read.XXXXXX";
-
-static const char *at(const char *name)
-{
-	static char p[256];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return p;
-}
-
-static void put(const char *name, const char *text, size_t n)
-{
-	FILE *f = fopen(at(name), "w");
-	if (f) {
-		fwrite(text, 1, n, f);
-		fclose(f);
-	}
-}
 
 static void test_read_file(void)
 {
 	char *text = NULL;
 	size_t len = 0;
 	struct stat st;
-	put("f", "12345", 5);
-	CHECK(config_read_file(at("f"), 100, &text, &len, &st) == 0);
+	scratch_put_n("f", "12345", 5);
+	CHECK(config_read_file(scratch_at("f"), 100, &text, &len, &st) == 0);
 	CHECK(len == 5 && !strcmp(text, "12345") && st.st_size == 5);
 	free(text);
-	CHECK(config_read_file(at("f"), 4, &text, NULL, NULL) == -EFBIG);
-	CHECK(config_read_file(dir, 100, &text, NULL, NULL) == -EISDIR);
-	CHECK(config_read_file(at("none"), 100, &text, NULL, NULL) == -ENOENT);
+	CHECK(config_read_file(scratch_at("f"), 4, &text, NULL, NULL) ==
+	      -EFBIG);
+	CHECK(config_read_file(scratch_dir, 100, &text, NULL, NULL) == -EISDIR);
+	CHECK(config_read_file(scratch_at("none"), 100, &text, NULL, NULL) ==
+	      -ENOENT);
 	alloc_fail_after(1);
-	CHECK(config_read_file(at("f"), 100, &text, NULL, NULL) == -ENOMEM);
+	CHECK(config_read_file(scratch_at("f"), 100, &text, NULL, NULL) ==
+	      -ENOMEM);
 	alloc_fail_after(0);
 }
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		return 1;
+	scratch_make("read");
 	test_read_file();
-	unlink(at("f"));
-	rmdir(dir);
+	scratch_remove();
 	return check_done("read");
 }

@@ -19,32 +19,11 @@
 #include "config/creds.h"
 #include "config/source.h"
 #include "tests/unit/check.h"
+#include "scratch.h"
 #include "tests/unit/config/kubeconfig_fixture.h"
 
-static char dir[PATH_MAX - 64];
 static char err[1024];
 
-static void put(const char *name, const char *text)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	if (!f) {
-		perror(p);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-static const char *at(const char *name)
-{
-	static char p[4][PATH_MAX];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
-	return p[i];
-}
 
 static void set_sa_env(const char *host, const char *port)
 {
@@ -71,36 +50,36 @@ static void test_incluster(void)
 {
 	struct config_upstream up;
 	char tok[128];
-	mkdir(at("sa"), 0700);
-	put("sa/token", "sa-token-1\n");
-	put("sa/ca.crt", CA_PEM);
+	mkdir(scratch_at("sa"), 0700);
+	scratch_put("sa/token", "sa-token-1\n");
+	scratch_put("sa/ca.crt", CA_PEM);
 	set_sa_env("10.96.0.1", "443");
-	int rc = incluster(at("sa"), &up);
+	int rc = incluster(scratch_at("sa"), &up);
 	CHECK(rc == 0);
 	CHECK_STR(up.server, "https://10.96.0.1:443");
 	CHECK_STR(up.url_base, "https://10.96.0.1:443");
-	CHECK_STR(up.token_file, at("sa/token"));
-	CHECK_STR(up.ca.path, at("sa/ca.crt"));
+	CHECK_STR(up.token_file, scratch_at("sa/token"));
+	CHECK_STR(up.ca.path, scratch_at("sa/ca.crt"));
 	CHECK_STR(up.source, "in-cluster");
 	CHECK(config_creds_token_get(&up, tok, sizeof(tok)) == 0);
 	CHECK_STR(tok, "sa-token-1");
 	config_upstream_free(&up);
 
 	set_sa_env("fd00:10:96::1", "6443");
-	CHECK(incluster(at("sa"), &up) == 0);
+	CHECK(incluster(scratch_at("sa"), &up) == 0);
 	CHECK_STR(up.server, "https://[fd00:10:96::1]:6443");
 	config_upstream_free(&up);
 
 	set_sa_env("10.96.0.1", NULL);
-	CHECK(incluster(at("sa"), &up) == -ENOENT);
+	CHECK(incluster(scratch_at("sa"), &up) == -ENOENT);
 	CHECK(strstr(err, "KUBERNETES_SERVICE_PORT") != NULL);
 
 	set_sa_env("10.96.0.1", "443");
-	CHECK(incluster(at("nosa"), &up) == -ENOENT);
+	CHECK(incluster(scratch_at("nosa"), &up) == -ENOENT);
 	CHECK(strstr(err, "nosa/ca.crt: No such file") != NULL);
-	mkdir(at("sa2"), 0700);
-	put("sa2/ca.crt", CA_PEM);
-	CHECK(incluster(at("sa2"), &up) == -ENOENT);
+	mkdir(scratch_at("sa2"), 0700);
+	scratch_put("sa2/ca.crt", CA_PEM);
+	CHECK(incluster(scratch_at("sa2"), &up) == -ENOENT);
 	CHECK(strstr(err, "sa2/token: cannot read: No such file") != NULL);
 	config_upstream_free(&up);
 	set_sa_env(NULL, NULL);
@@ -113,7 +92,7 @@ static void test_resolve(void)
 
 	set_sa_env(NULL, NULL);
 	unsetenv("KUBECONFIG");
-	snprintf(home, sizeof(home), "%s/home", dir);
+	snprintf(home, sizeof(home), "%s/home", scratch_dir);
 	mkdir(home, 0700);
 	setenv("HOME", home, 1);
 
@@ -134,22 +113,24 @@ static void test_resolve(void)
 	CHECK(strstr(err, "--server") != NULL);
 
 	/* ~/.kube/config */
-	mkdir(at("home/.kube"), 0700);
-	put("home/.kube/config",
-	    CL("    server: https://from-home:6443\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	mkdir(scratch_at("home/.kube"), 0700);
+	scratch_put(
+		"home/.kube/config",
+		CL("    server: https://from-home:6443\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
 	CHECK(config_source_resolve(NULL, NULL, NULL, NULL, &up, err,
 				    sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://from-home:6443");
 	config_upstream_free(&up);
 
 	/* $KUBECONFIG wins over ~/.kube/config; first existing file used */
-	snprintf(kenv, sizeof(kenv), "%s::%s", at("absent"), at("kc"));
+	snprintf(kenv, sizeof(kenv), "%s::%s", scratch_at("absent"),
+		 scratch_at("kc"));
 	setenv("KUBECONFIG", kenv, 1);
 	CHECK(config_source_resolve(NULL, "prod", NULL, NULL, &up, err,
 				    sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://[fd00::5]:443/prefix");
 	config_upstream_free(&up);
-	setenv("KUBECONFIG", at("absent"), 1);
+	setenv("KUBECONFIG", scratch_at("absent"), 1);
 	CHECK(config_source_resolve(NULL, NULL, NULL, NULL, &up, err,
 				    sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "KUBECONFIG=") && strstr(err, "absent"));
@@ -161,27 +142,29 @@ static void test_resolve(void)
 	/* --kubeconfig wins over everything; --server overrides its server
 	 * but keeps its credentials */
 	set_sa_env("10.96.0.1", "443");
-	CHECK(config_source_resolve(at("kc"), NULL, "https://other:7443", NULL,
-				    &up, err, sizeof(err)) == 0);
+	CHECK(config_source_resolve(scratch_at("kc"), NULL,
+				    "https://other:7443", NULL, &up, err,
+				    sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://other:7443");
 	CHECK_STR(up.url_base, "https://api.internal:7443");
 	CHECK_STR(up.token, TOKEN);
 	CHECK(strstr(up.source, "server from --server") != NULL);
 	config_upstream_free(&up);
 	/* a kubeconfig cluster with no server is fine when --server is given */
-	put("noserver",
-	    CL("    insecure-skip-tls-verify: true\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
-	CHECK(config_source_resolve(at("noserver"), NULL, "https://s:1", NULL,
-				    &up, err, sizeof(err)) == 0);
+	scratch_put(
+		"noserver",
+		CL("    insecure-skip-tls-verify: true\n") "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n");
+	CHECK(config_source_resolve(scratch_at("noserver"), NULL, "https://s:1",
+				    NULL, &up, err, sizeof(err)) == 0);
 	CHECK_STR(up.server, "https://s:1");
 	CHECK(up.insecure_skip_tls_verify);
 	config_upstream_free(&up);
-	CHECK(config_source_resolve(at("noserver"), NULL, NULL, NULL, &up, err,
-				    sizeof(err)) == -EINVAL);
+	CHECK(config_source_resolve(scratch_at("noserver"), NULL, NULL, NULL,
+				    &up, err, sizeof(err)) == -EINVAL);
 
 	/* KUBERNETES_SERVICE_HOST: in-cluster before $KUBECONFIG (the default
 	 * root is absent here, so it fails saying so) ... */
-	setenv("KUBECONFIG", at("kc"), 1);
+	setenv("KUBECONFIG", scratch_at("kc"), 1);
 	struct stat st;
 	if (stat(CONFIG_SOURCE_INCLUSTER_ROOT "/ca.crt", &st) != 0) {
 		CHECK(config_source_resolve(NULL, NULL, NULL, NULL, &up, err,
@@ -224,18 +207,18 @@ static void alloc_loop(const char *what, int (*load)(struct config_upstream *))
 
 static int load_incluster(struct config_upstream *up)
 {
-	return incluster(at("sa"), up);
+	return incluster(scratch_at("sa"), up);
 }
 
 static int load_resolve(struct config_upstream *up)
 {
-	return config_source_resolve(at("kc"), NULL, "https://o:1", NULL, up,
-				     err, sizeof(err));
+	return config_source_resolve(scratch_at("kc"), NULL, "https://o:1",
+				     NULL, up, err, sizeof(err));
 }
 
 static void test_alloc(void)
 {
-	put("tok", "file-token-1\n");
+	scratch_put("tok", "file-token-1\n");
 	set_sa_env("10.96.0.1", "443");
 	alloc_loop("incluster", load_incluster);
 	alloc_loop("resolve", load_resolve);
@@ -245,27 +228,19 @@ static void test_alloc(void)
 int main(void)
 {
 	struct config_upstream up;
-	snprintf(dir, sizeof(dir), "%s/source-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 2;
-	}
-	mkdir(at("certs"), 0700);
-	put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
-	put("certs/ca.crt", CA_PEM);
-	put("tok", "file-token-1\n");
-	put("kc", full);
+	scratch_make("source");
+	mkdir(scratch_at("certs"), 0700);
+	scratch_put("certs/client.crt", "-----BEGIN CERTIFICATE-----\n");
+	scratch_put("certs/ca.crt", CA_PEM);
+	scratch_put("tok", "file-token-1\n");
+	scratch_put("kc", full);
 	/* the fixture loads as a whole before the tests lean on it */
-	CHECK(config_source_resolve(at("kc"), NULL, NULL, NULL, &up, err,
-				    sizeof(err)) == 0);
+	CHECK(config_source_resolve(scratch_at("kc"), NULL, NULL, NULL, &up,
+				    err, sizeof(err)) == 0);
 	config_upstream_free(&up);
 	test_incluster();
 	test_resolve();
 	test_alloc();
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	scratch_remove();
 	return check_done("source");
 }
