@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/ratelimit.h"
 #include "cache/scope.h"
 #include "cache/url.h"
 #include "config/alloc.h"
@@ -320,10 +321,16 @@ long cache_pager_get(struct cache_pager *p, const char *url,
 		    pg->body_max == p->page_max && !strcmp(f->url.p, url))
 			use = f;
 	}
+	/* A page asked for ahead, on the word of the page before the one
+	 * just handed over, may have gone out free of --upstream-qps while
+	 * the loop, which has since seen that page small, says it pays: it
+	 * pays on arrival, so the bucket holds whatever the timing. */
+	bool owed = false;
 	if (use) {
 		/* the page comes in its own buffer; the other fetcher may
 		 * already hold the next page, asked by this one's head */
 		give(p, &pg->body);
+		owed = use->x.continued && !pg->continued;
 	} else {
 		/* not the page fetched ahead: drop that, ask for this */
 		for (int i = 0; i < p->n; i++)
@@ -338,6 +345,8 @@ long cache_pager_get(struct cache_pager *p, const char *url,
 	use->state = F_IDLE;
 	use->ahead = false;
 	pthread_mutex_unlock(&p->lock);
+	if (owed) /* a stop ends the wait; the loop sees it next */
+		cache_ratelimit_take(p->r->up.limit, &p->r->stop);
 	return code;
 }
 
