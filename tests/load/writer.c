@@ -156,6 +156,15 @@ static void new_labels(uint64_t x, struct lg_labels *l)
 	l->tier = (uint8_t)((x >> 24) % 3);
 }
 
+/* How many of our pods are alive now (other writers change it). */
+static int alive(struct lg_run *r)
+{
+	pthread_mutex_lock(&r->lock);
+	int n = r->nalive;
+	pthread_mutex_unlock(&r->lock);
+	return n;
+}
+
 static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 		  long idx)
 {
@@ -178,7 +187,7 @@ static int do_one(struct lg_run *r, struct lg_http *h, struct lg_buf *body,
 			 c);
 		new_labels(x >> 7, &pod.labels);
 		w.type = EV_ADDED;
-	} else if (pct < r->o.create_pct + r->o.delete_pct && r->nalive > 0) {
+	} else if (pct < r->o.create_pct + r->o.delete_pct && alive(r) > 0) {
 		pthread_mutex_lock(&r->lock);
 		if (r->nalive == 0) {
 			pthread_mutex_unlock(&r->lock);
