@@ -275,10 +275,10 @@ struct pretty_reader {
 	struct proxy_reply_pieces pc; /* the pieces, when fill is NULL */
 	size_t at, off;
 	bool (*fill)(void *cls, struct buf *b, size_t want); /* or this */
-	struct buf rb;	     /* its part being sent */
-	size_t roff;	     /* rb's bytes already read */
-	bool rend, failed;   /* fill has no more; rendering failed */
-	bool indent;	     /* false: the bytes go as they are */
+	struct buf rb;	   /* its part being sent */
+	size_t roff;	   /* rb's bytes already read */
+	bool rend, failed; /* fill has no more; rendering failed */
+	bool indent;	   /* false: the bytes go as they are */
 	struct proxy_pretty_indenter st;
 	z_stream *z;	    /* NULL: sent as it is */
 	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */

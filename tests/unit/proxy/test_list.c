@@ -482,7 +482,7 @@ static void rendered(const char *accept, const char *query, bool pretty,
 	struct mhd_reply r;
 	struct proxy_table_format f = {
 		.form = strstr(accept, "as=Table") ? PROXY_TABLE_FORM_TABLE :
-						      PROXY_TABLE_FORM_METADATA,
+						     PROXY_TABLE_FORM_METADATA,
 		.version = strstr(accept, "v=v1beta1") ? "v1beta1" : "v1",
 		.include = strstr(query, "includeObject=Object") ?
 				   PROXY_TABLE_INCLUDE_OBJECT :
@@ -501,13 +501,13 @@ static void rendered(const char *accept, const char *query, bool pretty,
 	/* the ListMeta as sent (its continue token is new each time) */
 	char meta[1024] = "";
 	const char *m = got.p ? strstr(got.p, pretty ? "\"metadata\": {" :
-						      "\"metadata\":{") :
-			      NULL;
+						       "\"metadata\":{") :
+				NULL;
 	CHECK(m != NULL);
 	if (m && !pretty) {
 		m += 11;
-		snprintf(meta, sizeof(meta), "%.*s", (int)(strchr(m, '}') - m + 1),
-			 m);
+		snprintf(meta, sizeof(meta), "%.*s",
+			 (int)(strchr(m, '}') - m + 1), m);
 	} else if (m) {
 		/* indented: read it from the compact rendering below */
 		m = strstr(m, "\"continue\": \"");
@@ -517,10 +517,11 @@ static void rendered(const char *accept, const char *query, bool pretty,
 				 (int)strcspn(m + 13, "\""), m + 13);
 		const char *rem = strstr(got.p, "\"remainingItemCount\": ");
 		if (m)
-			snprintf(meta, sizeof(meta),
-				 "{\"resourceVersion\":\"3000\",\"continue\":\"%s\","
-				 "\"remainingItemCount\":%d}",
-				 tok, rem ? atoi(rem + 22) : 0);
+			snprintf(
+				meta, sizeof(meta),
+				"{\"resourceVersion\":\"3000\",\"continue\":\"%s\","
+				"\"remainingItemCount\":%d}",
+				tok, rem ? atoi(rem + 22) : 0);
 		else
 			snprintf(meta, sizeof(meta),
 				 "{\"resourceVersion\":\"3000\"}");
@@ -540,8 +541,9 @@ static void rendered(const char *accept, const char *query, bool pretty,
 	CHECK(got.len == want.len && got.p && want.p &&
 	      !memcmp(got.p, want.p, want.len));
 	if (next) {
-		const char *t = strstr(got.p ? got.p : "", pretty ? "\"continue\": \"" :
-								    "\"continue\":\"");
+		const char *t =
+			strstr(got.p ? got.p : "",
+			       pretty ? "\"continue\": \"" : "\"continue\":\"");
 		snprintf(next, nlen, "%.*s",
 			 t ? (int)strcspn(t + (pretty ? 13 : 12), "\"") : 0,
 			 t ? t + (pretty ? 13 : 12) : "");
@@ -576,9 +578,10 @@ static void test_rendered_streams(void)
 	for (size_t a = 0; a < 3; a++)
 		for (int pretty = 0; pretty < 2; pretty++) {
 			char tok[512] = "", q[700];
-			rendered(accepts[a],
-				 "resourceVersion=3000&limit=600&includeObject=Object",
-				 pretty, false, 0, 600, tok, sizeof(tok));
+			rendered(
+				accepts[a],
+				"resourceVersion=3000&limit=600&includeObject=Object",
+				pretty, false, 0, 600, tok, sizeof(tok));
 			CHECK(tok[0]);
 			snprintf(q, sizeof(q),
 				 "limit=600&includeObject=Object&continue=%s",
@@ -589,8 +592,8 @@ static void test_rendered_streams(void)
 			snprintf(q, sizeof(q),
 				 "limit=600&includeObject=Object&continue=%s",
 				 tok);
-			rendered(accepts[a], q, pretty, false, 1200, 300,
-				 NULL, 0);
+			rendered(accepts[a], q, pretty, false, 1200, 300, NULL,
+				 0);
 		}
 	/* a small Table is still built whole, with its length */
 	struct mhd_reply r;
