@@ -76,40 +76,67 @@ static void list_body_free(void *cls)
 	free(lb);
 }
 
+/* One page of a LIST: items borrowed from the snapshot. */
+struct page {
+	struct cache_obj **items;
+	size_t n, cap;
+	bool more; /* limit cut it short */
+};
+
+/* What a rendered LIST's body reads while it is sent (a Table or a
+ * metadata list, made a part at a time): kept until the last byte. */
+struct render_body {
+	struct cache_snap *snap; /* keeps the items alive */
+	struct cache_obj **items;
+	struct proxy_table_list *tl;
+};
+
+static bool render_fill(void *cls, struct buf *b, size_t want)
+{
+	struct render_body *rb = cls;
+	return proxy_table_list_next(rb->tl, b, want);
+}
+
+static void render_body_free(void *cls)
+{
+	struct render_body *rb = cls;
+	proxy_table_list_free(rb->tl);
+	free(rb->items);
+	cache_store_snap_put(rb->snap);
+	free(rb);
+}
+
 /* The LIST answer: for plain JSON an iovec over the cached bytes (items
  * leave out kind and apiVersion, as the apiserver writes them); for a
- * Table or metadata list, a body built here. Takes the snapshot
- * reference. */
-static enum MHD_Result
-send_list(struct MHD_Connection *c, const struct cache_kind *k,
-	  const struct proxy_table_format *fmt, struct cache_snap *snap,
-	  struct cache_obj *const *items, size_t n, const char *meta)
+ * Table or metadata list, a body made as it is sent, a few rows at a
+ * time (never whole: a client that stops reading holds one part).
+ * Takes the snapshot reference, and the page's items for the latter. */
+static enum MHD_Result send_list(struct MHD_Connection *c,
+				 const struct cache_kind *k,
+				 const struct proxy_table_format *fmt,
+				 struct cache_snap *snap, struct page *pg,
+				 const char *meta)
 {
 	struct buf head = BUF_INIT;
 	char apiv[160];
+	struct cache_obj *const *items = pg->items;
+	size_t n = pg->n;
 	if (fmt->form != PROXY_TABLE_FORM_JSON) {
-		struct buf body = BUF_INIT;
-		time_t now = time(NULL);
-		if (fmt->form == PROXY_TABLE_FORM_TABLE) {
-			proxy_table_render(&body, k, fmt, meta, items, n, true,
-					   now);
-		} else {
-			buf_printf(
-				&body,
-				"{\"kind\":\"PartialObjectMetadataList\","
-				"\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,\"items\":[",
-				fmt->version, meta);
-			for (size_t i = 0; i < n; i++) {
-				if (i)
-					buf_addc(&body, ',');
-				proxy_table_metadata_render(&body, items[i],
-							    fmt->version);
-			}
-			buf_adds(&body, "]}");
+		struct render_body *rb = xcalloc(1, sizeof(*rb));
+		if (!rb) {
+			cache_store_snap_put(snap);
+			return MHD_NO;
 		}
-		buf_addc(&body, '\n');
-		cache_store_snap_put(snap);
-		return proxy_reply_buf(c, MHD_HTTP_OK, &body);
+		rb->snap = snap; /* rb owns both from here on */
+		rb->items = pg->items;
+		pg->items = NULL;
+		rb->tl = proxy_table_list_new(k, fmt, meta, rb->items, n,
+					      time(NULL));
+		if (!rb->tl) {
+			render_body_free(rb);
+			return MHD_NO;
+		}
+		return proxy_reply_render(c, render_fill, rb, render_body_free);
 	}
 
 	struct list_body *lb = xcalloc(1, sizeof(*lb));
@@ -140,13 +167,6 @@ send_list(struct MHD_Connection *c, const struct cache_kind *k,
 	proxy_reply_pieces_add(&pc, "]}\n", 3);
 	return proxy_reply_pieces(c, &pc, list_body_free, lb);
 }
-
-/* One page of a LIST: items borrowed from the snapshot. */
-struct page {
-	struct cache_obj **items;
-	size_t n, cap;
-	bool more; /* limit cut it short */
-};
 
 /* Select into pg what matches f, from the first key of f's namespace, or
  * after start_ns/start_name (a continue token's start key) when start_ns
@@ -298,7 +318,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	list_meta(&meta, r, snap, &f, &pg);
 	res = MHD_NO;
 	if (buf_ok(&meta)) {
-		res = send_list(c, r->kind, &fmt, snap, pg.items, pg.n, meta.p);
+		res = send_list(c, r->kind, &fmt, snap, &pg, meta.p);
 		snap = NULL; /* send_list took it */
 	} /* else the reference is still ours: put below, not leaked */
 	buf_free(&meta);

@@ -258,17 +258,27 @@ static void pieces_free(void *cls)
 }
 
 /*
- * Pretty-printed pieces stream: a reader walks the pieces (the cached
- * objects, unchanged) through a streaming indenter straight into the
+ * A body sent a chunk at a time: either pieces (the cached objects,
+ * unchanged) or a renderer's output, made a part at a time as
+ * libmicrohttpd asks for more. A reader walks it, through a streaming
+ * indenter when the client gets indented JSON, straight into the
  * connection's buffer, and through a deflate stream first for gzip. Held
- * per client: this state, plus for gzip zlib's (about 256 KiB at level 1)
- * and one chunk of indented input.
+ * per client: this state, one rendered part, plus for gzip zlib's (about
+ * 256 KiB at level 1) and one chunk of input.
  */
 #define PRETTY_CHUNK (64 * 1024)
+/* What a renderer is asked for at a time: whole rows of about this many
+ * bytes (docs/LIMITS.md). */
+#define RENDER_PART (16 * 1024)
 
 struct pretty_reader {
-	struct proxy_reply_pieces pc;
+	struct proxy_reply_pieces pc; /* the pieces, when fill is NULL */
 	size_t at, off;
+	bool (*fill)(void *cls, struct buf *b, size_t want); /* or this */
+	struct buf rb;	   /* its part being sent */
+	size_t roff;	   /* rb's bytes already read */
+	bool rend, failed; /* fill has no more; rendering failed */
+	bool indent;	   /* false: the bytes go as they are */
 	struct proxy_pretty_indenter st;
 	z_stream *z;	    /* NULL: sent as it is */
 	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */
@@ -277,23 +287,66 @@ struct pretty_reader {
 	void *cls;
 };
 
-/* Indented output into out[0..max), 0 once all is out. */
+/* The body's next unread bytes: false when none are left (or rendering
+ * failed: pr->failed). */
+static bool src_span(struct pretty_reader *pr, const char **p, size_t *len)
+{
+	if (!pr->fill) {
+		if (pr->at == pr->pc.n)
+			return false;
+		const struct MHD_IoVec *v = &pr->pc.v[pr->at];
+		*p = (const char *)v->iov_base + pr->off;
+		*len = v->iov_len - pr->off;
+		return true;
+	}
+	if (pr->roff == pr->rb.len) {
+		buf_reset(&pr->rb);
+		pr->roff = 0;
+		while (!pr->rend && !pr->rb.len)
+			pr->rend = !pr->fill(pr->cls, &pr->rb, RENDER_PART);
+		if (!buf_ok(&pr->rb)) {
+			pr->failed = true;
+			return false;
+		}
+		if (!pr->rb.len)
+			return false;
+	}
+	*p = pr->rb.p + pr->roff;
+	*len = pr->rb.len - pr->roff;
+	return true;
+}
+
+static void src_used(struct pretty_reader *pr, size_t used)
+{
+	if (pr->fill) {
+		pr->roff += used;
+		return;
+	}
+	pr->off += used;
+	if (pr->off == pr->pc.v[pr->at].iov_len) {
+		pr->at++;
+		pr->off = 0;
+	}
+}
+
+/* Output (indented when asked) into out[0..max), 0 once all is out. */
 static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 {
-	size_t n = 0, used;
-	while (n < max && pr->at < pr->pc.n) {
-		const struct MHD_IoVec *v = &pr->pc.v[pr->at];
-		n += proxy_pretty_indent_step(
-			&pr->st, (const char *)v->iov_base + pr->off,
-			v->iov_len - pr->off, &used, out + n, max - n);
-		pr->off += used;
-		if (pr->off == v->iov_len) {
-			pr->at++;
-			pr->off = 0;
+	size_t n = 0, used, len;
+	const char *p;
+	while (n < max && src_span(pr, &p, &len)) {
+		if (pr->indent) {
+			n += proxy_pretty_indent_step(&pr->st, p, len, &used,
+						      out + n, max - n);
+		} else {
+			used = len < max - n ? len : max - n;
+			memcpy(out + n, p, used);
+			n += used;
 		}
+		src_used(pr, used);
 	}
 	size_t k;
-	while (n < max &&
+	while (pr->indent && !pr->failed && n < max &&
 	       (k = proxy_pretty_indent_end(&pr->st, out + n, max - n)))
 		n += k;
 	return n;
@@ -303,6 +356,8 @@ static ssize_t pretty_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct pretty_reader *pr = cls;
 	size_t n = pretty_fill(pr, buf, max);
+	if (pr->failed)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
 	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
 }
 
@@ -319,6 +374,8 @@ static ssize_t pretty_gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (!z->avail_in && !pr->zlast) {
 			size_t k =
 				pretty_fill(pr, (char *)pr->zin, PRETTY_CHUNK);
+			if (pr->failed)
+				return MHD_CONTENT_READER_END_WITH_ERROR;
 			z->next_in = pr->zin;
 			z->avail_in = (uInt)k;
 			pr->zlast = !k;
@@ -335,29 +392,32 @@ static ssize_t pretty_gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-static void pretty_reader_free(void *cls)
+/* The reader's own memory, not its owner's (done is not called). */
+static void pretty_reader_drop(struct pretty_reader *pr)
 {
-	struct pretty_reader *pr = cls;
-	pr->done(pr->cls);
 	if (pr->z) {
 		deflateEnd(pr->z);
 		free(pr->z);
 	}
 	free(pr->zin);
 	free(pr->pc.v);
+	buf_free(&pr->rb);
 	free(pr);
 }
 
-/* The streamed pretty response of pc (taken over on success; then the
- * response calls done), gzip-compressed when gz; NULL when it could not
- * be built (pc and done left to the caller). */
-static struct MHD_Response *pretty_stream(struct proxy_reply_pieces *pc,
-					  bool gz, void (*done)(void *cls),
-					  void *cls)
+static void pretty_reader_free(void *cls)
 {
-	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
-	if (!pr)
-		return NULL;
+	struct pretty_reader *pr = cls;
+	pr->done(pr->cls);
+	pretty_reader_drop(pr);
+}
+
+/* The streamed response of pr's body (pr taken over on success; then the
+ * response calls done), indented as pr says, gzip-compressed when gz;
+ * NULL when it could not be built (pr freed, its source and done left
+ * to the caller). */
+static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz)
+{
 	if (gz) {
 		pr->z = xcalloc(1, sizeof(*pr->z));
 		pr->zin = xmalloc(PRETTY_CHUNK);
@@ -366,32 +426,25 @@ static struct MHD_Response *pretty_stream(struct proxy_reply_pieces *pc,
 		    deflateInit2(pr->z, 1, Z_DEFLATED, 31, 8,
 				 Z_DEFAULT_STRATEGY) != Z_OK) {
 			free(pr->z);
-			free(pr->zin);
-			free(pr);
-			return NULL;
+			pr->z = NULL;
+			goto fail;
 		}
 	}
-	pr->pc = *pc;
-	pr->done = done;
-	pr->cls = cls;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		MHD_SIZE_UNKNOWN, PRETTY_CHUNK,
 		gz ? pretty_gzip_read : pretty_read, pr, pretty_reader_free);
-	if (!resp) {
-		if (pr->z) {
-			deflateEnd(pr->z);
-			free(pr->z);
-		}
-		free(pr->zin);
-		free(pr);
-		return NULL;
-	}
+	if (!resp)
+		goto fail;
 	if (gz) {
 		MHD_add_response_header(resp, "Content-Encoding", "gzip");
 		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 	}
-	pc->v = NULL; /* the reader owns the vector */
 	return resp;
+fail:
+	pr->pc.v = NULL; /* the caller's still */
+	pr->rb = (struct buf)BUF_INIT;
+	pretty_reader_drop(pr);
+	return NULL;
 }
 
 enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
@@ -404,9 +457,18 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 		if (pc->total > PROXY_REPLY_GZIP_MIN) {
 			/* indented while sent: the output is longer than the
 			 * input, so over the gzip threshold too */
-			resp = pretty_stream(pc, gzip_taken(c), done, cls);
-			if (resp)
+			struct pretty_reader *rd = xcalloc(1, sizeof(*rd));
+			if (rd) {
+				rd->pc = *pc;
+				rd->indent = true;
+				rd->done = done;
+				rd->cls = cls;
+				resp = pretty_stream(rd, gzip_taken(c));
+			}
+			if (resp) {
+				pc->v = NULL; /* the reader owns the vector */
 				return send_json(c, MHD_HTTP_OK, resp);
+			}
 		} else {
 			/* small: indented into one buffer, which then
 			 * decides on gzip by its own length */
@@ -457,6 +519,41 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 		done(cls);
 	free(pc->v); /* MHD copies an iovec response's vector */
 	pc->v = NULL;
+	return send_json(c, MHD_HTTP_OK, resp);
+}
+
+enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
+				   bool (*fill)(void *cls, struct buf *b,
+						size_t want),
+				   void *cls, void (*done)(void *cls))
+{
+	/* The first bytes decide as for a body built whole: one that ends
+	 * within PROXY_REPLY_GZIP_MIN goes as a buffer (pretty and gzip as
+	 * proxy_reply_buf does); a longer one, indented or not, is over
+	 * the gzip threshold and is sent as it is made. */
+	struct buf b = BUF_INIT;
+	bool more = true;
+	while (more && buf_ok(&b) && b.len <= PROXY_REPLY_GZIP_MIN)
+		more = fill(cls, &b, RENDER_PART);
+	if (!more || !buf_ok(&b)) {
+		done(cls);
+		return proxy_reply_buf(c, MHD_HTTP_OK, &b);
+	}
+	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
+	struct MHD_Response *resp = NULL;
+	if (pr) {
+		pr->fill = fill;
+		pr->rb = b; /* the first part, sent first */
+		pr->indent = pretty_wanted(c);
+		pr->done = done;
+		pr->cls = cls;
+		resp = pretty_stream(pr, gzip_taken(c));
+	}
+	if (!resp) {
+		buf_free(&b);
+		done(cls);
+		return MHD_NO;
+	}
 	return send_json(c, MHD_HTTP_OK, resp);
 }
 

@@ -71,6 +71,25 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
 				struct buf *body);
 /*
+ * Send a JSON 200 whose body is made as it is sent: fill(cls, b, want)
+ * appends the next part to b (about want bytes, whole rows) and returns
+ * true, or returns false once nothing is left. A body that ends within
+ * PROXY_REPLY_GZIP_MIN bytes is made here and sent as proxy_reply_buf()
+ * sends it; a longer one goes chunked, the next part made only when
+ * libmicrohttpd has room for it, indented and gzip-compressed while
+ * sent as the client asks (so a client that stops reading holds one
+ * part and the stream's buffers, never the body). The bytes are the same
+ * either way. fill runs on the thread serving c.
+ *
+ * done(cls) runs exactly once, when fill is no longer called: here when
+ * the body was made whole or nothing was queued (MHD_NO), else when
+ * libmicrohttpd frees the response.
+ */
+enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
+				   bool (*fill)(void *cls, struct buf *b,
+						size_t want),
+				   void *cls, void (*done)(void *cls));
+/*
  * Queue a JSON 200 of unknown length (chunked) whose body read(cls, ...)
  * writes, block bytes at a time, as libmicrohttpd's content reader: it
  * runs on the thread serving c, and may suspend c when it has nothing

@@ -40,12 +40,17 @@
 #define GIVE_BACK_S 10 /* how often expired pins go, and freed memory back */
 
 /* watch=... is true for any value but "0" and "false" (any case), an
- * empty value included, as the apiserver reads it. */
+ * empty value included, as the apiserver reads it, and only on a
+ * collection: a named object's path is served by the apiserver's GET
+ * handler, which ignores ?watch (RequestInfo calls it "get" too). The
+ * one watch of a single object is the collection's with
+ * fieldSelector=metadata.name=NAME, or the legacy /watch/.../NAME. */
 static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 {
 	const char *v = NULL;
-	return rt->watch_prefix || (proxy_request_arg(c, "watch", &v) &&
-				    proxy_route_watch_value(v));
+	return rt->watch_prefix ||
+	       (!rt->name[0] && proxy_request_arg(c, "watch", &v) &&
+		proxy_route_watch_value(v));
 }
 
 /* The paths a health probe or a scraper asks for: served on the
@@ -234,12 +239,10 @@ static void request_attrs(struct MHD_Connection *c,
 		.name = rt->name,
 		.path = "",
 	};
-	/* a named object is "get" even with ?watch=true; only the /watch/
-	 * prefix makes it "watch" */
+	/* a named object is "get" even with ?watch=true (and served as a
+	 * GET: is_watch); only the /watch/ prefix makes it "watch" */
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
-		at->verb = rt->name[0] ? (rt->watch_prefix ? "watch" : "get") :
-			   watch       ? "watch" :
-					 "list";
+		at->verb = watch ? "watch" : rt->name[0] ? "get" : "list";
 	else if (!strcmp(method, "POST"))
 		at->verb = "create";
 	else if (!strcmp(method, "PUT"))

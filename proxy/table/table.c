@@ -341,6 +341,95 @@ void proxy_table_render(struct buf *b, const struct cache_kind *k,
 	proxy_table_crd_cols_free(crd);
 }
 
+/* ---- a LIST's body, a part at a time ---- */
+
+struct proxy_table_list {
+	const struct cache_kind *k;
+	struct proxy_table_format f;
+	char *meta;
+	struct cache_obj *const *rows;
+	size_t n, at;
+	bool started, ended;
+	time_t now;
+	struct proxy_table_crd_cols *crd; /* a custom resource's columns */
+};
+
+struct proxy_table_list *
+proxy_table_list_new(const struct cache_kind *k,
+		     const struct proxy_table_format *f, const char *metadata,
+		     struct cache_obj *const *rows, size_t n, time_t now)
+{
+	struct proxy_table_list *tl = xcalloc(1, sizeof(*tl));
+	if (!tl)
+		return NULL;
+	tl->meta = xstrdup(metadata);
+	if (!tl->meta) {
+		free(tl);
+		return NULL;
+	}
+	const struct proxy_table_cols *p;
+	tl->k = k;
+	tl->f = *f;
+	tl->rows = rows;
+	tl->n = n;
+	tl->now = now;
+	/* read once per LIST, as proxy_table_render() does per Table */
+	if (f->form == PROXY_TABLE_FORM_TABLE && printer_of(k, &p) == P_DEFAULT)
+		tl->crd = crd_cols(k);
+	return tl;
+}
+
+bool proxy_table_list_next(struct proxy_table_list *tl, struct buf *b,
+			   size_t want)
+{
+	bool table = tl->f.form == PROXY_TABLE_FORM_TABLE;
+	size_t start = b->len;
+	if (tl->ended)
+		return false;
+	if (!tl->started) {
+		tl->started = true;
+		if (table) {
+			buf_printf(b,
+				   "{\"kind\":\"Table\",\"apiVersion\":"
+				   "\"meta.k8s.io/%s\",\"metadata\":%s,",
+				   tl->f.version, tl->meta);
+			head(b, tl->k, true, tl->crd);
+			buf_adds(b, ",\"rows\":[");
+		} else {
+			buf_printf(b,
+				   "{\"kind\":\"PartialObjectMetadataList\","
+				   "\"apiVersion\":\"meta.k8s.io/%s\","
+				   "\"metadata\":%s,\"items\":[",
+				   tl->f.version, tl->meta);
+		}
+	}
+	while (tl->at < tl->n && b->len - start < want && buf_ok(b)) {
+		if (tl->at)
+			buf_addc(b, ',');
+		if (table)
+			row(b, tl->k, tl->rows[tl->at], &tl->f, tl->now,
+			    tl->crd);
+		else
+			proxy_table_metadata_render(b, tl->rows[tl->at],
+						    tl->f.version);
+		tl->at++;
+	}
+	if (tl->at == tl->n) {
+		buf_adds(b, "]}\n");
+		tl->ended = true;
+	}
+	return true;
+}
+
+void proxy_table_list_free(struct proxy_table_list *tl)
+{
+	if (!tl)
+		return;
+	proxy_table_crd_cols_free(tl->crd);
+	free(tl->meta);
+	free(tl);
+}
+
 void proxy_table_object_meta(const struct cache_obj *o, char *out,
 			     size_t outlen)
 {

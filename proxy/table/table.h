@@ -63,6 +63,25 @@ void proxy_table_render(struct buf *b, const struct cache_kind *k,
 			const struct proxy_table_format *f,
 			const char *metadata, struct cache_obj *const *rows,
 			size_t n, bool columns, time_t now);
+/*
+ * A LIST's whole body as a Table (form TABLE, with column definitions)
+ * or a PartialObjectMetadataList (form METADATA), with a newline after
+ * it, made a part at a time: the same bytes as proxy_table_render() (or
+ * the items' proxy_table_metadata_render()) and "\n" give. metadata is
+ * copied; rows stay the caller's and must outlive the renderer. NULL
+ * when out of memory. One thread at a time per renderer.
+ */
+struct proxy_table_list;
+struct proxy_table_list *
+proxy_table_list_new(const struct cache_kind *k,
+		     const struct proxy_table_format *f, const char *metadata,
+		     struct cache_obj *const *rows, size_t n, time_t now);
+/* Append the next part to b: the head, then whole rows until about want
+ * bytes were added, the end after the last. Returns true, or false (b
+ * untouched) once all was given. */
+bool proxy_table_list_next(struct proxy_table_list *tl, struct buf *b,
+			   size_t want);
+void proxy_table_list_free(struct proxy_table_list *tl);
 /* {"resourceVersion":"RV"} of o into out: the metadata of a one-object
  * Table. */
 void proxy_table_object_meta(const struct cache_obj *o, char *out,

@@ -3,7 +3,8 @@ rules (--users, --authz): who may read what from the cache, and what the
 upstream sees of a write.
 
 alice may read pods and write configmaps in ns-1 only; bob (group
-readers) may list pods everywhere. The proxy itself uses an admin token.
+readers) may list pods everywhere; carol may only get pods in ns-1. The
+proxy itself uses an admin token.
 """
 import json
 import os
@@ -22,7 +23,7 @@ import clients as c  # noqa: E402
 import harness as h  # noqa: E402
 
 PROXY_TOKEN = "proxy-admin-7f1d2e"
-ALICE, BOB = "alice-tok-51c0", "bob-tok-9e2a"
+ALICE, BOB, CAROL = "alice-tok-51c0", "bob-tok-9e2a", "carol-tok-04d7"
 
 
 def stats(fake):
@@ -49,13 +50,15 @@ class Delegated(unittest.TestCase):
         d = tempfile.mkdtemp(prefix="delegated-")
         users = os.path.join(d, "users.csv")
         with open(users, "w") as f:
-            f.write('%s,alice,uid-alice\n%s,bob,uid-bob,"readers,staff"\n' % (ALICE, BOB))
+            f.write('%s,alice,uid-alice\n%s,bob,uid-bob,"readers,staff"\n'
+                    '%s,carol,uid-carol\n' % (ALICE, BOB, CAROL))
         rules = os.path.join(d, "authz")
         with open(rules, "w") as f:
             f.write("# who may do what\n"
                     "alice get pods ns-1\nalice list pods ns-1\nalice watch pods ns-1\n"
                     "alice create configmaps ns-1\n"
-                    "readers list pods *\n")
+                    "readers list pods *\n"
+                    "carol get pods ns-1\n")
         cls.fake = h.fake("--token", PROXY_TOKEN, "--users", users, "--authz", rules,
                           seed="pods=20,configmaps=10")
         cls.spy, cls.proxy = h.proxy_via_spy(cls.fake, PROXY_TOKEN, d, "pods",
@@ -133,6 +136,50 @@ class Delegated(unittest.TestCase):
         ev = json.loads(r.readline())
         self.assertEqual(ev["type"], "ADDED")
         self.assertEqual(ev["object"]["metadata"]["namespace"], "ns-1")
+        c.close()
+
+    def test_get_with_watch_is_a_get(self):
+        """?watch=true on a named object's path is a plain GET, as the
+        apiserver serves it: authorized as get and answered with the
+        object, never a stream replaying its past versions. Watching one
+        object is the collection's watch with fieldSelector=metadata.name,
+        authorized as watch."""
+        path = "/api/v1/namespaces/ns-1/pods/web-1"
+        s, old = self.get(path, CAROL)
+        self.assertEqual(s, 200, old)
+        old_rv = old["metadata"]["resourceVersion"]
+        s, _, raw = h.request("PATCH", self.fake.url + path, headers={
+            "Authorization": "Bearer " + PROXY_TOKEN,
+            "Content-Type": "application/merge-patch+json"},
+            body=b'{"metadata":{"labels":{"rotated":"yes"}}}')
+        self.assertEqual(s, 200, raw[:300])
+        new_rv = json.loads(raw)["metadata"]["resourceVersion"]
+        h.wait_until(lambda: self.get(path, CAROL)[1]["metadata"]["resourceVersion"] == new_rv,
+                     what="the patch in the cache")
+        for q in ("?watch=true&resourceVersion=%s&timeoutSeconds=2" % old_rv,
+                  "?watch=1&timeoutSeconds=2", "?watch=&timeoutSeconds=2"):
+            s, hdrs, raw = h.request("GET", self.proxy.url + path + q, headers=as_(CAROL))
+            self.assertEqual(s, 200, (q, raw[:300]))
+            self.assertNotEqual(hdrs.get("Transfer-Encoding"), "chunked", q)
+            pod = json.loads(raw)   # one object, not a stream of events
+            self.assertEqual((pod.get("kind"), pod["metadata"]["name"],
+                              pod["metadata"]["resourceVersion"]), ("Pod", "web-1", new_rv), q)
+            self.assertEqual(pod["metadata"]["labels"].get("rotated"), "yes", q)
+        self.status("/api/v1/namespaces/ns-1/pods?fieldSelector=metadata.name%3Dweb-1&watch=true",
+                    CAROL, 403, "Forbidden",
+                    'pods "web-1" is forbidden: User "carol" cannot watch resource "pods" in API '
+                    'group "" in the namespace "ns-1"')
+        self.status("/api/v1/watch/namespaces/ns-1/pods/web-1", CAROL, 403, "Forbidden")
+        # alice may watch: the field-selector form is a watch of that one pod
+        import http.client
+        host, port = self.proxy.url.split("//")[1].split(":")
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        c.request("GET", "/api/v1/namespaces/ns-1/pods?fieldSelector=metadata.name%3Dweb-1"
+                  "&watch=true&resourceVersion=0", headers=as_(ALICE))
+        r = c.getresponse()
+        self.assertEqual(r.status, 200)
+        ev = json.loads(r.readline())
+        self.assertEqual((ev["type"], ev["object"]["metadata"]["name"]), ("ADDED", "web-1"))
         c.close()
 
     def test_writes_go_with_the_clients_token(self):

@@ -127,6 +127,30 @@ class Protocol(unittest.TestCase):
         finally:
             w.close()
 
+    def test_watch_on_a_named_path_is_a_get(self):
+        """The apiserver's GET handler serves a named object's path and
+        ignores ?watch: the object, as the fake answers it, no stream."""
+        path = "/api/v1/namespaces/ns-1/pods/web-1"
+        old_rv = h.get_json(self.proxy.url + path)[1]["metadata"]["resourceVersion"]
+        new_rv = self.patch("ns-1", "web-1", {"named-get": str(time.time())})
+        h.wait_until(lambda: h.get_json(self.proxy.url + path)[1]["metadata"]["resourceVersion"]
+                     == new_rv, what="the patch in the cache")
+        for q in ("?watch=true&resourceVersion=%s&timeoutSeconds=2" % old_rv,
+                  "?watch=1&timeoutSeconds=2", "?watch&timeoutSeconds=2"):
+            (fs, fh, fraw), (ps, ph, praw) = self.both(path + q)
+            self.assertEqual((fs, ps), (200, 200), (q, fraw[:200], praw[:200]))
+            self.assertEqual(json.loads(praw), json.loads(fraw), q)
+            self.assertEqual(json.loads(praw)["metadata"]["resourceVersion"], new_rv, q)
+        # the watch of one object: the collection's, by field selector
+        w = self.watch("fieldSelector=metadata.name%3Dweb-1&watch=true&resourceVersion=0"
+                       "&timeoutSeconds=2")
+        try:
+            evs = w.wait_for(1)
+            self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in evs],
+                             [("ADDED", "web-1")])
+        finally:
+            w.close()
+
     def test_timeout_seconds_closes_the_stream(self):
         t = time.time()
         w = self.watch("watch=1&resourceVersion=0&timeoutSeconds=1")

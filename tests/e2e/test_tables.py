@@ -376,3 +376,50 @@ class CustomResourceColumnsForbidden(unittest.TestCase):
         self.assertEqual([r["cells"][0] for r in body["rows"]], ["widget-0", "widget-1"])
         self.assertEqual(h.request("GET", proxy.url + "/readyz")[0], 200)
 
+
+
+class RenderedListMemory(unittest.TestCase):
+    """Clients that ask for a big Table or metadata LIST and never read:
+    the body is made while it is sent, a few rows at a time, so each
+    stalled connection holds one part and the stream's buffers, not the
+    whole rendered list (8 MiB as a Table of 3,000 pods, 16 MiB with
+    includeObject=Object)."""
+
+    FORMS = [
+        ("Table", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json", ""),
+        ("Table+Object", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+         "&includeObject=Object"),
+        ("metadata", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", ""),
+    ]
+    CLIENTS = 10
+
+    def test_stalled_clients_hold_little(self):
+        import socket
+        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=3000")
+        host, port = proxy.url.split("//")[1].split(":")
+        path = "/api/v1/pods?resourceVersion=0"
+        socks = []
+        self.addCleanup(lambda: [s.close() for s in socks])
+        for name, accept, extra in self.FORMS:
+            # once read whole: the bytes are the list, and the allocator
+            # has seen a rendering
+            st, _, body = h.request("GET", proxy.url + path + extra, headers={"Accept": accept})
+            self.assertEqual(st, 200)
+            lst = json.loads(body)
+            self.assertEqual(len(lst.get("rows", lst.get("items", []))), 3000, name)
+            before = h.rss_bytes(proxy.proc.pid)
+            for _ in range(self.CLIENTS):
+                s = socket.create_connection((host, int(port)))
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.sendall(("GET %s%s HTTP/1.1\r\nHost: x\r\nAccept: %s\r\n"
+                           "Connection: close\r\n\r\n" % (path, extra, accept)).encode())
+                socks.append(s)
+            for s in socks[-self.CLIENTS:]:
+                s.settimeout(30)
+                self.assertTrue(s.recv(1024).startswith(b"HTTP/1.1 200"), name)
+            grown = (h.rss_bytes(proxy.proc.pid) - before) / self.CLIENTS
+            self.assertLess(grown, 1 << 20, "%s: RSS grew %.2f MiB per stalled client"
+                            % (name, grown / (1 << 20)))
+        # the proxy still answers others at once
+        self.assertEqual(h.request("GET", proxy.url + "/api/v1/namespaces/ns-1/pods/web-1",
+                                   timeout=10)[0], 200)

@@ -459,10 +459,12 @@ static enum MHD_Result dispatch(struct fake_req *rq, const char *url)
 	if (!route(rq, core ? "" : seg[0], core ? "v1" : seg[1],
 		   seg + (core ? 0 : 2), n - (core ? 0 : 2)))
 		return fake_reply_no_route(c);
-	if (!rq->watch)
+	bool coll = rq->name == NULL;
+	/* ?watch on a named object's path is ignored, as the apiserver's GET
+	 * handler does; only a collection (or /watch/) is watched */
+	if (!rq->watch && coll)
 		rq->watch = query_watch(c);
 
-	bool coll = rq->name == NULL;
 	if (strcmp(m, "GET") == 0) {
 		if (rq->watch)
 			return fake_watch_serve(rq);

@@ -8,22 +8,29 @@
  * bad resourceVersion or match, continue with a resourceVersion 400), an
  * expired or foreign continue token sent upstream, a malformed one 400,
  * GET of an object or its 404 Status, 406 for an Accept it cannot give,
+ * Tables and metadata lists made while they are sent (chunked, the same
+ * bytes as built whole, indented and gzip-compressed too, every page),
  * and allocation failure.
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <urcu-bp.h>
+#include <zlib.h>
 
 #include "cache/kind.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "proxy/continue.h"
 #include "proxy/list.h"
+#include "proxy/pretty.h"
 #include "proxy/reply.h"
+#include "proxy/table/table.h"
 #include "mhd_stub.h"
 #include "check.h"
 
 static struct cache_resource *pods;
+static struct cache_resource *many; /* namespace "many": 1,500 pods */
 
 /* The resource's objects, committed at RV 10: a/p1..p3 and b/q1. */
 static void load(struct cache_resource *r)
@@ -62,9 +69,10 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 	struct proxy_fresh_req req = { 0 };
 	if (proxy_route_parse(url, &rt))
 		return proxy_reply_text(c, 598, "text/plain", "bad route");
+	struct cache_resource *r = !strcmp(rt.ns, "many") ? many : pods;
 	enum MHD_Result res = rt.name[0] ?
-				      proxy_list_get(p, c, pods, &rt, &req) :
-				      proxy_list_handle(p, c, pods, &rt, &req);
+				      proxy_list_get(p, c, r, &rt, &req) :
+				      proxy_list_handle(p, c, r, &rt, &req);
 	if (req.upstream)
 		return proxy_reply_text(c, 299, "text/plain", "upstream");
 	return res;
@@ -377,6 +385,230 @@ static void test_accept(void)
 	mhd_reply_free(&r);
 }
 
+/* many: 1,500 pods of about 700 bytes, created long ago (their AGE
+ * stays put between two renderings) */
+static void load_many(struct cache_resource *r)
+{
+	struct cache_txn t;
+	cache_store_txn_begin(r->store, &t);
+	for (size_t i = 0; i < 1500; i++) {
+		char js[1024];
+		snprintf(
+			js, sizeof(js),
+			"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+			"\"web-%04zu\",\"namespace\":\"many\",\"resourceVersion\":\"%zu\","
+			"\"creationTimestamp\":\"2020-01-01T00:00:00Z\","
+			"\"labels\":{\"app\":\"web\",\"pad\":\"%0200zu\"}},"
+			"\"spec\":{\"nodeName\":\"n%zu\",\"containers\":[{\"name\":"
+			"\"c\",\"image\":\"busybox\"}]},\"status\":{\"phase\":"
+			"\"%s\",\"podIP\":\"10.0.%zu.%zu\"}}",
+			i, i + 20, i, i % 7, i % 3 ? "Running" : "Succeeded",
+			i / 250, i % 250);
+		struct cache_obj *o = cache_obj_parse(r->kind, js, strlen(js),
+						      false, NULL, 0);
+		CHECK(o != NULL);
+		CHECK(cache_store_txn_put(&t, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	CHECK(cache_store_txn_commit(&t, 3000) == 0);
+}
+
+static bool gunzip(const char *in, size_t n, struct buf *out)
+{
+	z_stream z = { 0 };
+	if (inflateInit2(&z, 31) != Z_OK)
+		return false;
+	char chunk[65536];
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	int rc;
+	do {
+		z.next_out = (Bytef *)chunk;
+		z.avail_out = sizeof(chunk);
+		rc = inflate(&z, Z_NO_FLUSH);
+		buf_add(out, chunk, sizeof(chunk) - z.avail_out);
+	} while (rc == Z_OK);
+	inflateEnd(&z);
+	return rc == Z_STREAM_END && z.avail_in == 0;
+}
+
+/* The body built whole, as before it was made while sent: the rows of
+ * many from index from, n of them, under ListMeta meta. */
+static void whole(struct buf *b, const struct proxy_table_format *f,
+		  const char *meta, size_t from, size_t n)
+{
+	struct cache_snap *snap = cache_store_snap(many->store);
+	struct cache_obj **all = calloc(n ? n : 1, sizeof(*all));
+	struct cache_iter it;
+	struct cache_obj *o;
+	size_t i = 0, k = 0;
+	cache_store_iter_seek(&it, snap, "", "");
+	while ((o = cache_store_iter_next(&it)))
+		if (i++ >= from && k < n)
+			all[k++] = o;
+	CHECK(k == n);
+	if (f->form == PROXY_TABLE_FORM_TABLE) {
+		proxy_table_render(b, many->kind, f, meta, all, n, true,
+				   time(NULL));
+	} else {
+		buf_printf(b,
+			   "{\"kind\":\"PartialObjectMetadataList\","
+			   "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":%s,"
+			   "\"items\":[",
+			   f->version, meta);
+		for (i = 0; i < n; i++) {
+			if (i)
+				buf_addc(b, ',');
+			proxy_table_metadata_render(b, all[i], f->version);
+		}
+		buf_adds(b, "]}");
+	}
+	buf_addc(b, '\n');
+	free(all);
+	cache_store_snap_put(snap);
+}
+
+/* One rendered LIST of many against its whole-built body; the page's
+ * continue token into next (when it has one). */
+static void rendered(const char *accept, const char *query, bool pretty,
+		     bool gz, size_t from, size_t n, char *next, size_t nlen)
+{
+	char target[512], hacc[256], v[64];
+	snprintf(target, sizeof(target), "/api/v1/namespaces/many/pods?%s%s",
+		 query, pretty ? "&pretty=true" : "");
+	snprintf(hacc, sizeof(hacc), "Accept: %s", accept);
+	const char *const hdrs[] = { hacc, gz ? "Accept-Encoding: gzip" : NULL,
+				     NULL };
+	struct mhd_reply r;
+	struct proxy_table_format f = {
+		.form = strstr(accept, "as=Table") ? PROXY_TABLE_FORM_TABLE :
+						     PROXY_TABLE_FORM_METADATA,
+		.version = strstr(accept, "v=v1beta1") ? "v1beta1" : "v1",
+		.include = strstr(query, "includeObject=Object") ?
+				   PROXY_TABLE_INCLUDE_OBJECT :
+			   strstr(query, "includeObject=None") ?
+				   PROXY_TABLE_INCLUDE_NONE :
+				   PROXY_TABLE_INCLUDE_METADATA,
+	};
+	CHECK(mhd_stub_ask(srv.port, "GET", target, hdrs, 0, &r) == 0);
+	CHECK(r.status == 200);
+	struct buf got = BUF_INIT, want = BUF_INIT;
+	bool is_gz = mhd_reply_header(&r, "Content-Encoding", v, sizeof(v));
+	if (is_gz)
+		CHECK(gunzip(r.body, r.len, &got));
+	else
+		buf_add(&got, r.body, r.len);
+	/* the ListMeta as sent (its continue token is new each time) */
+	char meta[1024] = "";
+	const char *m = got.p ? strstr(got.p, pretty ? "\"metadata\": {" :
+						       "\"metadata\":{") :
+				NULL;
+	CHECK(m != NULL);
+	if (m && !pretty) {
+		m += 11;
+		snprintf(meta, sizeof(meta), "%.*s",
+			 (int)(strchr(m, '}') - m + 1), m);
+	} else if (m) {
+		/* indented: read it from the compact rendering below */
+		m = strstr(m, "\"continue\": \"");
+		char tok[512] = "";
+		if (m)
+			snprintf(tok, sizeof(tok), "%.*s",
+				 (int)strcspn(m + 13, "\""), m + 13);
+		const char *rem = strstr(got.p, "\"remainingItemCount\": ");
+		if (m)
+			snprintf(
+				meta, sizeof(meta),
+				"{\"resourceVersion\":\"3000\",\"continue\":\"%s\","
+				"\"remainingItemCount\":%d}",
+				tok, rem ? atoi(rem + 22) : 0);
+		else
+			snprintf(meta, sizeof(meta),
+				 "{\"resourceVersion\":\"3000\"}");
+	}
+	whole(&want, &f, meta, from, n);
+	/* over the gzip threshold, made while sent: no length in advance;
+	 * under it, built whole as before */
+	CHECK(mhd_reply_header(&r, "Content-Length", v, sizeof(v)) ==
+	      (want.len <= PROXY_REPLY_GZIP_MIN));
+	if (pretty) {
+		struct buf ind = BUF_INIT;
+		CHECK(proxy_pretty_indent(want.p, want.len - 1, &ind) == 0);
+		buf_free(&want);
+		want = ind;
+	}
+	CHECK(is_gz == (gz && want.len > PROXY_REPLY_GZIP_MIN));
+	CHECK(got.len == want.len && got.p && want.p &&
+	      !memcmp(got.p, want.p, want.len));
+	if (next) {
+		const char *t =
+			strstr(got.p ? got.p : "",
+			       pretty ? "\"continue\": \"" : "\"continue\":\"");
+		snprintf(next, nlen, "%.*s",
+			 t ? (int)strcspn(t + (pretty ? 13 : 12), "\"") : 0,
+			 t ? t + (pretty ? 13 : 12) : "");
+	}
+	buf_free(&got);
+	buf_free(&want);
+	mhd_reply_free(&r);
+}
+
+static void test_rendered_streams(void)
+{
+	static const char *const accepts[] = {
+		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+		"application/json;as=Table;v=v1beta1;g=meta.k8s.io",
+		"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+	};
+	static const char *const includes[] = { "", "&includeObject=Object",
+						"&includeObject=None",
+						"&includeObject=Metadata" };
+	for (size_t a = 0; a < 3; a++)
+		for (size_t i = 0; i < (a < 2 ? 4 : 1); i++)
+			for (int pretty = 0; pretty < 2; pretty++)
+				for (int gz = 0; gz < 2; gz++) {
+					char q[128];
+					snprintf(q, sizeof(q),
+						 "resourceVersion=0%s",
+						 includes[i]);
+					rendered(accepts[a], q, pretty, gz, 0,
+						 1500, NULL, 0);
+				}
+	/* limit and continue: every page the same bytes as built whole */
+	for (size_t a = 0; a < 3; a++)
+		for (int pretty = 0; pretty < 2; pretty++) {
+			char tok[512] = "", q[700];
+			rendered(
+				accepts[a],
+				"resourceVersion=3000&limit=600&includeObject=Object",
+				pretty, false, 0, 600, tok, sizeof(tok));
+			CHECK(tok[0]);
+			snprintf(q, sizeof(q),
+				 "limit=600&includeObject=Object&continue=%s",
+				 tok);
+			rendered(accepts[a], q, pretty, true, 600, 600, tok,
+				 sizeof(tok));
+			CHECK(tok[0]);
+			snprintf(q, sizeof(q),
+				 "limit=600&includeObject=Object&continue=%s",
+				 tok);
+			rendered(accepts[a], q, pretty, false, 1200, 300, NULL,
+				 0);
+		}
+	/* a small Table is still built whole, with its length */
+	struct mhd_reply r;
+	char v[64];
+	const char *const th[] = { "Accept: application/json;as=Table;v=v1;"
+				   "g=meta.k8s.io",
+				   NULL };
+	CHECK(mhd_stub_ask(srv.port, "GET", "/api/v1/pods?resourceVersion=0",
+			   th, 0, &r) == 0);
+	CHECK(r.status == 200);
+	CHECK(mhd_reply_header(&r, "Content-Length", v, sizeof(v)));
+	CHECK(r.len > 1 && r.body[r.len - 1] == '\n');
+	mhd_reply_free(&r);
+}
+
 /* Out of memory at each allocation in turn: an answer or a closed
  * connection, never a crash or a leak; and the next request is whole. */
 static void test_alloc_fail(void)
@@ -413,6 +645,9 @@ int main(void)
 	pods = cache_resource_new(cache_kind_lookup("pods"), &up, 16);
 	CHECK(pods != NULL);
 	load(pods);
+	many = cache_resource_new(cache_kind_lookup("pods"), &up, 16);
+	CHECK(many != NULL);
+	load_many(many);
 	CHECK(mhd_stub_start(&srv, answer, &p) == 0);
 	test_whole();
 	test_selectors();
@@ -421,9 +656,11 @@ int main(void)
 	test_rv_rules();
 	test_get();
 	test_accept();
+	test_rendered_streams();
 	test_alloc_fail();
 	mhd_stub_stop(&srv);
 	cache_resource_free(pods);
+	cache_resource_free(many);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("list");
