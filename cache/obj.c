@@ -17,6 +17,7 @@
 #include "cache/json.h"
 #include "cache/parse.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 
 static bool is_space(char c)
 {
@@ -158,6 +159,8 @@ const char *cache_obj_reject_name(int why)
 		[CACHE_REJECT_INVALID] = "invalid",
 		[CACHE_REJECT_NAME] = "name",
 		[CACHE_REJECT_TOO_LARGE] = "too_large",
+		[CACHE_REJECT_DEPTH] = "depth",
+		[CACHE_REJECT_KEYS] = "keys",
 	};
 	return why >= 0 && why < CACHE_REJECT_NREASONS ? names[why] : "";
 }
@@ -251,6 +254,14 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 	*why = CACHE_REJECT_INVALID;
 	if (json_type(d, root) != JSMN_OBJECT) {
 		snprintf(err, errlen, "object is not a JSON object");
+		return -EINVAL;
+	}
+	if (json_too_deep(d, root)) {
+		/* the apiserver's decoder refuses it whole: no client of
+		 * it could read this object */
+		*why = CACHE_REJECT_DEPTH;
+		snprintf(err, errlen, "object nested deeper than %d levels",
+			 LIMIT_JSON_DEPTH);
 		return -EINVAL;
 	}
 	int meta = json_get(d, root, "metadata");

@@ -11,6 +11,9 @@
 
 #include "cache/kind.h"
 #include "cache/lister.h"
+#include "cache/obj.h"
+#include "config/buf.h"
+#include "config/limits.h"
 #include "http_stub.h"
 #include "pages.h"
 #include "check.h"
@@ -26,6 +29,7 @@ struct run {
 	char names[64];
 	uint64_t malformed;
 	bool list_over;
+	uint64_t too_deep; /* items skipped as nested too deep */
 	int requests;
 	char req[4][512];
 };
@@ -57,6 +61,7 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 			sizeof(out.names) - strlen(out.names) - 1);
 	out.malformed = r->stats.malformed;
 	out.list_over = r->list_over;
+	out.too_deep = r->stats.rejected_by[CACHE_REJECT_DEPTH];
 	cache_lister_listing_free(&l);
 	cache_xfer_conn_close(&c);
 	http_stub_stop(&s);
@@ -156,10 +161,48 @@ static void test_page_too_large(void)
 	CHECK(strstr(r.req[1], "limit=1 ") != NULL);
 }
 
+/* A pod named name whose spec holds arrays nested levels deep: the pod
+ * itself nests levels + 2 deep. */
+static void deep_pod(struct buf *b, const char *name, int levels)
+{
+	buf_adds(b, "{\"metadata\":{\"name\":\"");
+	buf_adds(b, name);
+	buf_adds(b, "\",\"namespace\":\"ns\",\"resourceVersion\":\"3\"},"
+		    "\"spec\":{\"x\":");
+	for (int i = 0; i < levels; i++)
+		buf_addc(b, '[');
+	for (int i = 0; i < levels; i++)
+		buf_addc(b, ']');
+	buf_add(b, "}}", 2);
+}
+
+/* The apiserver's depth limit holds for each object, not for the page
+ * that carries it two levels down: an object at the limit is taken, one
+ * past it is skipped and counted, and the rest of the page syncs. */
+static void test_deep_items(void)
+{
+	struct buf page = BUF_INIT;
+	buf_adds(&page, HDR "{\"metadata\":{\"resourceVersion\":\"10\"},"
+			    "\"items\":[" POD("a") ",");
+	deep_pod(&page, "b", LIMIT_JSON_DEPTH - 2); /* at the limit */
+	buf_addc(&page, ',');
+	deep_pod(&page, "c", LIMIT_JSON_DEPTH - 1); /* one past it */
+	buf_adds(&page, "," POD("d") "]}");
+	struct http_stub_route routes[] = {
+		{ .match = "limit=500 ", .response = page.p },
+	};
+	struct run r = list(routes, 1, 0, 0, 0);
+	CHECK(r.rc == REFL_OK && r.n == 3 && r.rv == 10);
+	CHECK_STR(r.names, "abd");
+	CHECK(r.too_deep == 1 && r.malformed == 0);
+	buf_free(&page);
+}
+
 int main(void)
 {
 	test_pages();
 	test_abandoned();
 	test_page_too_large();
+	test_deep_items();
 	return check_done("lister");
 }
