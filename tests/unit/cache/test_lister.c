@@ -28,7 +28,7 @@ struct run {
 	uint64_t rv;
 	char names[64];
 	uint64_t malformed;
-	bool list_over;
+	bool list_over, list_cycle;
 	uint64_t too_deep; /* items skipped as nested too deep */
 	int requests;
 	char req[4][512];
@@ -61,6 +61,7 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 			sizeof(out.names) - strlen(out.names) - 1);
 	out.malformed = r->stats.malformed;
 	out.list_over = r->list_over;
+	out.list_cycle = r->list_cycle;
 	out.too_deep = r->stats.rejected_by[CACHE_REJECT_DEPTH];
 	cache_lister_listing_free(&l);
 	cache_xfer_conn_close(&c);
@@ -123,6 +124,28 @@ static void test_abandoned(void)
 	};
 	r = list(again, 2, 2, 0, 0);
 	CHECK(r.rc == REFL_ERROR && r.malformed == 1 && r.requests == 2);
+	CHECK(r.list_cycle);
+
+	/* a cycle: A, B, A again. It ends at once, not at the byte budget
+	 * (small here, so that it ends either way) */
+	struct http_stub_route cycle[] = {
+		{ .match = "continue=tA ",
+		  .response = PAGE("10", ",\"continue\":\"tB\"", POD("b")) },
+		{ .match = "continue=tB ",
+		  .response = PAGE("10", ",\"continue\":\"tA\"", POD("c")) },
+		{ .match = "limit=1 ",
+		  .response = PAGE("10", ",\"continue\":\"tA\"", POD("a")) },
+	};
+	r = list(cycle, 3, 1, 4096, 64 << 10);
+	CHECK(r.rc == REFL_ERROR && r.n == 0 && r.malformed == 1);
+	/* the third page's answer ends it: one more was maybe fetched
+	 * ahead meanwhile; the budget alone would take over a hundred */
+	CHECK(r.requests >= 3 && r.requests <= 4);
+	CHECK(r.list_cycle && !r.list_over);
+	/* one that does not go round is taken, and clears the mark */
+	cycle[1].response = PAGE("10", "", POD("c"));
+	r = list(cycle, 3, 1, 4096, 64 << 10);
+	CHECK(r.rc == REFL_OK && r.n == 3 && !r.list_cycle);
 
 	/* each page fits, the pages together do not */
 	struct http_stub_route big[] = {
