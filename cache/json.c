@@ -690,8 +690,8 @@ void json_doc_free(struct json_doc *d)
 
 bool json_too_deep(const struct json_doc *d, int i)
 {
-	if (!d->ndeep || (d->tok[i].type != JSMN_OBJECT &&
-			  d->tok[i].type != JSMN_ARRAY))
+	if (!d->ndeep ||
+	    (d->tok[i].type != JSMN_OBJECT && d->tok[i].type != JSMN_ARRAY))
 		return false;
 	int level = 1; /* of i in the document */
 	for (int p = d->tok[i].parent; p >= 0; p = d->tok[p].parent)

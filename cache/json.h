@@ -24,6 +24,12 @@
 #include <jsmn.h>
 #undef JSMN_HEADER
 
+/* A run of containers past LIMIT_JSON_DEPTH: the byte where its first
+ * one opened, and the deepest level reached inside it. */
+struct json_deep {
+	int at, max;
+};
+
 struct json_doc {
 	const char *js; /* borrowed input */
 	size_t len;
@@ -36,11 +42,8 @@ struct json_doc {
 				 * invalid UTF-8 had to be replaced */
 	size_t own_cap;
 	/* owned; each container opened deeper than LIMIT_JSON_DEPTH in
-	 * the document while none such was open: where it opened and the
-	 * deepest level reached inside it (json_too_deep() reads them) */
-	struct json_deep {
-		int at, max;
-	} *deep;
+	 * the document while none such was open (json_too_deep()) */
+	struct json_deep *deep;
 	int ndeep, deep_cap;
 };
 

@@ -304,7 +304,7 @@ static int meta_members(const struct json_doc *d, int meta, struct picked *pk)
 			int *slot = (int *)((char *)pk + want[w].at);
 			if (esc ? escaped_is(d, k, want[w].name, want[w].len) :
 				  want[w].len == n &&
-					  !memcmp(want[w].name, key, n)) {
+					    !memcmp(want[w].name, key, n)) {
 				if (*slot >= 0 || esc)
 					return -EINVAL;
 				*slot = k + 1;

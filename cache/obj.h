@@ -70,8 +70,8 @@ enum cache_reject {
 	CACHE_REJECT_NAME,	/* a name or namespace no apiserver stores */
 	CACHE_REJECT_TOO_LARGE, /* past --upstream-line-max-mib */
 	CACHE_REJECT_DEPTH,	/* nested deeper than LIMIT_JSON_DEPTH */
-	CACHE_REJECT_KEYS, /* a member the cache reads named twice, or
-			    * with an escape in its name (docs/JSON.md) */
+	CACHE_REJECT_KEYS,	/* a member the cache reads named twice,
+				 * or with an escape (docs/JSON.md) */
 	CACHE_REJECT_NREASONS
 };
 /* "invalid", "name", "too_large", "depth", "keys". */
