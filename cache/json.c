@@ -88,8 +88,10 @@ static bool primitive_ok(const char *s, size_t n)
  * One pass over the bytes, linear in them whatever the nesting: the open
  * container is known at every step (cur), and closing one goes to its
  * parent in O(1). jsmn walked up from the last token on every close,
- * which is quadratic in the depth. Nesting is bounded by LIMIT_JSON_DEPTH,
- * the apiserver decoder's, and costs no stack: parent links are the stack.
+ * which is quadratic in the depth. Nesting costs no stack (parent links
+ * are the stack) and is bounded by JSON_DOC_MAX_DEPTH; the apiserver's
+ * LIMIT_JSON_DEPTH applies to each object (json_too_deep()), so past it
+ * a container is only noted (note_deep()), at no cost above it.
  *
  * The tokens are jsmn's (type, start, end, size, parent), so the lookups
  * below did not change: a string's [start, end) is without its quotes,
@@ -269,6 +271,32 @@ static bool bit_get(const uint64_t *bits, int i)
 	return bits[i / 64] >> (i % 64) & 1;
 }
 
+/*
+ * A container opens at level depth + 1, deeper than LIMIT_JSON_DEPTH:
+ * the first such level starts a run at js[at]; a deeper one is inside
+ * the last run. Runs are at least LIMIT_JSON_DEPTH bytes apart, so few.
+ */
+static int note_deep(struct json_doc *d, size_t at, int depth)
+{
+	if (depth > LIMIT_JSON_DEPTH) {
+		struct json_deep *r = &d->deep[d->ndeep - 1];
+		if (depth + 1 > r->max)
+			r->max = depth + 1;
+		return 0;
+	}
+	if (d->ndeep == d->deep_cap) {
+		int nc = d->deep_cap ? d->deep_cap * 2 : 4;
+		struct json_deep *n =
+			xrealloc(d->deep, (size_t)nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		d->deep = n;
+		d->deep_cap = nc;
+	}
+	d->deep[d->ndeep++] = (struct json_deep){ (int)at, depth + 1 };
+	return 0;
+}
+
 /* The shape of the child about to start in the open container: the
  * member's (by its key's raw text) or, for an array, the elements'. */
 static const struct json_shape *child_shape(const struct json_doc *d,
@@ -302,17 +330,20 @@ static size_t scan_primitive(const char *js, size_t len, size_t i)
  * shaped parse. Returns the offset of its closing bracket, or -1 with
  * *bad (and *depth_bad) set as tokenize() sets them.
  */
-static long skip_container(const char *js, size_t len, size_t i, int depth,
-			   size_t *bad, bool *depth_bad, bool *bad_utf8)
+static long skip_container(struct json_doc *d, const char *js, size_t len,
+			   size_t i, int depth, size_t *bad, bool *depth_bad,
+			   bool *bad_utf8)
 {
-	uint64_t is_obj[LIMIT_JSON_DEPTH / 64 + 1]; /* from depth on */
+	uint64_t is_obj[JSON_DOC_MAX_DEPTH / 64 + 1]; /* from depth on */
 	const int base = depth;
 	bool in_obj = js[i] == '{';
 	int st = in_obj ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
-	if (depth >= LIMIT_JSON_DEPTH) {
+	if (depth >= JSON_DOC_MAX_DEPTH) {
 		*depth_bad = true;
 		goto fail;
 	}
+	if (depth >= LIMIT_JSON_DEPTH && note_deep(d, i, depth))
+		return -2;
 	bit_set(is_obj, 0, in_obj);
 	depth++;
 	for (i++;; i++) {
@@ -360,8 +391,12 @@ static long skip_container(const char *js, size_t len, size_t i, int depth,
 		}
 		if (c == '{' || c == '[') {
 			if (depth >= LIMIT_JSON_DEPTH) {
-				*depth_bad = true;
-				goto fail;
+				if (depth >= JSON_DOC_MAX_DEPTH) {
+					*depth_bad = true;
+					goto fail;
+				}
+				if (note_deep(d, i, depth))
+					return -2;
 			}
 			in_obj = c == '{';
 			bit_set(is_obj, depth - base, in_obj);
@@ -412,6 +447,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 	int st = EXPECT_VALUE;
 	bool in_obj = false; /* the innermost open container is an object */
 	d->ntok = 0;
+	d->ndeep = 0;
 	size_t i = 0;
 	for (;; i++) {
 		/* white space is at most ' ': one compare for compact input */
@@ -468,8 +504,12 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			d->tok[parent].size++;
 		if (c == '{' || c == '[') {
 			if (depth >= LIMIT_JSON_DEPTH) {
-				*depth_bad = true;
-				goto fail;
+				if (depth >= JSON_DOC_MAX_DEPTH) {
+					*depth_bad = true;
+					goto fail;
+				}
+				if (note_deep(d, i, depth))
+					return -ENOMEM;
 			}
 			const struct json_shape *s =
 				!depth	      ? root :
@@ -482,10 +522,11 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 				return t;
 			if (s == &json_shape_skip) {
 				/* validated, one token, seen as empty */
-				long e = skip_container(js, len, i, depth, bad,
-							depth_bad, bad_utf8);
+				long e = skip_container(d, js, len, i, depth,
+							bad, depth_bad,
+							bad_utf8);
 				if (e < 0)
-					return -EINVAL;
+					return e == -2 ? -ENOMEM : -EINVAL;
 				d->tok[t].end = (int)e + 1;
 				i = (size_t)e;
 				st = depth ? EXPECT_COMMA_OR_CLOSE : EXPECT_END;
@@ -626,7 +667,7 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 			snprintf(
 				err, errlen,
 				"JSON nested deeper than %d levels at byte %zu",
-				LIMIT_JSON_DEPTH, bad);
+				JSON_DOC_MAX_DEPTH, bad);
 		else if (bad >= d->len && d->len && d->ntok)
 			snprintf(err, errlen, "truncated JSON at byte %zu",
 				 bad);
@@ -643,7 +684,31 @@ void json_doc_free(struct json_doc *d)
 	free(d->tok);
 	free(d->next);
 	free(d->own);
+	free(d->deep);
 	*d = (struct json_doc)JSON_DOC_INIT;
+}
+
+bool json_too_deep(const struct json_doc *d, int i)
+{
+	if (!d->ndeep ||
+	    (d->tok[i].type != JSMN_OBJECT && d->tok[i].type != JSMN_ARRAY))
+		return false;
+	int level = 1; /* of i in the document */
+	for (int p = d->tok[i].parent; p >= 0; p = d->tok[p].parent)
+		level += d->tok[p].type != JSMN_STRING;
+	/* the first run that opened inside i; runs are in document order */
+	int lo = 0, hi = d->ndeep;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (d->deep[mid].at < d->tok[i].start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < d->ndeep && d->deep[lo].at < d->tok[i].end; lo++)
+		if (d->deep[lo].max - level + 1 > LIMIT_JSON_DEPTH)
+			return true;
+	return false;
 }
 
 int json_first(const struct json_doc *d, int obj)

@@ -24,6 +24,12 @@
 #include <jsmn.h>
 #undef JSMN_HEADER
 
+/* A run of containers past LIMIT_JSON_DEPTH: the byte where its first
+ * one opened, and the deepest level reached inside it. */
+struct json_deep {
+	int at, max;
+};
+
 struct json_doc {
 	const char *js; /* borrowed input */
 	size_t len;
@@ -35,17 +41,32 @@ struct json_doc {
 	char *own;    /* owned; js points here when the input's
 				 * invalid UTF-8 had to be replaced */
 	size_t own_cap;
+	/* owned; each container opened deeper than LIMIT_JSON_DEPTH in
+	 * the document while none such was open (json_too_deep()) */
+	struct json_deep *deep;
+	int ndeep, deep_cap;
 };
 
-#define JSON_DOC_INIT                                 \
-	{                                             \
-		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0 \
+#define JSON_DOC_INIT                                             \
+	{                                                         \
+		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0 \
 	}
+
+/*
+ * Nesting is the apiserver's limit, LIMIT_JSON_DEPTH, for each object,
+ * not for the document that carries it: a LIST page holds its items two
+ * levels down and a watch event its object one level down, so an object
+ * the apiserver stored may nest deeper in them than the limit. The
+ * tokenizer takes documents nested up to JSON_DOC_MAX_DEPTH (past it the
+ * whole document is refused), and json_too_deep() says whether one value
+ * nests deeper than LIMIT_JSON_DEPTH counted from itself.
+ */
+#define JSON_DOC_MAX_DEPTH 20000
 
 /*
  * Tokenize and validate js[0..len). The whole input must be exactly one
  * JSON value, optionally surrounded by white space, nested at most
- * LIMIT_JSON_DEPTH deep (config/limits.h). Returns 0, -EINVAL for
+ * JSON_DOC_MAX_DEPTH deep. Returns 0, -EINVAL for
  * malformed input (err says where), or -ENOMEM. Time is linear in len
  * and stack use constant, whatever the input. The token array is reused
  * across calls on the same doc.
@@ -109,6 +130,11 @@ static inline int json_skip(const struct json_doc *d, int i)
 {
 	return d->next[i];
 }
+/* True when the value at token i (an object or array) holds containers
+ * more than LIMIT_JSON_DEPTH levels below and including itself: more
+ * than the apiserver's decoder takes in one document. O(log of the
+ * document's too-deep runs), nothing per byte. */
+bool json_too_deep(const struct json_doc *d, int i);
 /* Value of member key in object obj, or -1. */
 int json_get(const struct json_doc *d, int obj, const char *key);
 /* Follow a dotted path of member names ("metadata.name"), or -1. */

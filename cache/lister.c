@@ -339,6 +339,10 @@ struct list_run {
 	struct buf url;
 	char *cont;  /* the continue token of the next request */
 	char *asked; /* the continue token of this request */
+	/* hashes of the continue tokens the pages so far told, open
+	 * addressing (0: empty), at most half full */
+	uint64_t *seen;
+	size_t nseen, seen_cap;
 	int limit;
 	size_t page_max, list_max;
 	size_t taken; /* bytes of the pages so far */
@@ -459,6 +463,57 @@ static int page_too_large(struct list_run *lr)
 	return 1; /* one item alone */
 }
 
+static uint64_t token_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h ? h : 1;
+}
+
+/* Note lr->cont, a continue token a page told. Returns 0 when it is new
+ * in this LIST, 1 when a page told it before: the pages go round in a
+ * cycle (A, B, A...) that would only end at the byte budget, hours
+ * later. -ENOMEM. */
+static int token_seen(struct list_run *lr)
+{
+	if (2 * (lr->nseen + 1) > lr->seen_cap) {
+		size_t nc = lr->seen_cap ? 2 * lr->seen_cap : 64;
+		uint64_t *n = xcalloc(nc, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < lr->seen_cap; i++)
+			for (size_t j = lr->seen[i] & (nc - 1); lr->seen[i];
+			     j = (j + 1) & (nc - 1))
+				if (!n[j]) {
+					n[j] = lr->seen[i];
+					break;
+				}
+		free(lr->seen);
+		lr->seen = n;
+		lr->seen_cap = nc;
+	}
+	uint64_t h = token_hash(lr->cont);
+	size_t j = h & (lr->seen_cap - 1);
+	for (; lr->seen[j]; j = (j + 1) & (lr->seen_cap - 1))
+		if (lr->seen[j] == h)
+			return 1;
+	lr->seen[j] = h;
+	lr->nseen++;
+	return 0;
+}
+
+/* A page told a continue token told before: abandon the LIST. */
+static void token_cycle(struct cache_resource *r)
+{
+	log_error("%s: list: the upstream sent a continue token it sent "
+		  "before in this LIST (its pages go round in a cycle): "
+		  "abandoned, the cache keeps its objects",
+		  r->kind->resource);
+	cache_resource_stat_inc(&r->stats.malformed);
+	__atomic_store_n(&r->list_cycle, true, __ATOMIC_RELAXED);
+}
+
 /* One item alone past the byte budget: skip it if the page's metadata,
  * written first, says where the next one is. body holds what fitted.
  * Returns 0 to go on, -1 to abandon the LIST. */
@@ -466,7 +521,12 @@ static int skip_large_item(struct list_run *lr, struct buf *body)
 {
 	struct cache_resource *r = lr->r;
 	int more = cache_pager_peek_continue(body, &lr->cont);
-	if (more || !lr->cont || (lr->asked && !strcmp(lr->asked, lr->cont))) {
+	int seen = !more && lr->cont ? token_seen(lr) : 0;
+	if (seen > 0) {
+		token_cycle(r);
+		return -1;
+	}
+	if (more || !lr->cont || seen) {
 		log_error("%s: list: one item is past %zu bytes "
 			  "(--upstream-page-max-mib) and the page does "
 			  "not tell the next one: abandoned",
@@ -516,14 +576,10 @@ static int check_page(struct list_run *lr, long code)
 		cache_resource_stat_inc(&r->stats.malformed);
 		return -1;
 	}
-	if (lr->cont && lr->asked && !strcmp(lr->cont, lr->asked)) {
-		log_error("%s: list: the upstream sent the same continue token "
-			  "twice: abandoned",
-			  r->kind->resource);
-		cache_resource_stat_inc(&r->stats.malformed);
-		return -1;
-	}
-	return 0;
+	int seen = lr->cont ? token_seen(lr) : 0;
+	if (seen > 0)
+		token_cycle(r);
+	return seen ? -1 : 0;
 }
 
 /* Count a good page's bytes, and say how the LIST goes now and then. */
@@ -640,6 +696,8 @@ static int run_close(struct list_run *lr, int result, struct cache_listing *l)
 			log_progress(r, true);
 			__atomic_store_n(&r->list_over, false,
 					 __ATOMIC_RELAXED);
+			__atomic_store_n(&r->list_cycle, false,
+					 __ATOMIC_RELAXED);
 		}
 	}
 	for (size_t i = 0; i < lr->npages && pl->done; i++)
@@ -656,6 +714,7 @@ static int run_close(struct list_run *lr, int result, struct cache_listing *l)
 		cache_lister_listing_free(l);
 	free(lr->cont);
 	free(lr->asked);
+	free(lr->seen);
 	buf_free(&lr->url);
 	buf_free(&lr->pg.body);
 	return result;

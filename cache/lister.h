@@ -16,8 +16,10 @@
  * item; one item alone past it is skipped when the page's metadata (which
  * the apiserver writes before the items) still tells the next page. All
  * pages together may hold --upstream-list-max-mib, and a continue token
- * may not repeat: past either the LIST is abandoned, retried after
- * backoff, and the cache keeps serving what it has.
+ * may not come back within one LIST (A, B, A is a cycle): past either
+ * the LIST is abandoned, retried after backoff, and the cache keeps
+ * serving what it has (a cycle sets r->list_cycle until a LIST ends
+ * well).
  *
  * Threads: cache_lister_list() runs in the reflector thread and owns the
  * parser and fetcher threads it starts until it returns.

@@ -17,6 +17,7 @@
 #include "cache/json.h"
 #include "cache/parse.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 
 static bool is_space(char c)
 {
@@ -56,7 +57,7 @@ static int label_cmp(const void *a, const void *b)
 
 /* What we pick out of the token array before sizing the object. */
 struct picked {
-	int name, ns, uid, rv, created, labels;
+	int name, ns, uid, rv, created, labels, managed;
 	int fields[CACHE_KIND_MAX_FIELDS];
 	/* Byte ranges of the input to leave out, in order: the kind and
 	 * apiVersion members (written again as a fixed prefix) and
@@ -158,6 +159,8 @@ const char *cache_obj_reject_name(int why)
 		[CACHE_REJECT_INVALID] = "invalid",
 		[CACHE_REJECT_NAME] = "name",
 		[CACHE_REJECT_TOO_LARGE] = "too_large",
+		[CACHE_REJECT_DEPTH] = "depth",
+		[CACHE_REJECT_KEYS] = "keys",
 	};
 	return why >= 0 && why < CACHE_REJECT_NREASONS ? names[why] : "";
 }
@@ -210,9 +213,71 @@ static bool key_part_ok(const struct json_doc *d, int i,
 	return good;
 }
 
-/* The metadata members pick() reads, in one walk over metadata: the
- * first of each name, as json_get() would find it; -1 where absent. */
-static void meta_members(const struct json_doc *d, int meta, struct picked *pk)
+/*
+ * Whether key k is written with an escape and decodes to name[0..n).
+ * Clients decode member names: to them "n\u0061me" is "name". Only keys
+ * with a backslash pay for the decoding, and only in the objects the
+ * cache reads members of.
+ */
+static bool escaped_is(const struct json_doc *d, int k, const char *name,
+		       size_t n)
+{
+	size_t rn;
+	const char *raw = json_raw(d, k, &rn);
+	char tmp[128];
+	if (!memchr(raw, '\\', rn) || n >= sizeof(tmp) ||
+	    json_str_len(d, k) != n)
+		return false;
+	json_str(d, k, tmp, sizeof(tmp));
+	return !memcmp(tmp, name, n);
+}
+
+/* The value of member name in object obj, or -1 when absent, or -2 when
+ * the member is named twice, or with an escape: where a client (the last
+ * of duplicates wins in Go's, Python's and JavaScript's decoders) and a
+ * first-match reader could disagree (docs/JSON.md). */
+static int member(const struct json_doc *d, int obj, const char *name)
+{
+	size_t n = strlen(name);
+	int v = -1;
+	for (int k = json_first(d, obj); k > 0; k = json_next(d, obj, k)) {
+		size_t rn;
+		const char *raw = json_raw(d, k, &rn);
+		if (rn == n && !memcmp(raw, name, n)) {
+			if (v >= 0)
+				return -2;
+			v = k + 1;
+		} else if (escaped_is(d, k, name, n)) {
+			return -2;
+		}
+	}
+	return v;
+}
+
+/* A dotted path of members as member() reads each: -1 when absent, -2 on
+ * a member named twice or with an escape on the way. */
+static int member_path(const struct json_doc *d, int obj, const char *path)
+{
+	char part[128];
+	while (obj >= 0 && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof(part))
+			return -1;
+		memcpy(part, path, n);
+		part[n] = '\0';
+		if (json_type(d, obj) != JSMN_OBJECT)
+			return -1;
+		obj = member(d, obj, part);
+		path += n + (dot ? 1 : 0);
+	}
+	return obj;
+}
+
+/* The metadata members pick() reads, in one walk over metadata; -1 where
+ * absent. Returns -EINVAL when one is named twice or with an escape
+ * (member()). */
+static int meta_members(const struct json_doc *d, int meta, struct picked *pk)
 {
 	static const struct {
 		const char *name;
@@ -226,6 +291,7 @@ static void meta_members(const struct json_doc *d, int meta, struct picked *pk)
 		M("resourceVersion", rv),
 		M("creationTimestamp", created),
 		M("labels", labels),
+		M("managedFields", managed),
 #undef M
 	};
 	for (size_t w = 0; w < sizeof(want) / sizeof(*want); w++)
@@ -233,15 +299,20 @@ static void meta_members(const struct json_doc *d, int meta, struct picked *pk)
 	for (int k = json_first(d, meta); k > 0; k = json_next(d, meta, k)) {
 		size_t n;
 		const char *key = json_raw(d, k, &n);
+		bool esc = memchr(key, '\\', n) != NULL;
 		for (size_t w = 0; w < sizeof(want) / sizeof(*want); w++) {
 			int *slot = (int *)((char *)pk + want[w].at);
-			if (want[w].len == n && *slot < 0 &&
-			    !memcmp(want[w].name, key, n)) {
+			if (esc ? escaped_is(d, k, want[w].name, want[w].len) :
+				  want[w].len == n &&
+					    !memcmp(want[w].name, key, n)) {
+				if (*slot >= 0 || esc)
+					return -EINVAL;
 				*slot = k + 1;
 				break;
 			}
 		}
 	}
+	return 0;
 }
 
 static int pick(const struct cache_kind *kind, const struct json_doc *d,
@@ -253,12 +324,27 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 		snprintf(err, errlen, "object is not a JSON object");
 		return -EINVAL;
 	}
-	int meta = json_get(d, root, "metadata");
+	if (json_too_deep(d, root)) {
+		/* the apiserver's decoder refuses it whole: no client of
+		 * it could read this object */
+		*why = CACHE_REJECT_DEPTH;
+		snprintf(err, errlen, "object nested deeper than %d levels",
+			 LIMIT_JSON_DEPTH);
+		return -EINVAL;
+	}
+	int meta = member(d, root, "metadata");
+	if (meta == -2 || (meta >= 0 && json_type(d, meta) == JSMN_OBJECT &&
+			   meta_members(d, meta, pk))) {
+		*why = CACHE_REJECT_KEYS;
+		snprintf(err, errlen,
+			 "object has a member the cache reads (metadata, or "
+			 "one in it) named twice or written with an escape");
+		return -EINVAL;
+	}
 	if (meta < 0 || json_type(d, meta) != JSMN_OBJECT) {
 		snprintf(err, errlen, "object has no metadata");
 		return -EINVAL;
 	}
-	meta_members(d, meta, pk);
 	if (pk->name < 0 || json_type(d, pk->name) != JSMN_STRING ||
 	    d->tok[pk->name].end == d->tok[pk->name].start) {
 		snprintf(err, errlen, "object has no metadata.name");
@@ -287,17 +373,36 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 					 "label value is not a string");
 				return -EINVAL;
 			}
-	for (int f = 0; kind && kind->fields[f]; f++)
-		pk->fields[f] = json_path(d, root, kind->fields[f]);
+	for (int f = 0; kind && kind->fields[f]; f++) {
+		pk->fields[f] = member_path(d, root, kind->fields[f]);
+		if (pk->fields[f] == -2) {
+			*why = CACHE_REJECT_KEYS;
+			snprintf(err, errlen,
+				 "object has a member on the path %s named "
+				 "twice or written with an escape",
+				 kind->fields[f]);
+			return -EINVAL;
+		}
+	}
 	pk->ncut = 0;
 	int kk = -1, ak = -1; /* the kind and apiVersion keys */
 	for (int k = json_first(d, root); k > 0; k = json_next(d, root, k)) {
 		bool is_kind = json_str_eq(d, k, "kind");
-		if (!is_kind && !json_str_eq(d, k, "apiVersion"))
+		if (!is_kind && !json_str_eq(d, k, "apiVersion")) {
+			if (escaped_is(d, k, "kind", 4) ||
+			    escaped_is(d, k, "apiVersion", 10)) {
+				*why = CACHE_REJECT_KEYS;
+				snprintf(err, errlen,
+					 "object has its kind or apiVersion "
+					 "written with an escape");
+				return -EINVAL;
+			}
 			continue;
+		}
 		/* cut[] holds one of each plus managedFields; a member named
 		 * twice is not an object any apiserver wrote */
 		if ((is_kind ? kk : ak) >= 0) {
+			*why = CACHE_REJECT_KEYS;
 			snprintf(err, errlen,
 				 "object has more than one %s member",
 				 is_kind ? "kind" : "apiVersion");
@@ -315,7 +420,7 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 			   &pk->cut[pk->ncut].to);
 		pk->ncut++;
 	}
-	int mf = strip ? json_get(d, meta, "managedFields") : -1;
+	int mf = strip ? pk->managed : -1;
 	if (mf >= 0) {
 		member_cut(d, meta, mf - 1, -1, &pk->cut[pk->ncut].from,
 			   &pk->cut[pk->ncut].to);
@@ -480,6 +585,16 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 		labels[nl].val = put_str(dp, k + 1, &at);
 	}
 	qsort(labels, nlabels, sizeof(*labels), label_cmp);
+	/* keys decoded as clients decode them; one named twice would be
+	 * the last one's value to them: not taken (docs/JSON.md) */
+	for (size_t i = 1; i < nlabels; i++)
+		if (!strcmp(labels[i].key, labels[i - 1].key)) {
+			*why = CACHE_REJECT_KEYS;
+			snprintf(err, errlen, "a label is named twice");
+			free(o);
+			o = NULL;
+			goto out;
+		}
 	o->labels = labels;
 	o->nlabels = (uint32_t)nlabels;
 	o->table = NULL;

@@ -69,9 +69,12 @@ enum cache_reject {
 				 * a label value that is not a string... */
 	CACHE_REJECT_NAME,	/* a name or namespace no apiserver stores */
 	CACHE_REJECT_TOO_LARGE, /* past --upstream-line-max-mib */
+	CACHE_REJECT_DEPTH,	/* nested deeper than LIMIT_JSON_DEPTH */
+	CACHE_REJECT_KEYS,	/* a member the cache reads named twice,
+				 * or with an escape (docs/JSON.md) */
 	CACHE_REJECT_NREASONS
 };
-/* "invalid", "name", "too_large". */
+/* "invalid", "name", "too_large", "depth", "keys". */
 const char *cache_obj_reject_name(int why);
 
 struct json_doc;

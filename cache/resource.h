@@ -77,6 +77,8 @@ struct cache_resource {
 					 * upstream event applied, 0: none */
 	bool list_over;		     /* atomic; the last LIST was abandoned past
 			 * --upstream-list-max-mib */
+	bool list_cycle;	     /* atomic; the last LIST was abandoned:
+				      * its continue tokens went round */
 	bool bookmarks_seen;	     /* atomic; the upstream sends BOOKMARKs
 					 * for this resource, so silence is a stall */
 	struct cache_rvclock *clock; /* the RVs of its storage domain */

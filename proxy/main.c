@@ -294,6 +294,13 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 				 20);
 		return -EACCES;
 	}
+	if (__atomic_load_n(&r->list_cycle, __ATOMIC_RELAXED)) {
+		snprintf(msg, len,
+			 "the upstream's LIST of %s goes round in a cycle: "
+			 "a page's continue token names an earlier page",
+			 k->resource);
+		return -EAGAIN;
+	}
 	if ((code == 400 || rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR ||
 	     rc == CURLE_WEIRD_SERVER_REPLY) &&
 	    speaks_tls(up->server)) {

@@ -319,8 +319,16 @@ class Pages(Base):
 
     def test_a_repeating_continue_token_is_abandoned(self):
         up, proxy = self.endless(lambda c: "same")
-        h.wait_until(lambda: "same continue token" in proxy.logs(), timeout=30,
+        h.wait_until(lambda: "continue token it sent before" in proxy.logs(), timeout=30,
                      interval=0.5, what="the looping LIST to be abandoned")
+        self.assertEqual(self.pods(proxy), [("a", "10")])
+
+    def test_a_continue_cycle_is_abandoned(self):
+        # 1, 2, 1...: no token repeats at once, the chain goes round
+        up, proxy = self.endless(lambda c: str(c % 2 + 1))
+        h.wait_until(lambda: "continue token it sent before" in proxy.logs(), timeout=30,
+                     interval=0.5, what="the cycling LIST to be abandoned")
+        self.assertNotIn("--upstream-list-max-mib", proxy.logs())
         self.assertEqual(self.pods(proxy), [("a", "10")])
 
 

@@ -41,10 +41,23 @@ static void test_depth(void)
 	CHECK(json_parse(&d, s, n, err, sizeof(err)) == 0);
 	CHECK(d.ntok == LIMIT_JSON_DEPTH &&
 	      json_skip(&d, 0) == LIMIT_JSON_DEPTH);
+	CHECK(!json_too_deep(&d, 0) && !json_too_deep(&d, 1));
 	free(s);
+	/* one level more: a document still, but a value too deep as an
+	 * object of its own; the one it holds is not */
 	s = nested(LIMIT_JSON_DEPTH + 1, &n);
+	CHECK(json_parse(&d, s, n, err, sizeof(err)) == 0);
+	CHECK(json_too_deep(&d, 0) && !json_too_deep(&d, 1));
+	free(s);
+	/* past the document's bound, it is refused whole */
+	s = nested(JSON_DOC_MAX_DEPTH + 1, &n);
 	CHECK(json_parse(&d, s, n, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "deeper") != NULL);
+	free(s);
+	s = nested(JSON_DOC_MAX_DEPTH, &n);
+	CHECK(json_parse(&d, s, n, err, sizeof(err)) == 0);
+	CHECK(json_too_deep(&d, 0) && json_too_deep(&d, 1));
+	CHECK(!json_too_deep(&d, LIMIT_JSON_DEPTH));
 	free(s);
 	/* a million opening brackets: refused at the limit, no deep stack */
 	s = nested(1000000, &n);

@@ -280,8 +280,8 @@ static void test_shaped(void)
 	for (size_t cut = 0; cut <= strlen(js); cut++)
 		same_verdict(js, cut, &top_shape);
 
-	/* nesting past the limit inside a skipped value */
-	size_t depth = LIMIT_JSON_DEPTH + 1;
+	/* nesting past the document's bound inside a skipped value */
+	size_t depth = JSON_DOC_MAX_DEPTH + 1;
 	char *deepjs = malloc(depth * 2 + 16);
 	if (deepjs) {
 		size_t w = 0;
@@ -303,6 +303,8 @@ static void test_shaped(void)
 		CHECK(json_parse_shaped(&d, deepjs, w, &top_shape, err,
 					sizeof(err)) == 0 &&
 		      d.ntok == 3);
+		/* the skipped value noted its depth, past the object limit */
+		CHECK(json_too_deep(&d, 0) && json_too_deep(&d, 2));
 		json_doc_free(&d);
 		free(deepjs);
 	}

@@ -11,6 +11,9 @@
 
 #include "cache/kind.h"
 #include "cache/lister.h"
+#include "cache/obj.h"
+#include "config/buf.h"
+#include "config/limits.h"
 #include "http_stub.h"
 #include "pages.h"
 #include "check.h"
@@ -25,7 +28,8 @@ struct run {
 	uint64_t rv;
 	char names[64];
 	uint64_t malformed;
-	bool list_over;
+	bool list_over, list_cycle;
+	uint64_t too_deep; /* items skipped as nested too deep */
 	int requests;
 	char req[4][512];
 };
@@ -57,6 +61,8 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 			sizeof(out.names) - strlen(out.names) - 1);
 	out.malformed = r->stats.malformed;
 	out.list_over = r->list_over;
+	out.list_cycle = r->list_cycle;
+	out.too_deep = r->stats.rejected_by[CACHE_REJECT_DEPTH];
 	cache_lister_listing_free(&l);
 	cache_xfer_conn_close(&c);
 	http_stub_stop(&s);
@@ -118,6 +124,28 @@ static void test_abandoned(void)
 	};
 	r = list(again, 2, 2, 0, 0);
 	CHECK(r.rc == REFL_ERROR && r.malformed == 1 && r.requests == 2);
+	CHECK(r.list_cycle);
+
+	/* a cycle: A, B, A again. It ends at once, not at the byte budget
+	 * (small here, so that it ends either way) */
+	struct http_stub_route cycle[] = {
+		{ .match = "continue=tA ",
+		  .response = PAGE("10", ",\"continue\":\"tB\"", POD("b")) },
+		{ .match = "continue=tB ",
+		  .response = PAGE("10", ",\"continue\":\"tA\"", POD("c")) },
+		{ .match = "limit=1 ",
+		  .response = PAGE("10", ",\"continue\":\"tA\"", POD("a")) },
+	};
+	r = list(cycle, 3, 1, 4096, 64 << 10);
+	CHECK(r.rc == REFL_ERROR && r.n == 0 && r.malformed == 1);
+	/* the third page's answer ends it: one more was maybe fetched
+	 * ahead meanwhile; the budget alone would take over a hundred */
+	CHECK(r.requests >= 3 && r.requests <= 4);
+	CHECK(r.list_cycle && !r.list_over);
+	/* one that does not go round is taken, and clears the mark */
+	cycle[1].response = PAGE("10", "", POD("c"));
+	r = list(cycle, 3, 1, 4096, 64 << 10);
+	CHECK(r.rc == REFL_OK && r.n == 3 && !r.list_cycle);
 
 	/* each page fits, the pages together do not */
 	struct http_stub_route big[] = {
@@ -156,10 +184,48 @@ static void test_page_too_large(void)
 	CHECK(strstr(r.req[1], "limit=1 ") != NULL);
 }
 
+/* A pod named name whose spec holds arrays nested levels deep: the pod
+ * itself nests levels + 2 deep. */
+static void deep_pod(struct buf *b, const char *name, int levels)
+{
+	buf_adds(b, "{\"metadata\":{\"name\":\"");
+	buf_adds(b, name);
+	buf_adds(b, "\",\"namespace\":\"ns\",\"resourceVersion\":\"3\"},"
+		    "\"spec\":{\"x\":");
+	for (int i = 0; i < levels; i++)
+		buf_addc(b, '[');
+	for (int i = 0; i < levels; i++)
+		buf_addc(b, ']');
+	buf_add(b, "}}", 2);
+}
+
+/* The apiserver's depth limit holds for each object, not for the page
+ * that carries it two levels down: an object at the limit is taken, one
+ * past it is skipped and counted, and the rest of the page syncs. */
+static void test_deep_items(void)
+{
+	struct buf page = BUF_INIT;
+	buf_adds(&page, HDR "{\"metadata\":{\"resourceVersion\":\"10\"},"
+			    "\"items\":[" POD("a") ",");
+	deep_pod(&page, "b", LIMIT_JSON_DEPTH - 2); /* at the limit */
+	buf_addc(&page, ',');
+	deep_pod(&page, "c", LIMIT_JSON_DEPTH - 1); /* one past it */
+	buf_adds(&page, "," POD("d") "]}");
+	struct http_stub_route routes[] = {
+		{ .match = "limit=500 ", .response = page.p },
+	};
+	struct run r = list(routes, 1, 0, 0, 0);
+	CHECK(r.rc == REFL_OK && r.n == 3 && r.rv == 10);
+	CHECK_STR(r.names, "abd");
+	CHECK(r.too_deep == 1 && r.malformed == 0);
+	buf_free(&page);
+}
+
 int main(void)
 {
 	test_pages();
 	test_abandoned();
 	test_page_too_large();
+	test_deep_items();
 	return check_done("lister");
 }

@@ -3,6 +3,7 @@
  * normalisation, managedFields stripping and allocation failure.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,9 +144,103 @@ static void test_obj_alloc_failure(void)
 }
 
 /* Go's json.Indent, byte for byte (fixtures 15-a and 06-b are this). */
+/* Parse js as a pod; *why says why not when NULL. */
+static struct cache_obj *parse_why(const char *js, int *why)
+{
+	struct json_doc d = JSON_DOC_INIT;
+	char err[160];
+	struct cache_obj *o = NULL;
+	*why = -1;
+	if (json_parse(&d, js, strlen(js), err, sizeof(err)) == 0)
+		o = cache_obj_from_doc_why(cache_kind_lookup("pods"), &d, 0,
+					   false, err, sizeof(err), why);
+	json_doc_free(&d);
+	return o;
+}
+
+/*
+ * The members the cache reads must read as clients read them: Go's,
+ * Python's and JavaScript's decoders take the last of duplicate names and
+ * decode escapes in names. An object where a first-match, raw reader
+ * would see another name, label or field than they do is refused and
+ * counted; elsewhere duplicates and escapes are the object's own.
+ */
+static void test_keys_as_clients_read_them(void)
+{
+	static const char *const refused[] = {
+		/* clients see "b" */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"name\":\"b\"}}",
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"n\\u0061me\":\"b\"}}",
+		/* the whole metadata twice */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"metadata\":{\"name\":\"b\","
+		"\"namespace\":\"ns\",\"resourceVersion\":\"3\"}}",
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"m\\u0065tadata\":{}}",
+		/* a label clients see with another value */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"labels\":{\"app\":\"x\","
+		"\"app\":\"y\"}}}",
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"labels\":{\"app\":\"x\","
+		"\"a\\u0070p\":\"y\"}}}",
+		/* the labels object twice */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"labels\":{\"app\":\"x\"},"
+		"\"labels\":{}}}",
+		/* the rv and the namespace */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"resourceVersion\":\"4\"}}",
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"n\\u0061mespace\":\"o\"}}",
+		/* a selectable field, on the way and at its end */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{\"nodeName\":\"n1\","
+		"\"nodeName\":\"n2\"}}",
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{\"nodeName\":\"n1\"},"
+		"\"sp\\u0065c\":{\"nodeName\":\"n2\"}}",
+		/* the kind, written again in front */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"kind\":\"Pod\","
+		"\"k\\u0069nd\":\"Node\"}",
+	};
+	int why;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		struct cache_obj *o = parse_why(refused[i], &why);
+		if (o || why != CACHE_REJECT_KEYS)
+			fprintf(stderr, "taken or not for keys: %s\n",
+				refused[i]);
+		CHECK(!o && why == CACHE_REJECT_KEYS);
+		cache_obj_put(o);
+	}
+	CHECK_STR(cache_obj_reject_name(CACHE_REJECT_KEYS), "keys");
+
+	/* escapes decoded where the cache reads, once: as clients read */
+	struct cache_obj *o = parse_why(
+		"{\"metadata\":{\"name\":\"a\\u0062\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\",\"labels\":{\"a\\u0070p\":\"w\\u0065b\"},"
+		"\"annotations\":{\"x\\u003cy\":\"1\",\"x<y\":\"2\"}},"
+		"\"spec\":{\"nodeName\":\"n1\",\"other\":1,\"other\":2},"
+		"\"x\\u0026y\":1}",
+		&why);
+	CHECK(o != NULL);
+	if (o) {
+		CHECK_STR(o->name, "ab");
+		CHECK_STR(cache_obj_label(o, "app"), "web");
+		CHECK_STR(o->fields[cache_kind_field(cache_kind_lookup("pods"),
+						     "spec.nodeName")],
+			  "n1");
+	}
+	cache_obj_put(o);
+}
+
 int main(void)
 {
 	test_obj_parse();
 	test_obj_alloc_failure();
+	test_keys_as_clients_read_them();
 	return check_done("obj");
 }

@@ -12,7 +12,10 @@
 #include <urcu-bp.h>
 
 #include "cache/kind.h"
+#include "cache/obj.h"
 #include "cache/reflector.h"
+#include "config/buf.h"
+#include "config/limits.h"
 #include "http_stub.h"
 #include "check.h"
 
@@ -139,6 +142,69 @@ static void test_list_then_watch(void)
 	cache_resource_free(r);
 }
 
+/* An ADDED event of pod name at rv whose spec holds arrays nested levels
+ * deep: the pod nests levels + 2 deep, the event one more. */
+static void deep_event(struct buf *b, const char *name, const char *rv,
+		       int levels)
+{
+	buf_adds(b, "{\"type\":\"ADDED\",\"object\":{\"metadata\":"
+		    "{\"name\":\"");
+	buf_adds(b, name);
+	buf_adds(b, "\",\"namespace\":\"ns\",\"resourceVersion\":\"");
+	buf_adds(b, rv);
+	buf_adds(b, "\"},\"spec\":{\"x\":");
+	for (int i = 0; i < levels; i++)
+		buf_addc(b, '[');
+	for (int i = 0; i < levels; i++)
+		buf_addc(b, ']');
+	buf_adds(b, "}}}\n");
+}
+
+/* The apiserver's depth limit holds for each object, not for the event
+ * that carries it a level down: an object at the limit is applied, one
+ * past it is skipped and counted, and the watch goes on (no relist). */
+static void test_deep_events(void)
+{
+	struct buf watch = BUF_INIT;
+	buf_adds(&watch, HDR);
+	deep_event(&watch, "c", "11", LIMIT_JSON_DEPTH - 1); /* past it */
+	deep_event(&watch, "e", "12", LIMIT_JSON_DEPTH - 2); /* at it */
+	buf_adds(&watch, EV("ADDED", "f", "13"));
+	struct http_stub_route routes[] = {
+		{ .match = "GET /api/v1/pods?limit=500 ",
+		  .response = HDR "{\"metadata\":{\"resourceVersion\":"
+				  "\"10\"},\"items\":[" POD("a", "5") "]}" },
+		{ .match = "GET /api/v1/pods?watch=true&resourceVersion=10&",
+		  .response = watch.p,
+		  .hold = true },
+	};
+	struct http_stub s;
+	CHECK(http_stub_start(&s, routes, 2) == 0);
+	char server[64];
+	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
+	struct cache_upstream up = { .server = server,
+				     .watch_timeout = 60,
+				     .backoff_max_ms = 50 };
+	struct cache_resource *r =
+		cache_resource_new(cache_kind_lookup("pods"), &up, 100);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK(cache_reflector_start(r) == 0);
+	CHECK(wait_rv(r, 13));
+	CHECK(has(r, "a", 5) && has(r, "c", 0) && has(r, "e", 12) &&
+	      has(r, "f", 13));
+	CHECK(__atomic_load_n(&r->stats.rejected_by[CACHE_REJECT_DEPTH],
+			      __ATOMIC_RELAXED) == 1);
+	cache_reflector_stop(r);
+	CHECK(__atomic_load_n(&r->stats.lists, __ATOMIC_RELAXED) == 1);
+	CHECK(http_stub_count(&s) == 2); /* the list and the one watch */
+	http_stub_stop(&s);
+	rcu_barrier_bp();
+	cache_resource_free(r);
+	buf_free(&watch);
+}
+
 /* How long cache_reflector_stop takes once the stub holds the n-th
  * request open (the request silent: no byte comes), or -1. */
 static double stop_time(struct http_stub_route *routes, int nroutes, int n)
@@ -228,6 +294,7 @@ static void test_relist_reason_names(void)
 int main(void)
 {
 	test_list_then_watch();
+	test_deep_events();
 	test_relist_reason_names();
 	test_prompt_stops();
 	return check_done("reflector");
