@@ -93,8 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size - 1;
 
 	int sv[2];
-	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) ==
-		   0);
+	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
 	int buf = 2 * INPUT_MAX;
 	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));

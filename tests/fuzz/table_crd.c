@@ -50,8 +50,7 @@ out:
 
 /* The cells of c for the object in d and its definitions agree; returns
  * how many. */
-static int print(const struct proxy_table_crd_cols *c,
-		 const struct json_doc *d)
+static int print(const struct proxy_table_crd_cols *c, const struct json_doc *d)
 {
 	struct buf b = BUF_INIT, defs = BUF_INIT;
 	buf_addc(&b, '[');

@@ -128,13 +128,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cells(p, js, n);
 
 	const struct cache_kind *k = cache_kind_find(group, res);
-	struct cache_kind local = { group, "v1", res, "Widget", "WidgetList",
-				    true, { NULL } };
+	struct cache_kind local = { group,	  "v1", res,	 "Widget",
+				    "WidgetList", true, { NULL } };
 	if (!k)
 		k = &local;
 	char err[256];
-	struct cache_obj *o = cache_obj_parse(k, js, n, data[0] & 0x80, err,
-					      sizeof(err));
+	struct cache_obj *o =
+		cache_obj_parse(k, js, n, data[0] & 0x80, err, sizeof(err));
 	if (!o)
 		return 0;
 	struct proxy_table_format f = { PROXY_TABLE_FORM_TABLE, "v1",

@@ -71,7 +71,8 @@ static bool quotes(const char *err, const uint8_t *f, size_t n)
 			   (f[i] >= 'a' && f[i] <= 'z') ||
 			   (f[i] >= '0' && f[i] <= '9') || f[i] == '+' ||
 			   f[i] == '/';
-		bool letter = b64 && ((f[i] | 0x20) >= 'a' && (f[i] | 0x20) <= 'z');
+		bool letter =
+			b64 && ((f[i] | 0x20) >= 'a' && (f[i] | 0x20) <= 'z');
 		run = b64 ? run + 1 : 0;
 		odd = b64 && !letter ? 0 : odd + 1;
 		if (run >= 12 && odd < 12 &&
