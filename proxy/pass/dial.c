@@ -536,11 +536,8 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 	bool chunked = te && strcasestr(te, "chunked");
 	if (cl && !chunked) {
 		long long n = strtoll(cl, NULL, 10);
-		if (n < 0 || (size_t)n > body_max) {
-			snprintf(err, errlen,
-				 "the upstream's answer is too large");
-			goto out_fail;
-		}
+		if (n < 0 || (size_t)n > body_max)
+			goto out_large;
 		size_t want = (size_t)n;
 		rc = recv_until(d, rest, body_max + head_max, deadline,
 				have_len, &want);
@@ -548,12 +545,18 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 			goto out_short;
 		rest->len = want;
 	} else if (chunked) {
+		/* the read that ended the head may have brought more than
+		 * body_max already; recv_until() checks only what it reads */
+		if (rest->len > body_max)
+			goto out_large;
 		rc = recv_until(d, rest, body_max, deadline, chunked_done,
 				NULL);
 		if (rc < 0 || dechunk(rest))
 			goto out_short;
 	} else if (a->status >= 200 && a->status != 204 && a->status != 304) {
 		/* neither: the body ends with the connection */
+		if (rest->len > body_max)
+			goto out_large;
 		rc = recv_until(d, rest, body_max, deadline, never, NULL);
 		if (rc != 1)
 			goto out_short;
@@ -562,6 +565,9 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 out_short:
 	*code = proxy_dial_now() >= deadline ? 504 : 503;
 	snprintf(err, errlen, "the upstream's answer ended early");
+	goto out_fail;
+out_large:
+	snprintf(err, errlen, "the upstream's answer is too large");
 out_fail:
 	buf_free(&raw);
 	return -1;

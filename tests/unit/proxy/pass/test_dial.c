@@ -435,6 +435,31 @@ static void test_answer_length(void)
 	CHECK(strstr(err, "too large") != NULL);
 	proxy_dial_answer_free(&a);
 
+	/* a body without a length or chunks, longer than body_max and come
+	 * with the head in one read: 503, not a body past the limit */
+	static char big[128 + 5000];
+	int hl = snprintf(big, sizeof(big),
+			  "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain"
+			  "\r\n\r\n");
+	memset(big + hl, 'x', 5000);
+	big[hl + 5000] = '\0';
+	a = (struct proxy_dial_answer){ 0 };
+	CHECK(ask(reply, big, false, 65536, 5, &a, &code) == -1);
+	CHECK(code == 503);
+	proxy_dial_answer_free(&a);
+
+	/* the same, chunked: one chunk of 5000 */
+	hl = snprintf(big, sizeof(big),
+		      "HTTP/1.1 403 Forbidden\r\nTransfer-Encoding: chunked"
+		      "\r\n\r\n1388\r\n");
+	memset(big + hl, 'x', 5000);
+	snprintf(big + hl + 5000, sizeof(big) - (size_t)hl - 5000,
+		 "\r\n0\r\n\r\n");
+	a = (struct proxy_dial_answer){ 0 };
+	CHECK(ask(reply, big, true, 65536, 5, &a, &code) == -1);
+	CHECK(code == 503);
+	proxy_dial_answer_free(&a);
+
 	/* closed before the length: 503, ended early */
 	a = (struct proxy_dial_answer){ 0 };
 	CHECK(ask(reply,
