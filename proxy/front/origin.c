@@ -62,6 +62,56 @@ static bool wildcard(const char *h)
 	       !strcmp(h, "::") || !strcmp(h, "[::0]");
 }
 
+/*
+ * How many copies of its parts glibc's regcomp may make of pattern, at
+ * most: it compiles "x+" as "xx*" and "x{m,n}" as n copies of x, so each
+ * such operator multiplies what it applies to. The product over every
+ * operator, nested or not, bounds it from above (saturated past
+ * PROXY_ORIGIN_MAX_COPIES). "*" and "?" copy nothing.
+ */
+static unsigned long copies(const char *pat)
+{
+	unsigned long prod = 1;
+	for (const char *p = pat; *p && prod <= PROXY_ORIGIN_MAX_COPIES; p++) {
+		unsigned long w = 1;
+		if (*p == '+') {
+			w = 2;
+		} else if (*p == '{') {
+			char *end;
+			unsigned long m = strtoul(p + 1, &end, 10), n = m;
+			if (*end == ',')
+				n = end[1] == '}' ? m + 1 :
+						    strtoul(end + 1, &end, 10);
+			w = m > n ? m : n;
+			w = w >= PROXY_ORIGIN_MAX_COPIES ?
+				    PROXY_ORIGIN_MAX_COPIES + 1 :
+				    w + 1;
+		} else if (*p == '\\') {
+			if (!*++p)
+				break;
+		} else if (*p == '[') { /* a bracket expression */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			for (; *p && *p != ']'; p++)
+				if (*p == '[' && (p[1] == ':' || p[1] == '.' ||
+						  p[1] == '=')) {
+					char end[3] = { p[1], ']', '\0' };
+					const char *q = strstr(p + 2, end);
+					if (!q)
+						return prod; /* regcomp refuses it */
+					p = q + 1;
+				}
+			if (!*p)
+				break;
+		}
+		prod = w > PROXY_ORIGIN_MAX_COPIES ? w : prod * w;
+	}
+	return prod;
+}
+
 struct proxy_origin *proxy_origin_new(const char *accept_hosts,
 				      const char *accept_origins,
 				      const char *listen_host, char *err,
@@ -80,6 +130,19 @@ struct proxy_origin *proxy_origin_new(const char *accept_hosts,
 		goto out_nomem;
 	}
 	for (long i = 0; i < n; i++) {
+		if (strlen(pats[i]) > PROXY_ORIGIN_MAX_PATTERN ||
+		    copies(pats[i]) > PROXY_ORIGIN_MAX_COPIES) {
+			snprintf(err, errlen,
+				 "--accept-hosts: \"%.64s%s\" is longer than %d "
+				 "bytes or repeats too much (the \"+\" and "
+				 "{m,n} counts multiplied, over %d)",
+				 pats[i],
+				 strlen(pats[i]) > 64 ? "..." : "",
+				 PROXY_ORIGIN_MAX_PATTERN, PROXY_ORIGIN_MAX_COPIES);
+			free_items(pats, (size_t)n);
+			proxy_origin_free(o);
+			return NULL;
+		}
 		int rc = regcomp(&o->pats[o->npats], pats[i],
 				 REG_EXTENDED | REG_ICASE | REG_NOSUB);
 		if (rc) {

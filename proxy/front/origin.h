@@ -34,6 +34,14 @@ struct proxy_origin;
  * refused (a DNS name is at most 253 bytes). */
 #define PROXY_ORIGIN_MAX_HOST 1024
 
+/* The longest --accept-hosts pattern, and how much its repetitions may
+ * multiply it: glibc compiles "x+" as "xx*" and "x{m,n}" as n copies of
+ * x, so "a++++..." or "(a{99}){99}" would take memory exponential in the
+ * pattern. The product of every "+" (2) and bound (n+1) must stay under
+ * PROXY_ORIGIN_MAX_COPIES. */
+#define PROXY_ORIGIN_MAX_PATTERN 256
+#define PROXY_ORIGIN_MAX_COPIES 4096
+
 /* kubectl proxy's --accept-hosts default. */
 #define PROXY_ORIGIN_DEFAULT_HOSTS "^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$"
 

@@ -125,6 +125,34 @@ static void test_bad_pattern(void)
 	CHECK(proxy_origin_new("^ok$,(unclosed", NULL, NULL, err,
 			       sizeof(err)) == NULL);
 	CHECK(strstr(err, "--accept-hosts") && strstr(err, "(unclosed"));
+	/* what glibc would compile in exponential memory */
+	static const char *costly[] = {
+		"a++++++++++++++", "(((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)",
+		"(a{99}){99}",	   "a{99999999999999999999}",
+		"a{99999}",
+	};
+	for (size_t i = 0; i < sizeof(costly) / sizeof(*costly); i++) {
+		err[0] = '\0';
+		CHECK(proxy_origin_new(costly[i], NULL, NULL, err,
+				       sizeof(err)) == NULL);
+		CHECK(strstr(err, "repeats too much") != NULL);
+	}
+	char longpat[PROXY_ORIGIN_MAX_PATTERN + 2];
+	memset(longpat, 'a', sizeof(longpat) - 1);
+	longpat[sizeof(longpat) - 1] = '\0';
+	CHECK(proxy_origin_new(longpat, NULL, NULL, err, sizeof(err)) == NULL);
+	/* what a reader writes is fine: */
+	struct proxy_origin *o = proxy_origin_new(
+		"^[a-z0-9]([-a-z0-9]{61}[a-z0-9])?\\.example\\.com$,"
+		"^[a-z0-9][-a-z0-9]*\\.example\\.com$,"
+		"^[[:alpha:]]+\\.[a-z]+\\.internal$,[+]{2}",
+		NULL, NULL, err, sizeof(err));
+	CHECK(o && proxy_origin_host_ok(o, "web-1.example.com:443"));
+	CHECK(o && proxy_origin_host_ok(o, "a.b.internal"));
+	proxy_origin_free(o);
+	/* a comma always separates patterns, as in kubectl proxy */
+	CHECK(proxy_origin_new("^a{0,61}$", NULL, NULL, err, sizeof(err)) ==
+	      NULL);
 	err[0] = '\0';
 	CHECK(proxy_origin_new("", "http://ok:1,ftp://x", NULL, err,
 			       sizeof(err)) == NULL);
