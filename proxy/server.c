@@ -423,6 +423,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return proxy_reply_error(c, PROXY_BadRequest, "%s",
 						 err);
 		}
+		if (p->tls) { /* a suite mixed from the list's parts */
+			const union MHD_ConnectionInfo *ti =
+				MHD_get_connection_info(
+					c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+			if (ti && !proxy_tls_suite_ok(p->tls, ti->tls_session))
+				return MHD_NO;
+		}
 		enum MHD_Result denied;
 		if (origin_gate(p, c, rq->path, &denied)) {
 			rq->local = true;
@@ -646,10 +653,15 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
+	if (proxy_tls_configure(NULL, p->cfg->tls_min_version,
+				p->cfg->tls_cipher_suites, err, errlen))
+		return -EINVAL;
 	if (p->cfg->tls_cert_file) {
 		p->tls = proxy_tls_new(p->cfg->tls_cert_file,
 				       p->cfg->tls_key_file, err, errlen);
-		if (!p->tls)
+		if (!p->tls ||
+		    proxy_tls_configure(p->tls, p->cfg->tls_min_version,
+					p->cfg->tls_cipher_suites, err, errlen))
 			return -EINVAL;
 	}
 	if (p->cfg->client_auth == CLIENT_AUTH_NONE) {
