@@ -67,13 +67,22 @@ static bool wildcard(const char *h)
  * most: it compiles "x+" as "xx*" and "x{m,n}" as n copies of x, so each
  * such operator multiplies what it applies to. The product over every
  * operator, nested or not, bounds it from above (saturated past
- * PROXY_ORIGIN_MAX_COPIES). "*" and "?" copy nothing.
+ * PROXY_ORIGIN_MAX_COPIES). "*" and "?" copy nothing, but nested empty
+ * loops make its closures costly: a repetition right after another
+ * ("a+*") or more than PROXY_ORIGIN_MAX_REPEATS of them count as too
+ * many copies too.
  */
 static unsigned long copies(const char *pat)
 {
 	unsigned long prod = 1;
+	unsigned nrep = 0;
+	bool after_rep = false;
 	for (const char *p = pat; *p && prod <= PROXY_ORIGIN_MAX_COPIES; p++) {
 		unsigned long w = 1;
+		bool rep = *p == '*' || *p == '+' || *p == '?' || *p == '{';
+		if (rep && (after_rep || ++nrep > PROXY_ORIGIN_MAX_REPEATS))
+			return PROXY_ORIGIN_MAX_COPIES + 1;
+		after_rep = rep;
 		if (*p == '+') {
 			w = 2;
 		} else if (*p == '{') {
@@ -86,6 +95,10 @@ static unsigned long copies(const char *pat)
 			w = w >= PROXY_ORIGIN_MAX_COPIES ?
 				    PROXY_ORIGIN_MAX_COPIES + 1 :
 				    w + 1;
+			const char *close = strchr(p, '}');
+			if (!close)
+				return prod; /* regcomp refuses it */
+			p = close;
 		} else if (*p == '\\') {
 			if (!*++p)
 				break;

@@ -38,9 +38,11 @@ struct proxy_origin;
  * multiply it: glibc compiles "x+" as "xx*" and "x{m,n}" as n copies of
  * x, so "a++++..." or "(a{99}){99}" would take memory exponential in the
  * pattern. The product of every "+" (2) and bound (n+1) must stay under
- * PROXY_ORIGIN_MAX_COPIES. */
+ * PROXY_ORIGIN_MAX_COPIES, with at most PROXY_ORIGIN_MAX_REPEATS
+ * repetition operators and none right after another ("a+*"). */
 #define PROXY_ORIGIN_MAX_PATTERN 256
 #define PROXY_ORIGIN_MAX_COPIES 4096
+#define PROXY_ORIGIN_MAX_REPEATS 8
 
 /* kubectl proxy's --accept-hosts default. */
 #define PROXY_ORIGIN_DEFAULT_HOSTS "^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$"

@@ -129,7 +129,8 @@ static void test_bad_pattern(void)
 	static const char *costly[] = {
 		"a++++++++++++++", "(((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)",
 		"(a{99}){99}",	   "a{99999999999999999999}",
-		"a{99999}",
+		"a{99999}",	   "^_+*++st$",
+		"a*b*c*d*e*f*g*h*i*",
 	};
 	for (size_t i = 0; i < sizeof(costly) / sizeof(*costly); i++) {
 		err[0] = '\0';
