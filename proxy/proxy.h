@@ -59,8 +59,8 @@ struct proxy {
 	bool made_socket;      /* the --unix-socket path is ours to remove */
 	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
 	struct proxy_origin *origin; /* --client-auth=none: front/origin.h */
-	int port;	       /* the bound port */
-	bool inited;	       /* proxy_server_start got far enough to stop */
+	int port;		     /* the bound port */
+	bool inited; /* proxy_server_start got far enough to stop */
 	bool ticking;
 	pthread_t ticker;
 	bool stopping;	    /* atomic */

@@ -16,8 +16,8 @@
 struct proxy_origin {
 	regex_t *pats; /* --accept-hosts, compiled */
 	size_t npats;
-	char *listen;	 /* the --listen host, or NULL */
-	char **origins;	 /* --accept-origins */
+	char *listen;	/* the --listen host, or NULL */
+	char **origins; /* --accept-origins */
 	size_t norigins;
 };
 
@@ -145,13 +145,14 @@ struct proxy_origin *proxy_origin_new(const char *accept_hosts,
 	for (long i = 0; i < n; i++) {
 		if (strlen(pats[i]) > PROXY_ORIGIN_MAX_PATTERN ||
 		    copies(pats[i]) > PROXY_ORIGIN_MAX_COPIES) {
-			snprintf(err, errlen,
-				 "--accept-hosts: \"%.64s%s\" is longer than %d "
-				 "bytes or repeats too much (the \"+\" and "
-				 "{m,n} counts multiplied, over %d)",
-				 pats[i],
-				 strlen(pats[i]) > 64 ? "..." : "",
-				 PROXY_ORIGIN_MAX_PATTERN, PROXY_ORIGIN_MAX_COPIES);
+			snprintf(
+				err, errlen,
+				"--accept-hosts: \"%.64s%s\" is longer than %d "
+				"bytes or repeats too much (the \"+\" and "
+				"{m,n} counts multiplied, over %d)",
+				pats[i], strlen(pats[i]) > 64 ? "..." : "",
+				PROXY_ORIGIN_MAX_PATTERN,
+				PROXY_ORIGIN_MAX_COPIES);
 			free_items(pats, (size_t)n);
 			proxy_origin_free(o);
 			return NULL;

@@ -461,9 +461,11 @@ static const struct suite {
 	const char *kx_s, *cipher_s, *mac_s; /* priority string tokens */
 	bool dflt;			     /* Go's default */
 } suites[] = {
-#define S(n, k, c, m, ks, cs, ms, d)                                     \
-	{ n, GNUTLS_KX_##k, GNUTLS_CIPHER_##c, GNUTLS_MAC_##m, ks, cs, ms, \
-	  d }
+#define S(n, k, c, m, ks, cs, ms, d)                                         \
+	{                                                                    \
+		n, GNUTLS_KX_##k, GNUTLS_CIPHER_##c, GNUTLS_MAC_##m, ks, cs, \
+			ms, d                                                \
+	}
 	S("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", ECDHE_ECDSA, AES_128_GCM,
 	  AEAD, "ECDHE-ECDSA", "AES-128-GCM", "AEAD", true),
 	S("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", ECDHE_ECDSA, AES_256_GCM,
@@ -483,10 +485,10 @@ static const struct suite {
 	  true),
 	S("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", ECDHE_RSA, CHACHA20_POLY1305,
 	  AEAD, "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD", false),
-	S("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", ECDHE_ECDSA, AES_128_CBC, SHA1,
-	  "ECDHE-ECDSA", "AES-128-CBC", "SHA1", true),
-	S("TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", ECDHE_ECDSA, AES_256_CBC, SHA1,
-	  "ECDHE-ECDSA", "AES-256-CBC", "SHA1", true),
+	S("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", ECDHE_ECDSA, AES_128_CBC,
+	  SHA1, "ECDHE-ECDSA", "AES-128-CBC", "SHA1", true),
+	S("TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", ECDHE_ECDSA, AES_256_CBC,
+	  SHA1, "ECDHE-ECDSA", "AES-256-CBC", "SHA1", true),
 	S("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", ECDHE_RSA, AES_128_CBC, SHA1,
 	  "ECDHE-RSA", "AES-128-CBC", "SHA1", true),
 	S("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", ECDHE_RSA, AES_256_CBC, SHA1,
@@ -547,8 +549,8 @@ int proxy_tls_configure(struct proxy_tls *t, const char *min_version,
 		{ "VersionTLS13", "+VERS-TLS1.3" },
 	};
 	const char *vers = NULL;
-	const char *mv = min_version && *min_version ? min_version :
-						       "VersionTLS12";
+	const char *mv =
+		min_version && *min_version ? min_version : "VersionTLS12";
 	for (size_t i = 0; i < sizeof(versions) / sizeof(*versions); i++)
 		if (!strcmp(mv, versions[i].name))
 			vers = versions[i].vers;

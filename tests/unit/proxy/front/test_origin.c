@@ -29,9 +29,9 @@ static void test_host_part(void)
 		CHECK_STR(out, good[i].out);
 	}
 	static const char *bad[] = {
-		"",	       ":8001",		"::1",	      "[::1",
-		"[::1]x",      "[::1]:80x",	"[[::1]]",    "a:b",
-		"host:80:80",  "localhost:-1", "[::1]:8:8", "[]x",
+		"",	      ":8001",	      "::1",	   "[::1",
+		"[::1]x",     "[::1]:80x",    "[[::1]]",   "a:b",
+		"host:80:80", "localhost:-1", "[::1]:8:8", "[]x",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		int rc = proxy_origin_host_part(bad[i], out, sizeof(out));
@@ -49,8 +49,9 @@ static void test_host_part(void)
 static void test_default_hosts(void)
 {
 	char err[256] = "";
-	struct proxy_origin *o = proxy_origin_new(
-		PROXY_ORIGIN_DEFAULT_HOSTS, NULL, "127.0.0.1", err, sizeof(err));
+	struct proxy_origin *o =
+		proxy_origin_new(PROXY_ORIGIN_DEFAULT_HOSTS, NULL, "127.0.0.1",
+				 err, sizeof(err));
 	CHECK(o != NULL);
 	if (!o)
 		return;
@@ -127,9 +128,12 @@ static void test_bad_pattern(void)
 	CHECK(strstr(err, "--accept-hosts") && strstr(err, "(unclosed"));
 	/* what glibc would compile in exponential memory */
 	static const char *costly[] = {
-		"a++++++++++++++", "(((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)",
-		"(a{99}){99}",	   "a{99999999999999999999}",
-		"a{99999}",	   "^_+*++st$",
+		"a++++++++++++++",
+		"(((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)",
+		"(a{99}){99}",
+		"a{99999999999999999999}",
+		"a{99999}",
+		"^_+*++st$",
 		"a*b*c*d*e*f*g*h*i*",
 	};
 	for (size_t i = 0; i < sizeof(costly) / sizeof(*costly); i++) {
@@ -158,17 +162,16 @@ static void test_bad_pattern(void)
 	CHECK(proxy_origin_new("", "http://ok:1,ftp://x", NULL, err,
 			       sizeof(err)) == NULL);
 	CHECK(strstr(err, "--accept-origins") && strstr(err, "ftp://x"));
-	CHECK(proxy_origin_new("", "https://a/path", NULL, err,
-			       sizeof(err)) == NULL);
-	CHECK(proxy_origin_new("", "https://", NULL, err, sizeof(err)) ==
+	CHECK(proxy_origin_new("", "https://a/path", NULL, err, sizeof(err)) ==
 	      NULL);
+	CHECK(proxy_origin_new("", "https://", NULL, err, sizeof(err)) == NULL);
 }
 
 static void test_origins(void)
 {
 	char err[256] = "";
-	struct proxy_origin *o = proxy_origin_new(
-		PROXY_ORIGIN_DEFAULT_HOSTS, NULL, NULL, err, sizeof(err));
+	struct proxy_origin *o = proxy_origin_new(PROXY_ORIGIN_DEFAULT_HOSTS,
+						  NULL, NULL, err, sizeof(err));
 	CHECK(o && proxy_origin_origin_ok(o, NULL));
 	CHECK(o && !proxy_origin_origin_ok(o, "http://attacker.example.com"));
 	CHECK(o && !proxy_origin_origin_ok(o, "null"));
