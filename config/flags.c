@@ -132,12 +132,33 @@ static const struct flag flags[] = {
 	       0, 0),
 	  .help = "start with a non-loopback --listen and --client-auth=none (anyone who "
 		  "reaches the port acts as the proxy)" },
+	{ FLAG("accept-hosts", F_STR, OFF(accept_hosts), 0, 0),
+	  .help = "with --client-auth=none, Host names served over TCP: comma-separated "
+		  "POSIX extended regexps, searched case-insensitively in the Host "
+		  "header without its port; the --listen host is accepted too; other "
+		  "hosts get 403 (DNS rebinding)",
+	  .def_str = "^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$" },
+	{ FLAG("accept-origins", F_STR, OFF(accept_origins), 0, 0),
+	  .help = "with --client-auth=none, browser origins served over TCP: "
+		  "comma-separated, exact (https://host:port); a request with another "
+		  "Origin header gets 403",
+	  .note = "none" },
 	{ FLAG("unix-socket-mode", F_MODE, OFF(unix_socket_mode), 0, 0),
 	  .help = "permissions of --unix-socket, octal", DEF(0600) },
 	{ FLAG("tls-cert-file", F_STR, OFF(tls_cert_file), 0, 0),
 	  .help = "serve HTTPS with this certificate (PEM; re-read when it changes)" },
 	{ FLAG("tls-private-key-file", F_STR, OFF(tls_key_file), 0, 0),
 	  .help = "the key of --tls-cert-file (PEM; re-read when it changes)" },
+	{ FLAG("tls-min-version", F_STR, OFF(tls_min_version), 0, 0),
+	  .help = "lowest TLS version the HTTPS listener accepts: VersionTLS10, "
+		  "VersionTLS11, VersionTLS12 or VersionTLS13",
+	  .def_str = "VersionTLS12" },
+	{ FLAG("tls-cipher-suites", F_STR, OFF(tls_cipher_suites), 0, 0),
+	  .help = "TLS 1.0-1.2 cipher suites of the HTTPS listener, comma-separated "
+		  "IANA names as the apiserver takes them "
+		  "(TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,...); TLS 1.3's are fixed",
+	  .note = "the ECDHE AES-GCM, ChaCha20-Poly1305 and AES-CBC-SHA suites, "
+		  "Go's default" },
 	{ FLAG("passthrough-timeout", F_INT, OFF(passthrough_timeout), 0,
 	       86400),
 	  .help = "seconds a forwarded request may take, watches, logs with follow, exec, "
@@ -565,6 +586,10 @@ void config_flags_free(struct config *cfg)
 	free(cfg->unix_socket);
 	free(cfg->tls_cert_file);
 	free(cfg->tls_key_file);
+	free(cfg->accept_hosts);
+	free(cfg->accept_origins);
+	free(cfg->tls_min_version);
+	free(cfg->tls_cipher_suites);
 	free(cfg->certificate_authority);
 	free(cfg->token_file);
 	free(cfg->config_file);

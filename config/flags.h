@@ -62,6 +62,10 @@ struct config {
 	int unix_socket_mode;	  /* --unix-socket-mode, octal (0600) */
 	char *tls_cert_file;	  /* --tls-cert-file: serve HTTPS */
 	char *tls_key_file;	  /* --tls-private-key-file */
+	char *tls_min_version;	  /* --tls-min-version (VersionTLS12) */
+	char *tls_cipher_suites;  /* --tls-cipher-suites, or NULL: defaults */
+	char *accept_hosts;	  /* --accept-hosts: regexps, comma-separated */
+	char *accept_origins;	  /* --accept-origins, or NULL: none */
 	int authn_allow_ttl;	  /* seconds an allowed decision is cached */
 	int authn_deny_ttl;	  /* seconds a denied one is */
 	/* limits (config/limits.h) */

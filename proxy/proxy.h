@@ -30,6 +30,7 @@ struct proxy_fresh;
 struct proxy_authn;
 struct proxy_conns;
 struct proxy_tls;
+struct proxy_origin;
 struct proxy_reload;
 struct proxy_observe;
 
@@ -57,8 +58,9 @@ struct proxy {
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
 	bool made_socket;      /* the --unix-socket path is ours to remove */
 	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
-	int port;	       /* the bound port */
-	bool inited;	       /* proxy_server_start got far enough to stop */
+	struct proxy_origin *origin; /* --client-auth=none: front/origin.h */
+	int port;		     /* the bound port */
+	bool inited; /* proxy_server_start got far enough to stop */
 	bool ticking;
 	pthread_t ticker;
 	bool stopping;	    /* atomic */

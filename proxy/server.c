@@ -25,6 +25,7 @@
 #include "proxy/health.h"
 #include "proxy/list.h"
 #include "proxy/front/listen.h"
+#include "proxy/front/origin.h"
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
 #include "proxy/reply.h"
@@ -170,6 +171,44 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (rt.name[0])
 		return proxy_list_get(p, c, r, &rt, req);
 	return proxy_list_handle(p, c, r, &rt, req);
+}
+
+/*
+ * --client-auth=none, TCP listener: a request whose Host is not one of
+ * --accept-hosts, or that carries an Origin not in --accept-origins, is
+ * what a browser sends after DNS rebinding: 403 before anything else.
+ * The probe paths and /metrics act with no identity and are answered
+ * whatever the Host (kubelet probes send the pod IP); the unix socket no
+ * browser can reach. Returns true after queueing the answer in *ret.
+ */
+static bool origin_gate(struct proxy *p, struct MHD_Connection *c,
+			const char *path, enum MHD_Result *ret)
+{
+	if (!p->origin || health_path(path))
+		return false;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_DAEMON);
+	if (ci && ci->daemon && ci->daemon == p->udaemon)
+		return false;
+	const char *host =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *origin =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	if (!proxy_origin_host_ok(p->origin, host)) {
+		*ret = proxy_reply_error(
+			c, PROXY_Forbidden,
+			"this proxy does not serve the host in the Host header; "
+			"allow it with --accept-hosts");
+		return true;
+	}
+	if (!proxy_origin_origin_ok(p->origin, origin)) {
+		*ret = proxy_reply_error(
+			c, PROXY_Forbidden,
+			"this proxy does not serve requests from a web page of "
+			"this origin; allow it with --accept-origins");
+		return true;
+	}
+	return false;
 }
 
 /* Per request, *state is a struct req: a local one (the cache answers)
@@ -386,6 +425,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			rq->local = true;
 			return proxy_reply_error(c, PROXY_BadRequest, "%s",
 						 err);
+		}
+		if (p->tls) { /* a suite mixed from the list's parts */
+			const union MHD_ConnectionInfo *ti =
+				MHD_get_connection_info(
+					c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+			if (ti && !proxy_tls_suite_ok(p->tls, ti->tls_session))
+				return MHD_NO;
+		}
+		enum MHD_Result denied;
+		if (origin_gate(p, c, rq->path, &denied)) {
+			rq->local = true;
+			return denied;
 		}
 		/* On the reserve past --max-connections only probes are served;
 		 * anyone else is told to come back, and the connection freed. */
@@ -605,10 +656,22 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
+	if (proxy_tls_configure(NULL, p->cfg->tls_min_version,
+				p->cfg->tls_cipher_suites, err, errlen))
+		return -EINVAL;
 	if (p->cfg->tls_cert_file) {
 		p->tls = proxy_tls_new(p->cfg->tls_cert_file,
 				       p->cfg->tls_key_file, err, errlen);
-		if (!p->tls)
+		if (!p->tls ||
+		    proxy_tls_configure(p->tls, p->cfg->tls_min_version,
+					p->cfg->tls_cipher_suites, err, errlen))
+			return -EINVAL;
+	}
+	if (p->cfg->client_auth == CLIENT_AUTH_NONE) {
+		p->origin = proxy_origin_new(p->cfg->accept_hosts,
+					     p->cfg->accept_origins, host, err,
+					     errlen);
+		if (!p->origin)
 			return -EINVAL;
 	}
 	p->daemon = start_daemon(p, (struct sockaddr *)&ss, -1, threads,
@@ -738,6 +801,8 @@ void proxy_server_stop(struct proxy *p)
 	p->conns = NULL;
 	proxy_tls_free(p->tls); /* no handshake can need it now */
 	p->tls = NULL;
+	proxy_origin_free(p->origin);
+	p->origin = NULL;
 	if (p->made_socket) /* ours: never a path that was there before */
 		unlink(p->cfg->unix_socket);
 	proxy_pass_pool_free(p->pass);

@@ -64,6 +64,9 @@ struct files_sig {
 
 struct proxy_tls {
 	char *cert_file, *key_file;
+	char *priorities; /* GnuTLS priority string, or NULL: its default */
+	unsigned nsuites; /* the TLS 1.0-1.2 suites allowed */
+	unsigned char suites[32];
 	struct pair *cur;	     /* published: cache_rcu_load() */
 	int64_t next_check_ms;	     /* atomic; CLOCK_MONOTONIC */
 	pthread_mutex_t reload_lock; /* held by the one thread checking */
@@ -449,6 +452,211 @@ out_free:
 	return NULL;
 }
 
+/* The apiserver's (Go's) names of the TLS 1.0-1.2 suites GnuTLS has. */
+static const struct suite {
+	const char *name;
+	gnutls_kx_algorithm_t kx;
+	gnutls_cipher_algorithm_t cipher;
+	gnutls_mac_algorithm_t mac;
+	const char *kx_s, *cipher_s, *mac_s; /* priority string tokens */
+	bool dflt;			     /* Go's default */
+} suites[] = {
+#define S(n, k, c, m, ks, cs, ms, d)                                         \
+	{                                                                    \
+		n, GNUTLS_KX_##k, GNUTLS_CIPHER_##c, GNUTLS_MAC_##m, ks, cs, \
+			ms, d                                                \
+	}
+	S("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", ECDHE_ECDSA, AES_128_GCM,
+	  AEAD, "ECDHE-ECDSA", "AES-128-GCM", "AEAD", true),
+	S("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", ECDHE_ECDSA, AES_256_GCM,
+	  AEAD, "ECDHE-ECDSA", "AES-256-GCM", "AEAD", true),
+	S("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", ECDHE_ECDSA,
+	  CHACHA20_POLY1305, AEAD, "ECDHE-ECDSA", "CHACHA20-POLY1305", "AEAD",
+	  true),
+	S("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", ECDHE_ECDSA,
+	  CHACHA20_POLY1305, AEAD, "ECDHE-ECDSA", "CHACHA20-POLY1305", "AEAD",
+	  false),
+	S("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", ECDHE_RSA, AES_128_GCM, AEAD,
+	  "ECDHE-RSA", "AES-128-GCM", "AEAD", true),
+	S("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", ECDHE_RSA, AES_256_GCM, AEAD,
+	  "ECDHE-RSA", "AES-256-GCM", "AEAD", true),
+	S("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", ECDHE_RSA,
+	  CHACHA20_POLY1305, AEAD, "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD",
+	  true),
+	S("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", ECDHE_RSA, CHACHA20_POLY1305,
+	  AEAD, "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD", false),
+	S("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", ECDHE_ECDSA, AES_128_CBC,
+	  SHA1, "ECDHE-ECDSA", "AES-128-CBC", "SHA1", true),
+	S("TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", ECDHE_ECDSA, AES_256_CBC,
+	  SHA1, "ECDHE-ECDSA", "AES-256-CBC", "SHA1", true),
+	S("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", ECDHE_RSA, AES_128_CBC, SHA1,
+	  "ECDHE-RSA", "AES-128-CBC", "SHA1", true),
+	S("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", ECDHE_RSA, AES_256_CBC, SHA1,
+	  "ECDHE-RSA", "AES-256-CBC", "SHA1", true),
+	S("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", ECDHE_ECDSA, AES_128_CBC,
+	  SHA256, "ECDHE-ECDSA", "AES-128-CBC", "SHA256", false),
+	S("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", ECDHE_RSA, AES_128_CBC,
+	  SHA256, "ECDHE-RSA", "AES-128-CBC", "SHA256", false),
+	S("TLS_RSA_WITH_AES_128_GCM_SHA256", RSA, AES_128_GCM, AEAD, "RSA",
+	  "AES-128-GCM", "AEAD", false),
+	S("TLS_RSA_WITH_AES_256_GCM_SHA384", RSA, AES_256_GCM, AEAD, "RSA",
+	  "AES-256-GCM", "AEAD", false),
+	S("TLS_RSA_WITH_AES_128_CBC_SHA", RSA, AES_128_CBC, SHA1, "RSA",
+	  "AES-128-CBC", "SHA1", false),
+	S("TLS_RSA_WITH_AES_256_CBC_SHA", RSA, AES_256_CBC, SHA1, "RSA",
+	  "AES-256-CBC", "SHA1", false),
+	S("TLS_RSA_WITH_AES_128_CBC_SHA256", RSA, AES_128_CBC, SHA256, "RSA",
+	  "AES-128-CBC", "SHA256", false),
+#undef S
+};
+#define NSUITES (sizeof(suites) / sizeof(suites[0]))
+
+/* TLS 1.3's, which Go does not let one configure either: accepted and
+ * ignored, as the apiserver does. */
+static const char *const tls13_names[] = {
+	"TLS_AES_128_GCM_SHA256",
+	"TLS_AES_256_GCM_SHA384",
+	"TLS_CHACHA20_POLY1305_SHA256",
+};
+
+/* Add tok to the priority list out (":+tok") unless it is there. */
+static void add_token(char *out, size_t outlen, const char *tok)
+{
+	char want[64];
+	snprintf(want, sizeof(want), ":+%s:", tok);
+	size_t n = strlen(out);
+	if (n + 1 < outlen) { /* look for it with a ':' after */
+		out[n] = ':';
+		out[n + 1] = '\0';
+		bool have = strstr(out, want) != NULL;
+		out[n] = '\0';
+		if (have)
+			return;
+	}
+	snprintf(out + n, outlen - n, ":+%s", tok);
+}
+
+int proxy_tls_configure(struct proxy_tls *t, const char *min_version,
+			const char *cipher_suites, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name, *vers;
+	} versions[] = {
+		{ "VersionTLS10",
+		  "+VERS-TLS1.3:+VERS-TLS1.2:+VERS-TLS1.1:+VERS-TLS1.0" },
+		{ "VersionTLS11", "+VERS-TLS1.3:+VERS-TLS1.2:+VERS-TLS1.1" },
+		{ "VersionTLS12", "+VERS-TLS1.3:+VERS-TLS1.2" },
+		{ "VersionTLS13", "+VERS-TLS1.3" },
+	};
+	const char *vers = NULL;
+	const char *mv =
+		min_version && *min_version ? min_version : "VersionTLS12";
+	for (size_t i = 0; i < sizeof(versions) / sizeof(*versions); i++)
+		if (!strcmp(mv, versions[i].name))
+			vers = versions[i].vers;
+	if (!vers) {
+		snprintf(err, errlen,
+			 "--tls-min-version: want VersionTLS10, VersionTLS11, "
+			 "VersionTLS12 or VersionTLS13, got \"%s\"",
+			 mv);
+		return -EINVAL;
+	}
+	unsigned char pick[NSUITES];
+	unsigned npick = 0;
+	if (!cipher_suites || !*cipher_suites) {
+		for (unsigned i = 0; i < NSUITES; i++)
+			if (suites[i].dflt)
+				pick[npick++] = (unsigned char)i;
+	}
+	for (const char *p = cipher_suites ? cipher_suites : ""; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		bool known = false;
+		for (unsigned i = 0; i < NSUITES && !known; i++)
+			if (strlen(suites[i].name) == len &&
+			    !strncmp(suites[i].name, p, len)) {
+				known = true;
+				bool dup = false;
+				for (unsigned k = 0; k < npick; k++)
+					dup |= pick[k] == i;
+				if (!dup)
+					pick[npick++] = (unsigned char)i;
+			}
+		for (size_t i = 0; !known && i < 3; i++)
+			known = strlen(tls13_names[i]) == len &&
+				!strncmp(tls13_names[i], p, len);
+		if (!known && len) {
+			snprintf(err, errlen,
+				 "--tls-cipher-suites: unknown or unsupported "
+				 "suite \"%.*s\" (want IANA names such as "
+				 "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256; "
+				 "3DES and RC4 are not offered)",
+				 (int)(len > 80 ? 80 : len), p);
+			return -EINVAL;
+		}
+		p += len + (comma ? 1 : 0);
+	}
+	if (!npick) {
+		snprintf(err, errlen,
+			 "--tls-cipher-suites: no TLS 1.0-1.2 suite given");
+		return -EINVAL;
+	}
+	if (!t)
+		return 0;
+	/* GnuTLS enables ciphers, MACs and key exchanges, not suites: the
+	 * union of the parts of the suites (and TLS 1.3's AEAD ciphers) is
+	 * enabled, and proxy_tls_suite_ok() refuses a TLS 1.2 session whose
+	 * suite is not one of the list. */
+	char prio[1024];
+	snprintf(prio, sizeof(prio),
+		 "NORMAL:%%SERVER_PRECEDENCE:-VERS-ALL:%s:-CIPHER-ALL:-MAC-ALL:"
+		 "-KX-ALL",
+		 vers);
+	for (unsigned k = 0; k < npick; k++) {
+		add_token(prio, sizeof(prio), suites[pick[k]].cipher_s);
+		add_token(prio, sizeof(prio), suites[pick[k]].mac_s);
+		add_token(prio, sizeof(prio), suites[pick[k]].kx_s);
+	}
+	add_token(prio, sizeof(prio), "AES-128-GCM");
+	add_token(prio, sizeof(prio), "AES-256-GCM");
+	add_token(prio, sizeof(prio), "CHACHA20-POLY1305");
+	add_token(prio, sizeof(prio), "AEAD");
+	gnutls_priority_t check;
+	const char *where = NULL;
+	if (gnutls_priority_init(&check, prio, &where) < 0) {
+		snprintf(err, errlen, "TLS: GnuTLS refuses the priorities %s",
+			 prio);
+		return -EINVAL;
+	}
+	gnutls_priority_deinit(check);
+	char *copy = xstrdup(prio);
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	free(t->priorities);
+	t->priorities = copy;
+	memcpy(t->suites, pick, npick);
+	t->nsuites = npick;
+	return 0;
+}
+
+bool proxy_tls_suite_ok(const struct proxy_tls *t, void *session)
+{
+	gnutls_session_t s = session;
+	if (!t || !s || gnutls_protocol_get_version(s) == GNUTLS_TLS1_3)
+		return true;
+	gnutls_kx_algorithm_t kx = gnutls_kx_get(s);
+	gnutls_cipher_algorithm_t c = gnutls_cipher_get(s);
+	gnutls_mac_algorithm_t m = gnutls_mac_get(s);
+	for (unsigned i = 0; i < t->nsuites; i++) {
+		const struct suite *su = &suites[t->suites[i]];
+		if (su->kx == kx && su->cipher == c && su->mac == m)
+			return true;
+	}
+	return false;
+}
+
 unsigned proxy_tls_daemon_options(struct proxy_tls *t,
 				  struct MHD_OptionItem opts[PROXY_TLS_NOPTS])
 {
@@ -458,6 +666,11 @@ unsigned proxy_tls_daemon_options(struct proxy_tls *t,
 	opts[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_CERT_CALLBACK2, 0,
 					   (void *)&retrieve };
 	opts[1] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	if (t->priorities) {
+		opts[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES,
+						   0, t->priorities };
+		opts[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	}
 	return MHD_USE_TLS;
 }
 
@@ -473,6 +686,7 @@ void proxy_tls_free(struct proxy_tls *t)
 	pair_free(pr);
 	free(t->cert_file);
 	free(t->key_file);
+	free(t->priorities);
 	pthread_mutex_destroy(&t->reload_lock);
 	free(t);
 }

@@ -25,13 +25,14 @@
 #ifndef PROXY_TLS_H
 #define PROXY_TLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <microhttpd.h>
 
 struct proxy_tls;
 
 /* The MHD_OptionItem slots proxy_tls_daemon_options() fills. */
-#define PROXY_TLS_NOPTS 2
+#define PROXY_TLS_NOPTS 3
 
 /* Load cert_file (a PEM chain, leaf first) and key_file (PEM: PKCS#1,
  * SEC1 or unencrypted PKCS#8). Returns NULL with err set to one line
@@ -41,6 +42,24 @@ struct proxy_tls;
  * static. The file names are copied. */
 struct proxy_tls *proxy_tls_new(const char *cert_file, const char *key_file,
 				char *err, size_t errlen);
+
+/*
+ * --tls-min-version (VersionTLS10..VersionTLS13; NULL or "": VersionTLS12)
+ * and --tls-cipher-suites (the apiserver's IANA names, comma-separated;
+ * NULL or "": Go's defaults, the ECDHE suites with AES-GCM, ChaCha20-
+ * Poly1305 and AES-CBC-SHA; TLS 1.3's names are accepted and ignored,
+ * as TLS 1.3's suites are fixed) into t's GnuTLS priorities. Call before
+ * proxy_tls_daemon_options(). With t NULL only checks the names. Returns
+ * 0, or -EINVAL with err naming the flag and the value refused.
+ */
+int proxy_tls_configure(struct proxy_tls *t, const char *min_version,
+			const char *cipher_suites, char *err, size_t errlen);
+
+/* Whether a handshaken GnuTLS session (a gnutls_session_t) is at TLS 1.3
+ * or uses one of the configured TLS 1.0-1.2 suites: GnuTLS enables the
+ * parts of suites, so a mix of parts outside the list can be agreed, and
+ * the request on it is then refused. Any thread. */
+bool proxy_tls_suite_ok(const struct proxy_tls *t, void *session);
 
 /* What makes a libmicrohttpd daemon serve TLS with t: returns the daemon
  * flags to add (0 when t is NULL) and fills opts, the caller's array, to

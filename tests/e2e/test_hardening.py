@@ -239,7 +239,7 @@ class PrettyMemory(unittest.TestCase):
         for _ in range(20):
             s = socket.create_connection((host, int(port)))
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: x\r\n"
+            s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\n"
                       b"User-Agent: curl/7.88.1\r\nConnection: close\r\n\r\n")
             socks.append(s)
         self.addCleanup(lambda: [s.close() for s in socks])

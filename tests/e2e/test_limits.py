@@ -30,7 +30,7 @@ def metric(url, name, labels=""):
 def send_request(url, path, timeout=10):
     """A socket that has sent a whole GET request for path."""
     s = socket.create_connection(hostport(url), timeout=timeout)
-    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode())
+    s.sendall(("GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % path).encode())
     return s
 
 
@@ -67,7 +67,7 @@ class Slowloris:
     """n sockets, each sending one more byte of a request header that never
     ends, every second, until stop()."""
 
-    HEAD = b"GET /api/v1/pods HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 4000
+    HEAD = b"GET /api/v1/pods HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 4000
 
     def __init__(self, url, n):
         self.socks = []

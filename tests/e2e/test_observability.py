@@ -120,7 +120,7 @@ class Metrics(unittest.TestCase):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         s.connect(("127.0.0.1", port))
         self.addCleanup(s.close)
-        s.sendall(b"GET /api/v1/pods?watch=1&resourceVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /api/v1/pods?watch=1&resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         # never read: writes pile up behind it, far past --history 64
         # (10 MiB of events: more than the kernel's socket buffers hold)
         for i in range(640):

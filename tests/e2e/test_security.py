@@ -26,7 +26,7 @@ def raw_request(url, line, extra=b""):
     """Send one request line as given; return (status code, body)."""
     host, port = url.split("//")[1].split(":")
     s = socket.create_connection((host, int(port)), timeout=10)
-    s.sendall(line.encode() + b"\r\nHost: x\r\nConnection: close\r\n" + extra + b"\r\n")
+    s.sendall(line.encode() + b"\r\nHost: localhost\r\nConnection: close\r\n" + extra + b"\r\n")
     data = b""
     while True:
         d = s.recv(65536)

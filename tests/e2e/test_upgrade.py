@@ -118,7 +118,7 @@ class Scripted:
 
 def upgrade_request(path="/api/v1/namespaces/ns-1/pods/web-1/exec?command=cat&stdin=true",
                     extra_headers=(), method="POST", upgrade="SPDY/3.1"):
-    lines = ["%s %s HTTP/1.1" % (method, path), "Host: proxy",
+    lines = ["%s %s HTTP/1.1" % (method, path), "Host: localhost",
              "Connection: Upgrade", "Upgrade: " + upgrade,
              "X-Stream-Protocol-Version: v4.channel.k8s.io"]
     lines += list(extra_headers)
@@ -616,7 +616,7 @@ class UpgradeFailures(unittest.TestCase):
         port = int(p.url.rsplit(":", 1)[1])
         s = socket.create_connection(("127.0.0.1", port))
         self.addCleanup(s.close)
-        s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\n"
                   b"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
                   b"HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n")
         head, rest = read_head(s)

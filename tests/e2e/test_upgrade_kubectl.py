@@ -280,7 +280,7 @@ class TLSBothSides(KubectlUpgradeBase, unittest.TestCase):
                             server_hostname="127.0.0.1")
         self.addCleanup(s.close)
         s.sendall(b"GET /api/v1/namespaces/ns-1/pods/web-1/exec?command=echo&command=hi&stdout=true"
-                  b" HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                  b" HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                   b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                   b"Sec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n")
         s.settimeout(20)
@@ -311,7 +311,7 @@ class TLSBothSides(KubectlUpgradeBase, unittest.TestCase):
         s = socket.create_connection(("127.0.0.1", port))
         self.addCleanup(s.close)
         s.sendall(b"GET /api/v1/namespaces/ns-1/pods/web-1/exec?command=true HTTP/1.1\r\n"
-                  b"Host: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                  b"Host: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                   b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                   b"Sec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n")
         s.settimeout(20)

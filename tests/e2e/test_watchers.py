@@ -89,7 +89,7 @@ class ManyWatchers(unittest.TestCase):
         s = socket.create_connection((host, int(port)), timeout=10)
         self.addCleanup(s.close)
         s.sendall(("GET /api/v1/namespaces/ns-1/pods?watch=true&resourceVersion=%s "
-                   "HTTP/1.0\r\nHost: x\r\n\r\n" % rv).encode())
+                   "HTTP/1.0\r\nHost: localhost\r\n\r\n" % rv).encode())
         time.sleep(0.3)
         # a big annotation makes the event several times WATCH_BLOCK
         big = "x" * 6000
