@@ -177,6 +177,15 @@ static const struct flag flags[] = {
 	{ FLAG("header-timeout", F_INT, OFF(header_timeout), 1, 3600),
 	  .help = "seconds a client has to send a whole request header",
 	  DEF(LIMIT_HEADER_TIMEOUT_S), .note = ", the apiserver's" },
+	{ FLAG("request-body-timeout", F_INT, OFF(request_body_timeout), 1,
+	       3600),
+	  .help = "seconds a request body may go without a byte before its "
+		  "connection is closed",
+	  DEF(LIMIT_REQUEST_BODY_TIMEOUT_S) },
+	{ FLAG("max-request-body-bytes", F_INT, OFF(max_request_body), 1,
+	       1 << 30),
+	  .help = "bytes of one request body; a larger one is answered 413",
+	  DEF(LIMIT_REQUEST_BODY_BYTES), .note = ", the apiserver's" },
 	{ FLAG("upstream-page-max-mib", F_MIB, OFF(upstream_page_max), 1,
 	       65536),
 	  .help = "MiB of one upstream LIST page; a larger one is fetched again in "

@@ -74,6 +74,8 @@ struct config {
 	int max_watchers;	     /* open local watches */
 	int idle_timeout;	     /* seconds of silence before a close */
 	int header_timeout;	     /* seconds from accept to a whole header */
+	int request_body_timeout;    /* seconds a body may send nothing */
+	int max_request_body;	     /* bytes of one request body */
 	long long upstream_page_max; /* bytes of one upstream LIST page */
 	long long upstream_line_max; /* bytes of one watch event or item */
 	long long upstream_list_max; /* bytes of all pages of one LIST */

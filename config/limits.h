@@ -47,8 +47,20 @@
 
 /* ---- clients (fixed: the apiserver's) ---- */
 
-/* Request bodies, as the apiserver's limit. */
+/* --max-request-body-bytes: one request body, the apiserver's
+ * MaxRequestBodyBytes; past it 413 RequestEntityTooLarge. */
 #define LIMIT_REQUEST_BODY_BYTES (3 * 1024 * 1024)
+/* --request-body-timeout: seconds a request body may go without a byte
+ * once its header is in (or since its last bytes were taken); past it
+ * the connection is closed and the upstream request abandoned. */
+#define LIMIT_REQUEST_BODY_TIMEOUT_S 60
+/* Bytes of a forwarded request body held at a time: the body streams to
+ * the upstream, and the client is read no further while this much
+ * waits for it. */
+#define LIMIT_REQUEST_BODY_BUFFER (64 * 1024)
+/* All forwarded bodies together: LIMIT_REQUEST_BODY_BUFFER each, so
+ * 1024 bodies on their way up at once; one more is answered 429. */
+#define LIMIT_REQUEST_BODIES_BYTES ((size_t)64 << 20)
 /* Paginated snapshots kept per resource for continue tokens, each for
  * five minutes after its last page (the apiserver's compaction interval).
  * Only distinct snapshots take a slot, and a snapshot exists only where

@@ -77,7 +77,9 @@ struct cache_resource;
 	  "reason=\"max_watchers\"", NULL)                                      \
 	X(header_timeouts, "informer_proxy_connections_cut_total",              \
 	  "reason=\"header_timeout\"",                                          \
-	  "Client connections the proxy closed, by why.")
+	  "Client connections the proxy closed, by why.")                       \
+	X(body_timeouts, "informer_proxy_connections_cut_total",                \
+	  "reason=\"body_timeout\"", NULL)
 
 struct proxy_counters {
 #define X(field, name, labels, help) uint64_t field;

@@ -29,6 +29,7 @@
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
 #include "proxy/reply.h"
+#include "proxy/pass/forward.h"
 #include "proxy/pass/pass.h"
 #include "proxy/rv.h"
 #include "proxy/front/tls.h"
@@ -401,13 +402,10 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 	return answer_verdict(c, v, msg, details, ret);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
-				  const char *url, const char *method,
-				  const char *version, const char *upload,
-				  size_t *upload_size, void **state)
+static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
+			      const char *method, const char *upload,
+			      size_t *upload_size, struct req *rq)
 {
-	struct proxy *p = cls;
-	struct req *rq = *state;
 	char err[160];
 	if (!rq || !rq->announced)
 		proxy_conns_header_done(c); /* no slowloris, whatever comes */
@@ -432,6 +430,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 					c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 			if (ti && !proxy_tls_suite_ok(p->tls, ti->tls_session))
 				return MHD_NO;
+		}
+		/* libmicrohttpd keeps "Content-Length : 5" as a header
+		 * named "Content-Length ": never passed on, where it
+		 * could mean something else to the upstream */
+		if (!proxy_forward_names_ok(c)) {
+			rq->local = true;
+			return proxy_reply_error(c, PROXY_BadRequest,
+						 "invalid header name");
 		}
 		enum MHD_Result denied;
 		if (origin_gate(p, c, rq->path, &denied)) {
@@ -490,6 +496,34 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	}
 	return proxy_pass_handle(p->pass, c, rq->raw, method, upload,
 				 upload_size, &rq->pass);
+}
+
+/* A request body's deadline, as the apiserver's read timeout: from
+ * its header, the whole body is due within --request-body-timeout
+ * (conns.c cuts it off after); however slowly it trickles in, a client
+ * keeps a connection and an upstream request no longer. */
+static bool announces_body(struct MHD_Connection *c)
+{
+	const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     "Transfer-Encoding");
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     "Content-Length");
+	return te || (cl && strtoll(cl, NULL, 10) > 0);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	struct proxy *p = cls;
+	struct req *rq = *state;
+	bool first = !rq || !rq->announced;
+	size_t offered = *upload_size;
+	enum MHD_Result ret = handle(p, c, method, upload, upload_size, rq);
+	if (rq && !rq->upgrade && (first || !offered))
+		proxy_conns_body(p->conns, c, first && announces_body(c));
+	return ret;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -554,8 +588,12 @@ static void *ticker(void *arg)
 		for (int i = 0, n = proxy_nres(p); i < n; i++)
 			cache_history_wake_all(p->res[i]->history);
 		proxy_fresh_tick(p->fresh);
-		for (int cut = proxy_conns_reap(p->conns); cut > 0; cut--)
+		int slow = 0;
+		for (int cut = proxy_conns_reap(p->conns, &slow); cut > 0;
+		     cut--)
 			PROXY_COUNT(header_timeouts);
+		for (; slow > 0; slow--)
+			PROXY_COUNT(body_timeouts);
 		if (++ticks % (GIVE_BACK_S * 1000 / TICK_MS) == 0) {
 			/* expired pins first: what they held is then free */
 			for (int i = 0, n = proxy_nres(p); i < n; i++)
@@ -639,6 +677,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 	p->pass = proxy_pass_pool_new(p->up,
 				      p->cfg->client_auth == CLIENT_AUTH_NONE,
 				      p->cfg->passthrough_timeout);
+	if (p->pass && p->cfg->max_request_body > 0)
+		proxy_pass_pool_set_max_body(p->pass, p->cfg->max_request_body);
 	p->upgrade = proxy_upgrade_pool_new(
 		p->up, p->cfg->client_auth == CLIENT_AUTH_NONE,
 		p->cfg->passthrough_timeout, 0, err, errlen);

@@ -14,18 +14,19 @@
 #include "config/buf.h"
 
 /* X(code, reason): the reasons the proxy answers with. */
-#define PROXY_REASONS(X)           \
-	X(400, BadRequest)         \
-	X(401, Unauthorized)       \
-	X(403, Forbidden)          \
-	X(404, NotFound)           \
-	X(405, MethodNotAllowed)   \
-	X(406, NotAcceptable)      \
-	X(410, Expired)            \
-	X(422, Invalid)            \
-	X(429, TooManyRequests)    \
-	X(500, InternalError)      \
-	X(503, ServiceUnavailable) \
+#define PROXY_REASONS(X)              \
+	X(400, BadRequest)            \
+	X(401, Unauthorized)          \
+	X(403, Forbidden)             \
+	X(404, NotFound)              \
+	X(405, MethodNotAllowed)      \
+	X(406, NotAcceptable)         \
+	X(410, Expired)               \
+	X(413, RequestEntityTooLarge) \
+	X(422, Invalid)               \
+	X(429, TooManyRequests)       \
+	X(500, InternalError)         \
+	X(503, ServiceUnavailable)    \
 	X(504, Timeout)
 
 enum proxy_reason {

@@ -31,6 +31,8 @@ struct conn {
 	int fd;			  /* libmicrohttpd's; never closed here */
 	int64_t deadline_ms;	  /* atomic; a whole header is due by then,
 					 * 0 when none is awaited */
+	int64_t body_due_ms;	  /* atomic; a whole request body is due
+					 * by then, 0 when none is awaited */
 	bool cut;		  /* under the lock: shut down once */
 };
 
@@ -38,7 +40,7 @@ struct proxy_conns {
 	int max;     /* --max-connections in force */
 	int reserve; /* above it: probes and refusals */
 	int max_watchers;
-	int idle_ms, header_ms;
+	int idle_ms, header_ms, body_ms;
 	int open;	      /* atomic: connections */
 	int watchers;	      /* atomic: local watches */
 	pthread_mutex_t lock; /* the list and every conn's cut */
@@ -80,6 +82,10 @@ struct proxy_conns *proxy_conns_new(const struct config *cfg, long nofile)
 	cs->max_watchers = cfg->max_watchers;
 	cs->idle_ms = cfg->idle_timeout * 1000;
 	cs->header_ms = cfg->header_timeout * 1000;
+	cs->body_ms =
+		(cfg->request_body_timeout > 0 ? cfg->request_body_timeout :
+						 LIMIT_REQUEST_BODY_TIMEOUT_S) *
+		1000;
 	cs->list.prev = cs->list.next = &cs->list;
 	pthread_mutex_init(&cs->lock, NULL);
 	log_info(
@@ -173,15 +179,27 @@ void proxy_conns_header_done(struct MHD_Connection *c)
 		__atomic_store_n(&cn->deadline_ms, 0, __ATOMIC_RELAXED);
 }
 
+void proxy_conns_body(struct proxy_conns *cs, struct MHD_Connection *c,
+		      bool owed)
+{
+	struct conn *cn = conn_of(c);
+	if (cn)
+		__atomic_store_n(&cn->body_due_ms,
+				 owed ? now_ms() + cs->body_ms : 0,
+				 __ATOMIC_RELAXED);
+}
+
 void proxy_conns_request_done(struct proxy_conns *cs, struct MHD_Connection *c)
 {
 	/* As Go's server: a kept-alive connection may wait for the idle
 	 * timeout, then has the header timeout for the next header. */
 	struct conn *cn = conn_of(c);
-	if (cn)
+	if (cn) {
+		__atomic_store_n(&cn->body_due_ms, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&cn->deadline_ms,
 				 now_ms() + cs->idle_ms + cs->header_ms,
 				 __ATOMIC_RELAXED);
+	}
 }
 
 bool proxy_conns_over(struct proxy_conns *cs)
@@ -224,19 +242,26 @@ enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
 	return proxy_reply_status(c, &st);
 }
 
-int proxy_conns_reap(struct proxy_conns *cs)
+int proxy_conns_reap(struct proxy_conns *cs, int *bodies)
 {
 	int64_t now = now_ms();
-	int cut = 0;
+	int cut = 0, slow = 0;
 	pthread_mutex_lock(&cs->lock);
 	for (struct conn *cn = cs->list.next; cn != &cs->list; cn = cn->next) {
 		int64_t due =
 			__atomic_load_n(&cn->deadline_ms, __ATOMIC_RELAXED);
-		if (!due || now < due || cn->cut || cn->fd < 0)
+		int64_t body =
+			__atomic_load_n(&cn->body_due_ms, __ATOMIC_RELAXED);
+		bool late_header = due && now >= due;
+		bool late_body = body && now >= body;
+		if ((!late_header && !late_body) || cn->cut || cn->fd < 0)
 			continue;
 		shutdown(cn->fd, SHUT_RDWR); /* libmicrohttpd closes it */
 		cn->cut = true;
-		cut++;
+		if (late_header)
+			cut++;
+		else
+			slow++;
 	}
 	pthread_mutex_unlock(&cs->lock);
 	if (cut)
@@ -244,6 +269,13 @@ int proxy_conns_reap(struct proxy_conns *cs)
 		      "closed %d connection(s) that sent no whole request header "
 		      "in time",
 		      cut);
+	if (slow)
+		log_v(1,
+		      "closed %d connection(s) that sent no whole request body "
+		      "in time",
+		      slow);
+	if (bodies)
+		*bodies = slow;
 	return cut;
 }
 

@@ -4,7 +4,8 @@
  * open local watches, says when a request is past --max-connections or a
  * watch past --max-watchers (the caller answers 429 with
  * proxy_conns_refuse), and cuts off a connection that has not delivered
- * a whole request header within --header-timeout of its accept: a
+ * a whole request header within --header-timeout of its accept, or a
+ * whole request body within --request-body-timeout of its header: a
  * slowloris, which libmicrohttpd has no option against.
  *
  * The limits in force are fixed by proxy_conns_new() from the flags and
@@ -58,6 +59,11 @@ void proxy_conns_notify(void *cls, struct MHD_Connection *c,
 /* A whole request header has come on c: the first call of the access
  * handler for a request, on c's request thread. */
 void proxy_conns_header_done(struct MHD_Connection *c);
+/* Whether c's request owes its body (owed: its header is in and
+ * announces one; the whole body is due --request-body-timeout from now)
+ * or not (it has all come). c's request thread, from its access handler. */
+void proxy_conns_body(struct proxy_conns *cs, struct MHD_Connection *c,
+		      bool owed);
 /* c's request is over (the request-completed callback, on c's
  * thread); the next one on the same connection, if any, is awaited for
  * --idle-timeout and then --header-timeout. */
@@ -77,11 +83,13 @@ void proxy_conns_watch_put(struct proxy_conns *cs);
 enum MHD_Result proxy_conns_refuse(struct MHD_Connection *c, const char *what,
 				   int limit);
 
-/* Shut down every connection past its header deadline (shutdown():
- * libmicrohttpd still closes the socket). From the ticker, a few times a
- * second. Returns how many were cut, for the caller to count: this
- * module counts nothing itself, so /metrics may read it. */
-int proxy_conns_reap(struct proxy_conns *cs);
+/* Shut down every connection past its header or body deadline
+ * (shutdown(): libmicrohttpd still closes the socket, and ends the
+ * request, its upstream transfer included). From the ticker, a few times
+ * a second. Returns how many were cut for want of a header, and in
+ * *bodies (NULL is fine) for want of a body, for the caller to count:
+ * this module counts nothing itself, so /metrics may read it. */
+int proxy_conns_reap(struct proxy_conns *cs, int *bodies);
 
 /* For a graceful stop: shut down every connection that waits for a
  * request header (idle between requests, or yet to send one) and return

@@ -57,3 +57,40 @@ struct proxy_forward_who proxy_forward_who(struct MHD_Connection *c,
 	w.strip_identity = !w.client_creds;
 	return w;
 }
+
+/* RFC 9110 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" /
+ * "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA */
+bool proxy_forward_token(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		bool alnum = (ch >= '0' && ch <= '9') ||
+			     (ch >= 'a' && ch <= 'z') ||
+			     (ch >= 'A' && ch <= 'Z');
+		if (!alnum && !strchr("!#$%&'*+-.^_`|~", ch))
+			return false;
+	}
+	return true;
+}
+
+static enum MHD_Result check_name(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	bool *ok = cls;
+	(void)kind;
+	(void)value;
+	if (!proxy_forward_token(key)) {
+		*ok = false;
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+bool proxy_forward_names_ok(struct MHD_Connection *c)
+{
+	bool ok = true;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, check_name, &ok);
+	return ok;
+}

@@ -15,7 +15,9 @@
  *   for someone else (Impersonate-*, X-Remote-*, Authorization,
  *   Proxy-Authorization, Cookie) is removed;
  * - hop-by-hop headers, Host and Expect are never passed on: the
- *   forwarding side writes its own.
+ *   forwarding side writes its own;
+ * - a request with a header name that is not a token is not forwarded
+ *   at all (proxy_forward_names_ok()).
  *
  * Threads: proxy_forward_who() reads c's headers, on c's libmicrohttpd
  * request thread; the other two read only their arguments and may be
@@ -51,5 +53,13 @@ bool proxy_forward_header(const char *key, bool strip_identity, bool upgrade);
  * the sending side writes itself: such headers of an upstream answer
  * are not passed on to the client either. */
 bool proxy_forward_hop_by_hop(const char *name, size_t n);
+
+/* Whether s is a token (RFC 9110 5.6.2), which a header name must be:
+ * no white space, no separator, not empty. Any thread. */
+bool proxy_forward_token(const char *s);
+/* Whether every header name of the request on c is a token: a request
+ * with one that is not is refused (400), as the apiserver's HTTP server
+ * does, and never forwarded. c's request thread. */
+bool proxy_forward_names_ok(struct MHD_Connection *c);
 
 #endif

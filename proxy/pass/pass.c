@@ -31,6 +31,9 @@
 
 #define HIGH_WATER (1024 * 1024) /* pause the upstream above this */
 #define LOW_WATER (256 * 1024)	 /* and resume it below this */
+/* What one request body may hold here at a time: the client is read no
+ * further (its connection suspended) while this much waits for libcurl. */
+#define UPLOAD_BUF LIMIT_REQUEST_BODY_BUFFER
 
 enum pass_state {
 	PASS_NEW,
@@ -48,9 +51,11 @@ struct proxy_pass {
 	char *method;
 	int verb; /* CONFIG_VERB_*, for the upstream histogram */
 	struct buf url;
-	struct buf body;     /* the request body */
 	bool strip_identity; /* drop Impersonate-*, X-Remote-* ... */
-	bool too_large;
+	bool has_body;	     /* a Content-Length above 0, or chunked */
+	int64_t body_length; /* the client's Content-Length; -1: chunked */
+	int64_t body_seen;   /* bytes of it taken from libmicrohttpd */
+	bool too_large;	     /* a chunked body past the limit */
 	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_pass *next; /* pool->active, curl thread only */
 
@@ -66,6 +71,14 @@ struct proxy_pass {
 	bool paused;	       /* locked; the curl transfer */
 	bool want_unpause;     /* locked */
 	bool gone;	       /* locked; the client went away */
+	/* the request body on its way up, at most UPLOAD_BUF */
+	struct buf up;	      /* locked; bytes libcurl has not read */
+	size_t up_off;	      /* locked */
+	bool up_done;	      /* locked; the client sent all of it */
+	bool up_read;	      /* locked; libcurl has read some */
+	bool up_paused;	      /* locked; the curl transfer's sending */
+	bool want_up_unpause; /* locked */
+	bool reserved;	      /* locked; UPLOAD_BUF of the pool's budget */
 };
 
 struct proxy_pass_pool {
@@ -73,6 +86,8 @@ struct proxy_pass_pool {
 	bool lend_identity; /* a client without credentials acts as
 					 * the proxy (loopback-only mode) */
 	int timeout_s;	    /* non-long-running requests; 0: none */
+	int64_t max_body;   /* bytes of one request body */
+	size_t held;	    /* atomic; UPLOAD_BUF for each body in flight */
 	CURLM *multi;
 	pthread_t thread;
 	pthread_mutex_t lock; /* guards incoming and stop */
@@ -94,7 +109,10 @@ static void pass_put(struct proxy_pass *pass)
 	curl_slist_free_all(pass->hdrs);
 	free(pass->method);
 	buf_free(&pass->url);
-	buf_free(&pass->body);
+	buf_free(&pass->up);
+	if (pass->reserved)
+		__atomic_sub_fetch(&pass->pool->held, UPLOAD_BUF,
+				   __ATOMIC_RELAXED);
 	buf_free(&pass->resp_hdrs);
 	buf_free(&pass->data);
 	pthread_mutex_destroy(&pass->lock);
@@ -186,6 +204,50 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 	return ret;
 }
 
+/* libcurl takes the request body from pass->up as the client's bytes
+ * come in: none yet pauses the sending (the request thread asks for it
+ * to go on, through want_up_unpause), and each read makes room, so the
+ * client's connection, suspended while the buffer was full, is resumed. */
+static size_t on_read(char *out, size_t size, size_t n, void *cls)
+{
+	struct proxy_pass *pass = cls;
+	size_t max = size * n, ret;
+	pthread_mutex_lock(&pass->lock);
+	size_t avail = pass->up.len - pass->up_off;
+	if (pass->gone || pass->too_large) {
+		ret = CURL_READFUNC_ABORT;
+	} else if (avail) {
+		ret = avail < max ? avail : max;
+		memcpy(out, pass->up.p + pass->up_off, ret);
+		pass->up_off += ret;
+		pass->up_read = true;
+		if (pass->up_off == pass->up.len) {
+			buf_reset(&pass->up);
+			pass->up_off = 0;
+		}
+		resume_client(pass);
+	} else if (pass->up_done) {
+		ret = 0; /* the end of the body */
+	} else {
+		pass->up_paused = true;
+		ret = CURL_READFUNC_PAUSE;
+	}
+	pthread_mutex_unlock(&pass->lock);
+	return ret;
+}
+
+/* libcurl rewinds a body to send the request again on a fresh
+ * connection (a kept-alive one the upstream had closed): possible only
+ * before any of it was read, as nothing read is kept. */
+static int on_seek(void *cls, curl_off_t offset, int origin)
+{
+	struct proxy_pass *pass = cls;
+	pthread_mutex_lock(&pass->lock);
+	bool can = offset == 0 && origin == SEEK_SET && !pass->up_read;
+	pthread_mutex_unlock(&pass->lock);
+	return can ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK;
+}
+
 static void start(struct proxy_pass_pool *pool, struct proxy_pass *pass)
 {
 	CURL *c = pass->easy;
@@ -199,14 +261,23 @@ static void start(struct proxy_pass_pool *pool, struct proxy_pass *pass)
 	curl_easy_setopt(c, CURLOPT_PRIVATE, pass);
 	if (!strcmp(pass->method, "HEAD"))
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-	else if (strcmp(pass->method, "GET"))
+	else if (strcmp(pass->method, "POST"))
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, pass->method);
-	if (pass->body.len || !strcmp(pass->method, "POST") ||
-	    !strcmp(pass->method, "PUT") || !strcmp(pass->method, "PATCH")) {
+	if (pass->has_body) {
+		/* streamed as it comes: its Content-Length, or chunked
+		 * (size -1) as the client sent it */
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)pass->body.len);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS,
-				 pass->body.p ? pass->body.p : "");
+				 (curl_off_t)pass->body_length);
+		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(c, CURLOPT_READDATA, pass);
+		curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, on_seek);
+		curl_easy_setopt(c, CURLOPT_SEEKDATA, pass);
+	} else if (!strcmp(pass->method, "POST") ||
+		   !strcmp(pass->method, "PUT") ||
+		   !strcmp(pass->method, "PATCH")) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
 	}
 	pass->next = pool->active;
 	pool->active = pass;
@@ -279,20 +350,29 @@ static void *run(void *arg)
 			start(pool, in);
 			in = next;
 		}
-		/* unpause drained transfers, drop those whose client left */
+		/* unpause drained transfers and those with body bytes to
+		 * send, drop those whose client left */
 		for (struct proxy_pass *pass = pool->active, *next; pass;
 		     pass = next) {
 			next = pass->next;
 			pthread_mutex_lock(&pass->lock);
-			bool gone = pass->gone, unpause = pass->want_unpause;
-			pass->want_unpause = false;
-			if (unpause)
+			bool gone = pass->gone || pass->too_large;
+			bool unpause =
+				pass->want_unpause || pass->want_up_unpause;
+			if (pass->want_unpause)
 				pass->paused = false;
+			if (pass->want_up_unpause)
+				pass->up_paused = false;
+			pass->want_unpause = pass->want_up_unpause = false;
+			/* only this thread's callbacks pause: what stays
+			 * paused is known here */
+			int still = (pass->paused ? CURLPAUSE_RECV : 0) |
+				    (pass->up_paused ? CURLPAUSE_SEND : 0);
 			pthread_mutex_unlock(&pass->lock);
 			if (gone || stop)
 				finish(pool, pass, CURLE_ABORTED_BY_CALLBACK);
 			else if (unpause)
-				curl_easy_pause(pass->easy, CURLPAUSE_CONT);
+				curl_easy_pause(pass->easy, still);
 		}
 		if (stop)
 			break;
@@ -326,6 +406,7 @@ struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
 	pool->up = up;
 	pool->lend_identity = lend_identity;
 	pool->timeout_s = timeout_s;
+	pool->max_body = LIMIT_REQUEST_BODY_BYTES;
 	pool->multi = curl_multi_init();
 	pthread_mutex_init(&pool->lock, NULL);
 	if (!pool->multi || pthread_create(&pool->thread, NULL, run, pool)) {
@@ -336,6 +417,12 @@ struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
 		return NULL;
 	}
 	return pool;
+}
+
+void proxy_pass_pool_set_max_body(struct proxy_pass_pool *pool,
+				  int64_t max_body)
+{
+	pool->max_body = max_body;
 }
 
 void proxy_pass_pool_stop(struct proxy_pass_pool *pool)
@@ -462,6 +549,20 @@ int proxy_pass_verb(const char *target, const char *method,
 	return config_histogram_verb_slot(method, !res || rt.name[0], watch);
 }
 
+/* The body the client announces: its Content-Length, -1 when chunked
+ * (libmicrohttpd has checked that the two are not both there). */
+static int64_t body_length(struct MHD_Connection *c)
+{
+	const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     "Transfer-Encoding");
+	if (te && strcasestr(te, "chunked"))
+		return -1;
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     "Content-Length");
+	long long n = cl ? strtoll(cl, NULL, 10) : 0;
+	return n > 0 ? n : 0;
+}
+
 static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 				   struct MHD_Connection *c, const char *target,
 				   const char *method)
@@ -476,6 +577,8 @@ static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 	pass->length = -1;
 	pass->method = xstrdup(method);
 	pass->verb = proxy_pass_verb(target, method, c);
+	pass->body_length = body_length(c);
+	pass->has_body = pass->body_length != 0;
 	char err[256];
 	/* Who the upstream sees: forward.h's rules, upgrade.c's too */
 	struct proxy_forward_who who =
@@ -549,6 +652,158 @@ static enum MHD_Result respond(struct proxy_pass *pass,
 	return proxy_reply_queue(c, (unsigned)status, resp);
 }
 
+/* Hand pass to the curl thread; suspend: the client's connection waits
+ * for the upstream's headers. The request thread, pass->lock held.
+ * False when the pool is stopping (nothing done). */
+static bool hand_over(struct proxy_pass_pool *pool, struct proxy_pass *pass,
+		      struct MHD_Connection *c, bool suspend)
+{
+	pthread_mutex_lock(&pool->lock);
+	bool stop = pool->stop;
+	if (!stop) {
+		pass->state = PASS_STARTED;
+		pass->refs++; /* the transfer's */
+		if (suspend) {
+			pass->suspended = true;
+			MHD_suspend_connection(c);
+		}
+		pass->next = pool->incoming;
+		pool->incoming = pass;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return !stop;
+}
+
+static enum MHD_Result too_large(struct MHD_Connection *c, int64_t max)
+{
+	/* the apiserver's answer; the rest of the body is not read */
+	char msg[96];
+	snprintf(msg, sizeof(msg), "Request entity too large: limit is %lld",
+		 (long long)max);
+	struct proxy_status st = {
+		.reason = PROXY_RequestEntityTooLarge,
+		.message = msg,
+		.close = true,
+	};
+	return proxy_reply_status(c, &st);
+}
+
+/* The first call: refuse a body too large or past the pool's budget,
+ * else make *state, and start a request with a body at once, so that
+ * its bytes go up as they come. */
+static enum MHD_Result first_call(struct proxy_pass_pool *pool,
+				  struct MHD_Connection *c, const char *target,
+				  const char *method, struct proxy_pass **state)
+{
+	int64_t len = body_length(c);
+	if (len > pool->max_body)
+		return too_large(c, pool->max_body);
+	bool reserved = false;
+	if (len) {
+		size_t held = __atomic_add_fetch(&pool->held, UPLOAD_BUF,
+						 __ATOMIC_RELAXED);
+		reserved = true;
+		if (held > LIMIT_REQUEST_BODIES_BYTES) {
+			__atomic_sub_fetch(&pool->held, UPLOAD_BUF,
+					   __ATOMIC_RELAXED);
+			char details[48];
+			snprintf(details, sizeof(details),
+				 "{\"retryAfterSeconds\":%d}",
+				 LIMIT_RETRY_AFTER_S);
+			struct proxy_status st = {
+				.reason = PROXY_TooManyRequests,
+				.message =
+					"too many request bodies are on their way "
+					"upstream, please try again later",
+				.details = details,
+				.retry_after = LIMIT_RETRY_AFTER_S,
+				.close = true,
+			};
+			return proxy_reply_status(c, &st);
+		}
+	}
+	struct proxy_pass *pass = pass_new(pool, c, target, method);
+	if (!pass) { /* out of memory, or credentials that cannot be used */
+		if (reserved)
+			__atomic_sub_fetch(&pool->held, UPLOAD_BUF,
+					   __ATOMIC_RELAXED);
+		return proxy_reply_error(
+			c, PROXY_ServiceUnavailable,
+			"informer-proxy cannot forward this request to the "
+			"upstream now (see its log)");
+	}
+	pass->reserved = reserved;
+	*state = pass;
+	if (!pass->has_body)
+		return MHD_YES;
+	pthread_mutex_lock(&pass->lock);
+	bool ok = hand_over(pool, pass, c, false);
+	pthread_mutex_unlock(&pass->lock);
+	if (!ok)
+		return proxy_reply_error(c, PROXY_ServiceUnavailable,
+					 "informer-proxy is shutting down");
+	wake_pool(pool);
+	return MHD_YES;
+}
+
+/* Body bytes from libmicrohttpd: into pass->up as far as it has room;
+ * the connection is suspended with the rest left in *upload_size until
+ * libcurl has read some. Bytes of a transfer that has ended (an
+ * upstream that answered before reading the body) are dropped. */
+static enum MHD_Result take_body(struct proxy_pass *pass,
+				 struct MHD_Connection *c, const char *upload,
+				 size_t *upload_size)
+{
+	struct proxy_pass_pool *pool = pass->pool;
+	pthread_mutex_lock(&pass->lock);
+	bool over = pass->body_seen + (int64_t)*upload_size > pool->max_body;
+	if (over && !pass->too_large) {
+		/* chunked: past the limit only now. The transfer ends; the
+		 * rest is read and dropped (libmicrohttpd cannot answer
+		 * before the body's end), within the body's deadline. */
+		pass->too_large = true;
+		pass->gone = true;
+		wake_pool(pool);
+	}
+	if (pass->state >= PASS_DONE || pass->gone) {
+		pass->body_seen += (int64_t)*upload_size;
+		*upload_size = 0;
+		pthread_mutex_unlock(&pass->lock);
+		return MHD_YES;
+	}
+	size_t held = pass->up.len - pass->up_off;
+	size_t take = UPLOAD_BUF - held;
+	if (take > *upload_size)
+		take = *upload_size;
+	if (take && pass->up_off && pass->up.len + take > UPLOAD_BUF) {
+		memmove(pass->up.p, pass->up.p + pass->up_off, held);
+		pass->up.len = held;
+		pass->up_off = 0;
+	}
+	if (take && buf_add(&pass->up, upload, take)) {
+		pthread_mutex_unlock(&pass->lock);
+		return MHD_NO;
+	}
+	pass->body_seen += (int64_t)take;
+	*upload_size -= take;
+	bool wake = take && pass->up_paused && !pass->want_up_unpause;
+	if (wake)
+		pass->want_up_unpause = true;
+	enum MHD_Result ret = MHD_YES;
+	if (*upload_size) {
+		if (proxy_request_client_gone(c)) {
+			ret = MHD_NO;
+		} else { /* full: wait for libcurl to read */
+			pass->suspended = true;
+			MHD_suspend_connection(c);
+		}
+	}
+	pthread_mutex_unlock(&pass->lock);
+	if (wake)
+		wake_pool(pool);
+	return ret;
+}
+
 enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 				  struct MHD_Connection *c, const char *target,
 				  const char *method, const char *upload,
@@ -556,47 +811,32 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 				  struct proxy_pass **state)
 {
 	struct proxy_pass *pass = *state;
-	if (!pass) {
-		pass = pass_new(pool, c, target, method);
-		if (!pass) /* out of memory, or credentials that cannot be used */
-			return proxy_reply_error(
-				c, PROXY_ServiceUnavailable,
-				"informer-proxy cannot forward this request to the "
-				"upstream now (see its log)");
-		*state = pass;
-		return MHD_YES;
-	}
+	if (!pass)
+		return first_call(pool, c, target, method, state);
 	if (*upload_size) {
-		if (pass->body.len + *upload_size > LIMIT_REQUEST_BODY_BYTES)
-			pass->too_large = true;
-		else if (buf_add(&pass->body, upload, *upload_size))
-			return MHD_NO;
-		*upload_size = 0;
-		return MHD_YES;
+		if (!pass->has_body) { /* a body it did not announce */
+			*upload_size = 0;
+			return MHD_YES;
+		}
+		return take_body(pass, c, upload, upload_size);
 	}
 	if (pass->too_large)
-		return proxy_reply_error(
-			c, PROXY_BadRequest,
-			"the request body is larger than %d bytes",
-			LIMIT_REQUEST_BODY_BYTES);
+		return too_large(c, pool->max_body);
 	pthread_mutex_lock(&pass->lock);
+	if (!pass->up_done) { /* the whole body is in */
+		pass->up_done = true;
+		if (pass->up_paused && !pass->want_up_unpause) {
+			pass->want_up_unpause = true;
+			wake_pool(pool);
+		}
+	}
 	enum pass_state st = pass->state;
 	if (st == PASS_NEW) {
 		/* Hand it to the curl thread, unless that is shutting down:
 		 * a connection left suspended would outlive the daemon. */
-		pthread_mutex_lock(&pool->lock);
-		bool stop = pool->stop;
-		if (!stop) {
-			pass->state = PASS_STARTED;
-			pass->refs++; /* the transfer's */
-			pass->suspended = true;
-			MHD_suspend_connection(c);
-			pass->next = pool->incoming;
-			pool->incoming = pass;
-		}
-		pthread_mutex_unlock(&pool->lock);
+		bool ok = hand_over(pool, pass, c, true);
 		pthread_mutex_unlock(&pass->lock);
-		if (stop)
+		if (!ok)
 			return proxy_reply_error(
 				c, PROXY_ServiceUnavailable,
 				"informer-proxy is shutting down");

@@ -9,12 +9,21 @@
  * and body are passed on as they are. Who the upstream sees is
  * forward.h's decision: a client's own Authorization is forwarded alone
  * (no proxy token, no proxy client certificate); see
- * proxy_pass_pool_new() for a client that sent none. Request bodies are
- * read whole first (the apiserver caps them at 3 MiB too).
+ * proxy_pass_pool_new() for a client that sent none. A request body
+ * streams to the upstream as it comes (with the client's Content-Length,
+ * or chunked as the client sent it); one larger than the limit
+ * (proxy_pass_pool_set_max_body()) is refused with 413 before anything
+ * is forwarded.
  *
- * Flow control: a connection with nothing to send is suspended until
- * upstream bytes arrive; an upstream that outruns its client is paused
- * until the client drains, so memory per request stays bounded.
+ * Flow control, both ways, so that memory per request stays bounded
+ * whatever the sizes (LIMIT_REQUEST_BODY_BUFFER of request body, about
+ * 1 MiB of response): a connection with nothing to send is suspended
+ * until upstream bytes arrive; an upstream that outruns its client is
+ * paused until the client drains; a client whose body outruns the
+ * upstream is suspended (its bytes left unread) until libcurl has taken
+ * some; libcurl's sending is paused while no body bytes are in. All
+ * bodies on their way up share LIMIT_REQUEST_BODIES_BYTES: one more is
+ * answered 429 with Retry-After.
  *
  * Threads: the pool is made, stopped and freed by main (proxy_server_start(),
  * proxy_server_stop()). A request is driven by its libmicrohttpd request
@@ -34,6 +43,7 @@
 #define PROXY_PASS_H
 
 #include <microhttpd.h>
+#include <stdint.h>
 
 #include "cache/upstream.h"
 
@@ -50,6 +60,10 @@ struct proxy_pass;
  * with proxy_pass_pool_free(). */
 struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
 					    bool lend_identity, int timeout_s);
+/* The largest request body forwarded, in bytes (LIMIT_REQUEST_BODY_BYTES
+ * unless set). Main thread, before the first request. */
+void proxy_pass_pool_set_max_body(struct proxy_pass_pool *pool,
+				  int64_t max_body);
 /* End every transfer (their clients are resumed and see the stream end),
  * refuse new ones (503) and join the passthrough thread. Main thread,
  * before the HTTP daemon stops (it needs no connection left suspended).
@@ -65,10 +79,14 @@ void proxy_pass_pool_free(struct proxy_pass_pool *pool);
  * request. target is the request target as received, checked by
  * proxy_target_check() (front/target.h); it is appended to the
  * upstream's base URL unchanged. The first call makes *state (NULL
- * before it; a 503 is queued instead when it cannot be made), the next
- * ones take the body (at most LIMIT_REQUEST_BODY_BYTES, beyond that
- * 400), and the one after the body hands the request to the passthrough
- * thread and suspends c; the passthrough thread resumes it. Once the
+ * before it; a 503 is queued instead when it cannot be made, a 413 for
+ * a Content-Length past the limit, a 429 past the bodies' budget) and,
+ * for a request with a body, hands it to the passthrough thread at once;
+ * the next ones take the body a buffer at a time (they may suspend c
+ * and leave bytes in *upload_size: the passthrough thread resumes it
+ * once libcurl has read), a chunked body past the limit gets 413 then;
+ * the one after the body hands a request without one to the passthrough
+ * thread, and suspends c; the passthrough thread resumes it. Once the
  * upstream's headers are in, the response is queued; its reader
  * suspends c whenever it has nothing to send, and the passthrough thread
  * resumes it. *state belongs to this module: the caller only passes it

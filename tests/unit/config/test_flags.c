@@ -35,6 +35,8 @@ static void test_defaults(void)
 	CHECK(c.unix_socket_mode == 0600);
 	CHECK(c.max_connections == LIMIT_MAX_CONNECTIONS);
 	CHECK(c.header_timeout == LIMIT_HEADER_TIMEOUT_S);
+	CHECK(c.request_body_timeout == LIMIT_REQUEST_BODY_TIMEOUT_S);
+	CHECK(c.max_request_body == LIMIT_REQUEST_BODY_BYTES);
 	CHECK(c.upstream_page_max == (long long)LIMIT_UPSTREAM_PAGE_BYTES);
 	CHECK(c.upstream_list_max == (long long)LIMIT_UPSTREAM_LIST_BYTES);
 	CHECK(c.log_format == LOG_TEXT && c.client_auth == CLIENT_AUTH_NONE);
@@ -100,7 +102,7 @@ static void test_usage(void)
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
 		lines++;
-	CHECK(lines == 45);
+	CHECK(lines == 47);
 	CHECK(strstr(text, "informer-proxy --version") != NULL);
 	CHECK(strstr(text, "--shutdown-grace") != NULL &&
 	      strstr(text, "ended (default 10)\n") != NULL);

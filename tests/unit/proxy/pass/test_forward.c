@@ -93,10 +93,29 @@ static void test_hop_by_hop(void)
 	CHECK(!proxy_forward_hop_by_hop("", 0));
 }
 
+/* Header names must be tokens: white space before the colon (which
+ * libmicrohttpd keeps in the name), separators and empty names are not. */
+static void test_token(void)
+{
+	CHECK(proxy_forward_token("Content-Length"));
+	CHECK(proxy_forward_token("X-Foo_bar.1!#$%&'*+^`|~"));
+	CHECK(!proxy_forward_token("Content-Length "));
+	CHECK(!proxy_forward_token("X Foo"));
+	CHECK(!proxy_forward_token("X-Foo\t"));
+	CHECK(!proxy_forward_token("X:Foo"));
+	CHECK(!proxy_forward_token("X(Foo)"));
+	CHECK(!proxy_forward_token("X\"Foo"));
+	CHECK(!proxy_forward_token("X\x80"
+				   "Foo"));
+	CHECK(!proxy_forward_token(""));
+	CHECK(!proxy_forward_token(NULL));
+}
+
 int main(void)
 {
 	test_identity();
 	test_hops();
 	test_hop_by_hop();
+	test_token();
 	return check_done("forward");
 }
