@@ -31,8 +31,8 @@ static int fetch_as(const struct cache_upstream *up, const char *path,
 		    size_t errlen)
 {
 	buf_reset(body);
-	long code = cache_upstream_get(up, path, accept, stop, body, NULL, err,
-				       errlen);
+	long code = cache_upstream_get(up, CACHE_UPSTREAM_DISCOVERY, path,
+				       accept, stop, body, NULL, err, errlen);
 	if (code == 200 && json_parse(d, body->p, body->len, err, errlen))
 		code = -1;
 	if (code == 200)

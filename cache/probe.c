@@ -21,8 +21,9 @@ int cache_probe_upstream_rv(const struct cache_upstream *up,
 	strncat(path, "?limit=1", sizeof(path) - strlen(path) - 1);
 	struct buf body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
-	long code = cache_upstream_get(up, path, "application/json", stop,
-				       &body, NULL, err, errlen);
+	long code = cache_upstream_get(up, CACHE_UPSTREAM_PROBE, path,
+				       "application/json", stop, &body, NULL,
+				       err, errlen);
 	int rc = -EIO;
 	if (code == 200 && !json_parse(&d, body.p, body.len, NULL, 0)) {
 		int t = json_path(&d, 0, "metadata.resourceVersion");

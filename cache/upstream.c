@@ -5,19 +5,17 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include "cache/upstream_creds.h"
 #include "config/histogram.h"
+#include "config/limits.h"
 #include "config/log.h"
 
-CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
-			  size_t errlen)
+/* The process-wide options, on a new handle or one just reset. */
+static void setup(CURL *c)
 {
-	CURL *c = curl_easy_init();
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
 	/* A dead peer on a silent watch is found by keepalive probes:
@@ -30,6 +28,17 @@ CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
 	 * field turns it off. */
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+}
+
+CURL *cache_upstream_easy(const struct cache_upstream *up, char *err,
+			  size_t errlen)
+{
+	CURL *c = curl_easy_init();
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	setup(c);
 	return c;
 }
 
@@ -47,7 +56,52 @@ struct sink {
 	struct buf *body;
 	struct buf *ctype;
 	const bool *stop;
+	size_t max;	/* bytes of the body */
+	bool too_large; /* the body passed max: the transfer was cut */
 };
+
+/* What the bounded answers are for: the metric's labels. */
+static const char *const whats[] = { CACHE_UPSTREAM_PROBE,
+				     CACHE_UPSTREAM_DISCOVERY,
+				     CACHE_UPSTREAM_TOKENREVIEW,
+				     CACHE_UPSTREAM_ACCESSREVIEW, "other" };
+#define NWHATS (sizeof(whats) / sizeof(whats[0]))
+static unsigned long too_large[NWHATS];	 /* atomic */
+static int64_t too_large_logged[NWHATS]; /* atomic, CLOCK_MONOTONIC s */
+
+static size_t what_slot(const char *what)
+{
+	for (size_t i = 0; what && i < NWHATS - 1; i++)
+		if (!strcmp(what, whats[i]))
+			return i;
+	return NWHATS - 1;
+}
+
+unsigned long cache_upstream_too_large(const char *what)
+{
+	return __atomic_load_n(&too_large[what_slot(what)], __ATOMIC_RELAXED);
+}
+
+/* Count an answer cut at max, and say so at most every 10 s per what. */
+static void note_too_large(const char *what, const char *method,
+			   const char *path, size_t max)
+{
+	size_t i = what_slot(what);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	__atomic_add_fetch(&too_large[i], 1, __ATOMIC_RELAXED);
+	int64_t last = __atomic_load_n(&too_large_logged[i], __ATOMIC_RELAXED);
+	if (last && ts.tv_sec - last < 10)
+		return;
+	if (!__atomic_compare_exchange_n(&too_large_logged[i], &last,
+					 (int64_t)ts.tv_sec, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	log_warn("the upstream's answer to %s %s (%s) is larger than "
+		 "--upstream-answer-max-mib (%zu MiB): cut, and the request "
+		 "failed",
+		 method, path, whats[i], max >> 20);
+}
 
 static int on_progress(void *cls, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 		       curl_off_t un)
@@ -59,6 +113,10 @@ static int on_progress(void *cls, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 static size_t on_body(char *p, size_t size, size_t n, void *cls)
 {
 	struct sink *s = cls;
+	if (size * n > s->max - s->body->len) {
+		s->too_large = true;
+		return 0; /* libcurl ends the transfer: CURLE_WRITE_ERROR */
+	}
 	return buf_add(s->body, p, size * n) ? 0 : size * n;
 }
 
@@ -79,12 +137,15 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 	return len;
 }
 
-long cache_upstream_get(const struct cache_upstream *up, const char *path,
-			const char *accept, const bool *stop, struct buf *body,
-			struct buf *content_type, char *err, size_t errlen)
+long cache_upstream_get(const struct cache_upstream *up, const char *what,
+			const char *path, const char *accept, const bool *stop,
+			struct buf *body, struct buf *content_type, char *err,
+			size_t errlen)
 {
-	return cache_upstream_request(up, "GET", path, NULL, 0, accept, stop,
-				      body, content_type, err, errlen);
+	struct cache_upstream_ask q = {
+		.what = what, .path = path, .accept = accept, .stop = stop
+	};
+	return cache_upstream_ask(up, &q, body, content_type, err, errlen);
 }
 
 static struct config_histogram up_hist[CONFIG_NVERBS][CONFIG_HISTOGRAM_NCODES];
@@ -123,32 +184,55 @@ void cache_upstream_metrics(struct buf *out)
 			config_histogram_write(out, name, labels,
 					       &up_hist[v][k], &up_bounds);
 		}
+	const char *tl = "informer_proxy_upstream_answer_too_large_total";
+	buf_printf(out,
+		   "# HELP %s Upstream answers the proxy reads whole for "
+		   "itself cut at --upstream-answer-max-mib, by what was "
+		   "asked.\n# TYPE %s counter\n",
+		   tl, tl);
+	for (size_t i = 0; i < NWHATS; i++)
+		buf_printf(out, "%s{what=\"%s\"} %lu\n", tl, whats[i],
+			   __atomic_load_n(&too_large[i], __ATOMIC_RELAXED));
 }
 
-long cache_upstream_request(const struct cache_upstream *up, const char *method,
-			    const char *path, const char *req_body,
-			    size_t req_len, const char *accept,
-			    const bool *stop, struct buf *body,
-			    struct buf *content_type, char *err, size_t errlen)
+long cache_upstream_ask(const struct cache_upstream *up,
+			const struct cache_upstream_ask *q, struct buf *body,
+			struct buf *content_type, char *err, size_t errlen)
 {
 	struct curl_slist *hdrs = NULL;
-	if (!cache_ratelimit_take(up->limit, stop)) {
+	const char *method = q->method ? q->method : "GET";
+	if (!cache_ratelimit_take(up->limit, q->stop)) {
 		snprintf(err, errlen, "stopped");
 		return -1;
 	}
-	CURL *c = cache_upstream_easy(up, err, errlen);
-	if (!c)
+	CURL *c = q->keep ? *q->keep : NULL;
+	if (c) {
+		/* options back to none; the connection and TLS session stay */
+		curl_easy_reset(c);
+		setup(c);
+	} else if (!(c = cache_upstream_easy(up, err, errlen))) {
 		return -1;
+	} else if (q->keep) {
+		*q->keep = c;
+	}
 	if (cache_upstream_prepare(up, c, true, &hdrs, err, errlen)) {
 		curl_slist_free_all(hdrs);
-		curl_easy_cleanup(c);
+		if (!q->keep)
+			curl_easy_cleanup(c);
 		return -1;
 	}
 	struct buf url = BUF_INIT, acc = BUF_INIT;
-	buf_printf(&url, "%s%s", up->server, path);
-	buf_printf(&acc, "Accept: %s", accept ? accept : "application/json");
+	buf_printf(&url, "%s%s", up->server, q->path);
+	buf_printf(&acc, "Accept: %s",
+		   q->accept ? q->accept : "application/json");
 	hdrs = curl_slist_append(hdrs, acc.p);
-	struct sink s = { body, content_type, stop };
+	struct sink s = { .body = body,
+			  .ctype = content_type,
+			  .stop = q->stop,
+			  .max = up->answer_max ? up->answer_max :
+						  LIMIT_UPSTREAM_ANSWER_BYTES };
+	if (s.max < body->len)
+		s.max = body->len;
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &s);
@@ -158,33 +242,46 @@ long cache_upstream_request(const struct cache_upstream *up, const char *method,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
-	if (req_body) {
+	curl_easy_setopt(c, CURLOPT_TIMEOUT,
+			 (long)LIMIT_UPSTREAM_ANSWER_TIMEOUT_S);
+	if (q->body) {
 		struct curl_slist *l = curl_slist_append(
 			hdrs, "Content-Type: application/json");
 		if (l)
 			hdrs = l;
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req_body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)req_len);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, q->body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)q->body_len);
 	}
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST,
 			 strcmp(method, "GET") ? method : NULL);
 	CURLcode rc = curl_easy_perform(c);
 	long code = -1;
 	double took = 0;
-	if (rc == CURLE_OK)
+	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	else
-		snprintf(err, errlen, "GET %s: %s", path,
+	} else if (s.too_large) {
+		note_too_large(q->what, method, q->path, s.max);
+		snprintf(err, errlen,
+			 "%s %s: the answer is larger than "
+			 "--upstream-answer-max-mib (%zu MiB)",
+			 method, q->path, s.max >> 20);
+	} else {
+		snprintf(err, errlen, "%s %s: %s", method, q->path,
 			 curl_easy_strerror(rc));
+	}
 	/* a GET with limit= is a LIST (the RV probes); others name one */
 	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &took);
-	cache_upstream_observe(config_histogram_verb_slot(
-				       method, !strstr(path, "limit="), false),
-			       code, took);
+	cache_upstream_observe(
+		config_histogram_verb_slot(method, !strstr(q->path, "limit="),
+					   false),
+		code, took);
 	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	/* a kept handle must not hold the request's headers or body */
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, NULL);
+	if (!q->keep)
+		curl_easy_cleanup(c);
 	buf_free(&url);
 	buf_free(&acc);
 	return code;

@@ -33,9 +33,11 @@ struct cache_upstream {
 				* LIST's progress; 0: 5, < 0: after every page */
 	/* Bounds on what the upstream may cost (config/limits.h); 0: the
 	 * default there. */
-	size_t page_max; /* bytes of one LIST page */
-	size_t line_max; /* bytes of one watch event or list item */
-	size_t list_max; /* bytes of all the pages of one LIST */
+	size_t page_max;   /* bytes of one LIST page */
+	size_t line_max;   /* bytes of one watch event or list item */
+	size_t list_max;   /* bytes of all the pages of one LIST */
+	size_t answer_max; /* bytes of one answer read whole by
+			    * cache_upstream_ask() */
 };
 
 /* Count one upstream request (verb: CONFIG_VERB_*, code: the HTTP
@@ -62,19 +64,51 @@ int cache_upstream_prepare(const struct cache_upstream *up, CURL *c,
 			   bool with_auth, struct curl_slist **hdrs, char *err,
 			   size_t errlen);
 
-/* A blocking GET of path (with query) for small documents such as
- * discovery. It gives up as soon as *stop (atomic) turns true. Returns
- * the HTTP status, or -1 with err set. */
-long cache_upstream_get(const struct cache_upstream *up, const char *path,
-			const char *accept, const bool *stop, struct buf *body,
+/*
+ * One small upstream request whose answer the proxy reads whole for
+ * itself: an RV probe, a discovery document, a delegated-auth review.
+ * The answer is bounded by up->answer_max (LIMIT_UPSTREAM_ANSWER_BYTES
+ * when 0) and the whole request by LIMIT_UPSTREAM_ANSWER_TIMEOUT_S; past
+ * the size the transfer is cut, logged (at most every 10 s per what) and
+ * counted in informer_proxy_upstream_answer_too_large_total{what}.
+ */
+struct cache_upstream_ask {
+	const char *what;   /* CACHE_UPSTREAM_PROBE, ... (names the metric's
+			     * label and the log line) */
+	const char *method; /* NULL: GET */
+	const char *path;   /* with its query */
+	const char *body;   /* a JSON request body, or NULL */
+	size_t body_len;
+	const char *accept; /* NULL: application/json */
+	const bool *stop;   /* atomic; gives up once true; may be NULL */
+	/* NULL: a connection of its own, closed after. Else a handle kept
+	 * by the caller across requests (made here on first use; the caller
+	 * frees it with curl_easy_cleanup()), whose connection is reused:
+	 * no new TCP and TLS handshake for every request. One thread at a
+	 * time per handle. */
+	CURL **keep;
+};
+
+#define CACHE_UPSTREAM_PROBE "probe"
+#define CACHE_UPSTREAM_DISCOVERY "discovery"
+#define CACHE_UPSTREAM_TOKENREVIEW "tokenreview"
+#define CACHE_UPSTREAM_ACCESSREVIEW "subjectaccessreview"
+
+/* Make the request q; the answer's body into body, its Content-Type into
+ * content_type (may be NULL). Returns the HTTP status, or -1 with err set
+ * (a transport error, a stop, or an answer past the bound). Any thread;
+ * blocks. */
+long cache_upstream_ask(const struct cache_upstream *up,
+			const struct cache_upstream_ask *q, struct buf *body,
 			struct buf *content_type, char *err, size_t errlen);
 
-/* The same with any method and an optional JSON request body (req_body,
- * req_len; NULL for none), for the reviews of delegated auth. */
-long cache_upstream_request(const struct cache_upstream *up, const char *method,
-			    const char *path, const char *req_body,
-			    size_t req_len, const char *accept,
-			    const bool *stop, struct buf *body,
-			    struct buf *content_type, char *err, size_t errlen);
+/* A GET by cache_upstream_ask(), for what (CACHE_UPSTREAM_*). */
+long cache_upstream_get(const struct cache_upstream *up, const char *what,
+			const char *path, const char *accept, const bool *stop,
+			struct buf *body, struct buf *content_type, char *err,
+			size_t errlen);
+
+/* Answers past the bound so far, for what (tests). */
+unsigned long cache_upstream_too_large(const char *what);
 
 #endif

@@ -199,10 +199,22 @@ static const struct flag flags[] = {
 	       1048576),
 	  .help = "MiB of all the pages of one upstream LIST",
 	  DEF((long long)LIMIT_UPSTREAM_LIST_BYTES) },
+	{ FLAG("upstream-answer-max-mib", F_MIB, OFF(upstream_answer_max), 1,
+	       4096),
+	  .help = "MiB of one upstream answer the proxy reads whole for itself "
+		  "(RV probe, discovery, delegated-auth review); a larger one "
+		  "fails that request",
+	  DEF((long long)LIMIT_UPSTREAM_ANSWER_BYTES) },
 	{ FLAG("authn-allow-ttl", F_INT, OFF(authn_allow_ttl), 1, 86400),
 	  .help = "seconds a delegated allow decision is cached", DEF(300) },
 	{ FLAG("authn-deny-ttl", F_INT, OFF(authn_deny_ttl), 1, 3600),
 	  .help = "seconds a delegated deny decision is cached", DEF(10) },
+	{ FLAG("authn-source-reviews", F_INT, OFF(authn_source_reviews), 1,
+	       100000),
+	  .help = "reviews a second one client address may start for tokens the "
+		  "proxy has not seen accepted (twice that in a burst); past it "
+		  "429",
+	  DEF(LIMIT_AUTHN_SOURCE_REVIEWS) },
 	{ FLAG("certificate-authority", F_STR, OFF(certificate_authority), 0,
 	       0),
 	  .help = "CA file (PEM) to verify the upstream with, over the kubeconfig's" },

@@ -68,6 +68,7 @@ struct config {
 	char *accept_origins;	  /* --accept-origins, or NULL: none */
 	int authn_allow_ttl;	  /* seconds an allowed decision is cached */
 	int authn_deny_ttl;	  /* seconds a denied one is */
+	int authn_source_reviews; /* strangers' reviews a second per address */
 	/* limits (config/limits.h) */
 	int passthrough_timeout;     /* seconds; non-long-running passthrough */
 	int max_connections;	     /* open client connections */
@@ -79,6 +80,7 @@ struct config {
 	long long upstream_page_max; /* bytes of one upstream LIST page */
 	long long upstream_line_max; /* bytes of one watch event or item */
 	long long upstream_list_max; /* bytes of all pages of one LIST */
+	long long upstream_answer_max; /* bytes of a probe, discovery, review */
 	/* upstream overrides and shutdown (README "Signals") */
 	char *certificate_authority;   /* --certificate-authority */
 	bool insecure_skip_tls_verify; /* --insecure-skip-tls-verify */

@@ -45,6 +45,12 @@
  * running may take (the apiserver's own request timeout). */
 #define LIMIT_PASSTHROUGH_TIMEOUT_S 60
 
+/* --authn-source-reviews: reviews a second (a burst of twice that) that
+ * one client address (an IPv6 one by its /64) may start for tokens not
+ * known to be good. Past it, or past its share of the strangers' queue,
+ * 429; a known user's reviews have their own queue. */
+#define LIMIT_AUTHN_SOURCE_REVIEWS 20
+
 /* ---- clients (fixed: the apiserver's) ---- */
 
 /* --max-request-body-bytes: one request body, the apiserver's
@@ -84,6 +90,15 @@
  * that an endless continue chain costs bounded memory; past it the LIST
  * is abandoned with an error and retried after backoff. */
 #define LIMIT_UPSTREAM_LIST_BYTES ((size_t)4 << 30)
+/* --upstream-answer-max-mib: one answer the proxy reads for itself
+ * whole, outside the LIST path: an RV probe, a discovery document, a
+ * TokenReview or SubjectAccessReview. Past it the transfer is cut, the
+ * request fails (as an unreachable upstream would), and it is logged and
+ * counted. The aggregated discovery of a cluster with hundreds of CRDs
+ * is a few MiB. */
+#define LIMIT_UPSTREAM_ANSWER_BYTES ((size_t)16 << 20)
+/* Seconds one such answer may take in all, connection included. */
+#define LIMIT_UPSTREAM_ANSWER_TIMEOUT_S 30
 
 /* ---- JSON (fixed: the apiserver's) ---- */
 

@@ -120,7 +120,7 @@ static bool fetch(struct proxy_discovery *d, struct docset *s, const char *path,
 	struct buf body = BUF_INIT, ctype = BUF_INIT;
 	char err[256];
 	long code = cache_upstream_get(
-		d->up, path,
+		d->up, CACHE_UPSTREAM_DISCOVERY, path,
 		v == V_PLAIN ? "application/json" : aggregated_type[v],
 		&d->stop, &body, &ctype, err, sizeof(err));
 	bool ok = code == 200 && buf_ok(&body) &&

@@ -434,6 +434,7 @@ int main(int argc, char **argv)
 		.page_max = (size_t)cfg.upstream_page_max,
 		.line_max = (size_t)cfg.upstream_line_max,
 		.list_max = (size_t)cfg.upstream_list_max,
+		.answer_max = (size_t)cfg.upstream_answer_max,
 	};
 	struct proxy p = { .cfg = &cfg, .up = &up, .nofile = raise_nofile() };
 	struct cache_kind *discovered[CONFIG_MAX_RESOURCES];

@@ -75,6 +75,8 @@ struct cache_resource;
 	  "Requests answered 429 TooManyRequests by a limit, by limit.")        \
 	X(refused_watchers, "informer_proxy_refusals_total",                    \
 	  "reason=\"max_watchers\"", NULL)                                      \
+	X(authn_throttled, "informer_proxy_refusals_total",                     \
+	  "reason=\"authn_reviews\"", NULL)                                     \
 	X(header_timeouts, "informer_proxy_connections_cut_total",              \
 	  "reason=\"header_timeout\"",                                          \
 	  "Client connections the proxy closed, by why.")                       \

@@ -342,7 +342,9 @@ static bool answer_verdict(struct MHD_Connection *c, enum proxy_authn_verdict v,
  * what the cache answers needs a SubjectAccessReview's yes (403), except
  * discovery, which needs only authentication. What is passed through is
  * authorized by the upstream itself, with the client's own token; so is
- * any request that asks to impersonate (the cache cannot). A decision
+ * any request that asks to impersonate (the cache cannot). Its token
+ * must still be known good (a TokenReview), before its body is read: a
+ * stranger cannot make the proxy read or forward a body. A decision
  * the caches do not hold is reviewed on a reviewer thread while the
  * connection is suspended (rq->job). Returns true after queueing an
  * answer in *ret, or suspending (*ret MHD_YES).
@@ -369,13 +371,9 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_route rt;
 	const struct proxy_authn_attrs *ask = NULL;
 	if (!rq->local) {
-		if (authz && *authz)
-			return false; /* the upstream decides, on the client's token */
-		PROXY_COUNT(authn_unauthenticated);
-		*ret = proxy_reply_error(c, PROXY_Unauthorized, "Unauthorized");
-		return true;
-	}
-	if (!strcmp(path, "/metrics")) {
+		/* authenticated here; the upstream authorizes, on the
+		 * client's own token */
+	} else if (!strcmp(path, "/metrics")) {
 		at = (struct proxy_authn_attrs){ .resource = false,
 						 .verb = "get",
 						 .group = "",
@@ -462,11 +460,7 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 			return MHD_YES;
 		PROXY_COUNT(req_passthrough);
 		rq->upgrade = proxy_upgrade_wanted(c);
-	}
-	if (rq->upgrade)
-		return proxy_upgrade_handle(p->upgrade, c, rq->raw, method,
-					    upload_size, &rq->upgrading);
-	if (rq->job) { /* resumed: its review is in */
+	} else if (rq->job) { /* resumed: its review is in */
 		char msg[1024], details[768];
 		enum MHD_Result ret;
 		enum proxy_authn_verdict v =
@@ -475,7 +469,21 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		rq->job = NULL;
 		if (answer_verdict(c, v, msg, details, &ret))
 			return ret;
+		if (!rq->local) { /* as on a first call, now allowed */
+			PROXY_COUNT(req_passthrough);
+			rq->upgrade = proxy_upgrade_wanted(c);
+			if (!rq->upgrade && !rq->pass) {
+				ret = proxy_pass_handle(
+					p->pass, c, rq->raw, method, NULL,
+					&(size_t){ 0 }, &rq->pass);
+				if (ret != MHD_YES || !rq->pass)
+					return ret;
+			}
+		}
 	}
+	if (rq->upgrade)
+		return proxy_upgrade_handle(p->upgrade, c, rq->raw, method,
+					    upload_size, &rq->upgrading);
 	if (rq->local) {
 		if (*upload_size) { /* a GET body: read and ignore it */
 			*upload_size = 0;
@@ -686,7 +694,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		return -EINVAL;
 	if (p->cfg->client_auth == CLIENT_AUTH_DELEGATED) {
 		p->authn = proxy_authn_new(p->up, p->cfg->authn_allow_ttl,
-					   p->cfg->authn_deny_ttl);
+					   p->cfg->authn_deny_ttl,
+					   p->cfg->authn_source_reviews);
 		if (!p->authn) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;

@@ -4,8 +4,10 @@
 #include "proxy/front/authn.h"
 
 #include <openssl/evp.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,16 +22,28 @@
 #include "config/log.h"
 #include "proxy/metrics.h"
 
-#define USERS 1024     /* cached token reviews */
+#define USERS 1024     /* cached token reviews that accepted the token */
+#define DENIALS 1024   /* cached token reviews that did not */
 #define DECISIONS 4096 /* cached access reviews */
 #define TOKEN_MAX 8192
-#define REVIEWERS 4   /* threads that wait on reviews */
-#define QUEUE_MAX 256 /* requests waiting for one; beyond: 429 */
+#define REVIEWERS 4	     /* threads that wait on reviews */
+#define QUEUE_MAX 256	     /* known tokens' requests waiting; beyond: 429 */
+#define STRANGERS_MAX 64     /* unknown tokens' requests waiting; beyond: 429 */
+#define STRANGER_REVIEWERS 2 /* reviewers on unknown tokens at once */
+#define SOURCES 1024	     /* client addresses' budgets (hashed) */
+#define SOURCE_WAITING 8     /* a source's unknown tokens waiting at once */
+
+/* The two queues: tokens a review accepted before (even if that review
+ * has expired since), and the rest. */
+enum {
+	KNOWN,
+	STRANGER
+};
 
 struct user {		 /* a token's review */
 	uint8_t key[32]; /* SHA-256 of the token; all zero: empty */
 	int64_t expires_ms;
-	bool ok;
+	bool ok; /* always true in the users table; false for a denial */
 	char name[256], uid[128];
 	char groups[1024]; /* a JSON array's text, "[]" when none */
 };
@@ -46,19 +60,40 @@ struct decision {
 	char reason[160];
 };
 
+/* A denied token review: kept apart, so that a stranger's denial never
+ * takes the slot of a token that was accepted. */
+struct denial {
+	uint8_t key[32];
+	int64_t expires_ms;
+};
+
+/* The reviews of unknown tokens one client address may start: a token
+ * bucket, and how many of its requests wait for one now. Addresses are
+ * hashed into SOURCES slots; two that meet share one. qlock. */
+struct source {
+	double tokens;
+	int64_t at_ms; /* when tokens was last filled; 0: never */
+	int waiting;
+};
+
 struct proxy_authn {
 	struct cache_upstream up; /* the proxy's, without its token bucket */
 	EVP_MD *sha256;		  /* fetched once */
 	int64_t allow_ms, deny_ms;
+	double source_rate; /* strangers' reviews a second per source */
+	uint32_t seed;	    /* of the sources' hash */
 	pthread_mutex_t ulock, dlock;
 	struct user *users;	    /* ulock */
+	struct denial *denials;	    /* ulock */
 	struct decision *decisions; /* dlock */
 	bool failing;		    /* atomic: a review failed last time */
 	bool stop;		    /* atomic; with qlock for the workers */
-	pthread_mutex_t qlock;	    /* the review queue */
+	pthread_mutex_t qlock;	    /* the review queues */
 	pthread_cond_t qcond;
-	struct proxy_authn_job *queue, **qtail; /* qlock */
-	int queued;				/* qlock */
+	struct proxy_authn_job *queue[2], **qtail[2]; /* qlock */
+	int queued[2];				      /* qlock */
+	int on_strangers;	/* qlock: reviewers on a STRANGER job */
+	struct source *sources; /* qlock */
 	int nworkers;
 	pthread_t workers[REVIEWERS];
 };
@@ -66,7 +101,8 @@ struct proxy_authn {
 static void *reviewer(void *arg);
 
 struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
-				    int allow_ttl_s, int deny_ttl_s)
+				    int allow_ttl_s, int deny_ttl_s,
+				    int source_rate)
 {
 	struct proxy_authn *a = xcalloc(1, sizeof(*a));
 	if (!a)
@@ -76,15 +112,21 @@ struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 	a->up.limit = NULL;
 	a->allow_ms = (int64_t)allow_ttl_s * 1000;
 	a->deny_ms = (int64_t)deny_ttl_s * 1000;
+	a->source_rate = source_rate > 0 ? source_rate : 1;
+	a->seed = (uint32_t)cache_rvclock_now_ms() * 2654435761u;
 	a->users = xcalloc(USERS, sizeof(*a->users));
+	a->denials = xcalloc(DENIALS, sizeof(*a->denials));
+	a->sources = xcalloc(SOURCES, sizeof(*a->sources));
 	a->decisions = xcalloc(DECISIONS, sizeof(*a->decisions));
 	pthread_mutex_init(&a->ulock, NULL);
 	pthread_mutex_init(&a->dlock, NULL);
 	pthread_mutex_init(&a->qlock, NULL);
 	pthread_cond_init(&a->qcond, NULL);
-	a->qtail = &a->queue;
+	a->qtail[KNOWN] = &a->queue[KNOWN];
+	a->qtail[STRANGER] = &a->queue[STRANGER];
 	a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
-	if (!a->users || !a->decisions || !a->sha256) {
+	if (!a->users || !a->denials || !a->sources || !a->decisions ||
+	    !a->sha256) {
 		proxy_authn_free(a);
 		return NULL;
 	}
@@ -113,6 +155,8 @@ void proxy_authn_free(struct proxy_authn *a)
 	if (a->users)
 		explicit_bzero(a->users, USERS * sizeof(*a->users));
 	free(a->users);
+	free(a->denials);
+	free(a->sources);
 	free(a->decisions);
 	EVP_MD_free(a->sha256);
 	free(a);
@@ -173,13 +217,20 @@ static bool is_true(const struct json_doc *d, int obj, const char *key)
 
 /* POST a review; returns its parsed answer's "status" token, or -1 when
  * the upstream could not tell. d holds the document. */
-static int review(struct proxy_authn *a, const char *path,
-		  const struct buf *req, struct buf *body, struct json_doc *d)
+static int review(struct proxy_authn *a, CURL **keep, const char *what,
+		  const char *path, const struct buf *req, struct buf *body,
+		  struct json_doc *d)
 {
 	char err[256];
-	long code = cache_upstream_request(
-		&a->up, "POST", path, req->p, req->len, "application/json",
-		&a->stop, body, NULL, err, sizeof(err));
+	struct cache_upstream_ask q = { .what = what,
+					.method = "POST",
+					.path = path,
+					.body = req->p,
+					.body_len = req->len,
+					.stop = &a->stop,
+					.keep = keep };
+	long code =
+		cache_upstream_ask(&a->up, &q, body, NULL, err, sizeof(err));
 	bool failing = code != 200 && code != 201;
 	if (failing &&
 	    !__atomic_exchange_n(&a->failing, true, __ATOMIC_RELAXED))
@@ -196,24 +247,30 @@ static int review(struct proxy_authn *a, const char *path,
 	return json_get(d, 0, "status");
 }
 
-/* The user behind token, cached or (may_review) reviewed. Returns 0
- * with *u filled, -EAGAIN on a miss that may not be reviewed, or -1 when
- * the upstream could not tell. */
-static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
-		   const uint8_t key[32], bool may_review, struct user *u)
+/* The user behind token, cached or (keep: on a reviewer) reviewed.
+ * Returns 0 with *u filled, -EAGAIN on a miss that may not be reviewed,
+ * or -1 when the upstream could not tell. */
+static int user_of(struct proxy_authn *a, CURL **keep, const char *token,
+		   size_t tlen, const uint8_t key[32], struct user *u)
 {
 	int64_t now = cache_rvclock_now_ms();
 	struct user *s = &a->users[slot(key, USERS)];
+	struct denial *dn = &a->denials[slot(key, DENIALS)];
 	pthread_mutex_lock(&a->ulock);
 	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now;
-	if (hit)
+	if (hit) {
 		*u = *s;
+	} else if (!memcmp(dn->key, key, 32) && dn->expires_ms > now) {
+		hit = true;
+		memset(u, 0, sizeof(*u));
+		memcpy(u->key, key, 32);
+	}
 	pthread_mutex_unlock(&a->ulock);
 	if (hit) {
 		PROXY_COUNT(authn_token_hits);
 		return 0;
 	}
-	if (!may_review)
+	if (!keep)
 		return -EAGAIN;
 	PROXY_COUNT(authn_token_reviews);
 	struct buf req = BUF_INIT, body = BUF_INIT;
@@ -223,11 +280,11 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 	buf_add_json_str(&req, token, tlen);
 	buf_adds(&req, "}}");
 	int rc = -1;
-	int st =
-		buf_ok(&req) ?
-			review(a, "/apis/authentication.k8s.io/v1/tokenreviews",
-			       &req, &body, &d) :
-			-1;
+	int st = buf_ok(&req) ?
+			 review(a, keep, CACHE_UPSTREAM_TOKENREVIEW,
+				"/apis/authentication.k8s.io/v1/tokenreviews",
+				&req, &body, &d) :
+			 -1;
 	explicit_bzero(req.p, req.len);
 	memset(u, 0, sizeof(*u));
 	memcpy(u->key, key, 32);
@@ -252,7 +309,18 @@ static int user_of(struct proxy_authn *a, const char *token, size_t tlen,
 		u->ok = u->ok && u->name[0];
 		u->expires_ms = now + (u->ok ? a->allow_ms : a->deny_ms);
 		pthread_mutex_lock(&a->ulock);
-		*s = *u;
+		if (u->ok) {
+			*s = *u;
+			if (!memcmp(dn->key, key, 32))
+				memset(dn, 0, sizeof(*dn));
+		} else {
+			/* a denial takes only the denials' slot; the token
+			 * itself, if it was accepted before, is forgotten */
+			memcpy(dn->key, key, 32);
+			dn->expires_ms = u->expires_ms;
+			if (!memcmp(s->key, key, 32))
+				memset(s, 0, sizeof(*s));
+		}
 		pthread_mutex_unlock(&a->ulock);
 		rc = 0;
 	}
@@ -331,7 +399,8 @@ static void add_field(struct buf *b, const char *k, const char *v, bool comma)
 
 /* Whether u may do at, by a review stored under key. 0 with *out
  * filled, or -1 when the upstream could not tell. */
-static int review_access(struct proxy_authn *a, const struct user *u,
+static int review_access(struct proxy_authn *a, CURL **keep,
+			 const struct user *u,
 			 const struct proxy_authn_attrs *at,
 			 const uint8_t key[32], struct decision *out)
 {
@@ -362,7 +431,7 @@ static int review_access(struct proxy_authn *a, const struct user *u,
 	int rc = -1;
 	int st =
 		buf_ok(&req) ?
-			review(a,
+			review(a, keep, CACHE_UPSTREAM_ACCESSREVIEW,
 			       "/apis/authorization.k8s.io/v1/subjectaccessreviews",
 			       &req, &body, &d) :
 			-1;
@@ -379,7 +448,10 @@ static int review_access(struct proxy_authn *a, const struct user *u,
 		if (n.expires_ms > u->expires_ms)
 			n.expires_ms = u->expires_ms;
 		pthread_mutex_lock(&a->dlock);
-		decision_store(s, &n);
+		/* a denial never takes the place of another live allowance */
+		if (n.allowed || !s->allowed || s->expires_ms <= now ||
+		    !memcmp(s->key, key, 32))
+			decision_store(s, &n);
 		pthread_mutex_unlock(&a->dlock);
 		*out = n;
 		rc = 0;
@@ -448,27 +520,35 @@ static void forbidden_message(const char *user,
 	buf_free(&d);
 }
 
-/* The verdict for a request, from the caches, or (may_review) from
- * reviews on a miss; PROXY_AUTHN_MISS when a review is needed and may not be
- * made here. */
+/* The bearer token in an Authorization value; false when there is none
+ * or it is too long. */
+static bool token_of(const char *authz, const char **tok, size_t *tlen)
+{
+	if (!authz || strncasecmp(authz, "Bearer ", 7))
+		return false;
+	const char *t = authz + 7;
+	while (*t == ' ')
+		t++;
+	size_t n = strlen(t);
+	while (n && t[n - 1] == ' ')
+		n--;
+	*tok = t;
+	*tlen = n;
+	return n && n <= TOKEN_MAX;
+}
+
+/* The verdict for a request, from the caches, or (keep: on a reviewer,
+ * its upstream handle) from reviews on a miss; PROXY_AUTHN_MISS when a
+ * review is needed and may not be made here. */
 static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 				       const struct proxy_authn_attrs *at,
-				       bool may_review, char *msg,
-				       size_t msglen, char *details,
-				       size_t dlen)
+				       CURL **keep, char *msg, size_t msglen,
+				       char *details, size_t dlen)
 {
 	msg[0] = details[0] = '\0';
-	if (!authz || strncasecmp(authz, "Bearer ", 7)) {
-		PROXY_COUNT(authn_unauthenticated);
-		return PROXY_AUTHN_UNAUTHENTICATED;
-	}
-	const char *tok = authz + 7;
-	while (*tok == ' ')
-		tok++;
-	size_t tlen = strlen(tok);
-	while (tlen && tok[tlen - 1] == ' ')
-		tlen--;
-	if (!tlen || tlen > TOKEN_MAX) {
+	const char *tok;
+	size_t tlen;
+	if (!token_of(authz, &tok, &tlen)) {
 		PROXY_COUNT(authn_unauthenticated);
 		return PROXY_AUTHN_UNAUTHENTICATED;
 	}
@@ -493,7 +573,7 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 	if (!sha256(a->sha256, tok, tlen, NULL, 0, tkey))
 		return PROXY_AUTHN_UNAVAILABLE;
 	struct user u;
-	int rc = user_of(a, tok, tlen, tkey, may_review, &u);
+	int rc = user_of(a, keep, tok, tlen, tkey, &u);
 	if (rc)
 		return rc == -EAGAIN ? PROXY_AUTHN_MISS :
 				       PROXY_AUTHN_UNAVAILABLE;
@@ -507,10 +587,10 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 	}
 	if (!akn)
 		return PROXY_AUTHN_UNAVAILABLE; /* attributes too long to ask about */
-	if (!may_review)
+	if (!keep)
 		return PROXY_AUTHN_MISS;
 	PROXY_COUNT(authn_access_reviews);
-	if (review_access(a, &u, at, dkey, &dec))
+	if (review_access(a, keep, &u, at, dkey, &dec))
 		return PROXY_AUTHN_UNAVAILABLE;
 decided:
 	if (dec.allowed) {
@@ -528,7 +608,7 @@ enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a,
 					    char *msg, size_t msglen,
 					    char *details, size_t dlen)
 {
-	return decide(a, authz, at, false, msg, msglen, details, dlen);
+	return decide(a, authz, at, NULL, msg, msglen, details, dlen);
 }
 
 /* ---- reviews on worker threads ---- */
@@ -544,6 +624,8 @@ struct proxy_authn_job {
 	enum proxy_authn_verdict verdict; /* qlock until done */
 	char msg[1024], details[768];
 	bool done, abandoned; /* qlock */
+	int queue;	      /* KNOWN or STRANGER */
+	struct source *src;   /* a STRANGER's; its waiting counts the job */
 };
 
 static void job_free(struct proxy_authn_job *j)
@@ -566,28 +648,51 @@ static bool copy(char *dst, size_t cap, const char *s)
 	return true;
 }
 
+/* The next job for a reviewer: a known token's first; an unknown
+ * one's while fewer than STRANGER_REVIEWERS reviewers are on one, so that
+ * strangers never hold every reviewer. When stopping, anything. qlock. */
+static struct proxy_authn_job *next_job(struct proxy_authn *a)
+{
+	int q = a->queue[KNOWN] ? KNOWN : STRANGER;
+	if (q == STRANGER && !a->stop && a->on_strangers >= STRANGER_REVIEWERS)
+		return NULL;
+	struct proxy_authn_job *j = a->queue[q];
+	if (!j)
+		return NULL;
+	a->queue[q] = j->next;
+	if (!a->queue[q])
+		a->qtail[q] = &a->queue[q];
+	a->queued[q]--;
+	if (q == STRANGER)
+		a->on_strangers++;
+	return j;
+}
+
 static void *reviewer(void *arg)
 {
 	struct proxy_authn *a = arg;
+	CURL *keep = NULL; /* this thread's upstream connection, reused */
 	pthread_mutex_lock(&a->qlock);
 	for (;;) {
-		while (!a->queue && !a->stop)
+		struct proxy_authn_job *j;
+		while (!(j = next_job(a)) && !a->stop)
 			pthread_cond_wait(&a->qcond, &a->qlock);
-		struct proxy_authn_job *j = a->queue;
 		if (!j)
 			break; /* stopping, and nothing left */
-		a->queue = j->next;
-		if (!a->queue)
-			a->qtail = &a->queue;
-		a->queued--;
 		bool stop = a->stop;
 		pthread_mutex_unlock(&a->qlock);
 		enum proxy_authn_verdict v =
 			stop ? PROXY_AUTHN_UNAVAILABLE :
 			       decide(a, j->authz, j->has_at ? &j->at : NULL,
-				      true, j->msg, sizeof(j->msg), j->details,
+				      &keep, j->msg, sizeof(j->msg), j->details,
 				      sizeof(j->details));
 		pthread_mutex_lock(&a->qlock);
+		if (j->queue == STRANGER) {
+			a->on_strangers--;
+			j->src->waiting--;
+			/* a stranger may wait for this reviewer's place */
+			pthread_cond_signal(&a->qcond);
+		}
 		if (j->abandoned) {
 			job_free(j);
 			continue;
@@ -597,7 +702,70 @@ static void *reviewer(void *arg)
 		MHD_resume_connection(j->conn);
 	}
 	pthread_mutex_unlock(&a->qlock);
+	if (keep)
+		curl_easy_cleanup(keep);
 	return NULL;
+}
+
+/* Whether the token in authz was accepted by a review, even one since
+ * expired: its requests go to the KNOWN queue. */
+static bool known(struct proxy_authn *a, const char *authz)
+{
+	const char *tok;
+	size_t tlen;
+	uint8_t key[32];
+	if (!token_of(authz, &tok, &tlen) ||
+	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
+		return false;
+	const struct user *s = &a->users[slot(key, USERS)];
+	pthread_mutex_lock(&a->ulock);
+	bool k = !memcmp(s->key, key, 32) && s->ok;
+	pthread_mutex_unlock(&a->ulock);
+	return k;
+}
+
+/* The budget of c's client address: IPv4 by address, IPv6 by its /64 (one
+ * host's usual share), anything else (a unix socket) as one. */
+static struct source *source_of(struct proxy_authn *a, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	const uint8_t *p = NULL;
+	size_t n = 0;
+	if (sa && sa->sa_family == AF_INET) {
+		p = (const uint8_t *)&((const struct sockaddr_in *)sa)
+			    ->sin_addr;
+		n = 4;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		p = (const uint8_t *)&((const struct sockaddr_in6 *)sa)
+			    ->sin6_addr;
+		n = 8;
+	}
+	uint32_t h = a->seed ^ 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return &a->sources[h % SOURCES];
+}
+
+/* Take one review from src's bucket (rate a second, twice that in a
+ * burst). qlock. */
+static bool source_take(struct proxy_authn *a, struct source *src)
+{
+	int64_t now = cache_rvclock_now_ms();
+	double burst = 2 * a->source_rate;
+	if (!src->at_ms)
+		src->tokens = burst;
+	else
+		src->tokens +=
+			(double)(now - src->at_ms) * a->source_rate / 1000.0;
+	if (src->tokens > burst)
+		src->tokens = burst;
+	src->at_ms = now;
+	if (src->tokens < 1 || src->waiting >= SOURCE_WAITING)
+		return false;
+	src->tokens -= 1;
+	return true;
 }
 
 struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a,
@@ -637,17 +805,23 @@ struct proxy_authn_job *proxy_authn_start(struct proxy_authn *a,
 		job_free(j);
 		return NULL;
 	}
+	int q = j->queue = known(a, authz) ? KNOWN : STRANGER;
 	pthread_mutex_lock(&a->qlock);
-	if (a->stop || a->queued >= QUEUE_MAX || !a->nworkers) {
+	if (a->stop || !a->nworkers ||
+	    a->queued[q] >= (q == KNOWN ? QUEUE_MAX : STRANGERS_MAX) ||
+	    (q == STRANGER && !source_take(a, j->src = source_of(a, c)))) {
 		pthread_mutex_unlock(&a->qlock);
 		job_free(j);
+		PROXY_COUNT(authn_throttled);
 		return NULL;
 	}
+	if (q == STRANGER)
+		j->src->waiting++;
 	/* suspended before any worker can see it, so its resume comes after */
 	MHD_suspend_connection(c);
-	*a->qtail = j;
-	a->qtail = &j->next;
-	a->queued++;
+	*a->qtail[q] = j;
+	a->qtail[q] = &j->next;
+	a->queued[q]++;
 	pthread_cond_signal(&a->qcond);
 	pthread_mutex_unlock(&a->qlock);
 	return j;

@@ -17,18 +17,27 @@
  *
  * Decisions are cached by a SHA-256 of the token (and of the attributes
  * for authorization): allowed for --authn-allow-ttl seconds, denied for
- * --authn-deny-ttl. Each cache is a fixed table (a newer entry replaces
- * the one in its slot), so memory stays bounded whatever the tokens.
- * A token is never logged and never kept: only its hash is.
+ * --authn-deny-ttl (so one bad token costs one review per that time, as
+ * the apiserver's webhook authenticator caches too). Each cache is a
+ * fixed table (a newer entry replaces the one in its slot), so memory
+ * stays bounded whatever the tokens; a token review that denied is kept
+ * in a table of its own, and a denied access review never replaces a
+ * live allowed one, so no stream of bad tokens evicts a good one. A
+ * token is never logged and never kept: only its hash is.
  *
  * Threads: made, stopped and freed by main (proxy_server_start(),
  * proxy_server_stop()). Decisions are asked for on libmicrohttpd request
  * threads; each table has one mutex, held for a slot copy. A miss never
  * blocks a request thread: proxy_authn_start() suspends the connection
- * and one of four reviewer threads asks the upstream, then resumes it;
- * at most 256 requests wait so, beyond that 429. A client spraying
- * unknown tokens therefore cannot stall clients whose decisions are
- * cached.
+ * and one of four reviewer threads asks the upstream (each over a
+ * connection it keeps), then resumes it. Requests wait in two queues: a
+ * token some review accepted (KNOWN, at most 256 waiting) and any other
+ * (STRANGER, at most 64, on at most two reviewers at once; the known
+ * queue goes first). A client address may start --authn-source-reviews
+ * strangers' reviews a second (twice that in a burst) and have 8 waiting;
+ * past any of these, 429. A client spraying unknown tokens therefore
+ * cannot stall known users, nor make the upstream review more than its
+ * budget.
  *
  * Ownership: struct proxy owns the struct proxy_authn. A struct
  * proxy_authn_job is shared by its request and a reviewer until one of
@@ -66,12 +75,14 @@ enum proxy_authn_verdict {
 struct proxy_authn_job;
 
 /* Start the reviewer threads, which ask the upstream with a copy of
- * up's settings (its token bucket left out: a review stands for a
+ * up's settings, each over one connection it keeps (source_rate:
+ * --authn-source-reviews) (its token bucket left out: a review stands for a
  * client's request); up's credentials are borrowed and must outlive a.
  * Main thread. NULL when out of memory or no thread starts; else free
  * with proxy_authn_free(). */
 struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
-				    int allow_ttl_s, int deny_ttl_s);
+				    int allow_ttl_s, int deny_ttl_s,
+				    int source_rate);
 /* Finish every review (queued ones as PROXY_AUTHN_UNAVAILABLE, their
  * connections resumed), refuse new ones, and join the reviewers. Main
  * thread, before the HTTP daemon stops, which needs no connection

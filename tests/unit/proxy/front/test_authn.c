@@ -15,10 +15,14 @@
  * the token never logged and never sent in a SubjectAccessReview; TTLs
  * of zero; stop, abandon, stop with reviews in flight and queued (every
  * client 503), the queue refusing after stop; attributes too long for a
- * job; allocation failure.
+ * job; allocation failure; a denied token never evicting an accepted one
+ * from its slot; a client address's budget of reviews for unknown tokens,
+ * which known tokens do not share.
  */
 #include <curl/curl.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <microhttpd.h>
 #include <stdio.h>
@@ -52,6 +56,7 @@ static struct http_stub stub;
 static struct cache_upstream up;
 static char up_url[64];
 static int mhd_port;
+static int source_rate = 1000; /* --authn-source-reviews for setup() */
 
 /* ---- the daemon: server.c's delegated gate, reduced ---- */
 
@@ -219,7 +224,7 @@ static void setup(struct http_stub_route *routes, int n, int allow_s,
 	CHECK(http_stub_start(&stub, routes, n) == 0);
 	snprintf(up_url, sizeof(up_url), "http://127.0.0.1:%d", stub.port);
 	up = (struct cache_upstream){ .server = up_url };
-	cur = proxy_authn_new(&up, allow_s, deny_s);
+	cur = proxy_authn_new(&up, allow_s, deny_s, source_rate);
 	CHECK(cur != NULL);
 	cur_at = NULL;
 }
@@ -658,7 +663,7 @@ static void test_upstream_failing(void)
 	setup(none, 1, 60, 60);
 	teardown(); /* the port is closed now */
 	up = (struct cache_upstream){ .server = up_url };
-	cur = proxy_authn_new(&up, 60, 60);
+	cur = proxy_authn_new(&up, 60, 60, 1000);
 	CHECK(cur != NULL);
 	cur_at = NULL;
 	capture_stderr(outage_requests, log, sizeof(log));
@@ -773,11 +778,11 @@ static void test_alloc(void)
 	struct proxy_authn *a = NULL;
 	for (long n = 1; n < 20 && !a; n++) {
 		alloc_fail_after(n);
-		a = proxy_authn_new(&u, 60, 60);
+		a = proxy_authn_new(&u, 60, 60, 1000);
 		fails += !a;
 		alloc_fail_after(0);
 	}
-	CHECK(fails == 3); /* the struct, users, decisions */
+	CHECK(fails == 5); /* the struct, users, denials, sources, decisions */
 	CHECK(a != NULL);
 	proxy_authn_free(a);
 
@@ -791,6 +796,74 @@ static void test_alloc(void)
 	CHECK(http_stub_count(&stub) == 0);
 	CHECK(ask("Bearer t", NULL, 0) == 200);
 	teardown();
+}
+
+/* The users table's slot of a token, as authn.c picks it (the first
+ * four bytes of its SHA-256, modulo its 1024 slots). */
+static unsigned users_slot(const char *tok)
+{
+	uint8_t h[32];
+	unsigned n = sizeof(h);
+	uint32_t v;
+	EVP_Digest(tok, strlen(tok), h, &n, EVP_sha256(), NULL);
+	memcpy(&v, h, sizeof(v));
+	return v % 1024;
+}
+
+/* Denied tokens that fall in an accepted token's slot: each is 401 and
+ * cached as a denial, and the accepted one stays cached (no review). */
+static void test_denial_keeps_allowed(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE, .once = true },
+		{ .match = "tokenreviews", .response = TR_FORGED },
+	};
+	setup(routes, 2, 60, 60);
+	CHECK(ask("Bearer good", NULL, 0) == 200);
+	char bad[32];
+	int found = 0;
+	for (int i = 0; i < 200000 && found < 3; i++) {
+		snprintf(bad, sizeof(bad), "junk-%d", i);
+		if (users_slot(bad) != users_slot("good"))
+			continue;
+		found++;
+		char authz[48];
+		snprintf(authz, sizeof(authz), "Bearer %s", bad);
+		CHECK(ask(authz, NULL, 0) == 401);
+		/* the denial itself is cached: no second review */
+		CHECK(cached(authz, NULL) == PROXY_AUTHN_UNAUTHENTICATED);
+		CHECK(ask(authz, NULL, 0) == 401);
+	}
+	CHECK(found == 3);
+	CHECK(http_stub_count(&stub) == 4);
+	CHECK(cached("Bearer good", NULL) == PROXY_AUTHN_ALLOWED);
+	teardown();
+}
+
+/* One address may start source_rate reviews of unknown tokens a second
+ * (twice that at once); past it 429, without asking the upstream. A token
+ * accepted before is not held to it. */
+static void test_source_budget(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE, .once = true },
+		{ .match = "tokenreviews", .response = TR_FORGED },
+		{ .match = "subjectaccessreviews", .response = SAR_ALLOW },
+	};
+	source_rate = 1;
+	setup(routes, 3, 60, 60);
+	CHECK(ask("Bearer good", NULL, 0) == 200); /* one of a burst of 2 */
+	CHECK(ask("Bearer stranger-1", NULL, 0) == 401);
+	CHECK(ask("Bearer stranger-2", NULL, 0) == 429);
+	CHECK(ask("Bearer stranger-3", NULL, 0) == 429);
+	CHECK(http_stub_count(&stub) == 2);
+	/* the known token's access review goes through all the same */
+	cur_at = &list_pods;
+	CHECK(ask("Bearer good", NULL, 0) == 200);
+	CHECK(http_stub_count(&stub) == 3);
+	cur_at = NULL;
+	teardown();
+	source_rate = 1000;
 }
 
 int main(void)
@@ -812,6 +885,8 @@ int main(void)
 	test_stop_in_flight();
 	test_long_attributes();
 	test_alloc();
+	test_denial_keeps_allowed();
+	test_source_budget();
 	MHD_stop_daemon(d);
 	curl_global_cleanup();
 	return check_done("authn");
