@@ -56,12 +56,16 @@ CONVERGE_S = 5           # (a): within this many seconds of clearing
 BOOKMARK_S = 1           # the fake's and the proxy's bookmark interval
 VERBOSE = os.environ.get("FAULTS_VERBOSE")
 
-# backoff of cache/reflector.c: 5 ms doubling to 5 s, jitter in [d/2, d]
+# backoff of cache/reflector.c: 5 ms doubling to --backoff-max-ms (here
+# 1 s, not the default 5 s: a recovery waits out at most one step),
+# jitter in [d/2, d]
 BACKOFF_MIN_MS = 5
-BACKOFF_MAX_MS = 5000
+BACKOFF_MAX_MS = 1000
 
 
 STALL_S = 2 * BOOKMARK_S  # upstream stall timeout: the bookmark interval plus a margin
+# what the proxy logs when it gives up on a silent watch (cache/xfer.c)
+STALL_LOG = "from an upstream that sends BOOKMARKs: reconnecting"
 _HELP = None
 
 
@@ -323,6 +327,13 @@ class Case:
             self.watchers.append(w)
             self.t.addCleanup(w.w.close)
 
+    def wait_midstream(self, n=5):
+        """Until the first whole-resource watcher has n events past its
+        LIST: the writer's changes are reaching the local watchers."""
+        w = self.watchers[0]
+        h.wait_until(lambda: len(w.events()) >= n, timeout=30,
+                     what="%d events on local watcher %s" % (n, w.name))
+
     def converge(self, t_clear, timeout=CONVERGE_S):
         """(a): poll until the proxy's LIST equals the fake's; returns a
         problem description or None."""
@@ -348,9 +359,10 @@ class Case:
             time.sleep(0.1)
 
     def finish(self, t_clear, allow_expired=False, require_expired=False, extra=()):
-        """Writer stops 1 s after clearing; then (a) and (b)."""
+        """Writer stops 0.5 s after clearing (ten writes that follow the
+        fault); then (a) and (b)."""
         problems = list(extra)
-        time.sleep(max(0, t_clear + 1.0 - time.time()))
+        time.sleep(max(0, t_clear + 0.5 - time.time()))
         self.writer.pause()
         bad, took = self.converge(t_clear)
         if bad:
@@ -422,10 +434,10 @@ class FaultMatrix(unittest.TestCase):
     def start(self, **kw):
         c = Case(self, **kw)
         c.open_watchers()
-        # Not a wait for a condition: the writer runs for a second so that
-        # the fault lands on watchers in mid-stream. Nothing asserted
-        # depends on how many events arrived by then.
-        time.sleep(1.0)
+        # the fault lands on watchers in mid-stream: the writer's events
+        # are flowing to them. Nothing asserted depends on how many
+        # arrived by then.
+        c.wait_midstream()
         return c
 
     def test_drop_watches(self):
@@ -433,7 +445,7 @@ class FaultMatrix(unittest.TestCase):
         w0 = stats(c.fake)["watch"]
         for _ in range(3):
             faults(c.fake, {"dropWatches": True})
-            time.sleep(0.4)      # the pace of the drops, not a wait
+            time.sleep(0.2)      # the pace of the drops, not a wait
         faults(c.fake, {})
         t = time.time()
         extra = []
@@ -450,7 +462,7 @@ class FaultMatrix(unittest.TestCase):
         os.kill(c.proxy.proc.pid, signal.SIGSTOP)
         try:
             faults(c.fake, {"compact": True, "dropWatches": True})
-            time.sleep(0.6)      # writes land between the two compactions
+            time.sleep(0.3)      # writes land between the two compactions
             faults(c.fake, {"compact": True})
         finally:
             os.kill(c.proxy.proc.pid, signal.SIGCONT)
@@ -472,7 +484,7 @@ class FaultMatrix(unittest.TestCase):
         finally:
             c.writer.resume()
         log("failNext %s met by the proxy in %.2fs" % (json.dumps(body), took))
-        time.sleep(1.0)          # writes go on after the failures, before clearing
+        time.sleep(0.5)          # writes go on after the failures, before clearing
         faults(c.fake, {})
         c.finish(time.time())
         return took, t0
@@ -486,7 +498,7 @@ class FaultMatrix(unittest.TestCase):
     def test_latency(self):
         c = self.start()
         faults(c.fake, {"latencyMs": 300, "dropWatches": True})
-        time.sleep(2.0)          # how long the latency lasts, under writes
+        time.sleep(1.0)          # how long the latency lasts, under writes
         faults(c.fake, {})
         c.finish(time.time())
 
@@ -498,7 +510,7 @@ class FaultMatrix(unittest.TestCase):
             wait_consumed(c.fake, "cutAfterBytes")
         finally:
             c.writer.resume()
-        time.sleep(2.0)          # events flow into the cut watch
+        time.sleep(1.0)          # events flow into the cut watch
         faults(c.fake, {})
         t = time.time()
         # a cut watch may resume from the last whole event or relist:
@@ -523,7 +535,7 @@ class FaultMatrix(unittest.TestCase):
             # the cut went to another request (discovery) and not the LIST
             self.skipTest("the cut was taken by a request other than the LIST (%d LISTs)" % n)
         c.open_watchers()
-        time.sleep(1.0)
+        c.wait_midstream()
         c.finish(t, extra=extra)
 
     def test_malformed(self):
@@ -553,7 +565,7 @@ class FaultMatrix(unittest.TestCase):
                 "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns-%d" % i}})
         c.writer.resync()
         c.writer.resume()
-        time.sleep(1.5)          # writes into the new cluster before clearing
+        time.sleep(0.75)         # writes into the new cluster before clearing
         faults(c.fake, {})
         c.finish(time.time(), allow_expired=True, require_expired=True)
 
@@ -623,7 +635,8 @@ class Backoff(unittest.TestCase):
         t0 = time.time()
         faults(fake, {"failNext": {"count": 1000, "code": 500}, "dropWatches": True})
         # The window the requests are counted in: a duration, not a wait.
-        time.sleep(3.0)
+        # A hot loop makes hundreds of requests in it, the backoff ten.
+        time.sleep(1.5)
         left = standing(fake)["failNext"]["count"]
         s1 = stats(fake)
         window = time.time() - t0
@@ -639,7 +652,7 @@ class Backoff(unittest.TestCase):
                              "backoff (5 ms doubling, jitter [d/2, d]) allows: a hot loop"
                              % (used, window, ceiling))
         self.assertLessEqual(counted, ceiling)
-        # and it recovers: at most one 5 s backoff step, then a relist
+        # and it recovers: at most one backoff step (1 s), then a relist
         s, _, _ = list_state(fake.url)
         h.wait_until(lambda: list_state(proxy.url)[1:] == list_state(fake.url)[1:],
                      timeout=12, what="the proxy to converge after the failures stop")
@@ -696,14 +709,18 @@ class Extras(unittest.TestCase):
                      timeout=15, what="a BOOKMARK from the upstream")
         w0 = stats(self.fake)["watch"]
         os.kill(self.fake.proc.pid, signal.SIGSTOP)
-        time.sleep(3 * BOOKMARK_S + 1)   # how long the partition lasts
+        # The partition lasts until the proxy says it gave up on the silent
+        # watch, or for long past the stall timeout if it never does.
+        t0 = time.time()
+        h.poll(lambda: STALL_LOG in self.proxy.logs(), timeout=STALL_S + 10)
+        silent = time.time() - t0
         os.kill(self.fake.proc.pid, signal.SIGCONT)
         # A proxy that missed the stall keeps its old watch, which the fake
         # serves again once thawed: no new watch would ever come.
         if not h.poll(lambda: stats(self.fake)["watch"] > w0, timeout=5):
-            self.fail("no new upstream watch after %ds without a byte "
+            self.fail("no new upstream watch after %.1fs without a byte "
                       "(bookmarks every %ds): the silent partition was not detected"
-                      % (3 * BOOKMARK_S + 1, BOOKMARK_S))
+                      % (silent, BOOKMARK_S))
 
 
 if __name__ == "__main__":

@@ -141,7 +141,9 @@ class RelistStorm(unittest.TestCase):
     def test_bad_events_back_off(self):
         import threading
         import time
-        fake, proxy = h.fake_and_proxy(self, "pods", "--backoff-max-ms", "5000", seed="pods=20")
+        cap_ms = 1000
+        fake, proxy = h.fake_and_proxy(self, "pods", "--backoff-max-ms", str(cap_ms),
+                                       seed="pods=20")
         stop = threading.Event()
 
         def churn():   # events on every watch, so every watch meets a bad line
@@ -159,7 +161,9 @@ class RelistStorm(unittest.TestCase):
         lists0 = h.get_json(fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
         h.request("POST", fake.url + "/fake/faults", body={"malformedNext": 100000})
         t0 = time.time()
-        time.sleep(4.0)
+        # the window the LISTs are counted in, not a wait: long enough for
+        # a storm to show (hundreds of LISTs) next to a backoff's ten
+        time.sleep(1.5)
         h.request("POST", fake.url + "/fake/faults", body={})
         lists = h.get_json(fake.url + "/fake/stats")[1]["resources"]["pods"]["list"] - lists0
         window = time.time() - t0
@@ -168,7 +172,7 @@ class RelistStorm(unittest.TestCase):
         while spent + d / 2 <= window * 1000:
             spent += d / 2
             n += 1
-            d = min(d * 2, 5000)
+            d = min(d * 2, cap_ms)
         self.assertGreaterEqual(lists, 2, "no relist at all")
         self.assertLessEqual(lists, n, "%d LISTs in %.1fs: a relist storm (at most %d with "
                              "backoff)" % (lists, window, n))
@@ -238,7 +242,11 @@ class PrettyMemory(unittest.TestCase):
         socks = []
         for _ in range(20):
             s = socket.create_connection((host, int(port)))
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            # a receive window the size of loopback's MSS: a smaller one
+            # would stall the reads at the end on TCP's zero-window probes
+            # (a segment per 200 ms); either way the proxy's writes block
+            # long before the list is sent
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
             s.sendall(b"GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\n"
                       b"User-Agent: curl/7.88.1\r\nConnection: close\r\n\r\n")
             socks.append(s)
@@ -257,9 +265,8 @@ class PrettyMemory(unittest.TestCase):
         # the proxy still answers others at once
         self.assertEqual(h.request("GET", proxy.url + "/api/v1/namespaces/ns-1/pods/web-1",
                                    timeout=10)[0], 200)
-        # and the slow readers, read on, get the indented LIST (its start:
-        # through a 4 KB window the whole would take minutes; PrettyStream
-        # reads a whole one)
+        # and the slow readers, read on, get the indented LIST (its start;
+        # PrettyStream reads a whole one)
         for i in (0, 19):
             parts, got = [firsts[i]], len(firsts[i])
             while got < (1 << 19):
@@ -296,12 +303,13 @@ class PassthroughTimeout(unittest.TestCase):
         import os
         import signal
         import time
-        fake, proxy = h.fake_and_proxy(self, "pods", "--passthrough-timeout", "2",
+        timeout = 1   # --passthrough-timeout's least
+        fake, proxy = h.fake_and_proxy(self, "pods", "--passthrough-timeout", str(timeout),
                                        seed="pods=5,services=5")
         # a forwarded watch outlives the timeout
         w0 = time.time()
         w = h.Watch(proxy.url + "/api/v1/namespaces/ns-1/services?watch=1"
-                    "&resourceVersion=0&timeoutSeconds=6", timeout=20)
+                    "&resourceVersion=0&timeoutSeconds=%d" % (3 * timeout + 2), timeout=20)
         self.addCleanup(w.close)
         self.assertEqual(w.status, 200)
         os.kill(fake.proc.pid, signal.SIGSTOP)
@@ -315,5 +323,5 @@ class PassthroughTimeout(unittest.TestCase):
         self.assertLess(took, 10)
         os.kill(fake.proc.pid, signal.SIGCONT)
         # past twice the timeout, short of the watch's own deadline
-        time.sleep(max(0.0, 4.0 - (time.time() - w0)))
+        time.sleep(max(0.0, 2 * timeout - (time.time() - w0)))
         self.assertFalse(w.closed, "the forwarded watch was cut by the timeout")

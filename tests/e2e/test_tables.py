@@ -224,11 +224,18 @@ class ColumnsThroughProxy(unittest.TestCase):
 
     def test_watch_rows_match(self):
         """A watch in Table form carries the same row as the fake's."""
-        for name, _, prefix, _, _ in KINDS[:3]:
-            path = "/%s/namespaces/ns-0/%s?watch=1&resourceVersion=0&timeoutSeconds=1" % (
-                prefix, name)
-            _, _, b1 = h.request("GET", self.proxy.url + path, headers={"Accept": TABLE})
-            _, _, b2 = h.request("GET", self.fake.url + path, headers={"Accept": TABLE})
+        from concurrent.futures import ThreadPoolExecutor
+        # the six watches run side by side: each lasts its whole deadline
+        # (timeoutSeconds=1, the least there is)
+        paths = ["/%s/namespaces/ns-0/%s?watch=1&resourceVersion=0&timeoutSeconds=1" % (
+            prefix, name) for name, _, prefix, _, _ in KINDS[:3]]
+        with ThreadPoolExecutor(2 * len(paths)) as pool:
+            got = [(pool.submit(h.request, "GET", self.proxy.url + path,
+                                headers={"Accept": TABLE}),
+                    pool.submit(h.request, "GET", self.fake.url + path,
+                                headers={"Accept": TABLE})) for path in paths]
+            bodies = [(p.result()[2], f.result()[2]) for p, f in got]
+        for b1, b2 in bodies:
             rows = lambda b: sorted(json.dumps(json.loads(l)["object"]["rows"])
                                     for l in b.decode().splitlines() if l.strip())
             self.assertEqual(rows(b1), rows(b2))

@@ -21,6 +21,10 @@ import clients as c  # noqa: E402
 NS = "tree"
 CHILDREN = 6
 WATCHERS = 2  # per child
+# The children's backoff cap: 2 s, not the default 5 s, so that they come
+# back soon after the parent does; with jitter in [d/2, d] still at most
+# one attempt a second once it is reached.
+CHILD_BACKOFF_MAX_MS = 2000
 RESOURCES = "pods,configmaps"
 TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z ")
 
@@ -90,7 +94,8 @@ class TreeOfProxies(unittest.TestCase):
             cls.port = int(cls.parent.url.rsplit(":", 1)[1])
             h.wait_ready(cls.parent.url)
             for _ in range(CHILDREN):
-                cls.children.append(h.proxy(cls.parent.url, RESOURCES))
+                cls.children.append(h.proxy(cls.parent.url, RESOURCES,
+                                            "--backoff-max-ms", str(CHILD_BACKOFF_MAX_MS)))
             for ch in cls.children:
                 h.wait_ready(ch.url)
             cls.synced = c.stats(cls.fake.url)
@@ -166,7 +171,7 @@ class TreeOfProxies(unittest.TestCase):
         time.sleep(1.5)
         # A slow upstream keeps the new parent unsynced for a few seconds,
         # while it answers its children 429 with Retry-After: 1.
-        set_latency(self.fake, 6000)
+        set_latency(self.fake, 3000)
         type(self).parent = parent_at(self.fake.url, self.port)
         try:
             h.wait_ready(self.parent.url, timeout=60)

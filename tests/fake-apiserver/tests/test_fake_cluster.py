@@ -185,7 +185,7 @@ class TestBookmarks(ClusterCase):
         # one Event of our own (the background one comes after 60 s), then
         # the watch runs past a bookmark period and its deadline
         w = self.watch("/api/v1/events?watch=true&allowWatchBookmarks=true"
-                       "&resourceVersion=%d&timeoutSeconds=5" % start)
+                       "&resourceVersion=%d&timeoutSeconds=3" % start)
         st, _, body = harness.request("POST", self.url + "/api/v1/namespaces/default/events", body={
             "apiVersion": "v1", "kind": "Event", "metadata": {"name": "by-test"},
             "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p"},
@@ -223,12 +223,12 @@ class TestQuiet(ClusterCase):
         self.assertEqual(self.get("/api/v1/events")["items"], [])
         names = {i["metadata"]["name"] for i in self.get("/api/v1/namespaces")["items"]}
         self.assertLessEqual(SYSTEM_NS, names)  # they exist in every cluster
-        # a 3 s watch with bookmarks on a cluster where nothing moves
-        # gets zero bytes, not even the pre-deadline bookmark
+        # a 2 s watch with bookmarks on a cluster where nothing moves
+        # gets zero bytes, not even the pre-deadline bookmark (due at 1.4 s)
         w = self.watch("/api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=%d"
-                       "&timeoutSeconds=3" % rv0)
+                       "&timeoutSeconds=2" % rv0)
         self.assertTrue(w.wait_closed(6))
-        self.assertGreaterEqual(time.monotonic() - w.t0, 2.8)  # closed at the deadline
+        self.assertGreaterEqual(time.monotonic() - w.t0, 1.8)  # closed at the deadline
         self.assertEqual(w.events, [])
         self.assertEqual(self.rv(), rv0)
 
@@ -247,7 +247,7 @@ class TestQuiet(ClusterCase):
 
 
 class TestCompaction(ClusterCase):
-    extra = ("--lease-interval", "1", "--compact-interval", "2")
+    extra = ("--lease-interval", "1", "--compact-interval", "1")
 
     def test_etcd_compaction_expires_uncached_watches_only(self):
         old = self.rv()

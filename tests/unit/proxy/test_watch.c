@@ -225,13 +225,15 @@ static void test_from_rv(void)
 	mhd_reply_free(&r);
 	CHECK(__atomic_load_n(&proxy_counters.watch_expired,
 			      __ATOMIC_RELAXED) == expired + 1);
-	/* a periodic bookmark once the upstream's progress passes ours */
+	/* a periodic bookmark once the upstream's progress passes ours (the
+	 * interval is 1 s: a 2 s watch sees one) */
 	cache_history_set_progress(pods->history, 13);
-	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=3&allowWatchBookmarks=1",
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=2&allowWatchBookmarks=1",
 		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "BOOKMARK 13");
-	/* none without allowWatchBookmarks */
-	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=2", NULL, 0,
+	/* none without allowWatchBookmarks, though one is due in a watch's
+	 * last second */
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=1", NULL, 0,
 		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "");
 	check_released();
@@ -256,10 +258,10 @@ static void test_timeouts(void)
 		snprintf(path, sizeof(path),
 			 "/api/v1/namespaces/b/pods?timeoutSeconds=%s", odd[i]);
 		int64_t ms;
-		CHECK(watch(path, NULL, 600, ev, sizeof(ev), &ms, &rc) == 200);
+		CHECK(watch(path, NULL, 300, ev, sizeof(ev), &ms, &rc) == 200);
 		CHECK(rc == CURLE_OPERATION_TIMEDOUT);
 		CHECK_STR(ev, "ADDED b/q1");
-		CHECK(ms >= 550);
+		CHECK(ms >= 250);
 	}
 	check_released();
 }
