@@ -24,7 +24,7 @@ def host_port(url):
 
 
 def head(method, path, extra=()):
-    lines = ["%s %s HTTP/1.1" % (method, path), "Host: x",
+    lines = ["%s %s HTTP/1.1" % (method, path), "Host: localhost",
              "Content-Type: application/json"] + list(extra)
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 

@@ -418,7 +418,7 @@ class RenderedListMemory(unittest.TestCase):
             for _ in range(self.CLIENTS):
                 s = socket.create_connection((host, int(port)))
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                s.sendall(("GET %s%s HTTP/1.1\r\nHost: x\r\nAccept: %s\r\n"
+                s.sendall(("GET %s%s HTTP/1.1\r\nHost: localhost\r\nAccept: %s\r\n"
                            "Connection: close\r\n\r\n" % (path, extra, accept)).encode())
                 socks.append(s)
             for s in socks[-self.CLIENTS:]:
