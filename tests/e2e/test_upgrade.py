@@ -477,11 +477,17 @@ class UpgradeDelegated(unittest.TestCase):
     which goes upstream alone; the upstream authorizes it."""
 
     def test_token_required_and_forwarded_alone(self):
-        fake = h.fake("--quiet", seed="pods=1")
+        # the client's token is one the upstream knows: a token no review
+        # has accepted is reviewed before anything is forwarded
+        tmp = tempfile.mkdtemp()
+        users = os.path.join(tmp, "users.csv")
+        with open(users, "w") as f:
+            f.write("client-tok,carl,uid-carl\n")
+        fake = h.fake("--quiet", "--token", "the-proxy-token", "--users", users,
+                      seed="pods=1")
         self.addCleanup(fake.stop)
         up = Scripted(int(fake.url.rsplit(":", 1)[1]))
         self.addCleanup(up.sock.close)
-        tmp = tempfile.mkdtemp()
         kc = certs.kubeconfig(tmp, up.url, token="the-proxy-token")
         p = h.proxy(up.url, "pods", "--kubeconfig", kc, "--client-auth", "delegated")
         self.addCleanup(p.stop)
