@@ -378,15 +378,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		/* counted as "none" until the target is known good */
 		rq->verb = config_histogram_verb_slot(method, true, false);
 		rq->slot = 0;
+		bool reserved = proxy_conns_reserved(c);
 		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
 				       err, sizeof(err))) {
 			rq->local = true;
 			return proxy_reply_error(c, PROXY_BadRequest, "%s",
 						 err);
 		}
-		/* On the reserve past --max-connections only probes are served;
-		 * anyone else is told to come back, and the connection freed. */
-		if (!health_path(rq->path) && proxy_conns_over(p->conns)) {
+		/* On the reserve past --max-connections only probes are served,
+		 * and the connection closed after; anyone else is told to come
+		 * back, and the connection freed. */
+		if (!health_path(rq->path) &&
+		    (reserved || proxy_conns_over(p->conns))) {
 			PROXY_COUNT(refused_connections);
 			rq->local = true;
 			return proxy_conns_refuse(c, "connections",
