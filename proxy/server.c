@@ -124,6 +124,11 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_route_parse(url, &rt))
 		return proxy_reply_error(c, PROXY_BadRequest,
 					 "invalid request path");
+	/* ListOptions are decoded before anything else is looked at */
+	char bad[256];
+	if ((!rt.name[0] || is_watch(c, &rt)) &&
+	    proxy_request_check_ints(c, bad, sizeof(bad)))
+		return proxy_reply_error(c, PROXY_BadRequest, "%s", bad);
 	struct cache_resource *r = proxy_find(p, &rt);
 	if (!cache_resource_synced(r)) {
 		PROXY_COUNT(req_not_synced);
