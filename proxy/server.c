@@ -631,7 +631,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
 		int fd = proxy_listen_unix(p->cfg->unix_socket,
-					   p->cfg->unix_socket_mode, err,
+					   p->cfg->unix_socket_mode,
+					   &p->socket_dev, &p->socket_ino, err,
 					   errlen);
 		if (fd < 0)
 			return fd;
@@ -676,7 +677,8 @@ void proxy_server_drain(struct proxy *p, int grace_seconds)
 			shutdown(p->quiesced_fd[i], SHUT_RDWR);
 	}
 	if (p->made_socket) { /* ours: never a path that was there before */
-		unlink(p->cfg->unix_socket);
+		proxy_listen_unix_remove(p->cfg->unix_socket, p->socket_dev,
+					 p->socket_ino);
 		p->made_socket = false;
 	}
 	for (int i = 0; i < p->nres; i++)
@@ -744,7 +746,8 @@ void proxy_server_stop(struct proxy *p)
 	proxy_tls_free(p->tls); /* no handshake can need it now */
 	p->tls = NULL;
 	if (p->made_socket) /* ours: never a path that was there before */
-		unlink(p->cfg->unix_socket);
+		proxy_listen_unix_remove(p->cfg->unix_socket, p->socket_dev,
+					 p->socket_ino);
 	proxy_pass_pool_free(p->pass);
 	p->pass = NULL;
 	proxy_upgrade_pool_free(p->upgrade);
