@@ -56,8 +56,8 @@ struct proxy {
 	struct proxy_observe *obs;   /* request histograms (observe.h) */
 	struct MHD_Daemon *daemon;   /* --listen */
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
-	bool made_socket;      /* the --unix-socket path is ours to remove */
-	dev_t socket_dev;      /* and the file it is, checked before */
+	bool made_socket; /* the --unix-socket path is ours to remove */
+	dev_t socket_dev; /* and the file it is, checked before */
 	ino_t socket_ino;
 	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
 	int port;	       /* the bound port */

@@ -102,8 +102,7 @@ static const char *go_parse_int(const char *v)
 	return NULL;
 }
 
-int proxy_request_check_ints(struct MHD_Connection *c, char *msg,
-			     size_t msglen)
+int proxy_request_check_ints(struct MHD_Connection *c, char *msg, size_t msglen)
 {
 	static const char *const names[] = { "timeoutSeconds", "limit" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -630,10 +630,9 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
-		int fd = proxy_listen_unix(p->cfg->unix_socket,
-					   p->cfg->unix_socket_mode,
-					   &p->socket_dev, &p->socket_ino, err,
-					   errlen);
+		int fd = proxy_listen_unix(
+			p->cfg->unix_socket, p->cfg->unix_socket_mode,
+			&p->socket_dev, &p->socket_ino, err, errlen);
 		if (fd < 0)
 			return fd;
 		p->made_socket = true;

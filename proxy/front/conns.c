@@ -198,9 +198,10 @@ void proxy_conns_request_done(struct proxy_conns *cs, struct MHD_Connection *c)
 	if (cn)
 		__atomic_store_n(
 			&cn->deadline_ms,
-			now_ms() + (cn->reserve ?
-					    LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 :
-					    cs->idle_ms + cs->header_ms),
+			now_ms() +
+				(cn->reserve ?
+					 LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 :
+					 cs->idle_ms + cs->header_ms),
 			__ATOMIC_RELAXED);
 }
 

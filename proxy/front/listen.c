@@ -138,8 +138,7 @@ void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
  * err set. */
 static int unix_live(const struct sockaddr_un *su, char *err, size_t errlen)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			0);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "--unix-socket: %s", strerror(errno));
 		return 1;
@@ -174,10 +173,11 @@ int proxy_listen_unix(const char *path, int mode, dev_t *dev, ino_t *ino,
 	strcpy(su.sun_path, path);
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen,
-				 "--unix-socket %s: exists and is not a socket; "
-				 "refusing to replace it",
-				 path);
+			snprintf(
+				err, errlen,
+				"--unix-socket %s: exists and is not a socket; "
+				"refusing to replace it",
+				path);
 			return -EEXIST;
 		}
 		if (unix_live(&su, err, errlen))

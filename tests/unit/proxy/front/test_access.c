@@ -35,8 +35,7 @@ int main(void)
 	CHECK_STR(redact("/x?command=sh&command=pw&stdout=1"),
 		  "/x?REDACTED&REDACTED&stdout=1");
 	/* a known name only as a whole key */
-	CHECK_STR(redact("/x?limitToken=abc&watchx=1"),
-		  "/x?REDACTED&REDACTED");
+	CHECK_STR(redact("/x?limitToken=abc&watchx=1"), "/x?REDACTED&REDACTED");
 	CHECK_STR(redact("/x?&&limit=1&"), "/x?&&limit=1&");
 	/* no control byte, space or quote gets through as such */
 	CHECK_STR(redact("/a b\"\n?watch=\x01"), "/a%20b%22%0A?watch=%01");
