@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "cache/json.h"
-#include "cache/parse.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -263,9 +262,12 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 		return not_acceptable(c);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
-	if (proxy_request_arg(c, "limit", &limit_s) && limit_s && *limit_s &&
-	    !cache_parse_u64(limit_s, &limit))
-		limit = 0; /* the apiserver ignores a bad limit */
+	if (proxy_request_arg(c, "limit", &limit_s) && limit_s) {
+		/* checked by the router (proxy_request_check_ints); the
+		 * apiserver pages for a limit above 0 only */
+		long long l = strtoll(limit_s, NULL, 10);
+		limit = l > 0 ? (uint64_t)l : 0;
+	}
 	if (q.any)
 		limit = 0; /* and any limit at "0": 1.32's watch cache does */
 	if (proxy_request_arg(c, "continue", &cont) && cont && *cont) {

@@ -18,6 +18,7 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "cache/resource.h"
 #include "config/flags.h"
@@ -56,8 +57,10 @@ struct proxy {
 	struct proxy_observe *obs;   /* request histograms (observe.h) */
 	struct MHD_Daemon *daemon;   /* --listen */
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
-	bool made_socket;      /* the --unix-socket path is ours to remove */
-	struct proxy_tls *tls; /* --tls-cert-file, or NULL: front/tls.h */
+	bool made_socket; /* the --unix-socket path is ours to remove */
+	dev_t socket_dev; /* and the file it is, checked before */
+	ino_t socket_ino;
+	struct proxy_tls *tls;	     /* --tls-cert-file, or NULL: front/tls.h */
 	struct proxy_origin *origin; /* --client-auth=none: front/origin.h */
 	int port;		     /* the bound port */
 	bool inited; /* proxy_server_start got far enough to stop */

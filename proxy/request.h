@@ -34,5 +34,14 @@ bool proxy_request_arg(struct MHD_Connection *c, const char *name,
 		       const char **val);
 /* True for ?name=true or ?name=1 (any case for "true"). */
 bool proxy_request_arg_true(struct MHD_Connection *c, const char *name);
+/* The integer query arguments of a LIST or watch (ListOptions'
+ * timeoutSeconds, then limit) as the apiserver converts them: Go's
+ * strconv.ParseInt(v, 10, 64) on the first value, "" and "?k" included.
+ * 0 when each is absent or parses (any sign: a negative limit is no
+ * limit, as there); else -EINVAL with the apiserver's message for its
+ * 400 BadRequest in msg, e.g. strconv.ParseInt: parsing "abc": invalid
+ * syntax. */
+int proxy_request_check_ints(struct MHD_Connection *c, char *msg,
+			     size_t msglen);
 
 #endif

@@ -131,6 +131,11 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_route_parse(url, &rt))
 		return proxy_reply_error(c, PROXY_BadRequest,
 					 "invalid request path");
+	/* ListOptions are decoded before anything else is looked at */
+	char bad[256];
+	if ((!rt.name[0] || is_watch(c, &rt)) &&
+	    proxy_request_check_ints(c, bad, sizeof(bad)))
+		return proxy_reply_error(c, PROXY_BadRequest, "%s", bad);
 	struct cache_resource *r = proxy_find(p, &rt);
 	if (!cache_resource_synced(r)) {
 		PROXY_COUNT(req_not_synced);
@@ -416,6 +421,7 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		/* counted as "none" until the target is known good */
 		rq->verb = config_histogram_verb_slot(method, true, false);
 		rq->slot = 0;
+		bool reserved = proxy_conns_reserved(c);
 		if (proxy_target_check(rq->raw, rq->path, strlen(rq->raw) + 1,
 				       err, sizeof(err))) {
 			rq->local = true;
@@ -442,9 +448,11 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 			rq->local = true;
 			return denied;
 		}
-		/* On the reserve past --max-connections only probes are served;
-		 * anyone else is told to come back, and the connection freed. */
-		if (!health_path(rq->path) && proxy_conns_over(p->conns)) {
+		/* On the reserve past --max-connections only probes are served,
+		 * and the connection closed after; anyone else is told to come
+		 * back, and the connection freed. */
+		if (!health_path(rq->path) &&
+		    (reserved || proxy_conns_over(p->conns))) {
 			PROXY_COUNT(refused_connections);
 			rq->local = true;
 			return proxy_conns_refuse(c, "connections",
@@ -737,9 +745,9 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		MHD_get_daemon_info(p->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	p->port = info ? info->port : p->cfg->listen_port;
 	if (p->cfg->unix_socket) {
-		int fd = proxy_listen_unix(p->cfg->unix_socket,
-					   p->cfg->unix_socket_mode, err,
-					   errlen);
+		int fd = proxy_listen_unix(
+			p->cfg->unix_socket, p->cfg->unix_socket_mode,
+			&p->socket_dev, &p->socket_ino, err, errlen);
 		if (fd < 0)
 			return fd;
 		p->made_socket = true;
@@ -783,7 +791,8 @@ void proxy_server_drain(struct proxy *p, int grace_seconds)
 			shutdown(p->quiesced_fd[i], SHUT_RDWR);
 	}
 	if (p->made_socket) { /* ours: never a path that was there before */
-		unlink(p->cfg->unix_socket);
+		proxy_listen_unix_remove(p->cfg->unix_socket, p->socket_dev,
+					 p->socket_ino);
 		p->made_socket = false;
 	}
 	for (int i = 0; i < p->nres; i++)
@@ -853,7 +862,8 @@ void proxy_server_stop(struct proxy *p)
 	proxy_origin_free(p->origin);
 	p->origin = NULL;
 	if (p->made_socket) /* ours: never a path that was there before */
-		unlink(p->cfg->unix_socket);
+		proxy_listen_unix_remove(p->cfg->unix_socket, p->socket_dev,
+					 p->socket_ino);
 	proxy_pass_pool_free(p->pass);
 	p->pass = NULL;
 	proxy_upgrade_pool_free(p->upgrade);

@@ -16,7 +16,8 @@
 #include "config/log.h"
 
 /* The query parameters of the Kubernetes API (and kubectl's), whose
- * values carry no secret and help a reader. */
+ * values carry no secret and help a reader. Not exec's command: a
+ * command line may well hold a password. */
 static const char *const known[] = {
 	"allowWatchBookmarks",
 	"container",
@@ -49,7 +50,6 @@ static const char *const known[] = {
 	"stdout",
 	"stderr",
 	"tty",
-	"command",
 	"ports",
 };
 
@@ -92,14 +92,11 @@ void proxy_access_redact(const char *target, char *out, size_t len)
 	for (const char *p = q + 1; *p;) {
 		size_t n = strcspn(p, "&");
 		size_t k = strcspn(p, "=&");
-		put(out, len, &w, p, k);
-		if (k < n) {
-			put(out, len, &w, "=", 1);
-			if (is_known(p, k))
-				put(out, len, &w, p + k + 1, n - k - 1);
-			else
-				put(out, len, &w, "REDACTED", 8);
-		}
+		/* an unknown name may itself be the secret ("?s3cr3t") */
+		if (is_known(p, k))
+			put(out, len, &w, p, n); /* name and value */
+		else if (n)
+			put(out, len, &w, "REDACTED", 8); /* all of it */
 		p += n;
 		if (*p == '&') {
 			put(out, len, &w, "&", 1);

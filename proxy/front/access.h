@@ -6,8 +6,9 @@
  *
  * The path keeps the values of the query parameters the Kubernetes API
  * defines (labelSelector, watch, resourceVersion, ...); any other
- * parameter's value is written as REDACTED, so a token or password put in
- * a query never reaches the log. Headers are never logged.
+ * parameter, name and value, a bare key ("?s3cr3t") included, is
+ * written as REDACTED, so a token or password put in a query never
+ * reaches the log, wherever in it. Headers are never logged.
  *
  * bytes are what the kernel sent on the connection for the response,
  * headers and TLS records included (TCP_INFO), "-" where that cannot be

@@ -34,6 +34,8 @@ struct conn {
 	int64_t body_due_ms;	  /* atomic; a whole request body is due
 					 * by then, 0 when none is awaited */
 	bool cut;		  /* under the lock: shut down once */
+	bool reserve;		  /* taken past --max-connections: fixed at
+				   * accept, health probes only, one answer */
 };
 
 struct proxy_conns {
@@ -129,8 +131,9 @@ static void started(struct proxy_conns *cs, struct MHD_Connection *c,
 	}
 	cn->fd = ci ? ci->connect_fd : -1;
 	int n = __atomic_add_fetch(&cs->open, 1, __ATOMIC_RELAXED);
+	cn->reserve = n > cs->max;
 	cn->deadline_ms = now_ms() +
-			  (n > cs->max ? LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 :
+			  (cn->reserve ? LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 :
 					 cs->header_ms);
 	pthread_mutex_lock(&cs->lock);
 	cn->prev = cs->list.prev;
@@ -189,16 +192,34 @@ void proxy_conns_body(struct proxy_conns *cs, struct MHD_Connection *c,
 				 __ATOMIC_RELAXED);
 }
 
+bool proxy_conns_reserved(struct MHD_Connection *c)
+{
+	struct conn *cn = conn_of(c);
+	if (!cn || !cn->reserve)
+		return false;
+	/* The answer says Connection: close: libmicrohttpd reads that off
+	 * the request as if the client had asked, and closes after it. */
+	MHD_set_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONNECTION,
+				 "close");
+	return true;
+}
+
 void proxy_conns_request_done(struct proxy_conns *cs, struct MHD_Connection *c)
 {
 	/* As Go's server: a kept-alive connection may wait for the idle
-	 * timeout, then has the header timeout for the next header. */
+	 * timeout, then has the header timeout for the next header. One
+	 * on the reserve gets no idle time: its answer closed it, and
+	 * should the close not come, the reaper does. */
 	struct conn *cn = conn_of(c);
 	if (cn) {
 		__atomic_store_n(&cn->body_due_ms, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&cn->deadline_ms,
-				 now_ms() + cs->idle_ms + cs->header_ms,
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(
+			&cn->deadline_ms,
+			now_ms() +
+				(cn->reserve ?
+					 LIMIT_RESERVE_HEADER_TIMEOUT_S * 1000 :
+					 cs->idle_ms + cs->header_ms),
+			__ATOMIC_RELAXED);
 	}
 }
 

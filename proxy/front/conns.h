@@ -13,7 +13,10 @@
  * proxy_conns_limit() (the maximum plus a reserve): connections on the
  * reserve are answered 429, except the health probes, and must send
  * their header within LIMIT_RESERVE_HEADER_TIMEOUT_S, so that a
- * slowloris cannot hold the reserve either.
+ * slowloris cannot hold the reserve either. A connection is on the
+ * reserve from its accept to its close, whatever others do meanwhile,
+ * and is never kept alive: its one answer says Connection: close, so
+ * that kept-alive probes cannot hold the reserve.
  *
  * Threads: made and freed by main (proxy_server_start(), proxy_server_stop()); the
  * limits are read-only after that, the counts atomic, and the list of
@@ -64,6 +67,12 @@ void proxy_conns_header_done(struct MHD_Connection *c);
  * or not (it has all come). c's request thread, from its access handler. */
 void proxy_conns_body(struct proxy_conns *cs, struct MHD_Connection *c,
 		      bool owed);
+/* True when c was accepted past --max-connections: the caller answers
+ * only a health probe on it (anything else gets proxy_conns_refuse). It
+ * also makes the answer, whichever it is, close c (Connection: close).
+ * c's request thread, from its access handler, before the answer is
+ * queued. */
+bool proxy_conns_reserved(struct MHD_Connection *c);
 /* c's request is over (the request-completed callback, on c's
  * thread); the next one on the same connection, if any, is awaited for
  * --idle-timeout and then --header-timeout. */

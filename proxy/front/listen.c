@@ -133,7 +133,36 @@ void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
 	}
 }
 
-int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen)
+/* Whether a socket at su answers a connect: 0 when stale (refused), 1
+ * when someone listens or it cannot be told (not ours to replace), with
+ * err set. */
+static int unix_live(const struct sockaddr_un *su, char *err, size_t errlen)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "--unix-socket: %s", strerror(errno));
+		return 1;
+	}
+	int rc = connect(fd, (const struct sockaddr *)su, sizeof(*su));
+	int e = errno;
+	close(fd);
+	if (rc && (e == ECONNREFUSED || e == ENOENT))
+		return 0;
+	if (rc && e != EAGAIN)
+		snprintf(err, errlen,
+			 "--unix-socket %s: exists and cannot be probed (%s); "
+			 "refusing to replace it",
+			 su->sun_path, strerror(e));
+	else
+		snprintf(err, errlen,
+			 "--unix-socket %s: another process is serving on it; "
+			 "refusing to replace it",
+			 su->sun_path);
+	return 1;
+}
+
+int proxy_listen_unix(const char *path, int mode, dev_t *dev, ino_t *ino,
+		      char *err, size_t errlen)
 {
 	struct sockaddr_un su = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -141,32 +170,54 @@ int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen)
 		snprintf(err, errlen, "--unix-socket: path too long");
 		return -EINVAL;
 	}
-	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen,
-			 "--unix-socket %s: exists and is not a socket; "
-			 "refusing to replace it",
-			 path);
-		return -EEXIST;
-	}
 	strcpy(su.sun_path, path);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(
+				err, errlen,
+				"--unix-socket %s: exists and is not a socket; "
+				"refusing to replace it",
+				path);
+			return -EEXIST;
+		}
+		if (unix_live(&su, err, errlen))
+			return -EADDRINUSE;
+		unlink(path); /* stale: its server has gone */
+	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "--unix-socket: %s", strerror(errno));
 		return -errno;
 	}
-	unlink(path);
 	/* created with no access at all, then opened to exactly mode */
 	mode_t old = umask(0777);
 	int rc = bind(fd, (struct sockaddr *)&su, sizeof(su));
 	umask(old);
-	if (rc || chmod(path, (mode_t)mode) || listen(fd, 128)) {
+	if (rc || chmod(path, (mode_t)mode) || listen(fd, 128) ||
+	    lstat(path, &st)) {
 		int e = errno;
 		snprintf(err, errlen, "--unix-socket %s: %s", path,
 			 strerror(e));
+		if (!rc) /* ours, though unusable */
+			unlink(path);
 		close(fd);
 		return -e;
 	}
+	*dev = st.st_dev;
+	*ino = st.st_ino;
 	return fd;
+}
+
+void proxy_listen_unix_remove(const char *path, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode) && st.st_dev == dev &&
+	    st.st_ino == ino)
+		unlink(path);
+	else
+		log_warn("--unix-socket %s: no longer the socket this proxy "
+			 "made; left in place",
+			 path);
 }
 
 int proxy_listen_check_exposure(const struct config *cfg, char *err,

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "config/flags.h"
 
@@ -32,10 +33,18 @@ void proxy_listen_numeric(const struct sockaddr_storage *ss, char *out,
 int proxy_listen_check_exposure(const struct config *cfg, char *err,
 				size_t errlen);
 /* A listening unix socket at path with the given mode (0600 unless
- * --unix-socket-mode widens it). A stale socket is replaced; any other
- * file is not (-EEXIST). Returns the fd, which the caller closes or
- * hands to a daemon, or -errno with err set. The caller also unlinks
- * path when done. */
-int proxy_listen_unix(const char *path, int mode, char *err, size_t errlen);
+ * --unix-socket-mode widens it). A socket already there is probed with a
+ * connect: a live one (another proxy serves on it) is never replaced
+ * (-EADDRINUSE); a stale one (the connect is refused: no one listens) is
+ * removed and bound anew. Any other file is not touched (-EEXIST).
+ * Returns the fd, which the caller closes or hands to a daemon, and the
+ * bound file's *dev and *ino for proxy_listen_unix_remove(); or -errno
+ * with err set. Between the probe and the bind a third process could
+ * bind the path: then bind fails with EADDRINUSE, nothing is replaced. */
+int proxy_listen_unix(const char *path, int mode, dev_t *dev, ino_t *ino,
+		      char *err, size_t errlen);
+/* Unlink path only if it is still the socket proxy_listen_unix() made
+ * (same dev and inode): one another process has put there since stays. */
+void proxy_listen_unix_remove(const char *path, dev_t dev, ino_t ino);
 
 #endif

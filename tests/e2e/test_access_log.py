@@ -40,8 +40,19 @@ class AccessLog(unittest.TestCase):
         self.assertGreater(float(ms), 0)
         self.assertRegex(client, r"^127\.0\.0\.1:\d+$")
         self.assertEqual(by_path["/api/v1/namespaces/ns-0/pods/nope?resourceVersion=0"][2], "404")
-        self.assertIn("/api/v1/services?access_token=REDACTED", by_path)
+        self.assertIn("/api/v1/services?REDACTED", by_path)
         self.assertNotIn(TOKEN, proxy.logs())
+
+    def test_unknown_and_bare_keys_are_redacted(self):
+        fake, proxy = h.fake_and_proxy(self, "pods", "-v", "2", seed="pods=5")
+        base = len(LINE.findall(proxy.logs()))
+        secret = "s3cr3t" + TOKEN
+        h.request("GET", proxy.url + "/api/v1/pods?" + secret + "&limit=1")
+        h.request("GET", proxy.url + "/api/v1/pods?" + secret + "=1&watchx=2&pretty")
+        got = [g[1] for g in self.lines(proxy, base + 2)[base:]]
+        self.assertIn("/api/v1/pods?REDACTED&limit=1", got)
+        self.assertIn("/api/v1/pods?REDACTED&REDACTED&pretty", got)
+        self.assertNotIn(secret, proxy.logs())
 
     def test_quiet_at_v0(self):
         fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=5")

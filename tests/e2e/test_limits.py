@@ -195,6 +195,94 @@ class MaxConnections(unittest.TestCase):
                      timeout=5, what="no connection but the scrape's own")
 
 
+class HealthReserve(unittest.TestCase):
+    """The reserve past --max-connections answers one health probe per
+    connection and closes it: kept-alive probes cannot hold it."""
+
+    def setUp(self):
+        self.fake = h.fake("--quiet", seed="pods=3")
+        self.addCleanup(self.fake.stop)
+        self.proxy = h.proxy(self.fake.url, "pods", "--max-connections", "8")
+        self.addCleanup(self.proxy.stop)
+        h.wait_ready(self.proxy.url)
+
+    def hold(self, n, path=None):
+        """n connections, each having sent a GET for path (none: nothing
+        sent), closed at cleanup."""
+        socks = []
+        for _ in range(n):
+            s = socket.create_connection(hostport(self.proxy.url), timeout=10)
+            self.addCleanup(s.close)
+            if path:
+                s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode())
+            socks.append(s)
+        return socks
+
+    def test_kept_alive_probes_do_not_hold_the_reserve(self):
+        # 8 + the reserve of 64 and as many again, each a kept-alive probe
+        # that asks again every half second for as long as it is open
+        socks = self.hold(8 + 64 + 100, "/healthz")
+        stop = threading.Event()
+
+        def reprobe():
+            while not stop.wait(0.5):
+                for s in socks:
+                    try:
+                        s.setblocking(False)
+                        s.recv(65536)
+                    except OSError:
+                        pass
+                    try:
+                        s.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                    except OSError:
+                        pass
+        t = threading.Thread(target=reprobe, daemon=True)
+        t.start()
+        self.addCleanup(t.join)
+        self.addCleanup(stop.set)   # cleanups run last first
+        time.sleep(2.0)
+        for path in ("/healthz", "/readyz"):
+            status, hdrs, _ = answer(self.proxy.url, path, timeout=10)
+            self.assertEqual(status, 200, path)
+            self.assertEqual(hdrs.get("connection", "").lower(), "close", path)
+        # a read is answered, not left hanging: the 8 slots are held by
+        # clients that keep asking, so it is told to come back
+        status, hdrs, body = answer(self.proxy.url, "/api/v1/pods", timeout=10)
+        assert_429(self, status, hdrs, body)
+
+    def test_reserve_answers_health_only_and_closes(self):
+        self.hold(8)   # every slot, silent (the header timeout is 32 s)
+        time.sleep(0.5)
+        s = send_request(self.proxy.url, "/healthz")
+        self.addCleanup(s.close)
+        status, hdrs, _ = read_head(s)
+        self.assertEqual(status, 200)
+        self.assertEqual(hdrs.get("connection", "").lower(), "close")
+        h.wait_until(lambda: closed_by_peer(s), timeout=5,
+                     what="the reserve connection to be closed")
+        # a reserve connection that sends nothing is closed soon
+        quiet = socket.create_connection(hostport(self.proxy.url), timeout=10)
+        self.addCleanup(quiet.close)
+        h.wait_until(lambda: closed_by_peer(quiet), timeout=10,
+                     what="the silent reserve connection to be closed")
+
+    def test_reserve_connection_stays_on_the_reserve(self):
+        held = self.hold(8)
+        time.sleep(0.5)
+        # a connection on the reserve that has sent half a header
+        r = socket.create_connection(hostport(self.proxy.url), timeout=10)
+        self.addCleanup(r.close)
+        r.sendall(b"GET /api/v1/pods HTTP/1.1\r\n")
+        for s in held:   # the slots come free ...
+            s.close()
+        time.sleep(0.3)
+        # ... but a connection taken on the reserve still serves probes only
+        r.sendall(b"Host: x\r\n\r\n")
+        status, hdrs, _ = read_head(r)
+        self.assertEqual(status, 429)
+        self.assertEqual(hdrs.get("connection", "").lower(), "close")
+
+
 class MaxWatchers(unittest.TestCase):
     def test_sixth_watch_is_refused_until_one_closes(self):
         fake = h.fake("--quiet", seed="pods=3")

@@ -303,6 +303,41 @@ class Protocol(unittest.TestCase):
         self.assertEqual(s, 404)
         self.assertTrue(nf.startswith(b'{\n  "kind": "Status",'))
 
+    def test_integer_arguments_as_the_apiserver_converts_them(self):
+        # ListOptions' integers go through strconv.ParseInt: anything it
+        # refuses is a 400 BadRequest with its error, LIST and watch alike
+        bad = [
+            ("/api/v1/pods?limit=abc", 'strconv.ParseInt: parsing "abc": invalid syntax'),
+            ("/api/v1/pods?limit=", 'strconv.ParseInt: parsing "": invalid syntax'),
+            ("/api/v1/pods?limit", 'strconv.ParseInt: parsing "": invalid syntax'),
+            ("/api/v1/pods?limit=1.5", 'strconv.ParseInt: parsing "1.5": invalid syntax'),
+            ("/api/v1/pods?limit=99999999999999999999",
+             'strconv.ParseInt: parsing "99999999999999999999": value out of range'),
+            ("/api/v1/namespaces/ns-1/pods?timeoutSeconds=x",
+             'strconv.ParseInt: parsing "x": invalid syntax'),
+            ("/api/v1/pods?watch=1&timeoutSeconds=x", 'strconv.ParseInt: parsing "x": invalid syntax'),
+            # timeoutSeconds is converted before limit
+            ("/api/v1/pods?limit=a&timeoutSeconds=b", 'strconv.ParseInt: parsing "b": invalid syntax'),
+            ("/api/v1/pods?limit=%22q", 'strconv.ParseInt: parsing "\\"q": invalid syntax'),
+        ]
+        for path, msg in bad:
+            s, _, raw = h.request("GET", self.proxy.url + path, timeout=10)
+            self.assertEqual(s, 400, (path, raw[:300]))
+            st = json.loads(raw)
+            self.assertEqual((st["kind"], st["status"], st["reason"], st["code"], st["message"]),
+                             ("Status", "Failure", "BadRequest", 400, msg), path)
+        # a negative limit is no limit there (storage pages only for
+        # limit > 0), and a sign is allowed
+        s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?limit=-1")
+        self.assertEqual(s, 200, raw[:300])
+        self.assertEqual(len(json.loads(raw)["items"]), 60)
+        s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?limit=%2B2")
+        self.assertEqual(s, 200, raw[:300])
+        self.assertEqual(len(json.loads(raw)["items"]), 2)
+        # a GET of one object has no ListOptions: its limit is not read
+        s, _, raw = h.request("GET", self.proxy.url + "/api/v1/namespaces/ns-1/pods/nope?limit=abc")
+        self.assertEqual(s, 404, raw[:300])
+
     def test_aggregated_discovery(self):
         h.wait_discovery(self.proxy.url)   # both answers from memory, one ETag
         s, hdrs, raw = h.request("GET", self.proxy.url + "/apis", headers={"Accept": AGG})

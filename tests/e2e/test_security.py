@@ -182,5 +182,76 @@ class Startup(unittest.TestCase):
             self.assertEqual(f.read(), "keep me")
 
 
+def unix_get(path, target="/healthz"):
+    """The status of GET target over the unix socket at path."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(10)
+    try:
+        s.connect(path)
+        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                   % target).encode())
+        data = b""
+        while b"\r\n" not in data:
+            d = s.recv(4096)
+            if not d:
+                break
+            data += d
+        return int(data.split()[1])
+    finally:
+        s.close()
+
+
+class UnixSocket(unittest.TestCase):
+    """A live socket is never taken over, a stale one is; a proxy removes
+    at exit only the socket it made."""
+
+    def setUp(self):
+        self.fake = h.fake("--quiet", seed="pods=1")
+        self.addCleanup(self.fake.stop)
+        d = tempfile.mkdtemp(prefix="sec-")
+        self.path = os.path.join(d, "proxy.sock")
+
+    def start(self):
+        proxy = h.proxy(self.fake.url, "pods", "--unix-socket", self.path)
+        self.addCleanup(proxy.stop)
+        h.wait_ready(proxy.url)
+        return proxy
+
+    def test_a_live_socket_is_not_taken_over(self):
+        first = self.start()
+        ino = os.lstat(self.path).st_ino
+        r = subprocess.run([os.path.join(h.BIN, "informer-proxy"), "--resources", "pods",
+                            "--server", self.fake.url, "--listen", "127.0.0.1:0",
+                            "--unix-socket", self.path], capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("another process is serving on it", r.stdout + r.stderr)
+        # the first one still has its socket, and serves on it
+        self.assertEqual(os.lstat(self.path).st_ino, ino)
+        self.assertEqual(unix_get(self.path), 200)
+        first.stop()
+        self.assertFalse(os.path.exists(self.path), "its own socket is removed at exit")
+
+    def test_a_stale_socket_is_replaced(self):
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(self.path)
+        s.close()   # the file stays; no one listens
+        self.start()
+        self.assertEqual(unix_get(self.path), 200)
+
+    def test_exit_leaves_a_socket_it_did_not_make(self):
+        first = self.start()
+        # someone else's socket now has the path
+        os.unlink(self.path)
+        other = socket.socket(socket.AF_UNIX)
+        self.addCleanup(other.close)
+        other.bind(self.path)
+        other.listen(1)
+        ino = os.lstat(self.path).st_ino
+        first.stop()
+        self.assertTrue(os.path.exists(self.path), "another's socket was removed")
+        self.assertEqual(os.lstat(self.path).st_ino, ino)
+        self.assertIn("no longer the socket this proxy made", first.logs())
+
 if __name__ == "__main__":
     unittest.main()
