@@ -154,7 +154,11 @@ class Delegated(unittest.TestCase):
             body=b'{"metadata":{"labels":{"rotated":"yes"}}}')
         self.assertEqual(s, 200, raw[:300])
         new_rv = json.loads(raw)["metadata"]["resourceVersion"]
-        h.wait_until(lambda: self.get(path, CAROL)[1]["metadata"]["resourceVersion"] == new_rv,
+        # resourceVersion=0 is answered from the cache alone (a read without
+        # one may be passed upstream while the cache catches up), and a GET
+        # at an older resourceVersion may answer any version not older
+        h.wait_until(lambda: self.get(path + "?resourceVersion=0", CAROL)[1]
+                     ["metadata"]["resourceVersion"] == new_rv,
                      what="the patch in the cache")
         for q in ("?watch=true&resourceVersion=%s&timeoutSeconds=2" % old_rv,
                   "?watch=1&timeoutSeconds=2", "?watch=&timeoutSeconds=2"):

@@ -214,7 +214,7 @@ class HealthReserve(unittest.TestCase):
             s = socket.create_connection(hostport(self.proxy.url), timeout=10)
             self.addCleanup(s.close)
             if path:
-                s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode())
+                s.sendall(("GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n" % path).encode())
             socks.append(s)
         return socks
 
@@ -233,7 +233,7 @@ class HealthReserve(unittest.TestCase):
                     except OSError:
                         pass
                     try:
-                        s.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                        s.send(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
                     except OSError:
                         pass
         t = threading.Thread(target=reprobe, daemon=True)
@@ -277,7 +277,7 @@ class HealthReserve(unittest.TestCase):
             s.close()
         time.sleep(0.3)
         # ... but a connection taken on the reserve still serves probes only
-        r.sendall(b"Host: x\r\n\r\n")
+        r.sendall(b"Host: localhost\r\n\r\n")
         status, hdrs, _ = read_head(r)
         self.assertEqual(status, 429)
         self.assertEqual(hdrs.get("connection", "").lower(), "close")

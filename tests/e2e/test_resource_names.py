@@ -86,9 +86,12 @@ class ResourceNames(unittest.TestCase):
         f, p = h.fake_and_proxy(
             self, "po,ConfigMap,Lease.coordination.k8s.io,NS,widget.example.com,svc.v1",
             fake_args=("--quiet", "--crd", CRD), seed="pods=4,widgets.example.com=3")
-        st = stats(f)
-        for key in ("pods", "configmaps", "leases.coordination.k8s.io", "namespaces",
-                    "widgets.example.com", "services"):
+        keys = ("pods", "configmaps", "leases.coordination.k8s.io", "namespaces",
+                "widgets.example.com", "services")
+        # ready means listed; each watch follows its LIST a moment later
+        st = h.poll(lambda: (lambda s: s if all(s[k]["watch"] for k in keys) else None)(stats(f)))
+        st = st or stats(f)
+        for key in keys:
             self.assertEqual((st[key]["list"], st[key]["watch"]), (1, 1), key)
         # and served from the cache: the fake sees no more LISTs
         s, lst = h.get_json(p.url + "/api/v1/pods?resourceVersion=0")

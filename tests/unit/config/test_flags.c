@@ -102,7 +102,7 @@ static void test_usage(void)
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
 		lines++;
-	CHECK(lines == 47);
+	CHECK(lines == 53);
 	CHECK(strstr(text, "informer-proxy --version") != NULL);
 	CHECK(strstr(text, "--shutdown-grace") != NULL &&
 	      strstr(text, "ended (default 10)\n") != NULL);
