@@ -173,8 +173,9 @@ class Bodies(unittest.TestCase):
             time.sleep(0.3)
             peak = max(peak, h.rss_bytes(pid))
         per = (peak - before) / n
-        self.assertLess(per, 256 * 1024,
-                        "RSS grew %d KiB per stalled 3 MiB body" % (per // 1024))
+        if h.RSS_MEANINGFUL:
+            self.assertLess(per, 256 * 1024,
+                            "RSS grew %d KiB per stalled 3 MiB body" % (per // 1024))
 
 
 class HeaderNames(unittest.TestCase):

@@ -53,7 +53,8 @@ class HugeAnswers(unittest.TestCase):
         for _ in range(3):   # a consistent read probes the upstream
             h.request("GET", proxy.url + "/api/v1/pods", timeout=60)
         grown = peak_mib(proxy.proc.pid) - before
-        self.assertLess(grown, 40, "RSS grew %.0f MiB for 200 MiB probe answers" % grown)
+        if h.RSS_MEANINGFUL:
+            self.assertLess(grown, 40, "RSS grew %.0f MiB for 200 MiB probe answers" % grown)
         h.wait_until(lambda: "(probe) is larger than --upstream-answer-max-mib (8 MiB)"
                      in proxy.logs(), timeout=10, what="the log line")
         m = h.request("GET", proxy.url + "/metrics")[2].decode()
@@ -199,7 +200,8 @@ class Reviews(unittest.TestCase):
         grown = rss_mib(proxy) - before
         stop.set()
         self.assertGreaterEqual(ok, 99)
-        self.assertLess(grown, 64, "RSS grew %.0f MiB" % grown)
+        if h.RSS_MEANINGFUL:
+            self.assertLess(grown, 64, "RSS grew %.0f MiB" % grown)
         # nothing of the strangers' bodies reached the upstream
         self.assertEqual(spy.heads("POST /api/v1/namespaces/ns-1/configmaps"), [])
 

@@ -425,8 +425,9 @@ class RenderedListMemory(unittest.TestCase):
                 s.settimeout(30)
                 self.assertTrue(s.recv(1024).startswith(b"HTTP/1.1 200"), name)
             grown = (h.rss_bytes(proxy.proc.pid) - before) / self.CLIENTS
-            self.assertLess(grown, 1 << 20, "%s: RSS grew %.2f MiB per stalled client"
-                            % (name, grown / (1 << 20)))
+            if h.RSS_MEANINGFUL:
+                self.assertLess(grown, 1 << 20, "%s: RSS grew %.2f MiB per stalled client"
+                                % (name, grown / (1 << 20)))
         # the proxy still answers others at once
         self.assertEqual(h.request("GET", proxy.url + "/api/v1/namespaces/ns-1/pods/web-1",
                                    timeout=10)[0], 200)
