@@ -26,6 +26,15 @@ bool proxy_forward_hop_by_hop(const char *name, size_t n)
 	return false;
 }
 
+bool proxy_forward_answer_kept(const char *name, size_t n)
+{
+	if (proxy_forward_hop_by_hop(name, n))
+		return false;
+	/* CORS: the proxy answers no browser's cross-origin request, and an
+	 * upstream's permission must not become the proxy's */
+	return !(n >= 15 && !strncasecmp(name, "access-control-", 15));
+}
+
 /* Headers with which a client asks the upstream to take it for someone:
  * impersonation, the front-proxy's X-Remote-*, credentials of any kind. */
 static bool identity_header(const char *key)

@@ -53,6 +53,11 @@ bool proxy_forward_header(const char *key, bool strip_identity, bool upgrade);
  * the sending side writes itself: such headers of an upstream answer
  * are not passed on to the client either. */
 bool proxy_forward_hop_by_hop(const char *name, size_t n);
+/* Whether a header of an upstream answer (its name: n bytes at name) is
+ * passed on to the client: not hop-by-hop, and no Access-Control-*
+ * header, since the proxy gives no browser cross-origin permission, the
+ * upstream's included. Any thread. */
+bool proxy_forward_answer_kept(const char *name, size_t n);
 
 /* Whether s is a token (RFC 9110 5.6.2), which a header name must be:
  * no white space, no separator, not empty. Any thread. */

@@ -166,7 +166,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 				vl--;
 			if (nl == 14 && !strncasecmp(p, "content-length", 14))
 				pass->length = strtoll(v, NULL, 10);
-			if (!proxy_forward_hop_by_hop(p, nl)) {
+			if (proxy_forward_answer_kept(p, nl)) {
 				buf_add(&pass->resp_hdrs, p, nl);
 				buf_addc(&pass->resp_hdrs, '\0');
 				buf_add(&pass->resp_hdrs, v, vl);

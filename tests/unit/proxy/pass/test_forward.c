@@ -91,6 +91,12 @@ static void test_hop_by_hop(void)
 	CHECK(proxy_forward_hop_by_hop("Content-Length: 3", 14));
 	CHECK(!proxy_forward_hop_by_hop("Content-Type", 12));
 	CHECK(!proxy_forward_hop_by_hop("", 0));
+	/* an answer's headers: CORS stays behind as well */
+	CHECK(proxy_forward_answer_kept("Audit-Id", 8));
+	CHECK(!proxy_forward_answer_kept("Connection", 10));
+	CHECK(!proxy_forward_answer_kept("Access-Control-Allow-Origin", 27));
+	CHECK(!proxy_forward_answer_kept("ACCESS-CONTROL-MAX-AGE", 22));
+	CHECK(proxy_forward_answer_kept("Access-Control", 14));
 }
 
 /* Header names must be tokens: white space before the colon (which

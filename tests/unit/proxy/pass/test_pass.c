@@ -603,14 +603,16 @@ static void test_anonymous(void)
 	stop_proxy();
 }
 
-/* The upstream's answer comes back as it is, less its hop-by-hop
- * headers; a chunked one re-framed. */
+/* The upstream's answer comes back as it is, less its hop-by-hop and
+ * CORS headers; a chunked one re-framed. */
 static void test_response(void)
 {
 	start_proxy(srv.port, NULL, false, 0);
 	srv_script(
 		"HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\n"
 		"Audit-Id: 42\r\nX-Up: yes\r\nKeep-Alive: timeout=5\r\n"
+		"Access-Control-Allow-Origin: *\r\n"
+		"access-control-allow-credentials: true\r\n"
 		"Proxy-Authenticate: Basic\r\nTrailer: X-T\r\nUpgrade: h2c\r\n"
 		"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
 		"5\r\n{\"a\":\r\n3\r\n12}\r\n0\r\n\r\n",
@@ -627,6 +629,9 @@ static void test_response(void)
 	CHECK(!reply_has(&r, "Proxy-Authenticate:"));
 	CHECK(!reply_has(&r, "Trailer:"));
 	CHECK(!reply_has(&r, "Upgrade:"));
+	/* no CORS permission passes through the proxy */
+	CHECK(!reply_has(&r, "Access-Control-Allow-Origin:"));
+	CHECK(!reply_has(&r, "access-control-allow-credentials:"));
 	reply_free(&r);
 
 	/* the upstream's Content-Length is kept; HEAD gets none of the body */
