@@ -27,6 +27,11 @@
 #   make help            this text
 
 SHELL := /bin/bash
+# No built-in rules: make's own "%: %.o" would try to link every included
+# dependency file (replay-NAME.d from replay-NAME.d.o, built from the
+# fuzz replay rule) before reading it.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
 # The version object's rule below comes first; a bare `make` builds all.
 .DEFAULT_GOAL := all
 CC ?= cc

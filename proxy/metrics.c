@@ -18,7 +18,7 @@
 #include "proxy/request.h"
 #include "proxy/pass/upgrade.h"
 
-struct proxy_counters proxy_counters;
+struct proxy_counters proxy_metrics_counters;
 
 static time_t started;
 
@@ -293,7 +293,7 @@ enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c)
 	}                                                                     \
 	buf_printf(&b, "%s%s%s%s %llu\n", name, labels[0] ? "{" : "", labels, \
 		   labels[0] ? "}" : "",                                      \
-		   (unsigned long long)load(&proxy_counters.field));
+		   (unsigned long long)load(&proxy_metrics_counters.field));
 	PROXY_COUNTERS(X)
 #undef X
 	for (size_t i = 0; i < sizeof(res_metrics) / sizeof(res_metrics[0]);

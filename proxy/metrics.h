@@ -89,10 +89,10 @@ struct proxy_counters {
 #undef X
 };
 
-extern struct proxy_counters proxy_counters;
+extern struct proxy_counters proxy_metrics_counters;
 
 #define PROXY_COUNT(field) \
-	__atomic_add_fetch(&proxy_counters.field, 1, __ATOMIC_RELAXED)
+	__atomic_add_fetch(&proxy_metrics_counters.field, 1, __ATOMIC_RELAXED)
 
 /* Count a request of r's kind answered from r's scoped cache (served),
  * or passed through because it reaches outside the scope. */

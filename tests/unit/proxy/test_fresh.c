@@ -321,7 +321,7 @@ static void test_rv_reads(struct http_stub *s, struct proxy_fresh *f,
 			  struct cache_resource *pods)
 {
 	int probes = http_stub_count(s);
-	uint64_t up = counter(&proxy_counters.reads_upstream);
+	uint64_t up = counter(&proxy_metrics_counters.reads_upstream);
 
 	struct call k = call(f, pods, "rv=100");
 	CHECK(k.code == 200);
@@ -334,7 +334,7 @@ static void test_rv_reads(struct http_stub *s, struct proxy_fresh *f,
 	CHECK(k.code == 200);
 	CHECK_STR(k.body, "upstream");
 	CHECK(k.ms < 1000);
-	CHECK(counter(&proxy_counters.reads_upstream) == up + 1);
+	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up + 1);
 	/* none of these asked the upstream for its RV */
 	CHECK(http_stub_count(s) == probes);
 }
@@ -344,8 +344,8 @@ static void test_consistent_reads(struct http_stub *s, struct proxy_fresh *f,
 				  struct cache_resource *quiet,
 				  struct cache_resource *busy_r)
 {
-	uint64_t reads = counter(&proxy_counters.consistent_reads);
-	uint64_t up = counter(&proxy_counters.reads_upstream);
+	uint64_t reads = counter(&proxy_metrics_counters.consistent_reads);
+	uint64_t up = counter(&proxy_metrics_counters.reads_upstream);
 	int probes = http_stub_count(s);
 
 	/* the probe says 100 and the cache is at 100 */
@@ -369,8 +369,8 @@ static void test_consistent_reads(struct http_stub *s, struct proxy_fresh *f,
 	CHECK_STR(k.body, "upstream");
 	CHECK(k.ms >= 15);
 
-	CHECK(counter(&proxy_counters.consistent_reads) == reads + 3);
-	CHECK(counter(&proxy_counters.reads_upstream) == up + 2);
+	CHECK(counter(&proxy_metrics_counters.consistent_reads) == reads + 3);
+	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up + 2);
 	CHECK(http_stub_count(s) == probes + 3);
 }
 
@@ -395,7 +395,7 @@ static void test_watches(struct proxy_fresh *f, struct cache_resource *lag,
 			 struct cache_resource *rvwait,
 			 struct cache_resource *never)
 {
-	uint64_t up = counter(&proxy_counters.reads_upstream);
+	uint64_t up = counter(&proxy_metrics_counters.reads_upstream);
 
 	/* RV-less watch, the cache behind the probe: 250 ms, then from the
 	 * cache as it is; never upstream */
@@ -434,7 +434,7 @@ static void test_watches(struct proxy_fresh *f, struct cache_resource *lag,
 	CHECK(strstr(k.body, "\"code\":504") != NULL);
 	CHECK(strstr(k.body, "ResourceVersionTooLarge") != NULL);
 
-	CHECK(counter(&proxy_counters.reads_upstream) == up);
+	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up);
 }
 
 /* The upstream cannot be asked: the cache answers as it is, counted. */
@@ -442,8 +442,8 @@ static void test_upstream_faults(struct proxy_fresh *f,
 				 struct cache_resource *err500,
 				 struct cache_resource *norv)
 {
-	uint64_t stale = counter(&proxy_counters.consistent_stale);
-	uint64_t up = counter(&proxy_counters.reads_upstream);
+	uint64_t stale = counter(&proxy_metrics_counters.consistent_stale);
+	uint64_t up = counter(&proxy_metrics_counters.reads_upstream);
 
 	struct call k = call(f, err500, "");
 	CHECK(k.code == 200);
@@ -457,8 +457,8 @@ static void test_upstream_faults(struct proxy_fresh *f,
 	CHECK_STR(k.body, "cache 40");
 	CHECK(k.ms < 2000);
 
-	CHECK(counter(&proxy_counters.consistent_stale) == stale + 3);
-	CHECK(counter(&proxy_counters.reads_upstream) == up);
+	CHECK(counter(&proxy_metrics_counters.consistent_stale) == stale + 3);
+	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up);
 }
 
 static void test_refused(void)
@@ -467,12 +467,12 @@ static void test_refused(void)
 	struct cache_upstream upc = { .server = "http://127.0.0.1:1" };
 	struct proxy_fresh *f = proxy_fresh_new(&upc, &r, 1);
 	CHECK(f != NULL);
-	uint64_t stale = counter(&proxy_counters.consistent_stale);
+	uint64_t stale = counter(&proxy_metrics_counters.consistent_stale);
 	struct call k = call(f, r, "");
 	CHECK(k.code == 200);
 	CHECK_STR(k.body, "cache 40");
 	CHECK(k.ms < 3000);
-	CHECK(counter(&proxy_counters.consistent_stale) == stale + 1);
+	CHECK(counter(&proxy_metrics_counters.consistent_stale) == stale + 1);
 	proxy_fresh_stop(f);
 	proxy_fresh_free(f);
 }
@@ -503,12 +503,12 @@ static void test_silent_upstream(void)
 	CHECK(f != NULL);
 	__atomic_store_n(&tick_f, f, __ATOMIC_RELEASE);
 
-	uint64_t stale = counter(&proxy_counters.consistent_stale);
+	uint64_t stale = counter(&proxy_metrics_counters.consistent_stale);
 	struct call k = call(f, r, "");
 	CHECK(k.code == 200);
 	CHECK_STR(k.body, "cache 40");
 	CHECK(k.ms >= 5000 && k.ms < 7000);
-	CHECK(counter(&proxy_counters.consistent_stale) == stale + 1);
+	CHECK(counter(&proxy_metrics_counters.consistent_stale) == stale + 1);
 	CHECK(http_stub_count(&s) == 1);
 
 	/* a waiter behind the stuck probe, then stop */

@@ -93,7 +93,7 @@ static void test_local(void)
 	struct mhd_reply r;
 	char v[128];
 	uint64_t lists =
-		__atomic_load_n(&proxy_counters.req_list, __ATOMIC_RELAXED);
+		__atomic_load_n(&proxy_metrics_counters.req_list, __ATOMIC_RELAXED);
 	CHECK(ask("GET", "/healthz", NULL, &r) == 200);
 	CHECK_STR(r.body, "ok");
 	mhd_reply_free(&r);
@@ -111,7 +111,7 @@ static void test_local(void)
 		     "{\"resourceVersion\":\"10\"}") == r.body);
 	CHECK(strstr(r.body, "\"name\":\"p1\"") != NULL);
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.req_list, __ATOMIC_RELAXED) ==
+	CHECK(__atomic_load_n(&proxy_metrics_counters.req_list, __ATOMIC_RELAXED) ==
 	      lists + 1);
 	CHECK(ask("GET", "/api/v1/namespaces/a/pods/p1?resourceVersion=0", NULL,
 		  &r) == 200);
@@ -134,7 +134,7 @@ static void test_local(void)
 	CHECK(r.len == 0);
 	mhd_reply_free(&r);
 	/* not synced: 429 and when to come back */
-	uint64_t ns = __atomic_load_n(&proxy_counters.req_not_synced,
+	uint64_t ns = __atomic_load_n(&proxy_metrics_counters.req_not_synced,
 				      __ATOMIC_RELAXED);
 	CHECK(ask("GET", "/apis/apps/v1/deployments?resourceVersion=0", NULL,
 		  &r) == 429);
@@ -145,7 +145,7 @@ static void test_local(void)
 	CHECK(mhd_reply_header(&r, "Retry-After", v, sizeof(v)));
 	CHECK_STR(v, "1");
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.req_not_synced,
+	CHECK(__atomic_load_n(&proxy_metrics_counters.req_not_synced,
 			      __ATOMIC_RELAXED) == ns + 1);
 	/* discovery from the set */
 	bool served = false;
@@ -192,7 +192,7 @@ static void test_passthrough(void)
 {
 	struct mhd_reply r;
 	char v[128];
-	uint64_t pt = __atomic_load_n(&proxy_counters.req_passthrough,
+	uint64_t pt = __atomic_load_n(&proxy_metrics_counters.req_passthrough,
 				      __ATOMIC_RELAXED);
 	/* an unknown path: the upstream's 404 Status, as it sent it */
 	CHECK(ask("GET", "/no/such/path", NULL, &r) == 404);
@@ -226,7 +226,7 @@ static void test_passthrough(void)
 	CHECK(ask("DELETE", "/api/v1/namespaces/a/pods/p1", NULL, &r) == 404);
 	mhd_reply_free(&r);
 	CHECK(upstream_saw("DELETE /api/v1/namespaces/a/pods/p1 HTTP/1.1"));
-	CHECK(__atomic_load_n(&proxy_counters.req_passthrough,
+	CHECK(__atomic_load_n(&proxy_metrics_counters.req_passthrough,
 			      __ATOMIC_RELAXED) == pt + 6);
 	/* what the cache serves never reached the upstream */
 	CHECK(!upstream_saw("GET /api/v1/namespaces/a/pods/p1?"));

@@ -210,7 +210,7 @@ static void test_from_rv(void)
 		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p4");
 	/* below the history's floor: 200, then a 410 ERROR event, at once */
-	uint64_t expired = __atomic_load_n(&proxy_counters.watch_expired,
+	uint64_t expired = __atomic_load_n(&proxy_metrics_counters.watch_expired,
 					   __ATOMIC_RELAXED);
 	struct mhd_reply r;
 	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=5", &r) ==
@@ -223,7 +223,7 @@ static void test_from_rv(void)
 		"\"too old resource version: 5 (10)\",\"reason\":\"Expired\","
 		"\"code\":410}}\n");
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.watch_expired,
+	CHECK(__atomic_load_n(&proxy_metrics_counters.watch_expired,
 			      __ATOMIC_RELAXED) == expired + 1);
 	/* a periodic bookmark once the upstream's progress passes ours (the
 	 * interval is 1 s: a 2 s watch sees one) */
@@ -296,7 +296,7 @@ static void test_refused(void)
 	check_released(); /* each refusal gave its slot back */
 
 	/* past --max-watchers (2): 429 before anything else is looked at */
-	uint64_t refused = __atomic_load_n(&proxy_counters.refused_watchers,
+	uint64_t refused = __atomic_load_n(&proxy_metrics_counters.refused_watchers,
 					   __ATOMIC_RELAXED);
 	CHECK(proxy_conns_watch_get(prx.conns) &&
 	      proxy_conns_watch_get(prx.conns));
@@ -308,7 +308,7 @@ static void test_refused(void)
 	char v[32];
 	CHECK(mhd_reply_header(&r, "Retry-After", v, sizeof(v)));
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_counters.refused_watchers,
+	CHECK(__atomic_load_n(&proxy_metrics_counters.refused_watchers,
 			      __ATOMIC_RELAXED) == refused + 1);
 	CHECK(proxy_conns_watchers(prx.conns) == 2); /* the refusal took none */
 	proxy_conns_watch_put(prx.conns);
