@@ -300,8 +300,14 @@ static bool number_i64(const char *s, size_t n, long long *out)
 		*out = strtoll(tmp, &end, 10);
 		return *end == '\0';
 	}
-	*out = (long long)strtod(tmp, &end);
-	return *end == '\0';
+	double f = strtod(tmp, &end);
+	/* beyond int64 (1e400 is inf) no integer stands for it: the cell
+	 * is null, as for a value that is not a number */
+	if (*end != '\0' || !(f > -9223372036854775808.0 &&
+			       f < 9223372036854775808.0))
+		return false;
+	*out = (long long)f;
+	return true;
 }
 
 static void cell(struct buf *b, const struct crd_col *col,

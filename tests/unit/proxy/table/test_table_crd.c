@@ -222,6 +222,11 @@ static void test_types(void)
 		  "\"w\",-7,-7,null,\"-7\",null,null");
 	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":1e3}"),
 		  "\"w\",1000,1e3,null,\"1e3\",null,null");
+	/* past int64 (1e400 is inf to strtod) no integer stands for it */
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":5E8515}"),
+		  "\"w\",null,5E8515,null,\"5E8515\",null,null");
+	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":-1e19}"),
+		  "\"w\",null,-1e19,null,\"-1e19\",null,null");
 	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":false}"),
 		  "\"w\",null,null,false,\"false\",null,null");
 	CHECK_STR(cells(c, "{\"metadata\":{\"name\":\"w\"},\"a\":\"5\"}"),
