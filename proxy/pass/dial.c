@@ -560,6 +560,10 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 		rc = recv_until(d, rest, body_max, deadline, never, NULL);
 		if (rc != 1)
 			goto out_short;
+	} else {
+		/* a 1xx, 204 or 304 has no body: what followed its head in
+		 * the same read is not one */
+		rest->len = 0;
 	}
 	return 0;
 out_short:

@@ -303,8 +303,8 @@ static bool number_i64(const char *s, size_t n, long long *out)
 	double f = strtod(tmp, &end);
 	/* beyond int64 (1e400 is inf) no integer stands for it: the cell
 	 * is null, as for a value that is not a number */
-	if (*end != '\0' || !(f > -9223372036854775808.0 &&
-			       f < 9223372036854775808.0))
+	if (*end != '\0' ||
+	    !(f > -9223372036854775808.0 && f < 9223372036854775808.0))
 		return false;
 	*out = (long long)f;
 	return true;

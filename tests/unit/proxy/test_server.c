@@ -92,8 +92,8 @@ static void test_local(void)
 {
 	struct mhd_reply r;
 	char v[128];
-	uint64_t lists =
-		__atomic_load_n(&proxy_metrics_counters.req_list, __ATOMIC_RELAXED);
+	uint64_t lists = __atomic_load_n(&proxy_metrics_counters.req_list,
+					 __ATOMIC_RELAXED);
 	CHECK(ask("GET", "/healthz", NULL, &r) == 200);
 	CHECK_STR(r.body, "ok");
 	mhd_reply_free(&r);
@@ -111,8 +111,8 @@ static void test_local(void)
 		     "{\"resourceVersion\":\"10\"}") == r.body);
 	CHECK(strstr(r.body, "\"name\":\"p1\"") != NULL);
 	mhd_reply_free(&r);
-	CHECK(__atomic_load_n(&proxy_metrics_counters.req_list, __ATOMIC_RELAXED) ==
-	      lists + 1);
+	CHECK(__atomic_load_n(&proxy_metrics_counters.req_list,
+			      __ATOMIC_RELAXED) == lists + 1);
 	CHECK(ask("GET", "/api/v1/namespaces/a/pods/p1?resourceVersion=0", NULL,
 		  &r) == 200);
 	CHECK(strstr(r.body, "{\"kind\":\"Pod\",") == r.body);

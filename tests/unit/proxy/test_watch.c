@@ -210,8 +210,8 @@ static void test_from_rv(void)
 		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p4");
 	/* below the history's floor: 200, then a 410 ERROR event, at once */
-	uint64_t expired = __atomic_load_n(&proxy_metrics_counters.watch_expired,
-					   __ATOMIC_RELAXED);
+	uint64_t expired = __atomic_load_n(
+		&proxy_metrics_counters.watch_expired, __ATOMIC_RELAXED);
 	struct mhd_reply r;
 	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=5", &r) ==
 	      0);
@@ -296,8 +296,8 @@ static void test_refused(void)
 	check_released(); /* each refusal gave its slot back */
 
 	/* past --max-watchers (2): 429 before anything else is looked at */
-	uint64_t refused = __atomic_load_n(&proxy_metrics_counters.refused_watchers,
-					   __ATOMIC_RELAXED);
+	uint64_t refused = __atomic_load_n(
+		&proxy_metrics_counters.refused_watchers, __ATOMIC_RELAXED);
 	CHECK(proxy_conns_watch_get(prx.conns) &&
 	      proxy_conns_watch_get(prx.conns));
 	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?resourceVersion=abc", &r) ==

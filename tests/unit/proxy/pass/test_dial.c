@@ -425,6 +425,12 @@ static void test_answer_length(void)
 		  &code) == 0);
 	CHECK(a.status == 204 && a.body.len == 0);
 	proxy_dial_answer_free(&a);
+	/* nor a 304, even when bytes came in the read that ended its head */
+	a = (struct proxy_dial_answer){ 0 };
+	CHECK(ask(reply, "HTTP/1.1 304 Not Modified\r\n\r\nleftover bytes",
+		  true, 65536, 5, &a, &code) == 0);
+	CHECK(a.status == 304 && a.body.len == 0);
+	proxy_dial_answer_free(&a);
 
 	/* longer than body_max (4096 in ask): 503 */
 	a = (struct proxy_dial_answer){ 0 };
