@@ -70,8 +70,10 @@ class ManyWatchers(unittest.TestCase):
 
         harness.wait_until(lambda: gauge(self.proxy.url, "informer_proxy_open_watchers") == 0,
                            timeout=10, what="open watchers back to 0")
-        harness.wait_until(lambda: harness.open_fds(pid) <= fds0, timeout=10,
-                           what="descriptors back to %d" % fds0)
+        # generous: under load libmicrohttpd closes the 2,000 sockets late
+        if not harness.poll(lambda: harness.open_fds(pid) <= fds0, timeout=30):
+            self.fail("descriptors not back to %d: %d open"
+                      % (fds0, harness.open_fds(pid)))
         if not harness.RSS_MEANINGFUL:
             return
         limit = rss0 * 1.1 + (4 << 20)

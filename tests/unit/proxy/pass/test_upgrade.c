@@ -196,7 +196,7 @@ static size_t read_head(int fd, char *out, size_t n)
 	out[0] = '\0';
 	while (got + 1 < n && !strstr(out, "\r\n\r\n")) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (poll(&p, 1, 5000) <= 0)
+		if (poll(&p, 1, 20000) <= 0)
 			break;
 		ssize_t k = recv(fd, out + got, n - 1 - got, 0);
 		if (k <= 0)
@@ -312,7 +312,7 @@ static void test_limit(int port)
 	if (c >= 0)
 		close(c);
 	close(a); /* room again once one has ended */
-	for (int i = 0; i < 200 && proxy_upgrade_pool_active(pool) > 1; i++) {
+	for (int i = 0; i < 1000 && proxy_upgrade_pool_active(pool) > 1; i++) {
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
@@ -322,7 +322,7 @@ static void test_limit(int port)
 	close(b);
 	if (c >= 0)
 		close(c);
-	for (int i = 0; i < 200 && proxy_upgrade_pool_active(pool) > 0; i++) {
+	for (int i = 0; i < 1000 && proxy_upgrade_pool_active(pool) > 0; i++) {
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
