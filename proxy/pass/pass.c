@@ -696,8 +696,23 @@ static enum MHD_Result first_call(struct proxy_pass_pool *pool,
 				  const char *method, struct proxy_pass **state)
 {
 	int64_t len = body_length(c);
-	if (len > pool->max_body)
-		return too_large(c, pool->max_body);
+	if (len > pool->max_body) {
+		/* Answered at its header and closed, a client still sending
+		 * may lose the answer to the reset that unread bytes cause.
+		 * A body up to twice the limit (a mistaken apply, not an
+		 * attack) is read and dropped first, within its deadline,
+		 * and then answered, as a chunked one past the limit is; a
+		 * larger one is answered at once. */
+		if (len > 2 * pool->max_body)
+			return too_large(c, pool->max_body);
+		struct proxy_pass *drop = pass_new(pool, c, target, method);
+		if (!drop)
+			return too_large(c, pool->max_body);
+		drop->too_large = true;
+		drop->gone = true; /* never handed to the curl thread */
+		*state = drop;
+		return MHD_YES;
+	}
 	bool reserved = false;
 	if (len) {
 		size_t held = __atomic_add_fetch(&pool->held, UPLOAD_BUF,

@@ -728,8 +728,8 @@ static void test_bodies(void)
 	pthread_mutex_unlock(&srv.lock);
 	reply_free(&r);
 
-	/* at the limit: forwarded whole; one byte over: 413, as the
-	 * apiserver's, upstream untouched */
+	/* at the limit: forwarded whole; one byte over: read, dropped and
+	 * answered 413, as the apiserver's, upstream untouched */
 	size_t lim = LIMIT_REQUEST_BODY_BYTES;
 	char *big = malloc(lim + 1);
 	memset(big, 'b', lim + 1);
@@ -749,6 +749,16 @@ static void test_bodies(void)
 	CHECK(r.body && strstr(r.body, "\"reason\":\"RequestEntityTooLarge\""));
 	CHECK(srv_count() == before);
 	reply_free(&r);
+	/* more than twice the limit: answered at its header, unread */
+	char *huge = malloc(2 * lim + 1);
+	memset(huge, 'h', 2 * lim + 1);
+	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, huge,
+		2 * lim + 1, false, 30000);
+	CHECK(r.code == 413);
+	CHECK(r.body && strstr(r.body, "\"reason\":\"RequestEntityTooLarge\""));
+	CHECK(srv_count() == before);
+	reply_free(&r);
+	free(huge);
 	/* chunked, known too large only on the way: 413 too */
 	request(&r, "POST", "/api/v1/namespaces/a/configmaps", te, big, lim + 1,
 		true, 30000);
