@@ -69,7 +69,10 @@ class NamespacedRole(unittest.TestCase):
                           seed="pods=30")
         cls.proxy = start_proxy(cls.dir, cls.fake.url, SCOPED,
                                 "resources:\n  - resource: pods\n    namespaces: [ns-0, ns-1]\n")
-        cls.seen = stats(cls.fake)["pods"]["requests"]
+        # ready means listed; each namespace's watch follows a moment later
+        cls.seen = h.poll(lambda: (lambda r: r if sum(x["verb"] == "watch" for x in r) >= 2
+                                   else None)(stats(cls.fake)["pods"]["requests"])) \
+            or stats(cls.fake)["pods"]["requests"]
 
     @classmethod
     def tearDownClass(cls):
@@ -160,7 +163,10 @@ class LabelScope(unittest.TestCase):
             "    stripFields:\n"
             "      - metadata.managedFields\n"
             "      - metadata.annotations.kubectl\\.kubernetes\\.io/last-applied-configuration\n")
-        cls.seen = stats(cls.fake)["pods"]["requests"]
+        # ready means listed; the watch follows a moment later
+        cls.seen = h.poll(lambda: (lambda r: r if any(x["verb"] == "watch" for x in r)
+                                   else None)(stats(cls.fake)["pods"]["requests"])) \
+            or stats(cls.fake)["pods"]["requests"]
 
     @classmethod
     def tearDownClass(cls):
