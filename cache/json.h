@@ -139,6 +139,11 @@ bool json_too_deep(const struct json_doc *d, int i);
 int json_get(const struct json_doc *d, int obj, const char *key);
 /* Follow a dotted path of member names ("metadata.name"), or -1. */
 int json_path(const struct json_doc *d, int obj, const char *path);
+/* The same, each name looked up by step(); a negative step ends the walk
+ * and is returned (a name over 127 bytes: -1). */
+int json_path_by(const struct json_doc *d, int obj, const char *path,
+		 int (*step)(const struct json_doc *d, int obj,
+			     const char *name));
 /* True when token i is a string whose raw text equals s (no escapes). */
 bool json_str_eq(const struct json_doc *d, int i, const char *s);
 /* The value's exact text: for strings without the quotes. */

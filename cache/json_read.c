@@ -70,7 +70,9 @@ int json_get(const struct json_doc *d, int obj, const char *key)
 	return -1;
 }
 
-int json_path(const struct json_doc *d, int obj, const char *path)
+int json_path_by(const struct json_doc *d, int obj, const char *path,
+		 int (*step)(const struct json_doc *d, int obj,
+			     const char *name))
 {
 	char part[128];
 	while (obj >= 0 && *path) {
@@ -80,10 +82,15 @@ int json_path(const struct json_doc *d, int obj, const char *path)
 			return -1;
 		memcpy(part, path, n);
 		part[n] = '\0';
-		obj = json_get(d, obj, part);
+		obj = step(d, obj, part);
 		path += n + (dot ? 1 : 0);
 	}
 	return obj;
+}
+
+int json_path(const struct json_doc *d, int obj, const char *path)
+{
+	return json_path_by(d, obj, path, json_get);
 }
 
 void json_span(const struct json_doc *d, int i, size_t *start, size_t *end)

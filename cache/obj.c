@@ -254,24 +254,17 @@ static int member(const struct json_doc *d, int obj, const char *name)
 	return v;
 }
 
+/* One step of a dotted path as member() reads it, in an object only. */
+static int member_step(const struct json_doc *d, int obj, const char *name)
+{
+	return json_type(d, obj) == JSMN_OBJECT ? member(d, obj, name) : -1;
+}
+
 /* A dotted path of members as member() reads each: -1 when absent, -2 on
  * a member named twice or with an escape on the way. */
 static int member_path(const struct json_doc *d, int obj, const char *path)
 {
-	char part[128];
-	while (obj >= 0 && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(part))
-			return -1;
-		memcpy(part, path, n);
-		part[n] = '\0';
-		if (json_type(d, obj) != JSMN_OBJECT)
-			return -1;
-		obj = member(d, obj, part);
-		path += n + (dot ? 1 : 0);
-	}
-	return obj;
+	return json_path_by(d, obj, path, member_step);
 }
 
 /* The metadata members pick() reads, in one walk over metadata; -1 where
