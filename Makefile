@@ -235,7 +235,7 @@ $(FB)/bin/%: $(FB)/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 
 fuzz: deps-fuzz
 	@$(MAKE) --no-print-directory $(patsubst %,$(FB)/bin/%,$(FUZZ_TARGETS))
-	@FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_FLAGS="$(FUZZ_FLAGS)" tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 run: deps bin/informer-proxy bin/fake-apiserver
 	@scripts/run.sh

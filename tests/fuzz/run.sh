@@ -6,7 +6,8 @@
 # one line per target and fails if any target found anything.
 #
 # Usage: tests/fuzz/run.sh SECONDS NAME...   (after make's fuzz build)
-# With FUZZ_RUNS=N in the environment a target also stops after N inputs.
+# With FUZZ_RUNS=N in the environment a target also stops after N inputs;
+# FUZZ_FLAGS adds libFuzzer flags (e.g. -max_len=256).
 set -u
 secs=$1; shift
 runs=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
@@ -24,7 +25,7 @@ for t in "$@"; do
 	log=$out/logs/$t.log
 	start=$(date +%s)
 	# shellcheck disable=SC2086
-	"$out/bin/$t" $runs -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
+	"$out/bin/$t" $runs ${FUZZ_FLAGS:-} -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
 		-dict="tests/fuzz/$t.dict" -artifact_prefix="$out/artifacts/$t/" \
 		-print_final_stats=1 "$out/work/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1
 	rc=$?
