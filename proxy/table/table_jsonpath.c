@@ -194,10 +194,23 @@ static int parse(const char *p, struct path *out)
 	return 0;
 }
 
+/* parse(), taking the path bare (".spec.x") or in braces ("{.spec.x}"),
+ * as kubectl's columns do. */
+static int parse_braced(const char *path, struct path *p)
+{
+	size_t n = strlen(path);
+	if (n < 2 || path[0] != '{' || path[n - 1] != '}')
+		return parse(path, p);
+	char *inner = xstrndup(path + 1, n - 2);
+	int r = inner ? parse(inner, p) : -ENOMEM;
+	free(inner);
+	return r;
+}
+
 int proxy_table_jsonpath_check(const char *path)
 {
 	struct path *p = malloc(sizeof(*p));
-	int r = p ? parse(path, p) : -ENOMEM;
+	int r = p ? parse_braced(path, p) : -ENOMEM;
 	free(p);
 	return r;
 }
@@ -319,18 +332,9 @@ int proxy_table_jsonpath_first(const struct json_doc *d, int root,
 			       const char *path)
 {
 	struct path *p = malloc(sizeof(*p));
-	char *inner = NULL;
 	int r = -1;
-	size_t n = strlen(path);
-	if (!p)
-		return -1;
-	if (n >= 2 && path[0] == '{' && path[n - 1] == '}') {
-		inner = xstrndup(path + 1, n - 2);
-		path = inner ? inner : "";
-	}
-	if (!parse(path, p))
+	if (p && !parse_braced(path, p))
 		r = eval(d, root, p, 0);
-	free(inner);
 	free(p);
 	return r;
 }

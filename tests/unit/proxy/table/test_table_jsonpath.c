@@ -71,6 +71,10 @@ static void test_paths(void)
 	CHECK_STR(sel(".spec.nothing"), "null");
 	/* outside the subset */
 	CHECK(proxy_table_jsonpath_check(".spec.size") == 0);
+	/* in braces as well, as it is evaluated (the fuzzer's {.}) */
+	CHECK(proxy_table_jsonpath_check("{.spec.size}") == 0);
+	CHECK(proxy_table_jsonpath_check("{.}") == 0);
+	CHECK(proxy_table_jsonpath_check("{spec.size}") != 0);
 	CHECK(proxy_table_jsonpath_check("spec.size") != 0);
 	CHECK(proxy_table_jsonpath_check("..size") != 0);
 	CHECK(proxy_table_jsonpath_check(".spec.items[x]") != 0);
