@@ -77,7 +77,9 @@ class ManyWatchers(unittest.TestCase):
         if not harness.RSS_MEANINGFUL:
             return
         limit = rss0 * 1.1 + (4 << 20)
-        ok = harness.poll(lambda: harness.rss_bytes(pid) <= limit, timeout=25, interval=0.5)
+        # freed memory goes back every 10 s (alloc_give_back()); on a
+        # loaded machine give it a few rounds
+        ok = harness.poll(lambda: harness.rss_bytes(pid) <= limit, timeout=60, interval=0.5)
         self.assertTrue(ok, "RSS %.1f MB after the watchers left, %.1f MB before" % (
             harness.rss_bytes(pid) / 1e6, rss0 / 1e6))
 
