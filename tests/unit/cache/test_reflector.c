@@ -68,6 +68,40 @@ static bool has(struct cache_resource *r, const char *name, uint64_t rv)
 	return ok;
 }
 
+/* A pods reflector against a stub serving routes: the stub, the
+ * upstream that names it, and the resource (NULL if it could not be made;
+ * started when start). */
+struct pods {
+	struct http_stub s;
+	char server[64];
+	struct cache_upstream up;
+	struct cache_resource *r;
+};
+
+static struct cache_resource *pods_new(struct pods *p,
+				       struct http_stub_route *routes,
+				       int nroutes, int backoff_max_ms,
+				       size_t capacity)
+{
+	CHECK(http_stub_start(&p->s, routes, nroutes) == 0);
+	snprintf(p->server, sizeof(p->server), "http://127.0.0.1:%d",
+		 p->s.port);
+	p->up = (struct cache_upstream){ .server = p->server,
+					 .watch_timeout = 60,
+					 .backoff_max_ms = backoff_max_ms };
+	p->r = cache_resource_new(cache_kind_lookup("pods"), &p->up,
+				  capacity);
+	return p->r;
+}
+
+/* Stops the stub and frees the resource, its readers gone. */
+static void pods_free(struct pods *p)
+{
+	http_stub_stop(&p->s);
+	rcu_barrier_bp();
+	cache_resource_free(p->r);
+}
+
 static void test_list_then_watch(void)
 {
 	struct http_stub_route routes[] = {
@@ -100,15 +134,9 @@ static void test_list_then_watch(void)
 		  .response = HDR,
 		  .hold = true },
 	};
-	struct http_stub s;
-	CHECK(http_stub_start(&s, routes, 5) == 0);
-	char server[64];
-	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
-	struct cache_upstream up = { .server = server,
-				     .watch_timeout = 60,
-				     .backoff_max_ms = 50 };
-	struct cache_resource *r =
-		cache_resource_new(cache_kind_lookup("pods"), &up, 100);
+	struct pods p;
+	struct cache_resource *r = pods_new(&p, routes, 5, 50, 100);
+	struct http_stub *s = &p.s;
 	CHECK(r != NULL);
 	if (!r)
 		return;
@@ -128,18 +156,16 @@ static void test_list_then_watch(void)
 
 	/* the watch from the relist's RV is under way (the cache reaches 30
 	 * before the reflector asks for it) */
-	CHECK(wait_requests(&s, 5));
+	CHECK(wait_requests(s, 5));
 	/* a reflector in a silent watch stops at once */
 	double t0 = now_s();
 	cache_reflector_stop(r);
 	CHECK(now_s() - t0 < 5);
-	int n = http_stub_count(&s);
+	int n = http_stub_count(s);
 	CHECK(n == 5); /* list, watch, bookmark check, relist, watch */
-	CHECK(strstr(s.req[1], "allowWatchBookmarks=true&timeoutSeconds=60 "));
-	CHECK(strstr(s.req[4], "watch=true&resourceVersion=30&"));
-	http_stub_stop(&s);
-	rcu_barrier_bp();
-	cache_resource_free(r);
+	CHECK(strstr(s->req[1], "allowWatchBookmarks=true&timeoutSeconds=60 "));
+	CHECK(strstr(s->req[4], "watch=true&resourceVersion=30&"));
+	pods_free(&p);
 }
 
 /* An ADDED event of pod name at rv whose spec holds arrays nested levels
@@ -178,15 +204,9 @@ static void test_deep_events(void)
 		  .response = watch.p,
 		  .hold = true },
 	};
-	struct http_stub s;
-	CHECK(http_stub_start(&s, routes, 2) == 0);
-	char server[64];
-	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
-	struct cache_upstream up = { .server = server,
-				     .watch_timeout = 60,
-				     .backoff_max_ms = 50 };
-	struct cache_resource *r =
-		cache_resource_new(cache_kind_lookup("pods"), &up, 100);
+	struct pods p;
+	struct cache_resource *r = pods_new(&p, routes, 2, 50, 100);
+	struct http_stub *s = &p.s;
 	CHECK(r != NULL);
 	if (!r)
 		return;
@@ -198,10 +218,8 @@ static void test_deep_events(void)
 			      __ATOMIC_RELAXED) == 1);
 	cache_reflector_stop(r);
 	CHECK(__atomic_load_n(&r->stats.lists, __ATOMIC_RELAXED) == 1);
-	CHECK(http_stub_count(&s) == 2); /* the list and the one watch */
-	http_stub_stop(&s);
-	rcu_barrier_bp();
-	cache_resource_free(r);
+	CHECK(http_stub_count(s) == 2); /* the list and the one watch */
+	pods_free(&p);
 	buf_free(&watch);
 }
 
@@ -209,15 +227,10 @@ static void test_deep_events(void)
  * request open (the request silent: no byte comes), or -1. */
 static double stop_time(struct http_stub_route *routes, int nroutes, int n)
 {
-	struct http_stub s;
-	CHECK(http_stub_start(&s, routes, nroutes) == 0);
-	char server[64];
-	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
-	struct cache_upstream up = { .server = server, .watch_timeout = 60 };
-	struct cache_resource *r =
-		cache_resource_new(cache_kind_lookup("pods"), &up, 16);
+	struct pods p;
+	struct cache_resource *r = pods_new(&p, routes, nroutes, 0, 16);
 	double took = -1;
-	if (r && cache_reflector_start(r) == 0 && wait_requests(&s, n)) {
+	if (r && cache_reflector_start(r) == 0 && wait_requests(&p.s, n)) {
 		/* past libcurl's first timers: in the steady silence */
 		struct timespec ts = { 0, 300 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
@@ -226,9 +239,7 @@ static double stop_time(struct http_stub_route *routes, int nroutes, int n)
 		took = now_s() - t0;
 	}
 	cache_reflector_stop(r);
-	http_stub_stop(&s);
-	rcu_barrier_bp();
-	cache_resource_free(r);
+	pods_free(&p);
 	return took;
 }
 

@@ -2,10 +2,18 @@
  * kubeconfig_fixture: the kubeconfig text and secrets that
  * test_kubeconfig.c and test_source.c both load: every supported field
  * across three clusters and four contexts, and the token and key bytes that must never
- * reach a message. For those tests only.
+ * reach a message, and the allocation-failure loop both run. For those
+ * tests only.
  */
 #ifndef TESTS_UNIT_CONFIG_KUBECONFIG_FIXTURE_H
 #define TESTS_UNIT_CONFIG_KUBECONFIG_FIXTURE_H
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "config/alloc.h"
+#include "config/upstream.h"
+#include "tests/unit/check.h"
 
 /* Secrets that must never reach a message: the token, and the key. */
 #define TOKEN "SeCrEtToKeN.abc123"
@@ -71,5 +79,31 @@ static const char *full = "apiVersion: v1\n"
 #define CTX \
 	"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
 #define SRV "    server: https://h:1\n"
+
+/* The last load's message (the tests print it on a failure). */
+static char err[1024];
+
+/* Every allocation of a load fails in turn: -ENOMEM, nothing leaked. */
+static void alloc_loop(const char *what, int (*load)(struct config_upstream *))
+{
+	struct config_upstream up;
+	int rc = -ENOMEM, n;
+	for (n = 1; n < 10000; n++) {
+		alloc_fail_after(n);
+		rc = load(&up);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		if (!failed)
+			break;
+		if (rc != -ENOMEM)
+			fprintf(stderr, "  %s: allocation %d: rc %d (%s)\n",
+				what, n, rc, err);
+		CHECK(rc == -ENOMEM);
+		config_upstream_free(&up);
+	}
+	CHECK(rc == 0);
+	CHECK(n > 3);
+	config_upstream_free(&up);
+}
 
 #endif

@@ -22,7 +22,6 @@
 #include "scratch.h"
 #include "tests/unit/config/kubeconfig_fixture.h"
 
-static char err[1024];
 
 
 static void set_sa_env(const char *host, const char *port)
@@ -180,29 +179,6 @@ static void test_resolve(void)
 	config_upstream_free(&up);
 	set_sa_env(NULL, NULL);
 	unsetenv("KUBECONFIG");
-}
-
-/* Every allocation of a load fails in turn: -ENOMEM, nothing leaked. */
-static void alloc_loop(const char *what, int (*load)(struct config_upstream *))
-{
-	struct config_upstream up;
-	int rc = -ENOMEM, n;
-	for (n = 1; n < 10000; n++) {
-		alloc_fail_after(n);
-		rc = load(&up);
-		long failed = alloc_failures();
-		alloc_fail_after(0);
-		if (!failed)
-			break;
-		if (rc != -ENOMEM)
-			fprintf(stderr, "  %s: allocation %d: rc %d (%s)\n",
-				what, n, rc, err);
-		CHECK(rc == -ENOMEM);
-		config_upstream_free(&up);
-	}
-	CHECK(rc == 0);
-	CHECK(n > 3);
-	config_upstream_free(&up);
 }
 
 static int load_incluster(struct config_upstream *up)

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <urcu-bp.h>
-#include <zlib.h>
 
 #include "cache/kind.h"
 #include "config/alloc.h"
@@ -26,6 +25,7 @@
 #include "proxy/pretty.h"
 #include "proxy/reply.h"
 #include "proxy/table/table.h"
+#include "gunzip.h"
 #include "mhd_stub.h"
 #include "check.h"
 
@@ -411,25 +411,6 @@ static void load_many(struct cache_resource *r)
 		cache_obj_put(o);
 	}
 	CHECK(cache_store_txn_commit(&t, 3000) == 0);
-}
-
-static bool gunzip(const char *in, size_t n, struct buf *out)
-{
-	z_stream z = { 0 };
-	if (inflateInit2(&z, 31) != Z_OK)
-		return false;
-	char chunk[65536];
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)n;
-	int rc;
-	do {
-		z.next_out = (Bytef *)chunk;
-		z.avail_out = sizeof(chunk);
-		rc = inflate(&z, Z_NO_FLUSH);
-		buf_add(out, chunk, sizeof(chunk) - z.avail_out);
-	} while (rc == Z_OK);
-	inflateEnd(&z);
-	return rc == Z_STREAM_END && z.avail_in == 0;
 }
 
 /* The body built whole, as before it was made while sent: the rows of

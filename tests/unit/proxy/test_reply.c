@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "proxy/pretty.h"
 #include "proxy/reply.h"
+#include "gunzip.h"
 #include "mhd_stub.h"
 #include "check.h"
 
@@ -144,27 +144,6 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 		return proxy_reply_pieces(c, &pc, on_done, &pieces_done);
 	}
 	return MHD_NO;
-}
-
-/* The gzip stream in in[0..n) inflated into out; false when it is not
- * one whole gzip stream. */
-static bool gunzip(const char *in, size_t n, struct buf *out)
-{
-	z_stream z = { 0 };
-	if (inflateInit2(&z, 31) != Z_OK)
-		return false;
-	char chunk[65536];
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)n;
-	int rc;
-	do {
-		z.next_out = (Bytef *)chunk;
-		z.avail_out = sizeof(chunk);
-		rc = inflate(&z, Z_NO_FLUSH);
-		buf_add(out, chunk, sizeof(chunk) - z.avail_out);
-	} while (rc == Z_OK);
-	inflateEnd(&z);
-	return rc == Z_STREAM_END && z.avail_in == 0;
 }
 
 static void test_text_headers(int port)
