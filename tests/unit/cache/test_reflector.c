@@ -89,8 +89,7 @@ static struct cache_resource *pods_new(struct pods *p,
 	p->up = (struct cache_upstream){ .server = p->server,
 					 .watch_timeout = 60,
 					 .backoff_max_ms = backoff_max_ms };
-	p->r = cache_resource_new(cache_kind_lookup("pods"), &p->up,
-				  capacity);
+	p->r = cache_resource_new(cache_kind_lookup("pods"), &p->up, capacity);
 	return p->r;
 }
 

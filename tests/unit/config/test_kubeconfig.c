@@ -25,7 +25,6 @@
 #include "tests/unit/config/kubeconfig_fixture.h"
 
 
-
 static void no_secret(const char *msg)
 {
 	CHECK(!strstr(msg, TOKEN));

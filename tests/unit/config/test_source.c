@@ -23,7 +23,6 @@
 #include "tests/unit/config/kubeconfig_fixture.h"
 
 
-
 static void set_sa_env(const char *host, const char *port)
 {
 	if (host)

@@ -116,8 +116,8 @@ static void srv_serve(int c)
 			 * as ThreadSanitizer checks all of memmem's haystack
 			 * (the whole rest of a 3 MiB body, once a chunk) */
 			size_t rest = (size_t)(buf + n - e);
-			char *crlf = memmem(e, rest < 256 ? rest : 256,
-					    "\r\n", 2);
+			char *crlf =
+				memmem(e, rest < 256 ? rest : 256, "\r\n", 2);
 			if (!sz || !crlf || (size_t)(crlf + 2 - buf) + sz > n)
 				break;
 			memmove(buf + out, crlf + 2, sz);
