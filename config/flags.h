@@ -34,12 +34,12 @@ struct config {
 	/* scopes[i] is what resources[i] caches: from the --config file's
 	 * entry, or cluster-wide for a --resources name (docs/CONFIG.md) */
 	struct config_scope scopes[CONFIG_MAX_RESOURCES];
-	char *config_file;    /* --config */
-	bool watch_config;    /* --watch-config */
-	char *listen_host;    /* IPv4, or [IPv6] */
-	char *unix_socket;    /* also serve on this unix socket */
-	char *metrics_listen; /* HOST:PORT of /metrics and probes, or NULL */
+	char *config_file; /* --config */
+	bool watch_config; /* --watch-config */
+	char *listen_host; /* IPv4, or [IPv6] */
+	char *unix_socket; /* also serve on this unix socket */
 	int listen_port;
+	char *metrics_listen; /* HOST:PORT of /metrics and probes, or NULL */
 	enum log_format log_format;
 	int verbosity;
 	int page_size;	       /* upstream LIST limit */
