@@ -16,6 +16,7 @@
 #include "cache/parse.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 #include "config/log.h"
 #include "proxy/front/access.h"
 #include "proxy/front/authn.h"
@@ -701,9 +702,6 @@ static enum MHD_Result on_metrics_request(void *cls, struct MHD_Connection *c,
 	return proxy_health_handle(p, c, url);
 }
 
-#define METRICS_CONNECTIONS 64 /* scrapers and probes: a few at a time */
-#define METRICS_TIMEOUT_S 30
-
 /* The --metrics-listen daemon on its own thread; 0, or -errno with err
  * set. */
 static int start_metrics(struct proxy *p, char *err, size_t errlen)
@@ -732,9 +730,9 @@ static int start_metrics(struct proxy *p, char *err, size_t errlen)
 		0, NULL, NULL, on_metrics_request, p,
 		MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL, MHD_OPTION_SOCK_ADDR,
 		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)METRICS_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned)METRICS_TIMEOUT_S, MHD_OPTION_UNESCAPE_CALLBACK,
-		unescape, NULL, MHD_OPTION_END);
+		(unsigned)LIMIT_METRICS_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_METRICS_IDLE_S,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!p->mdaemon) {
 		int e = errno;
 		snprintf(err, errlen, "--metrics-listen %s: cannot listen: %s",
