@@ -730,9 +730,10 @@ def bench_b13(nchildren=20, watchers=50):
 # ---------------------------------------------------------------- B14
 
 def gauge(srv, name):
+    """The sum of name's samples, all labels together; None if absent."""
     st, body = get(srv.url, "/metrics")
-    m = re.search(r"^%s (\d+)" % re.escape(name), body.decode(), re.M)
-    return int(m.group(1)) if m else None
+    vs = re.findall(r"^%s(?:\{[^}]*\})? (\d+)" % re.escape(name), body.decode(), re.M)
+    return sum(int(v) for v in vs) if vs else None
 
 
 def rss_back(pid, ref_kb, seconds=25):
@@ -758,7 +759,7 @@ def b14_idle(fake, srv, n):
     t0 = time.monotonic()
     up = 0
     while time.monotonic() - t0 < 60 and p.poll() is None:
-        up = gauge(srv, "informer_proxy_open_watchers") or 0
+        up = gauge(srv, "informer_proxy_watchers") or 0
         if up >= n:
             break
         time.sleep(0.1)

@@ -191,7 +191,7 @@ static int list_step(struct cache_resource *r, struct cache_xfer_conn *conn,
 		return rc;
 	log_v(2, "%s: listed %zu objects", r->kind->resource, l.n);
 	if (rc != REFL_OK || apply_listing(r, &l)) {
-		cache_resource_stat_inc(&r->stats.errors);
+		cache_resource_count_error(r);
 		cache_lister_listing_free(&l);
 		backoff_sleep(r, attempt);
 		return REFL_ERROR;
@@ -247,7 +247,7 @@ static int watch_step(struct cache_resource *r, struct cache_xfer_conn *conn,
 	if (rc == REFL_ERROR || rc == REFL_RETRY || rc == REFL_REFUSED ||
 	    backwards || time(NULL) - began < 1) {
 		if (rc != REFL_OK && rc != REFL_EXPIRED)
-			cache_resource_stat_inc(&r->stats.errors);
+			cache_resource_count_error(r);
 		if (rc == REFL_RETRY || rc == REFL_REFUSED)
 			cache_resource_mark_failing(r);
 		backoff_sleep(r, attempt);

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "cache/resource_int.h"
 #include "cache/shape.h"
 #include "config/alloc.h"
@@ -28,6 +30,65 @@ const char *cache_resource_relist_reason_name(int reason)
 	};
 	return reason >= 0 && reason < REFL_RELIST_NREASONS ? names[reason] :
 							      "";
+}
+
+const char *cache_resource_error_name(int reason)
+{
+	static const char *const names[CACHE_ERROR_NREASONS] = {
+		[CACHE_ERROR_TIMEOUT] = "timeout",
+		[CACHE_ERROR_CONNECT] = "connect",
+		[CACHE_ERROR_TLS] = "tls",
+		[CACHE_ERROR_HTTP] = "http",
+		[CACHE_ERROR_INVALID] = "invalid",
+		[CACHE_ERROR_OTHER] = "other",
+	};
+	return reason >= 0 && reason < CACHE_ERROR_NREASONS ? names[reason] :
+							      "other";
+}
+
+int cache_resource_error_reason(int curl_rc, long code)
+{
+	switch ((CURLcode)curl_rc) {
+	case CURLE_OK:
+		return code == 200 ? CACHE_ERROR_INVALID : CACHE_ERROR_HTTP;
+	case CURLE_OPERATION_TIMEDOUT:
+		return CACHE_ERROR_TIMEOUT;
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_WEIRD_SERVER_REPLY:
+		return CACHE_ERROR_CONNECT;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_USE_SSL_FAILED:
+		return CACHE_ERROR_TLS;
+	default:
+		return CACHE_ERROR_OTHER;
+	}
+}
+
+void cache_resource_count_error(struct cache_resource *r)
+{
+	int rc = __atomic_load_n(&r->last_curl_error, __ATOMIC_RELAXED);
+	long code = __atomic_load_n(&r->last_http_status, __ATOMIC_RELAXED);
+	int why = cache_resource_error_reason(rc, code);
+	cache_resource_stat_inc(&r->stats.errors);
+	cache_resource_stat_inc(
+		&r->stats.errors_by[why][config_histogram_code_slot(code)]);
 }
 
 struct cache_resource *cache_resource_new(const struct cache_kind *kind,

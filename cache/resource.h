@@ -40,9 +40,30 @@ enum cache_resource_relist_reason {
 /* "expired", "broken", "backwards": the label of the relists metric. */
 const char *cache_resource_relist_reason_name(int reason);
 
+/* Why an upstream LIST or WATCH failed, from how its transfer ended. */
+enum cache_resource_error {
+	CACHE_ERROR_TIMEOUT, /* libcurl's timeout, or a stalled watch */
+	CACHE_ERROR_CONNECT, /* no connection: resolve, connect, reset */
+	CACHE_ERROR_TLS,     /* handshake or certificate */
+	CACHE_ERROR_HTTP,    /* an answer with a code other than 200 */
+	CACHE_ERROR_INVALID, /* a 200 whose body could not be used */
+	CACHE_ERROR_OTHER,   /* anything else (memory, a cut transfer) */
+	CACHE_ERROR_NREASONS
+};
+
+/* "timeout", "connect", "tls", "http", "invalid", "other": the reason
+ * label of the upstream errors metric. */
+const char *cache_resource_error_name(int reason);
+/* The reason of a transfer that ended with libcurl's rc and HTTP code. */
+int cache_resource_error_reason(int curl_rc, long code);
+
 struct cache_resource_stats { /* all atomic */
 	uint64_t lists, watches, events, relists, errors, malformed;
 	uint64_t relists_by[REFL_RELIST_NREASONS];
+	/* failed LISTs and WATCHes by enum cache_resource_error and the
+	 * HTTP code of the last answer, in config_histogram_code_slot()'s
+	 * slots ("error": none came) */
+	uint64_t errors_by[CACHE_ERROR_NREASONS][CONFIG_HISTOGRAM_NCODES];
 	/* list items and watch objects skipped, by enum cache_reject */
 	uint64_t rejected_by[CACHE_REJECT_NREASONS];
 	uint64_t fast_forwards; /* quiet resumes moved to a newer RV */

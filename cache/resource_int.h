@@ -39,6 +39,9 @@ size_t cache_resource_line_max(const struct cache_resource *r);
 size_t cache_resource_list_max(const struct cache_resource *r);
 
 void cache_resource_stat_inc(uint64_t *s);
+/* Count a failed LIST or WATCH, by the reason its last transfer's end
+ * (last_curl_error, last_http_status) gives. */
+void cache_resource_count_error(struct cache_resource *r);
 /* Whether the upstream answers, for /readyz's grace period: healthy
  * clears the mark, failing sets it (once, to now). */
 void cache_resource_mark_healthy(struct cache_resource *r);

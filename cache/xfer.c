@@ -171,8 +171,11 @@ static long finish(struct cache_xfer *x, CURLcode rc)
 		cache_upstream_observe(CONFIG_VERB_LIST,
 				       rc == CURLE_OK ? code : -1, took);
 	}
-	/* what main reads to explain a resource that never syncs */
-	__atomic_store_n(&r->last_curl_error, (int)rc, __ATOMIC_RELAXED);
+	/* what main reads to explain a resource that never syncs, and the
+	 * errors metric's reason: a stalled watch timed out */
+	__atomic_store_n(&r->last_curl_error,
+			 (int)(x->stalled ? CURLE_OPERATION_TIMEDOUT : rc),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->last_http_status, code, __ATOMIC_RELAXED);
 	if (rc == CURLE_OK) {
 		if (code == 200)

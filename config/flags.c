@@ -20,6 +20,7 @@ enum flag_kind {
 	F_MIB,
 	F_BOOL,
 	F_LISTEN,
+	F_HOSTPORT,
 	F_LIST,
 	F_LOGFMT,
 	F_AUTH,
@@ -72,6 +73,11 @@ static const struct flag flags[] = {
 	{ FLAG("listen", F_LISTEN, 0, 0, 0),
 	  .help = "local HOST:PORT to serve on", .def_str = "127.0.0.1:8001",
 	  .note = "; port 0 picks one" },
+	{ FLAG("metrics-listen", F_HOSTPORT, OFF(metrics_listen), 0, 0),
+	  .help = "also serve /metrics and the health probes (no API, no "
+		  "identity) on this HOST:PORT, e.g. 0.0.0.0:9090 for a "
+		  "Prometheus scrape by pod IP",
+	  .note = "off" },
 	{ FLAG("unix-socket", F_STR, OFF(unix_socket), 0, 0),
 	  .help = "also serve on this unix socket (mode 0600 unless --unix-socket-mode)" },
 	{ FLAG("log-format", F_LOGFMT, OFF(log_format), 0, 0),
@@ -265,24 +271,35 @@ static void usage(FILE *out)
 	}
 }
 
-static int parse_listen(struct config *cfg, const char *v, char *err,
-			size_t errlen)
+int config_flags_hostport(const char *flag, const char *v, char **host,
+			  int *port, char *err, size_t errlen)
 {
 	const char *colon = strrchr(v, ':');
 	char *end;
-	long port = colon ? strtol(colon + 1, &end, 10) : -1;
-	if (!colon || colon == v || !colon[1] || *end || port < 0 ||
-	    port > 65535) {
-		snprintf(err, errlen, "--listen: want HOST:PORT, got \"%s\"",
+	long n = colon ? strtol(colon + 1, &end, 10) : -1;
+	if (!colon || colon == v || !colon[1] || *end || n < 0 || n > 65535) {
+		snprintf(err, errlen, "--%s: want HOST:PORT, got \"%s\"", flag,
 			 v);
 		return -EINVAL;
 	}
-	char *host = xstrndup(v, (size_t)(colon - v));
-	if (!host)
+	if (host && !(*host = xstrndup(v, (size_t)(colon - v))))
 		return -ENOMEM;
+	if (port)
+		*port = (int)n;
+	return 0;
+}
+
+static int parse_listen(struct config *cfg, const char *v, char *err,
+			size_t errlen)
+{
+	char *host;
+	int port, rc = config_flags_hostport("listen", v, &host, &port, err,
+					     errlen);
+	if (rc)
+		return rc;
 	free(cfg->listen_host);
 	cfg->listen_host = host;
-	cfg->listen_port = (int)port;
+	cfg->listen_port = port;
 	return 0;
 }
 
@@ -355,6 +372,18 @@ static int set_flag(struct config *cfg, const struct flag *f, const char *v,
 		return 0;
 	case F_LISTEN:
 		return parse_listen(cfg, v, err, errlen);
+	case F_HOSTPORT: {
+		int rc = config_flags_hostport(f->name, v, NULL, NULL, err,
+					       errlen);
+		if (rc)
+			return rc;
+		char *copy = xstrdup(v);
+		if (!copy)
+			return -ENOMEM;
+		free(*(char **)dst);
+		*(char **)dst = copy;
+		return 0;
+	}
 	case F_LIST:
 		return parse_list(cfg, v, err, errlen);
 	case F_AUTH:
@@ -605,6 +634,7 @@ void config_flags_free(struct config *cfg)
 	free(cfg->serviceaccount_dir);
 	free(cfg->listen_host);
 	free(cfg->unix_socket);
+	free(cfg->metrics_listen);
 	free(cfg->tls_cert_file);
 	free(cfg->tls_key_file);
 	free(cfg->accept_hosts);
@@ -627,7 +657,8 @@ static bool flag_same(const struct config *a, const struct config *b,
 {
 	const char *x = (const char *)a + f->off, *y = (const char *)b + f->off;
 	switch (f->kind) {
-	case F_STR: {
+	case F_STR:
+	case F_HOSTPORT: {
 		const char *s = *(char *const *)x, *t = *(char *const *)y;
 		return s == t || (s && t && !strcmp(s, t));
 	}

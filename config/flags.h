@@ -39,6 +39,7 @@ struct config {
 	char *listen_host; /* IPv4, or [IPv6] */
 	char *unix_socket; /* also serve on this unix socket */
 	int listen_port;
+	char *metrics_listen; /* HOST:PORT of /metrics and probes, or NULL */
 	enum log_format log_format;
 	int verbosity;
 	int page_size;	       /* upstream LIST limit */
@@ -94,6 +95,11 @@ struct config {
 int config_flags_parse(struct config *cfg, int argc, char **argv, char *err,
 		       size_t errlen);
 void config_flags_free(struct config *cfg);
+/* Split v, a --flag's HOST:PORT (port 0-65535), into *host (the caller
+ * frees it; not set when host is NULL) and *port. Returns 0, -EINVAL
+ * with err set, or -ENOMEM. */
+int config_flags_hostport(const char *flag, const char *v, char **host,
+			  int *port, char *err, size_t errlen);
 /*
  * The flags other than the resources whose values differ between a and
  * b: their names, comma-separated, into out (cut to fit),

@@ -33,6 +33,11 @@
  * request header: a probe, or a client to be refused, sends it at once;
  * a slowloris must not hold the reserve for --header-timeout. */
 #define LIMIT_RESERVE_HEADER_TIMEOUT_S 1
+/* --metrics-listen: connections open at once (scrapers and probes, a
+ * few at a time; more wait in the kernel's backlog), and the seconds one
+ * may sit idle before it is closed. */
+#define LIMIT_METRICS_CONNECTIONS 64
+#define LIMIT_METRICS_IDLE_S 30
 /* Seconds a 429 asks the client to wait (Retry-After). */
 #define LIMIT_RETRY_AFTER_S 1
 /* --idle-timeout: seconds a connection may send and receive nothing

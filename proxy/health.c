@@ -14,20 +14,36 @@
  * must not follow the upstream. /readyz lists upstream freshness without
  * counting it; /readyz/upstream counts it, past --upstream-grace, for
  * whoever would rather send clients elsewhere.
+ *
+ * /livez/NAME and /readyz/NAME (/healthz/NAME as /livez/NAME) answer the
+ * one check NAME of that endpoint, an upstream-RES one counted; a name
+ * the endpoint does not have is 404. ?exclude=NAME leaves a check out of
+ * the whole endpoint's verdict, listed "[+]NAME excluded: ok" as the
+ * apiserver does, with a "warn:" line for a name that matches none.
  */
 #include "proxy/health.h"
 #include "proxy/reply.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "config/buf.h"
+#include "proxy/status.h"
 
 enum which {
 	LIVEZ,
 	READYZ,
 	READYZ_UPSTREAM
+};
+
+/* One check as it stands now: its name, whether it passes, why (NULL
+ * or words for ?verbose), and whether the endpoint asked counts it. */
+struct hcheck {
+	char name[400];
+	char why[200];
+	bool pass, counts;
 };
 
 static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
@@ -36,26 +52,34 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
 	return proxy_reply_text(c, code, "text/plain; charset=utf-8", body);
 }
 
-bool proxy_health_path(const char *url)
+/* A single check's path: "/livez/", "/healthz/" or "/readyz/" and a
+ * name with no '/' in it; NULL otherwise. *w is the endpoint's. */
+static const char *single(const char *url, enum which *w)
 {
-	return !strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
-	       !strcmp(url, "/readyz") || !strcmp(url, "/readyz/upstream");
+	static const struct {
+		const char *prefix;
+		enum which w;
+	} ends[] = { { "/healthz/", LIVEZ },
+		     { "/livez/", LIVEZ },
+		     { "/readyz/", READYZ } };
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t n = strlen(ends[i].prefix);
+		if (strncmp(url, ends[i].prefix, n))
+			continue;
+		const char *name = url + n;
+		if (!*name || strchr(name, '/'))
+			return NULL;
+		*w = ends[i].w;
+		return name;
+	}
+	return NULL;
 }
 
-/* One check's line into verbose (with the reason) and withheld (the
- * apiserver's form without it); a failed one clears *ok. */
-static void check(struct buf *verbose, struct buf *withheld, bool *ok,
-		  bool pass, const char *name, const char *why)
+bool proxy_health_path(const char *url)
 {
-	if (pass) {
-		buf_printf(verbose, "[+]%s ok%s%s\n", name, why ? " " : "",
-			   why ? why : "");
-		buf_printf(withheld, "[+]%s ok\n", name);
-		return;
-	}
-	*ok = false;
-	buf_printf(verbose, "[-]%s failed: %s\n", name, why);
-	buf_printf(withheld, "[-]%s failed: reason withheld\n", name);
+	enum which w;
+	return !strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
+	       !strcmp(url, "/readyz") || single(url, &w);
 }
 
 /* The upstream freshness of r, as words, into out; returns whether it is
@@ -97,46 +121,160 @@ static void check_name(char *out, size_t len, const char *what,
 		 r->scope.ns ? "-" : "", r->scope.ns ? r->scope.ns : "");
 }
 
+/* The checks of endpoint w, in order, into a new array (*n of them) the
+ * caller frees; NULL when out of memory. upstream says whether the
+ * upstream-RES checks count (/readyz/upstream, or one asked by name). */
+static struct hcheck *checks_of(struct proxy *p, enum which w, bool upstream,
+				int *n)
+{
+	int nres = w == LIVEZ ? 0 : proxy_nres(p);
+	struct hcheck *cs = calloc((size_t)(2 + 2 * nres), sizeof(*cs));
+	time_t now = time(NULL);
+	int k = 0;
+	if (!cs)
+		return NULL;
+	cs[k++] =
+		(struct hcheck){ .name = "ping", .pass = true, .counts = true };
+	if (w != LIVEZ) {
+		bool up = !proxy_draining(p);
+		cs[k] = (struct hcheck){ .name = "shutdown",
+					 .pass = up,
+					 .counts = true };
+		if (!up)
+			snprintf(cs[k].why, sizeof(cs[k].why),
+				 "the proxy is shutting down");
+		k++;
+	}
+	for (int i = 0; i < nres; i++) {
+		struct cache_resource *r = p->res[i];
+		if (cache_resource_retired(r))
+			continue; /* removed by a reload */
+		struct hcheck *h = &cs[k++];
+		check_name(h->name, sizeof(h->name), "informer-sync", r);
+		h->pass = cache_resource_synced(r);
+		h->counts = true;
+		if (!h->pass)
+			snprintf(h->why, sizeof(h->why), "not synced yet");
+	}
+	for (int i = 0; i < nres; i++) {
+		struct cache_resource *r = p->res[i];
+		if (cache_resource_retired(r))
+			continue;
+		struct hcheck *h = &cs[k++];
+		check_name(h->name, sizeof(h->name), "upstream", r);
+		h->counts = upstream;
+		h->pass = upstream_fresh(p, r, now, upstream, h->why,
+					 sizeof(h->why));
+	}
+	*n = k;
+	return cs;
+}
+
+/* /livez/NAME, /readyz/NAME: that one check, "ok" or 500 with why. */
+static enum MHD_Result answer_one(struct proxy *p, struct MHD_Connection *c,
+				  enum which w, const char *name)
+{
+	int n = 0;
+	struct hcheck *cs = checks_of(p, w, true, &n);
+	if (!cs)
+		return MHD_NO;
+	const struct hcheck *h = NULL;
+	for (int i = 0; i < n && !h; i++)
+		if (!strcmp(cs[i].name, name))
+			h = &cs[i];
+	enum MHD_Result r;
+	if (!h) {
+		r = proxy_reply_error(c, PROXY_NotFound,
+				      "the server could not find the requested "
+				      "resource");
+	} else if (h->pass) {
+		r = text(c, MHD_HTTP_OK, "ok");
+	} else {
+		char body[300];
+		snprintf(body, sizeof(body), "internal server error: %s",
+			 h->why);
+		r = text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, body);
+	}
+	free(cs);
+	return r;
+}
+
+/* Whether ?exclude=NAME (repeatable) names check name; seen[i] notes
+ * which exclusions matched a check. */
+struct excl {
+	const char *names[16];
+	bool seen[16];
+	int n;
+};
+
+static enum MHD_Result excl_add(void *cls, enum MHD_ValueKind kind,
+				const char *key, const char *value)
+{
+	struct excl *e = cls;
+	if (!strcmp(key, "exclude") && value && *value &&
+	    e->n < (int)(sizeof(e->names) / sizeof(e->names[0])))
+		e->names[e->n++] = value;
+	return MHD_YES;
+}
+
+static bool excluded(struct excl *e, const char *name)
+{
+	bool hit = false;
+	for (int i = 0; i < e->n; i++)
+		if (!strcmp(e->names[i], name))
+			hit = e->seen[i] = true;
+	return hit;
+}
+
 enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 				    const char *url)
 {
 	enum which w = !strcmp(url, "/readyz")		? READYZ :
 		       !strcmp(url, "/readyz/upstream") ? READYZ_UPSTREAM :
 							  LIVEZ;
+	const char *one = w == READYZ_UPSTREAM ? NULL : single(url, &w);
+	if (one)
+		return answer_one(p, c, w, one);
 	const char *endpoint = w == LIVEZ  ? url + 1 :
 			       w == READYZ ? "readyz" :
 					     "readyz/upstream";
+	struct excl ex = { .n = 0 };
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, excl_add, &ex);
+	int n = 0;
+	struct hcheck *cs = checks_of(p, w, w == READYZ_UPSTREAM, &n);
+	if (!cs)
+		return MHD_NO;
+	/* verbose has the reasons; withheld is the apiserver's form */
 	struct buf v = BUF_INIT, wh = BUF_INIT;
 	bool ok = true;
-	time_t now = time(NULL);
-	check(&v, &wh, &ok, true, "ping", NULL);
-	if (w != LIVEZ) {
-		bool up = !proxy_draining(p);
-		check(&v, &wh, &ok, up, "shutdown",
-		      up ? NULL : "the proxy is shutting down");
-		int n = proxy_nres(p);
-		for (int i = 0; i < n; i++) {
-			struct cache_resource *r = p->res[i];
-			char name[400];
-			if (cache_resource_retired(r))
-				continue; /* removed by a reload */
-			check_name(name, sizeof(name), "informer-sync", r);
-			bool synced = cache_resource_synced(r);
-			check(&v, &wh, &ok, synced, name,
-			      synced ? NULL : "not synced yet");
-		}
-		for (int i = 0; i < n; i++) {
-			struct cache_resource *r = p->res[i];
-			char name[400], why[200];
-			if (cache_resource_retired(r))
-				continue;
-			check_name(name, sizeof(name), "upstream", r);
-			bool counted = w == READYZ_UPSTREAM;
-			bool fresh = upstream_fresh(p, r, now, counted, why,
-						    sizeof(why));
-			check(&v, &wh, &ok, fresh || !counted, name, why);
+	for (int i = 0; i < n; i++) {
+		const struct hcheck *h = &cs[i];
+		if (excluded(&ex, h->name)) {
+			buf_printf(&v, "[+]%s excluded: ok\n", h->name);
+			buf_printf(&wh, "[+]%s excluded: ok\n", h->name);
+		} else if (h->pass || !h->counts) {
+			buf_printf(&v, "[+]%s ok%s%s\n", h->name,
+				   h->why[0] ? " " : "", h->why);
+			buf_printf(&wh, "[+]%s ok\n", h->name);
+		} else {
+			ok = false;
+			buf_printf(&v, "[-]%s failed: %s\n", h->name, h->why);
+			buf_printf(&wh, "[-]%s failed: reason withheld\n",
+				   h->name);
 		}
 	}
+	free(cs);
+	for (int i = 0; i < ex.n; i++)
+		if (!ex.seen[i]) {
+			buf_printf(&v,
+				   "warn: some health checks cannot be "
+				   "excluded: no matches for \"%s\"\n",
+				   ex.names[i]);
+			buf_printf(&wh,
+				   "warn: some health checks cannot be "
+				   "excluded: no matches for \"%s\"\n",
+				   ex.names[i]);
+		}
 	bool verbose = proxy_request_arg(c, "verbose", NULL);
 	struct buf *out = verbose ? &v : &wh;
 	if (!verbose && ok) {

@@ -9,7 +9,12 @@
  * failing for no longer than --upstream-grace. With ?verbose each lists
  * its checks as "[+]name ok" / "[-]name failed: why", one per line,
  * then "<endpoint> check passed|failed", as the apiserver does; a failure
- * without ?verbose lists them with the reasons withheld.
+ * without ?verbose lists them with the reasons withheld. ?exclude=NAME
+ * (repeatable) leaves the check NAME out. /livez/NAME, /healthz/NAME and
+ * /readyz/NAME answer one check: 200 "ok", or 500 "internal server
+ * error: why"; 404 (a Status) for a name the endpoint does not have.
+ * The checks: ping (every endpoint); shutdown, informer-sync-RES and
+ * upstream-RES (the readyz ones; RES is resource[.group][-namespace]).
  *
  * Threads: the libmicrohttpd pool thread serving c (server.c's access
  * handler); never suspends. Reads each reflector's state with atomic

@@ -3,10 +3,12 @@
  */
 #include "proxy/metrics.h"
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include "proxy/pass/upgrade.h"
 
 struct proxy_counters proxy_metrics_counters;
+int64_t proxy_metrics_last_reload;
 
 static time_t started;
 
@@ -59,10 +62,9 @@ static double sends_bookmarks(struct cache_resource *r)
 	return __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
 }
 
-static double staleness(struct cache_resource *r)
+static double last_contact(struct cache_resource *r)
 {
-	int64_t last = __atomic_load_n(&r->last_contact, __ATOMIC_RELAXED);
-	return last ? (double)(time(NULL) - last) : -1;
+	return (double)__atomic_load_n(&r->last_contact, __ATOMIC_RELAXED);
 }
 
 static double list_seconds(struct cache_resource *r)
@@ -90,11 +92,36 @@ static double list_eta(struct cache_resource *r)
 	return (double)(want - got) * list_seconds(r) / (double)got;
 }
 
+/* A failed LIST or WATCH is counted by reason and by the HTTP code of
+ * the last answer ("error": none). The combinations each reason has
+ * when it stands alone are always there, at 0 before the first; any
+ * other appears once it is counted (an "http" one with its code). */
+static void errors_samples(struct buf *b, const char *name, const char *lab,
+			   struct cache_resource *r)
+{
+	int none = config_histogram_code_slot(0),
+	    ok = config_histogram_code_slot(200);
+	for (int why = 0; why < CACHE_ERROR_NREASONS; why++)
+		for (int slot = 0; slot < CONFIG_HISTOGRAM_NCODES; slot++) {
+			uint64_t n = load(&r->stats.errors_by[why][slot]);
+			bool usual =
+				why == CACHE_ERROR_INVALID ?
+					slot == ok :
+					why != CACHE_ERROR_HTTP && slot == none;
+			if (!n && !usual)
+				continue;
+			buf_printf(b, "%s{%s,reason=\"%s\",code=\"%s\"} %llu\n",
+				   name, lab, cache_resource_error_name(why),
+				   config_histogram_code_name(slot),
+				   (unsigned long long)n);
+		}
+}
+
 /*
  * The per-resource families, in page order. A row reads its sample with
  * value(), or else from the counter at stat in struct cache_resource_stats;
  * with nreasons, stat is an array and each reason is a sample of its own
- * (labelled by reason_name).
+ * (labelled by reason_name); samples() writes a family's samples itself.
  */
 struct res_metric {
 	const char *name, *type, *help;
@@ -102,6 +129,8 @@ struct res_metric {
 	size_t stat;
 	int nreasons;
 	const char *(*reason_name)(int why);
+	void (*samples)(struct buf *b, const char *name, const char *lab,
+			struct cache_resource *r);
 };
 
 #define STAT(f) .stat = offsetof(struct cache_resource_stats, f)
@@ -114,10 +143,10 @@ static const struct res_metric res_metrics[] = {
 	{ "informer_proxy_cache_synced", "gauge",
 	  "1 once the resource's first LIST has been applied.",
 	  .value = synced },
-	{ "informer_proxy_upstream_last_contact_seconds", "gauge",
-	  "Seconds since bytes last arrived from the upstream for the "
-	  "resource (-1: never).",
-	  .value = staleness },
+	{ "informer_proxy_upstream_last_contact_timestamp_seconds", "gauge",
+	  "Unix time bytes last arrived from the upstream for the resource "
+	  "(0: never yet).",
+	  .value = last_contact },
 	{ "informer_proxy_upstream_lists_total", "counter",
 	  "Full LISTs made upstream (each may take several pages).",
 	  STAT(lists) },
@@ -125,13 +154,10 @@ static const struct res_metric res_metrics[] = {
 	  "WATCH requests made upstream.", STAT(watches) },
 	{ "informer_proxy_upstream_events_total", "counter",
 	  "Watch events applied to the cache.", STAT(events) },
-	{ "informer_proxy_relists_total", "counter",
-	  "Relists after 410 Expired, bad bytes or an ERROR event.",
-	  STAT(relists) },
 	/* expired (410 on resume), broken (bad bytes or events that did
 	 * not fit), backwards (the upstream's RV fell) */
-	{ "informer_proxy_relists_by_reason_total", "counter",
-	  "Relists, by why.", STAT(relists_by),
+	{ "informer_proxy_relists_total", "counter",
+	  "Relists (full LISTs after the first), by why.", STAT(relists_by),
 	  .nreasons = REFL_RELIST_NREASONS,
 	  .reason_name = cache_resource_relist_reason_name },
 	/* list items and watch objects: invalid, name, too_large */
@@ -148,7 +174,9 @@ static const struct res_metric res_metrics[] = {
 	  "seen upstream, so that they resume instead of relisting.",
 	  STAT(fast_forwards) },
 	{ "informer_proxy_upstream_errors_total", "counter",
-	  "Failed upstream LISTs and WATCHes.", STAT(errors) },
+	  "Failed upstream LISTs and WATCHes, by why and the HTTP code of the "
+	  "answer (error: none).",
+	  .samples = errors_samples },
 	{ "informer_proxy_upstream_malformed_total", "counter",
 	  "Upstream answers that were not valid JSON or not the expected shape.",
 	  STAT(malformed) },
@@ -201,6 +229,10 @@ static void res_family(struct buf *b, struct proxy *p,
 			continue; /* removed by a reload; its successor has
 				   * the same labels */
 		proxy_observe_res_labels(r, lab, sizeof(lab));
+		if (m->samples) {
+			m->samples(b, m->name, lab, r);
+			continue;
+		}
 		if (!m->nreasons) {
 			double v = m->value ? m->value(r) :
 					      (double)stat_at(r, m->stat);
@@ -216,23 +248,22 @@ static void res_family(struct buf *b, struct proxy *p,
 	}
 }
 
+void proxy_metrics_reload_count(bool ok)
+{
+	if (ok) {
+		PROXY_COUNT(reloads_ok);
+		__atomic_store_n(&proxy_metrics_last_reload,
+				 (int64_t)time(NULL), __ATOMIC_RELAXED);
+	} else {
+		PROXY_COUNT(reloads_failed);
+	}
+}
+
 void proxy_metrics_scope_count(struct cache_resource *r, bool served)
 {
 	__atomic_add_fetch(served ? &r->stats.scope_served :
 				    &r->stats.scope_passthrough,
 			   1, __ATOMIC_RELAXED);
-}
-
-static long long rss_bytes(struct proxy *p)
-{
-	FILE *f = fopen("/proc/self/statm", "r");
-	long pages = 0, rss = 0;
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-			rss = 0;
-		fclose(f);
-	}
-	return (long long)rss * sysconf(_SC_PAGESIZE);
 }
 
 static long long open_connections(struct proxy *p)
@@ -243,17 +274,9 @@ static long long max_connections(struct proxy *p)
 {
 	return proxy_conns_max(p->conns);
 }
-static long long open_watchers(struct proxy *p)
-{
-	return proxy_conns_watchers(p->conns);
-}
 static long long upgrade_streams(struct proxy *p)
 {
 	return p->upgrade ? proxy_upgrade_pool_active(p->upgrade) : 0;
-}
-static long long start_time(struct proxy *p)
-{
-	return (long long)started;
 }
 
 /* The process-wide gauges, one sample each. */
@@ -267,20 +290,86 @@ static const struct {
 	  "--max-connections in force "
 	  "(perhaps lowered to fit RLIMIT_NOFILE).",
 	  max_connections },
-	{ "informer_proxy_open_watchers",
-	  "Local watch streams open now, "
-	  "all resources together (--max-watchers).",
-	  open_watchers },
 	{ "informer_proxy_upgrade_streams",
 	  "Upgraded streams (exec, attach, port-forward) open now, "
 	  "their upstream handshakes included.",
 	  upgrade_streams },
-	{ "process_resident_memory_bytes", "Resident memory size in bytes.",
-	  rss_bytes },
-	{ "process_start_time_seconds",
-	  "Start time of the process since unix epoch in seconds.",
-	  start_time },
 };
+
+/* The process_* families as Prometheus client libraries write them,
+ * from /proc/self; a figure that cannot be read is left out. */
+static void process_families(struct buf *b)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	bool stat_ok = false;
+	unsigned long long utime = 0, stime = 0, start = 0, vsize = 0;
+	long long rss = 0;
+	if (f) {
+		char *close = fgets(line, sizeof(line), f) ?
+				      strrchr(line, ')') :
+				      NULL; /* the name may hold anything */
+		/* from field 3 (state): utime is 14, stime 15, starttime
+		 * 22, vsize 23, rss 24 */
+		stat_ok = close &&
+			  sscanf(close + 1,
+				 " %*c %*d %*d %*d %*d %*d %*u %*u "
+				 "%*u %*u %*u %llu %llu %*d %*d %*d "
+				 "%*d %*d %*d %llu %llu %lld",
+				 &utime, &stime, &start, &vsize, &rss) == 5;
+		fclose(f);
+	}
+	long long btime = 0;
+	if ((f = fopen("/proc/stat", "r"))) {
+		while (fgets(line, sizeof(line), f) &&
+		       sscanf(line, "btime %lld", &btime) != 1)
+			;
+		fclose(f);
+	}
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	if (stat_ok && tck > 0) {
+		proxy_observe_family(b, "process_cpu_seconds_total", "counter",
+				     "Total user and system CPU time spent in "
+				     "seconds.");
+		buf_printf(b, "process_cpu_seconds_total %.17g\n",
+			   (double)(utime + stime) / tck);
+	}
+	int fds = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));)
+			fds += e->d_name[0] != '.';
+		closedir(d);
+		proxy_observe_family(b, "process_open_fds", "gauge",
+				     "Number of open file descriptors.");
+		buf_printf(b, "process_open_fds %d\n", fds);
+	}
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		proxy_observe_family(
+			b, "process_max_fds", "gauge",
+			"Maximum number of open file descriptors.");
+		buf_printf(b, "process_max_fds %.17g\n",
+			   rl.rlim_cur == RLIM_INFINITY ? -1 :
+							  (double)rl.rlim_cur);
+	}
+	if (stat_ok) {
+		proxy_observe_family(b, "process_virtual_memory_bytes", "gauge",
+				     "Virtual memory size in bytes.");
+		buf_printf(b, "process_virtual_memory_bytes %llu\n", vsize);
+		proxy_observe_family(b, "process_resident_memory_bytes",
+				     "gauge", "Resident memory size in bytes.");
+		buf_printf(b, "process_resident_memory_bytes %lld\n",
+			   rss * (long long)sysconf(_SC_PAGESIZE));
+	}
+	proxy_observe_family(b, "process_start_time_seconds", "gauge",
+			     "Start time of the process since unix epoch in "
+			     "seconds.");
+	buf_printf(b, "process_start_time_seconds %.17g\n",
+		   stat_ok && btime && tck > 0 ?
+			   (double)btime + (double)start / tck :
+			   (double)started);
+}
 
 enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c)
 {
@@ -306,6 +395,19 @@ enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c)
 				     gauges[i].help);
 		buf_printf(&b, "%s %lld\n", gauges[i].name, gauges[i].value(p));
 	}
+	proxy_observe_family(&b,
+			     "informer_proxy_config_last_reload_success_"
+			     "timestamp_seconds",
+			     "gauge",
+			     "Unix time the configuration in force was loaded: "
+			     "the last successful reload, else the start.");
+	int64_t reloaded =
+		__atomic_load_n(&proxy_metrics_last_reload, __ATOMIC_RELAXED);
+	buf_printf(&b,
+		   "informer_proxy_config_last_reload_success_timestamp_"
+		   "seconds %lld\n",
+		   (long long)(reloaded ? reloaded : started));
+	process_families(&b);
 	proxy_observe_family(
 		&b, "informer_proxy_build_info", "gauge",
 		"Always 1; the labels say which build is running.");

@@ -81,7 +81,12 @@ struct cache_resource;
 	  "reason=\"header_timeout\"",                                          \
 	  "Client connections the proxy closed, by why.")                       \
 	X(body_timeouts, "informer_proxy_connections_cut_total",                \
-	  "reason=\"body_timeout\"", NULL)
+	  "reason=\"body_timeout\"", NULL)                                      \
+	X(reloads_ok, "informer_proxy_config_reloads_total",                    \
+	  "result=\"success\"",                                                 \
+	  "Configuration reloads (SIGHUP, --watch-config), by result.")         \
+	X(reloads_failed, "informer_proxy_config_reloads_total",                \
+	  "result=\"failure\"", NULL)
 
 struct proxy_counters {
 #define X(field, name, labels, help) uint64_t field;
@@ -90,9 +95,14 @@ struct proxy_counters {
 };
 
 extern struct proxy_counters proxy_metrics_counters;
+/* Unix time of the last successful reload; 0: none (atomic). */
+extern int64_t proxy_metrics_last_reload;
 
 #define PROXY_COUNT(field) \
 	__atomic_add_fetch(&proxy_metrics_counters.field, 1, __ATOMIC_RELAXED)
+
+/* Count a configuration reload that worked (ok) or was refused. */
+void proxy_metrics_reload_count(bool ok);
 
 /* Count a request of r's kind answered from r's scoped cache (served),
  * or passed through because it reaches outside the scope. */

@@ -57,6 +57,8 @@ struct proxy {
 	struct proxy_observe *obs;   /* request histograms (observe.h) */
 	struct MHD_Daemon *daemon;   /* --listen */
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
+	struct MHD_Daemon *mdaemon;  /* --metrics-listen, or NULL */
+	int metrics_port;	     /* its bound port */
 	bool made_socket; /* the --unix-socket path is ours to remove */
 	dev_t socket_dev; /* and the file it is, checked before */
 	ino_t socket_ino;

@@ -13,6 +13,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/fresh.h"
+#include "proxy/metrics.h"
 #include "proxy/resources.h"
 
 struct entry {
@@ -100,8 +101,8 @@ static const struct cache_kind *resolve(struct proxy *p, const char *spec,
 	return k;
 }
 
-int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,
-			int *removed, char *err, size_t errlen)
+static int reload(struct proxy *p, int argc, char **argv, int *added,
+		  int *removed, char *err, size_t errlen)
 {
 	struct proxy_reload *rl = p->reload;
 	struct config cfg;
@@ -281,5 +282,13 @@ out:
 		cache_discover_free(disc[i]);
 	free(disc);
 	config_flags_free(&cfg);
+	return rc;
+}
+
+int proxy_reload_config(struct proxy *p, int argc, char **argv, int *added,
+			int *removed, char *err, size_t errlen)
+{
+	int rc = reload(p, argc, argv, added, removed, err, errlen);
+	proxy_metrics_reload_count(!rc);
 	return rc;
 }

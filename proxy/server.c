@@ -16,6 +16,7 @@
 #include "cache/parse.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 #include "config/log.h"
 #include "proxy/front/access.h"
 #include "proxy/front/authn.h"
@@ -662,6 +663,93 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		tls_opts, MHD_OPTION_END);
 }
 
+/*
+ * --metrics-listen: /metrics and the probes, nothing else. No request
+ * reaches the upstream or the cache's API from here, and none carries
+ * an identity (no credentials are read or forwarded), so it may listen
+ * where a scraper reaches it (a pod IP). Its connections are its own
+ * (MHD's limit, not --max-connections): a saturated API port leaves
+ * scraping and probing alone. A request is answered on its last call,
+ * once any body has been read and dropped.
+ */
+static enum MHD_Result on_metrics_request(void *cls, struct MHD_Connection *c,
+					  const char *url, const char *method,
+					  const char *version,
+					  const char *upload,
+					  size_t *upload_size, void **state)
+{
+	static int seen;
+	struct proxy *p = cls;
+	if (!*state) {
+		*state = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	bool known = !strcmp(url, "/metrics") || proxy_health_path(url);
+	if (!known)
+		return proxy_reply_error(c, PROXY_NotFound,
+					 "the server could not find the "
+					 "requested resource");
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return proxy_reply_error(c, PROXY_MethodNotAllowed,
+					 "the server does not allow this "
+					 "method on the requested resource");
+	if (!strcmp(url, "/metrics"))
+		return proxy_metrics_handle(p, c);
+	return proxy_health_handle(p, c, url);
+}
+
+/* The --metrics-listen daemon on its own thread; 0, or -errno with err
+ * set. */
+static int start_metrics(struct proxy *p, char *err, size_t errlen)
+{
+	const char *v = p->cfg->metrics_listen;
+	char *host = NULL;
+	int port;
+	struct sockaddr_storage ss;
+	int rc = config_flags_hostport("metrics-listen", v, &host, &port, err,
+				       errlen);
+	if (rc)
+		return rc;
+	char why[256];
+	rc = proxy_listen_addr(host, port, &ss, why, sizeof(why));
+	free(host);
+	if (rc) { /* its messages name --listen */
+		const char *w = why;
+		if (!strncmp(w, "--listen: ", 10))
+			w += 10;
+		snprintf(err, errlen, "--metrics-listen: %s", w);
+		return rc;
+	}
+	p->mdaemon = MHD_start_daemon(
+		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+			(ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, on_metrics_request, p,
+		MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)LIMIT_METRICS_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_METRICS_IDLE_S,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+	if (!p->mdaemon) {
+		int e = errno;
+		snprintf(err, errlen, "--metrics-listen %s: cannot listen: %s",
+			 v, strerror(e));
+		return -EADDRINUSE;
+	}
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(p->mdaemon, MHD_DAEMON_INFO_BIND_PORT);
+	p->metrics_port = info ? info->port : port;
+	char numeric[64];
+	proxy_listen_numeric(&ss, numeric, sizeof(numeric));
+	/* worded apart from "listening on", which names the API port */
+	log_info("metrics and probes (no API) served on http://%s:%d", numeric,
+		 p->metrics_port);
+	return 0;
+}
+
 int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
@@ -771,6 +859,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		 p->port);
 	if (p->cfg->unix_socket)
 		log_info("listening on unix:%s", p->cfg->unix_socket);
+	if (p->cfg->metrics_listen)
+		return start_metrics(p, err, errlen);
 	return 0;
 }
 
@@ -839,6 +929,9 @@ void proxy_server_stop(struct proxy *p)
 	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
+	if (p->mdaemon) /* it reads p->conns and the caches: stopped first */
+		MHD_stop_daemon(p->mdaemon);
+	p->mdaemon = NULL;
 	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
 	for (int i = 0; i < 2; i++)
 		if (ds[i] && !__atomic_load_n(&p->draining, __ATOMIC_ACQUIRE))

@@ -178,7 +178,7 @@ class WatchLines(Base):
         h.wait_until(lambda: self.pods(proxy) == [("a", "10"), ("b", "12")],
                      timeout=30, what="a relist after the overlong event")
         self.assertIn("event longer than 1048576 bytes", proxy.logs())
-        self.assertEqual(self.metric(proxy, "informer_proxy_relists_by_reason_total",
+        self.assertEqual(self.metric(proxy, "informer_proxy_relists_total",
                                      resource="pods", reason="broken"), 1)
         self.assertLess(self.rss(proxy), 100 << 20)
 
@@ -266,7 +266,7 @@ class Bookmarks(Base):
         h.wait_ready(proxy.url)
         h.wait_until(lambda: self.pods(proxy) == [("a", "14")], timeout=20,
                      what="a relist after the backwards event")
-        self.assertEqual(self.metric(proxy, "informer_proxy_relists_by_reason_total",
+        self.assertEqual(self.metric(proxy, "informer_proxy_relists_total",
                                      resource="pods", reason="backwards"), 1)
         self.assertIn("went backwards", proxy.logs())
 

@@ -303,13 +303,13 @@ class MaxWatchers(unittest.TestCase):
         # the legacy /watch/ prefix is a watch too
         status, hdrs, body = answer(proxy.url, "/api/v1/watch/pods", timeout=5)
         assert_429(self, status, hdrs, body)
-        self.assertEqual(metric(proxy.url, "informer_proxy_open_watchers"), 5)
+        self.assertEqual(metric(proxy.url, "informer_proxy_watchers", '{resource="pods"}'), 5)
         self.assertEqual(metric(proxy.url, "informer_proxy_refusals_total",
                                 '{reason="max_watchers"}'), 2)
         # a LIST is not a watch
         self.assertEqual(answer(proxy.url, "/api/v1/pods")[0], 200)
         watches[0].close()
-        h.wait_until(lambda: metric(proxy.url, "informer_proxy_open_watchers") == 4,
+        h.wait_until(lambda: metric(proxy.url, "informer_proxy_watchers", '{resource="pods"}') == 4,
                      timeout=10, what="the closed watch to be counted out")
         w = h.Watch(url, timeout=10)
         self.addCleanup(w.close)

@@ -147,6 +147,18 @@ class Dashboard(unittest.TestCase):
     """Every metric the chart's Grafana dashboard queries is one the proxy
     exports: a renamed metric cannot leave a panel silently empty."""
 
+    def test_docs_list_every_family(self):
+        """docs/OBSERVABILITY.md names every family on the page, and no
+        family the page does not have (a renamed one included)."""
+        with open(os.path.join(h.ROOT, "docs", "OBSERVABILITY.md")) as f:
+            doc = f.read()
+        documented = set(re.findall(r"`((?:informer_proxy|process)_[a-z_]+)", doc))
+        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=3")
+        text = scrape(proxy)
+        exported = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
+        self.assertGreater(len(exported), 40)
+        self.assertEqual((sorted(exported - documented), sorted(documented - exported)), ([], []))
+
     def test_dashboard_queries_real_metrics(self):
         with open(os.path.join(h.ROOT, "charts", "informer-proxy", "dashboards",
                                "informer-proxy.json")) as f:

@@ -32,6 +32,19 @@ def stats(fake):
     return h.get_json(fake.url + "/fake/stats")[1]["resources"]
 
 
+def metric(proxy, series):
+    """The value of series ("name{labels}" exactly) on /metrics, or None."""
+    for line in h.request("GET", proxy.url + "/metrics")[2].decode().splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+OK = 'informer_proxy_config_reloads_total{result="success"}'
+FAILED = 'informer_proxy_config_reloads_total{result="failure"}'
+LAST_OK = "informer_proxy_config_last_reload_success_timestamp_seconds"
+
+
 def cm(name):
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"a": "b"}}
 
@@ -71,10 +84,15 @@ class Reload(unittest.TestCase):
         pods.wait_for(1)
         before = stats(self.fake)
 
+        self.assertEqual((metric(proxy, OK), metric(proxy, FAILED)), (0, 0))
         self.write(AFTER)
+        signalled = int(time.time())
         proxy.proc.send_signal(signal.SIGHUP)
         h.wait_until(lambda: "reload: 1 resource entry added, 1 removed" in proxy.logs(),
                      what="the reload")
+        h.wait_until(lambda: metric(proxy, OK) == 1, what="the reload counted")
+        self.assertEqual(metric(proxy, FAILED), 0)
+        self.assertGreaterEqual(metric(proxy, LAST_OK), signalled)
         # the removed resource's watch ends cleanly: no ERROR event
         pods.wait_closed(20)
         self.assertTrue(pods.closed)
@@ -114,6 +132,10 @@ class Reload(unittest.TestCase):
         self.write("resources:\n  - resource: configmaps\n  - resource: gizmos.example.com\n")
         proxy.proc.send_signal(signal.SIGHUP)
         h.wait_until(lambda: proxy.logs().count("reload refused") == 2, what="the second refusal")
+        h.wait_until(lambda: metric(proxy, FAILED) == 2, what="the refusals counted")
+        self.assertEqual(metric(proxy, OK), 0)
+        # the configuration in force is still the one loaded at the start
+        self.assertLessEqual(abs(metric(proxy, LAST_OK) - metric(proxy, "process_start_time_seconds")), 2)
         # the old configuration stays: pods of ns-0 from the cache
         n = stats(self.fake)["pods"]["list"]
         s, body = h.get_json(proxy.url + "/api/v1/namespaces/ns-0/pods?resourceVersion=0")

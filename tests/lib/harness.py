@@ -27,6 +27,8 @@ BIN = os.path.join(ROOT, "bin")
 # are the sanitizer's own report at exit).
 RSS_MEANINGFUL = os.environ.get("TEST_MODE", "release") == "release"
 LISTEN_RE = re.compile(r"listening on (https?://(?:[0-9.]+|\[[0-9a-f:]+\]):[0-9]+)")
+# the --metrics-listen port, logged once it is bound
+METRICS_RE = re.compile(r"metrics and probes \(no API\) served on (http://(?:[0-9.]+|\[[0-9a-f:]+\]):[0-9]+)")
 
 
 class Server:
@@ -57,6 +59,13 @@ class Server:
     def logs(self):
         with open(self.log_path) as f:
             return f.read()
+
+    def metrics_url(self, timeout=30):
+        """The URL of a proxy's --metrics-listen port, from its log."""
+        m = poll(lambda: METRICS_RE.search(self.logs()), timeout=timeout)
+        if not m:
+            raise AssertionError("no metrics listener in the log:\n" + self.logs()[-3000:])
+        return m.group(1)
 
     def stop(self, check=True):
         """SIGTERM, wait, and (by default) insist on a clean exit: code 0

@@ -102,7 +102,7 @@ static void test_usage(void)
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
 		lines++;
-	CHECK(lines == 53);
+	CHECK(lines == 54);
 	CHECK(strstr(text, "informer-proxy --version") != NULL);
 	CHECK(strstr(text, "--shutdown-grace") != NULL &&
 	      strstr(text, "ended (default 10)\n") != NULL);
@@ -128,6 +128,11 @@ static void test_values(void)
 	CHECK(c.client_auth == CLIENT_AUTH_DELEGATED &&
 	      c.log_format == LOG_JSON);
 	CHECK_STR(c.server, "https://k:6443");
+	CHECK(c.metrics_listen == NULL); /* off unless asked */
+	config_flags_free(&c);
+	CHECK(PARSE(&c, "--resources=pods", "--metrics-listen=0.0.0.0:9090",
+		    "--metrics-listen", "[::]:9091") == 0);
+	CHECK_STR(c.metrics_listen, "[::]:9091");
 	config_flags_free(&c);
 
 	/* the last of a repeated flag wins, and nothing leaks */
@@ -187,6 +192,12 @@ static void test_malformed(void)
 		      "--listen: want HOST:PORT");
 	expect_einval(&c, PARSE(&c, "--listen=:80", "--resources=pods"),
 		      "--listen: want HOST:PORT");
+	expect_einval(&c,
+		      PARSE(&c, "--metrics-listen=9090", "--resources=pods"),
+		      "--metrics-listen: want HOST:PORT");
+	expect_einval(
+		&c, PARSE(&c, "--metrics-listen=0.0.0.0:", "--resources=pods"),
+		"--metrics-listen: want HOST:PORT");
 	expect_einval(
 		&c, PARSE(&c, "--strip-managed-fields=yes", "--resources=pods"),
 		"want true or false");

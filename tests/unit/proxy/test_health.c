@@ -3,7 +3,9 @@
  * /readyz 503 until every resource has synced and while draining, but
  * not when the upstream fails; /readyz/upstream 503 once the upstream has
  * failed past the grace period; terse or ?verbose, in the apiserver's
- * plain-text form, reasons withheld when terse.
+ * plain-text form, reasons withheld when terse; one check by name
+ * (/readyz/NAME, /livez/NAME), 404 for a name there is none of; checks
+ * left out with ?exclude.
  */
 #include <string.h>
 #include <time.h>
@@ -54,10 +56,67 @@ static void test_paths(void)
 	CHECK(proxy_health_path("/readyz/upstream"));
 	CHECK(!proxy_health_path("/readyz/"));
 	CHECK(!proxy_health_path("/readyz/upstream/"));
-	CHECK(!proxy_health_path("/healthz/ping"));
+	CHECK(!proxy_health_path("/livez/"));
+	CHECK(!proxy_health_path("/livez/ping/x"));
+	CHECK(proxy_health_path("/healthz/ping"));
+	CHECK(proxy_health_path("/livez/ping"));
+	CHECK(proxy_health_path("/readyz/informer-sync-pods"));
+	CHECK(proxy_health_path("/readyz/no-such-check"));
 	CHECK(!proxy_health_path("/metrics"));
 	CHECK(!proxy_health_path(""));
 	CHECK(!proxy_health_path("/HEALTHZ"));
+}
+
+/* /livez/NAME and /readyz/NAME: one check; ?exclude leaves one out. */
+static void test_single(int port, struct proxy *p)
+{
+	struct cache_resource *pods = p->res[0], *deps = p->res[1];
+	__atomic_store_n(&pods->synced, true, __ATOMIC_RELEASE);
+	ask(port, "/livez/ping", 200, "ok");
+	ask(port, "/healthz/ping", 200, "ok");
+	ask(port, "/readyz/ping", 200, "ok");
+	ask(port, "/readyz/shutdown", 200, "ok");
+	ask(port, "/readyz/informer-sync-pods", 200, "ok");
+	ask(port, "/readyz/informer-sync-deployments.apps", 500,
+	    "internal server error: not synced yet");
+	/* a readyz check is not a livez one; an unknown name is a Status */
+	has(port, "/livez/informer-sync-pods", 404, "\"reason\":\"NotFound\"");
+	has(port, "/readyz/nosuch", 404, "\"kind\":\"Status\"");
+	/* the not-synced check left out: ready */
+	ask(port, "/readyz?exclude=informer-sync-deployments.apps", 200, "ok");
+	ask(port,
+	    "/readyz?verbose&exclude=informer-sync-deployments.apps&exclude=upstream-pods",
+	    200,
+	    "[+]ping ok\n[+]shutdown ok\n[+]informer-sync-pods ok\n"
+	    "[+]informer-sync-deployments.apps excluded: ok\n"
+	    "[+]upstream-pods excluded: ok\n"
+	    "[+]upstream-deployments.apps ok (not heard from yet)\n"
+	    "readyz check passed");
+	/* excluding another check leaves it failing */
+	has(port, "/readyz?exclude=informer-sync-pods", 503,
+	    "[-]informer-sync-deployments.apps failed: reason withheld\n");
+	has(port, "/readyz?verbose&exclude=nosuch", 503,
+	    "warn: some health checks cannot be excluded: no matches for "
+	    "\"nosuch\"\nreadyz check failed");
+	/* an upstream check asked by name counts, past the grace */
+	time_t now = time(NULL);
+	ask(port, "/readyz/upstream-pods", 200, "ok");
+	__atomic_store_n(&pods->failing_since, (int64_t)now - 300,
+			 __ATOMIC_RELAXED);
+	has(port, "/readyz/upstream-pods", 500,
+	    "internal server error: failing for ");
+	__atomic_store_n(&deps->synced, true, __ATOMIC_RELEASE);
+	has(port, "/readyz/upstream?exclude=upstream-pods", 200, "ok");
+	has(port, "/readyz/upstream", 503, "[-]upstream-pods failed");
+	/* draining: shutdown fails alone */
+	__atomic_store_n(&p->draining, true, __ATOMIC_RELEASE);
+	has(port, "/readyz/shutdown", 500,
+	    "internal server error: the proxy is shutting down");
+	ask(port, "/readyz?exclude=shutdown&exclude=upstream-pods", 200, "ok");
+	__atomic_store_n(&p->draining, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&pods->failing_since, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pods->synced, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&deps->synced, false, __ATOMIC_RELEASE);
 }
 
 static void test_probes(int port, struct proxy *p)
@@ -147,6 +206,7 @@ int main(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	test_paths();
 	CHECK(res[0] && res[1] && mhd_stub_start(&s, answer, &p) == 0);
+	test_single(s.port, &p);
 	test_probes(s.port, &p);
 	/* no resources at all: ready */
 	p.nres = 0;

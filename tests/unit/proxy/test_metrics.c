@@ -3,7 +3,9 @@
  * every line a well-formed HELP, TYPE or sample, each family declared
  * once and before its samples, no sample repeated; the counters, the
  * per-resource rows (labelled resource="pods", "deployments.apps", with
- * reasons) and the process gauges at the values they hold.
+ * reasons) and the process gauges at the values they hold; one series
+ * per fact (relists and watchers by label only); upstream errors by
+ * reason and code; reloads; last contact as a Unix time, 0 for never.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <urcu-bp.h>
 
 #include "cache/kind.h"
+#include "cache/resource_int.h"
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/request.h"
@@ -171,19 +174,61 @@ static void test_page(int port, struct proxy *p)
 		     "informer_proxy_cache_objects{resource=\"deployments.apps\"}") ==
 	      0);
 	CHECK(sample(b, "informer_proxy_cache_synced{resource=\"pods\"}") == 0);
+	/* never heard from: 0, no sentinel */
+	CHECK(sample(b,
+		     "informer_proxy_upstream_last_contact_timestamp_seconds{"
+		     "resource=\"pods\"}") == 0);
 	CHECK(sample(b,
 		     "informer_proxy_upstream_last_contact_seconds{resource=\"pods\"}") ==
-	      -1);
+	      -12345);
+	/* one series per fact: the relists and watchers by label only */
+	CHECK(sample(b, "informer_proxy_relists_total{resource=\"pods\","
+			"reason=\"expired\"}") == 0);
 	CHECK(sample(b,
-		     "informer_proxy_relists_by_reason_total{resource=\"pods\","
-		     "reason=\"expired\"}") == 0);
-	CHECK(sample(b,
-		     "informer_proxy_relists_by_reason_total{resource=\"deployments.apps\","
+		     "informer_proxy_relists_total{resource=\"deployments.apps\","
 		     "reason=\"backwards\"}") == 0);
+	CHECK(sample(b, "informer_proxy_relists_total{resource=\"pods\"}") ==
+	      -12345);
+	CHECK(!strstr(b, "relists_by_reason"));
+	CHECK(sample(b, "informer_proxy_watchers{resource=\"pods\"}") == 0);
+	CHECK(!strstr(b, "informer_proxy_open_watchers"));
+	/* the upstream errors: each reason's usual code, at 0 */
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\","
+		     "reason=\"timeout\",code=\"error\"}") == 0);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\","
+		     "reason=\"tls\",code=\"error\"}") == 0);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\","
+		     "reason=\"invalid\",code=\"200\"}") == 0);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\"}") ==
+	      -12345);
+	CHECK(!strstr(b, "reason=\"http\""));
 	CHECK(sample(b, "informer_proxy_max_connections") == 40);
-	CHECK(sample(b, "informer_proxy_open_watchers") == 0);
+	/* the process families as client libraries name them */
+	time_t now = time(NULL);
 	CHECK(sample(b, "process_resident_memory_bytes") > 0);
-	CHECK(sample(b, "process_start_time_seconds") > 1.6e9);
+	CHECK(sample(b, "process_virtual_memory_bytes") >=
+	      sample(b, "process_resident_memory_bytes"));
+	CHECK(sample(b, "process_open_fds") >= 3);
+	CHECK(sample(b, "process_max_fds") >= sample(b, "process_open_fds"));
+	CHECK(sample(b, "process_cpu_seconds_total") >= 0);
+	CHECK(strstr(b, "# TYPE process_cpu_seconds_total counter\n") != NULL);
+	double start = sample(b, "process_start_time_seconds");
+	CHECK(start > (double)now - 3600 && start <= (double)now + 1);
+	/* no reload yet: the configuration is the start's */
+	CHECK(sample(b,
+		     "informer_proxy_config_reloads_total{result=\"success\"}") ==
+	      0);
+	CHECK(sample(b,
+		     "informer_proxy_config_reloads_total{result=\"failure\"}") ==
+	      0);
+	double loaded = sample(
+		b,
+		"informer_proxy_config_last_reload_success_timestamp_seconds");
+	CHECK(loaded > (double)now - 3600 && loaded <= (double)now);
 	CHECK(sample(b, "informer_proxy_nope") ==
 	      -12345); /* the helper can fail */
 	free(b);
@@ -207,7 +252,21 @@ static void test_page(int port, struct proxy *p)
 	__atomic_add_fetch(&deps->stats.events, 7, __ATOMIC_RELAXED);
 	__atomic_store_n(&pods->last_contact, (int64_t)time(NULL) - 2,
 			 __ATOMIC_RELAXED);
-	CHECK(proxy_conns_watch_get(p->conns));
+	__atomic_add_fetch(&pods->stats.watchers, 1, __ATOMIC_RELAXED);
+	/* a refused connection, two 503s and a 200 with a broken body */
+	__atomic_store_n(&pods->last_curl_error, CURLE_COULDNT_CONNECT,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&pods->last_http_status, 0L, __ATOMIC_RELAXED);
+	cache_resource_count_error(pods);
+	__atomic_store_n(&pods->last_curl_error, CURLE_OK, __ATOMIC_RELAXED);
+	__atomic_store_n(&pods->last_http_status, 503L, __ATOMIC_RELAXED);
+	cache_resource_count_error(pods);
+	cache_resource_count_error(pods);
+	__atomic_store_n(&pods->last_http_status, 200L, __ATOMIC_RELAXED);
+	cache_resource_count_error(pods);
+	proxy_metrics_reload_count(false);
+	proxy_metrics_reload_count(false);
+	proxy_metrics_reload_count(true);
 	b = page(port);
 	check_format(b);
 	CHECK(sample(b, "informer_proxy_requests_total{handler=\"list\"}") ==
@@ -225,18 +284,61 @@ static void test_page(int port, struct proxy *p)
 		     "informer_proxy_cache_synced{resource=\"deployments.apps\"}") ==
 	      0);
 	CHECK(sample(b,
-		     "informer_proxy_relists_by_reason_total{resource=\"deployments.apps\","
+		     "informer_proxy_relists_total{resource=\"deployments.apps\","
 		     "reason=\"broken\"}") == 3);
 	CHECK(sample(b,
 		     "informer_proxy_upstream_events_total{resource=\"deployments.apps\"}") ==
 	      7);
-	double ago = sample(
-		b,
-		"informer_proxy_upstream_last_contact_seconds{resource=\"pods\"}");
-	CHECK(ago >= 2 && ago <= 4);
-	CHECK(sample(b, "informer_proxy_open_watchers") == 1);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_last_contact_timestamp_seconds{"
+		     "resource=\"pods\"}") ==
+	      (double)__atomic_load_n(&pods->last_contact, __ATOMIC_RELAXED));
+	CHECK(sample(b, "informer_proxy_watchers{resource=\"pods\"}") == 1);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\","
+		     "reason=\"connect\",code=\"error\"}") == 1);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\","
+		     "reason=\"http\",code=\"503\"}") == 2);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"pods\","
+		     "reason=\"invalid\",code=\"200\"}") == 1);
+	CHECK(sample(b,
+		     "informer_proxy_upstream_errors_total{resource=\"deployments.apps\","
+		     "reason=\"connect\",code=\"error\"}") == 0);
+	CHECK(sample(b,
+		     "informer_proxy_config_reloads_total{result=\"success\"}") ==
+	      1);
+	CHECK(sample(b,
+		     "informer_proxy_config_reloads_total{result=\"failure\"}") ==
+	      2);
+	CHECK(sample(b,
+		     "informer_proxy_config_last_reload_success_timestamp_seconds") >=
+	      (double)now);
 	free(b);
-	proxy_conns_watch_put(p->conns);
+	__atomic_sub_fetch(&pods->stats.watchers, 1, __ATOMIC_RELAXED);
+}
+
+/* How a transfer's end maps to the errors metric's reason. */
+static void test_error_reasons(void)
+{
+	CHECK(cache_resource_error_reason(CURLE_OPERATION_TIMEDOUT, 0) ==
+	      CACHE_ERROR_TIMEOUT);
+	CHECK(cache_resource_error_reason(CURLE_COULDNT_RESOLVE_HOST, 0) ==
+	      CACHE_ERROR_CONNECT);
+	CHECK(cache_resource_error_reason(CURLE_RECV_ERROR, 0) ==
+	      CACHE_ERROR_CONNECT);
+	CHECK(cache_resource_error_reason(CURLE_PEER_FAILED_VERIFICATION, 0) ==
+	      CACHE_ERROR_TLS);
+	CHECK(cache_resource_error_reason(CURLE_SSL_CONNECT_ERROR, 0) ==
+	      CACHE_ERROR_TLS);
+	CHECK(cache_resource_error_reason(CURLE_OK, 403) == CACHE_ERROR_HTTP);
+	CHECK(cache_resource_error_reason(CURLE_OK, 200) ==
+	      CACHE_ERROR_INVALID);
+	CHECK(cache_resource_error_reason(CURLE_OUT_OF_MEMORY, 0) ==
+	      CACHE_ERROR_OTHER);
+	CHECK_STR(cache_resource_error_name(CACHE_ERROR_TLS), "tls");
+	CHECK_STR(cache_resource_error_name(CACHE_ERROR_NREASONS), "other");
 }
 
 int main(void)
@@ -257,6 +359,7 @@ int main(void)
 			   .nres = 2,
 			   .conns = proxy_conns_new(&cfg, -1) };
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	test_error_reasons();
 	CHECK(res[0] && res[1] && p.conns);
 	CHECK(mhd_stub_start(&s, answer, &p) == 0);
 	test_page(s.port, &p);
