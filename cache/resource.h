@@ -110,6 +110,8 @@ struct cache_resource {
 	int wake[2];
 	uint64_t rv;	 /* last RV applied */
 	int retry_after; /* seconds the upstream asked us to wait */
+	int attempt;	 /* atomic; failed tries since it was last healthy,
+			  * for the retry warnings */
 };
 
 /* A resource of kind, reading upstream as up says, with a history of

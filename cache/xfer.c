@@ -159,6 +159,32 @@ static CURLcode perform(struct cache_xfer *x, struct cache_xfer_conn *conn)
 	return rc;
 }
 
+/* A request that failed for the transport: with its URL and how many
+ * tries failed before, folded per resource, verb and error, so that an
+ * upstream down for a minute is one line a minute, not one a retry. */
+static void warn_failed(struct cache_xfer *x, CURLcode rc)
+{
+	struct cache_resource *r = x->r;
+	const char *verb = x->watch ? "watch" : "list";
+	const char *url = NULL;
+	char safe[1024] = "", key[160];
+	curl_easy_getinfo(x->c, CURLINFO_EFFECTIVE_URL, &url);
+	if (url)
+		log_redact_url(url, safe, sizeof(safe));
+	snprintf(key, sizeof(key), "xfer %p %s %d", (void *)r, verb, (int)rc);
+	log_warn_fold(key,
+		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
+				 LOG_STR("verb", verb),
+				 LOG_STR("url", url ? safe : NULL),
+				 LOG_INT("attempt",
+					 __atomic_load_n(&r->attempt,
+							 __ATOMIC_RELAXED) +
+						 1),
+				 LOG_STR("error", curl_easy_strerror(rc))),
+		      "%s: %s: %s", r->kind->resource, verb,
+		      curl_easy_strerror(rc));
+}
+
 /* Record and log how a transfer that reached the upstream ended. */
 static long finish(struct cache_xfer *x, CURLcode rc)
 {
@@ -184,8 +210,7 @@ static long finish(struct cache_xfer *x, CURLcode rc)
 			 "sends BOOKMARKs: reconnecting",
 			 r->kind->resource, stall_seconds(r));
 	else if (!cache_resource_stopping(r) && !x->ended)
-		log_warn("%s: %s: %s", r->kind->resource,
-			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
+		warn_failed(x, rc);
 	return -1;
 }
 
