@@ -185,6 +185,21 @@ void cache_resource_reject(struct cache_resource *r, const char *what,
 		 what, ns, name, cache_obj_reject_name(why), err);
 }
 
+void cache_resource_retry_key(const struct cache_resource *r, const char *what,
+			      char *key, size_t len)
+{
+	snprintf(key, len, "upstream %p %s", (const void *)r, what);
+}
+
+void cache_resource_retry_over(struct cache_resource *r)
+{
+	char key[64];
+	if (!__atomic_exchange_n(&r->warned, false, __ATOMIC_RELAXED))
+		return;
+	cache_resource_retry_key(r, "", key, sizeof(key));
+	log_fold_close(key);
+}
+
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body)
 {
@@ -201,7 +216,10 @@ void cache_resource_log_status(struct cache_resource *r, const char *what,
 	json_doc_free(&d);
 	/* folded per resource, request and code: a refusing upstream is
 	 * one line a fold window, not one a retry */
-	snprintf(key, sizeof(key), "status %p %s %ld", (void *)r, what, code);
+	char why[48];
+	snprintf(why, sizeof(why), "%s %ld", what, code);
+	cache_resource_retry_key(r, why, key, sizeof(key));
+	__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
 	log_warn_fold(key,
 		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
 				 LOG_STR("verb", what), LOG_INT("code", code),

@@ -95,8 +95,10 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 		 * upstream that answers, even if no event comes for minutes. */
 		long code = 0;
 		curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
-		if (code == 200)
+		if (code == 200) {
 			cache_resource_mark_healthy(x->r);
+			cache_resource_retry_over(x->r);
+		}
 	}
 	return len;
 }
@@ -167,11 +169,13 @@ static void warn_failed(struct cache_xfer *x, CURLcode rc)
 	struct cache_resource *r = x->r;
 	const char *verb = x->watch ? "watch" : "list";
 	const char *url = NULL;
-	char safe[1024] = "", key[160];
+	char safe[1024] = "", key[160], why[48];
 	curl_easy_getinfo(x->c, CURLINFO_EFFECTIVE_URL, &url);
 	if (url)
 		log_redact_url(url, safe, sizeof(safe));
-	snprintf(key, sizeof(key), "xfer %p %s %d", (void *)r, verb, (int)rc);
+	snprintf(why, sizeof(why), "%s curl %d", verb, (int)rc);
+	cache_resource_retry_key(r, why, key, sizeof(key));
+	__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
 	log_warn_fold(key,
 		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
 				 LOG_STR("verb", verb),
@@ -201,8 +205,10 @@ static long finish(struct cache_xfer *x, CURLcode rc)
 	__atomic_store_n(&r->last_curl_error, (int)rc, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->last_http_status, code, __ATOMIC_RELAXED);
 	if (rc == CURLE_OK) {
-		if (code == 200)
+		if (code == 200) {
 			cache_resource_mark_healthy(r);
+			cache_resource_retry_over(r);
+		}
 		return code;
 	}
 	if (x->stalled)

@@ -48,9 +48,6 @@ void log_setup(enum log_format fmt, int v, const char *comp)
 	verbosity = v;
 	if (comp)
 		component = comp;
-	const char *w = getenv("INFORMER_PROXY_LOG_FOLD_SECONDS");
-	if (w && atof(w) > 0)
-		fold_ms = (long)(atof(w) * 1000);
 }
 
 bool log_enabled(int v)
@@ -104,10 +101,11 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 }
 
 /* s as a JSON string, quotes included: control characters, quotes,
- * backslashes and < > & (as Go writes them) escaped, an invalid UTF-8
- * byte as \ufffd, valid UTF-8 as is. */
+ * backslashes and, in JSON lines, < > & (as Go writes them) escaped, an
+ * invalid UTF-8 byte as \ufffd, valid UTF-8 as is. */
 static void json_str(struct buf *b, const char *str)
 {
+	bool html = format == LOG_JSON;
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str);
@@ -135,8 +133,8 @@ static void json_str(struct buf *b, const char *str)
 			buf_adds(b, "\\r");
 		} else if (c == '\t') {
 			buf_adds(b, "\\t");
-		} else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' ||
-			   c == '&') {
+		} else if (c < 0x20 || c == 0x7f ||
+			   (html && (c == '<' || c == '>' || c == '&'))) {
 			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4],
 				      hex[c & 15] };
 			buf_add(b, u, 6);
@@ -330,6 +328,25 @@ static bool fold_take(const char *key, const char *level, const char *msg,
 	snprintf(fo->since, sizeof(fo->since), "%s", ts);
 	fo->count = 0;
 	return !folded;
+}
+
+void log_fold_close(const char *prefix)
+{
+	long long now = mono_ms();
+	size_t n = strlen(prefix);
+	pthread_mutex_lock(&fold_lock);
+	for (int i = 0; i < FOLDS; i++) {
+		struct fold *fo = &folds[i];
+		if (!fo->key[0] || strncmp(fo->key, prefix, n))
+			continue;
+		if (fo->count) {
+			emit_folded(fo, fo->count, now);
+			__atomic_sub_fetch(&pending, 1, __ATOMIC_RELAXED);
+		}
+		fo->key[0] = '\0';
+		fo->count = 0;
+	}
+	pthread_mutex_unlock(&fold_lock);
 }
 
 static void vlog(int v, const char *level, const char *fold,

@@ -11,8 +11,9 @@
  * logfmt-style (key=value, a value quoted when it holds a space, a quote,
  * '=' or anything but printable ASCII):
  *
- *   2026-01-02T03:04:05.678Z warning informer-proxy: pods: list failed \
- *       resource=pods attempt=3 error="Couldn't connect to server"
+ *   2026-01-02T03:04:05.678Z warning informer-proxy: pods: list: Couldn't
+ *       connect to server resource=pods attempt=3 error="Couldn't ..."
+ *       (one line)
  *
  * JSON writes one object per line: "time" (RFC 3339, UTC, ms), "level",
  * "component", "msg" (the message alone), then each field, strings
@@ -20,14 +21,16 @@
  * bare:
  *
  *   {"time":"...","level":"warning","component":"informer-proxy",
- *    "msg":"pods: list failed","resource":"pods","attempt":3,...}
+ *    "msg":"pods: list: Couldn't connect to server","resource":"pods",
+ *    "attempt":3,...}
  *
  * Folding: a message logged with a fold key (log_warn_fold) is written
- * the first time; the same key again within the fold window (60 s, or
- * INFORMER_PROXY_LOG_FOLD_SECONDS) is only counted. Once the window is
- * over, the next line of that key, or else the next line of any kind,
- * writes the last message with " (repeated N times in the last Ts, first
- * at TIME)" and the fields count (N) and since (TIME). An outage that
+ * the first time; the same key again within the fold window (60 s) is
+ * only counted. Once the window is over, the next line of that key, or
+ * else the next line of any kind, writes the last message with
+ * " (repeated N times in the last Ts, first at TIME)" and the fields
+ * count (N) and since (TIME); so does log_fold_close(), when what the
+ * lines told is over. An outage that
  * makes every retry fail thus logs one line a window, not one a retry.
  *
  * Threads: any. Each line is written with one write(2), so lines never
@@ -86,6 +89,10 @@ void log_kv(int v, const char *level, const char *fold,
 	__attribute__((format(printf, 5, 6)));
 void log_msg(int v, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* What the lines of the fold keys that begin with prefix told is over
+ * (the upstream answers again): their repeats, if any, are written
+ * folded now, and their next lines are first ones. */
+void log_fold_close(const char *prefix);
 
 #define log_error(...) log_msg(0, "error", __VA_ARGS__)
 #define log_warn(...) log_msg(0, "warning", __VA_ARGS__)
