@@ -18,7 +18,7 @@
 
 #include "buf.h"
 
-#define FOLDS 64	/* fold keys kept at once; a newcomer takes a slot */
+#define FOLDS 64 /* fold keys kept at once; a newcomer takes a slot */
 #define FOLD_DEFAULT_MS 60000
 
 static enum log_format format = LOG_TEXT;
@@ -135,8 +135,8 @@ static void json_str(struct buf *b, const char *str)
 			buf_adds(b, "\\t");
 		} else if (c < 0x20 || c == 0x7f ||
 			   (html && (c == '<' || c == '>' || c == '&'))) {
-			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4],
-				      hex[c & 15] };
+			char u[6] = { '\\', 'u',	 '0',
+				      '0',  hex[c >> 4], hex[c & 15] };
 			buf_add(b, u, 6);
 		} else {
 			buf_addc(b, (char)c);
@@ -358,6 +358,8 @@ static void vlog(int v, const char *level, const char *fold,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	now_rfc3339(ts, sizeof(ts));
 	bool show = true;
+	if (verbosity > 0)
+		fold = NULL; /* asked for detail: every repeat */
 	if (fold || __atomic_load_n(&pending, __ATOMIC_RELAXED)) {
 		long long now = mono_ms();
 		pthread_mutex_lock(&fold_lock);

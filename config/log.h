@@ -24,8 +24,9 @@
  *    "msg":"pods: list: Couldn't connect to server","resource":"pods",
  *    "attempt":3,...}
  *
- * Folding: a message logged with a fold key (log_warn_fold) is written
- * the first time; the same key again within the fold window (60 s) is
+ * Folding (at -v 0; from -v 1 on every line is written, for who looks
+ * at each retry): a message logged with a fold key (log_warn_fold) is
+ * written the first time; the same key again within the fold window (60 s) is
  * only counted. Once the window is over, the next line of that key, or
  * else the next line of any kind, writes the last message with
  * " (repeated N times in the last Ts, first at TIME)" and the fields
@@ -64,9 +65,12 @@ struct log_field {
 	double d;	 /* LOG_F_NUM */
 };
 
-#define LOG_STR(k, v) { .kind = LOG_F_STR, .key = (k), .s = (v) }
-#define LOG_INT(k, v) { .kind = LOG_F_INT, .key = (k), .i = (long long)(v) }
-#define LOG_NUM(k, v) { .kind = LOG_F_NUM, .key = (k), .d = (double)(v) }
+#define LOG_STR(k, v) \
+	((struct log_field){ .kind = LOG_F_STR, .key = (k), .s = (v) })
+#define LOG_INT(k, v) \
+	((struct log_field){ .kind = LOG_F_INT, .key = (k), .i = (v) })
+#define LOG_NUM(k, v) \
+	((struct log_field){ .kind = LOG_F_NUM, .key = (k), .d = (v) })
 /* A field list, for the _kv calls: LOG_FIELDS(LOG_STR("url", u), ...) */
 #define LOG_FIELDS(...) \
 	((const struct log_field[]){ __VA_ARGS__, { .kind = LOG_F_END } })
@@ -106,8 +110,7 @@ void log_fold_close(const char *prefix);
 #define log_error_kv(f, ...) log_kv(0, "error", NULL, (f), __VA_ARGS__)
 #define log_warn_kv(f, ...) log_kv(0, "warning", NULL, (f), __VA_ARGS__)
 #define log_info_kv(f, ...) log_kv(0, "info", NULL, (f), __VA_ARGS__)
-#define log_warn_fold(key, f, ...) \
-	log_kv(0, "warning", (key), (f), __VA_ARGS__)
+#define log_warn_fold(key, f, ...) log_kv(0, "warning", (key), (f), __VA_ARGS__)
 
 /*
  * url (an absolute URL or a request target) as it may be logged, into

@@ -561,11 +561,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	if (log_enabled(2)) {
 		char user[256] = "";
 		if (p->authn)
-			proxy_authn_user(p->authn,
-					 MHD_lookup_connection_value(
-						 c, MHD_HEADER_KIND,
-						 "Authorization"),
-					 user, sizeof(user));
+			proxy_authn_user(
+				p->authn,
+				MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    "Authorization"),
+				user, sizeof(user));
 		proxy_access_log(c, rq->method[0] ? rq->method : "-", rq->raw,
 				 ci ? ci->http_status : 0, took,
 				 rq->sent_before,

@@ -139,6 +139,15 @@ static void fold_json(void)
 	log_info("back");
 }
 
+/* -v 1 asks for detail: every repeat is written */
+static void fold_verbose(void)
+{
+	log_setup(LOG_TEXT, 1, "unit");
+	log_set_fold_ms(60000);
+	for (int i = 0; i < 3; i++)
+		log_warn_fold("v", NULL, "refused again");
+}
+
 int main(void)
 {
 	const char *s = capture(text_lines);
@@ -182,13 +191,14 @@ int main(void)
 
 	/* text: logfmt after the message, quoted where need be */
 	s = capture(text_fields);
-	snprintf(want, sizeof(want),
-		 " warning unit: list failed: a\\x0ab\"c\\d\\x1b[31m\\x01\\x7f"
-		 "\x80|\xe2\x82|\xc0\xaf|\xed\xa0\x80|"
-		 "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
-		 " resource=pods attempt=-2 empty=\"\""
-		 " error=\"Couldn't connect to server\" eq=\"a=b\" bad=\"%s\"\n",
-		 esc);
+	snprintf(
+		want, sizeof(want),
+		" warning unit: list failed: a\\x0ab\"c\\d\\x1b[31m\\x01\\x7f"
+		"\x80|\xe2\x82|\xc0\xaf|\xed\xa0\x80|"
+		"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+		" resource=pods attempt=-2 empty=\"\""
+		" error=\"Couldn't connect to server\" eq=\"a=b\" bad=\"%s\"\n",
+		esc);
 	CHECK(strstr(s, want) != NULL);
 	CHECK(lines(s) == 1);
 
@@ -218,6 +228,9 @@ int main(void)
 	CHECK(strstr(s, ")\",\"url\":\"http://x/\\\"\",\"count\":2,"
 			"\"since\":\"20") != NULL);
 	CHECK(strstr(s, "\"msg\":\"back\"}\n") != NULL);
+
+	s = capture(fold_verbose);
+	CHECK(lines(s) == 3 && count(s, "refused again\n") == 3);
 
 	/* redaction: user information and unknown query parameters go */
 	char r[256];
