@@ -5,6 +5,7 @@
  * not spilled, repeats of a fold key folded into one line a window, and
  * URLs redacted.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,31 @@ static void fold_json(void)
 	log_info("back");
 }
 
+static void *fold_many(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 200; i++)
+		log_warn_fold("many k", LOG_FIELDS(LOG_INT("i", i)), "again");
+	return NULL;
+}
+
+/* Four threads repeat one warning: one line, and the close tells the
+ * other 799, none lost; a key of another prefix stays. */
+static void fold_threads(void)
+{
+	log_setup(LOG_TEXT, 0, "unit");
+	log_set_fold_ms(600000);
+	log_warn_fold("other", NULL, "elsewhere");
+	log_warn_fold("other", NULL, "elsewhere");
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, fold_many, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	log_fold_close("many ");
+	log_fold_close("many "); /* nothing left to tell */
+}
+
 /* -v 1 asks for detail: every repeat is written */
 static void fold_verbose(void)
 {
@@ -228,6 +254,13 @@ int main(void)
 	CHECK(strstr(s, ")\",\"url\":\"http://x/\\\"\",\"count\":2,"
 			"\"since\":\"20") != NULL);
 	CHECK(strstr(s, "\"msg\":\"back\"}\n") != NULL);
+
+	s = capture(fold_threads);
+	CHECK(lines(s) == 3);
+	CHECK(count(s, "again i=") == 1);
+	CHECK(strstr(s, "again (repeated 799 times in the last ") != NULL);
+	CHECK(strstr(s, " count=799 since=") != NULL);
+	CHECK(count(s, "elsewhere") == 1);
 
 	s = capture(fold_verbose);
 	CHECK(lines(s) == 3 && count(s, "refused again\n") == 3);
