@@ -11,8 +11,10 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
@@ -116,6 +118,85 @@ class JsonLogs(unittest.TestCase):
         self.assertEqual([b for b in by if b[0] == 401], [(401, None, "proxy")] * 2)
         self.assertNotIn(ALICE, proxy.logs())
         self.assertNotIn(TOKEN, proxy.logs())
+
+
+# An upstream's Status message made to break a log: a line break that
+# starts a forged line, quotes, a backslash, an escape sequence, HTML,
+# and bytes that are not UTF-8.
+HOSTILE = (b'pods \\"x\\" is bad\\\\\\nFORGED warning informer-proxy: injected '
+           b'\\u001b[31m<script>&\xff\xc0\xaf end')
+
+
+class Refusing:
+    """An upstream that answers every request 500 with HOSTILE as its
+    Status message."""
+    def __init__(self):
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                body = (b'{"kind":"Status","apiVersion":"v1","status":"Failure",'
+                        b'"message":"' + HOSTILE + b'","reason":"InternalError","code":500}')
+                self.send_response(500)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+        self.srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.srv.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.srv.server_address[1]
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+class Hostile(unittest.TestCase):
+    def run_proxy(self, *extra):
+        up = Refusing()
+        self.addCleanup(up.close)
+        proxy = h.proxy(up.url, "pods", *extra)
+        self.addCleanup(proxy.stop)
+        return proxy
+
+    def test_json_escapes_what_the_upstream_says(self):
+        proxy = self.run_proxy("--log-format", "json")
+
+        def refused():
+            got = [e for e in entries(proxy) if e.get("code") == 500]
+            return got or None
+        e = h.wait_until(refused, timeout=30, what="the 500's warning")[0]
+        self.assertEqual((e["level"], e["resource"], e["verb"], e["reason"]),
+                         ("warning", "pods", "list", "InternalError"))
+        # what the upstream said, whole, as a string: the line break and
+        # quotes are characters of it, the bytes that are not UTF-8 are
+        # U+FFFD
+        self.assertIn('pods "x" is bad\\\nFORGED warning', e["error"])
+        self.assertIn("\x1b[31m<script>&", e["error"])
+        self.assertIn("\ufffd", e["error"])
+        self.assertIn(e["error"], e["msg"])
+        raw = open(proxy.log_path, "rb").read()
+        self.assertNotIn(b"\xff", raw)
+        self.assertNotIn(b"<script>", raw)   # written \u003c, as Go does
+        self.assertFalse([l for l in raw.splitlines() if l.startswith(b"FORGED")])
+
+    def test_text_keeps_it_on_one_line(self):
+        proxy = self.run_proxy()
+        h.wait_until(lambda: "upstream answered 500" in proxy.logs(), timeout=30,
+                     what="the 500's warning")
+        raw = open(proxy.log_path, "rb").read()
+        self.assertFalse([l for l in raw.splitlines() if l.startswith(b"FORGED")], raw)
+        self.assertFalse([l for l in raw.splitlines() if b"\x1b" in l], raw)
+        line = [l for l in raw.splitlines() if b"upstream answered 500" in l][0]
+        self.assertIn(b' code=500 reason=InternalError attempt=1 '
+                      b'error="pods \\"x\\" is bad\\\\\\nFORGED warning', line)
 
 
 class Folding(unittest.TestCase):
