@@ -177,6 +177,7 @@ static void backoff_sleep(struct cache_resource *r, int *attempt)
 	}
 	r->retry_after = 0;
 	(*attempt)++;
+	__atomic_store_n(&r->attempt, *attempt, __ATOMIC_RELAXED);
 	cache_resource_sleep(r, ms); /* ends at once on a stop */
 }
 
@@ -253,6 +254,7 @@ static int watch_step(struct cache_resource *r, struct cache_xfer_conn *conn,
 		backoff_sleep(r, attempt);
 	} else if (time(NULL) - began >= HEALTHY_S) {
 		*attempt = 0; /* healthy for a while: start afresh */
+		__atomic_store_n(&r->attempt, 0, __ATOMIC_RELAXED);
 	}
 	return relist ? REFL_EXPIRED : REFL_OK;
 }

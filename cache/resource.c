@@ -246,17 +246,50 @@ void cache_resource_reject(struct cache_resource *r, const char *what,
 		 what, ns, name, cache_obj_reject_name(why), err);
 }
 
+void cache_resource_retry_key(const struct cache_resource *r, const char *what,
+			      char *key, size_t len)
+{
+	snprintf(key, len, "upstream %p %s", (const void *)r, what);
+}
+
+void cache_resource_retry_over(struct cache_resource *r)
+{
+	char key[64];
+	if (!__atomic_exchange_n(&r->warned, false, __ATOMIC_RELAXED))
+		return;
+	cache_resource_retry_key(r, "", key, sizeof(key));
+	log_fold_close(key);
+}
+
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body)
 {
 	struct json_doc d = JSON_DOC_INIT;
-	char msg[256] = "";
+	char msg[256] = "", reason[64] = "", key[160];
 	if (body->len && !json_parse(&d, body->p, body->len, NULL, 0)) {
 		int m = json_get(&d, 0, "message");
 		if (m > 0)
 			json_str(&d, m, msg, sizeof(msg));
+		m = json_get(&d, 0, "reason");
+		if (m > 0)
+			json_str(&d, m, reason, sizeof(reason));
 	}
 	json_doc_free(&d);
-	log_warn("%s: %s: upstream answered %ld%s%s", r->kind->resource, what,
-		 code, msg[0] ? ": " : "", msg);
+	/* folded per resource, request and code: a refusing upstream is
+	 * one line a fold window, not one a retry */
+	char why[48];
+	snprintf(why, sizeof(why), "%s %ld", what, code);
+	cache_resource_retry_key(r, why, key, sizeof(key));
+	__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
+	log_warn_fold(key,
+		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
+				 LOG_STR("verb", what), LOG_INT("code", code),
+				 LOG_STR("reason", reason[0] ? reason : NULL),
+				 LOG_INT("attempt",
+					 __atomic_load_n(&r->attempt,
+							 __ATOMIC_RELAXED) +
+						 1),
+				 LOG_STR("error", msg[0] ? msg : NULL)),
+		      "%s: %s: upstream answered %ld%s%s", r->kind->resource,
+		      what, code, msg[0] ? ": " : "", msg);
 }

@@ -131,6 +131,9 @@ struct cache_resource {
 	int wake[2];
 	uint64_t rv;	 /* last RV applied */
 	int retry_after; /* seconds the upstream asked us to wait */
+	int attempt;	 /* atomic; failed tries since it was last healthy,
+			  * for the retry warnings */
+	bool warned;	 /* atomic; a retry warning is folding (xfer.c) */
 };
 
 /* A resource of kind, reading upstream as up says, with a history of

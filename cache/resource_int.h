@@ -63,6 +63,18 @@ void cache_resource_reject(struct cache_resource *r, const char *what,
 			   const struct json_doc *d, int root, int why,
 			   const char *err, unsigned *logged);
 
+/* The fold key (config/log.h) of r's retry warnings about what (a
+ * verb, a code), into key, the caller's buffer; what "" gives the prefix
+ * of them all. Folded per resource, request and error, so that an
+ * upstream down or refusing is one line a fold window, not one a retry;
+ * r->warned says one was logged, and the next 200 closes them all
+ * (cache_resource_retry_over). */
+void cache_resource_retry_key(const struct cache_resource *r, const char *what,
+			      char *key, size_t len);
+/* r's upstream answered a request with a 200: the retry warnings that
+ * fold are over (written now, folded). Any of r's threads. */
+void cache_resource_retry_over(struct cache_resource *r);
+
 /* Log the message of an upstream Status body, if there is one. */
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body);

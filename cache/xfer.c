@@ -95,8 +95,10 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 		 * upstream that answers, even if no event comes for minutes. */
 		long code = 0;
 		curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
-		if (code == 200)
+		if (code == 200) {
 			cache_resource_mark_healthy(x->r);
+			cache_resource_retry_over(x->r);
+		}
 	}
 	return len;
 }
@@ -159,6 +161,34 @@ static CURLcode perform(struct cache_xfer *x, struct cache_xfer_conn *conn)
 	return rc;
 }
 
+/* A request that failed for the transport: with its URL and how many
+ * tries failed before, folded per resource, verb and error, so that an
+ * upstream down for a minute is one line a minute, not one a retry. */
+static void warn_failed(struct cache_xfer *x, CURLcode rc)
+{
+	struct cache_resource *r = x->r;
+	const char *verb = x->watch ? "watch" : "list";
+	const char *url = NULL;
+	char safe[1024] = "", key[160], why[48];
+	curl_easy_getinfo(x->c, CURLINFO_EFFECTIVE_URL, &url);
+	if (url)
+		log_redact_url(url, safe, sizeof(safe));
+	snprintf(why, sizeof(why), "%s curl %d", verb, (int)rc);
+	cache_resource_retry_key(r, why, key, sizeof(key));
+	__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
+	log_warn_fold(key,
+		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
+				 LOG_STR("verb", verb),
+				 LOG_STR("url", url ? safe : NULL),
+				 LOG_INT("attempt",
+					 __atomic_load_n(&r->attempt,
+							 __ATOMIC_RELAXED) +
+						 1),
+				 LOG_STR("error", curl_easy_strerror(rc))),
+		      "%s: %s: %s", r->kind->resource, verb,
+		      curl_easy_strerror(rc));
+}
+
 /* Record and log how a transfer that reached the upstream ended. */
 static long finish(struct cache_xfer *x, CURLcode rc)
 {
@@ -178,8 +208,10 @@ static long finish(struct cache_xfer *x, CURLcode rc)
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->last_http_status, code, __ATOMIC_RELAXED);
 	if (rc == CURLE_OK) {
-		if (code == 200)
+		if (code == 200) {
 			cache_resource_mark_healthy(r);
+			cache_resource_retry_over(r);
+		}
 		return code;
 	}
 	if (x->stalled)
@@ -187,8 +219,7 @@ static long finish(struct cache_xfer *x, CURLcode rc)
 			 "sends BOOKMARKs: reconnecting",
 			 r->kind->resource, stall_seconds(r));
 	else if (!cache_resource_stopping(r) && !x->ended)
-		log_warn("%s: %s: %s", r->kind->resource,
-			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
+		warn_failed(x, rc);
 	return -1;
 }
 

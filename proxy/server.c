@@ -234,6 +234,7 @@ struct req {
 	int64_t start_ns;     /* monotonic, for the duration histogram */
 	int verb, slot;	      /* its labels there; slot -1: not counted */
 	char method[16];      /* for the access log */
+	bool routed;	      /* the cache's handlers answered (access log) */
 	uint64_t sent_before; /* the connection's bytes sent at its start */
 };
 
@@ -499,6 +500,7 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 			return MHD_YES;
 		}
 		log_v(3, "%s %s", method, rq->path);
+		rq->routed = true;
 		enum MHD_Result ret = route(p, c, rq->path, &rq->lr);
 		if (!rq->lr.upstream)
 			return ret;
@@ -557,8 +559,22 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	if (rq->slot >= 0 && ci && ci->http_status)
 		proxy_observe_request(p, rq->verb, rq->slot, ci->http_status,
 				      took);
-	proxy_access_log(c, rq->method[0] ? rq->method : "-", rq->raw,
-			 ci ? ci->http_status : 0, took, rq->sent_before);
+	if (log_enabled(2)) {
+		char user[256] = "";
+		if (p->authn)
+			proxy_authn_user(
+				p->authn,
+				MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    "Authorization"),
+				user, sizeof(user));
+		proxy_access_log(c, rq->method[0] ? rq->method : "-", rq->raw,
+				 ci ? ci->http_status : 0, took,
+				 rq->sent_before,
+				 rq->pass || rq->upgrading ? "upstream" :
+				 rq->routed		   ? "cache" :
+							     "proxy",
+				 user[0] ? user : NULL);
+	}
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)

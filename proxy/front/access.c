@@ -15,94 +15,9 @@
 
 #include "config/log.h"
 
-/* The query parameters of the Kubernetes API (and kubectl's), whose
- * values carry no secret and help a reader. Not exec's command: a
- * command line may well hold a password. */
-static const char *const known[] = {
-	"allowWatchBookmarks",
-	"container",
-	"continue",
-	"dryRun",
-	"fieldManager",
-	"fieldSelector",
-	"fieldValidation",
-	"follow",
-	"force",
-	"gracePeriodSeconds",
-	"labelSelector",
-	"limit",
-	"limitBytes",
-	"orphanDependents",
-	"pretty",
-	"previous",
-	"propagationPolicy",
-	"resourceVersion",
-	"resourceVersionMatch",
-	"sendInitialEvents",
-	"sinceSeconds",
-	"sinceTime",
-	"tailLines",
-	"timeout",
-	"timeoutSeconds",
-	"timestamps",
-	"watch",
-	"stdin",
-	"stdout",
-	"stderr",
-	"tty",
-	"ports",
-};
-
-static bool is_known(const char *k, size_t n)
-{
-	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
-		if (strlen(known[i]) == n && !strncmp(known[i], k, n))
-			return true;
-	return false;
-}
-
-/* Append s[0..n) to out at *w, printable ASCII as is, the rest %XX. */
-static void put(char *out, size_t len, size_t *w, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	for (size_t i = 0; i < n && *w + 4 < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c > 0x20 && c < 0x7f && c != '"') {
-			out[(*w)++] = (char)c;
-		} else {
-			out[(*w)++] = '%';
-			out[(*w)++] = hex[c >> 4];
-			out[(*w)++] = hex[c & 15];
-		}
-	}
-	out[*w] = '\0';
-}
-
 void proxy_access_redact(const char *target, char *out, size_t len)
 {
-	size_t w = 0;
-	if (!len)
-		return;
-	out[0] = '\0';
-	const char *q = strchr(target, '?');
-	put(out, len, &w, target, q ? (size_t)(q - target) : strlen(target));
-	if (!q)
-		return;
-	put(out, len, &w, "?", 1);
-	for (const char *p = q + 1; *p;) {
-		size_t n = strcspn(p, "&");
-		size_t k = strcspn(p, "=&");
-		/* an unknown name may itself be the secret ("?s3cr3t") */
-		if (is_known(p, k))
-			put(out, len, &w, p, n); /* name and value */
-		else if (n)
-			put(out, len, &w, "REDACTED", 8); /* all of it */
-		p += n;
-		if (*p == '&') {
-			put(out, len, &w, "&", 1);
-			p++;
-		}
-	}
+	log_redact_url(target, out, len);
 }
 
 uint64_t proxy_access_sent(struct MHD_Connection *c)
@@ -145,22 +60,43 @@ static void client_of(struct MHD_Connection *c, char *out, size_t len)
 
 void proxy_access_log(struct MHD_Connection *c, const char *method,
 		      const char *target, unsigned status, int64_t ns,
-		      uint64_t sent_before)
+		      uint64_t sent_before, const char *served_by,
+		      const char *user)
 {
 	if (!log_enabled(2))
 		return;
-	char path[2048], client[80], st[12] = "-", bytes[24] = "-";
+	char path[2048], client[80], st[12] = "-", bytes[24] = "-", m[16];
 	proxy_access_redact(target, path, sizeof(path));
 	client_of(c, client, sizeof(client));
 	if (status)
 		snprintf(st, sizeof(st), "%u", status);
 	uint64_t now = sent_before ? proxy_access_sent(c) : 0;
-	if (now >= sent_before && sent_before)
+	bool known = now >= sent_before && sent_before;
+	if (known)
 		snprintf(bytes, sizeof(bytes), "%llu",
 			 (unsigned long long)(now - sent_before));
-	char m[16];
-	size_t w = 0;
-	put(m, sizeof(m), &w, method, strlen(method));
-	log_msg(2, "info", "access: %s %s %s bytes=%s ms=%.2f client=%s", m,
-		path, st, bytes, (double)ns / 1e6, client);
+	double ms = (double)ns / 1e6;
+	proxy_access_redact(method, m, sizeof(m));
+	if (!log_json()) { /* as it always read, then the new fields */
+		log_kv(2, "info", NULL,
+		       LOG_FIELDS(LOG_STR("client", client),
+				  LOG_STR("served_by", served_by),
+				  LOG_STR("user", user)),
+		       "access: %s %s %s bytes=%s ms=%.2f", m, path, st, bytes,
+		       ms);
+		return;
+	}
+	/* an unknown status or byte count is left out, not faked */
+	const struct log_field *f = LOG_FIELDS(
+		LOG_STR("method", m), LOG_STR("path", path),
+		LOG_INT("status", status), LOG_INT("bytes", now - sent_before),
+		LOG_NUM("duration_ms", ms), LOG_STR("client", client),
+		LOG_STR("served_by", served_by), LOG_STR("user", user));
+	struct log_field kept[9];
+	size_t n = 0;
+	for (size_t i = 0; i < 8; i++)
+		if ((i != 2 || status) && (i != 3 || known))
+			kept[n++] = f[i];
+	kept[n] = (struct log_field){ .kind = LOG_F_END };
+	log_kv(2, "info", NULL, kept, "access: %s %s %s", m, path, st);
 }

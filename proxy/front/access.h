@@ -1,13 +1,23 @@
 /*
  * access: the access log, one line per request at -v 2, passed through
- * or answered from the cache alike:
+ * or answered from the cache alike; as text:
  *
- *   access: GET /api/v1/pods?limit=500 200 bytes=5123 ms=1.42 client=127.0.0.1:40112
+ *   access: GET /api/v1/pods?limit=500 200 bytes=5123 ms=1.42 \
+ *       client=127.0.0.1:40112 served_by=cache user=alice
  *
- * The path keeps the values of the query parameters the Kubernetes API
- * defines (labelSelector, watch, resourceVersion, ...); any other
- * parameter, name and value, a bare key ("?s3cr3t") included, is
- * written as REDACTED, so a token or password put in a query never
+ * and with --log-format json, the message "access: GET <path> 200" and
+ * the fields method, path, status, bytes, duration_ms, client,
+ * served_by (cache: the proxy answered, from its cache or its own
+ * endpoints; upstream: passed through, or a read the cache could not
+ * prove fresh; proxy: refused before either, a bad target or a denied
+ * client), and user (delegated auth: the reviewed user; absent
+ * otherwise). An unknown status or byte count is left out in JSON, "-"
+ * in text.
+ *
+ * The path (config/log.h: log_redact_url) keeps the values of the query
+ * parameters the Kubernetes API defines (labelSelector, watch,
+ * resourceVersion, ...); any other parameter, name and value, a bare key
+ * ("?s3cr3t") included, is written as REDACTED, so a token or password put in a query never
  * reaches the log, wherever in it. Headers are never logged.
  *
  * bytes are what the kernel sent on the connection for the response,
@@ -37,9 +47,11 @@ uint64_t proxy_access_sent(struct MHD_Connection *c);
 void proxy_access_redact(const char *target, char *out, size_t len);
 
 /* Log the line for a finished request (when -v 2 is on): status 0 is
- * written as "-" (no response was queued). */
+ * unknown (no response was queued); served_by as above; user NULL when
+ * none. */
 void proxy_access_log(struct MHD_Connection *c, const char *method,
 		      const char *target, unsigned status, int64_t ns,
-		      uint64_t sent_before);
+		      uint64_t sent_before, const char *served_by,
+		      const char *user);
 
 #endif

@@ -724,6 +724,24 @@ static bool known(struct proxy_authn *a, const char *authz)
 	return k;
 }
 
+void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
+		      size_t len)
+{
+	const char *tok;
+	size_t tlen;
+	uint8_t key[32];
+	if (len)
+		out[0] = '\0';
+	if (!len || !authz || !token_of(authz, &tok, &tlen) ||
+	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
+		return;
+	const struct user *s = &a->users[slot(key, USERS)];
+	pthread_mutex_lock(&a->ulock);
+	if (!memcmp(s->key, key, 32) && s->ok)
+		snprintf(out, len, "%s", s->name);
+	pthread_mutex_unlock(&a->ulock);
+}
+
 /* The budget of c's client address: IPv4 by address, IPv6 by its /64 (one
  * host's usual share), anything else (a unix socket) as one. */
 static struct source *source_of(struct proxy_authn *a, struct MHD_Connection *c)

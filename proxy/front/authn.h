@@ -126,6 +126,11 @@ enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
 					    struct proxy_authn_job *j,
 					    char *msg, size_t msglen,
 					    char *details, size_t dlen);
+/* The user name a review accepted the token in authz (NULL: none) for,
+ * into out, the caller's buffer; "" when no review did (or its entry
+ * was since replaced). For the access log; any thread. */
+void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
+		      size_t len);
 /* The request ended before proxy_authn_finish() (its request-completed
  * callback): j is freed here if its review is over, else by the reviewer
  * when it is; the caller must not touch j again either way. */

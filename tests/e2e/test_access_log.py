@@ -32,6 +32,12 @@ class AccessLog(unittest.TestCase):
         # passed through, with a token in a header and one in the query
         h.request("GET", proxy.url + "/api/v1/services?access_token=" + TOKEN,
                   headers={"Authorization": "Bearer " + TOKEN})
+        # by path: a health probe's line may still land after base
+        want = ("/api/v1/pods?limit=2&resourceVersion=0",
+                "/api/v1/namespaces/ns-0/pods/nope?resourceVersion=0",
+                "/api/v1/services?REDACTED")
+        h.wait_until(lambda: all(p in [g[1] for g in self.lines(proxy, base)[base:]]
+                                 for p in want), what="the three requests' lines")
         got = self.lines(proxy, base + 3)[base:]
         by_path = {g[1]: g for g in got}
         m, path, st, nbytes, ms, client = by_path["/api/v1/pods?limit=2&resourceVersion=0"]
@@ -49,6 +55,10 @@ class AccessLog(unittest.TestCase):
         secret = "s3cr3t" + TOKEN
         h.request("GET", proxy.url + "/api/v1/pods?" + secret + "&limit=1")
         h.request("GET", proxy.url + "/api/v1/pods?" + secret + "=1&watchx=2&pretty")
+        # by path: a health probe's line may still land after base
+        h.wait_until(lambda: len([g for g in self.lines(proxy, base)[base:]
+                                  if g[1].startswith("/api/v1/pods?")]) >= 2,
+                     what="both requests' lines")
         got = [g[1] for g in self.lines(proxy, base + 2)[base:]]
         self.assertIn("/api/v1/pods?REDACTED&limit=1", got)
         self.assertIn("/api/v1/pods?REDACTED&REDACTED&pretty", got)

@@ -94,7 +94,8 @@ class TreeOfProxies(unittest.TestCase):
             cls.port = int(cls.parent.url.rsplit(":", 1)[1])
             h.wait_ready(cls.parent.url)
             for _ in range(CHILDREN):
-                cls.children.append(h.proxy(cls.parent.url, RESOURCES,
+                # -v 1: every retry's warning, unfolded, to time them
+                cls.children.append(h.proxy(cls.parent.url, RESOURCES, "-v", "1",
                                             "--backoff-max-ms", str(CHILD_BACKOFF_MAX_MS)))
             for ch in cls.children:
                 h.wait_ready(ch.url)
@@ -257,7 +258,8 @@ class RetryAfterJitter(unittest.TestCase):
         # same time each round (children of one parent that all hear
         # "Retry-After: 1" at once would otherwise come back at once,
         # forever in step).
-        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=3")
+        # -v 1: every retry's warning, unfolded, to time them
+        fake, proxy = h.fake_and_proxy(self, "pods", "-v", "1", seed="pods=3")
         h.wait_discovery(proxy.url)
         w0 = c.stats(fake.url)["pods"]["watch"]
         s, _, out = h.request("POST", fake.url + "/fake/faults",
