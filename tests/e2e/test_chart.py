@@ -48,6 +48,17 @@ def type_ok(v, t):
     return isinstance(v, TYPES[t])
 
 
+def with_value(values, key, val):
+    """A deep copy of values with the dotted key set to val."""
+    v = json.loads(json.dumps(values))
+    *parents, last = key.split(".")
+    d = v
+    for k in parents:
+        d = d[k]
+    d[last] = val
+    return v
+
+
 def validate(v, s, path="values"):
     """The errors of v against schema s (the subset in KNOWN), as strings."""
     errs = []
@@ -339,12 +350,7 @@ class ChartFiles(unittest.TestCase):
             ("sidecar.unixSocket.path", "relative/sock"),
         ]
         for key, val in bad:
-            v = json.loads(json.dumps(self.values))
-            *parents, last = key.split(".")
-            d = v
-            for k in parents:
-                d = d[k]
-            d[last] = val
+            v = with_value(self.values, key, val)
             self.assertNotEqual(validate(v, self.schema), [], "%s=%r accepted" % (key, val))
         for key in ("clientAuth", "tls", "networkPolicy"):
             v = json.loads(json.dumps(self.values))
@@ -371,12 +377,7 @@ class ChartFiles(unittest.TestCase):
             ("sidecar.unixSocket.path", "/run/informer-proxy/sock"),
         ]
         for key, val in good:
-            v = json.loads(json.dumps(self.values))
-            *parents, last = key.split(".")
-            d = v
-            for k in parents:
-                d = d[k]
-            d[last] = val
+            v = with_value(self.values, key, val)
             self.assertEqual(validate(v, self.schema), [], "%s=%r refused" % (key, val))
 
     def test_a_skip_fails_the_run(self):
@@ -508,12 +509,7 @@ class ChartFiles(unittest.TestCase):
             ("networkPolicy.metricsFrom", ["10.0.0.0/8"]),
         ]
         for key, val in bad:
-            v = json.loads(json.dumps(self.values))
-            *parents, last = key.split(".")
-            d = v
-            for k in parents:
-                d = d[k]
-            d[last] = val
+            v = with_value(self.values, key, val)
             self.assertNotEqual(validate(v, self.schema), [], "%s=%r accepted" % (key, val))
         v = json.loads(json.dumps(self.values))
         del v["deployment"]
@@ -532,12 +528,7 @@ class ChartFiles(unittest.TestCase):
             ("networkPolicy.metricsFrom", [{"namespaceSelector": {}}]),
         ]
         for key, val in good:
-            v = json.loads(json.dumps(self.values))
-            *parents, last = key.split(".")
-            d = v
-            for k in parents:
-                d = d[k]
-            d[last] = val
+            v = with_value(self.values, key, val)
             self.assertEqual(validate(v, self.schema), [], "%s=%r refused" % (key, val))
 
     def test_check_objects_catches_bad_shapes(self):
