@@ -105,18 +105,24 @@ put() {
 	fi
 }
 
-# The Debian package (NAME:ARCH, or NAME for an arch-less one) that owns
-# the host file $1: dpkg records a library under /lib or /usr/lib, as its
+# owners FILE: for each host path in FILE, "PKG PATH" with the Debian
+# package (NAME:ARCH, or NAME for an arch-less one) that owns it, asked of
+# dpkg in one go. dpkg records a library under /lib or /usr/lib, as its
 # package shipped it, so both spellings are asked.
-owner() {
-	for q in "$1" "${1#/usr}" "/usr$1"; do
-		o=$(dpkg -S "$q" 2>/dev/null | grep -v '^diversion' | head -n1) || true
-		if [ -n "$o" ]; then
-			echo "${o%%: *}"
-			return 0
-		fi
-	done
-	die "no Debian package owns $1 (dpkg -S): the SBOM would be incomplete"
+owners() {
+	# shellcheck disable=SC2046
+	dpkg -S $(sed 's|^/usr||' "$1" | sed 'p; s|^|/usr|') 2>/dev/null |
+		grep -v '^diversion' >"$1.dpkg" || true
+	awk 'NR == FNR { i = index($0, ": "); own[substr($0, i + 2)] = substr($0, 1, i - 1); next }
+	{
+		p = $0; q = p; sub(/^\/usr/, "", q); r = "/usr" q
+		o = (p in own) ? own[p] : (q in own) ? own[q] : (r in own) ? own[r] : ""
+		if (o == "") {
+			print "image.sh: no Debian package owns " p " (dpkg -S): the SBOM would be incomplete" >"/dev/stderr"
+			exit 1
+		}
+		print o, p
+	}' "$1.dpkg" "$1"
 }
 
 # rootfs ARCH BIN: the root filesystem in $work/rootfs-ARCH and its SBOM.
@@ -160,9 +166,7 @@ rootfs() {
 
 	# The packages: each copied file's owner, and ca-certificates, whose
 	# bundle is generated from its certificates (no package owns it).
-	while read -r f; do
-		echo "$(owner "$f") $f"
-	done <"$copied" >"$copied.owners"
+	owners "$copied" >"$copied.owners"
 	pkgs=$( (
 		cut -d' ' -f1 "$copied.owners"
 		echo ca-certificates
