@@ -63,6 +63,8 @@ MODE := release
 endif
 
 B := build/$(MODE)
+# The arm64 proxy of make image, whatever the mode (see image below).
+A := build/arm64
 # Binaries land in bin/ whatever the mode; a stamp relinks them when the
 # mode changes, so `make SANITIZE=1 test` never runs a stale plain build.
 STAMP := build/mode-$(MODE).stamp
@@ -195,7 +197,8 @@ $(B)/tests/fuzz_%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay-%.o $(LIB_OBJ)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
 TEST_BIN = $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
-test-build: build $(TEST_BIN) $(LINT_OBJ)
+# test_image packs the arm64 proxy too: cross-compiled here, with the rest.
+test-build: build $(TEST_BIN) $(LINT_OBJ) $(A)/bin/informer-proxy
 
 test: deps deps-test
 	@$(SUBMAKE) test-build
@@ -244,9 +247,8 @@ run: deps bin/informer-proxy bin/fake-apiserver
 
 # The arm64 half of the image: the proxy alone, cross-compiled by
 # Debian's aarch64 gcc against Debian's arm64 libraries (scripts/deps.sh
-# image installs both), always release, in a tree of its own so that it
-# never mixes with the native objects.
-A := build/arm64
+# image installs both), always release, in a tree of its own, $(A) (set
+# beside $(B)), so that it never mixes with the native objects.
 ARM64_CC := aarch64-linux-gnu-gcc
 ARM64_PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 ARM64_CFLAGS = -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O2 -g -I. $(shell $(ARM64_PKG_CONFIG) --cflags $(PKGS))
