@@ -56,7 +56,6 @@ commit=$(git rev-parse HEAD 2>/dev/null || true)
 source=${IMAGE_SOURCE:-}
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || true)}
 epoch=${epoch:-0}
-created=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)
 sbom_base=${out%.tar}
 sbom_base=${sbom_base%.oci}
 
@@ -68,11 +67,12 @@ for t in umoci jq dpkg-query qemu-aarch64-static aarch64-linux-gnu-strip; do
 	command -v $t >/dev/null || die "$t is needed (scripts/deps.sh image installs it)"
 done
 [ "$(dpkg --print-architecture)" = amd64 ] || die "the host must be amd64"
-ca=/etc/ssl/certs/ca-certificates.crt
-[ -f "$ca" ] || die "$ca is missing (the ca-certificates package)"
 case $epoch in
 *[!0-9]*) die "SOURCE_DATE_EPOCH=$epoch is not a number of seconds" ;;
 esac
+created=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)
+ca=/etc/ssl/certs/ca-certificates.crt
+[ -f "$ca" ] || die "$ca is missing (the ca-certificates package)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/informer-proxy-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT

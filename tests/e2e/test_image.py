@@ -252,6 +252,19 @@ class Image(unittest.TestCase):
         labels = other.config(self.version, "amd64")["config"]["Labels"]
         self.assertNotIn("org.opencontainers.image.source", labels)
 
+    def test_refuses_a_wrong_binary_or_epoch(self):
+        """A binary of the other architecture, or a SOURCE_DATE_EPOCH that
+        is no number, stops the build before anything is written."""
+        out = os.path.join(self.tmp, "refused", "x.oci.tar")
+        for env, why in (({"BIN": ARM64_BIN}, "is for AArch64, not amd64"),
+                         ({"BIN_ARM64": BIN}, "not arm64"),
+                         ({"SOURCE_DATE_EPOCH": "yesterday"}, "is not a number")):
+            with self.subTest(env=env):
+                with self.assertRaises(RuntimeError) as cm:
+                    build(out, env)
+                self.assertIn(why, str(cm.exception))
+                self.assertFalse(os.path.exists(out))
+
     def test_index(self):
         """VERSION is an image index of linux/amd64 and linux/arm64."""
         top = self.layout.tagged(self.version)
