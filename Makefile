@@ -256,7 +256,10 @@ $(A)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC[arm64] $<")
 	$(Q)$(ARM64_CC) $(ARM64_CFLAGS) -MMD -MP -c $< -o $@
-$(A)/config/version.o: $(VERSION_STAMP)
+# Its own version stamp: a mode's stamp would recompile it at each change
+# of SANITIZE.
+$(shell mkdir -p $(A); echo '$(VERSION) $(GIT_COMMIT)' | cmp -s - $(A)/version.stamp || echo '$(VERSION) $(GIT_COMMIT)' >$(A)/version.stamp)
+$(A)/config/version.o: $(A)/version.stamp
 $(A)/config/version.o: ARM64_CFLAGS += -DINFORMER_PROXY_VERSION='"$(VERSION)"' -DINFORMER_PROXY_COMMIT='"$(GIT_COMMIT)"'
 $(A)/bin/informer-proxy: $(patsubst %.c,$(A)/%.o,proxy/main.c $(CONFIG_SRC) $(CACHE_SRC) $(PROXY_SRC))
 	@mkdir -p $(dir $@)

@@ -169,9 +169,13 @@ class Image(unittest.TestCase):
                                     capture_output=True, text=True).stdout.strip()
         cls.epoch = int(subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%ct"],
                                        capture_output=True, text=True).stdout.strip() or 0)
-        # the arm64 proxy alone, cross-compiled (make image does the same)
-        p = subprocess.run(["make", "--no-print-directory", "-C", ROOT, "INNER=1", "-j2",
-                            "build/arm64/bin/informer-proxy"], capture_output=True, text=True,
+        # the arm64 proxy alone, cross-compiled (make test-build and make
+        # image do the same; a no-op then), told the suite's mode so that
+        # make keeps that mode's stamp and does not relink bin/ later
+        mode = {"asan": ["SANITIZE=1"], "tsan": ["SANITIZE=thread"]}.get(
+            os.environ.get("TEST_MODE", "release"), [])
+        p = subprocess.run(["make", "--no-print-directory", "-C", ROOT, "INNER=1", "-j2"] + mode
+                           + ["build/arm64/bin/informer-proxy"], capture_output=True, text=True,
                            timeout=1200)
         if p.returncode != 0:
             raise RuntimeError("make build/arm64/bin/informer-proxy: " + p.stderr + p.stdout)
