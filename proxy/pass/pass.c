@@ -617,6 +617,24 @@ static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 	return pass;
 }
 
+/* The body of an answer sent without one: never asked for. */
+static ssize_t no_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	(void)cls;
+	(void)pos;
+	(void)out;
+	(void)max;
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* HTTP's answers without a body (RFC 9110 6.4.1): to a HEAD, 1xx, 204
+ * and 304. They carry no Transfer-Encoding either. */
+static bool no_body(const char *method, long status)
+{
+	return !strcmp(method, "HEAD") || status < 200 || status == 204 ||
+	       status == 304;
+}
+
 static enum MHD_Result respond(struct proxy_pass *pass,
 			       struct MHD_Connection *c)
 {
@@ -634,14 +652,32 @@ static enum MHD_Result respond(struct proxy_pass *pass,
 		};
 		return proxy_reply_status(c, &s);
 	}
-	bool head = !strcmp(pass->method, "HEAD");
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-		length >= 0 && !head ? (uint64_t)length : MHD_SIZE_UNKNOWN,
-		32 * 1024, pass_read, pass, pass_response_free);
+	struct MHD_Response *resp;
+	bool empty = no_body(pass->method, status);
+	if (empty) {
+		/* Nothing to frame: a callback of unknown size would be sent
+		 * chunked, its last chunk a stray body on a kept-alive
+		 * connection. The transfer has ended (proxy_pass_handle
+		 * waited for it), so the answer needs nothing of pass. */
+		if (length >= 0 && status >= 200 && status != 204)
+			/* a HEAD answer keeps the GET's Content-Length, a 304
+			 * that of the answer it stands for, as HTTP allows:
+			 * libmicrohttpd sends the size, never the body */
+			resp = MHD_create_response_from_callback(
+				(uint64_t)length, 1024, no_read, NULL, NULL);
+		else
+			resp = MHD_create_response_from_buffer(
+				0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_callback(
+			length >= 0 ? (uint64_t)length : MHD_SIZE_UNKNOWN,
+			32 * 1024, pass_read, pass, pass_response_free);
+	}
 	if (!resp)
 		return MHD_NO;
 	pthread_mutex_lock(&pass->lock);
-	pass->refs++; /* the response's */
+	if (!empty)
+		pass->refs++; /* the response's */
 	for (size_t i = 0; i < pass->resp_hdrs.len;) {
 		const char *k = pass->resp_hdrs.p + i;
 		const char *v = k + strlen(k) + 1;
@@ -858,7 +894,12 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 		wake_pool(pool);
 		return MHD_YES;
 	}
-	if (st == PASS_STARTED) { /* resumed early; wait on */
+	/* An answer without a body is queued once its transfer has ended:
+	 * it then owes pass nothing, and the upstream's answer is observed
+	 * whole (finish() resumes the connection). */
+	bool wait = st == PASS_STARTED ||
+		    (st == PASS_HEADERS && no_body(pass->method, pass->status));
+	if (wait) { /* resumed early; wait on */
 		if (proxy_request_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;
 			 * proxy_pass_done() then ends the upstream transfer */

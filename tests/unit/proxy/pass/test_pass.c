@@ -18,7 +18,9 @@
  * streams, and a client that leaves (before or after the upstream's
  * headers) has its upstream connection closed within seconds; a slow
  * client gets a 4 MiB body whole through back-pressure; a stopped pool,
- * a token file that cannot be read, and allocation failure.
+ * a token file that cannot be read, and allocation failure; no body
+ * where HTTP has none (304, 204, HEAD), the next answer on a kept-alive
+ * connection framed right.
  */
 #include <curl/curl.h>
 #include <microhttpd.h>
@@ -116,8 +118,8 @@ static void srv_serve(int c)
 			 * as ThreadSanitizer checks all of memmem's haystack
 			 * (the whole rest of a 3 MiB body, once a chunk) */
 			size_t rest = (size_t)(buf + n - e);
-			char *crlf = memmem(e, rest < 256 ? rest : 256,
-					    "\r\n", 2);
+			char *crlf =
+				memmem(e, rest < 256 ? rest : 256, "\r\n", 2);
 			if (!sz || !crlf || (size_t)(crlf + 2 - buf) + sz > n)
 				break;
 			memmove(buf + out, crlf + 2, sz);
@@ -657,6 +659,136 @@ static void test_response(void)
 	stop_proxy();
 }
 
+/* ---- one kept-alive connection, read raw ---- */
+
+/* Read from fd into buf (at most cap - 1 bytes, NUL-terminated) until it
+ * holds want heads ("\r\n\r\n") or EOF or timeout_ms pass; the length. */
+static size_t raw_read(int fd, char *buf, size_t cap, size_t have, int want,
+		       int timeout_ms, bool to_eof)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		buf[have] = '\0';
+		int heads = 0;
+		for (const char *p = buf; (p = strstr(p, "\r\n\r\n")); p += 4)
+			heads++;
+		if (heads >= want && !to_eof)
+			return have;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+			  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= timeout_ms || have + 1 >= cap)
+			return have;
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, (int)(timeout_ms - ms)) <= 0)
+			continue;
+		ssize_t r = read(fd, buf + have, cap - 1 - have);
+		if (r <= 0)
+			return have;
+		have += (size_t)r;
+	}
+}
+
+/* Two requests on one connection: first answered by the upstream with
+ * first_answer, then a GET answered 200 with a body. The bytes after the
+ * first answer's head must be the second answer's status line: an answer
+ * HTTP gives no body (304, 204, HEAD) gets none, chunked or otherwise.
+ * The first answer's head is copied to head1 (size cap). */
+static bool raw_two(const char *first_request, const char *first_answer,
+		    char *head1, size_t cap)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)mhd_port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	CHECK(fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)));
+	srv_script(first_answer, false);
+	CHECK(write(fd, first_request, strlen(first_request)) ==
+	      (ssize_t)strlen(first_request));
+	static char buf[65536];
+	size_t n = raw_read(fd, buf, sizeof(buf), 0, 1, 10000, false);
+	char *end = strstr(buf, "\r\n\r\n");
+	CHECK(end != NULL);
+	snprintf(head1, cap, "%.*s", end ? (int)(end + 4 - buf) : 0, buf);
+	/* the second request only once the first answer is all sent: a
+	 * stray body, if any, is there before the second answer */
+	srv_script(OK_JSON, false);
+	srv_settle();
+	const char *second =
+		"GET /api/v1/namespaces/a/configmaps/two HTTP/1.1\r\n"
+		"Host: x\r\nConnection: close\r\n\r\n";
+	CHECK(write(fd, second, strlen(second)) == (ssize_t)strlen(second));
+	n = raw_read(fd, buf, sizeof(buf), n, 2, 10000, true);
+	close(fd);
+	const char *rest = end ? end + 4 : "";
+	bool ok = !strncmp(rest, "HTTP/1.1 200 ", 13) && n >= 2 &&
+		  !strcmp(buf + n - 2, "{}");
+	if (!ok)
+		fprintf(stderr, "after the first head: [%s]\n", rest);
+	return ok;
+}
+
+static bool head1_has(const char *head, const char *name)
+{
+	char want[256];
+	snprintf(want, sizeof(want), "\n%s", name);
+	return strcasestr(head, want) != NULL;
+}
+
+/* No body where HTTP has none, so that a kept-alive connection stays
+ * framed: 304 to a conditional GET (the upstream's ETag kept), 204 to a
+ * DELETE, a HEAD answer with the GET's Content-Length. */
+static void test_no_body(void)
+{
+	start_proxy(srv.port, NULL, false, 0);
+	char h[4096];
+	CHECK(raw_two("GET /openapi/v2 HTTP/1.1\r\nHost: x\r\n"
+		      "If-None-Match: \"abc\"\r\n\r\n",
+		      "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n"
+		      "Connection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!strncmp(h, "HTTP/1.1 304 ", 13));
+	CHECK(head1_has(h, "ETag: \"abc\""));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+
+	/* its Content-Length, that of the answer it stands for, is kept */
+	CHECK(raw_two("GET /openapi/v2 HTTP/1.1\r\nHost: x\r\n"
+		      "If-None-Match: \"abc\"\r\n\r\n",
+		      "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n"
+		      "Content-Length: 11\r\nConnection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(head1_has(h, "Content-Length: 11"));
+	CHECK(!head1_has(h, "Content-Length: 0"));
+
+	/* an upstream that frames its 304 with a Transfer-Encoding anyway */
+	CHECK(raw_two("GET /openapi/v3 HTTP/1.1\r\nHost: x\r\n"
+		      "If-None-Match: \"abc\"\r\n\r\n",
+		      "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n"
+		      "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+
+	CHECK(raw_two("DELETE /api/v1/namespaces/a/configmaps/b HTTP/1.1\r\n"
+		      "Host: x\r\n\r\n",
+		      "HTTP/1.1 204 No Content\r\nAudit-Id: 7\r\n"
+		      "Connection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!strncmp(h, "HTTP/1.1 204 ", 13));
+	CHECK(head1_has(h, "Audit-Id: 7"));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+	CHECK(!head1_has(h, "Content-Length:"));
+
+	CHECK(raw_two("HEAD /openapi/v2 HTTP/1.1\r\nHost: x\r\n\r\n",
+		      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		      "Content-Length: 11\r\nConnection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!strncmp(h, "HTTP/1.1 200 ", 13));
+	CHECK(head1_has(h, "Content-Length: 11"));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+	stop_proxy();
+}
+
 /* The target byte for byte: escapes, query and all. */
 static void test_target(void)
 {
@@ -955,6 +1087,7 @@ int main(void)
 	test_lent_identity();
 	test_anonymous();
 	test_response();
+	test_no_body();
 	test_target();
 	test_bodies();
 	test_upstream_failures();
