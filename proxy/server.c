@@ -498,7 +498,9 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 			return MHD_YES;
 		}
 		log_v(3, "%s %s", method, rq->path);
+		proxy_reply_set_head(!strcmp(method, "HEAD"));
 		enum MHD_Result ret = route(p, c, rq->path, &rq->lr);
+		proxy_reply_set_head(false);
 		if (!rq->lr.upstream)
 			return ret;
 		/* A read the cache cannot prove fresh: the upstream answers
