@@ -799,7 +799,8 @@ void proxy_server_drain(struct proxy *p, int grace_seconds)
 	}
 	for (int i = 0; i < p->nres; i++)
 		cache_history_wake_all(p->res[i]->history);
-	log_info("draining: listeners closed, local watches ending; up to %ds "
+	proxy_pass_pool_end_watches(p->pass);
+	log_info("draining: listeners closed, watches ending; up to %ds "
 		 "for %d open connection(s)",
 		 grace_seconds, proxy_conns_open(p->conns));
 	struct timespec t0, now, ts = { 0, 50 * 1000000L };

@@ -56,6 +56,7 @@ struct proxy_pass {
 	int64_t body_length; /* the client's Content-Length; -1: chunked */
 	int64_t body_seen;   /* bytes of it taken from libmicrohttpd */
 	bool too_large;	     /* a chunked body past the limit */
+	bool watch;	     /* a watch: ended at an event's end on drain */
 	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_pass *next; /* pool->active, curl thread only */
 
@@ -79,7 +80,15 @@ struct proxy_pass {
 	bool up_paused;	      /* locked; the curl transfer's sending */
 	bool want_up_unpause; /* locked */
 	bool reserved;	      /* locked; UPLOAD_BUF of the pool's budget */
+	/* where the bytes sent so far end, for ending a watch cleanly */
+	bool proto;	     /* locked; protobuf frames, not JSON lines */
+	bool encoded;	     /* locked; compressed: no event ends known */
+	bool mid_event;	     /* locked; the last event is partly sent */
+	unsigned frame_hdr;  /* locked; protobuf: length bytes seen */
+	uint32_t frame_len;  /* locked; protobuf: the length so far */
+	uint64_t frame_left; /* locked; protobuf: its bytes still due */
 };
+
 
 struct proxy_pass_pool {
 	const struct cache_upstream *up;
@@ -94,6 +103,7 @@ struct proxy_pass_pool {
 	struct proxy_pass *incoming;
 	bool stop;
 	bool stopped;		   /* main thread only */
+	bool ending;		   /* atomic; the drain: watches end */
 	struct proxy_pass *active; /* curl thread only */
 };
 
@@ -144,6 +154,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 		/* a new response (after a 100 Continue, say) */
 		buf_reset(&pass->resp_hdrs);
 		pass->length = -1;
+		pass->proto = pass->encoded = false;
 	} else if (len <= 2) {
 		long code = 0;
 		curl_easy_getinfo(pass->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -166,6 +177,12 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 				vl--;
 			if (nl == 14 && !strncasecmp(p, "content-length", 14))
 				pass->length = strtoll(v, NULL, 10);
+			if (nl == 12 && !strncasecmp(p, "content-type", 12))
+				pass->proto = memmem(v, vl, "protobuf", 8);
+			if (nl == 16 &&
+			    !strncasecmp(p, "content-encoding", 16) &&
+			    !(vl == 8 && !strncasecmp(v, "identity", 8)))
+				pass->encoded = true;
 			if (proxy_forward_answer_kept(p, nl)) {
 				buf_add(&pass->resp_hdrs, p, nl);
 				buf_addc(&pass->resp_hdrs, '\0');
@@ -339,7 +356,15 @@ static void *run(void *arg)
 {
 	struct proxy_pass_pool *pool = arg;
 	time_t last_poke = time(NULL);
+	bool ended = false;
 	for (;;) {
+		/* the drain: every waiting reader looks again, and a watch
+		 * between two events ends there */
+		if (!ended &&
+		    __atomic_load_n(&pool->ending, __ATOMIC_ACQUIRE)) {
+			ended = true;
+			poke_idle(pool);
+		}
 		pthread_mutex_lock(&pool->lock);
 		bool stop = pool->stop;
 		struct proxy_pass *in = pool->incoming;
@@ -425,6 +450,14 @@ void proxy_pass_pool_set_max_body(struct proxy_pass_pool *pool,
 	pool->max_body = max_body;
 }
 
+void proxy_pass_pool_end_watches(struct proxy_pass_pool *pool)
+{
+	if (!pool)
+		return;
+	__atomic_store_n(&pool->ending, true, __ATOMIC_RELEASE);
+	wake_pool(pool);
+}
+
 void proxy_pass_pool_stop(struct proxy_pass_pool *pool)
 {
 	if (!pool || pool->stopped)
@@ -449,14 +482,70 @@ void proxy_pass_pool_free(struct proxy_pass_pool *pool)
 
 /* ---- libmicrohttpd side ---- */
 
+/* How a watch stream's events end, so that the drain can end it between
+ * two: each JSON event with a newline; each protobuf frame after its
+ * 4-byte big-endian length and that many bytes; a compressed stream
+ * nowhere known (it ends only where nothing was sent). The tracker is
+ * moved over the n bytes at p about to be sent, or, with stop, only up
+ * to the end of the event under way: how many bytes that is. Called
+ * with pass->lock held. */
+static size_t frame_walk(struct proxy_pass *pass, const char *p, size_t n,
+			 bool stop)
+{
+	if (!n)
+		return 0;
+	if (pass->encoded) {
+		pass->mid_event = true;
+		return n;
+	}
+	if (!pass->proto) {
+		const char *nl = stop ? memchr(p, '\n', n) : NULL;
+		if (nl) {
+			pass->mid_event = false;
+			return (size_t)(nl - p) + 1;
+		}
+		pass->mid_event = p[n - 1] != '\n';
+		return n;
+	}
+	size_t i = 0;
+	while (i < n) {
+		if (pass->frame_left) {
+			size_t k = n - i;
+			if (k > pass->frame_left)
+				k = (size_t)pass->frame_left;
+			i += k;
+			pass->frame_left -= k;
+		} else {
+			pass->frame_len =
+				pass->frame_len << 8 | (unsigned char)p[i++];
+			if (++pass->frame_hdr < 4)
+				continue;
+			pass->frame_left = pass->frame_len;
+			pass->frame_hdr = 0;
+			pass->frame_len = 0;
+		}
+		if (stop && !pass->frame_left && !pass->frame_hdr)
+			break;
+	}
+	pass->mid_event = pass->frame_left || pass->frame_hdr;
+	return i;
+}
+
 static ssize_t pass_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct proxy_pass *pass = cls;
 	ssize_t n;
 	pthread_mutex_lock(&pass->lock);
 	size_t avail = pass->data.len - pass->data_off;
-	if (avail) {
-		n = (ssize_t)(avail < max ? avail : max);
+	/* Draining: a watch ends, as the cache's own do, at the end of the
+	 * event under way (its bytes still due are sent first). */
+	bool ending = pass->watch &&
+		      __atomic_load_n(&pass->pool->ending, __ATOMIC_ACQUIRE);
+	if (ending && !pass->mid_event) {
+		n = MHD_CONTENT_READER_END_OF_STREAM;
+	} else if (avail) {
+		n = (ssize_t)frame_walk(pass, pass->data.p + pass->data_off,
+					avail < max ? avail : max, ending);
 		memcpy(out, pass->data.p + pass->data_off, (size_t)n);
 		pass->data_off += (size_t)n;
 		if (pass->paused &&
@@ -579,6 +668,7 @@ static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 	pass->verb = proxy_pass_verb(target, method, c);
 	pass->body_length = body_length(c);
 	pass->has_body = pass->body_length != 0;
+	pass->watch = pass->verb == CONFIG_VERB_WATCH;
 	char err[256];
 	/* Who the upstream sees: forward.h's rules, upgrade.c's too */
 	struct proxy_forward_who who =

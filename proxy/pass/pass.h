@@ -64,6 +64,12 @@ struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
  * unless set). Main thread, before the first request. */
 void proxy_pass_pool_set_max_body(struct proxy_pass_pool *pool,
 				  int64_t max_body);
+/* The drain has begun: every forwarded watch ends as a complete stream
+ * (its terminating chunk) at the end of the event under way, at once if
+ * none is, as the cache's own watches do; the client watches again
+ * elsewhere. One that has not had the upstream's headers yet ends once
+ * they come. Other requests go on. Any thread; NULL is fine. */
+void proxy_pass_pool_end_watches(struct proxy_pass_pool *pool);
 /* End every transfer (their clients are resumed and see the stream end),
  * refuse new ones (503) and join the passthrough thread. Main thread,
  * before the HTTP daemon stops (it needs no connection left suspended).

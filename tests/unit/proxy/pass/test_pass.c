@@ -20,7 +20,8 @@
  * client gets a 4 MiB body whole through back-pressure; a stopped pool,
  * a token file that cannot be read, and allocation failure; no body
  * where HTTP has none (304, 204, HEAD), the next answer on a kept-alive
- * connection framed right.
+ * connection framed right; the drain ends a watch as a complete stream
+ * at an event's end, and nothing else.
  */
 #include <curl/curl.h>
 #include <microhttpd.h>
@@ -973,6 +974,83 @@ static void test_streaming(void)
 	stop_proxy();
 }
 
+/* Once the upstream has the request, end the pool's watches (the drain's
+ * first step) after delay_ms, from another thread. */
+static void *end_watches_later(void *arg)
+{
+	long delay_ms = (long)(intptr_t)arg;
+	for (int i = 0;
+	     i < 1000 && !__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE); i++)
+		usleep(10 * 1000);
+	usleep((useconds_t)delay_ms * 1000);
+	proxy_pass_pool_end_watches(pool);
+	return NULL;
+}
+
+/* Whether b (len bytes) is whole lines: what a watch's client may see
+ * end, never half an event. */
+static bool whole_lines(const char *b, size_t len)
+{
+	return !len || b[len - 1] == '\n';
+}
+
+/* The drain ends a forwarded watch as a complete stream, at an event's
+ * end: the client reads to the terminating chunk (no error), while the
+ * upstream still holds the watch open. Other requests are not cut. */
+static void test_drain_ends_watches(void)
+{
+	start_proxy(srv.port, NULL, false, 0);
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Transfer-Encoding: chunked\r\n\r\n"
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n"
+		   "20\r\n{\"type\":\"MODIFIED\",\"object\":{}}\n\r\n",
+		   true);
+	pthread_t t;
+	pthread_create(&t, NULL, end_watches_later, (void *)(intptr_t)300);
+	struct reply r;
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0,
+		false, 20000);
+	pthread_join(t, NULL);
+	CHECK(r.rc == CURLE_OK && r.code == 200);
+	CHECK(whole_lines(r.body, r.len));
+	CHECK(!r.len || !strncmp(r.body, "{\"type\":\"ADDED\"", 15));
+	reply_free(&r);
+	CHECK(srv_free_after(5000) < 5000); /* and the upstream let go */
+
+	/* an event half sent is finished first: the stream does not end
+	 * until its rest comes (here never: the client gives up) */
+	stop_proxy();
+	start_proxy(srv.port, NULL, false, 0);
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n"
+		"2a\r\n{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":\"MOD\r\n",
+		true);
+	pthread_create(&t, NULL, end_watches_later, (void *)(intptr_t)500);
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0,
+		false, 2500);
+	pthread_join(t, NULL);
+	/* ended between the two (the half had not reached the client), or
+	 * waiting for the rest of the second */
+	CHECK(r.rc == CURLE_OK ? whole_lines(r.body, r.len) :
+				 r.rc == CURLE_OPERATION_TIMEDOUT);
+	reply_free(&r);
+	srv_free_after(5000);
+
+	/* a request that is not a watch is not cut */
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Transfer-Encoding: chunked\r\n\r\n"
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n",
+		   true);
+	request(&r, "GET", "/api/v1/namespaces/a/events", NULL, NULL, 0, false,
+		1500);
+	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
+	reply_free(&r);
+	srv_free_after(5000);
+	srv_script(OK_JSON, false);
+	stop_proxy();
+}
+
 /* An upstream faster than its client: paused above the high water mark,
  * resumed as the client drains, every byte delivered once, in order. */
 static void test_backpressure(void)
@@ -1093,6 +1171,7 @@ int main(void)
 	test_upstream_failures();
 	test_streaming();
 	test_leave_before_headers();
+	test_drain_ends_watches();
 	test_backpressure();
 	test_refusals();
 	srv_stop();
