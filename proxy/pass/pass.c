@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/histogram.h"
@@ -57,6 +58,9 @@ struct proxy_pass {
 	int64_t body_seen;   /* bytes of it taken from libmicrohttpd */
 	bool too_large;	     /* a chunked body past the limit */
 	bool watch;	     /* a watch: ended at an event's end on drain */
+	bool shape;	     /* a read given the cache's shape (strip) */
+	struct cache_scope scope; /* its strip paths, owned */
+	bool strip_managed;	  /* and metadata.managedFields */
 	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_pass *next; /* pool->active, curl thread only */
 
@@ -80,6 +84,7 @@ struct proxy_pass {
 	bool up_paused;	      /* locked; the curl transfer's sending */
 	bool want_up_unpause; /* locked */
 	bool reserved;	      /* locked; UPLOAD_BUF of the pool's budget */
+	bool over;	      /* locked; a shaped answer past its bound */
 	/* where the bytes sent so far end, for ending a watch cleanly */
 	bool proto;	     /* locked; protobuf frames, not JSON lines */
 	bool encoded;	     /* locked; compressed: no event ends known */
@@ -107,6 +112,13 @@ struct proxy_pass_pool {
 	struct proxy_pass *active; /* curl thread only */
 };
 
+/* The most of a shaped answer read whole (proxy_pass_shape). */
+static size_t shape_max(const struct proxy_pass_pool *pool)
+{
+	return pool->up->page_max ? pool->up->page_max :
+				    LIMIT_UPSTREAM_PAGE_BYTES;
+}
+
 static void pass_put(struct proxy_pass *pass)
 {
 	pthread_mutex_lock(&pass->lock);
@@ -125,6 +137,7 @@ static void pass_put(struct proxy_pass *pass)
 				   __ATOMIC_RELAXED);
 	buf_free(&pass->resp_hdrs);
 	buf_free(&pass->data);
+	cache_scope_free(&pass->scope);
 	pthread_mutex_destroy(&pass->lock);
 	free(pass);
 }
@@ -203,6 +216,15 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 	pthread_mutex_lock(&pass->lock);
 	if (pass->gone) {
 		ret = 0; /* abort: nobody to send it to */
+	} else if (pass->shape) {
+		/* read whole, to be shaped at its end: bounded as one page
+		 * of the reflector's LIST is */
+		if (pass->data.len + len > shape_max(pass->pool)) {
+			pass->over = true;
+			ret = 0;
+		} else if (buf_add(&pass->data, p, len)) {
+			ret = 0;
+		}
 	} else if (pass->data.len - pass->data_off > HIGH_WATER) {
 		pass->paused = true;
 		ret = CURL_WRITEFUNC_PAUSE; /* curl delivers it again later */
@@ -725,6 +747,71 @@ static bool no_body(const char *method, long status)
 	       status == 304;
 }
 
+/* The answer to a read given the cache's shape, read whole: a JSON 200
+ * loses the strip paths in each object; anything else (an error Status,
+ * another type) goes as it came. A failed or oversized transfer is
+ * answered with a Status, never half an answer. */
+static enum MHD_Result respond_shaped(struct proxy_pass *pass,
+				      struct MHD_Connection *c,
+				      enum pass_state st, long status)
+{
+	pthread_mutex_lock(&pass->lock);
+	bool over = pass->over;
+	pthread_mutex_unlock(&pass->lock);
+	if (st != PASS_DONE) {
+		char msg[160];
+		snprintf(
+			msg, sizeof(msg),
+			over ? "the upstream's answer is larger than %zu bytes, "
+			       "the most informer-proxy reads whole" :
+			       "the upstream's answer ended early",
+			shape_max(pass->pool));
+		struct proxy_status s = {
+			.reason = over ? PROXY_InternalError :
+					 PROXY_ServiceUnavailable,
+			.message = msg,
+			.retry_after = over ? 0 : 1,
+		};
+		return proxy_reply_status(c, &s);
+	}
+	/* the transfer has ended: its fields are this thread's now */
+	const char *type = NULL;
+	for (size_t i = 0; i < pass->resp_hdrs.len;) {
+		const char *k = pass->resp_hdrs.p + i;
+		const char *v = k + strlen(k) + 1;
+		if (!strcasecmp(k, "Content-Type"))
+			type = v;
+		i = (size_t)(v - pass->resp_hdrs.p) + strlen(v) + 1;
+	}
+	struct buf out = BUF_INIT;
+	struct buf *body = &pass->data;
+	if (status == 200 && !pass->encoded && type &&
+	    strstr(type, "application/json")) {
+		int rc = cache_scope_strip_answer(
+			&pass->scope, pass->strip_managed, pass->data.p,
+			pass->data.len, &out);
+		if (rc == -ENOMEM) {
+			buf_free(&out);
+			return MHD_NO;
+		}
+		if (!rc)
+			body = &out;
+	}
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		body->len, body->p ? body->p : (void *)"",
+		MHD_RESPMEM_MUST_COPY);
+	buf_free(&out);
+	if (!resp)
+		return MHD_NO;
+	for (size_t i = 0; i < pass->resp_hdrs.len;) {
+		const char *k = pass->resp_hdrs.p + i;
+		const char *v = k + strlen(k) + 1;
+		MHD_add_response_header(resp, k, v);
+		i = (size_t)(v - pass->resp_hdrs.p) + strlen(v) + 1;
+	}
+	return proxy_reply_queue(c, (unsigned)status, resp);
+}
+
 static enum MHD_Result respond(struct proxy_pass *pass,
 			       struct MHD_Connection *c)
 {
@@ -744,6 +831,8 @@ static enum MHD_Result respond(struct proxy_pass *pass,
 	}
 	struct MHD_Response *resp;
 	bool empty = no_body(pass->method, status);
+	if (pass->shape && !empty)
+		return respond_shaped(pass, c, st, status);
 	if (empty) {
 		/* Nothing to frame: a callback of unknown size would be sent
 		 * chunked, its last chunk a stray body on a kept-alive
@@ -984,11 +1073,12 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 		wake_pool(pool);
 		return MHD_YES;
 	}
-	/* An answer without a body is queued once its transfer has ended:
-	 * it then owes pass nothing, and the upstream's answer is observed
-	 * whole (finish() resumes the connection). */
+	/* An answer without a body, or one to shape, is queued once its
+	 * transfer has ended: it then owes pass nothing, and the upstream's
+	 * answer is observed whole (finish() resumes the connection). */
 	bool wait = st == PASS_STARTED ||
-		    (st == PASS_HEADERS && no_body(pass->method, pass->status));
+		    (st == PASS_HEADERS &&
+		     (pass->shape || no_body(pass->method, pass->status)));
 	if (wait) { /* resumed early; wait on */
 		if (proxy_request_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;
@@ -1003,6 +1093,35 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 	}
 	pthread_mutex_unlock(&pass->lock);
 	return respond(pass, c);
+}
+
+int proxy_pass_shape(struct proxy_pass *pass, const struct cache_scope *s,
+		     bool managed)
+{
+	if (!pass || pass->state != PASS_NEW || pass->has_body ||
+	    strcmp(pass->method, "GET") || (!s->nstrip && !managed))
+		return 0;
+	if (cache_scope_init(&pass->scope, NULL, NULL, NULL, s->strip,
+			     s->nstrip))
+		return -ENOMEM;
+	pass->strip_managed = managed;
+	/* the answer is read as it is, never compressed: ask for none */
+	struct curl_slist *kept = NULL;
+	for (struct curl_slist *l = pass->hdrs; l; l = l->next) {
+		if (!strncasecmp(l->data, "Accept-Encoding:", 16))
+			continue;
+		struct curl_slist *k = curl_slist_append(kept, l->data);
+		if (!k) {
+			curl_slist_free_all(kept);
+			cache_scope_free(&pass->scope);
+			return -ENOMEM;
+		}
+		kept = k;
+	}
+	curl_slist_free_all(pass->hdrs);
+	pass->hdrs = kept;
+	pass->shape = true;
+	return 0;
 }
 
 void proxy_pass_done(struct proxy_pass *pass)
