@@ -613,6 +613,15 @@ static enum MHD_Result reply_proto(struct MHD_Connection *c, struct buf *b)
 	return ret;
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *out, size_t max)
+{
+	(void)cls;
+	(void)pos;
+	(void)out;
+	(void)max;
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
 /* A JSON document with its ETag, as the apiserver's: 304 with no body
  * (the ETag kept) when If-None-Match names it, the client's cached copy
  * being current. */
@@ -642,10 +651,15 @@ static enum MHD_Result reply_doc(struct MHD_Connection *c, struct buf *b)
 		return ret;
 	}
 	buf_free(b);
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	/* the apiserver's 304 has no Content-Length (nor a body): a
+	 * response of unknown size sent the HTTP/1.0 way, which ends with
+	 * the connection, is one libmicrohttpd sends without either */
+	struct MHD_Response *r = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, 1024, no_body, NULL, NULL);
 	if (!r)
 		return MHD_NO;
+	MHD_set_response_options(r, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+				 MHD_RO_END);
 	MHD_add_response_header(r, "Etag", etag);
 	MHD_add_response_header(r, "Vary", "Accept");
 	enum MHD_Result ret = MHD_queue_response(c, 304, r);
