@@ -285,3 +285,83 @@ struct cache_obj *cache_scope_strip(const struct cache_scope *s,
 	cache_obj_put(o);
 	return n;
 }
+
+/* The cuts that take s's strip paths (and metadata.managedFields when
+ * managed) out of the object at token obj, appended to *cuts (n of cap;
+ * grown as needed). Returns 0 or -ENOMEM. */
+static int object_cuts(const struct cache_scope *s, bool managed,
+		       const struct json_doc *d, int obj, struct cut **cuts,
+		       size_t *n, size_t *cap)
+{
+	struct gone g[CACHE_SCOPE_MAX_STRIP + 1];
+	int ng = 0;
+	for (int i = 0; i < s->nstrip + (managed ? 1 : 0); i++) {
+		char seg[8][256];
+		const char *path =
+			i < s->nstrip ? s->strip[i] : "metadata.managedFields";
+		int nseg = config_file_path_split(path, seg, 8);
+		int at = obj, par = obj, key = -1;
+		for (int k = 0; k < nseg && at >= 0; k++) {
+			par = at;
+			key = member(d, at, seg[k]);
+			at = key > 0 && k + 1 < nseg ? key + 1 : -1;
+		}
+		if (nseg > 0 && key > 0 && at < 0 && !removed(g, ng, par, key))
+			g[ng++] = (struct gone){ par, key };
+	}
+	if (*n + (size_t)ng > *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		while (c < *n + (size_t)ng)
+			c *= 2;
+		struct cut *p = xrealloc(*cuts, c * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*cuts = p;
+		*cap = c;
+	}
+	size_t first = *n;
+	for (int i = 0; i < ng; i++)
+		(*cuts)[(*n)++] = member_range(d, g, ng, g[i].parent, g[i].key);
+	qsort(*cuts + first, (size_t)ng, sizeof(**cuts), cut_cmp);
+	return 0;
+}
+
+int cache_scope_strip_answer(const struct cache_scope *s, bool managed,
+			     const char *body, size_t len, struct buf *out)
+{
+	struct json_doc d = JSON_DOC_INIT;
+	char err[128];
+	struct cut *cuts = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -EINVAL;
+	if (json_parse(&d, body, len, err, sizeof(err)) ||
+	    json_type(&d, 0) != JSMN_OBJECT)
+		goto out;
+	int items = json_get(&d, 0, "items");
+	rc = 0;
+	if (items > 0 && json_type(&d, items) == JSMN_ARRAY) {
+		for (int it = json_first(&d, items); it > 0 && !rc;
+		     it = json_next(&d, items, it))
+			if (json_type(&d, it) == JSMN_OBJECT)
+				rc = object_cuts(s, managed, &d, it, &cuts, &n,
+						 &cap);
+	} else {
+		rc = object_cuts(s, managed, &d, 0, &cuts, &n, &cap);
+	}
+	if (rc)
+		goto out;
+	size_t from = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (cuts[i].to <= from)
+			continue; /* inside one already cut */
+		if (cuts[i].from > from)
+			buf_add(out, body + from, cuts[i].from - from);
+		from = cuts[i].to;
+	}
+	buf_add(out, body + from, len - from);
+	rc = buf_ok(out) ? 0 : -ENOMEM;
+out:
+	free(cuts);
+	json_doc_free(&d);
+	return rc;
+}

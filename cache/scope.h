@@ -69,4 +69,15 @@ void cache_scope_query(const struct cache_scope *s, struct buf *url);
 struct cache_obj *cache_scope_strip(const struct cache_scope *s,
 				    struct cache_obj *o);
 
+/*
+ * The JSON answer of a LIST or GET the upstream served (len bytes at
+ * body) in the shape the cache gives: every object (each of a list's
+ * items, else the document itself) without the scope's strip paths, and
+ * without metadata.managedFields when managed, appended to out. Returns
+ * 0, -EINVAL when body is not a JSON object (out untouched), or -ENOMEM.
+ * Any thread; s is only read.
+ */
+int cache_scope_strip_answer(const struct cache_scope *s, bool managed,
+			     const char *body, size_t len, struct buf *out);
+
 #endif

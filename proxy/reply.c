@@ -22,6 +22,23 @@
 
 /* ---- what the request asks of the answer ---- */
 
+/* The request this thread answers is a HEAD (proxy_reply_set_head). */
+static __thread bool reply_head;
+
+void proxy_reply_set_head(bool head)
+{
+	reply_head = head;
+}
+
+/* What a HEAD gets for a body of unknown size: none at all. Sent from a
+ * callback of unknown size, libmicrohttpd would announce it chunked and
+ * send its last chunk, a stray body on a kept-alive connection. */
+static struct MHD_Response *headless(void)
+{
+	return MHD_create_response_from_buffer(0, (void *)"",
+					       MHD_RESPMEM_PERSISTENT);
+}
+
 /* Whether the answer to this request is to be indented (pretty.h says
  * for whom). */
 static bool pretty_wanted(struct MHD_Connection *c)
@@ -418,6 +435,14 @@ static void pretty_reader_free(void *cls)
  * to the caller). */
 static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz)
 {
+	if (reply_head) {
+		struct MHD_Response *resp = headless();
+		if (resp)
+			pretty_reader_free(pr);
+		else
+			goto fail;
+		return resp;
+	}
 	if (gz) {
 		pr->z = xcalloc(1, sizeof(*pr->z));
 		pr->zin = xmalloc(PRETTY_CHUNK);
@@ -561,8 +586,13 @@ enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
 				   MHD_ContentReaderCallback read, void *cls,
 				   MHD_ContentReaderFreeCallback free_cls)
 {
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-		MHD_SIZE_UNKNOWN, block, read, cls, free_cls);
+	struct MHD_Response *resp =
+		reply_head ? headless() :
+			     MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+							       block, read, cls,
+							       free_cls);
+	if (resp && reply_head)
+		free_cls(cls);
 	if (!resp) {
 		free_cls(cls);
 		return MHD_NO;

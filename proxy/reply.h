@@ -124,6 +124,12 @@ enum MHD_Result proxy_reply_too_many(struct MHD_Connection *c, const char *fmt,
 enum MHD_Result proxy_reply_not_found(struct MHD_Connection *c,
 				      const char *resource, const char *name);
 
+/* Whether the request the calling thread is about to answer is a HEAD:
+ * set by the dispatcher before each call of a cache handler. A HEAD gets
+ * no body, and a streamed one (unknown size) not even its last chunk:
+ * an empty answer with the same headers but Content-Length 0. */
+void proxy_reply_set_head(bool head);
+
 /* ---- responses built elsewhere ---- */
 
 /* Queue resp with status code and drop our reference to it. resp may be

@@ -65,10 +65,16 @@ static bool health_path(const char *path)
 
 /* A request the cache answers: the health paths, and GET of a cached
  * resource's collection or object. Everything else is passed through.
- * Decided once, on the first call of the access handler. */
+ * Decided once, on the first call of the access handler. *res: the
+ * cached resource it reads (NULL: none), whose shape an answer forwarded
+ * after all must take; *scoped: a read of a scoped cache, counted as
+ * served once the cache has answered it. */
 static bool served_locally(struct proxy *p, struct MHD_Connection *c,
-			   const char *url, const char *method)
+			   const char *url, const char *method,
+			   struct cache_resource **res, bool *scoped)
 {
+	*res = NULL;
+	*scoped = false;
 	if (health_path(url))
 		return true;
 	if (proxy_upgrade_wanted(c)) /* exec, attach, port-forward: upstream */
@@ -89,6 +95,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	}
 	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
 		return false;
+	*res = r;
 	if (!cache_scope_unselected(&r->scope)) {
 		const char *ls = NULL, *fs = NULL;
 		proxy_request_arg(c, "labelSelector", &ls);
@@ -106,8 +113,8 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 	if (accept && strstr(accept, "application/vnd.kubernetes.protobuf") &&
 	    !strstr(accept, "json") && !strstr(accept, "*/*"))
 		return false;
-	if (!rt.name[0] && (r->scope.ns || !cache_scope_unselected(&r->scope)))
-		proxy_metrics_scope_count(r, true);
+	*scoped = !rt.name[0] &&
+		  (r->scope.ns || !cache_scope_unselected(&r->scope));
 	return true;
 }
 
@@ -227,14 +234,16 @@ struct req {
 	struct proxy_fresh_req lr;
 	struct proxy_pass *pass;	 /* a passed-through request's */
 	struct proxy_upgrade *upgrading; /* an upgrade request's */
-	bool upgrade;	      /* the request asks for Connection: Upgrade */
-	char *raw;	      /* the request target as received */
-	char *path;	      /* its checked, decoded path (target.h);
+	bool upgrade;	  /* the request asks for Connection: Upgrade */
+	char *raw;	  /* the request target as received */
+	char *path;	  /* its checked, decoded path (target.h);
 					 * never longer than raw */
-	int64_t start_ns;     /* monotonic, for the duration histogram */
-	int verb, slot;	      /* its labels there; slot -1: not counted */
-	char method[16];      /* for the access log */
-	bool routed;	      /* the cache's handlers answered (access log) */
+	int64_t start_ns; /* monotonic, for the duration histogram */
+	int verb, slot;	  /* its labels there; slot -1: not counted */
+	char method[16];  /* for the access log */
+	bool routed;	  /* the cache's handlers answered (access log) */
+	struct cache_resource *res; /* the cached resource read, or NULL */
+	bool scoped;		    /* a read of a scoped cache */
 	uint64_t sent_before; /* the connection's bytes sent at its start */
 };
 
@@ -462,7 +471,8 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		}
 		rq->verb = proxy_pass_verb(rq->path, method, c);
 		rq->slot = proxy_observe_slot(p, rq->path);
-		rq->local = served_locally(p, c, rq->path, method);
+		rq->local = served_locally(p, c, rq->path, method, &rq->res,
+					   &rq->scoped);
 		enum MHD_Result ret;
 		if (p->authn && delegated_gate(p, c, rq, method, &ret))
 			return ret;
@@ -501,7 +511,9 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		}
 		log_v(3, "%s %s", method, rq->path);
 		rq->routed = true;
+		proxy_reply_set_head(!strcmp(method, "HEAD"));
 		enum MHD_Result ret = route(p, c, rq->path, &rq->lr);
+		proxy_reply_set_head(false);
 		if (!rq->lr.upstream)
 			return ret;
 		/* A read the cache cannot prove fresh: the upstream answers
@@ -512,6 +524,12 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 					upload_size, &rq->pass);
 		if (ret != MHD_YES || !rq->pass)
 			return ret;
+		/* the same objects whichever path answered */
+		if (rq->res &&
+		    proxy_pass_shape(rq->pass, &rq->res->scope,
+				     rq->res->scope.strip_managed ||
+					     rq->res->up.strip_managed_fields))
+			return MHD_NO;
 	}
 	return proxy_pass_handle(p->pass, c, rq->raw, method, upload,
 				 upload_size, &rq->pass);
@@ -575,6 +593,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 							     "proxy",
 				 user[0] ? user : NULL);
 	}
+	/* served from the scoped cache: counted once answered, as a read
+	 * forwarded after all (rq->local cleared) is not the cache's */
+	if (rq->scoped && rq->local && ci && ci->http_status)
+		proxy_metrics_scope_count(rq->res, true);
 	if (rq->lr.wait.queued)
 		proxy_fresh_cancel(p->fresh, &rq->lr.wait);
 	if (rq->job)
@@ -903,7 +925,8 @@ void proxy_server_drain(struct proxy *p, int grace_seconds)
 	}
 	for (int i = 0; i < p->nres; i++)
 		cache_history_wake_all(p->res[i]->history);
-	log_info("draining: listeners closed, local watches ending; up to %ds "
+	proxy_pass_pool_end_watches(p->pass);
+	log_info("draining: listeners closed, watches ending; up to %ds "
 		 "for %d open connection(s)",
 		 grace_seconds, proxy_conns_open(p->conns));
 	struct timespec t0, now, ts = { 0, 50 * 1000000L };

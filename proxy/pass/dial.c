@@ -534,7 +534,12 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 	const char *cl = hdr_get(&a->hdrs, "Content-Length");
 	const char *te = hdr_get(&a->hdrs, "Transfer-Encoding");
 	bool chunked = te && strcasestr(te, "chunked");
-	if (cl && !chunked) {
+	if (a->status < 200 || a->status == 204 || a->status == 304) {
+		/* a 1xx, 204 or 304 has no body, whatever its headers say
+		 * (RFC 9112 6.3): what followed its head in the same read
+		 * is not one */
+		rest->len = 0;
+	} else if (cl && !chunked) {
 		long long n = strtoll(cl, NULL, 10);
 		if (n < 0 || (size_t)n > body_max)
 			goto out_large;
@@ -553,17 +558,13 @@ int proxy_dial_answer(struct proxy_dial *d, struct proxy_dial_answer *a,
 				NULL);
 		if (rc < 0 || dechunk(rest))
 			goto out_short;
-	} else if (a->status >= 200 && a->status != 204 && a->status != 304) {
+	} else {
 		/* neither: the body ends with the connection */
 		if (rest->len > body_max)
 			goto out_large;
 		rc = recv_until(d, rest, body_max, deadline, never, NULL);
 		if (rc != 1)
 			goto out_short;
-	} else {
-		/* a 1xx, 204 or 304 has no body: what followed its head in
-		 * the same read is not one */
-		rest->len = 0;
 	}
 	return 0;
 out_short:

@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/histogram.h"
@@ -56,6 +57,10 @@ struct proxy_pass {
 	int64_t body_length; /* the client's Content-Length; -1: chunked */
 	int64_t body_seen;   /* bytes of it taken from libmicrohttpd */
 	bool too_large;	     /* a chunked body past the limit */
+	bool watch;	     /* a watch: ended at an event's end on drain */
+	bool shape;	     /* a read given the cache's shape (strip) */
+	struct cache_scope scope; /* its strip paths, owned */
+	bool strip_managed;	  /* and metadata.managedFields */
 	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_pass *next; /* pool->active, curl thread only */
 
@@ -79,7 +84,16 @@ struct proxy_pass {
 	bool up_paused;	      /* locked; the curl transfer's sending */
 	bool want_up_unpause; /* locked */
 	bool reserved;	      /* locked; UPLOAD_BUF of the pool's budget */
+	bool over;	      /* locked; a shaped answer past its bound */
+	/* where the bytes sent so far end, for ending a watch cleanly */
+	bool proto;	     /* locked; protobuf frames, not JSON lines */
+	bool encoded;	     /* locked; compressed: no event ends known */
+	bool mid_event;	     /* locked; the last event is partly sent */
+	unsigned frame_hdr;  /* locked; protobuf: length bytes seen */
+	uint32_t frame_len;  /* locked; protobuf: the length so far */
+	uint64_t frame_left; /* locked; protobuf: its bytes still due */
 };
+
 
 struct proxy_pass_pool {
 	const struct cache_upstream *up;
@@ -94,8 +108,16 @@ struct proxy_pass_pool {
 	struct proxy_pass *incoming;
 	bool stop;
 	bool stopped;		   /* main thread only */
+	bool ending;		   /* atomic; the drain: watches end */
 	struct proxy_pass *active; /* curl thread only */
 };
+
+/* The most of a shaped answer read whole (proxy_pass_shape). */
+static size_t shape_max(const struct proxy_pass_pool *pool)
+{
+	return pool->up->page_max ? pool->up->page_max :
+				    LIMIT_UPSTREAM_PAGE_BYTES;
+}
 
 static void pass_put(struct proxy_pass *pass)
 {
@@ -115,6 +137,7 @@ static void pass_put(struct proxy_pass *pass)
 				   __ATOMIC_RELAXED);
 	buf_free(&pass->resp_hdrs);
 	buf_free(&pass->data);
+	cache_scope_free(&pass->scope);
 	pthread_mutex_destroy(&pass->lock);
 	free(pass);
 }
@@ -144,6 +167,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 		/* a new response (after a 100 Continue, say) */
 		buf_reset(&pass->resp_hdrs);
 		pass->length = -1;
+		pass->proto = pass->encoded = false;
 	} else if (len <= 2) {
 		long code = 0;
 		curl_easy_getinfo(pass->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -166,6 +190,12 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls)
 				vl--;
 			if (nl == 14 && !strncasecmp(p, "content-length", 14))
 				pass->length = strtoll(v, NULL, 10);
+			if (nl == 12 && !strncasecmp(p, "content-type", 12))
+				pass->proto = memmem(v, vl, "protobuf", 8);
+			if (nl == 16 &&
+			    !strncasecmp(p, "content-encoding", 16) &&
+			    !(vl == 8 && !strncasecmp(v, "identity", 8)))
+				pass->encoded = true;
 			if (proxy_forward_answer_kept(p, nl)) {
 				buf_add(&pass->resp_hdrs, p, nl);
 				buf_addc(&pass->resp_hdrs, '\0');
@@ -186,6 +216,15 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 	pthread_mutex_lock(&pass->lock);
 	if (pass->gone) {
 		ret = 0; /* abort: nobody to send it to */
+	} else if (pass->shape) {
+		/* read whole, to be shaped at its end: bounded as one page
+		 * of the reflector's LIST is */
+		if (pass->data.len + len > shape_max(pass->pool)) {
+			pass->over = true;
+			ret = 0;
+		} else if (buf_add(&pass->data, p, len)) {
+			ret = 0;
+		}
 	} else if (pass->data.len - pass->data_off > HIGH_WATER) {
 		pass->paused = true;
 		ret = CURL_WRITEFUNC_PAUSE; /* curl delivers it again later */
@@ -339,7 +378,15 @@ static void *run(void *arg)
 {
 	struct proxy_pass_pool *pool = arg;
 	time_t last_poke = time(NULL);
+	bool ended = false;
 	for (;;) {
+		/* the drain: every waiting reader looks again, and a watch
+		 * between two events ends there */
+		if (!ended &&
+		    __atomic_load_n(&pool->ending, __ATOMIC_ACQUIRE)) {
+			ended = true;
+			poke_idle(pool);
+		}
 		pthread_mutex_lock(&pool->lock);
 		bool stop = pool->stop;
 		struct proxy_pass *in = pool->incoming;
@@ -425,6 +472,14 @@ void proxy_pass_pool_set_max_body(struct proxy_pass_pool *pool,
 	pool->max_body = max_body;
 }
 
+void proxy_pass_pool_end_watches(struct proxy_pass_pool *pool)
+{
+	if (!pool)
+		return;
+	__atomic_store_n(&pool->ending, true, __ATOMIC_RELEASE);
+	wake_pool(pool);
+}
+
 void proxy_pass_pool_stop(struct proxy_pass_pool *pool)
 {
 	if (!pool || pool->stopped)
@@ -449,14 +504,70 @@ void proxy_pass_pool_free(struct proxy_pass_pool *pool)
 
 /* ---- libmicrohttpd side ---- */
 
+/* How a watch stream's events end, so that the drain can end it between
+ * two: each JSON event with a newline; each protobuf frame after its
+ * 4-byte big-endian length and that many bytes; a compressed stream
+ * nowhere known (it ends only where nothing was sent). The tracker is
+ * moved over the n bytes at p about to be sent, or, with stop, only up
+ * to the end of the event under way: how many bytes that is. Called
+ * with pass->lock held. */
+static size_t frame_walk(struct proxy_pass *pass, const char *p, size_t n,
+			 bool stop)
+{
+	if (!n)
+		return 0;
+	if (pass->encoded) {
+		pass->mid_event = true;
+		return n;
+	}
+	if (!pass->proto) {
+		const char *nl = stop ? memchr(p, '\n', n) : NULL;
+		if (nl) {
+			pass->mid_event = false;
+			return (size_t)(nl - p) + 1;
+		}
+		pass->mid_event = p[n - 1] != '\n';
+		return n;
+	}
+	size_t i = 0;
+	while (i < n) {
+		if (pass->frame_left) {
+			size_t k = n - i;
+			if (k > pass->frame_left)
+				k = (size_t)pass->frame_left;
+			i += k;
+			pass->frame_left -= k;
+		} else {
+			pass->frame_len =
+				pass->frame_len << 8 | (unsigned char)p[i++];
+			if (++pass->frame_hdr < 4)
+				continue;
+			pass->frame_left = pass->frame_len;
+			pass->frame_hdr = 0;
+			pass->frame_len = 0;
+		}
+		if (stop && !pass->frame_left && !pass->frame_hdr)
+			break;
+	}
+	pass->mid_event = pass->frame_left || pass->frame_hdr;
+	return i;
+}
+
 static ssize_t pass_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct proxy_pass *pass = cls;
 	ssize_t n;
 	pthread_mutex_lock(&pass->lock);
 	size_t avail = pass->data.len - pass->data_off;
-	if (avail) {
-		n = (ssize_t)(avail < max ? avail : max);
+	/* Draining: a watch ends, as the cache's own do, at the end of the
+	 * event under way (its bytes still due are sent first). */
+	bool ending = pass->watch &&
+		      __atomic_load_n(&pass->pool->ending, __ATOMIC_ACQUIRE);
+	if (ending && !pass->mid_event) {
+		n = MHD_CONTENT_READER_END_OF_STREAM;
+	} else if (avail) {
+		n = (ssize_t)frame_walk(pass, pass->data.p + pass->data_off,
+					avail < max ? avail : max, ending);
 		memcpy(out, pass->data.p + pass->data_off, (size_t)n);
 		pass->data_off += (size_t)n;
 		if (pass->paused &&
@@ -579,6 +690,7 @@ static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 	pass->verb = proxy_pass_verb(target, method, c);
 	pass->body_length = body_length(c);
 	pass->has_body = pass->body_length != 0;
+	pass->watch = pass->verb == CONFIG_VERB_WATCH;
 	char err[256];
 	/* Who the upstream sees: forward.h's rules, upgrade.c's too */
 	struct proxy_forward_who who =
@@ -617,6 +729,89 @@ static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 	return pass;
 }
 
+/* The body of an answer sent without one: never asked for. */
+static ssize_t no_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	(void)cls;
+	(void)pos;
+	(void)out;
+	(void)max;
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* HTTP's answers without a body (RFC 9110 6.4.1): to a HEAD, 1xx, 204
+ * and 304. They carry no Transfer-Encoding either. */
+static bool no_body(const char *method, long status)
+{
+	return !strcmp(method, "HEAD") || status < 200 || status == 204 ||
+	       status == 304;
+}
+
+/* The answer to a read given the cache's shape, read whole: a JSON 200
+ * loses the strip paths in each object; anything else (an error Status,
+ * another type) goes as it came. A failed or oversized transfer is
+ * answered with a Status, never half an answer. */
+static enum MHD_Result respond_shaped(struct proxy_pass *pass,
+				      struct MHD_Connection *c,
+				      enum pass_state st, long status)
+{
+	pthread_mutex_lock(&pass->lock);
+	bool over = pass->over;
+	pthread_mutex_unlock(&pass->lock);
+	if (st != PASS_DONE) {
+		char msg[160];
+		snprintf(
+			msg, sizeof(msg),
+			over ? "the upstream's answer is larger than %zu bytes, "
+			       "the most informer-proxy reads whole" :
+			       "the upstream's answer ended early",
+			shape_max(pass->pool));
+		struct proxy_status s = {
+			.reason = over ? PROXY_InternalError :
+					 PROXY_ServiceUnavailable,
+			.message = msg,
+			.retry_after = over ? 0 : 1,
+		};
+		return proxy_reply_status(c, &s);
+	}
+	/* the transfer has ended: its fields are this thread's now */
+	const char *type = NULL;
+	for (size_t i = 0; i < pass->resp_hdrs.len;) {
+		const char *k = pass->resp_hdrs.p + i;
+		const char *v = k + strlen(k) + 1;
+		if (!strcasecmp(k, "Content-Type"))
+			type = v;
+		i = (size_t)(v - pass->resp_hdrs.p) + strlen(v) + 1;
+	}
+	struct buf out = BUF_INIT;
+	struct buf *body = &pass->data;
+	if (status == 200 && !pass->encoded && type &&
+	    strstr(type, "application/json")) {
+		int rc = cache_scope_strip_answer(
+			&pass->scope, pass->strip_managed, pass->data.p,
+			pass->data.len, &out);
+		if (rc == -ENOMEM) {
+			buf_free(&out);
+			return MHD_NO;
+		}
+		if (!rc)
+			body = &out;
+	}
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		body->len, body->p ? body->p : (void *)"",
+		MHD_RESPMEM_MUST_COPY);
+	buf_free(&out);
+	if (!resp)
+		return MHD_NO;
+	for (size_t i = 0; i < pass->resp_hdrs.len;) {
+		const char *k = pass->resp_hdrs.p + i;
+		const char *v = k + strlen(k) + 1;
+		MHD_add_response_header(resp, k, v);
+		i = (size_t)(v - pass->resp_hdrs.p) + strlen(v) + 1;
+	}
+	return proxy_reply_queue(c, (unsigned)status, resp);
+}
+
 static enum MHD_Result respond(struct proxy_pass *pass,
 			       struct MHD_Connection *c)
 {
@@ -634,14 +829,34 @@ static enum MHD_Result respond(struct proxy_pass *pass,
 		};
 		return proxy_reply_status(c, &s);
 	}
-	bool head = !strcmp(pass->method, "HEAD");
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-		length >= 0 && !head ? (uint64_t)length : MHD_SIZE_UNKNOWN,
-		32 * 1024, pass_read, pass, pass_response_free);
+	struct MHD_Response *resp;
+	bool empty = no_body(pass->method, status);
+	if (pass->shape && !empty)
+		return respond_shaped(pass, c, st, status);
+	if (empty) {
+		/* Nothing to frame: a callback of unknown size would be sent
+		 * chunked, its last chunk a stray body on a kept-alive
+		 * connection. The transfer has ended (proxy_pass_handle
+		 * waited for it), so the answer needs nothing of pass. */
+		if (length >= 0 && status >= 200 && status != 204)
+			/* a HEAD answer keeps the GET's Content-Length, a 304
+			 * that of the answer it stands for, as HTTP allows:
+			 * libmicrohttpd sends the size, never the body */
+			resp = MHD_create_response_from_callback(
+				(uint64_t)length, 1024, no_read, NULL, NULL);
+		else
+			resp = MHD_create_response_from_buffer(
+				0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_callback(
+			length >= 0 ? (uint64_t)length : MHD_SIZE_UNKNOWN,
+			32 * 1024, pass_read, pass, pass_response_free);
+	}
 	if (!resp)
 		return MHD_NO;
 	pthread_mutex_lock(&pass->lock);
-	pass->refs++; /* the response's */
+	if (!empty)
+		pass->refs++; /* the response's */
 	for (size_t i = 0; i < pass->resp_hdrs.len;) {
 		const char *k = pass->resp_hdrs.p + i;
 		const char *v = k + strlen(k) + 1;
@@ -858,7 +1073,13 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 		wake_pool(pool);
 		return MHD_YES;
 	}
-	if (st == PASS_STARTED) { /* resumed early; wait on */
+	/* An answer without a body, or one to shape, is queued once its
+	 * transfer has ended: it then owes pass nothing, and the upstream's
+	 * answer is observed whole (finish() resumes the connection). */
+	bool wait = st == PASS_STARTED ||
+		    (st == PASS_HEADERS &&
+		     (pass->shape || no_body(pass->method, pass->status)));
+	if (wait) { /* resumed early; wait on */
 		if (proxy_request_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;
 			 * proxy_pass_done() then ends the upstream transfer */
@@ -872,6 +1093,35 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 	}
 	pthread_mutex_unlock(&pass->lock);
 	return respond(pass, c);
+}
+
+int proxy_pass_shape(struct proxy_pass *pass, const struct cache_scope *s,
+		     bool managed)
+{
+	if (!pass || pass->state != PASS_NEW || pass->has_body ||
+	    strcmp(pass->method, "GET") || (!s->nstrip && !managed))
+		return 0;
+	if (cache_scope_init(&pass->scope, NULL, NULL, NULL, s->strip,
+			     s->nstrip))
+		return -ENOMEM;
+	pass->strip_managed = managed;
+	/* the answer is read as it is, never compressed: ask for none */
+	struct curl_slist *kept = NULL;
+	for (struct curl_slist *l = pass->hdrs; l; l = l->next) {
+		if (!strncasecmp(l->data, "Accept-Encoding:", 16))
+			continue;
+		struct curl_slist *k = curl_slist_append(kept, l->data);
+		if (!k) {
+			curl_slist_free_all(kept);
+			cache_scope_free(&pass->scope);
+			return -ENOMEM;
+		}
+		kept = k;
+	}
+	curl_slist_free_all(pass->hdrs);
+	pass->hdrs = kept;
+	pass->shape = true;
+	return 0;
 }
 
 void proxy_pass_done(struct proxy_pass *pass)

@@ -43,12 +43,14 @@
 #define PROXY_PASS_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cache/upstream.h"
 
 struct proxy_pass_pool;
 struct proxy_pass;
+struct cache_scope;
 
 /* Start the passthrough thread. lend_identity: a client that sent no
  * credentials is forwarded with the proxy's (the loopback-only
@@ -64,6 +66,12 @@ struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
  * unless set). Main thread, before the first request. */
 void proxy_pass_pool_set_max_body(struct proxy_pass_pool *pool,
 				  int64_t max_body);
+/* The drain has begun: every forwarded watch ends as a complete stream
+ * (its terminating chunk) at the end of the event under way, at once if
+ * none is, as the cache's own watches do; the client watches again
+ * elsewhere. One that has not had the upstream's headers yet ends once
+ * they come. Other requests go on. Any thread; NULL is fine. */
+void proxy_pass_pool_end_watches(struct proxy_pass_pool *pool);
 /* End every transfer (their clients are resumed and see the stream end),
  * refuse new ones (503) and join the passthrough thread. Main thread,
  * before the HTTP daemon stops (it needs no connection left suspended).
@@ -99,6 +107,22 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 				  size_t *upload_size,
 				  struct proxy_pass **state);
 void proxy_pass_done(struct proxy_pass *pass);
+
+/*
+ * Give a forwarded read of a cached resource the shape the cache gives
+ * (a read the cache could have served, sent upstream because it could not
+ * prove itself fresh): the answer is asked for uncompressed, read whole
+ * (at most the upstream's page_max bytes, LIMIT_UPSTREAM_PAGE_BYTES by
+ * default; past it a 500 Status), and a JSON 200 is sent with the strip
+ * paths of s, and metadata.managedFields when managed, taken out of each
+ * object. A failed transfer gets a Status, never half an answer. Call it
+ * after the first proxy_pass_handle() made *state, before the one that
+ * starts the transfer; a GET only (anything else, or nothing to strip,
+ * is left as it is). s is copied. Returns 0 or -ENOMEM (nothing
+ * changed). The request thread.
+ */
+int proxy_pass_shape(struct proxy_pass *pass, const struct cache_scope *s,
+		     bool managed);
 
 /* The apiserver's verb of a request (CONFIG_VERB_*): from the method,
  * whether the target names an object, and whether it asks for a watch

@@ -2,7 +2,9 @@
 may read pods in two namespaces only caches each with its own namespaced
 LIST and WATCH and serves them; a label-selected cache answers only what
 lies provably inside its selector and passes the rest through; stripped
-fields are gone from what it serves. The fake's /fake/stats shows what
+fields are gone from what it serves, and from what it forwards of a read
+it could have served (the same shape whichever path answered), which
+scope_served_total does not count. The fake's /fake/stats shows what
 the upstream was asked.
 """
 import json
@@ -238,6 +240,55 @@ class LabelScope(unittest.TestCase):
             self.assertTrue(all(LAC not in e["object"]["metadata"]["annotations"] for e in w.events[:3]))
         finally:
             w.close()
+
+
+    def forwarded(self, path):
+        """path read without resourceVersion until the proxy sends it
+        upstream (the cache could not prove itself fresh: pods are quiet
+        while a configmap write moves the upstream's RV on); its answer,
+        and the scope_served_total it added."""
+        key = "informer_proxy_reads_sent_upstream_total"
+        served = 'informer_proxy_scope_served_total{resource="pods"}'
+        for i in range(20):
+            s, _, _ = admin("POST", self.fake.url + "/api/v1/namespaces/default/configmaps",
+                            {"apiVersion": "v1", "kind": "ConfigMap",
+                             "metadata": {"name": "bump-%s-%d" % (path.count("/"), i)
+                                          + ("x" if "?" in path else "")}})
+            self.assertIn(s, (201, 409))
+            m0 = metrics(self.proxy)
+            s, body = h.get_json(self.proxy.url + path)
+            m1 = metrics(self.proxy)
+            if m1[key] > m0[key]:
+                self.assertEqual(s, 200)
+                return body, m1.get(served, 0) - m0.get(served, 0)
+        self.fail("%s was never sent upstream" % path)
+
+    def test_same_shape_whichever_path_answered(self):
+        # the cache's answer
+        m0 = metrics(self.proxy)
+        s, cached = h.get_json(self.proxy.url + "/api/v1/pods?resourceVersion=0&labelSelector=tier%3Dweb")
+        self.assertEqual(s, 200)
+        m1 = metrics(self.proxy)
+        served = 'informer_proxy_scope_served_total{resource="pods"}'
+        self.assertEqual(m1[served] - m0[served], 1)
+        # the upstream's, for a read the cache could have served
+        fwd, counted = self.forwarded("/api/v1/pods?labelSelector=tier%3Dweb")
+        self.assertEqual(names(fwd), names(cached))
+        for a, b in zip(sorted(cached["items"], key=lambda o: o["metadata"]["name"]),
+                        sorted(fwd["items"], key=lambda o: o["metadata"]["name"])):
+            self.assertNotIn("managedFields", b["metadata"])
+            self.assertEqual(b["metadata"]["annotations"], {"k": "v"})
+            self.assertEqual(sorted(a["metadata"]), sorted(b["metadata"]))
+        self.assertEqual(counted, 0)  # not the cache's answer
+        # a GET by name too
+        one, _ = self.forwarded("/api/v1/namespaces/default/pods/web-1")
+        self.assertEqual(one["metadata"]["name"], "web-1")
+        self.assertNotIn("managedFields", one["metadata"])
+        self.assertEqual(one["metadata"]["annotations"], {"k": "v"})
+        # what the upstream itself holds
+        s, up = h.get_json(self.fake.url + "/api/v1/namespaces/default/pods/web-1",
+                           headers={"Authorization": "Bearer " + ADMIN})
+        self.assertIn(LAC, up["metadata"]["annotations"])
 
 
 class BadConfig(unittest.TestCase):

@@ -2,7 +2,9 @@
 libcurl's next once-a-second progress tick. On SIGTERM with nothing in
 flight the proxy drains, stops its reflectors (each in a silent watch)
 and exits 0 at once; a reload that removes a resource ends that
-resource's reflector at once too.
+resource's reflector at once too. Watches end cleanly at the start of
+the drain, forwarded ones as the cache's own: a complete chunked stream,
+so the client watches again elsewhere, long before --shutdown-grace.
 
 The bounds are generous (load on a shared machine must not fail them);
 each test prints what it measured. STOP_TRIES=N repeats each
@@ -70,6 +72,34 @@ class Stop(unittest.TestCase):
             self.assertIn("drained: no request in flight", p.logs())
             self.assertLess(took, BOUND_S, "SIGTERM to exit took %.2f s" % took)
         report("SIGTERM to exit", times)
+
+    def test_sigterm_ends_passthrough_watches_cleanly(self):
+        # configmaps are not cached: their watch is forwarded upstream; a
+        # grace far longer than the test's bound, which the old drain
+        # spent holding the watch before cutting it
+        p = self.synced_proxy("--resources", "pods", "--shutdown-grace", "60")
+        cached = h.Watch(p.url + "/api/v1/namespaces/default/pods?watch=1&resourceVersion=0")
+        forwarded = h.Watch(p.url + "/api/v1/namespaces/default/configmaps?watch=1")
+        self.addCleanup(cached.close)
+        self.addCleanup(forwarded.close)
+        self.assertEqual((cached.status, forwarded.status), (200, 200))
+        # the forwarded watch is the upstream's, and open there
+        h.wait_until(lambda: h.get_json(self.fake.url + "/fake/stats")[1]["resources"]
+                     .get("configmaps", {}).get("watch", 0) >= 1, what="the configmaps watch upstream")
+        self.assertFalse(forwarded.closed)
+        t0 = time.monotonic()
+        p.proc.send_signal(signal.SIGTERM)
+        for w in (cached, forwarded):
+            self.assertTrue(w.wait_closed(30), "a watch still open after SIGTERM")
+            # a stream that ended with its terminating chunk, not cut:
+            # http.client raises IncompleteRead for a cut one
+            self.assertIsNone(getattr(w, "error", None))
+        took = time.monotonic() - t0
+        rc = p.proc.wait(30)
+        self.assertEqual(rc, 0, p.logs()[-3000:])
+        self.assertIn("drained: no request in flight", p.logs())
+        self.assertNotIn("still open after --shutdown-grace", p.logs())
+        print("\n  SIGTERM to both watches ended: %.0f ms" % (took * 1e3), file=sys.stderr)
 
     def test_reload_removal_ends_its_reflector_at_once(self):
         times = []

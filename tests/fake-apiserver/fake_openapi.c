@@ -15,7 +15,10 @@
  *
  * The v3 index gives each group/version a serverRelativeURL with
  * ?hash=, the hash of that document, which client-go uses as its cache
- * key; the document itself is served whatever hash is asked.
+ * key; the document itself is served whatever hash is asked. Each JSON
+ * document carries an ETag (its hash), and a GET whose If-None-Match
+ * names it is answered 304 with no body, as the apiserver does: what
+ * kubectl's and client-go's openapi cache send on every run.
  */
 #include "fake_openapi.h"
 
@@ -610,6 +613,60 @@ static enum MHD_Result reply_proto(struct MHD_Connection *c, struct buf *b)
 	return ret;
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *out, size_t max)
+{
+	(void)cls;
+	(void)pos;
+	(void)out;
+	(void)max;
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* A JSON document with its ETag, as the apiserver's: 304 with no body
+ * (the ETag kept) when If-None-Match names it, the client's cached copy
+ * being current. */
+static enum MHD_Result reply_doc(struct MHD_Connection *c, struct buf *b)
+{
+	char hash[33], etag[40];
+	hash_hex(b, hash);
+	snprintf(etag, sizeof(etag), "\"%s\"", hash);
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      "If-None-Match");
+	if (!inm || !strstr(inm, etag)) {
+		size_t len = 0;
+		char *p = buf_steal(b, &len);
+		struct MHD_Response *r =
+			p ? MHD_create_response_from_buffer(
+				    len, p, MHD_RESPMEM_MUST_FREE) :
+			    NULL;
+		if (!r) {
+			free(p);
+			return MHD_NO;
+		}
+		MHD_add_response_header(r, "Content-Type", "application/json");
+		MHD_add_response_header(r, "Etag", etag);
+		MHD_add_response_header(r, "Vary", "Accept");
+		enum MHD_Result ret = MHD_queue_response(c, 200, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	buf_free(b);
+	/* the apiserver's 304 has no Content-Length (nor a body): a
+	 * response of unknown size sent the HTTP/1.0 way, which ends with
+	 * the connection, is one libmicrohttpd sends without either */
+	struct MHD_Response *r = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, 1024, no_body, NULL, NULL);
+	if (!r)
+		return MHD_NO;
+	MHD_set_response_options(r, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+				 MHD_RO_END);
+	MHD_add_response_header(r, "Etag", etag);
+	MHD_add_response_header(r, "Vary", "Accept");
+	enum MHD_Result ret = MHD_queue_response(c, 304, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 bool fake_openapi_serve(struct MHD_Connection *c, const char *path,
 			enum MHD_Result *ret)
 {
@@ -658,6 +715,6 @@ bool fake_openapi_serve(struct MHD_Connection *c, const char *path,
 		*ret = MHD_NO;
 		return true;
 	}
-	*ret = fake_reply(c, 200, &b);
+	*ret = reply_doc(c, &b);
 	return true;
 }

@@ -2,8 +2,10 @@
  * test_scope: a reflector's scope. When a request's selectors provably
  * ask for a subset of the scope's (and when they do not), the query the
  * reflector sends upstream, and the stripping of dotted paths from
- * cached objects, commas and nesting included.
+ * cached objects, commas and nesting included, and from a forwarded
+ * answer (each item of a list).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,11 +181,56 @@ static void test_strip(void)
 	cache_scope_free(&s);
 }
 
+/* A forwarded answer in the cache's shape: each item of a list, or the
+ * object itself; managedFields when asked; anything else refused. */
+static void test_strip_answer(void)
+{
+	char *lac[] = { "metadata.annotations.l" };
+	struct cache_scope s;
+	CHECK(cache_scope_init(&s, NULL, NULL, NULL, lac, 1) == 0);
+	const char *list =
+		"{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},"
+		"\"items\":[{\"metadata\":{\"name\":\"a\",\"managedFields\":[{}],"
+		"\"annotations\":{\"l\":\"big\",\"k\":\"v\"}}},"
+		"{\"metadata\":{\"name\":\"b\"}},"
+		"{\"metadata\":{\"annotations\":{\"l\":\"x\"},\"name\":\"c\"}}]}";
+	struct buf out = BUF_INIT;
+	CHECK(cache_scope_strip_answer(&s, true, list, strlen(list), &out) ==
+	      0);
+	buf_addc(&out, '\0');
+	CHECK_STR(
+		out.p,
+		"{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},"
+		"\"items\":[{\"metadata\":{\"name\":\"a\","
+		"\"annotations\":{\"k\":\"v\"}}},"
+		"{\"metadata\":{\"name\":\"b\"}},"
+		"{\"metadata\":{\"annotations\":{},\"name\":\"c\"}}]}");
+	buf_free(&out);
+	/* managedFields kept when not asked; a single object */
+	const char *one = "{\"metadata\":{\"name\":\"a\",\"managedFields\":[],"
+			  "\"annotations\":{\"k\":\"v\",\"l\":\"big\"}}}";
+	CHECK(cache_scope_strip_answer(&s, false, one, strlen(one), &out) == 0);
+	buf_addc(&out, '\0');
+	CHECK_STR(out.p, "{\"metadata\":{\"name\":\"a\",\"managedFields\":[],"
+			 "\"annotations\":{\"k\":\"v\"}}}");
+	buf_free(&out);
+	/* not a JSON object: refused, out untouched */
+	const char *bad[] = { "[1,2]", "{\"a\":", "not json" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		CHECK(cache_scope_strip_answer(&s, true, bad[i], strlen(bad[i]),
+					       &out) == -EINVAL);
+		CHECK(out.len == 0);
+	}
+	buf_free(&out);
+	cache_scope_free(&s);
+}
+
 int main(void)
 {
 	test_covers();
 	test_init();
 	test_urls();
 	test_strip();
+	test_strip_answer();
 	return check_done("test_scope");
 }

@@ -18,7 +18,10 @@
  * streams, and a client that leaves (before or after the upstream's
  * headers) has its upstream connection closed within seconds; a slow
  * client gets a 4 MiB body whole through back-pressure; a stopped pool,
- * a token file that cannot be read, and allocation failure.
+ * a token file that cannot be read, and allocation failure; no body
+ * where HTTP has none (304, 204, HEAD), the next answer on a kept-alive
+ * connection framed right; the drain ends a watch as a complete stream
+ * at an event's end, and nothing else.
  */
 #include <curl/curl.h>
 #include <microhttpd.h>
@@ -35,6 +38,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "cache/scope.h"
 #include "cache/upstream.h"
 #include "config/alloc.h"
 #include "config/kubeconfig.h"
@@ -289,6 +293,8 @@ static int mhd_port;
 static struct cache_upstream up;
 static char up_url[64];
 
+static struct cache_scope shape_scope; /* for targets with shape=1 */
+
 struct rq {
 	char *raw;
 	struct proxy_pass *pass;
@@ -310,8 +316,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct rq *r = *state;
 	if (!r || !r->raw)
 		return MHD_NO;
-	return proxy_pass_handle(pool, c, r->raw, method, upload, upload_size,
-				 &r->pass);
+	bool first = !r->pass;
+	enum MHD_Result ret = proxy_pass_handle(pool, c, r->raw, method, upload,
+						upload_size, &r->pass);
+	/* server.c's forwarded read of a cached resource, with its strip
+	 * paths: the first call made the pass, the next starts it */
+	if (first && r->pass && strstr(r->raw, "shape=1")) {
+		if (proxy_pass_shape(r->pass, &shape_scope, true))
+			return MHD_NO;
+		return proxy_pass_handle(pool, c, r->raw, method, upload,
+					 upload_size, &r->pass);
+	}
+	return ret;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
@@ -657,6 +673,136 @@ static void test_response(void)
 	stop_proxy();
 }
 
+/* ---- one kept-alive connection, read raw ---- */
+
+/* Read from fd into buf (at most cap - 1 bytes, NUL-terminated) until it
+ * holds want heads ("\r\n\r\n") or EOF or timeout_ms pass; the length. */
+static size_t raw_read(int fd, char *buf, size_t cap, size_t have, int want,
+		       int timeout_ms, bool to_eof)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		buf[have] = '\0';
+		int heads = 0;
+		for (const char *p = buf; (p = strstr(p, "\r\n\r\n")); p += 4)
+			heads++;
+		if (heads >= want && !to_eof)
+			return have;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+			  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= timeout_ms || have + 1 >= cap)
+			return have;
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, (int)(timeout_ms - ms)) <= 0)
+			continue;
+		ssize_t r = read(fd, buf + have, cap - 1 - have);
+		if (r <= 0)
+			return have;
+		have += (size_t)r;
+	}
+}
+
+/* Two requests on one connection: first answered by the upstream with
+ * first_answer, then a GET answered 200 with a body. The bytes after the
+ * first answer's head must be the second answer's status line: an answer
+ * HTTP gives no body (304, 204, HEAD) gets none, chunked or otherwise.
+ * The first answer's head is copied to head1 (size cap). */
+static bool raw_two(const char *first_request, const char *first_answer,
+		    char *head1, size_t cap)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)mhd_port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	CHECK(fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)));
+	srv_script(first_answer, false);
+	CHECK(write(fd, first_request, strlen(first_request)) ==
+	      (ssize_t)strlen(first_request));
+	static char buf[65536];
+	size_t n = raw_read(fd, buf, sizeof(buf), 0, 1, 10000, false);
+	char *end = strstr(buf, "\r\n\r\n");
+	CHECK(end != NULL);
+	snprintf(head1, cap, "%.*s", end ? (int)(end + 4 - buf) : 0, buf);
+	/* the second request only once the first answer is all sent: a
+	 * stray body, if any, is there before the second answer */
+	srv_script(OK_JSON, false);
+	srv_settle();
+	const char *second =
+		"GET /api/v1/namespaces/a/configmaps/two HTTP/1.1\r\n"
+		"Host: x\r\nConnection: close\r\n\r\n";
+	CHECK(write(fd, second, strlen(second)) == (ssize_t)strlen(second));
+	n = raw_read(fd, buf, sizeof(buf), n, 2, 10000, true);
+	close(fd);
+	const char *rest = end ? end + 4 : "";
+	bool ok = !strncmp(rest, "HTTP/1.1 200 ", 13) && n >= 2 &&
+		  !strcmp(buf + n - 2, "{}");
+	if (!ok)
+		fprintf(stderr, "after the first head: [%s]\n", rest);
+	return ok;
+}
+
+static bool head1_has(const char *head, const char *name)
+{
+	char want[256];
+	snprintf(want, sizeof(want), "\n%s", name);
+	return strcasestr(head, want) != NULL;
+}
+
+/* No body where HTTP has none, so that a kept-alive connection stays
+ * framed: 304 to a conditional GET (the upstream's ETag kept), 204 to a
+ * DELETE, a HEAD answer with the GET's Content-Length. */
+static void test_no_body(void)
+{
+	start_proxy(srv.port, NULL, false, 0);
+	char h[4096];
+	CHECK(raw_two("GET /openapi/v2 HTTP/1.1\r\nHost: x\r\n"
+		      "If-None-Match: \"abc\"\r\n\r\n",
+		      "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n"
+		      "Connection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!strncmp(h, "HTTP/1.1 304 ", 13));
+	CHECK(head1_has(h, "ETag: \"abc\""));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+
+	/* its Content-Length, that of the answer it stands for, is kept */
+	CHECK(raw_two("GET /openapi/v2 HTTP/1.1\r\nHost: x\r\n"
+		      "If-None-Match: \"abc\"\r\n\r\n",
+		      "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n"
+		      "Content-Length: 11\r\nConnection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(head1_has(h, "Content-Length: 11"));
+	CHECK(!head1_has(h, "Content-Length: 0"));
+
+	/* an upstream that frames its 304 with a Transfer-Encoding anyway */
+	CHECK(raw_two("GET /openapi/v3 HTTP/1.1\r\nHost: x\r\n"
+		      "If-None-Match: \"abc\"\r\n\r\n",
+		      "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n"
+		      "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+
+	CHECK(raw_two("DELETE /api/v1/namespaces/a/configmaps/b HTTP/1.1\r\n"
+		      "Host: x\r\n\r\n",
+		      "HTTP/1.1 204 No Content\r\nAudit-Id: 7\r\n"
+		      "Connection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!strncmp(h, "HTTP/1.1 204 ", 13));
+	CHECK(head1_has(h, "Audit-Id: 7"));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+	CHECK(!head1_has(h, "Content-Length:"));
+
+	CHECK(raw_two("HEAD /openapi/v2 HTTP/1.1\r\nHost: x\r\n\r\n",
+		      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		      "Content-Length: 11\r\nConnection: close\r\n\r\n",
+		      h, sizeof(h)));
+	CHECK(!strncmp(h, "HTTP/1.1 200 ", 13));
+	CHECK(head1_has(h, "Content-Length: 11"));
+	CHECK(!head1_has(h, "Transfer-Encoding:"));
+	stop_proxy();
+}
+
 /* The target byte for byte: escapes, query and all. */
 static void test_target(void)
 {
@@ -841,6 +987,149 @@ static void test_streaming(void)
 	stop_proxy();
 }
 
+/* A read given the cache's shape (proxy_pass_shape): read whole, each
+ * object stripped, never compressed; what is not a JSON 200 goes as it
+ * came; one past the bound, or cut short, is a Status, never half. */
+static void test_shape(void)
+{
+	start_proxy(srv.port, NULL, false, 0);
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+		"21\r\n{\"kind\":\"PodList\",\"items\":[{\"meta\r\n"
+		"35\r\ndata\":{\"name\":\"a\",\"managedFields\":[1],\"x\":{\"y\":1}}}]}"
+		"\r\n0\r\n\r\n",
+		false);
+	const char *gz[] = { "Accept-Encoding: gzip", NULL };
+	struct reply r;
+	request(&r, "GET", "/api/v1/pods?shape=1", gz, NULL, 0, false, 10000);
+	CHECK(r.code == 200 && r.body);
+	CHECK(r.body &&
+	      !strcmp(r.body, "{\"kind\":\"PodList\",\"items\":[{\"metadata\":"
+			      "{\"name\":\"a\",\"x\":{}}}]}"));
+	CHECK(reply_has(&r, "Content-Length: 61"));
+	CHECK(head_count("Accept-Encoding") == 0);
+	reply_free(&r);
+	/* not shaped: the client's Accept-Encoding goes on */
+	request(&r, "GET", "/api/v1/pods", gz, NULL, 0, false, 10000);
+	CHECK(r.code == 200 && r.body && strstr(r.body, "managedFields"));
+	CHECK(head_count("Accept-Encoding") == 1);
+	reply_free(&r);
+
+	/* an error Status goes as it came */
+	srv_script(
+		"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
+		"Content-Length: 28\r\nConnection: close\r\n\r\n"
+		"{\"kind\":\"Status\",\"code\":404}",
+		false);
+	request(&r, "GET", "/api/v1/namespaces/a/pods/x?shape=1", NULL, NULL, 0,
+		false, 10000);
+	CHECK(r.code == 404 && r.body &&
+	      !strcmp(r.body, "{\"kind\":\"Status\",\"code\":404}"));
+	reply_free(&r);
+
+	/* past the bound: a 500 Status, not half an answer */
+	up.page_max = 40;
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		"Content-Length: 54\r\nConnection: close\r\n\r\n"
+		"{\"kind\":\"PodList\",\"items\":[{\"metadata\":{\"name\":\"a\"}}]}",
+		false);
+	request(&r, "GET", "/api/v1/pods?shape=1", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 500 && r.body &&
+	      strstr(r.body, "larger than 40 bytes"));
+	reply_free(&r);
+	up.page_max = 0;
+
+	/* cut short by the upstream: a 503 Status */
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Content-Length: 90\r\nConnection: close\r\n\r\n"
+		   "{\"kind\":\"PodList\",",
+		   false);
+	request(&r, "GET", "/api/v1/pods?shape=1", NULL, NULL, 0, false, 10000);
+	CHECK(r.code == 503 && r.body && strstr(r.body, "ended early"));
+	reply_free(&r);
+	srv_script(OK_JSON, false);
+	stop_proxy();
+}
+
+/* Once the upstream has the request, end the pool's watches (the drain's
+ * first step) after delay_ms, from another thread. */
+static void *end_watches_later(void *arg)
+{
+	long delay_ms = (long)(intptr_t)arg;
+	for (int i = 0;
+	     i < 1000 && !__atomic_load_n(&srv.busy, __ATOMIC_ACQUIRE); i++)
+		usleep(10 * 1000);
+	usleep((useconds_t)delay_ms * 1000);
+	proxy_pass_pool_end_watches(pool);
+	return NULL;
+}
+
+/* Whether b (len bytes) is whole lines: what a watch's client may see
+ * end, never half an event. */
+static bool whole_lines(const char *b, size_t len)
+{
+	return !len || b[len - 1] == '\n';
+}
+
+/* The drain ends a forwarded watch as a complete stream, at an event's
+ * end: the client reads to the terminating chunk (no error), while the
+ * upstream still holds the watch open. Other requests are not cut. */
+static void test_drain_ends_watches(void)
+{
+	start_proxy(srv.port, NULL, false, 0);
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Transfer-Encoding: chunked\r\n\r\n"
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n"
+		   "20\r\n{\"type\":\"MODIFIED\",\"object\":{}}\n\r\n",
+		   true);
+	pthread_t t;
+	pthread_create(&t, NULL, end_watches_later, (void *)(intptr_t)300);
+	struct reply r;
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0,
+		false, 20000);
+	pthread_join(t, NULL);
+	CHECK(r.rc == CURLE_OK && r.code == 200);
+	CHECK(whole_lines(r.body, r.len));
+	CHECK(!r.len || !strncmp(r.body, "{\"type\":\"ADDED\"", 15));
+	reply_free(&r);
+	CHECK(srv_free_after(5000) < 5000); /* and the upstream let go */
+
+	/* an event half sent is finished first: the stream does not end
+	 * until its rest comes (here never: the client gives up) */
+	stop_proxy();
+	start_proxy(srv.port, NULL, false, 0);
+	srv_script(
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n"
+		"2a\r\n{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":\"MOD\r\n",
+		true);
+	pthread_create(&t, NULL, end_watches_later, (void *)(intptr_t)500);
+	request(&r, "GET", "/api/v1/namespaces/a/events?watch=1", NULL, NULL, 0,
+		false, 2500);
+	pthread_join(t, NULL);
+	/* ended between the two (the half had not reached the client), or
+	 * waiting for the rest of the second */
+	CHECK(r.rc == CURLE_OK ? whole_lines(r.body, r.len) :
+				 r.rc == CURLE_OPERATION_TIMEDOUT);
+	reply_free(&r);
+	srv_free_after(5000);
+
+	/* a request that is not a watch is not cut */
+	srv_script("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		   "Transfer-Encoding: chunked\r\n\r\n"
+		   "1d\r\n{\"type\":\"ADDED\",\"object\":{}}\n\r\n",
+		   true);
+	request(&r, "GET", "/api/v1/namespaces/a/events", NULL, NULL, 0, false,
+		1500);
+	CHECK(r.rc == CURLE_OPERATION_TIMEDOUT);
+	reply_free(&r);
+	srv_free_after(5000);
+	srv_script(OK_JSON, false);
+	stop_proxy();
+}
+
 /* An upstream faster than its client: paused above the high water mark,
  * resumed as the client drains, every byte delivered once, in order. */
 static void test_backpressure(void)
@@ -951,18 +1240,24 @@ int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	CHECK(srv_start() == 0);
+	char *paths[] = { "metadata.x.y" };
+	CHECK(cache_scope_init(&shape_scope, NULL, NULL, NULL, paths, 1) == 0);
 	test_client_credentials();
 	test_lent_identity();
 	test_anonymous();
 	test_response();
+	test_no_body();
 	test_target();
 	test_bodies();
 	test_upstream_failures();
 	test_streaming();
 	test_leave_before_headers();
+	test_drain_ends_watches();
+	test_shape();
 	test_backpressure();
 	test_refusals();
 	srv_stop();
+	cache_scope_free(&shape_scope);
 	curl_global_cleanup();
 	return check_done("pass");
 }

@@ -8,6 +8,8 @@
  * the request line keeps the server URL's path prefix and the target,
  * Host is the server's; the 101 and the bytes both ways; the limit of
  * streams at once (429 with Retry-After, and room again once one ends);
+ * a refusal (304, 204, 403) framed so the next request on the connection
+ * is answered right;
  * server URLs the module refuses; allocation failure of the pool.
  * Identity, TLS, timeouts and kubectl are covered end to end
  * (tests/e2e/test_upgrade*.py).
@@ -45,8 +47,25 @@ static void *echo_conn(void *arg)
 {
 	int c = (int)(intptr_t)arg;
 	char b[4096];
-	ssize_t n = recv(c, b, sizeof(b), 0);
+	ssize_t n = recv(c, b, sizeof(b) - 1, 0);
 	(void)n;
+	/* a refusal instead, when the request asks for one */
+	static const char *const refusals[][2] = {
+		{ "refuse=304", "HTTP/1.1 304 Not Modified\r\nETag: \"e\"\r\n"
+				"Transfer-Encoding: chunked\r\n\r\n" },
+		{ "refuse=204",
+		  "HTTP/1.1 204 No Content\r\nAudit-Id: 9\r\n\r\n" },
+		{ "refuse=403",
+		  "HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\n{}" },
+	};
+	b[n > 0 ? n : 0] = '\0';
+	for (size_t i = 0; n > 0 && i < sizeof(refusals) / sizeof(*refusals);
+	     i++)
+		if (strstr(b, refusals[i][0])) {
+			(void)!send(c, refusals[i][1], strlen(refusals[i][1]),
+				    MSG_NOSIGNAL);
+			goto out;
+		}
 	static const char ok[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n"
 				 "X-Stream-Protocol-Version: v4.channel.k8s.io"
@@ -297,6 +316,63 @@ static void test_splice_and_head(int port, struct upstream *up)
 	pthread_mutex_unlock(&up->lock);
 }
 
+/* A refused upgrade (the upstream answers anything but 101) is passed
+ * on as an answer HTTP frames: none of a 304's or 204's body or
+ * Transfer-Encoding, so the next request on the connection is answered
+ * and parsed right (the probe's 204 follows the first head at once). */
+static void test_refusal_framing(int port)
+{
+	static const char *const codes[] = { "304", "204", "403" };
+	for (size_t i = 0; i < sizeof(codes) / sizeof(*codes); i++) {
+		char r[512], got[8192];
+		snprintf(r, sizeof(r),
+			 "GET /api/v1/namespaces/a/pods/b/exec?refuse=%s "
+			 "HTTP/1.1\r\nHost: client\r\nConnection: Upgrade\r\n"
+			 "Upgrade: SPDY/3.1\r\n\r\n",
+			 codes[i]);
+		int fd = dial(port);
+		CHECK(fd >= 0 && send(fd, r, strlen(r), 0) > 0);
+		size_t n = read_head(fd, got, sizeof(got));
+		char *end = strstr(got, "\r\n\r\n");
+		CHECK(end && !strncmp(got + 9, codes[i], 3));
+		CHECK(end &&
+		      !memmem(got, (size_t)(end - got), "Transfer-Enc", 12));
+		if (!strcmp(codes[i], "304"))
+			CHECK(strstr(got, "\r\nETag: \"e\"\r\n") != NULL);
+		if (!strcmp(codes[i], "204"))
+			CHECK(end && !memmem(got, (size_t)(end - got),
+					     "Content-Length", 14));
+		/* a stray body, if any, is in by now */
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		while (n + 1 < sizeof(got) && poll(&p, 1, 300) == 1) {
+			ssize_t k = recv(fd, got + n, sizeof(got) - 1 - n, 0);
+			if (k <= 0)
+				break;
+			n += (size_t)k;
+			got[n] = '\0';
+		}
+		const char *probe = "GET /probe HTTP/1.1\r\nHost: x\r\n\r\n";
+		CHECK(send(fd, probe, strlen(probe), MSG_NOSIGNAL) > 0);
+		while (n + 1 < sizeof(got) && poll(&p, 1, 5000) == 1) {
+			ssize_t k = recv(fd, got + n, sizeof(got) - 1 - n, 0);
+			if (k <= 0)
+				break;
+			n += (size_t)k;
+			got[n] = '\0';
+			if (strstr(end ? end + 4 : got, "\r\n\r\n"))
+				break;
+		}
+		const char *body = end ? end + 4 : "";
+		if (!strcmp(codes[i], "403")) /* its body, then the next */
+			body += strncmp(body, "{}", 2) ? 0 : 2;
+		CHECK(!strncmp(body, "HTTP/1.1 204 ", 13));
+		if (strncmp(body, "HTTP/1.1 204 ", 13))
+			fprintf(stderr, "after the %s head: [%s]\n", codes[i],
+				body);
+		close(fd);
+	}
+}
+
 static void test_limit(int port)
 {
 	char head[2048];
@@ -392,6 +468,7 @@ int main(void)
 	if (pool && d) {
 		test_wanted(port);
 		test_splice_and_head(port, &up);
+		test_refusal_framing(port);
 		test_limit(port);
 	}
 	proxy_upgrade_pool_stop(pool);
