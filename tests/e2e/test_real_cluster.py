@@ -240,7 +240,7 @@ class WipedUpstream(unittest.TestCase):
         s, _, raw = h.request("POST", fake.url + "/fake/faults", body={"wipe": True})
         self.assertEqual(s, 200, raw)
 
-        def relists():
+        def both_relists():
             m = metrics(proxy)
             return sum(relists(m, r) for r in ("pods", "configmaps"))
 
@@ -253,9 +253,9 @@ class WipedUpstream(unittest.TestCase):
                     return False
             return True
         h.wait_until(same, timeout=20, what="the proxy to follow the wiped cluster")
-        h.wait_until(lambda: relists() >= 2, timeout=20, what="both resources relisted")
-        settled = relists()
+        h.wait_until(lambda: both_relists() >= 2, timeout=20, what="both resources relisted")
+        settled = both_relists()
         time.sleep(3)         # three renewals of 1 s each, settle 1 s
-        self.assertEqual(relists(), settled, "relists went on after the wipe:\n" +
+        self.assertEqual(both_relists(), settled, "relists went on after the wipe:\n" +
                          proxy.logs()[-3000:])
         self.assertTrue(same())
