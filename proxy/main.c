@@ -23,6 +23,7 @@
 #include "cache/discover.h"
 #include "cache/ratelimit.h"
 #include "cache/reflector.h"
+#include "cache/upstream.h"
 #include "config/alloc.h"
 #include "config/flags.h"
 #include "config/creds.h"
@@ -324,12 +325,7 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:
-		snprintf(
-			msg, len,
-			"cannot verify the upstream %s over TLS (%s): set "
-			"certificate-authority or certificate-authority-data in the "
-			"kubeconfig to the CA that signed its certificate",
-			up->server, curl_easy_strerror(rc));
+		cache_upstream_tls_explain(up, msg, len);
 		return -EACCES;
 	default:
 		snprintf(msg, len, "cannot reach the upstream %s (%s)",
