@@ -185,6 +185,11 @@ void cache_resource_reject(struct cache_resource *r, const char *what,
 		 what, ns, name, cache_obj_reject_name(why), err);
 }
 
+int cache_resource_failure_level(struct cache_resource *r)
+{
+	return r->quiet_start && !cache_resource_synced(r) ? 1 : 0;
+}
+
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body)
 {
@@ -196,6 +201,7 @@ void cache_resource_log_status(struct cache_resource *r, const char *what,
 			json_str(&d, m, msg, sizeof(msg));
 	}
 	json_doc_free(&d);
-	log_warn("%s: %s: upstream answered %ld%s%s", r->kind->resource, what,
-		 code, msg[0] ? ": " : "", msg);
+	int v = cache_resource_failure_level(r);
+	log_msg(v, v ? "debug" : "warning", "%s: %s: upstream answered %ld%s%s",
+		r->kind->resource, what, code, msg[0] ? ": " : "", msg);
 }

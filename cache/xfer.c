@@ -184,8 +184,10 @@ static long finish(struct cache_xfer *x, CURLcode rc)
 			 "sends BOOKMARKs: reconnecting",
 			 r->kind->resource, stall_seconds(r));
 	else if (!cache_resource_stopping(r) && !x->ended)
-		log_warn("%s: %s: %s", r->kind->resource,
-			 x->watch ? "watch" : "list", curl_easy_strerror(rc));
+		log_msg(cache_resource_failure_level(r),
+			cache_resource_failure_level(r) ? "debug" : "warning",
+			"%s: %s: %s", r->kind->resource,
+			x->watch ? "watch" : "list", curl_easy_strerror(rc));
 	return -1;
 }
 

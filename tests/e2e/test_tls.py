@@ -12,7 +12,7 @@ the next request without a restart), client certificate and key (files
 and -data), in-cluster style. Failures: a wrong CA, a certificate
 for another host name, a wrong token, a missing token file / CA file /
 kubeconfig, an exec plugin; each exits non-zero at startup with one clear
-error line. insecure-skip-tls-verify
+error line, and no warning before it. insecure-skip-tls-verify
 syncs with a warning. After every case, no token and no private-key text
 may appear in the proxy's log.
 """
@@ -166,6 +166,9 @@ class TLSProxyCase(unittest.TestCase):
         self.assertLess(time.time() - t0, EXIT_WITHIN)
         errs = error_lines(out)
         self.assertEqual(len(errs), 1, "want one error line, got:\n" + out)
+        # the first: no warning before it that is the same failure retried
+        before = out[:out.index(errs[0])]
+        self.assertNotIn(" warning ", before, "a warning before the error:\n" + out)
         return r.returncode, errs[0], out
 
     def fake_items(self, fake, ctx=None, token=None):
