@@ -114,6 +114,14 @@ class Reload(unittest.TestCase):
         self.write("resources:\n  - resource: configmaps\n  - resource: gizmos.example.com\n")
         proxy.proc.send_signal(signal.SIGHUP)
         h.wait_until(lambda: proxy.logs().count("reload refused") == 2, what="the second refusal")
+        # named with its place in the file
+        self.assertIn(self.path + ":3:5: gizmos.example.com: ", proxy.logs())
+        # and two spellings of one resource, with both places
+        self.write("resources:\n  - resource: configmaps\n  - resource: cm\n")
+        proxy.proc.send_signal(signal.SIGHUP)
+        h.wait_until(lambda: proxy.logs().count("reload refused") == 3, what="the third refusal")
+        self.assertIn('%s:3:5: "cm" named twice: the same resource as "configmaps" at %s:2:5'
+                      % (self.path, self.path), proxy.logs())
         # the old configuration stays: pods of ns-0 from the cache
         n = stats(self.fake)["pods"]["list"]
         s, body = h.get_json(proxy.url + "/api/v1/namespaces/ns-0/pods?resourceVersion=0")
