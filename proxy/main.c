@@ -38,10 +38,12 @@
 #include "proxy/table/table.h"
 
 static volatile sig_atomic_t quit, hup;
+static bool stopping; /* atomic; quit, for libcurl's transfers to see */
 
 static void on_signal(int sig)
 {
 	quit = sig;
+	__atomic_store_n(&stopping, true, __ATOMIC_RELAXED);
 }
 
 static void on_hup(int sig)
@@ -144,6 +146,48 @@ static void reload(struct proxy *p, int argc, char **argv)
 			 added, added == 1 ? "y" : "ies", removed);
 }
 
+/*
+ * Before the reflectors start (once the listeners are up, so that a
+ * silent upstream holds no health probe back), and when discovery cannot
+ * be asked: one GET /api, so that what retrying will not fix is one
+ * error line, the first, before anything else is tried:
+ * an untrusted or misnamed certificate, rejected credentials, an HTTPS
+ * upstream named http://. Any other outcome passes, and the reflectors'
+ * first LISTs tell the rest (classify() below): an upstream that cannot
+ * be reached is waited for until --startup-timeout there. Returns 0, or
+ * -1 once the line is logged.
+ */
+static int check_upstream(const struct cache_upstream *up)
+{
+	char err[512], msg[1024] = "";
+	struct buf body = BUF_INIT;
+	int crc = CURLE_OK;
+	struct cache_upstream_ask q = { .what = CACHE_UPSTREAM_DISCOVERY,
+					.path = "/api",
+					.stop = &stopping,
+					.curl_code = &crc };
+	long code = cache_upstream_ask(up, &q, &body, NULL, err, sizeof(err));
+	buf_free(&body);
+	if (cache_upstream_tls_failure(crc))
+		cache_upstream_tls_explain(up, msg, sizeof(msg));
+	else if ((code == 400 || crc == CURLE_GOT_NOTHING ||
+		  crc == CURLE_RECV_ERROR || crc == CURLE_WEIRD_SERVER_REPLY) &&
+		 speaks_tls(up->server))
+		snprintf(msg, sizeof(msg),
+			 "the upstream %s speaks HTTPS; use https://%s",
+			 up->server, up->server + 7);
+	else if (code == 401)
+		snprintf(msg, sizeof(msg),
+			 "the upstream %s rejected the credentials (401 "
+			 "Unauthorized): check the token, token file or client "
+			 "certificate in the kubeconfig",
+			 up->server);
+	if (!msg[0])
+		return 0;
+	log_error("%s", msg);
+	return -1;
+}
+
 /* Where entry i of the resources was given, for error lines: its
  * --config FILE:LINE:COLUMN, or --resources. */
 static const char *entry_where(const struct config *cfg, int i)
@@ -157,7 +201,8 @@ static const char *entry_where(const struct config *cfg, int i)
  * be asked about is retried every second until --startup-timeout, said
  * once at info level; then one error line names each name still
  * unresolved, with where it was given. What retrying cannot fix (refused,
- * a resource that cannot be listed) is one error line at once. kinds[i]
+ * a resource that cannot be listed, and when discovery cannot be asked,
+ * what check_upstream() finds) is one error line at once. kinds[i]
  * gets the kind of entry i; discovered kinds go to owned (*nowned of
  * them).
  */
@@ -168,6 +213,7 @@ static int resolve_all(const struct cache_upstream *up,
 {
 	char err[512];
 	bool stop = false;
+	int checked = 0;
 	time_t began = time(NULL);
 	for (int attempt = 0; !quit; attempt++) {
 		struct buf why = BUF_INIT;
@@ -200,6 +246,12 @@ static int resolve_all(const struct cache_upstream *up,
 					rc == -ENOMEM ? "out of memory" : err);
 				buf_free(&why);
 				return rc;
+			}
+			/* discovery could not be asked: say at once what
+			 * retrying will not fix */
+			if (rc == -EAGAIN && !checked++ && check_upstream(up)) {
+				buf_free(&why);
+				return -EACCES;
 			}
 			left++;
 			buf_printf(&why, "%s%s: %s: %s", why.len ? "; " : "",
@@ -293,45 +345,6 @@ static int probe(const char *url)
 		fprintf(stderr, "probe %s: answered %ld, not 200\n", url, code);
 	curl_global_cleanup();
 	return code == 200 ? 0 : 1;
-}
-
-/*
- * Before any reflector starts: one GET /api, so that what retrying will
- * not fix is one error line, the first, before anything else is tried:
- * an untrusted or misnamed certificate, rejected credentials, an HTTPS
- * upstream named http://. Any other outcome passes, and the reflectors'
- * first LISTs tell the rest (classify() below): an upstream that cannot
- * be reached is waited for until --startup-timeout there. Returns 0, or
- * -1 once the line is logged.
- */
-static int check_upstream(const struct cache_upstream *up)
-{
-	char err[512], msg[1024] = "";
-	struct buf body = BUF_INIT;
-	int crc = CURLE_OK;
-	struct cache_upstream_ask q = { .what = CACHE_UPSTREAM_DISCOVERY,
-					.path = "/api",
-					.curl_code = &crc };
-	long code = cache_upstream_ask(up, &q, &body, NULL, err, sizeof(err));
-	buf_free(&body);
-	if (cache_upstream_tls_failure(crc))
-		cache_upstream_tls_explain(up, msg, sizeof(msg));
-	else if ((code == 400 || crc == CURLE_GOT_NOTHING ||
-		  crc == CURLE_RECV_ERROR || crc == CURLE_WEIRD_SERVER_REPLY) &&
-		 speaks_tls(up->server))
-		snprintf(msg, sizeof(msg),
-			 "the upstream %s speaks HTTPS; use https://%s",
-			 up->server, up->server + 7);
-	else if (code == 401)
-		snprintf(msg, sizeof(msg),
-			 "the upstream %s rejected the credentials (401 "
-			 "Unauthorized): check the token, token file or client "
-			 "certificate in the kubeconfig",
-			 up->server);
-	if (!msg[0])
-		return 0;
-	log_error("%s", msg);
-	return -1;
 }
 
 /*
@@ -527,8 +540,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	const struct cache_kind *kinds[CONFIG_MAX_RESOURCES] = { 0 };
-	if (check_upstream(&up) ||
-	    resolve_all(&up, &cfg, kinds, discovered, &ndiscovered))
+	if (resolve_all(&up, &cfg, kinds, discovered, &ndiscovered))
 		goto out;
 	for (int i = 0; i < cfg.nresources; i++) {
 		const struct cache_kind *k = kinds[i];
@@ -564,6 +576,8 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
+	if (check_upstream(&up))
+		goto out;
 	/* until the first sync, the loop below says what fails */
 	for (int i = 0; i < p.nres; i++)
 		p.res[i]->quiet_start = true;

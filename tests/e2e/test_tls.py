@@ -394,6 +394,23 @@ class TLSProxyCase(unittest.TestCase):
         self.assertIn('not for "127.0.0.1"', line)
         self.assertNotIn("certificate-authority", line)
 
+    def test_host_name_mismatch_in_discovery(self):
+        """A name that needs discovery (po) meets the same certificate
+        first: said at once, not retried until --startup-timeout."""
+        named = certs.make_pki(os.path.join(self.dir, "named"),
+                               only_names=["other.example"])
+        s = harness.fake("--tls-cert", named["server_cert"],
+                         "--tls-key", named["server_key"], "--token", self.token,
+                         seed=SEED)
+        self.servers.append(s)
+        kc = self.kubeconfig(s.url, pki=named, token=self.token)
+        t0 = time.time()
+        _, line, _ = self.run_failing(kc, None, "--resources", "po",
+                                      "--startup-timeout", "60")
+        self.assertLess(time.time() - t0, EXIT_WITHIN)
+        self.assertIn("host name mismatch", line)
+        self.assertIn("DNS:other.example", line)
+
     def test_tls_server_name_mismatch(self):
         """The same with the kubeconfig's tls-server-name: the name asked
         for is that one, and the message says where it came from."""
