@@ -320,8 +320,8 @@ static const char *cert_field(const struct curl_certinfo *ci, const char *name)
 	return NULL;
 }
 
-void cache_upstream_tls_explain(const struct cache_upstream *up, char *msg,
-				size_t len)
+void cache_upstream_tls_explain(const struct cache_upstream *up, int first,
+				char *msg, size_t len)
 {
 	char why[CURL_ERROR_SIZE] = "", err[256], host[256];
 	struct curl_slist *hdrs = NULL;
@@ -346,8 +346,12 @@ void cache_upstream_tls_explain(const struct cache_upstream *up, char *msg,
 	const char *san = cert_field(ci, "X509v3 Subject Alternative Name");
 	const char *subj = cert_field(ci, "Subject");
 	const char *detail = why;
-	if (!why[0])
-		detail = c ? curl_easy_strerror(rc) : err;
+	if (!c)
+		detail = err;
+	else if (!cache_upstream_tls_failure(rc)) /* no second look */
+		detail = curl_easy_strerror((CURLcode)first);
+	else if (!why[0])
+		detail = curl_easy_strerror(rc);
 	if (rc == CURLE_OK && (san || subj)) {
 		snprintf(msg, len,
 			 "host name mismatch: the upstream's certificate is "

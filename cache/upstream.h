@@ -115,17 +115,18 @@ long cache_upstream_get(const struct cache_upstream *up, const char *what,
 bool cache_upstream_tls_failure(int rc);
 
 /*
- * Why the upstream's certificate was not accepted, in one line into msg
- * saying what to fix: a host name mismatch (naming the names the
- * certificate holds, its subjectAltNames or else its subject, and the
- * name asked for: the server URL's host or the kubeconfig's
- * tls-server-name) when the certificate verifies against the CA but not
- * for that name; else a certificate the CA does not verify, with
- * libcurl's words. One short TLS connection of its own. Any thread;
- * blocks up to 10 s.
+ * Why the upstream's certificate was not accepted (rc: the CURLcode of
+ * the failed transfer), in one line into msg saying what to fix: a host
+ * name mismatch (naming the names the certificate holds, its
+ * subjectAltNames or else its subject, and the name asked for: the
+ * server URL's host or the kubeconfig's tls-server-name) when the
+ * certificate verifies against the CA but not for that name; else a
+ * certificate the CA does not verify, with libcurl's words (rc's when
+ * the second look could not reach the upstream). One short TLS
+ * connection of its own. Any thread; blocks up to 10 s.
  */
-void cache_upstream_tls_explain(const struct cache_upstream *up, char *msg,
-				size_t len);
+void cache_upstream_tls_explain(const struct cache_upstream *up, int rc,
+				char *msg, size_t len);
 
 /* Answers past the bound so far, for what (tests). */
 unsigned long cache_upstream_too_large(const char *what);

@@ -169,7 +169,7 @@ static int check_upstream(const struct cache_upstream *up)
 	long code = cache_upstream_ask(up, &q, &body, NULL, err, sizeof(err));
 	buf_free(&body);
 	if (cache_upstream_tls_failure(crc))
-		cache_upstream_tls_explain(up, msg, sizeof(msg));
+		cache_upstream_tls_explain(up, crc, msg, sizeof(msg));
 	else if ((code == 400 || crc == CURLE_GOT_NOTHING ||
 		  crc == CURLE_RECV_ERROR || crc == CURLE_WEIRD_SERVER_REPLY) &&
 		 speaks_tls(up->server))
@@ -393,7 +393,7 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:
-		cache_upstream_tls_explain(up, msg, len);
+		cache_upstream_tls_explain(up, rc, msg, len);
 		return -EACCES;
 	default:
 		snprintf(msg, len, "cannot reach the upstream %s (%s)",
@@ -652,11 +652,13 @@ int main(int argc, char **argv)
 				exit_code = 1;
 				goto out;
 			}
-			if (why && !said_waiting) /* the rest at -v 1 */
+			if (why && !said_waiting)
 				log_info(
 					"waiting for the upstream: %s; "
 					"retrying until --startup-timeout (%d s)",
 					msg, cfg.startup_timeout);
+			else if (why) /* the same, retried */
+				log_v(1, "waiting for the upstream: %s", msg);
 			said_waiting |= why != 0;
 		}
 	}
