@@ -79,6 +79,31 @@ int cache_discover_preferred(const struct json_doc *d, char *ver, size_t cap)
 	return 0;
 }
 
+/* Whether resource entry r's verbs include list and watch, without
+ * which a reflector cannot cache it; an entry that gives no verbs is
+ * taken at its word. */
+static bool listable(const struct json_doc *d, int r)
+{
+	int vs = json_get(d, r, "verbs");
+	bool list = false, watch = false;
+	if (vs < 0)
+		return true;
+	for (int v = json_first(d, vs); v > 0; v = json_next(d, vs, v)) {
+		list |= json_str_eq(d, v, "list");
+		watch |= json_str_eq(d, v, "watch");
+	}
+	return list && watch;
+}
+
+/* The line for a kind discovery lists without list or watch. */
+static void unlistable_msg(const struct cache_kind *k, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "resource %s%s%s cannot be cached: discovery lists no "
+		 "list/watch verb for it; remove it from --resources/--config",
+		 k->resource, k->group[0] ? "." : "", k->group);
+}
+
 int cache_discover_from_list(const struct json_doc *d,
 			     const struct cache_kind_spec *ks,
 			     struct cache_kind **out)
@@ -114,7 +139,7 @@ int cache_discover_from_list(const struct json_doc *d,
 			return -ENOMEM;
 		}
 		*out = k;
-		return 0;
+		return listable(d, r) ? 0 : -EOPNOTSUPP;
 	}
 	return -ENOENT;
 }
@@ -157,10 +182,15 @@ struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 	*why = fetch(up, path, stop, &body, &d, missing, err, errlen);
 	if (*why)
 		goto out;
-	*why = -ENOENT;
-	if (cache_discover_from_list(&d, &ks, &k) == -ENOMEM)
+	int rc = cache_discover_from_list(&d, &ks, &k);
+	*why = rc == -EOPNOTSUPP ? rc : -ENOENT;
+	if (rc == -EOPNOTSUPP) {
+		unlistable_msg(k, err, errlen);
+		cache_discover_free(k);
+		k = NULL;
+	} else if (rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
-	else if (!k)
+	} else if (!k)
 		snprintf(err, errlen,
 			 "the upstream serves no resource \"%s\" in %s",
 			 ks.resource, path);
@@ -261,9 +291,13 @@ int cache_discover_match(const struct json_doc *d,
 		if (vt < 0 || json_str(d, vt, version, sizeof(version)) < 1)
 			continue;
 		int rs = json_get(d, v, "resources");
-		for (int r = json_first(d, rs); r > 0; r = json_next(d, rs, r))
-			if (resource_named(d, r, ks->resource, short_names))
-				return kind_of_entry(d, r, group, version, out);
+		for (int r = json_first(d, rs); r > 0;
+		     r = json_next(d, rs, r)) {
+			if (!resource_named(d, r, ks->resource, short_names))
+				continue;
+			int rc = kind_of_entry(d, r, group, version, out);
+			return rc || listable(d, r) ? rc : -EOPNOTSUPP;
+		}
 	}
 	return -ENOENT;
 }
@@ -314,7 +348,11 @@ int cache_discover_resolve(const struct cache_upstream *up, const char *spec,
 	for (int pass = 0; pass < 2 && rc == -ENOENT; pass++)
 		for (int i = 0; i < 2 && rc == -ENOENT; i++)
 			rc = cache_discover_match(&docs[i], &ks, pass == 0, &k);
-	if (rc == -ENOMEM)
+	if (rc == -EOPNOTSUPP) {
+		unlistable_msg(k, err, errlen);
+		cache_discover_free(k);
+		k = NULL;
+	} else if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	else if (rc)
 		snprintf(err, errlen,

@@ -19,7 +19,8 @@
  * then the APIResourceList of GROUP/VERSION. Returns a kind that lives
  * until exit (free with cache_discover_free), or NULL with err set: -ENOENT in
  * *why when the upstream does not serve it, -EAGAIN when the upstream
- * could not be asked (retry), -EACCES when it refused (401, 403).
+ * could not be asked (retry), -EACCES when it refused (401, 403),
+ * -EOPNOTSUPP when it lists no list or watch verb for it.
  */
 struct cache_kind *cache_discover_kind(const struct cache_upstream *up,
 				       const char *spec, const bool *stop,
@@ -41,7 +42,8 @@ void cache_discover_free(struct cache_kind *k);
  * cache_discover_free, until exit); -ENOENT when the upstream does not
  * serve it (yet: a CRD may be installed later), -EAGAIN when it could
  * not be asked, -EACCES when it refused (401, 403: retrying will not
- * help), -ENOMEM; err says why.
+ * help), -EOPNOTSUPP when discovery lists it without the list or watch
+ * verb (tokenreviews: it can never be cached), -ENOMEM; err says why.
  */
 int cache_discover_resolve(const struct cache_upstream *up, const char *spec,
 			   const bool *stop, const struct cache_kind **kind,
@@ -55,7 +57,8 @@ int cache_discover_resolve(const struct cache_upstream *up, const char *spec,
  * ignoring case. A group must match when ks has a group or a version
  * (a version alone names the core group); the version is ks's, else each
  * group's first (preferred). Returns 0 with *out (free with
- * cache_discover_free), -ENOENT or -ENOMEM.
+ * cache_discover_free), -EOPNOTSUPP with *out set likewise when the
+ * entry's verbs lack list or watch, -ENOENT or -ENOMEM.
  */
 int cache_discover_match(const struct json_doc *d,
 			 const struct cache_kind_spec *ks, bool short_names,
@@ -69,8 +72,9 @@ int cache_discover_preferred(const struct json_doc *d, char *ver, size_t cap);
  * The kind of ks->resource from an APIResourceList document d (the one of
  * ks->group and ks->version, which the kind gets), into *out, which the
  * caller frees with cache_discover_free. An entry without a string kind
- * ends the search. Returns 0, -ENOENT (not listed) or -ENOMEM; *out is
- * NULL on failure.
+ * ends the search. Returns 0, -EOPNOTSUPP (its verbs lack list or watch;
+ * *out set all the same), -ENOENT (not listed) or -ENOMEM; *out is
+ * NULL on the other failures.
  */
 int cache_discover_from_list(const struct json_doc *d,
 			     const struct cache_kind_spec *ks,

@@ -261,6 +261,11 @@ void cache_resource_retry_over(struct cache_resource *r)
 	log_fold_close(key);
 }
 
+int cache_resource_failure_level(struct cache_resource *r)
+{
+	return r->quiet_start && !cache_resource_synced(r) ? 1 : 0;
+}
+
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body)
 {
@@ -276,20 +281,22 @@ void cache_resource_log_status(struct cache_resource *r, const char *what,
 	}
 	json_doc_free(&d);
 	/* folded per resource, request and code: a refusing upstream is
-	 * one line a fold window, not one a retry */
+	 * one line a fold window, not one a retry; before the first sync
+	 * the start-up check tells, and this is debug */
 	char why[48];
 	snprintf(why, sizeof(why), "%s %ld", what, code);
 	cache_resource_retry_key(r, why, key, sizeof(key));
-	__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
-	log_warn_fold(key,
-		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
-				 LOG_STR("verb", what), LOG_INT("code", code),
-				 LOG_STR("reason", reason[0] ? reason : NULL),
-				 LOG_INT("attempt",
-					 __atomic_load_n(&r->attempt,
-							 __ATOMIC_RELAXED) +
-						 1),
-				 LOG_STR("error", msg[0] ? msg : NULL)),
-		      "%s: %s: upstream answered %ld%s%s", r->kind->resource,
-		      what, code, msg[0] ? ": " : "", msg);
+	int v = cache_resource_failure_level(r);
+	if (!v)
+		__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
+	log_kv(v, v ? "debug" : "warning", v ? NULL : key,
+	       LOG_FIELDS(LOG_STR("resource", r->kind->resource),
+			  LOG_STR("verb", what), LOG_INT("code", code),
+			  LOG_STR("reason", reason[0] ? reason : NULL),
+			  LOG_INT("attempt", __atomic_load_n(&r->attempt,
+							     __ATOMIC_RELAXED) +
+						     1),
+			  LOG_STR("error", msg[0] ? msg : NULL)),
+	       "%s: %s: upstream answered %ld%s%s", r->kind->resource, what,
+	       code, msg[0] ? ": " : "", msg);
 }

@@ -89,6 +89,9 @@ struct cache_resource {
 	bool synced;  /* atomic; set once, after the first list */
 	bool retired; /* atomic; removed by a config reload: its watches end,
 		       * requests pass it by, it is freed at exit */
+	bool quiet_start;     /* set before start: until the first sync, its
+			   * upstream failures are logged at debug level,
+			   * for the owner reports them in one line */
 	int64_t last_contact; /* atomic; unix time of the last upstream bytes */
 	int last_curl_error;  /* atomic; of the last failed request */
 	long last_http_status;	     /* atomic; of the last answer */

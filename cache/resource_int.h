@@ -76,6 +76,10 @@ void cache_resource_retry_key(const struct cache_resource *r, const char *what,
 void cache_resource_retry_over(struct cache_resource *r);
 
 /* Log the message of an upstream Status body, if there is one. */
+/* The level of a line about an upstream failure of r: debug (1) while
+ * r->quiet_start and not yet synced, else 0 (a warning). */
+int cache_resource_failure_level(struct cache_resource *r);
+
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body);
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cache/upstream_creds.h"
+#include "config/upstream.h"
 #include "config/histogram.h"
 #include "config/limits.h"
 #include "config/log.h"
@@ -257,6 +258,8 @@ long cache_upstream_ask(const struct cache_upstream *up,
 			 strcmp(method, "GET") ? method : NULL);
 	CURLcode rc = curl_easy_perform(c);
 	long code = -1;
+	if (q->curl_code)
+		*q->curl_code = (int)rc;
 	double took = 0;
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
@@ -285,4 +288,95 @@ long cache_upstream_ask(const struct cache_upstream *up,
 	buf_free(&url);
 	buf_free(&acc);
 	return code;
+}
+
+bool cache_upstream_tls_failure(int rc)
+{
+	return rc == CURLE_PEER_FAILED_VERIFICATION ||
+	       rc == CURLE_SSL_CACERT_BADFILE ||
+	       rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM;
+}
+
+/* The host of URL u ("https://h:1/p" -> "h", "https://[::1]:1" -> "::1")
+ * into out. */
+static void url_host(const char *u, char *out, size_t len)
+{
+	const char *h = strstr(u, "://");
+	h = h ? h + 3 : u;
+	size_t n = *h == '[' ? strcspn(++h, "]") : strcspn(h, ":/");
+	snprintf(out, len, "%.*s", (int)n, h);
+}
+
+/* The value of field name ("Subject", "X509v3 Subject Alternative Name")
+ * of the leaf certificate in ci, or NULL. libcurl gives "Name:value". */
+static const char *cert_field(const struct curl_certinfo *ci, const char *name)
+{
+	size_t n = strlen(name);
+	if (!ci || ci->num_of_certs < 1)
+		return NULL;
+	for (struct curl_slist *f = ci->certinfo[0]; f; f = f->next)
+		if (!strncmp(f->data, name, n) && f->data[n] == ':')
+			return f->data + n + 1;
+	return NULL;
+}
+
+void cache_upstream_tls_explain(const struct cache_upstream *up, int first,
+				char *msg, size_t len)
+{
+	char why[CURL_ERROR_SIZE] = "", err[256], host[256];
+	struct curl_slist *hdrs = NULL;
+	const char *sni = up->creds ? up->creds->tls_server_name : NULL;
+	url_host(up->server, host, sizeof(host));
+	CURL *c = cache_upstream_easy(up, err, sizeof(err));
+	CURLcode rc = CURLE_FAILED_INIT;
+	if (c &&
+	    !cache_upstream_prepare(up, c, false, &hdrs, err, sizeof(err))) {
+		/* the CA's verdict alone: the name is checked below */
+		curl_easy_setopt(c, CURLOPT_URL, up->server);
+		curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+		curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, why);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+		rc = curl_easy_perform(c);
+	}
+	struct curl_certinfo *ci = NULL;
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci);
+	const char *san = cert_field(ci, "X509v3 Subject Alternative Name");
+	const char *subj = cert_field(ci, "Subject");
+	const char *detail = why;
+	if (!c)
+		detail = err;
+	else if (!cache_upstream_tls_failure(rc)) /* no second look */
+		detail = curl_easy_strerror((CURLcode)first);
+	else if (!why[0])
+		detail = curl_easy_strerror(rc);
+	if (rc == CURLE_OK && (san || subj)) {
+		snprintf(msg, len,
+			 "host name mismatch: the upstream's certificate is "
+			 "for %s%s, not for \"%s\"%s: use a server URL with a "
+			 "name the certificate holds, or tls-server-name in "
+			 "the kubeconfig",
+			 san ? "" : "the subject ", san ? san : subj,
+			 sni ? sni : host,
+			 sni ? " (the kubeconfig's tls-server-name)" : "");
+	} else if (rc == CURLE_OK) {
+		snprintf(msg, len,
+			 "host name mismatch: the upstream's certificate does "
+			 "not name \"%s\": use a server URL with a name the "
+			 "certificate holds, or tls-server-name in the "
+			 "kubeconfig",
+			 sni ? sni : host);
+	} else {
+		snprintf(msg, len,
+			 "cannot verify the upstream %s over TLS (%s): set "
+			 "certificate-authority or certificate-authority-data "
+			 "in the kubeconfig to the CA that signed its "
+			 "certificate",
+			 up->server, detail);
+	}
+	curl_slist_free_all(hdrs);
+	if (c)
+		curl_easy_cleanup(c);
 }

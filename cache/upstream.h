@@ -87,6 +87,8 @@ struct cache_upstream_ask {
 	 * no new TCP and TLS handshake for every request. One thread at a
 	 * time per handle. */
 	CURL **keep;
+	int *curl_code; /* out, may be NULL: the transfer's CURLcode, so a
+			 * caller can tell TLS failures from the rest */
 };
 
 #define CACHE_UPSTREAM_PROBE "probe"
@@ -107,6 +109,24 @@ long cache_upstream_get(const struct cache_upstream *up, const char *what,
 			const char *path, const char *accept, const bool *stop,
 			struct buf *body, struct buf *content_type, char *err,
 			size_t errlen);
+
+/* Whether CURLcode rc is a failure of the upstream's TLS handshake or
+ * certificate, which retrying will not fix. */
+bool cache_upstream_tls_failure(int rc);
+
+/*
+ * Why the upstream's certificate was not accepted (rc: the CURLcode of
+ * the failed transfer), in one line into msg saying what to fix: a host
+ * name mismatch (naming the names the certificate holds, its
+ * subjectAltNames or else its subject, and the name asked for: the
+ * server URL's host or the kubeconfig's tls-server-name) when the
+ * certificate verifies against the CA but not for that name; else a
+ * certificate the CA does not verify, with libcurl's words (rc's when
+ * the second look could not reach the upstream). One short TLS
+ * connection of its own. Any thread; blocks up to 10 s.
+ */
+void cache_upstream_tls_explain(const struct cache_upstream *up, int rc,
+				char *msg, size_t len);
 
 /* Answers past the bound so far, for what (tests). */
 unsigned long cache_upstream_too_large(const char *what);

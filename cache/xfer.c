@@ -175,18 +175,19 @@ static void warn_failed(struct cache_xfer *x, CURLcode rc)
 		log_redact_url(url, safe, sizeof(safe));
 	snprintf(why, sizeof(why), "%s curl %d", verb, (int)rc);
 	cache_resource_retry_key(r, why, key, sizeof(key));
-	__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
-	log_warn_fold(key,
-		      LOG_FIELDS(LOG_STR("resource", r->kind->resource),
-				 LOG_STR("verb", verb),
-				 LOG_STR("url", url ? safe : NULL),
-				 LOG_INT("attempt",
-					 __atomic_load_n(&r->attempt,
-							 __ATOMIC_RELAXED) +
-						 1),
-				 LOG_STR("error", curl_easy_strerror(rc))),
-		      "%s: %s: %s", r->kind->resource, verb,
-		      curl_easy_strerror(rc));
+	/* before the first sync the start-up check tells: debug here */
+	int v = cache_resource_failure_level(r);
+	if (!v)
+		__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
+	log_kv(v, v ? "debug" : "warning", v ? NULL : key,
+	       LOG_FIELDS(LOG_STR("resource", r->kind->resource),
+			  LOG_STR("verb", verb),
+			  LOG_STR("url", url ? safe : NULL),
+			  LOG_INT("attempt", __atomic_load_n(&r->attempt,
+							     __ATOMIC_RELAXED) +
+						     1),
+			  LOG_STR("error", curl_easy_strerror(rc))),
+	       "%s: %s: %s", r->kind->resource, verb, curl_easy_strerror(rc));
 }
 
 /* Record and log how a transfer that reached the upstream ended. */

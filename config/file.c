@@ -85,9 +85,13 @@ static int map_key(struct fdoc *f, const yaml_node_t *m,
 		return fail(f, kn, "%sa key must be a string", ctx);
 	for (const yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p;
 	     q++) {
-		const char *prev = scalar(node_at(f, q->key));
+		yaml_node_t *pn = node_at(f, q->key);
+		const char *prev = scalar(pn);
 		if (prev && !strcmp(prev, *k))
-			return fail(f, kn, "%s\"%s\" set twice", ctx, *k);
+			return fail(f, kn,
+				    "%s\"%s\" set twice, first at %s:%zu:%zu",
+				    ctx, *k, f->path, pn->start_mark.line + 1,
+				    pn->start_mark.column + 1);
 	}
 	return 0;
 }
@@ -228,10 +232,17 @@ str_list(struct fdoc *f, const yaml_node_t *n, const char *what, int max,
 		int rc = want_str(f, e, what, &s);
 		if (!rc && check)
 			rc = check(f, e, s);
-		for (int k = 0; !rc && k < *count; k++)
+		for (int k = 0; !rc && k < *count; k++) {
+			yaml_node_t *first =
+				node_at(f, n->data.sequence.items.start[k]);
 			if (!strcmp(v[k], s))
-				rc = fail(f, e, "%s: \"%s\" named twice", what,
-					  s);
+				rc = fail(f, e,
+					  "%s: \"%s\" named twice, first at "
+					  "%s:%zu:%zu",
+					  what, s, f->path,
+					  first->start_mark.line + 1,
+					  first->start_mark.column + 1);
+		}
 		if (rc)
 			return rc;
 		if (!(v[*count] = xstrdup(s)))
@@ -347,10 +358,11 @@ static int load_resources(struct fdoc *f, yaml_node_t *n,
 			if (!strcmp(out->res[k].resource,
 				    out->res[out->nres - 1].resource))
 				return fail(f, e,
-					    "resources: \"%s\" named twice "
-					    "(list every namespace of a "
-					    "resource in one entry)",
-					    out->res[k].resource);
+					    "resources: \"%s\" named twice, "
+					    "first at %s (list every namespace "
+					    "of a resource in one entry)",
+					    out->res[k].resource,
+					    out->res[k].where);
 	}
 	return 0;
 }

@@ -115,7 +115,9 @@ static const struct flag flags[] = {
 		  "delivered to an open watch, so a quiet resource resumes from it",
 	  DEF(30) },
 	{ FLAG("upstream-grace", F_INT, OFF(grace_seconds), 0, 86400),
-	  .help = "seconds /readyz stays 200 while the upstream cannot be reached",
+	  .help = "seconds /readyz/upstream stays 200 while a resource's upstream "
+		  "requests fail (no answer or an error), then 503; /readyz does "
+		  "not follow the upstream",
 	  DEF(300) },
 	{ FLAG("startup-timeout", F_INT, OFF(startup_timeout), 1, 86400),
 	  .help = "seconds an unreachable upstream is retried at startup before exiting 1",

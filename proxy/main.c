@@ -23,6 +23,7 @@
 #include "cache/discover.h"
 #include "cache/ratelimit.h"
 #include "cache/reflector.h"
+#include "cache/upstream.h"
 #include "config/alloc.h"
 #include "config/flags.h"
 #include "config/creds.h"
@@ -37,10 +38,12 @@
 #include "proxy/table/table.h"
 
 static volatile sig_atomic_t quit, hup;
+static bool stopping; /* atomic; quit, for libcurl's transfers to see */
 
 static void on_signal(int sig)
 {
 	quit = sig;
+	__atomic_store_n(&stopping, true, __ATOMIC_RELAXED);
 }
 
 static void on_hup(int sig)
@@ -144,68 +147,134 @@ static void reload(struct proxy *p, int argc, char **argv)
 }
 
 /*
- * Resolve every --resources name as kubectl would (cache/discover.h).
- * What the upstream does not serve yet (a CRD about to be installed) or
- * cannot be asked about is retried every second until --startup-timeout;
- * then one error line names each name still unresolved. kinds[i] gets
- * the kind of names[i]; discovered kinds go to owned (*nowned of them).
+ * Before the reflectors start (once the listeners are up, so that a
+ * silent upstream holds no health probe back), and when discovery cannot
+ * be asked: one GET /api, so that what retrying will not fix is one
+ * error line, the first, before anything else is tried:
+ * an untrusted or misnamed certificate, rejected credentials, an HTTPS
+ * upstream named http://. Any other outcome passes, and the reflectors'
+ * first LISTs tell the rest (classify() below): an upstream that cannot
+ * be reached is waited for until --startup-timeout there. Returns 0, or
+ * -1 once the line is logged.
  */
-static int resolve_all(const struct cache_upstream *up, char **names, int n,
-		       int timeout_s, const struct cache_kind **kinds,
+static int check_upstream(const struct cache_upstream *up)
+{
+	char err[512], msg[1024] = "";
+	struct buf body = BUF_INIT;
+	int crc = CURLE_OK;
+	struct cache_upstream_ask q = { .what = CACHE_UPSTREAM_DISCOVERY,
+					.path = "/api",
+					.stop = &stopping,
+					.curl_code = &crc };
+	long code = cache_upstream_ask(up, &q, &body, NULL, err, sizeof(err));
+	buf_free(&body);
+	if (cache_upstream_tls_failure(crc))
+		cache_upstream_tls_explain(up, crc, msg, sizeof(msg));
+	else if ((code == 400 || crc == CURLE_GOT_NOTHING ||
+		  crc == CURLE_RECV_ERROR || crc == CURLE_WEIRD_SERVER_REPLY) &&
+		 speaks_tls(up->server))
+		snprintf(msg, sizeof(msg),
+			 "the upstream %s speaks HTTPS; use https://%s",
+			 up->server, up->server + 7);
+	else if (code == 401)
+		snprintf(msg, sizeof(msg),
+			 "the upstream %s rejected the credentials (401 "
+			 "Unauthorized): check the token, token file or client "
+			 "certificate in the kubeconfig",
+			 up->server);
+	if (!msg[0])
+		return 0;
+	log_error("%s", msg);
+	return -1;
+}
+
+/* Where entry i of the resources was given, for error lines: its
+ * --config FILE:LINE:COLUMN, or --resources. */
+static const char *entry_where(const struct config *cfg, int i)
+{
+	return cfg->scopes[i].where ? cfg->scopes[i].where : "--resources";
+}
+
+/*
+ * Resolve every resource name as kubectl would (cache/discover.h). What
+ * the upstream does not serve yet (a CRD about to be installed) or cannot
+ * be asked about is retried every second until --startup-timeout, said
+ * once at info level; then one error line names each name still
+ * unresolved, with where it was given. What retrying cannot fix (refused,
+ * a resource that cannot be listed, and when discovery cannot be asked,
+ * what check_upstream() finds) is one error line at once. kinds[i]
+ * gets the kind of entry i; discovered kinds go to owned (*nowned of
+ * them).
+ */
+static int resolve_all(const struct cache_upstream *up,
+		       const struct config *cfg,
+		       const struct cache_kind **kinds,
 		       struct cache_kind **owned, int *nowned)
 {
 	char err[512];
 	bool stop = false;
+	int checked = 0;
 	time_t began = time(NULL);
 	for (int attempt = 0; !quit; attempt++) {
 		struct buf why = BUF_INIT;
 		int left = 0;
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < cfg->nresources; i++) {
+			const char *name = cfg->resources[i];
 			if (kinds[i])
 				continue;
 			struct cache_kind *own = NULL;
-			int rc = cache_discover_resolve(up, names[i], &stop,
+			int rc = cache_discover_resolve(up, name, &stop,
 							&kinds[i], &own, err,
 							sizeof(err));
 			if (own)
 				owned[(*nowned)++] = own;
 			if (!rc) {
-				if (own || strcmp(names[i], kinds[i]->resource))
-					log_info("--resources: %s is %s in "
-						 "%s/%s",
-						 names[i], kinds[i]->kind,
+				if (own || strcmp(name, kinds[i]->resource))
+					log_info("%s: %s is %s in %s/%s",
+						 entry_where(cfg, i), name,
+						 kinds[i]->kind,
 						 kinds[i]->group[0] ?
 							 kinds[i]->group :
 							 "core",
 						 kinds[i]->version);
 				continue;
 			}
-			if (rc == -ENOMEM || rc == -EACCES) {
-				log_error("--resources: %s: %s", names[i],
-					  rc == -ENOMEM ? "out of memory" :
-							  err);
+			if (rc == -ENOMEM || rc == -EACCES ||
+			    rc == -EOPNOTSUPP) {
+				log_error(
+					"%s: %s: %s", entry_where(cfg, i), name,
+					rc == -ENOMEM ? "out of memory" : err);
 				buf_free(&why);
 				return rc;
 			}
+			/* discovery could not be asked: say at once what
+			 * retrying will not fix */
+			if (rc == -EAGAIN && !checked++ && check_upstream(up)) {
+				buf_free(&why);
+				return -EACCES;
+			}
 			left++;
-			buf_printf(&why, "%s%s: %s", why.len ? "; " : "",
-				   names[i], err);
+			buf_printf(&why, "%s%s: %s: %s", why.len ? "; " : "",
+				   entry_where(cfg, i), name, err);
 		}
 		if (!left) {
 			buf_free(&why);
 			return 0;
 		}
-		if (time(NULL) - began >= timeout_s) {
-			log_error("--resources: not served by the upstream "
-				  "after %d s (--startup-timeout): %s",
-				  timeout_s, buf_ok(&why) ? why.p : "");
+		if (time(NULL) - began >= cfg->startup_timeout) {
+			log_error("not served by the upstream after %d s "
+				  "(--startup-timeout): %s; fix the name, or "
+				  "install its CRD first",
+				  cfg->startup_timeout,
+				  buf_ok(&why) ? why.p : "");
 			buf_free(&why);
 			return -ENOENT;
 		}
-		if (attempt % 10 == 0)
-			log_warn("--resources: cannot resolve yet: %s; "
-				 "retrying",
-				 buf_ok(&why) ? why.p : "");
+		if (attempt % 30 == 0)
+			log_info("waiting for the upstream to serve: %s; "
+				 "retrying until --startup-timeout (%d s)",
+				 buf_ok(&why) ? why.p : "",
+				 cfg->startup_timeout);
 		buf_free(&why);
 		struct timespec ts = { 1, 0 };
 		nanosleep(&ts, NULL);
@@ -250,23 +319,31 @@ static long raise_nofile(void)
 
 /* `informer-proxy --probe URL`: an exec health check for a proxy that
  * listens on loopback only, where the kubelet's HTTP probes cannot reach
- * it. Exit 0 on a 200 within 2 s, else 1. */
+ * it. Exit 0 on a 200 within 2 s, else 1 with one line on stderr saying
+ * why: the status answered, or why there was no answer. */
 static int probe(const char *url)
 {
+	char why[CURL_ERROR_SIZE] = "";
+	long code = 0;
+	CURLcode rc = CURLE_FAILED_INIT;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	CURL *c = curl_easy_init();
-	long code = 0;
 	if (c) {
 		curl_easy_setopt(c, CURLOPT_URL, url);
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-		if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, why);
+		rc = curl_easy_perform(c);
+		if (rc == CURLE_OK)
 			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 		curl_easy_cleanup(c);
 	}
+	if (rc != CURLE_OK)
+		fprintf(stderr, "probe %s: no answer: %s\n", url,
+			why[0] ? why : curl_easy_strerror(rc));
+	else if (code != 200)
+		fprintf(stderr, "probe %s: answered %ld, not 200\n", url, code);
 	curl_global_cleanup();
-	if (code != 200)
-		fprintf(stderr, "probe %s: %ld\n", url, code);
 	return code == 200 ? 0 : 1;
 }
 
@@ -316,12 +393,7 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:
-		snprintf(
-			msg, len,
-			"cannot verify the upstream %s over TLS (%s): set "
-			"certificate-authority or certificate-authority-data in the "
-			"kubeconfig to the CA that signed its certificate",
-			up->server, curl_easy_strerror(rc));
+		cache_upstream_tls_explain(up, rc, msg, len);
 		return -EACCES;
 	default:
 		snprintf(msg, len, "cannot reach the upstream %s (%s)",
@@ -349,6 +421,14 @@ static int classify(const struct cache_upstream *up, struct cache_resource *r,
 	case 404:
 		snprintf(msg, len, "the upstream %s does not serve %s (404)",
 			 up->server, k->resource);
+		return -EACCES;
+	case 405:
+		snprintf(
+			msg, len,
+			"resource %s cannot be cached: the upstream %s does "
+			"not allow listing it (405 MethodNotAllowed); remove it "
+			"from --resources/--config",
+			k->resource, up->server);
 		return -EACCES;
 	default:
 		snprintf(msg, len,
@@ -460,16 +540,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	const struct cache_kind *kinds[CONFIG_MAX_RESOURCES] = { 0 };
-	if (resolve_all(&up, cfg.resources, cfg.nresources, cfg.startup_timeout,
-			kinds, discovered, &ndiscovered))
+	if (resolve_all(&up, &cfg, kinds, discovered, &ndiscovered))
 		goto out;
 	for (int i = 0; i < cfg.nresources; i++) {
 		const struct cache_kind *k = kinds[i];
-		for (int j = 0; j < p.nres; j++) /* po and pods alike */
-			if (!strcmp(p.res[j]->kind->group, k->group) &&
-			    !strcmp(p.res[j]->kind->resource, k->resource)) {
-				log_error("--resources: \"%s\" named twice",
-					  cfg.resources[i]);
+		for (int j = 0; j < i; j++) /* po and pods alike */
+			if (!strcmp(kinds[j]->group, k->group) &&
+			    !strcmp(kinds[j]->resource, k->resource)) {
+				log_error("%s: \"%s\" named twice: the same "
+					  "resource as \"%s\"%s%s",
+					  entry_where(&cfg, i),
+					  cfg.resources[i], cfg.resources[j],
+					  cfg.scopes[j].where ? " at " : "",
+					  cfg.scopes[j].where ?
+						  cfg.scopes[j].where :
+						  "");
 				goto out;
 			}
 		int n = proxy_resources_make(
@@ -491,6 +576,13 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
+	if (check_upstream(&up))
+		goto out;
+	/* until the first sync, the loop below says what fails */
+	for (int i = 0; i < p.nres; i++)
+		p.res[i]->quiet_start = true;
+	if (own_crds)
+		crds->quiet_start = true;
 	for (int i = 0; i < p.nres; i++) {
 		if (cache_reflector_start(p.res[i])) {
 			log_error("cannot start the reflector thread");
@@ -513,6 +605,7 @@ int main(int argc, char **argv)
 	 * upstream still unreachable after --startup-timeout. */
 	time_t began = time(NULL), next_check = 0;
 	int unsynced = p.nres;
+	bool said_waiting = false;
 	while (!quit) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
@@ -547,13 +640,26 @@ int main(int argc, char **argv)
 			char msg[768];
 			int why = classify(&up, p.res[i], msg, sizeof(msg));
 			bool late = time(NULL) - began > cfg.startup_timeout;
-			if (why == -EACCES || (late && why)) {
+			if (why == -EACCES) {
 				log_error("%s", msg);
 				exit_code = 1;
 				goto out;
 			}
-			if (why)
-				log_warn("%s; retrying", msg);
+			if (late && why) {
+				log_error("%s; gave up after --startup-timeout "
+					  "(%d s)",
+					  msg, cfg.startup_timeout);
+				exit_code = 1;
+				goto out;
+			}
+			if (why && !said_waiting)
+				log_info(
+					"waiting for the upstream: %s; "
+					"retrying until --startup-timeout (%d s)",
+					msg, cfg.startup_timeout);
+			else if (why) /* the same, retried */
+				log_v(1, "waiting for the upstream: %s", msg);
+			said_waiting |= why != 0;
 		}
 	}
 	log_info("shutting down (signal %d)", (int)quit);

@@ -147,8 +147,12 @@ static int reload(struct proxy *p, int argc, char **argv, int *added,
 		if (e->r)
 			continue;
 		struct cache_kind *found;
-		e->kind = resolve(p, e->sc.resource, &found, err, errlen);
+		char why[512];
+		e->kind = resolve(p, e->sc.resource, &found, why, sizeof(why));
 		if (!e->kind) {
+			snprintf(err, errlen, "%s: %s: %s",
+				 e->sc.where ? e->sc.where : "--resources",
+				 e->sc.resource, why);
 			rc = -EINVAL;
 			goto out;
 		}
@@ -182,10 +186,14 @@ static int reload(struct proxy *p, int argc, char **argv, int *added,
 	for (int i = 0; i < nnew; i++)
 		for (int k = 0; k < i; k++)
 			if (ne[i].kind == ne[k].kind) {
-				snprintf(
-					err, errlen,
-					"\"%s\" and \"%s\" are the same resource",
-					ne[k].sc.resource, ne[i].sc.resource);
+				snprintf(err, errlen,
+					 "%s: \"%s\" named twice: the same "
+					 "resource as \"%s\"%s%s",
+					 ne[i].sc.where ? ne[i].sc.where :
+							  "--resources",
+					 ne[i].sc.resource, ne[k].sc.resource,
+					 ne[k].sc.where ? " at " : "",
+					 ne[k].sc.where ? ne[k].sc.where : "");
 				rc = -EINVAL;
 				goto out;
 			}

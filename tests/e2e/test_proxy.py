@@ -166,8 +166,19 @@ class ProxyEqualsFake(unittest.TestCase):
         self.assertEqual(ok.returncode, 0, ok.stderr)
         bad = subprocess.run([exe, "--probe", self.proxy.url + "/nope-not-a-path"], capture_output=True)
         self.assertEqual(bad.returncode, 1)
+        # each failure says why in one line: the status, or the transport
+        # error (never a bare status 0)
+        err = bad.stderr.decode()
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("answered 404", err)
         down = subprocess.run([exe, "--probe", "http://127.0.0.1:9/readyz"], capture_output=True)
         self.assertEqual(down.returncode, 1)
+        err = down.stderr.decode()
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("no answer", err)
+        self.assertIn("connect", err.lower())
+        self.assertIn("127.0.0.1", err)
+        self.assertNotIn(": 0", err)
 
     def test_health(self):
         for p in ("/healthz", "/livez", "/readyz"):

@@ -132,7 +132,15 @@ class Reload(unittest.TestCase):
         self.write("resources:\n  - resource: configmaps\n  - resource: gizmos.example.com\n")
         proxy.proc.send_signal(signal.SIGHUP)
         h.wait_until(lambda: proxy.logs().count("reload refused") == 2, what="the second refusal")
-        h.wait_until(lambda: metric(proxy, FAILED) == 2, what="the refusals counted")
+        # named with its place in the file
+        self.assertIn(self.path + ":3:5: gizmos.example.com: ", proxy.logs())
+        # and two spellings of one resource, with both places
+        self.write("resources:\n  - resource: configmaps\n  - resource: cm\n")
+        proxy.proc.send_signal(signal.SIGHUP)
+        h.wait_until(lambda: proxy.logs().count("reload refused") == 3, what="the third refusal")
+        self.assertIn('%s:3:5: "cm" named twice: the same resource as "configmaps" at %s:2:5'
+                      % (self.path, self.path), proxy.logs())
+        h.wait_until(lambda: metric(proxy, FAILED) == 3, what="the refusals counted")
         self.assertEqual(metric(proxy, OK), 0)
         # the configuration in force is still the one loaded at the start
         self.assertLessEqual(abs(metric(proxy, LAST_OK) - metric(proxy, "process_start_time_seconds")), 2)

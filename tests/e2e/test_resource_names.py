@@ -161,7 +161,7 @@ class ResourceNames(unittest.TestCase):
         def text():
             with open(log) as f:
                 return f.read()
-        h.wait_until(lambda: "cannot resolve yet" in text(), timeout=20,
+        h.wait_until(lambda: "waiting for the upstream to serve" in text(), timeout=20,
                      what="the proxy waiting for the CRD")
         time.sleep(1.5)  # at least one more round against the bare fake
         self.assertIsNone(proc.poll(), text())

@@ -9,9 +9,10 @@ is committed.
 
 Good paths: CA file, CA data, tokenFile (and its rotation on disk, used on
 the next request without a restart), client certificate and key (files
-and -data), in-cluster style. Failures: a wrong CA, a wrong token, a
-missing token file / CA file / kubeconfig, an exec plugin; each exits
-non-zero at startup with one clear error line. insecure-skip-tls-verify
+and -data), in-cluster style. Failures: a wrong CA, a certificate
+for another host name, a wrong token, a missing token file / CA file /
+kubeconfig, an exec plugin; each exits non-zero at startup with one clear
+error line, and no warning before it. insecure-skip-tls-verify
 syncs with a warning. After every case, no token and no private-key text
 may appear in the proxy's log.
 """
@@ -165,6 +166,9 @@ class TLSProxyCase(unittest.TestCase):
         self.assertLess(time.time() - t0, EXIT_WITHIN)
         errs = error_lines(out)
         self.assertEqual(len(errs), 1, "want one error line, got:\n" + out)
+        # the first: no warning before it that is the same failure retried
+        before = out[:out.index(errs[0])]
+        self.assertNotIn(" warning ", before, "a warning before the error:\n" + out)
         return r.returncode, errs[0], out
 
     def fake_items(self, fake, ctx=None, token=None):
@@ -372,6 +376,53 @@ class TLSProxyCase(unittest.TestCase):
         _, line, _ = self.run_failing(kc)
         self.assertIn("cannot verify", line)
         self.assertIn("certificate-authority", line)
+
+    def test_host_name_mismatch(self):
+        """A certificate the CA signed, for another name: the error says
+        host name mismatch with the names on both sides, not CA."""
+        named = certs.make_pki(os.path.join(self.dir, "named"),
+                               only_names=["other.example"])
+        s = harness.fake("--tls-cert", named["server_cert"],
+                         "--tls-key", named["server_key"], "--token", self.token,
+                         seed=SEED)
+        self.servers.append(s)
+        self.assertTrue(s.url.startswith("https://127.0.0.1:"), s.url)
+        kc = self.kubeconfig(s.url, pki=named, token=self.token)
+        _, line, _ = self.run_failing(kc)
+        self.assertIn("host name mismatch", line)
+        self.assertIn("DNS:other.example", line)
+        self.assertIn('not for "127.0.0.1"', line)
+        self.assertNotIn("certificate-authority", line)
+
+    def test_host_name_mismatch_in_discovery(self):
+        """A name that needs discovery (po) meets the same certificate
+        first: said at once, not retried until --startup-timeout."""
+        named = certs.make_pki(os.path.join(self.dir, "named"),
+                               only_names=["other.example"])
+        s = harness.fake("--tls-cert", named["server_cert"],
+                         "--tls-key", named["server_key"], "--token", self.token,
+                         seed=SEED)
+        self.servers.append(s)
+        kc = self.kubeconfig(s.url, pki=named, token=self.token)
+        t0 = time.time()
+        _, line, _ = self.run_failing(kc, None, "--resources", "po",
+                                      "--startup-timeout", "60")
+        self.assertLess(time.time() - t0, EXIT_WITHIN)
+        self.assertIn("host name mismatch", line)
+        self.assertIn("DNS:other.example", line)
+
+    def test_tls_server_name_mismatch(self):
+        """The same with the kubeconfig's tls-server-name: the name asked
+        for is that one, and the message says where it came from."""
+        fake = self.start_fake()
+        kc = self.kubeconfig(fake.url, pki=self.pki, token=self.token,
+                             tls_server_name="wrong.example")
+        _, line, _ = self.run_failing(kc)
+        self.assertIn("host name mismatch", line)
+        self.assertIn("DNS:localhost", line)
+        self.assertIn("IP Address:127.0.0.1", line)
+        self.assertIn('not for "wrong.example" (the kubeconfig\'s tls-server-name)',
+                      line)
 
     def test_wrong_token(self):
         fake = self.start_fake()

@@ -14,7 +14,8 @@
  * before plain JSON gets an APIGroupDiscoveryList with exactly that
  * Content-Type, Cache-Control: public, Vary: Accept and an ETag (a hash
  * of the v2 body, the same for v2beta1, as the apiserver's); If-None-Match
- * with it gives 304 with no body.
+ * with it gives 304 with no body. /apis there also lists
+ * authentication.k8s.io's tokenreviews with the one verb create.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,22 @@ static void add_agg_version(struct buf *b, const char *group,
 	buf_adds(b, "],\"freshness\":\"Current\"}");
 }
 
+/* authentication.k8s.io's tokenreviews, as the real apiserver lists it
+ * in aggregated discovery: a cluster-scoped resource with the one verb
+ * create (fake_review.c serves it), so no list or watch. It is not in
+ * fake_res_table, which holds what can be listed; the group comes first,
+ * as in the real /apis. */
+static void add_agg_reviews(struct buf *b)
+{
+	buf_adds(b, "{\"metadata\":{\"name\":\"authentication.k8s.io\","
+		    "\"creationTimestamp\":null},\"versions\":[{\"version\":"
+		    "\"v1\",\"resources\":[{\"resource\":\"tokenreviews\","
+		    "\"responseKind\":{\"group\":\"\",\"version\":\"\","
+		    "\"kind\":\"TokenReview\"},\"scope\":\"Cluster\","
+		    "\"singularResource\":\"tokenreview\",\"verbs\":"
+		    "[\"create\"]}],\"freshness\":\"Current\"}]}");
+}
+
 /* The APIGroupDiscoveryList of /api (core) or /apis (the groups). */
 static void add_agg_list(struct buf *b, bool apis, const char *v)
 {
@@ -209,12 +226,13 @@ static void add_agg_list(struct buf *b, bool apis, const char *v)
 	} else {
 		const char *gs[FAKE_RES_MAX], *vs[FAKE_RES_MAX];
 		int ng = groups(gs);
+		add_agg_reviews(b);
 		for (int i = 0; i < ng; i++) {
 			int nv = versions(gs[i], vs);
 			buf_printf(b,
-				   "%s{\"metadata\":{\"name\":\"%s\","
+				   ",{\"metadata\":{\"name\":\"%s\","
 				   "\"creationTimestamp\":null},\"versions\":[",
-				   i ? "," : "", gs[i]);
+				   gs[i]);
 			for (int j = 0; j < nv; j++) {
 				if (j)
 					buf_addc(b, ',');

@@ -22,10 +22,11 @@ def _openssl(*args, cwd):
 
 
 def make_pki(d, names=(), client_cn="informer-proxy-test",
-             client_org="system:masters", days=2):
+             client_org="system:masters", days=2, only_names=None):
     """CA, server and client certificates under d; returns a dict of
     absolute paths: ca, ca_key, server_cert, server_key, client_cert,
-    client_key."""
+    client_key. only_names: the server certificate's DNS names instead of
+    127.0.0.1, ::1, localhost and names (its CN the first of them)."""
     d = os.path.abspath(d)
     os.makedirs(d, exist_ok=True)
     p = {k: os.path.join(d, f) for k, f in [
@@ -40,8 +41,12 @@ def make_pki(d, names=(), client_cn="informer-proxy-test",
              "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=d)
     san = ",".join(["IP:127.0.0.1", "IP:::1", "DNS:localhost"] +
                    ["DNS:" + n for n in names])
+    server_cn = "localhost"
+    if only_names:
+        san = ",".join("DNS:" + n for n in only_names)
+        server_cn = only_names[0]
     for kind, subj, ext in [
-            ("server", "/CN=localhost",
+            ("server", "/CN=" + server_cn,
              ["subjectAltName=" + san, "extendedKeyUsage=serverAuth"]),
             ("client", "/O=%s/CN=%s" % (client_org, client_cn),
              ["extendedKeyUsage=clientAuth"])]:

@@ -230,15 +230,20 @@ class TestAggregatedDiscovery(ApiCase):
     def test_apis_groups(self):
         _, body = self.agg("/apis", AGG_V2)
         names = [i["metadata"]["name"] for i in body["items"]]
-        self.assertEqual(names, ["coordination.k8s.io", "example.com", "example.org"])
-        lease = body["items"][0]["versions"][0]["resources"][0]
+        self.assertEqual(names, ["authentication.k8s.io", "coordination.k8s.io",
+                                 "example.com", "example.org"])
+        # a resource that can only be created, as the real one lists it
+        tr = body["items"][0]["versions"][0]["resources"][0]
+        self.assertEqual((tr["resource"], tr["scope"], tr["verbs"]),
+                         ("tokenreviews", "Cluster", ["create"]))
+        lease = body["items"][1]["versions"][0]["resources"][0]
         self.assertEqual((lease["resource"], lease["responseKind"]["kind"], lease["scope"]),
                          ("leases", "Lease", "Namespaced"))
-        w = body["items"][1]["versions"][0]["resources"][0]
+        w = body["items"][2]["versions"][0]["resources"][0]
         self.assertEqual(w["resource"], "widgets")
         self.assertEqual(w["responseKind"]["kind"], "Widget")
-        self.assertEqual(body["items"][2]["versions"][0]["version"], "v1alpha1")
-        self.assertEqual(body["items"][2]["versions"][0]["resources"][0]["scope"],
+        self.assertEqual(body["items"][3]["versions"][0]["version"], "v1alpha1")
+        self.assertEqual(body["items"][3]["versions"][0]["resources"][0]["scope"],
                          "Cluster")
 
     def test_if_none_match_304(self):

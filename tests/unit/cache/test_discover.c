@@ -3,7 +3,8 @@
  * APIGroup's preferred version, a resource's kind and scope from an
  * APIResourceList, documents that lack them, and allocation failure.
  * kubectl's names (short, singular, Kind, with .version and .group) in
- * aggregated discovery documents, and their order of preference. The
+ * aggregated discovery documents, and their order of preference; kinds
+ * whose verbs lack list or watch are refused. The
  * network half is covered end to end.
  */
 #include <errno.h>
@@ -52,7 +53,11 @@ static const char *list_doc =
 	"{\"name\":\"widgets\",\"singularName\":\"widget\",\"namespaced\":true,"
 	"\"kind\":\"Widget\",\"verbs\":[\"list\",\"watch\"]},"
 	"{\"name\":\"gadgets\",\"namespaced\":false,\"kind\":\"Gadget\"},"
-	"{\"name\":\"broken\",\"namespaced\":true,\"kind\":7}]}";
+	"{\"name\":\"broken\",\"namespaced\":true,\"kind\":7},"
+	"{\"name\":\"reviews\",\"namespaced\":false,\"kind\":\"Review\","
+	"\"verbs\":[\"create\"]},"
+	"{\"name\":\"feeds\",\"namespaced\":true,\"kind\":\"Feed\","
+	"\"verbs\":[\"get\",\"list\"]}]}";
 
 static void test_from_list(void)
 {
@@ -80,6 +85,15 @@ static void test_from_list(void)
 	/* a kind that is not a string is no kind */
 	CHECK(cache_kind_spec_parse("broken.v1.example.com", &ks) == 0);
 	CHECK(cache_discover_from_list(&d, &ks, &k) == -ENOENT && k == NULL);
+	/* verbs without list or watch: a kind, but one no reflector can
+	 * cache (a review is only created; a list without watch goes stale) */
+	CHECK(cache_kind_spec_parse("reviews.v1.example.com", &ks) == 0);
+	CHECK(cache_discover_from_list(&d, &ks, &k) == -EOPNOTSUPP);
+	CHECK(k && !strcmp(k->kind, "Review"));
+	cache_discover_free(k);
+	CHECK(cache_kind_spec_parse("feeds.v1.example.com", &ks) == 0);
+	CHECK(cache_discover_from_list(&d, &ks, &k) == -EOPNOTSUPP);
+	cache_discover_free(k);
 	/* a subresource is not matched by its parent's name alone */
 	CHECK(cache_kind_spec_parse("widgets/status.v1.example.com", &ks) == 0);
 	CHECK(cache_discover_from_list(&d, &ks, &k) == 0);
@@ -220,8 +234,39 @@ static void test_names(void)
 	CHECK_STR(match("gizmos", b, sizeof(b)), "");
 }
 
+/* Aggregated discovery names a resource that can only be created, as
+ * the real apiserver lists tokenreviews: matched, and refused. */
+static void test_unlistable(void)
+{
+	static const char *doc =
+		"{\"kind\":\"APIGroupDiscoveryList\",\"items\":[{\"metadata\":"
+		"{\"name\":\"authentication.k8s.io\"},\"versions\":[{"
+		"\"version\":\"v1\",\"resources\":[{\"resource\":"
+		"\"tokenreviews\",\"responseKind\":{\"kind\":\"TokenReview\"},"
+		"\"scope\":\"Cluster\",\"singularResource\":\"tokenreview\","
+		"\"verbs\":[\"create\"]},{\"resource\":\"others\","
+		"\"responseKind\":{\"kind\":\"Other\"},\"scope\":\"Cluster\","
+		"\"singularResource\":\"other\",\"verbs\":[\"list\","
+		"\"watch\"]}]}]}]}";
+	struct json_doc d = JSON_DOC_INIT;
+	struct cache_kind_spec ks;
+	struct cache_kind *k = NULL;
+	CHECK(parse(&d, doc) == 0);
+	CHECK(cache_kind_spec_parse("tokenreviews", &ks) == 0);
+	CHECK(cache_discover_match(&d, &ks, false, &k) == -EOPNOTSUPP);
+	CHECK(k && !strcmp(k->group, "authentication.k8s.io") &&
+	      !strcmp(k->resource, "tokenreviews"));
+	cache_discover_free(k);
+	k = NULL;
+	CHECK(cache_kind_spec_parse("others", &ks) == 0);
+	CHECK(cache_discover_match(&d, &ks, false, &k) == 0 && k);
+	cache_discover_free(k);
+	json_doc_free(&d);
+}
+
 int main(void)
 {
+	test_unlistable();
 	test_preferred();
 	test_from_list();
 	test_alloc_failure();

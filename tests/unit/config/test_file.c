@@ -136,7 +136,7 @@ static void test_errors(void)
 		{ "resources:\n  - resource: pods\n    namespaces: [a, Team_B]\n",
 		  ":3:21: namespaces: \"Team_B\" is not a namespace name" },
 		{ "resources:\n  - resource: pods\n    namespaces: [a, a]\n",
-		  ":3:21: namespaces: \"a\" named twice" },
+		  ":3:21: namespaces: \"a\" named twice, first at /tmp/" },
 		{ "resources:\n  - resource: pods\n    labelSelector: [a]\n",
 		  ":3:20: labelSelector: want a string" },
 		{ "resources:\n  - resource: pods\n    fieldSelector: {a: b}\n",
@@ -156,11 +156,12 @@ static void test_errors(void)
 		  "[metadata.labels.-x]\n",
 		  "is not metadata.labels.KEY" },
 		{ "resources:\n  - resource: pods\n  - resource: pods\n",
-		  ":3:5: resources: \"pods\" named twice" },
-		{ "resources: []\nresources: []\n", "set twice" },
+		  ":3:5: resources: \"pods\" named twice, first at /tmp/" },
+		{ "resources: []\nresources: []\n",
+		  ":2:1: \"resources\" set twice, first at /tmp/" },
 		{ "resources:\n  - resource: pods\n    indexes: [metadata.labels.a]\n"
 		  "    indexes: [metadata.labels.b]\n",
-		  ":4:5: resources: \"indexes\" set twice" },
+		  ":4:5: resources: \"indexes\" set twice, first at /tmp/" },
 		{ "page-size: [1]\n", ":1:12: page-size: want a single value" },
 		{ "", "empty configuration" },
 	};
@@ -178,6 +179,42 @@ static void test_errors(void)
 	CHECK(config_file_load("/nonexistent/x.yaml", &f, err, sizeof(err)) ==
 	      -ENOENT);
 	CHECK(strstr(err, "--config /nonexistent/x.yaml: cannot read") != NULL);
+}
+
+/* A name given twice: the error is at the second, and says where the
+ * first was. */
+static void test_twice(void)
+{
+	static const struct {
+		const char *yaml, *second, *first;
+	} cases[] = {
+		{ "resources:\n  - resource: pods\n    namespaces: [a, a]\n",
+		  ":3:21: ", "first at /tmp/test_file_" },
+		{ "resources:\n  - resource: pods\n  - resource: pods\n",
+		  ":3:5: ", ":2:5 (list every namespace" },
+		{ "resources: []\nresources: []\n", ":2:1: ", ":1:1" },
+		{ "resources:\n  - resource: pods\n    indexes: [metadata.labels.a]\n"
+		  "    indexes: [metadata.labels.b]\n",
+		  ":4:5: ", ":3:5" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct config_file f;
+		CHECK(load(cases[i].yaml, &f) == -EINVAL);
+		const char *first = strstr(err, "first at ");
+		if (!first || !strstr(first, cases[i].first) ||
+		    !strstr(err, cases[i].second) ||
+		    strstr(err, cases[i].second) > first)
+			fprintf(stderr, "case %zu: got \"%s\"\n", i, err);
+		CHECK(first && strstr(first, cases[i].first));
+		CHECK(strstr(err, cases[i].second) &&
+		      strstr(err, cases[i].second) < first);
+	}
+	/* the namespace's first "a" is at column 18 */
+	struct config_file f;
+	CHECK(load(cases[0].yaml, &f) == -EINVAL);
+	CHECK(strstr(err, ":3:21: namespaces: \"a\" named twice, first at "
+			  "/tmp/") &&
+	      strstr(strstr(err, "first at"), ":3:18"));
 }
 
 #define PARSE(cfg, ...)                                                       \
@@ -263,6 +300,7 @@ int main(void)
 	test_every_field();
 	test_path_split();
 	test_errors();
+	test_twice();
 	test_with_flags();
 	return check_done("test_file");
 }

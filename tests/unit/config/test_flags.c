@@ -104,6 +104,12 @@ static void test_usage(void)
 		lines++;
 	CHECK(lines == 54);
 	CHECK(strstr(text, "informer-proxy --version") != NULL);
+	/* --upstream-grace is /readyz/upstream's, never /readyz's */
+	const char *grace = strstr(text, "--upstream-grace");
+	CHECK(grace && !strncmp(strstr(grace, "seconds "),
+				"seconds /readyz/upstream stays 200", 34));
+	CHECK(grace &&
+	      strstr(grace, "/readyz does not follow the upstream") != NULL);
 	CHECK(strstr(text, "--shutdown-grace") != NULL &&
 	      strstr(text, "ended (default 10)\n") != NULL);
 	free(text);

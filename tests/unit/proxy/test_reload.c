@@ -166,8 +166,8 @@ static void test_refused(void)
 		  "labelSelector", -EINVAL },
 		{ "resources:\n  - resource: pods\n"
 		  "  - resource: pods.v1\n",
-		  "\"pods\" and \"pods.v1\" are the same "
-		  "resource",
+		  ":3:5: \"pods.v1\" named twice: the same resource as "
+		  "\"pods\" at /tmp/",
 		  -EINVAL },
 		{ "resources:\n  - resource: nodes\n    namespaces: [a]\n",
 		  "nodes are not namespaced", -EINVAL },
