@@ -202,6 +202,10 @@ class Hostile(unittest.TestCase):
 
 
 class Folding(unittest.TestCase):
+    # how long the upstream stays away once each resource has warned;
+    # test_log_outage runs this for most of the 60 s fold window
+    OUTAGE_S = 4
+
     def retries(self, proxy, resource):
         """The warnings that the resource's upstream is unreachable (a
         watch cut as the upstream stops may say something else first)."""
@@ -222,7 +226,7 @@ class Folding(unittest.TestCase):
         for r in ("pods", "services"):
             h.wait_until(lambda: self.retries(proxy, r), timeout=30,
                          what="a retry warning for " + r)
-        time.sleep(4)
+        time.sleep(self.OUTAGE_S)
         for r in ("pods", "services"):
             got = self.retries(proxy, r)
             self.assertEqual(len(got), 1, got)
