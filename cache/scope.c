@@ -322,7 +322,8 @@ static int object_cuts(const struct cache_scope *s, bool managed,
 	size_t first = *n;
 	for (int i = 0; i < ng; i++)
 		(*cuts)[(*n)++] = member_range(d, g, ng, g[i].parent, g[i].key);
-	qsort(*cuts + first, (size_t)ng, sizeof(**cuts), cut_cmp);
+	if (ng) /* *cuts may still be NULL: nothing cut yet */
+		qsort(*cuts + first, (size_t)ng, sizeof(**cuts), cut_cmp);
 	return 0;
 }
 

@@ -214,6 +214,15 @@ static void test_strip_answer(void)
 	CHECK_STR(out.p, "{\"metadata\":{\"name\":\"a\",\"managedFields\":[],"
 			 "\"annotations\":{\"k\":\"v\"}}}");
 	buf_free(&out);
+	/* the first object with nothing to strip (no cut made yet): as is */
+	const char *plain = "{\"items\":[{\"metadata\":{\"name\":\"b\"}},"
+			    "{\"metadata\":{\"managedFields\":[]}}]}";
+	CHECK(cache_scope_strip_answer(&s, true, plain, strlen(plain), &out) ==
+	      0);
+	buf_addc(&out, '\0');
+	CHECK_STR(out.p, "{\"items\":[{\"metadata\":{\"name\":\"b\"}},"
+			 "{\"metadata\":{}}]}");
+	buf_free(&out);
 	/* not a JSON object: refused, out untouched */
 	const char *bad[] = { "[1,2]", "{\"a\":", "not json" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {

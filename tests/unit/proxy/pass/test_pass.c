@@ -899,13 +899,19 @@ static void test_bodies(void)
 	CHECK(r.body && strstr(r.body, "\"reason\":\"RequestEntityTooLarge\""));
 	CHECK(srv_count() == before);
 	reply_free(&r);
-	/* more than twice the limit: answered at its header, unread */
+	/* more than twice the limit: answered at its header, unread. The
+	 * close with the body unread resets the connection, and a client
+	 * still sending may lose the 413 to it (a slow run, under a
+	 * sanitizer, does): a 413 or a reset, never the upstream. */
 	char *huge = malloc(2 * lim + 1);
 	memset(huge, 'h', 2 * lim + 1);
 	request(&r, "POST", "/api/v1/namespaces/a/configmaps", NULL, huge,
 		2 * lim + 1, false, 30000);
-	CHECK(r.code == 413);
-	CHECK(r.body && strstr(r.body, "\"reason\":\"RequestEntityTooLarge\""));
+	CHECK(r.code == 413 || (r.code == -1 && (r.rc == CURLE_SEND_ERROR ||
+						 r.rc == CURLE_RECV_ERROR)));
+	CHECK(r.code != 413 ||
+	      (r.body &&
+	       strstr(r.body, "\"reason\":\"RequestEntityTooLarge\"")));
 	CHECK(srv_count() == before);
 	reply_free(&r);
 	free(huge);
