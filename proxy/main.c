@@ -37,18 +37,26 @@
 #include "proxy/server.h"
 #include "proxy/table/table.h"
 
-static volatile sig_atomic_t quit, hup;
+/* Set by the signal handlers, on whichever thread the signal lands, and
+ * read by main: atomics (lock-free, so safe in a handler), as a volatile
+ * sig_atomic_t is only for a handler on the reading thread. */
+static int quit, hup;
 static bool stopping; /* atomic; quit, for libcurl's transfers to see */
+
+static int signalled(int *flag)
+{
+	return __atomic_load_n(flag, __ATOMIC_RELAXED);
+}
 
 static void on_signal(int sig)
 {
-	quit = sig;
+	__atomic_store_n(&quit, sig, __ATOMIC_RELAXED);
 	__atomic_store_n(&stopping, true, __ATOMIC_RELAXED);
 }
 
 static void on_hup(int sig)
 {
-	hup = 1;
+	__atomic_store_n(&hup, 1, __ATOMIC_RELAXED);
 }
 
 /* The upstream as the flags say: kubeconfig, in-cluster or --server,
@@ -215,7 +223,7 @@ static int resolve_all(const struct cache_upstream *up,
 	bool stop = false;
 	int checked = 0;
 	time_t began = time(NULL);
-	for (int attempt = 0; !quit; attempt++) {
+	for (int attempt = 0; !signalled(&quit); attempt++) {
 		struct buf why = BUF_INIT;
 		int left = 0;
 		for (int i = 0; i < cfg->nresources; i++) {
@@ -606,7 +614,7 @@ int main(int argc, char **argv)
 	time_t began = time(NULL), next_check = 0;
 	int unsynced = p.nres;
 	bool said_waiting = false;
-	while (!quit) {
+	while (!signalled(&quit)) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
 		if (cfg.watch_config && cfg.config_file &&
@@ -620,8 +628,7 @@ int main(int argc, char **argv)
 				reload(&p, argc, argv);
 			}
 		}
-		if (hup) {
-			hup = 0;
+		if (__atomic_exchange_n(&hup, 0, __ATOMIC_RELAXED)) {
 			log_info("SIGHUP: reloading the credentials and the "
 				 "configuration");
 			on_reload(&cfg, &creds);
@@ -662,7 +669,7 @@ int main(int argc, char **argv)
 			said_waiting |= why != 0;
 		}
 	}
-	log_info("shutting down (signal %d)", (int)quit);
+	log_info("shutting down (signal %d)", signalled(&quit));
 	proxy_server_drain(&p, cfg.shutdown_grace);
 	exit_code = 0;
 out:
