@@ -19,6 +19,9 @@
 #                                it refuses to start without the memory.
 #                                B15_PODS=N for another count
 #   BENCH_OUT=FILE bench/run.sh  write the JSON elsewhere
+#
+# bench/sizing.py, apart: memory per 10,000 objects of each kind, the
+# chart's sizing table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
