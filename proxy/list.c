@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/rvclock.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -29,6 +30,9 @@
 #include "proxy/table/table.h"
 
 #define PIN_TTL 300 /* seconds a paged LIST's snapshot is kept */
+/* An exact read at an RV seen longer ago than the apiserver's etcd
+ * compaction interval goes upstream. */
+#define EXACT_MAX_AGE_MS (300 * 1000)
 
 /*
  * Which state a LIST reads, by the apiserver's rules (1.32: its watch
@@ -67,6 +71,14 @@ static struct cache_snap *snap_for(struct cache_resource *r,
 {
 	if (!q->exact)
 		return cache_store_snap(r->store);
+	/* An RV its storage domain showed before the apiserver's compaction
+	 * interval may be compacted away: the upstream says 200 or 410. */
+	uint64_t old;
+	if (cache_rvclock_seen_by(r->clock,
+				  cache_rvclock_now_ms() - EXACT_MAX_AGE_MS,
+				  &old) &&
+	    q->rv <= old)
+		return NULL;
 	return cache_store_at(r->store, q->rv);
 }
 
