@@ -155,11 +155,21 @@ class ExactReads(unittest.TestCase):
         self.assertGreater(len(pages), 1)
         self.assertEqual(pages[0]["metadata"]["resourceVersion"], str(new))
 
+    def test_rv_without_limit_is_not_older_than(self):
+        old = self.patch("web-81", "old")
+        new = self.patch("web-81", "new")
+        self.caught_up(new)
+        for match in ("", "&resourceVersionMatch=NotOlderThan"):
+            pages = self.same(PODS + "?resourceVersion=%d%s" % (old, match), by="cache")
+            self.assertEqual(pages[0]["metadata"]["resourceVersion"], str(new))
+            self.assertEqual(self.label(pages, "web-81"), "new")
+
     def test_refused_combinations(self):
         new = self.patch("web-71", "x")
         self.caught_up(new)
         self.same(PODS + "?resourceVersionMatch=Exact&resourceVersion=0", status=422)
         self.same(PODS + "?resourceVersionMatch=Exact", status=422)
+        self.same(PODS + "?resourceVersionMatch=NotOlderThan&limit=2", status=422)
         _, first = h.get_json(self.fake.url + PODS + "?limit=2")
         self.same(PODS + "?resourceVersion=%d&continue=%s" % (new, first["metadata"]["continue"]),
                   status=400)
