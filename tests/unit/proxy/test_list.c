@@ -19,6 +19,7 @@
 #include <urcu-bp.h>
 
 #include "cache/kind.h"
+#include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "proxy/continue.h"
@@ -329,6 +330,18 @@ static void test_rv_rules(void)
 	CHECK(strstr(r.body, "\"reason\"") == NULL);
 	CHECK(strstr(r.body, "\"code\":500}") != NULL);
 	mhd_reply_free(&r);
+	/* an RV the domain showed longer ago than etcd's compaction
+	 * interval: the upstream says whether it still has it */
+	int64_t now = cache_rvclock_now_ms();
+	cache_rvclock_note(pods->clock, 10, now - 400 * 1000);
+	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Exact",
+		  &r) == 299);
+	mhd_reply_free(&r);
+	cache_rvclock_note(pods->clock, 11, now);
+	CHECK(get("/api/v1/pods?resourceVersion=11&resourceVersionMatch=Exact",
+		  &r) == 200);
+	mhd_reply_free(&r);
+	cache_rvclock_reset(pods->clock);
 	/* a match without a resourceVersion, an unknown match: 422 */
 	CHECK(get("/api/v1/pods?resourceVersionMatch=NotOlderThan", &r) == 422);
 	CHECK(strstr(r.body, "\"reason\":\"Invalid\"") != NULL);
