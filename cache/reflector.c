@@ -107,6 +107,7 @@ static void fast_forward(struct cache_resource *r,
 	      (unsigned long long)rv, (unsigned long long)rv);
 	struct cache_txn t;
 	cache_store_txn_begin(r->store, &t);
+	cache_store_txn_since(&t, rv); /* nothing changed on the way */
 	if (cache_store_txn_commit(&t, rv)) {
 		log_error("%s: out of memory moving to %llu", r->kind->resource,
 			  (unsigned long long)rv);

@@ -4,6 +4,14 @@
  * A snapshot holds two persistent trees (cache/tree.c): the objects in
  * key order, and the label index, one entry per (object, label), in
  * (label key, label value, object key) order. A transaction updates both.
+ *
+ * The window: every committed version is also kept in a ring, oldest
+ * first, with the lowest RV its transaction changed anything at. The state
+ * at an RV N between two versions V and W is V's when W changed nothing
+ * at or below N; a version is dropped from the ring's old end when the
+ * bytes the kept versions hold beyond the current tree pass
+ * LIMIT_STORE_WINDOW_BYTES. The ring is guarded by a mutex: only exact
+ * reads look into it, and the writer takes it once a commit.
  */
 #include "cache/store.h"
 
@@ -32,8 +40,18 @@ struct snap_box {
 	struct rcu_head rcu;
 };
 
+/* One version in the window. */
+struct version {
+	struct cache_snap *snap; /* referenced */
+	uint64_t first;		 /* the lowest RV its txn changed */
+	size_t bytes; /* what it keeps alive of the one before; 0 when oldest */
+};
+
 struct cache_store {
 	struct snap_box *cur;	  /* RCU-published */
+	pthread_mutex_t win_lock; /* guards win, win_* */
+	struct version *win;	  /* a ring of win_cap, oldest at win_at */
+	size_t win_cap, win_at, win_n, win_bytes;
 	pthread_mutex_t pin_lock; /* guards pins and pin_clock */
 	uint64_t pin_clock;
 	struct pin pins[LIMIT_PINS_PER_RESOURCE];
@@ -132,6 +150,7 @@ struct cache_store *cache_store_new(void)
 		return NULL;
 	}
 	pthread_mutex_init(&s->pin_lock, NULL);
+	pthread_mutex_init(&s->win_lock, NULL);
 	return s;
 }
 
@@ -141,8 +160,12 @@ void cache_store_free(struct cache_store *s)
 		return;
 	for (int i = 0; i < LIMIT_PINS_PER_RESOURCE; i++)
 		cache_store_snap_put(s->pins[i].snap);
+	for (size_t i = 0; i < s->win_n; i++)
+		cache_store_snap_put(s->win[(s->win_at + i) % s->win_cap].snap);
+	free(s->win);
 	cache_store_snap_put(&s->cur->snap);
 	pthread_mutex_destroy(&s->pin_lock);
+	pthread_mutex_destroy(&s->win_lock);
 	for (int i = 0; i < s->nindex_keys; i++)
 		free(s->index_keys[i]);
 	free(s->index_keys);
@@ -286,6 +309,9 @@ void cache_store_txn_begin(struct cache_store *s, struct cache_txn *t)
 	t->lroot = cache_tree_ref(cur->lroot);
 	t->count = cur->count;
 	t->failed = false;
+	t->full = false;
+	t->first = 0;
+	t->bytes = 0;
 	cache_store_snap_put(cur);
 }
 
@@ -295,6 +321,26 @@ void cache_store_txn_begin_empty(struct cache_store *s, struct cache_txn *t)
 	t->root = t->lroot = NULL;
 	t->count = 0;
 	t->failed = false;
+	t->full = true;
+	t->first = 0;
+	t->bytes = 0;
+}
+
+void cache_store_txn_since(struct cache_txn *t, uint64_t rv)
+{
+	t->first = rv;
+}
+
+/* What a change at a tree of this height copies, and the object it
+ * replaced (NULL: none), for the window's bound. */
+static size_t change_cost(const struct cache_tree_node *root,
+			  const struct cache_tree_node *lroot,
+			  const struct cache_obj *prev, uint32_t nlabels)
+{
+	size_t path = (size_t)(root ? root->height + 1 : 1) +
+		      (size_t)nlabels * (size_t)(lroot ? lroot->height + 1 : 1);
+	return path * sizeof(struct cache_tree_node) +
+	       (prev ? sizeof(*prev) + prev->len : 0);
 }
 
 /* Replace *tree by next (owned), or fail the txn when next is NULL
@@ -364,6 +410,8 @@ int cache_store_txn_put(struct cache_txn *t, struct cache_obj *obj,
 		cache_obj_get(prev);
 	cache_tree_put(t->root);
 	t->root = root;
+	t->bytes += change_cost(root, t->lroot, prev,
+				obj->nlabels + (prev ? prev->nlabels : 0));
 	int rc = index_labels(t, prev, obj);
 	if (!prev)
 		t->count++;
@@ -395,6 +443,7 @@ int cache_store_txn_del(struct cache_txn *t, const char *ns, const char *name,
 	cache_obj_get(prev); /* outlive the old tree for the index */
 	cache_tree_put(t->root);
 	t->root = root;
+	t->bytes += change_cost(root, t->lroot, prev, prev->nlabels);
 	t->count--;
 	int rc = index_labels(t, prev, NULL);
 	if (old && !rc)
@@ -548,6 +597,78 @@ struct cache_obj *cache_store_txn_find(const struct cache_txn *t,
 	return n ? n->obj : NULL;
 }
 
+/* Drop the oldest version (win_lock held). */
+static void win_pop(struct cache_store *s)
+{
+	cache_store_snap_put(s->win[s->win_at].snap);
+	s->win_at = (s->win_at + 1) % s->win_cap;
+	if (--s->win_n) {
+		struct version *o = &s->win[s->win_at];
+		s->win_bytes -= o->bytes;
+		o->bytes = 0;
+	} else {
+		s->win_bytes = 0;
+	}
+}
+
+/* Grow the ring towards LIMIT_STORE_WINDOW_VERSIONS (win_lock held); on
+ * ENOMEM it stays as it is and the oldest goes instead. */
+static void win_grow(struct cache_store *s)
+{
+	size_t cap = s->win_cap ? s->win_cap * 2 : 16;
+	if (cap > LIMIT_STORE_WINDOW_VERSIONS)
+		cap = LIMIT_STORE_WINDOW_VERSIONS;
+	if (cap <= s->win_cap)
+		return;
+	struct version *w = xmalloc(cap * sizeof(*w));
+	if (!w)
+		return;
+	for (size_t i = 0; i < s->win_n; i++)
+		w[i] = s->win[(s->win_at + i) % s->win_cap];
+	free(s->win);
+	s->win = w;
+	s->win_cap = cap;
+	s->win_at = 0;
+}
+
+/* Add v (its reference taken) as the newest version; restart: forget
+ * every older one first. Writer thread. The puts happen under the lock:
+ * a dropped version mostly shares its nodes with newer ones, and only
+ * exact reads wait on it. */
+static void win_push(struct cache_store *s, struct version v, bool restart)
+{
+	pthread_mutex_lock(&s->win_lock);
+	struct version *last =
+		s->win_n ? &s->win[(s->win_at + s->win_n - 1) % s->win_cap] :
+			   NULL;
+	if (last && !restart && last->snap->rv == v.snap->rv) {
+		/* the same RV again: the new version stands for both */
+		cache_store_snap_put(last->snap);
+		last->snap = v.snap;
+		last->bytes += v.bytes;
+		if (s->win_n > 1)
+			s->win_bytes += v.bytes;
+		else
+			last->bytes = 0;
+		pthread_mutex_unlock(&s->win_lock);
+		return;
+	}
+	if (s->win_n == s->win_cap)
+		win_grow(s);
+	while (s->win_n && (restart || s->win_n == s->win_cap ||
+			    s->win_bytes + v.bytes > LIMIT_STORE_WINDOW_BYTES))
+		win_pop(s);
+	if (!s->win_cap) { /* no ring at all (ENOMEM): nothing kept */
+		cache_store_snap_put(v.snap);
+	} else {
+		if (!s->win_n)
+			v.bytes = 0;
+		s->win[(s->win_at + s->win_n++) % s->win_cap] = v;
+		s->win_bytes += v.bytes;
+	}
+	pthread_mutex_unlock(&s->win_lock);
+}
+
 int cache_store_txn_commit(struct cache_txn *t, uint64_t rv)
 {
 	struct snap_box *b = t->failed ? NULL : box_new(t->root, t->lroot, rv);
@@ -556,7 +677,15 @@ int cache_store_txn_commit(struct cache_txn *t, uint64_t rv)
 		return -ENOMEM;
 	}
 	t->root = t->lroot = NULL; /* the snapshot owns them now */
-	publish(t->s, b);
+	struct cache_store *s = t->s;
+	/* only the writer publishes: its own read needs no grace period */
+	uint64_t prev = cache_rcu_load(&s->cur)->snap.rv;
+	struct version v = { cache_store_snap_get(&b->snap),
+			     t->first ? t->first : prev + 1, t->bytes };
+	/* in the window before it is current, so that a reader that sees it
+	 * current finds the versions before it too */
+	win_push(s, v, t->full || rv < prev);
+	publish(s, b);
 	return 0;
 }
 
@@ -680,4 +809,61 @@ struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv)
 	while (nexp)
 		cache_store_snap_put(expired[--nexp]);
 	return found;
+}
+
+/* The index in the ring of the newest version at or below rv (win_lock
+ * held), or -1. RVs grow along the ring. */
+static long win_find(const struct cache_store *s, uint64_t rv)
+{
+	size_t lo = 0, hi = s->win_n; /* the answer is lo - 1 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->win[(s->win_at + mid) % s->win_cap].snap->rv <= rv)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+struct cache_snap *cache_store_at(struct cache_store *s, uint64_t rv)
+{
+	struct cache_snap *found = cache_store_pinned(s, rv);
+	if (found || rv > cache_store_rv(s))
+		return found;
+	pthread_mutex_lock(&s->win_lock);
+	long i = win_find(s, rv);
+	if (i >= 0) {
+		const struct version *v =
+			&s->win[(s->win_at + (size_t)i) % s->win_cap];
+		const struct version *next =
+			(size_t)i + 1 < s->win_n ?
+				&s->win[(s->win_at + (size_t)i + 1) %
+					s->win_cap] :
+				NULL;
+		if (v->snap->rv == rv) {
+			found = cache_store_snap_get(v->snap);
+		} else if (next && next->first > rv) {
+			/* nothing changed from v up to rv: v's trees at rv */
+			struct snap_box *b =
+				box_new(cache_tree_ref(v->snap->root),
+					cache_tree_ref(v->snap->lroot), rv);
+			if (b) {
+				found = &b->snap;
+			} else {
+				cache_tree_put(v->snap->root);
+				cache_tree_put(v->snap->lroot);
+			}
+		}
+	}
+	pthread_mutex_unlock(&s->win_lock);
+	return found;
+}
+
+void cache_store_window(struct cache_store *s, size_t *versions, size_t *bytes)
+{
+	pthread_mutex_lock(&s->win_lock);
+	*versions = s->win_n;
+	*bytes = s->win_bytes;
+	pthread_mutex_unlock(&s->win_lock);
 }

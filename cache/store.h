@@ -113,7 +113,10 @@ struct cache_txn {
 	struct cache_tree_node *root;  /* owned */
 	struct cache_tree_node *lroot; /* owned: the label index */
 	size_t count;
-	bool failed; /* an allocation failed; commit refuses */
+	bool failed;	/* an allocation failed; commit refuses */
+	bool full;	/* begun empty: a full replace */
+	uint64_t first; /* the lowest RV among its changes; 0: unknown */
+	size_t bytes;	/* what the previous version keeps alive (estimate) */
 };
 
 void cache_store_txn_begin(struct cache_store *s, struct cache_txn *t);
@@ -139,7 +142,15 @@ int cache_store_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 /* The object at ns/name in the txn's private tree (borrowed). */
 struct cache_obj *cache_store_txn_find(const struct cache_txn *t,
 				       const char *ns, const char *name);
-/* Publish at rv. Returns 0, or -ENOMEM (nothing published, txn ended). */
+/* The txn's changes happened at RVs from rv up to its commit's RV (a
+ * watch chunk's first event). Without it, any RV after the previous
+ * commit may have changed something, so no state between the two is
+ * known; a txn with no change may say its commit's RV. */
+void cache_store_txn_since(struct cache_txn *t, uint64_t rv);
+/* Publish at rv. Returns 0, or -ENOMEM (nothing published, txn ended).
+ * The version is kept in the store's window of recent versions (see
+ * cache_store_at()); a full replace, or an RV below the current one,
+ * starts the window again. */
 int cache_store_txn_commit(struct cache_txn *t, uint64_t rv);
 void cache_store_txn_abort(struct cache_txn *t);
 
@@ -158,6 +169,20 @@ size_t cache_store_sort(struct cache_obj **objs, size_t n);
 bool cache_store_pin(struct cache_store *s, struct cache_snap *snap,
 		     unsigned ttl);
 struct cache_snap *cache_store_pinned(struct cache_store *s, uint64_t rv);
+
+/*
+ * The state at exactly rv, referenced, or NULL when the store cannot tell
+ * it: rv above the current RV, older than the window of recent versions
+ * (LIMIT_STORE_WINDOW_BYTES), or inside a transaction that applied
+ * several changes at once. The snapshot's rv is rv itself, sharing the
+ * trees of the version that stood at rv. Pinned snapshots count too.
+ * Any thread; takes the window's lock briefly.
+ */
+struct cache_snap *cache_store_at(struct cache_store *s, uint64_t rv);
+/* The window: how many versions it keeps, and the bytes they keep alive
+ * beyond the current tree (an estimate: replaced objects and copied
+ * paths). Any thread. */
+void cache_store_window(struct cache_store *s, size_t *versions, size_t *bytes);
 /* Drop the pins past their time. A pinned snapshot keeps every object
  * version it holds, up to a second copy of the cache, so expired pins
  * must go even when no paged LIST comes to look for them: call this now

@@ -348,9 +348,12 @@ static void flush(struct cache_resource *r, struct chunk *ch,
 	if (!ch->open && progress_rv > cache_store_rv(r->store)) {
 		cache_store_txn_begin(r->store, &ch->t); /* a bookmark: RV
 							    moves on */
+		cache_store_txn_since(&ch->t, r->rv);	 /* with no change */
 		ch->open = true;
 	}
 	if (ch->open) {
+		if (ch->npend) /* its changes are at these RVs, no lower */
+			cache_store_txn_since(&ch->t, ch->pend[0].rv);
 		if (cache_store_txn_commit(&ch->t, r->rv))
 			log_error("%s: out of memory applying events",
 				  r->kind->resource);

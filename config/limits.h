@@ -80,6 +80,14 @@
  * longest ago goes (its next page is forwarded upstream, which serves it
  * from etcd until compaction). */
 #define LIMIT_PINS_PER_RESOURCE 1024
+/* The recent versions of a resource's store kept for exact reads
+ * (resourceVersionMatch=Exact, or a limit with resourceVersion=N): a LIST
+ * at an RV in that window is answered at exactly that state; an older RV
+ * goes upstream. Versions share every unchanged node with the current
+ * tree, so a version costs what its writes replaced: the old objects and
+ * the copied tree paths. Bounded by those bytes, and by a count. */
+#define LIMIT_STORE_WINDOW_BYTES ((size_t)8 << 20)
+#define LIMIT_STORE_WINDOW_VERSIONS 4096
 
 /* ---- the upstream (flags) ---- */
 

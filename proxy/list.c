@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cache/json.h"
+#include "cache/rvclock.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/log.h"
@@ -29,22 +30,56 @@
 #include "proxy/table/table.h"
 
 #define PIN_TTL 300 /* seconds a paged LIST's snapshot is kept */
+/* An exact read at an RV seen longer ago than the apiserver's etcd
+ * compaction interval goes upstream. */
+#define EXACT_MAX_AGE_MS (300 * 1000)
 
-/* The snapshot a request asks for, referenced; NULL after queueing the
- * error answer in *res. */
-static struct cache_snap *snap_for(struct MHD_Connection *c,
-				   struct cache_resource *r,
-				   const struct proxy_rv_req *q,
-				   enum MHD_Result *res)
+/*
+ * Which state a LIST reads, by the apiserver's rules (1.32: its watch
+ * cache hands a LIST with a limit and resourceVersion N > 0, and any
+ * resourceVersionMatch=Exact, to etcd):
+ * - Exact N, or a limit with N and no resourceVersionMatch: the state at
+ *   exactly N;
+ * - a limit with N and NotOlderThan: etcd's current state, so a
+ *   consistent read (N must have been reached: below it, the upstream
+ *   answers);
+ * - "0": the cache as it is, limit ignored; unset: a consistent read.
+ * Adjusts q to say which; returns false when the upstream must answer.
+ */
+static bool list_rules(struct cache_resource *r, struct proxy_rv_req *q,
+		       uint64_t limit)
+{
+	if (!limit || !q->rv || q->exact)
+		return true;
+	if (!q->not_older) {
+		q->exact = true;
+		return true;
+	}
+	if (cache_store_rv(r->store) < q->rv)
+		return false;
+	q->rv = 0; /* consistent */
+	q->not_older = false;
+	return true;
+}
+
+/* The snapshot a request asks for, referenced; NULL when the cache does
+ * not hold that state (an exact RV older than the store's window of
+ * recent versions, or one it cannot tell): then the upstream answers,
+ * from etcd's history or with its 410. */
+static struct cache_snap *snap_for(struct cache_resource *r,
+				   const struct proxy_rv_req *q)
 {
 	if (!q->exact)
 		return cache_store_snap(r->store);
-	struct cache_snap *s = cache_store_pinned(r->store, q->rv);
-	if (!s)
-		*res = proxy_reply_error(
-			c, PROXY_Expired,
-			"The resourceVersion for the provided list is too old.");
-	return s;
+	/* An RV its storage domain showed before the apiserver's compaction
+	 * interval may be compacted away: the upstream says 200 or 410. */
+	uint64_t old;
+	if (cache_rvclock_seen_by(r->clock,
+				  cache_rvclock_now_ms() - EXACT_MAX_AGE_MS,
+				  &old) &&
+	    q->rv <= old)
+		return NULL;
+	return cache_store_at(r->store, q->rv);
 }
 
 static enum MHD_Result not_acceptable(struct MHD_Connection *c)
@@ -270,7 +305,14 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	}
 	if (q.any)
 		limit = 0; /* and any limit at "0": 1.32's watch cache does */
-	if (proxy_request_arg(c, "continue", &cont) && cont && *cont) {
+	bool has_cont =
+		proxy_request_arg(c, "continue", &cont) && cont && *cont;
+	if (!has_cont && !list_rules(r, &q, limit)) {
+		PROXY_COUNT(reads_upstream);
+		req->upstream = true;
+		return MHD_YES;
+	}
+	if (has_cont) {
 		if (q.rv || q.exact)
 			return proxy_reply_error(
 				c, PROXY_BadRequest,
@@ -292,7 +334,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 
 	struct cache_snap *snap;
 	if (cont_rv) {
-		snap = cache_store_pinned(r->store, cont_rv);
+		snap = cache_store_at(r->store, cont_rv);
 		if (!snap) {
 			/* Not a page of ours: the first page came from the
 			 * upstream (a read the cache could not prove fresh), or
@@ -305,10 +347,12 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 			return MHD_YES;
 		}
 	} else {
-		snap = snap_for(c, r, &q, &res);
+		snap = snap_for(r, &q);
 		if (!snap) {
 			proxy_filter_free(&f);
-			return res;
+			PROXY_COUNT(reads_upstream);
+			req->upstream = true;
+			return MHD_YES;
 		}
 	}
 

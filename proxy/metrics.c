@@ -57,6 +57,13 @@ static double synced(struct cache_resource *r)
 	return cache_resource_synced(r);
 }
 
+static double window_bytes(struct cache_resource *r)
+{
+	size_t n, bytes;
+	cache_store_window(r->store, &n, &bytes);
+	return (double)bytes;
+}
+
 static double sends_bookmarks(struct cache_resource *r)
 {
 	return __atomic_load_n(&r->bookmarks_seen, __ATOMIC_RELAXED);
@@ -140,6 +147,11 @@ static const struct res_metric res_metrics[] = {
 	  .value = objects },
 	{ "informer_proxy_cache_resource_version", "gauge",
 	  "resourceVersion of the cache's current snapshot.", .value = rv },
+	{ "informer_proxy_cache_window_bytes", "gauge",
+	  "Bytes the store's recent versions (for exact reads) keep alive "
+	  "beyond the current state, as estimated against "
+	  "LIMIT_STORE_WINDOW_BYTES.",
+	  .value = window_bytes },
 	{ "informer_proxy_cache_synced", "gauge",
 	  "1 once the resource's first LIST has been applied.",
 	  .value = synced },

@@ -34,7 +34,9 @@ enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 		return PROXY_RV_OK;
 	if (!strcmp(match, "Exact")) {
 		q->exact = true;
-	} else if (strcmp(match, "NotOlderThan")) {
+	} else if (!strcmp(match, "NotOlderThan")) {
+		q->not_older = true;
+	} else {
 		snprintf(msg, msglen,
 			 "Unsupported value: \"%.100s\": supported values: "
 			 "\"Exact\", \"NotOlderThan\", \"\"",

@@ -20,9 +20,10 @@
 #include <stdint.h>
 
 struct proxy_rv_req {
-	bool exact;  /* resourceVersionMatch=Exact */
-	bool any;    /* "0": any state will do */
-	uint64_t rv; /* 0 = unset */
+	bool exact;	/* resourceVersionMatch=Exact */
+	bool not_older; /* resourceVersionMatch=NotOlderThan, said so */
+	bool any;	/* "0": any state will do */
+	uint64_t rv;	/* 0 = unset */
 };
 
 enum proxy_rv_error {

@@ -382,6 +382,177 @@ static void test_index_only(void)
 	cache_store_free(all);
 }
 
+/* The names in the state at rv, "a,b,c", or "-" when the store cannot
+ * tell it. */
+static const char *state_at(struct cache_store *s, uint64_t rv, char *out,
+			    size_t len)
+{
+	struct cache_snap *sn = cache_store_at(s, rv);
+	if (!sn)
+		return "-";
+	CHECK(sn->rv == rv);
+	struct cache_iter it;
+	cache_store_iter_seek(&it, sn, "", "");
+	size_t at = 0;
+	out[0] = 0;
+	for (struct cache_obj *o; (o = cache_store_iter_next(&it));)
+		at += (size_t)snprintf(out + at, len - at, "%s%s%u",
+				       at ? "," : "", o->name, (unsigned)o->rv);
+	cache_store_snap_put(sn);
+	return out;
+}
+
+/* One txn: put (or delete, for rv 0) each name, committed at rv; since
+ * as cache_store_txn_since(), 0 to leave it out. */
+static void change(struct cache_store *s, bool full, const char *const *names,
+		   const unsigned *rvs, size_t n, uint64_t since, uint64_t rv)
+{
+	struct cache_txn t;
+	if (full)
+		cache_store_txn_begin_empty(s, &t);
+	else
+		cache_store_txn_begin(s, &t);
+	for (size_t i = 0; i < n; i++) {
+		if (!rvs[i]) {
+			CHECK(cache_store_txn_del(&t, "ns", names[i], NULL) ==
+			      0);
+			continue;
+		}
+		struct cache_obj *o = mk("ns", names[i], rvs[i]);
+		CHECK(cache_store_txn_put(&t, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	if (since)
+		cache_store_txn_since(&t, since);
+	CHECK(cache_store_txn_commit(&t, rv) == 0);
+}
+
+/* The window of recent versions answers the state at any RV it covers,
+ * and nothing where a transaction of several changes, a change of
+ * unknown RV, a full replace or an RV going back leaves it unknown. */
+static void test_window(void)
+{
+	struct cache_store *s = cache_store_new();
+	char b[256];
+	CHECK(!strcmp(state_at(s, 1, b, sizeof(b)), "-"));
+	change(s, true, (const char *[]){ "a", "b" }, (unsigned[]){ 90, 95 }, 2,
+	       0, 100); /* the first LIST */
+	change(s, false, (const char *[]){ "c" }, (unsigned[]){ 105 }, 1, 105,
+	       105);
+	/* a watch chunk: two events at once */
+	change(s, false, (const char *[]){ "a", "b" }, (unsigned[]){ 110, 0 },
+	       2, 110, 112);
+	change(s, false, NULL, NULL, 0, 120, 120); /* a bookmark */
+	CHECK(!strcmp(state_at(s, 99, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 100, b, sizeof(b)), "a90,b95"));
+	CHECK(!strcmp(state_at(s, 104, b, sizeof(b)), "a90,b95"));
+	CHECK(!strcmp(state_at(s, 105, b, sizeof(b)), "a90,b95,c105"));
+	CHECK(!strcmp(state_at(s, 109, b, sizeof(b)), "a90,b95,c105"));
+	CHECK(!strcmp(state_at(s, 110, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 111, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 112, b, sizeof(b)), "a110,c105"));
+	CHECK(!strcmp(state_at(s, 119, b, sizeof(b)), "a110,c105"));
+	CHECK(!strcmp(state_at(s, 120, b, sizeof(b)), "a110,c105"));
+	CHECK(!strcmp(state_at(s, 121, b, sizeof(b)), "-"));
+	size_t nv, bytes;
+	cache_store_window(s, &nv, &bytes);
+	CHECK(nv == 4 && bytes > 0);
+
+	/* a change of unknown RV: nothing known between */
+	change(s, false, (const char *[]){ "d" }, (unsigned[]){ 130 }, 1, 0,
+	       130);
+	CHECK(!strcmp(state_at(s, 125, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 120, b, sizeof(b)), "a110,c105"));
+	/* a relist starts the window again */
+	change(s, true, (const char *[]){ "e" }, (unsigned[]){ 135 }, 1, 0,
+	       140);
+	CHECK(!strcmp(state_at(s, 120, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 140, b, sizeof(b)), "e135"));
+	change(s, false, (const char *[]){ "f" }, (unsigned[]){ 150 }, 1, 150,
+	       150);
+	CHECK(!strcmp(state_at(s, 145, b, sizeof(b)), "e135"));
+	/* so does an RV going back (a wiped upstream) */
+	change(s, false, (const char *[]){ "g" }, (unsigned[]){ 50 }, 1, 50,
+	       50);
+	CHECK(!strcmp(state_at(s, 145, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 150, b, sizeof(b)), "-"));
+	CHECK(!strcmp(state_at(s, 50, b, sizeof(b)), "e135,f150,g50"));
+	cache_store_window(s, &nv, &bytes);
+	CHECK(nv == 1 && bytes == 0);
+
+	/* a state found between versions is pinned and found again */
+	change(s, false, (const char *[]){ "h" }, (unsigned[]){ 60 }, 1, 60,
+	       60);
+	struct cache_snap *mid = cache_store_at(s, 55);
+	CHECK(mid && mid->rv == 55 && mid->count == 3);
+	cache_store_pin(s, mid, 60);
+	struct cache_snap *again = cache_store_pinned(s, 55);
+	CHECK(again == mid);
+	cache_store_snap_put(again);
+	cache_store_snap_put(mid);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
+/* An object of about len bytes. */
+static struct cache_obj *mk_big(const char *name, unsigned rv, size_t len)
+{
+	char *js = xmalloc(len + 256);
+	CHECK(js != NULL);
+	int n = snprintf(js, 256,
+			 "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+			 "\"namespace\":\"ns\",\"resourceVersion\":\"%u\"},"
+			 "\"data\":\"",
+			 name, rv);
+	memset(js + n, 'x', len);
+	memcpy(js + n + len, "\"}", 3);
+	struct cache_obj *o =
+		cache_obj_parse(pods, js, strlen(js), false, NULL, 0);
+	free(js);
+	return o;
+}
+
+/* The window is bounded by the bytes its versions keep alive, and by a
+ * count: under churn the oldest versions go (their reads go upstream),
+ * the recent ones stay. */
+static void test_window_bound(void)
+{
+	struct cache_store *s = cache_store_new();
+	const size_t big = 64 * 1024;
+	unsigned rv = 1000;
+	for (unsigned i = 0; i < 400; i++, rv++) {
+		struct cache_txn t;
+		cache_store_txn_begin(s, &t);
+		struct cache_obj *o = mk_big("p", rv, big);
+		CHECK(o && cache_store_txn_put(&t, o, NULL) == 0);
+		cache_obj_put(o);
+		cache_store_txn_since(&t, rv);
+		CHECK(cache_store_txn_commit(&t, rv) == 0);
+	}
+	size_t nv, bytes;
+	cache_store_window(s, &nv, &bytes);
+	CHECK(bytes <= LIMIT_STORE_WINDOW_BYTES);
+	CHECK(nv < 400 && nv >= LIMIT_STORE_WINDOW_BYTES / (big * 2));
+	struct cache_snap *sn = cache_store_at(s, 1000);
+	CHECK(sn == NULL);
+	/* the last commit was at rv - 1: nv versions back is the oldest */
+	sn = cache_store_at(s, rv - (unsigned)nv - 1);
+	CHECK(sn == NULL);
+	sn = cache_store_at(s, rv - (unsigned)nv);
+	CHECK(sn &&
+	      cache_store_snap_find(sn, "ns", "p")->rv == rv - (unsigned)nv);
+	cache_store_snap_put(sn);
+
+	/* small changes: the count bounds it */
+	for (unsigned i = 0; i < LIMIT_STORE_WINDOW_VERSIONS + 10; i++, rv++)
+		change(s, false, (const char *[]){ "q" }, (unsigned[]){ rv }, 1,
+		       rv, rv);
+	cache_store_window(s, &nv, &bytes);
+	CHECK(nv == LIMIT_STORE_WINDOW_VERSIONS);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
 static void test_alloc_failure(void)
 {
 	struct cache_store *s = cache_store_new();
@@ -444,6 +615,8 @@ int main(void)
 	test_ns_ranges();
 	test_label_index();
 	test_index_only();
+	test_window();
+	test_window_bound();
 	test_alloc_failure();
 	return check_done("store");
 }

@@ -4,8 +4,10 @@
  * The writer's changes are a pure function of the commit number R, so a
  * reader can replay them and know exactly what the state at any RV was.
  * Every snapshot a reader takes must be that state: the same keys, each
- * at the same RV, and the same count. Run it under ThreadSanitizer with
- * `make SANITIZE=thread test-unit`.
+ * at the same RV, and the same count. An exact reader asks for states a
+ * little behind the current one (cache_store_at(), the window of recent
+ * versions) and checks them the same way. Run it under ThreadSanitizer
+ * with `make SANITIZE=thread test-unit`.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@ static struct cache_store *store;
 static const struct cache_kind *kind;
 static int done; /* atomic */
 static long reader_lists[READERS], reader_failures[READERS];
+static long exact_found, exact_failures;
 
 /* The state after commits 1..R: rv of each key, 0 when absent. */
 struct model {
@@ -81,6 +84,7 @@ static void *writer(void *arg)
 	for (uint64_t r = 1; r <= COMMITS; r++) {
 		cache_store_txn_begin(store, &txn);
 		step(&m, r, apply);
+		cache_store_txn_since(&txn, r);
 		if (cache_store_txn_commit(&txn, r))
 			abort();
 	}
@@ -132,15 +136,63 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Whether s holds exactly m's state. */
+static bool same_state(const struct model *m, struct cache_snap *s)
+{
+	struct cache_iter it;
+	cache_store_iter_seek(&it, s, "", "");
+	struct cache_obj *o;
+	int n = 0;
+	bool ok = true;
+	while ((o = cache_store_iter_next(&it))) {
+		ok = ok && m->rv[atoi(o->name + 1)] == o->rv;
+		n++;
+	}
+	return ok && n == m->count && s->count == (size_t)m->count;
+}
+
+/* Exact reads a little behind the writer: every one is in the window,
+ * and is the state at exactly that RV. */
+static void *exact_reader(void *arg)
+{
+	(void)arg;
+	struct model m = { 0 };
+	uint64_t want = 1;
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		uint64_t cur = cache_store_rv(store);
+		if (want + 50 < cur)
+			want = cur - 50;
+		if (want > cur)
+			continue;
+		struct cache_snap *s = cache_store_at(store, want);
+		if (!s) {
+			exact_failures++;
+			break;
+		}
+		while (m.r < want)
+			step(&m, m.r + 1, NULL);
+		if (s->rv != want || !same_state(&m, s))
+			exact_failures++;
+		exact_found++;
+		cache_store_snap_put(s);
+		want += 7;
+	}
+	return NULL;
+}
+
 int main(void)
 {
 	kind = cache_kind_lookup("pods");
 	store = cache_store_new();
-	pthread_t w, r[READERS];
+	pthread_t w, r[READERS], x;
 	for (long i = 0; i < READERS; i++)
 		pthread_create(&r[i], NULL, reader, (void *)i);
+	pthread_create(&x, NULL, exact_reader, NULL);
 	pthread_create(&w, NULL, writer, NULL);
 	pthread_join(w, NULL);
+	pthread_join(x, NULL);
+	CHECK(exact_failures == 0);
+	CHECK(exact_found > 0);
 	long lists = 0;
 	for (int i = 0; i < READERS; i++) {
 		pthread_join(r[i], NULL);
@@ -153,6 +205,7 @@ int main(void)
 	cache_store_snap_put(s);
 	rcu_barrier();
 	cache_store_free(store);
-	printf("stress: %ld consistent LISTs checked\n", lists);
+	printf("stress: %ld consistent LISTs, %ld exact reads checked\n", lists,
+	       exact_found);
 	return check_done("stress");
 }

@@ -4,7 +4,8 @@
  * namespace's items, label and field selectors (and their 400s), limit
  * and continue paging over the first page's snapshot with
  * remainingItemCount, the resourceVersion rules (a bad limit ignored,
- * "0" ignoring limit, Exact 410 when the snapshot is gone, 500/422 for a
+ * "0" ignoring limit, Exact or a limit with an RV read at exactly that
+ * RV, upstream when the store's window does not reach it, 500/422 for a
  * bad resourceVersion or match, continue with a resourceVersion 400), an
  * expired or foreign continue token sent upstream, a malformed one 400,
  * GET of an object or its 404 Status, 406 for an Accept it cannot give,
@@ -18,6 +19,7 @@
 #include <urcu-bp.h>
 
 #include "cache/kind.h"
+#include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "proxy/continue.h"
@@ -298,15 +300,26 @@ static void test_continue_errors(void)
 static void test_rv_rules(void)
 {
 	struct mhd_reply r;
-	/* Exact at an RV whose snapshot is not kept: 410 */
+	/* Exact at an RV before the store's window: the upstream answers
+	 * (from etcd's history, or its 410), never a 410 of ours */
 	CHECK(get("/api/v1/pods?resourceVersion=5&resourceVersionMatch=Exact",
-		  &r) == 410);
-	CHECK(strstr(r.body,
-		     "\"message\":\"The resourceVersion for the provided list "
-		     "is too old.\",\"reason\":\"Expired\",\"code\":410}") !=
-	      NULL);
+		  &r) == 299);
 	mhd_reply_free(&r);
-	/* Exact at a pinned snapshot: that snapshot */
+	/* so does a limit with an RV before it: an exact read too */
+	CHECK(get("/api/v1/pods?limit=1&resourceVersion=1", &r) == 299);
+	mhd_reply_free(&r);
+	/* a limit with an RV inside it: the state at exactly that RV */
+	CHECK(get("/api/v1/pods?limit=10&resourceVersion=10", &r) == 200);
+	CHECK(strstr(r.body, "\"resourceVersion\":\"10\"") != NULL);
+	CHECK(strstr(r.body, "\"name\":\"p3\"") != NULL); /* deleted at 11 */
+	mhd_reply_free(&r);
+	/* but "0" with a limit: the cache as it is, limit ignored */
+	CHECK(get("/api/v1/pods?limit=1&resourceVersion=0", &r) == 200);
+	CHECK(strstr(r.body, "\"resourceVersion\":\"11\"") != NULL);
+	CHECK(strstr(r.body, "\"name\":\"p3\"") == NULL);
+	CHECK(strstr(r.body, "\"continue\"") == NULL);
+	mhd_reply_free(&r);
+	/* Exact at an older version in the window: that state */
 	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Exact",
 		  &r) == 200);
 	CHECK(strstr(r.body, "\"resourceVersion\":\"10\"") != NULL);
@@ -317,6 +330,18 @@ static void test_rv_rules(void)
 	CHECK(strstr(r.body, "\"reason\"") == NULL);
 	CHECK(strstr(r.body, "\"code\":500}") != NULL);
 	mhd_reply_free(&r);
+	/* an RV the domain showed longer ago than etcd's compaction
+	 * interval: the upstream says whether it still has it */
+	int64_t now = cache_rvclock_now_ms();
+	cache_rvclock_note(pods->clock, 10, now - 400 * 1000);
+	CHECK(get("/api/v1/pods?resourceVersion=10&resourceVersionMatch=Exact",
+		  &r) == 299);
+	mhd_reply_free(&r);
+	cache_rvclock_note(pods->clock, 11, now);
+	CHECK(get("/api/v1/pods?resourceVersion=11&resourceVersionMatch=Exact",
+		  &r) == 200);
+	mhd_reply_free(&r);
+	cache_rvclock_reset(pods->clock);
 	/* a match without a resourceVersion, an unknown match: 422 */
 	CHECK(get("/api/v1/pods?resourceVersionMatch=NotOlderThan", &r) == 422);
 	CHECK(strstr(r.body, "\"reason\":\"Invalid\"") != NULL);

@@ -315,6 +315,23 @@ static void test_page(int port, struct proxy *p)
 	CHECK(sample(b,
 		     "informer_proxy_config_last_reload_success_timestamp_seconds") >=
 	      (double)now);
+	/* one version: nothing kept beyond it */
+	CHECK(sample(b,
+		     "informer_proxy_cache_window_bytes{resource=\"pods\"}") ==
+	      0);
+	free(b);
+	/* x replaced: the window keeps the old x for exact reads at 42 */
+	cache_store_txn_begin(pods->store, &t);
+	const char js2[] = "{\"metadata\":{\"name\":\"x\",\"namespace\":\"a\","
+			   "\"resourceVersion\":\"43\"}}";
+	o = cache_obj_parse(pods->kind, js2, strlen(js2), false, NULL, 0);
+	CHECK(o && cache_store_txn_put(&t, o, NULL) == 0);
+	cache_obj_put(o);
+	CHECK(cache_store_txn_commit(&t, 43) == 0);
+	b = page(port);
+	CHECK(sample(b,
+		     "informer_proxy_cache_window_bytes{resource=\"pods\"}") >=
+	      (double)sizeof(js));
 	free(b);
 	__atomic_sub_fetch(&pods->stats.watchers, 1, __ATOMIC_RELAXED);
 }
