@@ -105,7 +105,9 @@ static void c_csr_condition(struct buf *b, const struct tc_row *r,
 	if (tc_is_str(r->d, cert))
 		json_raw(r->d, cert, &n);
 	snprintf(s, sizeof(s), "%s%s%s",
-		 denied ? "Denied" : approved ? "Approved" : "Pending",
+		 denied	  ? "Denied" :
+		 approved ? "Approved" :
+			    "Pending",
 		 failed ? ",Failed" : "", n ? ",Issued" : "");
 	tc_put_str(b, s);
 }
@@ -125,8 +127,7 @@ static void c_fs_distinguisher(struct buf *b, const struct tc_row *r,
 }
 
 /* MISSINGPL: the status of the first Dangling condition, "?" without. */
-static void c_fs_missing(struct buf *b, const struct tc_row *r,
-			 const char *arg)
+static void c_fs_missing(struct buf *b, const struct tc_row *r, const char *arg)
 {
 	int conds = tc_at(r, "status.conditions");
 	(void)arg;
@@ -177,15 +178,14 @@ const struct tc_col tc_csr_cols[] = {
 	{ "SignerName", "string", "",
 	  "Requested signer for the request. It is a qualified name in the form: `scope-hostname.io/name`. If empty, it will be defaulted:\n 1. If it's a kubelet client certificate, it is assigned\n    \"kubernetes.io/kube-apiserver-client-kubelet\".\n 2. If it's a kubelet serving certificate, it is assigned\n    \"kubernetes.io/kubelet-serving\".\n 3. Otherwise, it is assigned \"kubernetes.io/legacy-unknown\".\nDistribution of trust for signers happens out of band. You can select on this field using `spec.signerName`.",
 	  0, c_str_or_none_empty, "spec.signerName" },
-	{ "Requestor", "string", "",
-	  "Base64-encoded PKCS#10 CSR data",
-	  0, tc_cell_str, "spec.username" },
+	{ "Requestor", "string", "", "Base64-encoded PKCS#10 CSR data", 0,
+	  tc_cell_str, "spec.username" },
 	{ "RequestedDuration", "string", "",
 	  "expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.\n\nThe v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field as long as the requested duration is not greater than the maximum duration they will honor per the --cluster-signing-duration CLI flag to the Kubernetes controller manager.\n\nCertificate signers may not honor this field for various reasons:\n\n  1. Old signer that is unaware of the field (such as the in-tree\n     implementations prior to v1.22)\n  2. Signer whose configured maximum is shorter than the requested duration\n  3. Signer whose configured minimum is longer than the requested duration\n\nThe minimum valid value for expirationSeconds is 600, i.e. 10 minutes.",
 	  0, c_csr_duration, NULL },
 	{ "Condition", "string", "",
-	  "Conditions applied to the request, such as approval or denial.",
-	  0, c_csr_condition, NULL },
+	  "Conditions applied to the request, such as approval or denial.", 0,
+	  c_csr_condition, NULL },
 	TC_END,
 };
 
@@ -200,9 +200,7 @@ const struct tc_col tc_webhook_cols[] = {
 
 const struct tc_col tc_runtimeclass_cols[] = {
 	NAME_COL,
-	{ "Handler", "string", "",
-	  "",
-	  0, tc_cell_str, "handler" },
+	{ "Handler", "string", "", "", 0, tc_cell_str, "handler" },
 	AGE_COL,
 	TC_END,
 };
@@ -220,28 +218,31 @@ const struct tc_col tc_flowschema_cols[] = {
 	  0, c_fs_distinguisher, NULL },
 	AGE_COL,
 	{ "MissingPL", "string", "",
-	  "references a broken or non-existent PriorityLevelConfiguration",
-	  0, c_fs_missing, NULL },
+	  "references a broken or non-existent PriorityLevelConfiguration", 0,
+	  c_fs_missing, NULL },
 	TC_END,
 };
 
-const struct tc_col tc_plc_cols[] = {
-	NAME_COL,
-	{ "Type", "string", "",
-	  "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.",
-	  0, tc_cell_str, "spec.type" },
-	{ "NominalConcurrencyShares", "string", "",
-	  "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
-	  0, c_plc_int, "nominalConcurrencyShares" },
-	{ "Queues", "string", "",
-	  "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.",
-	  0, c_plc_int, "queues" },
-	{ "HandSize", "string", "",
-	  "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.",
-	  0, c_plc_int, "handSize" },
-	{ "QueueLengthLimit", "string", "",
-	  "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.",
-	  0, c_plc_int, "queueLengthLimit" },
-	AGE_COL,
-	TC_END,
-};
+const struct
+	tc_col
+		tc_plc_cols
+			[] = {
+				NAME_COL,
+				{ "Type", "string", "",
+				  "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.",
+				  0, tc_cell_str, "spec.type" },
+				{ "NominalConcurrencyShares", "string", "",
+				  "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
+				  0, c_plc_int, "nominalConcurrencyShares" },
+				{ "Queues", "string", "",
+				  "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.",
+				  0, c_plc_int, "queues" },
+				{ "HandSize",
+				  "string", "", "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.",
+				  0, c_plc_int, "handSize" },
+				{ "QueueLengthLimit", "string", "",
+				  "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.",
+				  0, c_plc_int, "queueLengthLimit" },
+				AGE_COL,
+				TC_END,
+			};
