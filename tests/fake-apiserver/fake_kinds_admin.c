@@ -18,27 +18,23 @@
 #include "fake_table.h"
 #include "fake_kinds_admin_cols.h"
 
-#define R(res, grp, ver, api, knd, nsd, shortn, tail)                   \
-	{ .resource = res,                                               \
-	  .group = grp,                                                  \
-	  .version = ver,                                                \
-	  .api_version = api,                                            \
-	  .key = sizeof(grp) > 1 ? res "." grp : res,                    \
-	  .singular = NULL,                                              \
-	  .kind = knd,                                                   \
-	  .list_kind = knd "List",                                       \
-	  .namespaced = nsd,                                             \
-	  .short_name = shortn,                                          \
-	  .fields = { NULL },                                            \
-	  .bookmark_tail = tail }
+#define R(res, grp, ver, api, knd, nsd, shortn, tail)                         \
+	{                                                                     \
+		.resource = res, .group = grp, .version = ver,                \
+		.api_version = api,                                           \
+		.key = sizeof(grp) > 1 ? res "." grp : res, .singular = NULL, \
+		.kind = knd, .list_kind = knd "List", .namespaced = nsd,      \
+		.short_name = shortn, .fields = { NULL },                     \
+		.bookmark_tail = tail                                         \
+	}
 
 /* Storage version hashes are the apiserver's: base64 of the first 8
  * bytes of sha256("group/version/Kind"). */
 static struct fake_res admin[] = {
 	R("podtemplates", "", "v1", "v1", "PodTemplate", true, NULL,
 	  ",\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}"),
-	R("controllerrevisions", "apps", "v1", "apps/v1",
-	  "ControllerRevision", true, NULL, ",\"data\":null,\"revision\":0"),
+	R("controllerrevisions", "apps", "v1", "apps/v1", "ControllerRevision",
+	  true, NULL, ",\"data\":null,\"revision\":0"),
 	R("limitranges", "", "v1", "v1", "LimitRange", true, "limits",
 	  ",\"spec\":{\"limits\":null}"),
 	R("resourcequotas", "", "v1", "v1", "ResourceQuota", true, "quota",
@@ -49,9 +45,9 @@ static struct fake_res admin[] = {
 	R("validatingwebhookconfigurations", "admissionregistration.k8s.io",
 	  "v1", "admissionregistration.k8s.io/v1",
 	  "ValidatingWebhookConfiguration", false, NULL, ""),
-	R("mutatingwebhookconfigurations", "admissionregistration.k8s.io",
-	  "v1", "admissionregistration.k8s.io/v1",
-	  "MutatingWebhookConfiguration", false, NULL, ""),
+	R("mutatingwebhookconfigurations", "admissionregistration.k8s.io", "v1",
+	  "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration",
+	  false, NULL, ""),
 	R("runtimeclasses", "node.k8s.io", "v1", "node.k8s.io/v1",
 	  "RuntimeClass", false, NULL, ",\"handler\":\"\""),
 	R("csidrivers", "storage.k8s.io", "v1", "storage.k8s.io/v1",
@@ -137,8 +133,8 @@ static void seed_podtemplate(struct buf *b, unsigned idx, const char *ns,
 	buf_printf(b, "},%s}", bodies[idx % 2]);
 }
 
-static void seed_controllerrevision(struct buf *b, unsigned idx,
-				    const char *ns, uint64_t rv)
+static void seed_controllerrevision(struct buf *b, unsigned idx, const char *ns,
+				    uint64_t rv)
 {
 	static const char *const owners[] = {
 		",\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
@@ -193,8 +189,7 @@ static void seed_resourcequota(struct buf *b, unsigned idx, const char *ns,
 	buf_printf(b, "},%s}", bodies[idx % 3]);
 }
 
-static void seed_csr(struct buf *b, unsigned idx, const char *ns,
-		     uint64_t rv)
+static void seed_csr(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 {
 	static const char *const bodies[] = {
 		"\"spec\":{\"request\":\"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFV"
@@ -220,8 +215,7 @@ static void seed_csr(struct buf *b, unsigned idx, const char *ns,
 	buf_printf(b, "},%s}", bodies[idx % 3]);
 }
 
-static void webhooks(struct buf *b, const char *kind, unsigned idx,
-		     uint64_t rv)
+static void webhooks(struct buf *b, const char *kind, unsigned idx, uint64_t rv)
 {
 	meta_open(b, kind, "admissionregistration.k8s.io/v1",
 		  kind[0] == 'V' ? "vwc" : "mwc", idx, NULL, rv);
@@ -242,15 +236,13 @@ static void webhooks(struct buf *b, const char *kind, unsigned idx,
 	buf_adds(b, idx % 3 ? "]}" : "}");
 }
 
-static void seed_vwc(struct buf *b, unsigned idx, const char *ns,
-		     uint64_t rv)
+static void seed_vwc(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 {
 	(void)ns;
 	webhooks(b, "ValidatingWebhookConfiguration", idx, rv);
 }
 
-static void seed_mwc(struct buf *b, unsigned idx, const char *ns,
-		     uint64_t rv)
+static void seed_mwc(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 {
 	(void)ns;
 	webhooks(b, "MutatingWebhookConfiguration", idx, rv);
@@ -285,8 +277,8 @@ static void seed_csidriver(struct buf *b, unsigned idx, const char *ns,
 	buf_printf(b, "},\"spec\":%s}", specs[idx % 3]);
 }
 
-static void seed_volumeattachment(struct buf *b, unsigned idx,
-				  const char *ns, uint64_t rv)
+static void seed_volumeattachment(struct buf *b, unsigned idx, const char *ns,
+				  uint64_t rv)
 {
 	static const char *const bodies[] = {
 		"\"spec\":{\"attacher\":\"csi.example.com\",\"source\":"
@@ -341,8 +333,7 @@ static void seed_flowschema(struct buf *b, unsigned idx, const char *ns,
 		   idx % 3, prec[idx % 4], dist[idx % 4], status[idx % 4]);
 }
 
-static void seed_plc(struct buf *b, unsigned idx, const char *ns,
-		     uint64_t rv)
+static void seed_plc(struct buf *b, unsigned idx, const char *ns, uint64_t rv)
 {
 	static const char *const specs[] = {
 		"{\"type\":\"Exempt\",\"exempt\":{\"nominalConcurrencyShares\":"
@@ -363,9 +354,12 @@ static void seed_plc(struct buf *b, unsigned idx, const char *ns,
 
 static void (*const seeders[])(struct buf *, unsigned, const char *,
 			       uint64_t) = {
-	seed_podtemplate, seed_controllerrevision, seed_limitrange,
-	seed_resourcequota, seed_csr, seed_vwc, seed_mwc, seed_runtimeclass,
-	seed_csidriver, seed_volumeattachment, seed_flowschema, seed_plc,
+	seed_podtemplate, seed_controllerrevision,
+	seed_limitrange,  seed_resourcequota,
+	seed_csr,	  seed_vwc,
+	seed_mwc,	  seed_runtimeclass,
+	seed_csidriver,	  seed_volumeattachment,
+	seed_flowschema,  seed_plc,
 };
 
 /* Index into admin[] of resource res, or -1. */
@@ -457,7 +451,8 @@ static void join_add(struct join *j, const char *sep, const char *v)
 static json_t *print_podtemplate(json_t *o, time_t now)
 {
 	json_t *r = json_array(), *c, *labels;
-	struct join names = { "", 0, 0 }, images = { "", 0, 0 }, l = { "", 0, 0 };
+	struct join names = { "", 0, 0 }, images = { "", 0, 0 },
+		    l = { "", 0, 0 };
 	const char *keys[32], *k;
 	size_t i, n = 0;
 	(void)now;
@@ -559,7 +554,8 @@ static json_t *print_resourcequota(json_t *o, time_t now)
 		snprintf(item, sizeof(item), "%s: %s/%s", names[i],
 			 used ? used : "0",
 			 json_string_value(json_object_get(hard, names[i])));
-		if (dot && dot - names[i] == 6 && !strncmp(names[i], "limits", 6))
+		if (dot && dot - names[i] == 6 &&
+		    !strncmp(names[i], "limits", 6))
 			join_add(&lim, ", ", item);
 		else
 			join_add(&req, ", ", item);
@@ -585,7 +581,9 @@ static json_t *print_csr(json_t *o, time_t now)
 		failed |= !strcmp(t, "Failed");
 	}
 	snprintf(status, sizeof(status), "%s%s%s",
-		 denied ? "Denied" : approved ? "Approved" : "Pending",
+		 denied	  ? "Denied" :
+		 approved ? "Approved" :
+			    "Pending",
 		 failed ? ",Failed" : "",
 		 *str_at(o, "status.certificate") ? ",Issued" : "");
 	if (at(o, "spec.expirationSeconds"))
@@ -626,7 +624,8 @@ static json_t *print_csidriver(json_t *o, time_t now)
 	size_t i;
 	struct join aud = { "", 0, 0 }, modes = { "", 0, 0 };
 	json_t *tokens = at(o, "spec.tokenRequests");
-	json_array_foreach(tokens, i, t) join_add(&aud, ",", str_at(t, "audience"));
+	json_array_foreach(tokens, i, t)
+		join_add(&aud, ",", str_at(t, "audience"));
 	json_array_foreach(at(o, "spec.volumeLifecycleModes"), i, t)
 		join_add(&modes, ",", json_string_value(t));
 	push(r, json_string(str_at(o, "metadata.name")));
@@ -685,8 +684,8 @@ static json_t *print_plc(json_t *o, time_t now)
 	push(r, lim ? json_integer(int_at(lim, "nominalConcurrencyShares")) :
 		      json_string("<none>"));
 	push(r, q ? json_integer(int_at(q, "queues")) : json_string("<none>"));
-	push(r, q ? json_integer(int_at(q, "handSize")) :
-		    json_string("<none>"));
+	push(r,
+	     q ? json_integer(int_at(q, "handSize")) : json_string("<none>"));
 	push(r, q ? json_integer(int_at(q, "queueLengthLimit")) :
 		    json_string("<none>"));
 	push_age(r, o, now);
@@ -694,10 +693,12 @@ static json_t *print_plc(json_t *o, time_t now)
 }
 
 static json_t *(*const printers[])(json_t *, time_t) = {
-	print_podtemplate, print_controllerrevision, print_limitrange,
-	print_resourcequota, print_csr, print_webhooks, print_webhooks,
-	print_runtimeclass, print_csidriver, print_volumeattachment,
-	print_flowschema, print_plc,
+	print_podtemplate, print_controllerrevision,
+	print_limitrange,  print_resourcequota,
+	print_csr,	   print_webhooks,
+	print_webhooks,	   print_runtimeclass,
+	print_csidriver,   print_volumeattachment,
+	print_flowschema,  print_plc,
 };
 
 const char *fake_kinds_admin_columns(int res)
