@@ -23,9 +23,11 @@ static void test_arrays(void)
 		   "prioritylevelconfigurations");
 	/* limit ranges have no printer: the default convertor's columns */
 	struct buf a = BUF_INIT, b = BUF_INIT;
-	proxy_table_cols_definitions(&a, proxy_table_cols_find("", "limitranges"));
+	proxy_table_cols_definitions(&a,
+				     proxy_table_cols_find("", "limitranges"));
 	proxy_table_cols_definitions(
-		&b, proxy_table_cols_find("rbac.authorization.k8s.io", "roles"));
+		&b,
+		proxy_table_cols_find("rbac.authorization.k8s.io", "roles"));
 	buf_addc(&a, '\0');
 	buf_addc(&b, '\0');
 	CHECK(a.p && b.p && !strcmp(a.p, b.p) &&
@@ -40,7 +42,8 @@ static void test_quota(void)
 {
 	/* names in order; limits.* to LIMIT; a resource not yet used is 0 */
 	CHECK_STR(cells("", "resourcequotas",
-			"{" META ",\"status\":{\"hard\":{\"requests.cpu\":\"2\","
+			"{" META
+			",\"status\":{\"hard\":{\"requests.cpu\":\"2\","
 			"\"pods\":\"10\",\"limits.memory\":\"8Gi\","
 			"\"limits.cpu\":\"4\",\"limitsx\":\"1\"},\"used\":"
 			"{\"pods\":\"3\",\"limits.cpu\":\"1500m\"}}}"),
@@ -60,13 +63,14 @@ static void test_csr(void)
 		  "\"x\",\"24h\",\"a.io/b\",\"alice\",\"10m\","
 		  "\"Approved,Issued\"");
 	/* Denied wins over Approved; any status counts */
-	CHECK_STR(cells("certificates.k8s.io", "certificatesigningrequests",
-			"{" META ",\"spec\":{\"username\":\"bob\"},"
-			"\"status\":{\"conditions\":[{\"type\":\"Approved\","
-			"\"status\":\"True\"},{\"type\":\"Failed\",\"status\":"
-			"\"False\"},{\"type\":\"Denied\",\"status\":\"True\"}]}}"),
-		  "\"x\",\"24h\",\"\\u003cnone\\u003e\",\"bob\","
-		  "\"\\u003cnone\\u003e\",\"Denied,Failed\"");
+	CHECK_STR(
+		cells("certificates.k8s.io", "certificatesigningrequests",
+		      "{" META ",\"spec\":{\"username\":\"bob\"},"
+		      "\"status\":{\"conditions\":[{\"type\":\"Approved\","
+		      "\"status\":\"True\"},{\"type\":\"Failed\",\"status\":"
+		      "\"False\"},{\"type\":\"Denied\",\"status\":\"True\"}]}}"),
+		"\"x\",\"24h\",\"\\u003cnone\\u003e\",\"bob\","
+		"\"\\u003cnone\\u003e\",\"Denied,Failed\"");
 	CHECK_STR(cells("certificates.k8s.io", "certificatesigningrequests",
 			"{" META ",\"spec\":{\"expirationSeconds\":172800},"
 			"\"status\":{\"certificate\":\"\"}}"),
@@ -91,14 +95,15 @@ static void test_small_kinds(void)
 
 static void test_flow_control(void)
 {
-	CHECK_STR(cells("flowcontrol.apiserver.k8s.io", "flowschemas",
-			"{" META ",\"spec\":{\"priorityLevelConfiguration\":"
-			"{\"name\":\"global-default\"},\"matchingPrecedence\":"
-			"9900,\"distinguisherMethod\":{\"type\":\"ByUser\"}},"
-			"\"status\":{\"conditions\":[{\"type\":\"Other\","
-			"\"status\":\"True\"},{\"type\":\"Dangling\",\"status\":"
-			"\"False\"}]}}"),
-		  "\"x\",\"global-default\",9900,\"ByUser\",\"24h\",\"False\"");
+	CHECK_STR(
+		cells("flowcontrol.apiserver.k8s.io", "flowschemas",
+		      "{" META ",\"spec\":{\"priorityLevelConfiguration\":"
+		      "{\"name\":\"global-default\"},\"matchingPrecedence\":"
+		      "9900,\"distinguisherMethod\":{\"type\":\"ByUser\"}},"
+		      "\"status\":{\"conditions\":[{\"type\":\"Other\","
+		      "\"status\":\"True\"},{\"type\":\"Dangling\",\"status\":"
+		      "\"False\"}]}}"),
+		"\"x\",\"global-default\",9900,\"ByUser\",\"24h\",\"False\"");
 	CHECK_STR(cells("flowcontrol.apiserver.k8s.io", "flowschemas",
 			"{" META ",\"spec\":{\"priorityLevelConfiguration\":"
 			"{\"name\":\"p\"}}}"),
@@ -119,7 +124,8 @@ static void test_flow_control(void)
 		  "\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\",\"24h\"");
 	CHECK_STR(cells("flowcontrol.apiserver.k8s.io",
 			"prioritylevelconfigurations",
-			"{" META ",\"spec\":{\"type\":\"Exempt\",\"exempt\":{}}}"),
+			"{" META
+			",\"spec\":{\"type\":\"Exempt\",\"exempt\":{}}}"),
 		  "\"x\",\"Exempt\",\"\\u003cnone\\u003e\","
 		  "\"\\u003cnone\\u003e\",\"\\u003cnone\\u003e\","
 		  "\"\\u003cnone\\u003e\",\"24h\"");
