@@ -162,13 +162,13 @@ static void c_plc_int(struct buf *b, const struct tc_row *r, const char *arg)
 
 const struct tc_col tc_resourcequota_cols[] = {
 	NAME_COL,
-	AGE_COL,
 	{ "Request", "string", "",
 	  "Request represents a minimum amount of cpu/memory that a container may consume.",
 	  0, c_quota, "requests" },
 	{ "Limit", "string", "",
 	  "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
 	  0, c_quota, "limits" },
+	AGE_COL,
 	TC_END,
 };
 

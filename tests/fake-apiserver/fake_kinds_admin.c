@@ -561,9 +561,9 @@ static json_t *print_resourcequota(json_t *o, time_t now)
 			join_add(&req, ", ", item);
 	}
 	push(r, json_string(str_at(o, "metadata.name")));
-	push_age(r, o, now);
 	push(r, json_string(req.s));
 	push(r, json_string(lim.s));
+	push_age(r, o, now);
 	return r;
 }
 

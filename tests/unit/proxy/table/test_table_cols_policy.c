@@ -41,16 +41,16 @@ static void test_arrays(void)
 static void test_quota(void)
 {
 	/* names in order; limits.* to LIMIT; a resource not yet used is 0 */
-	CHECK_STR(cells("", "resourcequotas",
-			"{" META
-			",\"status\":{\"hard\":{\"requests.cpu\":\"2\","
-			"\"pods\":\"10\",\"limits.memory\":\"8Gi\","
-			"\"limits.cpu\":\"4\",\"limitsx\":\"1\"},\"used\":"
-			"{\"pods\":\"3\",\"limits.cpu\":\"1500m\"}}}"),
-		  "\"x\",\"24h\",\"limitsx: 0/1, pods: 3/10, requests.cpu: "
-		  "0/2\",\"limits.cpu: 1500m/4, limits.memory: 0/8Gi\"");
+	CHECK_STR(
+		cells("", "resourcequotas",
+		      "{" META ",\"status\":{\"hard\":{\"requests.cpu\":\"2\","
+		      "\"pods\":\"10\",\"limits.memory\":\"8Gi\","
+		      "\"limits.cpu\":\"4\",\"limitsx\":\"1\"},\"used\":"
+		      "{\"pods\":\"3\",\"limits.cpu\":\"1500m\"}}}"),
+		"\"x\",\"limitsx: 0/1, pods: 3/10, requests.cpu: "
+		"0/2\",\"limits.cpu: 1500m/4, limits.memory: 0/8Gi\",\"24h\"");
 	CHECK_STR(cells("", "resourcequotas", "{" META "}"),
-		  "\"x\",\"24h\",\"\",\"\"");
+		  "\"x\",\"\",\"\",\"24h\"");
 }
 
 static void test_csr(void)
