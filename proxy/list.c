@@ -417,7 +417,8 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 			proxy_table_render(&body, r->kind, &fmt, meta, &o, 1,
 					   true, time(NULL));
 		} else {
-			proxy_table_metadata_render(&body, o, fmt.version);
+			proxy_table_metadata_render(&body, r->kind, o,
+						    fmt.version);
 		}
 		buf_addc(&body, '\n');
 		cache_obj_put(o);

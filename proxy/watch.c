@@ -125,7 +125,8 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 		break;
 	}
 	case PROXY_TABLE_FORM_METADATA:
-		proxy_table_metadata_render(&w->own, o, w->fmt.version);
+		proxy_table_metadata_render(&w->own, w->r->kind, o,
+					    w->fmt.version);
 		break;
 	}
 	buf_adds(&w->own, "}\n");

@@ -198,27 +198,118 @@ static void cell(struct buf *b, const char *s, bool *first)
 	buf_add_json_str(b, s, strlen(s));
 }
 
+/*
+ * Annotations the versioned object carries but the apiserver's internal
+ * one does not: converting apps/v1 to the internal type moves them into
+ * fields (a DaemonSet's template generation; a Deployment's rollback
+ * revision, when not empty) and converting back restores them. The
+ * metadata views (PartialObjectMetadata, a Table row's object) are made
+ * from the internal object, so they lack these; the object itself, in
+ * JSON or as includeObject=Object, has them.
+ */
+static const struct {
+	const char *group, *resource, *key;
+	bool if_nonempty; /* kept when its value is "" */
+} internal_only[] = {
+	{ "apps", "daemonsets", "deprecated.daemonset.template.generation",
+	  false },
+	{ "apps", "deployments", "deprecated.deployment.rollback.to", true },
+};
+
+/* The member of object obj whose key token is key, as a byte range to
+ * cut [*from, *to) that takes one comma with it. */
+static void member_cut(const struct json_doc *d, int obj, int key, size_t *from,
+		       size_t *to)
+{
+	size_t ks, ke, vs, ve, os, oe;
+	int prev = -1, next;
+	for (int k = json_first(d, obj); k > 0 && k != key;
+	     k = json_next(d, obj, k))
+		prev = k;
+	next = json_next(d, obj, key);
+	json_span(d, key, &ks, &ke);
+	json_span(d, key + 1, &vs, &ve);
+	json_span(d, obj, &os, &oe);
+	if (prev > 0) {
+		size_t ps, pe;
+		json_span(d, prev + 1, &ps, &pe);
+		*from = pe; /* ,"key":value */
+		*to = ve;
+	} else if (next > 0) {
+		size_t ns, ne;
+		json_span(d, next, &ns, &ne);
+		*from = ks; /* "key":value, */
+		*to = ns;
+	} else {
+		*from = os + 1; /* the only member: {} is left */
+		*to = oe - 1;
+	}
+}
+
+/* The metadata of d (an object of kind k) as the internal object has it:
+ * internal_only's annotation removed, and "annotations" with it when it
+ * was the only one (an empty map is not written). */
+static void add_metadata(struct buf *b, const struct cache_kind *k,
+			 const struct json_doc *d, int meta)
+{
+	size_t s, e, from = 0, to = 0;
+	json_span(d, meta, &s, &e);
+	for (size_t i = 0;
+	     k && i < sizeof(internal_only) / sizeof(internal_only[0]); i++) {
+		if (strcmp(k->group, internal_only[i].group) ||
+		    strcmp(k->resource, internal_only[i].resource))
+			continue;
+		int ann = json_get(d, meta, "annotations");
+		if (ann < 0 || json_type(d, ann) != JSMN_OBJECT)
+			break;
+		for (int key = json_first(d, ann); key > 0;
+		     key = json_next(d, ann, key)) {
+			size_t n;
+			if (!json_str_eq(d, key, internal_only[i].key))
+				continue;
+			if (internal_only[i].if_nonempty &&
+			    (json_type(d, key + 1) != JSMN_STRING ||
+			     (json_raw(d, key + 1, &n), n == 0)))
+				break;
+			if (json_next(d, ann, json_first(d, ann)) > 0)
+				member_cut(d, ann, key, &from, &to);
+			else
+				member_cut(d, meta, ann - 1, &from, &to);
+			break;
+		}
+		break;
+	}
+	if (to > from) {
+		buf_add(b, d->js + s, from - s);
+		buf_add(b, d->js + to, e - to);
+	} else {
+		buf_add(b, d->js + s, e - s);
+	}
+}
+
 /* The object's metadata as a PartialObjectMetadata of version v. */
-static void pmo(struct buf *b, const struct json_doc *d, const char *v)
+static void pmo(struct buf *b, const struct cache_kind *k,
+		const struct json_doc *d, const char *v)
 {
 	int meta = json_get(d, 0, "metadata");
-	size_t s, e;
-	json_span(d, meta, &s, &e);
 	buf_printf(
 		b,
 		"{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":",
 		v);
-	buf_add(b, d->js + s, e - s);
+	if (meta >= 0)
+		add_metadata(b, k, d, meta);
+	else
+		buf_adds(b, "null");
 	buf_addc(b, '}');
 }
 
-int proxy_table_metadata_render(struct buf *b, const struct cache_obj *o,
-				const char *version)
+int proxy_table_metadata_render(struct buf *b, const struct cache_kind *k,
+				const struct cache_obj *o, const char *version)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	int r = json_parse(&d, o->json, o->len, NULL, 0);
 	if (!r)
-		pmo(b, &d, version);
+		pmo(b, k, &d, version);
 	json_doc_free(&d);
 	return r;
 }
@@ -311,10 +402,64 @@ static int row(struct buf *b, const struct cache_kind *k,
 	else if (f->include == PROXY_TABLE_INCLUDE_NONE)
 		buf_adds(b, "null");
 	else
-		pmo(b, &d, f->version ? f->version : "v1");
+		pmo(b, k, &d, f->version ? f->version : "v1");
 	buf_addc(b, '}');
 	json_doc_free(&d);
 	return 0;
+}
+
+/* ---- row order ---- */
+
+/* A row and what the flow schemas' order compares. */
+struct fs_row {
+	int64_t precedence;
+	struct cache_obj *o;
+};
+
+static int cmp_fs_row(const void *a, const void *b)
+{
+	const struct fs_row *x = a, *y = b;
+	if (x->precedence != y->precedence)
+		return x->precedence < y->precedence ? -1 : 1;
+	return strcmp(x->o->name, y->o->name);
+}
+
+/*
+ * The rows of k in the order the apiserver prints them: malloc'd (the
+ * caller frees it), or NULL when that is the order given (or out of
+ * memory). Only flow schemas are reordered: their list printer sorts by
+ * spec.matchingPrecedence (0 when unset), then by name.
+ */
+static struct cache_obj **rows_in_order(const struct cache_kind *k,
+					struct cache_obj *const *rows, size_t n)
+{
+	if (n < 2 || strcmp(k->group, "flowcontrol.apiserver.k8s.io") ||
+	    strcmp(k->resource, "flowschemas"))
+		return NULL;
+	struct fs_row *fs = xcalloc(n, sizeof(*fs));
+	struct cache_obj **out = xcalloc(n, sizeof(*out));
+	if (!fs || !out) {
+		free(fs);
+		free(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_doc d = JSON_DOC_INIT;
+		fs[i].o = rows[i];
+		if (!json_parse(&d, rows[i]->json, rows[i]->len, NULL, 0)) {
+			int spec = json_get(&d, 0, "spec");
+			int p = json_get(&d, spec, "matchingPrecedence");
+			int64_t v;
+			if (p >= 0 && !json_i64(&d, p, &v))
+				fs[i].precedence = v;
+		}
+		json_doc_free(&d);
+	}
+	qsort(fs, n, sizeof(*fs), cmp_fs_row);
+	for (size_t i = 0; i < n; i++)
+		out[i] = fs[i].o;
+	free(fs);
+	return out;
 }
 
 void proxy_table_render(struct buf *b, const struct cache_kind *k,
@@ -332,12 +477,14 @@ void proxy_table_render(struct buf *b, const struct cache_kind *k,
 		   f->version, metadata);
 	head(b, k, columns, crd);
 	buf_adds(b, ",\"rows\":[");
+	struct cache_obj **sorted = rows_in_order(k, rows, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_addc(b, ',');
-		row(b, k, rows[i], f, now, crd);
+		row(b, k, sorted ? sorted[i] : rows[i], f, now, crd);
 	}
 	buf_adds(b, "]}");
+	free(sorted);
 	proxy_table_crd_cols_free(crd);
 }
 
@@ -352,6 +499,7 @@ struct proxy_table_list {
 	bool started, ended;
 	time_t now;
 	struct proxy_table_crd_cols *crd; /* a custom resource's columns */
+	struct cache_obj **sorted;	  /* rows reordered (owned), or NULL */
 };
 
 struct proxy_table_list *
@@ -370,7 +518,10 @@ proxy_table_list_new(const struct cache_kind *k,
 	const struct proxy_table_cols *p;
 	tl->k = k;
 	tl->f = *f;
-	tl->rows = rows;
+	/* the printer sorts; a PartialObjectMetadataList keeps the order */
+	if (f->form == PROXY_TABLE_FORM_TABLE)
+		tl->sorted = rows_in_order(k, rows, n);
+	tl->rows = tl->sorted ? tl->sorted : rows;
 	tl->n = n;
 	tl->now = now;
 	/* read once per LIST, as proxy_table_render() does per Table */
@@ -410,7 +561,7 @@ bool proxy_table_list_next(struct proxy_table_list *tl, struct buf *b,
 			row(b, tl->k, tl->rows[tl->at], &tl->f, tl->now,
 			    tl->crd);
 		else
-			proxy_table_metadata_render(b, tl->rows[tl->at],
+			proxy_table_metadata_render(b, tl->k, tl->rows[tl->at],
 						    tl->f.version);
 		tl->at++;
 	}
@@ -426,6 +577,7 @@ void proxy_table_list_free(struct proxy_table_list *tl)
 	if (!tl)
 		return;
 	proxy_table_crd_cols_free(tl->crd);
+	free(tl->sorted);
 	free(tl->meta);
 	free(tl);
 }

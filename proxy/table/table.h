@@ -67,7 +67,9 @@ void proxy_table_render(struct buf *b, const struct cache_kind *k,
  * A LIST's whole body as a Table (form TABLE, with column definitions)
  * or a PartialObjectMetadataList (form METADATA), with a newline after
  * it, made a part at a time: the same bytes as proxy_table_render() (or
- * the items' proxy_table_metadata_render()) and "\n" give. metadata is
+ * the items' proxy_table_metadata_render()) and "\n" give. Rows are in
+ * the order given, but for the kinds whose apiserver printer sorts its
+ * list (flow schemas: by matchingPrecedence, then name), in both. metadata is
  * copied; rows stay the caller's and must outlive the renderer. NULL
  * when out of memory. One thread at a time per renderer.
  */
@@ -86,10 +88,12 @@ void proxy_table_list_free(struct proxy_table_list *tl);
  * Table. */
 void proxy_table_object_meta(const struct cache_obj *o, char *out,
 			     size_t outlen);
-/* {"kind":"PartialObjectMetadata",...} of o, appended to b. Returns 0, or
- * -EINVAL when o's JSON does not parse. */
-int proxy_table_metadata_render(struct buf *b, const struct cache_obj *o,
-				const char *version);
+/* {"kind":"PartialObjectMetadata",...} of o, an object of kind k,
+ * appended to b: its metadata as the apiserver's internal object has it
+ * (without the annotations that only the versioned object carries).
+ * Returns 0, or -EINVAL when o's JSON does not parse. */
+int proxy_table_metadata_render(struct buf *b, const struct cache_kind *k,
+				const struct cache_obj *o, const char *version);
 
 /*
  * The store of CRDs that custom resources' Tables read their columns

@@ -14,7 +14,7 @@
  * documentation strings the apiserver sends, word for word.
  *
  * The column arrays and their own cell functions live by area in
- * table_cols_{work,net,store,cluster}.c, the helpers and the cells they
+ * table_cols_{work,net,store,cluster,policy}.c, the helpers and the cells they
  * share in table_cols_cell.c; table_cols_int.h lists them.
  *
  * What the apiserver defaults when an object is created (spec.replicas 1,
@@ -71,6 +71,22 @@ static const struct proxy_table_cols printers[] = {
 	P("", "persistentvolumes", tc_pv_cols),
 	P("", "persistentvolumeclaims", tc_pvc_cols),
 	P("autoscaling", "horizontalpodautoscalers", tc_hpa_cols),
+	P("", "podtemplates", tc_podtemplate_cols),
+	P("apps", "controllerrevisions", tc_controllerrevision_cols),
+	/* no printer of its own: the default convertor's CREATED AT */
+	P("", "limitranges", tc_created_cols),
+	P("", "resourcequotas", tc_resourcequota_cols),
+	P("certificates.k8s.io", "certificatesigningrequests", tc_csr_cols),
+	P("admissionregistration.k8s.io", "validatingwebhookconfigurations",
+	  tc_webhook_cols),
+	P("admissionregistration.k8s.io", "mutatingwebhookconfigurations",
+	  tc_webhook_cols),
+	P("node.k8s.io", "runtimeclasses", tc_runtimeclass_cols),
+	P("storage.k8s.io", "csidrivers", tc_csidriver_cols),
+	P("storage.k8s.io", "volumeattachments", tc_volumeattachment_cols),
+	P("flowcontrol.apiserver.k8s.io", "flowschemas", tc_flowschema_cols),
+	P("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations",
+	  tc_plc_cols),
 };
 
 const struct proxy_table_cols *proxy_table_cols_find(const char *group,

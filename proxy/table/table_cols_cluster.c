@@ -399,7 +399,7 @@ const struct tc_col tc_priorityclass_cols[] = {
 	AGE_COL,
 	{ "PreemptionPolicy", "string", "",
 	  "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.",
-	  1, tc_cell_str, "preemptionPolicy" },
+	  0, tc_cell_str, "preemptionPolicy" },
 	TC_END,
 };
 

@@ -18,6 +18,7 @@
  *   table_cols_net.c      services, endpoints, slices, ingresses, policies
  *   table_cols_store.c    config maps, secrets, service accounts, volumes
  *   table_cols_cluster.c  namespaces, nodes, events, leases, RBAC, CRDs
+ *   table_cols_policy.c   quotas, CSRs, webhooks, runtime and flow control
  *
  * A cell function writes exactly one JSON value (a string, an integer or
  * a boolean) for one row; arg is the column's argument, often a dotted
@@ -162,7 +163,8 @@ void tc_cell_kind_name(struct buf *b, const struct tc_row *r, const char *arg);
 extern const struct tc_col tc_pod_cols[], tc_deployment_cols[],
 	tc_replicaset_cols[], tc_statefulset_cols[], tc_daemonset_cols[],
 	tc_job_cols[], tc_cronjob_cols[], tc_replicationcontroller_cols[],
-	tc_pdb_cols[], tc_hpa_cols[];
+	tc_pdb_cols[], tc_hpa_cols[], tc_podtemplate_cols[],
+	tc_controllerrevision_cols[];
 /* table_cols_net.c */
 extern const struct tc_col tc_service_cols[], tc_endpoints_cols[],
 	tc_endpointslice_cols[], tc_ingressclass_cols[], tc_ingress_cols[],
@@ -170,11 +172,15 @@ extern const struct tc_col tc_service_cols[], tc_endpoints_cols[],
 /* table_cols_store.c */
 extern const struct tc_col tc_configmap_cols[], tc_secret_cols[],
 	tc_serviceaccount_cols[], tc_storageclass_cols[], tc_pv_cols[],
-	tc_pvc_cols[];
+	tc_pvc_cols[], tc_csidriver_cols[], tc_volumeattachment_cols[];
 /* table_cols_cluster.c */
 extern const struct tc_col tc_namespace_cols[], tc_event_cols[],
 	tc_events_event_cols[], tc_lease_cols[], tc_created_cols[],
 	tc_rolebinding_cols[], tc_clusterrolebinding_cols[],
 	tc_priorityclass_cols[], tc_node_cols[];
+/* table_cols_policy.c */
+extern const struct tc_col tc_resourcequota_cols[], tc_csr_cols[],
+	tc_webhook_cols[], tc_runtimeclass_cols[], tc_flowschema_cols[],
+	tc_plc_cols[];
 
 #endif

@@ -146,6 +146,53 @@ static void c_pvc_bound(struct buf *b, const struct tc_row *r, const char *arg)
 	free(vol);
 }
 
+/* ---- CSI drivers and volume attachments ---- */
+
+/* A bool at arg's path, the default after ':' when unset ("x.y:true"). */
+static void c_bool_or(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	char path[96];
+	const char *colon = strchr(arg, ':');
+	snprintf(path, sizeof(path), "%.*s", (int)(colon - arg), arg);
+	int t = tc_at(r, path);
+	size_t n;
+	bool v = !strcmp(colon + 1, "true");
+	if (t >= 0 && !tc_is_null(r->d, t))
+		v = *json_raw(r->d, t, &n) == 't';
+	buf_adds(b, v ? "true" : "false");
+}
+
+/* TOKENREQUESTS: the audiences joined by ',', "<unset>" without any (an
+ * empty list is stored as none). */
+static void c_csi_tokens(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int a = tc_at(r, "spec.tokenRequests");
+	struct tc_sbuf s = { BUF_INIT, 0 };
+	(void)arg;
+	if (!tc_members(r->d, a) || json_type(r->d, a) != JSMN_ARRAY) {
+		tc_put_str(b, "<unset>");
+		return;
+	}
+	for (int t = json_first(r->d, a); t > 0; t = json_next(r->d, a, t))
+		tc_sb_token(&s, ",", r->d, json_get(r->d, t, "audience"));
+	buf_addc(&s.b, '\0');
+	tc_put_str(b, s.b.p ? s.b.p : "");
+	buf_free(&s.b);
+}
+
+/* MODES: the volume lifecycle modes joined by ',', "<none>". */
+static void c_csi_modes(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int a = tc_at(r, "spec.volumeLifecycleModes");
+	struct tc_sbuf s = { BUF_INIT, 0 };
+	(void)arg;
+	if (a >= 0 && json_type(r->d, a) == JSMN_ARRAY)
+		for (int t = tc_members(r->d, a) ? json_first(r->d, a) : -1;
+		     t > 0; t = json_next(r->d, a, t))
+			tc_sb_token(&s, ",", r->d, t);
+	tc_sb_put(b, &s, "<none>");
+}
+
 const struct tc_col tc_configmap_cols[] = {
 	NAME_COL,
 	{ "Data", "string", "",
@@ -250,5 +297,47 @@ const struct tc_col tc_pvc_cols[] = {
 	{ "VolumeMode", "string", "",
 	  "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
 	  1, c_str_default, "spec.volumeMode:<unset>" },
+	TC_END,
+};
+
+const struct tc_col tc_csidriver_cols[] = {
+	NAME_COL,
+	{ "AttachRequired", "boolean", "",
+	  "attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the CSIDriverRegistry feature gate is enabled and the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is immutable.",
+	  0, c_bool_or, "spec.attachRequired:true" },
+	{ "PodInfoOnMount", "boolean", "",
+	  "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. \"csi.storage.k8s.io/pod.name\": pod.Name \"csi.storage.k8s.io/pod.namespace\": pod.Namespace \"csi.storage.k8s.io/pod.uid\": string(pod.UID) \"csi.storage.k8s.io/ephemeral\": \"true\" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n\"csi.storage.k8s.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.", 0,
+	  c_bool_or, "spec.podInfoOnMount:false" },
+	{ "StorageCapacity", "boolean", "",
+	  "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.", 0,
+	  c_bool_or, "spec.storageCapacity:false" },
+	{ "TokenRequests", "string", "",
+	  "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: \"csi.storage.k8s.io/serviceAccount.tokens\": {\n  \"<audience>\": {\n    \"token\": <token>,\n    \"expirationTimestamp\": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.",
+	  0, c_csi_tokens, NULL },
+	{ "RequiresRepublish", "boolean", "",
+	  "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.",
+	  0, c_bool_or, "spec.requiresRepublish:false" },
+	{ "Modes", "string", "",
+	  "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.", 0,
+	  c_csi_modes, NULL },
+	AGE_COL,
+	TC_END,
+};
+
+const struct tc_col tc_volumeattachment_cols[] = {
+	NAME_COL,
+	{ "Attacher", "string", "name",
+	  "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().",
+	  0, tc_cell_str, "spec.attacher" },
+	{ "PV", "string", "",
+	  "persistentVolumeName represents the name of the persistent volume to attach.",
+	  0, tc_cell_str, "spec.source.persistentVolumeName" },
+	{ "Node", "string", "",
+	  "nodeName represents the node that the volume should be attached to.",
+	  0, tc_cell_str, "spec.nodeName" },
+	{ "Attached", "boolean", "",
+	  "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.",
+	  0, c_bool_or, "status.attached:false" },
+	AGE_COL,
 	TC_END,
 };

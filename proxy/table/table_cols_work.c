@@ -359,6 +359,47 @@ static void c_pod_gates(struct buf *b, const struct tc_row *r, const char *arg)
 	tc_put_str(b, s);
 }
 
+/* CONTROLLER of a ControllerRevision: the owner that is its controller,
+ * as "kind.group/name" in lower case ("daemonset.apps/ds-0"), "<none>". */
+static void c_controller(struct buf *b, const struct tc_row *r, const char *arg)
+{
+	int refs = tc_at(r, "metadata.ownerReferences");
+	(void)arg;
+	for (int o = tc_members(r->d, refs) ? json_first(r->d, refs) : -1;
+	     o > 0; o = json_next(r->d, refs, o)) {
+		int c = json_get(r->d, o, "controller");
+		size_t n;
+		if (c < 0 || *json_raw(r->d, c, &n) != 't')
+			continue;
+		char *api = tc_dup_str(r->d, json_get(r->d, o, "apiVersion"));
+		char *kind = tc_dup_str(r->d, json_get(r->d, o, "kind"));
+		char *name = tc_dup_str(r->d, json_get(r->d, o, "name"));
+		char *slash = strchr(api, '/');
+		struct buf t = BUF_INIT;
+		/* the group of "apps/v1"; "v1" is the core group's */
+		if (slash)
+			*slash = '\0';
+		if (kind[0] || (slash && api[0])) {
+			buf_adds(&t, kind);
+			if (slash && api[0])
+				buf_printf(&t, ".%s", api);
+			buf_addc(&t, '/');
+		}
+		buf_adds(&t, name);
+		buf_addc(&t, '\0');
+		for (char *q = t.p; q && *q && *q != '/'; q++)
+			if (*q >= 'A' && *q <= 'Z')
+				*q = (char)(*q - 'A' + 'a');
+		tc_put_str(b, t.p ? t.p : "");
+		buf_free(&t);
+		free(api);
+		free(kind);
+		free(name);
+		return;
+	}
+	tc_put_str(b, "<none>");
+}
+
 static const char containers_desc[] =
 	"Names of each container in the template.";
 static const char images_desc[] =
@@ -564,6 +605,30 @@ const struct tc_col tc_hpa_cols[] = {
 	{ "Replicas", "string", "",
 	  "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
 	  0, tc_cell_int, "status.currentReplicas" },
+	AGE_COL,
+	TC_END,
+};
+
+const struct tc_col tc_podtemplate_cols[] = {
+	NAME_COL,
+	{ "Containers", "string", "",
+	  "Names of each container in the template.", 0, c_containers,
+	  "template.spec.containers:name" },
+	{ "Images", "string", "",
+	  "Images referenced by each container in the template.", 0,
+	  c_containers, "template.spec.containers:image" },
+	{ "Pod Labels", "string", "", "The labels for the pod template.", 0,
+	  tc_cell_labels, "template.metadata.labels" },
+	TC_END,
+};
+
+const struct tc_col tc_controllerrevision_cols[] = {
+	NAME_COL,
+	{ "Controller", "string", "", "Controller of the object", 0,
+	  c_controller, NULL },
+	{ "Revision", "string", "",
+	  "revision indicates the revision of the state represented by Data.",
+	  0, tc_cell_int, "revision" },
 	AGE_COL,
 	TC_END,
 };

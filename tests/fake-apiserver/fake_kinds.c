@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fake_kinds_admin.h"
 #include "fake_res.h"
 
 static bool enabled;
@@ -392,13 +393,16 @@ static const struct fake_res extra[] = {
 
 int fake_kinds_enable(void)
 {
-	size_t n = sizeof(extra) / sizeof(extra[0]);
+	size_t n = sizeof(extra) / sizeof(extra[0]), na;
+	const struct fake_res *admin = fake_kinds_admin_res(&na);
 	if (enabled)
 		return 0;
-	if ((size_t)fake_nres + n > FAKE_RES_MAX)
+	if ((size_t)fake_nres + n + na > FAKE_RES_MAX)
 		return -ENOSPC;
 	for (size_t i = 0; i < n; i++)
 		fake_res_table[fake_nres++] = extra[i];
+	for (size_t i = 0; i < na; i++)
+		fake_res_table[fake_nres++] = admin[i];
 	enabled = true;
 	return 0;
 }
@@ -528,6 +532,13 @@ static void seed_daemonset(struct buf *b, unsigned idx, const char *ns,
 	char nm[64];
 	name_of(nm, sizeof(nm), "ds", idx);
 	meta(b, "DaemonSet", "apps/v1", "ds", idx, ns, rv);
+	/* the apiserver writes the template generation into every apps/v1
+	 * DaemonSet; one seed has another annotation besides */
+	b->len--; /* reopen the metadata */
+	buf_printf(b,
+		   ",\"annotations\":{\"deprecated.daemonset.template."
+		   "generation\":\"%u\"%s}}",
+		   1 + idx % 2, idx % 3 == 1 ? ",\"note\":\"kept\"" : "");
 	buf_adds(b, ",\"spec\":{");
 	workload(b, idx, nm,
 		 idx % 3 == 0 ? NULL :
@@ -1112,5 +1123,5 @@ int fake_kinds_seed(struct buf *out, int res, unsigned idx, const char *ns,
 			seeders[i].fn(out, idx, ns, rv);
 			return buf_ok(out) ? 0 : -ENOMEM;
 		}
-	return -ENOENT;
+	return fake_kinds_admin_seed(out, res, idx, ns, rv);
 }

@@ -24,6 +24,7 @@
 
 #include "fake_crd.h"
 #include "fake_json.h"
+#include "fake_kinds_admin.h"
 #include "fake_res.h"
 #include "fake_table_cols.h"
 #include "fake_table_kinds.h"
@@ -420,6 +421,8 @@ static void pod_cells(struct buf *b, json_t *o)
 static const char *columns_of(int res)
 {
 	const char *kc = fake_table_kinds_columns(res);
+	if (!kc)
+		kc = fake_kinds_admin_columns(res);
 	if (!kc && fake_res_table[res].custom)
 		kc = fake_crd_table_columns(res);
 	if (kc)
@@ -446,14 +449,82 @@ static void add_metadata(struct buf *b, const char *json, size_t len)
 		buf_adds(b, "{}");
 }
 
-static void add_pom(struct buf *b, const struct fake_as *as, const char *json,
-		    size_t len)
+/*
+ * Annotations an apps/v1 object carries that the apiserver's internal
+ * object does not: converting to the internal type moves them into
+ * fields, and the metadata views (PartialObjectMetadata, a Table row's
+ * object) are made from the internal object.
+ */
+static const struct {
+	const char *key, *annotation;
+	bool if_nonempty;
+} versioned_only[] = {
+	{ "daemonsets.apps", "deprecated.daemonset.template.generation",
+	  false },
+	{ "deployments.apps", "deprecated.deployment.rollback.to", true },
+};
+
+/* Cut [from, to) out of b's bytes after start, with one comma beside. */
+static void cut_member(struct buf *b, size_t from, size_t to)
+{
+	if (from > 0 && b->p[from - 1] == ',')
+		from--;
+	else if (to < b->len && b->p[to] == ',')
+		to++;
+	memmove(b->p + from, b->p + to, b->len - to);
+	b->len -= to - from;
+	b->p[b->len] = '\0';
+}
+
+/* The metadata of an object of resource res as the internal object has
+ * it, appended to b. */
+static void add_internal_metadata(struct buf *b, int res, const char *json,
+				  size_t len)
+{
+	size_t start = b->len;
+	add_metadata(b, json, len);
+	for (size_t i = 0;
+	     i < sizeof(versioned_only) / sizeof(versioned_only[0]); i++) {
+		if (strcmp(fake_res_table[res].key, versioned_only[i].key))
+			continue;
+		json_t *m = json_loadb(b->p + start, b->len - start, 0, NULL);
+		const char *v = json_string_value(
+			json_object_get(json_object_get(m, "annotations"),
+					versioned_only[i].annotation));
+		bool drop = v && (!versioned_only[i].if_nonempty || *v);
+		json_decref(m);
+		if (!drop)
+			return;
+		/* the member is written "key":"value", by fake_kinds.c */
+		char pat[128];
+		snprintf(pat, sizeof(pat), "\"%s\":\"",
+			 versioned_only[i].annotation);
+		buf_addc(b, '\0');
+		b->len--;
+		char *at = strstr(b->p + start, pat);
+		if (!at)
+			return;
+		char *end = strchr(at + strlen(pat), '"');
+		cut_member(b, (size_t)(at - b->p), (size_t)(end + 1 - b->p));
+		buf_addc(b, '\0');
+		b->len--;
+		at = strstr(b->p + start, "\"annotations\":{}");
+		if (at)
+			cut_member(b, (size_t)(at - b->p),
+				   (size_t)(at - b->p) +
+					   strlen("\"annotations\":{}"));
+		return;
+	}
+}
+
+static void add_pom(struct buf *b, const struct fake_as *as, int res,
+		    const char *json, size_t len)
 {
 	buf_printf(b,
 		   "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":"
 		   "\"meta.k8s.io/%s\",\"metadata\":",
 		   as->version);
-	add_metadata(b, json, len);
+	add_internal_metadata(b, res, json, len);
 	buf_addc(b, '}');
 }
 
@@ -487,6 +558,8 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 	json_t *cells = fake_table_kinds_cells(res, o, time(NULL)), *c;
 	size_t i;
 
+	if (!cells)
+		cells = fake_kinds_admin_cells(res, o, time(NULL));
 	if (!cells && fake_res_table[res].custom)
 		cells = fake_crd_cells(res, o, time(NULL));
 	buf_adds(b, "{\"cells\":[");
@@ -534,9 +607,62 @@ static void add_row(struct buf *b, const struct fake_as *as, int res,
 	else if (as->include == FAKE_INCLUDE_OBJECT)
 		buf_add(b, json, len);
 	else
-		add_pom(b, as, json, len);
+		add_pom(b, as, res, json, len);
 	buf_addc(b, '}');
 	json_decref(o);
+}
+
+/* A flow schema's place in printFlowSchemaList's order. */
+struct fs_key {
+	long long precedence;
+	const char *name;
+	struct fake_obj *o;
+};
+
+static int cmp_fs_key(const void *a, const void *b)
+{
+	const struct fs_key *x = a, *y = b;
+	if (x->precedence != y->precedence)
+		return x->precedence < y->precedence ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* items in the order the apiserver's list printer gives them (malloc'd),
+ * or NULL for the order given: flow schemas are sorted by matching
+ * precedence, then name. */
+static struct fake_obj **in_print_order(int res, struct fake_obj *const *items,
+					size_t n)
+{
+	if (n < 2 || strcmp(fake_res_table[res].key,
+			    "flowschemas.flowcontrol.apiserver.k8s.io"))
+		return NULL;
+	struct fs_key *k = calloc(n, sizeof(*k));
+	struct fake_obj **out = calloc(n, sizeof(*out));
+	json_t **docs = calloc(n, sizeof(*docs));
+	if (!k || !out || !docs) {
+		free(k);
+		free(out);
+		free(docs);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		docs[i] = json_loadb(items[i]->json, items[i]->len, 0, NULL);
+		json_t *spec = json_object_get(docs[i], "spec");
+		k[i].precedence = json_integer_value(
+			json_object_get(spec, "matchingPrecedence"));
+		k[i].name =
+			str_at(json_object_get(docs[i], "metadata"), "name", NULL) ?:
+				"";
+		k[i].o = items[i];
+	}
+	qsort(k, n, sizeof(*k), cmp_fs_key);
+	for (size_t i = 0; i < n; i++) {
+		out[i] = k[i].o;
+		json_decref(docs[i]);
+	}
+	free(docs);
+	free(k);
+	return out;
 }
 
 static void add_listmeta(struct buf *b, const struct fake_listmeta *m)
@@ -564,7 +690,7 @@ void fake_table_list(struct buf *b, const struct fake_as *as, int res,
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				buf_addc(b, ',');
-			add_pom(b, as, items[i]->json, items[i]->len);
+			add_pom(b, as, res, items[i]->json, items[i]->len);
 		}
 		buf_adds(b, "]}\n");
 		return;
@@ -573,11 +699,14 @@ void fake_table_list(struct buf *b, const struct fake_as *as, int res,
 		   as->version);
 	add_listmeta(b, m);
 	buf_printf(b, ",\"columnDefinitions\":%s,\"rows\":[", columns_of(res));
+	struct fake_obj **order = in_print_order(res, items, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_addc(b, ',');
-		add_row(b, as, res, items[i]->json, items[i]->len);
+		add_row(b, as, res, order ? order[i]->json : items[i]->json,
+			order ? order[i]->len : items[i]->len);
 	}
+	free(order);
 	buf_adds(b, "]}\n");
 }
 
@@ -585,7 +714,7 @@ void fake_table_get(struct buf *b, const struct fake_as *as,
 		    const struct fake_obj *o)
 {
 	if (as->kind == FAKE_AS_META) {
-		add_pom(b, as, o->json, o->len);
+		add_pom(b, as, o->res, o->json, o->len);
 		buf_addc(b, '\n');
 		return;
 	}
@@ -600,7 +729,7 @@ void fake_table_event(struct buf *b, const struct fake_as *as, int res,
 	const char *vs, *ve;
 
 	if (as->kind == FAKE_AS_META) {
-		add_pom(b, as, json, len);
+		add_pom(b, as, res, json, len);
 		return;
 	}
 	buf_printf(b,

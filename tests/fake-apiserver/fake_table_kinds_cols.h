@@ -540,7 +540,7 @@ static const struct {
 	  "-architecture/api-conventions.md#metadata\",\"priority\":0},{\"n"
 	  "ame\":\"PreemptionPolicy\",\"type\":\"string\",\"format\":\"\",\"description\":\"preemptionPolicy is the Policy for preempting p"
 	  "ods with lower priority. One of Never, PreemptLowerPriority. Def"
-	  "aults to PreemptLowerPriority if unset.\",\"priority\":1}]" },
+	  "aults to PreemptLowerPriority if unset.\",\"priority\":0}]" },
 	{ "ingressclasses.networking.k8s.io",
 	  "[{\"name\":\"Name\",\"type\":\"string\",\"format\":\"name\",\"de"
 	  "scription\":\"Name must be unique within a namespace. Is require"

@@ -154,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r1 = json_first(&d, rows_t);
 	FUZZ_CHECK(r1 > 0 && json_next(&d, rows_t, r1) <= 0);
 	b.len = 0;
-	FUZZ_CHECK(proxy_table_metadata_render(&b, o, "v1") == 0);
+	FUZZ_CHECK(proxy_table_metadata_render(&b, k, o, "v1") == 0);
 	FUZZ_CHECK(json_parse(&d, b.p, b.len, NULL, 0) == 0 &&
 		   json_type(&d, 0) == JSMN_OBJECT);
 	json_doc_free(&d);

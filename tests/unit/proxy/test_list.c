@@ -465,7 +465,8 @@ static void whole(struct buf *b, const struct proxy_table_format *f,
 		for (i = 0; i < n; i++) {
 			if (i)
 				buf_addc(b, ',');
-			proxy_table_metadata_render(b, all[i], f->version);
+			proxy_table_metadata_render(b, many->kind, all[i],
+						    f->version);
 		}
 		buf_adds(b, "]}");
 	}

@@ -23,6 +23,15 @@ static void test_arrays(void)
 	check_cols(tc_priorityclass_cols, "scheduling.k8s.io",
 		   "priorityclasses");
 	check_cols(tc_node_cols, "", "nodes");
+	/* PREEMPTIONPOLICY is one of plain kubectl get's columns */
+	struct buf b = BUF_INIT;
+	proxy_table_cols_definitions(
+		&b,
+		proxy_table_cols_find("scheduling.k8s.io", "priorityclasses"));
+	buf_addc(&b, '\0');
+	CHECK(b.p && count_of(b.p, "\"priority\":1") == 0 &&
+	      strstr(b.p, "{\"name\":\"PreemptionPolicy\""));
+	buf_free(&b);
 }
 
 static void test_rows(void)

@@ -19,6 +19,42 @@ static void test_arrays(void)
 	check_cols(tc_replicationcontroller_cols, "", "replicationcontrollers");
 	check_cols(tc_pdb_cols, "policy", "poddisruptionbudgets");
 	check_cols(tc_hpa_cols, "autoscaling", "horizontalpodautoscalers");
+	check_cols(tc_podtemplate_cols, "", "podtemplates");
+	check_cols(tc_controllerrevision_cols, "apps", "controllerrevisions");
+}
+
+/* Pod templates and controller revisions, once NAME and AGE only. */
+static void test_templates_and_revisions(void)
+{
+	CHECK_STR(cells("", "podtemplates",
+			"{" META ",\"template\":{\"metadata\":{\"labels\":"
+			"{\"z\":\"1\",\"a\":\"2\"}},\"spec\":{\"containers\":"
+			"[{\"name\":\"c1\",\"image\":\"i1\"},{\"name\":"
+			"\"c2\",\"image\":\"i2\"}]}}}"),
+		  "\"x\",\"c1,c2\",\"i1,i2\",\"a=2,z=1\"");
+	CHECK_STR(cells("", "podtemplates", "{" META "}"),
+		  "\"x\",\"\",\"\",\"\\u003cnone\\u003e\"");
+	/* the controller among the owners, as kind.group/name in lower
+	 * case; the core group has no ".group" */
+	CHECK_STR(
+		cells("apps", "controllerrevisions",
+		      "{\"metadata\":{\"name\":\"x\",\"creationTimestamp\":"
+		      "\"2025-12-31T00:00:00Z\",\"ownerReferences\":["
+		      "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":\"p\"},"
+		      "{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\","
+		      "\"name\":\"Web\",\"controller\":true}]},"
+		      "\"revision\":7}"),
+		"\"x\",\"statefulset.apps/Web\",7,\"24h\"");
+	CHECK_STR(
+		cells("apps", "controllerrevisions",
+		      "{\"metadata\":{\"name\":\"x\",\"creationTimestamp\":"
+		      "\"2025-12-31T00:00:00Z\",\"ownerReferences\":["
+		      "{\"apiVersion\":\"v1\",\"kind\":\"ReplicationController\","
+		      "\"name\":\"rc\",\"controller\":true}]}}"),
+		"\"x\",\"replicationcontroller/rc\",0,\"24h\"");
+	CHECK_STR(cells("apps", "controllerrevisions",
+			"{" META ",\"revision\":1}"),
+		  "\"x\",\"\\u003cnone\\u003e\",1,\"24h\"");
 }
 
 static void test_rows(void)
@@ -44,5 +80,6 @@ int main(void)
 {
 	test_arrays();
 	test_rows();
+	test_templates_and_revisions();
 	return check_done("table_cols_work");
 }
