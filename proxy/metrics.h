@@ -43,7 +43,7 @@ struct cache_resource;
 	  "Local watches that fell further behind than --history and were "     \
 	  "ended with 410 Expired.")                                            \
 	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
-	  "Requests without resourceVersion that probed the upstream's RV.")    \
+	  "Requests without resourceVersion (consistent reads and watches).")   \
 	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",       \
 	  "LISTs and GETs answered by the upstream because the cache could "    \
 	  "not prove within milliseconds that it was new enough.")              \
