@@ -539,11 +539,13 @@ def bench_b9():
                            ("quiet_get", "/api/v1/namespaces/ns-1/configmaps/cm-1")):
             out[name] = paired_reads(srv, fake, path, n)
         # the quiet LIST again, every request to the fake 1 ms slower (a
-        # round trip to a real apiserver): what a probe would add shows
+        # round trip to a real apiserver): what a probe would add shows.
+        # Three rounds; the median of their added p99s, which one burst
+        # of a busy machine in one column moves less than one round's.
         fake_faults(fake, {"latencyMs": 1})
         try:
-            out["quiet_list_1ms"] = paired_reads(
-                srv, fake, "/api/v1/namespaces/ns-1/configmaps", n)
+            out["quiet_list_1ms"] = [paired_reads(
+                srv, fake, "/api/v1/namespaces/ns-1/configmaps", n) for _ in range(3)]
         finally:
             fake_faults(fake, {})
         # busy: 100 writes/s to pods for the length of the reads
@@ -570,12 +572,14 @@ def bench_b9():
         record("B9", "%s, no RV, p99 (ms) [%d of %d sent upstream]" % (
             what, f["upstream"], len(f["proxy_ms"])), round(a, 2), round(b, 2),
             round(a - b, 2), "<= direct + 20 ms", a <= b + 20, "ms")
-    f = out["quiet_list_1ms"]
-    a, b = p99(f["proxy_ms"]), p99(f["direct_ms"])
+    rounds = out["quiet_list_1ms"]
+    added = statistics.median(p99(f["proxy_ms"]) - p99(f["direct_ms"]) for f in rounds)
+    direct = statistics.median(p99(f["direct_ms"]) for f in rounds)
     record("B9", "LIST 100 configmaps of a quiet resource, the fake 1 ms slower, no RV, "
-           "added p99 (ms) [%d of %d sent upstream, %d without a probe]" % (
-               f["upstream"], len(f["proxy_ms"]), f["unprobed"]),
-           round(a - b, 2), round(b, 2), None, "<= 3 ms over direct", a - b <= 3, "ms")
+           "added p99 (ms), median of 3 rounds [%d of %d sent upstream, %d without a probe]" % (
+               sum(f["upstream"] for f in rounds), sum(len(f["proxy_ms"]) for f in rounds),
+               sum(f["unprobed"] for f in rounds)),
+           round(added, 2), round(direct, 2), None, "<= 3 ms over direct", added <= 3, "ms")
     f = out["busy_list"]
     a, b = p99(f["proxy_ms"]), p99(f["direct_ms"])
     record("B9", "LIST shard=7 (1%% of 10k pods) at 100 writes/s, no RV, p99 (ms) "
