@@ -28,12 +28,23 @@
 #define CATCHUP_MS 15	     /* a busy resource's watch is this close */
 #define WATCH_CATCHUP_MS 250 /* an RV-less watch's wait for the probed RV */
 #define WATCH_RV_MS 3000     /* a watch-list's wait for N, the apiserver's */
-#define PROBE_MS 5000 /* a probe slower than this: the upstream is away */
+#define PROBE_MS 5000  /* a probe slower than this: the upstream is away */
+#define BEHIND_MS 2000 /* how long a probe's "behind" forwards reads */
+#define REFRESH_MS 500 /* a read on an older "behind" asks a new probe */
 
 struct probe {			/* per resource; locked */
 	uint64_t started, done; /* generations */
 	uint64_t rv;		/* the answer of generation done */
 	bool failed;		/* and whether it failed */
+	/* The last answered probe found the cache behind it: the upstream
+	 * was at rv > behind_rv, the store's RV then, at behind_ms. While
+	 * the store stays at behind_rv (no event, BOOKMARK or relist) the
+	 * upstream, whose RV only grows, is still ahead of the cache, so a
+	 * new probe could only say the same. */
+	bool behind;
+	uint64_t behind_rv;
+	int64_t behind_ms;
+	bool refresh; /* a read asked for a probe no waiter needs */
 };
 
 struct proxy_fresh {
@@ -62,14 +73,53 @@ static int index_of(struct proxy_fresh *f, struct cache_resource *r)
 	return -1;
 }
 
+static bool is_busy(struct cache_resource *r, int64_t now)
+{
+	int64_t last = __atomic_load_n(&r->last_change_ms, __ATOMIC_RELAXED);
+	return last && now - last < BUSY_MS;
+}
+
 /* How long the cache may take to reach an RV it has not reached. */
 static int64_t budget_ms(const struct proxy_wait *w)
 {
 	if (w->watch)
 		return w->consistent ? WATCH_CATCHUP_MS : WATCH_RV_MS;
-	int64_t last = __atomic_load_n(&w->r->last_change_ms, __ATOMIC_RELAXED);
-	bool busy = last && cache_rvclock_now_ms() - last < BUSY_MS;
-	return busy ? CATCHUP_MS : 0;
+	return is_busy(w->r, cache_rvclock_now_ms()) ? CATCHUP_MS : 0;
+}
+
+/* Remember what probe p of resource i found. Locked. */
+static void note_probe(struct proxy_fresh *f, int i, int64_t now)
+{
+	struct probe *p = &f->probes[i];
+	struct cache_resource *r = f->res[i];
+	uint64_t have = cache_store_rv(r->store);
+	/* a busy resource's watch may catch up within its grace: probe it */
+	p->behind = !p->failed && p->rv > have && !is_busy(r, now);
+	p->behind_rv = have;
+	p->behind_ms = now;
+}
+
+/*
+ * Whether an RV-less read of resource i may go upstream without a probe:
+ * the last probe found the cache behind the upstream, BEHIND_MS ago at
+ * most, and the store has not moved since nor is the resource busy. Only
+ * ever forwards a read a probe would have forwarded too. A read that
+ * finds the finding older than REFRESH_MS asks for a probe in the
+ * background, which keeps it fresh while reads come; a failed probe, or
+ * one that finds the cache there, ends it. Locked.
+ */
+static bool known_behind(struct proxy_fresh *f, int i, int64_t now)
+{
+	struct probe *p = &f->probes[i];
+	struct cache_resource *r = f->res[i];
+	if (!p->behind || now - p->behind_ms >= BEHIND_MS ||
+	    cache_store_rv(r->store) != p->behind_rv || is_busy(r, now))
+		return false;
+	if (now - p->behind_ms >= REFRESH_MS && p->started == p->done) {
+		p->refresh = true;
+		pthread_cond_signal(&f->cond);
+	}
+	return true;
 }
 
 /* Finish w: unlink, set the result, resume its connection. Locked. */
@@ -144,7 +194,8 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
 	return rc;
 }
 
-/* The resource with a waiter for a probe not started yet, or -1. Locked. */
+/* The resource with a waiter for a probe not started yet, or one a read
+ * asked to refresh, or -1. Locked. */
 static int probe_todo(struct proxy_fresh *f)
 {
 	for (struct proxy_wait *w = f->waiters; w; w = w->next) {
@@ -152,6 +203,10 @@ static int probe_todo(struct proxy_fresh *f)
 		if (w->need_gen > f->probes[i].started)
 			return i;
 	}
+	for (int i = 0, n = __atomic_load_n(&f->nres, __ATOMIC_ACQUIRE); i < n;
+	     i++)
+		if (f->probes[i].refresh)
+			return i;
 	return -1;
 }
 
@@ -183,6 +238,7 @@ static void *prober(void *arg)
 		}
 		struct probe *p = &f->probes[todo];
 		uint64_t gen = ++p->started;
+		p->refresh = false;
 		pthread_mutex_unlock(&f->lock);
 		uint64_t rv = 0;
 		int rc = probe_rv(f, f->res[todo], &rv);
@@ -190,6 +246,7 @@ static void *prober(void *arg)
 		p->done = gen;
 		p->rv = rv;
 		p->failed = rc != 0;
+		note_probe(f, todo, cache_rvclock_now_ms());
 	}
 	pthread_mutex_unlock(&f->lock);
 	return NULL;
@@ -278,6 +335,7 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 	w->result = PROXY_FRESH_WAITING;
 	w->need_gen = 0;
 	w->consistent = probe;
+	w->unprobed = false;
 	if (!probe) {
 		w->deadline_ms = now + budget_ms(w);
 		enum proxy_fresh_result res = judge(f, w, now);
@@ -291,6 +349,12 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 	if (f->stop || i < 0) {
 		pthread_mutex_unlock(&f->lock);
 		w->result = PROXY_FRESH_STALE;
+		return false;
+	}
+	if (probe && !w->watch && known_behind(f, i, now)) {
+		pthread_mutex_unlock(&f->lock);
+		w->unprobed = true;
+		w->result = PROXY_FRESH_UPSTREAM;
 		return false;
 	}
 	if (probe) {
@@ -390,6 +454,8 @@ int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
 		if (watch)
 			return 0; /* starts from the cache; events follow */
 		PROXY_COUNT(reads_upstream);
+		if (req->wait.unprobed)
+			PROXY_COUNT(reads_upstream_unprobed);
 		req->upstream = true;
 		*res = MHD_YES;
 		return 1;

@@ -15,6 +15,15 @@
  *     few seconds while a quiet resource's watch stays put until its next
  *     BOOKMARK, a minute away. The read is sent to the upstream as it
  *     came (PROXY_FRESH_UPSTREAM) and the answer streamed back.
+ * A quiet resource stays behind: the upstream's RV only grows, so while
+ * the cache's RV has not moved since a probe found it behind, another
+ * probe could only say the same. For 2 s after such a probe, an RV-less
+ * read of a resource that is not busy and whose store is still at the
+ * RV the probe saw goes upstream at once, without a probe of its own
+ * (counted apart); an event, BOOKMARK or relist moves the store and
+ * brings the probe back. While such reads come, one of them every 0.5 s
+ * asks for a probe in the background, which renews the finding, or ends
+ * it when the probe fails or finds the cache there.
  * A resourceVersion=N read whose N the cache has not reached follows the
  * same rule: a short wait when busy, else the upstream answers it (with
  * its own 3 s wait and 504 for an N from the future).
@@ -70,6 +79,7 @@ struct proxy_wait {
 	int64_t deadline_ms; /* monotonic */
 	bool consistent;     /* an RV-less request: probe first */
 	bool watch;	     /* a watch: never goes upstream */
+	bool unprobed;	     /* sent upstream without a probe (known behind) */
 	enum proxy_fresh_result result; /* locked until no longer WAITING */
 	bool queued;			/* locked */
 };

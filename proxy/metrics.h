@@ -43,10 +43,15 @@ struct cache_resource;
 	  "Local watches that fell further behind than --history and were "     \
 	  "ended with 410 Expired.")                                            \
 	X(consistent_reads, "informer_proxy_consistent_reads_total", "",        \
-	  "Requests without resourceVersion that probed the upstream's RV.")    \
+	  "Requests without resourceVersion (consistent reads and watches).")   \
 	X(reads_upstream, "informer_proxy_reads_sent_upstream_total", "",       \
 	  "LISTs and GETs answered by the upstream because the cache could "    \
 	  "not prove within milliseconds that it was new enough.")              \
+	X(reads_upstream_unprobed,                                              \
+	  "informer_proxy_reads_sent_upstream_unprobed_total", "",              \
+	  "Of those, reads without resourceVersion sent without a probe: the "  \
+	  "last probe, under 2 s before, found the cache behind and nothing "   \
+	  "reached the cache since.")                                           \
 	X(pins_evicted, "informer_proxy_continue_pins_evicted_total", "",       \
 	  "Paged LIST snapshots dropped before five minutes because the pin "   \
 	  "table was full; their next page goes upstream.")                     \

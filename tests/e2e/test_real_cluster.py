@@ -4,7 +4,8 @@ compacted, and `events` is served without the watch cache (no BOOKMARKs).
 
 ConsistentReads: reads without resourceVersion stay exact (they include
 every write the upstream acknowledged before them) and never wait out a
-quiet resource's next BOOKMARK.
+quiet resource's next BOOKMARK; a quiet resource a probe just found behind
+is forwarded without another probe until an event reaches the cache.
 
 QuietEvents: a quiet `events` resource through nine watch renewals and
 six compactions, what an hour brings, with every clock shortened
@@ -111,6 +112,77 @@ class ConsistentReads(unittest.TestCase):
         self.assertEqual([o["metadata"]["name"] for o in mine["items"]],
                          [o["metadata"]["name"] for o in theirs["items"]])
         self.assertGreater(metrics(self.proxy)["informer_proxy_reads_sent_upstream_total"], up0)
+
+    def configmap_lists(self):
+        return fake_stats(self.fake)["resources"]["configmaps"]["list"]
+
+    def read_counting(self, path):
+        """An RV-less read through the proxy: (its body, the LISTs the fake
+        received meanwhile, the reads the proxy sent upstream)."""
+        n0, up0 = self.configmap_lists(), metrics(self.proxy)["informer_proxy_reads_sent_upstream_total"]
+        s, lst = h.get_json(self.proxy.url + path)
+        self.assertEqual(s, 200, lst)
+        return (lst, self.configmap_lists() - n0,
+                metrics(self.proxy)["informer_proxy_reads_sent_upstream_total"] - up0)
+
+    def test_quiet_resource_second_read_makes_one_request(self):
+        # The first read of a quiet resource probes (limit=1) and, the cache
+        # behind, is forwarded: two LISTs upstream. The next one, the cache
+        # not having moved, is forwarded at once: one LIST, no probe. (A
+        # probe the proxy sends in the background now and then, or an event
+        # arriving in between, may add one; so the pair is tried again.)
+        path = "/api/v1/namespaces/ns-6/configmaps"
+        self.global_rv_moves()
+
+        def one_request():
+            _, lists, sent = self.read_counting(path)
+            if (lists, sent) != (2, 1):
+                return False
+            _, lists, sent = self.read_counting(path)
+            return (lists, sent) == (1, 1)
+        self.assertTrue(h.poll(one_request, timeout=30, interval=2.2),
+                        "every second read of a quiet resource probed before it was forwarded")
+
+    def test_quiet_resource_event_brings_the_probe_back(self):
+        # After a forwarded read without a probe: a write straight at the
+        # upstream is in the very next read, whether the proxy saw its
+        # event yet or not; once the event is in the cache, the next read
+        # probes again. Tried again when the machine was too slow for the
+        # sequence to fit in the 2 s the finding lasts (the finding would
+        # then have ended by age, not by the event).
+        path = "/api/v1/namespaces/ns-8/configmaps"
+        cm = path + "/cm-8"
+        unprobed = "informer_proxy_reads_sent_upstream_unprobed_total"
+        tries = []
+        for i in range(8):
+            time.sleep(2.2)  # any earlier finding has ended
+            self.global_rv_moves()
+            t0 = time.monotonic()
+            _, lists, sent = self.read_counting(path)
+            _, lists2, sent2 = self.read_counting(path)
+            if (lists, sent, lists2, sent2) != (2, 1, 1, 1):
+                tries.append("pair %s" % ((lists, sent, lists2, sent2),))
+                continue
+            want = patch(self.fake.url, cm, {"ev": str(i)})
+            lst, _, _ = self.read_counting(path)
+            got = [o for o in lst["items"] if o["metadata"]["name"] == "cm-8"]
+            self.assertEqual(got[0]["metadata"]["labels"].get("ev"), str(i),
+                             "a read right after a write missed it")
+            self.assertGreaterEqual(int(lst["metadata"]["resourceVersion"]), want)
+            h.wait_until(lambda: int(h.get_json(self.proxy.url + path + "?resourceVersion=0")
+                                     [1]["metadata"]["resourceVersion"]) >= want,
+                         timeout=10, what="the event in the cache")
+            un0, n0 = metrics(self.proxy)[unprobed], self.configmap_lists()
+            lst, _, _ = self.read_counting(path)
+            took = time.monotonic() - t0
+            if took > 1.5:
+                tries.append("slow %.2fs" % took)
+                continue
+            self.assertEqual(metrics(self.proxy)[unprobed], un0,
+                             "a read after an event went upstream without a probe")
+            self.assertGreaterEqual(self.configmap_lists() - n0, 1)
+            return
+        self.fail("the sequence never fit: %s" % tries)
 
     def test_rv_from_another_resource(self):
         # resourceVersion=N where N came from a write to another resource:

@@ -5,7 +5,10 @@
  * the cache at once and without a probe; an RV-less read probes the
  * upstream (limit=1 LIST) and is answered from the cache when the cache
  * is there, after a 15 ms grace when the resource is busy, else sent
- * upstream; an RV-less watch waits up to 250 ms and then starts from the
+ * upstream; a quiet resource a probe found behind is sent upstream
+ * without a probe until its store moves, it gets busy, or the finding
+ * is 2 s old (renewed by background probes while reads come, ended by a
+ * failed one); an RV-less watch waits up to 250 ms and then starts from the
  * cache; a watch from resourceVersion=N waits up to 3 s and then gets the
  * apiserver's 504 "Too large resource version". Its waiting: connections
  * suspended and resumed by reflector progress, by a probe's answer or by
@@ -461,6 +464,175 @@ static void test_upstream_faults(struct proxy_fresh *f,
 	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up);
 }
 
+/* ------------------------------------------------------------------ */
+/* A resource already known to be behind goes upstream without a probe */
+
+struct quiet {
+	struct http_stub s;
+	struct proxy_fresh *f;
+	struct cache_resource *r;
+	char server[64]; /* the upstream keeps a pointer to it */
+};
+
+static void quiet_start(struct quiet *q, struct http_stub_route *routes,
+			int nroutes)
+{
+	CHECK(http_stub_start(&q->s, routes, nroutes) == 0);
+	snprintf(q->server, sizeof(q->server), "http://127.0.0.1:%d",
+		 q->s.port);
+	struct cache_upstream upc = { .server = q->server };
+	q->r = resource("pods", 40);
+	q->f = proxy_fresh_new(&upc, &q->r, 1);
+	CHECK(q->f != NULL);
+}
+
+static void quiet_stop(struct quiet *q)
+{
+	proxy_fresh_stop(q->f);
+	proxy_fresh_free(q->f);
+	http_stub_stop(&q->s);
+}
+
+/* An RV-less read: its answer, and whether it probed. */
+static bool read_probed(struct quiet *q, const char *query, const char *want)
+{
+	int probes = http_stub_count(&q->s);
+	struct call k = call(q->f, q->r, query);
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, want);
+	return http_stub_count(&q->s) > probes;
+}
+
+/* An RV-less read sent upstream without a probe of its own (a probe it
+ * asked for in the background may reach the stub meanwhile). */
+static bool read_unprobed(struct quiet *q)
+{
+	uint64_t un = counter(&proxy_metrics_counters.reads_upstream_unprobed);
+	struct call k = call(q->f, q->r, "");
+	CHECK(k.code == 200);
+	CHECK_STR(k.body, "upstream");
+	return counter(&proxy_metrics_counters.reads_upstream_unprobed) ==
+	       un + 1;
+}
+
+static bool probes_reach(struct http_stub *s, int n)
+{
+	for (int i = 0; i < 300 && http_stub_count(s) < n; i++)
+		usleep(10000);
+	return http_stub_count(s) >= n;
+}
+
+static void test_known_behind(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "GET /api/v1/pods?limit=1 ", .response = RV_100 },
+	};
+	struct quiet q;
+	quiet_start(&q, routes, 1);
+	const uint64_t *unprobed =
+		&proxy_metrics_counters.reads_upstream_unprobed;
+	uint64_t up = counter(&proxy_metrics_counters.reads_upstream);
+	uint64_t un = counter(unprobed);
+	uint64_t reads = counter(&proxy_metrics_counters.consistent_reads);
+
+	/* the first read probes: 100 against the cache's 40, upstream */
+	CHECK(read_probed(&q, "", "upstream"));
+	CHECK(counter(unprobed) == un);
+	/* the second knows: upstream at once, one upstream request */
+	int probes = http_stub_count(&q.s);
+	CHECK(read_unprobed(&q));
+	CHECK(read_unprobed(&q));
+	CHECK(http_stub_count(&q.s) == probes);
+	CHECK(counter(unprobed) == un + 2);
+	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up + 3);
+	CHECK(counter(&proxy_metrics_counters.consistent_reads) == reads + 3);
+
+	/* a resourceVersion=0 read still comes from the cache, and an
+	 * RV-less watch still probes (it never goes upstream) */
+	CHECK(!read_probed(&q, "any=1", "cache 40"));
+	CHECK(read_probed(&q, "watch=1", "cache 40"));
+
+	/* a BOOKMARK moves the store: the probe is back, finds it behind
+	 * again, and the next read knows it again */
+	set_rv(q.r, 50);
+	CHECK(read_probed(&q, "", "upstream"));
+	CHECK(read_unprobed(&q));
+
+	/* an event: the store moves and the resource is busy; every read
+	 * probes (15 ms for the watch) while it stays busy */
+	progress(q.r, 60);
+	CHECK(read_probed(&q, "", "upstream"));
+	CHECK(read_probed(&q, "", "upstream"));
+
+	/* the watch reaches the upstream's RV: from the cache, probed */
+	progress(q.r, 100);
+	CHECK(read_probed(&q, "", "cache 100"));
+	CHECK(read_probed(&q, "", "cache 100"));
+	quiet_stop(&q);
+}
+
+/* Reads keep the finding fresh with probes in the background; without
+ * reads it ends after 2 s; a failed probe ends it at once. */
+static void test_known_behind_ages(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "GET /api/v1/pods?limit=1 ",
+		  .response = RV_100,
+		  .once = true },
+		{ .match = "GET /api/v1/pods?limit=1 ",
+		  .response = RV_100,
+		  .once = true },
+		{ .match = "GET /api/v1/pods?limit=1 ",
+		  .response = RV_100,
+		  .once = true },
+		{ .match = "GET /api/v1/pods?limit=1 ",
+		  .response = RV_100,
+		  .once = true },
+		{ .match = "GET /api/v1/pods?limit=1 ",
+		  .response = "HTTP/1.1 500 Internal Server Error\r\n"
+			      "Connection: close\r\n\r\n{}" },
+	};
+	struct quiet q;
+	quiet_start(&q, routes, 5);
+	CHECK(read_probed(&q, "", "upstream")); /* probe 1 */
+	int64_t t0 = cache_rvclock_now_ms();
+
+	/* a read on a finding 0.5 s old: upstream at once, and a probe in
+	 * the background renews the finding */
+	usleep(600000);
+	CHECK(read_unprobed(&q));
+	CHECK(probes_reach(&q.s, 2));
+	/* more than 2 s after the first probe, still known by the second */
+	while (cache_rvclock_now_ms() - t0 < 2300)
+		usleep(50000);
+	CHECK(read_unprobed(&q));
+	CHECK(probes_reach(&q.s, 3)); /* renewed again */
+
+	/* no read for over 2 s: the finding is too old, the read probes */
+	usleep(2300000);
+	CHECK(read_probed(&q, "", "upstream")); /* probe 4 */
+
+	/* the background probe fails (500): the finding ends, and the next
+	 * read probes and, the upstream failing, gets the cache as it is */
+	usleep(600000);
+	int64_t t3 = cache_rvclock_now_ms() - 600;
+	CHECK(read_unprobed(&q));
+	CHECK(probes_reach(&q.s, 5));
+	/* the prober notes the failure just after the stub saw the probe */
+	struct call k;
+	do {
+		int probes = http_stub_count(&q.s);
+		k = call(q.f, q.r, "");
+		if (http_stub_count(&q.s) > probes)
+			break;
+		CHECK_STR(k.body, "upstream");
+		usleep(20000);
+	} while (cache_rvclock_now_ms() - t3 < 1500);
+	CHECK(cache_rvclock_now_ms() - t3 < 1500);
+	CHECK_STR(k.body, "cache 40");
+	quiet_stop(&q);
+}
+
 static void test_refused(void)
 {
 	struct cache_resource *r = resource("pods", 40);
@@ -619,6 +791,8 @@ int main(void)
 	proxy_fresh_free(f);
 	http_stub_stop(&s);
 
+	test_known_behind();
+	test_known_behind_ages();
 	test_refused();
 	test_silent_upstream();
 	test_alloc_failure();
