@@ -48,6 +48,9 @@
  * per delivery was a fifth of the syscalls with 10,000 watchers; a
  * client that hangs up while events flow fails the send anyway). */
 #define GONE_CHECK_MS 400
+/* The apiserver's watch cache sends a bookmark this long before a watch's
+ * deadline (its cacheWatcher's pre-timeout bookmark). */
+#define PRE_DEADLINE_MS 2000
 
 struct watch {
 	struct cache_waiter waiter; /* first, for the cast in wake() */
@@ -67,6 +70,8 @@ struct watch {
 	struct proxy_table_format fmt; /* JSON, Table or metadata events */
 	bool columns_sent; /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
+	int64_t pre_deadline_ms; /* the bookmark 2 s before the deadline, 0:
+				  * sent or none */
 	int64_t gone_check_ms; /* the last proxy_request_client_gone(), 0: never */
 	/* The line being sent: a shared event's line or own.p. */
 	struct cache_event *ev;
@@ -132,6 +137,59 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 	set_own(w);
 }
 
+/* Standard base64, padded (Go's base64.StdEncoding), of s onto b. */
+static void add_base64(struct buf *b, const char *s, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)u[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)u[i + 1] << 8;
+		if (i + 2 < n)
+			v |= u[i + 2];
+		char q[4] = { tab[v >> 18], tab[(v >> 12) & 63],
+			      i + 1 < n ? tab[(v >> 6) & 63] : '=',
+			      i + 2 < n ? tab[v & 63] : '=' };
+		buf_add(b, q, 4);
+	}
+}
+
+/*
+ * The kubernetes.io/initial-events-list-blueprint annotation's value: the
+ * empty list a LIST would have answered, as the apiserver's encoder
+ * writes it (a trailing newline included), base64. client-go's typed
+ * List() over a watch-list decodes it for the list's kind. A built-in
+ * kind's list is the typed one with no items ("items":null, metadata
+ * empty); a custom resource's is unstructured, its keys sorted and
+ * "items":[]; a metadata-only watch gets a PartialObjectMetadataList.
+ */
+static void add_blueprint(struct buf *b, const struct watch *w)
+{
+	const struct cache_kind *k = w->r->kind;
+	char apiv[160];
+	struct buf l = BUF_INIT;
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	if (w->fmt.form == PROXY_TABLE_FORM_METADATA)
+		buf_printf(&l,
+			   "{\"kind\":\"PartialObjectMetadataList\","
+			   "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":{},"
+			   "\"items\":null}\n",
+			   w->fmt.version);
+	else if (cache_kind_find(k->group, k->resource))
+		buf_printf(&l,
+			   "{\"kind\":\"%s\",\"apiVersion\":\"%s\","
+			   "\"metadata\":{},\"items\":null}\n",
+			   k->list_kind, apiv);
+	else
+		buf_printf(&l,
+			   "{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
+			   apiv, k->list_kind);
+	add_base64(b, l.p ? l.p : "", l.len);
+	buf_free(&l);
+}
+
 static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 {
 	char apiv[160];
@@ -141,10 +199,17 @@ static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 		&w->own,
 		"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":"
 		"\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\","
-		"\"creationTimestamp\":null%s}}}\n",
-		w->r->kind->kind, apiv, (unsigned long long)rv,
-		end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" :
-		      "");
+		"\"creationTimestamp\":null",
+		w->r->kind->kind, apiv, (unsigned long long)rv);
+	if (end) {
+		/* the keys in Go's order for a map: sorted */
+		buf_adds(&w->own, ",\"annotations\":{\"k8s.io/initial-events-end\":"
+				  "\"true\",\"kubernetes.io/"
+				  "initial-events-list-blueprint\":\"");
+		add_blueprint(&w->own, w);
+		buf_adds(&w->own, "\"}");
+	}
+	buf_adds(&w->own, "}}}\n");
 	set_own(w);
 	w->sent_rv = rv;
 	w->last_bookmark_ms = now_ms();
@@ -173,6 +238,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	const struct proxy_filter *f = &w->f;
 	bool before = ev->prev && proxy_filter_match(f, ev->prev);
 	const char *as = NULL; /* a type other than the event's own */
+	bool left = false;     /* the object left the filter */
 	switch (ev->type) {
 	case CACHE_DELETED:
 		if (!(ev->prev ? before : proxy_filter_match(f, ev->obj)))
@@ -188,6 +254,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 			return;
 		if (now != before)
 			as = now ? "ADDED" : "DELETED";
+		left = before && !now;
 	}
 	}
 	w->sent_rv = ev->rv;
@@ -197,6 +264,20 @@ static void take_event(struct watch *w, struct cache_event *ev)
 				 (uint64_t)(lag > 0 ? lag : 0));
 	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON)
 		as = cache_history_ev_type_name(ev->type);
+	if (left) {
+		/* the state the watcher last saw, at this event's RV, as the
+		 * cacher sends it: the new state is none of its business */
+		struct cache_obj *o = cache_obj_with_rv(ev->prev, ev->rv);
+		if (!o) {
+			/* end cleanly: the client resumes from the RV
+			 * before this event */
+			w->done = true;
+			return;
+		}
+		own_event(w, as, o);
+		cache_obj_put(o);
+		return;
+	}
 	if (as) {
 		own_event(w, as, ev->obj);
 		return;
@@ -261,11 +342,17 @@ static bool next_line(struct watch *w)
 			return true;
 		}
 		if (rc == -EAGAIN) {
-			bool due =
-				now - w->last_bookmark_ms >= w->bookmark_ms ||
-				now >= w->deadline_ms - 1000;
-			if (w->bookmarks && due && progress > w->sent_rv &&
-			    progress > w->start_rv) {
+			/* As the cacher: every bookmark_ms, and once 2 s
+			 * before the deadline so the client can resume from
+			 * the newest RV; only with an RV above the one the
+			 * watch began at, but again with the same RV. */
+			bool pre = w->pre_deadline_ms &&
+				   now >= w->pre_deadline_ms;
+			bool due = pre || now - w->last_bookmark_ms >=
+						  w->bookmark_ms;
+			if (w->bookmarks && due && progress > w->start_rv) {
+				if (pre)
+					w->pre_deadline_ms = 0;
 				own_bookmark(w, progress, false);
 				return true;
 			}
@@ -280,6 +367,8 @@ static bool next_line(struct watch *w)
 		cache_history_event_put(ev);
 		if (w->out_len)
 			return true;
+		if (w->done)
+			return false;
 	}
 }
 
@@ -389,6 +478,9 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->deadline_ms = now + timeout * 1000;
 	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;
 	w->last_bookmark_ms = now;
+	/* none for a watch of 2 s or less, as the cacher */
+	if (w->deadline_ms - PRE_DEADLINE_MS > now)
+		w->pre_deadline_ms = w->deadline_ms - PRE_DEADLINE_MS;
 
 	if (q.initial) {
 		w->snap = cache_store_snap(r->store);
