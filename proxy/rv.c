@@ -196,8 +196,9 @@ static enum MHD_Result invalid_watch(struct MHD_Connection *c,
 	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\","
 		       "\"causes\":[");
 	for (int i = 0; i < n; i++) {
-		buf_printf(&det, "%s{\"reason\":\"%s\",\"message\":",
-			   i ? "," : "", wc[i].reason);
+		buf_printf(&det,
+			   "%s{\"reason\":\"%s\",\"message\":", i ? "," : "",
+			   wc[i].reason);
 		buf_add_json_str(&det, wc[i].msg, strlen(wc[i].msg));
 		buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}");
 	}

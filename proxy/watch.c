@@ -183,9 +183,10 @@ static void add_blueprint(struct buf *b, const struct watch *w)
 			   "\"metadata\":{},\"items\":null}\n",
 			   k->list_kind, apiv);
 	else
-		buf_printf(&l,
-			   "{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
-			   apiv, k->list_kind);
+		buf_printf(
+			&l,
+			"{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
+			apiv, k->list_kind);
 	add_base64(b, l.p ? l.p : "", l.len);
 	buf_free(&l);
 }
@@ -203,9 +204,10 @@ static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 		w->r->kind->kind, apiv, (unsigned long long)rv);
 	if (end) {
 		/* the keys in Go's order for a map: sorted */
-		buf_adds(&w->own, ",\"annotations\":{\"k8s.io/initial-events-end\":"
-				  "\"true\",\"kubernetes.io/"
-				  "initial-events-list-blueprint\":\"");
+		buf_adds(&w->own,
+			 ",\"annotations\":{\"k8s.io/initial-events-end\":"
+			 "\"true\",\"kubernetes.io/"
+			 "initial-events-list-blueprint\":\"");
 		add_blueprint(&w->own, w);
 		buf_adds(&w->own, "\"}");
 	}
@@ -346,10 +348,10 @@ static bool next_line(struct watch *w)
 			 * before the deadline so the client can resume from
 			 * the newest RV; only with an RV above the one the
 			 * watch began at, but again with the same RV. */
-			bool pre = w->pre_deadline_ms &&
-				   now >= w->pre_deadline_ms;
-			bool due = pre || now - w->last_bookmark_ms >=
-						  w->bookmark_ms;
+			bool pre =
+				w->pre_deadline_ms && now >= w->pre_deadline_ms;
+			bool due = pre ||
+				   now - w->last_bookmark_ms >= w->bookmark_ms;
 			if (w->bookmarks && due && progress > w->start_rv) {
 				if (pre)
 					w->pre_deadline_ms = 0;

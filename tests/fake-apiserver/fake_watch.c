@@ -156,9 +156,10 @@ static void add_blueprint(struct watch *w)
 			   "\"items\":null}\n",
 			   w->as.version);
 	else if (r->custom)
-		buf_printf(&l,
-			   "{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
-			   r->api_version, r->list_kind);
+		buf_printf(
+			&l,
+			"{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
+			r->api_version, r->list_kind);
 	else
 		buf_printf(&l,
 			   "{\"kind\":\"%s\",\"apiVersion\":\"%s\","

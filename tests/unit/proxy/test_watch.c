@@ -370,7 +370,8 @@ static void test_refused(void)
 			   &r) == 0);
 	CHECK(r.status == 422);
 	CHECK(strstr(r.body,
-		     "\"causes\":[{\"reason\":\"FieldValueForbidden\",") != NULL);
+		     "\"causes\":[{\"reason\":\"FieldValueForbidden\",") !=
+	      NULL);
 	CHECK(strstr(r.body,
 		     "{\"reason\":\"FieldValueNotSupported\",\"message\":"
 		     "\"Unsupported value: \\\"Exact\\\": supported values: "
