@@ -137,6 +137,82 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 	set_own(w);
 }
 
+/*
+ * What follows "metadata" in a BOOKMARK's object: the apiserver encodes
+ * an empty object of the kind but its RV, so Go's zero values of the
+ * kind's other members appear ("spec":{"containers":null} for a Pod).
+ * Kinds with none, and kinds not listed, have nothing after metadata.
+ */
+static const struct {
+	const char *api_version, *resource, *tail;
+} bookmark_tails[] = {
+	{ "v1", "namespaces", ",\"spec\":{},\"status\":{}" },
+	{ "v1", "nodes",
+	  ",\"spec\":{},\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\",\"kernelVersion\":\"\",\"osImage\":\"\",\"containerRuntimeVersion\":\"\",\"kubeletVersion\":\"\",\"kubeProxyVersion\":\"\",\"operatingSystem\":\"\",\"architecture\":\"\"}}" },
+	{ "v1", "pods", ",\"spec\":{\"containers\":null},\"status\":{}" },
+	{ "v1", "services", ",\"spec\":{},\"status\":{\"loadBalancer\":{}}" },
+	{ "v1", "events",
+	  ",\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,\"lastTimestamp\":null,\"eventTime\":null,\"reportingComponent\":\"\",\"reportingInstance\":\"\"" },
+	{ "v1", "persistentvolumes", ",\"spec\":{},\"status\":{}" },
+	{ "v1", "persistentvolumeclaims",
+	  ",\"spec\":{\"resources\":{}},\"status\":{}" },
+	{ "v1", "replicationcontrollers",
+	  ",\"spec\":{},\"status\":{\"replicas\":0}" },
+	{ "apps/v1", "deployments",
+	  ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}},\"strategy\":{}},\"status\":{}" },
+	{ "apps/v1", "replicasets",
+	  ",\"spec\":{\"selector\":null},\"status\":{\"replicas\":0}" },
+	{ "apps/v1", "statefulsets",
+	  ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}},\"serviceName\":\"\",\"updateStrategy\":{}},\"status\":{\"replicas\":0,\"availableReplicas\":0}" },
+	{ "apps/v1", "daemonsets",
+	  ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}},\"updateStrategy\":{}},\"status\":{\"currentNumberScheduled\":0,\"numberMisscheduled\":0,\"desiredNumberScheduled\":0,\"numberReady\":0}" },
+	{ "batch/v1", "jobs",
+	  ",\"spec\":{\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}},\"status\":{}" },
+	{ "batch/v1", "cronjobs",
+	  ",\"spec\":{\"schedule\":\"\",\"jobTemplate\":{\"spec\":{\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}}}},\"status\":{}" },
+	{ "coordination.k8s.io/v1", "leases", ",\"spec\":{}" },
+	{ "rbac.authorization.k8s.io/v1", "rolebindings",
+	  ",\"roleRef\":{\"apiGroup\":\"\",\"kind\":\"\",\"name\":\"\"}" },
+	{ "rbac.authorization.k8s.io/v1", "clusterrolebindings",
+	  ",\"roleRef\":{\"apiGroup\":\"\",\"kind\":\"\",\"name\":\"\"}" },
+	{ "scheduling.k8s.io/v1", "priorityclasses", ",\"value\":0" },
+	{ "networking.k8s.io/v1", "ingressclasses", ",\"spec\":{}" },
+	{ "networking.k8s.io/v1", "ingresses",
+	  ",\"spec\":{},\"status\":{\"loadBalancer\":{}}" },
+	{ "networking.k8s.io/v1", "networkpolicies",
+	  ",\"spec\":{\"podSelector\":{}}" },
+	{ "storage.k8s.io/v1", "storageclasses", ",\"provisioner\":\"\"" },
+	{ "policy/v1", "poddisruptionbudgets",
+	  ",\"spec\":{},\"status\":{\"disruptionsAllowed\":0,\"currentHealthy\":0,\"desiredHealthy\":0,\"expectedPods\":0}" },
+	{ "discovery.k8s.io/v1", "endpointslices",
+	  ",\"addressType\":\"\",\"endpoints\":null,\"ports\":null" },
+	{ "autoscaling/v2", "horizontalpodautoscalers",
+	  ",\"spec\":{\"scaleTargetRef\":{\"kind\":\"\",\"name\":\"\"},\"maxReplicas\":0},\"status\":{\"desiredReplicas\":0}" },
+	{ "events.k8s.io/v1", "events", ",\"eventTime\":null" },
+};
+
+/* Whether the apiserver serves k typed (its built-in types, and the
+ * Kubernetes project's *.k8s.io groups) rather than unstructured (a
+ * custom resource: no zero values, map keys sorted). */
+static bool typed_kind(const struct cache_kind *k)
+{
+	static const char suffix[] = ".k8s.io";
+	size_t n = strlen(k->group), ns = sizeof(suffix) - 1;
+	return cache_kind_find(k->group, k->resource) ||
+	       !strchr(k->group, '.') ||
+	       (n > ns && !strcmp(k->group + n - ns, suffix));
+}
+
+static const char *bookmark_tail(const char *apiv, const char *resource)
+{
+	for (size_t i = 0; i < sizeof(bookmark_tails) / sizeof(*bookmark_tails);
+	     i++)
+		if (!strcmp(bookmark_tails[i].api_version, apiv) &&
+		    !strcmp(bookmark_tails[i].resource, resource))
+			return bookmark_tails[i].tail;
+	return "";
+}
+
 /* Standard base64, padded (Go's base64.StdEncoding), of s onto b. */
 static void add_base64(struct buf *b, const char *s, size_t n)
 {
@@ -177,7 +253,7 @@ static void add_blueprint(struct buf *b, const struct watch *w)
 			   "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":{},"
 			   "\"items\":null}\n",
 			   w->fmt.version);
-	else if (cache_kind_find(k->group, k->resource))
+	else if (typed_kind(k))
 		buf_printf(&l,
 			   "{\"kind\":\"%s\",\"apiVersion\":\"%s\","
 			   "\"metadata\":{},\"items\":null}\n",
@@ -194,14 +270,16 @@ static void add_blueprint(struct buf *b, const struct watch *w)
 static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 {
 	char apiv[160];
+	bool typed = typed_kind(w->r->kind);
 	cache_kind_api_version(w->r->kind, apiv, sizeof(apiv));
 	buf_reset(&w->own);
+	/* an unstructured object has no zero values */
 	buf_printf(
 		&w->own,
 		"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":"
-		"\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\","
-		"\"creationTimestamp\":null",
-		w->r->kind->kind, apiv, (unsigned long long)rv);
+		"\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\"%s",
+		w->r->kind->kind, apiv, (unsigned long long)rv,
+		typed ? ",\"creationTimestamp\":null" : "");
 	if (end) {
 		/* the keys in Go's order for a map: sorted */
 		buf_adds(&w->own,
@@ -211,7 +289,8 @@ static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 		add_blueprint(&w->own, w);
 		buf_adds(&w->own, "\"}");
 	}
-	buf_adds(&w->own, "}}}\n");
+	buf_printf(&w->own, "}%s}}\n",
+		   typed ? bookmark_tail(apiv, w->r->kind->resource) : "");
 	set_own(w);
 	w->sent_rv = rv;
 	w->last_bookmark_ms = now_ms();

@@ -103,7 +103,9 @@ class WatchEdges(unittest.TestCase):
         ends = [e for e in evs if e["type"] == "BOOKMARK" and
                 e["object"]["metadata"].get("annotations", {}).get("k8s.io/initial-events-end")]
         self.assertEqual(len(ends), 1, raw[-600:])
-        return ends[0]["object"]["metadata"]["annotations"]
+        obj = ends[0]["object"]
+        obj["metadata"].pop("resourceVersion")   # each server's own
+        return obj
 
     def test_watchlist_end_bookmark_has_the_list_blueprint(self):
         for path, headers, want in (
@@ -114,8 +116,11 @@ class WatchEdges(unittest.TestCase):
                 ("/api/v1/namespaces/ns-2/pods", {"Accept": PMO},
                  {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
                   "metadata": {}, "items": None})):
-            got = self.end_bookmark(self.proxy.url, path, headers)
-            self.assertEqual(got, self.end_bookmark(self.fake.url, path, headers), path)
+            # the whole object as the fake's: an empty one of the kind (a
+            # typed kind's zero values, none for a custom resource)
+            obj = self.end_bookmark(self.proxy.url, path, headers)
+            self.assertEqual(obj, self.end_bookmark(self.fake.url, path, headers), path)
+            got = obj["metadata"]["annotations"]
             blueprint = base64.b64decode(got["kubernetes.io/initial-events-list-blueprint"])
             self.assertTrue(blueprint.endswith(b"}\n"), blueprint)
             self.assertEqual(json.loads(blueprint), want, path)
@@ -144,6 +149,11 @@ class WatchEdges(unittest.TestCase):
             self.assertEqual(set(types), {"BOOKMARK"})
             rvs = {e["object"]["metadata"]["resourceVersion"] for e in proxy_w.events}
             self.assertEqual(len(rvs), 1, rvs)
+            # an empty Pod but its RV, as the fake's
+            for w in (fake_w, proxy_w):
+                w.events[0]["object"]["metadata"].pop("resourceVersion")
+            self.assertEqual(proxy_w.events[0], fake_w.events[0])
+            self.assertEqual(proxy_w.events[0]["object"]["spec"], {"containers": None})
         finally:
             fake_w.close()
             proxy_w.close()

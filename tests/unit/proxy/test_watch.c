@@ -233,7 +233,8 @@ static void test_initial(void)
 		     "\"k8s.io/initial-events-end\":\"true\",\"kubernetes.io/"
 		     "initial-events-list-blueprint\":\"eyJraW5kIjoiUG9kTGlzdCIsImFw"
 		     "aVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==\""
-		     "}}}}\n") != NULL);
+		     "}},\"spec\":{\"containers\":null},\"status\":{}}}\n") !=
+	      NULL);
 	mhd_reply_free(&r);
 	check_released();
 }
