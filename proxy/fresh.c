@@ -27,7 +27,6 @@
 #define BUSY_MS 2000	     /* a resource that changed this recently is busy */
 #define CATCHUP_MS 15	     /* a busy resource's watch is this close */
 #define WATCH_CATCHUP_MS 250 /* an RV-less watch's wait for the probed RV */
-#define WATCH_RV_MS 3000     /* a watch-list's wait for N, the apiserver's */
 #define PROBE_MS 5000  /* a probe slower than this: the upstream is away */
 #define BEHIND_MS 2000 /* how long a probe's "behind" forwards reads */
 #define REFRESH_MS 500 /* a read on an older "behind" asks a new probe */
@@ -82,8 +81,8 @@ static bool is_busy(struct cache_resource *r, int64_t now)
 /* How long the cache may take to reach an RV it has not reached. */
 static int64_t budget_ms(const struct proxy_wait *w)
 {
-	if (w->watch)
-		return w->consistent ? WATCH_CATCHUP_MS : WATCH_RV_MS;
+	if (w->watch && w->consistent)
+		return WATCH_CATCHUP_MS;
 	return is_busy(w->r, cache_rvclock_now_ms()) ? CATCHUP_MS : 0;
 }
 
@@ -155,8 +154,7 @@ static enum proxy_fresh_result judge(struct proxy_fresh *f,
 		return PROXY_FRESH_OK;
 	if (now < w->deadline_ms)
 		return PROXY_FRESH_WAITING;
-	return w->watch && !w->consistent ? PROXY_FRESH_TIMEOUT :
-					    PROXY_FRESH_UPSTREAM;
+	return PROXY_FRESH_UPSTREAM;
 }
 
 /* Resume every waiter whose outcome is known. Locked. */
@@ -451,7 +449,7 @@ int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
 		      (unsigned long long)cache_store_rv(r->store));
 		return 0;
 	case PROXY_FRESH_UPSTREAM:
-		if (watch)
+		if (watch && req->wait.consistent)
 			return 0; /* starts from the cache; events follow */
 		PROXY_COUNT(reads_upstream);
 		if (req->wait.unprobed)

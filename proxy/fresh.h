@@ -28,11 +28,15 @@
  * same rule: a short wait when busy, else the upstream answers it (with
  * its own 3 s wait and 504 for an N from the future).
  *
- * A WATCH is never sent upstream (that would cost the upstream a watch
- * per client): an RV-less watch waits up to 250 ms for the probed RV and
- * then starts from the cache, whose watch brings any write it missed as
- * an event; a watch-list from resourceVersion=N waits up to 3 s for N,
- * then gets 504.
+ * An RV-less WATCH is never sent upstream (that would cost the upstream a
+ * watch per client): it waits up to 250 ms for the probed RV and then
+ * starts from the cache, whose watch brings any write it missed as an
+ * event. A watch-list from resourceVersion=N (its initial state must be
+ * at N or later) follows the read's rule: N is often a revision a quiet
+ * resource's cache will not reach for a minute, where the apiserver
+ * answers at once, so the upstream serves it, streamed back as it is
+ * (the apiserver's own 3 s wait and ERROR event for an N from the
+ * future included).
  *
  * Waiting never holds a thread: the connection is suspended and resumed
  * when the reflector reports progress, a probe answers, or the deadline
@@ -64,10 +68,11 @@ struct proxy_fresh;
 enum proxy_fresh_result {
 	PROXY_FRESH_WAITING,
 	PROXY_FRESH_OK,	      /* the cache is new enough */
-	PROXY_FRESH_UPSTREAM, /* not proven in time: a read goes upstream,
-				 * an RV-less watch starts from the cache */
+	PROXY_FRESH_UPSTREAM, /* not proven in time: a read or watch-list
+				 * goes upstream, an RV-less watch starts
+				 * from the cache */
 	PROXY_FRESH_STALE,    /* the upstream could not be asked */
-	PROXY_FRESH_TIMEOUT,  /* a watch's N was not reached; or shutdown */
+	PROXY_FRESH_TIMEOUT,  /* shutdown */
 };
 
 struct proxy_wait {
@@ -78,7 +83,7 @@ struct proxy_wait {
 	uint64_t need_rv;    /* the RV the cache must reach */
 	int64_t deadline_ms; /* monotonic */
 	bool consistent;     /* an RV-less request: probe first */
-	bool watch;	     /* a watch: never goes upstream */
+	bool watch;	     /* a watch: goes upstream only with an RV */
 	bool unprobed;	     /* sent upstream without a probe (known behind) */
 	enum proxy_fresh_result result; /* locked until no longer WAITING */
 	bool queued;			/* locked */
@@ -123,9 +128,9 @@ struct proxy_fresh_req {
  * request (q->rv unset and not "0"), at least the upstream's RV when the
  * request came (a consistent read); for resourceVersion=N, at least N.
  * Returns 0 to go on from the cache, or 1 with *res set: suspended (the
- * handler runs again when resumed; call again then), answered (504 when
- * N was not reached in time), or, for a read that is not a watch, handed
- * to the upstream (req->upstream set: the cache cannot prove it fresh).
+ * handler runs again when resumed; call again then), answered (504 at
+ * shutdown), or, for a read or a watch-list from N, handed to the
+ * upstream (req->upstream set: the cache cannot prove it fresh).
  */
 int proxy_fresh_await(struct proxy_fresh *f, struct MHD_Connection *c,
 		      struct cache_resource *r, const struct proxy_rv_req *q,

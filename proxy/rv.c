@@ -107,25 +107,75 @@ bool proxy_rv_read(struct MHD_Connection *c, struct proxy_rv_req *q,
 	}
 }
 
+/* One refusal of a watch's options: its cause's reason and message. */
+struct watch_cause {
+	const char *reason;
+	char msg[160];
+};
+
+/* apimachinery's checks of a watch's resourceVersionMatch and
+ * sendInitialEvents (present when not NULL), in its order; the causes
+ * into c. Returns how many. */
+static int watch_causes(const char *match, const char *sie,
+			struct watch_cause c[3])
+{
+	int n = 0;
+	bool has_match = match && *match;
+	bool not_older = has_match && !strcmp(match, "NotOlderThan");
+	if (sie && !not_older) {
+		c[n].reason = "FieldValueForbidden";
+		snprintf(c[n++].msg, sizeof(c->msg),
+			 "Forbidden: sendInitialEvents requires setting "
+			 "resourceVersionMatch to NotOlderThan");
+	}
+	if (has_match && !sie) {
+		c[n].reason = "FieldValueForbidden";
+		snprintf(c[n++].msg, sizeof(c->msg),
+			 "Forbidden: resourceVersionMatch is forbidden for "
+			 "watch unless sendInitialEvents is provided");
+	}
+	if (has_match && !not_older) {
+		c[n].reason = "FieldValueNotSupported";
+		snprintf(c[n++].msg, sizeof(c->msg),
+			 "Unsupported value: \"%.100s\": supported values: "
+			 "\"NotOlderThan\"",
+			 match);
+	}
+	return n;
+}
+
+/* The aggregate message of n causes, as field.ErrorList words it. */
+static void watch_message(const struct watch_cause *c, int n, char *msg,
+			  size_t msglen)
+{
+	struct buf m = BUF_INIT;
+	buf_printf(&m, "ListOptions.meta.k8s.io \"\" is invalid: %s",
+		   n > 1 ? "[" : "");
+	for (int i = 0; i < n; i++)
+		buf_printf(&m, "%sresourceVersionMatch: %s", i ? ", " : "",
+			   c[i].msg);
+	if (n > 1)
+		buf_adds(&m, "]");
+	snprintf(msg, msglen, "%s", m.p ? m.p : "");
+	buf_free(&m);
+}
+
 enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 					 const char *sie,
 					 struct proxy_rv_watch *w, char *msg,
 					 size_t msglen)
 {
-	bool has_sie = sie && *sie;
 	memset(w, 0, sizeof(*w));
 	w->has_rv = rv && *rv;
 	bool bad_rv = w->has_rv && !cache_parse_u64(rv, &w->rv);
 	if (bad_rv)
 		w->rv = 0;
-	w->list = has_sie && !strcasecmp(sie, "true");
-	w->initial = has_sie ? w->list : w->rv == 0;
-	if (match && *match && !has_sie) {
-		snprintf(
-			msg, msglen,
-			"ListOptions.meta.k8s.io \"\" is invalid: "
-			"resourceVersionMatch: Forbidden: resourceVersionMatch "
-			"is forbidden for watch unless sendInitialEvents is provided");
+	w->list = sie && *sie && strcmp(sie, "0") && strcasecmp(sie, "false");
+	w->initial = sie ? w->list : w->rv == 0;
+	struct watch_cause c[3];
+	int n = watch_causes(match, sie, c);
+	if (n) {
+		watch_message(c, n, msg, msglen);
 		return PROXY_RV_MATCH;
 	}
 	if (bad_rv) {
@@ -134,6 +184,33 @@ enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 		return PROXY_RV_SYNTAX;
 	}
 	return PROXY_RV_OK;
+}
+
+/* The 422 for a watch's refused options, with a cause for each. */
+static enum MHD_Result invalid_watch(struct MHD_Connection *c,
+				     const char *match, const char *sie)
+{
+	struct watch_cause wc[3];
+	int n = watch_causes(match, sie, wc);
+	char msg[640];
+	struct buf det = BUF_INIT;
+	watch_message(wc, n, msg, sizeof(msg));
+	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\","
+		       "\"causes\":[");
+	for (int i = 0; i < n; i++) {
+		buf_printf(&det,
+			   "%s{\"reason\":\"%s\",\"message\":", i ? "," : "",
+			   wc[i].reason);
+		buf_add_json_str(&det, wc[i].msg, strlen(wc[i].msg));
+		buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}");
+	}
+	buf_adds(&det, "]}");
+	struct proxy_status st = { .reason = PROXY_Invalid,
+				   .message = msg,
+				   .details = det.p };
+	enum MHD_Result r = proxy_reply_status(c, &st);
+	buf_free(&det);
+	return r;
 }
 
 bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
@@ -151,7 +228,7 @@ bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
 		*res = proxy_reply_error(c, PROXY_BadRequest, "%s", msg);
 		return false;
 	default:
-		*res = proxy_reply_error(c, PROXY_Invalid, "%s", msg);
+		*res = invalid_watch(c, match, sie);
 		return false;
 	}
 }

@@ -59,10 +59,14 @@ struct proxy_rv_watch {
 	bool initial; /* begins with the current state as ADDED */
 };
 
-/* Parse the three values (NULL or "" when absent) into w, which is filled
- * even on an error. Errors, with msg the whole message: PROXY_RV_MATCH
- * (422) for resourceVersionMatch without sendInitialEvents, then
- * PROXY_RV_SYNTAX (400) for a resourceVersion that is not a number. */
+/* Parse the three values into w, which is filled even on an error: rv
+ * and match NULL or "" when absent, sie NULL when absent (present, any
+ * value but "", "0" and "false" is true). Errors, with msg the whole
+ * message: PROXY_RV_MATCH (422) for what apimachinery's validation
+ * refuses (sendInitialEvents without resourceVersionMatch=NotOlderThan,
+ * resourceVersionMatch without sendInitialEvents or other than
+ * NotOlderThan; several at once in one message), then PROXY_RV_SYNTAX
+ * (400) for a resourceVersion that is not a number. */
 enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 					 const char *sie,
 					 struct proxy_rv_watch *w, char *msg,

@@ -166,14 +166,17 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 		proxy_request_arg(c, "resourceVersion", &rv);
 		proxy_request_arg(c, "resourceVersionMatch", &match);
 		proxy_request_arg(c, "sendInitialEvents", &sie);
-		/* errors are the watch handler's to answer */
-		proxy_rv_parse_watch(rv, match, sie, &wq, msg, sizeof(msg));
+		/* errors are the watch handler's to answer, at once */
+		if (proxy_rv_parse_watch(rv, match, sie, &wq, msg,
+					 sizeof(msg)) != PROXY_RV_OK)
+			return proxy_watch_handle(p, c, r, &rt);
 		struct proxy_rv_req q = { 0 };
 		if (!wq.has_rv &&
 		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
 			return res;
 		/* A watch-list from resourceVersion=N (NotOlderThan) takes its
-		 * initial state at N or later: wait for N, as for a LIST. */
+		 * initial state at N or later: N as a LIST's (the upstream
+		 * answers when the cache has not reached it). */
 		q.rv = wq.rv;
 		if (wq.rv && wq.list &&
 		    proxy_fresh_await(p->fresh, c, r, &q, true, req, &res))
@@ -524,8 +527,9 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 					upload_size, &rq->pass);
 		if (ret != MHD_YES || !rq->pass)
 			return ret;
-		/* the same objects whichever path answered */
-		if (rq->res &&
+		/* the same objects whichever path answered; a watch-list
+		 * streams as it comes (shaping reads a body whole) */
+		if (rq->res && !rq->lr.wait.watch &&
 		    proxy_pass_shape(rq->pass, &rq->res->scope,
 				     rq->res->scope.strip_managed ||
 					     rq->res->up.strip_managed_fields))

@@ -48,6 +48,9 @@
  * per delivery was a fifth of the syscalls with 10,000 watchers; a
  * client that hangs up while events flow fails the send anyway). */
 #define GONE_CHECK_MS 400
+/* The apiserver's watch cache sends a bookmark this long before a watch's
+ * deadline (its cacheWatcher's pre-timeout bookmark). */
+#define PRE_DEADLINE_MS 2000
 
 struct watch {
 	struct cache_waiter waiter; /* first, for the cast in wake() */
@@ -67,6 +70,8 @@ struct watch {
 	struct proxy_table_format fmt; /* JSON, Table or metadata events */
 	bool columns_sent; /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
+	int64_t pre_deadline_ms; /* the bookmark 2 s before the deadline, 0:
+				  * sent or none */
 	int64_t gone_check_ms; /* the last proxy_request_client_gone(), 0: never */
 	/* The line being sent: a shared event's line or own.p. */
 	struct cache_event *ev;
@@ -133,19 +138,160 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 	set_own(w);
 }
 
+/*
+ * What follows "metadata" in a BOOKMARK's object: the apiserver encodes
+ * an empty object of the kind but its RV, so Go's zero values of the
+ * kind's other members appear ("spec":{"containers":null} for a Pod).
+ * Kinds with none, and kinds not listed, have nothing after metadata.
+ */
+static const struct {
+	const char *api_version, *resource, *tail;
+} bookmark_tails[] = {
+	{ "v1", "namespaces", ",\"spec\":{},\"status\":{}" },
+	{ "v1", "nodes",
+	  ",\"spec\":{},\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\",\"kernelVersion\":\"\",\"osImage\":\"\",\"containerRuntimeVersion\":\"\",\"kubeletVersion\":\"\",\"kubeProxyVersion\":\"\",\"operatingSystem\":\"\",\"architecture\":\"\"}}" },
+	{ "v1", "pods", ",\"spec\":{\"containers\":null},\"status\":{}" },
+	{ "v1", "services", ",\"spec\":{},\"status\":{\"loadBalancer\":{}}" },
+	{ "v1", "events",
+	  ",\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,\"lastTimestamp\":null,\"eventTime\":null,\"reportingComponent\":\"\",\"reportingInstance\":\"\"" },
+	{ "v1", "persistentvolumes", ",\"spec\":{},\"status\":{}" },
+	{ "v1", "persistentvolumeclaims",
+	  ",\"spec\":{\"resources\":{}},\"status\":{}" },
+	{ "v1", "replicationcontrollers",
+	  ",\"spec\":{},\"status\":{\"replicas\":0}" },
+	{ "apps/v1", "deployments",
+	  ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}},\"strategy\":{}},\"status\":{}" },
+	{ "apps/v1", "replicasets",
+	  ",\"spec\":{\"selector\":null},\"status\":{\"replicas\":0}" },
+	{ "apps/v1", "statefulsets",
+	  ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}},\"serviceName\":\"\",\"updateStrategy\":{}},\"status\":{\"replicas\":0,\"availableReplicas\":0}" },
+	{ "apps/v1", "daemonsets",
+	  ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}},\"updateStrategy\":{}},\"status\":{\"currentNumberScheduled\":0,\"numberMisscheduled\":0,\"desiredNumberScheduled\":0,\"numberReady\":0}" },
+	{ "batch/v1", "jobs",
+	  ",\"spec\":{\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}},\"status\":{}" },
+	{ "batch/v1", "cronjobs",
+	  ",\"spec\":{\"schedule\":\"\",\"jobTemplate\":{\"spec\":{\"template\":{\"metadata\":{},\"spec\":{\"containers\":null}}}}},\"status\":{}" },
+	{ "coordination.k8s.io/v1", "leases", ",\"spec\":{}" },
+	{ "rbac.authorization.k8s.io/v1", "rolebindings",
+	  ",\"roleRef\":{\"apiGroup\":\"\",\"kind\":\"\",\"name\":\"\"}" },
+	{ "rbac.authorization.k8s.io/v1", "clusterrolebindings",
+	  ",\"roleRef\":{\"apiGroup\":\"\",\"kind\":\"\",\"name\":\"\"}" },
+	{ "scheduling.k8s.io/v1", "priorityclasses", ",\"value\":0" },
+	{ "networking.k8s.io/v1", "ingressclasses", ",\"spec\":{}" },
+	{ "networking.k8s.io/v1", "ingresses",
+	  ",\"spec\":{},\"status\":{\"loadBalancer\":{}}" },
+	{ "networking.k8s.io/v1", "networkpolicies",
+	  ",\"spec\":{\"podSelector\":{}}" },
+	{ "storage.k8s.io/v1", "storageclasses", ",\"provisioner\":\"\"" },
+	{ "policy/v1", "poddisruptionbudgets",
+	  ",\"spec\":{},\"status\":{\"disruptionsAllowed\":0,\"currentHealthy\":0,\"desiredHealthy\":0,\"expectedPods\":0}" },
+	{ "discovery.k8s.io/v1", "endpointslices",
+	  ",\"addressType\":\"\",\"endpoints\":null,\"ports\":null" },
+	{ "autoscaling/v2", "horizontalpodautoscalers",
+	  ",\"spec\":{\"scaleTargetRef\":{\"kind\":\"\",\"name\":\"\"},\"maxReplicas\":0},\"status\":{\"desiredReplicas\":0}" },
+	{ "events.k8s.io/v1", "events", ",\"eventTime\":null" },
+};
+
+/* Whether the apiserver serves k typed (its built-in types, and the
+ * Kubernetes project's *.k8s.io groups) rather than unstructured (a
+ * custom resource: no zero values, map keys sorted). */
+static bool typed_kind(const struct cache_kind *k)
+{
+	static const char suffix[] = ".k8s.io";
+	size_t n = strlen(k->group), ns = sizeof(suffix) - 1;
+	return cache_kind_find(k->group, k->resource) ||
+	       !strchr(k->group, '.') ||
+	       (n > ns && !strcmp(k->group + n - ns, suffix));
+}
+
+static const char *bookmark_tail(const char *apiv, const char *resource)
+{
+	for (size_t i = 0; i < sizeof(bookmark_tails) / sizeof(*bookmark_tails);
+	     i++)
+		if (!strcmp(bookmark_tails[i].api_version, apiv) &&
+		    !strcmp(bookmark_tails[i].resource, resource))
+			return bookmark_tails[i].tail;
+	return "";
+}
+
+/* Standard base64, padded (Go's base64.StdEncoding), of s onto b. */
+static void add_base64(struct buf *b, const char *s, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)u[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)u[i + 1] << 8;
+		if (i + 2 < n)
+			v |= u[i + 2];
+		char q[4] = { tab[v >> 18], tab[(v >> 12) & 63],
+			      i + 1 < n ? tab[(v >> 6) & 63] : '=',
+			      i + 2 < n ? tab[v & 63] : '=' };
+		buf_add(b, q, 4);
+	}
+}
+
+/*
+ * The kubernetes.io/initial-events-list-blueprint annotation's value: the
+ * empty list a LIST would have answered, as the apiserver's encoder
+ * writes it (a trailing newline included), base64. client-go's typed
+ * List() over a watch-list decodes it for the list's kind. A built-in
+ * kind's list is the typed one with no items ("items":null, metadata
+ * empty); a custom resource's is unstructured, its keys sorted and
+ * "items":[]; a metadata-only watch gets a PartialObjectMetadataList.
+ */
+static void add_blueprint(struct buf *b, const struct watch *w)
+{
+	const struct cache_kind *k = w->r->kind;
+	char apiv[160];
+	struct buf l = BUF_INIT;
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	if (w->fmt.form == PROXY_TABLE_FORM_METADATA)
+		buf_printf(&l,
+			   "{\"kind\":\"PartialObjectMetadataList\","
+			   "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":{},"
+			   "\"items\":null}\n",
+			   w->fmt.version);
+	else if (typed_kind(k))
+		buf_printf(&l,
+			   "{\"kind\":\"%s\",\"apiVersion\":\"%s\","
+			   "\"metadata\":{},\"items\":null}\n",
+			   k->list_kind, apiv);
+	else
+		buf_printf(
+			&l,
+			"{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
+			apiv, k->list_kind);
+	add_base64(b, l.p ? l.p : "", l.len);
+	buf_free(&l);
+}
+
 static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 {
 	char apiv[160];
+	bool typed = typed_kind(w->r->kind);
 	cache_kind_api_version(w->r->kind, apiv, sizeof(apiv));
 	buf_reset(&w->own);
+	/* an unstructured object has no zero values */
 	buf_printf(
 		&w->own,
 		"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":"
-		"\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\","
-		"\"creationTimestamp\":null%s}}}\n",
+		"\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\"%s",
 		w->r->kind->kind, apiv, (unsigned long long)rv,
-		end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" :
-		      "");
+		typed ? ",\"creationTimestamp\":null" : "");
+	if (end) {
+		/* the keys in Go's order for a map: sorted */
+		buf_adds(&w->own,
+			 ",\"annotations\":{\"k8s.io/initial-events-end\":"
+			 "\"true\",\"kubernetes.io/"
+			 "initial-events-list-blueprint\":\"");
+		add_blueprint(&w->own, w);
+		buf_adds(&w->own, "\"}");
+	}
+	buf_printf(&w->own, "}%s}}\n",
+		   typed ? bookmark_tail(apiv, w->r->kind->resource) : "");
 	set_own(w);
 	w->sent_rv = rv;
 	w->last_bookmark_ms = now_ms();
@@ -174,6 +320,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	const struct proxy_filter *f = &w->f;
 	bool before = ev->prev && proxy_filter_match(f, ev->prev);
 	const char *as = NULL; /* a type other than the event's own */
+	bool left = false;     /* the object left the filter */
 	switch (ev->type) {
 	case CACHE_DELETED:
 		if (!(ev->prev ? before : proxy_filter_match(f, ev->obj)))
@@ -189,6 +336,7 @@ static void take_event(struct watch *w, struct cache_event *ev)
 			return;
 		if (now != before)
 			as = now ? "ADDED" : "DELETED";
+		left = before && !now;
 	}
 	}
 	w->sent_rv = ev->rv;
@@ -198,6 +346,20 @@ static void take_event(struct watch *w, struct cache_event *ev)
 				 (uint64_t)(lag > 0 ? lag : 0));
 	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON)
 		as = cache_history_ev_type_name(ev->type);
+	if (left) {
+		/* the state the watcher last saw, at this event's RV, as the
+		 * cacher sends it: the new state is none of its business */
+		struct cache_obj *o = cache_obj_with_rv(ev->prev, ev->rv);
+		if (!o) {
+			/* end cleanly: the client resumes from the RV
+			 * before this event */
+			w->done = true;
+			return;
+		}
+		own_event(w, as, o);
+		cache_obj_put(o);
+		return;
+	}
 	if (as) {
 		own_event(w, as, ev->obj);
 		return;
@@ -262,11 +424,17 @@ static bool next_line(struct watch *w)
 			return true;
 		}
 		if (rc == -EAGAIN) {
-			bool due =
-				now - w->last_bookmark_ms >= w->bookmark_ms ||
-				now >= w->deadline_ms - 1000;
-			if (w->bookmarks && due && progress > w->sent_rv &&
-			    progress > w->start_rv) {
+			/* As the cacher: every bookmark_ms, and once 2 s
+			 * before the deadline so the client can resume from
+			 * the newest RV; only with an RV above the one the
+			 * watch began at, but again with the same RV. */
+			bool pre =
+				w->pre_deadline_ms && now >= w->pre_deadline_ms;
+			bool due = pre ||
+				   now - w->last_bookmark_ms >= w->bookmark_ms;
+			if (w->bookmarks && due && progress > w->start_rv) {
+				if (pre)
+					w->pre_deadline_ms = 0;
 				own_bookmark(w, progress, false);
 				return true;
 			}
@@ -281,6 +449,8 @@ static bool next_line(struct watch *w)
 		cache_history_event_put(ev);
 		if (w->out_len)
 			return true;
+		if (w->done)
+			return false;
 	}
 }
 
@@ -390,6 +560,9 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->deadline_ms = now + timeout * 1000;
 	w->bookmark_ms = (int64_t)p->cfg->bookmark_interval * 1000;
 	w->last_bookmark_ms = now;
+	/* none for a watch of 2 s or less, as the cacher */
+	if (w->deadline_ms - PRE_DEADLINE_MS > now)
+		w->pre_deadline_ms = w->deadline_ms - PRE_DEADLINE_MS;
 
 	if (q.initial) {
 		w->snap = cache_store_snap(r->store);

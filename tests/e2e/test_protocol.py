@@ -169,7 +169,10 @@ class Protocol(unittest.TestCase):
             bm = evs[len(lst["items"])]
             self.assertEqual(bm["type"], "BOOKMARK")
             self.assertEqual(bm["object"]["kind"], "Pod")
-            self.assertEqual(bm["object"]["metadata"]["annotations"], {"k8s.io/initial-events-end": "true"})
+            ann = bm["object"]["metadata"]["annotations"]
+            self.assertEqual(set(ann), {"k8s.io/initial-events-end",
+                                        "kubernetes.io/initial-events-list-blueprint"})
+            self.assertEqual(ann["k8s.io/initial-events-end"], "true")
         finally:
             w.close()
         # without bookmarks: the initial events and no bookmark, as the apiserver
@@ -195,9 +198,13 @@ class Protocol(unittest.TestCase):
             self.assertGreaterEqual(int(evs[-1]["object"]["metadata"]["resourceVersion"]), want)
         finally:
             w.close()
+        # an RV from the future: the upstream's own answer, a stream with
+        # the 504 ERROR event after its wait, as the apiserver
         s, _, raw = h.request("GET", self.proxy.url + "/api/v1/pods?watch=1&sendInitialEvents=true"
                               "&resourceVersionMatch=NotOlderThan&resourceVersion=%d" % (want + 10 ** 6))
-        self.assertEqual((s, json.loads(raw)["reason"]), (504, "Timeout"))
+        ev = json.loads(raw.splitlines()[-1])
+        self.assertEqual((s, ev["type"], ev["object"]["reason"], ev["object"]["code"]),
+                         (200, "ERROR", "Timeout", 504))
 
     def test_periodic_bookmarks(self):
         _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-3/pods?resourceVersion=0")
@@ -219,11 +226,13 @@ class Protocol(unittest.TestCase):
         w = self.watch("watch=1&labelSelector=sel%3Din&resourceVersion=" + lst["metadata"]["resourceVersion"],
                        path="/api/v1/pods")
         try:
-            self.patch("ns-5", "web-5", {"sel": "out"})
+            out = self.patch("ns-5", "web-5", {"sel": "out"})
             self.patch("ns-5", "web-5", {"sel": "in"})
             evs = w.wait_for(2)
             self.assertEqual([e["type"] for e in evs], ["DELETED", "ADDED"])
-            self.assertEqual(evs[0]["object"]["metadata"]["labels"]["sel"], "out")
+            # the state that matched, at the RV of the change, as the cacher
+            self.assertEqual(evs[0]["object"]["metadata"]["labels"]["sel"], "in")
+            self.assertEqual(evs[0]["object"]["metadata"]["resourceVersion"], out)
         finally:
             w.close()
 

@@ -15,13 +15,14 @@
  * the filter becomes ADDED or DELETED. In 1.32 (WatchList on), a watch
  * with RV unset or 0 and no sendInitialEvents/resourceVersionMatch is
  * defaulted to sendInitialEvents=true, so with allowWatchBookmarks it
- * ends its initial events with the k8s.io/initial-events-end BOOKMARK.
+ * ends its initial events with the k8s.io/initial-events-end BOOKMARK,
+ * which carries the kubernetes.io/initial-events-list-blueprint (the
+ * empty list, for client-go's List over a watch-list).
  *
  * BOOKMARKs, to a watch that asked (allowWatchBookmarks=true), as the
  * watch cache sends them: every
- * --bookmark-interval s (60), plus one shortly before the deadline: 2 s
- * before it, or 30% of the watch's length before it when that is
- * shorter (a 4 s watch gets it at 2.8 s). Each carries the watch's
+ * --bookmark-interval s (60), plus one 2 s before the deadline (none
+ * for a watch of 2 s or less). Each carries the watch's
  * cursor, which passes every resource's events (a healthy etcd with
  * progress notifications), and is only sent when that RV is above the
  * RV the watch started from: a watch on a cluster where nothing moved
@@ -121,6 +122,53 @@ static void watch_event(struct watch *w, const char *type, const char *json,
 	buf_free(&t);
 }
 
+static void add_base64(struct buf *b, const char *s, size_t n)
+{
+	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+				 "tuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		buf_addc(b, al[(v >> 18) & 63]);
+		buf_addc(b, al[(v >> 12) & 63]);
+		buf_addc(b, i + 1 < n ? al[(v >> 6) & 63] : '=');
+		buf_addc(b, i + 2 < n ? al[v & 63] : '=');
+	}
+}
+
+/* The initial-events-list-blueprint: the empty list of the watch's form,
+ * as the apiserver's JSON encoder writes it (newline included), base64.
+ * The handler converts the storage's new, empty list: a typed list has
+ * "items":null and empty metadata; a custom resource's is unstructured,
+ * a map whose keys encoding/json sorts, with "items":[]. */
+static void add_blueprint(struct watch *w)
+{
+	const struct fake_res *r = &fake_res_table[w->res];
+	struct buf l = BUF_INIT;
+	if (w->as.kind == FAKE_AS_META)
+		buf_printf(&l,
+			   "{\"kind\":\"PartialObjectMetadataList\","
+			   "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":{},"
+			   "\"items\":null}\n",
+			   w->as.version);
+	else if (r->custom)
+		buf_printf(
+			&l,
+			"{\"apiVersion\":\"%s\",\"items\":[],\"kind\":\"%s\"}\n",
+			r->api_version, r->list_kind);
+	else
+		buf_printf(&l,
+			   "{\"kind\":\"%s\",\"apiVersion\":\"%s\","
+			   "\"metadata\":{},\"items\":null}\n",
+			   r->list_kind, r->api_version);
+	add_base64(&w->out, l.p ? l.p : "", l.len);
+	buf_free(&l);
+}
+
 static void add_bookmark(struct watch *w, bool initial_end)
 {
 	const struct fake_res *r = &fake_res_table[w->res];
@@ -128,14 +176,19 @@ static void add_bookmark(struct watch *w, bool initial_end)
 	buf_printf(&w->out,
 		   "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\","
 		   "\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
-		   "\"%llu\"%s%s}%s}}\n",
+		   "\"%llu\"%s",
 		   r->kind, r->api_version, (unsigned long long)w->cursor,
-		   r->custom ? "" : ",\"creationTimestamp\":null",
-		   initial_end ?
-			   ",\"annotations\":{\"k8s.io/initial-events-end\":"
-			   "\"true\"}" :
-			   "",
-		   r->bookmark_tail);
+		   r->custom ? "" : ",\"creationTimestamp\":null");
+	if (initial_end) {
+		/* map keys sorted, as encoding/json writes them */
+		buf_adds(&w->out,
+			 ",\"annotations\":{\"k8s.io/initial-events-end\":"
+			 "\"true\",\"kubernetes.io/initial-events-list-"
+			 "blueprint\":\"");
+		add_blueprint(w);
+		buf_adds(&w->out, "\"}");
+	}
+	buf_printf(&w->out, "}%s}}\n", r->bookmark_tail);
 }
 
 static void add_error(struct buf *b, unsigned code, const char *reason,
@@ -420,10 +473,8 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 		w->deadline = now + o.timeout * 1000;
 	else /* the apiserver's 30-60 min spread */
 		w->deadline = now + (1800 + random() % 1800) * 1000LL;
-	int64_t lead = (w->deadline - now) * 3 / 10;
-	if (lead > 2000)
-		lead = 2000;
-	w->pre_timeout = w->deadline - lead > now ? w->deadline - lead : 0;
+	/* the cacher's pre-timeout bookmark; none for a watch of 2 s or less */
+	w->pre_timeout = w->deadline - 2000 > now ? w->deadline - 2000 : 0;
 	/* the watch cache's bookmarks; an uncached resource gets none */
 	if (o.bookmarks && !fake_res_table[rq->res].uncached)
 		schedule_bookmark(w, now);

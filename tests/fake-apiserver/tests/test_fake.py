@@ -745,13 +745,17 @@ class TestWatch(FakeCase):
         self.assertEqual([e["type"] for e in evs[:-1]], ["ADDED"] * len(items["items"]))
         end = evs[-1]
         self.assertEqual(end["type"], "BOOKMARK")
-        self.assertEqual(end["object"]["metadata"]["annotations"], {"k8s.io/initial-events-end": "true"})
+        ann = end["object"]["metadata"]["annotations"]
+        self.assertEqual(ann["k8s.io/initial-events-end"], "true")
+        # the empty list client-go's List() over a watch-list decodes
+        self.assertEqual(base64.b64decode(ann["kubernetes.io/initial-events-list-blueprint"]),
+                         b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":null}\n')
         self.assertEqual(end["object"]["metadata"]["resourceVersion"], items["metadata"]["resourceVersion"])
         w.close()
         # 1.32 defaults an RV-less watch with bookmarks to the same
         w = watch(self.api("/namespaces/ns-2/pods?watch=true&allowWatchBookmarks=true"))
         evs = wait_events(w, len(items["items"]) + 1)
-        self.assertEqual(evs[-1]["object"]["metadata"].get("annotations"), {"k8s.io/initial-events-end": "true"})
+        self.assertEqual(evs[-1]["object"]["metadata"].get("annotations"), ann)
         w.close()
         # sendInitialEvents=false: nothing initial
         w = watch(self.api("/namespaces/ns-2/pods?watch=true&sendInitialEvents=false"

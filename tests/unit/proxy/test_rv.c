@@ -80,12 +80,36 @@ static void test_watch(void)
 	CHECK(proxy_rv_parse_watch("17", "NotOlderThan", "true", &w, msg,
 				   sizeof(msg)) == PROXY_RV_OK);
 	CHECK(w.rv == 17 && w.initial && w.list);
-	CHECK(proxy_rv_parse_watch("", NULL, "false", &w, msg, sizeof(msg)) ==
-	      PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch("", "NotOlderThan", "false", &w, msg,
+				   sizeof(msg)) == PROXY_RV_OK);
 	CHECK(!w.initial && !w.list);
-	CHECK(proxy_rv_parse_watch(NULL, NULL, "TRUE", &w, msg, sizeof(msg)) ==
-	      PROXY_RV_OK);
+	CHECK(proxy_rv_parse_watch(NULL, "NotOlderThan", "TRUE", &w, msg,
+				   sizeof(msg)) == PROXY_RV_OK);
 	CHECK(w.list && w.initial);
+	CHECK(proxy_rv_parse_watch(NULL, "NotOlderThan", "yes", &w, msg,
+				   sizeof(msg)) == PROXY_RV_OK);
+	CHECK(w.list && w.initial);
+
+	/* sendInitialEvents (true or false) needs NotOlderThan */
+	CHECK(proxy_rv_parse_watch("0", NULL, "true", &w, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
+	CHECK_STR(
+		msg,
+		"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+		"Forbidden: sendInitialEvents requires setting "
+		"resourceVersionMatch to NotOlderThan");
+	CHECK(proxy_rv_parse_watch(NULL, NULL, "false", &w, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
+	/* Exact: both refusals, in one bracketed message */
+	CHECK(proxy_rv_parse_watch("5", "Exact", "true", &w, msg,
+				   sizeof(msg)) == PROXY_RV_MATCH);
+	CHECK_STR(
+		msg,
+		"ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: "
+		"Forbidden: sendInitialEvents requires setting "
+		"resourceVersionMatch to NotOlderThan, resourceVersionMatch: "
+		"Unsupported value: \"Exact\": supported values: "
+		"\"NotOlderThan\"]");
 
 	CHECK(proxy_rv_parse_watch(NULL, "NotOlderThan", NULL, &w, msg,
 				   sizeof(msg)) == PROXY_RV_MATCH);

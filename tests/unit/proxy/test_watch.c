@@ -26,23 +26,34 @@
 #include "check.h"
 
 static struct cache_resource *pods;
+static struct config cfg = { .max_connections = 40,
+			     .max_watchers = 2,
+			     .idle_timeout = 120,
+			     .header_timeout = 32,
+			     .bookmark_interval = 60 };
 static struct proxy prx;
 static struct mhd_stub srv;
 static bool waking; /* atomic */
 
-static struct cache_obj *pod(const char *ns, const char *name, const char *app,
-			     unsigned rv)
+static struct cache_obj *pod_on(const char *ns, const char *name,
+				const char *app, unsigned rv, const char *node)
 {
 	char js[512];
 	snprintf(js, sizeof(js),
 		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
 		 "\"resourceVersion\":\"%u\",\"labels\":{\"app\":\"%s\"}},"
-		 "\"spec\":{\"nodeName\":\"n1\"}}",
-		 name, ns, rv, app);
+		 "\"spec\":{\"nodeName\":\"%s\"}}",
+		 name, ns, rv, app, node);
 	struct cache_obj *o =
 		cache_obj_parse(pods->kind, js, strlen(js), false, NULL, 0);
 	CHECK(o != NULL);
 	return o;
+}
+
+static struct cache_obj *pod(const char *ns, const char *name, const char *app,
+			     unsigned rv)
+{
+	return pod_on(ns, name, app, rv, "n1");
 }
 
 /* The store at 10: a/p1 (web), a/p2 (db), b/q1 (web); the history from
@@ -184,18 +195,47 @@ static void test_initial(void)
 	CHECK(watch("/api/v1/pods?timeoutSeconds=1&labelSelector=app%3Dweb",
 		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p1,ADDED b/q1,DELETED a/p1,ADDED a/p4");
+	/* ... carrying the state that matched (app=web), at the RV of the
+	 * change, as the cacher sends it; not the new state (app=db) */
+	struct mhd_reply r;
+	CHECK(mhd_stub_get(srv.port,
+			   "/api/v1/pods?resourceVersion=10&timeoutSeconds=1"
+			   "&labelSelector=app%3Dweb",
+			   &r) == 0);
+	CHECK_STR(r.body,
+		  "{\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\","
+		  "\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p1\","
+		  "\"namespace\":\"a\",\"resourceVersion\":\"11\",\"labels\":"
+		  "{\"app\":\"web\"}},\"spec\":{\"nodeName\":\"n1\"}}}\n"
+		  "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\","
+		  "\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p4\","
+		  "\"namespace\":\"a\",\"resourceVersion\":\"12\",\"labels\":"
+		  "{\"app\":\"web\"}},\"spec\":{\"nodeName\":\"n1\"}}}\n");
+	mhd_reply_free(&r);
 	/* one object by name */
 	CHECK(watch("/api/v1/namespaces/a/pods/p1?timeoutSeconds=1", NULL, 0,
 		    ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p1,MODIFIED a/p1");
 	/* a watch-list with bookmarks ends its initial events with the
-	 * marked bookmark at the snapshot's RV; events of namespace a move
-	 * progress past it, and a bookmark is always due in the last second
-	 * before the timeout */
-	CHECK(watch("/api/v1/namespaces/b/pods?timeoutSeconds=1&sendInitialEvents=true"
-		    "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
-		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
-	CHECK_STR(ev, "ADDED b/q1,BOOKMARK 10 end,BOOKMARK 12");
+	 * marked bookmark at the snapshot's RV, which carries the empty
+	 * list client-go's List() decodes; a 1 s watch gets no other */
+	CHECK(mhd_stub_get(srv.port,
+			   "/api/v1/namespaces/b/pods?timeoutSeconds=1"
+			   "&sendInitialEvents=true&resourceVersionMatch="
+			   "NotOlderThan&allowWatchBookmarks=true",
+			   &r) == 0);
+	events(r.body, ev, sizeof(ev));
+	CHECK_STR(ev, "ADDED b/q1,BOOKMARK 10 end");
+	CHECK(strstr(r.body,
+		     "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\","
+		     "\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":"
+		     "\"10\",\"creationTimestamp\":null,\"annotations\":{"
+		     "\"k8s.io/initial-events-end\":\"true\",\"kubernetes.io/"
+		     "initial-events-list-blueprint\":\"eyJraW5kIjoiUG9kTGlzdCIsImFw"
+		     "aVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==\""
+		     "}},\"spec\":{\"containers\":null},\"status\":{}}}\n") !=
+	      NULL);
+	mhd_reply_free(&r);
 	check_released();
 }
 
@@ -225,12 +265,33 @@ static void test_from_rv(void)
 	mhd_reply_free(&r);
 	CHECK(__atomic_load_n(&proxy_metrics_counters.watch_expired,
 			      __ATOMIC_RELAXED) == expired + 1);
-	/* a periodic bookmark once the upstream's progress passes ours (the
-	 * interval is 1 s: a 2 s watch sees one) */
+	/* a periodic bookmark once the upstream's progress passes ours (an
+	 * interval of 1 s: a 2 s watch, too short for the pre-deadline one,
+	 * sees one) */
 	cache_history_set_progress(pods->history, 13);
+	cfg.bookmark_interval = 1;
 	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=2&allowWatchBookmarks=1",
 		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "BOOKMARK 13");
+	/* 2 s apart in a 5 s watch: the periodic one at 2 s, then, with the
+	 * same RV again, the one 2 s before the deadline (the next periodic
+	 * one would be due at the deadline) */
+	cfg.bookmark_interval = 2;
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=5&allowWatchBookmarks=1",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "BOOKMARK 13,BOOKMARK 13");
+	cfg.bookmark_interval = 60;
+	/* a minute apart, one bookmark still comes 2 s before the deadline,
+	 * so the client resumes from the newest RV */
+	int64_t ms;
+	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=4&allowWatchBookmarks=1",
+		    NULL, 0, ev, sizeof(ev), &ms, &rc) == 200);
+	CHECK_STR(ev, "BOOKMARK 13");
+	CHECK(ms >= 3900);
+	/* none when the RV never passed the watch's start */
+	CHECK(watch("/api/v1/pods?resourceVersion=13&timeoutSeconds=3&allowWatchBookmarks=1",
+		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
+	CHECK_STR(ev, "");
 	/* none without allowWatchBookmarks, though one is due in a watch's
 	 * last second */
 	CHECK(watch("/api/v1/pods?resourceVersion=12&timeoutSeconds=1", NULL, 0,
@@ -286,6 +347,38 @@ static void test_refused(void)
 	CHECK(r.status == 422);
 	CHECK(strstr(r.body, "\"reason\":\"Invalid\"") != NULL);
 	mhd_reply_free(&r);
+	/* sendInitialEvents without resourceVersionMatch=NotOlderThan: the
+	 * apiserver's 422, a cause for each refusal, never a stream */
+	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?sendInitialEvents=true",
+			   &r) == 0);
+	CHECK(r.status == 422);
+	CHECK_STR(
+		r.body,
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		"\"status\":\"Failure\",\"message\":\"ListOptions.meta.k8s.io "
+		"\\\"\\\" is invalid: resourceVersionMatch: Forbidden: "
+		"sendInitialEvents requires setting resourceVersionMatch to "
+		"NotOlderThan\",\"reason\":\"Invalid\",\"details\":{\"group\":"
+		"\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":"
+		"\"FieldValueForbidden\",\"message\":\"Forbidden: "
+		"sendInitialEvents requires setting resourceVersionMatch to "
+		"NotOlderThan\",\"field\":\"resourceVersionMatch\"}]},"
+		"\"code\":422}\n");
+	mhd_reply_free(&r);
+	CHECK(mhd_stub_get(srv.port,
+			   "/api/v1/pods?sendInitialEvents=false&"
+			   "resourceVersionMatch=Exact&resourceVersion=10",
+			   &r) == 0);
+	CHECK(r.status == 422);
+	CHECK(strstr(r.body,
+		     "\"causes\":[{\"reason\":\"FieldValueForbidden\",") !=
+	      NULL);
+	CHECK(strstr(r.body,
+		     "{\"reason\":\"FieldValueNotSupported\",\"message\":"
+		     "\"Unsupported value: \\\"Exact\\\": supported values: "
+		     "\\\"NotOlderThan\\\"\",\"field\":\"resourceVersionMatch\"}]") !=
+	      NULL);
+	mhd_reply_free(&r);
 	CHECK(mhd_stub_get(srv.port, "/api/v1/pods?labelSelector=a%20in%20(",
 			   &r) == 0);
 	CHECK(r.status == 400);
@@ -316,13 +409,43 @@ static void test_refused(void)
 	check_released();
 }
 
+/* A field selector follows the same rule: 14 moves a/p2 from node n1 to
+ * n2; a watch of n1 sees it leave (its n1 state at 14), one of n2 sees
+ * it come (its new state). */
+static void test_field_selector(void)
+{
+	struct cache_obj *p2 = pod("a", "p2", "db", 6),
+			 *p2n2 = pod_on("a", "p2", "db", 14, "n2");
+	CHECK(cache_history_append(pods->history, CACHE_MODIFIED, 14, p2n2,
+				   p2) == 0);
+	cache_obj_put(p2);
+	cache_obj_put(p2n2);
+	struct mhd_reply r;
+	CHECK(mhd_stub_get(srv.port,
+			   "/api/v1/pods?resourceVersion=13&timeoutSeconds=1"
+			   "&fieldSelector=spec.nodeName%3Dn1",
+			   &r) == 0);
+	CHECK_STR(r.body,
+		  "{\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\","
+		  "\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p2\","
+		  "\"namespace\":\"a\",\"resourceVersion\":\"14\",\"labels\":"
+		  "{\"app\":\"db\"}},\"spec\":{\"nodeName\":\"n1\"}}}\n");
+	mhd_reply_free(&r);
+	CHECK(mhd_stub_get(srv.port,
+			   "/api/v1/pods?resourceVersion=13&timeoutSeconds=1"
+			   "&fieldSelector=spec.nodeName%3Dn2",
+			   &r) == 0);
+	CHECK_STR(r.body,
+		  "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\","
+		  "\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p2\","
+		  "\"namespace\":\"a\",\"resourceVersion\":\"14\",\"labels\":"
+		  "{\"app\":\"db\"}},\"spec\":{\"nodeName\":\"n2\"}}}\n");
+	mhd_reply_free(&r);
+	check_released();
+}
+
 int main(void)
 {
-	struct config cfg = { .max_connections = 40,
-			      .max_watchers = 2,
-			      .idle_timeout = 120,
-			      .header_timeout = 32,
-			      .bookmark_interval = 1 };
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
 	pthread_t th;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -340,6 +463,7 @@ int main(void)
 	test_from_rv();
 	test_timeouts();
 	test_refused();
+	test_field_selector();
 	__atomic_store_n(&prx.stopping, true, __ATOMIC_RELEASE);
 	mhd_stub_stop(&srv);
 	__atomic_store_n(&waking, false, __ATOMIC_RELEASE);
