@@ -162,8 +162,8 @@ static enum MHD_Result send_list_yaml(struct MHD_Connection *c,
 	yb->items = pg->items;
 	pg->items = NULL;
 	cache_kind_api_version(k, apiv, sizeof(apiv));
-	yb->yl = proxy_yaml_list_new(apiv, k->list_kind, meta, yb->items,
-				     pg->n);
+	yb->yl =
+		proxy_yaml_list_new(apiv, k->list_kind, meta, yb->items, pg->n);
 	if (!yb->yl) {
 		yaml_body_free(yb);
 		return MHD_NO;

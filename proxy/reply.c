@@ -243,10 +243,11 @@ enum MHD_Result proxy_reply_yaml(struct MHD_Connection *c, unsigned code,
 	buf_free(json);
 	if (r) {
 		buf_free(&y);
-		return r == -ENOMEM ? MHD_NO :
-				      proxy_reply_error(
-					      c, PROXY_InternalError,
-					      "the object could not be written as YAML");
+		return r == -ENOMEM ?
+			       MHD_NO :
+			       proxy_reply_error(
+				       c, PROXY_InternalError,
+				       "the object could not be written as YAML");
 	}
 	return send_buf(c, code, &y, true);
 }

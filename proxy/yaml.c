@@ -46,7 +46,9 @@ static bool getnum(const char **p, const char *end, int *v)
 
 static int days_in(int month, int year)
 {
-	static const int d[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const int d[] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+	};
 	if (month == 2 && ((year % 4 == 0 && year % 100) || year % 400 == 0))
 		return 29;
 	return d[month - 1];
@@ -66,8 +68,8 @@ static bool is_timestamp(const char *s, size_t len)
 		year = year * 10 + (p[i] - '0');
 	}
 	p += 4;
-	if (*p++ != '-' || !getnum(&p, end, &month) || p >= end || *p++ != '-' ||
-	    !getnum(&p, end, &day))
+	if (*p++ != '-' || !getnum(&p, end, &month) || p >= end ||
+	    *p++ != '-' || !getnum(&p, end, &day))
 		return false;
 	if (month < 1 || month > 12 || day < 1 || day > days_in(month, year))
 		return false;
@@ -228,12 +230,12 @@ static bool base60_float(const char *s, size_t n)
 static bool in_resolve_map(const char *s, size_t n)
 {
 	static const char *const words[] = {
-		"y",	  "Y",	   "yes",   "Yes",    "YES",   "true",   "True",
-		"TRUE",	  "on",	   "On",    "ON",     "n",     "N",	     "no",
-		"No",	  "NO",	   "false", "False",  "FALSE", "off",    "Off",
-		"OFF",	  "~",	   "null",  "Null",   "NULL",  ".nan",   ".NaN",
-		".NAN",	  ".inf",  ".Inf",  ".INF",   "+.inf", "+.Inf",  "+.INF",
-		"-.inf",  "-.Inf", "-.INF",
+		"y",	 "Y",	  "yes",   "Yes",   "YES",   "true",  "True",
+		"TRUE",	 "on",	  "On",	   "ON",    "n",     "N",     "no",
+		"No",	 "NO",	  "false", "False", "FALSE", "off",   "Off",
+		"OFF",	 "~",	  "null",  "Null",  "NULL",  ".nan",  ".NaN",
+		".NAN",	 ".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF",
+		"-.inf", "-.Inf", "-.INF",
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strlen(words[i]) == n && !memcmp(words[i], s, n))
@@ -658,8 +660,8 @@ static int emit_scalar(struct emit *e, const char *s, size_t n,
 	if (n > INT32_MAX)
 		return e->err = -EINVAL;
 	if (yaml_scalar_event_initialize(&v, NULL, NULL,
-					 (yaml_char_t *)(uintptr_t)s, (int)n,
-					 1, 1, style))
+					 (yaml_char_t *)(uintptr_t)s, (int)n, 1,
+					 1, style))
 		return emit_ev(e, &v, 1);
 	/* libyaml takes valid UTF-8 only (the apiserver's JSON always is) */
 	struct buf fixed = BUF_INIT;
@@ -747,10 +749,10 @@ static int emit_open(struct emit *e, struct walk *w, const struct json_doc *d,
 		if (keys_of(d, i, &f->keys, &f->n))
 			return e->err = -ENOMEM;
 		w->depth++;
-		return emit_ev(e, &v,
-			       yaml_mapping_start_event_initialize(
-				       &v, NULL, NULL, 1,
-				       YAML_BLOCK_MAPPING_STYLE));
+		return emit_ev(
+			e, &v,
+			yaml_mapping_start_event_initialize(
+				&v, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE));
 	}
 	f->next = json_first(d, i);
 	w->depth++;
@@ -782,7 +784,8 @@ static int emit_value(struct emit *e, const struct json_doc *d, int root)
 			f->keys = NULL;
 			w.depth--;
 			if (obj)
-				emit_ev(e, &v, yaml_mapping_end_event_initialize(&v));
+				emit_ev(e, &v,
+					yaml_mapping_end_event_initialize(&v));
 			else
 				emit_ev(e, &v,
 					yaml_sequence_end_event_initialize(&v));
@@ -799,9 +802,9 @@ static int emit_begin(struct emit *e)
 	yaml_event_t v;
 	emit_ev(e, &v,
 		yaml_stream_start_event_initialize(&v, YAML_UTF8_ENCODING));
-	return emit_ev(e, &v,
-		       yaml_document_start_event_initialize(&v, NULL, NULL,
-							    NULL, 1));
+	return emit_ev(
+		e, &v,
+		yaml_document_start_event_initialize(&v, NULL, NULL, NULL, 1));
 }
 
 static int emit_end(struct emit *e)
@@ -847,8 +850,7 @@ struct proxy_yaml_list {
 };
 
 struct proxy_yaml_list *proxy_yaml_list_new(const char *api_version,
-					    const char *kind,
-					    const char *meta,
+					    const char *kind, const char *meta,
 					    struct cache_obj *const *items,
 					    size_t n)
 {
@@ -891,8 +893,7 @@ static int emit_json(struct emit *e, const char *js, size_t len)
 	return e->err;
 }
 
-bool proxy_yaml_list_next(struct proxy_yaml_list *l, struct buf *b,
-			  size_t want)
+bool proxy_yaml_list_next(struct proxy_yaml_list *l, struct buf *b, size_t want)
 {
 	struct emit *e = &l->e;
 	yaml_event_t v;

@@ -45,8 +45,7 @@ int proxy_yaml_from_json(struct buf *out, const char *js, size_t len);
  */
 struct proxy_yaml_list;
 struct proxy_yaml_list *proxy_yaml_list_new(const char *api_version,
-					    const char *kind,
-					    const char *meta,
+					    const char *kind, const char *meta,
 					    struct cache_obj *const *items,
 					    size_t n);
 /* Append the next part to b: whole items until about want bytes were

@@ -29,8 +29,8 @@
 
 #define MAX_CMP_DEPTH 200 /* deeper nodes are not compared (stack) */
 
-static const char *reserved[] = { "true", "false", "null", "~", "yes",
-				  "no",	  "on",	   "off",  "y", "n",
+static const char *reserved[] = { "true", "false", "null", "~",	  "yes",
+				  "no",	  "on",	   "off",  "y",	  "n",
 				  "True", "False", "Null", "NULL" };
 
 /* Whether a plain scalar would read back as a number. */
@@ -41,8 +41,8 @@ static bool numeric(const char *s)
 		return false;
 	errno = 0;
 	strtod(s, &end);
-	return *end == '\0' && (s[0] != 'i' && s[0] != 'I' && s[0] != 'n' &&
-				s[0] != 'N');
+	return *end == '\0' &&
+	       (s[0] != 'i' && s[0] != 'I' && s[0] != 'n' && s[0] != 'N');
 }
 
 static bool same_number(const char *json, size_t n, const char *y)
@@ -99,7 +99,8 @@ static bool cmp(const struct json_doc *d, int i, yaml_document_t *yd,
 					last = k;
 			if (last < 0)
 				return false;
-			for (yaml_node_pair_t *q = node->data.mapping.pairs.start;
+			for (yaml_node_pair_t *q =
+				     node->data.mapping.pairs.start;
 			     q < p; q++) {
 				yaml_node_t *qk =
 					yaml_document_get_node(yd, q->key);
@@ -122,7 +123,8 @@ static bool cmp(const struct json_doc *d, int i, yaml_document_t *yd,
 				     node->data.mapping.pairs.start;
 			     !found && p < node->data.mapping.pairs.top; p++)
 				found = cmp_key(
-					d, k, yaml_document_get_node(yd, p->key));
+					d, k,
+					yaml_document_get_node(yd, p->key));
 			if (!found)
 				return false;
 		}
@@ -217,7 +219,9 @@ static void check_list(const struct json_doc *d, uint32_t seed)
 		buf_adds(&json, i ? "," : "");
 		buf_add(&json, d->js + s, e - s);
 	}
-	buf_adds(&json, "],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"1\"}}");
+	buf_adds(
+		&json,
+		"],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"1\"}}");
 	if (!buf_ok(&json) || proxy_yaml_from_json(&whole, json.p, json.len))
 		goto out;
 	struct proxy_yaml_list *l = proxy_yaml_list_new(

@@ -180,13 +180,12 @@ static void test_numbers(void)
  * letter after anything else. */
 static void test_nesting_and_keys(void)
 {
-	yaml_is("{\"x\":[[],{},[{}],{\"y\":[]}],\"e\":{}}",
-		"e: {}\n"
-		"x:\n"
-		"- []\n"
-		"- {}\n"
-		"- - {}\n"
-		"- \"y\": []\n");
+	yaml_is("{\"x\":[[],{},[{}],{\"y\":[]}],\"e\":{}}", "e: {}\n"
+							    "x:\n"
+							    "- []\n"
+							    "- {}\n"
+							    "- - {}\n"
+							    "- \"y\": []\n");
 	yaml_is("{\"b\":1,\"a10\":1,\"a9\":1,\"B\":1,\"_x\":1,\"a\":1,"
 		"\"a01\":1,\"a1\":1,\"1\":1,\"\":1}",
 		"\"\": 1\n"
@@ -254,7 +253,8 @@ static void test_list(void)
 	for (size_t n = 0; n <= 3; n++) {
 		struct buf want = BUF_INIT, got = BUF_INIT;
 		if (n == 3) {
-			CHECK(proxy_yaml_from_json(&want, json.p, json.len) == 0);
+			CHECK(proxy_yaml_from_json(&want, json.p, json.len) ==
+			      0);
 		} else {
 			const char *empty =
 				"{\"kind\":\"ConfigMapList\",\"apiVersion\":"
