@@ -488,17 +488,28 @@ static bool key_before(const struct key *a, const struct key *b)
 	return a->pos < b->pos;
 }
 
+/* Bytes, then member order: to find duplicates. */
+static bool key_bytes_before(const struct key *a, const struct key *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+	int c = memcmp(a->s, b->s, n);
+	if (c || a->n != b->n)
+		return c ? c < 0 : a->n < b->n;
+	return a->pos < b->pos;
+}
+
 /* A merge sort: safe whatever the order's consistency. */
-static void sort_keys(struct key *k, struct key *tmp, size_t n)
+static void sort_keys(struct key *k, struct key *tmp, size_t n,
+		      bool (*before)(const struct key *, const struct key *))
 {
 	if (n < 2)
 		return;
 	size_t h = n / 2;
-	sort_keys(k, tmp, h);
-	sort_keys(k + h, tmp, n - h);
+	sort_keys(k, tmp, h, before);
+	sort_keys(k + h, tmp, n - h, before);
 	size_t i = 0, j = h, o = 0;
 	while (i < h && j < n)
-		tmp[o++] = key_before(&k[j], &k[i]) ? k[j++] : k[i++];
+		tmp[o++] = before(&k[j], &k[i]) ? k[j++] : k[i++];
 	while (i < h)
 		tmp[o++] = k[i++];
 	while (j < n)
@@ -540,7 +551,9 @@ static int keys_of(const struct json_doc *d, int obj, struct key **out,
 		e->n = l < 0 ? 0 : (size_t)l;
 		e->nr = runes(e->s, e->n, e->r);
 	}
-	sort_keys(k, tmp, n);
+	/* go-yaml sorts a map's keys: a duplicate is gone before (the last
+	 * value kept), whatever the order makes of equal keys */
+	sort_keys(k, tmp, n, key_bytes_before);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && k[i].n == k[i + 1].n &&
@@ -552,6 +565,7 @@ static int keys_of(const struct json_doc *d, int obj, struct key **out,
 		k[w++] = k[i];
 	}
 	n = w;
+	sort_keys(k, tmp, n, key_before);
 	r = 0;
 out:
 	free(tmp);
