@@ -28,6 +28,7 @@
 #include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table/table.h"
+#include "proxy/yaml.h"
 
 #define PIN_TTL 300 /* seconds a paged LIST's snapshot is kept */
 /* An exact read at an RV seen longer ago than the apiserver's etcd
@@ -140,6 +141,71 @@ static void render_body_free(void *cls)
 	free(rb);
 }
 
+/* What a YAML LIST's body reads while it is sent, an item at a time. */
+struct yaml_body {
+	struct cache_snap *snap; /* keeps the items alive */
+	struct cache_obj **items;
+	struct proxy_yaml_list *yl;
+};
+
+static bool yaml_fill(void *cls, struct buf *b, size_t want)
+{
+	struct yaml_body *yb = cls;
+	return proxy_yaml_list_next(yb->yl, b, want);
+}
+
+static void yaml_body_free(void *cls)
+{
+	struct yaml_body *yb = cls;
+	proxy_yaml_list_free(yb->yl);
+	free(yb->items);
+	cache_store_snap_put(yb->snap);
+	free(yb);
+}
+
+/* A LIST as YAML. The plain form is made an item at a time as it is
+ * sent, as the JSON one streams; a Table or metadata list is rendered
+ * whole as JSON first, since its YAML sorts the whole document's keys.
+ * Takes the snapshot reference and the page's items. */
+static enum MHD_Result send_list_yaml(struct MHD_Connection *c,
+				      const struct cache_kind *k,
+				      const struct proxy_table_format *fmt,
+				      struct cache_snap *snap, struct page *pg,
+				      const char *meta)
+{
+	if (fmt->form != PROXY_TABLE_FORM_JSON) {
+		struct buf json = BUF_INIT;
+		struct proxy_table_list *tl = proxy_table_list_new(
+			k, fmt, meta, pg->items, pg->n, time(NULL));
+		while (tl && proxy_table_list_next(tl, &json, 1 << 20))
+			;
+		if (!tl)
+			buf_free(&json);
+		proxy_table_list_free(tl);
+		cache_store_snap_put(snap);
+		if (!tl)
+			return MHD_NO;
+		return proxy_reply_yaml(c, MHD_HTTP_OK, &json);
+	}
+	char apiv[160];
+	struct yaml_body *yb = xcalloc(1, sizeof(*yb));
+	if (!yb) {
+		cache_store_snap_put(snap);
+		return MHD_NO;
+	}
+	yb->snap = snap; /* yb owns both from here on */
+	yb->items = pg->items;
+	pg->items = NULL;
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	yb->yl =
+		proxy_yaml_list_new(apiv, k->list_kind, meta, yb->items, pg->n);
+	if (!yb->yl) {
+		yaml_body_free(yb);
+		return MHD_NO;
+	}
+	return proxy_reply_render_yaml(c, yaml_fill, yb, yaml_body_free);
+}
+
 /* The LIST answer: for plain JSON an iovec over the cached bytes (items
  * leave out kind and apiVersion, as the apiserver writes them); for a
  * Table or metadata list, a body made as it is sent, a few rows at a
@@ -155,6 +221,8 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	char apiv[160];
 	struct cache_obj *const *items = pg->items;
 	size_t n = pg->n;
+	if (fmt->yaml)
+		return send_list_yaml(c, k, fmt, snap, pg, meta);
 	if (fmt->form != PROXY_TABLE_FORM_JSON) {
 		struct render_body *rb = xcalloc(1, sizeof(*rb));
 		if (!rb) {
@@ -420,9 +488,17 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 			proxy_table_metadata_render(&body, r->kind, o,
 						    fmt.version);
 		}
-		buf_addc(&body, '\n');
 		cache_obj_put(o);
+		if (fmt.yaml)
+			return proxy_reply_yaml(c, MHD_HTTP_OK, &body);
+		buf_addc(&body, '\n');
 		return proxy_reply_buf(c, MHD_HTTP_OK, &body);
+	}
+	if (fmt.yaml) {
+		struct buf body = BUF_INIT;
+		buf_add(&body, o->json, o->len);
+		cache_obj_put(o);
+		return proxy_reply_yaml(c, MHD_HTTP_OK, &body);
 	}
 	struct proxy_reply_pieces pc = { 0 };
 	proxy_reply_pieces_add(&pc, o->json, o->len);

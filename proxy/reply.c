@@ -9,6 +9,7 @@
  */
 #include "proxy/reply.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include "cache/json.h"
 #include "config/alloc.h"
 #include "proxy/pretty.h"
+#include "proxy/table/table.h"
+#include "proxy/yaml.h"
 
 /* ---- what the request asks of the answer ---- */
 
@@ -113,6 +116,18 @@ void proxy_reply_json_headers(struct MHD_Response *resp)
 	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
 }
 
+static void yaml_headers(struct MHD_Response *resp)
+{
+	MHD_add_response_header(resp, "Content-Type", "application/yaml");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+}
+
+bool proxy_reply_yaml_wanted(struct MHD_Connection *c)
+{
+	struct proxy_table_format f;
+	return !proxy_table_format_negotiate(c, &f) && f.yaml;
+}
+
 /* ---- gzip ---- */
 
 
@@ -192,10 +207,11 @@ static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code,
 	return proxy_reply_queue(c, code, resp);
 }
 
-enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
-				struct buf *body)
+/* body (taken over) as JSON, indented as wanted, or as it is as YAML. */
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code,
+				struct buf *body, bool yaml)
 {
-	if (buf_ok(body) && pretty_wanted(c))
+	if (!yaml && buf_ok(body) && pretty_wanted(c))
 		proxy_pretty_body(body);
 	if (!buf_ok(body)) {
 		buf_free(body);
@@ -205,7 +221,35 @@ enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
 	if (!resp)
 		resp = proxy_reply_from_buf(body);
 	buf_free(body);
-	return send_json(c, code, resp);
+	if (!yaml)
+		return send_json(c, code, resp);
+	if (resp)
+		yaml_headers(resp);
+	return proxy_reply_queue(c, code, resp);
+}
+
+enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
+				struct buf *body)
+{
+	return send_buf(c, code, body, false);
+}
+
+enum MHD_Result proxy_reply_yaml(struct MHD_Connection *c, unsigned code,
+				 struct buf *json)
+{
+	struct buf y = BUF_INIT;
+	int r = buf_ok(json) ? proxy_yaml_from_json(&y, json->p, json->len) :
+			       -ENOMEM;
+	buf_free(json);
+	if (r) {
+		buf_free(&y);
+		return r == -ENOMEM ?
+			       MHD_NO :
+			       proxy_reply_error(
+				       c, PROXY_InternalError,
+				       "the object could not be written as YAML");
+	}
+	return send_buf(c, code, &y, true);
 }
 
 void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
@@ -547,10 +591,10 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 	return send_json(c, MHD_HTTP_OK, resp);
 }
 
-enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
-				   bool (*fill)(void *cls, struct buf *b,
-						size_t want),
-				   void *cls, void (*done)(void *cls))
+static enum MHD_Result render(struct MHD_Connection *c,
+			      bool (*fill)(void *cls, struct buf *b,
+					   size_t want),
+			      void *cls, void (*done)(void *cls), bool yaml)
 {
 	/* The first bytes decide as for a body built whole: one that ends
 	 * within PROXY_REPLY_GZIP_MIN goes as a buffer (pretty and gzip as
@@ -562,14 +606,14 @@ enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
 		more = fill(cls, &b, RENDER_PART);
 	if (!more || !buf_ok(&b)) {
 		done(cls);
-		return proxy_reply_buf(c, MHD_HTTP_OK, &b);
+		return send_buf(c, MHD_HTTP_OK, &b, yaml);
 	}
 	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
 	struct MHD_Response *resp = NULL;
 	if (pr) {
 		pr->fill = fill;
 		pr->rb = b; /* the first part, sent first */
-		pr->indent = pretty_wanted(c);
+		pr->indent = !yaml && pretty_wanted(c);
 		pr->done = done;
 		pr->cls = cls;
 		resp = pretty_stream(pr, gzip_taken(c));
@@ -579,7 +623,26 @@ enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
 		done(cls);
 		return MHD_NO;
 	}
-	return send_json(c, MHD_HTTP_OK, resp);
+	if (!yaml)
+		return send_json(c, MHD_HTTP_OK, resp);
+	yaml_headers(resp);
+	return proxy_reply_queue(c, MHD_HTTP_OK, resp);
+}
+
+enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
+				   bool (*fill)(void *cls, struct buf *b,
+						size_t want),
+				   void *cls, void (*done)(void *cls))
+{
+	return render(c, fill, cls, done, false);
+}
+
+enum MHD_Result proxy_reply_render_yaml(struct MHD_Connection *c,
+					bool (*fill)(void *cls, struct buf *b,
+						     size_t want),
+					void *cls, void (*done)(void *cls))
+{
+	return render(c, fill, cls, done, true);
 }
 
 enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
@@ -602,17 +665,32 @@ enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
 
 /* ---- Status errors ---- */
 
+/* The Status body as JSON (indented when pretty), or as YAML when yaml
+ * (the apiserver writes an error in the type the request negotiated). */
 static struct MHD_Response *status_response(const struct proxy_status *st,
-					    bool pretty)
+					    bool pretty, bool yaml)
 {
 	struct buf b = BUF_INIT;
 	proxy_status_body(&b, st);
-	if (pretty && buf_ok(&b))
+	if (yaml && buf_ok(&b)) {
+		struct buf y = BUF_INIT;
+		if (proxy_yaml_from_json(&y, b.p, b.len)) {
+			buf_free(&y);
+			yaml = false; /* the JSON, rather than nothing */
+		} else {
+			buf_free(&b);
+			b = y;
+		}
+	}
+	if (pretty && !yaml && buf_ok(&b))
 		proxy_pretty_body(&b);
 	struct MHD_Response *resp = proxy_reply_from_buf(&b);
 	if (!resp)
 		return NULL;
-	proxy_reply_json_headers(resp);
+	if (yaml)
+		yaml_headers(resp);
+	else
+		proxy_reply_json_headers(resp);
 	if (st->retry_after > 0) {
 		char ra[16];
 		snprintf(ra, sizeof(ra), "%d", st->retry_after);
@@ -627,7 +705,8 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 enum MHD_Result proxy_reply_status(struct MHD_Connection *conn,
 				   const struct proxy_status *st)
 {
-	struct MHD_Response *resp = status_response(st, pretty_wanted(conn));
+	struct MHD_Response *resp = status_response(
+		st, pretty_wanted(conn), proxy_reply_yaml_wanted(conn));
 	if (!resp)
 		return MHD_NO;
 	return proxy_reply_queue(conn, proxy_status_code(st->reason), resp);

@@ -8,7 +8,8 @@
  * gzip-compressed (level 1, for speed) when the client's Accept-Encoding
  * takes gzip, with Content-Encoding: gzip and Vary: Accept-Encoding.
  * Every JSON answer carries Content-Type: application/json and
- * Cache-Control: no-cache, private; a text answer also carries
+ * Cache-Control: no-cache, private; a YAML one (Accept: application/yaml,
+ * yaml.h) Content-Type: application/yaml; a text answer also carries
  * X-Content-Type-Options: nosniff.
  *
  * Threads: every function that takes a connection runs on the
@@ -70,6 +71,14 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
  * and compressed as wanted. A body that failed to grow answers MHD_NO. */
 enum MHD_Result proxy_reply_buf(struct MHD_Connection *c, unsigned code,
 				struct buf *body);
+/* Send the JSON in json (taken over, freed here) as YAML with status
+ * code (yaml.h: the apiserver's Accept: application/yaml form), never
+ * indented, compressed as wanted; 500 when it is not JSON. */
+enum MHD_Result proxy_reply_yaml(struct MHD_Connection *c, unsigned code,
+				 struct buf *json);
+/* Whether request c's Accept picks application/yaml (proxy/table/
+ * table.h negotiates): its answers, Status errors included, are YAML. */
+bool proxy_reply_yaml_wanted(struct MHD_Connection *c);
 /*
  * Send a JSON 200 whose body is made as it is sent: fill(cls, b, want)
  * appends the next part to b (about want bytes, whole rows) and returns
@@ -89,6 +98,12 @@ enum MHD_Result proxy_reply_render(struct MHD_Connection *c,
 				   bool (*fill)(void *cls, struct buf *b,
 						size_t want),
 				   void *cls, void (*done)(void *cls));
+/* The same for a body that fill makes as YAML: sent as it is made, with
+ * Content-Type: application/yaml, never indented. */
+enum MHD_Result proxy_reply_render_yaml(struct MHD_Connection *c,
+					bool (*fill)(void *cls, struct buf *b,
+						     size_t want),
+					void *cls, void (*done)(void *cls));
 /*
  * Queue a JSON 200 of unknown length (chunked) whose body read(cls, ...)
  * writes, block bytes at a time, as libmicrohttpd's content reader: it

@@ -528,7 +528,9 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if (!w)
 		return MHD_NO;
-	if (proxy_table_format_negotiate(c, &w->fmt)) {
+	/* YAML has no streaming form: a watch that negotiates it is not
+	 * acceptable (its Status is YAML still, as for any error) */
+	if (proxy_table_format_negotiate(c, &w->fmt) || w->fmt.yaml) {
 		free(w);
 		return proxy_reply_error(
 			c, PROXY_NotAcceptable,

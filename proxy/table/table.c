@@ -151,8 +151,11 @@ int proxy_table_format_parse(const char *accept, const char *inc,
 				mr[k++] = p[i];
 		mr[k] = '\0';
 		p += n + (end ? 1 : 0);
-		bool json = !strncmp(mr, "application/json", 16) &&
+		bool yaml = !strncmp(mr, "application/yaml", 16) &&
 			    (mr[16] == '\0' || mr[16] == ';');
+		bool json = yaml || (!strncmp(mr, "application/json", 16) &&
+				     (mr[16] == '\0' || mr[16] == ';'));
+		f->yaml = yaml;
 		bool wild = !strncmp(mr, "*/*", 3) ||
 			    !strncmp(mr, "application/*", 13);
 		if (!json && !wild)
@@ -183,6 +186,8 @@ int proxy_table_format_parse(const char *accept, const char *inc,
 		any_json = true;
 		break;
 	}
+	if (!any_json)
+		f->yaml = false;
 	return any_json ? 0 : -1;
 }
 

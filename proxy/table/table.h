@@ -45,12 +45,15 @@ struct proxy_table_format {
 	enum proxy_table_form form;
 	const char *version; /* meta.k8s.io version for Table/metadata */
 	enum proxy_table_include include; /* includeObject, for Table rows */
+	bool yaml; /* application/yaml: the same form, written as YAML */
 };
 
 /* Read Accept and includeObject of request c, on the thread that answers
  * it. Returns 0, or -1 when Accept names nothing we can produce (a 406):
  * the first media range that is JSON or a wildcard decides; a Table of
- * an unknown version and the aggregated discovery type are passed over. */
+ * an unknown version and the aggregated discovery type are passed over;
+ * application/yaml counts as JSON does, with yaml set (a watch refuses
+ * it: YAML has no streaming form). */
 int proxy_table_format_negotiate(struct MHD_Connection *c,
 				 struct proxy_table_format *f);
 

@@ -160,6 +160,22 @@ static void test_negotiate(void)
 		      "application/json;g=apidiscovery.k8s.io;v=v2;"
 		      "as=APIGroupDiscoveryList",
 		      NULL, &f) == -1);
+	/* YAML: the same forms, marked; the first range still decides */
+	CHECK(proxy_table_format_parse("application/yaml", NULL, &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON && f.yaml);
+	CHECK(proxy_table_format_parse(
+		      "application/yaml;as=Table;v=v1;g=meta.k8s.io", NULL,
+		      &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_TABLE && f.yaml);
+	CHECK(proxy_table_format_parse("application/json, application/yaml",
+				       NULL, &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON && !f.yaml);
+	CHECK(proxy_table_format_parse(
+		      "application/yaml;as=Table;v=v9;g=meta.k8s.io, */*", NULL,
+		      &f) == 0);
+	CHECK(f.form == PROXY_TABLE_FORM_JSON && !f.yaml);
+	CHECK(proxy_table_format_parse("application/yamlx", NULL, &f) == -1);
+	CHECK(!f.yaml);
 }
 
 /* Which API groups are custom resources' (their CRD gives the columns). */
