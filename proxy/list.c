@@ -47,17 +47,6 @@ static struct cache_snap *snap_for(struct MHD_Connection *c,
 	return s;
 }
 
-static enum MHD_Result not_acceptable(struct MHD_Connection *c)
-{
-	const char *accept =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-	return proxy_reply_error(
-		c, PROXY_NotAcceptable,
-		"only the following media types are accepted: application/json, "
-		"application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
-		accept ? accept : "");
-}
-
 /* ---- the LIST response ---- */
 
 /* What a JSON LIST answer's pieces point into: kept until the bytes are
@@ -259,7 +248,7 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 
 	struct proxy_table_format fmt;
 	if (proxy_table_format_negotiate(c, &fmt))
-		return not_acceptable(c);
+		return proxy_reply_not_acceptable(c, PROXY_NA_COLLECTION);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_request_arg(c, "limit", &limit_s) && limit_s) {
@@ -347,7 +336,7 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_rv_req q;
 	struct proxy_table_format fmt;
 	if (proxy_table_format_negotiate(c, &fmt))
-		return not_acceptable(c);
+		return proxy_reply_not_acceptable(c, PROXY_NA_OBJECT);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))

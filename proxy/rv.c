@@ -56,29 +56,55 @@ enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 	return PROXY_RV_OK;
 }
 
-/* The 422 for a refused resourceVersionMatch, with its field cause. */
-static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
+#define LIST_OPTIONS_INVALID "ListOptions.meta.k8s.io \"\" is invalid: "
+
+/* The cause reason of a field error, from the words it begins with. */
+static const char *cause_reason(const char *detail)
 {
-	struct buf m = BUF_INIT, det = BUF_INIT;
-	buf_printf(
-		&m,
-		"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s",
-		msg);
-	buf_adds(
-		&det,
-		"{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
-	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ?
-			       "\"FieldValueForbidden\"" :
-			       "\"FieldValueNotSupported\"");
-	buf_adds(&det, ",\"message\":");
-	buf_add_json_str(&det, msg, strlen(msg));
-	buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}]}");
+	if (!strncmp(detail, "Forbidden", 9))
+		return "FieldValueForbidden";
+	if (!strncmp(detail, "Unsupported value", 17))
+		return "FieldValueNotSupported";
+	if (!strncmp(detail, "Required value", 14))
+		return "FieldValueRequired";
+	return "FieldValueInvalid";
+}
+
+/* The 422 for refused ListOptions; msg is the whole message,
+ * 'ListOptions.meta.k8s.io "" is invalid: FIELD: DETAIL', and the Status
+ * carries its one field cause in details, as the apiserver's does. */
+static enum MHD_Result invalid_options(struct MHD_Connection *c,
+				       const char *msg)
+{
+	struct buf det = BUF_INIT;
+	const char *field = msg + strlen(LIST_OPTIONS_INVALID);
+	const char *sep = strstr(field, ": ");
+	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\"");
+	if (sep) {
+		const char *detail = sep + 2;
+		buf_printf(&det, ",\"causes\":[{\"reason\":\"%s\",\"message\":",
+			   cause_reason(detail));
+		buf_add_json_str(&det, detail, strlen(detail));
+		buf_adds(&det, ",\"field\":");
+		buf_add_json_str(&det, field, (size_t)(sep - field));
+		buf_adds(&det, "}]");
+	}
+	buf_adds(&det, "}");
 	struct proxy_status st = { .reason = PROXY_Invalid,
-				   .message = m.p,
+				   .message = msg,
 				   .details = det.p };
 	enum MHD_Result r = proxy_reply_status(c, &st);
-	buf_free(&m);
 	buf_free(&det);
+	return r;
+}
+
+/* The 422 for a refused resourceVersionMatch (msg: the field error). */
+static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
+{
+	struct buf m = BUF_INIT;
+	buf_printf(&m, LIST_OPTIONS_INVALID "resourceVersionMatch: %s", msg);
+	enum MHD_Result r = invalid_options(c, m.p ? m.p : "");
+	buf_free(&m);
 	return r;
 }
 
@@ -127,8 +153,12 @@ enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 		return PROXY_RV_MATCH;
 	}
 	if (bad_rv) {
+		/* the cacher parses it as storage does: the same 500 as a
+		 * LIST's */
 		snprintf(msg, msglen,
-			 "resourceVersion: Invalid value: \"%.200s\"", rv);
+			 "resourceVersion: Invalid value: \"%.200s\": "
+			 "strconv.ParseUint: parsing \"%.200s\": invalid syntax",
+			 rv, rv);
 		return PROXY_RV_SYNTAX;
 	}
 	return PROXY_RV_OK;
@@ -145,11 +175,18 @@ bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
 	switch (proxy_rv_parse_watch(rv, match, sie, w, msg, sizeof(msg))) {
 	case PROXY_RV_OK:
 		return true;
-	case PROXY_RV_SYNTAX:
-		*res = proxy_reply_error(c, PROXY_BadRequest, "%s", msg);
+	case PROXY_RV_SYNTAX: {
+		struct proxy_status st = { .reason = PROXY_InternalError,
+					   .message = msg,
+					   .no_reason = true };
+		*res = proxy_reply_status(c, &st);
 		return false;
+	}
 	default:
-		*res = proxy_reply_error(c, PROXY_Invalid, "%s", msg);
+		*res = strncmp(msg, LIST_OPTIONS_INVALID,
+			       strlen(LIST_OPTIONS_INVALID)) ?
+			       proxy_reply_error(c, PROXY_Invalid, "%s", msg) :
+			       invalid_options(c, msg);
 		return false;
 	}
 }

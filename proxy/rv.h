@@ -61,7 +61,8 @@ struct proxy_rv_watch {
 /* Parse the three values (NULL or "" when absent) into w, which is filled
  * even on an error. Errors, with msg the whole message: PROXY_RV_MATCH
  * (422) for resourceVersionMatch without sendInitialEvents, then
- * PROXY_RV_SYNTAX (400) for a resourceVersion that is not a number. */
+ * PROXY_RV_SYNTAX (500, no reason, as a LIST's) for a resourceVersion that
+ * is not a number. */
 enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 					 const char *sie,
 					 struct proxy_rv_watch *w, char *msg,

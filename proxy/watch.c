@@ -359,10 +359,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return MHD_NO;
 	if (proxy_table_format_negotiate(c, &w->fmt)) {
 		free(w);
-		return proxy_reply_error(
-			c, PROXY_NotAcceptable,
-			"only the following media types are accepted: "
-			"application/json, application/vnd.kubernetes.protobuf");
+		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
 	}
 	w->p = p;
 	w->r = r;

@@ -96,7 +96,8 @@ static void test_watch(void)
 		"sendInitialEvents is provided");
 	CHECK(proxy_rv_parse_watch("x1", NULL, NULL, &w, msg, sizeof(msg)) ==
 	      PROXY_RV_SYNTAX);
-	CHECK_STR(msg, "resourceVersion: Invalid value: \"x1\"");
+	CHECK_STR(msg, "resourceVersion: Invalid value: \"x1\": "
+		       "strconv.ParseUint: parsing \"x1\": invalid syntax");
 	CHECK(w.has_rv && w.rv == 0); /* filled even so */
 	/* both wrong: the match is reported first */
 	CHECK(proxy_rv_parse_watch("x1", "Exact", "", &w, msg, sizeof(msg)) ==
