@@ -247,7 +247,8 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	uint64_t cont_rv = 0;
 
 	struct proxy_table_format fmt;
-	if (proxy_table_format_negotiate(c, &fmt))
+	if (!proxy_reply_accept_routed(c) ||
+	    proxy_table_format_negotiate(c, &fmt))
 		return proxy_reply_not_acceptable(c, PROXY_NA_COLLECTION);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
@@ -335,7 +336,8 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	enum MHD_Result res = MHD_NO;
 	struct proxy_rv_req q;
 	struct proxy_table_format fmt;
-	if (proxy_table_format_negotiate(c, &fmt))
+	if (!proxy_reply_accept_routed(c) ||
+	    proxy_table_format_negotiate(c, &fmt))
 		return proxy_reply_not_acceptable(c, PROXY_NA_OBJECT);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;

@@ -647,6 +647,12 @@ enum MHD_Result proxy_reply_error(struct MHD_Connection *conn,
 	return proxy_reply_status(conn, &st);
 }
 
+bool proxy_reply_accept_routed(struct MHD_Connection *conn)
+{
+	return proxy_status_accept_routed(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"));
+}
+
 enum MHD_Result proxy_reply_not_acceptable(struct MHD_Connection *conn,
 					   enum proxy_na_route route)
 {

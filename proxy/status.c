@@ -123,6 +123,17 @@ static bool carries_status(const struct accept_entry *e)
 	return true;
 }
 
+bool proxy_status_accept_routed(const char *accept)
+{
+	struct accept_entry e;
+	if (!accept || !*accept)
+		return true;
+	for (const char *p = accept; accept_next(&p, &e);)
+		if (!strcmp(e.range, "*/*") || produced(e.range))
+			return true;
+	return false;
+}
+
 void proxy_status_not_acceptable(struct proxy_status *st, const char *accept,
 				 enum proxy_na_route route)
 {
@@ -137,11 +148,10 @@ void proxy_status_not_acceptable(struct proxy_status *st, const char *accept,
 	};
 	memset(st, 0, sizeof(*st));
 	st->reason = PROXY_NotAcceptable;
-	bool routed = !accept || !*accept, carried = routed, yaml_only = true;
+	bool routed = proxy_status_accept_routed(accept),
+	     carried = !accept || !*accept, yaml_only = true;
 	struct accept_entry e;
 	for (const char *p = accept ? accept : ""; accept_next(&p, &e);) {
-		if (!strcmp(e.range, "*/*") || produced(e.range))
-			routed = true;
 		if (carries_status(&e))
 			carried = true;
 		if (strcmp(e.range, "application/yaml") &&

@@ -62,6 +62,11 @@ enum proxy_na_route {
 	PROXY_NA_WATCH,	     /* a WATCH (the LIST route, and a stream) */
 };
 
+/* Whether the apiserver's router takes this Accept header (NULL: none)
+ * for a GET of a resource: an entry, parameters aside, is * / * or names
+ * a type it produces, exactly (no wildcard subtype, case as written). */
+bool proxy_status_accept_routed(const char *accept);
+
 /* Fill st with the 406 the apiserver answers for this Accept header (NULL
  * when none) on that route: its router's words with empty details when
  * no entry names a type the route produces, else the negotiator's list

@@ -351,6 +351,10 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_rv_watch q;
 	enum MHD_Result res;
 	char err[512];
+	/* the apiserver's router and negotiator answer before its handler
+	 * reads any parameter */
+	if (!proxy_reply_accept_routed(c))
+		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
 	if (!proxy_rv_read_watch(c, &q, &res))
 		return res;
 	uint64_t rv = q.rv;

@@ -107,6 +107,16 @@ static void test_not_acceptable(void)
 			     "application/vnd.kubernetes.protobuf;stream=watch",
 		  false, true },
 	};
+	/* the router: parameters aside, exact types or * / * */
+	CHECK(proxy_status_accept_routed(NULL));
+	CHECK(proxy_status_accept_routed(""));
+	CHECK(proxy_status_accept_routed("application/json;as=Table;v=v1;"
+					 "g=meta.k8s.io,application/json"));
+	CHECK(proxy_status_accept_routed("text/html, */*;q=0.8"));
+	CHECK(proxy_status_accept_routed(" application/yaml ;q=0.5"));
+	CHECK(!proxy_status_accept_routed("application/*"));
+	CHECK(!proxy_status_accept_routed("Application/JSON"));
+	CHECK(!proxy_status_accept_routed("application/x-protobuf, text/*"));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		struct proxy_status st;
 		proxy_status_not_acceptable(&st, cases[i].accept,
