@@ -127,6 +127,35 @@ CASES = [
             INVALID_CAUSE % ("FieldValueNotSupported", r'"Unsupported value: \"Bogus\": supported '
                              r'values: \"Exact\", \"NotOlderThan\", \"\""')), dict(fake=True)),
     ("list-rv-abc", P + "?resourceVersion=abc", {}, 500, NOT_A_NUMBER, dict(fake=True)),
+    # no recording: ValidateListOptions reports every field error at
+    # once, as an aggregate with one cause each, and before the storage
+    # parses the resourceVersion
+    ("bogus-rvmatch-without-rv", P + "?resourceVersionMatch=Bogus&resourceVersion=", {}, 422,
+     status(r'"ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: Forbidden: '
+            r'resourceVersionMatch is forbidden unless resourceVersion is provided, '
+            r'resourceVersionMatch: Unsupported value: \"Bogus\": supported values: \"Exact\", '
+            r'\"NotOlderThan\", \"\"]"', "Invalid", 422,
+            """{
+    "group": "meta.k8s.io",
+    "kind": "ListOptions",
+    "causes": [
+      {
+        "reason": "FieldValueForbidden",
+        "message": "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+        "field": "resourceVersionMatch"
+      },
+      {
+        "reason": "FieldValueNotSupported",
+        "message": "Unsupported value: \\"Bogus\\": supported values: \\"Exact\\", \\"NotOlderThan\\", \\"\\"",
+        "field": "resourceVersionMatch"
+      }
+    ]
+  }"""), dict(fake=True)),
+    ("bogus-rvmatch-rv-abc", P + "?resourceVersionMatch=Bogus&resourceVersion=abc", {}, 422,
+     status(r'"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Unsupported value: '
+            r'\"Bogus\": supported values: \"Exact\", \"NotOlderThan\", \"\""', "Invalid", 422,
+            INVALID_CAUSE % ("FieldValueNotSupported", r'"Unsupported value: \"Bogus\": supported '
+                             r'values: \"Exact\", \"NotOlderThan\", \"\""')), dict(fake=True)),
     ("list-bad-label", P + "?resourceVersion=0&labelSelector=app%3D%3D%3D", {}, 400, BAD_SELECTOR,
      dict(fake=True)),
     ("list-bad-field", P + "?resourceVersion=0&fieldSelector=spec.bogus%3Dx", {}, 400, BAD_FIELD,
