@@ -36,23 +36,24 @@ void goerr_quote_char(unsigned char c, char *out, size_t cap)
 		snprintf(out, cap, "'%c'", c);
 	else if (c == '\a' || c == '\b' || c == '\f' || c == '\n' ||
 		 c == '\r' || c == '\t' || c == '\v')
-		snprintf(out, cap, "'\\%c'", "abfnrtv"[strchr("\a\b\f\n\r\t\v",
-							     c) -
-						      "\a\b\f\n\r\t\v"]);
+		snprintf(out, cap, "'\\%c'",
+			 "abfnrtv"[strchr("\a\b\f\n\r\t\v", c) -
+				   "\a\b\f\n\r\t\v"]);
 	else if (c < 0x20 || c == 0x7f)
 		snprintf(out, cap, "'\\x%02x'", c);
 	else if (c < 0xa1 || c == 0xad) /* C1 controls, NBSP, soft hyphen */
 		snprintf(out, cap, "'\\u%04x'", c);
 	else /* a printable Latin-1 rune, written in UTF-8 */
-		snprintf(out, cap, "'%c%c'", 0xc0 | (c >> 6), 0x80 | (c & 0x3f));
+		snprintf(out, cap, "'%c%c'", 0xc0 | (c >> 6),
+			 0x80 | (c & 0x3f));
 }
 
 enum scan {
-	S_VALUE, /* a value begins */
+	S_VALUE,	  /* a value begins */
 	S_VALUE_OR_CLOSE, /* after '[' */
-	S_KEY, /* an object key begins */
-	S_KEY_OR_CLOSE, /* after '{' */
-	S_END, /* a value ended */
+	S_KEY,		  /* an object key begins */
+	S_KEY_OR_CLOSE,	  /* after '{' */
+	S_END,		  /* a value ended */
 	S_STR,
 	S_ESC,
 	S_U, /* 4 hex digits to go: u_left */
@@ -82,7 +83,7 @@ int goerr_json_syntax(const unsigned char *p, size_t n, char *err,
 		unsigned char c = p[i];
 		bool ws = c == ' ' || c == '\t' || c == '\r' || c == '\n';
 		bool digit = c >= '0' && c <= '9';
-	again:
+again:
 		switch (st) {
 		case S_VALUE_OR_CLOSE:
 			if (ws)
@@ -115,7 +116,8 @@ int goerr_json_syntax(const unsigned char *p, size_t n, char *err,
 				st = S_INT;
 			} else if (c == 't' || c == 'f' || c == 'n') {
 				lit_name = c == 't' ? "true" :
-				           c == 'f' ? "false" : "null";
+					   c == 'f' ? "false" :
+						      "null";
 				lit = lit_name + 1;
 				st = S_LIT;
 			} else {
@@ -293,4 +295,3 @@ bad:
 	snprintf(err, errlen, "invalid character %s %s", q, what);
 	return -EINVAL;
 }
-

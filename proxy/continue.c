@@ -145,7 +145,8 @@ int proxy_continue_decode(const char *tok, uint64_t *rv, char *ns, size_t nscap,
 	long bad = goerr_base64url_offset(tok);
 	if (bad >= 0) {
 		snprintf(err, errlen,
-			 BAD_TOKEN "illegal base64 data at input byte %ld", bad);
+			 BAD_TOKEN "illegal base64 data at input byte %ld",
+			 bad);
 		goto out;
 	}
 	if (buf_base64url_decode(tok, strlen(tok), &raw)) {

@@ -658,7 +658,8 @@ enum MHD_Result proxy_reply_not_acceptable(struct MHD_Connection *conn,
 {
 	struct proxy_status st;
 	proxy_status_not_acceptable(
-		&st, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
+		&st,
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
 		route);
 	return proxy_reply_status(conn, &st);
 }

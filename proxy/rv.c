@@ -45,9 +45,10 @@ enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 	if (match && *match) {
 		q->exact = !strcmp(match, "Exact");
 		if (!has_rv)
-			add_error(msg, msglen,
-				  "Forbidden: resourceVersionMatch is "
-				  "forbidden unless resourceVersion is provided");
+			add_error(
+				msg, msglen,
+				"Forbidden: resourceVersionMatch is "
+				"forbidden unless resourceVersion is provided");
 		if (!q->exact && strcmp(match, "NotOlderThan")) {
 			char e[200];
 			snprintf(e, sizeof(e),
@@ -224,7 +225,8 @@ bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
 		*res = strncmp(msg, LIST_OPTIONS_INVALID,
 			       strlen(LIST_OPTIONS_INVALID)) ?
 			       proxy_reply_error(c, PROXY_Invalid, "%s", msg) :
-			       invalid_options(c, msg + strlen(LIST_OPTIONS_INVALID));
+			       invalid_options(
+				       c, msg + strlen(LIST_OPTIONS_INVALID));
 		return false;
 	}
 }

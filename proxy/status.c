@@ -39,7 +39,8 @@ int proxy_status_code(enum proxy_reason reason)
 
 /* ---- 406 ---- */
 
-#define TYPES "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+#define TYPES \
+	"application/json, application/yaml, application/vnd.kubernetes.protobuf"
 #define STREAM_TYPES \
 	"application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 
@@ -69,8 +70,8 @@ static bool accept_next(const char **p, struct accept_entry *e)
 	e->params[0] = '\0';
 	if (semi) {
 		size_t k = 0;
-		for (const char *q = semi; q < s + n && k + 1 < sizeof(e->params);
-		     q++)
+		for (const char *q = semi;
+		     q < s + n && k + 1 < sizeof(e->params); q++)
 			if (*q != ' ' && *q != '\t')
 				e->params[k++] = *q;
 		e->params[k] = '\0';
@@ -107,8 +108,8 @@ static bool produced(const char *range)
 static bool carries_status(const struct accept_entry *e)
 {
 	char v[64];
-	bool wild = !strcmp(e->range, "*/*") ||
-		    !strcmp(e->range, "application/*");
+	bool wild =
+		!strcmp(e->range, "*/*") || !strcmp(e->range, "application/*");
 	if (!wild && !produced(e->range))
 		return false;
 	if (param(e->params, "as", v, sizeof(v)) ||
@@ -140,9 +141,9 @@ void proxy_status_not_acceptable(struct proxy_status *st, const char *accept,
 	static const char *const router[] = {
 		[PROXY_NA_OBJECT] = "406: Not Acceptable\n\nAvailable "
 				    "representations: " TYPES,
-		[PROXY_NA_COLLECTION] = "406: Not Acceptable\n\nAvailable "
-					"representations: " TYPES
-					", " STREAM_TYPES,
+		[PROXY_NA_COLLECTION] =
+			"406: Not Acceptable\n\nAvailable "
+			"representations: " TYPES ", " STREAM_TYPES,
 		[PROXY_NA_WATCH] = "406: Not Acceptable\n\nAvailable "
 				   "representations: " TYPES ", " STREAM_TYPES,
 	};
@@ -164,9 +165,11 @@ void proxy_status_not_acceptable(struct proxy_status *st, const char *accept,
 		st->details = "{}";
 	} else if (route == PROXY_NA_WATCH && yaml_only) {
 		/* YAML has no stream form: the watch's own negotiation */
-		st->message = "only the following media types are accepted: " STREAM_TYPES;
+		st->message =
+			"only the following media types are accepted: " STREAM_TYPES;
 	} else {
-		st->message = "only the following media types are accepted: " TYPES;
+		st->message =
+			"only the following media types are accepted: " TYPES;
 	}
 	st->indent = !carried;
 }

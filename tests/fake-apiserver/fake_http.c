@@ -173,7 +173,8 @@ static void indent_json(const char *in, size_t n, struct buf *out)
 		case '{':
 		case '[':
 			buf_addc(out, c);
-			if (i + 1 < n && (in[i + 1] == '}' || in[i + 1] == ']')) {
+			if (i + 1 < n &&
+			    (in[i + 1] == '}' || in[i + 1] == ']')) {
 				buf_addc(out, in[++i]);
 				break;
 			}

@@ -53,9 +53,9 @@ static char *token_encode(long long rv, const char *ns, const char *name,
 /* Go's name for the kind of a JSON value in an UnmarshalTypeError. */
 static const char *go_kind(const json_t *v)
 {
-	return json_is_object(v) ? "object" :
-	       json_is_array(v)	 ? "array" :
-	       json_is_string(v) ? "string" :
+	return json_is_object(v)  ? "object" :
+	       json_is_array(v)	  ? "array" :
+	       json_is_string(v)  ? "string" :
 	       json_is_boolean(v) ? "bool" :
 				    "number";
 }

@@ -65,8 +65,9 @@ static void test_json(void)
 	check_json("nul", "unexpected end of JSON input");
 	check_json("-", "unexpected end of JSON input");
 	check_json("x", "invalid character 'x' looking for beginning of value");
-	check_json("n\x88",
-		   "invalid character '\\u0088' in literal null (expecting 'u')");
+	check_json(
+		"n\x88",
+		"invalid character '\\u0088' in literal null (expecting 'u')");
 	check_json("fals0",
 		   "invalid character '0' in literal false (expecting 'e')");
 	check_json("tRue",
@@ -77,7 +78,8 @@ static void test_json(void)
 	check_json("{\"a\":1 2}",
 		   "invalid character '2' after object key:value pair");
 	check_json("[1 2]", "invalid character '2' after array element");
-	check_json("[1,]", "invalid character ']' looking for beginning of value");
+	check_json("[1,]",
+		   "invalid character ']' looking for beginning of value");
 	check_json("{} {}", "invalid character '{' after top-level value");
 	check_json("\"\t\"", "invalid character '\\t' in string literal");
 	check_json("\"\\x\"", "invalid character 'x' in string escape code");

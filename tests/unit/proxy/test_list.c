@@ -364,17 +364,16 @@ static void test_accept(void)
 	CHECK(r.status == 406);
 	/* the apiserver's router refuses it, and no entry of Accept can
 	 * carry the Status: indented, with no final newline */
-	CHECK_STR(
-		r.body,
-		"{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n"
-		"  \"metadata\": {},\n  \"status\": \"Failure\",\n"
-		"  \"message\": \"406: Not Acceptable\\n\\nAvailable "
-		"representations: application/json, application/yaml, "
-		"application/vnd.kubernetes.protobuf, "
-		"application/json;stream=watch, "
-		"application/vnd.kubernetes.protobuf;stream=watch\",\n"
-		"  \"reason\": \"NotAcceptable\",\n  \"details\": {},\n"
-		"  \"code\": 406\n}");
+	CHECK_STR(r.body,
+		  "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n"
+		  "  \"metadata\": {},\n  \"status\": \"Failure\",\n"
+		  "  \"message\": \"406: Not Acceptable\\n\\nAvailable "
+		  "representations: application/json, application/yaml, "
+		  "application/vnd.kubernetes.protobuf, "
+		  "application/json;stream=watch, "
+		  "application/vnd.kubernetes.protobuf;stream=watch\",\n"
+		  "  \"reason\": \"NotAcceptable\",\n  \"details\": {},\n"
+		  "  \"code\": 406\n}");
 	mhd_reply_free(&r);
 	CHECK(mhd_stub_ask(srv.port, "GET",
 			   "/api/v1/namespaces/a/pods/p1?resourceVersion=0",

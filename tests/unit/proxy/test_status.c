@@ -80,14 +80,14 @@ static void test_not_acceptable(void)
 	} cases[] = {
 		/* a GET with application/x-protobuf: nothing to route to,
 		 * nothing to write the error in */
-		{ "application/x-protobuf", PROXY_NA_OBJECT, ROUTER TYPES,
-		  true, true },
+		{ "application/x-protobuf", PROXY_NA_OBJECT, ROUTER TYPES, true,
+		  true },
 		/* "application/ *" is no route, but carries the error */
-		{ "application/*", PROXY_NA_OBJECT, ROUTER TYPES, true,
-		  false },
+		{ "application/*", PROXY_NA_OBJECT, ROUTER TYPES, true, false },
 		{ "text/html", PROXY_NA_COLLECTION,
-		  ROUTER TYPES ", application/json;stream=watch, "
-			       "application/vnd.kubernetes.protobuf;stream=watch",
+		  ROUTER TYPES
+		  ", application/json;stream=watch, "
+		  "application/vnd.kubernetes.protobuf;stream=watch",
 		  true, true },
 		/* a Table in protobuf: routed, refused by the negotiator,
 		 * and the error cannot be a Table */
