@@ -78,6 +78,7 @@ int goerr_json_syntax(const unsigned char *p, size_t n, char *err,
 	int depth = 0, u_left = 0;
 	const char *lit = NULL, *lit_name = NULL;
 	const char *what = NULL;
+	char q[16];
 	size_t i;
 	for (i = 0; i < n; i++) {
 		unsigned char c = p[i];
@@ -269,7 +270,6 @@ again:
 			goto again;
 		case S_LIT:
 			if (c != (unsigned char)*lit) {
-				char q[16];
 				goerr_quote_char(c, q, sizeof(q));
 				snprintf(err, errlen,
 					 "invalid character %s in literal %s "
@@ -290,7 +290,6 @@ again:
 	snprintf(err, errlen, "unexpected end of JSON input");
 	return -EINVAL;
 bad:
-	char q[16];
 	goerr_quote_char(p[i], q, sizeof(q));
 	snprintf(err, errlen, "invalid character %s %s", q, what);
 	return -EINVAL;
