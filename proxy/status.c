@@ -4,6 +4,7 @@
 #include "proxy/status.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/json.h"
@@ -150,20 +151,28 @@ void proxy_status_not_acceptable(struct proxy_status *st, const char *accept,
 	memset(st, 0, sizeof(*st));
 	st->reason = PROXY_NotAcceptable;
 	bool routed = proxy_status_accept_routed(accept),
-	     carried = !accept || !*accept, yaml_only = true;
+	     carried = !accept || !*accept;
+	/* the entry the negotiator picks: the first of the highest q among
+	 * those it can write (ties keep the header's order) */
+	char winner[128] = "";
+	double best = -1;
 	struct accept_entry e;
 	for (const char *p = accept ? accept : ""; accept_next(&p, &e);) {
-		if (carries_status(&e))
-			carried = true;
-		if (strcmp(e.range, "application/yaml") &&
-		    (!strcmp(e.range, "*/*") ||
-		     !strcmp(e.range, "application/*") || produced(e.range)))
-			yaml_only = false;
+		if (!carries_status(&e))
+			continue;
+		carried = true;
+		char qv[32];
+		double q = param(e.params, "q", qv, sizeof(qv)) ? atof(qv) : 1;
+		if (q > best) {
+			best = q;
+			snprintf(winner, sizeof(winner), "%s", e.range);
+		}
 	}
 	if (!routed) {
 		st->message = router[route];
 		st->details = "{}";
-	} else if (route == PROXY_NA_WATCH && yaml_only) {
+	} else if (route == PROXY_NA_WATCH &&
+		   !strcmp(winner, "application/yaml")) {
 		/* YAML has no stream form: the watch's own negotiation */
 		st->message =
 			"only the following media types are accepted: " STREAM_TYPES;

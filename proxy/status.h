@@ -70,7 +70,8 @@ bool proxy_status_accept_routed(const char *accept);
 /* Fill st with the 406 the apiserver answers for this Accept header (NULL
  * when none) on that route: its router's words with empty details when
  * no entry names a type the route produces, else the negotiator's list
- * (for a watch whose only match has no stream form, the stream types);
+ * (for a watch that negotiates YAML, which has no stream form, the
+ * stream types);
  * indented when no entry of Accept could carry the Status itself.
  * st->message points to static text. */
 void proxy_status_not_acceptable(struct proxy_status *st, const char *accept,

@@ -102,10 +102,17 @@ static void test_not_acceptable(void)
 		  NEGOTIATOR "application/json;stream=watch, "
 			     "application/vnd.kubernetes.protobuf;stream=watch",
 		  false, false },
-		{ " application/yaml ; stream=watch", PROXY_NA_WATCH,
+		/* YAML first: the negotiator picks it, the stream refuses it */
+		{ "application/yaml, application/json", PROXY_NA_WATCH,
 		  NEGOTIATOR "application/json;stream=watch, "
 			     "application/vnd.kubernetes.protobuf;stream=watch",
-		  false, true },
+		  false, false },
+		{ "application/yaml;q=0.5, application/json", PROXY_NA_WATCH,
+		  NEGOTIATOR TYPES, false, false },
+		/* a stream of YAML is refused by the first negotiation
+		 * already, and cannot carry the Status either */
+		{ " application/yaml ; stream=watch", PROXY_NA_WATCH,
+		  NEGOTIATOR TYPES, false, true },
 	};
 	/* the router: parameters aside, exact types or * / * */
 	CHECK(proxy_status_accept_routed(NULL));
