@@ -16,6 +16,8 @@ apiserver's code paths, each said at its row: a watch parses its
 resourceVersion in the watch cache with the LIST's words; selectors are
 refused before the LIST/WATCH split; the router lists the stream types
 for a collection."""
+import base64
+import json
 import re
 import unittest
 
@@ -92,6 +94,18 @@ ROUTER_406 = (r'"406: Not Acceptable\n\nAvailable representations: application/j
               r'application/yaml, application/vnd.kubernetes.protobuf')
 WATCH_422 = ('"Forbidden: resourceVersionMatch is forbidden for watch unless '
              'sendInitialEvents is provided"')
+
+# the apiserver's token to go on with, {"v":"meta.k8s.io/v1","rv":-1,
+# "start":"web-1\u0000"}
+EXPIRED_TOKEN = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0Ijoid2ViLTFcdTAwMDAifQ"
+EXPIRED_CONTINUE = status(
+    '"The provided continue parameter is too old to display a consistent list result. You can '
+    'start a new list without the continue parameter, or use the continue token in this response '
+    'to retrieve the remainder of the results. Continuing with the provided token results in an '
+    'inconsistent list - objects that were created, modified, or deleted between the time the first '
+    'chunk was returned and now may show up in the list."', "Expired", 410).replace(
+    '"metadata": {}', '"metadata": {\n    "continue": '
+    '"%s"\n  }' % EXPIRED_TOKEN)
 
 # (name, path, extra headers, code, body, options)
 # options: fake=True also asks the fake; raw=True: the body is indented
@@ -244,6 +258,34 @@ class ErrorsExact(unittest.TestCase):
             if opt.get("fake"):
                 with self.subTest(name):
                     self.check(self.fake.url, name, path, headers, code, body, opt)
+
+    def test_continue_after_compaction(self):
+        # a token whose snapshot the cache does not hold goes upstream;
+        # from a compacted revision the apiserver answers 410 with a token
+        # to go on from (rv -1, the same start key)
+        fake, proxy = h.fake_and_proxy(self, "pods", seed="pods=20")
+        s, _, raw = h.request("GET", fake.url + P + "?limit=1")
+        self.assertEqual(s, 200)
+        page = json.loads(raw)
+        start = page["items"][0]["metadata"]["name"]
+        rv = int(page["metadata"]["resourceVersion"])
+        s, _, _ = h.request("POST", fake.url + P, body={
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "move"},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+        self.assertEqual(s, 201)
+        # once the cache has moved past the token's snapshot, the token
+        # is not the proxy's to serve
+        h.wait_until(lambda: int(h.get_json(proxy.url + P + "?resourceVersion=0")[1]
+                                 ["metadata"]["resourceVersion"]) > rv, timeout=30,
+                     what="the cache past the first page's RV")
+        s, _, _ = h.request("POST", fake.url + "/fake/faults", body={"compact": True})
+        self.assertEqual(s, 200)
+        token = base64.urlsafe_b64encode(
+            ('{"v":"meta.k8s.io/v1","rv":-1,"start":"%s\\u0000"}' % start).encode()).decode().rstrip("=")
+        want = EXPIRED_CONTINUE.replace(EXPIRED_TOKEN, token)
+        for base in (proxy.url, fake.url):
+            self.check(base, "continue-compacted", P + "?limit=1&continue=" + page["metadata"]["continue"],
+                       {}, 410, want, {})
 
     def test_watch_too_old_is_an_event(self):
         # a watch from a compacted resourceVersion: HTTP 200 and one ERROR
