@@ -250,7 +250,8 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	if (!proxy_reply_accept_routed(c) ||
 	    proxy_table_format_negotiate(c, &fmt))
 		return proxy_reply_not_acceptable(c, PROXY_NA_COLLECTION);
-	if (!proxy_rv_read(c, &q, &res))
+	if (!proxy_filter_check(c, r->kind, false, &res) ||
+	    !proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_request_arg(c, "limit", &limit_s) && limit_s) {
 		/* checked by the router (proxy_request_check_ints); the

@@ -355,7 +355,8 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	 * reads any parameter */
 	if (!proxy_reply_accept_routed(c))
 		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
-	if (!proxy_rv_read_watch(c, &q, &res))
+	if (!proxy_filter_check(c, r->kind, true, &res) ||
+	    !proxy_rv_read_watch(c, &q, &res))
 		return res;
 	uint64_t rv = q.rv;
 	struct watch *w = xcalloc(1, sizeof(*w));

@@ -191,6 +191,30 @@ CASES = [
     ("get-rv-too-large", P + "/web-1?resourceVersion=%d" % BIG, {}, 504,
      status('"Timeout: Too large resource version: %d, current: 419"' % BIG, "Timeout", 504,
             TOO_LARGE), dict(fake=True, norm=r"current: \d+")),
+    # no recording: the order of the apiserver's ListResource: a
+    # selector that does not parse (decoding), then the options' 422,
+    # then an unsupported field label, then the storage's 500
+    ("rv-abc-bad-label", P + "?resourceVersion=abc&labelSelector=app%3D%3D%3D", {}, 400, BAD_SELECTOR,
+     dict(fake=True)),
+    ("rv-abc-bad-field", P + "?resourceVersion=abc&fieldSelector=spec.bogus%3Dx", {}, 400, BAD_FIELD,
+     dict(fake=True)),
+    ("bogus-rvmatch-bad-label", P + "?resourceVersionMatch=Bogus&resourceVersion=0&labelSelector=app%3D%3D%3D",
+     {}, 400, BAD_SELECTOR, dict(fake=True)),
+    ("bogus-rvmatch-bad-field", P + "?resourceVersionMatch=Bogus&resourceVersion=0&fieldSelector=spec.bogus%3Dx",
+     {}, 422,
+     status(r'"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Unsupported value: '
+            r'\"Bogus\": supported values: \"Exact\", \"NotOlderThan\", \"\""', "Invalid", 422,
+            INVALID_CAUSE % ("FieldValueNotSupported", r'"Unsupported value: \"Bogus\": supported '
+                             r'values: \"Exact\", \"NotOlderThan\", \"\""')), dict(fake=True)),
+    ("watch-rv-abc-bad-field",
+     P + "?watch=true&resourceVersion=abc&fieldSelector=spec.bogus%3Dx&timeoutSeconds=3", {}, 400, BAD_FIELD,
+     dict(fake=True)),
+    ("watch-rvmatch-bad-field",
+     P + "?watch=true&resourceVersion=0&resourceVersionMatch=NotOlderThan&fieldSelector=spec.bogus%3Dx"
+     "&timeoutSeconds=3", {}, 422,
+     status(r'"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: '
+            r'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"',
+            "Invalid", 422, INVALID_CAUSE % ("FieldValueForbidden", WATCH_422)), dict(fake=True)),
     # WATCH: the 422 carries its field cause
     ("watch-rvmatch-without-sie",
      P + "?watch=true&resourceVersion=0&resourceVersionMatch=NotOlderThan&timeoutSeconds=3", {}, 422,

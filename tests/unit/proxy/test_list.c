@@ -353,6 +353,23 @@ static void test_get(void)
 	mhd_reply_free(&r);
 	CHECK(get("/api/v1/namespaces/a/pods/p1?resourceVersion=x", &r) == 500);
 	mhd_reply_free(&r);
+	/* the apiserver's order: a selector that does not parse, the
+	 * options' 422, an unsupported field, then the 500 */
+	CHECK(get("/api/v1/pods?resourceVersion=x&labelSelector=a%3D%3D%3D",
+		  &r) == 400);
+	mhd_reply_free(&r);
+	CHECK(get("/api/v1/pods?resourceVersion=x&fieldSelector=spec.no%3D1",
+		  &r) == 400);
+	CHECK(strstr(r.body, "field label not supported: spec.no") != NULL);
+	mhd_reply_free(&r);
+	CHECK(get("/api/v1/pods?resourceVersionMatch=B&resourceVersion=0&"
+		  "fieldSelector=spec.no%3D1",
+		  &r) == 422);
+	mhd_reply_free(&r);
+	CHECK(get("/api/v1/pods?resourceVersionMatch=B&resourceVersion=0&"
+		  "labelSelector=a%3D%3D%3D",
+		  &r) == 400);
+	mhd_reply_free(&r);
 }
 
 static void test_accept(void)
