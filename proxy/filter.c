@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proxy/reply.h"
 #include "proxy/request.h"
+#include "proxy/rv.h"
 
 int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 		       const struct cache_kind *kind, const char *ns,
@@ -27,6 +29,46 @@ int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 	if (r)
 		proxy_filter_free(f);
 	return r;
+}
+
+/* Whether the request's resourceVersion options draw a 422. */
+static bool options_refused(struct MHD_Connection *c, bool watch)
+{
+	const char *rv = NULL, *match = NULL, *sie = NULL;
+	char msg[512];
+	proxy_request_arg(c, "resourceVersion", &rv);
+	proxy_request_arg(c, "resourceVersionMatch", &match);
+	if (watch) {
+		struct proxy_rv_watch w;
+		proxy_request_arg(c, "sendInitialEvents", &sie);
+		return proxy_rv_parse_watch(rv, match, sie, &w, msg,
+					    sizeof(msg)) == PROXY_RV_MATCH;
+	}
+	struct proxy_rv_req q;
+	return proxy_rv_parse(rv, match, &q, msg, sizeof(msg)) ==
+	       PROXY_RV_MATCH;
+}
+
+bool proxy_filter_check(struct MHD_Connection *c, const struct cache_kind *kind,
+			bool watch, enum MHD_Result *res)
+{
+	static const char unsupported[] = "field label not supported";
+	struct proxy_filter f;
+	char err[512];
+	int r = proxy_filter_parse(&f, c, kind, NULL, NULL, err, sizeof(err));
+	if (!r) {
+		proxy_filter_free(&f);
+		return true;
+	}
+	if (r == -ENOMEM) {
+		*res = MHD_NO;
+		return false;
+	}
+	if (!strncmp(err, unsupported, sizeof(unsupported) - 1) &&
+	    options_refused(c, watch))
+		return true; /* the 422 first: the caller's read answers it */
+	*res = proxy_reply_error(c, PROXY_BadRequest, "%s", err);
+	return false;
 }
 
 struct field_ctx {

@@ -32,6 +32,16 @@ struct proxy_filter {
 int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 		       const struct cache_kind *kind, const char *ns,
 		       const char *name, char *err, size_t errlen);
+/*
+ * The apiserver refuses a bad selector before it validates the other
+ * options, except an unsupported field, which it finds after that
+ * validation (its 422) but before its storage parses the
+ * resourceVersion (its 500). Called before the resourceVersion is read:
+ * returns true to go on, or false after queueing the 400 in *res (for a
+ * watch, watch is true: its own validation rules).
+ */
+bool proxy_filter_check(struct MHD_Connection *c, const struct cache_kind *kind,
+			bool watch, enum MHD_Result *res);
 bool proxy_filter_match(const struct proxy_filter *f,
 			const struct cache_obj *o);
 /* True when only the namespace restricts the set (counts are ranks). */

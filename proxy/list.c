@@ -83,17 +83,6 @@ static struct cache_snap *snap_for(struct cache_resource *r,
 	return cache_store_at(r->store, q->rv);
 }
 
-static enum MHD_Result not_acceptable(struct MHD_Connection *c)
-{
-	const char *accept =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-	return proxy_reply_error(
-		c, PROXY_NotAcceptable,
-		"only the following media types are accepted: application/json, "
-		"application/yaml, application/vnd.kubernetes.protobuf (got %.200s)",
-		accept ? accept : "");
-}
-
 /* ---- the LIST response ---- */
 
 /* What a JSON LIST answer's pieces point into: kept until the bytes are
@@ -361,9 +350,11 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	uint64_t cont_rv = 0;
 
 	struct proxy_table_format fmt;
-	if (proxy_table_format_negotiate(c, &fmt))
-		return not_acceptable(c);
-	if (!proxy_rv_read(c, &q, &res))
+	if (!proxy_reply_accept_routed(c) ||
+	    proxy_table_format_negotiate(c, &fmt))
+		return proxy_reply_not_acceptable(c, PROXY_NA_COLLECTION);
+	if (!proxy_filter_check(c, r->kind, false, &res) ||
+	    !proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_request_arg(c, "limit", &limit_s) && limit_s) {
 		/* checked by the router (proxy_request_check_ints); the
@@ -458,8 +449,9 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	enum MHD_Result res = MHD_NO;
 	struct proxy_rv_req q;
 	struct proxy_table_format fmt;
-	if (proxy_table_format_negotiate(c, &fmt))
-		return not_acceptable(c);
+	if (!proxy_reply_accept_routed(c) ||
+	    proxy_table_format_negotiate(c, &fmt))
+		return proxy_reply_not_acceptable(c, PROXY_NA_OBJECT);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
 	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))

@@ -705,8 +705,9 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 enum MHD_Result proxy_reply_status(struct MHD_Connection *conn,
 				   const struct proxy_status *st)
 {
-	struct MHD_Response *resp = status_response(
-		st, pretty_wanted(conn), proxy_reply_yaml_wanted(conn));
+	struct MHD_Response *resp =
+		status_response(st, st->indent || pretty_wanted(conn),
+				!st->indent && proxy_reply_yaml_wanted(conn));
 	if (!resp)
 		return MHD_NO;
 	return proxy_reply_queue(conn, proxy_status_code(st->reason), resp);
@@ -722,6 +723,23 @@ enum MHD_Result proxy_reply_error(struct MHD_Connection *conn,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	struct proxy_status st = { .reason = reason, .message = msg };
+	return proxy_reply_status(conn, &st);
+}
+
+bool proxy_reply_accept_routed(struct MHD_Connection *conn)
+{
+	return proxy_status_accept_routed(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"));
+}
+
+enum MHD_Result proxy_reply_not_acceptable(struct MHD_Connection *conn,
+					   enum proxy_na_route route)
+{
+	struct proxy_status st;
+	proxy_status_not_acceptable(
+		&st,
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
+		route);
 	return proxy_reply_status(conn, &st);
 }
 

@@ -136,6 +136,13 @@ enum MHD_Result proxy_reply_error(struct MHD_Connection *c,
 enum MHD_Result proxy_reply_too_many(struct MHD_Connection *c, const char *fmt,
 				     ...) __attribute__((format(printf, 2, 3)));
 /* 404 for an object: `pods "x" not found` with details {name, kind}. */
+/* Whether the apiserver's router takes the request's Accept header
+ * (status.h); when not, the answer is proxy_reply_not_acceptable(). */
+bool proxy_reply_accept_routed(struct MHD_Connection *c);
+/* The 406 the apiserver answers for the request's Accept header on that
+ * route (status.h says which words and form). */
+enum MHD_Result proxy_reply_not_acceptable(struct MHD_Connection *c,
+					   enum proxy_na_route route);
 enum MHD_Result proxy_reply_not_found(struct MHD_Connection *c,
 				      const char *resource, const char *name);
 

@@ -13,74 +13,141 @@
 #include "proxy/reply.h"
 #include "proxy/status.h"
 
+/* strconv.ParseUint's error for a resourceVersion that is not a
+ * uint64, as storage's ParseResourceVersion words it. */
+static void syntax_msg(const char *rv, char *msg, size_t msglen)
+{
+	bool digits = strspn(rv, "0123456789") == strlen(rv);
+	snprintf(msg, msglen,
+		 "resourceVersion: Invalid value: \"%.200s\": "
+		 "strconv.ParseUint: parsing \"%.200s\": %s",
+		 rv, rv, digits ? "value out of range" : "invalid syntax");
+}
+
+/* Append one field error to msg, after a newline when there is one. */
+static void add_error(char *msg, size_t msglen, const char *err)
+{
+	size_t n = strlen(msg);
+	snprintf(msg + n, msglen - n, "%s%s", n ? "\n" : "", err);
+}
+
 enum proxy_rv_error proxy_rv_parse(const char *rv, const char *match,
 				   struct proxy_rv_req *q, char *msg,
 				   size_t msglen)
 {
 	memset(q, 0, sizeof(*q));
 	bool has_rv = rv && *rv;
-	if (has_rv) {
-		if (!cache_parse_u64(rv, &q->rv)) {
-			snprintf(
+	bool bad_rv = has_rv && !cache_parse_u64(rv, &q->rv);
+	q->any = has_rv && !bad_rv && q->rv == 0;
+	/* the apiserver validates the options before its storage parses
+	 * the resourceVersion, and reports every field error at once */
+	msg[0] = '\0';
+	if (match && *match) {
+		q->exact = !strcmp(match, "Exact");
+		q->not_older = !strcmp(match, "NotOlderThan");
+		if (!has_rv)
+			add_error(
 				msg, msglen,
-				"resourceVersion: Invalid value: \"%.200s\": "
-				"strconv.ParseUint: parsing \"%.200s\": invalid syntax",
-				rv, rv);
-			return PROXY_RV_SYNTAX;
+				"Forbidden: resourceVersionMatch is "
+				"forbidden unless resourceVersion is provided");
+		if (!q->exact && !q->not_older) {
+			char e[200];
+			snprintf(e, sizeof(e),
+				 "Unsupported value: \"%.100s\": supported "
+				 "values: \"Exact\", \"NotOlderThan\", \"\"",
+				 match);
+			add_error(msg, msglen, e);
 		}
-		q->any = q->rv == 0;
+		if (q->exact && has_rv && !bad_rv && q->rv == 0)
+			add_error(msg, msglen,
+				  "Forbidden: resourceVersionMatch \"exact\" "
+				  "is forbidden for resourceVersion \"0\"");
 	}
-	if (!match || !*match)
-		return PROXY_RV_OK;
-	if (!strcmp(match, "Exact")) {
-		q->exact = true;
-	} else if (!strcmp(match, "NotOlderThan")) {
-		q->not_older = true;
-	} else {
-		snprintf(msg, msglen,
-			 "Unsupported value: \"%.100s\": supported values: "
-			 "\"Exact\", \"NotOlderThan\", \"\"",
-			 match);
+	if (msg[0])
 		return PROXY_RV_MATCH;
-	}
-	if (!has_rv) {
-		snprintf(msg, msglen,
-			 "Forbidden: resourceVersionMatch is "
-			 "forbidden unless resourceVersion is provided");
-		return PROXY_RV_MATCH;
-	}
-	if (q->exact && q->rv == 0) {
-		snprintf(msg, msglen,
-			 "Forbidden: resourceVersionMatch \"exact\" "
-			 "is forbidden for resourceVersion \"0\"");
-		return PROXY_RV_MATCH;
+	if (bad_rv) {
+		q->rv = 0;
+		syntax_msg(rv, msg, msglen);
+		return PROXY_RV_SYNTAX;
 	}
 	return PROXY_RV_OK;
 }
 
-/* The 422 for a refused resourceVersionMatch, with its field cause. */
-static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
+#define LIST_OPTIONS_INVALID "ListOptions.meta.k8s.io \"\" is invalid: "
+
+/* The cause reason of a field error, from the words it begins with. */
+static const char *cause_reason(const char *detail)
+{
+	if (!strncmp(detail, "Forbidden", 9))
+		return "FieldValueForbidden";
+	if (!strncmp(detail, "Unsupported value", 17))
+		return "FieldValueNotSupported";
+	if (!strncmp(detail, "Required value", 14))
+		return "FieldValueRequired";
+	return "FieldValueInvalid";
+}
+
+/* The 422 for refused ListOptions: errs holds one "FIELD: DETAIL" a line.
+ * The message is the apiserver's, 'ListOptions.meta.k8s.io "" is
+ * invalid: ' then the one error, or all of them as "[a, b]"; details
+ * carry one cause a field error. */
+static enum MHD_Result invalid_options(struct MHD_Connection *c,
+				       const char *errs)
 {
 	struct buf m = BUF_INIT, det = BUF_INIT;
-	buf_printf(
-		&m,
-		"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s",
-		msg);
-	buf_adds(
-		&det,
-		"{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{\"reason\":");
-	buf_adds(&det, !strncmp(msg, "Forbidden", 9) ?
-			       "\"FieldValueForbidden\"" :
-			       "\"FieldValueNotSupported\"");
-	buf_adds(&det, ",\"message\":");
-	buf_add_json_str(&det, msg, strlen(msg));
-	buf_adds(&det, ",\"field\":\"resourceVersionMatch\"}]}");
+	bool many = strchr(errs, '\n') != NULL;
+	buf_printf(&m, LIST_OPTIONS_INVALID "%s", many ? "[" : "");
+	buf_adds(&det, "{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\","
+		       "\"causes\":[");
+	for (const char *e = errs; *e;) {
+		size_t n = strcspn(e, "\n");
+		const char *sep = memchr(e, ':', n);
+		size_t fl = sep && sep + 1 < e + n && sep[1] == ' ' ?
+				    (size_t)(sep - e) :
+				    0;
+		const char *detail = fl ? sep + 2 : e;
+		size_t dl = n - (size_t)(detail - e);
+		if (e != errs) {
+			buf_adds(&m, ", ");
+			buf_addc(&det, ',');
+		}
+		buf_add(&m, e, n);
+		char dtext[600];
+		snprintf(dtext, sizeof(dtext), "%.*s", (int)dl, detail);
+		buf_printf(&det, "{\"reason\":\"%s\",\"message\":",
+			   cause_reason(dtext));
+		buf_add_json_str(&det, detail, dl);
+		buf_adds(&det, ",\"field\":");
+		buf_add_json_str(&det, e, fl);
+		buf_addc(&det, '}');
+		e += n + (e[n] == '\n');
+	}
+	buf_adds(&m, many ? "]" : "");
+	buf_adds(&det, "]}");
 	struct proxy_status st = { .reason = PROXY_Invalid,
 				   .message = m.p,
 				   .details = det.p };
-	enum MHD_Result r = proxy_reply_status(c, &st);
+	enum MHD_Result r = buf_ok(&m) && buf_ok(&det) ?
+				    proxy_reply_status(c, &st) :
+				    MHD_NO;
 	buf_free(&m);
 	buf_free(&det);
+	return r;
+}
+
+/* The 422 for a refused resourceVersionMatch (msg: its field errors, one
+ * a line, without the field's name). */
+static enum MHD_Result invalid_match(struct MHD_Connection *c, const char *msg)
+{
+	struct buf errs = BUF_INIT;
+	for (const char *e = msg; *e;) {
+		size_t n = strcspn(e, "\n");
+		buf_printf(&errs, "%sresourceVersionMatch: %.*s",
+			   e == msg ? "" : "\n", (int)n, e);
+		e += n + (e[n] == '\n');
+	}
+	enum MHD_Result r = buf_ok(&errs) ? invalid_options(c, errs.p) : MHD_NO;
+	buf_free(&errs);
 	return r;
 }
 
@@ -179,8 +246,9 @@ enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 		return PROXY_RV_MATCH;
 	}
 	if (bad_rv) {
-		snprintf(msg, msglen,
-			 "resourceVersion: Invalid value: \"%.200s\"", rv);
+		/* the cacher parses it as storage does: the same 500 as a
+		 * LIST's */
+		syntax_msg(rv, msg, msglen);
 		return PROXY_RV_SYNTAX;
 	}
 	return PROXY_RV_OK;
@@ -224,9 +292,13 @@ bool proxy_rv_read_watch(struct MHD_Connection *c, struct proxy_rv_watch *w,
 	switch (proxy_rv_parse_watch(rv, match, sie, w, msg, sizeof(msg))) {
 	case PROXY_RV_OK:
 		return true;
-	case PROXY_RV_SYNTAX:
-		*res = proxy_reply_error(c, PROXY_BadRequest, "%s", msg);
+	case PROXY_RV_SYNTAX: {
+		struct proxy_status st = { .reason = PROXY_InternalError,
+					   .message = msg,
+					   .no_reason = true };
+		*res = proxy_reply_status(c, &st);
 		return false;
+	}
 	default:
 		*res = invalid_watch(c, match, sie);
 		return false;

@@ -66,7 +66,8 @@ struct proxy_rv_watch {
  * refuses (sendInitialEvents without resourceVersionMatch=NotOlderThan,
  * resourceVersionMatch without sendInitialEvents or other than
  * NotOlderThan; several at once in one message), then PROXY_RV_SYNTAX
- * (400) for a resourceVersion that is not a number. */
+ * (500, no reason, as a LIST's) for a resourceVersion that is not a
+ * number. */
 enum proxy_rv_error proxy_rv_parse_watch(const char *rv, const char *match,
 					 const char *sie,
 					 struct proxy_rv_watch *w, char *msg,

@@ -522,7 +522,12 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	struct proxy_rv_watch q;
 	enum MHD_Result res;
 	char err[512];
-	if (!proxy_rv_read_watch(c, &q, &res))
+	/* the apiserver's router and negotiator answer before its handler
+	 * reads any parameter */
+	if (!proxy_reply_accept_routed(c))
+		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
+	if (!proxy_filter_check(c, r->kind, true, &res) ||
+	    !proxy_rv_read_watch(c, &q, &res))
 		return res;
 	uint64_t rv = q.rv;
 	struct watch *w = xcalloc(1, sizeof(*w));
@@ -532,10 +537,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	 * acceptable (its Status is YAML still, as for any error) */
 	if (proxy_table_format_negotiate(c, &w->fmt) || w->fmt.yaml) {
 		free(w);
-		return proxy_reply_error(
-			c, PROXY_NotAcceptable,
-			"only the following media types are accepted: "
-			"application/json, application/vnd.kubernetes.protobuf");
+		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
 	}
 	w->p = p;
 	w->r = r;

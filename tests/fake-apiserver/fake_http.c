@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,10 +124,109 @@ static void cut_free(void *cls)
 	free(cb);
 }
 
+/* Whether the apiserver would indent this answer: ?pretty as Go's
+ * ParseBool reads it, else the User-Agents of curl, Wget and browsers. */
+static bool pretty_wanted(struct MHD_Connection *c)
+{
+	const char *pp =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pretty");
+	if (pp && *pp)
+		return !strcmp(pp, "1") || !strcmp(pp, "t") ||
+		       !strcmp(pp, "T") || !strcmp(pp, "true") ||
+		       !strcmp(pp, "TRUE") || !strcmp(pp, "True");
+	const char *ua =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent");
+	return ua && (!strncmp(ua, "curl", 4) || !strncmp(ua, "Wget", 4) ||
+		      !strncmp(ua, "Mozilla/5.0", 11));
+}
+
+static void indent_line(struct buf *out, int depth)
+{
+	buf_addc(out, '\n');
+	for (int i = 0; i < depth; i++)
+		buf_adds(out, "  ");
+}
+
+/* Compact JSON in[0..n) indented as Go's json.Indent with two spaces,
+ * empty {} and [] kept, white space outside strings dropped. */
+static void indent_json(const char *in, size_t n, struct buf *out)
+{
+	int depth = 0;
+	bool str = false, esc = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = in[i];
+		if (str) {
+			buf_addc(out, c);
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				str = false;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			str = true;
+			buf_addc(out, c);
+			break;
+		case '{':
+		case '[':
+			buf_addc(out, c);
+			if (i + 1 < n &&
+			    (in[i + 1] == '}' || in[i + 1] == ']')) {
+				buf_addc(out, in[++i]);
+				break;
+			}
+			indent_line(out, ++depth);
+			break;
+		case '}':
+		case ']':
+			indent_line(out, --depth);
+			buf_addc(out, c);
+			break;
+		case ',':
+			buf_addc(out, c);
+			indent_line(out, depth);
+			break;
+		case ':':
+			buf_adds(out, ": ");
+			break;
+		case ' ':
+		case '\t':
+		case '\r':
+		case '\n':
+			break;
+		default:
+			buf_addc(out, c);
+		}
+	}
+}
+
+/* A Status error for a person is indented with no final newline, as the
+ * apiserver writes it for curl; body is replaced in place. */
+static void pretty_status(struct MHD_Connection *c, unsigned code,
+			  struct buf *body)
+{
+	static const char head[] = "{\"kind\":\"Status\",";
+	if (code < 400 || !buf_ok(body) || body->len < sizeof(head) - 1 ||
+	    memcmp(body->p, head, sizeof(head) - 1) || !pretty_wanted(c))
+		return;
+	struct buf out = BUF_INIT;
+	indent_json(body->p, body->len, &out);
+	if (!buf_ok(&out)) {
+		buf_free(&out);
+		return;
+	}
+	buf_free(body);
+	*body = out;
+}
+
 enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 				 struct buf *body, int retry_after)
 {
 	size_t len = 0;
+	pretty_status(c, code, body);
 	char *p = buf_steal(body, &len);
 	struct MHD_Response *r = NULL;
 	enum MHD_Result ret;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "config/alloc.h"
+#include "config/goerr.h"
 #include "fake_json.h"
 #include "fake_query.h"
 #include "fake_res.h"
@@ -49,6 +50,54 @@ static char *token_encode(long long rv, const char *ns, const char *name,
 	return out;
 }
 
+/* Go's name for the kind of a JSON value in an UnmarshalTypeError. */
+static const char *go_kind(const json_t *v)
+{
+	return json_is_object(v)  ? "object" :
+	       json_is_array(v)	  ? "array" :
+	       json_is_string(v)  ? "string" :
+	       json_is_boolean(v) ? "bool" :
+				    "number";
+}
+
+/* The first of the token's members json.Unmarshal cannot store in Go's
+ * continueToken {v string; rv int64; start string}; false with Go's
+ * words in err. Members are checked in the order written. */
+static bool token_types(json_t *j, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *val;
+	if (!json_is_object(j))
+		return true;
+	json_object_foreach(j, key, val)
+	{
+		if (json_is_null(val))
+			continue;
+		bool str = !strcmp(key, "v") || !strcmp(key, "start");
+		if (str && !json_is_string(val)) {
+			snprintf(err, errlen,
+				 "json: cannot unmarshal %s into Go struct "
+				 "field continueToken.%s of type string",
+				 go_kind(val), key);
+			return false;
+		}
+		if (strcmp(key, "rv") || json_is_integer(val))
+			continue;
+		if (json_is_real(val))
+			snprintf(err, errlen,
+				 "json: cannot unmarshal number %g into Go "
+				 "struct field continueToken.rv of type int64",
+				 json_real_value(val));
+		else
+			snprintf(err, errlen,
+				 "json: cannot unmarshal %s into Go struct "
+				 "field continueToken.rv of type int64",
+				 go_kind(val));
+		return false;
+	}
+	return true;
+}
+
 /* Decode a token for a list in namespace ns (NULL: all namespaces of a
  * namespaced resource, or a cluster-scoped one). false with err set. */
 static bool token_decode(const char *s, bool with_ns, struct token *t,
@@ -61,17 +110,33 @@ static bool token_decode(const char *s, bool with_ns, struct token *t,
 	char *raw = fake_b64url_decode(s, &n, &bad);
 
 	memset(t, 0, sizeof(*t));
-	if (!raw) {
-		snprintf(err, errlen, "illegal base64 data at input byte %zu",
-			 bad);
+	long gbad = goerr_base64url_offset(s);
+	if (!raw || gbad >= 0) {
+		snprintf(err, errlen, "illegal base64 data at input byte %ld",
+			 gbad >= 0 ? gbad : (long)bad);
+		free(raw);
 		return false;
 	}
-	j = json_loadb(raw, n, JSON_ALLOW_NUL, &je);
+	/* json.Unmarshal's words: its scanner's, then its type errors */
+	if (goerr_json_syntax((const unsigned char *)raw, n, err, errlen)) {
+		free(raw);
+		return false;
+	}
+	j = json_loadb(raw, n, JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
 	free(raw);
-	if (!j || !json_is_object(j)) {
-		snprintf(err, errlen, "%s", j ? "not an object" : je.text);
+	if (!j) {
+		snprintf(err, errlen, "%s", je.text);
 		goto out;
 	}
+	if (!json_is_object(j) && !json_is_null(j)) {
+		snprintf(err, errlen,
+			 "json: cannot unmarshal %s into Go value of type "
+			 "storage.continueToken",
+			 go_kind(j));
+		goto out;
+	}
+	if (!token_types(j, err, errlen))
+		goto out;
 	const char *v = json_string_value(json_object_get(j, "v"));
 	json_t *rv = json_object_get(j, "rv");
 	const char *start = json_string_value(json_object_get(j, "start"));
@@ -79,7 +144,7 @@ static bool token_decode(const char *s, bool with_ns, struct token *t,
 	if (!v || strcmp(v, "meta.k8s.io/v1") != 0) {
 		snprintf(err, errlen,
 			 "server does not recognize this encoded "
-			 "version %s",
+			 "version \"%.100s\"",
 			 v ? v : "");
 		goto out;
 	}

@@ -200,17 +200,22 @@ bool fake_listopts_parse(struct fake_req *rq, struct fake_listopts *o,
 		*ret = fake_reply_bad_request(c, "%s", err);
 		return false;
 	}
+	struct fake_field_err e[MAX_ERRS];
+	char msgs[MAX_ERRS][160];
+	int n = validate(o, rq->watch, e, msgs);
+	/* a selector that does not parse is refused while decoding, before
+	 * the options are validated; an unsupported field label after that
+	 * (the handler's field conversion) */
+	static const char unsupported[] = "field label not supported";
 	v = fake_query(c, "fieldSelector");
-	if (v && cache_selector_field_parse(v, fake_res_table[rq->res].fields,
-					    &f->fsel, err, sizeof(err))) {
+	if (v &&
+	    cache_selector_field_parse(v, fake_res_table[rq->res].fields,
+				       &f->fsel, err, sizeof(err)) &&
+	    (!n || strncmp(err, unsupported, sizeof(unsupported) - 1))) {
 		fake_filter_free(f);
 		*ret = fake_reply_bad_request(c, "%s", err);
 		return false;
 	}
-
-	struct fake_field_err e[MAX_ERRS];
-	char msgs[MAX_ERRS][160];
-	int n = validate(o, rq->watch, e, msgs);
 	if (n) {
 		fake_filter_free(f);
 		*ret = fake_reply_invalid(c, "ListOptions.meta.k8s.io",

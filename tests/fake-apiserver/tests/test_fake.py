@@ -192,7 +192,18 @@ class TestList(FakeCase):
         status, _, body = raw_get(self.api("/namespaces/ns-1/pods?limit=2&continue=bogus-token"))
         self.assertEqual(status, 400)  # an undecodable token is BadRequest
         st = self.assertStatus(body, 400, "BadRequest")
-        self.assertTrue(st["message"].startswith("invalid continue token: continue key is not valid: "))
+        # the apiserver quotes Go's encoding/json error for the decoded bytes
+        self.assertEqual(st["message"], "invalid continue token: continue key is not valid: "
+                         "invalid character '\\u0088' in literal null (expecting 'u')")
+        for tok, why in (("!!!", "illegal base64 data at input byte 0"),
+                         ("eA", "invalid character 'x' looking for beginning of value"),
+                         ("WzFd", "json: cannot unmarshal array into Go value of type storage.continueToken"),
+                         ("eyJ2IjoxfQ", "json: cannot unmarshal number into Go struct field continueToken.v of type string"),
+                         ("eyJ2IjoidjIiLCJydiI6MSwic3RhcnQiOiJhIn0",
+                          'server does not recognize this encoded version "v2"')):
+            status, _, body = raw_get(self.api("/pods?limit=2&continue=" + tok))
+            self.assertStatus(body, 400, "BadRequest",
+                              "invalid continue token: continue key is not valid: " + why)
         bad = base64.urlsafe_b64encode(b'{"v":"meta.k8s.io/v1","rv":0,"start":"a\\u0000"}').decode().rstrip("=")
         status, _, body = raw_get(self.api("/pods?limit=2&continue=" + bad))
         self.assertEqual(status, 400)
@@ -200,6 +211,26 @@ class TestList(FakeCase):
                                            self.list("/pods", limit=2)[1]["metadata"]["continue"]))
         self.assertStatus(body, 400, "BadRequest",
                           "specifying resource version is not allowed when using continue")
+
+    def test_status_indented_for_curl(self):
+        # the apiserver indents errors for curl, Wget and browsers, or for
+        # ?pretty=true, with no final newline; client-go gets them compact
+        compact = b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",' \
+            b'"message":"pods \\"nope\\" not found","reason":"NotFound",' \
+            b'"details":{"name":"nope","kind":"pods"},"code":404}\n'
+        pretty = (b'{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n'
+                  b'  "status": "Failure",\n  "message": "pods \\"nope\\" not found",\n'
+                  b'  "reason": "NotFound",\n  "details": {\n    "name": "nope",\n'
+                  b'    "kind": "pods"\n  },\n  "code": 404\n}')
+        url = self.api("/namespaces/ns-1/pods/nope")
+        for headers, q, want in (({"User-Agent": "curl/7.88.1"}, "", pretty),
+                                 ({"User-Agent": "Wget/1.21"}, "", pretty),
+                                 ({"User-Agent": "kubectl/v1.32.4"}, "", compact),
+                                 ({"User-Agent": "kubectl/v1.32.4"}, "?pretty=true", pretty),
+                                 ({"User-Agent": "curl/7.88.1"}, "?pretty=false", compact)):
+            status, _, body = raw_get(url + q, headers=headers)
+            self.assertEqual(status, 404)
+            self.assertEqual(body, want, (headers, q))
 
     def test_exact_rv_rebuilds_old_state(self):
         before = self.list("/namespaces/ns-2/pods")[1]

@@ -59,6 +59,24 @@ static void test_refused(void)
 	/* the match is case-sensitive, as in the apiserver */
 	CHECK(proxy_rv_parse("5", "exact", &q, msg, sizeof(msg)) ==
 	      PROXY_RV_MATCH);
+	/* every field error at once, one a line, in the apiserver's order */
+	CHECK(proxy_rv_parse(NULL, "Bogus", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
+	CHECK_STR(msg, "Forbidden: resourceVersionMatch is forbidden unless "
+		       "resourceVersion is provided\n"
+		       "Unsupported value: \"Bogus\": supported values: "
+		       "\"Exact\", \"NotOlderThan\", \"\"");
+	/* the options are validated before the resourceVersion is parsed */
+	CHECK(proxy_rv_parse("abc", "Bogus", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_MATCH);
+	CHECK(proxy_rv_parse("abc", "Exact", &q, msg, sizeof(msg)) ==
+	      PROXY_RV_SYNTAX);
+	/* a number past uint64 is out of range, not a syntax error */
+	CHECK(proxy_rv_parse("18446744073709551616", NULL, &q, msg,
+			     sizeof(msg)) == PROXY_RV_SYNTAX);
+	CHECK_STR(msg, "resourceVersion: Invalid value: "
+		       "\"18446744073709551616\": strconv.ParseUint: parsing "
+		       "\"18446744073709551616\": value out of range");
 }
 
 /* A watch's rules: which watches begin with the current state, and the
@@ -120,7 +138,8 @@ static void test_watch(void)
 		"sendInitialEvents is provided");
 	CHECK(proxy_rv_parse_watch("x1", NULL, NULL, &w, msg, sizeof(msg)) ==
 	      PROXY_RV_SYNTAX);
-	CHECK_STR(msg, "resourceVersion: Invalid value: \"x1\"");
+	CHECK_STR(msg, "resourceVersion: Invalid value: \"x1\": "
+		       "strconv.ParseUint: parsing \"x1\": invalid syntax");
 	CHECK(w.has_rv && w.rv == 0); /* filled even so */
 	/* both wrong: the match is reported first */
 	CHECK(proxy_rv_parse_watch("x1", "Exact", "", &w, msg, sizeof(msg)) ==
