@@ -499,6 +499,8 @@ static struct cache_obj *mk_big(const char *name, unsigned rv, size_t len)
 {
 	char *js = xmalloc(len + 256);
 	CHECK(js != NULL);
+	if (!js)
+		return NULL;
 	int n = snprintf(js, 256,
 			 "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
 			 "\"namespace\":\"ns\",\"resourceVersion\":\"%u\"},"
