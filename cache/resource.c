@@ -246,10 +246,23 @@ void cache_resource_reject(struct cache_resource *r, const char *what,
 		 what, ns, name, cache_obj_reject_name(why), err);
 }
 
-void cache_resource_retry_key(const struct cache_resource *r, const char *what,
-			      char *key, size_t len)
+/* The fold key of r's retry warnings about why into key; why "" gives
+ * the prefix of them all. */
+static void retry_key(const struct cache_resource *r, const char *why,
+		      char *key, size_t len)
 {
-	snprintf(key, len, "upstream %p %s", (const void *)r, what);
+	snprintf(key, len, "upstream %p %s", (const void *)r, why);
+}
+
+void cache_resource_retry_log(struct cache_resource *r, const char *why,
+			      const struct log_field *fields, const char *msg)
+{
+	char key[160];
+	int v = r->quiet_start && !cache_resource_synced(r) ? 1 : 0;
+	retry_key(r, why, key, sizeof(key));
+	if (!v)
+		__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
+	log_kv(v, v ? "debug" : "warning", v ? NULL : key, fields, "%s", msg);
 }
 
 void cache_resource_retry_over(struct cache_resource *r)
@@ -257,20 +270,15 @@ void cache_resource_retry_over(struct cache_resource *r)
 	char key[64];
 	if (!__atomic_exchange_n(&r->warned, false, __ATOMIC_RELAXED))
 		return;
-	cache_resource_retry_key(r, "", key, sizeof(key));
+	retry_key(r, "", key, sizeof(key));
 	log_fold_close(key);
-}
-
-int cache_resource_failure_level(struct cache_resource *r)
-{
-	return r->quiet_start && !cache_resource_synced(r) ? 1 : 0;
 }
 
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body)
 {
 	struct json_doc d = JSON_DOC_INIT;
-	char msg[256] = "", reason[64] = "", key[160];
+	char msg[256] = "", reason[64] = "";
 	if (body->len && !json_parse(&d, body->p, body->len, NULL, 0)) {
 		int m = json_get(&d, 0, "message");
 		if (m > 0)
@@ -280,23 +288,19 @@ void cache_resource_log_status(struct cache_resource *r, const char *what,
 			json_str(&d, m, reason, sizeof(reason));
 	}
 	json_doc_free(&d);
-	/* folded per resource, request and code: a refusing upstream is
-	 * one line a fold window, not one a retry; before the first sync
-	 * the start-up check tells, and this is debug */
-	char why[48];
+	char why[48], line[512];
 	snprintf(why, sizeof(why), "%s %ld", what, code);
-	cache_resource_retry_key(r, why, key, sizeof(key));
-	int v = cache_resource_failure_level(r);
-	if (!v)
-		__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
-	log_kv(v, v ? "debug" : "warning", v ? NULL : key,
-	       LOG_FIELDS(LOG_STR("resource", r->kind->resource),
-			  LOG_STR("verb", what), LOG_INT("code", code),
-			  LOG_STR("reason", reason[0] ? reason : NULL),
-			  LOG_INT("attempt", __atomic_load_n(&r->attempt,
-							     __ATOMIC_RELAXED) +
-						     1),
-			  LOG_STR("error", msg[0] ? msg : NULL)),
-	       "%s: %s: upstream answered %ld%s%s", r->kind->resource, what,
-	       code, msg[0] ? ": " : "", msg);
+	snprintf(line, sizeof(line), "%s: %s: upstream answered %ld%s%s",
+		 r->kind->resource, what, code, msg[0] ? ": " : "", msg);
+	cache_resource_retry_log(
+		r, why,
+		LOG_FIELDS(
+			LOG_STR("resource", r->kind->resource),
+			LOG_STR("verb", what), LOG_INT("code", code),
+			LOG_STR("reason", reason[0] ? reason : NULL),
+			LOG_INT("attempt",
+				__atomic_load_n(&r->attempt, __ATOMIC_RELAXED) +
+					1),
+			LOG_STR("error", msg[0] ? msg : NULL)),
+		line);
 }

@@ -17,6 +17,7 @@
 #include "cache/json.h"
 #include "cache/resource.h"
 #include "config/buf.h"
+#include "config/log.h"
 
 /* How a LIST or WATCH ended. REFL_RETRY: the connection failed or went
  * silent, resume the watch; REFL_REFUSED: the upstream answered 429/5xx,
@@ -63,22 +64,18 @@ void cache_resource_reject(struct cache_resource *r, const char *what,
 			   const struct json_doc *d, int root, int why,
 			   const char *err, unsigned *logged);
 
-/* The fold key (config/log.h) of r's retry warnings about what (a
- * verb, a code), into key, the caller's buffer; what "" gives the prefix
- * of them all. Folded per resource, request and error, so that an
+/* Log msg, with fields, about r's upstream failing a request (why: the
+ * verb and the error, e.g. "list curl 7" or "watch 500"): a warning,
+ * folded per resource, request and error (config/log.h), so that an
  * upstream down or refusing is one line a fold window, not one a retry;
- * r->warned says one was logged, and the next 200 closes them all
- * (cache_resource_retry_over). */
-void cache_resource_retry_key(const struct cache_resource *r, const char *what,
-			      char *key, size_t len);
+ * but a debug line, unfolded, while r->quiet_start and not yet synced
+ * (main's start-up check tells then). The next 200 closes the folded
+ * ones (cache_resource_retry_over). Any of r's threads. */
+void cache_resource_retry_log(struct cache_resource *r, const char *why,
+			      const struct log_field *fields, const char *msg);
 /* r's upstream answered a request with a 200: the retry warnings that
  * fold are over (written now, folded). Any of r's threads. */
 void cache_resource_retry_over(struct cache_resource *r);
-
-/* Log the message of an upstream Status body, if there is one. */
-/* The level of a line about an upstream failure of r: debug (1) while
- * r->quiet_start and not yet synced, else 0 (a warning). */
-int cache_resource_failure_level(struct cache_resource *r);
 
 void cache_resource_log_status(struct cache_resource *r, const char *what,
 			       long code, const struct buf *body);

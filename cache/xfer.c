@@ -169,25 +169,24 @@ static void warn_failed(struct cache_xfer *x, CURLcode rc)
 	struct cache_resource *r = x->r;
 	const char *verb = x->watch ? "watch" : "list";
 	const char *url = NULL;
-	char safe[1024] = "", key[160], why[48];
+	char safe[1024] = "", why[48], line[256];
 	curl_easy_getinfo(x->c, CURLINFO_EFFECTIVE_URL, &url);
 	if (url)
 		log_redact_url(url, safe, sizeof(safe));
 	snprintf(why, sizeof(why), "%s curl %d", verb, (int)rc);
-	cache_resource_retry_key(r, why, key, sizeof(key));
-	/* before the first sync the start-up check tells: debug here */
-	int v = cache_resource_failure_level(r);
-	if (!v)
-		__atomic_store_n(&r->warned, true, __ATOMIC_RELAXED);
-	log_kv(v, v ? "debug" : "warning", v ? NULL : key,
-	       LOG_FIELDS(LOG_STR("resource", r->kind->resource),
-			  LOG_STR("verb", verb),
-			  LOG_STR("url", url ? safe : NULL),
-			  LOG_INT("attempt", __atomic_load_n(&r->attempt,
-							     __ATOMIC_RELAXED) +
-						     1),
-			  LOG_STR("error", curl_easy_strerror(rc))),
-	       "%s: %s: %s", r->kind->resource, verb, curl_easy_strerror(rc));
+	snprintf(line, sizeof(line), "%s: %s: %s", r->kind->resource, verb,
+		 curl_easy_strerror(rc));
+	cache_resource_retry_log(
+		r, why,
+		LOG_FIELDS(
+			LOG_STR("resource", r->kind->resource),
+			LOG_STR("verb", verb),
+			LOG_STR("url", url ? safe : NULL),
+			LOG_INT("attempt",
+				__atomic_load_n(&r->attempt, __ATOMIC_RELAXED) +
+					1),
+			LOG_STR("error", curl_easy_strerror(rc))),
+		line);
 }
 
 /* Record and log how a transfer that reached the upstream ended. */
