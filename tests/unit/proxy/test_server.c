@@ -97,8 +97,8 @@ static void test_local(void)
 	CHECK(ask("GET", "/healthz", NULL, &r) == 200);
 	CHECK_STR(r.body, "ok");
 	mhd_reply_free(&r);
-	/* deployments not synced: 500, as the apiserver's failed check */
-	CHECK(ask("GET", "/readyz", NULL, &r) == 500);
+	CHECK(ask("GET", "/readyz", NULL, &r) ==
+	      503); /* deployments not synced */
 	mhd_reply_free(&r);
 	CHECK(ask("GET", "/metrics", NULL, &r) == 200);
 	CHECK(strstr(r.body,
