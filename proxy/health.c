@@ -286,7 +286,7 @@ enum MHD_Result proxy_health_handle(struct proxy *p, struct MHD_Connection *c,
 	}
 	enum MHD_Result r =
 		buf_ok(out) ?
-			text(c, ok ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR,
+			text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
 			     out->p) :
 			MHD_NO;
 	buf_free(&v);

@@ -89,14 +89,14 @@ class Readiness(unittest.TestCase):
         # the outage: every upstream request 503, open watches cut
         faults(fake, {"failNext": {"count": 1000000, "code": 503}, "dropWatches": True})
         wait_for("/readyz/upstream to fail",
-                 lambda: get(proxy.url + "/readyz/upstream")[0] == 500)
+                 lambda: get(proxy.url + "/readyz/upstream")[0] == 503)
         # past the grace: the cache still serves, so /readyz stays 200
         s, body = get(proxy.url + "/readyz/upstream?verbose")
-        self.assertEqual(s, 500, body)
+        self.assertEqual(s, 503, body)
         self.assertRegex(body, r"\[-\]upstream-pods failed: failing for \d+s, past the 1s grace\n")
         self.assertTrue(body.endswith("readyz/upstream check failed"), body)
         s, body = get(proxy.url + "/readyz/upstream")
-        self.assertEqual(s, 500)
+        self.assertEqual(s, 503)
         self.assertIn("[-]upstream-pods failed: reason withheld\n", body)
         self.assertIn("[+]informer-sync-pods ok\n", body)
         self.assertEqual(get(proxy.url + "/readyz"), (200, "ok"))
@@ -122,7 +122,7 @@ class Readiness(unittest.TestCase):
                             "--resources", "pods")
         self.addCleanup(proxy.stop)
         s, body = get(proxy.url + "/readyz")
-        self.assertEqual(s, 500)
+        self.assertEqual(s, 503)
         self.assertEqual(body, "[+]ping ok\n[+]shutdown ok\n"
                                "[-]informer-sync-pods failed: reason withheld\n"
                                "[+]upstream-pods ok\nreadyz check failed")

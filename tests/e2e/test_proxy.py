@@ -295,7 +295,7 @@ class Listeners(unittest.TestCase):
 
 
 class BeforeSync(unittest.TestCase):
-    def test_429_and_readyz_500_until_synced(self):
+    def test_429_and_readyz_503_until_synced(self):
         # an upstream that accepts connections but never answers in time
         import socket
         sock = socket.socket()
@@ -308,7 +308,7 @@ class BeforeSync(unittest.TestCase):
             self.assertEqual((s, st["reason"], st["code"]), (429, "TooManyRequests", 429))
             self.assertEqual(hdrs["Retry-After"], "1")
             s, _, _ = h.request("GET", proxy.url + "/readyz")
-            self.assertEqual(s, 500)      # the apiserver's code for a failed check
+            self.assertEqual(s, 503)
             s, _, _ = h.request("GET", proxy.url + "/healthz")
             self.assertEqual(s, 200)
         finally:

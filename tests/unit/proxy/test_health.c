@@ -1,7 +1,7 @@
 /*
  * test_health: which paths are probes; /healthz and /livez always "ok";
- * /readyz 500 until every resource has synced and while draining, but
- * not when the upstream fails; /readyz/upstream 500 once the upstream has
+ * /readyz 503 until every resource has synced and while draining, but
+ * not when the upstream fails; /readyz/upstream 503 once the upstream has
  * failed past the grace period; terse or ?verbose, in the apiserver's
  * plain-text form, reasons withheld when terse; one check by name
  * (/readyz/NAME, /livez/NAME), 404 for a name there is none of; checks
@@ -93,9 +93,9 @@ static void test_single(int port, struct proxy *p)
 	    "[+]upstream-deployments.apps ok (not heard from yet)\n"
 	    "readyz check passed");
 	/* excluding another check leaves it failing */
-	has(port, "/readyz?exclude=informer-sync-pods", 500,
+	has(port, "/readyz?exclude=informer-sync-pods", 503,
 	    "[-]informer-sync-deployments.apps failed: reason withheld\n");
-	has(port, "/readyz?verbose&exclude=nosuch", 500,
+	has(port, "/readyz?verbose&exclude=nosuch", 503,
 	    "warn: some health checks cannot be excluded: no matches for "
 	    "\"nosuch\"\nreadyz check failed");
 	/* an upstream check asked by name counts, past the grace */
@@ -107,7 +107,7 @@ static void test_single(int port, struct proxy *p)
 	    "internal server error: failing for ");
 	__atomic_store_n(&deps->synced, true, __ATOMIC_RELEASE);
 	has(port, "/readyz/upstream?exclude=upstream-pods", 200, "ok");
-	has(port, "/readyz/upstream", 500, "[-]upstream-pods failed");
+	has(port, "/readyz/upstream", 503, "[-]upstream-pods failed");
 	/* draining: shutdown fails alone */
 	__atomic_store_n(&p->draining, true, __ATOMIC_RELEASE);
 	has(port, "/readyz/shutdown", 500,
@@ -126,13 +126,13 @@ static void test_probes(int port, struct proxy *p)
 	ask(port, "/healthz", 200, "ok");
 	ask(port, "/livez", 200, "ok");
 	ask(port, "/livez?verbose", 200, "[+]ping ok\nlivez check passed");
-	ask(port, "/readyz", 500,
+	ask(port, "/readyz", 503,
 	    "[+]ping ok\n[+]shutdown ok\n"
 	    "[-]informer-sync-pods failed: reason withheld\n"
 	    "[-]informer-sync-deployments.apps failed: reason withheld\n"
 	    "[+]upstream-pods ok\n[+]upstream-deployments.apps ok\n"
 	    "readyz check failed");
-	ask(port, "/readyz?verbose", 500,
+	ask(port, "/readyz?verbose", 503,
 	    "[+]ping ok\n[+]shutdown ok\n"
 	    "[-]informer-sync-pods failed: not synced yet\n"
 	    "[-]informer-sync-deployments.apps failed: not synced yet\n"
@@ -141,10 +141,10 @@ static void test_probes(int port, struct proxy *p)
 	    "readyz check failed");
 	/* one of two */
 	__atomic_store_n(&pods->synced, true, __ATOMIC_RELEASE);
-	has(port, "/readyz?verbose=1", 500,
+	has(port, "/readyz?verbose=1", 503,
 	    "[+]informer-sync-pods ok\n"
 	    "[-]informer-sync-deployments.apps failed: not synced yet\n");
-	has(port, "/readyz/upstream", 500, "readyz/upstream check failed");
+	has(port, "/readyz/upstream", 503, "readyz/upstream check failed");
 	/* both */
 	__atomic_store_n(&deps->synced, true, __ATOMIC_RELEASE);
 	time_t now = time(NULL);
@@ -169,13 +169,13 @@ static void test_probes(int port, struct proxy *p)
 	ask(port, "/readyz", 200, "ok");
 	has(port, "/readyz?verbose", 200,
 	    "s, past the 30s grace; the cache still serves)\n");
-	has(port, "/readyz/upstream?verbose", 500,
+	has(port, "/readyz/upstream?verbose", 503,
 	    "[-]upstream-pods failed: failing for ");
-	has(port, "/readyz/upstream?verbose", 500,
+	has(port, "/readyz/upstream?verbose", 503,
 	    "s, past the 30s grace\n[+]upstream-deployments.apps ok");
-	has(port, "/readyz/upstream?verbose", 500,
+	has(port, "/readyz/upstream?verbose", 503,
 	    "readyz/upstream check failed");
-	has(port, "/readyz/upstream", 500,
+	has(port, "/readyz/upstream", 503,
 	    "[-]upstream-pods failed: reason withheld\n");
 	ask(port, "/healthz", 200, "ok");
 	/* healthy again */
@@ -183,11 +183,11 @@ static void test_probes(int port, struct proxy *p)
 	ask(port, "/readyz/upstream", 200, "ok");
 	/* draining (SIGTERM): not ready, still alive */
 	__atomic_store_n(&p->draining, true, __ATOMIC_RELEASE);
-	has(port, "/readyz", 500,
+	has(port, "/readyz", 503,
 	    "[+]ping ok\n[-]shutdown failed: reason withheld\n");
-	has(port, "/readyz?verbose", 500,
+	has(port, "/readyz?verbose", 503,
 	    "[-]shutdown failed: the proxy is shutting down\n");
-	has(port, "/readyz/upstream", 500, "[-]shutdown failed");
+	has(port, "/readyz/upstream", 503, "[-]shutdown failed");
 	ask(port, "/livez", 200, "ok");
 	__atomic_store_n(&p->draining, false, __ATOMIC_RELEASE);
 }
