@@ -1,0 +1,52 @@
+/*
+ * pb_encode: JSON objects to Kubernetes protobuf, byte for byte as the
+ * apiserver writes them (docs/PROTOBUF.md), driven by the schema tables
+ * (pb_schema.h, pb_kinds.h).
+ *
+ * Pure functions on caller-owned buffers; any thread. Output is appended
+ * to out; on an error out may hold a partial message, which the caller
+ * drops (buf_reset).
+ */
+#ifndef CACHE_PB_ENCODE_H
+#define CACHE_PB_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/pb_schema.h"
+#include "config/buf.h"
+
+/* The 4 bytes that open every non-stream protobuf body. */
+#define PB_MAGIC "k8s\0"
+#define PB_MAGIC_LEN 4
+
+/*
+ * Encode the JSON object json[0, len) as message m (no envelope): fields
+ * in ascending field number, non-pointer zero values written, maps sorted
+ * by key. Top-level "kind" and "apiVersion" members are skipped (they
+ * belong to the envelope). Returns 0; -ENOENT when the object holds a
+ * member the schema does not know, which cannot be encoded faithfully
+ * (err names its path, e.g. "Pod.spec.foo"); -EINVAL for a value of the
+ * wrong JSON type or malformed JSON; -ENOMEM.
+ */
+int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
+		  struct buf *out, char *err, size_t errlen);
+
+/*
+ * Append a whole body: the magic, then runtime.Unknown {1 typeMeta
+ * {1 apiVersion, 2 kind}, 2 raw, 3 "", 4 ""}. raw is an encoded message
+ * (pb_encode_msg's output). Returns 0 or -ENOMEM.
+ */
+int pb_encode_envelope(const char *api_version, const char *kind,
+		       const void *raw, size_t rawlen, struct buf *out);
+
+/* Wire primitives, for framing built from kept encodings (a List's
+ * items, a WatchEvent's object). Each returns 0 or -ENOMEM. */
+int pb_put_varint(struct buf *out, uint64_t v);
+int pb_put_tag(struct buf *out, unsigned num, unsigned wire_type);
+/* A length-delimited field: tag, length, bytes. */
+int pb_put_bytes(struct buf *out, unsigned num, const void *p, size_t n);
+/* How many bytes pb_put_varint(v) writes. */
+size_t pb_varint_len(uint64_t v);
+
+#endif
