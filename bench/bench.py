@@ -1236,7 +1236,12 @@ def bench_b12(n=10000, rounds=5):
     raw["B12"] = {"pods": n, "pretty_bytes": out_bytes, "compact_bytes": ref_bytes,
                   "proxy_s": [x[0] for x in px], "static_s": [x[0] for x in rf]}
     record("B12", "LIST 10k pods for curl (indented, %.0f MB), curl's time (s)"
-           % (out_bytes / 1e6), r3(t), r3(r), r3(t / r), "<= 5x", t / r <= 5, "s")
+           % (out_bytes / 1e6), r3(t), r3(r), r3(t / r), "<= 4x", t / r <= 4, "s")
+    # each round's pair (the proxy's curl, then the static one's) on its own
+    worst = max(a[0] / b[0] for a, b in zip(px, rf))
+    raw["B12"]["round_ratios"] = [r3(a[0] / b[0]) for a, b in zip(px, rf)]
+    record("B12", "same, worst of the %d rounds (ratio)" % rounds, r3(worst), None,
+           r3(worst), "<= 4x", worst <= 4, "x")
     mbs = out_bytes / t / 1e6
     record("B12", "same, indented output (MB/s)", round(mbs), None, None,
            ">= 500 MB/s", mbs >= 500, "MB/s")
