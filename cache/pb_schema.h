@@ -67,6 +67,10 @@ enum pb_form {
  * members), "0" for a Quantity, null for a Time, a RawExtension, a
  * pointer, a slice or a map. */
 #define PB_KEEP 4u
+/* A core/v1 object embedded whole (a StatefulSet's volumeClaimTemplates):
+ * its JSON opens with "kind" (the message's name) and "apiVersion": "v1",
+ * which the apiserver sets and the wire does not carry. */
+#define PB_TYPED 8u
 
 struct pb_msg;
 
