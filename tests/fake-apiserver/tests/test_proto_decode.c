@@ -15,7 +15,10 @@
 #include <string.h>
 
 #include "cache/pb_kinds.h"
+#include "tests/fake-apiserver/fake_crd.h"
+#include "tests/fake-apiserver/fake_kinds.h"
 #include "tests/fake-apiserver/fake_proto.h"
+#include "tests/fake-apiserver/fake_res.h"
 #include "tests/unit/check.h"
 
 #define DIR "tests/fixtures/protobuf/"
@@ -328,10 +331,34 @@ static void test_refusals(void)
 	CHECK(!fake_proto_knows("example.com/v1", "Widget"));
 }
 
+/* Every built-in kind the fake serves with --all-kinds, and its List,
+ * has a schema: kubectl's protobuf writes of any of them decode. */
+static void test_every_served_kind(void)
+{
+	int known = 0;
+
+	CHECK(fake_kinds_enable() == 0);
+	CHECK(fake_crd_enable() == 0);
+	for (int i = 0; i < fake_nres; i++) {
+		const struct fake_res *r = &fake_res_table[i];
+		if (r->custom)
+			continue;
+		bool k = fake_proto_knows(r->api_version, r->kind);
+		bool l = fake_proto_knows(r->api_version, r->list_kind);
+		if (!k || !l)
+			fprintf(stderr, "no schema for %s %s/%s\n",
+				r->api_version, r->kind, r->list_kind);
+		CHECK(k && l);
+		known += k && l;
+	}
+	CHECK(known >= 40);
+}
+
 int main(void)
 {
 	test_fixtures();
 	test_watch();
 	test_refusals();
+	test_every_served_kind();
 	return check_done("test_proto_decode");
 }
