@@ -315,5 +315,122 @@ data: {a: "1"}
         self.assertIn(b"x-kubernetes-group-version-kind", b)
 
 
+class KubectlCreatesEveryKind(unittest.TestCase):
+    """kubectl 1.32 writes every built-in kind as protobuf; against the fake
+    with --all-kinds each `kubectl create` works, and `kubectl get` shows
+    what was created."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = h.fake("--all-kinds")
+        try:
+            c.namespace(cls.fake.url, NS)
+        except Exception:
+            cls.fake.stop(check=False)
+            raise
+        cls.k = c.Kubectl(cls.fake.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fake.stop()
+
+    def create(self, *args, ns=NS):
+        """kubectl create ARGS; returns the object as kubectl get -o json
+        reads it back. Asserts the body went as protobuf."""
+        extra = ["-n", ns] if ns else []
+        p = self.k.run("create", *(extra + ["-v=8"] + list(args)))
+        self.assertIn(" created", p.stdout)
+        if self.k.minor >= 32:
+            self.assertIn("Content-Type: " + PROTO, p.stderr, "kubectl did not send protobuf")
+        what = p.stdout.split()[0]  # "deployment.apps/web"
+        return self.k.json("get", what, *extra)
+
+    def test_deployment(self):
+        o = self.create("deployment", "web", "--image=nginx:1.25", "--replicas=3", "--port=8080")
+        self.assertEqual((o["kind"], o["apiVersion"]), ("Deployment", "apps/v1"))
+        spec = o["spec"]
+        self.assertEqual(spec["replicas"], 3)
+        self.assertEqual(spec["selector"], {"matchLabels": {"app": "web"}})
+        self.assertEqual(spec["template"]["metadata"]["labels"], {"app": "web"})
+        ctr = spec["template"]["spec"]["containers"][0]
+        self.assertEqual((ctr["name"], ctr["image"]), ("nginx", "nginx:1.25"))
+        self.assertEqual(ctr["ports"], [{"containerPort": 8080}])
+
+    def test_secret(self):
+        o = self.create("secret", "generic", "creds", "--from-literal=user=admin",
+                        "--from-literal=pass=s3cr\u00e9t", "--type=Opaque")
+        self.assertEqual(o["type"], "Opaque")
+        self.assertEqual({k: base64.b64decode(v).decode() for k, v in o["data"].items()},
+                         {"user": "admin", "pass": "s3cr\u00e9t"})
+
+    def test_job_and_cronjob(self):
+        o = self.create("job", "once", "--image=busybox", "--", "echo", "hi")
+        self.assertEqual((o["kind"], o["apiVersion"]), ("Job", "batch/v1"))
+        ctr = o["spec"]["template"]["spec"]["containers"][0]
+        self.assertEqual(ctr["command"], ["echo", "hi"])
+        self.assertEqual(o["spec"]["template"]["spec"]["restartPolicy"], "Never")
+        o = self.create("cronjob", "nightly", "--image=busybox", "--schedule=0 3 * * *",
+                        "--", "date")
+        self.assertEqual(o["spec"]["schedule"], "0 3 * * *")
+        tmpl = o["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        self.assertEqual(tmpl["containers"][0]["command"], ["date"])
+        self.assertEqual(tmpl["restartPolicy"], "OnFailure")
+
+    def test_serviceaccount(self):
+        o = self.create("serviceaccount", "robot")
+        self.assertEqual((o["kind"], o["metadata"]["name"]), ("ServiceAccount", "robot"))
+
+    def test_rbac(self):
+        o = self.create("role", "reader", "--verb=get,list", "--resource=pods,deployments.apps",
+                        "--resource-name=one")
+        self.assertEqual(o["rules"], [
+            {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"],
+             "resourceNames": ["one"]},
+            {"verbs": ["get", "list"], "apiGroups": ["apps"], "resources": ["deployments"],
+             "resourceNames": ["one"]}])
+        o = self.create("rolebinding", "read", "--role=reader", "--user=alice",
+                        "--serviceaccount=pb:robot", "--group=devs")
+        self.assertEqual(o["roleRef"], {"apiGroup": "rbac.authorization.k8s.io",
+                                        "kind": "Role", "name": "reader"})
+        self.assertEqual(sorted((s["kind"], s["name"]) for s in o["subjects"]),
+                         [("Group", "devs"), ("ServiceAccount", "robot"), ("User", "alice")])
+        o = self.create("clusterrole", "nodes-ro", "--verb=get", "--resource=nodes",
+                        "--non-resource-url=/healthz", ns=None)
+        self.assertIn({"verbs": ["get"], "nonResourceURLs": ["/healthz"]}, o["rules"])
+
+    def test_service_configmap_namespace(self):
+        o = self.create("service", "nodeport", "np", "--tcp=80:8080", "--node-port=30080")
+        self.assertEqual(o["spec"]["type"], "NodePort")
+        self.assertEqual(o["spec"]["ports"][0]["nodePort"], 30080)
+        o = self.create("configmap", "settings", "--from-literal=a=1")
+        self.assertEqual(o["data"], {"a": "1"})
+        o = self.create("namespace", "made-by-kubectl", ns=None)
+        self.assertEqual(o["status"], {"phase": "Active"})
+
+    def test_priorityclass_quota_pdb_ingress(self):
+        o = self.create("priorityclass", "urgent", "--value=1000", "--description=first",
+                        "--preemption-policy=Never", ns=None)
+        self.assertEqual((o["value"], o["description"], o["preemptionPolicy"]),
+                         (1000, "first", "Never"))
+        self.assertNotIn("globalDefault", o)
+        o = self.create("quota", "small", "--hard=pods=5,requests.cpu=1500m",
+                        "--scopes=NotTerminating")
+        self.assertEqual(o["spec"]["hard"], {"pods": "5", "requests.cpu": "1500m"})
+        self.assertEqual(o["spec"]["scopes"], ["NotTerminating"])
+        o = self.create("poddisruptionbudget", "keep", "--selector=app=web",
+                        "--min-available=50%")
+        self.assertEqual(o["spec"]["minAvailable"], "50%")
+        self.assertEqual(o["spec"]["selector"], {"matchLabels": {"app": "web"}})
+        o = self.create("ingress", "front", "--rule=shop.example.com/cart*=cart:8080",
+                        "--rule=api.example.com/=api:http")
+        rules = o["spec"]["rules"]
+        self.assertEqual(rules[0]["host"], "shop.example.com")
+        path = rules[0]["http"]["paths"][0]
+        self.assertEqual((path["path"], path["pathType"]), ("/cart", "Prefix"))
+        self.assertEqual(path["backend"], {"service": {"name": "cart", "port": {"number": 8080}}})
+        self.assertEqual(rules[1]["http"]["paths"][0]["backend"]["service"]["port"],
+                         {"name": "http"})
+
+
 if __name__ == "__main__":
     unittest.main()
