@@ -8,7 +8,15 @@
  * Go struct order, which is the order of the apiserver's JSON; on the wire
  * fields go in ascending field number.
  *
-* The registry of top-level kinds is pb_kinds.h.
+ * Zero values: gogo-protobuf writes a non-pointer scalar even when it is
+ * empty (an ObjectMeta carries generateName "" on the wire), and Go's
+ * omitempty drops it from JSON, so an empty string, 0 or false is absent
+ * from JSON unless the Go field is a pointer (PB_PTR), whose presence on
+ * the wire means it was set, or has no omitempty (PB_KEEP). Embedded
+ * structs (a Probe's handler, a Volume's source) are PB_INLINE: their
+ * members land in the parent, as Go's JSON inlines them.
+ *
+ * The registry of top-level kinds is pb_kinds.h.
  *
  * Shared by the proxy (which encodes cached JSON objects) and the fake
  * apiserver (which decodes request bodies and encodes its answers). The
