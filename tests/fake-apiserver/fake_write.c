@@ -114,7 +114,7 @@ static enum MHD_Result reply_invalid_name(struct MHD_Connection *c,
 	enum MHD_Result ret;
 
 	if (*name) {
-		bool label = !r->namespaced;
+		bool label = r == &fake_res_table[FAKE_RES_NAMESPACES];
 		buf_printf(&m,
 			   "Invalid value: \"%s\": a lowercase RFC 1123 %s "
 			   "must consist of lower case alphanumeric characters"
@@ -453,7 +453,10 @@ enum MHD_Result fake_write_create(struct fake_req *rq)
 		snprintf(name, sizeof(name) - 6, "%s", gen);
 		add_suffix(name, sizeof(name));
 	}
-	if (!valid_name(name, !r->namespaced)) {
+	/* Only a namespace's name is a DNS-1123 label; other names, of
+	 * cluster-scoped kinds too (a node, a CRD "plural.group"), are
+	 * subdomains. */
+	if (!valid_name(name, rq->res == FAKE_RES_NAMESPACES)) {
 		ret = reply_invalid_name(c, r, name);
 		goto out;
 	}
