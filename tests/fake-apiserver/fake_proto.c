@@ -27,9 +27,14 @@ struct rd {
 	const uint8_t *p, *end;
 };
 
+/* How deep messages may nest: a CRD's schema nests itself (properties,
+ * items, not...), and a body is untrusted; real schemas stay far below. */
+#define MAX_DEPTH 128
+
 struct dctx {
 	char *err;
 	size_t errlen;
+	int depth;
 };
 
 static bool fail(struct dctx *d, const char *fmt, ...)
@@ -557,9 +562,18 @@ static json_t *reshape(const struct pb_msg *m, json_t *obj)
 
 static json_t *decode_msg(struct dctx *d, const struct pb_msg *m, struct rd r)
 {
-	json_t *tmp = json_object(), *out;
+	json_t *tmp, *out;
+	bool ok;
 
-	if (!decode_fields(d, m, r, tmp)) {
+	if (d->depth >= MAX_DEPTH) {
+		fail(d, "%s: messages nest deeper than %d", m->name, MAX_DEPTH);
+		return NULL;
+	}
+	d->depth++;
+	tmp = json_object();
+	ok = decode_fields(d, m, r, tmp);
+	d->depth--;
+	if (!ok) {
 		json_decref(tmp);
 		return NULL;
 	}
@@ -640,7 +654,7 @@ static bool parse_unknown(struct dctx *d, struct rd r, struct unknown *u)
 json_t *fake_proto_decode(const void *body, size_t len, char *err,
 			  size_t errlen)
 {
-	struct dctx d = { err, errlen };
+	struct dctx d = { err, errlen, 0 };
 	struct rd r = { body, (const uint8_t *)body + len };
 	struct unknown u;
 	const struct pb_msg *m = NULL;

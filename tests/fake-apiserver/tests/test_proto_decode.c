@@ -331,6 +331,134 @@ static void test_refusals(void)
 	CHECK(!fake_proto_knows("example.com/v1", "Widget"));
 }
 
+/* A growing byte string, for bodies built by hand. */
+struct bytes {
+	uint8_t *p;
+	size_t n;
+};
+
+static void put_varint(struct bytes *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t k = 0;
+	do {
+		tmp[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	b->p = realloc(b->p, b->n + k);
+	memcpy(b->p + b->n, tmp, k);
+	b->n += k;
+}
+
+/* b becomes field num (length-delimited) holding the old b, prefixed by
+ * pre[0, npre). */
+static void wrap(struct bytes *b, unsigned num, const void *pre, size_t npre)
+{
+	struct bytes out = { malloc(npre + 1), npre };
+	if (npre)
+		memcpy(out.p, pre, npre);
+	put_varint(&out, (uint64_t)num << 3 | 2);
+	put_varint(&out, b->n);
+	out.p = realloc(out.p, out.n + b->n);
+	if (b->n)
+		memcpy(out.p + out.n, b->p, b->n);
+	out.n += b->n;
+	free(b->p);
+	*b = out;
+}
+
+/* The field number of member json in m (and its message in *sub). */
+static unsigned num_of(const struct pb_msg *m, const char *json,
+		       const struct pb_msg **sub)
+{
+	for (const struct pb_field *f = m->f; f->num; f++)
+		if (strcmp(f->json, json) == 0) {
+			if (sub)
+				*sub = f->msg;
+			return f->num;
+		}
+	return 0;
+}
+
+/* A CRD whose schema nests `not` depth times, as a whole body. */
+static struct bytes nested_crd(int depth, const void *leaf, size_t nleaf)
+{
+	const struct pb_msg *crd = pb_kinds_find("apiextensions.k8s.io/v1",
+						 "CustomResourceDefinition");
+	const struct pb_msg *spec, *ver, *val, *props;
+	unsigned n_spec = num_of(crd, "spec", &spec);
+	unsigned n_ver = num_of(spec, "versions", &ver);
+	unsigned n_val = num_of(ver, "schema", &val);
+	unsigned n_props = num_of(val, "openAPIV3Schema", &props);
+	unsigned n_not = num_of(props, "not", NULL);
+	struct bytes b = { NULL, 0 };
+	static const char env[] = "\x0a\x33\x0a\x17"
+				  "apiextensions.k8s.io/v1"
+				  "\x12\x18"
+				  "CustomResourceDefinition";
+
+	CHECK(n_spec && n_ver && n_val && n_props && n_not);
+	if (nleaf) {
+		b.p = malloc(nleaf);
+		memcpy(b.p, leaf, nleaf);
+		b.n = nleaf;
+	}
+	for (int i = 0; i < depth; i++)
+		wrap(&b, n_not, NULL, 0);
+	wrap(&b, n_props, NULL, 0);
+	wrap(&b, n_val, NULL, 0);
+	wrap(&b, n_ver, NULL, 0);
+	wrap(&b, n_spec, NULL, 0);
+	wrap(&b, 2, env, sizeof(env) - 1); /* runtime.Unknown raw */
+	struct bytes out = { malloc(4 + b.n), 4 + b.n };
+	memcpy(out.p, "k8s", 4);
+	memcpy(out.p + 4, b.p, b.n);
+	free(b.p);
+	return out;
+}
+
+/* A schema nested 100 deep decodes; past the limit, or a double sent as
+ * a varint, is refused with a reason. */
+static void test_nesting_and_doubles(void)
+{
+	char err[256];
+	static const uint8_t max5[] = {
+		9 << 3 | 1, 0, 0, 0, 0, 0, 0, 0x14, 0x40
+	}; /* maximum: 5.0 */
+	struct bytes b = nested_crd(100, max5, sizeof(max5));
+	json_t *o = fake_proto_decode(b.p, b.n, err, sizeof(err));
+	if (!o)
+		fprintf(stderr, "nested CRD: %s\n", err);
+	CHECK(o != NULL);
+	json_t *s = json_object_get(
+		json_array_get(
+			json_object_get(json_object_get(o, "spec"), "versions"),
+			0),
+		"schema");
+	s = json_object_get(s, "openAPIV3Schema");
+	int depth = 0;
+	while (json_object_get(s, "not")) {
+		s = json_object_get(s, "not");
+		depth++;
+	}
+	CHECK(depth == 100);
+	CHECK(json_is_integer(json_object_get(s, "maximum")) &&
+	      json_integer_value(json_object_get(s, "maximum")) == 5);
+	json_decref(o);
+	free(b.p);
+
+	b = nested_crd(1000, NULL, 0);
+	CHECK(!fake_proto_decode(b.p, b.n, err, sizeof(err)));
+	CHECK(strstr(err, "deeper") != NULL);
+	free(b.p);
+
+	static const uint8_t bad_max[] = { 9 << 3, 5 }; /* a varint */
+	b = nested_crd(0, bad_max, sizeof(bad_max));
+	CHECK(!fake_proto_decode(b.p, b.n, err, sizeof(err)));
+	CHECK(strstr(err, "maximum") != NULL);
+	free(b.p);
+}
+
 /* Every built-in kind the fake serves with --all-kinds, and its List,
  * has a schema: kubectl's protobuf writes of any of them decode. */
 static void test_every_served_kind(void)
@@ -360,5 +488,6 @@ int main(void)
 	test_watch();
 	test_refusals();
 	test_every_served_kind();
+	test_nesting_and_doubles();
 	return check_done("test_proto_decode");
 }
