@@ -225,19 +225,21 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 	const char *s, *ct = MHD_lookup_connection_value(
 			       rq->conn, MHD_HEADER_KIND, "Content-Type");
 	size_t ctlen = ct ? strcspn(ct, "; ") : 0;
-	bool proto = ct && media_is(ct, ctlen, FAKE_PROTO_MEDIA) && !r->custom;
+	bool pb_ok = !r->custom && fake_proto_knows(r->api_version, r->kind);
+	bool proto = ct && media_is(ct, ctlen, FAKE_PROTO_MEDIA) && pb_ok;
 	const char *fv = fake_query(rq->conn, "fieldValidation");
 	bool strict = fv && strcmp(fv, "Strict") == 0;
 	char why[256];
 
 	/* No Content-Type is read as JSON. Custom resources take no
-	 * protobuf, as on a real apiserver. */
+	 * protobuf, as on a real apiserver; every built-in kind has a
+	 * schema (fake_proto.h). */
 	if (ct && *ct && !proto && !media_is(ct, ctlen, "application/json")) {
 		*ret = fake_reply_status(
 			rq->conn, 415, "UnsupportedMediaType", NULL,
 			"the body of the request was in an unknown format - "
 			"accepted media types include: application/json%s",
-			r->custom ? "" : ", " FAKE_PROTO_MEDIA);
+			pb_ok ? ", " FAKE_PROTO_MEDIA : "");
 		return NULL;
 	}
 	if (fv && *fv && strcmp(fv, "Strict") && strcmp(fv, "Warn") &&

@@ -11,6 +11,7 @@ import os
 import sys
 import unittest
 
+import certs
 import harness as h
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -376,6 +377,19 @@ class KubectlCreatesEveryKind(unittest.TestCase):
         self.assertEqual(tmpl["containers"][0]["command"], ["date"])
         self.assertEqual(tmpl["restartPolicy"], "OnFailure")
 
+    def test_secret_tls_and_docker_registry(self):
+        o = self.create("secret", "docker-registry", "reg", "--docker-server=r.example.com",
+                        "--docker-username=u", "--docker-password=p")
+        self.assertEqual(o["type"], "kubernetes.io/dockerconfigjson")
+        cfg = json.loads(base64.b64decode(o["data"][".dockerconfigjson"]))
+        self.assertEqual(cfg["auths"]["r.example.com"]["username"], "u")
+        pki = certs.make_pki(os.path.join(self.k.dir, "pki"))
+        o = self.create("secret", "tls", "tls", "--cert=" + pki["server_cert"],
+                        "--key=" + pki["server_key"])
+        self.assertEqual(o["type"], "kubernetes.io/tls")
+        with open(pki["server_cert"], "rb") as f:
+            self.assertEqual(base64.b64decode(o["data"]["tls.crt"]), f.read())
+
     def test_serviceaccount(self):
         o = self.create("serviceaccount", "robot")
         self.assertEqual((o["kind"], o["metadata"]["name"]), ("ServiceAccount", "robot"))
@@ -397,6 +411,11 @@ class KubectlCreatesEveryKind(unittest.TestCase):
         o = self.create("clusterrole", "nodes-ro", "--verb=get", "--resource=nodes",
                         "--non-resource-url=/healthz", ns=None)
         self.assertIn({"verbs": ["get"], "nonResourceURLs": ["/healthz"]}, o["rules"])
+        o = self.create("clusterrolebinding", "nodes-ro", "--clusterrole=nodes-ro",
+                        "--user=bob", ns=None)
+        self.assertEqual(o["roleRef"]["kind"], "ClusterRole")
+        self.assertEqual(o["subjects"], [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io",
+                                          "name": "bob"}])
 
     def test_service_configmap_namespace(self):
         o = self.create("service", "nodeport", "np", "--tcp=80:8080", "--node-port=30080")
