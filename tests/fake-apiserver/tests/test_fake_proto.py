@@ -530,7 +530,7 @@ class RealApiserverBodies(unittest.TestCase):
                     out[(gv, r["kind"])] = (prefix, r["name"], r["namespaced"])
         return out
 
-    def roundtrip(self, name):
+    def roundtrip(self, name, method="POST", labels=None, name_prefix="copy-"):
         with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
             body = f.read()
         with open(os.path.join(FIXTURES, name + ".json")) as f:
@@ -541,23 +541,37 @@ class RealApiserverBodies(unittest.TestCase):
         key = (want["apiVersion"], want["kind"])
         self.assertIn(key, self.resources, "the fake does not serve %s %s" % key)
         prefix, resource, namespaced = self.resources[key]
-        obj_name = "copy-" + want["metadata"]["name"]
+        obj_name = name_prefix + want["metadata"]["name"]
         if want["kind"] == "CustomResourceDefinition":
             obj_name = "copies." + want["spec"]["group"]
             want["spec"]["names"]["plural"] = "copies"
-        meta = field(1, obj_name)
+        meta = field(1, obj_name) + b"".join(entry(11, k, v) for k, v in (labels or {}).items())
         raw = field(1, meta) + b"".join(f for n, _, f in fields(raw) if n != 1)
         if want["kind"] == "CustomResourceDefinition":  # spec.names.plural = "copies"
             raw = self.rename_plural(raw)
         new = b"k8s\x00" + b"".join(field(2, raw) if n == 2 else f for n, _, f in env)
         url = self.fake.url + prefix + ("/namespaces/%s" % self.NS if namespaced else "") + \
             "/" + resource
-        s, _, b = h.request("POST", url, new, headers={"Content-Type": PROTO,
-                                                       "Accept": "application/json"})
+        target = url + ("/" + obj_name if method == "PUT" else "")
+        s, _, b = h.request(method, target, new, headers={"Content-Type": PROTO,
+                                                          "Accept": "application/json"})
         self.assertIn(s, (200, 201), "%s: %s %s" % (name, s, b[:400]))
         s, got = h.get_json(url + "/" + obj_name)
         self.assertEqual(s, 200, got)
         return got, want
+
+    def test_update(self):
+        """A typed client's Update is a protobuf PUT too."""
+        for name in ("07-deployment", "16-role", "23-poddisruptionbudget"):
+            with self.subTest(fixture=name):
+                before, _ = self.roundtrip(name, labels={"v": "1"}, name_prefix="upd-")
+                after, want = self.roundtrip(name, method="PUT", labels={"v": "2"}, name_prefix="upd-")
+                self.assertEqual(after["metadata"]["labels"], {"v": "2"})
+                self.assertEqual(after["metadata"]["uid"], before["metadata"]["uid"])
+                self.assertNotEqual(after["metadata"]["resourceVersion"],
+                                    before["metadata"]["resourceVersion"])
+                for k in set(want) - {"metadata", "status"}:
+                    self.assertEqual(after.get(k), want[k], "%s: member %s" % (name, k))
 
     def rename_plural(self, raw):
         """CRD {2 spec {3 names {1 plural}}}: the copy's plural."""
