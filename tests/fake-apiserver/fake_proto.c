@@ -494,7 +494,6 @@ static json_t *zero_value(struct dctx *d, const struct pb_field *f)
 		return json_string("");
 	case PB_INT:
 	case PB_INTSTR:
-		return json_integer(0);
 	case PB_DOUBLE:
 		return json_integer(0);
 	case PB_BOOL:
