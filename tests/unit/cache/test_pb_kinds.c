@@ -77,9 +77,8 @@ static void check_msg(const struct pb_msg *m)
 		CHECK(f->num < 536870912u);
 		CHECK(f->kind <= PB_MAP_TIME);
 		if (takes_msg(f->kind) != (f->msg != NULL))
-			fprintf(stderr, "%s.%s: message %s\n", m->name,
-				f->json, f->msg ? "where none belongs" :
-						  "missing");
+			fprintf(stderr, "%s.%s: message %s\n", m->name, f->json,
+				f->msg ? "where none belongs" : "missing");
 		CHECK(takes_msg(f->kind) == (f->msg != NULL));
 		if (f->kind == PB_INLINE) {
 			CHECK(*f->json == '\0' && f->flags == 0);
@@ -136,8 +135,7 @@ static void test_lists(void)
 		size_t len = strlen(k[i].kind);
 		if (len < 5 || strcmp(k[i].kind + len - 4, "List") != 0)
 			continue;
-		snprintf(want, sizeof(want), "%.*s", (int)(len - 4),
-			 k[i].kind);
+		snprintf(want, sizeof(want), "%.*s", (int)(len - 4), k[i].kind);
 		const struct pb_msg *item =
 			pb_kinds_find(k[i].api_version, want);
 		const struct pb_field *f = k[i].msg->f;
@@ -158,8 +156,8 @@ static void test_find(void)
 {
 	CHECK(pb_kinds_find("apps/v1", "Deployment") != NULL);
 	CHECK(pb_kinds_find("v1", "Deployment") == NULL);
-	CHECK(pb_kinds_find("v1", "Event") != pb_kinds_find("events.k8s.io/v1",
-							  "Event"));
+	CHECK(pb_kinds_find("v1", "Event") !=
+	      pb_kinds_find("events.k8s.io/v1", "Event"));
 	CHECK(pb_kinds_find("v1", "Status") == &pb_status);
 	CHECK(pb_kinds_find("apiextensions.k8s.io/v1",
 			    "CustomResourceDefinition") != NULL);
