@@ -27,9 +27,14 @@ struct rd {
 	const uint8_t *p, *end;
 };
 
+/* How deep messages may nest: a CRD's schema nests itself (properties,
+ * items, not...), and a body is untrusted; real schemas stay far below. */
+#define MAX_DEPTH 128
+
 struct dctx {
 	char *err;
 	size_t errlen;
+	int depth;
 };
 
 static bool fail(struct dctx *d, const char *fmt, ...)
@@ -154,20 +159,20 @@ static json_t *json_bytes(const uint8_t *p, size_t n)
 	return j;
 }
 
-/* meta/v1 Time: whole seconds (the apiserver drops the nanos too);
- * NULL for the zero time, which travels as an empty message. */
-static json_t *json_time(struct dctx *d, struct rd m, bool *ok)
+/* meta/v1 Time (whole seconds: the apiserver drops the nanos too) or,
+ * with micro, MicroTime (6 decimals). The zero time travels as an empty
+ * message and is null in JSON; *zero says so. */
+static json_t *json_time(struct dctx *d, struct rd m, bool micro, bool *zero)
 {
-	uint64_t secs = 0, v;
+	uint64_t secs = 0, nanos = 0, v;
 	unsigned num, wt;
 	bool bad = false;
-	char out[40];
+	char out[48];
 	struct tm tm;
 
-	*ok = false;
 	while (rd_tag(&m, &num, &wt, &bad)) {
-		if (num == 1 && wt == 0) {
-			if (!rd_varint(&m, &secs))
+		if ((num == 1 || num == 2) && wt == 0) {
+			if (!rd_varint(&m, num == 1 ? &secs : &nanos))
 				return NULL;
 		} else if (wt == 0 ? !rd_varint(&m, &v) : !rd_skip(&m, wt)) {
 			return NULL;
@@ -175,18 +180,52 @@ static json_t *json_time(struct dctx *d, struct rd m, bool *ok)
 	}
 	if (bad)
 		return NULL;
-	*ok = true;
-	if (m.end == m.p && secs == 0)
-		return NULL;
+	*zero = secs == 0 && nanos == 0;
+	if (*zero)
+		return json_null();
 	time_t t = (time_t)(int64_t)secs;
 	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 < 1 ||
-	    tm.tm_year + 1900 > 9999) {
-		*ok = fail(d, "time out of range: %lld",
-			   (long long)(int64_t)secs);
+	    tm.tm_year + 1900 > 9999 || nanos >= 1000000000u) {
+		fail(d, "time out of range: %lld.%09llu",
+		     (long long)(int64_t)secs, (unsigned long long)nanos);
 		return NULL;
 	}
-	strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!micro) {
+		strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	} else {
+		size_t n = strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(out + n, sizeof(out) - n, ".%06uZ",
+			 (unsigned)(nanos / 1000));
+	}
 	return json_string(out);
+}
+
+/* A double (wire type 1, little-endian IEEE 754): an integer when it is
+ * whole, as Go's encoding/json writes 5 for 5.0. */
+static json_t *json_double(uint64_t bits)
+{
+	double x;
+	memcpy(&x, &bits, sizeof(x));
+	if (x == (double)(int64_t)x && x > -9007199254740992.0 &&
+	    x < 9007199254740992.0)
+		return json_integer((json_int_t)x);
+	return json_real(x);
+}
+
+/* {1 raw}: JSON text (RawExtension, apiextensions JSON, FieldsV1); an
+ * empty or absent raw is null. */
+static json_t *json_raw(struct rd m, bool *ok)
+{
+	struct rd s;
+	*ok = first_string(m, &s);
+	if (!*ok)
+		return NULL;
+	if (s.p == s.end)
+		return json_null();
+	json_t *v = json_loadb((const char *)s.p, (size_t)(s.end - s.p),
+			       JSON_DECODE_ANY, NULL);
+	*ok = v != NULL;
+	return v;
 }
 
 static json_t *json_intstr(struct rd m)
@@ -239,6 +278,14 @@ static bool map_entry(struct dctx *d, const struct pb_field *f, struct rd e,
 		return fail(d, "%s: malformed map entry", f->json);
 	if (f->kind == PB_MAP_BYTES) {
 		val = json_bytes(v.p, (size_t)(v.end - v.p));
+	} else if (f->kind == PB_MAP_MSG) {
+		if (!(val = decode_msg(d, f->msg, v)))
+			return false;
+	} else if (f->kind == PB_MAP_TIME) {
+		bool zero;
+		if (!(val = json_time(d, v, false, &zero)))
+			return *d->err ? false :
+					 fail(d, "%s: malformed time", f->json);
 	} else {
 		if (f->kind == PB_MAP_QTY && !first_string(v, &v))
 			return fail(d, "%s: malformed quantity", f->json);
@@ -273,7 +320,7 @@ static void put(json_t *into, const struct pb_field *f, json_t *v, bool zero)
 			json_object_set_new(into, f->json, a);
 		}
 		json_array_append_new(a, v);
-	} else if (zero && !(f->flags & PB_PTR)) {
+	} else if (zero && !(f->flags & (PB_PTR | PB_KEEP))) {
 		json_decref(v);
 	} else {
 		json_object_set_new(into, f->json, v);
@@ -287,6 +334,21 @@ static bool scalar(const struct pb_field *f, uint64_t v, json_t *into)
 	else
 		put(into, f, json_integer((json_int_t)(int64_t)v), v == 0);
 	return true;
+}
+
+/* The object v of message m, opened by its kind and apiVersion (PB_TYPED);
+ * steals v. */
+static json_t *typed(const struct pb_msg *m, json_t *v)
+{
+	json_t *out =
+		json_pack("{s:s,s:s}", "kind", m->name, "apiVersion", "v1");
+	const char *k;
+	json_t *x;
+
+	if (out)
+		json_object_foreach(v, k, x) json_object_set(out, k, x);
+	json_decref(v);
+	return out;
 }
 
 /* Decode the fields of message m from r into the object into (in wire
@@ -334,6 +396,18 @@ static bool decode_fields(struct dctx *d, const struct pb_msg *m, struct rd r,
 						    m->name, f->json);
 			continue;
 		}
+		if (f->kind == PB_DOUBLE) {
+			uint64_t bits = 0;
+			if (wt != 1 || r.end - r.p < 8)
+				return fail(
+					d, "%s.%s: wire type %u, want a double",
+					m->name, f->json, wt);
+			for (int i = 7; i >= 0; i--)
+				bits = bits << 8 | r.p[i];
+			r.p += 8;
+			put(into, f, json_double(bits), bits == 0);
+			continue;
+		}
 		struct rd s;
 		if (wt != 2 || !rd_bytes(&r, &s))
 			return fail(d,
@@ -342,7 +416,7 @@ static bool decode_fields(struct dctx *d, const struct pb_msg *m, struct rd r,
 				    m->name, f->json, wt);
 		size_t n = (size_t)(s.end - s.p);
 		json_t *v = NULL;
-		bool ok = true;
+		bool ok = true, zero = f->kind == PB_STR && n == 0;
 		switch (f->kind) {
 		case PB_STR:
 			v = json_stringn((const char *)s.p, n);
@@ -356,6 +430,8 @@ static bool decode_fields(struct dctx *d, const struct pb_msg *m, struct rd r,
 			v = decode_msg(d, f->msg, s);
 			if (!v)
 				return false;
+			if (f->flags & PB_TYPED)
+				v = typed(f->msg, v);
 			break;
 		case PB_INLINE:
 			if (!decode_fields(d, f->msg, s, into))
@@ -364,11 +440,20 @@ static bool decode_fields(struct dctx *d, const struct pb_msg *m, struct rd r,
 		case PB_MAP_STR:
 		case PB_MAP_BYTES:
 		case PB_MAP_QTY:
+		case PB_MAP_MSG:
+		case PB_MAP_TIME:
 			if (!map_entry(d, f, s, into))
 				return false;
 			continue;
 		case PB_TIME:
-			v = json_time(d, s, &ok);
+		case PB_MICROTIME:
+			v = json_time(d, s, f->kind == PB_MICROTIME, &zero);
+			ok = v != NULL;
+			break;
+		case PB_RAW:
+			v = json_raw(s, &ok);
+			break;
+		case PB_DOUBLE:
 			break;
 		case PB_QTY:
 			ok = first_string(s, &s) &&
@@ -379,10 +464,7 @@ static bool decode_fields(struct dctx *d, const struct pb_msg *m, struct rd r,
 			ok = (v = json_intstr(s)) != NULL;
 			break;
 		case PB_FIELDSV1:
-			ok = first_string(s, &s) &&
-			     (v = json_loadb((const char *)s.p,
-					     (size_t)(s.end - s.p),
-					     JSON_DECODE_ANY, NULL));
+			v = json_raw(s, &ok);
 			break;
 		}
 		if (!ok) {
@@ -396,40 +478,117 @@ static bool decode_fields(struct dctx *d, const struct pb_msg *m, struct rd r,
 		}
 		/* A message present on the wire is kept even when empty:
 		 * Go writes its struct members (resources: {}) always. */
-		put(into, f, v, f->kind == PB_STR && n == 0);
+		put(into, f, v, zero);
 	}
 	return !bad || fail(d, "%s: malformed tag", m->name);
 }
 
-/* Copy the members of from into to in the table's order. */
-static void order(const struct pb_msg *m, json_t *from, json_t *to)
+/* The JSON of a PB_KEEP field absent from the wire (see pb_schema.h). */
+static json_t *zero_value(struct dctx *d, const struct pb_field *f)
+{
+	static const uint8_t none;
+	if (f->flags & (PB_REP | PB_PTR))
+		return json_null();
+	switch (f->kind) {
+	case PB_STR:
+		return json_string("");
+	case PB_INT:
+	case PB_INTSTR:
+	case PB_DOUBLE:
+		return json_integer(0);
+	case PB_BOOL:
+		return json_false();
+	case PB_QTY:
+		return json_string("0");
+	case PB_MSG:
+		return decode_msg(d, f->msg, (struct rd){ &none, &none });
+	default: /* bytes, maps, times, raw JSON */
+		return json_null();
+	}
+}
+
+/* Copy the members of from into to in the table's order, the absent
+ * PB_KEEP ones as their zero value. */
+static bool order(struct dctx *d, const struct pb_msg *m, json_t *from,
+		  json_t *to)
 {
 	for (const struct pb_field *f = m->f; f->num; f++) {
 		json_t *v;
-		if (f->kind == PB_INLINE)
-			order(f->msg, from, to);
-		else if ((v = json_object_get(from, f->json)))
+		if (f->kind == PB_INLINE) {
+			if (!order(d, f->msg, from, to))
+				return false;
+		} else if ((v = json_object_get(from, f->json))) {
 			json_object_set(to, f->json, v);
+		} else if (f->flags & PB_KEEP) {
+			if (!(v = zero_value(d, f)))
+				return false;
+			json_object_set_new(to, f->json, v);
+		}
 	}
+	return true;
+}
+
+/* The JSON of a message of another form (pb_schema.h's enum pb_form),
+ * from the object of its fields; steals obj. */
+static json_t *reshape(const struct pb_msg *m, json_t *obj)
+{
+	json_t *pick = NULL, *a;
+
+	switch (m->form) {
+	case PB_FORM_LIST:
+		pick = json_object_get(obj, "items");
+		break;
+	case PB_FORM_OR_ARRAY:
+		a = json_object_get(obj, "jSONSchemas");
+		pick = json_array_size(a) ? a : json_object_get(obj, "schema");
+		break;
+	case PB_FORM_OR_BOOL:
+		pick = json_object_get(obj, "schema");
+		if (json_is_null(pick) || !pick)
+			pick = json_object_get(obj, "allows");
+		break;
+	case PB_FORM_OR_STRS:
+		a = json_object_get(obj, "property");
+		pick = json_array_size(a) ? a : json_object_get(obj, "schema");
+		break;
+	default:
+		return obj;
+	}
+	pick = pick ? json_incref(pick) : json_null();
+	json_decref(obj);
+	return pick;
 }
 
 static json_t *decode_msg(struct dctx *d, const struct pb_msg *m, struct rd r)
 {
-	json_t *tmp = json_object(), *out;
+	json_t *tmp, *out;
+	bool ok;
 
-	if (!decode_fields(d, m, r, tmp)) {
+	if (d->depth >= MAX_DEPTH) {
+		fail(d, "%s: messages nest deeper than %d", m->name, MAX_DEPTH);
+		return NULL;
+	}
+	d->depth++;
+	tmp = json_object();
+	ok = decode_fields(d, m, r, tmp);
+	d->depth--;
+	if (!ok) {
 		json_decref(tmp);
 		return NULL;
 	}
 	out = json_object();
-	order(m, tmp, out);
+	if (!order(d, m, tmp, out)) {
+		json_decref(tmp);
+		json_decref(out);
+		return NULL;
+	}
 	json_decref(tmp);
-	return out;
+	return reshape(m, out);
 }
 
-bool fake_proto_knows(const char *kind)
+bool fake_proto_knows(const char *api_version, const char *kind)
 {
-	return pb_kinds_find("v1", kind) != NULL;
+	return pb_kinds_find(api_version, kind) != NULL;
 }
 
 /* runtime.Unknown's fields. */
@@ -494,7 +653,7 @@ static bool parse_unknown(struct dctx *d, struct rd r, struct unknown *u)
 json_t *fake_proto_decode(const void *body, size_t len, char *err,
 			  size_t errlen)
 {
-	struct dctx d = { err, errlen };
+	struct dctx d = { err, errlen, 0 };
 	struct rd r = { body, (const uint8_t *)body + len };
 	struct unknown u;
 	const struct pb_msg *m = NULL;
@@ -535,6 +694,11 @@ json_t *fake_proto_decode(const void *body, size_t len, char *err,
 	json_t *obj = decode_msg(&d, m, raw);
 	if (!obj)
 		return NULL;
+	/* An empty list has no items on the wire; the apiserver's JSON
+	 * says "items":[], not the null of a nil slice. */
+	json_t *items = json_object_get(obj, "items");
+	if (json_is_null(items) && kn > 4 && strcmp(kind + kn - 4, "List") == 0)
+		json_object_set_new(obj, "items", json_array());
 	json_t *out = json_pack("{s:s,s:s}", "kind", kind, "apiVersion", av);
 	const char *k;
 	json_t *v;

@@ -7,9 +7,9 @@
  * application/vnd.kubernetes.protobuf: the magic "k8s\0", then a
  * runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind}, 2 raw,
  * 3 contentEncoding, 4 contentType} whose raw is the k8s.io/api message.
- * The decoder knows the core/v1 messages of the fake's built-in kinds
- * (Namespace, Pod, ConfigMap, Service) well enough for what kubectl's
- * generators and ordinary controllers send; fields it does not know are
+ * The decoder knows every built-in kind the fake serves, from the shared
+ * schema tables (cache/pb_kinds.h: every field of k8s.io/api's
+ * generated.proto for each message); a field it does not know is
  * skipped, as a protobuf decoder skips unknown fields.
  *
  * Replies stay JSON: every client that sends protobuf also accepts JSON
@@ -25,8 +25,9 @@
 
 #define FAKE_PROTO_MEDIA "application/vnd.kubernetes.protobuf"
 
-/* Whether the decoder has a schema for the kind (apiVersion v1). */
-bool fake_proto_knows(const char *kind);
+/* Whether the decoder has a schema for kind in api_version ("v1",
+ * "apps/v1"): every built-in kind the fake serves. */
+bool fake_proto_knows(const char *api_version, const char *kind);
 
 /*
  * Decode body[0, len): the envelope and the object inside. Returns a new

@@ -114,7 +114,7 @@ static enum MHD_Result reply_invalid_name(struct MHD_Connection *c,
 	enum MHD_Result ret;
 
 	if (*name) {
-		bool label = !r->namespaced;
+		bool label = r == &fake_res_table[FAKE_RES_NAMESPACES];
 		buf_printf(&m,
 			   "Invalid value: \"%s\": a lowercase RFC 1123 %s "
 			   "must consist of lower case alphanumeric characters"
@@ -225,19 +225,21 @@ static json_t *parse_body(struct fake_req *rq, enum MHD_Result *ret)
 	const char *s, *ct = MHD_lookup_connection_value(
 			       rq->conn, MHD_HEADER_KIND, "Content-Type");
 	size_t ctlen = ct ? strcspn(ct, "; ") : 0;
-	bool proto = ct && media_is(ct, ctlen, FAKE_PROTO_MEDIA) && !r->custom;
+	bool pb_ok = !r->custom && fake_proto_knows(r->api_version, r->kind);
+	bool proto = ct && media_is(ct, ctlen, FAKE_PROTO_MEDIA) && pb_ok;
 	const char *fv = fake_query(rq->conn, "fieldValidation");
 	bool strict = fv && strcmp(fv, "Strict") == 0;
 	char why[256];
 
 	/* No Content-Type is read as JSON. Custom resources take no
-	 * protobuf, as on a real apiserver. */
+	 * protobuf, as on a real apiserver; every built-in kind has a
+	 * schema (fake_proto.h). */
 	if (ct && *ct && !proto && !media_is(ct, ctlen, "application/json")) {
 		*ret = fake_reply_status(
 			rq->conn, 415, "UnsupportedMediaType", NULL,
 			"the body of the request was in an unknown format - "
 			"accepted media types include: application/json%s",
-			r->custom ? "" : ", " FAKE_PROTO_MEDIA);
+			pb_ok ? ", " FAKE_PROTO_MEDIA : "");
 		return NULL;
 	}
 	if (fv && *fv && strcmp(fv, "Strict") && strcmp(fv, "Warn") &&
@@ -453,7 +455,10 @@ enum MHD_Result fake_write_create(struct fake_req *rq)
 		snprintf(name, sizeof(name) - 6, "%s", gen);
 		add_suffix(name, sizeof(name));
 	}
-	if (!valid_name(name, !r->namespaced)) {
+	/* Only a namespace's name is a DNS-1123 label; other names, of
+	 * cluster-scoped kinds too (a node, a CRD "plural.group"), are
+	 * subdomains. */
+	if (!valid_name(name, rq->res == FAKE_RES_NAMESPACES)) {
 		ret = reply_invalid_name(c, r, name);
 		goto out;
 	}
