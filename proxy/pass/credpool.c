@@ -124,7 +124,10 @@ CURLSH *proxy_credpool_take(struct proxy_credpool *cp,
 	if (!sh)
 		return NULL;
 	*s = (struct slot){
-		.used = true, .key = *k, .share = sh, .users = 1,
+		.used = true,
+		.key = *k,
+		.share = sh,
+		.users = 1,
 		.last_ms = now_ms,
 	};
 	return sh;
@@ -150,7 +153,8 @@ size_t proxy_credpool_sweep(struct proxy_credpool *cp, int64_t now_ms)
 	size_t n = 0;
 	for (size_t i = 0; i < cp->max; i++) {
 		struct slot *s = &cp->slots[i];
-		if (s->used && !s->users && now_ms - s->last_ms >= cp->idle_ms) {
+		if (s->used && !s->users &&
+		    now_ms - s->last_ms >= cp->idle_ms) {
 			close_slot(s);
 			n++;
 		}

@@ -66,10 +66,10 @@ struct proxy_pass {
 	bool too_large;	     /* a chunked body past the limit */
 	bool watch;	     /* a watch: ended at an event's end on drain */
 	bool shape;	     /* a read given the cache's shape (strip) */
-	struct cache_scope scope; /* its strip paths, owned */
-	bool strip_managed;	  /* and metadata.managedFields */
-	bool hold;		  /* not long running: held (HOLD_BYTES) */
-	bool idempotency_key;	  /* (X-)Idempotency-Key: may be retried */
+	struct cache_scope scope;      /* its strip paths, owned */
+	bool strip_managed;	       /* and metadata.managedFields */
+	bool hold;		       /* not long running: held (HOLD_BYTES) */
+	bool idempotency_key;	       /* (X-)Idempotency-Key: may be retried */
 	struct proxy_credpool_key key; /* whose connections it may use */
 	CURLSH *share;		       /* curl thread; its pool's, or NULL */
 	bool retried;		       /* curl thread; sent a second time */
@@ -119,9 +119,9 @@ struct proxy_pass_pool {
 	pthread_mutex_t lock; /* guards incoming and stop */
 	struct proxy_pass *incoming;
 	bool stop;
-	bool stopped;		   /* main thread only */
-	bool ending;		   /* atomic; the drain: watches end */
-	struct proxy_pass *active; /* curl thread only */
+	bool stopped;		      /* main thread only */
+	bool ending;		      /* atomic; the drain: watches end */
+	struct proxy_pass *active;    /* curl thread only */
 	struct proxy_credpool *creds; /* curl thread only: a pool of
 				       * connections per credential */
 };
@@ -375,8 +375,8 @@ static bool retry(struct proxy_pass_pool *pool, struct proxy_pass *pass,
 		.retried = pass->retried,
 		.curl_code = (int)rc,
 	};
-	bool again = !pass->gone && !pass->too_large &&
-		     proxy_retry_ok(&rc_case);
+	bool again =
+		!pass->gone && !pass->too_large && proxy_retry_ok(&rc_case);
 	if (again) {
 		pass->retried = true;
 		buf_reset(&pass->resp_hdrs);
@@ -536,8 +536,8 @@ struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
 	pool->timeout_s = timeout_s;
 	pool->max_body = LIMIT_REQUEST_BODY_BYTES;
 	pool->multi = curl_multi_init();
-	pool->creds = proxy_credpool_new(LIMIT_PASS_POOLS,
-					 (int64_t)LIMIT_PASS_POOL_IDLE_S * 1000);
+	pool->creds = proxy_credpool_new(
+		LIMIT_PASS_POOLS, (int64_t)LIMIT_PASS_POOL_IDLE_S * 1000);
 	pthread_mutex_init(&pool->lock, NULL);
 	/* the idle connections each credential's pool keeps */
 	if (pool->multi)

@@ -9,9 +9,9 @@
 
 bool proxy_retry_idempotent(const char *method)
 {
-	return method && (!strcmp(method, "GET") || !strcmp(method, "HEAD") ||
-			  !strcmp(method, "OPTIONS") ||
-			  !strcmp(method, "TRACE"));
+	return method &&
+	       (!strcmp(method, "GET") || !strcmp(method, "HEAD") ||
+		!strcmp(method, "OPTIONS") || !strcmp(method, "TRACE"));
 }
 
 /* The connection went away under the request. */

@@ -39,7 +39,8 @@ static struct proxy_credpool_key key_of(const char *token)
 
 static void test_key(void)
 {
-	struct proxy_credpool_key a = key_of("Bearer a"), a2 = key_of("Bearer a");
+	struct proxy_credpool_key a = key_of("Bearer a"),
+				  a2 = key_of("Bearer a");
 	struct proxy_credpool_key b = key_of("Bearer b"), p, n, n2;
 	CHECK(!proxy_credpool_key(&p, PROXY_CREDPOOL_PROXY, NULL));
 	CHECK(!proxy_credpool_key(&n, PROXY_CREDPOOL_ANON, NULL));
@@ -57,7 +58,8 @@ static void test_key(void)
 
 static void test_bounds(void)
 {
-	struct proxy_credpool_key a = key_of("Bearer a"), b = key_of("Bearer b");
+	struct proxy_credpool_key a = key_of("Bearer a"),
+				  b = key_of("Bearer b");
 	struct proxy_credpool_key c = key_of("Bearer c");
 	struct proxy_credpool *cp = proxy_credpool_new(2, 1000);
 	CURLSH *sa = proxy_credpool_take(cp, &a, 0);
@@ -103,7 +105,8 @@ static void test_bounds(void)
 
 static void test_idle(void)
 {
-	struct proxy_credpool_key a = key_of("Bearer a"), b = key_of("Bearer b");
+	struct proxy_credpool_key a = key_of("Bearer a"),
+				  b = key_of("Bearer b");
 	struct proxy_credpool *cp = proxy_credpool_new(4, 1000);
 	CURLSH *sa = proxy_credpool_take(cp, &a, 0);
 	CURLSH *sb = proxy_credpool_take(cp, &b, 0);
@@ -129,9 +132,9 @@ static void test_idle(void)
 static struct {
 	int fd, port;
 	pthread_t thread;
-	bool stop;		/* atomic */
-	int conns;		/* atomic: connections accepted */
-	bool closed[MAXCONN];	/* atomic: that connection was closed */
+	bool stop;	      /* atomic */
+	int conns;	      /* atomic: connections accepted */
+	bool closed[MAXCONN]; /* atomic: that connection was closed */
 } up;
 
 static void *up_run(void *arg)
@@ -197,8 +200,7 @@ static int up_start(void)
 	socklen_t al = sizeof(a);
 	up.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (up.fd < 0 || bind(up.fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(up.fd, 16) ||
-	    getsockname(up.fd, (struct sockaddr *)&a, &al))
+	    listen(up.fd, 16) || getsockname(up.fd, (struct sockaddr *)&a, &al))
 		return -1;
 	up.port = ntohs(a.sin_port);
 	return pthread_create(&up.thread, NULL, up_run, NULL) ? -1 : 0;
@@ -274,7 +276,8 @@ static void test_connections(void)
 	CURLM *multi = curl_multi_init();
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 4L);
 	struct proxy_credpool *cp = proxy_credpool_new(2, 1000);
-	struct proxy_credpool_key a = key_of("Bearer a"), b = key_of("Bearer b");
+	struct proxy_credpool_key a = key_of("Bearer a"),
+				  b = key_of("Bearer b");
 	struct proxy_credpool_key c = key_of("Bearer c");
 
 	CURLSH *s = proxy_credpool_take(cp, &a, 0);

@@ -31,8 +31,8 @@ static struct proxy_retry_case base(const char *method)
 static void test_idempotent(void)
 {
 	static const char *const yes[] = { "GET", "HEAD", "OPTIONS", "TRACE" };
-	static const char *const no[] = { "POST", "PUT", "PATCH", "DELETE",
-					  "get", "" };
+	static const char *const no[] = { "POST",   "PUT", "PATCH",
+					  "DELETE", "get", "" };
 	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
 		struct proxy_retry_case r = base(yes[i]);
 		CHECK(proxy_retry_idempotent(yes[i]));
@@ -44,7 +44,7 @@ static void test_idempotent(void)
 		struct proxy_retry_case r = base(no[i]);
 		CHECK(!proxy_retry_idempotent(no[i]));
 		CHECK(!proxy_retry_ok(&r)); /* written: it may have acted */
-		r.idempotency_key = true;   /* the client says it may go twice */
+		r.idempotency_key = true; /* the client says it may go twice */
 		CHECK(proxy_retry_ok(&r));
 		r.idempotency_key = false;
 		r.sent = false; /* nothing of it went: safe */
@@ -67,10 +67,10 @@ static void test_when(void)
 	r.idempotency_key = true;
 	r.body_read = true;
 	CHECK(!proxy_retry_ok(&r));
-	static const int conn[] = { CURLE_SEND_ERROR, CURLE_RECV_ERROR,
-				    CURLE_GOT_NOTHING, CURLE_HTTP2,
-				    CURLE_HTTP2_STREAM,
-				    CURLE_SEND_FAIL_REWIND };
+	static const int conn[] = {
+		CURLE_SEND_ERROR, CURLE_RECV_ERROR,   CURLE_GOT_NOTHING,
+		CURLE_HTTP2,	  CURLE_HTTP2_STREAM, CURLE_SEND_FAIL_REWIND
+	};
 	for (size_t i = 0; i < sizeof(conn) / sizeof(*conn); i++) {
 		r = base("GET");
 		r.curl_code = conn[i];
