@@ -19,6 +19,7 @@ import http.client
 import json
 import os
 import shutil
+import socket
 import ssl
 import sys
 import tempfile
@@ -195,6 +196,43 @@ class Isolation(unittest.TestCase):
         self.assertEqual(attackers.cut, [], "invalid-token answers cut short")
         self.assertEqual(attackers.bad, [], "invalid-token answers not a Status")
 
+
+class FakeEndsUnauthenticated(unittest.TestCase):
+    """The fake, as the apiserver on HTTP/1.1, answers an unauthenticated
+    request with Connection: close and closes; an authenticated one keeps
+    its connection."""
+
+    def test_401_closes(self):
+        d = tempfile.mkdtemp(prefix="isolation-fake-")
+        self.addCleanup(shutil.rmtree, d, True)
+        users = os.path.join(d, "users.csv")
+        with open(users, "w") as f:
+            f.write("%s,admin,uid-admin,system:masters\n" % ADMIN)
+        fake = h.fake("--quiet", "--users", users, seed="configmaps=1")
+        self.addCleanup(fake.stop)
+        host, port = fake.url.rsplit("/", 1)[1].rsplit(":", 1)
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        self.addCleanup(c.close)
+        for _ in range(2):  # kept alive
+            c.request("GET", "/api/v1/configmaps", headers={"Authorization": "Bearer " + ADMIN})
+            r = c.getresponse()
+            r.read()
+            self.assertEqual((r.status, r.getheader("Connection")), (200, None))
+        for authz in ("Authorization: Bearer nobody\r\n", ""):
+            sock = socket.create_connection((host, int(port)), timeout=10)
+            self.addCleanup(sock.close)
+            sock.sendall(("GET /api/v1/configmaps HTTP/1.1\r\nHost: x\r\n%s\r\n" %
+                          authz).encode())
+            raw = b""
+            while True:  # until the fake closes: a timeout fails the test
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                raw += chunk
+            head, _, body = raw.partition(b"\r\n\r\n")
+            self.assertTrue(head.startswith(b"HTTP/1.1 401 "), head)
+            self.assertIn(b"\r\nConnection: close", head)
+            self.assertEqual(json.loads(body)["reason"], "Unauthorized")
 
 class WholeOrStatus(unittest.TestCase):
     """An upstream answer cut short before the proxy sent any of it is
