@@ -9,7 +9,9 @@ HTTP/2 server does, so libcurl multiplexes passthrough requests on it as
 it would on a real apiserver. One client reads with a valid token through
 passthrough while another sends invalid tokens (reads and writes): the
 first must see no 503 and no cut-off answer, and every answer the second
-gets is whole (its 401) or a clear Status.
+gets is whole (its 401) or a clear Status. Through the same front, a
+request whose reused connection fails under it (the front resets its
+stream) is sent again once if it is a read, never if it is a write.
 
 ISOLATION_REQUESTS sets how many reads the valid client makes (3,000 in
 make test, about 6 s; `make soak` runs 10,000, about 20 s on two busy
@@ -154,6 +156,60 @@ class Isolation(unittest.TestCase):
             if not ok:
                 tally.note(tally.bad, (code, raw[:300]))
         c.close()
+
+    def metric(self, name):
+        m = h.request("GET", self.proxy.url + "/metrics")[2].decode()
+        for line in m.splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[-1])
+        return 0.0
+
+    def faulty(self, method, resets, tag):
+        """A request as admin that the front resets, before any answer,
+        the first resets times it comes, on a connection the admin's pool
+        has used before; returns (status, Status or object, attempts the
+        front saw, retries the proxy counted)."""
+        ns = self.cm["namespace"]
+        hdrs = {"Authorization": "Bearer " + ADMIN}
+        c = self.conn()
+        self.addCleanup(c.close)
+        # the pool's connection, made and kept
+        code, _, _ = exchange(c, "GET", "/api/v1/namespaces/%s/configmaps/%s" % (
+            ns, self.cm["name"]), hdrs)
+        self.assertEqual(code, 200)
+        body = None
+        if method == "POST":
+            hdrs["Content-Type"] = "application/json"
+            body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                               "metadata": {"name": "retry-" + tag}, "data": {"k": "v"}})
+            path = "/api/v1/namespaces/%s/configmaps" % ns
+        else:
+            path = "/api/v1/namespaces/%s/configmaps/%s" % (ns, self.cm["name"])
+        before = self.metric("informer_proxy_passthrough_retries_total")
+        code, _, raw = exchange(c, method, path + "?h2frontReset=%d&h2frontId=%s" % (resets, tag),
+                                hdrs, body)
+        retries = self.metric("informer_proxy_passthrough_retries_total") - before
+        return code, json.loads(raw), self.front.logs().count("attempt %s\n" % tag), retries
+
+    def test_read_retried_once(self):
+        code, obj, attempts, retries = self.faulty("GET", 1, "get-once")
+        self.assertEqual((code, obj["metadata"]["name"]), (200, self.cm["name"]), obj)
+        self.assertEqual((attempts, retries), (2, 1))
+
+    def test_read_failing_again_is_503(self):
+        code, st, attempts, retries = self.faulty("GET", 5, "get-twice")
+        self.assertEqual((code, st["kind"], st["code"], st["reason"], st["message"]),
+                         (503, "Status", 503, "ServiceUnavailable",
+                          "the upstream apiserver could not be reached"), st)
+        self.assertEqual((attempts, retries), (2, 1))  # once only
+
+    def test_write_not_retried(self):
+        code, st, attempts, retries = self.faulty("POST", 1, "post")
+        self.assertEqual((code, st["kind"], st["code"]), (503, "Status", 503), st)
+        self.assertEqual((attempts, retries), (1, 0))
+        code, _, _ = h.request("GET", self.fake.url + "/api/v1/namespaces/%s/configmaps/retry-post" %
+                               self.cm["namespace"], headers={"Authorization": "Bearer " + ADMIN})
+        self.assertEqual(code, 404)  # never created
 
     def test_bad_tokens_do_not_break_another_client(self):
         readers, attackers = Tally(), Tally()

@@ -37,7 +37,34 @@ function goaway(session) {
 	setTimeout(() => session.destroy(), 1000).unref();
 }
 
+// Faults for tests of a client's retries: a request whose query has
+// h2frontReset=N&h2frontId=ID is reset (RST_STREAM INTERNAL_ERROR, before
+// any answer) the first N times a request with that ID comes; the two
+// parameters are taken out before it is forwarded. Each attempt is
+// logged as a line "attempt ID".
+const resets = new Map();
+
+function takeFault(headers) {
+	const u = new URL(headers[":path"], "https://x");
+	const n = Number(u.searchParams.get("h2frontReset") || 0);
+	const id = u.searchParams.get("h2frontId");
+	if (!id)
+		return false;
+	u.searchParams.delete("h2frontReset");
+	u.searchParams.delete("h2frontId");
+	headers[":path"] = u.pathname + u.search;
+	process.stdout.write("attempt " + id + "\n");
+	const seen = resets.get(id) || 0;
+	resets.set(id, seen + 1);
+	return seen < n;
+}
+
 server.on("stream", (stream, headers) => {
+	stream.on("error", () => {});
+	if (takeFault(headers)) {
+		stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+		return;
+	}
 	const h = {};
 	for (const [k, v] of Object.entries(headers))
 		if (!k.startsWith(":") && !hop.has(k))
