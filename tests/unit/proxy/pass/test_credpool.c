@@ -11,8 +11,9 @@
  * pass.c drives it, to a keep-alive HTTP/1.1 upstream on 127.0.0.1:0
  * that numbers its connections: two credentials never share a
  * connection, one credential reuses its own, a closed pool's connections
- * are closed, and a request without a pool gets a connection of its own
- * that nobody reuses.
+ * are closed, a pool keeps at most the multi handle's MAXCONNECTS idle
+ * connections, and a request without a pool gets a connection of its
+ * own that nobody reuses.
  */
 #include <curl/curl.h>
 #include <poll.h>
@@ -126,9 +127,12 @@ static void test_idle(void)
 /* ---- on real connections ---- */
 
 #define MAXCONN 64
+#define HOLD_N 7 /* requests for /hold wait until this many are in */
 
-/* A keep-alive HTTP/1.1 upstream: it answers each request "ok" with the
- * number of the connection it came on, and notes when one is closed. */
+/* A keep-alive HTTP/1.1 upstream: it answers each request with the
+ * number of the connection it came on, and notes when one is closed. A
+ * request for /hold is answered only once HOLD_N of them are in, so that
+ * they are on HOLD_N connections at once. */
 static struct {
 	int fd, port;
 	pthread_t thread;
@@ -143,7 +147,8 @@ static void *up_run(void *arg)
 	struct pollfd p[MAXCONN + 1];
 	char buf[MAXCONN][4096];
 	size_t have[MAXCONN] = { 0 };
-	int n = 0;
+	bool held[MAXCONN] = { false };
+	int n = 0, nheld = 0;
 	p[0] = (struct pollfd){ up.fd, POLLIN, 0 };
 	while (!__atomic_load_n(&up.stop, __ATOMIC_ACQUIRE)) {
 		if (poll(p, (nfds_t)n + 1, 50) <= 0)
@@ -173,6 +178,13 @@ static void *up_run(void *arg)
 			buf[i - 1][*h] = '\0';
 			char *end;
 			while ((end = strstr(buf[i - 1], "\r\n\r\n"))) {
+				if (!strncmp(buf[i - 1], "GET /hold ", 10) &&
+				    !held[i - 1]) {
+					held[i - 1] = true; /* answered below */
+					nheld++;
+				}
+				if (held[i - 1] && nheld < HOLD_N)
+					break;
 				char out[128];
 				int len = snprintf(out, sizeof(out),
 						   "HTTP/1.1 200 OK\r\n"
@@ -184,7 +196,30 @@ static void *up_run(void *arg)
 				size_t used = (size_t)(end + 4 - buf[i - 1]);
 				memmove(buf[i - 1], end + 4, *h - used + 1);
 				*h -= used;
+				held[i - 1] = false;
 			}
+		}
+		/* the last of the held requests is in: answer the others */
+		if (nheld >= HOLD_N) {
+			for (int i = 1; i <= n; i++) {
+				if (!held[i - 1])
+					continue;
+				char *end = strstr(buf[i - 1], "\r\n\r\n");
+				char out[128];
+				int len = snprintf(out, sizeof(out),
+						   "HTTP/1.1 200 OK\r\n"
+						   "Content-Length: %d\r\n\r\n"
+						   "%d",
+						   i < 10 ? 1 : 2, i);
+				if (write(p[i].fd, out, (size_t)len) != len)
+					continue;
+				size_t used = (size_t)(end + 4 - buf[i - 1]);
+				memmove(buf[i - 1], end + 4,
+					have[i - 1] - used + 1);
+				have[i - 1] -= used;
+				held[i - 1] = false;
+			}
+			nheld = 0;
 		}
 	}
 	for (int i = 1; i <= n; i++)
@@ -257,6 +292,48 @@ static int get(CURLM *multi, CURLSH *share, const char *authz)
 	return atoi(body);
 }
 
+/* n GETs of /hold at once on multi with share, each on a connection of
+ * the pool's (HTTP/1.1: one transfer a connection). */
+static void get_many(CURLM *multi, CURLSH *share, int n)
+{
+	char url[64];
+	CURL *e[8];
+	static char sink[8][16];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/hold", up.port);
+	for (int i = 0; i < n; i++) {
+		e[i] = curl_easy_init();
+		curl_easy_setopt(e[i], CURLOPT_URL, url);
+		curl_easy_setopt(e[i], CURLOPT_SHARE, share);
+		curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, on_body);
+		sink[i][0] = '\0';
+		curl_easy_setopt(e[i], CURLOPT_WRITEDATA, (void *)sink[i]);
+		curl_multi_add_handle(multi, e[i]);
+	}
+	int running = 1;
+	while (running) {
+		curl_multi_perform(multi, &running);
+		if (running)
+			curl_multi_poll(multi, NULL, 0, 100, NULL);
+	}
+	CURLMsg *m;
+	int left;
+	while ((m = curl_multi_info_read(multi, &left)))
+		CHECK(m->msg == CURLMSG_DONE && m->data.result == CURLE_OK);
+	for (int i = 0; i < n; i++) {
+		curl_multi_remove_handle(multi, e[i]);
+		curl_easy_setopt(e[i], CURLOPT_SHARE, NULL);
+		curl_easy_cleanup(e[i]);
+	}
+}
+
+static int closed_count(void)
+{
+	int n = 0, conns = __atomic_load_n(&up.conns, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < conns; i++)
+		n += __atomic_load_n(&up.closed[i], __ATOMIC_ACQUIRE);
+	return n;
+}
+
 static bool wait_closed(int conn)
 {
 	for (int i = 0; i < 200; i++) {
@@ -324,8 +401,25 @@ static void test_connections(void)
 	CHECK(o1 != o2 && o2 != c1 && o2 != b3);
 	CHECK(wait_closed(o2));
 
+	/* a pool keeps at most MAXCONNECTS (4) idle connections: of 7 made
+	 * at once for one credential, 3 are closed when they are done */
+	int conns = __atomic_load_n(&up.conns, __ATOMIC_ACQUIRE);
+	int closed = closed_count();
+	s = proxy_credpool_take(cp, &b, 6000);
+	get_many(multi, s, HOLD_N);
+	proxy_credpool_put(cp, s, 6000);
+	/* b's pool had one connection (b3): 6 more were made */
+	CHECK(__atomic_load_n(&up.conns, __ATOMIC_ACQUIRE) == conns + 6);
+	for (int i = 0; i < 200 && closed_count() < closed + 3; i++)
+		usleep(10 * 1000);
+	usleep(50 * 1000);
+	CHECK(closed_count() == closed + 3);
+
 	proxy_credpool_free(cp); /* closes c's and b's connections */
 	CHECK(wait_closed(c1) && wait_closed(b3));
+	for (int i = 0; i < 200 && closed_count() < conns + 6; i++)
+		usleep(10 * 1000);
+	CHECK(closed_count() == conns + 6); /* every one */
 	curl_multi_cleanup(multi);
 	__atomic_store_n(&up.stop, true, __ATOMIC_RELEASE);
 	pthread_join(up.thread, NULL);
