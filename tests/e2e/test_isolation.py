@@ -298,7 +298,7 @@ class WholeOrStatus(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.fake = h.fake("--quiet", seed="pods=5,configmaps=5")
+        cls.fake = h.fake("--quiet", seed="pods=5,configmaps=300")
         cls.addClassCleanup(cls.fake.stop)
         cls.proxy = h.proxy(cls.fake.url, "pods")
         cls.addClassCleanup(cls.proxy.stop)
@@ -346,6 +346,29 @@ class WholeOrStatus(unittest.TestCase):
     def test_read_cut_short(self):
         self.check("GET", "/api/v1/namespaces/%s/configmaps/%s" % (
             self.cm["namespace"], self.cm["name"]), None, 200)
+
+    def test_long_answer_cut_short(self):
+        """Past the 64 KiB held, the answer streams: cut after that, the
+        client's connection is closed before the body's end, which the
+        client sees as an error, never as a shorter answer."""
+        code, _, whole = h.request("GET", self.fake.url + "/api/v1/configmaps")
+        self.assertEqual(code, 200)
+        self.assertGreater(len(whole), 200 * 1024)
+        for attempt in range(20):
+            self.cut_next(150 * 1024)
+            c = http.client.HTTPConnection(*self.addr, timeout=30)
+            try:
+                code, _, raw = exchange(c, "GET", "/api/v1/configmaps", {})
+            except http.client.IncompleteRead as e:
+                self.assertGreater(len(e.partial), 64 * 1024)  # it streamed
+                return
+            finally:
+                c.close()
+            # whole: the cut went to another request
+            self.assertEqual(code, 200, raw[:300])
+            json.loads(raw)
+            h.wait_until(lambda: self.standing_cut() < 0, timeout=10)
+        self.fail("the cut never landed")
 
     def test_write_cut_short(self):
         self.check("POST", "/api/v1/namespaces/%s/configmaps" % self.cm["namespace"],
