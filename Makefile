@@ -18,7 +18,8 @@
 #                        needs about 15 GB of free memory, refuses without it
 #   make soak            1000 watchers, 100 writes/s and an upstream fault
 #                        a minute for 10 min (SOAK_SECONDS=N); RSS and fds
-#                        before and after
+#                        before and after; first, test_isolation with
+#                        10,000 reads (make test makes 3,000)
 #   make image           build/informer-proxy-VERSION.oci.tar: an OCI image
 #                        from scratch, offline (umoci; scripts/image.sh),
 #                        for linux/amd64 and linux/arm64 (cross-compiled
@@ -286,6 +287,7 @@ bench-large: all $(BENCH_BIN)
 	@bench/run.sh B15
 
 soak: deps-test all
+	@ISOLATION_REQUESTS=10000 /usr/bin/python3 tests/e2e/runner.py test_isolation
 	@SOAK_SECONDS=$(or $(SOAK_SECONDS),600) /usr/bin/python3 tests/soak/soak.py
 
 # clang-format is idempotent with .clang-format: a second run changes nothing.

@@ -49,6 +49,17 @@
 /* --passthrough-timeout: seconds a forwarded request that is not long
  * running may take (the apiserver's own request timeout). */
 #define LIMIT_PASSTHROUGH_TIMEOUT_S 60
+/* Passthrough's upstream connections are pooled by credential, so no two
+ * credentials share one (proxy/pass/credpool.h): at most this many pools
+ * (past it the least recently used idle pool is closed, and with every
+ * pool in use a request gets a connection of its own, closed after it),
+ * each closed after LIMIT_PASS_POOL_IDLE_S unused (Go's transport keeps
+ * an idle connection 90 s), each keeping at most
+ * LIMIT_PASS_POOL_IDLE_CONNS idle connections: at most 128 in all,
+ * within LIMIT_FD_RESERVE. */
+#define LIMIT_PASS_POOLS 32
+#define LIMIT_PASS_POOL_IDLE_S 90
+#define LIMIT_PASS_POOL_IDLE_CONNS 4
 
 /* --authn-source-reviews: reviews a second (a burst of twice that) that
  * one client address (an IPv6 one by its /64) may start for tokens not

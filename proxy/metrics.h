@@ -75,6 +75,12 @@ struct cache_resource;
 	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
 	  "Reads served from the cache without proof because the upstream "     \
 	  "could not be asked.")                                                \
+	X(pass_retries, "informer_proxy_passthrough_retries_total", "",         \
+	  "Forwarded requests sent again on a fresh connection after theirs "   \
+	  "failed under them (a GOAWAY, a close).")                             \
+	X(pass_own_conns, "informer_proxy_passthrough_unpooled_total", "",      \
+	  "Forwarded requests that went on an upstream connection of their "    \
+	  "own, every credential's pool being in use.")                         \
 	X(refused_connections, "informer_proxy_refusals_total",                 \
 	  "reason=\"max_connections\"",                                         \
 	  "Requests answered 429 TooManyRequests by a limit, by limit.")        \

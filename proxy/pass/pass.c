@@ -26,7 +26,10 @@
 #include "config/limits.h"
 #include "config/log.h"
 #include "proxy/front/access.h"
+#include "proxy/metrics.h"
+#include "proxy/pass/credpool.h"
 #include "proxy/pass/forward.h"
+#include "proxy/pass/retry.h"
 #include "proxy/request.h"
 #include "proxy/status.h"
 
@@ -35,6 +38,10 @@
 /* What one request body may hold here at a time: the client is read no
  * further (its connection suspended) while this much waits for libcurl. */
 #define UPLOAD_BUF LIMIT_REQUEST_BODY_BUFFER
+/* An answer that is not long running is sent to the client only once it
+ * is whole or this much of it is in: a failure before then is answered
+ * with a Status, never with a body cut short. */
+#define HOLD_BYTES (64 * 1024)
 
 enum pass_state {
 	PASS_NEW,
@@ -59,8 +66,13 @@ struct proxy_pass {
 	bool too_large;	     /* a chunked body past the limit */
 	bool watch;	     /* a watch: ended at an event's end on drain */
 	bool shape;	     /* a read given the cache's shape (strip) */
-	struct cache_scope scope; /* its strip paths, owned */
-	bool strip_managed;	  /* and metadata.managedFields */
+	struct cache_scope scope;      /* its strip paths, owned */
+	bool strip_managed;	       /* and metadata.managedFields */
+	bool hold;		       /* not long running: held (HOLD_BYTES) */
+	bool idempotency_key;	       /* (X-)Idempotency-Key: may be retried */
+	struct proxy_credpool_key key; /* whose connections it may use */
+	CURLSH *share;		       /* curl thread; its pool's, or NULL */
+	bool retried;		       /* curl thread; sent a second time */
 	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_pass *next; /* pool->active, curl thread only */
 
@@ -107,9 +119,11 @@ struct proxy_pass_pool {
 	pthread_mutex_t lock; /* guards incoming and stop */
 	struct proxy_pass *incoming;
 	bool stop;
-	bool stopped;		   /* main thread only */
-	bool ending;		   /* atomic; the drain: watches end */
-	struct proxy_pass *active; /* curl thread only */
+	bool stopped;		      /* main thread only */
+	bool ending;		      /* atomic; the drain: watches end */
+	struct proxy_pass *active;    /* curl thread only */
+	struct proxy_credpool *creds; /* curl thread only: a pool of
+				       * connections per credential */
 };
 
 /* The most of a shaped answer read whole (proxy_pass_shape). */
@@ -154,6 +168,13 @@ static void resume_client(struct proxy_pass *pass)
 static void wake_pool(struct proxy_pass_pool *pool)
 {
 	curl_multi_wakeup(pool->multi);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- curl thread ---- */
@@ -318,9 +339,59 @@ static void start(struct proxy_pass_pool *pool, struct proxy_pass *pass)
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
 	}
+	/* Whose connections: the pool of its credentials, or, when every
+	 * pool is in use, one of its own that nobody else will use. */
+	pass->share = proxy_credpool_take(pool->creds, &pass->key, now_ms());
+	if (pass->share) {
+		curl_easy_setopt(c, CURLOPT_SHARE, pass->share);
+	} else {
+		PROXY_COUNT(pass_own_conns);
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	}
 	pass->next = pool->active;
 	pool->active = pass;
 	curl_multi_add_handle(pool->multi, c);
+}
+
+/* Whether the failed transfer of pass is sent again (retry.h): then it
+ * goes once more, on a fresh connection of its pool, as if new. The curl
+ * thread, pass removed from the multi handle. */
+static bool retry(struct proxy_pass_pool *pool, struct proxy_pass *pass,
+		  CURLcode rc)
+{
+	long conns = 1, sent = 0;
+	curl_easy_getinfo(pass->easy, CURLINFO_NUM_CONNECTS, &conns);
+	curl_easy_getinfo(pass->easy, CURLINFO_REQUEST_SIZE, &sent);
+	pthread_mutex_lock(&pass->lock);
+	struct proxy_retry_case rc_case = {
+		.method = pass->method,
+		.idempotency_key = pass->idempotency_key,
+		.body_read = pass->up_read,
+		.answered = pass->state >= PASS_HEADERS ||
+			    pass->resp_hdrs.len || pass->data.len,
+		.reused = conns == 0,
+		.sent = sent > 0,
+		.retried = pass->retried,
+		.curl_code = (int)rc,
+	};
+	bool again =
+		!pass->gone && !pass->too_large && proxy_retry_ok(&rc_case);
+	if (again) {
+		pass->retried = true;
+		buf_reset(&pass->resp_hdrs);
+		pass->length = -1;
+		pass->proto = pass->encoded = false;
+		pass->errbuf[0] = '\0';
+	}
+	pthread_mutex_unlock(&pass->lock);
+	if (!again)
+		return false;
+	PROXY_COUNT(pass_retries);
+	curl_easy_setopt(pass->easy, CURLOPT_FRESH_CONNECT, 1L);
+	if (curl_multi_add_handle(pool->multi, pass->easy) != CURLM_OK)
+		return false;
+	return true;
 }
 
 static void finish(struct proxy_pass_pool *pool, struct proxy_pass *pass,
@@ -332,6 +403,15 @@ static void finish(struct proxy_pass_pool *pool, struct proxy_pass *pass,
 		curl_easy_getinfo(pass->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_easy_getinfo(pass->easy, CURLINFO_TOTAL_TIME, &took);
 	curl_multi_remove_handle(pool->multi, pass->easy);
+	if (rc != CURLE_OK && retry(pool, pass, rc))
+		return; /* still active, on a fresh connection */
+	/* the share is this thread's alone: the handle lets go of it here,
+	 * whichever thread frees it */
+	if (pass->share) {
+		curl_easy_setopt(pass->easy, CURLOPT_SHARE, NULL);
+		proxy_credpool_put(pool->creds, pass->share, now_ms());
+		pass->share = NULL;
+	}
 	for (struct proxy_pass **pp = &pool->active; *pp; pp = &(*pp)->next)
 		if (*pp == pass) {
 			*pp = pass->next;
@@ -438,6 +518,7 @@ static void *run(void *arg)
 		if (time(NULL) != last_poke) {
 			last_poke = time(NULL);
 			poke_idle(pool);
+			proxy_credpool_sweep(pool->creds, now_ms());
 		}
 		curl_multi_poll(pool->multi, NULL, 0, 1000, NULL);
 	}
@@ -455,10 +536,18 @@ struct proxy_pass_pool *proxy_pass_pool_new(const struct cache_upstream *up,
 	pool->timeout_s = timeout_s;
 	pool->max_body = LIMIT_REQUEST_BODY_BYTES;
 	pool->multi = curl_multi_init();
+	pool->creds = proxy_credpool_new(
+		LIMIT_PASS_POOLS, (int64_t)LIMIT_PASS_POOL_IDLE_S * 1000);
 	pthread_mutex_init(&pool->lock, NULL);
-	if (!pool->multi || pthread_create(&pool->thread, NULL, run, pool)) {
+	/* the idle connections each credential's pool keeps */
+	if (pool->multi)
+		curl_multi_setopt(pool->multi, CURLMOPT_MAXCONNECTS,
+				  (long)LIMIT_PASS_POOL_IDLE_CONNS);
+	if (!pool->multi || !pool->creds ||
+	    pthread_create(&pool->thread, NULL, run, pool)) {
 		if (pool->multi)
 			curl_multi_cleanup(pool->multi);
+		proxy_credpool_free(pool->creds);
 		pthread_mutex_destroy(&pool->lock);
 		free(pool);
 		return NULL;
@@ -497,6 +586,8 @@ void proxy_pass_pool_free(struct proxy_pass_pool *pool)
 	if (!pool)
 		return;
 	proxy_pass_pool_stop(pool);
+	/* every transfer has let go of its pool (finish()) */
+	proxy_credpool_free(pool->creds);
 	curl_multi_cleanup(pool->multi);
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
@@ -696,6 +787,22 @@ static struct proxy_pass *pass_new(struct proxy_pass_pool *pool,
 	struct proxy_forward_who who =
 		proxy_forward_who(c, pool->lend_identity);
 	pass->strip_identity = who.strip_identity;
+	const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							"Authorization");
+	if (proxy_credpool_key(&pass->key,
+			       who.client_creds ? PROXY_CREDPOOL_CLIENT :
+			       who.as_proxy	? PROXY_CREDPOOL_PROXY :
+						  PROXY_CREDPOOL_ANON,
+			       authz)) {
+		pass_put(pass);
+		return NULL;
+	}
+	pass->idempotency_key =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					    "Idempotency-Key") ||
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					    "X-Idempotency-Key");
+	pass->hold = !long_running(c, target);
 	pass->easy = cache_upstream_easy(pool->up, err, sizeof(err));
 	if (pass->easy &&
 	    cache_upstream_prepare(pool->up, pass->easy, who.as_proxy,
@@ -825,6 +932,16 @@ static enum MHD_Result respond(struct proxy_pass *pass,
 			.reason = PROXY_ServiceUnavailable,
 			.message =
 				"the upstream apiserver could not be reached",
+			.retry_after = 1,
+		};
+		return proxy_reply_status(c, &s);
+	}
+	if (st == PASS_FAILED && !pass->shape) {
+		/* it failed before any of its answer was sent: a clear
+		 * Status, never a body cut short that might pass for whole */
+		struct proxy_status s = {
+			.reason = PROXY_ServiceUnavailable,
+			.message = "the upstream's answer ended early",
 			.retry_after = 1,
 		};
 		return proxy_reply_status(c, &s);
@@ -1078,7 +1195,9 @@ enum MHD_Result proxy_pass_handle(struct proxy_pass_pool *pool,
 	 * answer is observed whole (finish() resumes the connection). */
 	bool wait = st == PASS_STARTED ||
 		    (st == PASS_HEADERS &&
-		     (pass->shape || no_body(pass->method, pass->status)));
+		     (pass->shape || no_body(pass->method, pass->status) ||
+		      (pass->hold &&
+		       pass->data.len - pass->data_off < HOLD_BYTES)));
 	if (wait) { /* resumed early; wait on */
 		if (proxy_request_client_gone(c)) {
 			/* poked by poke_idle(): the client left, close it;

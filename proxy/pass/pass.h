@@ -15,6 +15,16 @@
  * (proxy_pass_pool_set_max_body()) is refused with 413 before anything
  * is forwarded.
  *
+ * Upstream connections are never shared between credentials: each has
+ * a pool of its own (credpool.h), so one client's bad token, after which
+ * the apiserver ends the connection, cannot cut another's requests. A
+ * request whose reused connection failed under it before any answer is
+ * sent again once on a fresh one when it can be replayed (retry.h); one
+ * that failed for good gets 503. An answer that is not long running is
+ * held until whole or 64 KiB in: an upstream failing before then gets a
+ * 503 Status, never a body cut short; after, the client's connection is
+ * closed before the body's end, which a client sees as an error.
+ *
  * Flow control, both ways, so that memory per request stays bounded
  * whatever the sizes (LIMIT_REQUEST_BODY_BUFFER of request body, about
  * 1 MiB of response): a connection with nothing to send is suspended

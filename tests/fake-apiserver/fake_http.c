@@ -263,6 +263,11 @@ enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 		snprintf(v, sizeof(v), "%d", retry_after);
 		MHD_add_response_header(r, "Retry-After", v);
 	}
+	/* The apiserver ends the connection of an unauthenticated request:
+	 * "Connection: close" on HTTP/1.1 (GOAWAY on HTTP/2), so a client
+	 * guessing tokens pays a new handshake for each guess. */
+	if (code == 401)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, code, r);
 	MHD_destroy_response(r);
 	return ret;
