@@ -520,18 +520,26 @@ static void forbidden_message(const char *user,
 	buf_free(&d);
 }
 
-/* The bearer token in an Authorization value; false when there is none
- * or it is too long. */
-static bool token_of(const char *authz, const char **tok, size_t *tlen)
+/* The bearer token in an Authorization value, read as the apiserver's
+ * bearer-token authenticator reads it: white space around the value is
+ * dropped; then the scheme, "bearer" in any case, must be followed by
+ * exactly one space, and the token runs to the next space or the end
+ * ("Bearer  TOKEN", a tab, or "Bearer" alone carry none, and are
+ * anonymous there). False when there is none or it is too long. */
+bool proxy_authn_token_of(const char *authz, const char **tok, size_t *tlen)
 {
-	if (!authz || strncasecmp(authz, "Bearer ", 7))
+	if (!authz)
 		return false;
-	const char *t = authz + 7;
-	while (*t == ' ')
-		t++;
-	size_t n = strlen(t);
-	while (n && t[n - 1] == ' ')
-		n--;
+	size_t b = 0, e = strlen(authz);
+	while (b < e && strchr(" \t\n\v\f\r", authz[b]))
+		b++;
+	while (e > b && strchr(" \t\n\v\f\r", authz[e - 1]))
+		e--;
+	if (e - b < 7 || strncasecmp(authz + b, "bearer ", 7))
+		return false;
+	const char *t = authz + b + 7;
+	const char *sp = memchr(t, ' ', (size_t)(authz + e - t));
+	size_t n = sp ? (size_t)(sp - t) : (size_t)(authz + e - t);
 	*tok = t;
 	*tlen = n;
 	return n && n <= TOKEN_MAX;
@@ -548,7 +556,7 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 	msg[0] = details[0] = '\0';
 	const char *tok;
 	size_t tlen;
-	if (!token_of(authz, &tok, &tlen)) {
+	if (!proxy_authn_token_of(authz, &tok, &tlen)) {
 		PROXY_COUNT(authn_unauthenticated);
 		return PROXY_AUTHN_UNAUTHENTICATED;
 	}
@@ -714,7 +722,7 @@ static bool known(struct proxy_authn *a, const char *authz)
 	const char *tok;
 	size_t tlen;
 	uint8_t key[32];
-	if (!token_of(authz, &tok, &tlen) ||
+	if (!proxy_authn_token_of(authz, &tok, &tlen) ||
 	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
 		return false;
 	const struct user *s = &a->users[slot(key, USERS)];
@@ -732,7 +740,7 @@ void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
 	uint8_t key[32];
 	if (len)
 		out[0] = '\0';
-	if (!len || !authz || !token_of(authz, &tok, &tlen) ||
+	if (!len || !authz || !proxy_authn_token_of(authz, &tok, &tlen) ||
 	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
 		return;
 	const struct user *s = &a->users[slot(key, USERS)];

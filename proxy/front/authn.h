@@ -131,6 +131,13 @@ enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
  * was since replaced). For the access log; any thread. */
 void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
 		      size_t len);
+/* The bearer token in the Authorization value authz, as the apiserver
+ * reads it: the value trimmed of white space, "Bearer" in any case, one
+ * space, then the token up to the next space. *tok points into authz.
+ * False when it carries none ("Bearer  TOKEN" with two spaces, a tab,
+ * "Bearer" alone: anonymous to the apiserver), or the token is longer
+ * than 8192 bytes. Pure; any thread. */
+bool proxy_authn_token_of(const char *authz, const char **tok, size_t *tlen);
 /* The request ended before proxy_authn_finish() (its request-completed
  * callback): j is freed here if its review is over, else by the reviewer
  * when it is; the caller must not touch j again either way. */

@@ -270,9 +270,10 @@ static void test_no_credentials(void)
 	memcpy(big, "Bearer ", 7);
 	memset(big + 7, 'a', 8193); /* TOKEN_MAX + 1 */
 	big[7 + 8193] = '\0';
-	const char *bad[] = { NULL,	     "",	  "Basic YWxpY2U6cHc=",
-			      "Bearer",	     "Bearer ",	  "Bearer     ",
-			      "Bearertoken", "Token abc", big };
+	const char *bad[] = { NULL,	     "",	   "Basic YWxpY2U6cHc=",
+			      "Bearer",	     "Bearer ",	   "Bearer     ",
+			      "Bearertoken", "Token abc",  big,
+			      "Bearer  abc", "Bearer\tabc" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		CHECK(cached(bad[i], NULL) == PROXY_AUTHN_UNAUTHENTICATED);
 		CHECK(cached(bad[i], &list_pods) ==
@@ -287,6 +288,59 @@ static void test_no_credentials(void)
 	big[7 + 8192] = '\0';
 	CHECK(cached(big, NULL) == PROXY_AUTHN_MISS);
 	teardown();
+}
+
+/* Authorization values spelled every which way, against what the
+ * apiserver's bearer-token authenticator takes from them (NULL: no
+ * token, so anonymous there, 401 here). */
+static void test_token_spellings(void)
+{
+	static const struct {
+		const char *authz, *token;
+	} rows[] = {
+		{ "Bearer abc", "abc" },
+		{ "bearer abc", "abc" },
+		{ "BEARER abc", "abc" },
+		{ "BeArEr abc", "abc" },
+		{ "Bearer abc ", "abc" },
+		{ "Bearer abc   ", "abc" },
+		{ "  Bearer abc", "abc" },
+		{ "\tBearer abc\t", "abc" },
+		{ "Bearer abc\r\n", "abc" },
+		{ "Bearer abc def", "abc" },
+		{ "Bearer a\tb", "a\tb" },
+		{ "Bearer  abc", NULL },     /* two spaces */
+		{ "Bearer   abc", NULL },    /* three */
+		{ "Bearer\tabc", NULL },     /* a tab */
+		{ "Bearer \tabc", "\tabc" }, /* a space, then a tab */
+		{ "Bearer", NULL },
+		{ "Bearer ", NULL },
+		{ "Bearer    ", NULL },
+		{ "", NULL },
+		{ "   ", NULL },
+		{ "Bearerabc", NULL },
+		{ "Bearer:abc", NULL },
+		{ "Basic YWxpY2U6cHc=", NULL },
+		{ "Token abc", NULL },
+		{ "Bearer\nabc", NULL },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *tok = NULL;
+		size_t n = 0;
+		bool has = proxy_authn_token_of(rows[i].authz, &tok, &n);
+		bool ok = rows[i].token ?
+				  has && n == strlen(rows[i].token) &&
+					  !memcmp(tok, rows[i].token, n) :
+				  !has;
+		if (!ok)
+			fprintf(stderr, "row %zu: \"%s\": got %s%.*s\n", i,
+				rows[i].authz, has ? "token " : "none",
+				has ? (int)n : 0, has ? tok : "");
+		CHECK(ok);
+	}
+	const char *tok;
+	size_t n;
+	CHECK(!proxy_authn_token_of(NULL, &tok, &n));
 }
 
 /* A good token: one TokenReview, then the cache answers, for that token
@@ -307,9 +361,17 @@ static void test_authenticate(void)
 	      NULL);
 
 	CHECK(cached("Bearer good-token", NULL) == PROXY_AUTHN_ALLOWED);
-	/* the scheme in any case, spaces around the token: the same token */
+	/* the scheme in any case, white space around the value, anything
+	 * after a space past the token: the same token, as the apiserver
+	 * reads it */
 	CHECK(cached("bearer good-token", NULL) == PROXY_AUTHN_ALLOWED);
-	CHECK(cached("Bearer   good-token  ", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(cached(" Bearer good-token \t", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(cached("Bearer good-token more", NULL) == PROXY_AUTHN_ALLOWED);
+	/* but two spaces before it: no token at all, anonymous there */
+	CHECK(cached("Bearer   good-token  ", NULL) ==
+	      PROXY_AUTHN_UNAUTHENTICATED);
+	CHECK(cached("Bearer  good-token", NULL) ==
+	      PROXY_AUTHN_UNAUTHENTICATED);
 	CHECK(ask("Bearer good-token", NULL, 0) == 200);
 	CHECK(http_stub_count(&stub) == 1);
 	/* any other token, a prefix or an extension of it included, is new */
@@ -873,6 +935,7 @@ int main(void)
 	CHECK(d != NULL && mhd_port > 0);
 	if (!d)
 		return check_done("authn");
+	test_token_spellings();
 	test_no_credentials();
 	test_authenticate();
 	test_forged();
