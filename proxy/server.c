@@ -21,6 +21,7 @@
 #include "proxy/front/access.h"
 #include "proxy/front/authn.h"
 #include "proxy/front/reqinfo.h"
+#include "proxy/front/revoke.h"
 #include "proxy/front/conns.h"
 #include "proxy/discovery.h"
 #include "proxy/fresh.h"
@@ -832,6 +833,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
+		/* NULL is survivable: the TTLs still bound every decision */
+		p->revoke = proxy_revoke_start(p->up, p->authn);
 	}
 	if (!p->disc || !p->fresh || !p->pass) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
@@ -965,6 +968,7 @@ void proxy_server_stop(struct proxy *p)
 	proxy_pass_pool_stop(p->pass);
 	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
+	proxy_revoke_stop(p->revoke);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	if (p->mdaemon) /* it reads p->conns and the caches: stopped first */
 		MHD_stop_daemon(p->mdaemon);
@@ -1000,6 +1004,8 @@ void proxy_server_stop(struct proxy *p)
 	p->upgrade = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
+	proxy_revoke_free(p->revoke);
+	p->revoke = NULL;
 	proxy_authn_free(p->authn);
 	p->authn = NULL;
 	pthread_cond_destroy(&p->tick_cond);

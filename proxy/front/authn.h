@@ -131,6 +131,13 @@ enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
  * was since replaced). For the access log; any thread. */
 void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
 		      size_t len);
+/* Something that decides access changed upstream (revoke.h): every
+ * cached decision is a miss from now on, and so is a review that was
+ * under way; with service_accounts (a ServiceAccount changed), so is
+ * every cached token review of a service account's user
+ * (system:serviceaccount:NS:NAME). Any thread; never blocks. NULL is
+ * fine. */
+void proxy_authn_forget(struct proxy_authn *a, bool service_accounts);
 /* The bearer token in the Authorization value authz, as the apiserver
  * reads it: the value trimmed of white space, "Bearer" in any case, one
  * space, then the token up to the next space. *tok points into authz.

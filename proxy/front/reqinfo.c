@@ -114,8 +114,8 @@ bool proxy_reqinfo_selector_name(const char *fs, char *out, size_t cap)
 				break;
 			}
 		}
-		if (!opn || !unescape(t + i + opn, n - i - opn, val,
-				      sizeof(val)))
+		if (!opn ||
+		    !unescape(t + i + opn, n - i - opn, val, sizeof(val)))
 			return false; /* the whole selector is refused */
 		if (!found && t[i] != '!' && i == 13 &&
 		    !memcmp(t, "metadata.name", 13)) {
@@ -137,9 +137,9 @@ bool proxy_reqinfo_selector_name(const char *fs, char *out, size_t cap)
 static const char *method_verb(const char *m)
 {
 	static const char *const map[][2] = {
-		{ "GET", "get" },      { "HEAD", "get" },
-		{ "POST", "create" },  { "PUT", "update" },
-		{ "PATCH", "patch" },  { "DELETE", "delete" },
+		{ "GET", "get" },     { "HEAD", "get" },
+		{ "POST", "create" }, { "PUT", "update" },
+		{ "PATCH", "patch" }, { "DELETE", "delete" },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(m, map[i][0]))

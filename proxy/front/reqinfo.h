@@ -47,7 +47,7 @@ struct proxy_reqinfo {
 
 /* What the query says, as the apiserver decodes its ListOptions. */
 struct proxy_reqinfo_query {
-	const char *watch;	   /* the watch parameter's value; NULL: none */
+	const char *watch; /* the watch parameter's value; NULL: none */
 	const char *field_selector; /* NULL: none */
 	bool options_bad; /* another list option does not decode (a limit
 			   * that is no number...): the name is left out */

@@ -35,6 +35,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "fake_http.h"
+#include "fake_rbac.h"
 #include "fake_tls.h"
 
 #define MAX_TOKEN_LEN 4096
@@ -44,6 +45,7 @@
 /* One --users line; the strings point into line. */
 struct user_entry {
 	char *line;
+	char *sa_group; /* system:serviceaccounts:NS of an SA's token */
 	const char *token;
 	size_t token_len;
 	struct fake_user u;
@@ -180,6 +182,23 @@ static int parse_user(char *line, int lineno, struct user_entry *e,
 		}
 		e->u.groups[e->u.ngroups++] = s;
 	}
+	/* a service account's token: the groups its authenticator adds */
+	static const char sa[] = "system:serviceaccount:";
+	const char *colon = !strncmp(e->u.name, sa, sizeof(sa) - 1) ?
+				    strchr(e->u.name + sizeof(sa) - 1, ':') :
+				    NULL;
+	if (colon && e->u.ngroups <= FAKE_AUTH_MAX_GROUPS - 3) {
+		size_t nl = (size_t)(colon - e->u.name) - (sizeof(sa) - 1);
+		e->sa_group = xmalloc(nl + sizeof("system:serviceaccounts:"));
+		if (!e->sa_group) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		sprintf(e->sa_group, "system:serviceaccounts:%.*s", (int)nl,
+			e->u.name + sizeof(sa) - 1);
+		e->u.groups[e->u.ngroups++] = "system:serviceaccounts";
+		e->u.groups[e->u.ngroups++] = e->sa_group;
+	}
 	e->u.groups[e->u.ngroups++] = "system:authenticated";
 	return 0;
 }
@@ -215,6 +234,7 @@ static int load_users(const char *path, char *err, size_t errlen)
 		v = xrealloc(au.users, (size_t)(au.nusers + 1) * sizeof(*v));
 		if (!v) {
 			free(copy);
+			free(e.sa_group);
 			rc = -ENOMEM;
 			break;
 		}
@@ -355,8 +375,10 @@ fail:
 
 void fake_auth_free(void)
 {
-	for (int i = 0; i < au.nusers; i++)
+	for (int i = 0; i < au.nusers; i++) {
 		free(au.users[i].line);
+		free(au.users[i].sa_group);
+	}
 	for (int i = 0; i < au.nrules; i++) {
 		free(au.rules[i].text);
 		free(au.rules[i].cols_text);
@@ -398,10 +420,13 @@ bool fake_auth_token(const char *t, size_t n, struct fake_user *out)
 	for (int i = 0; i < au.nusers; i++)
 		if (same(au.users[i].token, au.users[i].token_len, t, n))
 			hit = &au.users[i];
-	if (hit) {
+	/* a service account's token dies with its ServiceAccount */
+	if (hit && fake_rbac_sa_alive(hit->u.name)) {
 		*out = hit->u;
 		return true;
 	}
+	if (hit)
+		return false;
 	if (fake_tls_token_ok(t, n)) {
 		*out = admin;
 		return true;
@@ -417,14 +442,20 @@ int fake_auth_request(struct MHD_Connection *c, struct fake_user *out)
 	}
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						    "Authorization");
-	if (h && strncasecmp(h, "Bearer ", 7) == 0) {
-		const char *t = h + 7;
-		while (*t == ' ')
-			t++;
-		size_t n = strlen(t);
-		while (n && t[n - 1] == ' ')
-			n--;
-		if (fake_auth_token(t, n, out))
+	/* as the apiserver's bearer-token authenticator: the value
+	 * trimmed, the scheme in any case, one space, and the token up to
+	 * the next space ("Bearer  T" carries none) */
+	size_t b = 0, e = h ? strlen(h) : 0;
+	while (b < e && strchr(" \t\r\n\v\f", h[b]))
+		b++;
+	while (e > b && strchr(" \t\r\n\v\f", h[e - 1]))
+		e--;
+	if (h && e - b > 7 && strncasecmp(h + b, "Bearer ", 7) == 0) {
+		const char *t = h + b + 7;
+		size_t n = strcspn(t, " ");
+		if (n > e - b - 7)
+			n = e - b - 7;
+		if (n && fake_auth_token(t, n, out))
 			return 1;
 	}
 	if (fake_tls_client_cert_ok(c)) {
@@ -674,7 +705,8 @@ bool fake_auth_allowed(const char *name, const char *const *groups, int ngroups,
 					   au.rules[i].text);
 			return true;
 		}
-	return false;
+	/* then the RBAC objects written to the fake, as RBAC decides */
+	return fake_rbac_allowed(name, groups, ngroups, a, reason);
 }
 
 /* --- replies ----------------------------------------------------------- */

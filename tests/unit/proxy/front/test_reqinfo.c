@@ -33,8 +33,8 @@ static const struct row rows[] = {
 	  "pods", "", "" },
 	{ "POST", "/api/v1/namespaces/a/pods", NULL, NULL, false, "create", "",
 	  "v1", "a", "pods", "", "" },
-	{ "PUT", "/api/v1/namespaces/a/pods/p", NULL, NULL, false, "update",
-	  "", "v1", "a", "pods", "p", "" },
+	{ "PUT", "/api/v1/namespaces/a/pods/p", NULL, NULL, false, "update", "",
+	  "v1", "a", "pods", "p", "" },
 	{ "PATCH", "/api/v1/namespaces/a/pods/p", NULL, NULL, false, "patch",
 	  "", "v1", "a", "pods", "p", "" },
 	{ "DELETE", "/api/v1/namespaces/a/pods/p", NULL, NULL, false, "delete",
@@ -46,14 +46,14 @@ static const struct row rows[] = {
 	/* watch: any value but false and 0, any case */
 	{ "GET", "/api/v1/pods", "true", NULL, false, "watch", "", "v1", "",
 	  "pods", "", "" },
-	{ "GET", "/api/v1/pods", "", NULL, false, "watch", "", "v1", "",
-	  "pods", "", "" },
+	{ "GET", "/api/v1/pods", "", NULL, false, "watch", "", "v1", "", "pods",
+	  "", "" },
 	{ "GET", "/api/v1/pods", "yes", NULL, false, "watch", "", "v1", "",
 	  "pods", "", "" },
 	{ "GET", "/api/v1/pods", "FALSE", NULL, false, "list", "", "v1", "",
 	  "pods", "", "" },
-	{ "GET", "/api/v1/pods", "0", NULL, false, "list", "", "v1", "",
-	  "pods", "", "" },
+	{ "GET", "/api/v1/pods", "0", NULL, false, "list", "", "v1", "", "pods",
+	  "", "" },
 	/* a named object with ?watch stays get */
 	{ "GET", "/api/v1/namespaces/a/pods/p", "true", NULL, false, "get", "",
 	  "v1", "a", "pods", "p", "" },
@@ -68,9 +68,8 @@ static const struct row rows[] = {
 	/* field selectors: the name of a list or watch */
 	{ "GET", "/api/v1/namespaces/a/configmaps", NULL, "metadata.name=cm-1",
 	  false, "list", "", "v1", "a", "configmaps", "cm-1", "" },
-	{ "GET", "/api/v1/namespaces/a/configmaps", NULL,
-	  "metadata.name==cm-1", false, "list", "", "v1", "a", "configmaps",
-	  "cm-1", "" },
+	{ "GET", "/api/v1/namespaces/a/configmaps", NULL, "metadata.name==cm-1",
+	  false, "list", "", "v1", "a", "configmaps", "cm-1", "" },
 	{ "GET", "/api/v1/namespaces/a/configmaps", "1",
 	  "metadata.namespace=rb-a,metadata.name=cm-1", false, "watch", "",
 	  "v1", "a", "configmaps", "cm-1", "" },
@@ -114,9 +113,8 @@ static const struct row rows[] = {
 	{ "GET", "/api/v1/namespaces/a/configmaps", NULL, "metadata.name =x",
 	  false, "list", "", "v1", "a", "configmaps", "", "" },
 	/* a delete of a collection takes no name from a selector */
-	{ "DELETE", "/api/v1/namespaces/a/configmaps", NULL,
-	  "metadata.name=x", false, "deletecollection", "", "v1", "a",
-	  "configmaps", "", "" },
+	{ "DELETE", "/api/v1/namespaces/a/configmaps", NULL, "metadata.name=x",
+	  false, "deletecollection", "", "v1", "a", "configmaps", "", "" },
 	/* subresources; segments past the third are not read */
 	{ "GET", "/api/v1/namespaces/a/pods/p/log", NULL, NULL, false, "get",
 	  "", "v1", "a", "pods", "p", "log" },
@@ -132,16 +130,16 @@ static const struct row rows[] = {
 	  "namespaces", "", "" },
 	{ "GET", "/api/v1/namespaces/a", NULL, NULL, false, "get", "", "v1",
 	  "a", "namespaces", "a", "" },
-	{ "PUT", "/api/v1/namespaces/a/status", NULL, NULL, false, "update",
-	  "", "v1", "a", "namespaces", "a", "status" },
+	{ "PUT", "/api/v1/namespaces/a/status", NULL, NULL, false, "update", "",
+	  "v1", "a", "namespaces", "a", "status" },
 	{ "PUT", "/api/v1/namespaces/a/finalize", NULL, NULL, false, "update",
 	  "", "v1", "a", "namespaces", "a", "finalize" },
 	/* cluster-scoped, groups with dots */
 	{ "GET", "/api/v1/nodes/n1", NULL, NULL, false, "get", "", "v1", "",
 	  "nodes", "n1", "" },
-	{ "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles", NULL,
-	  NULL, false, "list", "rbac.authorization.k8s.io", "v1", "",
-	  "clusterroles", "", "" },
+	{ "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles", NULL, NULL,
+	  false, "list", "rbac.authorization.k8s.io", "v1", "", "clusterroles",
+	  "", "" },
 	{ "GET", "/api/v1/pods/", NULL, NULL, false, "list", "", "v1", "",
 	  "pods", "", "" },
 	/* not resources: discovery, other prefixes, too short */
@@ -180,10 +178,10 @@ static void test_rows(void)
 			fprintf(stderr,
 				"row %zu: %s %s watch=%s fs=%s: got verb=%s "
 				"res=%d g=%s v=%s ns=%s r=%s n=%s s=%s\n",
-				i, r->method, r->path, r->watch ? r->watch : "-",
-				r->fs ? r->fs : "-", ri.verb, ri.resource,
-				ri.group, ri.version, ri.ns, ri.res, ri.name,
-				ri.sub);
+				i, r->method, r->path,
+				r->watch ? r->watch : "-", r->fs ? r->fs : "-",
+				ri.verb, ri.resource, ri.group, ri.version,
+				ri.ns, ri.res, ri.name, ri.sub);
 		CHECK(ok);
 	}
 }
