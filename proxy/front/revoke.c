@@ -18,12 +18,15 @@
 
 #define RBAC "rbac.authorization.k8s.io"
 #define NKINDS 5
-#define HISTORY 64 /* nobody reads it but the reflector */
+#define HISTORY 64	   /* nobody reads it but the reflector */
 #define REFUSED_AFTER_S 30 /* how long the first sync may take to tell */
 
-#define RK(r, k, ns)                                      \
-	{                                                 \
-		RBAC, "v1", r, k, k "List", ns, { NULL } \
+#define RK(r, k, ns)                            \
+	{                                       \
+		RBAC, "v1", r, k, k "List", ns, \
+		{                               \
+			NULL                    \
+		}                               \
 	}
 
 static const struct cache_kind rbac_kinds[] = {
@@ -112,14 +115,15 @@ static void *first_sync(void *arg)
 			break;
 		}
 		if (nrefused && (!pending || late)) {
-			log_warn("delegated auth: the upstream refused to let the "
-				 "proxy list %s (%ld): a revoked grant is "
-				 "forgotten only when its cached decision "
-				 "expires (--authn-allow-ttl); grant list and "
-				 "watch on roles, rolebindings, clusterroles, "
-				 "clusterrolebindings and serviceaccounts to "
-				 "forget it in seconds",
-				 refused, code);
+			log_warn(
+				"delegated auth: the upstream refused to let the "
+				"proxy list %s (%ld): a revoked grant is "
+				"forgotten only when its cached decision "
+				"expires (--authn-allow-ttl); grant list and "
+				"watch on roles, rolebindings, clusterroles, "
+				"clusterrolebindings and serviceaccounts to "
+				"forget it in seconds",
+				refused, code);
 			break;
 		}
 		if (late)
@@ -157,8 +161,8 @@ struct proxy_revoke *proxy_revoke_start(const struct cache_upstream *up,
 	};
 	for (int i = 0; i < NKINDS; i++) {
 		struct watched *w = &r->w[i];
-		if (!kinds[i] || !(w->res = cache_resource_new(kinds[i], up,
-								HISTORY)))
+		if (!kinds[i] ||
+		    !(w->res = cache_resource_new(kinds[i], up, HISTORY)))
 			goto fail_free;
 		r->n++;
 		w->service_accounts = kinds[i]->group[0] == '\0';

@@ -140,10 +140,9 @@ static json_t *role_of(const struct ask *q, json_t *ref, const char *ns)
 	if (!cluster && strcmp(kind, "Role"))
 		return NULL;
 	int res = cluster ? q->crole_res : q->role_res;
-	struct fake_obj *o =
-		res < 0 ? NULL :
-			  fake_store_lookup(res, cluster ? "" : ns,
-					    str(ref, "name"));
+	struct fake_obj *o = res < 0 ? NULL :
+				       fake_store_lookup(res, cluster ? "" : ns,
+							 str(ref, "name"));
 	return o ? json_loadb(o->json, o->len, 0, NULL) : NULL;
 }
 
@@ -171,11 +170,12 @@ static bool visit(void *ctx, struct fake_obj *o)
 					   o->name, bns, str(ref, "kind"),
 					   str(ref, "name"), who);
 			else if (q->reason)
-				buf_printf(q->reason,
-					   "RBAC: allowed by ClusterRoleBinding "
-					   "\"%s\" of %s \"%s\" to %s",
-					   o->name, str(ref, "kind"),
-					   str(ref, "name"), who);
+				buf_printf(
+					q->reason,
+					"RBAC: allowed by ClusterRoleBinding "
+					"\"%s\" of %s \"%s\" to %s",
+					o->name, str(ref, "kind"),
+					str(ref, "name"), who);
 			break;
 		}
 		json_decref(role);
@@ -184,11 +184,11 @@ static bool visit(void *ctx, struct fake_obj *o)
 	return !q->allowed;
 }
 
-bool fake_rbac_allowed(const char *user, const char *const *groups,
-		       int ngroups, const struct fake_attrs *a,
-		       struct buf *reason)
+bool fake_rbac_allowed(const char *user, const char *const *groups, int ngroups,
+		       const struct fake_attrs *a, struct buf *reason)
 {
-	int crb = fake_res_find("clusterrolebindings.rbac.authorization.k8s.io");
+	int crb =
+		fake_res_find("clusterrolebindings.rbac.authorization.k8s.io");
 	int rb = fake_res_find("rolebindings.rbac.authorization.k8s.io");
 	struct ask q = {
 		.user = user,

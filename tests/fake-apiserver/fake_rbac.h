@@ -29,9 +29,8 @@
 /* Whether the store's RBAC objects allow user (with groups) a. reason
  * (NULL: not wanted) gets RBAC's words for the grant, e.g.
  * RBAC: allowed by RoleBinding "rb/ns-1" of Role "reader" to User "alice". */
-bool fake_rbac_allowed(const char *user, const char *const *groups,
-		       int ngroups, const struct fake_attrs *a,
-		       struct buf *reason);
+bool fake_rbac_allowed(const char *user, const char *const *groups, int ngroups,
+		       const struct fake_attrs *a, struct buf *reason);
 
 /* Whether a user name system:serviceaccount:NS:NAME still has its
  * ServiceAccount: false when the fake serves serviceaccounts and NS/NAME
