@@ -18,7 +18,11 @@
  * Decisions are cached by a SHA-256 of the token (and of the attributes
  * for authorization): allowed for --authn-allow-ttl seconds, denied for
  * --authn-deny-ttl (so one bad token costs one review per that time, as
- * the apiserver's webhook authenticator caches too). Each cache is a
+ * the apiserver's webhook authenticator caches too). Those are upper
+ * bounds: revoke.h watches what decides access and calls
+ * proxy_authn_forget() on every change, which makes every cached
+ * decision a miss at once. The attributes are the apiserver's
+ * (reqinfo.h), and the bearer token is read as it reads it. Each cache is a
  * fixed table (a newer entry replaces the one in its slot), so memory
  * stays bounded whatever the tokens; a token review that denied is kept
  * in a table of its own, and a denied access review never replaces a
