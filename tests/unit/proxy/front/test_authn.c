@@ -45,6 +45,10 @@
 #define TR_FORGED                                                             \
 	R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":false," \
 	     "\"error\":\"invalid bearer token\"}}")
+#define TR_ROBOT                                                             \
+	R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true," \
+	     "\"user\":{\"username\":\"system:serviceaccount:ns:robot\","    \
+	     "\"groups\":[\"system:serviceaccounts\"]}}}")
 #define SAR_ALLOW R201("{\"status\":{\"allowed\":true}}")
 #define SAR_DENY \
 	R201("{\"status\":{\"allowed\":false,\"reason\":\"no RBAC policy matched\"}}")
@@ -341,6 +345,57 @@ static void test_token_spellings(void)
 	const char *tok;
 	size_t n;
 	CHECK(!proxy_authn_token_of(NULL, &tok, &n));
+}
+
+/* A change upstream of what decides access (revoke.c) makes every
+ * cached decision a miss, allowed or denied, however long its TTL: the
+ * next request is reviewed again and a revoked grant refused. A
+ * ServiceAccount's change also forgets the token reviews of service
+ * accounts, and only theirs. */
+static void test_forget(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE },
+		{ .match = "subjectaccessreviews",
+		  .response = SAR_ALLOW,
+		  .once = true },
+		{ .match = "subjectaccessreviews", .response = SAR_DENY },
+	};
+	setup(routes, 3, 300, 300);
+	cur_at = &list_pods;
+	CHECK(ask("Bearer tok-a", NULL, 0) == 200);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_ALLOWED);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_ALLOWED);
+	proxy_authn_forget(cur, false);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_MISS);
+	/* alice is no service account: her token review stands */
+	CHECK(cached("Bearer tok-a", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(ask("Bearer tok-a", NULL, 0) == 403);
+	CHECK(http_stub_count(&stub) == 3);
+	/* the denial took the stale allowance's slot, and is cached */
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_FORBIDDEN);
+	proxy_authn_forget(cur, false);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_MISS);
+	proxy_authn_forget(NULL, true); /* nothing to forget */
+	teardown();
+
+	struct http_stub_route sa[] = {
+		{ .match = "tokenreviews", .response = TR_ROBOT },
+		{ .match = "subjectaccessreviews", .response = SAR_ALLOW },
+	};
+	setup(sa, 2, 300, 300);
+	cur_at = &list_pods;
+	CHECK(ask("Bearer robot-tok", NULL, 0) == 200);
+	proxy_authn_forget(cur, false); /* a Role changed */
+	CHECK(cached("Bearer robot-tok", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(ask("Bearer robot-tok", NULL, 0) == 200);
+	CHECK(http_stub_count(&stub) == 3); /* one SubjectAccessReview more */
+	proxy_authn_forget(cur, true);	    /* a ServiceAccount changed */
+	CHECK(cached("Bearer robot-tok", NULL) == PROXY_AUTHN_MISS);
+	CHECK(cached("Bearer robot-tok", &list_pods) == PROXY_AUTHN_MISS);
+	CHECK(ask("Bearer robot-tok", NULL, 0) == 200);
+	CHECK(http_stub_count(&stub) == 5); /* both reviews again */
+	teardown();
 }
 
 /* A good token: one TokenReview, then the cache answers, for that token
@@ -941,6 +996,7 @@ int main(void)
 	test_forged();
 	test_weak_reviews();
 	test_authorize();
+	test_forget();
 	test_forbidden();
 	test_injection();
 	test_upstream_failing();
