@@ -96,7 +96,8 @@ static void *first_sync(void *arg)
 						 __ATOMIC_RELAXED);
 			if (cache_resource_synced(res))
 				continue;
-			if (c == 401 || c == 403) {
+			/* 404: an upstream that does not serve the kind */
+			if (c == 401 || c == 403 || c == 404) {
 				code = c;
 				size_t l = strlen(refused);
 				snprintf(refused + l, sizeof(refused) - l,

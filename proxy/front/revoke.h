@@ -12,9 +12,10 @@
  * reviewed again, and refused. A grant is then forgotten as soon as the
  * upstream's watch tells of its change: about as fast as the apiserver
  * itself applies it. The TTLs (--authn-allow-ttl, --authn-deny-ttl) stay
- * the upper bound: for a kind the proxy may not watch (403 on its list)
- * it says so once at start-up, in one log line, and decisions live out
- * their TTLs.
+ * the upper bound: for a kind the proxy may not watch (401, 403 or 404
+ * on its list) it says so once at start-up, in one log line, and
+ * decisions live out their TTLs; its reflector keeps retrying, with
+ * backoff, so that a grant given later takes effect.
  *
  * Threads: made, stopped and freed by the main thread
  * (proxy_server_start(), proxy_server_stop(), proxy_server_release());
