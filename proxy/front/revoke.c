@@ -89,6 +89,7 @@ static void *first_sync(void *arg)
 	for (;;) {
 		char refused[512] = "", name[160];
 		int pending = 0, nrefused = 0;
+		bool no[NKINDS] = { false };
 		long code = 0;
 		for (int i = 0; i < r->n; i++) {
 			struct cache_resource *res = r->w[i].res;
@@ -98,6 +99,7 @@ static void *first_sync(void *arg)
 				continue;
 			/* 404: an upstream that does not serve the kind */
 			if (c == 401 || c == 403 || c == 404) {
+				no[i] = true;
 				code = c;
 				size_t l = strlen(refused);
 				snprintf(refused + l, sizeof(refused) - l,
@@ -123,8 +125,13 @@ static void *first_sync(void *arg)
 				"expires (--authn-allow-ttl); grant list and "
 				"watch on roles, rolebindings, clusterroles, "
 				"clusterrolebindings and serviceaccounts to "
-				"forget it in seconds",
+				"forget it in seconds (then restart the "
+				"proxy)",
 				refused, code);
+			/* no retries that would fail alike */
+			for (int i = 0; i < r->n; i++)
+				if (no[i])
+					cache_resource_ask_stop(r->w[i].res);
 			break;
 		}
 		if (late)

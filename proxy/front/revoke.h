@@ -13,9 +13,9 @@
  * upstream's watch tells of its change: about as fast as the apiserver
  * itself applies it. The TTLs (--authn-allow-ttl, --authn-deny-ttl) stay
  * the upper bound: for a kind the proxy may not watch (401, 403 or 404
- * on its list) it says so once at start-up, in one log line, and
- * decisions live out their TTLs; its reflector keeps retrying, with
- * backoff, so that a grant given later takes effect.
+ * on its list) it says so once at start-up, in one log line, stops that
+ * kind's reflector (retries would fail alike, and cost the upstream),
+ * and decisions live out their TTLs.
  *
  * Threads: made, stopped and freed by the main thread
  * (proxy_server_start(), proxy_server_stop(), proxy_server_release());
