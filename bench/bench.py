@@ -643,6 +643,87 @@ def bench_b10():
            ratio >= 0.9, "req/s")
 
 
+def bench_b10_revoke(rounds=5):
+    """How long a deleted RoleBinding keeps working: from the DELETE's
+    answer to the first 403 for a LIST the proxy answers from its cache
+    (resourceVersion=0) with a warm decision cache, beside the same LIST
+    asked of the fake itself, polled alternately every 10 ms."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix="bench-revoke-")
+    users = os.path.join(d, "users.csv")
+    with open(users, "w") as f:
+        f.write("reader-tok,reader,uid-reader\n")
+    rules = os.path.join(d, "authz")
+    with open(rules, "w") as f:
+        f.write("nobody get nothing nowhere\n")
+    fake = harness.fake("--token", "bench-admin", "--users", users, "--authz", rules,
+                        "--all-kinds", "--quiet")
+    admin = {"Authorization": "Bearer bench-admin"}
+    reader = {"Authorization": "Bearer reader-tok"}
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+
+    def write(method, path, body=None):
+        st, _, raw_ = harness.request(method, fake.url + path, body=body, headers=admin)
+        assert st in (200, 201), (method, path, st, raw_[:200])
+
+    write("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                         "metadata": {"name": "rb"}})
+    write("POST", "/api/v1/namespaces/rb/configmaps",
+          {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}})
+    write("POST", rbac + "/clusterroles",
+          {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+           "metadata": {"name": "reader"},
+           "rules": [{"verbs": ["list"], "apiGroups": [""], "resources": ["configmaps"]}]})
+    rb = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+          "metadata": {"name": "reader"},
+          "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                      "name": "reader"},
+          "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io",
+                        "name": "reader"}]}
+    kc = os.path.join(d, "kubeconfig")
+    with open(kc, "w") as f:
+        f.write("apiVersion: v1\nkind: Config\ncurrent-context: b\nclusters:\n- name: b\n"
+                "  cluster:\n    server: %s\nusers:\n- name: b\n  user:\n"
+                "    token: bench-admin\ncontexts:\n- name: b\n"
+                "  context: {cluster: b, user: b}\n" % fake.url)
+    srv = harness.proxy(fake.url, "configmaps", "--kubeconfig", kc, "--client-auth", "delegated")
+    path = "/api/v1/namespaces/rb/configmaps?resourceVersion=0"
+
+    def code(url):
+        return harness.request("GET", url + path, headers=reader, timeout=10)[0]
+
+    px, rf = [], []
+    try:
+        harness.wait_ready(srv.url, timeout=60)
+        harness.wait_until(lambda: "watching RBAC objects" in srv.logs(), timeout=60,
+                           what="the proxy watching RBAC")
+        for _ in range(rounds):
+            write("POST", rbac + "/namespaces/rb/rolebindings", rb)
+            harness.wait_until(lambda: code(srv.url) == 200 and code(fake.url) == 200,
+                               timeout=30, what="the grant")
+            for _ in range(3):   # warm: answered from the decision cache
+                assert code(srv.url) == 200
+            write("DELETE", rbac + "/namespaces/rb/rolebindings/reader")
+            t0 = time.monotonic()
+            done = {}
+            while len(done) < 2 and time.monotonic() - t0 < 600:
+                for name, url in (("proxy", srv.url), ("fake", fake.url)):
+                    if name not in done and code(url) == 403:
+                        done[name] = time.monotonic() - t0
+                time.sleep(0.01)
+            px.append(done.get("proxy", 600.0))
+            rf.append(done.get("fake", 600.0))
+    finally:
+        srv.stop(check=False)
+        fake.stop(check=False)
+    raw["B10"] = dict(raw.get("B10", {}), revoke_proxy_s=px, revoke_fake_s=rf)
+    med, worst = statistics.median(px), max(px)
+    record("B10", "RoleBinding delete to 403 through the proxy (s), median of %d" % rounds,
+           r3(med), r3(statistics.median(rf)), None, "<= 2 s", med <= 2, "s")
+    record("B10", "same, worst of %d" % rounds, r3(worst), r3(max(rf)), None, "<= 2 s",
+           worst <= 2, "s")
+
+
 # ---------------------------------------------------------------- B13
 
 def pods_state(url):
@@ -1307,6 +1388,7 @@ def bench_b16(rounds=3, batches=(1, 8, 32), seconds=2):
 SOLO = [
     ("B7", "1, 10, 100 informers", bench_b7),
     ("B10", "delegated auth on B2's GET", bench_b10),
+    ("B10", "delegated auth: a revoked grant's delay", bench_b10_revoke),
     ("B9", "reads without resourceVersion, background writes on", bench_b9),
     ("B11", "memory per pod, stripFields against whole objects", bench_b11),
     ("B12", "a LIST indented for curl against a static compact one", bench_b12),

@@ -72,6 +72,9 @@ struct cache_resource;
 	  "Delegated auth decisions answered from the decision cache.")         \
 	X(authn_access_hits, "informer_proxy_authn_cache_hits_total",           \
 	  "kind=\"SubjectAccessReview\"", NULL)                                 \
+	X(authn_forgotten, "informer_proxy_authn_cache_flushes_total", "",      \
+	  "Times delegated auth's cached decisions were dropped because an "    \
+	  "RBAC object or ServiceAccount changed upstream.")                    \
 	X(consistent_stale, "informer_proxy_consistent_reads_stale_total", "",  \
 	  "Reads served from the cache without proof because the upstream "     \
 	  "could not be asked.")                                                \

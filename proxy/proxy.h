@@ -29,6 +29,7 @@ struct proxy_upgrade_pool;
 struct proxy_discovery;
 struct proxy_fresh;
 struct proxy_authn;
+struct proxy_revoke;
 struct proxy_conns;
 struct proxy_tls;
 struct proxy_origin;
@@ -45,8 +46,9 @@ struct proxy {
 	struct proxy_upgrade_pool *upgrade; /* pass/upgrade.h */
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;
-	struct proxy_authn *authn; /* --client-auth=delegated, else NULL */
-	struct proxy_conns *conns; /* connection and watch limits */
+	struct proxy_authn *authn;   /* --client-auth=delegated, else NULL */
+	struct proxy_revoke *revoke; /* authn's RBAC watch; NULL: TTLs only */
+	struct proxy_conns *conns;   /* connection and watch limits */
 	long nofile; /* RLIMIT_NOFILE, set by main (<= 0: unknown) */
 	/* The reflectors, room for PROXY_MAX_REFLECTORS: a reload
 	 * (reload.h) appends, never moves or shrinks, and marks removed

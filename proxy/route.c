@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "proxy/front/reqinfo.h"
+
 #define MAX_SEGS 10
 
 static int copy(char *dst, size_t cap, const char *s, size_t n)
@@ -61,8 +63,10 @@ int proxy_route_parse(const char *path, struct proxy_route *rt)
 	}
 	if (i >= n)
 		return -ENOENT; /* discovery, not a resource */
-	/* namespaces/NS/RESOURCE... */
-	if (len[i] == 10 && !memcmp(seg[i], "namespaces", 10) && i + 2 < n) {
+	/* namespaces/NS/RESOURCE..., but namespaces/NS/status is the
+	 * namespace's own subresource, as the apiserver reads it */
+	if (len[i] == 10 && !memcmp(seg[i], "namespaces", 10) && i + 2 < n &&
+	    !proxy_reqinfo_namespace_sub(seg[i + 2], len[i + 2])) {
 		if (copy(rt->ns, sizeof(rt->ns), seg[i + 1], len[i + 1]))
 			return -EINVAL;
 		i += 2;

@@ -6,7 +6,8 @@
  *
  * "/api/v1/namespaces/NAME" is the namespace NAME, not a namespaced list:
  * namespaces/NS is read as a namespace only when another segment (the
- * resource) follows it.
+ * resource) follows it, and that segment is not one of the namespace's
+ * own subresources (status, finalize: reqinfo.h).
  *
  * Pure: any thread; struct proxy_route holds copies, nothing to free.
  */

@@ -20,6 +20,8 @@
 #include "config/log.h"
 #include "proxy/front/access.h"
 #include "proxy/front/authn.h"
+#include "proxy/front/reqinfo.h"
+#include "proxy/front/revoke.h"
 #include "proxy/front/conns.h"
 #include "proxy/discovery.h"
 #include "proxy/fresh.h"
@@ -281,41 +283,31 @@ static void req_free(struct req *rq)
 	free(rq);
 }
 
-/* What a request asks for, as the apiserver's RequestInfo reads it. */
-static void request_attrs(struct MHD_Connection *c,
-			  const struct proxy_route *rt, const char *method,
+/* What a request asks for, as the apiserver's RequestInfo reads it
+ * (reqinfo.h); false when a part is too long to ask about. */
+static bool request_attrs(struct MHD_Connection *c, const char *path,
+			  const char *method, struct proxy_reqinfo *ri,
 			  struct proxy_authn_attrs *at)
 {
-	bool watch = is_watch(c, rt);
-	const char *fs = NULL;
+	char bad[8];
+	struct proxy_reqinfo_query q = { 0 };
+	proxy_request_arg(c, "watch", &q.watch);
+	proxy_request_arg(c, "fieldSelector", &q.field_selector);
+	q.options_bad = proxy_request_check_ints(c, bad, sizeof(bad)) != 0;
+	if (proxy_reqinfo_parse(method, path, &q, ri))
+		return false;
 	*at = (struct proxy_authn_attrs){
-		.resource = true,
-		.group = rt->group,
-		.version = rt->version,
-		.res = rt->resource,
-		.sub = rt->sub,
-		.ns = rt->ns,
-		.name = rt->name,
-		.path = "",
+		.resource = ri->resource,
+		.verb = ri->verb,
+		.group = ri->group,
+		.version = ri->version,
+		.res = ri->res,
+		.sub = ri->sub,
+		.ns = ri->ns,
+		.name = ri->name,
+		.path = ri->resource ? "" : ri->path,
 	};
-	/* a named object is "get" even with ?watch=true (and served as a
-	 * GET: is_watch); only the /watch/ prefix makes it "watch" */
-	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
-		at->verb = watch ? "watch" : rt->name[0] ? "get" : "list";
-	else if (!strcmp(method, "POST"))
-		at->verb = "create";
-	else if (!strcmp(method, "PUT"))
-		at->verb = "update";
-	else if (!strcmp(method, "PATCH"))
-		at->verb = "patch";
-	else if (!strcmp(method, "DELETE"))
-		at->verb = rt->name[0] ? "delete" : "deletecollection";
-	else
-		at->verb = "";
-	/* a list or watch of one name by field selector is about that name */
-	if (!rt->name[0] && proxy_request_arg(c, "fieldSelector", &fs) && fs &&
-	    !strncmp(fs, "metadata.name=", 14) && !strchr(fs, ','))
-		at->name = fs + 14;
+	return true;
 }
 
 /* Answer a delegated-auth verdict; true when answered (*ret set), false
@@ -387,7 +379,7 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 		rq->local = false;
 	char msg[1024], details[768];
 	struct proxy_authn_attrs at;
-	struct proxy_route rt;
+	struct proxy_reqinfo ri;
 	const struct proxy_authn_attrs *ask = NULL;
 	if (!rq->local) {
 		/* authenticated here; the upstream authorizes, on the
@@ -403,9 +395,12 @@ static bool delegated_gate(struct proxy *p, struct MHD_Connection *c,
 						 .name = "",
 						 .path = "/metrics" };
 		ask = &at;
-	} else if (!proxy_discovery_path(path) &&
-		   !proxy_route_parse(path, &rt)) {
-		request_attrs(c, &rt, method, &at);
+	} else if (!proxy_discovery_path(path)) {
+		if (!request_attrs(c, path, method, &ri, &at)) {
+			*ret = proxy_reply_error(c, PROXY_BadRequest,
+						 "invalid request path");
+			return true;
+		}
 		ask = &at;
 	}
 	enum proxy_authn_verdict v =
@@ -838,6 +833,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
+		/* NULL is survivable: the TTLs still bound every decision */
+		p->revoke = proxy_revoke_start(p->up, p->authn);
 	}
 	if (!p->disc || !p->fresh || !p->pass) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
@@ -971,6 +968,7 @@ void proxy_server_stop(struct proxy *p)
 	proxy_pass_pool_stop(p->pass);
 	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
+	proxy_revoke_stop(p->revoke);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	if (p->mdaemon) /* it reads p->conns and the caches: stopped first */
 		MHD_stop_daemon(p->mdaemon);
@@ -1006,6 +1004,8 @@ void proxy_server_stop(struct proxy *p)
 	p->upgrade = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
+	proxy_revoke_free(p->revoke);
+	p->revoke = NULL;
 	proxy_authn_free(p->authn);
 	p->authn = NULL;
 	pthread_cond_destroy(&p->tick_cond);

@@ -46,6 +46,7 @@ struct user {		 /* a token's review */
 	bool ok; /* always true in the users table; false for a denial */
 	char name[256], uid[128];
 	char groups[1024]; /* a JSON array's text, "[]" when none */
+	uint64_t sa_epoch; /* a service account's: a.sa_epoch when asked */
 };
 
 struct decision {
@@ -56,6 +57,7 @@ struct decision {
 	uint64_t key[4];    /* SHA-256 of the token, "\n", the attributes */
 	int64_t expires_ms; /* never past its token review's */
 	uint64_t allowed;
+	uint64_t epoch; /* a.epoch when the review was asked */
 	char name[256]; /* the user, for a 403's message */
 	char reason[160];
 };
@@ -87,8 +89,12 @@ struct proxy_authn {
 	struct denial *denials;	    /* ulock */
 	struct decision *decisions; /* dlock */
 	bool failing;		    /* atomic: a review failed last time */
-	bool stop;		    /* atomic; with qlock for the workers */
-	pthread_mutex_t qlock;	    /* the review queues */
+	/* atomic; bumped by proxy_authn_forget(): a decision asked under
+	 * an older epoch, a service account's review under an older
+	 * sa_epoch, is a miss */
+	uint64_t epoch, sa_epoch;
+	bool stop;	       /* atomic; with qlock for the workers */
+	pthread_mutex_t qlock; /* the review queues */
 	pthread_cond_t qcond;
 	struct proxy_authn_job *queue[2], **qtail[2]; /* qlock */
 	int queued[2];				      /* qlock */
@@ -247,6 +253,13 @@ static int review(struct proxy_authn *a, CURL **keep, const char *what,
 	return json_get(d, 0, "status");
 }
 
+/* Whether a user name is a service account's, whose token a deleted
+ * ServiceAccount revokes. */
+static bool service_account(const char *name)
+{
+	return !strncmp(name, "system:serviceaccount:", 22);
+}
+
 /* The user behind token, cached or (keep: on a reviewer) reviewed.
  * Returns 0 with *u filled, -EAGAIN on a miss that may not be reviewed,
  * or -1 when the upstream could not tell. */
@@ -256,8 +269,10 @@ static int user_of(struct proxy_authn *a, CURL **keep, const char *token,
 	int64_t now = cache_rvclock_now_ms();
 	struct user *s = &a->users[slot(key, USERS)];
 	struct denial *dn = &a->denials[slot(key, DENIALS)];
+	uint64_t sa_epoch = __atomic_load_n(&a->sa_epoch, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&a->ulock);
-	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now;
+	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now &&
+		   (!service_account(s->name) || s->sa_epoch == sa_epoch);
 	if (hit) {
 		*u = *s;
 	} else if (!memcmp(dn->key, key, 32) && dn->expires_ms > now) {
@@ -289,6 +304,7 @@ static int user_of(struct proxy_authn *a, CURL **keep, const char *token,
 	memset(u, 0, sizeof(*u));
 	memcpy(u->key, key, 32);
 	strcpy(u->groups, "[]");
+	u->sa_epoch = sa_epoch; /* a deletion since refuses the answer */
 	if (st > 0) {
 		u->ok = is_true(&d, st, "authenticated");
 		int t;
@@ -357,16 +373,19 @@ static bool decision_cached(struct proxy_authn *a, const uint8_t key[32],
 		same = __atomic_load_n(&s->key[i], __ATOMIC_RELAXED) == k[i];
 	int64_t exp = __atomic_load_n(&s->expires_ms, __ATOMIC_RELAXED);
 	uint64_t allowed = __atomic_load_n(&s->allowed, __ATOMIC_RELAXED);
+	uint64_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uint64_t cur = __atomic_load_n(&a->epoch, __ATOMIC_ACQUIRE);
 	if (same && __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == s1 &&
-	    allowed && exp > now) {
+	    allowed && exp > now && epoch == cur) {
 		out->allowed = true;
 		out->name[0] = out->reason[0] = '\0';
 		return true;
 	}
 	/* a denial (its message needs the name), or a slot being written */
 	pthread_mutex_lock(&a->dlock);
-	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now;
+	bool hit = !memcmp(s->key, key, 32) && s->expires_ms > now &&
+		   s->epoch == cur;
 	if (hit) {
 		out->allowed = s->allowed;
 		memcpy(out->name, s->name, sizeof(out->name));
@@ -386,6 +405,7 @@ static void decision_store(struct decision *s, const struct decision *n)
 		__atomic_store_n(&s->key[i], n->key[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&s->expires_ms, n->expires_ms, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->allowed, n->allowed, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->epoch, n->epoch, __ATOMIC_RELAXED);
 	memcpy(s->name, n->name, sizeof(s->name));
 	memcpy(s->reason, n->reason, sizeof(s->reason));
 	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
@@ -405,6 +425,9 @@ static int review_access(struct proxy_authn *a, CURL **keep,
 			 const uint8_t key[32], struct decision *out)
 {
 	int64_t now = cache_rvclock_now_ms();
+	/* taken before asking: a change while the review is under way
+	 * leaves its answer stale at once */
+	uint64_t epoch = __atomic_load_n(&a->epoch, __ATOMIC_ACQUIRE);
 	struct decision *s = &a->decisions[slot(key, DECISIONS)];
 	struct buf req = BUF_INIT, body = BUF_INIT;
 	struct json_doc d = JSON_DOC_INIT;
@@ -436,7 +459,7 @@ static int review_access(struct proxy_authn *a, CURL **keep,
 			       &req, &body, &d) :
 			-1;
 	if (st > 0) {
-		struct decision n = { .expires_ms = 0 };
+		struct decision n = { .epoch = epoch };
 		memcpy(n.key, key, 32);
 		int t;
 		n.allowed = is_true(&d, st, "allowed") &&
@@ -450,7 +473,7 @@ static int review_access(struct proxy_authn *a, CURL **keep,
 		pthread_mutex_lock(&a->dlock);
 		/* a denial never takes the place of another live allowance */
 		if (n.allowed || !s->allowed || s->expires_ms <= now ||
-		    !memcmp(s->key, key, 32))
+		    s->epoch != n.epoch || !memcmp(s->key, key, 32))
 			decision_store(s, &n);
 		pthread_mutex_unlock(&a->dlock);
 		*out = n;
@@ -520,18 +543,26 @@ static void forbidden_message(const char *user,
 	buf_free(&d);
 }
 
-/* The bearer token in an Authorization value; false when there is none
- * or it is too long. */
-static bool token_of(const char *authz, const char **tok, size_t *tlen)
+/* The bearer token in an Authorization value, read as the apiserver's
+ * bearer-token authenticator reads it: white space around the value is
+ * dropped; then the scheme, "bearer" in any case, must be followed by
+ * exactly one space, and the token runs to the next space or the end
+ * ("Bearer  TOKEN", a tab, or "Bearer" alone carry none, and are
+ * anonymous there). False when there is none or it is too long. */
+bool proxy_authn_token_of(const char *authz, const char **tok, size_t *tlen)
 {
-	if (!authz || strncasecmp(authz, "Bearer ", 7))
+	if (!authz)
 		return false;
-	const char *t = authz + 7;
-	while (*t == ' ')
-		t++;
-	size_t n = strlen(t);
-	while (n && t[n - 1] == ' ')
-		n--;
+	size_t b = 0, e = strlen(authz);
+	while (b < e && strchr(" \t\n\v\f\r", authz[b]))
+		b++;
+	while (e > b && strchr(" \t\n\v\f\r", authz[e - 1]))
+		e--;
+	if (e - b < 7 || strncasecmp(authz + b, "bearer ", 7))
+		return false;
+	const char *t = authz + b + 7;
+	const char *sp = memchr(t, ' ', (size_t)(authz + e - t));
+	size_t n = sp ? (size_t)(sp - t) : (size_t)(authz + e - t);
 	*tok = t;
 	*tlen = n;
 	return n && n <= TOKEN_MAX;
@@ -548,7 +579,7 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 	msg[0] = details[0] = '\0';
 	const char *tok;
 	size_t tlen;
-	if (!token_of(authz, &tok, &tlen)) {
+	if (!proxy_authn_token_of(authz, &tok, &tlen)) {
 		PROXY_COUNT(authn_unauthenticated);
 		return PROXY_AUTHN_UNAUTHENTICATED;
 	}
@@ -600,6 +631,16 @@ decided:
 	PROXY_COUNT(authn_forbidden);
 	forbidden_message(dec.name, at, dec.reason, msg, msglen, details, dlen);
 	return PROXY_AUTHN_FORBIDDEN;
+}
+
+void proxy_authn_forget(struct proxy_authn *a, bool service_accounts)
+{
+	if (!a)
+		return;
+	if (service_accounts)
+		__atomic_add_fetch(&a->sa_epoch, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&a->epoch, 1, __ATOMIC_ACQ_REL);
+	PROXY_COUNT(authn_forgotten);
 }
 
 enum proxy_authn_verdict proxy_authn_cached(struct proxy_authn *a,
@@ -714,7 +755,7 @@ static bool known(struct proxy_authn *a, const char *authz)
 	const char *tok;
 	size_t tlen;
 	uint8_t key[32];
-	if (!token_of(authz, &tok, &tlen) ||
+	if (!proxy_authn_token_of(authz, &tok, &tlen) ||
 	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
 		return false;
 	const struct user *s = &a->users[slot(key, USERS)];
@@ -732,7 +773,7 @@ void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
 	uint8_t key[32];
 	if (len)
 		out[0] = '\0';
-	if (!len || !authz || !token_of(authz, &tok, &tlen) ||
+	if (!len || !authz || !proxy_authn_token_of(authz, &tok, &tlen) ||
 	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
 		return;
 	const struct user *s = &a->users[slot(key, USERS)];

@@ -18,7 +18,11 @@
  * Decisions are cached by a SHA-256 of the token (and of the attributes
  * for authorization): allowed for --authn-allow-ttl seconds, denied for
  * --authn-deny-ttl (so one bad token costs one review per that time, as
- * the apiserver's webhook authenticator caches too). Each cache is a
+ * the apiserver's webhook authenticator caches too). Those are upper
+ * bounds: revoke.h watches what decides access and calls
+ * proxy_authn_forget() on every change, which makes every cached
+ * decision a miss at once. The attributes are the apiserver's
+ * (reqinfo.h), and the bearer token is read as it reads it. Each cache is a
  * fixed table (a newer entry replaces the one in its slot), so memory
  * stays bounded whatever the tokens; a token review that denied is kept
  * in a table of its own, and a denied access review never replaces a
@@ -131,6 +135,20 @@ enum proxy_authn_verdict proxy_authn_finish(struct proxy_authn *a,
  * was since replaced). For the access log; any thread. */
 void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
 		      size_t len);
+/* Something that decides access changed upstream (revoke.h): every
+ * cached decision is a miss from now on, and so is a review that was
+ * under way; with service_accounts (a ServiceAccount changed), so is
+ * every cached token review of a service account's user
+ * (system:serviceaccount:NS:NAME). Any thread; never blocks. NULL is
+ * fine. */
+void proxy_authn_forget(struct proxy_authn *a, bool service_accounts);
+/* The bearer token in the Authorization value authz, as the apiserver
+ * reads it: the value trimmed of white space, "Bearer" in any case, one
+ * space, then the token up to the next space. *tok points into authz.
+ * False when it carries none ("Bearer  TOKEN" with two spaces, a tab,
+ * "Bearer" alone: anonymous to the apiserver), or the token is longer
+ * than 8192 bytes. Pure; any thread. */
+bool proxy_authn_token_of(const char *authz, const char **tok, size_t *tlen);
 /* The request ended before proxy_authn_finish() (its request-completed
  * callback): j is freed here if its review is over, else by the reviewer
  * when it is; the caller must not touch j again either way. */

@@ -627,7 +627,8 @@ class HelmRender(unittest.TestCase):
 
     def check_rbac(self, docs, resources, reviews=False):
         """The ClusterRole: get/list/watch on exactly resources, plus create
-        on the two reviews exactly when reviews (delegated client auth)."""
+        on the two reviews and list/watch on what decides access exactly
+        when reviews (delegated client auth)."""
         role = self.of(docs, "ClusterRole")[0]
         reads = [r for r in role["rules"] if r["verbs"] == ["get", "list", "watch"]]
         others = [r for r in role["rules"] if r not in reads]
@@ -636,7 +637,12 @@ class HelmRender(unittest.TestCase):
         want = [{"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"],
                  "verbs": ["create"]},
                 {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"],
-                 "verbs": ["create"]}] if reviews else []
+                 "verbs": ["create"]},
+                {"apiGroups": ["rbac.authorization.k8s.io"],
+                 "resources": ["roles", "rolebindings", "clusterroles", "clusterrolebindings"],
+                 "verbs": ["list", "watch"]},
+                {"apiGroups": [""], "resources": ["serviceaccounts"],
+                 "verbs": ["list", "watch"]}] if reviews else []
         self.assertEqual(others, want)
         self.assertEqual(len(self.of(docs, "ClusterRoleBinding")), 1)
         self.assertEqual(len(self.of(docs, "ServiceAccount")), 1)

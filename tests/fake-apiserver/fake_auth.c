@@ -17,11 +17,15 @@
  *   NAMESPACE      * matches every namespace and cluster-scope requests; a
  *                  name matches only requests in that namespace, so a
  *                  cluster-wide LIST needs *
+ *   [NAMES]        optional, RBAC's resourceNames: the request's name must
+ *                  be one of them (a LIST or WATCH is named only by its
+ *                  field selector's metadata.name); * or absent: any
  * * in a column matches anything, including non-resource paths.
  * Besides the rules, two things are always allowed, as RBAC's defaults
  * do: everything for the group system:masters, and GET of discovery and
  * health paths (/api, /apis, /version, /openapi, /healthz, /livez,
- * /readyz) for anyone who authenticated.
+ * /readyz) for anyone who authenticated. Then the RBAC objects written
+ * to the fake decide (fake_rbac.c).
  */
 #include "fake_auth.h"
 
@@ -35,6 +39,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "fake_http.h"
+#include "fake_rbac.h"
 #include "fake_tls.h"
 
 #define MAX_TOKEN_LEN 4096
@@ -44,6 +49,7 @@
 /* One --users line; the strings point into line. */
 struct user_entry {
 	char *line;
+	char *sa_group; /* system:serviceaccounts:NS of an SA's token */
 	const char *token;
 	size_t token_len;
 	struct fake_user u;
@@ -59,6 +65,7 @@ struct rule {
 	char *text; /* the columns joined by one space */
 	char *cols_text;
 	struct col subj, verb, res, ns;
+	struct col names; /* resourceNames; none: any name */
 	int lineno;
 };
 
@@ -180,6 +187,23 @@ static int parse_user(char *line, int lineno, struct user_entry *e,
 		}
 		e->u.groups[e->u.ngroups++] = s;
 	}
+	/* a service account's token: the groups its authenticator adds */
+	static const char sa[] = "system:serviceaccount:";
+	const char *colon = !strncmp(e->u.name, sa, sizeof(sa) - 1) ?
+				    strchr(e->u.name + sizeof(sa) - 1, ':') :
+				    NULL;
+	if (colon && e->u.ngroups <= FAKE_AUTH_MAX_GROUPS - 3) {
+		size_t nl = (size_t)(colon - e->u.name) - (sizeof(sa) - 1);
+		e->sa_group = xmalloc(nl + sizeof("system:serviceaccounts:"));
+		if (!e->sa_group) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		sprintf(e->sa_group, "system:serviceaccounts:%.*s", (int)nl,
+			e->u.name + sizeof(sa) - 1);
+		e->u.groups[e->u.ngroups++] = "system:serviceaccounts";
+		e->u.groups[e->u.ngroups++] = e->sa_group;
+	}
 	e->u.groups[e->u.ngroups++] = "system:authenticated";
 	return 0;
 }
@@ -215,6 +239,7 @@ static int load_users(const char *path, char *err, size_t errlen)
 		v = xrealloc(au.users, (size_t)(au.nusers + 1) * sizeof(*v));
 		if (!v) {
 			free(copy);
+			free(e.sa_group);
 			rc = -ENOMEM;
 			break;
 		}
@@ -250,25 +275,25 @@ static int split_col(char *s, struct col *c)
 static int parse_rule(const char *line, int lineno, struct rule *r,
 		      const char *path, char *err, size_t errlen)
 {
-	char *copy = xstrdup(line), *p = copy, *w[5];
+	char *copy = xstrdup(line), *p = copy, *w[6];
 	int n = 0;
 
 	if (!copy)
 		return -ENOMEM;
 	copy[strcspn(copy, "#\r\n")] = '\0';
-	for (char *t; n < 5 && (t = strsep(&p, " \t"));)
+	for (char *t; n < 6 && (t = strsep(&p, " \t"));)
 		if (*t)
 			w[n++] = t;
 	if (n == 0) {
 		free(copy);
 		return 1;
 	}
-	if (n != 4) {
+	if (n != 4 && n != 5) {
 		snprintf(err, errlen,
 			 "--authz %s: line %d: want USER_OR_GROUP "
-			 "VERB RESOURCE NAMESPACE, found %s columns",
+			 "VERB RESOURCE NAMESPACE [NAMES], found %s columns",
 			 path, lineno,
-			 n > 4	? "more than 4" :
+			 n > 5	? "more than 5" :
 			 n == 3 ? "3" :
 			 n == 2 ? "2" :
 				  "1");
@@ -276,7 +301,8 @@ static int parse_rule(const char *line, int lineno, struct rule *r,
 		return -EINVAL;
 	}
 	struct buf t = BUF_INIT;
-	buf_printf(&t, "%s %s %s %s", w[0], w[1], w[2], w[3]);
+	buf_printf(&t, "%s %s %s %s%s%s", w[0], w[1], w[2], w[3],
+		   n == 5 ? " " : "", n == 5 ? w[4] : "");
 	if (!buf_ok(&t)) {
 		free(copy);
 		return -ENOMEM;
@@ -285,7 +311,8 @@ static int parse_rule(const char *line, int lineno, struct rule *r,
 			    .cols_text = copy,
 			    .lineno = lineno };
 	if (split_col(w[0], &r->subj) || split_col(w[1], &r->verb) ||
-	    split_col(w[2], &r->res) || split_col(w[3], &r->ns)) {
+	    split_col(w[2], &r->res) || split_col(w[3], &r->ns) ||
+	    (n == 5 && split_col(w[4], &r->names))) {
 		snprintf(err, errlen,
 			 "--authz %s: line %d: an empty column "
 			 "or more than %d alternatives",
@@ -355,8 +382,10 @@ fail:
 
 void fake_auth_free(void)
 {
-	for (int i = 0; i < au.nusers; i++)
+	for (int i = 0; i < au.nusers; i++) {
 		free(au.users[i].line);
+		free(au.users[i].sa_group);
+	}
 	for (int i = 0; i < au.nrules; i++) {
 		free(au.rules[i].text);
 		free(au.rules[i].cols_text);
@@ -398,10 +427,13 @@ bool fake_auth_token(const char *t, size_t n, struct fake_user *out)
 	for (int i = 0; i < au.nusers; i++)
 		if (same(au.users[i].token, au.users[i].token_len, t, n))
 			hit = &au.users[i];
-	if (hit) {
+	/* a service account's token dies with its ServiceAccount */
+	if (hit && fake_rbac_sa_alive(hit->u.name)) {
 		*out = hit->u;
 		return true;
 	}
+	if (hit)
+		return false;
 	if (fake_tls_token_ok(t, n)) {
 		*out = admin;
 		return true;
@@ -417,14 +449,20 @@ int fake_auth_request(struct MHD_Connection *c, struct fake_user *out)
 	}
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						    "Authorization");
-	if (h && strncasecmp(h, "Bearer ", 7) == 0) {
-		const char *t = h + 7;
-		while (*t == ' ')
-			t++;
-		size_t n = strlen(t);
-		while (n && t[n - 1] == ' ')
-			n--;
-		if (fake_auth_token(t, n, out))
+	/* as the apiserver's bearer-token authenticator: the value
+	 * trimmed, the scheme in any case, one space, and the token up to
+	 * the next space ("Bearer  T" carries none) */
+	size_t b = 0, e = h ? strlen(h) : 0;
+	while (b < e && strchr(" \t\r\n\v\f", h[b]))
+		b++;
+	while (e > b && strchr(" \t\r\n\v\f", h[e - 1]))
+		e--;
+	if (h && e - b > 7 && strncasecmp(h + b, "Bearer ", 7) == 0) {
+		const char *t = h + b + 7;
+		size_t n = strcspn(t, " ");
+		if (n > e - b - 7)
+			n = e - b - 7;
+		if (n && fake_auth_token(t, n, out))
 			return 1;
 	}
 	if (fake_tls_client_cert_ok(c)) {
@@ -465,27 +503,61 @@ static bool watch_param(struct MHD_Connection *c)
 	return v && !(strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0);
 }
 
-/* The name a fieldSelector pins with metadata.name=X (or ==), copied to
- * out (room for strlen(fs) + 1), else NULL. */
+/* A selector value unescaped into out: \\ \, \= only, and no bare , or
+ * = (fields.UnescapeValue); false when it does not parse. */
+static bool unescape_value(const char *v, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == ',' || v[i] == '=')
+			return false;
+		if (v[i] == '\\' && (++i == n || !strchr("\\,=", v[i])))
+			return false;
+		out[o++] = v[i];
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* The name a fieldSelector requires, as the apiserver's RequestInfo
+ * takes it: the first metadata.name= or == term, whatever terms beside
+ * it, when the whole selector parses (terms split at unescaped commas,
+ * each at its first != == or =), and the name could be a path segment.
+ * Copied to out (room for strlen(fs) + 1), else NULL. */
 static const char *selector_name(const char *fs, char *out)
 {
+	const char *found = NULL;
 	while (fs && *fs) {
-		size_t n = strcspn(fs, ",");
-		const char *v = NULL;
-		if (n > 15 && strncmp(fs, "metadata.name==", 15) == 0)
-			v = fs + 15;
-		else if (n > 14 && strncmp(fs, "metadata.name=", 14) == 0 &&
-			 fs[14] != '=')
-			v = fs + 14;
-		if (v) {
-			size_t len = n - (size_t)(v - fs);
-			memcpy(out, v, len);
-			out[len] = '\0';
-			return out;
+		size_t n = 0;
+		for (bool esc = false; fs[n] && (esc || fs[n] != ','); n++)
+			esc = !esc && fs[n] == '\\';
+		if (n) {
+			size_t i = 0, op = 0;
+			for (; i < n && !op; i++)
+				op = (i + 1 < n && fs[i + 1] == '=' &&
+				      (fs[i] == '!' || fs[i] == '=')) ?
+					     2 :
+				     fs[i] == '=' ? 1 :
+						    0;
+			if (!op)
+				return NULL;
+			i--;
+			char tmp[512];
+			if (n - i - op >= sizeof(tmp) ||
+			    !unescape_value(fs + i + op, n - i - op, tmp))
+				return NULL;
+			if (!found && fs[i] != '!' && i == 13 &&
+			    strncmp(fs, "metadata.name", 13) == 0) {
+				strcpy(out, tmp);
+				found = out;
+			}
 		}
 		fs += n + (fs[n] == ',');
 	}
-	return NULL;
+	if (found && (!*found || strcmp(found, ".") == 0 ||
+		      strcmp(found, "..") == 0 || strpbrk(found, "/%")))
+		return NULL;
+	return found;
 }
 
 void fake_auth_attrs(struct MHD_Connection *c, const char *method,
@@ -628,6 +700,11 @@ static bool rule_match(const struct rule *r, const char *name,
 	for (int i = 0; i < r->res.n && !res; i++)
 		res = resource_item_match(r->res.it[i], a);
 	ns = col_has(&r->ns, "*") || (*a->ns && col_has(&r->ns, a->ns));
+	/* resourceNames, as RBAC reads them: a request without a name
+	 * (a LIST not pinned by its field selector) matches none */
+	if (r->names.n && !col_has(&r->names, "*") &&
+	    !(*a->name && col_has(&r->names, a->name)))
+		return false;
 	return res && ns;
 }
 
@@ -674,7 +751,8 @@ bool fake_auth_allowed(const char *name, const char *const *groups, int ngroups,
 					   au.rules[i].text);
 			return true;
 		}
-	return false;
+	/* then the RBAC objects written to the fake, as RBAC decides */
+	return fake_rbac_allowed(name, groups, ngroups, a, reason);
 }
 
 /* --- replies ----------------------------------------------------------- */

@@ -258,7 +258,9 @@ The ClusterRole's rules: get/list/watch on every cluster-wide entry of
 .Values.resources (an entry with namespaces gets a Role in each of them
 instead, role.yaml), on customresourcedefinitions when any entry is a
 custom resource, and with delegated client auth, create on tokenreviews
-and subjectaccessreviews, which the proxy sends for every client.
+and subjectaccessreviews, which the proxy sends for every client, and
+list/watch on the RBAC kinds and serviceaccounts, whose changes make it
+forget its cached decisions at once.
 */}}
 {{- define "informer-proxy.rbacRules" -}}
 {{- $cluster := list -}}
@@ -291,6 +293,12 @@ itself; any other group is a custom resource's. */ -}}
 - apiGroups: ["authorization.k8s.io"]
   resources: ["subjectaccessreviews"]
   verbs: ["create"]
+- apiGroups: ["rbac.authorization.k8s.io"]
+  resources: ["roles", "rolebindings", "clusterroles", "clusterrolebindings"]
+  verbs: ["list", "watch"]
+- apiGroups: [""]
+  resources: ["serviceaccounts"]
+  verbs: ["list", "watch"]
 {{- end }}
 {{- with .Values.rbac.extraRules }}
 {{ toYaml . }}

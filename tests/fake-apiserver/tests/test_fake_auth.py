@@ -417,7 +417,7 @@ class FakeAuthFlags(unittest.TestCase):
             (["--users", self.write("u2", 'secret-tok,alice,1,"dev\n')],
              "line 1: unterminated quote"),
             (["--authz", self.write("a1", "alice get pods\n")],
-             "line 1: want USER_OR_GROUP VERB RESOURCE NAMESPACE, found 3 columns"),
+             "line 1: want USER_OR_GROUP VERB RESOURCE NAMESPACE [NAMES], found 3 columns"),
             (["--users", os.path.join(self.tmp, "missing")],
              "No such file or directory"),
         ]

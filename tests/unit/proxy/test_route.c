@@ -43,6 +43,11 @@ static void test_resource_paths(void)
 		    false);
 	check_route("/api/v1/namespaces/kube-system", "", "v1", "",
 		    "namespaces", "kube-system", "", false);
+	/* the namespace's own subresources, as the apiserver reads them */
+	check_route("/api/v1/namespaces/kube-system/status", "", "v1", "",
+		    "namespaces", "kube-system", "status", false);
+	check_route("/api/v1/namespaces/x/finalize", "", "v1", "", "namespaces",
+		    "x", "finalize", false);
 	check_route("/apis/apps/v1/deployments", "apps", "v1", "",
 		    "deployments", "", "", false);
 	check_route("/apis/apps/v1/namespaces/ns1/deployments/d/scale", "apps",

@@ -45,6 +45,10 @@
 #define TR_FORGED                                                             \
 	R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":false," \
 	     "\"error\":\"invalid bearer token\"}}")
+#define TR_ROBOT                                                             \
+	R201("{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true," \
+	     "\"user\":{\"username\":\"system:serviceaccount:ns:robot\","    \
+	     "\"groups\":[\"system:serviceaccounts\"]}}}")
 #define SAR_ALLOW R201("{\"status\":{\"allowed\":true}}")
 #define SAR_DENY \
 	R201("{\"status\":{\"allowed\":false,\"reason\":\"no RBAC policy matched\"}}")
@@ -270,9 +274,10 @@ static void test_no_credentials(void)
 	memcpy(big, "Bearer ", 7);
 	memset(big + 7, 'a', 8193); /* TOKEN_MAX + 1 */
 	big[7 + 8193] = '\0';
-	const char *bad[] = { NULL,	     "",	  "Basic YWxpY2U6cHc=",
-			      "Bearer",	     "Bearer ",	  "Bearer     ",
-			      "Bearertoken", "Token abc", big };
+	const char *bad[] = { NULL,	     "",	   "Basic YWxpY2U6cHc=",
+			      "Bearer",	     "Bearer ",	   "Bearer     ",
+			      "Bearertoken", "Token abc",  big,
+			      "Bearer  abc", "Bearer\tabc" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		CHECK(cached(bad[i], NULL) == PROXY_AUTHN_UNAUTHENTICATED);
 		CHECK(cached(bad[i], &list_pods) ==
@@ -286,6 +291,110 @@ static void test_no_credentials(void)
 	/* exactly TOKEN_MAX is still asked about */
 	big[7 + 8192] = '\0';
 	CHECK(cached(big, NULL) == PROXY_AUTHN_MISS);
+	teardown();
+}
+
+/* Authorization values spelled every which way, against what the
+ * apiserver's bearer-token authenticator takes from them (NULL: no
+ * token, so anonymous there, 401 here). */
+static void test_token_spellings(void)
+{
+	static const struct {
+		const char *authz, *token;
+	} rows[] = {
+		{ "Bearer abc", "abc" },
+		{ "bearer abc", "abc" },
+		{ "BEARER abc", "abc" },
+		{ "BeArEr abc", "abc" },
+		{ "Bearer abc ", "abc" },
+		{ "Bearer abc   ", "abc" },
+		{ "  Bearer abc", "abc" },
+		{ "\tBearer abc\t", "abc" },
+		{ "Bearer abc\r\n", "abc" },
+		{ "Bearer abc def", "abc" },
+		{ "Bearer a\tb", "a\tb" },
+		{ "Bearer  abc", NULL },     /* two spaces */
+		{ "Bearer   abc", NULL },    /* three */
+		{ "Bearer\tabc", NULL },     /* a tab */
+		{ "Bearer \tabc", "\tabc" }, /* a space, then a tab */
+		{ "Bearer", NULL },
+		{ "Bearer ", NULL },
+		{ "Bearer    ", NULL },
+		{ "", NULL },
+		{ "   ", NULL },
+		{ "Bearerabc", NULL },
+		{ "Bearer:abc", NULL },
+		{ "Basic YWxpY2U6cHc=", NULL },
+		{ "Token abc", NULL },
+		{ "Bearer\nabc", NULL },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *tok = NULL;
+		size_t n = 0;
+		bool has = proxy_authn_token_of(rows[i].authz, &tok, &n);
+		bool ok = rows[i].token ?
+				  has && n == strlen(rows[i].token) &&
+					  !memcmp(tok, rows[i].token, n) :
+				  !has;
+		if (!ok)
+			fprintf(stderr, "row %zu: \"%s\": got %s%.*s\n", i,
+				rows[i].authz, has ? "token " : "none",
+				has ? (int)n : 0, has ? tok : "");
+		CHECK(ok);
+	}
+	const char *tok;
+	size_t n;
+	CHECK(!proxy_authn_token_of(NULL, &tok, &n));
+}
+
+/* A change upstream of what decides access (revoke.c) makes every
+ * cached decision a miss, allowed or denied, however long its TTL: the
+ * next request is reviewed again and a revoked grant refused. A
+ * ServiceAccount's change also forgets the token reviews of service
+ * accounts, and only theirs. */
+static void test_forget(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE },
+		{ .match = "subjectaccessreviews",
+		  .response = SAR_ALLOW,
+		  .once = true },
+		{ .match = "subjectaccessreviews", .response = SAR_DENY },
+	};
+	setup(routes, 3, 300, 300);
+	cur_at = &list_pods;
+	CHECK(ask("Bearer tok-a", NULL, 0) == 200);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_ALLOWED);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_ALLOWED);
+	proxy_authn_forget(cur, false);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_MISS);
+	/* alice is no service account: her token review stands */
+	CHECK(cached("Bearer tok-a", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(ask("Bearer tok-a", NULL, 0) == 403);
+	CHECK(http_stub_count(&stub) == 3);
+	/* the denial took the stale allowance's slot, and is cached */
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_FORBIDDEN);
+	proxy_authn_forget(cur, false);
+	CHECK(cached("Bearer tok-a", &list_pods) == PROXY_AUTHN_MISS);
+	proxy_authn_forget(NULL, true); /* nothing to forget */
+	teardown();
+
+	struct http_stub_route sa[] = {
+		{ .match = "tokenreviews", .response = TR_ROBOT },
+		{ .match = "subjectaccessreviews", .response = SAR_ALLOW },
+	};
+	setup(sa, 2, 300, 300);
+	cur_at = &list_pods;
+	CHECK(ask("Bearer robot-tok", NULL, 0) == 200);
+	proxy_authn_forget(cur, false); /* a Role changed */
+	CHECK(cached("Bearer robot-tok", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(ask("Bearer robot-tok", NULL, 0) == 200);
+	CHECK(http_stub_count(&stub) == 3); /* one SubjectAccessReview more */
+	proxy_authn_forget(cur, true);	    /* a ServiceAccount changed */
+	CHECK(cached("Bearer robot-tok", NULL) == PROXY_AUTHN_MISS);
+	CHECK(cached("Bearer robot-tok", &list_pods) == PROXY_AUTHN_MISS);
+	CHECK(ask("Bearer robot-tok", NULL, 0) == 200);
+	CHECK(http_stub_count(&stub) == 5); /* both reviews again */
 	teardown();
 }
 
@@ -307,9 +416,17 @@ static void test_authenticate(void)
 	      NULL);
 
 	CHECK(cached("Bearer good-token", NULL) == PROXY_AUTHN_ALLOWED);
-	/* the scheme in any case, spaces around the token: the same token */
+	/* the scheme in any case, white space around the value, anything
+	 * after a space past the token: the same token, as the apiserver
+	 * reads it */
 	CHECK(cached("bearer good-token", NULL) == PROXY_AUTHN_ALLOWED);
-	CHECK(cached("Bearer   good-token  ", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(cached(" Bearer good-token \t", NULL) == PROXY_AUTHN_ALLOWED);
+	CHECK(cached("Bearer good-token more", NULL) == PROXY_AUTHN_ALLOWED);
+	/* but two spaces before it: no token at all, anonymous there */
+	CHECK(cached("Bearer   good-token  ", NULL) ==
+	      PROXY_AUTHN_UNAUTHENTICATED);
+	CHECK(cached("Bearer  good-token", NULL) ==
+	      PROXY_AUTHN_UNAUTHENTICATED);
 	CHECK(ask("Bearer good-token", NULL, 0) == 200);
 	CHECK(http_stub_count(&stub) == 1);
 	/* any other token, a prefix or an extension of it included, is new */
@@ -873,11 +990,13 @@ int main(void)
 	CHECK(d != NULL && mhd_port > 0);
 	if (!d)
 		return check_done("authn");
+	test_token_spellings();
 	test_no_credentials();
 	test_authenticate();
 	test_forged();
 	test_weak_reviews();
 	test_authorize();
+	test_forget();
 	test_forbidden();
 	test_injection();
 	test_upstream_failing();
