@@ -5,7 +5,7 @@
  * objects' kept encodings (cache/obj.h: cache_obj_pb): an object's
  * envelope, a List, a watch frame, a Status.
  *
- * Wire forms (docs/PROTOBUF.md):
+ * Wire forms (docs/ARCHITECTURE.md, "Protobuf answers"):
  *   body   = "k8s\0" Unknown{1 TypeMeta{1 apiVersion, 2 kind}, 2 raw,
  *            3 "", 4 ""}
  *   list   = body whose raw is XList{1 ListMeta, 2 item...}; items carry

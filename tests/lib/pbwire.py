@@ -2,7 +2,7 @@
 "k8s\\0" envelope (runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind},
 2 raw, 3 contentEncoding, 4 contentType}), a List's ListMeta and items,
 the frames of a watch stream, and the few fields of ObjectMeta and Status
-the tests look at (docs/PROTOBUF.md)."""
+the tests look at (docs/ARCHITECTURE.md, "Protobuf answers")."""
 
 MAGIC = b"k8s\x00"
 

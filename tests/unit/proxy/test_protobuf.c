@@ -1,6 +1,6 @@
 /*
  * test_protobuf: Accept negotiation for protobuf, row by row as a real
- * apiserver answered (docs/PROTOBUF.md), and the framing around kept
+ * apiserver answered, and the framing around kept
  * encodings, byte for byte against a real apiserver's answers
  * (tests/fixtures/protobuf): an empty List, a List of one Pod, a watch
  * frame, a Status.
