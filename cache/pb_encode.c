@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/pb_kinds.h"
 #include "cache/pb_schema_meta.h"
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -1187,6 +1188,23 @@ static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
 	}
 }
 
+/* Whether m is a kind's own type, whose Go struct embeds TypeMeta: its
+ * JSON may carry kind and apiVersion wherever it is nested (the items of
+ * a PartialObjectMetadataList, a StatefulSet's volumeClaimTemplates), and
+ * the wire never does. */
+static bool has_type_meta(const struct pb_msg *m)
+{
+	size_t n;
+	const struct pb_kind_row *rows = pb_kinds_all(&n);
+
+	if (m == &pb_partial_object_metadata || m == &pb_status)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].msg == m)
+			return true;
+	return false;
+}
+
 /* The JSON object [v, v + vn) as message m (no tag: the caller framed
  * it). Top-level kind/apiVersion are skipped by pb_encode_msg. */
 static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
@@ -1203,16 +1221,16 @@ static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct member *mb = &e->ms[first + i];
-		if (top && (key_is(mb, "kind") || key_is(mb, "apiVersion"))) {
+		if (knows(m, mb))
+			continue;
+		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
+		    (top || has_type_meta(m))) {
 			mb->kn = 0; /* matches no field */
 			continue;
 		}
-		if (!knows(m, mb)) {
-			path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0,
-				  true);
-			rc = fail(e, -ENOENT, "unknown member for %s", m->name);
-			goto out;
-		}
+		path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0, true);
+		rc = fail(e, -ENOENT, "unknown member for %s", m->name);
+		goto out;
 	}
 	rc = enc_fields(e, m, first, n);
 	e->nms = first;
@@ -1335,4 +1353,88 @@ int pb_encode_watch_frame(const char *type, const void *body, size_t len,
 	    pb_put_bytes(out, 1, body, len))
 		return -ENOMEM;
 	return 0;
+}
+
+const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
+				    struct pb_list *l)
+{
+	const struct pb_msg *m = pb_kinds_find(api_version, kind);
+	size_t kn = strlen(kind);
+
+	if (m)
+		return m;
+	if (!strcmp(api_version, "meta.k8s.io/v1")) {
+		if (!strcmp(kind, "PartialObjectMetadata"))
+			return &pb_partial_object_metadata;
+		if (!strcmp(kind, "PartialObjectMetadataList"))
+			return &pb_partial_object_metadata_list;
+		return NULL;
+	}
+	if (!strcmp(kind, "Status") && !strcmp(api_version, "v1"))
+		return &pb_status;
+	if (kn > 4 && kn < 128 && !strcmp(kind + kn - 4, "List")) {
+		char item[128];
+		memcpy(item, kind, kn - 4);
+		item[kn - 4] = '\0';
+		if ((m = pb_kinds_find(api_version, item))) {
+			pb_list_init(l, m, kind);
+			return &l->msg;
+		}
+	}
+	return NULL;
+}
+
+/* The top-level string member key of the object json, decoded into out
+ * ("" when absent or not a plain string). */
+static int top_string(struct enc *e, const char *json, size_t len,
+		      const char *key, char *out, size_t cap)
+{
+	size_t first, n;
+	int rc;
+
+	*out = '\0';
+	if ((rc = collect(e, json, json + len, &first, &n)))
+		return rc;
+	for (size_t i = n; i-- > 0;) {
+		const struct member *m = &e->ms[first + i];
+		struct sink s = { NULL, out, cap - 1, 0 };
+		if (!key_is(m, key))
+			continue;
+		if (m->vn >= 2 && m->v[0] == '"' &&
+		    str_decode(m->v, m->vn, &s) == 0 && !memchr(out, 0, s.len))
+			out[s.len] = '\0';
+		else
+			*out = '\0';
+		break;
+	}
+	e->nms = first;
+	return 0;
+}
+
+int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
+		  size_t errlen)
+{
+	struct enc e = { .out = out, .err = err, .errlen = errlen };
+	char av[128], kind[128];
+	struct pb_list l;
+	const struct pb_msg *m;
+	int rc;
+
+	if (err && errlen)
+		*err = '\0';
+	rc = top_string(&e, json, len, "apiVersion", av, sizeof(av));
+	if (!rc)
+		rc = top_string(&e, json, len, "kind", kind, sizeof(kind));
+	free(e.ms);
+	if (rc)
+		return rc;
+	if (!(m = pb_encode_find(av, kind, &l))) {
+		if (err && errlen)
+			snprintf(
+				err, errlen,
+				"no protobuf message for kind \"%s\" of \"%s\"",
+				kind, av);
+		return -ENOENT;
+	}
+	return pb_encode_body(av, kind, m, json, len, out, err, errlen);
 }
