@@ -315,6 +315,35 @@ static int sink_add(struct sink *s, const char *p, size_t n)
 	return 0;
 }
 
+/* The length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0:
+ * no overlong forms, no surrogates, nothing past U+10FFFF. */
+static size_t utf8_len(const char *s, const char *end)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = (size_t)(end - s);
+	uint32_t cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		cp = (uint32_t)(p[0] & 0x0f) << 12 |
+		     (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+		return cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (p[3] & 0xc0) != 0x80)
+			return 0;
+		cp = (uint32_t)(p[0] & 0x07) << 18 |
+		     (uint32_t)(p[1] & 0x3f) << 12 |
+		     (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+		return cp >= 0x10000 && cp <= 0x10ffff ? 4 : 0;
+	}
+	return 0;
+}
+
 /* Decode the JSON string literal [p, p + n) (quotes included) into out:
  * escapes undone, \u escapes as UTF-8 (a lone surrogate as U+FFFD, as
  * Go's decoder does). -EINVAL for a control byte or a bad escape. */
@@ -327,12 +356,21 @@ static int str_decode(const char *p, size_t n, struct sink *out)
 		return -EINVAL;
 	for (p++; p < end;) {
 		const char *run = p;
-		while (p < end && *p != '\\' && (unsigned char)*p >= 0x20)
-			p++;
+		size_t ul = 1;
+		while (p < end && *p != '\\' && (unsigned char)*p >= 0x20 &&
+		       ((unsigned char)*p < 0x80 ||
+			(ul = utf8_len(p, end)) > 0))
+			p += ul;
 		if (p > run && (rc = sink_add(out, run, (size_t)(p - run))))
 			return rc;
 		if (p == end)
 			break;
+		if ((unsigned char)*p >= 0x80) { /* invalid UTF-8 */
+			if ((rc = sink_add(out, "\xef\xbf\xbd", 3)))
+				return rc;
+			p++;
+			continue;
+		}
 		if (*p != '\\')
 			return -EINVAL; /* a raw control byte */
 		if (++p == end)
@@ -422,14 +460,31 @@ static int str_decode(const char *p, size_t n, struct sink *out)
 	return 0;
 }
 
-/* Whether the string literal needs decoding (holds an escape). */
+/* str_plain() past the first byte >= 0x80: valid UTF-8 is plain. */
+static bool str_plain_utf8(const char *p, size_t n)
+{
+	const char *end = p + n - 1;
+	for (p++; p < end;) {
+		size_t u = 1;
+		if (*p == '\\' || (unsigned char)*p < 0x20)
+			return false;
+		if ((unsigned char)*p >= 0x80 && !(u = utf8_len(p, end)))
+			return false;
+		p += u;
+	}
+	return true;
+}
+
+/* Whether the string literal needs decoding (holds an escape, a control
+ * byte or invalid UTF-8). */
 static bool str_plain(const char *p, size_t n)
 {
 	if (n < 2 || p[0] != '"' || p[n - 1] != '"')
 		return false;
 	for (size_t i = 1; i + 1 < n; i++)
-		if (p[i] == '\\' || (unsigned char)p[i] < 0x20)
-			return false;
+		if (p[i] == '\\' || (unsigned char)p[i] < 0x20 ||
+		    (unsigned char)p[i] >= 0x80)
+			return str_plain_utf8(p, n);
 	return true;
 }
 
@@ -707,7 +762,10 @@ static int b64val(char c)
 	return -1;
 }
 
-/* Standard base64 with padding, as Go's encoding/json writes []byte. */
+/* Standard base64 with padding, as Go's encoding/json writes []byte;
+ * only the canonical form (Go's decoder also takes stray bits in the last
+ * character, which no apiserver writes and which would not survive a
+ * round trip). */
 static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
 {
 	size_t mark;
@@ -726,8 +784,11 @@ static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
 		int c = v[i + 2] == '=' ? -2 : b64val(v[i + 2]);
 		int d = v[i + 3] == '=' ? -2 : b64val(v[i + 3]);
 		bool last = i + 4 == vn;
+		/* padding only at the end, and no stray bits before it:
+		 * the canonical form, which Go writes */
 		if (a < 0 || b < 0 || c == -1 || d == -1 ||
-		    (c == -2 && d != -2) || ((c == -2 || d == -2) && !last))
+		    (c == -2 && d != -2) || ((c == -2 || d == -2) && !last) ||
+		    (c == -2 && (b & 15)) || (c >= 0 && d == -2 && (c & 3)))
 			return fail(e, -EINVAL, "invalid base64");
 		uint8_t o[3] = { (uint8_t)(a << 2 | b >> 4), 0, 0 };
 		size_t on = 1;

@@ -102,7 +102,7 @@ static inline json_t *pb_canon(json_t *v)
 		return json_incref(v);
 	case JSON_REAL: {
 		double d = json_real_value(v);
-		if (d == (double)(json_int_t)d && d > -9e18 && d < 9e18)
+		if (d > -9e18 && d < 9e18 && d == (double)(json_int_t)d)
 			return json_integer((json_int_t)d);
 		return json_incref(v);
 	}
