@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/pb_kinds.h"
 #include "cache/pb_schema_meta.h"
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -314,6 +315,35 @@ static int sink_add(struct sink *s, const char *p, size_t n)
 	return 0;
 }
 
+/* The length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0:
+ * no overlong forms, no surrogates, nothing past U+10FFFF. */
+static size_t utf8_len(const char *s, const char *end)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = (size_t)(end - s);
+	uint32_t cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		cp = (uint32_t)(p[0] & 0x0f) << 12 |
+		     (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+		return cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (p[3] & 0xc0) != 0x80)
+			return 0;
+		cp = (uint32_t)(p[0] & 0x07) << 18 |
+		     (uint32_t)(p[1] & 0x3f) << 12 |
+		     (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+		return cp >= 0x10000 && cp <= 0x10ffff ? 4 : 0;
+	}
+	return 0;
+}
+
 /* Decode the JSON string literal [p, p + n) (quotes included) into out:
  * escapes undone, \u escapes as UTF-8 (a lone surrogate as U+FFFD, as
  * Go's decoder does). -EINVAL for a control byte or a bad escape. */
@@ -326,12 +356,21 @@ static int str_decode(const char *p, size_t n, struct sink *out)
 		return -EINVAL;
 	for (p++; p < end;) {
 		const char *run = p;
-		while (p < end && *p != '\\' && (unsigned char)*p >= 0x20)
-			p++;
+		size_t ul = 1;
+		while (p < end && *p != '\\' && (unsigned char)*p >= 0x20 &&
+		       ((unsigned char)*p < 0x80 ||
+			(ul = utf8_len(p, end)) > 0))
+			p += ul;
 		if (p > run && (rc = sink_add(out, run, (size_t)(p - run))))
 			return rc;
 		if (p == end)
 			break;
+		if ((unsigned char)*p >= 0x80) { /* invalid UTF-8 */
+			if ((rc = sink_add(out, "\xef\xbf\xbd", 3)))
+				return rc;
+			p++;
+			continue;
+		}
 		if (*p != '\\')
 			return -EINVAL; /* a raw control byte */
 		if (++p == end)
@@ -421,14 +460,31 @@ static int str_decode(const char *p, size_t n, struct sink *out)
 	return 0;
 }
 
-/* Whether the string literal needs decoding (holds an escape). */
+/* str_plain() past the first byte >= 0x80: valid UTF-8 is plain. */
+static bool str_plain_utf8(const char *p, size_t n)
+{
+	const char *end = p + n - 1;
+	for (p++; p < end;) {
+		size_t u = 1;
+		if (*p == '\\' || (unsigned char)*p < 0x20)
+			return false;
+		if ((unsigned char)*p >= 0x80 && !(u = utf8_len(p, end)))
+			return false;
+		p += u;
+	}
+	return true;
+}
+
+/* Whether the string literal needs decoding (holds an escape, a control
+ * byte or invalid UTF-8). */
 static bool str_plain(const char *p, size_t n)
 {
 	if (n < 2 || p[0] != '"' || p[n - 1] != '"')
 		return false;
 	for (size_t i = 1; i + 1 < n; i++)
-		if (p[i] == '\\' || (unsigned char)p[i] < 0x20)
-			return false;
+		if (p[i] == '\\' || (unsigned char)p[i] < 0x20 ||
+		    (unsigned char)p[i] >= 0x80)
+			return str_plain_utf8(p, n);
 	return true;
 }
 
@@ -706,7 +762,10 @@ static int b64val(char c)
 	return -1;
 }
 
-/* Standard base64 with padding, as Go's encoding/json writes []byte. */
+/* Standard base64 with padding, as Go's encoding/json writes []byte;
+ * only the canonical form (Go's decoder also takes stray bits in the last
+ * character, which no apiserver writes and which would not survive a
+ * round trip). */
 static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
 {
 	size_t mark;
@@ -725,8 +784,11 @@ static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
 		int c = v[i + 2] == '=' ? -2 : b64val(v[i + 2]);
 		int d = v[i + 3] == '=' ? -2 : b64val(v[i + 3]);
 		bool last = i + 4 == vn;
+		/* padding only at the end, and no stray bits before it:
+		 * the canonical form, which Go writes */
 		if (a < 0 || b < 0 || c == -1 || d == -1 ||
-		    (c == -2 && d != -2) || ((c == -2 || d == -2) && !last))
+		    (c == -2 && d != -2) || ((c == -2 || d == -2) && !last) ||
+		    (c == -2 && (b & 15)) || (c >= 0 && d == -2 && (c & 3)))
 			return fail(e, -EINVAL, "invalid base64");
 		uint8_t o[3] = { (uint8_t)(a << 2 | b >> 4), 0, 0 };
 		size_t on = 1;
@@ -1187,6 +1249,23 @@ static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
 	}
 }
 
+/* Whether m is a kind's own type, whose Go struct embeds TypeMeta: its
+ * JSON may carry kind and apiVersion wherever it is nested (the items of
+ * a PartialObjectMetadataList, a StatefulSet's volumeClaimTemplates), and
+ * the wire never does. */
+static bool has_type_meta(const struct pb_msg *m)
+{
+	size_t n;
+	const struct pb_kind_row *rows = pb_kinds_all(&n);
+
+	if (m == &pb_partial_object_metadata || m == &pb_status)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].msg == m)
+			return true;
+	return false;
+}
+
 /* The JSON object [v, v + vn) as message m (no tag: the caller framed
  * it). Top-level kind/apiVersion are skipped by pb_encode_msg. */
 static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
@@ -1203,16 +1282,16 @@ static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct member *mb = &e->ms[first + i];
-		if (top && (key_is(mb, "kind") || key_is(mb, "apiVersion"))) {
+		if (knows(m, mb))
+			continue;
+		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
+		    (top || has_type_meta(m))) {
 			mb->kn = 0; /* matches no field */
 			continue;
 		}
-		if (!knows(m, mb)) {
-			path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0,
-				  true);
-			rc = fail(e, -ENOENT, "unknown member for %s", m->name);
-			goto out;
-		}
+		path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0, true);
+		rc = fail(e, -ENOENT, "unknown member for %s", m->name);
+		goto out;
 	}
 	rc = enc_fields(e, m, first, n);
 	e->nms = first;
@@ -1335,4 +1414,88 @@ int pb_encode_watch_frame(const char *type, const void *body, size_t len,
 	    pb_put_bytes(out, 1, body, len))
 		return -ENOMEM;
 	return 0;
+}
+
+const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
+				    struct pb_list *l)
+{
+	const struct pb_msg *m = pb_kinds_find(api_version, kind);
+	size_t kn = strlen(kind);
+
+	if (m)
+		return m;
+	if (!strcmp(api_version, "meta.k8s.io/v1")) {
+		if (!strcmp(kind, "PartialObjectMetadata"))
+			return &pb_partial_object_metadata;
+		if (!strcmp(kind, "PartialObjectMetadataList"))
+			return &pb_partial_object_metadata_list;
+		return NULL;
+	}
+	if (!strcmp(kind, "Status") && !strcmp(api_version, "v1"))
+		return &pb_status;
+	if (kn > 4 && kn < 128 && !strcmp(kind + kn - 4, "List")) {
+		char item[128];
+		memcpy(item, kind, kn - 4);
+		item[kn - 4] = '\0';
+		if ((m = pb_kinds_find(api_version, item))) {
+			pb_list_init(l, m, kind);
+			return &l->msg;
+		}
+	}
+	return NULL;
+}
+
+/* The top-level string member key of the object json, decoded into out
+ * ("" when absent or not a plain string). */
+static int top_string(struct enc *e, const char *json, size_t len,
+		      const char *key, char *out, size_t cap)
+{
+	size_t first, n;
+	int rc;
+
+	*out = '\0';
+	if ((rc = collect(e, json, json + len, &first, &n)))
+		return rc;
+	for (size_t i = n; i-- > 0;) {
+		const struct member *m = &e->ms[first + i];
+		struct sink s = { NULL, out, cap - 1, 0 };
+		if (!key_is(m, key))
+			continue;
+		if (m->vn >= 2 && m->v[0] == '"' &&
+		    str_decode(m->v, m->vn, &s) == 0 && !memchr(out, 0, s.len))
+			out[s.len] = '\0';
+		else
+			*out = '\0';
+		break;
+	}
+	e->nms = first;
+	return 0;
+}
+
+int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
+		  size_t errlen)
+{
+	struct enc e = { .out = out, .err = err, .errlen = errlen };
+	char av[128], kind[128];
+	struct pb_list l;
+	const struct pb_msg *m;
+	int rc;
+
+	if (err && errlen)
+		*err = '\0';
+	rc = top_string(&e, json, len, "apiVersion", av, sizeof(av));
+	if (!rc)
+		rc = top_string(&e, json, len, "kind", kind, sizeof(kind));
+	free(e.ms);
+	if (rc)
+		return rc;
+	if (!(m = pb_encode_find(av, kind, &l))) {
+		if (err && errlen)
+			snprintf(
+				err, errlen,
+				"no protobuf message for kind \"%s\" of \"%s\"",
+				kind, av);
+		return -ENOENT;
+	}
+	return pb_encode_body(av, kind, m, json, len, out, err, errlen);
 }

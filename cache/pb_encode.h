@@ -60,6 +60,25 @@ void pb_list_init(struct pb_list *l, const struct pb_msg *item,
 		  const char *name);
 
 /*
+ * The message of a document of kind in api_version: a registered kind
+ * (pb_kinds.h), a list of one (kind "XList", made in *l, which must then
+ * outlive its use), Status, PartialObjectMetadata(List). NULL when the
+ * schema has none (a custom resource, a Table).
+ */
+const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
+				    struct pb_list *l);
+
+/*
+ * A whole body for the JSON document json[0, len), whose top-level
+ * "kind" and "apiVersion" name the message (pb_encode_find) and go into
+ * the envelope. Returns 0; -ENOENT when the schema has no message for
+ * the kind or the object holds a member it does not know; -EINVAL;
+ * -ENOMEM. err says which.
+ */
+int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
+		  size_t errlen);
+
+/*
  * Append one frame of a protobuf watch stream: a 4-byte big-endian
  * length, then metav1.WatchEvent {1 type, 2 object RawExtension {1 raw}}
  * whose raw is body[0, len), a whole body (magic and envelope, from

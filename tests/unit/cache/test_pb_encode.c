@@ -336,6 +336,14 @@ static void test_wire_rules(void)
 		  "{\"data\":{\"k\":\"1\",\"\\u006b\":\"\\n\\u00e9\"}}", &out,
 		  err, sizeof(err)) == 0);
 	CHECK(ENDS_WITH(&out, "\x12\x08\x0a\x01k\x12\x03\n\xc3\xa9"));
+	/* invalid UTF-8: each bad byte becomes U+FFFD, as Go's decoder
+	 * reads it; valid multi-byte text stays */
+	CHECK(enc(&pb_configmap,
+		  "{\"data\":{\"k\":\"\xc3\xa9\xff\xed\xa0\x80\"}}", &out, err,
+		  sizeof(err)) == 0);
+	CHECK(ENDS_WITH(&out,
+			"\x12\x13\x0a\x01k\x12\x0e\xc3\xa9"
+			"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"));
 	/* bytes: base64 decoded; the empty value kept */
 	CHECK(enc(&pb_configmap, "{\"binaryData\":{\"b\":\"AAE=\",\"e\":\"\"}}",
 		  &out, err, sizeof(err)) == 0);
@@ -456,8 +464,8 @@ static void test_failures(void)
 	}
 	/* base64 */
 	static const char *const bad64[] = {
-		"\"A\"",	"\"AAE\"",  "\"A=AA\"", "\"AA=A\"",
-		"\"AA==AAAA\"", "\"AA*A\"", "1"
+		"\"A\"",    "\"AAE\"", "\"A=AA\"", "\"AA=A\"", "\"AA==AAAA\"",
+		"\"AA*A\"", "1",       "\"AAF=\"", "\"AB==\""
 	};
 	for (size_t i = 0; i < sizeof(bad64) / sizeof(bad64[0]); i++) {
 		char js[128];
