@@ -213,6 +213,23 @@ class ProtobufServe(unittest.TestCase):
         s = self.stats("configmaps")  # one watch: the one asked of the fake
         self.assertEqual((s["list"], s["watch"]), (before[0], before[1] + 1))
 
+    def test_watch_metadata_only(self):
+        _, _, body = self.get(CMS + "?resourceVersion=0", PB)
+        rv = pbwire.list_meta(pbwire.list_parts(pbwire.envelope(body)[2])[0])["resourceVersion"]
+        path = "/api/v1/namespaces/ns-3/configmaps?watch=1&resourceVersion=" + rv
+        accept = PB + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+        w, direct = PbWatch(self.proxy.url + path, accept), PbWatch(self.fake.url + path, accept)
+        self.addCleanup(w.close)
+        self.addCleanup(direct.close)
+        self.assertEqual((w.status, w.type), (200, STREAM))
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "pbm"}, "data": {"k": "v"}}
+        s, _, b = h.request("POST", self.fake.url + "/api/v1/namespaces/ns-3/configmaps", body=cm)
+        self.assertEqual(s, 201, b)
+        for x in (w, direct):
+            x.wait(named("pbm"), "ADDED of pbm")
+        self.assertEqual(pbwire.envelope(w.frames[0][1])[:2], ("meta.k8s.io/v1", "PartialObjectMetadata"))
+        self.assertEqual(w.frames[0], direct.frames[0])
+
     def test_watch_too_old_is_a_protobuf_error_frame(self):
         w = PbWatch(self.proxy.url + CMS + "?watch=1&resourceVersion=1")
         self.addCleanup(w.close)
@@ -260,8 +277,13 @@ class ProtobufServe(unittest.TestCase):
                 self.assertEqual(s, code, body[:300])
                 self.assertEqual(hd.get("Content-Type"), ctype)
                 # the fake, which negotiates as the apiserver, agrees
-                ds, dhd, _ = self.get(path, accept, base=self.fake.url)
+                ds, dhd, dbody = self.get(path, accept, base=self.fake.url)
                 self.assertEqual((ds, dhd.get("Content-Type")), (code, ctype))
+                if ctype == PB and kind.endswith("List"):  # its RV aside
+                    self.assertEqual(pbwire.list_parts(pbwire.envelope(body)[2])[1],
+                                     pbwire.list_parts(pbwire.envelope(dbody)[2])[1])
+                elif ctype == PB:
+                    self.assertEqual(body, dbody)
                 if ctype == PB:
                     av, k, raw = pbwire.envelope(body)
                     self.assertEqual(k, kind)
@@ -288,6 +310,8 @@ class ProtobufServe(unittest.TestCase):
         st = pbwire.status(body)
         self.assertEqual((st["status"], st["reason"], st["code"]), ("Failure", "NotFound", 404))
         self.assertEqual(st["message"], 'configmaps "nope" not found')
+        self.assertEqual(body, self.get("/api/v1/namespaces/ns-0/configmaps/nope", PB,
+                                        base=self.fake.url)[2])  # the fake's own bytes
         s, hd, body = self.get(CMS + "?labelSelector=a%3D%3D%3Db&resourceVersion=0", PB)
         self.assertEqual(s, 400)
         self.assertEqual(hd.get("Content-Type"), PB)
