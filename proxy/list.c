@@ -4,7 +4,10 @@
  * A LIST takes one snapshot reference and answers with an iovec response
  * that points straight at the cached objects' bytes: nothing is copied
  * or re-encoded, and the snapshot is released when libmicrohttpd is done
- * with the body. Paging binds every page to the first page's snapshot
+ * with the body. In protobuf the pieces are the objects' kept encodings
+ * (cache_obj_pb, made on the first protobuf read of each) inside the
+ * List framing of protobuf.h; an object that cannot be encoded sends the
+ * read upstream. Paging binds every page to the first page's snapshot
  * through an opaque continue token {"v","rv","start"} and a pin in the
  * store.
  */

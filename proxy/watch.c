@@ -4,7 +4,9 @@
  * A watch is a cursor into its resource's history plus a filter. Its
  * content reader copies whole event lines into libmicrohttpd's buffer:
  * the shared, once-encoded line when the event goes out as it is, or a
- * line of its own when the filter turns it into ADDED or DELETED. With
+ * line of its own when the filter turns it into ADDED or DELETED (a
+ * protobuf watch sends the event's protobuf frame, made once for all its
+ * watchers, or a frame of its own: protobuf.h). With
  * nothing to send it suspends the connection and queues itself on the
  * history, whose writer resumes it; no thread waits on an idle watch.
  * The ticker resumes every waiting watch twice a second so deadlines and
