@@ -356,11 +356,13 @@ static int str_decode(const char *p, size_t n, struct sink *out)
 		return -EINVAL;
 	for (p++; p < end;) {
 		const char *run = p;
-		size_t ul = 1;
-		while (p < end && *p != '\\' && (unsigned char)*p >= 0x20 &&
-		       ((unsigned char)*p < 0x80 ||
-			(ul = utf8_len(p, end)) > 0))
-			p += ul;
+		for (size_t ul;
+		     p < end && *p != '\\' && (unsigned char)*p >= 0x20;
+		     p += ul)
+			if ((unsigned char)*p < 0x80)
+				ul = 1;
+			else if (!(ul = utf8_len(p, end)))
+				break;
 		if (p > run && (rc = sink_add(out, run, (size_t)(p - run))))
 			return rc;
 		if (p == end)
@@ -1022,7 +1024,7 @@ static int put_map(struct enc *e, const struct pb_field *f, const char *v,
 		off[2 * i + 1] = e->keys.len - off[2 * i];
 	}
 	for (size_t i = 0; i < n; i++) {
-		e->ms[first + i].k = e->keys.p + off[2 * i];
+		e->ms[first + i].k = e->keys.p ? e->keys.p + off[2 * i] : "";
 		e->ms[first + i].kn = off[2 * i + 1];
 	}
 	qsort(e->ms + first, n, sizeof(*e->ms), cmp_keys);
