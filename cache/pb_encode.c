@@ -356,11 +356,13 @@ static int str_decode(const char *p, size_t n, struct sink *out)
 		return -EINVAL;
 	for (p++; p < end;) {
 		const char *run = p;
-		size_t ul = 1;
-		while (p < end && *p != '\\' && (unsigned char)*p >= 0x20 &&
-		       ((unsigned char)*p < 0x80 ||
-			(ul = utf8_len(p, end)) > 0))
-			p += ul;
+		for (size_t ul;
+		     p < end && *p != '\\' && (unsigned char)*p >= 0x20;
+		     p += ul)
+			if ((unsigned char)*p < 0x80)
+				ul = 1;
+			else if (!(ul = utf8_len(p, end)))
+				break;
 		if (p > run && (rc = sink_add(out, run, (size_t)(p - run))))
 			return rc;
 		if (p == end)
@@ -1022,18 +1024,26 @@ static int put_map(struct enc *e, const struct pb_field *f, const char *v,
 		off[2 * i + 1] = e->keys.len - off[2 * i];
 	}
 	for (size_t i = 0; i < n; i++) {
-		e->ms[first + i].k = e->keys.p + off[2 * i];
+		e->ms[first + i].k = e->keys.p ? e->keys.p + off[2 * i] : "";
 		e->ms[first + i].kn = off[2 * i + 1];
 	}
 	qsort(e->ms + first, n, sizeof(*e->ms), cmp_keys);
+	/* back to offsets: a value's own maps may move e->keys */
 	for (size_t i = 0; i < n; i++) {
 		const struct member *m = &e->ms[first + i];
-		if (i + 1 < n && m[1].kn == m->kn &&
-		    memcmp(m[1].k, m->k, m->kn) == 0)
+		off[2 * i] = e->keys.p ? (size_t)(m->k - e->keys.p) : 0;
+		off[2 * i + 1] = m->kn;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct member *m = &e->ms[first + i];
+		const char *k = e->keys.p ? e->keys.p + off[2 * i] : "";
+		size_t kn = off[2 * i + 1];
+		if (i + 1 < n && off[2 * i + 3] == kn &&
+		    (!kn || !memcmp(e->keys.p + off[2 * i + 2], k, kn)))
 			continue; /* a later duplicate wins */
-		size_t pm = path_push(e, m->k, m->kn, true);
+		size_t pm = path_push(e, k, kn, true);
 		if ((rc = len_begin(e, f->num, &emark)) ||
-		    (rc = put_bytes_field(e, 1, m->k, m->kn)))
+		    (rc = put_bytes_field(e, 1, k, kn)))
 			goto out;
 		bool null = span_is(m->v, m->vn, "null");
 		switch (f->kind) {

@@ -344,6 +344,11 @@ static void test_wire_rules(void)
 	CHECK(ENDS_WITH(&out,
 			"\x12\x13\x0a\x01k\x12\x0e\xc3\xa9"
 			"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"));
+	/* the same after an escape, with text after a multi-byte one */
+	CHECK(enc(&pb_configmap, "{\"data\":{\"k\":\"\\n\xc3\xa9xyz\xff\"}}",
+		  &out, err, sizeof(err)) == 0);
+	CHECK(ENDS_WITH(&out, "\x12\x0e\x0a\x01k\x12\x09\n\xc3\xa9xyz"
+			      "\xef\xbf\xbd"));
 	/* bytes: base64 decoded; the empty value kept */
 	CHECK(enc(&pb_configmap, "{\"binaryData\":{\"b\":\"AAE=\",\"e\":\"\"}}",
 		  &out, err, sizeof(err)) == 0);
