@@ -60,7 +60,7 @@ class PbWatch:
                 self.closed = True
                 self.cond.notify_all()
 
-    def wait(self, pred, what, timeout=30):
+    def wait(self, pred, what, timeout=60):
         with self.cond:
             ok = self.cond.wait_for(lambda: pred(self.frames) or self.closed, timeout)
             if not ok or not pred(self.frames):
@@ -327,7 +327,7 @@ class ProtobufServe(unittest.TestCase):
         self.assertEqual(s, 201, b)
         self.assertIn("surprise", json.loads(b))  # the fake keeps what it is given
         path = "/api/v1/namespaces/ns-2/configmaps/odd?resourceVersion=0"
-        h.wait_until(lambda: h.request("GET", p.url + path)[0] == 200, what="odd in the cache")
+        h.wait_until(lambda: h.request("GET", p.url + path)[0] == 200, timeout=60, what="odd in the cache")
 
         def stats():
             return h.get_json(f.url + "/fake/stats")[1]["resources"]["configmaps"]
@@ -355,7 +355,7 @@ class ProtobufServe(unittest.TestCase):
         # a watch too
         w = PbWatch(p.url + "/api/v1/namespaces/ns-2/configmaps?watch=1&timeoutSeconds=1")
         self.addCleanup(w.close)
-        h.wait_until(lambda: w.closed, what="the upstream's watch to end")
+        h.wait_until(lambda: w.closed, timeout=60, what="the upstream's watch to end")
         # the fake's stats record LISTs and WATCHes (not GETs): the LIST
         # and WATCH passed through, and the LIST asked of it directly; the
         # metric counts the proxy's three
