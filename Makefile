@@ -197,6 +197,10 @@ $(B)/tests/fuzz_%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay-%.o $(LIB_OBJ)
 	@$(if $(V),,echo "  LD $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
 
+# The protobuf targets drive the fake's decoder too.
+PB_FUZZ := pb_decode pb_roundtrip
+$(patsubst %,$(B)/tests/fuzz_%,$(PB_FUZZ)): $(call obj,tests/fake-apiserver/fake_proto.c)
+
 TEST_BIN = $(UNIT_BIN) $(FAKE_UNIT_BIN) $(FUZZ_REPLAY)
 # test_image packs the arm64 proxy too: cross-compiled here, with the rest.
 test-build: build $(TEST_BIN) $(LINT_OBJ) $(A)/bin/informer-proxy
@@ -238,6 +242,8 @@ $(FB)/bin/%: $(FB)/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD[fuzz] $@")
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FAKE_LIBS) $(LDLIBS_ALL)
+
+$(patsubst %,$(FB)/bin/%,$(PB_FUZZ)): $(FB)/tests/fake-apiserver/fake_proto.o
 
 fuzz: deps-fuzz
 	@$(MAKE) --no-print-directory $(patsubst %,$(FB)/bin/%,$(FUZZ_TARGETS))

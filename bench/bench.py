@@ -22,6 +22,9 @@ The setups:
             beside 1000 watchers at 100 writes/s: B14 (many watchers)
   100 pods  fake + proxy for one event line, then only the ceiling
             program in each send mode: B16 (zero-copy fan-out)
+  10k pods  fake + proxy (configmaps where this build cannot encode the
+            pods), curl asking JSON and protobuf alternately: P1
+            (protobuf from the cache; memory of kept encodings)
   1M pods   fake + proxy, only when asked (make bench-large, or
             bench/run.sh B15; B15_PODS=N for another count): B15
 """
@@ -1384,6 +1387,97 @@ def bench_b16(rounds=3, batches=(1, 8, 32), seconds=2):
            r3(copied / done) if done else None, None, None, "info", None)
 
 
+# ---------------------------------------------------------------- P1
+
+PB = "application/vnd.kubernetes.protobuf"
+
+
+def curl_as(url, accept):
+    """(seconds, bytes) of a download by curl as a client (not curl's
+    User-Agent, which gets indented JSON) asking for accept."""
+    p = subprocess.run(["curl", "-s", "-o", "/dev/null", "-A", "informer-bench",
+                        "-H", "Accept: " + accept, "-w",
+                        "%{time_total} %{size_download} %{content_type}", url],
+                       capture_output=True, text=True, timeout=300, check=True)
+    t, n, ctype = p.stdout.split()
+    return float(t), int(n), ctype
+
+
+def pb_passthrough(srv):
+    _, body = get(srv.url, "/metrics")
+    return sum(float(line.split()[-1]) for line in body.decode().splitlines()
+               if line.startswith("informer_proxy_protobuf_passthrough_total{"))
+
+
+def bench_p1(n=10000, rounds=5):
+    """A LIST of n pods in protobuf from the cache beside the same LIST in
+    JSON, alternately, once the first protobuf LIST has encoded them
+    (median and worst of `rounds`); that first LIST's time; and the memory
+    per object of the kept encodings: RSS with no protobuf client, then
+    after one, each over the RSS of the same proxy with nothing cached.
+    Pods need their whole schema: where this build cannot encode the seeded
+    pods (the read goes upstream), configmaps are measured and the row says
+    so."""
+    empty = harness.fake()
+    try:
+        srv0, _ = start_proxy_timed(empty.url)
+        rss0 = settle_rss(srv0.proc.pid)
+        srv0.stop(check=False)
+    finally:
+        empty.stop(check=False)
+    out = {}
+    for kind in ("pods", "configmaps"):
+        fake = harness.fake(seed="%s=%d" % (kind, n))
+        srv = None
+        try:
+            srv = harness.proxy(fake.url, kind)
+            harness.wait_ready(srv.url, timeout=300)
+            url = srv.url + "/api/v1/%s?resourceVersion=0" % kind
+            rss_json = settle_rss(srv.proc.pid, 2.0)
+            jf = curl_as(url, "application/json")
+            first = curl_as(url, PB)
+            if first[2] != PB or pb_passthrough(srv):
+                log("P1: %s not encodable in this build, trying the next kind" % kind)
+                continue
+            rss_pb = settle_rss(srv.proc.pid, 2.0)
+            js, pb = [], []
+            for _ in range(rounds):
+                js.append(curl_as(url, "application/json"))
+                pb.append(curl_as(url, PB))
+            out = {"kind": kind, "n": n, "rss0_kb": rss0, "rss_json_kb": rss_json,
+                   "rss_pb_kb": rss_pb, "first_json": jf, "first_pb": first,
+                   "json": js, "pb": pb}
+            break
+        finally:
+            if srv:
+                srv.stop(check=False)
+            fake.stop(check=False)
+    raw["P1"] = out
+    if not out:
+        record("P1", "protobuf LIST: no kind this build can encode", None, None, None,
+               "info", None)
+        return
+    kind = out["kind"]
+    jm = statistics.median(x[0] for x in out["json"])
+    pm = statistics.median(x[0] for x in out["pb"])
+    jw = max(x[0] for x in out["json"])
+    pw = max(x[0] for x in out["pb"])
+    what = "LIST %dk %s" % (n // 1000, kind)
+    record("P1", "%s in protobuf from the cache, median (s), after the first" % what,
+           r3(pm), r3(jm), r3(pm / jm), "<= 1.2x JSON", pm / jm <= 1.2, "s")
+    record("P1", "%s in protobuf from the cache, worst of %d (s)" % (what, rounds),
+           r3(pw), r3(jw), r3(pw / jw), "info", None, "s")
+    record("P1", "%s in protobuf, the first (encodes every object) (s)" % what,
+           r3(out["first_pb"][0]), r3(jm), r3(out["first_pb"][0] / jm), "info", None, "s")
+    record("P1", "%s: body bytes, protobuf against JSON" % what, out["pb"][0][1],
+           out["json"][0][1], r3(out["pb"][0][1] / out["json"][0][1]), "info", None, "B")
+    per_json = (out["rss_json_kb"] - rss0) * 1024 / n
+    per_pb = (out["rss_pb_kb"] - rss0) * 1024 / n
+    record("P1", "RSS per cached %s object (bytes), with a protobuf client against none"
+           % kind[:-1], round(per_pb), round(per_json), r3(per_pb / per_json),
+           "info", None, "B")
+
+
 # The benchmarks that set up their own world, in the order they run.
 SOLO = [
     ("B7", "1, 10, 100 informers", bench_b7),
@@ -1397,6 +1491,8 @@ SOLO = [
     ("B15", "a million pods (not in the default run: make bench-large)", bench_b15),
     ("B16", "zero-copy fan-out: send, MSG_ZEROCOPY, splice in the ceiling program",
      bench_b16),
+    ("P1", "protobuf LIST from the cache against JSON; memory of kept encodings",
+     bench_p1),
 ]
 
 
@@ -1404,6 +1500,7 @@ def main():
     want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 15)}
     if not sys.argv[1:]:
         want.add("B16")
+        want.add("P1")
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")

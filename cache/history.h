@@ -40,6 +40,10 @@ struct cache_event {
 	int64_t arrived_ns; /* monotonic: when its bytes came from upstream */
 	struct cache_obj *obj;	/* owned; for DELETED the last state */
 	struct cache_obj *prev; /* owned; NULL for ADDED */
+	/* The line in another encoding (the proxy's protobuf watch frame),
+	 * made on first demand and published with cache_blob_publish();
+	 * NULL until then. Atomic; freed with the event. */
+	struct cache_blob *twin;
 	size_t len;
 	char line[]; /* the wire line, ending in \n */
 };

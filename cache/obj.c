@@ -16,6 +16,8 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/pb_encode.h"
+#include "cache/pb_kinds.h"
 #include "config/alloc.h"
 #include "config/limits.h"
 
@@ -555,6 +557,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 
 	o->magic = CACHE_OBJ_MAGIC;
 	o->refs = 1;
+	o->pb = NULL;
 	o->kind = kind;
 	json_u64(dp, pk.rv, &o->rv);
 	o->name = put_str(dp, pk.name, &at);
@@ -647,8 +650,71 @@ void cache_obj_put(struct cache_obj *o)
 		return;
 	if (__atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		o->magic = 0;
+		free(o->pb); /* no reader left: nobody holds a reference */
 		free(o);
 	}
+}
+
+struct cache_blob *cache_blob_publish(struct cache_blob **slot,
+				      struct cache_blob *b)
+{
+	struct cache_blob *none = NULL;
+	if (!b)
+		return NULL;
+	if (__atomic_compare_exchange_n(slot, &none, b, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return b;
+	free(b); /* another thread's encoding won: the same bytes */
+	return none;
+}
+
+int cache_obj_pb(struct cache_obj *o, const unsigned char **raw, size_t *len,
+		 char *err, size_t errlen)
+{
+	struct cache_blob *b = __atomic_load_n(&o->pb, __ATOMIC_ACQUIRE);
+	if (!b) {
+		char apiv[160], why[160] = "";
+		cache_kind_api_version(o->kind, apiv, sizeof(apiv));
+		const struct pb_msg *m = pb_kinds_find(apiv, o->kind->kind);
+		struct buf out = BUF_INIT;
+		int r = -ENOSYS;
+		if (m)
+			r = pb_encode_msg(m, o->json, o->len, &out, why,
+					  sizeof(why));
+		else
+			snprintf(why, sizeof(why),
+				 "no protobuf schema for %.60s %.60s", apiv,
+				 o->kind->kind);
+		if (!r && !buf_ok(&out))
+			r = -ENOMEM;
+		if (r == -ENOMEM) {
+			buf_free(&out);
+			if (err && errlen)
+				snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		size_t n = r ? 0 : out.len;
+		b = xmalloc(sizeof(*b) + (n ? n : 1));
+		if (!b) {
+			buf_free(&out);
+			return -ENOMEM;
+		}
+		b->len = n;
+		b->err = r;
+		if (n)
+			memcpy(b->p, out.p, n);
+		buf_free(&out);
+		if (r && err && errlen)
+			snprintf(err, errlen, "%s", why);
+		b = cache_blob_publish(&o->pb, b);
+	} else if (b->err && err && errlen) {
+		snprintf(err, errlen, "cannot be encoded in protobuf");
+	}
+	if (b->err)
+		return b->err;
+	*raw = b->p;
+	*len = b->len;
+	return 0;
 }
 
 const char *cache_obj_label(const struct cache_obj *o, const char *key)

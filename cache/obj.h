@@ -48,8 +48,28 @@ struct cache_obj {
 	const char *json;
 	size_t len;
 	uint32_t item_off;
+	/* The protobuf message, made on first demand (cache_obj_pb); NULL
+	 * until then. Atomic; freed with the object. */
+	struct cache_blob *pb;
 	/* the arena with the bytes above follows */
 };
+
+/* Bytes made from an object once and kept beside it: len bytes at p, or
+ * err (a negative errno) when they cannot be made. Immutable once
+ * published; lives as long as its owner. */
+struct cache_blob {
+	size_t len;
+	int err;
+	unsigned char p[];
+};
+
+/*
+ * Publish b at *slot unless another thread did first (compare and swap):
+ * returns the blob that stays there, and frees b when it lost. b NULL:
+ * returns NULL. Any thread.
+ */
+struct cache_blob *cache_blob_publish(struct cache_blob **slot,
+				      struct cache_blob *b);
 
 /*
  * Parse one object's JSON. Keeps a private copy of the bytes (minus
@@ -108,6 +128,21 @@ static inline struct cache_obj *cache_obj_get(struct cache_obj *o)
 }
 
 void cache_obj_put(struct cache_obj *o);
+
+/*
+ * o's object as a Kubernetes protobuf message (no envelope, no TypeMeta:
+ * cache/pb_encode.h), encoded on the first call and kept until o is
+ * freed; later calls, from any thread, return the same bytes without
+ * work. Objects nobody asks for in protobuf pay only the NULL pointer.
+ * Sets *raw and *len (valid while the caller holds its reference to o)
+ * and returns 0; -ENOENT when o holds a member the kind's schema does
+ * not know (it cannot be encoded faithfully), -ENOSYS when the kind has
+ * no schema (a custom resource, a kind not written down): both kept, so
+ * asked again they answer at once; -ENOMEM (not kept). err, when given,
+ * names the first failure ("Pod.spec.foo").
+ */
+int cache_obj_pb(struct cache_obj *o, const unsigned char **raw, size_t *len,
+		 char *err, size_t errlen);
 
 /* The value of label key, or NULL. */
 const char *cache_obj_label(const struct cache_obj *o, const char *key);

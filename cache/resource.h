@@ -72,6 +72,13 @@ struct cache_resource_stats { /* all atomic */
 	 * ones passed through because they reach outside it (the proxy's;
 	 * counted only where the scope is not the whole resource) */
 	uint64_t scope_served, scope_passthrough;
+	/* protobuf reads of this kind passed through because the cache
+	 * cannot encode them faithfully, by reason (the proxy's:
+	 * proxy/protobuf.h, PROXY_PB_PASS_NREASONS) */
+	uint64_t pb_passthrough_by[3];
+	/* 1 once a protobuf watch of it met an object it could not encode:
+	 * from then on its protobuf watches go upstream */
+	uint64_t pb_watch_failed;
 	/* the full LIST under way, or the last one: 1 while one runs,
 	 * objects parsed and bytes received so far, the total the upstream
 	 * announced (objects so far + remainingItemCount; 0: unknown) and

@@ -4,7 +4,10 @@
  * A LIST takes one snapshot reference and answers with an iovec response
  * that points straight at the cached objects' bytes: nothing is copied
  * or re-encoded, and the snapshot is released when libmicrohttpd is done
- * with the body. Paging binds every page to the first page's snapshot
+ * with the body. In protobuf the pieces are the objects' kept encodings
+ * (cache_obj_pb, made on the first protobuf read of each) inside the
+ * List framing of protobuf.h; an object that cannot be encoded sends the
+ * read upstream. Paging binds every page to the first page's snapshot
  * through an opaque continue token {"v","rv","start"} and a pin in the
  * store.
  */
@@ -25,6 +28,7 @@
 #include "proxy/continue.h"
 #include "proxy/filter.h"
 #include "proxy/metrics.h"
+#include "proxy/protobuf.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
 #include "proxy/table/table.h"
@@ -195,6 +199,168 @@ static enum MHD_Result send_list_yaml(struct MHD_Connection *c,
 	return proxy_reply_render_yaml(c, yaml_fill, yb, yaml_body_free);
 }
 
+/* ---- protobuf ---- */
+
+/* The meta.k8s.io version of a metadata-only protobuf read. */
+static const char *pb_meta_version(struct MHD_Connection *c,
+				   const struct cache_resource *r)
+{
+	const char *v;
+	proxy_pb_negotiate(
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+		proxy_pb_typed(r->kind), &v);
+	return v;
+}
+
+/* What a protobuf LIST's pieces point into: kept until the bytes are
+ * sent. */
+struct pb_body {
+	struct cache_snap *snap; /* keeps the items and their encodings */
+	struct cache_obj *obj;	 /* a GET's object */
+	char *head;
+	unsigned char *prefixes;
+};
+
+static void pb_body_free(void *cls)
+{
+	struct pb_body *pb = cls;
+	cache_store_snap_put(pb->snap);
+	cache_obj_put(pb->obj);
+	free(pb->head);
+	free(pb->prefixes);
+	free(pb);
+}
+
+/* Make sure every item of pg has its kept protobuf encoding (made now
+ * for those asked for the first time). Returns 0, or the first item's
+ * error (cache_obj_pb), after which the read goes upstream. */
+static int pb_encode_items(const struct page *pg)
+{
+	for (size_t i = 0; i < pg->n; i++) {
+		const unsigned char *raw;
+		size_t len;
+		char err[160];
+		int r = cache_obj_pb(pg->items[i], &raw, &len, err,
+				     sizeof(err));
+		if (r) {
+			if (r != -ENOMEM)
+				log_v(2, "%s %s/%s: not in protobuf: %s",
+				      pg->items[i]->kind->resource,
+				      pg->items[i]->ns, pg->items[i]->name,
+				      err);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The metadata-only protobuf answer (a PartialObjectMetadata, or a List
+ * of them for a LIST), made whole: these are made per request from the
+ * objects' metadata, not kept. */
+static enum MHD_Result send_pb_metadata(struct MHD_Connection *c,
+					const struct cache_kind *k,
+					const char *version,
+					struct cache_obj *const *items,
+					size_t n, const char *meta)
+{
+	struct buf body = BUF_INIT, js = BUF_INIT, raws = BUF_INIT,
+		   lm = BUF_INIT;
+	int r = 0;
+	for (size_t i = 0; !r && i < n; i++) {
+		struct buf one = BUF_INIT;
+		buf_reset(&js);
+		r = proxy_table_metadata_render(&js, k, items[i], version);
+		if (!r && meta)
+			r = proxy_pb_metadata(&one, js.p, js.len, true);
+		else if (!r)
+			r = proxy_pb_metadata(&body, js.p, js.len, false);
+		if (!r && meta) {
+			unsigned char pre[PROXY_PB_PREFIX_MAX];
+			size_t pl = proxy_pb_item_prefix(pre, one.len);
+			buf_add(&raws, pre, pl);
+			buf_add(&raws, one.p ? one.p : "", one.len);
+		}
+		buf_free(&one);
+	}
+	if (!r && meta) {
+		char apiv[64];
+		snprintf(apiv, sizeof(apiv), "meta.k8s.io/%s", version);
+		r = proxy_pb_listmeta(&lm, meta, strlen(meta));
+		if (!r)
+			r = proxy_pb_list_head(
+				&body, apiv, "PartialObjectMetadataList",
+				lm.p ? lm.p : "", lm.len, raws.len);
+		buf_add(&body, raws.p ? raws.p : "", raws.len);
+		buf_add(&body, PROXY_PB_TAIL, PROXY_PB_TAIL_LEN);
+	}
+	buf_free(&js);
+	buf_free(&raws);
+	buf_free(&lm);
+	if (r || !buf_ok(&body)) {
+		buf_free(&body);
+		return r == -ENOMEM || r == 0 ?
+			       MHD_NO :
+			       proxy_reply_error(c, PROXY_InternalError,
+						 "cannot encode the metadata");
+	}
+	return proxy_reply_buf(c, MHD_HTTP_OK, &body);
+}
+
+/* The LIST in protobuf: an iovec over the items' kept encodings (made by
+ * pb_encode_items()), framed by a head whose lengths are summed first.
+ * Takes the snapshot reference. */
+static enum MHD_Result send_list_pb(struct MHD_Connection *c,
+				    const struct cache_kind *k,
+				    struct cache_snap *snap,
+				    const struct page *pg, const char *meta)
+{
+	struct buf head = BUF_INIT, lm = BUF_INIT;
+	struct proxy_reply_pieces pc = { 0 };
+	char apiv[160];
+	struct pb_body *pb = xcalloc(1, sizeof(*pb));
+	if (!pb) {
+		cache_store_snap_put(snap);
+		return MHD_NO;
+	}
+	pb->snap = snap; /* pb owns the snapshot from here on */
+	pb->prefixes = xmalloc(pg->n * PROXY_PB_PREFIX_MAX + 1);
+	size_t items_len = 0;
+	for (size_t i = 0; i < pg->n; i++) {
+		const unsigned char *raw;
+		size_t len;
+		if (cache_obj_pb(pg->items[i], &raw, &len, NULL, 0))
+			goto fail; /* kept by pb_encode_items(): cannot */
+		items_len += proxy_pb_item_len(len);
+	}
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	if (!pb->prefixes || proxy_pb_listmeta(&lm, meta, strlen(meta)) ||
+	    proxy_pb_list_head(&head, apiv, k->list_kind, lm.p ? lm.p : "",
+			       lm.len, items_len) ||
+	    !buf_ok(&head))
+		goto fail;
+	size_t hl = head.len;
+	pb->head = buf_steal(&head, NULL);
+	proxy_reply_pieces_add(&pc, pb->head, hl);
+	unsigned char *at = pb->prefixes;
+	for (size_t i = 0; i < pg->n; i++) {
+		const unsigned char *raw;
+		size_t len;
+		cache_obj_pb(pg->items[i], &raw, &len, NULL, 0);
+		size_t pl = proxy_pb_item_prefix(at, len);
+		proxy_reply_pieces_add(&pc, at, pl);
+		proxy_reply_pieces_add(&pc, raw, len);
+		at += pl;
+	}
+	proxy_reply_pieces_add(&pc, PROXY_PB_TAIL, PROXY_PB_TAIL_LEN);
+	buf_free(&lm);
+	return proxy_reply_pieces(c, &pc, pb_body_free, pb);
+fail:
+	buf_free(&head);
+	buf_free(&lm);
+	pb_body_free(pb);
+	return MHD_NO;
+}
+
 /* The LIST answer: for plain JSON an iovec over the cached bytes (items
  * leave out kind and apiVersion, as the apiserver writes them); for a
  * Table or metadata list, a body made as it is sent, a few rows at a
@@ -349,9 +515,10 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	char start_ns[254] = "", start_name[254] = "";
 	uint64_t cont_rv = 0;
 
-	struct proxy_table_format fmt;
-	if (!proxy_reply_accept_routed(c) ||
-	    proxy_table_format_negotiate(c, &fmt))
+	struct proxy_table_format fmt = { 0 };
+	int pbf = proxy_reply_protobuf(); /* the JSON path's form aside */
+	if (!pbf && (!proxy_reply_accept_routed(c) ||
+		     proxy_table_format_negotiate(c, &fmt)))
 		return proxy_reply_not_acceptable(c, PROXY_NA_COLLECTION);
 	if (!proxy_filter_check(c, r->kind, false, &res) ||
 	    !proxy_rv_read(c, &q, &res))
@@ -419,10 +586,28 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	if (select_page(r->store, snap, &f, cont_rv ? start_ns : NULL,
 			start_name, limit, &pg))
 		goto fail;
+	if (pbf == PROXY_PB_OBJECT) {
+		int e = pb_encode_items(&pg);
+		if (e == -ENOMEM)
+			goto fail;
+		if (e) { /* never with a field dropped: the upstream's */
+			proxy_metrics_pb_pass(r, e);
+			PROXY_COUNT(reads_upstream);
+			req->upstream = true;
+			res = MHD_YES;
+			goto fail;
+		}
+	}
 	struct buf meta = BUF_INIT;
 	list_meta(&meta, r, snap, &f, &pg);
 	res = MHD_NO;
-	if (buf_ok(&meta)) {
+	if (buf_ok(&meta) && pbf == PROXY_PB_METADATA) {
+		res = send_pb_metadata(c, r->kind, pb_meta_version(c, r),
+				       pg.items, pg.n, meta.p);
+	} else if (buf_ok(&meta) && pbf) {
+		res = send_list_pb(c, r->kind, snap, &pg, meta.p);
+		snap = NULL; /* send_list_pb took it */
+	} else if (buf_ok(&meta)) {
 		res = send_list(c, r->kind, &fmt, snap, &pg, meta.p);
 		snap = NULL; /* send_list took it */
 	} /* else the reference is still ours: put below, not leaked */
@@ -436,6 +621,36 @@ fail:
 
 /* ---- GET ---- */
 
+/* A GET in protobuf: the envelope's head, the object's kept encoding
+ * raw[0, len), the tail. Takes the object reference. */
+static enum MHD_Result send_get_pb(struct MHD_Connection *c,
+				   const struct cache_kind *k,
+				   struct cache_obj *o,
+				   const unsigned char *raw, size_t len)
+{
+	struct buf head = BUF_INIT;
+	struct proxy_reply_pieces pc = { 0 };
+	char apiv[160];
+	struct pb_body *pb = xcalloc(1, sizeof(*pb));
+	if (!pb) {
+		cache_obj_put(o);
+		return MHD_NO;
+	}
+	pb->obj = o; /* pb owns the reference from here on */
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	if (proxy_pb_object_head(&head, apiv, k->kind, len) || !buf_ok(&head)) {
+		buf_free(&head);
+		pb_body_free(pb);
+		return MHD_NO;
+	}
+	size_t hl = head.len;
+	pb->head = buf_steal(&head, NULL);
+	proxy_reply_pieces_add(&pc, pb->head, hl);
+	proxy_reply_pieces_add(&pc, raw, len);
+	proxy_reply_pieces_add(&pc, PROXY_PB_TAIL, PROXY_PB_TAIL_LEN);
+	return proxy_reply_pieces(c, &pc, pb_body_free, pb);
+}
+
 static void get_body_free(void *cls)
 {
 	cache_obj_put(cls);
@@ -448,9 +663,10 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 {
 	enum MHD_Result res = MHD_NO;
 	struct proxy_rv_req q;
-	struct proxy_table_format fmt;
-	if (!proxy_reply_accept_routed(c) ||
-	    proxy_table_format_negotiate(c, &fmt))
+	struct proxy_table_format fmt = { 0 };
+	int pbf = proxy_reply_protobuf();
+	if (!pbf && (!proxy_reply_accept_routed(c) ||
+		     proxy_table_format_negotiate(c, &fmt)))
 		return proxy_reply_not_acceptable(c, PROXY_NA_OBJECT);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
@@ -465,6 +681,33 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 	}
 	if (!o)
 		return proxy_reply_not_found(c, r->kind->resource, rt->name);
+	if (pbf && (r->scope.ns || !cache_scope_unselected(&r->scope)))
+		proxy_metrics_scope_count(r, true);
+	if (pbf == PROXY_PB_METADATA) {
+		enum MHD_Result sr = send_pb_metadata(
+			c, r->kind, pb_meta_version(c, r), &o, 1, NULL);
+		cache_obj_put(o);
+		return sr;
+	}
+	if (pbf) {
+		const unsigned char *raw;
+		size_t len;
+		char err[160];
+		int e = cache_obj_pb(o, &raw, &len, err, sizeof(err));
+		if (e) {
+			cache_obj_put(o);
+			if (e == -ENOMEM)
+				return MHD_NO;
+			/* never with a field dropped: the upstream's */
+			log_v(2, "%s %s/%s: not in protobuf: %s",
+			      r->kind->resource, rt->ns, rt->name, err);
+			proxy_metrics_pb_pass(r, e);
+			PROXY_COUNT(reads_upstream);
+			req->upstream = true;
+			return MHD_YES;
+		}
+		return send_get_pb(c, r->kind, o, raw, len);
+	}
 	if (r->scope.ns || !cache_scope_unselected(&r->scope))
 		proxy_metrics_scope_count(r, true);
 	if (fmt.form != PROXY_TABLE_FORM_JSON) {

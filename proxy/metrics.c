@@ -16,6 +16,7 @@
 #include "config/version.h"
 #include "proxy/front/conns.h"
 #include "proxy/observe.h"
+#include "proxy/protobuf.h"
 #include "proxy/reply.h"
 #include "proxy/request.h"
 #include "proxy/pass/upgrade.h"
@@ -228,6 +229,13 @@ static const struct res_metric res_metrics[] = {
 	  "outside its cache's scope (another namespace, all of them, or a "
 	  "selector the scope does not imply).",
 	  STAT(scope_passthrough) },
+	{ "informer_proxy_protobuf_passthrough_total", "counter",
+	  "Protobuf reads of a cached resource passed to the upstream because "
+	  "the cache cannot encode them faithfully, by reason: unknown_field "
+	  "(an object holds a field the protobuf schema lacks), no_schema (no "
+	  "schema for the kind), invalid (a value of the wrong type).",
+	  STAT(pb_passthrough_by), .nreasons = PROXY_PB_PASS_NREASONS,
+	  .reason_name = proxy_pb_pass_reason_name },
 };
 
 static void res_family(struct buf *b, struct proxy *p,
@@ -276,6 +284,13 @@ void proxy_metrics_scope_count(struct cache_resource *r, bool served)
 	__atomic_add_fetch(served ? &r->stats.scope_served :
 				    &r->stats.scope_passthrough,
 			   1, __ATOMIC_RELAXED);
+}
+
+void proxy_metrics_pb_pass(struct cache_resource *r, int err)
+{
+	__atomic_add_fetch(
+		&r->stats.pb_passthrough_by[proxy_pb_pass_reason(err)], 1,
+		__ATOMIC_RELAXED);
 }
 
 static long long open_connections(struct proxy *p)

@@ -121,6 +121,9 @@ void proxy_metrics_reload_count(bool ok);
 /* Count a request of r's kind answered from r's scoped cache (served),
  * or passed through because it reaches outside the scope. */
 void proxy_metrics_scope_count(struct cache_resource *r, bool served);
+/* Count a protobuf read of r passed through because its objects cannot
+ * be encoded: err is cache_obj_pb()'s (the reason label). */
+void proxy_metrics_pb_pass(struct cache_resource *r, int err);
 
 enum MHD_Result proxy_metrics_handle(struct proxy *p, struct MHD_Connection *c);
 

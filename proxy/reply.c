@@ -20,6 +20,7 @@
 #include "cache/json.h"
 #include "config/alloc.h"
 #include "proxy/pretty.h"
+#include "proxy/protobuf.h"
 #include "proxy/table/table.h"
 #include "proxy/yaml.h"
 
@@ -31,6 +32,26 @@ static __thread bool reply_head;
 void proxy_reply_set_head(bool head)
 {
 	reply_head = head;
+}
+
+/* The request this thread answers negotiated protobuf (enum
+ * proxy_pb_form; proxy_reply_set_protobuf). */
+static __thread int reply_pb;
+
+void proxy_reply_set_protobuf(int form)
+{
+	reply_pb = form;
+}
+
+int proxy_reply_protobuf(void)
+{
+	return reply_pb;
+}
+
+static void pb_headers(struct MHD_Response *resp, const char *type)
+{
+	MHD_add_response_header(resp, "Content-Type", type);
+	MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
 }
 
 /* What a HEAD gets for a body of unknown size: none at all. Sent from a
@@ -46,6 +67,8 @@ static struct MHD_Response *headless(void)
  * for whom). */
 static bool pretty_wanted(struct MHD_Connection *c)
 {
+	if (reply_pb) /* protobuf has no indented form */
+		return false;
 	return proxy_pretty_asked(
 		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pretty"),
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent"));
@@ -125,6 +148,8 @@ static void yaml_headers(struct MHD_Response *resp)
 bool proxy_reply_yaml_wanted(struct MHD_Connection *c)
 {
 	struct proxy_table_format f;
+	if (reply_pb)
+		return false;
 	return !proxy_table_format_negotiate(c, &f) && f.yaml;
 }
 
@@ -198,11 +223,14 @@ static struct MHD_Response *gzip_buf(struct MHD_Connection *c,
 	return proxy_reply_gzip(&v, 1, b->len);
 }
 
-/* Queue resp (NULL: it could not be built) as a JSON answer. */
+/* Queue resp (NULL: it could not be built) as a JSON answer, or a
+ * protobuf one when the request negotiated protobuf. */
 static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code,
 				 struct MHD_Response *resp)
 {
-	if (resp)
+	if (resp && reply_pb)
+		pb_headers(resp, PROXY_PB_MEDIA);
+	else if (resp)
 		proxy_reply_json_headers(resp);
 	return proxy_reply_queue(c, code, resp);
 }
@@ -660,10 +688,28 @@ enum MHD_Result proxy_reply_stream(struct MHD_Connection *c, size_t block,
 		free_cls(cls);
 		return MHD_NO;
 	}
+	if (reply_pb) { /* a watch's stream, whatever Accept said */
+		pb_headers(resp, PROXY_PB_STREAM);
+		return proxy_reply_queue(c, MHD_HTTP_OK, resp);
+	}
 	return send_json(c, MHD_HTTP_OK, resp);
 }
 
 /* ---- Status errors ---- */
+
+/* The headers a Status asks for besides its type. */
+static void status_extras(struct MHD_Response *resp,
+			  const struct proxy_status *st)
+{
+	if (st->retry_after > 0) {
+		char ra[16];
+		snprintf(ra, sizeof(ra), "%d", st->retry_after);
+		MHD_add_response_header(resp, "Retry-After", ra);
+	}
+	if (st->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
+					"close");
+}
 
 /* The Status body as JSON (indented when pretty), or as YAML when yaml
  * (the apiserver writes an error in the type the request negotiated). */
@@ -672,6 +718,19 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 {
 	struct buf b = BUF_INIT;
 	proxy_status_body(&b, st);
+	if (reply_pb && buf_ok(&b)) {
+		struct buf pb = BUF_INIT;
+		if (!proxy_pb_status(&pb, b.p, b.len)) {
+			buf_free(&b);
+			struct MHD_Response *resp = proxy_reply_from_buf(&pb);
+			if (!resp)
+				return NULL;
+			pb_headers(resp, PROXY_PB_MEDIA);
+			status_extras(resp, st);
+			return resp;
+		}
+		buf_free(&pb); /* the JSON, rather than nothing */
+	}
 	if (yaml && buf_ok(&b)) {
 		struct buf y = BUF_INIT;
 		if (proxy_yaml_from_json(&y, b.p, b.len)) {
@@ -691,14 +750,7 @@ static struct MHD_Response *status_response(const struct proxy_status *st,
 		yaml_headers(resp);
 	else
 		proxy_reply_json_headers(resp);
-	if (st->retry_after > 0) {
-		char ra[16];
-		snprintf(ra, sizeof(ra), "%d", st->retry_after);
-		MHD_add_response_header(resp, "Retry-After", ra);
-	}
-	if (st->close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
-					"close");
+	status_extras(resp, st);
 	return resp;
 }
 

@@ -152,6 +152,15 @@ enum MHD_Result proxy_reply_not_found(struct MHD_Connection *c,
  * an empty answer with the same headers but Content-Length 0. */
 void proxy_reply_set_head(bool head);
 
+/* Whether the request the calling thread is about to answer negotiated
+ * protobuf (an enum proxy_pb_form of protobuf.h; 0: not), set by the
+ * dispatcher like proxy_reply_set_head(). While set, every answer is
+ * protobuf: bodies go out as they are (never indented) with
+ * Content-Type: application/vnd.kubernetes.protobuf, a stream with
+ * ...;stream=watch, and a Status is encoded as a protobuf Status. */
+void proxy_reply_set_protobuf(int form);
+int proxy_reply_protobuf(void);
+
 /* ---- responses built elsewhere ---- */
 
 /* Queue resp with status code and drop our reference to it. resp may be

@@ -14,6 +14,7 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/pb_kinds.h"
 #include "cache/scope.h"
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -39,6 +40,7 @@
 #include "proxy/status.h"
 #include "proxy/front/target.h"
 #include "proxy/pass/upgrade.h"
+#include "proxy/protobuf.h"
 #include "proxy/watch.h"
 
 #define TICK_MS 500
@@ -63,6 +65,26 @@ static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 static bool health_path(const char *path)
 {
 	return proxy_health_path(path) || !strcmp(path, "/metrics");
+}
+
+/* What the request's Accept negotiates for a read of r (protobuf.h). */
+static enum proxy_pb_form pb_form(struct MHD_Connection *c,
+				  const struct cache_resource *r)
+{
+	const char *ver;
+	if (!r)
+		return PROXY_PB_NONE;
+	return proxy_pb_negotiate(
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+		proxy_pb_typed(r->kind), &ver);
+}
+
+/* Whether the protobuf schema has kind k. */
+static bool pb_kind_known(const struct cache_kind *k)
+{
+	char apiv[160];
+	cache_kind_api_version(k, apiv, sizeof(apiv));
+	return pb_kinds_find(apiv, k->kind) != NULL;
 }
 
 /* A request the cache answers: the health paths, and GET of a cached
@@ -109,12 +131,11 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 			return false;
 		}
 	}
-	/* A client that takes only protobuf gets it from the upstream. */
-	const char *accept =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-	if (accept && strstr(accept, "application/vnd.kubernetes.protobuf") &&
-	    !strstr(accept, "json") && !strstr(accept, "*/*"))
+	/* Protobuf for a kind whose schema the encoder lacks: upstream. */
+	if (pb_form(c, r) == PROXY_PB_OBJECT && !pb_kind_known(r->kind)) {
+		proxy_metrics_pb_pass(r, -ENOSYS);
 		return false;
+	}
 	*scoped = !rt.name[0] &&
 		  (r->scope.ns || !cache_scope_unselected(&r->scope));
 	return true;
@@ -141,6 +162,16 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 	if (proxy_route_parse(url, &rt))
 		return proxy_reply_error(c, PROXY_BadRequest,
 					 "invalid request path");
+	/* Every answer from here on, errors included, is in the encoding
+	 * the request negotiated: protobuf, or the JSON path's. */
+	enum proxy_pb_form pf = pb_form(c, proxy_find(p, &rt));
+	proxy_reply_set_protobuf(pf);
+	if (pf == PROXY_PB_REFUSED) /* a custom resource has no protobuf */
+		return proxy_reply_error(
+			c, PROXY_NotAcceptable,
+			"only the following media types are accepted: "
+			"application/json, application/yaml, "
+			"application/vnd.kubernetes.protobuf");
 	/* ListOptions are decoded before anything else is looked at */
 	char bad[256];
 	if ((!rt.name[0] || is_watch(c, &rt)) &&
@@ -156,6 +187,14 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 			r->kind->resource);
 	}
 	if (is_watch(c, &rt)) {
+		int pe = pf == PROXY_PB_OBJECT ? proxy_pb_check_watch(r) : 0;
+		if (pe == -ENOMEM)
+			return MHD_NO;
+		if (pe) { /* never with a field dropped: the upstream's */
+			proxy_metrics_pb_pass(r, pe);
+			req->upstream = true;
+			return MHD_YES;
+		}
 		if (!req->waited)
 			PROXY_COUNT(req_watch);
 		/* A watch without resourceVersion starts at the most recent
@@ -512,6 +551,7 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		proxy_reply_set_head(!strcmp(method, "HEAD"));
 		enum MHD_Result ret = route(p, c, rq->path, &rq->lr);
 		proxy_reply_set_head(false);
+		proxy_reply_set_protobuf(PROXY_PB_NONE);
 		if (!rq->lr.upstream)
 			return ret;
 		/* A read the cache cannot prove fresh: the upstream answers

@@ -4,7 +4,9 @@
  * A watch is a cursor into its resource's history plus a filter. Its
  * content reader copies whole event lines into libmicrohttpd's buffer:
  * the shared, once-encoded line when the event goes out as it is, or a
- * line of its own when the filter turns it into ADDED or DELETED. With
+ * line of its own when the filter turns it into ADDED or DELETED (a
+ * protobuf watch sends the event's protobuf frame, made once for all its
+ * watchers, or a frame of its own: protobuf.h). With
  * nothing to send it suspends the connection and queues itself on the
  * history, whose writer resumes it; no thread waits on an idle watch.
  * The ticker resumes every waiting watch twice a second so deadlines and
@@ -31,6 +33,7 @@
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/observe.h"
+#include "proxy/protobuf.h"
 #include "proxy/reply.h"
 #include "proxy/rv.h"
 #include "proxy/status.h"
@@ -68,6 +71,7 @@ struct watch {
 	bool bookmarks;	   /* allowWatchBookmarks */
 	bool done;	   /* end the stream once out is sent */
 	struct proxy_table_format fmt; /* JSON, Table or metadata events */
+	int pb; /* enum proxy_pb_form: protobuf frames, not JSON lines */
 	bool columns_sent; /* a Table watch's first event has them */
 	int64_t deadline_ms, bookmark_ms, last_bookmark_ms;
 	int64_t pre_deadline_ms; /* the bookmark 2 s before the deadline, 0:
@@ -110,12 +114,51 @@ static void set_own(struct watch *w)
 	w->out_off = 0;
 }
 
+/* An event this protobuf watch cannot encode faithfully: the stream
+ * ends (the client watches again), and the resource's next protobuf
+ * watches go upstream. */
+static void pb_fail(struct watch *w, int e)
+{
+	if (e != -ENOMEM) {
+		__atomic_store_n(&w->r->stats.pb_watch_failed, 1,
+				 __ATOMIC_RELAXED);
+		proxy_metrics_pb_pass(w->r, e);
+	}
+	buf_reset(&w->own);
+	w->out_len = w->out_off = 0;
+	w->done = true;
+	w->initial = false; /* no more initial events either */
+	cache_store_snap_put(w->snap);
+	w->snap = NULL;
+}
+
+/* For a protobuf watch, turn the JSON line in own into its frame. */
+static void pb_own(struct watch *w)
+{
+	struct buf f = BUF_INIT;
+	int e = proxy_pb_frame_json(&f, w->own.p, w->own.len);
+	buf_free(&w->own);
+	w->own = f;
+	if (e)
+		pb_fail(w, e);
+	else
+		set_own(w);
+}
+
 /* {"type":T,"object":OBJ}\n into own, OBJ in the watch's form: the
  * object, a one-row Table (column definitions on the first event only,
  * as the apiserver sends them) or its PartialObjectMetadata. */
 static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 {
 	buf_reset(&w->own);
+	if (w->pb == PROXY_PB_OBJECT) {
+		int e = proxy_pb_frame_obj(&w->own, type, o);
+		if (e)
+			pb_fail(w, e);
+		else
+			set_own(w);
+		return;
+	}
 	buf_printf(&w->own, "{\"type\":\"%s\",\"object\":", type);
 	switch (w->fmt.form) {
 	case PROXY_TABLE_FORM_JSON:
@@ -135,7 +178,10 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 		break;
 	}
 	buf_adds(&w->own, "}\n");
-	set_own(w);
+	if (w->pb)
+		pb_own(w);
+	else
+		set_own(w);
 }
 
 /*
@@ -292,7 +338,10 @@ static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 	}
 	buf_printf(&w->own, "}%s}}\n",
 		   typed ? bookmark_tail(apiv, w->r->kind->resource) : "");
-	set_own(w);
+	if (w->pb)
+		pb_own(w);
+	else
+		set_own(w);
 	w->sent_rv = rv;
 	w->last_bookmark_ms = now_ms();
 }
@@ -308,7 +357,10 @@ static void own_expired(struct watch *w, uint64_t rv, uint64_t floor)
 		"\"too old resource version: %llu (%llu)\",\"reason\":\"Expired\","
 		"\"code\":410}}\n",
 		(unsigned long long)rv, (unsigned long long)floor);
-	set_own(w);
+	if (w->pb)
+		pb_own(w);
+	else
+		set_own(w);
 	w->done = true;
 }
 
@@ -364,10 +416,17 @@ static void take_event(struct watch *w, struct cache_event *ev)
 		own_event(w, as, ev->obj);
 		return;
 	}
+	const unsigned char *frame = NULL;
+	size_t flen = 0;
+	int e = w->pb ? proxy_pb_event_frame(ev, &frame, &flen) : 0;
+	if (e) {
+		pb_fail(w, e);
+		return;
+	}
 	w->ev = ev; /* the shared line, with a reference of our own */
 	__atomic_add_fetch(&ev->refs, 1, __ATOMIC_RELAXED);
-	w->out = ev->line;
-	w->out_len = ev->len;
+	w->out = w->pb ? (const char *)frame : ev->line;
+	w->out_len = w->pb ? flen : ev->len;
 	w->out_off = 0;
 }
 
@@ -524,7 +583,8 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	char err[512];
 	/* the apiserver's router and negotiator answer before its handler
 	 * reads any parameter */
-	if (!proxy_reply_accept_routed(c))
+	int pb = proxy_reply_protobuf();
+	if (!pb && !proxy_reply_accept_routed(c))
 		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
 	if (!proxy_filter_check(c, r->kind, true, &res) ||
 	    !proxy_rv_read_watch(c, &q, &res))
@@ -535,7 +595,14 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		return MHD_NO;
 	/* YAML has no streaming form: a watch that negotiates it is not
 	 * acceptable (its Status is YAML still, as for any error) */
-	if (proxy_table_format_negotiate(c, &w->fmt) || w->fmt.yaml) {
+	w->pb = pb;
+	if (pb == PROXY_PB_METADATA) {
+		w->fmt.form = PROXY_TABLE_FORM_METADATA;
+		proxy_pb_negotiate(MHD_lookup_connection_value(
+					   c, MHD_HEADER_KIND, "Accept"),
+				   true, &w->fmt.version);
+	} else if (!pb &&
+		   (proxy_table_format_negotiate(c, &w->fmt) || w->fmt.yaml)) {
 		free(w);
 		return proxy_reply_not_acceptable(c, PROXY_NA_WATCH);
 	}

@@ -31,6 +31,7 @@
 #include "fake_auth.h"
 #include "fake_exec.h"
 #include "fake_openapi.h"
+#include "fake_pbout.h"
 #include "fake_res.h"
 #include "fake_tls.h"
 
@@ -39,10 +40,11 @@ static unsigned port_;
 
 /* --- replies --------------------------------------------------------- */
 
-static void add_headers(struct MHD_Response *r)
+static void add_headers(struct MHD_Response *r, bool proto)
 {
 	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
-	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Content-Type",
+				proto ? FAKE_PB_MEDIA : "application/json");
 }
 
 /* A body produced piece by piece (fake_reply_stream), cut after cut
@@ -92,7 +94,7 @@ enum MHD_Result fake_reply_stream(struct MHD_Connection *c, uint64_t len,
 		done(cls);
 		return MHD_NO;
 	}
-	add_headers(r);
+	add_headers(r, false);
 	enum MHD_Result ret = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -226,6 +228,8 @@ enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 				 struct buf *body, int retry_after)
 {
 	size_t len = 0;
+	fake_pb_status(c, body);
+	bool proto = fake_pb_is(body);
 	pretty_status(c, code, body);
 	char *p = buf_steal(body, &len);
 	struct MHD_Response *r = NULL;
@@ -253,7 +257,7 @@ enum MHD_Result fake_reply_retry(struct MHD_Connection *c, unsigned code,
 		free(p);
 		return MHD_NO;
 	}
-	add_headers(r);
+	add_headers(r, proto);
 	if (gz) {
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
 		MHD_add_response_header(r, "Vary", "Accept-Encoding");

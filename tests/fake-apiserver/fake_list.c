@@ -21,6 +21,7 @@
 #include "config/alloc.h"
 #include "config/goerr.h"
 #include "fake_json.h"
+#include "fake_pbout.h"
 #include "fake_query.h"
 #include "fake_res.h"
 #include "fake_table.h"
@@ -448,7 +449,13 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 		tok = token_encode((long long)at, last->ns, last->name,
 				   with_ns);
 	}
+	enum fake_pb pb;
 	fake_as_negotiate(c, true, false, &as);
+	if (!fake_pb_negotiate(rq, true, false, &as, &pb, &ret)) {
+		free(tok);
+		page_free(&p);
+		goto out;
+	}
 	if (as.kind != FAKE_AS_OBJECT) {
 		struct fake_listmeta m = {
 			at, tok ? tok : (p.more && p.n ? "" : NULL),
@@ -475,7 +482,7 @@ enum MHD_Result fake_list_serve(struct fake_req *rq)
 	}
 	free(tok);
 	buf_adds(&b, "},\"items\":[");
-	if (total > fake_list_stream_min && !p.err) {
+	if (total > fake_list_stream_min && !p.err && pb == FAKE_PB_JSON) {
 		ret = buf_ok(&b) ? reply_list_stream(c, &b, &p, total) :
 				   fake_reply_status(c, 500, "InternalError",
 						     NULL, "out of memory");
@@ -493,7 +500,7 @@ send:
 	page_free(&p);
 	ret = p.err ? fake_reply_status(c, 500, "InternalError", NULL,
 					"out of memory") :
-		      fake_reply(c, 200, &b);
+		      fake_pb_reply(c, 200, &b, pb);
 	buf_free(&b);
 out:
 	free(t.ns);
@@ -524,7 +531,12 @@ enum MHD_Result fake_get_serve(struct fake_req *rq)
 					    rq->name);
 	struct buf b = BUF_INIT;
 	struct fake_as as;
+	enum fake_pb pb;
 	fake_as_negotiate(c, false, false, &as);
+	if (!fake_pb_negotiate(rq, false, false, &as, &pb, &ret)) {
+		fake_obj_put(o);
+		return ret;
+	}
 	if (as.kind != FAKE_AS_OBJECT) {
 		fake_table_get(&b, &as, o);
 	} else {
@@ -532,5 +544,5 @@ enum MHD_Result fake_get_serve(struct fake_req *rq)
 		buf_addc(&b, '\n');
 	}
 	fake_obj_put(o);
-	return fake_reply(c, 200, &b);
+	return fake_pb_reply(c, 200, &b, pb);
 }

@@ -50,6 +50,7 @@
 #include "config/alloc.h"
 #include "config/log.h"
 #include "fake_json.h"
+#include "fake_pbout.h"
 #include "fake_query.h"
 #include "fake_res.h"
 #include "fake_table.h"
@@ -84,9 +85,10 @@ struct watch {
 	long long cut_left;    /* bytes before the cut, -1: none */
 	struct fake_obj **initial; /* synthetic ADDED still to send */
 	size_t ninitial, iinitial;
-	bool end_bookmark; /* initial-events-end after them */
-	struct fake_as as; /* Table or PartialObjectMetadata events */
-	bool cols_sent;	   /* a Table event carried the columns */
+	bool end_bookmark;  /* initial-events-end after them */
+	struct fake_as as;  /* Table or PartialObjectMetadata events */
+	bool cols_sent;	    /* a Table event carried the columns */
+	bool pb, pb_framed; /* protobuf frames; out is framed already */
 	struct buf out;
 	size_t off;
 };
@@ -300,6 +302,11 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 	struct watch *w = cls;
 
 	for (;;) {
+		if (w->off < w->out.len && w->pb && !w->pb_framed) {
+			if (fake_pb_frames(&w->out))
+				return MHD_CONTENT_READER_END_WITH_ERROR;
+			w->pb_framed = true;
+		}
 		if (w->off < w->out.len) {
 			size_t n = w->out.len - w->off;
 			if (n > max)
@@ -319,6 +326,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 			return MHD_CONTENT_READER_END_WITH_ERROR;
 		buf_reset(&w->out);
 		w->off = 0;
+		w->pb_framed = false;
 		if (w->ended || fake_store_stopping() ||
 		    fake_store_gen() != w->gen)
 			return MHD_CONTENT_READER_END_OF_STREAM;
@@ -464,6 +472,15 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 		return MHD_NO;
 	}
 	fake_as_negotiate(c, true, true, &w->as);
+	enum fake_pb pb;
+	if (!fake_pb_negotiate(rq, true, true, &w->as, &pb, &ret)) {
+		__atomic_add_fetch(&fake_res_stats[rq->res].watch_open, 1,
+				   __ATOMIC_RELAXED);
+		watch_free(w);
+		fake_filter_free(&f);
+		return ret;
+	}
+	w->pb = pb == FAKE_PB_PROTO;
 	w->f = f;
 	w->f.ns = w->ns;
 	w->f.name = w->name;
@@ -522,7 +539,8 @@ enum MHD_Result fake_watch_serve(struct fake_req *rq)
 	__atomic_add_fetch(&fake_res_stats[rq->res].watch_open, 1,
 			   __ATOMIC_RELAXED);
 	MHD_add_response_header(r, "Cache-Control", "no-cache, private");
-	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Content-Type",
+				w->pb ? FAKE_PB_STREAM : "application/json");
 	ret = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	log_v(1, "watch %s from %llu", fake_res_table[rq->res].resource,

@@ -46,6 +46,42 @@ def entry(num, k, v):
     return field(num, field(1, k) + field(2, v))
 
 
+def status_of(body):
+    """A Status answer as a dict: JSON, or protobuf as the apiserver
+    writes it for a client that asks protobuf first (Status {2 status,
+    3 message, 4 reason, 6 code} in the k8s\\0 envelope)."""
+    if not body.startswith(b"k8s\x00"):
+        return json.loads(body)
+
+    def fields(b):
+        out, i = {}, 0
+        while i < len(b):
+            tag, i = _varint(b, i)
+            if tag & 7 == 0:
+                v, i = _varint(b, i)
+            else:
+                n, i = _varint(b, i)
+                v, i = b[i:i + n], i + n
+            out.setdefault(tag >> 3, v)
+        return out
+    u = fields(body[4:])
+    st = fields(u[2])
+    return {"kind": fields(u[1])[2].decode(), "status": st.get(2, b"").decode(),
+            "message": st.get(3, b"").decode(), "reason": st.get(4, b"").decode(),
+            "code": st.get(6, 0)}
+
+
+def _varint(b, i):
+    x = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        x |= (c & 0x7f) << shift
+        shift += 7
+        if not c & 0x80:
+            return x, i
+
+
 def envelope(kind, raw, api_version="v1"):
     return b"k8s\x00" + field(1, field(1, api_version) + field(2, kind)) + field(2, raw) + \
         field(3, "") + field(4, "")
@@ -252,7 +288,7 @@ data: {a: "1"}
         for body in cases:
             s, _, b = self.post_proto("configmaps", body)
             self.assertEqual(s, 400, body)
-            st = json.loads(b)
+            st = status_of(b)
             self.assertEqual((st["kind"], st["reason"], st["code"]), ("Status", "BadRequest", 400))
         self.assertEqual(c.get(self.fake.url, "configmaps", NS, "abc")[0], 404)
 
@@ -260,12 +296,12 @@ data: {a: "1"}
         raw = field(1, field(1, "x") + field(3, NS))
         s, _, b = self.post_proto("configmaps", envelope("Pod", raw))
         self.assertEqual(s, 400, b)
-        self.assertIn("the kind in the data (Pod) does not match", json.loads(b)["message"])
+        self.assertIn("the kind in the data (Pod) does not match", status_of(b)["message"])
         # No protobuf for custom resources, as on a real apiserver.
         s, _, b = self.post_proto("widgets", envelope("Widget", raw, "example.com/v1"),
                                   group="example.com/v1")
         self.assertEqual(s, 415, b)
-        self.assertEqual(json.loads(b)["reason"], "UnsupportedMediaType")
+        self.assertEqual(status_of(b)["reason"], "UnsupportedMediaType")
 
     # ------------------------------------------------------- the documents
 

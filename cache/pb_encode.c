@@ -1,0 +1,1511 @@
+/*
+ * pb_encode: compact JSON objects to Kubernetes protobuf (see
+ * pb_encode.h and docs/PROTOBUF.md).
+ *
+ * One pass per message level, over the JSON text itself (no tree): the
+ * members of an object are listed (key and value spans, skipped
+ * structurally without being looked into), then the message's fields
+ * are written in ascending field number, each from its member or, when
+ * the member is absent, as the apiserver writes an unset field. Every
+ * byte of the input is validated by the level that reads it: a nested
+ * object by its own message's pass, a scalar when it is converted, a raw
+ * JSON value (FieldsV1) by a full validating scan. So the text is
+ * skipped once per enclosing level but validated exactly once.
+ *
+ * A length-delimited field reserves one byte for its length and moves
+ * its contents when the length needs more (messages of 128 bytes and
+ * up): no size pass, no temporary buffers.
+ */
+#include "cache/pb_encode.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/pb_kinds.h"
+#include "cache/pb_schema_meta.h"
+#include "config/alloc.h"
+#include "config/limits.h"
+
+/* Nested messages deeper than this are refused (a recursive schema such
+ * as a CRD's JSONSchemaProps is the only way to get near it). */
+#define PB_MAX_DEPTH 512
+
+/* --- wire primitives ------------------------------------------------ */
+
+size_t pb_varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static size_t varint_write(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+int pb_put_varint(struct buf *out, uint64_t v)
+{
+	uint8_t tmp[10];
+	return buf_add(out, tmp, varint_write(tmp, v));
+}
+
+int pb_put_tag(struct buf *out, unsigned num, unsigned wire_type)
+{
+	return pb_put_varint(out, ((uint64_t)num << 3) | wire_type);
+}
+
+int pb_put_bytes(struct buf *out, unsigned num, const void *p, size_t n)
+{
+	if (pb_put_tag(out, num, 2) || pb_put_varint(out, n))
+		return -ENOMEM;
+	return n ? buf_add(out, p, n) : 0;
+}
+
+/* --- encoder state -------------------------------------------------- */
+
+/* One member of an object being encoded: its key's raw text (escapes
+ * not undone) and its value's text. */
+struct member {
+	const char *k, *v;
+	size_t kn, vn;
+	size_t order; /* maps: position in the object, for duplicates */
+};
+
+struct enc {
+	struct buf *out;
+	char *err;
+	size_t errlen;
+	struct member *ms; /* a stack: each object level uses a range */
+	size_t nms, cap;
+	struct buf keys; /* decoded map keys */
+	char path[256];	 /* where we are, for error messages */
+	size_t pathlen;
+	int depth;
+};
+
+static int fail(struct enc *e, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct enc *e, int rc, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	if (!e->err || !e->errlen || *e->err)
+		return rc; /* the innermost message wins */
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(e->err, e->errlen, "%.*s: %s", (int)e->pathlen, e->path, what);
+	return rc;
+}
+
+static int nomem(struct enc *e)
+{
+	return fail(e, -ENOMEM, "out of memory");
+}
+
+/* Path bookkeeping: push ".name" (or "[i]"), pop back to a mark. */
+static size_t path_push(struct enc *e, const char *s, size_t n, bool dot)
+{
+	size_t mark = e->pathlen;
+	size_t room = sizeof(e->path) - e->pathlen - 1;
+	int w = snprintf(e->path + e->pathlen, room + 1, "%s%.*s",
+			 dot ? "." : "", (int)n, s);
+	if (w > 0)
+		e->pathlen += (size_t)w < room ? (size_t)w : room;
+	return mark;
+}
+
+static size_t path_index(struct enc *e, size_t i)
+{
+	char tmp[24];
+	int w = snprintf(tmp, sizeof(tmp), "[%zu]", i);
+	return path_push(e, tmp, (size_t)w, false);
+}
+
+/* A length-delimited field: tag, one byte reserved for the length. */
+static int len_begin(struct enc *e, unsigned num, size_t *mark)
+{
+	if (pb_put_tag(e->out, num, 2) || buf_addc(e->out, 0))
+		return nomem(e);
+	*mark = e->out->len;
+	return 0;
+}
+
+/* Write the length of what was appended since len_begin(), moving it
+ * when the length takes more than the one reserved byte. */
+static int len_end(struct enc *e, size_t mark)
+{
+	size_t n = e->out->len - mark;
+	size_t vl = pb_varint_len(n);
+	if (vl > 1) {
+		if (buf_reserve(e->out, vl - 1))
+			return nomem(e);
+		memmove(e->out->p + mark + vl - 1, e->out->p + mark, n);
+		e->out->len += vl - 1;
+		e->out->p[e->out->len] = '\0';
+	}
+	varint_write((uint8_t *)e->out->p + mark - 1, n);
+	return 0;
+}
+
+static int put_varint_field(struct enc *e, unsigned num, uint64_t v)
+{
+	if (pb_put_tag(e->out, num, 0) || pb_put_varint(e->out, v))
+		return nomem(e);
+	return 0;
+}
+
+static int put_bytes_field(struct enc *e, unsigned num, const void *p, size_t n)
+{
+	return pb_put_bytes(e->out, num, p, n) ? nomem(e) : 0;
+}
+
+/* --- JSON scanning -------------------------------------------------- */
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+/* Past the closing quote of the string opening at p (p[0] == '"'), or
+ * NULL. Structural only: escapes are skipped, not checked. */
+static const char *skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		if (!q)
+			return NULL;
+		size_t bs = 0;
+		while (q - bs > p && q[-1 - (long)bs] == '\\')
+			bs++;
+		if (!(bs & 1))
+			return q + 1;
+		p = q;
+	}
+	return NULL;
+}
+
+/* Past the value starting at p, matching brackets and strings only (the
+ * level that reads the value validates it). NULL when it does not end
+ * before end. */
+static const char *skip_value(const char *p, const char *end)
+{
+	size_t depth = 0;
+
+	if (p >= end)
+		return NULL;
+	do {
+		if (p >= end)
+			return NULL;
+		switch (*p) {
+		case '"':
+			if (!(p = skip_string(p, end)))
+				return NULL;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			p++;
+			break;
+		case '}':
+		case ']':
+			if (!depth)
+				return NULL;
+			depth--;
+			p++;
+			break;
+		default:
+			if (!depth) { /* a scalar: up to a delimiter */
+				const char *s = p;
+				while (p < end && !is_ws(*p) && *p != ',' &&
+				       *p != '}' && *p != ']' && *p != ':' &&
+				       *p != '"' && *p != '{' && *p != '[')
+					p++;
+				return p > s ? p : NULL;
+			}
+			p++;
+		}
+	} while (depth);
+	return p;
+}
+
+/* Whether [p, end) is exactly one JSON number; *frac says whether it has
+ * a fraction or an exponent. */
+static bool valid_number(const char *p, const char *end, bool *frac)
+{
+	*frac = false;
+	if (p < end && *p == '-')
+		p++;
+	if (p >= end)
+		return false;
+	if (*p == '0') {
+		p++;
+	} else if (*p >= '1' && *p <= '9') {
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	} else {
+		return false;
+	}
+	if (p < end && *p == '.') {
+		*frac = true;
+		if (++p >= end || *p < '0' || *p > '9')
+			return false;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		*frac = true;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || *p < '0' || *p > '9')
+			return false;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	return p == end;
+}
+
+static bool span_is(const char *p, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(p, lit, n) == 0;
+}
+
+/* Where a decoded string goes: a buffer, a fixed array (-E2BIG when it
+ * does not fit), or nowhere (only validated, counted in len). */
+struct sink {
+	struct buf *b;
+	char *fix;
+	size_t cap, len;
+};
+
+static int sink_add(struct sink *s, const char *p, size_t n)
+{
+	if (s->b)
+		return buf_add(s->b, p, n) ? -ENOMEM : 0;
+	if (s->fix) {
+		if (n > s->cap - s->len)
+			return -E2BIG;
+		memcpy(s->fix + s->len, p, n);
+	}
+	s->len += n;
+	return 0;
+}
+
+/* The length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0:
+ * no overlong forms, no surrogates, nothing past U+10FFFF. */
+static size_t utf8_len(const char *s, const char *end)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = (size_t)(end - s);
+	uint32_t cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		cp = (uint32_t)(p[0] & 0x0f) << 12 |
+		     (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+		return cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (p[3] & 0xc0) != 0x80)
+			return 0;
+		cp = (uint32_t)(p[0] & 0x07) << 18 |
+		     (uint32_t)(p[1] & 0x3f) << 12 |
+		     (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+		return cp >= 0x10000 && cp <= 0x10ffff ? 4 : 0;
+	}
+	return 0;
+}
+
+/* Decode the JSON string literal [p, p + n) (quotes included) into out:
+ * escapes undone, \u escapes as UTF-8 (a lone surrogate as U+FFFD, as
+ * Go's decoder does). -EINVAL for a control byte or a bad escape. */
+static int str_decode(const char *p, size_t n, struct sink *out)
+{
+	int rc;
+
+	const char *end = p + n - 1;
+	if (n < 2 || *p != '"' || *end != '"')
+		return -EINVAL;
+	for (p++; p < end;) {
+		const char *run = p;
+		for (size_t ul;
+		     p < end && *p != '\\' && (unsigned char)*p >= 0x20;
+		     p += ul)
+			if ((unsigned char)*p < 0x80)
+				ul = 1;
+			else if (!(ul = utf8_len(p, end)))
+				break;
+		if (p > run && (rc = sink_add(out, run, (size_t)(p - run))))
+			return rc;
+		if (p == end)
+			break;
+		if ((unsigned char)*p >= 0x80) { /* invalid UTF-8 */
+			if ((rc = sink_add(out, "\xef\xbf\xbd", 3)))
+				return rc;
+			p++;
+			continue;
+		}
+		if (*p != '\\')
+			return -EINVAL; /* a raw control byte */
+		if (++p == end)
+			return -EINVAL;
+		char c = *p++, one;
+		switch (c) {
+		case '"':
+		case '\\':
+		case '/':
+			one = c;
+			break;
+		case 'b':
+			one = '\b';
+			break;
+		case 'f':
+			one = '\f';
+			break;
+		case 'n':
+			one = '\n';
+			break;
+		case 'r':
+			one = '\r';
+			break;
+		case 't':
+			one = '\t';
+			break;
+		case 'u': {
+			uint32_t cp = 0;
+			if (end - p < 4)
+				return -EINVAL;
+			for (int i = 0; i < 4; i++) {
+				int h = buf_hexval(p[i]);
+				if (h < 0)
+					return -EINVAL;
+				cp = cp << 4 | (uint32_t)h;
+			}
+			p += 4;
+			if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 &&
+			    p[0] == '\\' && p[1] == 'u') {
+				uint32_t lo = 0;
+				int i;
+				for (i = 0; i < 4; i++) {
+					int h = buf_hexval(p[2 + i]);
+					if (h < 0)
+						return -EINVAL;
+					lo = lo << 4 | (uint32_t)h;
+				}
+				if (lo >= 0xdc00 && lo < 0xe000) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) +
+					     (lo - 0xdc00);
+					p += 6;
+				}
+			}
+			if (cp >= 0xd800 && cp < 0xe000)
+				cp = 0xfffd;
+			char u[4];
+			size_t un;
+			if (cp < 0x80) {
+				u[0] = (char)cp;
+				un = 1;
+			} else if (cp < 0x800) {
+				u[0] = (char)(0xc0 | cp >> 6);
+				u[1] = (char)(0x80 | (cp & 0x3f));
+				un = 2;
+			} else if (cp < 0x10000) {
+				u[0] = (char)(0xe0 | cp >> 12);
+				u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				u[2] = (char)(0x80 | (cp & 0x3f));
+				un = 3;
+			} else {
+				u[0] = (char)(0xf0 | cp >> 18);
+				u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+				u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				u[3] = (char)(0x80 | (cp & 0x3f));
+				un = 4;
+			}
+			if ((rc = sink_add(out, u, un)))
+				return rc;
+			continue;
+		}
+		default:
+			return -EINVAL;
+		}
+		if ((rc = sink_add(out, &one, 1)))
+			return rc;
+	}
+	return 0;
+}
+
+/* str_plain() past the first byte >= 0x80: valid UTF-8 is plain. */
+static bool str_plain_utf8(const char *p, size_t n)
+{
+	const char *end = p + n - 1;
+	for (p++; p < end;) {
+		size_t u = 1;
+		if (*p == '\\' || (unsigned char)*p < 0x20)
+			return false;
+		if ((unsigned char)*p >= 0x80 && !(u = utf8_len(p, end)))
+			return false;
+		p += u;
+	}
+	return true;
+}
+
+/* Whether the string literal needs decoding (holds an escape, a control
+ * byte or invalid UTF-8). */
+static bool str_plain(const char *p, size_t n)
+{
+	if (n < 2 || p[0] != '"' || p[n - 1] != '"')
+		return false;
+	for (size_t i = 1; i + 1 < n; i++)
+		if (p[i] == '\\' || (unsigned char)p[i] < 0x20 ||
+		    (unsigned char)p[i] >= 0x80)
+			return str_plain_utf8(p, n);
+	return true;
+}
+
+/*
+ * Validate [p, end) as exactly one JSON value: the full grammar, nesting
+ * up to LIMIT_JSON_DEPTH, iteratively. For values carried as raw JSON
+ * text (FieldsV1), which no level of the encoder looks into otherwise.
+ */
+static void set_level(unsigned char *bits, size_t i, bool obj)
+{
+	if (obj)
+		bits[i / 8] |= (unsigned char)(1u << (i % 8));
+	else
+		bits[i / 8] &= (unsigned char)~(1u << (i % 8));
+}
+
+static bool is_obj(const unsigned char *bits, size_t i)
+{
+	return bits[i / 8] >> (i % 8) & 1;
+}
+
+static bool valid_json(const char *p, const char *end)
+{
+	enum {
+		max = LIMIT_JSON_DEPTH
+	};
+	unsigned char stack[max / 8 + 1]; /* a bit a level: 1 = object */
+	size_t depth = 0;
+	bool ok = false, want_value = true;
+
+	p = skip_ws(p, end);
+	for (;;) {
+		if (want_value) {
+			if (p >= end)
+				goto out;
+			if (*p == '{' || *p == '[') {
+				if (depth == max)
+					goto out;
+				set_level(stack, depth++, *p++ == '{');
+				p = skip_ws(p, end);
+				if (p < end &&
+				    *p == (is_obj(stack, depth - 1) ? '}' :
+								      ']')) {
+					p++;
+					depth--;
+					want_value = false;
+					goto after;
+				}
+				if (is_obj(stack, depth - 1))
+					goto key;
+				continue;
+			}
+			const char *v = p, *ve;
+			if (*p == '"') {
+				if (!(ve = skip_string(p, end)))
+					goto out;
+				struct sink none = { 0 };
+				if (!str_plain(v, (size_t)(ve - v)) &&
+				    str_decode(v, (size_t)(ve - v), &none))
+					goto out;
+			} else {
+				bool frac;
+				if (!(ve = skip_value(p, end)))
+					goto out;
+				if (!span_is(v, (size_t)(ve - v), "true") &&
+				    !span_is(v, (size_t)(ve - v), "false") &&
+				    !span_is(v, (size_t)(ve - v), "null") &&
+				    !valid_number(v, ve, &frac))
+					goto out;
+			}
+			p = ve;
+			want_value = false;
+		}
+after:
+		p = skip_ws(p, end);
+		if (!depth) {
+			ok = p == end;
+			goto out;
+		}
+		if (p >= end)
+			goto out;
+		if (*p == ',') {
+			p = skip_ws(p + 1, end);
+			want_value = true;
+			if (!is_obj(stack, depth - 1))
+				continue;
+key:
+			if (p >= end || *p != '"')
+				goto out;
+			const char *k = p;
+			if (!(p = skip_string(p, end)))
+				goto out;
+			struct sink none = { 0 };
+			if (!str_plain(k, (size_t)(p - k)) &&
+			    str_decode(k, (size_t)(p - k), &none))
+				goto out;
+			p = skip_ws(p, end);
+			if (p >= end || *p != ':')
+				goto out;
+			p = skip_ws(p + 1, end);
+			want_value = true;
+			continue;
+		}
+		if (*p != (is_obj(stack, depth - 1) ? '}' : ']'))
+			goto out;
+		p++;
+		depth--;
+		want_value = false;
+	}
+out:
+	return ok;
+}
+
+/*
+ * List the members of the object [p, end) onto e's member stack (its
+ * range starts at *first, *n members), checking the object's own
+ * syntax; the values are only skipped.
+ */
+static int collect(struct enc *e, const char *p, const char *end, size_t *first,
+		   size_t *n)
+{
+	*first = e->nms;
+	*n = 0;
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return fail(e, -EINVAL, "not a JSON object");
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return skip_ws(p + 1, end) == end ?
+			       0 :
+			       fail(e, -EINVAL, "malformed JSON");
+	for (;;) {
+		struct member m = { 0 };
+		if (p >= end || *p != '"')
+			return fail(e, -EINVAL, "malformed JSON: want a key");
+		m.k = p;
+		if (!(p = skip_string(p, end)))
+			return fail(e, -EINVAL, "malformed JSON: open string");
+		m.kn = (size_t)(p - m.k);
+		p = skip_ws(p, end);
+		if (p >= end || *p != ':')
+			return fail(e, -EINVAL, "malformed JSON: want ':'");
+		p = skip_ws(p + 1, end);
+		m.v = p;
+		if (!(p = skip_value(p, end)))
+			return fail(e, -EINVAL, "malformed JSON value");
+		m.vn = (size_t)(p - m.v);
+		m.order = *n;
+		if (e->nms == e->cap) {
+			size_t cap = e->cap ? e->cap * 2 : 64;
+			struct member *ms = xrealloc(e->ms, cap * sizeof(*ms));
+			if (!ms)
+				return nomem(e);
+			e->ms = ms;
+			e->cap = cap;
+		}
+		e->ms[e->nms++] = m;
+		(*n)++;
+		p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		if (p < end && *p == '}' && skip_ws(p + 1, end) == end)
+			return 0;
+		return fail(e, -EINVAL, "malformed JSON: want ',' or '}'");
+	}
+}
+
+/* Whether member key (raw literal) is name. */
+static bool key_is(const struct member *m, const char *name)
+{
+	size_t n = strlen(name);
+	if (m->kn == n + 2 && memcmp(m->k + 1, name, n) == 0)
+		return true;
+	if (memchr(m->k, '\\', m->kn) == NULL)
+		return false;
+	char tmp[128];
+	struct sink s = { NULL, tmp, sizeof(tmp), 0 };
+	return str_decode(m->k, m->kn, &s) == 0 && s.len == n &&
+	       memcmp(tmp, name, n) == 0;
+}
+
+/* Whether message m (or a struct inlined in it) has a member name. */
+static bool knows(const struct pb_msg *m, const struct member *mb)
+{
+	for (const struct pb_field *f = m->f; f->num; f++) {
+		if (f->kind == PB_INLINE ? knows(f->msg, mb) :
+					   key_is(mb, f->json))
+			return true;
+	}
+	return false;
+}
+
+/* --- values --------------------------------------------------------- */
+
+static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
+		      size_t n);
+static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
+		      size_t vn, bool typed);
+static int put_field(struct enc *e, const struct pb_field *f,
+		     const struct member *m);
+static int put_double(struct enc *e, unsigned num, const char *v, size_t vn);
+static int put_raw(struct enc *e, unsigned num, const char *v, size_t vn);
+
+/* A core/v1 object embedded whole carries kind and apiVersion in JSON
+ * only (a StatefulSet's volumeClaimTemplates). */
+static bool is_typed(const struct pb_field *f)
+{
+#ifdef PB_TYPED
+	return f->flags & PB_TYPED;
+#else
+	(void)f;
+	return false;
+#endif
+}
+
+static int put_string(struct enc *e, unsigned num, const char *v, size_t vn)
+{
+	size_t mark;
+	int rc;
+
+	if (vn < 2 || v[0] != '"')
+		return fail(e, -EINVAL, "want a string");
+	if (str_plain(v, vn))
+		return put_bytes_field(e, num, v + 1, vn - 2);
+	if ((rc = len_begin(e, num, &mark)))
+		return rc;
+	struct sink sk = { e->out, NULL, 0, 0 };
+	if ((rc = str_decode(v, vn, &sk)))
+		return rc == -ENOMEM ? nomem(e) :
+				       fail(e, rc, "malformed JSON string");
+	return len_end(e, mark);
+}
+
+static int parse_int(struct enc *e, const char *v, size_t vn, int64_t *out)
+{
+	bool frac;
+	uint64_t mag = 0;
+	const char *p = v, *end = v + vn;
+	bool neg = false;
+
+	if (!valid_number(v, end, &frac))
+		return fail(e, -EINVAL, "want an integer");
+	if (frac)
+		return fail(e, -EINVAL, "want an integer, not %.*s",
+			    (int)(vn > 32 ? 32 : vn), v);
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	for (; p < end; p++) {
+		if (mag > (UINT64_MAX - 9) / 10)
+			return fail(e, -EINVAL, "integer out of range");
+		mag = mag * 10 + (uint64_t)(*p - '0');
+	}
+	if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX)
+		return fail(e, -EINVAL, "integer out of range");
+	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+	return 0;
+}
+
+static int b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* Standard base64 with padding, as Go's encoding/json writes []byte;
+ * only the canonical form (Go's decoder also takes stray bits in the last
+ * character, which no apiserver writes and which would not survive a
+ * round trip). */
+static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
+{
+	size_t mark;
+	int rc;
+
+	if (vn < 2 || v[0] != '"' || !str_plain(v, vn))
+		return fail(e, -EINVAL, "want a base64 string");
+	v++;
+	vn -= 2;
+	if (vn % 4)
+		return fail(e, -EINVAL, "invalid base64");
+	if ((rc = len_begin(e, num, &mark)))
+		return rc;
+	for (size_t i = 0; i < vn; i += 4) {
+		int a = b64val(v[i]), b = b64val(v[i + 1]);
+		int c = v[i + 2] == '=' ? -2 : b64val(v[i + 2]);
+		int d = v[i + 3] == '=' ? -2 : b64val(v[i + 3]);
+		bool last = i + 4 == vn;
+		/* padding only at the end, and no stray bits before it:
+		 * the canonical form, which Go writes */
+		if (a < 0 || b < 0 || c == -1 || d == -1 ||
+		    (c == -2 && d != -2) || ((c == -2 || d == -2) && !last) ||
+		    (c == -2 && (b & 15)) || (c >= 0 && d == -2 && (c & 3)))
+			return fail(e, -EINVAL, "invalid base64");
+		uint8_t o[3] = { (uint8_t)(a << 2 | b >> 4), 0, 0 };
+		size_t on = 1;
+		if (c >= 0) {
+			o[1] = (uint8_t)(b << 4 | c >> 2);
+			on = 2;
+		}
+		if (d >= 0) {
+			o[2] = (uint8_t)(c << 6 | d);
+			on = 3;
+		}
+		if (buf_add(e->out, o, on))
+			return nomem(e);
+	}
+	return len_end(e, mark);
+}
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static bool digits(const char *p, int n, unsigned *out)
+{
+	*out = 0;
+	for (int i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		*out = *out * 10 + (unsigned)(p[i] - '0');
+	}
+	return true;
+}
+
+/* RFC 3339 as Go writes metav1.Time and MicroTime: seconds since the
+ * epoch and the fraction in nanoseconds. */
+static bool parse_time(const char *s, size_t n, int64_t *secs, int32_t *nanos)
+{
+	unsigned y, mo, d, h, mi, se, oh = 0, om = 0;
+	const char *end = s + n, *p = s + 19;
+	int sign = 0;
+
+	if (n < 20 || !digits(s, 4, &y) || s[4] != '-' ||
+	    !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &d) ||
+	    (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) ||
+	    s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
+	    !digits(s + 17, 2, &se))
+		return false;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    se > 59)
+		return false;
+	*nanos = 0;
+	if (p < end && *p == '.') {
+		int nd = 0;
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++, nd++)
+			if (nd < 9)
+				*nanos = *nanos * 10 + (*p - '0');
+		if (!nd)
+			return false;
+		for (; nd < 9; nd++)
+			*nanos *= 10;
+	}
+	if (p < end && (*p == 'Z' || *p == 'z')) {
+		p++;
+	} else if (end - p == 6 && (*p == '+' || *p == '-') &&
+		   digits(p + 1, 2, &oh) && p[3] == ':' &&
+		   digits(p + 4, 2, &om) && oh < 24 && om < 60) {
+		sign = *p == '+' ? 1 : -1;
+		p += 6;
+	} else {
+		return false;
+	}
+	if (p != end)
+		return false;
+	*secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se -
+		sign * (int64_t)(oh * 3600 + om * 60);
+	return true;
+}
+
+/* Go's zero time.Time, 0001-01-01T00:00:00Z, in Unix seconds. */
+#define ZERO_TIME_SECS (-62135596800LL)
+
+/* metav1.Time / MicroTime {1 seconds, 2 nanos, both always written};
+ * the zero time (and null) is an empty message. A Time keeps whole
+ * seconds, a MicroTime microseconds, as their Go encoders truncate. */
+static int put_time(struct enc *e, unsigned num, const char *v, size_t vn,
+		    bool micro)
+{
+	int64_t secs = 0;
+	int32_t nanos = 0;
+	size_t mark;
+	int rc;
+
+	if (!span_is(v, vn, "null")) {
+		if (vn < 2 || v[0] != '"' || !str_plain(v, vn) ||
+		    !parse_time(v + 1, vn - 2, &secs, &nanos))
+			return fail(e, -EINVAL, "want an RFC 3339 time");
+		nanos = micro ? nanos - nanos % 1000 : 0;
+	} else {
+		secs = ZERO_TIME_SECS;
+	}
+	if ((rc = len_begin(e, num, &mark)))
+		return rc;
+	if (!(secs == ZERO_TIME_SECS && nanos == 0) &&
+	    ((rc = put_varint_field(e, 1, (uint64_t)secs)) ||
+	     (rc = put_varint_field(e, 2, (uint64_t)(int64_t)nanos))))
+		return rc;
+	return len_end(e, mark);
+}
+
+/* resource.Quantity {1 string}: the canonical string, as in JSON. */
+static int put_qty(struct enc *e, unsigned num, const char *v, size_t vn)
+{
+	size_t mark;
+	int rc;
+
+	if ((rc = len_begin(e, num, &mark)))
+		return rc;
+	if (!v) /* the zero Quantity */
+		rc = put_bytes_field(e, 1, "0", 1);
+	else if (vn < 2 || v[0] != '"')
+		return fail(e, -EINVAL, "want a quantity string");
+	else
+		rc = put_string(e, 1, v, vn);
+	return rc ? rc : len_end(e, mark);
+}
+
+/* intstr.IntOrString {1 type, 2 intVal, 3 strVal}: all three always. */
+static int put_intstr(struct enc *e, unsigned num, const char *v, size_t vn)
+{
+	int64_t iv = 0;
+	bool str = v && vn && v[0] == '"';
+	size_t mark;
+	int rc;
+
+	if (v && !str && (rc = parse_int(e, v, vn, &iv)))
+		return rc;
+	if (iv < INT32_MIN || iv > INT32_MAX)
+		return fail(e, -EINVAL, "int32 out of range");
+	if ((rc = len_begin(e, num, &mark)) ||
+	    (rc = put_varint_field(e, 1, str)) ||
+	    (rc = put_varint_field(e, 2, (uint64_t)iv)) ||
+	    (rc = str ? put_string(e, 3, v, vn) : put_bytes_field(e, 3, "", 0)))
+		return rc;
+	return len_end(e, mark);
+}
+
+/* FieldsV1 / RawExtension {1 raw}: the JSON text as it stands. */
+static int put_raw(struct enc *e, unsigned num, const char *v, size_t vn)
+{
+	size_t mark;
+	int rc;
+
+	if ((rc = len_begin(e, num, &mark)))
+		return rc;
+	if (!span_is(v, vn, "null")) {
+		if (!valid_json(v, v + vn))
+			return fail(e, -EINVAL, "malformed JSON");
+		if ((rc = put_bytes_field(e, 1, v, vn)))
+			return rc;
+	}
+	return len_end(e, mark);
+}
+
+/* double: wire type 1, little-endian IEEE 754; absent/null is 0. */
+static int put_double(struct enc *e, unsigned num, const char *v, size_t vn)
+{
+	double d = 0;
+	bool frac;
+
+	if (v) {
+		char tmp[64], *end;
+		if (!valid_number(v, v + vn, &frac) || vn >= sizeof(tmp))
+			return fail(e, -EINVAL, "want a number");
+		memcpy(tmp, v, vn);
+		tmp[vn] = '\0';
+		d = strtod(tmp, &end);
+		if (*end)
+			return fail(e, -EINVAL, "want a number");
+	}
+	uint64_t bits;
+	uint8_t le[8];
+	memcpy(&bits, &d, sizeof(bits));
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(bits >> (8 * i));
+	if (pb_put_tag(e->out, num, 1) || buf_add(e->out, le, 8))
+		return nomem(e);
+	return 0;
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	size_t n = x->kn < y->kn ? x->kn : y->kn;
+	int c = n ? memcmp(x->k, y->k, n) : 0;
+	if (c)
+		return c;
+	if (x->kn != y->kn)
+		return x->kn < y->kn ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* map<string, V>: entries {1 key, 2 value} sorted by key, bytewise; the
+ * value is written even when empty. A key given twice counts once, with
+ * its last value, as Go's decoder keeps it. */
+static int put_map(struct enc *e, const struct pb_field *f, const char *v,
+		   size_t vn)
+{
+	size_t first, n, kmark = e->keys.len, emark;
+	int rc;
+
+	if ((rc = collect(e, v, v + vn, &first, &n)))
+		return rc;
+	/* decode the keys into e->keys, then point the members at them */
+	size_t *off = n ? xmalloc(n * 2 * sizeof(*off)) : NULL;
+	if (n && !off)
+		return nomem(e);
+	for (size_t i = 0; i < n; i++) {
+		struct member *m = &e->ms[first + i];
+		off[2 * i] = e->keys.len;
+		struct sink sk = { &e->keys, NULL, 0, 0 };
+		if ((rc = str_decode(m->k, m->kn, &sk))) {
+			rc = rc == -ENOMEM ? nomem(e) :
+					     fail(e, rc, "malformed map key");
+			goto out;
+		}
+		off[2 * i + 1] = e->keys.len - off[2 * i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		e->ms[first + i].k = e->keys.p ? e->keys.p + off[2 * i] : "";
+		e->ms[first + i].kn = off[2 * i + 1];
+	}
+	qsort(e->ms + first, n, sizeof(*e->ms), cmp_keys);
+	/* back to offsets: a value's own maps may move e->keys */
+	for (size_t i = 0; i < n; i++) {
+		const struct member *m = &e->ms[first + i];
+		off[2 * i] = e->keys.p ? (size_t)(m->k - e->keys.p) : 0;
+		off[2 * i + 1] = m->kn;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct member *m = &e->ms[first + i];
+		const char *k = e->keys.p ? e->keys.p + off[2 * i] : "";
+		size_t kn = off[2 * i + 1];
+		if (i + 1 < n && off[2 * i + 3] == kn &&
+		    (!kn || !memcmp(e->keys.p + off[2 * i + 2], k, kn)))
+			continue; /* a later duplicate wins */
+		size_t pm = path_push(e, k, kn, true);
+		if ((rc = len_begin(e, f->num, &emark)) ||
+		    (rc = put_bytes_field(e, 1, k, kn)))
+			goto out;
+		bool null = span_is(m->v, m->vn, "null");
+		switch (f->kind) {
+		case PB_MAP_STR:
+			rc = null ? put_bytes_field(e, 2, "", 0) :
+				    put_string(e, 2, m->v, m->vn);
+			break;
+		case PB_MAP_BYTES:
+			rc = null ? put_bytes_field(e, 2, "", 0) :
+				    put_base64(e, 2, m->v, m->vn);
+			break;
+		case PB_MAP_QTY:
+			rc = put_qty(e, 2, null ? NULL : m->v, m->vn);
+			break;
+		case PB_MAP_TIME:
+			rc = put_time(e, 2, m->v, m->vn, false);
+			break;
+		default: { /* PB_MAP_MSG */
+			size_t vm;
+			if ((rc = len_begin(e, 2, &vm)) ||
+			    (!null && (rc = enc_object(e, f->msg, m->v, m->vn,
+						       false))) ||
+			    (rc = len_end(e, vm)))
+				goto out;
+			break;
+		}
+		}
+		if (rc || (rc = len_end(e, emark)))
+			goto out;
+		e->pathlen = pm;
+	}
+	rc = 0;
+out:
+	free(off);
+	e->nms = first;
+	e->keys.len = kmark;
+	return rc;
+}
+
+/* One value of field f, present in the JSON (an array's element, or the
+ * member itself). */
+static int put_one(struct enc *e, const struct pb_field *f, const char *v,
+		   size_t vn)
+{
+	bool null = span_is(v, vn, "null");
+	int64_t iv;
+	int rc;
+
+	switch (f->kind) {
+	case PB_STR:
+		return null ? put_bytes_field(e, f->num, "", 0) :
+			      put_string(e, f->num, v, vn);
+	case PB_BYTES:
+		return null ? put_bytes_field(e, f->num, "", 0) :
+			      put_base64(e, f->num, v, vn);
+	case PB_BOOL:
+		if (null || span_is(v, vn, "false"))
+			return put_varint_field(e, f->num, 0);
+		if (span_is(v, vn, "true"))
+			return put_varint_field(e, f->num, 1);
+		return fail(e, -EINVAL, "want true or false");
+	case PB_INT:
+		iv = 0;
+		if (!null && (rc = parse_int(e, v, vn, &iv)))
+			return rc;
+		return put_varint_field(e, f->num, (uint64_t)iv);
+	case PB_MSG: {
+		size_t mark;
+		if ((rc = len_begin(e, f->num, &mark)))
+			return rc;
+		if (!null && (rc = enc_object(e, f->msg, v, vn, is_typed(f))))
+			return rc;
+		return len_end(e, mark);
+	}
+	case PB_TIME:
+	case PB_MICROTIME:
+		return put_time(e, f->num, v, vn, f->kind == PB_MICROTIME);
+	case PB_DOUBLE:
+		return put_double(e, f->num, null ? NULL : v, vn);
+	case PB_QTY:
+		return put_qty(e, f->num, null ? NULL : v, vn);
+	case PB_INTSTR:
+		return put_intstr(e, f->num, null ? NULL : v, vn);
+	case PB_RAW:
+	case PB_FIELDSV1:
+		return put_raw(e, f->num, v, vn);
+	case PB_MAP_STR:
+	case PB_MAP_BYTES:
+	case PB_MAP_QTY:
+	case PB_MAP_MSG:
+	case PB_MAP_TIME:
+		return null ? 0 : put_map(e, f, v, vn);
+	default:
+		return fail(e, -EINVAL, "field kind %u has no encoding",
+			    f->kind);
+	}
+}
+
+/* Field f whose member is absent from the JSON (or null): what the
+ * apiserver writes for an unset field. Pointers, slices and maps are nil
+ * and absent; a non-pointer scalar is written with its zero value; a
+ * non-pointer Time is an empty message, a Quantity "0", an IntOrString
+ * {0, 0, ""}. A nested message absent from JSON was a nil pointer (Go's
+ * JSON encoder writes non-pointer structs always, even empty). */
+static int put_absent(struct enc *e, const struct pb_field *f)
+{
+	if (f->flags & (PB_PTR | PB_REP))
+		return 0;
+	switch (f->kind) {
+	case PB_STR:
+		return put_bytes_field(e, f->num, "", 0);
+	case PB_BOOL:
+	case PB_INT:
+		return put_varint_field(e, f->num, 0);
+	case PB_TIME:
+	case PB_MICROTIME:
+		return put_time(e, f->num, "null", 4, f->kind == PB_MICROTIME);
+	case PB_DOUBLE:
+		return put_double(e, f->num, NULL, 0);
+	case PB_RAW: /* a RawExtension value: an empty message */
+		return put_raw(e, f->num, "null", 4);
+	case PB_MSG: /* a struct value: its zero, non-pointer fields set */
+		if (!(f->flags & PB_KEEP) || f->msg->form != PB_FORM_OBJECT)
+			return 0;
+		size_t mark;
+		int rc;
+		if ((rc = len_begin(e, f->num, &mark)) ||
+		    (rc = enc_fields(e, f->msg, e->nms, 0)))
+			return rc;
+		return len_end(e, mark);
+	case PB_QTY:
+		return put_qty(e, f->num, NULL, 0);
+	case PB_INTSTR:
+		return put_intstr(e, f->num, NULL, 0);
+	default: /* bytes, messages, maps, raw JSON: nil */
+		return 0;
+	}
+}
+
+static int put_field(struct enc *e, const struct pb_field *f,
+		     const struct member *m)
+{
+	int rc;
+
+	if (!m || span_is(m->v, m->vn, "null"))
+		return put_absent(e, f);
+	if (!(f->flags & PB_REP))
+		return put_one(e, f, m->v, m->vn);
+	/* an array: one field per element, never packed */
+	const char *p = skip_ws(m->v, m->v + m->vn), *end = m->v + m->vn;
+	if (p >= end || *p != '[')
+		return fail(e, -EINVAL, "want an array");
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == ']')
+		return skip_ws(p + 1, end) == end ?
+			       0 :
+			       fail(e, -EINVAL, "malformed JSON array");
+	for (size_t i = 0;; i++) {
+		const char *v = p;
+		if (!(p = skip_value(p, end)))
+			return fail(e, -EINVAL, "malformed JSON array");
+		size_t pm = path_index(e, i);
+		if ((rc = put_one(e, f, v, (size_t)(p - v))))
+			return rc;
+		e->pathlen = pm;
+		p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		if (p < end && *p == ']' && skip_ws(p + 1, end) == end)
+			return 0;
+		return fail(e, -EINVAL, "malformed JSON array");
+	}
+}
+
+/* The fields of m, from the members [first, first + n), in ascending
+ * field number. */
+static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
+		      size_t n)
+{
+	unsigned last = 0;
+	int rc;
+
+	for (;;) {
+		/* the next field number up: tables are small, and mostly
+		 * in order already */
+		const struct pb_field *f = NULL;
+		for (const struct pb_field *g = m->f; g->num; g++)
+			if (g->num > last && (!f || g->num < f->num))
+				f = g;
+		if (!f)
+			return 0;
+		last = f->num;
+		if (f->kind == PB_INLINE) {
+			size_t mark;
+			if ((rc = len_begin(e, f->num, &mark)) ||
+			    (rc = enc_fields(e, f->msg, first, n)) ||
+			    (rc = len_end(e, mark)))
+				return rc;
+			continue;
+		}
+		const struct member *mb = NULL;
+		for (size_t i = n; i-- > 0;) /* the last one wins */
+			if (key_is(&e->ms[first + i], f->json)) {
+				mb = &e->ms[first + i];
+				break;
+			}
+		size_t pm = path_push(e, f->json, strlen(f->json), true);
+		if ((rc = put_field(e, f, mb)))
+			return rc;
+		e->pathlen = pm;
+	}
+}
+
+/* Whether m is a kind's own type, whose Go struct embeds TypeMeta: its
+ * JSON may carry kind and apiVersion wherever it is nested (the items of
+ * a PartialObjectMetadataList, a StatefulSet's volumeClaimTemplates), and
+ * the wire never does. */
+static bool has_type_meta(const struct pb_msg *m)
+{
+	size_t n;
+	const struct pb_kind_row *rows = pb_kinds_all(&n);
+
+	if (m == &pb_partial_object_metadata || m == &pb_status)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].msg == m)
+			return true;
+	return false;
+}
+
+/* The JSON object [v, v + vn) as message m (no tag: the caller framed
+ * it). Top-level kind/apiVersion are skipped by pb_encode_msg. */
+static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
+		       size_t vn, bool top)
+{
+	size_t first, n;
+	int rc;
+
+	if (++e->depth > PB_MAX_DEPTH) {
+		rc = fail(e, -EINVAL, "nested too deep");
+		goto out;
+	}
+	if ((rc = collect(e, v, v + vn, &first, &n)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct member *mb = &e->ms[first + i];
+		if (knows(m, mb))
+			continue;
+		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
+		    (top || has_type_meta(m))) {
+			mb->kn = 0; /* matches no field */
+			continue;
+		}
+		path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0, true);
+		rc = fail(e, -ENOENT, "unknown member for %s", m->name);
+		goto out;
+	}
+	rc = enc_fields(e, m, first, n);
+	e->nms = first;
+out:
+	e->depth--;
+	return rc;
+}
+
+static const struct pb_field *row(const struct pb_msg *m, unsigned num)
+{
+	for (const struct pb_field *f = m->f; f->num; f++)
+		if (f->num == num)
+			return f;
+	return NULL;
+}
+
+/* The JSON value [v, v + vn) as message m, by m's JSON form (the
+ * apiextensions either-types are an object, an array or a bool). */
+static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
+		      size_t vn, bool typed)
+{
+	struct member mb = { .v = v, .vn = vn };
+	const struct pb_field *obj_row, *other_row;
+	int rc;
+
+	if (m->form == PB_FORM_OBJECT)
+		return enc_members(e, m, v, vn, typed);
+	if (m->form == PB_FORM_LIST) /* a bare array of the one field */
+		return put_field(e, m->f, &mb);
+	obj_row = row(m, m->form == PB_FORM_OR_BOOL ? 2 : 1);
+	other_row = row(m, m->form == PB_FORM_OR_BOOL ? 1 : 2);
+	if (!obj_row || !other_row)
+		return fail(e, -EINVAL, "%s: incomplete table", m->name);
+	if (vn && v[0] == '{') {
+		if (m->form == PB_FORM_OR_BOOL &&
+		    (rc = put_varint_field(e, 1, 1)))
+			return rc;
+		return put_field(e, obj_row, &mb);
+	}
+	if (m->form == PB_FORM_OR_BOOL ?
+		    (span_is(v, vn, "true") || span_is(v, vn, "false")) :
+		    (vn && v[0] == '['))
+		return put_field(e, other_row, &mb);
+	return fail(e, -EINVAL, "want an object or %s",
+		    m->form == PB_FORM_OR_BOOL ? "a bool" : "an array");
+}
+
+int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
+		  struct buf *out, char *err, size_t errlen)
+{
+	struct enc e = { .out = out, .err = err, .errlen = errlen };
+	int rc;
+
+	if (err && errlen)
+		*err = '\0';
+	path_push(&e, m->name, strlen(m->name), false);
+	const char *p = skip_ws(json, json + len), *end = json + len;
+	while (end > p && is_ws(end[-1]))
+		end--;
+	rc = enc_members(&e, m, p, (size_t)(end - p), true);
+	free(e.ms);
+	buf_free(&e.keys);
+	return rc;
+}
+
+/* --- framing -------------------------------------------------------- */
+
+int pb_encode_envelope(const char *api_version, const char *kind,
+		       const void *raw, size_t rawlen, struct buf *out)
+{
+	size_t av = strlen(api_version), kn = strlen(kind);
+	size_t tm = 1 + pb_varint_len(av) + av + 1 + pb_varint_len(kn) + kn;
+
+	if (buf_add(out, PB_MAGIC, PB_MAGIC_LEN) || pb_put_tag(out, 1, 2) ||
+	    pb_put_varint(out, tm) || pb_put_bytes(out, 1, api_version, av) ||
+	    pb_put_bytes(out, 2, kind, kn) ||
+	    pb_put_bytes(out, 2, raw, rawlen) || pb_put_bytes(out, 3, "", 0) ||
+	    pb_put_bytes(out, 4, "", 0))
+		return -ENOMEM;
+	return 0;
+}
+
+int pb_encode_body(const char *api_version, const char *kind,
+		   const struct pb_msg *m, const char *json, size_t len,
+		   struct buf *out, char *err, size_t errlen)
+{
+	struct buf raw = BUF_INIT;
+	int rc = pb_encode_msg(m, json, len, &raw, err, errlen);
+
+	if (!rc && pb_encode_envelope(api_version, kind, raw.p ? raw.p : "",
+				      raw.len, out))
+		rc = -ENOMEM;
+	buf_free(&raw);
+	return rc;
+}
+
+void pb_list_init(struct pb_list *l, const struct pb_msg *item,
+		  const char *name)
+{
+	memset(l, 0, sizeof(*l));
+	l->f[0] = (struct pb_field){ 1, "metadata", PB_MSG, 0, &pb_list_meta };
+	l->f[1] = (struct pb_field){ 2, "items", PB_MSG, PB_REP, item };
+	l->msg.name = name;
+	l->msg.f = l->f;
+}
+
+int pb_encode_watch_frame(const char *type, const void *body, size_t len,
+			  struct buf *out)
+{
+	size_t tn = strlen(type);
+	size_t raw = 1 + pb_varint_len(len) + len;
+	uint64_t n = 1 + pb_varint_len(tn) + tn + 1 + pb_varint_len(raw) + raw;
+	uint8_t be[4] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16),
+			  (uint8_t)(n >> 8), (uint8_t)n };
+
+	if (n > UINT32_MAX)
+		return -E2BIG;
+	if (buf_add(out, be, 4) || pb_put_bytes(out, 1, type, tn) ||
+	    pb_put_tag(out, 2, 2) || pb_put_varint(out, raw) ||
+	    pb_put_bytes(out, 1, body, len))
+		return -ENOMEM;
+	return 0;
+}
+
+const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
+				    struct pb_list *l)
+{
+	const struct pb_msg *m = pb_kinds_find(api_version, kind);
+	size_t kn = strlen(kind);
+
+	if (m)
+		return m;
+	if (!strcmp(api_version, "meta.k8s.io/v1")) {
+		if (!strcmp(kind, "PartialObjectMetadata"))
+			return &pb_partial_object_metadata;
+		if (!strcmp(kind, "PartialObjectMetadataList"))
+			return &pb_partial_object_metadata_list;
+		return NULL;
+	}
+	if (!strcmp(kind, "Status") && !strcmp(api_version, "v1"))
+		return &pb_status;
+	if (kn > 4 && kn < 128 && !strcmp(kind + kn - 4, "List")) {
+		char item[128];
+		memcpy(item, kind, kn - 4);
+		item[kn - 4] = '\0';
+		if ((m = pb_kinds_find(api_version, item))) {
+			pb_list_init(l, m, kind);
+			return &l->msg;
+		}
+	}
+	return NULL;
+}
+
+/* The top-level string member key of the object json, decoded into out
+ * ("" when absent or not a plain string). */
+static int top_string(struct enc *e, const char *json, size_t len,
+		      const char *key, char *out, size_t cap)
+{
+	size_t first, n;
+	int rc;
+
+	*out = '\0';
+	if ((rc = collect(e, json, json + len, &first, &n)))
+		return rc;
+	for (size_t i = n; i-- > 0;) {
+		const struct member *m = &e->ms[first + i];
+		struct sink s = { NULL, out, cap - 1, 0 };
+		if (!key_is(m, key))
+			continue;
+		if (m->vn >= 2 && m->v[0] == '"' &&
+		    str_decode(m->v, m->vn, &s) == 0 && !memchr(out, 0, s.len))
+			out[s.len] = '\0';
+		else
+			*out = '\0';
+		break;
+	}
+	e->nms = first;
+	return 0;
+}
+
+int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
+		  size_t errlen)
+{
+	struct enc e = { .out = out, .err = err, .errlen = errlen };
+	char av[128], kind[128];
+	struct pb_list l;
+	const struct pb_msg *m;
+	int rc;
+
+	if (err && errlen)
+		*err = '\0';
+	rc = top_string(&e, json, len, "apiVersion", av, sizeof(av));
+	if (!rc)
+		rc = top_string(&e, json, len, "kind", kind, sizeof(kind));
+	free(e.ms);
+	if (rc)
+		return rc;
+	if (!(m = pb_encode_find(av, kind, &l))) {
+		if (err && errlen)
+			snprintf(
+				err, errlen,
+				"no protobuf message for kind \"%s\" of \"%s\"",
+				kind, av);
+		return -ENOENT;
+	}
+	return pb_encode_body(av, kind, m, json, len, out, err, errlen);
+}
