@@ -666,13 +666,18 @@ def b13_round(fake, parent, children, watchers, seconds):
     one checker sees every stream and the bench adds one busy process,
     not 21. Returns its figures."""
     targets = [a for srv in [parent] + children for a in ("--target", srv.url)]
+    cpu0 = [cpu_s(srv.proc.pid) for srv in [parent] + children]
     out = loadgen(*targets, "--writer", fake.url, "--write-rate", 100,
                   "--watchers", watchers * (len(children) + 1), "--threads", 2,
                   "--duration", seconds, "--drain", 15, timeout=200)[0]
+    cpu = [cpu_s(srv.proc.pid) - c for srv, c in zip([parent] + children, cpu0)]
     kids = out["targets"][1:]
     par = out["targets"][0]
     p99s = sorted(k["latency_ms"]["p99"] for k in kids)
-    return {"parent_p99": par["latency_ms"]["p99"], "parent_p50": par["latency_ms"]["p50"],
+    writes = max(out.get("writes", 0) or 100 * seconds, 1)
+    return {"parent_cpu_ms_per_write": cpu[0] * 1e3 / writes,
+            "child_cpu_ms_per_write": statistics.median(cpu[1:]) * 1e3 / writes,
+            "parent_p99": par["latency_ms"]["p99"], "parent_p50": par["latency_ms"]["p50"],
             "children_p99": p99s,
             "children_p50": sorted(k["latency_ms"]["p50"] for k in kids),
             "children_lag_p99": sorted(k["lag_ms"]["p99"] for k in kids),
@@ -762,6 +767,9 @@ def bench_b13(nchildren=20, watchers=50, rounds=5, seconds=8):
                None, "ms")
         record("B13", "tree: same, p50 (ms)", r3(med(med(r["children_lag_p50"]) for r in runs)),
                None, None, "info", None, "ms")
+        record("B13", "tree: CPU per write of a child (median child) beside the parent's,"
+               " median of rounds (ms)", r3(med(r["child_cpu_ms_per_write"] for r in runs)),
+               r3(med(r["parent_cpu_ms_per_write"] for r in runs)), None, "info", None, "ms")
         record("B13", "tree: upstream LISTs + WATCHes of pods (parent's)",
                "%d+%d" % (up["lists"], up["watches"]), None, None, "1+1",
                up["lists"] == 1 and up["watches"] == 1, "")
