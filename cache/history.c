@@ -133,8 +133,8 @@ static struct ev_box *encode(int type, uint64_t rv, struct cache_obj *obj,
 	return b;
 }
 
-int cache_history_append(struct cache_history *h, int type, uint64_t rv,
-			 struct cache_obj *obj, struct cache_obj *prev)
+int cache_history_add(struct cache_history *h, int type, uint64_t rv,
+		      struct cache_obj *obj, struct cache_obj *prev)
 {
 	struct ev_box *b = encode(type, rv, obj, prev);
 	if (!b)
@@ -156,8 +156,16 @@ int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 	__atomic_store_n(&h->head, seq + 1, __ATOMIC_RELEASE);
 	if (rv > h->progress)
 		__atomic_store_n(&h->progress, rv, __ATOMIC_RELEASE);
-	cache_history_wake_all(h);
 	return 0;
+}
+
+int cache_history_append(struct cache_history *h, int type, uint64_t rv,
+			 struct cache_obj *obj, struct cache_obj *prev)
+{
+	int rc = cache_history_add(h, type, rv, obj, prev);
+	if (!rc)
+		cache_history_wake_all(h);
+	return rc;
 }
 
 void cache_history_stamp(struct cache_history *h, int64_t ns)

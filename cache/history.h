@@ -15,7 +15,7 @@
  * Threads: one writer (the resource's reflector) appends. Readers call
  * cache_history_get() from any thread without a lock (RCU). Waiters sleep
  * on a per-history list under a mutex; the writer wakes them all after
- * each append.
+ * each append, or once after a batch of them (cache_history_add).
  */
 #ifndef CACHE_HISTORY_H
 #define CACHE_HISTORY_H
@@ -73,6 +73,16 @@ void cache_history_free(struct cache_history *h);
  */
 int cache_history_append(struct cache_history *h, int type, uint64_t rv,
 			 struct cache_obj *obj, struct cache_obj *prev);
+/*
+ * The same without the wake: for a writer that appends a batch (what
+ * one read from upstream brought) and then calls
+ * cache_history_wake_all() once, so each waiter is woken once per batch,
+ * not once per event. A waiter never sleeps past an added event (the
+ * wait checks the head under the waiter lock), but one already asleep
+ * stays asleep until that wake. Writer thread only.
+ */
+int cache_history_add(struct cache_history *h, int type, uint64_t rv,
+		      struct cache_obj *obj, struct cache_obj *prev);
 /* Events appended from now on arrived at ns (monotonic, as
  * cache_history_now_ns()); 0: at their append. Writer thread only. */
 void cache_history_stamp(struct cache_history *h, int64_t ns);

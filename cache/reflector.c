@@ -64,9 +64,11 @@ static int apply_listing(struct cache_resource *r, struct cache_listing *l)
 			cache_history_reset(r->history, l->rv);
 		} else {
 			for (size_t i = 0; i < rl.n; i++)
-				cache_history_append(r->history, rl.ev[i].type,
-						     rl.ev[i].rv, rl.ev[i].obj,
-						     rl.ev[i].prev);
+				cache_history_add(r->history, rl.ev[i].type,
+						  rl.ev[i].rv, rl.ev[i].obj,
+						  rl.ev[i].prev);
+			if (rl.n) /* one wake for the whole difference */
+				cache_history_wake_all(r->history);
 			log_info(
 				"%s: relisted at %llu: %zu change(s) sent to local watchers",
 				r->kind->resource, (unsigned long long)l->rv,

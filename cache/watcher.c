@@ -359,10 +359,14 @@ static void flush(struct cache_resource *r, struct chunk *ch,
 				  r->kind->resource);
 		ch->open = false;
 	}
+	/* every event of the chunk first, then one wake: a watcher resumed
+	 * once sends the whole chunk in one write, where a wake per event
+	 * cost each of them a resume (a lock and a write to libmicrohttpd's
+	 * event fd) per event, on the path every later event waits behind */
 	for (size_t i = 0; i < ch->npend; i++) {
 		struct pending *pd = &ch->pend[i];
-		cache_history_append(r->history, pd->type, pd->rv, pd->obj,
-				     pd->prev);
+		cache_history_add(r->history, pd->type, pd->rv, pd->obj,
+				  pd->prev);
 		cache_obj_put(pd->obj);
 		cache_obj_put(pd->prev);
 	}
@@ -371,8 +375,10 @@ static void flush(struct cache_resource *r, struct chunk *ch,
 	if (ch->npend)
 		__atomic_store_n(&r->last_change_ms, now, __ATOMIC_RELAXED);
 	cache_rvclock_note(r->clock, r->rv, now);
-	ch->npend = 0;
 	cache_history_set_progress(r->history, r->rv);
+	if (ch->npend)
+		cache_history_wake_all(r->history);
+	ch->npend = 0;
 	cache_resource_tell_progress(r);
 }
 

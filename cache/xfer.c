@@ -14,6 +14,12 @@
 
 #define STALL_DEFAULT_S 90
 #define TICK_MS 1000
+/* What one read from the socket may bring, and so one body callback: a
+ * watch that fell behind (its upstream sent several events while this
+ * thread waited for a core) applies them as one chunk, one store commit
+ * and one wake of the local watchers, instead of one per 16 KiB,
+ * libcurl's default. Set once, before the first transfer. */
+#define RECV_BUFFER (64 * 1024)
 
 static long stall_seconds(const struct cache_resource *r)
 {
@@ -33,6 +39,7 @@ int cache_xfer_conn_open(struct cache_xfer_conn *conn, struct cache_resource *r,
 		cache_xfer_conn_close(conn);
 		return -ENOMEM;
 	}
+	curl_easy_setopt(conn->easy, CURLOPT_BUFFERSIZE, (long)RECV_BUFFER);
 	cache_xfer_conn_list_rules(conn, r);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * test_history: the event ring: encoding, cursors, start positions,
  * overwrite detection, the floor, waiters and reset; a capacity that is
- * not a power of two is kept exactly.
+ * not a power of two is kept exactly; a batch of events wakes each
+ * waiter once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -99,9 +100,51 @@ static void test_exact_capacity(void)
 	cache_history_free(h);
 }
 
+/* cache_history_add: events a writer adds as one batch wake nobody until
+ * its one wake_all, and then each waiter once; a watcher that looks in
+ * meanwhile finds them and does not sleep. */
+static void test_batch(void)
+{
+	struct cache_history *h = cache_history_new(16, 100);
+	struct cache_waiter a = { .wake = on_wake }, b = { .wake = on_wake };
+	struct cache_event *ev;
+	CHECK(cache_history_wait(h, &a, 0, NULL));
+	CHECK(cache_history_wait(h, &b, 0, NULL));
+	woken = 0;
+	for (unsigned rv = 101; rv <= 103; rv++) {
+		struct cache_obj *o = mk("a", rv);
+		CHECK(cache_history_add(h, CACHE_MODIFIED, rv, o, NULL) == 0);
+		cache_obj_put(o);
+	}
+	CHECK(woken == 0 && a.queued && b.queued);
+	CHECK(cache_history_head(h) == 3 && cache_history_progress(h) == 103);
+	/* not queued: the events are there to read */
+	struct cache_waiter c = { .wake = on_wake };
+	CHECK(!cache_history_wait(h, &c, 0, NULL) && !c.queued);
+	cache_history_wake_all(h);
+	CHECK(woken == 2 && !a.queued && !b.queued);
+	for (uint64_t seq = 0; seq < 3; seq++) {
+		CHECK(cache_history_get(h, seq, &ev) == 0 &&
+		      ev->rv == 101 + seq);
+		cache_history_event_put(ev);
+	}
+	/* a failed add leaves the ring as it was */
+	struct cache_obj *o = mk("a", 104);
+	alloc_fail_after(1);
+	CHECK(cache_history_add(h, CACHE_MODIFIED, 104, o, NULL) == -ENOMEM);
+	alloc_fail_after(0);
+	CHECK(cache_history_head(h) == 3);
+	cache_obj_put(o);
+	rcu_barrier();
+	cache_history_free(h);
+	rcu_barrier();
+	woken = 0;
+}
+
 int main(void)
 {
 	test_exact_capacity();
+	test_batch();
 	struct cache_history *h = cache_history_new(16, 100);
 	uint64_t seq, floor;
 	struct cache_event *ev;

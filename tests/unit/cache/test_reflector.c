@@ -3,7 +3,8 @@
  * first LIST, the WATCH it opens from the list's resourceVersion, events
  * of every type applied to the store and the history, a BOOKMARK, a
  * malformed line that forces a relist, and a prompt stop in a silent
- * watch.
+ * watch; the events of one read are applied before local watchers are
+ * woken, once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "cache/kind.h"
 #include "cache/obj.h"
 #include "cache/reflector.h"
+#include "cache/watcher.h"
+#include "cache/xfer.h"
 #include "config/buf.h"
 #include "config/limits.h"
 #include "http_stub.h"
@@ -301,8 +304,60 @@ static void test_relist_reason_names(void)
 	CHECK_STR(cache_resource_relist_reason_name(-1), "");
 }
 
+/* A local watcher that records the history's head each time it is
+ * woken (an atomic read: no call back into the history's lock). */
+static struct cache_history *batch_h;
+static int batch_wakes;
+static uint64_t batch_head_at_wake;
+static void batch_wake(struct cache_waiter *w)
+{
+	batch_wakes++;
+	batch_head_at_wake = cache_history_head(batch_h);
+}
+
+/* Three events that one read brings are one chunk: the store and the
+ * history take all three, then each local watcher is woken once, and
+ * finds all three; it is not woken at the first with two to follow (a
+ * wake per event cost each watcher a resume per event). */
+static void test_one_wake_per_read(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "GET /api/v1/pods?watch=true&resourceVersion=10&",
+		  .response = HDR EV("ADDED", "c", "11") EV("ADDED", "d", "12")
+			  EV("ADDED", "e", "13") },
+	};
+	struct pods p;
+	struct cache_resource *r = pods_new(&p, routes, 1, 50, 100);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	/* the state a LIST at RV 10 leaves, then one watch, on this thread */
+	struct cache_txn t;
+	cache_store_txn_begin_empty(r->store, &t);
+	CHECK(cache_store_txn_commit(&t, 10) == 0);
+	cache_history_reset(r->history, 10);
+	r->rv = 10;
+	batch_h = r->history;
+	uint64_t head0 = cache_history_head(r->history);
+	struct cache_waiter w = { .wake = batch_wake };
+	CHECK(cache_history_wait(r->history, &w, head0, NULL));
+	char err[256];
+	struct cache_xfer_conn conn;
+	CHECK(cache_xfer_conn_open(&conn, r, err, sizeof(err)) == 0);
+	struct cache_watcher_end end = { 0 };
+	CHECK(cache_watcher_watch(r, &conn, &end) == REFL_OK);
+	cache_xfer_conn_close(&conn);
+	CHECK(has(r, "c", 11) && has(r, "d", 12) && has(r, "e", 13));
+	CHECK(cache_history_head(r->history) == head0 + 3);
+	CHECK(batch_wakes == 1);
+	CHECK(batch_head_at_wake == head0 + 3);
+	cache_history_unwait(r->history, &w);
+	pods_free(&p);
+}
+
 int main(void)
 {
+	test_one_wake_per_read();
 	test_list_then_watch();
 	test_deep_events();
 	test_relist_reason_names();
