@@ -79,7 +79,12 @@ struct proxy_wait {
 	struct proxy_wait *next; /* in the fresh list; locked */
 	struct MHD_Connection *conn;
 	struct cache_resource *r;
+	const char *ns, *name; /* a GET's object (ns "": cluster-scoped);
+				* NULL name: not a GET. Read by _wait() only */
 	uint64_t need_gen;   /* the probe that must answer; 0 = none */
+	uint64_t need_obj;   /* the object probe that must answer; 0 = none */
+	uint64_t need_list;  /* the list probe that must answer; 0 = none */
+	bool rejoined;	     /* found behind, then joined one of those */
 	uint64_t need_rv;    /* the RV the cache must reach */
 	int64_t deadline_ms; /* monotonic */
 	bool consistent;     /* an RV-less request: probe first */

@@ -454,6 +454,9 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 		return proxy_reply_not_acceptable(c, PROXY_NA_OBJECT);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
+	/* an RV-less GET may be proven by a GET of its object alone */
+	req->wait.ns = rt->ns;
+	req->wait.name = rt->name;
 	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);
