@@ -64,7 +64,7 @@
 /* ------------------------------------------------------------------ */
 /* Resources: a store whose RV the test moves                           */
 
-#define NRES 16
+#define NRES 32
 static struct cache_resource *all[NRES];
 static int nall;
 
