@@ -170,11 +170,6 @@ static void unlink_wait(struct proxy_fresh *f, struct proxy_wait *w)
 	w->queued = false;
 }
 
-static bool same_name(const char *slot, const char *s)
-{
-	return !strcmp(slot, s ? s : "");
-}
-
 /*
  * Let the RV-less GET w of resource i, known behind, wait for an object
  * probe of its object rather than go upstream: it joins the slot's next
@@ -187,16 +182,15 @@ static bool join_object(struct proxy_fresh *f, int i, struct proxy_wait *w,
 			int64_t now)
 {
 	struct probe *p = &f->probes[i];
-	if (!w->name || strlen(w->name) > NAME_LEN ||
-	    (w->ns && strlen(w->ns) > NAME_LEN))
+	if (!w->get_name[0])
 		return false;
 	if (p->obj_waiters || p->obj_started != p->obj_done) {
-		if (!same_name(p->obj_ns, w->ns) ||
-		    !same_name(p->obj_name, w->name))
+		if (strcmp(p->obj_ns, w->get_ns) ||
+		    strcmp(p->obj_name, w->get_name))
 			return false;
 	} else {
-		snprintf(p->obj_ns, sizeof(p->obj_ns), "%s", w->ns ? w->ns : "");
-		snprintf(p->obj_name, sizeof(p->obj_name), "%s", w->name);
+		memcpy(p->obj_ns, w->get_ns, sizeof(p->obj_ns));
+		memcpy(p->obj_name, w->get_name, sizeof(p->obj_name));
 	}
 	p->obj_waiters++;
 	w->need_obj = p->obj_started + 1;
@@ -215,7 +209,7 @@ static bool join_list(struct proxy_fresh *f, int i, struct proxy_wait *w,
 {
 	struct probe *p = &f->probes[i];
 	struct cache_resource *r = f->res[i];
-	if (w->name || !cache_scope_unselected(&r->scope))
+	if (w->get_name[0] || !cache_scope_unselected(&r->scope))
 		return false;
 	struct cache_snap *snap = cache_store_snap(r->store);
 	size_t n = snap->count;
@@ -563,6 +557,15 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 	w->need_obj = 0;
 	w->need_list = 0;
 	w->rejoined = false;
+	/* the caller's strings may not outlive this call: a read found
+	 * behind later joins an object probe by these copies */
+	w->get_ns[0] = w->get_name[0] = '\0';
+	if (w->name && strlen(w->name) <= NAME_LEN &&
+	    (!w->ns || strlen(w->ns) <= NAME_LEN)) {
+		snprintf(w->get_ns, sizeof(w->get_ns), "%s", w->ns ? w->ns : "");
+		snprintf(w->get_name, sizeof(w->get_name), "%s", w->name);
+	}
+	w->ns = w->name = NULL;
 	w->consistent = probe;
 	w->unprobed = false;
 	if (!probe) {

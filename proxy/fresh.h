@@ -80,7 +80,9 @@ struct proxy_wait {
 	struct MHD_Connection *conn;
 	struct cache_resource *r;
 	const char *ns, *name; /* a GET's object (ns "": cluster-scoped);
-				* NULL name: not a GET. Read by _wait() only */
+				* NULL name: not a GET. Read by _wait(),
+				* which copies them: */
+	char get_ns[254], get_name[254]; /* "" name: not a GET */
 	uint64_t need_gen;   /* the probe that must answer; 0 = none */
 	uint64_t need_obj;   /* the object probe that must answer; 0 = none */
 	uint64_t need_list;  /* the list probe that must answer; 0 = none */
