@@ -120,14 +120,14 @@ static bool same_items(const struct json_doc *d, int items,
 		int tn = m < 0 ? -1 : json_get(d, m, "name");
 		int tns = m < 0 ? -1 : json_get(d, m, "namespace");
 		int trv = m < 0 ? -1 : json_get(d, m, "resourceVersion");
-		if (tn < 0 || trv < 0 || json_str(d, tn, name, sizeof(name)) < 0 ||
+		if (tn < 0 || trv < 0 ||
+		    json_str(d, tn, name, sizeof(name)) < 0 ||
 		    json_u64(d, trv, &rv))
 			return false;
 		ns[0] = 0;
 		if (tns >= 0 && json_str(d, tns, ns, sizeof(ns)) < 0)
 			return false;
-		struct cache_obj *o =
-			cache_store_snap_find(snap, ns, name);
+		struct cache_obj *o = cache_store_snap_find(snap, ns, name);
 		if (!o || o->rv != rv)
 			return false;
 		n++;

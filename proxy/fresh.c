@@ -27,10 +27,10 @@
 #define BUSY_MS 2000	     /* a resource that changed this recently is busy */
 #define CATCHUP_MS 15	     /* a busy resource's watch is this close */
 #define WATCH_CATCHUP_MS 250 /* an RV-less watch's wait for the probed RV */
-#define PROBE_MS 5000  /* a probe slower than this: the upstream is away */
-#define BEHIND_MS 2000 /* how long a probe's "behind" forwards reads */
-#define REFRESH_MS 500 /* a read on an older "behind" asks a new probe */
-#define NAME_LEN 253   /* the longest object or namespace name */
+#define PROBE_MS 5000	   /* a probe slower than this: the upstream is away */
+#define BEHIND_MS 2000	   /* how long a probe's "behind" forwards reads */
+#define REFRESH_MS 500	   /* a read on an older "behind" asks a new probe */
+#define NAME_LEN 253	   /* the longest object or namespace name */
 #define LIST_PROBE_MAX 500 /* a collection a list probe may compare */
 
 struct probe {			/* per resource; locked */
@@ -79,9 +79,9 @@ struct proxy_fresh {
 	pthread_cond_t cond;	    /* wakes the prober */
 	struct proxy_wait *waiters; /* locked */
 	struct probe *probes;	    /* locked; one per resource */
-	bool away; /* prober thread only: the last probe failed */
+	bool away;  /* prober thread only: the last probe failed */
 	CURL *keep; /* prober thread only: its upstream connection */
-	bool stop; /* locked, and atomic for upstream GETs */
+	bool stop;  /* locked, and atomic for upstream GETs */
 };
 
 static int index_of(struct proxy_fresh *f, struct cache_resource *r)
@@ -434,8 +434,8 @@ static void *prober(void *arg)
 		bool list = false;
 		if (todo < 0 && (todo = slot_todo(f, &list)) >= 0) {
 			struct probe *p = &f->probes[todo];
-			uint64_t gen = list ? ++p->list_started :
-					      ++p->obj_started;
+			uint64_t gen =
+				list ? ++p->list_started : ++p->obj_started;
 			pthread_mutex_unlock(&f->lock);
 			bool ok = list ? list_same(f, todo) :
 					 object_fresh(f, f->res[todo],
@@ -562,7 +562,8 @@ bool proxy_fresh_wait(struct proxy_fresh *f, struct proxy_wait *w, bool probe)
 	w->get_ns[0] = w->get_name[0] = '\0';
 	if (w->name && strlen(w->name) <= NAME_LEN &&
 	    (!w->ns || strlen(w->ns) <= NAME_LEN)) {
-		snprintf(w->get_ns, sizeof(w->get_ns), "%s", w->ns ? w->ns : "");
+		snprintf(w->get_ns, sizeof(w->get_ns), "%s",
+			 w->ns ? w->ns : "");
 		snprintf(w->get_name, sizeof(w->get_name), "%s", w->name);
 	}
 	w->ns = w->name = NULL;

@@ -54,10 +54,10 @@ struct cache_resource;
 	  "reached the cache since.")                                           \
 	X(fresh_probes, "informer_proxy_freshness_probes_total",                \
 	  "kind=\"resourceVersion\"",                                           \
-	  "Upstream requests sent to prove reads without resourceVersion "     \
-	  "fresh, by kind: a limit=1 LIST for the upstream's RV; for a resource " \
-	  "known behind, a GET of the one object GETs ask for, or a LIST of "   \
-	  "a small collection to compare with the cache.")                     \
+	  "Upstream requests sent to prove reads without resourceVersion "      \
+	  "fresh, by kind: a limit=1 LIST for the upstream's RV; for a "        \
+	  "resource known behind, a GET of the object GETs ask for, or a "      \
+	  "LIST of a small collection to compare with the cache.")              \
 	X(fresh_object_probes, "informer_proxy_freshness_probes_total",         \
 	  "kind=\"object\"", NULL)                                              \
 	X(fresh_list_probes, "informer_proxy_freshness_probes_total",           \

@@ -97,8 +97,8 @@ static struct cache_resource *selected(const char *kind, uint64_t rv)
 }
 
 /* Put pod ns/name at rv into r's store and move the store to store_rv. */
-static void put_pod(struct cache_resource *r, const char *ns,
-		    const char *name, uint64_t rv, uint64_t store_rv)
+static void put_pod(struct cache_resource *r, const char *ns, const char *name,
+		    uint64_t rv, uint64_t store_rv)
 {
 	char js[256];
 	snprintf(js, sizeof(js),
@@ -688,12 +688,12 @@ static void test_known_behind_ages(void)
 
 #define PODS_LIST_1 "GET /api/v1/pods?limit=1 "
 #define PODS_LIST_500 "GET /api/v1/pods?limit=500 "
-#define POD_200(rv)                                                   \
-	JSON_200("{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","         \
+#define POD_200(rv)                                                \
+	JSON_200("{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"," \
 		 "\"namespace\":\"ns-1\",\"resourceVersion\":\"" rv "\"}}")
-#define NOT_FOUND                                                        \
-	"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"     \
-	"Connection: close\r\n\r\n{\"kind\":\"Status\",\"status\":"          \
+#define NOT_FOUND                                                      \
+	"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n" \
+	"Connection: close\r\n\r\n{\"kind\":\"Status\",\"status\":"    \
 	"\"Failure\",\"reason\":\"NotFound\",\"code\":404}"
 #define ERR_500                                          \
 	"HTTP/1.1 500 Internal Server Error\r\n"         \
@@ -805,8 +805,7 @@ static void test_list_probe(void)
 	};
 	struct quiet q;
 	CHECK(http_stub_start(&q.s, routes, 5) == 0);
-	snprintf(q.server, sizeof(q.server), "http://127.0.0.1:%d",
-		 q.s.port);
+	snprintf(q.server, sizeof(q.server), "http://127.0.0.1:%d", q.s.port);
 	struct cache_upstream upc = { .server = q.server };
 	q.r = resource("pods", 1); /* no selector */
 	put_pod(q.r, "ns-1", "a", 30, 30);
@@ -860,7 +859,9 @@ static void test_coalesced(void)
 	put_pod(q.r, "ns-1", "a", 30, 100);
 	const uint64_t *rvp = &proxy_metrics_counters.fresh_probes;
 	const uint64_t *obj = &proxy_metrics_counters.fresh_object_probes;
-	enum { N = 32 };
+	enum {
+		N = 32
+	};
 	struct call k[N];
 	pthread_t th[N];
 
@@ -887,7 +888,9 @@ static void test_coalesced(void)
 	p0 = counter(rvp);
 	hold = stub_hold(&q.s);
 	for (int i = 0; i < N; i++) {
-		k[i] = (struct call){ .f = q.f, .r = q.r, .query = "get=ns-1/a" };
+		k[i] = (struct call){ .f = q.f,
+				      .r = q.r,
+				      .query = "get=ns-1/a" };
 		CHECK(pthread_create(&th[i], NULL, call_run, &k[i]) == 0);
 	}
 	usleep(300000);
@@ -909,7 +912,8 @@ static void test_object_probe_silent(void)
 		{ .match = PODS_LIST_1, .response = RV_100 },
 		{ .match = "GET /api/v1/namespaces/ns-1/pods/a ",
 		  .hold = true,
-		  .response = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{" },
+		  .response =
+			  "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{" },
 	};
 	struct quiet q;
 	quiet_start(&q, routes, 2);
@@ -919,7 +923,9 @@ static void test_object_probe_silent(void)
 	struct call k[4];
 	pthread_t th[4];
 	for (int i = 0; i < 4; i++) {
-		k[i] = (struct call){ .f = q.f, .r = q.r, .query = "get=ns-1/a" };
+		k[i] = (struct call){ .f = q.f,
+				      .r = q.r,
+				      .query = "get=ns-1/a" };
 		CHECK(pthread_create(&th[i], NULL, call_run, &k[i]) == 0);
 	}
 	for (int i = 0; i < 4; i++) {
