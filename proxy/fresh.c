@@ -200,16 +200,17 @@ static bool join_object(struct proxy_fresh *f, int i, struct proxy_wait *w,
 }
 
 /*
- * The same for the RV-less LIST w: it joins the next list probe when the
- * store caches the whole collection (no selector) and holds few enough
- * objects that one LIST answers them all. Locked.
+ * The same for the RV-less LIST w: it joins the next list probe when it
+ * reads the whole collection, the store caches all of it (no selector)
+ * and holds few enough objects that one LIST answers them all: then the
+ * probe costs what forwarding w would. Locked.
  */
 static bool join_list(struct proxy_fresh *f, int i, struct proxy_wait *w,
 		      int64_t now)
 {
 	struct probe *p = &f->probes[i];
 	struct cache_resource *r = f->res[i];
-	if (w->get_name[0] || !cache_scope_unselected(&r->scope))
+	if (!w->whole || w->get_name[0] || !cache_scope_unselected(&r->scope))
 		return false;
 	struct cache_snap *snap = cache_store_snap(r->store);
 	size_t n = snap->count;

@@ -83,6 +83,9 @@ struct proxy_wait {
 				* NULL name: not a GET. Read by _wait(),
 				* which copies them: */
 	char get_ns[254], get_name[254]; /* "" name: not a GET */
+	bool whole; /* a LIST of the whole collection the cache holds (no
+		     * narrower namespace, no selector): a list probe of it
+		     * costs what the LIST would. Set by the caller */
 	uint64_t need_gen;   /* the probe that must answer; 0 = none */
 	uint64_t need_obj;   /* the object probe that must answer; 0 = none */
 	uint64_t need_list;  /* the list probe that must answer; 0 = none */

@@ -381,8 +381,18 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 					  sizeof(start_name), err, sizeof(err)))
 			return proxy_reply_error(c, PROXY_BadRequest, "%s",
 						 err);
-	} else if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res)) {
-		return res;
+	} else {
+		/* a LIST of all the cache holds, no bigger than a list probe,
+		 * may be proven by one (fresh.h) */
+		const char *ls = NULL, *fs = NULL;
+		proxy_request_arg(c, "labelSelector", &ls);
+		proxy_request_arg(c, "fieldSelector", &fs);
+		req->wait.whole =
+			(!rt->ns[0] ||
+			 (r->scope.ns && !strcmp(rt->ns, r->scope.ns))) &&
+			!(ls && *ls) && !(fs && *fs);
+		if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
+			return res;
 	}
 	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err,
 				    sizeof(err));

@@ -132,7 +132,7 @@ class CoalescedReads(unittest.TestCase):
                 c.close()
         readers = [threading.Thread(target=reader, args=(p,)) for p in (
             "/api/v1/namespaces/ns-1/pods/web-1", "/api/v1/namespaces/ns-1/pods/web-1",
-            "/api/v1/namespaces/ns-1/pods", "/api/v1/namespaces/ns-1/pods/web-11")]
+            "/api/v1/pods", "/api/v1/namespaces/ns-1/pods/web-11")]
         for t in readers:
             t.start()
         stale = []
@@ -141,10 +141,11 @@ class CoalescedReads(unittest.TestCase):
             for i in range(1000):
                 rv = self.write("web-1", i)
                 if i % 2:
-                    s, body = c.get("/api/v1/namespaces/ns-1/pods")
+                    s, body = c.get("/api/v1/pods")
                     self.assertEqual(s, 200)
                     lst = json.loads(body)
-                    pod = [o for o in lst["items"] if o["metadata"]["name"] == "web-1"][0]
+                    pod = [o for o in lst["items"] if o["metadata"]["name"] == "web-1"
+                           and o["metadata"]["namespace"] == "ns-1"][0]
                 else:
                     s, body = c.get("/api/v1/namespaces/ns-1/pods/web-1")
                     self.assertEqual(s, 200)
@@ -182,15 +183,29 @@ class CoalescedReads(unittest.TestCase):
                 s, body = c.get("/api/v1/namespaces/ns-2/pods/web-2")
                 self.assertEqual(s, 200)
                 self.assertEqual(json.loads(body)["metadata"]["name"], "web-2")
-                s, body = c.get("/api/v1/namespaces/ns-2/pods")
+                s, body = c.get("/api/v1/pods")
                 self.assertEqual(s, 200)
-                self.assertEqual(len(json.loads(body)["items"]), 5)
+                self.assertEqual(len(json.loads(body)["items"]), 50)
         finally:
             c.close()
         after = metrics(self.proxy.url)
         up = "informer_proxy_reads_sent_upstream_total"
         self.assertLessEqual(after[up] - before[up], 2)
         self.assertGreater(after[PROBES] - before[PROBES], 0)
+
+    def test_a_narrower_list_is_sent_upstream_not_probed_whole(self):
+        # one namespace of a collection cached whole: a list probe of all
+        # of it would cost more than the LIST itself, so it goes upstream
+        self.quiet()
+        before = metrics(self.proxy.url)
+        for _ in range(5):
+            s, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-2/pods")
+            self.assertEqual((s, len(lst["items"])), (200, 5))
+        after = metrics(self.proxy.url)
+        key = PROBES + '{kind="list"}'
+        self.assertEqual(after.get(key, 0), before.get(key, 0))
+        up = "informer_proxy_reads_sent_upstream_total"
+        self.assertEqual(after[up] - before[up], 5)
 
     def concurrent(self, path, n=40):
         """n RV-less reads of path at once, each probe 150 ms long: the
@@ -209,7 +224,7 @@ class CoalescedReads(unittest.TestCase):
         # 40 reads at once: the probe in flight and the next, of each kind
         # a read may need (the RV, then its object or collection); a read
         # never costs an upstream request of its own
-        for path in ("/api/v1/namespaces/ns-1/pods/web-21", "/api/v1/namespaces/ns-1/pods"):
+        for path in ("/api/v1/namespaces/ns-1/pods/web-21", "/api/v1/pods"):
             self.quiet()
             cost = self.concurrent(path)
             self.assertLessEqual(cost, 6, path)

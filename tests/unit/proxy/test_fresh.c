@@ -194,6 +194,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	const char *get =
 		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "get");
 	const char *slash = get ? strchr(get, '/') : NULL;
+	/* a LIST reads the whole collection */
+	rq->fr.wait.whole = !get;
 	if (slash && !rq->fr.waited) {
 		snprintf(rq->ns, sizeof(rq->ns), "%.*s", (int)(slash - get),
 			 get);
