@@ -100,6 +100,8 @@ int cache_probe_object(const struct cache_upstream *up, CURL **keep,
 			 "the upstream answered %ld, neither the object nor "
 			 "its NotFound",
 			 code);
+	if (rc && (code == 401 || code == 403))
+		rc = -EACCES;
 out:
 	buf_free(&path);
 	buf_free(&body);

@@ -40,7 +40,8 @@ int cache_probe_rv_on(const struct cache_upstream *up, CURL **keep,
  * a cluster-scoped kind), a quorum read there. *present and *rv (its
  * metadata.resourceVersion, 0 when absent) on success. A 404 counts as
  * absent only with a NotFound Status, so an unknown path is an error.
- * keep as above. Returns 0, or -EIO/-ENOMEM with err set. */
+ * keep as above. Returns 0, or -EACCES (401 or 403: the identity may
+ * not get it), -EIO or -ENOMEM with err set. */
 int cache_probe_object(const struct cache_upstream *up, CURL **keep,
 		       const struct cache_kind *kind, const char *ns,
 		       const char *name, const bool *stop, bool *present,

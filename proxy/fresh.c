@@ -54,6 +54,7 @@ struct probe {			/* per resource; locked */
 	uint64_t obj_started, obj_done; /* generations */
 	bool obj_fresh;	 /* generation obj_done proved the cache's copy */
 	int obj_waiters; /* waiters on the slot */
+	bool obj_denied; /* the upstream refused one: no more object probes */
 	/* The list probe: one LIST of a small collection, for RV-less LISTs
 	 * of a resource known behind; joined the same way. */
 	uint64_t list_started, list_done; /* generations */
@@ -182,7 +183,7 @@ static bool join_object(struct proxy_fresh *f, int i, struct proxy_wait *w,
 			int64_t now)
 {
 	struct probe *p = &f->probes[i];
-	if (!w->get_name[0])
+	if (!w->get_name[0] || p->obj_denied)
 		return false;
 	if (p->obj_waiters || p->obj_started != p->obj_done) {
 		if (strcmp(p->obj_ns, w->get_ns) ||
@@ -334,17 +335,31 @@ static int probe_rv(struct proxy_fresh *f, struct cache_resource *r,
  * moves forward, so a proof stays one. Prober thread, unlocked; ns and
  * name are the slot's, which does not change while a probe is out.
  */
-static bool object_fresh(struct proxy_fresh *f, struct cache_resource *r,
-			 const char *ns, const char *name)
+static bool object_fresh(struct proxy_fresh *f, int i, const char *ns,
+			 const char *name)
 {
+	struct cache_resource *r = f->res[i];
 	char err[256];
 	bool present = false;
 	uint64_t rv = 0;
 	PROXY_COUNT(fresh_object_probes);
-	if (cache_probe_object(&f->up, &f->keep, r->kind, ns, name, &f->stop,
-			       &present, &rv, err, sizeof(err))) {
-		log_v(1, "%s: object probe of %s/%s: %s", r->kind->resource,
-		      ns ? ns : "", name, err);
+	int rc = cache_probe_object(&f->up, &f->keep, r->kind, ns, name,
+				    &f->stop, &present, &rv, err, sizeof(err));
+	if (rc == -EACCES) {
+		/* an identity granted list and watch but not get: its GETs
+		 * go upstream as before, without a probe that cannot help */
+		log_warn("%s: the upstream refused a GET of %s/%s (%s): reads "
+			 "without resourceVersion of one object go upstream; "
+			 "grant get on %s to this identity to serve them from "
+			 "the cache",
+			 r->kind->resource, ns, name, err, r->kind->resource);
+		pthread_mutex_lock(&f->lock);
+		f->probes[i].obj_denied = true;
+		pthread_mutex_unlock(&f->lock);
+	}
+	if (rc) {
+		log_v(1, "%s: object probe of %s/%s: %s", r->kind->resource, ns,
+		      name, err);
 		return false;
 	}
 	struct cache_obj *o = cache_store_get(r->store, ns, name, NULL);
@@ -439,8 +454,8 @@ static void *prober(void *arg)
 				list ? ++p->list_started : ++p->obj_started;
 			pthread_mutex_unlock(&f->lock);
 			bool ok = list ? list_same(f, todo) :
-					 object_fresh(f, f->res[todo],
-						      p->obj_ns, p->obj_name);
+					 object_fresh(f, todo, p->obj_ns,
+						      p->obj_name);
 			pthread_mutex_lock(&f->lock);
 			if (list) {
 				p->list_done = gen;

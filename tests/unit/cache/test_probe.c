@@ -56,6 +56,9 @@ static void test_object_and_list(void)
 			      "\r\nContent-Length: 9\r\n\r\nnot found" },
 		{ .match = "GET /api/v1/namespaces/ns-1/pods/bad ",
 		  .response = JSON_200("{\"metadata\":{}}") },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/denied ",
+		  .response = "HTTP/1.1 403 Forbidden\r\nConnection: close"
+			      "\r\nContent-Length: 2\r\n\r\n{}" },
 		{ .match = "GET /api/v1/pods?limit=3 ",
 		  .once = true,
 		  .response = POD_LIST(
@@ -89,7 +92,7 @@ static void test_object_and_list(void)
 		  .response = JSON_200("{\"kind\":\"Status\"}") },
 	};
 	struct http_stub s;
-	CHECK(http_stub_start(&s, routes, 10) == 0);
+	CHECK(http_stub_start(&s, routes, 11) == 0);
 	char server[64], err[256] = "";
 	snprintf(server, sizeof(server), "http://127.0.0.1:%d", s.port);
 	struct cache_upstream up = { .server = server };
@@ -111,6 +114,8 @@ static void test_object_and_list(void)
 				 &present, &rv, err, sizeof(err)) == -EIO);
 	CHECK_STR(err, "the upstream answered 200, neither the object nor "
 		       "its NotFound");
+	CHECK(cache_probe_object(&up, &keep, pods, "ns-1", "denied", NULL,
+				 &present, &rv, err, sizeof(err)) == -EACCES);
 
 	struct cache_store *st = cache_store_new();
 	put(st, POD("ns-1", "a", "30"), 30);
@@ -128,7 +133,7 @@ static void test_object_and_list(void)
 	}
 	CHECK(cache_probe_same_state(&up, &keep, pods, NULL, st, 3, NULL, &same,
 				     &rv, &at, err, sizeof(err)) == -EIO);
-	CHECK(http_stub_count(&s) == 10);
+	CHECK(http_stub_count(&s) == 11);
 	curl_easy_cleanup(keep);
 	http_stub_stop(&s);
 	rcu_barrier();

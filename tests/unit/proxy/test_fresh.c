@@ -730,9 +730,12 @@ static void test_object_probe(void)
 		  .response = NOT_FOUND },
 		{ .match = "GET /api/v1/namespaces/ns-1/pods/err ",
 		  .response = ERR_500 },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/denied ",
+		  .response = "HTTP/1.1 403 Forbidden\r\nConnection: close"
+			      "\r\nContent-Length: 2\r\n\r\n{}" },
 	};
 	struct quiet q;
-	quiet_start(&q, routes, 6);
+	quiet_start(&q, routes, 7);
 	put_pod(q.r, "ns-1", "a", 30, 35);
 	put_pod(q.r, "ns-1", "b", 35, 38);
 	put_pod(q.r, "ns-1", "gone", 38, 40);
@@ -768,6 +771,14 @@ static void test_object_probe(void)
 	CHECK_STR(k.body, "upstream");
 	CHECK(counter(&proxy_metrics_counters.consistent_stale) == stale);
 	CHECK(probes_of(obj, o0) == 6);
+	/* an identity that may list but not get: upstream, and no more
+	 * object probes for this resource */
+	k = call(q.f, q.r, "get=ns-1/denied");
+	CHECK_STR(k.body, "upstream");
+	CHECK(probes_of(obj, o0) == 7);
+	k = call(q.f, q.r, "get=ns-1/a");
+	CHECK_STR(k.body, "upstream");
+	CHECK(probes_of(obj, o0) == 7);
 	quiet_stop(&q);
 }
 
