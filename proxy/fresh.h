@@ -19,11 +19,25 @@
  * the cache's RV has not moved since a probe found it behind, another
  * probe could only say the same. For 2 s after such a probe, an RV-less
  * read of a resource that is not busy and whose store is still at the
- * RV the probe saw goes upstream at once, without a probe of its own
- * (counted apart); an event, BOOKMARK or relist moves the store and
- * brings the probe back. While such reads come, one of them every 0.5 s
- * asks for a probe in the background, which renews the finding, or ends
- * it when the probe fails or finds the cache there.
+ * RV the probe saw skips it: a GET waits for a GET of its object (the
+ * cache answers when its copy is the upstream's or newer, or both lack
+ * it), a LIST of the whole collection, under 500 objects and cached
+ * whole, for a LIST of it compared with the store (the same objects at
+ * the same RVs); any other read, or one those fail to prove, goes
+ * upstream (counted apart when without any probe). A read found behind
+ * after an RV probe tries the same once. An event, BOOKMARK or relist
+ * moves the store and brings the RV probe back. While such reads come,
+ * one of them every 0.5 s asks for an RV probe in the background, which
+ * renews the finding, or ends it when the probe fails or finds the cache
+ * there.
+ *
+ * Coalescing: per resource, one probe of each kind (RV, object, list) is
+ * in flight at a time, numbered. A read waits for the next one not yet
+ * sent, so for at most the one in flight and the next, and every read
+ * arriving before a probe is sent shares it: the upstream sees one probe
+ * of each kind per resource per round trip, however many reads wait. A
+ * probe sent after a read arrived answers for a moment after it, which
+ * is what makes the read linearizable (docs/CONSISTENCY.md).
  * A resourceVersion=N read whose N the cache has not reached follows the
  * same rule: a short wait when busy, else the upstream answers it (with
  * its own 3 s wait and 504 for an N from the future).
@@ -79,7 +93,19 @@ struct proxy_wait {
 	struct proxy_wait *next; /* in the fresh list; locked */
 	struct MHD_Connection *conn;
 	struct cache_resource *r;
+	/* A GET's object (ns "": cluster-scoped; NULL name: not a GET),
+	 * set by the caller and read by _wait(), which copies them into
+	 * get_ns and get_name ("" name: not a GET). */
+	const char *ns, *name;
+	char get_ns[254], get_name[254];
+	/* Set by the caller: a LIST of the whole collection the cache holds
+	 * (no narrower namespace, no selector), which a list probe of it
+	 * costs no more than. */
+	bool whole;
 	uint64_t need_gen;   /* the probe that must answer; 0 = none */
+	uint64_t need_obj;   /* the object probe that must answer; 0 = none */
+	uint64_t need_list;  /* the list probe that must answer; 0 = none */
+	bool rejoined;	     /* found behind, then joined one of those */
 	uint64_t need_rv;    /* the RV the cache must reach */
 	int64_t deadline_ms; /* monotonic */
 	bool consistent;     /* an RV-less request: probe first */

@@ -548,8 +548,18 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 					  sizeof(start_name), err, sizeof(err)))
 			return proxy_reply_error(c, PROXY_BadRequest, "%s",
 						 err);
-	} else if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res)) {
-		return res;
+	} else {
+		/* a LIST of all the cache holds, no bigger than a list probe,
+		 * may be proven by one (fresh.h) */
+		const char *ls = NULL, *fs = NULL;
+		proxy_request_arg(c, "labelSelector", &ls);
+		proxy_request_arg(c, "fieldSelector", &fs);
+		req->wait.whole =
+			(!rt->ns[0] ||
+			 (r->scope.ns && !strcmp(rt->ns, r->scope.ns))) &&
+			!(ls && *ls) && !(fs && *fs);
+		if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
+			return res;
 	}
 	int pr = proxy_filter_parse(&f, c, r->kind, rt->ns, NULL, err,
 				    sizeof(err));
@@ -670,6 +680,9 @@ enum MHD_Result proxy_list_get(struct proxy *p, struct MHD_Connection *c,
 		return proxy_reply_not_acceptable(c, PROXY_NA_OBJECT);
 	if (!proxy_rv_read(c, &q, &res))
 		return res;
+	/* an RV-less GET may be proven by a GET of its object alone */
+	req->wait.ns = rt->ns;
+	req->wait.name = rt->name;
 	if (proxy_fresh_await(p->fresh, c, r, &q, false, req, &res))
 		return res;
 	struct cache_obj *o = cache_store_get(r->store, rt->ns, rt->name, NULL);

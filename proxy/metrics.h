@@ -52,6 +52,16 @@ struct cache_resource;
 	  "Of those, reads without resourceVersion sent without a probe: the "  \
 	  "last probe, under 2 s before, found the cache behind and nothing "   \
 	  "reached the cache since.")                                           \
+	X(fresh_probes, "informer_proxy_freshness_probes_total",                \
+	  "kind=\"resourceVersion\"",                                           \
+	  "Upstream requests sent to prove reads without resourceVersion "      \
+	  "fresh, by kind: a limit=1 LIST for the upstream's RV; for a "        \
+	  "resource known behind, a GET of the object GETs ask for, or a "      \
+	  "LIST of a small collection to compare with the cache.")              \
+	X(fresh_object_probes, "informer_proxy_freshness_probes_total",         \
+	  "kind=\"object\"", NULL)                                              \
+	X(fresh_list_probes, "informer_proxy_freshness_probes_total",           \
+	  "kind=\"list\"", NULL)                                                \
 	X(pins_evicted, "informer_proxy_continue_pins_evicted_total", "",       \
 	  "Paged LIST snapshots dropped before five minutes because the pin "   \
 	  "table was full; their next page goes upstream.")                     \

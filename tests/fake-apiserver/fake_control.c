@@ -43,7 +43,8 @@ static struct {
 	long latency_ms;
 	long long cut_after; /* -1: none */
 	long malformed;
-} ft = { 0, 0, -1, 0, -1, 0 };
+	long watch_delay_ms;
+} ft = { 0, 0, -1, 0, -1, 0, 0 };
 
 void fake_faults_reset(void)
 {
@@ -51,6 +52,12 @@ void fake_faults_reset(void)
 	__atomic_store_n(&ft.latency_ms, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ft.cut_after, -1, __ATOMIC_RELAXED);
 	__atomic_store_n(&ft.malformed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ft.watch_delay_ms, 0, __ATOMIC_RELAXED);
+}
+
+long fake_faults_watch_delay_ms(void)
+{
+	return __atomic_load_n(&ft.watch_delay_ms, __ATOMIC_RELAXED);
 }
 
 /* Take one unit from a counter that is > 0. */
@@ -212,6 +219,12 @@ static void do_malformed(json_t *v)
 			 __ATOMIC_RELAXED);
 }
 
+static void do_watch_delay(json_t *v)
+{
+	__atomic_store_n(&ft.watch_delay_ms, (long)json_integer_value(v),
+			 __ATOMIC_RELAXED);
+}
+
 static const struct fault {
 	const char *name;
 	bool (*check)(json_t *v);
@@ -226,6 +239,8 @@ static const struct fault {
 	{ "latencyMs", check_count, do_latency, "a non-negative integer" },
 	{ "cutAfterBytes", check_count, do_cut, "a non-negative integer" },
 	{ "malformedNext", check_count, do_malformed,
+	  "a non-negative integer" },
+	{ "watchDelayMs", check_count, do_watch_delay,
 	  "a non-negative integer" },
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
@@ -359,13 +374,14 @@ static enum MHD_Result serve_standing(struct MHD_Connection *c)
 		&b,
 		"{\"failNext\":{\"count\":%ld,\"code\":%d,\"retryAfter\":%d},"
 		"\"latencyMs\":%ld,\"cutAfterBytes\":%lld,"
-		"\"malformedNext\":%ld}\n",
+		"\"malformedNext\":%ld,\"watchDelayMs\":%ld}\n",
 		__atomic_load_n(&ft.fail_count, __ATOMIC_RELAXED),
 		__atomic_load_n(&ft.fail_code, __ATOMIC_RELAXED),
 		__atomic_load_n(&ft.fail_retry, __ATOMIC_RELAXED),
 		__atomic_load_n(&ft.latency_ms, __ATOMIC_RELAXED),
 		__atomic_load_n(&ft.cut_after, __ATOMIC_RELAXED),
-		__atomic_load_n(&ft.malformed, __ATOMIC_RELAXED));
+		__atomic_load_n(&ft.malformed, __ATOMIC_RELAXED),
+		__atomic_load_n(&ft.watch_delay_ms, __ATOMIC_RELAXED));
 	return reply_plain(c, 200, &b);
 }
 

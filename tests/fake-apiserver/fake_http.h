@@ -125,6 +125,8 @@ bool fake_faults_intercept(struct MHD_Connection *c, enum MHD_Result *ret);
 bool fake_faults_take_malformed(void);
 /* fake_control.c: the pending cutAfterBytes (consumed), or -1. */
 long long fake_faults_take_cut(void);
+/* fake_control.c: watchDelayMs, how late watch events go out (0: none). */
+long fake_faults_watch_delay_ms(void);
 void fake_faults_reset(void);
 /* fake_control.c: remember one LIST or WATCH of resource res with its
  * namespace (NULL: all) and selectors (NULL: none), for /fake/stats's

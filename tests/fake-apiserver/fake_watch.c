@@ -46,9 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "config/alloc.h"
 #include "config/log.h"
+#include "fake_http.h"
 #include "fake_json.h"
 #include "fake_pbout.h"
 #include "fake_query.h"
@@ -336,6 +338,14 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (w->initial || w->end_bookmark) {
 			fill_initial(w);
 			continue;
+		}
+		/* watchDelayMs: events go out that much after they were
+		 * written, as from a watch that lags */
+		long delay = fake_faults_watch_delay_ms();
+		if (delay > 0 && fake_store_rv() > w->cursor) {
+			struct timespec ts = { delay / 1000,
+					       (delay % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
 		}
 		fake_store_rdlock();
 		fill_events(w);

@@ -17,7 +17,11 @@
  * upstream. Its faults: a 500, an answer without resourceVersion, a
  * refused connection and a silent upstream all serve the cache as it is
  * (counted); stopping resumes every waiter; allocation failure in
- * proxy_fresh_new().
+ * proxy_fresh_new(). For a resource known behind, the probes that prove
+ * the cache instead of forwarding: a GET of the object an RV-less GET
+ * asks for, a LIST of a small collection compared with the store; and
+ * how many probes many concurrent reads cost (at most the one in flight
+ * and the next).
  *
  * The upstream is tests/unit/http_stub.h; each resource is an in-memory
  * store whose RV the test moves as a reflector would. Requests reach
@@ -39,8 +43,10 @@
 #include <microhttpd.h>
 
 #include "cache/kind.h"
+#include "cache/obj.h"
 #include "cache/resource.h"
 #include "cache/rvclock.h"
+#include "cache/scope.h"
 #include "cache/store.h"
 #include "config/alloc.h"
 #include "proxy/fresh.h"
@@ -58,7 +64,7 @@
 /* ------------------------------------------------------------------ */
 /* Resources: a store whose RV the test moves                           */
 
-#define NRES 16
+#define NRES 32
 static struct cache_resource *all[NRES];
 static int nall;
 
@@ -78,6 +84,35 @@ static struct cache_resource *resource(const char *kind, uint64_t rv)
 	set_rv(r, rv);
 	all[nall++] = r;
 	return r;
+}
+
+/* A resource whose scope has a label selector: no list probe compares
+ * what it caches with a whole collection, so a read known behind goes
+ * upstream unprobed. */
+static struct cache_resource *selected(const char *kind, uint64_t rv)
+{
+	struct cache_resource *r = resource(kind, rv);
+	CHECK(cache_scope_init(&r->scope, NULL, "app=x", NULL, NULL, 0) == 0);
+	return r;
+}
+
+/* Put pod ns/name at rv into r's store and move the store to store_rv. */
+static void put_pod(struct cache_resource *r, const char *ns, const char *name,
+		    uint64_t rv, uint64_t store_rv)
+{
+	char js[256];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+		 "\"resourceVersion\":\"%llu\"}}",
+		 name, ns, (unsigned long long)rv);
+	struct cache_obj *o =
+		cache_obj_parse(r->kind, js, strlen(js), false, NULL, 0);
+	CHECK(o != NULL);
+	struct cache_txn t;
+	cache_store_txn_begin(r->store, &t);
+	CHECK(cache_store_txn_put(&t, o, NULL) == 0);
+	cache_obj_put(o);
+	CHECK(cache_store_txn_commit(&t, store_rv) == 0);
 }
 
 /* What a reflector does after it applies an event. */
@@ -112,6 +147,7 @@ struct req {
 	struct proxy_fresh *f;
 	struct cache_resource *r;
 	struct proxy_fresh_req fr;
+	char ns[64], name[64];
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code,
@@ -154,6 +190,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		NULL;
 	bool watch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 						 "watch") != NULL;
+	/* ?get=NS/NAME: a GET of that object (its name kept in rq) */
+	const char *get =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "get");
+	const char *slash = get ? strchr(get, '/') : NULL;
+	/* a LIST reads the whole collection */
+	rq->fr.wait.whole = !get;
+	if (slash && !rq->fr.waited) {
+		snprintf(rq->ns, sizeof(rq->ns), "%.*s", (int)(slash - get),
+			 get);
+		snprintf(rq->name, sizeof(rq->name), "%s", slash + 1);
+		rq->fr.wait.ns = rq->ns;
+		rq->fr.wait.name = rq->name;
+	}
 	enum MHD_Result res = MHD_NO;
 	if (proxy_fresh_await(rq->f, c, rq->r, &q, watch, &rq->fr, &res)) {
 		if (rq->fr.upstream)
@@ -366,16 +415,21 @@ static void test_consistent_reads(struct http_stub *s, struct proxy_fresh *f,
 	CHECK(k.code == 200);
 	CHECK_STR(k.body, "upstream");
 
-	/* busy: a 15 ms grace for the watch to catch up, then upstream */
+	/* busy: a 15 ms grace for the watch to catch up; then, its whole
+	 * collection cached, a list probe (which this stub refuses: 404),
+	 * then upstream */
 	busy(busy_r);
 	k = call(f, busy_r, "");
 	CHECK(k.code == 200);
 	CHECK_STR(k.body, "upstream");
 	CHECK(k.ms >= 15);
+	pthread_mutex_lock(&s->lock);
+	CHECK_STR(s->req[probes + 3], "GET /api/v1/secrets?limit=500 HTTP/1.1");
+	pthread_mutex_unlock(&s->lock);
 
 	CHECK(counter(&proxy_metrics_counters.consistent_reads) == reads + 3);
 	CHECK(counter(&proxy_metrics_counters.reads_upstream) == up + 2);
-	CHECK(http_stub_count(s) == probes + 3);
+	CHECK(http_stub_count(s) == probes + 4);
 }
 
 /* A busy resource whose watch brings the probed RV while the read
@@ -479,7 +533,7 @@ static void quiet_start(struct quiet *q, struct http_stub_route *routes,
 	snprintf(q->server, sizeof(q->server), "http://127.0.0.1:%d",
 		 q->s.port);
 	struct cache_upstream upc = { .server = q->server };
-	q->r = resource("pods", 40);
+	q->r = selected("pods", 40);
 	q->f = proxy_fresh_new(&upc, &q->r, 1);
 	CHECK(q->f != NULL);
 }
@@ -631,6 +685,271 @@ static void test_known_behind_ages(void)
 	quiet_stop(&q);
 }
 
+/* ------------------------------------------------------------------ */
+/* Probes that prove a resource known behind                            */
+
+#define PODS_LIST_1 "GET /api/v1/pods?limit=1 "
+#define PODS_LIST_500 "GET /api/v1/pods?limit=500 "
+#define POD_200(rv)                                                \
+	JSON_200("{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"," \
+		 "\"namespace\":\"ns-1\",\"resourceVersion\":\"" rv "\"}}")
+#define NOT_FOUND                                                      \
+	"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n" \
+	"Connection: close\r\n\r\n{\"kind\":\"Status\",\"status\":"    \
+	"\"Failure\",\"reason\":\"NotFound\",\"code\":404}"
+#define ERR_500                                          \
+	"HTTP/1.1 500 Internal Server Error\r\n"         \
+	"Content-Type: application/json\r\n"             \
+	"Connection: close\r\n\r\n{\"kind\":\"Status\"," \
+	"\"code\":500}"
+
+static uint64_t probes_of(const uint64_t *c, uint64_t since)
+{
+	return counter(c) - since;
+}
+
+/*
+ * GETs of a quiet resource known behind: the upstream's RV (100) is past
+ * the store's (40), yet the object the GET asks for is the upstream's,
+ * so the cache answers after one GET of that object. An object the
+ * upstream has newer, or has deleted, goes upstream; one both lack is
+ * the cache's 404; a probe that fails sends the read upstream, as it
+ * would have been without one.
+ */
+static void test_object_probe(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = PODS_LIST_1, .response = RV_100 },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/a ",
+		  .response = POD_200("30") },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/b ",
+		  .response = POD_200("41") },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/gone ",
+		  .response = NOT_FOUND },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/none ",
+		  .response = NOT_FOUND },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/err ",
+		  .response = ERR_500 },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/denied ",
+		  .response = "HTTP/1.1 403 Forbidden\r\nConnection: close"
+			      "\r\nContent-Length: 2\r\n\r\n{}" },
+	};
+	struct quiet q;
+	quiet_start(&q, routes, 7);
+	put_pod(q.r, "ns-1", "a", 30, 35);
+	put_pod(q.r, "ns-1", "b", 35, 38);
+	put_pod(q.r, "ns-1", "gone", 38, 40);
+	const uint64_t *obj = &proxy_metrics_counters.fresh_object_probes;
+	uint64_t o0 = counter(obj);
+
+	/* the first read probes the RV, finds the store behind, then the
+	 * object: the cache's a is the upstream's */
+	struct call k = call(q.f, q.r, "get=ns-1/a");
+	CHECK_STR(k.body, "cache 40");
+	CHECK(probes_of(obj, o0) == 1);
+	/* known behind now: the object probe alone */
+	int n = http_stub_count(&q.s);
+	k = call(q.f, q.r, "get=ns-1/a");
+	CHECK_STR(k.body, "cache 40");
+	CHECK(http_stub_count(&q.s) == n + 1);
+	pthread_mutex_lock(&q.s.lock);
+	CHECK_STR(q.s.req[n], "GET /api/v1/namespaces/ns-1/pods/a HTTP/1.1");
+	pthread_mutex_unlock(&q.s.lock);
+
+	/* newer at the upstream (41 > 35): upstream */
+	k = call(q.f, q.r, "get=ns-1/b");
+	CHECK_STR(k.body, "upstream");
+	/* deleted at the upstream, still cached: upstream */
+	k = call(q.f, q.r, "get=ns-1/gone");
+	CHECK_STR(k.body, "upstream");
+	/* absent on both sides: the cache (its 404) */
+	k = call(q.f, q.r, "get=ns-1/none");
+	CHECK_STR(k.body, "cache 40");
+	/* the probe fails: upstream, as without it */
+	uint64_t stale = counter(&proxy_metrics_counters.consistent_stale);
+	k = call(q.f, q.r, "get=ns-1/err");
+	CHECK_STR(k.body, "upstream");
+	CHECK(counter(&proxy_metrics_counters.consistent_stale) == stale);
+	CHECK(probes_of(obj, o0) == 6);
+	/* an identity that may list but not get: upstream, and no more
+	 * object probes for this resource */
+	k = call(q.f, q.r, "get=ns-1/denied");
+	CHECK_STR(k.body, "upstream");
+	CHECK(probes_of(obj, o0) == 7);
+	k = call(q.f, q.r, "get=ns-1/a");
+	CHECK_STR(k.body, "upstream");
+	CHECK(probes_of(obj, o0) == 7);
+	quiet_stop(&q);
+}
+
+/*
+ * LISTs of a small quiet collection known behind: one LIST of it whose
+ * items are the store's proves the store at the upstream's RV. While
+ * the store stays there, a limit=1 probe answering that RV proves it
+ * again; a collection that differs goes upstream.
+ */
+static void test_list_probe(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = PODS_LIST_1, .response = RV_100, .once = true },
+		{ .match = PODS_LIST_500,
+		  .response = JSON_200(
+			  "{\"kind\":\"PodList\",\"metadata\":"
+			  "{\"resourceVersion\":\"100\"},\"items\":["
+			  "{\"metadata\":{\"name\":\"a\",\"namespace\":"
+			  "\"ns-1\",\"resourceVersion\":\"30\"}},"
+			  "{\"metadata\":{\"name\":\"b\",\"namespace\":"
+			  "\"ns-1\",\"resourceVersion\":\"35\"}}]}"),
+		  .once = true },
+		{ .match = PODS_LIST_1, .response = RV_100, .once = true },
+		/* then b changed at the upstream */
+		{ .match = PODS_LIST_1,
+		  .response = JSON_200("{\"kind\":\"List\",\"metadata\":"
+				       "{\"resourceVersion\":\"101\"},"
+				       "\"items\":[]}") },
+		{ .match = PODS_LIST_500,
+		  .response = JSON_200(
+			  "{\"kind\":\"PodList\",\"metadata\":"
+			  "{\"resourceVersion\":\"101\"},\"items\":["
+			  "{\"metadata\":{\"name\":\"a\",\"namespace\":"
+			  "\"ns-1\",\"resourceVersion\":\"30\"}},"
+			  "{\"metadata\":{\"name\":\"b\",\"namespace\":"
+			  "\"ns-1\",\"resourceVersion\":\"101\"}}]}") },
+	};
+	struct quiet q;
+	CHECK(http_stub_start(&q.s, routes, 5) == 0);
+	snprintf(q.server, sizeof(q.server), "http://127.0.0.1:%d", q.s.port);
+	struct cache_upstream upc = { .server = q.server };
+	q.r = resource("pods", 1); /* no selector */
+	put_pod(q.r, "ns-1", "a", 30, 30);
+	put_pod(q.r, "ns-1", "b", 35, 40);
+	q.f = proxy_fresh_new(&upc, &q.r, 1);
+	CHECK(q.f != NULL);
+	const uint64_t *lp = &proxy_metrics_counters.fresh_list_probes;
+	uint64_t l0 = counter(lp);
+
+	/* probe (100 > 40), then the list: the same items, the cache */
+	struct call k = call(q.f, q.r, "");
+	CHECK_STR(k.body, "cache 40");
+	CHECK(probes_of(lp, l0) == 1);
+	/* known behind: the cache, after one list probe... which the stub
+	 * has no more answers for at 100: by then the RV says 101 and b
+	 * differs, so the read goes upstream */
+	k = call(q.f, q.r, "");
+	CHECK_STR(k.body, "upstream");
+	CHECK(probes_of(lp, l0) == 2);
+	quiet_stop(&q);
+}
+
+/* The stub answers one connection at a time: a client that connects and
+ * says nothing holds it, so the probes queue behind it. */
+static int stub_hold(struct http_stub *s)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)s->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)));
+	usleep(100000); /* the stub is reading it */
+	return fd;
+}
+
+/*
+ * Many concurrent RV-less reads share probes: every read that arrives
+ * before a probe is sent joins it, so 32 reads cost the probe in flight
+ * and one more, of each kind, never one each; and each read is answered.
+ * The upstream is held while they arrive, which makes them concurrent.
+ */
+static void test_coalesced(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = PODS_LIST_1, .response = RV_100 },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/a ",
+		  .response = POD_200("30") },
+	};
+	struct quiet q;
+	quiet_start(&q, routes, 2);
+	put_pod(q.r, "ns-1", "a", 30, 100);
+	const uint64_t *rvp = &proxy_metrics_counters.fresh_probes;
+	const uint64_t *obj = &proxy_metrics_counters.fresh_object_probes;
+	enum {
+		N = 32
+	};
+	struct call k[N];
+	pthread_t th[N];
+
+	/* at the upstream's RV: resource probes */
+	uint64_t p0 = counter(rvp);
+	int hold = stub_hold(&q.s);
+	for (int i = 0; i < N; i++) {
+		k[i] = (struct call){ .f = q.f, .r = q.r, .query = "" };
+		CHECK(pthread_create(&th[i], NULL, call_run, &k[i]) == 0);
+	}
+	usleep(300000);
+	close(hold);
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_STR(k[i].body, "cache 100");
+	}
+	CHECK(probes_of(rvp, p0) >= 1 && probes_of(rvp, p0) <= 2);
+
+	/* known behind (the store back at 40 for the upstream's 100): the
+	 * GETs of one object share object probes */
+	put_pod(q.r, "ns-1", "a", 30, 40);
+	CHECK_STR(call(q.f, q.r, "get=ns-1/a").body, "cache 40");
+	uint64_t o0 = counter(obj);
+	p0 = counter(rvp);
+	hold = stub_hold(&q.s);
+	for (int i = 0; i < N; i++) {
+		k[i] = (struct call){ .f = q.f,
+				      .r = q.r,
+				      .query = "get=ns-1/a" };
+		CHECK(pthread_create(&th[i], NULL, call_run, &k[i]) == 0);
+	}
+	usleep(300000);
+	close(hold);
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_STR(k[i].body, "cache 40");
+	}
+	CHECK(probes_of(obj, o0) >= 1 && probes_of(obj, o0) <= 2);
+	CHECK(probes_of(rvp, p0) <= 1); /* a background renewal at most */
+	quiet_stop(&q);
+}
+
+/* A silent upstream under an object probe: its readers go upstream at
+ * the probe's 5 s deadline (the ticker keeps time); nobody hangs. */
+static void test_object_probe_silent(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = PODS_LIST_1, .response = RV_100 },
+		{ .match = "GET /api/v1/namespaces/ns-1/pods/a ",
+		  .hold = true,
+		  .response =
+			  "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{" },
+	};
+	struct quiet q;
+	quiet_start(&q, routes, 2);
+	put_pod(q.r, "ns-1", "a", 30, 40);
+	__atomic_store_n(&tick_f, q.f, __ATOMIC_RELEASE);
+	CHECK_STR(call(q.f, q.r, "").body, "upstream"); /* known behind */
+	struct call k[4];
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++) {
+		k[i] = (struct call){ .f = q.f,
+				      .r = q.r,
+				      .query = "get=ns-1/a" };
+		CHECK(pthread_create(&th[i], NULL, call_run, &k[i]) == 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_STR(k[i].body, "upstream");
+		CHECK(k[i].ms >= 4000 && k[i].ms < 8000);
+	}
+	__atomic_store_n(&tick_f, NULL, __ATOMIC_RELEASE);
+	quiet_stop(&q);
+}
+
 static void test_refused(void)
 {
 	struct cache_resource *r = resource("pods", 40);
@@ -760,7 +1079,7 @@ int main(void)
 	struct cache_upstream upc = { .server = server };
 	struct cache_resource *res[] = {
 		resource("pods", 100),
-		resource("services", 40),	   /* quiet */
+		selected("services", 40),	   /* quiet */
 		resource("secrets", 40),	   /* busy */
 		resource("endpoints", 40),	   /* watch lags */
 		resource("serviceaccounts", 40),   /* watch catches up */
@@ -791,6 +1110,10 @@ int main(void)
 
 	test_known_behind();
 	test_known_behind_ages();
+	test_object_probe();
+	test_list_probe();
+	test_coalesced();
+	test_object_probe_silent();
 	test_refused();
 	test_silent_upstream();
 	test_alloc_failure();
@@ -801,6 +1124,7 @@ int main(void)
 	rcu_barrier();
 	for (int i = 0; i < nall; i++) {
 		cache_store_free(all[i]->store);
+		cache_scope_free(&all[i]->scope);
 		free(all[i]);
 	}
 	return check_done("fresh");
