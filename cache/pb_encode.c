@@ -1296,6 +1296,15 @@ static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
 			continue;
 		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
 		    (top || has_type_meta(m))) {
+			/* TypeMeta's strings: checked, not written */
+			struct sink none = { 0 };
+			if (!span_is(mb->v, mb->vn, "null") &&
+			    (mb->vn < 2 || mb->v[0] != '"' ||
+			     str_decode(mb->v, mb->vn, &none))) {
+				path_push(e, mb->k + 1, mb->kn - 2, true);
+				rc = fail(e, -EINVAL, "want a string");
+				goto out;
+			}
 			mb->kn = 0; /* matches no field */
 			continue;
 		}

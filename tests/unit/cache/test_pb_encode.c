@@ -504,6 +504,8 @@ static void test_failures(void)
 		{ "{\"metadata\":{\"managedFields\":[{\"fieldsV1\":[1}]}]}}",
 		  -EINVAL, "" },
 		{ "[]", -EINVAL, "" },
+		{ "{\"kind\":{}}", -EINVAL, "Pod.kind" },
+		{ "{\"apiVersion\":5}", -EINVAL, "Pod.apiVersion" },
 		{ "", -EINVAL, "" },
 		{ "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":"
 		  "{\"cpu\":1}}}]}}",
