@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/pb_json.h"
 #include "cache/pb_kinds.h"
 #include "cache/pb_schema_meta.h"
 #include "config/alloc.h"
@@ -176,430 +177,6 @@ static int put_bytes_field(struct enc *e, unsigned num, const void *p, size_t n)
 	return pb_put_bytes(e->out, num, p, n) ? nomem(e) : 0;
 }
 
-/* --- JSON scanning -------------------------------------------------- */
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && is_ws(*p))
-		p++;
-	return p;
-}
-
-/* Past the closing quote of the string opening at p (p[0] == '"'), or
- * NULL. Structural only: escapes are skipped, not checked. */
-static const char *skip_string(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		const char *q = memchr(p, '"', (size_t)(end - p));
-		if (!q)
-			return NULL;
-		size_t bs = 0;
-		while (q - bs > p && q[-1 - (long)bs] == '\\')
-			bs++;
-		if (!(bs & 1))
-			return q + 1;
-		p = q;
-	}
-	return NULL;
-}
-
-/* Past the value starting at p, matching brackets and strings only (the
- * level that reads the value validates it). NULL when it does not end
- * before end. */
-static const char *skip_value(const char *p, const char *end)
-{
-	size_t depth = 0;
-
-	if (p >= end)
-		return NULL;
-	do {
-		if (p >= end)
-			return NULL;
-		switch (*p) {
-		case '"':
-			if (!(p = skip_string(p, end)))
-				return NULL;
-			break;
-		case '{':
-		case '[':
-			depth++;
-			p++;
-			break;
-		case '}':
-		case ']':
-			if (!depth)
-				return NULL;
-			depth--;
-			p++;
-			break;
-		default:
-			if (!depth) { /* a scalar: up to a delimiter */
-				const char *s = p;
-				while (p < end && !is_ws(*p) && *p != ',' &&
-				       *p != '}' && *p != ']' && *p != ':' &&
-				       *p != '"' && *p != '{' && *p != '[')
-					p++;
-				return p > s ? p : NULL;
-			}
-			p++;
-		}
-	} while (depth);
-	return p;
-}
-
-/* Whether [p, end) is exactly one JSON number; *frac says whether it has
- * a fraction or an exponent. */
-static bool valid_number(const char *p, const char *end, bool *frac)
-{
-	*frac = false;
-	if (p < end && *p == '-')
-		p++;
-	if (p >= end)
-		return false;
-	if (*p == '0') {
-		p++;
-	} else if (*p >= '1' && *p <= '9') {
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-	} else {
-		return false;
-	}
-	if (p < end && *p == '.') {
-		*frac = true;
-		if (++p >= end || *p < '0' || *p > '9')
-			return false;
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		*frac = true;
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= end || *p < '0' || *p > '9')
-			return false;
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-	}
-	return p == end;
-}
-
-static bool span_is(const char *p, size_t n, const char *lit)
-{
-	return strlen(lit) == n && memcmp(p, lit, n) == 0;
-}
-
-/* Where a decoded string goes: a buffer, a fixed array (-E2BIG when it
- * does not fit), or nowhere (only validated, counted in len). */
-struct sink {
-	struct buf *b;
-	char *fix;
-	size_t cap, len;
-};
-
-static int sink_add(struct sink *s, const char *p, size_t n)
-{
-	if (s->b)
-		return buf_add(s->b, p, n) ? -ENOMEM : 0;
-	if (s->fix) {
-		if (n > s->cap - s->len)
-			return -E2BIG;
-		memcpy(s->fix + s->len, p, n);
-	}
-	s->len += n;
-	return 0;
-}
-
-/* The length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0:
- * no overlong forms, no surrogates, nothing past U+10FFFF. */
-static size_t utf8_len(const char *s, const char *end)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = (size_t)(end - s);
-	uint32_t cp;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		cp = (uint32_t)(p[0] & 0x0f) << 12 |
-		     (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
-		return cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) ? 3 : 0;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-		    (p[3] & 0xc0) != 0x80)
-			return 0;
-		cp = (uint32_t)(p[0] & 0x07) << 18 |
-		     (uint32_t)(p[1] & 0x3f) << 12 |
-		     (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
-		return cp >= 0x10000 && cp <= 0x10ffff ? 4 : 0;
-	}
-	return 0;
-}
-
-/* Decode the JSON string literal [p, p + n) (quotes included) into out:
- * escapes undone, \u escapes as UTF-8 (a lone surrogate as U+FFFD, as
- * Go's decoder does). -EINVAL for a control byte or a bad escape. */
-static int str_decode(const char *p, size_t n, struct sink *out)
-{
-	int rc;
-
-	const char *end = p + n - 1;
-	if (n < 2 || *p != '"' || *end != '"')
-		return -EINVAL;
-	for (p++; p < end;) {
-		const char *run = p;
-		for (size_t ul;
-		     p < end && *p != '\\' && (unsigned char)*p >= 0x20;
-		     p += ul)
-			if ((unsigned char)*p < 0x80)
-				ul = 1;
-			else if (!(ul = utf8_len(p, end)))
-				break;
-		if (p > run && (rc = sink_add(out, run, (size_t)(p - run))))
-			return rc;
-		if (p == end)
-			break;
-		if ((unsigned char)*p >= 0x80) { /* invalid UTF-8 */
-			if ((rc = sink_add(out, "\xef\xbf\xbd", 3)))
-				return rc;
-			p++;
-			continue;
-		}
-		if (*p != '\\')
-			return -EINVAL; /* a raw control byte */
-		if (++p == end)
-			return -EINVAL;
-		char c = *p++, one;
-		switch (c) {
-		case '"':
-		case '\\':
-		case '/':
-			one = c;
-			break;
-		case 'b':
-			one = '\b';
-			break;
-		case 'f':
-			one = '\f';
-			break;
-		case 'n':
-			one = '\n';
-			break;
-		case 'r':
-			one = '\r';
-			break;
-		case 't':
-			one = '\t';
-			break;
-		case 'u': {
-			uint32_t cp = 0;
-			if (end - p < 4)
-				return -EINVAL;
-			for (int i = 0; i < 4; i++) {
-				int h = buf_hexval(p[i]);
-				if (h < 0)
-					return -EINVAL;
-				cp = cp << 4 | (uint32_t)h;
-			}
-			p += 4;
-			if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 &&
-			    p[0] == '\\' && p[1] == 'u') {
-				uint32_t lo = 0;
-				int i;
-				for (i = 0; i < 4; i++) {
-					int h = buf_hexval(p[2 + i]);
-					if (h < 0)
-						return -EINVAL;
-					lo = lo << 4 | (uint32_t)h;
-				}
-				if (lo >= 0xdc00 && lo < 0xe000) {
-					cp = 0x10000 + ((cp - 0xd800) << 10) +
-					     (lo - 0xdc00);
-					p += 6;
-				}
-			}
-			if (cp >= 0xd800 && cp < 0xe000)
-				cp = 0xfffd;
-			char u[4];
-			size_t un;
-			if (cp < 0x80) {
-				u[0] = (char)cp;
-				un = 1;
-			} else if (cp < 0x800) {
-				u[0] = (char)(0xc0 | cp >> 6);
-				u[1] = (char)(0x80 | (cp & 0x3f));
-				un = 2;
-			} else if (cp < 0x10000) {
-				u[0] = (char)(0xe0 | cp >> 12);
-				u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				u[2] = (char)(0x80 | (cp & 0x3f));
-				un = 3;
-			} else {
-				u[0] = (char)(0xf0 | cp >> 18);
-				u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-				u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				u[3] = (char)(0x80 | (cp & 0x3f));
-				un = 4;
-			}
-			if ((rc = sink_add(out, u, un)))
-				return rc;
-			continue;
-		}
-		default:
-			return -EINVAL;
-		}
-		if ((rc = sink_add(out, &one, 1)))
-			return rc;
-	}
-	return 0;
-}
-
-/* str_plain() past the first byte >= 0x80: valid UTF-8 is plain. */
-static bool str_plain_utf8(const char *p, size_t n)
-{
-	const char *end = p + n - 1;
-	for (p++; p < end;) {
-		size_t u = 1;
-		if (*p == '\\' || (unsigned char)*p < 0x20)
-			return false;
-		if ((unsigned char)*p >= 0x80 && !(u = utf8_len(p, end)))
-			return false;
-		p += u;
-	}
-	return true;
-}
-
-/* Whether the string literal needs decoding (holds an escape, a control
- * byte or invalid UTF-8). */
-static bool str_plain(const char *p, size_t n)
-{
-	if (n < 2 || p[0] != '"' || p[n - 1] != '"')
-		return false;
-	for (size_t i = 1; i + 1 < n; i++)
-		if (p[i] == '\\' || (unsigned char)p[i] < 0x20 ||
-		    (unsigned char)p[i] >= 0x80)
-			return str_plain_utf8(p, n);
-	return true;
-}
-
-/*
- * Validate [p, end) as exactly one JSON value: the full grammar, nesting
- * up to LIMIT_JSON_DEPTH, iteratively. For values carried as raw JSON
- * text (FieldsV1), which no level of the encoder looks into otherwise.
- */
-static void set_level(unsigned char *bits, size_t i, bool obj)
-{
-	if (obj)
-		bits[i / 8] |= (unsigned char)(1u << (i % 8));
-	else
-		bits[i / 8] &= (unsigned char)~(1u << (i % 8));
-}
-
-static bool is_obj(const unsigned char *bits, size_t i)
-{
-	return bits[i / 8] >> (i % 8) & 1;
-}
-
-static bool valid_json(const char *p, const char *end)
-{
-	enum {
-		max = LIMIT_JSON_DEPTH
-	};
-	unsigned char stack[max / 8 + 1]; /* a bit a level: 1 = object */
-	size_t depth = 0;
-	bool ok = false, want_value = true;
-
-	p = skip_ws(p, end);
-	for (;;) {
-		if (want_value) {
-			if (p >= end)
-				goto out;
-			if (*p == '{' || *p == '[') {
-				if (depth == max)
-					goto out;
-				set_level(stack, depth++, *p++ == '{');
-				p = skip_ws(p, end);
-				if (p < end &&
-				    *p == (is_obj(stack, depth - 1) ? '}' :
-								      ']')) {
-					p++;
-					depth--;
-					want_value = false;
-					goto after;
-				}
-				if (is_obj(stack, depth - 1))
-					goto key;
-				continue;
-			}
-			const char *v = p, *ve;
-			if (*p == '"') {
-				if (!(ve = skip_string(p, end)))
-					goto out;
-				struct sink none = { 0 };
-				if (!str_plain(v, (size_t)(ve - v)) &&
-				    str_decode(v, (size_t)(ve - v), &none))
-					goto out;
-			} else {
-				bool frac;
-				if (!(ve = skip_value(p, end)))
-					goto out;
-				if (!span_is(v, (size_t)(ve - v), "true") &&
-				    !span_is(v, (size_t)(ve - v), "false") &&
-				    !span_is(v, (size_t)(ve - v), "null") &&
-				    !valid_number(v, ve, &frac))
-					goto out;
-			}
-			p = ve;
-			want_value = false;
-		}
-after:
-		p = skip_ws(p, end);
-		if (!depth) {
-			ok = p == end;
-			goto out;
-		}
-		if (p >= end)
-			goto out;
-		if (*p == ',') {
-			p = skip_ws(p + 1, end);
-			want_value = true;
-			if (!is_obj(stack, depth - 1))
-				continue;
-key:
-			if (p >= end || *p != '"')
-				goto out;
-			const char *k = p;
-			if (!(p = skip_string(p, end)))
-				goto out;
-			struct sink none = { 0 };
-			if (!str_plain(k, (size_t)(p - k)) &&
-			    str_decode(k, (size_t)(p - k), &none))
-				goto out;
-			p = skip_ws(p, end);
-			if (p >= end || *p != ':')
-				goto out;
-			p = skip_ws(p + 1, end);
-			want_value = true;
-			continue;
-		}
-		if (*p != (is_obj(stack, depth - 1) ? '}' : ']'))
-			goto out;
-		p++;
-		depth--;
-		want_value = false;
-	}
-out:
-	return ok;
-}
-
 /*
  * List the members of the object [p, end) onto e's member stack (its
  * range starts at *first, *n members), checking the object's own
@@ -610,12 +187,12 @@ static int collect(struct enc *e, const char *p, const char *end, size_t *first,
 {
 	*first = e->nms;
 	*n = 0;
-	p = skip_ws(p, end);
+	p = pb_json_skip_ws(p, end);
 	if (p >= end || *p != '{')
 		return fail(e, -EINVAL, "not a JSON object");
-	p = skip_ws(p + 1, end);
+	p = pb_json_skip_ws(p + 1, end);
 	if (p < end && *p == '}')
-		return skip_ws(p + 1, end) == end ?
+		return pb_json_skip_ws(p + 1, end) == end ?
 			       0 :
 			       fail(e, -EINVAL, "malformed JSON");
 	for (;;) {
@@ -623,15 +200,15 @@ static int collect(struct enc *e, const char *p, const char *end, size_t *first,
 		if (p >= end || *p != '"')
 			return fail(e, -EINVAL, "malformed JSON: want a key");
 		m.k = p;
-		if (!(p = skip_string(p, end)))
+		if (!(p = pb_json_skip_string(p, end)))
 			return fail(e, -EINVAL, "malformed JSON: open string");
 		m.kn = (size_t)(p - m.k);
-		p = skip_ws(p, end);
+		p = pb_json_skip_ws(p, end);
 		if (p >= end || *p != ':')
 			return fail(e, -EINVAL, "malformed JSON: want ':'");
-		p = skip_ws(p + 1, end);
+		p = pb_json_skip_ws(p + 1, end);
 		m.v = p;
-		if (!(p = skip_value(p, end)))
+		if (!(p = pb_json_skip_value(p, end)))
 			return fail(e, -EINVAL, "malformed JSON value");
 		m.vn = (size_t)(p - m.v);
 		m.order = *n;
@@ -645,12 +222,12 @@ static int collect(struct enc *e, const char *p, const char *end, size_t *first,
 		}
 		e->ms[e->nms++] = m;
 		(*n)++;
-		p = skip_ws(p, end);
+		p = pb_json_skip_ws(p, end);
 		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
+			p = pb_json_skip_ws(p + 1, end);
 			continue;
 		}
-		if (p < end && *p == '}' && skip_ws(p + 1, end) == end)
+		if (p < end && *p == '}' && pb_json_skip_ws(p + 1, end) == end)
 			return 0;
 		return fail(e, -EINVAL, "malformed JSON: want ',' or '}'");
 	}
@@ -665,8 +242,8 @@ static bool key_is(const struct member *m, const char *name)
 	if (memchr(m->k, '\\', m->kn) == NULL)
 		return false;
 	char tmp[128];
-	struct sink s = { NULL, tmp, sizeof(tmp), 0 };
-	return str_decode(m->k, m->kn, &s) == 0 && s.len == n &&
+	struct pb_json_sink s = { NULL, tmp, sizeof(tmp), 0 };
+	return pb_json_str_decode(m->k, m->kn, &s) == 0 && s.len == n &&
 	       memcmp(tmp, name, n) == 0;
 }
 
@@ -711,12 +288,12 @@ static int put_string(struct enc *e, unsigned num, const char *v, size_t vn)
 
 	if (vn < 2 || v[0] != '"')
 		return fail(e, -EINVAL, "want a string");
-	if (str_plain(v, vn))
+	if (pb_json_str_plain(v, vn))
 		return put_bytes_field(e, num, v + 1, vn - 2);
 	if ((rc = len_begin(e, num, &mark)))
 		return rc;
-	struct sink sk = { e->out, NULL, 0, 0 };
-	if ((rc = str_decode(v, vn, &sk)))
+	struct pb_json_sink sk = { e->out, NULL, 0, 0 };
+	if ((rc = pb_json_str_decode(v, vn, &sk)))
 		return rc == -ENOMEM ? nomem(e) :
 				       fail(e, rc, "malformed JSON string");
 	return len_end(e, mark);
@@ -729,7 +306,7 @@ static int parse_int(struct enc *e, const char *v, size_t vn, int64_t *out)
 	const char *p = v, *end = v + vn;
 	bool neg = false;
 
-	if (!valid_number(v, end, &frac))
+	if (!pb_json_number(v, end, &frac))
 		return fail(e, -EINVAL, "want an integer");
 	if (frac)
 		return fail(e, -EINVAL, "want an integer, not %.*s",
@@ -773,7 +350,7 @@ static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
 	size_t mark;
 	int rc;
 
-	if (vn < 2 || v[0] != '"' || !str_plain(v, vn))
+	if (vn < 2 || v[0] != '"' || !pb_json_str_plain(v, vn))
 		return fail(e, -EINVAL, "want a base64 string");
 	v++;
 	vn -= 2;
@@ -888,8 +465,8 @@ static int put_time(struct enc *e, unsigned num, const char *v, size_t vn,
 	size_t mark;
 	int rc;
 
-	if (!span_is(v, vn, "null")) {
-		if (vn < 2 || v[0] != '"' || !str_plain(v, vn) ||
+	if (!pb_json_is(v, vn, "null")) {
+		if (vn < 2 || v[0] != '"' || !pb_json_str_plain(v, vn) ||
 		    !parse_time(v + 1, vn - 2, &secs, &nanos))
 			return fail(e, -EINVAL, "want an RFC 3339 time");
 		nanos = micro ? nanos - nanos % 1000 : 0;
@@ -950,8 +527,8 @@ static int put_raw(struct enc *e, unsigned num, const char *v, size_t vn)
 
 	if ((rc = len_begin(e, num, &mark)))
 		return rc;
-	if (!span_is(v, vn, "null")) {
-		if (!valid_json(v, v + vn))
+	if (!pb_json_is(v, vn, "null")) {
+		if (!pb_json_valid(v, v + vn))
 			return fail(e, -EINVAL, "malformed JSON");
 		if ((rc = put_bytes_field(e, 1, v, vn)))
 			return rc;
@@ -967,7 +544,7 @@ static int put_double(struct enc *e, unsigned num, const char *v, size_t vn)
 
 	if (v) {
 		char tmp[64], *end;
-		if (!valid_number(v, v + vn, &frac) || vn >= sizeof(tmp))
+		if (!pb_json_number(v, v + vn, &frac) || vn >= sizeof(tmp))
 			return fail(e, -EINVAL, "want a number");
 		memcpy(tmp, v, vn);
 		tmp[vn] = '\0';
@@ -1015,8 +592,8 @@ static int put_map(struct enc *e, const struct pb_field *f, const char *v,
 	for (size_t i = 0; i < n; i++) {
 		struct member *m = &e->ms[first + i];
 		off[2 * i] = e->keys.len;
-		struct sink sk = { &e->keys, NULL, 0, 0 };
-		if ((rc = str_decode(m->k, m->kn, &sk))) {
+		struct pb_json_sink sk = { &e->keys, NULL, 0, 0 };
+		if ((rc = pb_json_str_decode(m->k, m->kn, &sk))) {
 			rc = rc == -ENOMEM ? nomem(e) :
 					     fail(e, rc, "malformed map key");
 			goto out;
@@ -1045,7 +622,7 @@ static int put_map(struct enc *e, const struct pb_field *f, const char *v,
 		if ((rc = len_begin(e, f->num, &emark)) ||
 		    (rc = put_bytes_field(e, 1, k, kn)))
 			goto out;
-		bool null = span_is(m->v, m->vn, "null");
+		bool null = pb_json_is(m->v, m->vn, "null");
 		switch (f->kind) {
 		case PB_MAP_STR:
 			rc = null ? put_bytes_field(e, 2, "", 0) :
@@ -1088,7 +665,7 @@ out:
 static int put_one(struct enc *e, const struct pb_field *f, const char *v,
 		   size_t vn)
 {
-	bool null = span_is(v, vn, "null");
+	bool null = pb_json_is(v, vn, "null");
 	int64_t iv;
 	int rc;
 
@@ -1100,9 +677,9 @@ static int put_one(struct enc *e, const struct pb_field *f, const char *v,
 		return null ? put_bytes_field(e, f->num, "", 0) :
 			      put_base64(e, f->num, v, vn);
 	case PB_BOOL:
-		if (null || span_is(v, vn, "false"))
+		if (null || pb_json_is(v, vn, "false"))
 			return put_varint_field(e, f->num, 0);
-		if (span_is(v, vn, "true"))
+		if (pb_json_is(v, vn, "true"))
 			return put_varint_field(e, f->num, 1);
 		return fail(e, -EINVAL, "want true or false");
 	case PB_INT:
@@ -1188,33 +765,34 @@ static int put_field(struct enc *e, const struct pb_field *f,
 {
 	int rc;
 
-	if (!m || span_is(m->v, m->vn, "null"))
+	if (!m || pb_json_is(m->v, m->vn, "null"))
 		return put_absent(e, f);
 	if (!(f->flags & PB_REP))
 		return put_one(e, f, m->v, m->vn);
 	/* an array: one field per element, never packed */
-	const char *p = skip_ws(m->v, m->v + m->vn), *end = m->v + m->vn;
+	const char *p = pb_json_skip_ws(m->v, m->v + m->vn),
+		   *end = m->v + m->vn;
 	if (p >= end || *p != '[')
 		return fail(e, -EINVAL, "want an array");
-	p = skip_ws(p + 1, end);
+	p = pb_json_skip_ws(p + 1, end);
 	if (p < end && *p == ']')
-		return skip_ws(p + 1, end) == end ?
+		return pb_json_skip_ws(p + 1, end) == end ?
 			       0 :
 			       fail(e, -EINVAL, "malformed JSON array");
 	for (size_t i = 0;; i++) {
 		const char *v = p;
-		if (!(p = skip_value(p, end)))
+		if (!(p = pb_json_skip_value(p, end)))
 			return fail(e, -EINVAL, "malformed JSON array");
 		size_t pm = path_index(e, i);
 		if ((rc = put_one(e, f, v, (size_t)(p - v))))
 			return rc;
 		e->pathlen = pm;
-		p = skip_ws(p, end);
+		p = pb_json_skip_ws(p, end);
 		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
+			p = pb_json_skip_ws(p + 1, end);
 			continue;
 		}
-		if (p < end && *p == ']' && skip_ws(p + 1, end) == end)
+		if (p < end && *p == ']' && pb_json_skip_ws(p + 1, end) == end)
 			return 0;
 		return fail(e, -EINVAL, "malformed JSON array");
 	}
@@ -1296,6 +874,15 @@ static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
 			continue;
 		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
 		    (top || has_type_meta(m))) {
+			/* TypeMeta's strings: checked, not written */
+			struct pb_json_sink none = { 0 };
+			if (!pb_json_is(mb->v, mb->vn, "null") &&
+			    (mb->vn < 2 || mb->v[0] != '"' ||
+			     pb_json_str_decode(mb->v, mb->vn, &none))) {
+				path_push(e, mb->k + 1, mb->kn - 2, true);
+				rc = fail(e, -EINVAL, "want a string");
+				goto out;
+			}
 			mb->kn = 0; /* matches no field */
 			continue;
 		}
@@ -1342,7 +929,7 @@ static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
 		return put_field(e, obj_row, &mb);
 	}
 	if (m->form == PB_FORM_OR_BOOL ?
-		    (span_is(v, vn, "true") || span_is(v, vn, "false")) :
+		    (pb_json_is(v, vn, "true") || pb_json_is(v, vn, "false")) :
 		    (vn && v[0] == '['))
 		return put_field(e, other_row, &mb);
 	return fail(e, -EINVAL, "want an object or %s",
@@ -1358,8 +945,8 @@ int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
 	if (err && errlen)
 		*err = '\0';
 	path_push(&e, m->name, strlen(m->name), false);
-	const char *p = skip_ws(json, json + len), *end = json + len;
-	while (end > p && is_ws(end[-1]))
+	const char *p = pb_json_skip_ws(json, json + len), *end = json + len;
+	while (end > p && pb_json_ws(end[-1]))
 		end--;
 	rc = enc_members(&e, m, p, (size_t)(end - p), true);
 	free(e.ms);
@@ -1468,11 +1055,12 @@ static int top_string(struct enc *e, const char *json, size_t len,
 		return rc;
 	for (size_t i = n; i-- > 0;) {
 		const struct member *m = &e->ms[first + i];
-		struct sink s = { NULL, out, cap - 1, 0 };
+		struct pb_json_sink s = { NULL, out, cap - 1, 0 };
 		if (!key_is(m, key))
 			continue;
 		if (m->vn >= 2 && m->v[0] == '"' &&
-		    str_decode(m->v, m->vn, &s) == 0 && !memchr(out, 0, s.len))
+		    pb_json_str_decode(m->v, m->vn, &s) == 0 &&
+		    !memchr(out, 0, s.len))
 			out[s.len] = '\0';
 		else
 			*out = '\0';

@@ -12,9 +12,8 @@
  * generated.proto for each message); a field it does not know is
  * skipped, as a protobuf decoder skips unknown fields.
  *
- * Replies stay JSON: every client that sends protobuf also accepts JSON
- * (client-go asks "application/vnd.kubernetes.protobuf,application/json")
- * and decodes the reply by its Content-Type.
+ * Replies are negotiated from Accept (fake_pbout.h): protobuf when the
+ * client asks for it first, as from the apiserver.
  */
 #ifndef FAKE_PROTO_H
 #define FAKE_PROTO_H

@@ -239,36 +239,39 @@ class FakeAnswersProtobuf(unittest.TestCase):
     # ------------------------------------------------- negotiation
 
     def test_negotiation_table(self):
-        pod = "/api/v1/namespaces/ns-0/pods/web-0"
-        pods = "/api/v1/namespaces/ns-0/pods"
+        # the apiserver's rows were pods; the rule is the same for every
+        # built-in kind
+        obj = "/api/v1/namespaces/ns-0/configmaps/cm-0"
+        coll = "/api/v1/namespaces/ns-0/configmaps"
         cr = "/apis/example.com/v1/namespaces/ns-0/widgets/w1"
         crs = "/apis/example.com/v1/namespaces/ns-0/widgets"
         rows = [
             # (case, path, Accept, code, Content-Type, envelope kind or JSON kind)
-            ("a", pod, PB + ", */*", 200, PB, "Pod"),
-            ("b", pod, PB + ";q=0.5, application/json", 200, "application/json", "Pod"),
-            ("c", pods, "application/json" + TABLE + ", " + PB, 200, "application/json", "Table"),
+            ("a", obj, PB + ", */*", 200, PB, "ConfigMap"),
+            ("b", obj, PB + ";q=0.5, application/json", 200, "application/json", "ConfigMap"),
+            ("c", coll, "application/json" + TABLE + ", " + PB, 200, "application/json", "Table"),
             ("d1", cr, PB, 406, PB, "Status"),
             ("d2", cr, PB + ", application/json", 200, "application/json", "Widget"),
             ("d3", cr, PB + ", */*", 200, "application/json", "Widget"),
             ("d4", crs, PB, 406, PB, "Status"),
-            ("e1", pods, PB + TABLE, 406, "application/json", "Status"),
-            ("e2", pods, PB + TABLE + ", application/json", 200, "application/json", "PodList"),
-            ("e3", pods, PB + TABLE + ", " + PB, 200, PB, "PodList"),
-            ("e4", pod, PB + TABLE, 406, "application/json", "Status"),
-            ("f1", pods, PB + ";as=PartialObjectMetadataList;v=v1;g=meta.k8s.io", 200, PB,
+            ("e1", coll, PB + TABLE, 406, "application/json", "Status"),
+            ("e2", coll, PB + TABLE + ", application/json", 200, "application/json",
+             "ConfigMapList"),
+            ("e3", coll, PB + TABLE + ", " + PB, 200, PB, "ConfigMapList"),
+            ("e4", obj, PB + TABLE, 406, "application/json", "Status"),
+            ("f1", coll, PB + ";as=PartialObjectMetadataList;v=v1;g=meta.k8s.io", 200, PB,
              "PartialObjectMetadataList"),
-            ("f2", pod, PB + ";as=PartialObjectMetadata;v=v1;g=meta.k8s.io", 200, PB,
+            ("f2", obj, PB + ";as=PartialObjectMetadata;v=v1;g=meta.k8s.io", 200, PB,
              "PartialObjectMetadata"),
-            ("g1", pod, "application/json;q=0.9, " + PB, 200, PB, "Pod"),
-            ("g2", pod, "*/*", 200, "application/json", "Pod"),
-            ("g3", pod, "application/*", 406, "application/json", "Status"),
-            ("g4", pod, PB + ";q=0", 200, PB, "Pod"),
-            ("g5", pod, PB + ";stream=watch", 200, PB, "Pod"),
-            ("g6", pod, PB + ";charset=utf-8", 200, PB, "Pod"),
-            ("g7", pod, "application/x-protobuf", 406, "application/json", "Status"),
-            ("h1", pods + "?watch=1&timeoutSeconds=1", PB, 200, STREAM, None),
-            ("h2", pods + "?watch=1&timeoutSeconds=1", STREAM, 200, STREAM, None),
+            ("g1", obj, "application/json;q=0.9, " + PB, 200, PB, "ConfigMap"),
+            ("g2", obj, "*/*", 200, "application/json", "ConfigMap"),
+            ("g3", obj, "application/*", 406, "application/json", "Status"),
+            ("g4", obj, PB + ";q=0", 200, PB, "ConfigMap"),
+            ("g5", obj, PB + ";stream=watch", 200, PB, "ConfigMap"),
+            ("g6", obj, PB + ";charset=utf-8", 200, PB, "ConfigMap"),
+            ("g7", obj, "application/x-protobuf", 406, "application/json", "Status"),
+            ("h1", coll + "?watch=1&timeoutSeconds=1", PB, 200, STREAM, None),
+            ("h2", coll + "?watch=1&timeoutSeconds=1", STREAM, 200, STREAM, None),
         ]
         for case, path, accept, code, ctype, kind in rows:
             with self.subTest(case=case, accept=accept):

@@ -411,6 +411,58 @@ static void test_wire_rules(void)
 	buf_free(&out);
 }
 
+/* A map of messages that hold maps themselves (a CRD schema's
+ * properties), and the either-forms. */
+extern const struct pb_msg t_node, t_or_bool;
+PB_MSG(t_node, "Node", PB_F(1, "v", PB_STR, 0),
+       PB_MX(2, "m", PB_MAP_MSG, t_node, 0), PB_M(3, "b", t_or_bool, PB_PTR));
+PB_MSG_FORM(t_or_bool, "OrBool", PB_FORM_OR_BOOL,
+	    PB_F(1, "allows", PB_BOOL, PB_KEEP),
+	    PB_M(2, "schema", t_node, PB_PTR));
+
+static void test_nested_maps_and_forms(void)
+{
+	struct buf out = BUF_INIT;
+	char err[256];
+
+	CHECK(enc(&t_node,
+		  "{\"m\":{\"b\":{\"v\":\"x\"},\"a\":{\"m\":{\"k\":{}}}}}",
+		  &out, err, sizeof(err)) == 0);
+	CHECK(BYTES_ARE(&out,
+			"\x0a\x00"
+			"\x12\x10\x0a\x01"
+			"a\x12\x0b\x0a\x00\x12\x07\x0a\x01k\x12\x02\x0a\x00"
+			"\x12\x08\x0a\x01"
+			"b\x12\x03\x0a\x01x"));
+	/* the bool form, and the object form (allows true, then it) */
+	CHECK(enc(&t_node, "{\"b\":false}", &out, err, sizeof(err)) == 0);
+	CHECK(BYTES_ARE(&out, "\x0a\x00\x1a\x02\x08\x00"));
+	CHECK(enc(&t_node, "{\"b\":{\"v\":\"y\"}}", &out, err, sizeof(err)) ==
+	      0);
+	CHECK(BYTES_ARE(&out, "\x0a\x00\x1a\x07\x08\x01\x12\x03\x0a\x01y"));
+	CHECK(enc(&t_node, "{\"b\":[]}", &out, err, sizeof(err)) == -EINVAL);
+	/* long keys at two levels: the inner map grows the key buffer the
+	 * outer map's keys live in */
+	struct buf big = BUF_INIT;
+	buf_adds(&big, "{\"m\":{");
+	for (int i = 0; i < 8; i++)
+		buf_printf(
+			&big,
+			"%s\"%0300d\":{\"m\":{\"%04000d\":{},\"%04001d\":{}}}",
+			i ? "," : "", 8 - i, i, i);
+	buf_adds(&big, "}}");
+	CHECK(buf_ok(&big));
+	buf_reset(&out);
+	CHECK(pb_encode_msg(&t_node, big.p, big.len, &out, err, sizeof(err)) ==
+	      0);
+	buf_free(&big);
+	char key1[301];
+	snprintf(key1, sizeof(key1), "%0300d", 1);
+	/* sorted: the first entry's key is ...001 */
+	CHECK(out.len > 310 && memcmp(out.p + 8, key1, 300) == 0);
+	buf_free(&out);
+}
+
 static void test_failures(void)
 {
 	static const struct {
@@ -452,6 +504,8 @@ static void test_failures(void)
 		{ "{\"metadata\":{\"managedFields\":[{\"fieldsV1\":[1}]}]}}",
 		  -EINVAL, "" },
 		{ "[]", -EINVAL, "" },
+		{ "{\"kind\":{}}", -EINVAL, "Pod.kind" },
+		{ "{\"apiVersion\":5}", -EINVAL, "Pod.apiVersion" },
 		{ "", -EINVAL, "" },
 		{ "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":"
 		  "{\"cpu\":1}}}]}}",
@@ -554,6 +608,7 @@ int main(void)
 	test_kinds_without_fixtures();
 	test_status_406();
 	test_wire_rules();
+	test_nested_maps_and_forms();
 	test_failures();
 	test_alloc_failures();
 	test_frames();

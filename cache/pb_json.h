@@ -1,0 +1,70 @@
+/*
+ * pb_json: the JSON text reader under the protobuf encoder (pb_encode.c):
+ * structural skips over values, and the validating reads of strings,
+ * numbers and whole raw values. Borrowed input, no allocation; pure
+ * functions, any thread. Internal to cache/pb_*.c.
+ */
+#ifndef CACHE_PB_JSON_H
+#define CACHE_PB_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "config/buf.h"
+
+static inline bool pb_json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static inline const char *pb_json_skip_ws(const char *p, const char *end)
+{
+	while (p < end && pb_json_ws(*p))
+		p++;
+	return p;
+}
+
+/* Whether [p, p + n) is the literal lit. */
+static inline bool pb_json_is(const char *p, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(p, lit, n) == 0;
+}
+
+/* Past the closing quote of the string opening at p (p[0] == '"'), or
+ * NULL. Structural only: escapes are skipped, not checked. */
+const char *pb_json_skip_string(const char *p, const char *end);
+
+/* Past the value starting at p, matching brackets and strings only (the
+ * caller validates what it reads). NULL when it does not end before
+ * end. */
+const char *pb_json_skip_value(const char *p, const char *end);
+
+/* Whether [p, end) is exactly one JSON number; *frac says whether it has
+ * a fraction or an exponent. */
+bool pb_json_number(const char *p, const char *end, bool *frac);
+
+/* Where a decoded string goes: a buffer, a fixed array (-E2BIG when it
+ * does not fit), or nowhere (only validated, counted in len). */
+struct pb_json_sink {
+	struct buf *b;
+	char *fix;
+	size_t cap, len;
+};
+
+/* Decode the JSON string literal [p, p + n) (quotes included) into out:
+ * escapes undone, \\u escapes as UTF-8, a lone surrogate and each byte of
+ * invalid UTF-8 as U+FFFD, as Go's decoder does. 0; -EINVAL for a
+ * control byte or a bad escape; -ENOMEM or -E2BIG from the sink. */
+int pb_json_str_decode(const char *p, size_t n, struct pb_json_sink *out);
+
+/* Whether the string literal [p, p + n) needs no decoding: no escape, no
+ * control byte, valid UTF-8. */
+bool pb_json_str_plain(const char *p, size_t n);
+
+/* Whether [p, end) is exactly one JSON value (white space around it
+ * allowed): the full grammar, nesting up to LIMIT_JSON_DEPTH, without
+ * recursion or allocation. */
+bool pb_json_valid(const char *p, const char *end);
+
+#endif
