@@ -169,6 +169,9 @@ static json_t *json_time(struct dctx *d, struct rd m, bool micro, bool *zero)
 	bool bad = false;
 	char out[48];
 	struct tm tm;
+	/* Go's zero Time is written as an empty message; a message that
+	 * carries fields, even {0, 0}, is a time: the epoch. */
+	bool empty = m.p == m.end;
 
 	while (rd_tag(&m, &num, &wt, &bad)) {
 		if ((num == 1 || num == 2) && wt == 0) {
@@ -180,8 +183,8 @@ static json_t *json_time(struct dctx *d, struct rd m, bool micro, bool *zero)
 	}
 	if (bad)
 		return NULL;
-	*zero = secs == 0 && nanos == 0;
-	if (*zero)
+	*zero = empty;
+	if (empty)
 		return json_null();
 	time_t t = (time_t)(int64_t)secs;
 	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 < 1 ||
@@ -190,13 +193,16 @@ static json_t *json_time(struct dctx *d, struct rd m, bool micro, bool *zero)
 		     (long long)(int64_t)secs, (unsigned long long)nanos);
 		return NULL;
 	}
-	if (!micro) {
-		strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	} else {
-		size_t n = strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(out + n, sizeof(out) - n, ".%06uZ",
+	/* the year in four digits, zero-padded, as Go's RFC 3339 writes it
+	 * (strftime's %Y does not pad years before 1000) */
+	int n = snprintf(out, sizeof(out), "%04d-%02d-%02dT%02d:%02d:%02d",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (!micro)
+		snprintf(out + n, sizeof(out) - (size_t)n, "Z");
+	else
+		snprintf(out + n, sizeof(out) - (size_t)n, ".%06uZ",
 			 (unsigned)(nanos / 1000));
-	}
 	return json_string(out);
 }
 
@@ -206,8 +212,9 @@ static json_t *json_double(uint64_t bits)
 {
 	double x;
 	memcpy(&x, &bits, sizeof(x));
-	if (x == (double)(int64_t)x && x > -9007199254740992.0 &&
-	    x < 9007199254740992.0)
+	/* the range first: converting a double outside int64's is undefined */
+	if (x > -9007199254740992.0 && x < 9007199254740992.0 &&
+	    x == (double)(int64_t)x)
 		return json_integer((json_int_t)x);
 	return json_real(x);
 }

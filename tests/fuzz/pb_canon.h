@@ -10,7 +10,7 @@
  * sides are canonicalised the same way, without the schema: members
  * whose value is null, "", 0, false, "0", {} or [] (after their own
  * canonicalisation) are dropped, RFC 3339 times lose their fraction and
- * the zero time (and the epoch, see pb_canon_empty()) is dropped,
+ * the zero time is dropped,
  * integral reals become integers, and an embedded object's kind and
  * apiVersion (which the wire does not carry) are dropped.
  */
@@ -24,9 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "YYYY-MM-DDTHH:MM:SS[.frac]Z" to whole seconds. The year may have
- * fewer digits: the fake's decoder writes years before 1000 unpadded
- * (strftime's %Y), where Go pads them to four. */
+/* "YYYY-MM-DDTHH:MM:SS[.frac]Z" to whole seconds. */
 static inline bool pb_canon_time(const char *s, char *out)
 {
 	size_t n = strlen(s), y = 0;
@@ -55,10 +53,7 @@ static inline bool pb_canon_empty(json_t *v)
 	case JSON_STRING:
 		return json_string_length(v) == 0 ||
 		       !strcmp(json_string_value(v), "0") ||
-		       !strcmp(json_string_value(v), "0001-01-01T00:00:00Z") ||
-		       /* the fake's decoder reads a present {0, 0} as the
-			* zero time, where Go reads the epoch */
-		       !strcmp(json_string_value(v), "1970-01-01T00:00:00Z");
+		       !strcmp(json_string_value(v), "0001-01-01T00:00:00Z");
 	case JSON_INTEGER:
 		return json_integer_value(v) == 0;
 	case JSON_REAL:
@@ -151,13 +146,6 @@ static inline bool pb_canon_equal(json_t *a, json_t *b)
 	json_decref(ca);
 	json_decref(cb);
 	return eq;
-}
-
-/* Whether an encoding of what the fake's decoder wrote failed only on a
- * year before 1000, which it writes unpadded (see pb_canon_time()). */
-static inline bool pb_canon_short_year(int rc, const char *err)
-{
-	return rc == -EINVAL && strstr(err, "RFC 3339") != NULL;
 }
 
 #endif
