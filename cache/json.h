@@ -45,11 +45,14 @@ struct json_doc {
 	 * the document while none such was open (json_too_deep()) */
 	struct json_deep *deep;
 	int ndeep, deep_cap;
+	/* false when the last parse saw no newline byte in the input (so
+	 * none between its values: a string holds none unescaped) */
+	bool newline;
 };
 
-#define JSON_DOC_INIT                                             \
-	{                                                         \
-		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0 \
+#define JSON_DOC_INIT                                                    \
+	{                                                                \
+		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0, false \
 	}
 
 /*

@@ -603,7 +603,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 	memcpy(j + w, json + from, end - from);
 	w += end - from;
 	j[w] = '\0';
-	if (memchr(j, '\n', w))
+	if (dp->newline && memchr(j, '\n', w))
 		w = compact(
 			j, w); /* pretty-printed upstream: one line per event */
 	o->json = j;
