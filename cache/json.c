@@ -161,6 +161,12 @@ static bool is_hex(char c)
 	       (c >= 'A' && c <= 'F');
 }
 
+/* The bytes a backslash may escape, but u (which takes four hex digits). */
+static const unsigned char esc_ok[256] = {
+	['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1,
+	['f'] = 1, ['n'] = 1,  ['r'] = 1, ['t'] = 1,
+};
+
 /* Scan the string whose opening quote is at js[i]. Returns the offset of
  * its closing quote, or -1 with *bad at the failing byte. Invalid UTF-8
  * sets *bad_utf8 and goes on: the caller replaces it. */
@@ -187,7 +193,7 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 					return -1;
 				}
 				i += 6;
-			} else if (strchr("\"\\/bfnrt", e) && e) {
+			} else if (esc_ok[(unsigned char)e]) {
 				i += 2;
 			} else {
 				*bad = i;
