@@ -852,7 +852,7 @@ static inline int after_value(const char *js, size_t len, size_t *i,
  */
 static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 				 size_t i, int depth, size_t *bad,
-				 bool *depth_bad, bool *bad_utf8)
+				 bool *depth_bad, bool *bad_utf8, bool *nl)
 {
 	uint64_t is_obj[JSON_DOC_MAX_DEPTH / 64 + 1]; /* from depth on */
 	const int base = depth;
@@ -867,8 +867,11 @@ static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 	bit_set(is_obj, 0, in_obj);
 	depth++;
 	for (i++;; i++) {
-		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
+			if (js[i] == '\n')
+				*nl = true;
 			i++;
+		}
 		if (i >= len) {
 			*bad = len;
 			return -1;
@@ -956,7 +959,7 @@ fail:
  * nesting was too deep), or -ENOMEM. */
 static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 			  const struct json_shape *root, size_t *bad,
-			  bool *depth_bad, bool *bad_utf8)
+			  bool *depth_bad, bool *bad_utf8, bool *nl)
 {
 	/* the shapes of the outermost open containers, while shaped */
 	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
@@ -971,8 +974,11 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 	size_t i = 0;
 	for (;; i++) {
 		/* white space is at most ' ': one compare for compact input */
-		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
+			if (js[i] == '\n')
+				*nl = true;
 			i++;
+		}
 		if (i >= len)
 			break;
 		char c = js[i];
@@ -1044,7 +1050,7 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 				/* validated, one token, seen as empty */
 				long e = skip_container_bytes(
 					d, js, len, i, depth, bad, depth_bad,
-					bad_utf8);
+					bad_utf8, nl);
 				if (e < 0)
 					return e == -2 ? -ENOMEM : -EINVAL;
 				d->tok[t].end = (int)e + 1;
@@ -1419,9 +1425,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 		cursor_init(&cu, js, len);
 		*depth_bad = *bad_utf8 = false;
 	}
-	r = tokenize_bytes(d, js, len, root, bad, depth_bad, bad_utf8);
-	*nl = memchr(js, '\n', len) != NULL;
-	return r;
+	*nl = false;
+	return tokenize_bytes(d, js, len, root, bad, depth_bad, bad_utf8, nl);
 }
 
 /* A copy of js[0..len) with each byte that does not start a valid UTF-8
