@@ -458,7 +458,7 @@ struct cursor {
 	uint64_t esc;	/* bit 0: the next block's first byte is escaped */
 	uint64_t instr; /* all ones: the next block starts in a string */
 	uint64_t other; /* bit 0: the last block ended in other bytes */
-	bool nl;	/* a newline was seen */
+	size_t nl;	/* newlines seen */
 	bool lost;	/* the index disagreed with scan_string() */
 	size_t k, n;	/* the listed positions not yet passed */
 	uint32_t ix[IX_CAP];
@@ -508,7 +508,7 @@ index_masks(struct cursor *c, const struct blk *bp)
 	uint64_t other = ~(b.ws | b.op | b.quote | in);
 	uint64_t starts = other & ~(other << 1 | c->other);
 	c->other = other >> 63;
-	c->nl |= b.nl != 0;
+	c->nl += (size_t)__builtin_popcountll(b.nl);
 	uint64_t list =
 		quote | (b.op & ~in) | ((b.bslash | b.low) & in) | starts;
 	/* four at a time, past the count too (ix has room for 64 more):
@@ -602,7 +602,8 @@ static void cursor_init(struct cursor *c, const char *js, size_t len)
 	c->isa = json_isa();
 	c->pos = 0;
 	c->esc = c->instr = c->other = 0;
-	c->nl = c->lost = false;
+	c->nl = 0;
+	c->lost = false;
 	c->k = c->n = 0;
 }
 
@@ -619,7 +620,7 @@ ALWAYS_INLINE size_t cursor_at(struct cursor *c, const char *js, size_t len,
 	if (!idx) { /* js and len are c's, in the caller's registers */
 		/* white space is at most ' ': one compare for compact input */
 		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
-			c->nl |= js[i] == '\n';
+			c->nl += js[i] == '\n';
 			i++;
 		}
 		return i;
@@ -975,8 +976,8 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 	for (;; i++) {
 		/* white space is at most ' ': one compare for compact input */
 		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
-			if (js[i] == '\n')
-				*nl = true;
+			if (js[i] == '\n' && depth)
+				*nl = true; /* inside the value */
 			i++;
 		}
 		if (i >= len)
@@ -1405,6 +1406,21 @@ static int tokenize_index(struct json_doc *d, struct cursor *cu,
 	return tokenize_with(d, cu, root, bad, depth_bad, bad_utf8, true);
 }
 
+/* Whether the document's value holds a newline, of the total newlines
+ * in js: the ones in the white space around it do not count. */
+static bool newline_inside(const struct json_doc *d, const char *js, size_t len,
+			   size_t total)
+{
+	if (!total || !d->ntok)
+		return false;
+	size_t b = json_tok_begin(&d->tok[0]), e = json_tok_end(&d->tok[0]);
+	for (size_t i = 0; i < b; i++)
+		total -= js[i] == '\n';
+	for (size_t i = e; i < len; i++)
+		total -= js[i] == '\n';
+	return total > 0;
+}
+
 /* Tokenize js[0..len) into d (tokenize_with()'s contract), by the index
  * when the level asks for it. Should the index ever lose its way (a
  * bug, but not one that could let bad input through), the byte loop
@@ -1419,7 +1435,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 	if (cu.isa != JSON_ISA_BYTES) {
 		r = tokenize_index(d, &cu, root, bad, depth_bad, bad_utf8);
 		if (!cu.lost) {
-			*nl = cu.nl;
+			*nl = !r && newline_inside(d, js, len, cu.nl);
 			return r;
 		}
 		cursor_init(&cu, js, len);

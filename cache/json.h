@@ -45,8 +45,9 @@ struct json_doc {
 	 * the document while none such was open (json_too_deep()) */
 	struct json_deep *deep;
 	int ndeep, deep_cap;
-	/* false when the last parse saw no newline byte in the input (so
-	 * none between its values: a string holds none unescaped) */
+	/* false when the last parse saw no newline byte in the value (so
+	 * none between its members: a string holds none unescaped);
+	 * newlines around the value do not count */
 	bool newline;
 };
 

@@ -493,6 +493,11 @@ static void test_isa(void)
 		CHECK(v.rc == 0 && v.d.newline);
 		parse_at(isa, "{\"a\":\"x\\n\"}", 11, NULL, &v);
 		CHECK(v.rc == 0 && !v.d.newline);
+		/* around the value: not in it */
+		parse_at(isa, "\n {\"a\":[1]}\r\n", 13, NULL, &v);
+		CHECK(v.rc == 0 && !v.d.newline);
+		parse_at(isa, "\n\"s\"\n", 5, NULL, &v);
+		CHECK(v.rc == 0 && !v.d.newline);
 		json_doc_free(&v.d);
 	}
 	/* backslash runs of every length, ending at every offset around
