@@ -225,8 +225,14 @@ static bool escaped_is(const struct json_doc *d, int k, const char *name,
 	size_t rn;
 	const char *raw = json_raw(d, k, &rn);
 	char tmp[128];
-	if (!memchr(raw, '\\', rn) || n >= sizeof(tmp) ||
-	    json_str_len(d, k) != n)
+	/* name has no backslash: up to the raw text's first one, the two
+	 * must agree byte for byte, so most keys are told apart at once */
+	size_t p = 0;
+	while (p < rn && p < n && raw[p] == name[p])
+		p++;
+	if (p >= rn || raw[p] != '\\')
+		return false;
+	if (n >= sizeof(tmp) || json_str_len(d, k) != n)
 		return false;
 	json_str(d, k, tmp, sizeof(tmp));
 	return !memcmp(tmp, name, n);
