@@ -20,6 +20,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define JSON_X86 1
+#endif
 
 #include "config/alloc.h"
 #include "config/limits.h"
@@ -157,6 +161,12 @@ static bool is_hex(char c)
 	       (c >= 'A' && c <= 'F');
 }
 
+/* The bytes a backslash may escape, but u (which takes four hex digits). */
+static const unsigned char esc_ok[256] = {
+	['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1,
+	['f'] = 1, ['n'] = 1,  ['r'] = 1, ['t'] = 1,
+};
+
 /* Scan the string whose opening quote is at js[i]. Returns the offset of
  * its closing quote, or -1 with *bad at the failing byte. Invalid UTF-8
  * sets *bad_utf8 and goes on: the caller replaces it. */
@@ -183,7 +193,7 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 					return -1;
 				}
 				i += 6;
-			} else if (strchr("\"\\/bfnrt", e) && e) {
+			} else if (esc_ok[(unsigned char)e]) {
 				i += 2;
 			} else {
 				*bad = i;
@@ -206,7 +216,453 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 	return -1;
 }
 
-static int new_tok(struct json_doc *d, int type, int start, int end, int parent)
+/* ---- stage one: the structural index ----
+ *
+ * Before the state machine below looks at a byte, stage one classifies
+ * the input 64 bytes at a time (SSE2 or AVX2, chosen at run time, or
+ * portable C) into bit masks, one bit a byte, and lists the positions
+ * the state machine has to visit: every unescaped quote, every
+ * structural character ({ } [ ] : ,) outside strings, the first byte
+ * of each run of other bytes outside strings (a number, a literal, or
+ * garbage), and inside strings every byte that needs a closer look (a
+ * backslash, a control byte, a byte past ASCII). White space is never
+ * listed, and a string without such bytes is its two quotes: the state
+ * machine goes from one listed position to the next instead of from
+ * byte to byte.
+ *
+ * Validation is not stage one's: the state machine checks the listed
+ * positions as it checked every byte before, and a string with a byte
+ * of interest is scanned byte by byte by scan_string(), as before. So
+ * what is accepted and refused, and the byte an error names, do not
+ * depend on the index (test_json compares every level with the byte
+ * loop). Should a string's end ever disagree with the index, the parse
+ * goes on byte by byte.
+ *
+ * The index is built as the state machine consumes it, IX_CAP entries
+ * at a time, so its memory is fixed and stays in cache.
+ */
+
+/* Masks of one 64-byte block, bit i for byte i. */
+struct blk {
+	uint64_t quote, bslash, ws, op, low, nl;
+};
+
+/* byte classes of the portable classifier */
+enum {
+	C_QUOTE = 1,
+	C_BSLASH = 2,
+	C_WS = 4,
+	C_OP = 8,
+	C_LOW = 16, /* below 0x20 or past 0x7f */
+	C_NL = 32
+};
+
+static const unsigned char byte_class[256] = {
+	[0 ... 0x08] = C_LOW,
+	['\t'] = C_LOW | C_WS,
+	['\n'] = C_LOW | C_WS | C_NL,
+	[0x0b ... 0x0c] = C_LOW,
+	['\r'] = C_LOW | C_WS,
+	[0x0e ... 0x1f] = C_LOW,
+	[' '] = C_WS,
+	['"'] = C_QUOTE,
+	['\\'] = C_BSLASH,
+	['{'] = C_OP,
+	['}'] = C_OP,
+	['['] = C_OP,
+	[']'] = C_OP,
+	[':'] = C_OP,
+	[','] = C_OP,
+	[0x80 ... 0xff] = C_LOW,
+};
+
+static void classify_portable(const unsigned char *p, struct blk *b)
+{
+	*b = (struct blk){ 0 };
+	for (int i = 0; i < 64; i++) {
+		unsigned c = byte_class[p[i]];
+		uint64_t bit = (uint64_t)1 << i;
+		if (c & C_QUOTE)
+			b->quote |= bit;
+		if (c & C_BSLASH)
+			b->bslash |= bit;
+		if (c & C_WS)
+			b->ws |= bit;
+		if (c & C_OP)
+			b->op |= bit;
+		if (c & C_LOW)
+			b->low |= bit;
+		if (c & C_NL)
+			b->nl |= bit;
+	}
+}
+
+#ifdef JSON_X86
+/* [ and {, ] and } differ in bit 0x20 only: one compare each for both. */
+__attribute__((target("sse2"))) static inline void
+classify_sse2(const unsigned char *p, struct blk *b)
+{
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		      sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+		      nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+		      b20 = _mm_set1_epi8(0x20), lbr = _mm_set1_epi8('{'),
+		      rbr = _mm_set1_epi8('}'), colon = _mm_set1_epi8(':'),
+		      comma = _mm_set1_epi8(',');
+	*b = (struct blk){ 0 };
+	for (int k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+		__m128i lo = _mm_or_si128(v, b20);
+		__m128i n = _mm_cmpeq_epi8(v, nl);
+		__m128i ws =
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp),
+						  _mm_cmpeq_epi8(v, tab)),
+				     _mm_or_si128(n, _mm_cmpeq_epi8(v, cr)));
+		__m128i op =
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(lo, lbr),
+						  _mm_cmpeq_epi8(lo, rbr)),
+				     _mm_or_si128(_mm_cmpeq_epi8(v, colon),
+						  _mm_cmpeq_epi8(v, comma)));
+		int sh = 16 * k;
+		b->quote |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				    _mm_cmpeq_epi8(v, quote))
+			    << sh;
+		b->bslash |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				     _mm_cmpeq_epi8(v, bslash))
+			     << sh;
+		b->ws |= (uint64_t)(unsigned)_mm_movemask_epi8(ws) << sh;
+		b->op |= (uint64_t)(unsigned)_mm_movemask_epi8(op) << sh;
+		/* signed: below 0x20, and every byte past ASCII */
+		b->low |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				  _mm_cmplt_epi8(v, b20))
+			  << sh;
+		b->nl |= (uint64_t)(unsigned)_mm_movemask_epi8(n) << sh;
+	}
+}
+
+/* The masks of 32 bytes, as the low or high half of b. */
+struct half {
+	uint32_t quote, bslash, ws, op, low, nl;
+};
+
+__attribute__((target("avx2"))) static inline void
+classify32_avx2(const unsigned char *p, struct half *h)
+{
+	const __m256i v = _mm256_loadu_si256((const __m256i *)p);
+	const __m256i b20 = _mm256_set1_epi8(0x20);
+	__m256i lo = _mm256_or_si256(v, b20);
+	__m256i n = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'));
+	__m256i ws = _mm256_or_si256(
+		_mm256_or_si256(_mm256_cmpeq_epi8(v, b20),
+				_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\t'))),
+		_mm256_or_si256(n,
+				_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r'))));
+	__m256i op = _mm256_or_si256(
+		_mm256_or_si256(_mm256_cmpeq_epi8(lo, _mm256_set1_epi8('{')),
+				_mm256_cmpeq_epi8(lo, _mm256_set1_epi8('}'))),
+		_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(':')),
+				_mm256_cmpeq_epi8(v, _mm256_set1_epi8(','))));
+	h->quote = (uint32_t)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
+	h->bslash = (uint32_t)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
+	h->ws = (uint32_t)_mm256_movemask_epi8(ws);
+	h->op = (uint32_t)_mm256_movemask_epi8(op);
+	/* signed: below 0x20, and every byte past ASCII */
+	h->low = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(b20, v));
+	h->nl = (uint32_t)_mm256_movemask_epi8(n);
+}
+
+__attribute__((target("avx2"))) static inline void
+classify_avx2(const unsigned char *p, struct blk *b)
+{
+	struct half l, h;
+	classify32_avx2(p, &l);
+	classify32_avx2(p + 32, &h);
+	b->quote = l.quote | (uint64_t)h.quote << 32;
+	b->bslash = l.bslash | (uint64_t)h.bslash << 32;
+	b->ws = l.ws | (uint64_t)h.ws << 32;
+	b->op = l.op | (uint64_t)h.op << 32;
+	b->low = l.low | (uint64_t)h.low << 32;
+	b->nl = l.nl | (uint64_t)h.nl << 32;
+}
+#endif
+
+static int isa_forced = -1; /* json_isa_force(); atomic */
+static int isa_best = -1;   /* what the CPU has; atomic, set once */
+
+int json_isa_force(int isa)
+{
+	return __atomic_exchange_n(&isa_forced, isa, __ATOMIC_RELAXED);
+}
+
+static int isa_env = -1; /* from JSON_ISA_ENV; atomic, set once */
+
+int json_isa_best(void)
+{
+	int b = __atomic_load_n(&isa_best, __ATOMIC_RELAXED);
+	if (b < 0) {
+		b = JSON_ISA_PORTABLE;
+#ifdef JSON_X86
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx2"))
+			b = JSON_ISA_AVX2;
+		else if (__builtin_cpu_supports("sse2"))
+			b = JSON_ISA_SSE2;
+#endif
+		__atomic_store_n(&isa_best, b, __ATOMIC_RELAXED);
+	}
+	return b;
+}
+
+/* JSON_ISA_ENV: "bytes", "index" (the best the CPU has), "portable",
+ * "sse2" or "avx2"; unset or anything else: the default. */
+static int isa_from_env(void)
+{
+	int e = __atomic_load_n(&isa_env, __ATOMIC_RELAXED);
+	if (e != -1)
+		return e;
+	static const char *const names[] = { "bytes", "portable", "sse2",
+					     "avx2" };
+	const char *v = getenv(JSON_ISA_ENV);
+	e = -2;
+	for (int i = 0; v && i < 4; i++)
+		if (!strcmp(v, names[i]))
+			e = i;
+	if (v && !strcmp(v, "index"))
+		e = JSON_ISA_AVX2;
+	__atomic_store_n(&isa_env, e, __ATOMIC_RELAXED);
+	return e;
+}
+
+int json_isa(void)
+{
+	int b = json_isa_best();
+	int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
+	if (f < 0)
+		f = isa_from_env();
+	if (f < 0)
+		f = JSON_ISA_DEFAULT;
+	return f <= b ? f : b;
+}
+
+#define IX_CAP 1024
+
+/* The state machine's way through the input: from one listed position
+ * to the next (stage one's index), or, at JSON_ISA_BYTES, over white
+ * space byte by byte. */
+struct cursor {
+	const char *js;
+	size_t len;
+	int isa;
+	size_t pos;	/* the next block to classify */
+	uint64_t esc;	/* bit 0: the next block's first byte is escaped */
+	uint64_t instr; /* all ones: the next block starts in a string */
+	uint64_t other; /* bit 0: the last block ended in other bytes */
+	size_t nl;	/* newlines seen */
+	bool lost;	/* the index disagreed with scan_string() */
+	size_t k, n;	/* the listed positions not yet passed */
+	uint32_t ix[IX_CAP];
+};
+
+/* Bytes escaped by a backslash: the one after each backslash that is
+ * not itself escaped. *carry: whether the block starts escaped, then
+ * whether the next one does. Linear in the backslashes. */
+static uint64_t escaped(uint64_t bs, uint64_t *carry)
+{
+	uint64_t esc = *carry;
+	*carry = 0;
+	while (bs) {
+		int p = __builtin_ctzll(bs);
+		bs &= bs - 1;
+		if (esc >> p & 1)
+			continue; /* an escaped backslash escapes nothing */
+		if (p == 63)
+			*carry = 1;
+		else
+			esc |= (uint64_t)1 << (p + 1);
+	}
+	return esc;
+}
+
+/* Bit i: the xor of bits 0..i (inside a string, from its opening quote
+ * up to and without its closing one). */
+static uint64_t prefix_xor(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+/* List the positions of the block at c->pos, whose masks are b. */
+static inline __attribute__((always_inline)) void
+index_masks(struct cursor *c, const struct blk *bp)
+{
+	struct blk b = *bp;
+	uint64_t quote = b.quote & ~escaped(b.bslash, &c->esc);
+	uint64_t in = prefix_xor(quote) ^ c->instr;
+	c->instr = (uint64_t)((int64_t)in >> 63);
+	uint64_t other = ~(b.ws | b.op | b.quote | in);
+	uint64_t starts = other & ~(other << 1 | c->other);
+	c->other = other >> 63;
+	c->nl += (size_t)__builtin_popcountll(b.nl);
+	uint64_t list =
+		quote | (b.op & ~in) | ((b.bslash | b.low) & in) | starts;
+	/* four at a time, past the count too (ix has room for 64 more):
+	 * fewer branches than one by one */
+	uint32_t at = (uint32_t)c->pos, *out = c->ix + c->n;
+	int cnt = __builtin_popcountll(list);
+	for (int k = 0; k < cnt; k += 4) {
+		out[k] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
+		list &= list - 1;
+		out[k + 1] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
+		list &= list - 1;
+		out[k + 2] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
+		list &= list - 1;
+		out[k + 3] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
+		list &= list - 1;
+	}
+	c->n += (size_t)cnt;
+	c->pos += 64;
+}
+
+/* The block at c->pos, or its tail padded with white space. */
+static inline const unsigned char *block_at(const struct cursor *c,
+					    unsigned char *tmp)
+{
+	const unsigned char *p = (const unsigned char *)c->js + c->pos;
+	if (c->len - c->pos >= 64)
+		return p;
+	memset(tmp, ' ', 64);
+	memcpy(tmp, p, c->len - c->pos);
+	return tmp;
+}
+
+/* Fill c's index, as many blocks as fit: one function for each level,
+ * each compiled for its instructions (popcnt and tzcnt with AVX2). */
+static void fill_portable(struct cursor *c)
+{
+	unsigned char tmp[64];
+	while (c->pos < c->len && c->n <= IX_CAP - 64) {
+		struct blk b;
+		classify_portable(block_at(c, tmp), &b);
+		index_masks(c, &b);
+	}
+}
+
+#ifdef JSON_X86
+__attribute__((target("sse2"))) static void fill_sse2(struct cursor *c)
+{
+	unsigned char tmp[64];
+	while (c->pos < c->len && c->n <= IX_CAP - 64) {
+		struct blk b;
+		classify_sse2(block_at(c, tmp), &b);
+		index_masks(c, &b);
+	}
+}
+
+__attribute__((target("avx2,bmi,popcnt"))) static void
+fill_avx2(struct cursor *c)
+{
+	unsigned char tmp[64];
+	while (c->pos < c->len && c->n <= IX_CAP - 64) {
+		struct blk b;
+		classify_avx2(block_at(c, tmp), &b);
+		index_masks(c, &b);
+	}
+}
+#endif
+
+/* The next blocks' positions, as many as fit. */
+__attribute__((noinline)) static void cursor_fill(struct cursor *c)
+{
+	c->k = c->n = 0;
+	switch (c->isa) {
+#ifdef JSON_X86
+	case JSON_ISA_AVX2:
+		fill_avx2(c);
+		break;
+	case JSON_ISA_SSE2:
+		fill_sse2(c);
+		break;
+#endif
+	default:
+		fill_portable(c);
+		break;
+	}
+}
+
+static void cursor_init(struct cursor *c, const char *js, size_t len)
+{
+	c->js = js;
+	c->len = len;
+	c->isa = json_isa();
+	c->pos = 0;
+	c->esc = c->instr = c->other = 0;
+	c->nl = 0;
+	c->lost = false;
+	c->k = c->n = 0;
+}
+
+/*
+ * The first position at or after i that the state machine must look
+ * at, or len. The state machine is compiled twice (tokenize_bytes() and
+ * tokenize_index()), with idx a constant in each, so that the byte loop
+ * pays nothing for the index.
+ */
+#define ALWAYS_INLINE __attribute__((always_inline)) static inline
+ALWAYS_INLINE size_t cursor_at(struct cursor *c, const char *js, size_t len,
+			       size_t i, const bool idx)
+{
+	if (!idx) { /* js and len are c's, in the caller's registers */
+		/* white space is at most ' ': one compare for compact input */
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
+			c->nl += js[i] == '\n';
+			i++;
+		}
+		return i;
+	}
+	for (;;) {
+		while (c->k < c->n) {
+			uint32_t at = c->ix[c->k++];
+			if (at >= i)
+				return at;
+		}
+		if (c->pos >= c->len)
+			return c->len;
+		cursor_fill(c);
+	}
+}
+
+ALWAYS_INLINE size_t cursor_next(struct cursor *c, size_t i, const bool idx)
+{
+	return cursor_at(c, c->js, c->len, i, idx);
+}
+
+/* The string opening at js[i] (scan_string()'s contract): a string with
+ * nothing of interest is its next listed position. */
+ALWAYS_INLINE long cursor_string(struct cursor *c, size_t i, size_t *bad,
+				 bool *bad_utf8, const bool idx)
+{
+	if (idx) {
+		size_t e = cursor_next(c, i + 1, idx);
+		if (e < c->len && c->js[e] == '"')
+			return (long)e;
+	}
+	long e = scan_string(c->js, c->len, i, bad, bad_utf8);
+	if (e >= 0 && idx && cursor_next(c, (size_t)e, idx) != (size_t)e) {
+		c->lost = true; /* the parse starts again byte by byte */
+		*bad = (size_t)e;
+		return -1;
+	}
+	return e;
+}
+
+/* Room for one token more: the arrays grown by doubling. */
+static __attribute__((noinline)) int grow_tok(struct json_doc *d)
 {
 	if (d->ntok == d->cap) {
 		if (d->cap >= (1 << 28))
@@ -224,6 +680,17 @@ static int new_tok(struct json_doc *d, int type, int start, int end, int parent)
 			return -ENOMEM;
 		d->next = nx;
 		d->next_cap = d->cap;
+	}
+	return 0;
+}
+
+static inline int new_tok(struct json_doc *d, int type, int start, int end,
+			  int parent)
+{
+	if (d->ntok == d->cap || d->next_cap < d->cap) {
+		int r = grow_tok(d);
+		if (r)
+			return r;
 	}
 	jsmntok_t *t = &d->tok[d->ntok];
 	t->type = type;
@@ -247,7 +714,7 @@ enum {
 
 /* Bit i of a stack that grows one bit at a time, so a word's bit 0 is
  * always set first: that clears the rest of the word. */
-static void bit_set(uint64_t *bits, int i, bool on)
+static inline void bit_set(uint64_t *bits, int i, bool on)
 {
 	if (i % 64 == 0)
 		bits[i / 64] = 0;
@@ -257,7 +724,7 @@ static void bit_set(uint64_t *bits, int i, bool on)
 		bits[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
-static bool bit_get(const uint64_t *bits, int i)
+static inline bool bit_get(const uint64_t *bits, int i)
 {
 	return bits[i / 64] >> (i % 64) & 1;
 }
@@ -304,26 +771,89 @@ static const struct json_shape *child_shape(const struct json_doc *d,
 	return s->rest;
 }
 
+/* The bytes that end a primitive. */
+static const unsigned char prim_stop[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+	[','] = 1, [']'] = 1,  ['}'] = 1,  [':'] = 1,
+};
+
 /* The end of the primitive (number or literal) at js[i], or 0 when it
  * is not one. */
 static size_t scan_primitive(const char *js, size_t len, size_t i)
 {
 	size_t s = i;
-	while (i < len && !is_ws(js[i]) && js[i] != ',' && js[i] != ']' &&
-	       js[i] != '}' && js[i] != ':')
+	while (i < len && !prim_stop[(unsigned char)js[i]])
 		i++;
 	return primitive_ok(js + s, i - s) ? i : 0;
 }
 
+/* The closing quote of the string opening at js[i] (scan_string()'s
+ * contract). Most strings of an object are short and plain: when the
+ * first byte that ends the fast scan within the next 32 is a quote, that
+ * is the end, found inline; anything else goes to scan_string(). */
+static inline long string_end(const char *js, size_t len, size_t i, size_t *bad,
+			      bool *bad_utf8)
+{
+#ifdef __SSE2__
+	if (i + 17 <= len) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(js + i + 1));
+		__m128i stop = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+				     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+			_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+		unsigned m = (unsigned)_mm_movemask_epi8(stop);
+		if (!m && i + 33 <= len) { /* a uid, a timestamp, an image */
+			v = _mm_loadu_si128((const __m128i *)(js + i + 17));
+			stop = _mm_or_si128(
+				_mm_or_si128(
+					_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+			m = (unsigned)_mm_movemask_epi8(stop) << 16;
+		}
+		if (m && js[i + 1 + (size_t)__builtin_ctz(m)] == '"')
+			return (long)(i + 1 + (size_t)__builtin_ctz(m));
+	}
+#endif
+	return scan_string(js, len, i, bad, bad_utf8);
+}
+
 /*
+ * The byte loop's state after a key, and after a value inside a
+ * container: the ':' or ',' that compact input has right after it is
+ * taken in the same step, one turn of the loop less for each, exactly
+ * as the next turn would have taken it.
+ */
+static inline int after_key(const char *js, size_t len, size_t *i)
+{
+	if (*i + 1 < len && js[*i + 1] == ':') {
+		++*i;
+		return EXPECT_VALUE;
+	}
+	return EXPECT_COLON;
+}
+
+static inline int after_value(const char *js, size_t len, size_t *i,
+			      bool in_obj)
+{
+	if (*i + 1 < len && js[*i + 1] == ',') {
+		++*i;
+		return in_obj ? EXPECT_KEY : EXPECT_VALUE;
+	}
+	return EXPECT_COMMA_OR_CLOSE;
+}
+
+/*
+ * The byte loop (JSON_ISA_BYTES).
+ *
  * Validate the container that opens at js[i], depth containers deep,
  * exactly as tokenize() would, recording nothing: the skipped values of a
  * shaped parse. Returns the offset of its closing bracket, or -1 with
  * *bad (and *depth_bad) set as tokenize() sets them.
  */
-static long skip_container(struct json_doc *d, const char *js, size_t len,
-			   size_t i, int depth, size_t *bad, bool *depth_bad,
-			   bool *bad_utf8)
+static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
+				 size_t i, int depth, size_t *bad,
+				 bool *depth_bad, bool *bad_utf8, bool *nl)
 {
 	uint64_t is_obj[JSON_DOC_MAX_DEPTH / 64 + 1]; /* from depth on */
 	const int base = depth;
@@ -338,8 +868,11 @@ static long skip_container(struct json_doc *d, const char *js, size_t len,
 	bit_set(is_obj, 0, in_obj);
 	depth++;
 	for (i++;; i++) {
-		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
+			if (js[i] == '\n')
+				*nl = true;
 			i++;
+		}
 		if (i >= len) {
 			*bad = len;
 			return -1;
@@ -353,7 +886,283 @@ static long skip_container(struct json_doc *d, const char *js, size_t len,
 		case EXPECT_KEY: {
 			if (c != '"')
 				goto fail;
-			long e = scan_string(js, len, i, bad, bad_utf8);
+			long e = string_end(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -1;
+			i = (size_t)e;
+			st = after_key(js, len, &i);
+			continue;
+		}
+		case EXPECT_COLON:
+			if (c != ':')
+				goto fail;
+			st = EXPECT_VALUE;
+			continue;
+		case EXPECT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				st = in_obj ? EXPECT_KEY : EXPECT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			goto fail;
+		case EXPECT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		default:
+			break;
+		}
+		if (c == '{' || c == '[') {
+			if (depth >= LIMIT_JSON_DEPTH) {
+				if (depth >= JSON_DOC_MAX_DEPTH) {
+					*depth_bad = true;
+					goto fail;
+				}
+				if (note_deep(d, i, depth))
+					return -2;
+			}
+			in_obj = c == '{';
+			bit_set(is_obj, depth - base, in_obj);
+			depth++;
+			st = in_obj ? EXPECT_KEY_OR_CLOSE :
+				      EXPECT_VALUE_OR_CLOSE;
+			continue;
+		}
+		if (c == '"') {
+			long e = string_end(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -1;
+			i = (size_t)e;
+		} else {
+			size_t e = scan_primitive(js, len, i);
+			if (!e)
+				goto fail;
+			i = e - 1;
+		}
+		st = after_value(js, len, &i, in_obj);
+		continue;
+close:
+		if (c != (in_obj ? '}' : ']'))
+			goto fail;
+		if (--depth == base)
+			return (long)i;
+		in_obj = bit_get(is_obj, depth - 1 - base);
+		st = after_value(js, len, &i, in_obj);
+	}
+fail:
+	*bad = i;
+	return -1;
+}
+
+/* Tokenize and validate js[0..len) into d, as root says (json.h).
+ * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
+ * nesting was too deep), or -ENOMEM. */
+static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
+			  const struct json_shape *root, size_t *bad,
+			  bool *depth_bad, bool *bad_utf8, bool *nl)
+{
+	/* the shapes of the outermost open containers, while shaped */
+	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
+	int nshp = 0;  /* open containers that have a shape: the first ones */
+	int cur = -1;  /* the innermost open container */
+	int key = -1;  /* in an object: the key whose value is next */
+	int depth = 0; /* open containers */
+	int st = EXPECT_VALUE;
+	bool in_obj = false; /* the innermost open container is an object */
+	d->ntok = 0;
+	d->ndeep = 0;
+	size_t i = 0;
+	for (;; i++) {
+		/* white space is at most ' ': one compare for compact input */
+		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
+			if (js[i] == '\n' && depth)
+				*nl = true; /* inside the value */
+			i++;
+		}
+		if (i >= len)
+			break;
+		char c = js[i];
+		switch (st) {
+		case EXPECT_KEY_OR_CLOSE:
+		case EXPECT_KEY:
+			if (c == '}' && st == EXPECT_KEY_OR_CLOSE)
+				goto close;
+			if (c != '"')
+				goto fail;
+			{
+				long e = string_end(js, len, i, bad, bad_utf8);
+				if (e < 0)
+					return -EINVAL;
+				key = new_tok(d, JSMN_STRING, (int)i + 1,
+					      (int)e, cur);
+				if (key < 0)
+					return key;
+				d->tok[cur].size++;
+				i = (size_t)e;
+			}
+			st = after_key(js, len, &i);
+			continue;
+		case EXPECT_COLON:
+			if (c != ':')
+				goto fail;
+			st = EXPECT_VALUE;
+			continue;
+		case EXPECT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				st = in_obj ? EXPECT_KEY : EXPECT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			goto fail;
+		case EXPECT_END:
+			goto fail;
+		case EXPECT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		case EXPECT_VALUE:
+			break;
+		}
+		/* a value; its parent is the key in an object, else the array */
+		int parent = cur >= 0 && in_obj ? key : cur;
+		if (parent >= 0)
+			d->tok[parent].size++;
+		if (c == '{' || c == '[') {
+			if (depth >= LIMIT_JSON_DEPTH) {
+				if (depth >= JSON_DOC_MAX_DEPTH) {
+					*depth_bad = true;
+					goto fail;
+				}
+				if (note_deep(d, i, depth))
+					return -ENOMEM;
+			}
+			const struct json_shape *s =
+				!depth	      ? root :
+				nshp == depth ? child_shape(d, shp[nshp - 1],
+							    in_obj, key) :
+						NULL;
+			int t = new_tok(d, c == '{' ? JSMN_OBJECT : JSMN_ARRAY,
+					(int)i, -1, parent);
+			if (t < 0)
+				return t;
+			if (s == &json_shape_skip) {
+				/* validated, one token, seen as empty */
+				long e = skip_container_bytes(
+					d, js, len, i, depth, bad, depth_bad,
+					bad_utf8, nl);
+				if (e < 0)
+					return e == -2 ? -ENOMEM : -EINVAL;
+				d->tok[t].end = (int)e + 1;
+				i = (size_t)e;
+				st = depth ? after_value(js, len, &i, in_obj) :
+					     EXPECT_END;
+				continue;
+			}
+			in_obj = c == '{';
+			depth++;
+			st = in_obj ? EXPECT_KEY_OR_CLOSE :
+				      EXPECT_VALUE_OR_CLOSE;
+			if (s && nshp == depth - 1 &&
+			    nshp < JSON_SHAPE_MAX_DEPTH)
+				shp[nshp++] = s;
+			cur = t;
+			continue;
+		}
+		if (c == '"') {
+			long e = string_end(js, len, i, bad, bad_utf8);
+			if (e < 0)
+				return -EINVAL;
+			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
+					parent);
+			if (t < 0)
+				return t;
+			i = (size_t)e;
+		} else {
+			size_t e = scan_primitive(js, len, i);
+			if (!e)
+				goto fail;
+			int t = new_tok(d, JSMN_PRIMITIVE, (int)i, (int)e,
+					parent);
+			if (t < 0)
+				return t;
+			i = e - 1;
+		}
+		st = depth ? after_value(js, len, &i, in_obj) : EXPECT_END;
+		continue;
+close:
+		if (c != (in_obj ? '}' : ']'))
+			goto fail;
+		d->tok[cur].end = (int)i + 1;
+		d->next[cur] = d->ntok;
+		if (nshp == depth)
+			nshp--;
+		{
+			int p = d->tok[cur].parent;
+			if (p >= 0 && d->tok[p].type == JSMN_STRING)
+				p = d->tok[p].parent; /* past the key */
+			cur = p;
+			/* the key of an enclosing object is already used */
+		}
+		depth--;
+		/* every open container has its token: its type says */
+		in_obj = cur >= 0 && d->tok[cur].type == JSMN_OBJECT;
+		st = depth ? after_value(js, len, &i, in_obj) : EXPECT_END;
+	}
+	if (st == EXPECT_END)
+		return 0;
+	*bad = len;
+	return -EINVAL;
+fail:
+	*bad = i;
+	return -EINVAL;
+}
+
+/*
+ * The same state machine over stage one's index (JSON_ISA_PORTABLE and
+ * up): the byte loop's code but for where it goes next (cursor_next(),
+ * cursor_string()). Kept apart so that the byte loop pays nothing for
+ * the index.
+ *
+ * skip_container(): the container that opens at js[i], as
+ * skip_container_bytes().
+ */
+ALWAYS_INLINE long skip_container(struct json_doc *d, struct cursor *cu,
+				  size_t i, int depth, size_t *bad,
+				  bool *depth_bad, bool *bad_utf8,
+				  const bool idx)
+{
+	const char *js = cu->js;
+	const size_t len = cu->len;
+	uint64_t is_obj[JSON_DOC_MAX_DEPTH / 64 + 1]; /* from depth on */
+	const int base = depth;
+	bool in_obj = js[i] == '{';
+	int st = in_obj ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+	if (depth >= JSON_DOC_MAX_DEPTH) {
+		*depth_bad = true;
+		goto fail;
+	}
+	if (depth >= LIMIT_JSON_DEPTH && note_deep(d, i, depth))
+		return -2;
+	bit_set(is_obj, 0, in_obj);
+	depth++;
+	for (i++;; i++) {
+		i = cursor_at(cu, js, len, i, idx);
+		if (i >= len) {
+			*bad = len;
+			return -1;
+		}
+		char c = js[i];
+		switch (st) {
+		case EXPECT_KEY_OR_CLOSE:
+			if (c == '}')
+				goto close;
+			/* fall through */
+		case EXPECT_KEY: {
+			if (c != '"')
+				goto fail;
+			long e = cursor_string(cu, i, bad, bad_utf8, idx);
 			if (e < 0)
 				return -1;
 			i = (size_t)e;
@@ -397,7 +1206,7 @@ static long skip_container(struct json_doc *d, const char *js, size_t len,
 			continue;
 		}
 		if (c == '"') {
-			long e = scan_string(js, len, i, bad, bad_utf8);
+			long e = cursor_string(cu, i, bad, bad_utf8, idx);
 			if (e < 0)
 				return -1;
 			i = (size_t)e;
@@ -422,13 +1231,22 @@ fail:
 	return -1;
 }
 
+static __attribute__((noinline)) long
+skip_container_index(struct json_doc *d, struct cursor *cu, size_t i, int depth,
+		     size_t *bad, bool *depth_bad, bool *bad_utf8)
+{
+	return skip_container(d, cu, i, depth, bad, depth_bad, bad_utf8, true);
+}
+
 /* Tokenize and validate js[0..len) into d, as root says (json.h).
  * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
  * nesting was too deep), or -ENOMEM. */
-static int tokenize(struct json_doc *d, const char *js, size_t len,
-		    const struct json_shape *root, size_t *bad, bool *depth_bad,
-		    bool *bad_utf8)
+ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct cursor *cu,
+				const struct json_shape *root, size_t *bad,
+				bool *depth_bad, bool *bad_utf8, const bool idx)
 {
+	const char *js = cu->js;
+	const size_t len = cu->len;
 	/* the shapes of the outermost open containers, while shaped */
 	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
 	int nshp = 0;  /* open containers that have a shape: the first ones */
@@ -441,9 +1259,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 	d->ndeep = 0;
 	size_t i = 0;
 	for (;; i++) {
-		/* white space is at most ' ': one compare for compact input */
-		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i]))
-			i++;
+		i = cursor_at(cu, js, len, i, idx);
 		if (i >= len)
 			break;
 		char c = js[i];
@@ -455,7 +1271,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			if (c != '"')
 				goto fail;
 			{
-				long e = scan_string(js, len, i, bad, bad_utf8);
+				long e = cursor_string(cu, i, bad, bad_utf8,
+						       idx);
 				if (e < 0)
 					return -EINVAL;
 				key = new_tok(d, JSMN_STRING, (int)i + 1,
@@ -513,9 +1330,9 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 				return t;
 			if (s == &json_shape_skip) {
 				/* validated, one token, seen as empty */
-				long e = skip_container(d, js, len, i, depth,
-							bad, depth_bad,
-							bad_utf8);
+				long e = skip_container_index(d, cu, i, depth,
+							      bad, depth_bad,
+							      bad_utf8);
 				if (e < 0)
 					return e == -2 ? -ENOMEM : -EINVAL;
 				d->tok[t].end = (int)e + 1;
@@ -534,7 +1351,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			continue;
 		}
 		if (c == '"') {
-			long e = scan_string(js, len, i, bad, bad_utf8);
+			long e = cursor_string(cu, i, bad, bad_utf8, idx);
 			if (e < 0)
 				return -EINVAL;
 			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
@@ -580,6 +1397,52 @@ close:
 fail:
 	*bad = i;
 	return -EINVAL;
+}
+
+static int tokenize_index(struct json_doc *d, struct cursor *cu,
+			  const struct json_shape *root, size_t *bad,
+			  bool *depth_bad, bool *bad_utf8)
+{
+	return tokenize_with(d, cu, root, bad, depth_bad, bad_utf8, true);
+}
+
+/* Whether the document's value holds a newline, of the total newlines
+ * in js: the ones in the white space around it do not count. */
+static bool newline_inside(const struct json_doc *d, const char *js, size_t len,
+			   size_t total)
+{
+	if (!total || !d->ntok)
+		return false;
+	size_t b = json_tok_begin(&d->tok[0]), e = json_tok_end(&d->tok[0]);
+	for (size_t i = 0; i < b; i++)
+		total -= js[i] == '\n';
+	for (size_t i = e; i < len; i++)
+		total -= js[i] == '\n';
+	return total > 0;
+}
+
+/* Tokenize js[0..len) into d (tokenize_with()'s contract), by the index
+ * when the level asks for it. Should the index ever lose its way (a
+ * bug, but not one that could let bad input through), the byte loop
+ * decides. *nl: the input had a newline. */
+static int tokenize(struct json_doc *d, const char *js, size_t len,
+		    const struct json_shape *root, size_t *bad, bool *depth_bad,
+		    bool *bad_utf8, bool *nl)
+{
+	struct cursor cu;
+	cursor_init(&cu, js, len);
+	int r;
+	if (cu.isa != JSON_ISA_BYTES) {
+		r = tokenize_index(d, &cu, root, bad, depth_bad, bad_utf8);
+		if (!cu.lost) {
+			*nl = !r && newline_inside(d, js, len, cu.nl);
+			return r;
+		}
+		cursor_init(&cu, js, len);
+		*depth_bad = *bad_utf8 = false;
+	}
+	*nl = false;
+	return tokenize_bytes(d, js, len, root, bad, depth_bad, bad_utf8, nl);
 }
 
 /* A copy of js[0..len) with each byte that does not start a valid UTF-8
@@ -637,7 +1500,8 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 	}
 	size_t bad = 0;
 	bool deep = false, bad_utf8 = false;
-	int r = tokenize(d, js, len, shape, &bad, &deep, &bad_utf8);
+	bool nl = false;
+	int r = tokenize(d, js, len, shape, &bad, &deep, &bad_utf8, &nl);
 	/*
 	 * Invalid UTF-8 inside strings is replaced, not refused: the
 	 * apiserver's decoder (Go's encoding/json) turns each byte that does
@@ -651,8 +1515,9 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 		r = fix_utf8(d, js, len);
 		if (!r)
 			r = tokenize(d, d->js, d->len, shape, &bad, &deep,
-				     &bad_utf8);
+				     &bad_utf8, &nl);
 	}
+	d->newline = nl;
 	if (r == -EINVAL && err) {
 		if (deep)
 			snprintf(

@@ -45,11 +45,15 @@ struct json_doc {
 	 * the document while none such was open (json_too_deep()) */
 	struct json_deep *deep;
 	int ndeep, deep_cap;
+	/* false when the last parse saw no newline byte in the value (so
+	 * none between its members: a string holds none unescaped);
+	 * newlines around the value do not count */
+	bool newline;
 };
 
-#define JSON_DOC_INIT                                             \
-	{                                                         \
-		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0 \
+#define JSON_DOC_INIT                                                    \
+	{                                                                \
+		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0, false \
 	}
 
 /*

@@ -215,23 +215,37 @@ static bool key_part_ok(const struct json_doc *d, int i,
 	return good;
 }
 
+/* escaped_is() once the raw name has a backslash where it parts from
+ * name. */
+static __attribute__((noinline)) bool
+escaped_is_slow(const struct json_doc *d, int k, const char *name, size_t n)
+{
+	char tmp[128];
+	if (n >= sizeof(tmp) || json_str_len(d, k) != n)
+		return false;
+	json_str(d, k, tmp, sizeof(tmp));
+	return !memcmp(tmp, name, n);
+}
+
 /*
  * Whether key k is written with an escape and decodes to name[0..n).
  * Clients decode member names: to them "n\u0061me" is "name". Only keys
  * with a backslash pay for the decoding, and only in the objects the
  * cache reads members of.
  */
-static bool escaped_is(const struct json_doc *d, int k, const char *name,
-		       size_t n)
+static inline bool escaped_is(const struct json_doc *d, int k, const char *name,
+			      size_t n)
 {
 	size_t rn;
 	const char *raw = json_raw(d, k, &rn);
-	char tmp[128];
-	if (!memchr(raw, '\\', rn) || n >= sizeof(tmp) ||
-	    json_str_len(d, k) != n)
+	/* name has no backslash: up to the raw text's first one, the two
+	 * must agree byte for byte, so most keys are told apart at once */
+	size_t p = 0;
+	while (p < rn && p < n && raw[p] == name[p])
+		p++;
+	if (p >= rn || raw[p] != '\\')
 		return false;
-	json_str(d, k, tmp, sizeof(tmp));
-	return !memcmp(tmp, name, n);
+	return escaped_is_slow(d, k, name, n);
 }
 
 /* The value of member name in object obj, or -1 when absent, or -2 when
@@ -606,7 +620,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 	memcpy(j + w, json + from, end - from);
 	w += end - from;
 	j[w] = '\0';
-	if (memchr(j, '\n', w))
+	if (dp->newline && memchr(j, '\n', w))
 		w = compact(
 			j, w); /* pretty-printed upstream: one line per event */
 	o->json = j;

@@ -557,12 +557,39 @@ out:
 	return root;
 }
 
+/* The label index of a load, built on a thread of its own while the
+ * loading thread builds the key tree. */
+struct label_job {
+	const struct cache_store *s;
+	struct cache_obj *const *objs;
+	size_t n;
+	bool fail;
+	struct cache_tree_node *root;
+};
+
+static void *label_job_run(void *arg)
+{
+	struct label_job *j = arg;
+	j->root = build_labels(j->s, j->objs, j->n, &j->fail);
+	return NULL;
+}
+
+/* loads of fewer objects build both trees on the loading thread */
+#define LOAD_SPLIT_MIN 4096
+
 int cache_store_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 			 size_t n)
 {
 	bool fail = false;
+	struct label_job job = { t->s, objs, n, false, NULL };
+	pthread_t th;
+	bool split = n >= LOAD_SPLIT_MIN &&
+		     !pthread_create(&th, NULL, label_job_run, &job);
 	struct cache_tree_entry *e = xmalloc((n ? n : 1) * sizeof(*e));
 	if (!e) {
+		if (split)
+			pthread_join(th, NULL);
+		cache_tree_put(job.root);
 		t->failed = true;
 		return -ENOMEM;
 	}
@@ -575,10 +602,15 @@ int cache_store_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 	struct cache_tree_node *root =
 		fail ? NULL : cache_tree_build(e, n, &fail);
 	free(e);
-	struct cache_tree_node *lroot =
-		fail ? NULL : build_labels(t->s, objs, n, &fail);
+	if (split)
+		pthread_join(th, NULL);
+	else if (!fail)
+		label_job_run(&job);
+	struct cache_tree_node *lroot = job.root;
+	fail = fail || job.fail;
 	if (fail) {
 		cache_tree_put(root);
+		cache_tree_put(lroot);
 		t->failed = true;
 		return -ENOMEM;
 	}

@@ -25,16 +25,48 @@ struct cache_tree_node *cache_tree_ref(struct cache_tree_node *n)
 	return n;
 }
 
+/* A bulk build's nodes: live counts the ones not yet freed. */
+struct slab {
+	uint32_t live; /* atomic */
+	uint32_t cap;
+	struct cache_tree_node node[];
+};
+
+static size_t slabs_live; /* atomic: cache_tree_slabs() */
+
+size_t cache_tree_slabs(void)
+{
+	return __atomic_load_n(&slabs_live, __ATOMIC_RELAXED);
+}
+
+static void node_free(struct cache_tree_node *n)
+{
+	if (!n->slab) {
+		free(n);
+		return;
+	}
+	struct slab *s = (struct slab *)((char *)(n - (n->slab - 1)) -
+					 offsetof(struct slab, node));
+	if (__atomic_sub_fetch(&s->live, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(s);
+		__atomic_sub_fetch(&slabs_live, 1, __ATOMIC_RELAXED);
+	}
+}
+
 void cache_tree_put(struct cache_tree_node *n)
 {
 	while (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		struct cache_tree_node *r = n->r;
 		cache_tree_put(n->l);
 		cache_obj_put(n->obj);
-		free(n);
+		node_free(n);
 		n = r; /* loop instead of recursing on the right */
 	}
 }
+
+static void node_init(struct cache_tree_node *n, struct cache_obj *obj,
+		      uint32_t label, struct cache_tree_node *l,
+		      struct cache_tree_node *r);
 
 /* A node for entry (obj, label) over owned l and r, holding a new
  * reference on obj. On failure l and r are put and NULL is returned. */
@@ -48,6 +80,15 @@ static struct cache_tree_node *node_new(struct cache_obj *obj, uint32_t label,
 		cache_tree_put(r);
 		return NULL;
 	}
+	n->slab = 0;
+	node_init(n, obj, label, l, r);
+	return n;
+}
+
+static void node_init(struct cache_tree_node *n, struct cache_obj *obj,
+		      uint32_t label, struct cache_tree_node *l,
+		      struct cache_tree_node *r)
+{
 	n->refs = 1;
 	n->label = label;
 	n->l = l;
@@ -56,7 +97,6 @@ static struct cache_tree_node *node_new(struct cache_obj *obj, uint32_t label,
 	n->height =
 		(int16_t)(1 + (height(l) > height(r) ? height(l) : height(r)));
 	n->size = 1 + cache_tree_size(l) + cache_tree_size(r);
-	return n;
 }
 
 void cache_tree_key_of(const struct cache_obj *obj, uint32_t label,
@@ -252,24 +292,76 @@ struct cache_tree_node *cache_tree_find(struct cache_tree_node *t,
 	return NULL;
 }
 
+/* A bulk build: its nodes are taken in turn from slabs sized to what
+ * is left to build, so every slot of every slab gets a node. */
+struct bulk {
+	struct slab *cur;
+	size_t left; /* nodes still to build, the current slab's included */
+	bool fail;
+};
+
+static struct cache_tree_node *bulk_node(struct bulk *b)
+{
+	if (!b->cur || b->cur->live == b->cur->cap) {
+		/* the slab before is full: its live count is its own now */
+		size_t cap = b->left < CACHE_TREE_SLAB_NODES ?
+				     b->left :
+				     CACHE_TREE_SLAB_NODES;
+		struct slab *s = xmalloc(sizeof(*s) +
+					 cap * sizeof(struct cache_tree_node));
+		if (!s) {
+			b->fail = true;
+			return NULL;
+		}
+		s->live = 0;
+		s->cap = (uint32_t)cap;
+		b->cur = s;
+		__atomic_add_fetch(&slabs_live, 1, __ATOMIC_RELAXED);
+	}
+	struct cache_tree_node *n = &b->cur->node[b->cur->live++];
+	n->slab = (uint16_t)b->cur->live;
+	b->left--;
+	return n;
+}
+
+/*
+ * The tree over e[0..n), children before parents. A slab's live count
+ * is its nodes built so far; the build only ever fails on a new slab,
+ * when the one before is full, so a failed build leaves no slab with a
+ * slot that no node will free.
+ */
+static struct cache_tree_node *build(struct bulk *b,
+				     const struct cache_tree_entry *e, size_t n)
+{
+	if (n == 0 || b->fail)
+		return NULL;
+	size_t mid = n / 2;
+	struct cache_tree_node *l = build(b, e, mid);
+	struct cache_tree_node *r = build(b, e + mid + 1, n - mid - 1);
+	struct cache_tree_node *res = b->fail ? NULL : bulk_node(b);
+	if (!res) {
+		cache_tree_put(l);
+		cache_tree_put(r);
+		return NULL;
+	}
+	node_init(res, e[mid].obj, e[mid].label, l, r);
+	return res;
+}
+
 struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
 					 size_t n, bool *fail)
 {
 	if (n == 0 || *fail)
 		return NULL;
-	size_t mid = n / 2;
-	struct cache_tree_node *l = cache_tree_build(e, mid, fail);
-	struct cache_tree_node *r =
-		cache_tree_build(e + mid + 1, n - mid - 1, fail);
-	if (*fail) {
-		cache_tree_put(l);
-		cache_tree_put(r);
+	if (n > UINT32_MAX) {
+		*fail = true;
 		return NULL;
 	}
-	struct cache_tree_node *res = node_new(e[mid].obj, e[mid].label, l, r);
-	if (!res)
+	struct bulk b = { NULL, n, false };
+	struct cache_tree_node *t = build(&b, e, n);
+	if (b.fail)
 		*fail = true;
-	return res;
+	return t;
 }
 
 size_t cache_tree_rank(const struct cache_tree_node *t,

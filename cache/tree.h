@@ -28,6 +28,7 @@ struct cache_tree_node {
 	uint32_t refs; /* atomic */
 	uint32_t size; /* nodes in this subtree */
 	int16_t height;
+	uint16_t slab;	/* 1 + its index in a bulk build's slab; 0: alone */
 	uint32_t label; /* index into obj->labels, or CACHE_TREE_NO_LABEL */
 	struct cache_tree_node *l, *r;
 	struct cache_obj *obj; /* owned */
@@ -66,9 +67,20 @@ struct cache_tree_node *cache_tree_del(struct cache_tree_node *t,
 				       struct cache_obj **old, bool *fail);
 struct cache_tree_node *cache_tree_find(struct cache_tree_node *t,
 					const struct cache_tree_key *k);
-/* A balanced tree over n entries already in order, in O(n). */
+/*
+ * A balanced tree over n entries already in order, in O(n). Its nodes
+ * come in slabs of up to CACHE_TREE_SLAB_NODES, one allocation each
+ * (larger than malloc's mmap threshold: a freed slab goes back to the
+ * system), instead of one allocation a node. A slab is freed when the
+ * last of its nodes is: later inserts and deletes copy the nodes they
+ * change into nodes of their own, so the slabs of a build empty as its
+ * entries are replaced, and its memory stays at most what it was.
+ */
+#define CACHE_TREE_SLAB_NODES 4096
 struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
 					 size_t n, bool *fail);
+/* Slabs allocated and not yet freed, all trees together (for tests). */
+size_t cache_tree_slabs(void);
 /* How many entries sort before k. */
 size_t cache_tree_rank(const struct cache_tree_node *t,
 		       const struct cache_tree_key *k);

@@ -17,11 +17,14 @@
  *     kind's {"kind":..,"apiVersion":.., prefix, and parsing those bytes
  *     again gives the same key, uid, resourceVersion, labels and fields;
  *   - cache_obj_parse() and cache_obj_from_doc() agree;
- *   - a copy at another resourceVersion (a deletion's) keeps the key.
+ *   - a copy at another resourceVersion (a deletion's) keeps the key;
+ *   - the tokenizer's stage one at every level the CPU has (json_int.h)
+ *     gives the byte loop's verdict, message and tokens.
  */
 #include <stdbool.h>
 
 #include "cache/json.h"
+#include "cache/json_int.h"
 #include "cache/kind.h"
 #include "cache/obj.h"
 #include "tests/fuzz/fuzz.h"
@@ -132,6 +135,31 @@ static int depth_of(const uint8_t *p, size_t n)
 	return max;
 }
 
+/* js at each stage-one level against the byte loop's d (rc, err). */
+static void same_at_every_isa(const char *js, size_t size,
+			      const struct json_doc *d, int rc, const char *err)
+{
+	for (int isa = JSON_ISA_PORTABLE; isa <= json_isa_best(); isa++) {
+		struct json_doc x = JSON_DOC_INIT;
+		char xerr[160] = "";
+		json_isa_force(isa);
+		int xrc = json_parse(&x, js, size, xerr, sizeof(xerr));
+		json_isa_force(JSON_ISA_BYTES);
+		FUZZ_CHECK(xrc == rc);
+		FUZZ_CHECK(!rc || !strcmp(err, xerr));
+		if (!rc) {
+			FUZZ_CHECK(x.ntok == d->ntok && x.len == d->len &&
+				   x.newline == d->newline);
+			FUZZ_CHECK(!memcmp(x.js, d->js, d->len));
+			FUZZ_CHECK(!memcmp(x.tok, d->tok,
+					   (size_t)d->ntok * sizeof(*d->tok)));
+			FUZZ_CHECK(!memcmp(x.next, d->next,
+					   (size_t)d->ntok * sizeof(*d->next)));
+		}
+		json_doc_free(&x);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct cache_kind *kind = cache_kind_find("", "pods");
@@ -139,9 +167,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = data;
 	in_len = size;
 	struct json_doc d = JSON_DOC_INIT;
-	char err[160];
+	char err[160] = "";
+	json_isa_force(JSON_ISA_BYTES);
 	int rc = json_parse(&d, js, size, err, sizeof(err));
 	FUZZ_CHECK(rc == 0 || rc == -EINVAL);
+	same_at_every_isa(js, size, &d, rc, err);
 	/* jansson reads a raw NUL byte between tokens as white space
 	 * ("[1,false\0]" loads), where JSON has none: no comparison then */
 	if (rc && depth_of(data, size) < 500 && !memchr(data, '\0', size)) {

@@ -2,7 +2,8 @@
  * test_json: the validating tokenizer and the lookups on its tokens:
  * what it accepts and refuses, member and path lookups, iteration,
  * numbers at their limits, unescaping, reuse of a doc, and allocation
- * failure; shaped parsing (json_parse_shaped) against the full one.
+ * failure; shaped parsing (json_parse_shaped) against the full one;
+ * the structural index at every instruction set against the byte loop.
  * Hostile depth and UTF-8 are test_ingest's.
  */
 #include <errno.h>
@@ -11,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "cache/json.h"
+#include "cache/json_int.h"
 #include "config/limits.h"
 #include "config/alloc.h"
 #include "check.h"
@@ -326,11 +330,234 @@ static void test_shaped(void)
 	}
 }
 
+/* ---- stage one at each level against the byte loop ---- */
+
+struct verdict {
+	int rc;
+	char err[128];
+	struct json_doc d;
+};
+
+static void parse_at(int isa, const char *js, size_t n,
+		     const struct json_shape *sh, struct verdict *v)
+{
+	json_isa_force(isa);
+	v->err[0] = '\0';
+	v->rc = json_parse_shaped(&v->d, js, n, sh, v->err, sizeof(v->err));
+	json_isa_force(-1);
+}
+
+static bool same_doc(const struct verdict *a, const struct verdict *b)
+{
+	if (a->rc != b->rc || strcmp(a->err, b->err))
+		return false;
+	if (a->rc)
+		return true;
+	const struct json_doc *x = &a->d, *y = &b->d;
+	if (x->ntok != y->ntok || x->len != y->len ||
+	    x->newline != y->newline || memcmp(x->js, y->js, x->len) ||
+	    x->ndeep != y->ndeep)
+		return false;
+	for (int i = 0; i < x->ntok; i++)
+		if (memcmp(&x->tok[i], &y->tok[i], sizeof(x->tok[i])) ||
+		    x->next[i] != y->next[i])
+			return false;
+	for (int i = 0; i < x->ndeep; i++)
+		if (x->deep[i].at != y->deep[i].at ||
+		    x->deep[i].max != y->deep[i].max)
+			return false;
+	return true;
+}
+
+static int isa_best;
+static long isa_compared;
+
+/* js parsed at every level the CPU has, with each shape: the same
+ * verdict, message, tokens and skips as the byte loop's. */
+static void same_at_every_isa(const char *js, size_t n)
+{
+	static const struct json_shape *shapes[] = { NULL, &top_shape,
+						     &json_shape_skip };
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(*shapes); s++) {
+		struct verdict ref = { .d = JSON_DOC_INIT };
+		parse_at(JSON_ISA_BYTES, js, n, shapes[s], &ref);
+		for (int isa = JSON_ISA_PORTABLE; isa <= isa_best; isa++) {
+			struct verdict v = { .d = JSON_DOC_INIT };
+			parse_at(isa, js, n, shapes[s], &v);
+			bool same = same_doc(&ref, &v);
+			if (!same)
+				fprintf(stderr,
+					"  isa %d shape %zu on %zu bytes: "
+					"%d '%s' against bytes %d '%s'\n",
+					isa, s, n, v.rc, v.err, ref.rc,
+					ref.err);
+			CHECK(same);
+			isa_compared++;
+			json_doc_free(&v.d);
+		}
+		json_doc_free(&ref.d);
+	}
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A few mutations of js: bytes replaced by, or inserted from, the ones
+ * that matter to the index; and cuts. */
+static void mutate_and_compare(const char *js, size_t n, int rounds)
+{
+	static const char pick[] = "\"\\\\\\{}[]:, \t\n\r\x01\x7f\x80\xc3\xff"
+				   "0e-u";
+	char *m = malloc(n + 64);
+	if (!m)
+		return;
+	for (int r = 0; r < rounds; r++) {
+		memcpy(m, js, n);
+		size_t len = n;
+		int edits = 1 + (int)(rnd() % 4);
+		for (int e = 0; e < edits && len; e++) {
+			size_t at = rnd() % len;
+			char c = pick[rnd() % (sizeof(pick) - 1)];
+			if (rnd() % 2) {
+				m[at] = c;
+			} else if (len < n + 63) {
+				memmove(m + at + 1, m + at, len - at);
+				m[at] = c;
+				len++;
+			}
+		}
+		if (rnd() % 4 == 0)
+			len = rnd() % (len + 1);
+		same_at_every_isa(m, len);
+	}
+	free(m);
+}
+
+static size_t corpus_dir(const char *dir, int rounds)
+{
+	char path[512];
+	size_t files = 0;
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		static char buf[1 << 20];
+		size_t n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		same_at_every_isa(buf, n);
+		mutate_and_compare(buf, n, rounds);
+		files++;
+	}
+	closedir(dp);
+	return files;
+}
+
+static void test_isa(void)
+{
+	json_isa_force(-1);
+	CHECK(json_isa() == JSON_ISA_DEFAULT || getenv(JSON_ISA_ENV));
+	isa_best = json_isa_best();
+	printf("json: stage one levels up to %d (%s)\n", isa_best,
+	       isa_best == JSON_ISA_AVX2 ? "avx2" :
+	       isa_best == JSON_ISA_SSE2 ? "sse2" :
+					   "portable");
+	/* forcing works, and past what the CPU has gives the best */
+	CHECK(json_isa_force(JSON_ISA_BYTES) == -1);
+	CHECK(json_isa() == JSON_ISA_BYTES);
+	json_isa_force(JSON_ISA_AVX2 + 1);
+	CHECK(json_isa() == isa_best);
+	json_isa_force(JSON_ISA_PORTABLE);
+	CHECK(json_isa() == JSON_ISA_PORTABLE);
+	json_isa_force(-1);
+#if defined(__x86_64__)
+	CHECK(isa_best >= JSON_ISA_SSE2); /* every x86-64 has SSE2 */
+#endif
+
+	/* newline: whether the input had one, at every level */
+	for (int isa = JSON_ISA_BYTES; isa <= isa_best; isa++) {
+		struct verdict v = { .d = JSON_DOC_INIT };
+		parse_at(isa, "{\n \"a\" :\r\n[1]}\n", 15, NULL, &v);
+		CHECK(v.rc == 0 && v.d.newline);
+		parse_at(isa, "{\"a\":\"x\\n\"}", 11, NULL, &v);
+		CHECK(v.rc == 0 && !v.d.newline);
+		/* around the value: not in it */
+		parse_at(isa, "\n {\"a\":[1]}\r\n", 13, NULL, &v);
+		CHECK(v.rc == 0 && !v.d.newline);
+		parse_at(isa, "\n\"s\"\n", 5, NULL, &v);
+		CHECK(v.rc == 0 && !v.d.newline);
+		json_doc_free(&v.d);
+	}
+	/* backslash runs of every length, ending at every offset around
+	 * a block's edge, before a quote and before other bytes */
+	char js[256];
+	for (int run = 0; run <= 9; run++)
+		for (int at = 40; at < 140; at++)
+			for (int tail = 0; tail < 3; tail++) {
+				int w = snprintf(js, sizeof(js), "[\"");
+				while (w < at - run)
+					js[w++] = 'a';
+				for (int i = 0; i < run; i++)
+					js[w++] = '\\';
+				const char *t = tail == 0 ? "\",1]" :
+						tail == 1 ? "n\",\"x\"]" :
+							    "\"]";
+				w += snprintf(js + w, sizeof(js) - (size_t)w,
+					      "%s", t);
+				same_at_every_isa(js, (size_t)w);
+			}
+	/* strings, numbers and white space across block edges */
+	for (int at = 50; at < 140; at++) {
+		int w = 0;
+		js[w++] = '{';
+		while (w < at)
+			js[w++] = ' ';
+		w += snprintf(js + w, sizeof(js) - (size_t)w,
+			      "\"k\":[-1.5e3,true,\"\xc3\xa9\\u00e9\",null],"
+			      "\"keep\":{\"a\":\"b\"}}");
+		for (int cut = 0; cut <= w; cut++)
+			same_at_every_isa(js, (size_t)cut);
+	}
+	/* the fuzz corpora, and mutations of them */
+	static const char *dirs[] = {
+		"tests/fuzz/corpus/json_obj",
+		"tests/fuzz/corpus/watch_event",
+		"tests/fuzz/corpus/continue_token",
+		"tests/fuzz/corpus/pretty",
+	};
+	size_t files = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		files += corpus_dir(dirs[i], 40);
+	CHECK(files >= 40); /* run from the repository's top */
+	/* random bytes drawn from what matters to the index */
+	for (int r = 0; r < 3000; r++) {
+		static const char pick[] = "\"\\{}[]:, \n0a\x80\x01";
+		int n = (int)(rnd() % 200);
+		for (int i = 0; i < n; i++)
+			js[i] = pick[rnd() % (sizeof(pick) - 1)];
+		same_at_every_isa(js, (size_t)n);
+	}
+	printf("json: %ld parses compared with the byte loop\n", isa_compared);
+}
+
 int main(void)
 {
 	test_validation();
 	test_lookups();
 	test_reuse_and_errors();
 	test_shaped();
+	test_isa();
 	return check_done("json");
 }

@@ -417,6 +417,37 @@ static void test_obj_pb_race(void)
 	free(slot);
 }
 
+/* An item of an indented page is kept compact; an item of a compact page
+ * (a newline only after it) is kept as its bytes. */
+static void test_items_compact(void)
+{
+	static const char pretty[] =
+		"{\"items\": [\n  {\"metadata\": {\n    \"name\": \"a\",\n"
+		"    \"namespace\": \"ns\",\n    \"resourceVersion\": \"7\"\n"
+		"  },\n  \"spec\": {\"x\": [1,\n 2]}}\n]}\n";
+	static const char compact[] =
+		"{\"items\":[{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"7\"},\"spec\":{\"x\":[1,2]}}]}\n";
+	const struct cache_kind *k = cache_kind_lookup("pods");
+	const char *pages[] = { pretty, compact };
+	for (int p = 0; p < 2; p++) {
+		struct json_doc d = JSON_DOC_INIT;
+		CHECK(json_parse(&d, pages[p], strlen(pages[p]), NULL, 0) == 0);
+		CHECK(d.newline == (p == 0));
+		int items = json_get(&d, 0, "items");
+		struct cache_obj *o = cache_obj_from_doc(
+			k, &d, json_first(&d, items), false, NULL, 0);
+		CHECK(o != NULL);
+		if (o)
+			CHECK_STR(o->json + o->item_off,
+				  "\"metadata\":{\"name\":\"a\",\"namespace\":"
+				  "\"ns\",\"resourceVersion\":\"7\"},"
+				  "\"spec\":{\"x\":[1,2]}}");
+		cache_obj_put(o);
+		json_doc_free(&d);
+	}
+}
+
 int main(void)
 {
 	test_obj_pb_kept();
@@ -425,5 +456,6 @@ int main(void)
 	test_obj_parse();
 	test_obj_alloc_failure();
 	test_keys_as_clients_read_them();
+	test_items_compact();
 	return check_done("obj");
 }

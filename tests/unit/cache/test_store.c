@@ -285,20 +285,29 @@ static void check_index(struct cache_store *s, const char *k, const char *v)
 	cache_store_snap_put(sn);
 }
 
-static void test_label_index(void)
+/* n objects loaded at once: a load of 4096 or more builds its label
+ * index on a second thread */
+static void test_label_index(unsigned n)
 {
 	struct cache_store *s = cache_store_new();
-	struct cache_obj *objs[60];
+	struct cache_obj **objs = calloc(n, sizeof(*objs));
 	char name[16];
-	for (unsigned i = 0; i < 60; i++) {
+	CHECK(objs != NULL);
+	if (!objs)
+		return;
+	for (unsigned i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "p%02u", i);
 		objs[i] = mkl(name, i + 1, i % 3 ? "web" : "db",
 			      i % 2 ? "fe" : NULL);
 	}
+	cache_store_sort(objs, n);
 	struct cache_txn t;
 	cache_store_txn_begin_empty(s, &t);
-	CHECK(cache_store_txn_load(&t, objs, 60) == 0);
-	CHECK(cache_store_txn_commit(&t, 60) == 0);
+	CHECK(cache_store_txn_load(&t, objs, n) == 0);
+	CHECK(cache_store_txn_commit(&t, n) == 0);
+	struct cache_snap *sn = cache_store_snap(s);
+	CHECK(walk(sn) == n);
+	cache_store_snap_put(sn);
 	check_index(s, "app", "web");
 	check_index(s, "app", "db");
 	check_index(s, "tier", "fe");
@@ -324,15 +333,16 @@ static void test_label_index(void)
 	check_index(s, "app", "db");
 	check_index(s, "tier", "fe");
 	/* a seek into the middle of a label's range */
-	struct cache_snap *sn = cache_store_snap(s);
+	sn = cache_store_snap(s);
 	struct cache_iter it;
 	cache_store_iter_seek_label(&it, sn, "app", "web", "ns", "p30");
 	o = cache_store_iter_next(&it);
 	CHECK(o && strcmp(o->name, "p30") >= 0 &&
 	      !strcmp(cache_obj_label(o, "app"), "web"));
 	cache_store_snap_put(sn);
-	for (unsigned i = 0; i < 60; i++)
+	for (unsigned i = 0; i < n; i++)
 		cache_obj_put(objs[i]);
+	free(objs);
 	rcu_barrier();
 	cache_store_free(s);
 }
@@ -615,7 +625,8 @@ int main(void)
 	test_pin_eviction();
 	test_load_sort();
 	test_ns_ranges();
-	test_label_index();
+	test_label_index(60);
+	test_label_index(5000);
 	test_index_only();
 	test_window();
 	test_window_bound();

@@ -1,7 +1,9 @@
 /*
  * test_tree: the store's persistent AVL tree on its own: order by key
  * and by label, replace and delete, old versions untouched by new ones,
- * ranks, balanced builds, and allocation failure.
+ * ranks, balanced builds, and allocation failure; bulk builds in slabs:
+ * the same tree as one built by inserts, changed by inserts and deletes
+ * like it, and their slabs freed as they empty.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -185,10 +187,133 @@ static void test_alloc_failure(void)
 	cache_tree_put(t);
 }
 
+/* In-order entries of t into out[]: returns how many. */
+static size_t entries(const struct cache_tree_node *t, struct cache_obj **out,
+		      size_t at)
+{
+	if (!t)
+		return at;
+	at = entries(t->l, out, at);
+	out[at++] = t->obj;
+	return entries(t->r, out, at);
+}
+
+/* Same entries in the same order, both balanced with right sizes. */
+static bool same_tree(const struct cache_tree_node *a,
+		      const struct cache_tree_node *b, size_t n)
+{
+	struct cache_obj **x = calloc(n + 1, sizeof(*x)),
+			 **y = calloc(n + 1, sizeof(*y));
+	bool same = x && y && cache_tree_size(a) == n &&
+		    cache_tree_size(b) == n && balanced(a) > 0 &&
+		    balanced(b) > 0 && entries(a, x, 0) == n &&
+		    entries(b, y, 0) == n && !memcmp(x, y, n * sizeof(*x));
+	free(x);
+	free(y);
+	return same;
+}
+
+#define BULK_N 10000
+
+static void test_bulk_slabs(void)
+{
+	static struct cache_obj *o[BULK_N];
+	static struct cache_tree_entry e[BULK_N];
+	for (int i = 0; i < BULK_N; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "p%05d", i); /* in key order */
+		o[i] = pod("ns", name, (unsigned)i + 1, "x");
+		e[i] = (struct cache_tree_entry){ o[i], CACHE_TREE_NO_LABEL };
+	}
+	size_t slabs0 = cache_tree_slabs();
+	bool fail = false;
+	struct cache_tree_node *bulk = cache_tree_build(e, BULK_N, &fail);
+	/* 10,000 nodes: two full slabs and one of the rest */
+	CHECK(!fail && bulk && cache_tree_slabs() == slabs0 + 3);
+	CHECK(bulk->slab != 0);
+
+	/* the same tree as inserts build, entry for entry */
+	struct cache_tree_node *ins = NULL, *n;
+	struct cache_obj *old;
+	for (int i = BULK_N - 1; i >= 0; i--) { /* any order */
+		n = cache_tree_ins(ins, o[(i * 7919) % BULK_N],
+				   CACHE_TREE_NO_LABEL, &old);
+		cache_tree_put(ins);
+		ins = n;
+	}
+	CHECK(ins && ins->slab == 0);
+	CHECK(same_tree(bulk, ins, BULK_N));
+
+	/* deletes and inserts on both keep them the same */
+	for (int i = 0; i < BULK_N; i += 3) {
+		struct cache_tree_key k = key("ns", o[i]->name);
+		fail = false;
+		n = cache_tree_del(bulk, &k, &old, &fail);
+		CHECK(!fail && old == o[i]);
+		cache_tree_put(bulk);
+		bulk = n;
+		n = cache_tree_del(ins, &k, &old, &fail);
+		cache_tree_put(ins);
+		ins = n;
+	}
+	size_t left = BULK_N - (BULK_N + 2) / 3;
+	CHECK(same_tree(bulk, ins, left));
+	struct cache_obj *extra = pod("ns", "p00000x", 1, "y");
+	n = cache_tree_ins(bulk, extra, CACHE_TREE_NO_LABEL, &old);
+	cache_tree_put(bulk);
+	bulk = n;
+	n = cache_tree_ins(ins, extra, CACHE_TREE_NO_LABEL, &old);
+	cache_tree_put(ins);
+	ins = n;
+	CHECK(same_tree(bulk, ins, left + 1));
+	struct cache_tree_key kx = key("ns", "p00000x");
+	CHECK(cache_tree_find(bulk, &kx) && cache_tree_rank(bulk, &kx) == 0);
+	cache_obj_put(extra);
+	cache_tree_put(ins);
+	cache_tree_put(bulk);
+	CHECK(cache_tree_slabs() == slabs0);
+
+	/* slabs go back as they empty: replacing the first half of the
+	 * entries copies every node of the root's left subtree, which holds
+	 * the first slab's nodes (children are built first) */
+	fail = false;
+	bulk = cache_tree_build(e, BULK_N, &fail);
+	CHECK(!fail && cache_tree_slabs() == slabs0 + 3);
+	for (int i = 0; i < BULK_N; i++) {
+		struct cache_obj *nw = pod("ns", o[i]->name, 99999, "z");
+		n = cache_tree_ins(bulk, nw, CACHE_TREE_NO_LABEL, &old);
+		CHECK(n && old == o[i]);
+		cache_obj_put(nw);
+		cache_tree_put(bulk); /* the old version goes */
+		bulk = n;
+		if (i == BULK_N / 2 - 1)
+			CHECK(cache_tree_slabs() == slabs0 + 2);
+	}
+	/* every entry replaced: every slab back, the tree whole */
+	CHECK(cache_tree_slabs() == slabs0 && cache_tree_size(bulk) == BULK_N &&
+	      balanced(bulk) > 0);
+	cache_tree_put(bulk);
+
+	/* a bulk build failing on its second slab frees the first */
+	for (int f = 1; f <= 4; f++) {
+		fail = false;
+		alloc_fail_after(f);
+		bulk = cache_tree_build(e, BULK_N, &fail);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		CHECK(failed ? fail && !bulk : !fail && bulk);
+		cache_tree_put(bulk);
+		CHECK(cache_tree_slabs() == slabs0);
+	}
+	for (int i = 0; i < BULK_N; i++)
+		cache_obj_put(o[i]);
+}
+
 int main(void)
 {
 	test_insert_delete();
 	test_labels_and_build();
 	test_alloc_failure();
+	test_bulk_slabs();
 	return check_done("tree");
 }
