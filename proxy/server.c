@@ -22,6 +22,7 @@
 #include "proxy/front/authn.h"
 #include "proxy/front/conns.h"
 #include "proxy/discovery.h"
+#include "proxy/fanout.h"
 #include "proxy/fresh.h"
 #include "proxy/health.h"
 #include "proxy/list.h"
@@ -561,6 +562,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct req *rq = *state;
 	bool first = !rq || !rq->announced;
 	size_t offered = *upload_size;
+	proxy_watch_set_http11(version &&
+			       !strcmp(version, MHD_HTTP_VERSION_1_1));
 	enum MHD_Result ret = handle(p, c, method, upload, upload_size, rq);
 	if (rq && !rq->upgrade && (first || !offered))
 		proxy_conns_body(p->conns, c, first && announces_body(c));
@@ -818,6 +821,9 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* one fan-out worker per core, as libmicrohttpd's pool; a stuck
+	 * client is dropped after the idle timeout, as libmicrohttpd would */
+	p->fanout = proxy_fanout_new(threads, (unsigned)p->cfg->idle_timeout);
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
 	p->pass = proxy_pass_pool_new(p->up,
@@ -839,7 +845,7 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 	}
-	if (!p->disc || !p->fresh || !p->pass) {
+	if (!p->disc || !p->fresh || !p->pass || !p->fanout) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
@@ -968,6 +974,8 @@ void proxy_server_stop(struct proxy *p)
 		pthread_join(p->ticker, NULL);
 	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
+	/* every idle stream back in libmicrohttpd's hands, to end */
+	proxy_fanout_stop(p->fanout);
 	proxy_pass_pool_stop(p->pass);
 	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
@@ -991,6 +999,8 @@ void proxy_server_stop(struct proxy *p)
 	for (int i = 0; i < 2; i++) /* libmicrohttpd left them to us */
 		if (ds[i] && p->quiesced_fd[i] != MHD_INVALID_SOCKET)
 			close(p->quiesced_fd[i]);
+	proxy_fanout_free(p->fanout); /* every stream was handed back */
+	p->fanout = NULL;
 	proxy_conns_free(p->conns); /* every connection has closed */
 	p->conns = NULL;
 	proxy_tls_free(p->tls); /* no handshake can need it now */
