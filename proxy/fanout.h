@@ -44,11 +44,11 @@ struct proxy_fanout_conn {
 	struct proxy_fanout_conn *aprev, *anext; /* the worker's all */
 	bool linked;				 /* on it */
 	int fd;
-	void *tls;	  /* gnutls_session_t, or NULL: plain */
-	uint32_t armed;	  /* the epoll events asked for */
-	char *pend;	  /* bytes of a chunk the socket did not take */
+	void *tls;	/* gnutls_session_t, or NULL: plain */
+	uint32_t armed; /* the epoll events asked for */
+	char *pend;	/* bytes of a chunk the socket did not take */
 	size_t pend_len;
-	size_t tls_again; /* a TLS record send to repeat, its length */
+	size_t tls_again;   /* a TLS record send to repeat, its length */
 	int64_t stalled_ms; /* since when pend has waited, 0: none */
 };
 
