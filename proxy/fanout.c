@@ -354,6 +354,7 @@ static void *worker(void *arg)
 		if (now - last_scan >= SCAN_MS) {
 			last_scan = now;
 			scan(wk, now);
+			alloc_anchor(); /* left-over bytes are freed here */
 		}
 	}
 }

@@ -41,8 +41,9 @@
  * but reads into it only for a body sent without chunked encoding (an
  * HTTP/1.0 client): a chunked watch is read straight into the
  * connection's write buffer. 32 KiB here cost an idle watch 7 KiB of
- * RSS for nothing (docs/PERFORMANCE.md, B14). */
-#define WATCH_BLOCK 1024
+ * RSS for nothing, 1 KiB half a KiB more than this (docs/PERFORMANCE.md,
+ * B14). */
+#define WATCH_BLOCK 512
 /* A watch with nothing to send polls its socket for a hung-up client at
  * most this often: under the ticker's 500 ms, so every tick that finds
  * it idle still checks, but not after every event it sends (a poll()
@@ -66,7 +67,9 @@ struct watch {
 	uint64_t cursor;	 /* next history sequence number */
 	uint64_t sent_rv;	 /* the newest RV the client knows of */
 	struct cache_snap *snap; /* initial events come from here */
-	struct cache_iter it;
+	/* only while initial events are sent: an idle watch is 536 bytes
+	 * smaller without it */
+	struct cache_iter *it;
 	bool initial;	   /* still sending initial events */
 	bool end_bookmark; /* then the initial-events-end bookmark */
 	bool bookmarks;	   /* allowWatchBookmarks */
@@ -401,9 +404,11 @@ static bool next_line(struct watch *w)
 	}
 	w->out_len = w->out_off = 0;
 	while (w->initial) {
-		struct cache_obj *o = cache_store_iter_next(&w->it);
+		struct cache_obj *o = cache_store_iter_next(w->it);
 		if (!o) {
 			w->initial = false;
+			free(w->it);
+			w->it = NULL;
 			cache_store_snap_put(w->snap);
 			w->snap = NULL;
 			if (w->end_bookmark) {
@@ -565,6 +570,10 @@ static bool fan_out(struct watch *w)
 	void *tls = ti ? ti->tls_session : NULL;
 	if (!di || (w->p->tls && di->daemon == w->p->daemon && !tls))
 		return false;
+	/* nothing is being sent: an idle watch keeps no line buffer */
+	buf_free(&w->own);
+	w->out = NULL;
+	w->out_len = w->out_off = 0;
 	MHD_suspend_connection(w->conn);
 	w->fanned = true;
 	w->waiter.wake = fan_wake;
@@ -636,9 +645,13 @@ static void watch_free(void *cls)
 	cache_history_unwait(w->r->history, &w->waiter);
 	cache_history_event_put(w->ev);
 	cache_store_snap_put(w->snap);
+	free(w->it);
 	buf_free(&w->own);
 	proxy_filter_free(&w->f);
 	free(w);
+	/* this thread's arena held the connection's pool and the watch:
+	 * let the ticker's give-back trim its top (config/alloc.h) */
+	alloc_anchor();
 }
 
 /* The watch itself; *owned set once watch_free() is bound to run (it
@@ -707,7 +720,14 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		 * bookmark when bookmarks were asked for, and has none
 		 * without them. */
 		w->end_bookmark = w->bookmarks;
-		cache_store_iter_seek(&w->it, w->snap, w->f.ns, "");
+		w->it = xmalloc(sizeof(*w->it));
+		if (!w->it) {
+			cache_store_snap_put(w->snap);
+			proxy_filter_free(&w->f);
+			free(w);
+			return MHD_NO;
+		}
+		cache_store_iter_seek(w->it, w->snap, w->f.ns, "");
 	} else {
 		w->start_rv = rv ? rv : cache_store_rv(r->store);
 	}

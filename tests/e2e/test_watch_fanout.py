@@ -314,3 +314,26 @@ class FanOutTLS(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ConnectionMemory(unittest.TestCase):
+    """--connection-memory-kib sizes each connection's memory for what a
+    watch needs once its request is in: a request header must fit."""
+
+    def get_with_header(self, url, size):
+        u = urllib.parse.urlsplit(url)
+        c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        self.addCleanup(c.close)
+        c.request("GET", "/api/v1/namespaces/ns-1/pods?limit=1", headers={"X-Pad": "p" * size})
+        r = c.getresponse()
+        r.read()
+        return r.status
+
+    def test_a_header_must_fit_in_the_connection_memory(self):
+        fake, proxy = harness.fake_and_proxy(self, "pods", seed="pods=5")
+        # a real client's headers, a long token among them, fit
+        self.assertEqual(self.get_with_header(proxy.url, 8000), 200)
+        self.assertEqual(self.get_with_header(proxy.url, 40000), 431)
+        fake2, big = harness.fake_and_proxy(self, "pods", "--connection-memory-kib", "64",
+                                            seed="pods=5")
+        self.assertEqual(self.get_with_header(big.url, 40000), 200)
