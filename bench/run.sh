@@ -11,7 +11,8 @@
 #   bench/run.sh B1 B3           only some benchmarks
 #   bench/run.sh B14             10,000 watchers on one proxy: memory per
 #                                idle watcher, RSS after, write -> last
-#                                delivery at 10 writes/s; about 5 minutes
+#                                delivery at 10 writes/s; 5 rounds, about
+#                                6 minutes
 #   bench/run.sh B16             the ceiling program's send modes (copy,
 #                                MSG_ZEROCOPY, splice, tee), about 1 minute
 #   bench/run.sh B15             a million pods (make bench-large, never in
