@@ -702,7 +702,10 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_CONNECTION_LIMIT, proxy_conns_limit(p->conns),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)p->cfg->idle_timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)p->cfg->connection_memory * 1024,
+		(size_t)(p->cfg->connection_memory > 0 ?
+				 p->cfg->connection_memory :
+				 LIMIT_CONNECTION_MEMORY_KIB) *
+			1024,
 		MHD_OPTION_NOTIFY_CONNECTION, proxy_conns_notify, p->conns,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
