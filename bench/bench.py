@@ -999,9 +999,10 @@ def gauge(srv, name):
     return sum(int(v) for v in vs) if vs else None
 
 
-def rss_back(pid, ref_kb, seconds=25):
+def rss_back(pid, ref_kb, seconds=30):
     """Poll RSS until it is within 10% of ref_kb (the ticker gives freed
-    heap back every 10 s); returns (RSS kB, seconds waited)."""
+    heap back every 10 s), for 30 s at most; returns (RSS kB, seconds
+    waited)."""
     t0 = time.monotonic()
     while True:
         r = rss_kb(pid)
@@ -1062,12 +1063,13 @@ def b14_load(fake, srv, n, rate, seconds=15):
     return out
 
 
-def bench_b14(n=10000, rounds=2):
+def bench_b14(n=10000, rounds=5):
     """10,000 watchers on one proxy (1000 pods, default flags): idle
-    memory per watcher and RSS after they leave; then write -> last
-    delivery at 10 writes/s beside the reference, B4's shape (1000
-    watchers at 100 writes/s: the same deliveries per second, a tenth of
-    the watchers), alternating, medians."""
+    memory per watcher and RSS 30 s after they leave, in every round;
+    then write -> last delivery at 10 writes/s beside the reference,
+    B4's shape (1000 watchers at 100 writes/s: the same deliveries per
+    second, a tenth of the watchers), alternating; 5 rounds, medians and
+    worsts."""
     import resource as res
     soft, hard = res.getrlimit(res.RLIMIT_NOFILE)
     raw["B14"] = {"nofile_soft": soft, "nofile_hard": hard, "load_avg": [os.getloadavg()]}
@@ -1109,10 +1111,13 @@ def bench_b14(n=10000, rounds=2):
         record("B14", "watchers streaming at once on one proxy", up, n, None,
                ">= %d" % n, up >= n, "")
         per = med(r["kib_per_watcher"] for r in idle)
+        worst = max(r["kib_per_watcher"] for r in idle)
         record("B14", "memory per idle watcher ((RSS with %d - RSS before) / %d, KiB);"
                " reference: RSS before (KiB)" % (n, n),
                r3(per), med(r["rss_before_kb"] for r in idle), None, "<= 16 KB",
                per * 1.024 <= 16, "KiB")
+        record("B14", "same, worst of %d rounds (KiB)" % len(idle),
+               r3(worst), None, None, "<= 16 KB", worst * 1.024 <= 16, "KiB")
         for name, rs in (("idle watchers", idle), ("watchers at 10 writes/s", big)):
             back = max((r["rss_after_kb"] / r["rss_before_kb"] for r in rs),
                        key=lambda x: abs(x - 1))
@@ -1124,6 +1129,10 @@ def bench_b14(n=10000, rounds=2):
         record("B14", "write->last delivery p99 at 10 writes/s, %d watchers (ms)" % n,
                r3(lp99), r3(rp99), r3(lp99 / rp99) if rp99 else None, "<= 100 ms",
                lp99 <= 100 and clean, "ms")
+        lw, rw = max(r["last_ms"]["p99"] for r in big), max(r["last_ms"]["p99"] for r in ref)
+        record("B14", "same, worst of %d rounds (ms)" % len(big),
+               r3(lw), r3(rw), r3(lw / rw) if rw else None, "<= 100 ms", lw <= 100 and clean,
+               "ms")
         record("B14", "same, every delivery p99 (ms; reference 1000 watchers at 100/s)",
                r3(med(r["latency_ms"]["p99"] for r in big)),
                r3(med(r["latency_ms"]["p99"] for r in ref)), None, "info", None, "ms")

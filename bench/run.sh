@@ -11,7 +11,8 @@
 #   bench/run.sh B1 B3           only some benchmarks
 #   bench/run.sh B14             10,000 watchers on one proxy: memory per
 #                                idle watcher, RSS after, write -> last
-#                                delivery at 10 writes/s; about 5 minutes
+#                                delivery at 10 writes/s; 5 rounds, about
+#                                6 minutes
 #   bench/run.sh P1              a 10k LIST in protobuf against JSON, and
 #                                the memory of kept encodings (1-2 min)
 #   bench/run.sh B16             the ceiling program's send modes (copy,

@@ -28,13 +28,45 @@ int alloc_tune(void)
 #endif
 }
 
+/* One anchor a thread (alloc_anchor()); threads past ANCHORS go without. */
+#define ANCHORS 256
+#define ANCHOR_SIZE \
+	((size_t)64 << 10)     /* glibc's FASTBIN_CONSOLIDATION_THRESHOLD */
+static void *anchors[ANCHORS]; /* atomic */
+static int anchors_used;       /* atomic */
+
+void alloc_anchor(void)
+{
+	static __thread int slot = -1;
+	if (slot < 0) {
+		int n = __atomic_fetch_add(&anchors_used, 1, __ATOMIC_RELAXED);
+		if (n >= ANCHORS) {
+			slot = ANCHORS; /* no room: never again */
+			return;
+		}
+		slot = n;
+	}
+	if (slot >= ANCHORS ||
+	    __atomic_load_n(&anchors[slot], __ATOMIC_RELAXED))
+		return;
+	void *p = malloc(ANCHOR_SIZE); /* untouched: no RSS but its header */
+	if (p)
+		__atomic_store_n(&anchors[slot], p, __ATOMIC_RELEASE);
+}
+
 size_t alloc_give_back(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
 	struct mallinfo2 mi = mallinfo2();
 	/* fordblks: free bytes in the arenas; uordblks: in use */
-	if (mi.fordblks >= GIVE_BACK_MIN && mi.fordblks >= mi.uordblks / 8)
+	if (mi.fordblks >= GIVE_BACK_MIN && mi.fordblks >= mi.uordblks / 8) {
 		malloc_trim(0);
+		/* each anchor's free trims its own arena's top */
+		int n = __atomic_load_n(&anchors_used, __ATOMIC_RELAXED);
+		for (int i = 0; i < n && i < ANCHORS; i++)
+			free(__atomic_exchange_n(&anchors[i], NULL,
+						 __ATOMIC_ACQ_REL));
+	}
 	return mi.fordblks;
 #else
 	return 0;

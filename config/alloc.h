@@ -27,6 +27,19 @@ char *xstrndup(const char *s, size_t n);
 size_t alloc_give_back(void);
 
 /*
+ * Let alloc_give_back() reach the top of this thread's arena too. glibc
+ * shrinks a thread arena's free top only when a block of 64 KiB or more
+ * is freed into that arena, and malloc_trim() never does: when small
+ * blocks (16 KiB connection pools, watches) are what a thousand leaving
+ * watchers free, megabytes stay at the top for good. This keeps one
+ * untouched 64 KiB block from this thread's arena, which the next
+ * give-back frees from whichever thread runs it, so that arena trims its
+ * top. Cheap: a thread-local test, a malloc once per give-back. Call it
+ * from threads that free much (libmicrohttpd's, the fan-out workers).
+ */
+void alloc_anchor(void);
+
+/*
  * Fix glibc's thresholds for returning memory, once, before any thread
  * starts. Left alone, glibc raises them after each large block is freed
  * (to the size of the largest: an upstream LIST page, megabytes), and a

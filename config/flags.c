@@ -182,6 +182,10 @@ static const struct flag flags[] = {
 	{ FLAG("idle-timeout", F_INT, OFF(idle_timeout), 1, 86400),
 	  .help = "seconds a client connection may be silent before it is closed",
 	  DEF(LIMIT_IDLE_TIMEOUT_S) },
+	{ FLAG("connection-memory-kib", F_INT, OFF(connection_memory), 8, 1024),
+	  .help = "KiB of memory per client connection; a request header must fit "
+		  "in it, or it is answered 431",
+	  DEF(LIMIT_CONNECTION_MEMORY_KIB) },
 	{ FLAG("header-timeout", F_INT, OFF(header_timeout), 1, 3600),
 	  .help = "seconds a client has to send a whole request header",
 	  DEF(LIMIT_HEADER_TIMEOUT_S), .note = ", the apiserver's" },

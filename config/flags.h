@@ -71,16 +71,17 @@ struct config {
 	int authn_deny_ttl;	  /* seconds a denied one is */
 	int authn_source_reviews; /* strangers' reviews a second per address */
 	/* limits (config/limits.h) */
-	int passthrough_timeout;     /* seconds; non-long-running passthrough */
-	int max_connections;	     /* open client connections */
-	int max_watchers;	     /* open local watches */
-	int idle_timeout;	     /* seconds of silence before a close */
-	int header_timeout;	     /* seconds from accept to a whole header */
-	int request_body_timeout;    /* seconds a body may send nothing */
-	int max_request_body;	     /* bytes of one request body */
-	long long upstream_page_max; /* bytes of one upstream LIST page */
-	long long upstream_line_max; /* bytes of one watch event or item */
-	long long upstream_list_max; /* bytes of all pages of one LIST */
+	int passthrough_timeout;  /* seconds; non-long-running passthrough */
+	int max_connections;	  /* open client connections */
+	int max_watchers;	  /* open local watches */
+	int idle_timeout;	  /* seconds of silence before a close */
+	int connection_memory;	  /* KiB of libmicrohttpd pool a connection */
+	int header_timeout;	  /* seconds from accept to a whole header */
+	int request_body_timeout; /* seconds a body may send nothing */
+	int max_request_body;	  /* bytes of one request body */
+	long long upstream_page_max;   /* bytes of one upstream LIST page */
+	long long upstream_line_max;   /* bytes of one watch event or item */
+	long long upstream_list_max;   /* bytes of all pages of one LIST */
 	long long upstream_answer_max; /* bytes of a probe, discovery, review */
 	/* upstream overrides and shutdown (README "Signals") */
 	char *certificate_authority;   /* --certificate-authority */

@@ -43,6 +43,12 @@
 /* --idle-timeout: seconds a connection may send and receive nothing
  * (a watch is never idle: it gets BOOKMARKs). */
 #define LIMIT_IDLE_TIMEOUT_S 120
+/* KiB of libmicrohttpd memory per client connection (its pool: the
+ * request's headers, then the answer's headers and send buffer): what
+ * an idle watch costs most of. 16 KiB holds a request header of about
+ * 15 KiB; libmicrohttpd's default of 32 KiB cost each of 10,000 idle
+ * watches 8 KiB more (docs/PERFORMANCE.md, B14). */
+#define LIMIT_CONNECTION_MEMORY_KIB 16
 /* --header-timeout: seconds from accept to a whole request header, the
  * apiserver's ReadHeaderTimeout (32 s); a slowloris is cut off after it. */
 #define LIMIT_HEADER_TIMEOUT_S 32

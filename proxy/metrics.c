@@ -14,6 +14,7 @@
 
 #include "config/buf.h"
 #include "config/version.h"
+#include "proxy/fanout.h"
 #include "proxy/front/conns.h"
 #include "proxy/observe.h"
 #include "proxy/protobuf.h"
@@ -301,6 +302,10 @@ static long long max_connections(struct proxy *p)
 {
 	return proxy_conns_max(p->conns);
 }
+static long long fanout_streams(struct proxy *p)
+{
+	return proxy_fanout_count(p->fanout);
+}
 static long long upgrade_streams(struct proxy *p)
 {
 	return p->upgrade ? proxy_upgrade_pool_active(p->upgrade) : 0;
@@ -321,6 +326,11 @@ static const struct {
 	  "Upgraded streams (exec, attach, port-forward) open now, "
 	  "their upstream handshakes included.",
 	  upgrade_streams },
+	{ "informer_proxy_watch_fanout_streams",
+	  "Idle watch streams written by the fan-out workers now "
+	  "(the rest of the open watches are sending on libmicrohttpd's "
+	  "threads: initial events, HTTP/1.0).",
+	  fanout_streams },
 };
 
 /* The process_* families as Prometheus client libraries write them,

@@ -35,6 +35,7 @@ struct proxy_tls;
 struct proxy_origin;
 struct proxy_reload;
 struct proxy_observe;
+struct proxy_fanout;
 
 /* Reflectors one process may have made, reloads included. */
 #define PROXY_MAX_REFLECTORS 1024
@@ -57,6 +58,7 @@ struct proxy {
 	int nres;
 	struct proxy_reload *reload; /* --config reloads, or NULL */
 	struct proxy_observe *obs;   /* request histograms (observe.h) */
+	struct proxy_fanout *fanout; /* idle watch streams (fanout.h) */
 	struct MHD_Daemon *daemon;   /* --listen */
 	struct MHD_Daemon *udaemon;  /* --unix-socket, or NULL */
 	struct MHD_Daemon *mdaemon;  /* --metrics-listen, or NULL */

@@ -301,7 +301,10 @@ void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
 	pc->total += len;
 }
 
-#define IOV_PIECES_MAX 1024    /* IOV_MAX on Linux */
+/* libmicrohttpd copies an iovec response's vector (16 bytes a piece)
+ * into the connection's pool, 16 KiB by default (--connection-memory-kib):
+ * a quarter of it at most, more pieces go the copying reader's way */
+#define IOV_PIECES_MAX 256
 #define SMALL_BODY (64 * 1024) /* copied: cheaper than a second send */
 /* A body of more pieces than an iovec takes is copied into blocks of this
  * size as it is sent. 256 KiB against 64 KiB took a LIST of 3,000 pods

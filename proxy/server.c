@@ -25,6 +25,7 @@
 #include "proxy/front/revoke.h"
 #include "proxy/front/conns.h"
 #include "proxy/discovery.h"
+#include "proxy/fanout.h"
 #include "proxy/fresh.h"
 #include "proxy/health.h"
 #include "proxy/list.h"
@@ -596,6 +597,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct req *rq = *state;
 	bool first = !rq || !rq->announced;
 	size_t offered = *upload_size;
+	proxy_watch_set_http11(version &&
+			       !strcmp(version, MHD_HTTP_VERSION_1_1));
 	enum MHD_Result ret = handle(p, c, method, upload, upload_size, rq);
 	if (rq && !rq->upgrade && (first || !offered))
 		proxy_conns_body(p->conns, c, first && announces_body(c));
@@ -733,6 +736,11 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_CONNECTION_LIMIT, proxy_conns_limit(p->conns),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)p->cfg->idle_timeout,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)(p->cfg->connection_memory > 0 ?
+				 p->cfg->connection_memory :
+				 LIMIT_CONNECTION_MEMORY_KIB) *
+			1024,
 		MHD_OPTION_NOTIFY_CONNECTION, proxy_conns_notify, p->conns,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
@@ -853,6 +861,9 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* one fan-out worker per core, as libmicrohttpd's pool; a stuck
+	 * client is dropped after the idle timeout, as libmicrohttpd would */
+	p->fanout = proxy_fanout_new(threads, (unsigned)p->cfg->idle_timeout);
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
 	p->pass = proxy_pass_pool_new(p->up,
@@ -876,7 +887,7 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		/* NULL is survivable: the TTLs still bound every decision */
 		p->revoke = proxy_revoke_start(p->up, p->authn);
 	}
-	if (!p->disc || !p->fresh || !p->pass) {
+	if (!p->disc || !p->fresh || !p->pass || !p->fanout) {
 		snprintf(err, errlen, "cannot start the proxy's threads");
 		return -ENOMEM;
 	}
@@ -1005,6 +1016,8 @@ void proxy_server_stop(struct proxy *p)
 		pthread_join(p->ticker, NULL);
 	for (int i = 0, n = proxy_nres(p); i < n; i++)
 		cache_history_wake_all(p->res[i]->history);
+	/* every idle stream back in libmicrohttpd's hands, to end */
+	proxy_fanout_stop(p->fanout);
 	proxy_pass_pool_stop(p->pass);
 	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
@@ -1029,6 +1042,8 @@ void proxy_server_stop(struct proxy *p)
 	for (int i = 0; i < 2; i++) /* libmicrohttpd left them to us */
 		if (ds[i] && p->quiesced_fd[i] != MHD_INVALID_SOCKET)
 			close(p->quiesced_fd[i]);
+	proxy_fanout_free(p->fanout); /* every stream was handed back */
+	p->fanout = NULL;
 	proxy_conns_free(p->conns); /* every connection has closed */
 	p->conns = NULL;
 	proxy_tls_free(p->tls); /* no handshake can need it now */

@@ -29,6 +29,7 @@
 #include "cache/parse.h"
 #include "config/alloc.h"
 #include "config/log.h"
+#include "proxy/fanout.h"
 #include "proxy/filter.h"
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
@@ -43,8 +44,9 @@
  * but reads into it only for a body sent without chunked encoding (an
  * HTTP/1.0 client): a chunked watch is read straight into the
  * connection's write buffer. 32 KiB here cost an idle watch 7 KiB of
- * RSS for nothing (docs/PERFORMANCE.md, B14). */
-#define WATCH_BLOCK 1024
+ * RSS for nothing, 1 KiB half a KiB more than this (docs/PERFORMANCE.md,
+ * B14). */
+#define WATCH_BLOCK 512
 /* A watch with nothing to send polls its socket for a hung-up client at
  * most this often: under the ticker's 500 ms, so every tick that finds
  * it idle still checks, but not after every event it sends (a poll()
@@ -54,6 +56,9 @@
 /* The apiserver's watch cache sends a bookmark this long before a watch's
  * deadline (its cacheWatcher's pre-timeout bookmark). */
 #define PRE_DEADLINE_MS 2000
+/* A fan-out worker sends a watch at most this much in one chunk before
+ * it serves the others; a single larger line goes whole. */
+#define FAN_BATCH (64 * 1024)
 
 struct watch {
 	struct cache_waiter waiter; /* first, for the cast in wake() */
@@ -65,7 +70,9 @@ struct watch {
 	uint64_t cursor;	 /* next history sequence number */
 	uint64_t sent_rv;	 /* the newest RV the client knows of */
 	struct cache_snap *snap; /* initial events come from here */
-	struct cache_iter it;
+	/* only while initial events are sent: an idle watch is 536 bytes
+	 * smaller without it */
+	struct cache_iter *it;
 	bool initial;	   /* still sending initial events */
 	bool end_bookmark; /* then the initial-events-end bookmark */
 	bool bookmarks;	   /* allowWatchBookmarks */
@@ -83,7 +90,23 @@ struct watch {
 	size_t out_len, out_off;
 	struct buf own;
 	struct proxy_observe_watch reg; /* for the lag gauge */
+	/* Idle, the stream is written by a fan-out worker (fanned) and
+	 * libmicrohttpd keeps the connection suspended; handed back only
+	 * to end. chunked: libmicrohttpd frames the body (HTTP/1.1), so
+	 * the worker can write whole chunks of its own. */
+	struct proxy_fanout_conn fc;
+	bool chunked, fanned;
+	bool broken; /* the worker left a chunk half sent, or the client
+		      * hung up: end with an error */
 };
+
+/* Set by server.c for the request this thread is answering. */
+static __thread bool request_http11;
+
+void proxy_watch_set_http11(bool http11)
+{
+	request_http11 = http11;
+}
 
 
 static int64_t now_ms(void)
@@ -440,9 +463,11 @@ static bool next_line(struct watch *w)
 	}
 	w->out_len = w->out_off = 0;
 	while (w->initial) {
-		struct cache_obj *o = cache_store_iter_next(&w->it);
+		struct cache_obj *o = cache_store_iter_next(w->it);
 		if (!o) {
 			w->initial = false;
+			free(w->it);
+			w->it = NULL;
 			cache_store_snap_put(w->snap);
 			w->snap = NULL;
 			if (w->end_bookmark) {
@@ -513,10 +538,121 @@ static bool next_line(struct watch *w)
 	}
 }
 
+/* ---- fan-out: the idle stream written by a worker ---- */
+
+static void fan_wake(struct cache_waiter *wt)
+{
+	proxy_fanout_wake(&((struct watch *)wt)->fc);
+}
+
+/* Give the socket back to libmicrohttpd, which calls watch_read() to end
+ * the stream: cleanly when done, with an error when broken. Worker. */
+static void fan_back(struct watch *w)
+{
+	cache_history_unwait(w->r->history, &w->waiter);
+	if (!proxy_fanout_remove(&w->fc) || w->fc.gone)
+		w->broken = true;
+	w->done = true;
+	w->fanned = false;
+	w->waiter.wake = wake;
+	MHD_resume_connection(w->conn);
+}
+
+/* A worker's turn: send what is due as one chunk, then wait again. */
+static void fan_service(struct proxy_fanout_conn *fc)
+{
+	struct watch *w =
+		(struct watch *)((char *)fc - offsetof(struct watch, fc));
+	cache_history_unwait(w->r->history, &w->waiter);
+	if (fc->ending || fc->gone) {
+		fan_back(w);
+		return;
+	}
+	if (proxy_fanout_flush(fc)) /* the socket is still full */
+		return;
+	if (fc->gone) {
+		fan_back(w);
+		return;
+	}
+	struct buf *b = proxy_fanout_chunk(fc);
+	size_t empty = b->len;
+	while (b->len - empty < FAN_BATCH) {
+		if (w->out_off < w->out_len) {
+			buf_add(b, w->out + w->out_off,
+				w->out_len - w->out_off);
+			w->out_off = w->out_len;
+			continue;
+		}
+		if (!next_line(w))
+			break;
+	}
+	bool full = b->len - empty >= FAN_BATCH;
+	if (b->len > empty) {
+		uint64_t head = cache_history_head(w->r->history);
+		config_histogram_observe(
+			&w->r->watcher_lag, &proxy_observe_queue_bounds,
+			(double)(head - w->cursor), head - w->cursor);
+		proxy_fanout_chunk_send(fc);
+		if (fc->gone) {
+			fan_back(w);
+			return;
+		}
+		if (fc->pend_len) /* served again once the socket has room */
+			return;
+	}
+	if (w->done) {
+		fan_back(w);
+		return;
+	}
+	if (full ||
+	    !cache_history_wait(w->r->history, &w->waiter, w->cursor, NULL))
+		proxy_fanout_wake(fc); /* more now: after the others */
+}
+
+/* From watch_read() with nothing to send: hand the idle stream to a
+ * fan-out worker, the connection suspended meanwhile. */
+static bool fan_out(struct watch *w)
+{
+	if (!w->chunked || !w->p->fanout || proxy_draining(w->p))
+		return false;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		w->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return false;
+	int fd = ci->connect_fd;
+	/* the TLS listener's connections are written through their GnuTLS
+	 * session, the plain and unix ones on the socket */
+	const union MHD_ConnectionInfo *di =
+		MHD_get_connection_info(w->conn, MHD_CONNECTION_INFO_DAEMON);
+	const union MHD_ConnectionInfo *ti = MHD_get_connection_info(
+		w->conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	void *tls = ti ? ti->tls_session : NULL;
+	if (!di || (w->p->tls && di->daemon == w->p->daemon && !tls))
+		return false;
+	/* nothing is being sent: an idle watch keeps no line buffer */
+	buf_free(&w->own);
+	w->out = NULL;
+	w->out_len = w->out_off = 0;
+	MHD_suspend_connection(w->conn);
+	w->fanned = true;
+	w->waiter.wake = fan_wake;
+	w->fc.service = fan_service;
+	if (proxy_fanout_add(w->p->fanout, &w->fc, fd, tls)) {
+		/* stopping: end here, once resumed */
+		w->fanned = false;
+		w->waiter.wake = wake;
+		w->done = true;
+		MHD_resume_connection(w->conn);
+	}
+	return true;
+}
+
 static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct watch *w = cls;
 	size_t n = 0;
+	if (w->broken)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
 	for (;;) {
 		while (n < max) {
 			if (w->out_off < w->out_len) {
@@ -546,6 +682,8 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 			if (proxy_request_client_gone(w->conn))
 				return MHD_CONTENT_READER_END_WITH_ERROR;
 		}
+		if (fan_out(w))
+			return 0;
 		/* Nothing to send: sleep until the next append or tick. The
 		 * check is repeated under the waiter lock, so an append that
 		 * raced us is never missed. */
@@ -566,9 +704,13 @@ static void watch_free(void *cls)
 	cache_history_unwait(w->r->history, &w->waiter);
 	cache_history_event_put(w->ev);
 	cache_store_snap_put(w->snap);
+	free(w->it);
 	buf_free(&w->own);
 	proxy_filter_free(&w->f);
 	free(w);
+	/* this thread's arena held the connection's pool and the watch:
+	 * let the ticker's give-back trim its top (config/alloc.h) */
+	alloc_anchor();
 }
 
 /* The watch itself; *owned set once watch_free() is bound to run (it
@@ -610,6 +752,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->r = r;
 	w->conn = c;
 	w->waiter.wake = wake;
+	w->chunked = request_http11;
 	w->own = (struct buf)BUF_INIT;
 	int fr = proxy_filter_parse(&w->f, c, r->kind, rt->ns, rt->name, err,
 				    sizeof(err));
@@ -644,7 +787,14 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 		 * bookmark when bookmarks were asked for, and has none
 		 * without them. */
 		w->end_bookmark = w->bookmarks;
-		cache_store_iter_seek(&w->it, w->snap, w->f.ns, "");
+		w->it = xmalloc(sizeof(*w->it));
+		if (!w->it) {
+			cache_store_snap_put(w->snap);
+			proxy_filter_free(&w->f);
+			free(w);
+			return MHD_NO;
+		}
+		cache_store_iter_seek(w->it, w->snap, w->f.ns, "");
 	} else {
 		w->start_rv = rv ? rv : cache_store_rv(r->store);
 	}

@@ -1,0 +1,482 @@
+/*
+ * fanout: the worker threads that write idle watch streams.
+ *
+ * Each worker has an epoll set of its connections' sockets (hang-ups,
+ * and room to write for one with bytes left over), an eventfd, and a
+ * ready list: proxy_fanout_wake() puts a connection on it and signals
+ * the eventfd when the list was empty, so the writer of an event wakes
+ * each worker once, not each connection. The worker takes connections
+ * off the list one at a time and calls their service, which writes a
+ * batch of lines as one chunk. Once a second it drops a connection
+ * whose socket has taken nothing for the stall timeout.
+ *
+ * A connection's leftover bytes are malloc'd only while they wait and
+ * freed once sent: an idle watch keeps no buffer here, and the scratch
+ * buffer a batch is built in is the worker's, one per thread.
+ */
+#include "proxy/fanout.h"
+
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/alloc.h"
+
+/* Room for a chunk's size line in front of its data: 16 hex digits and
+ * CRLF. */
+#define HEAD_ROOM 18
+/* A scratch buffer grown past this by a big line is given back after. */
+#define SCRATCH_KEEP (256 * 1024)
+#define EVENTS 64
+#define SCAN_MS 1000
+
+struct proxy_fanout_worker {
+	struct proxy_fanout *fo;
+	pthread_t thread;
+	bool started;
+	int ep, efd;
+	pthread_mutex_t lock; /* guards the ready list, signalled */
+	struct proxy_fanout_conn *rhead, *rtail;
+	bool signalled; /* the eventfd has been written since last read */
+	bool stop;	/* under lock */
+	struct proxy_fanout_conn *all; /* worker thread only */
+	long n;			       /* connections, atomic */
+	struct buf scratch;
+};
+
+struct proxy_fanout {
+	unsigned n;
+	int64_t stall_ms;
+	struct proxy_fanout_worker *w;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Under wk->lock. */
+static void ready_unlink(struct proxy_fanout_worker *wk,
+			 struct proxy_fanout_conn *fc)
+{
+	if (fc->rprev)
+		fc->rprev->rnext = fc->rnext;
+	else
+		wk->rhead = fc->rnext;
+	if (fc->rnext)
+		fc->rnext->rprev = fc->rprev;
+	else
+		wk->rtail = fc->rprev;
+	fc->rprev = fc->rnext = NULL;
+	fc->queued = false;
+}
+
+/* Under wk->lock; returns true when the eventfd must be written. */
+static bool enqueue(struct proxy_fanout_worker *wk,
+		    struct proxy_fanout_conn *fc)
+{
+	if (fc->queued)
+		return false;
+	fc->queued = true;
+	fc->rnext = NULL;
+	fc->rprev = wk->rtail;
+	if (wk->rtail)
+		wk->rtail->rnext = fc;
+	else
+		wk->rhead = fc;
+	wk->rtail = fc;
+	if (wk->signalled)
+		return false;
+	wk->signalled = true;
+	return true;
+}
+
+static void signal_worker(struct proxy_fanout_worker *wk)
+{
+	uint64_t one = 1;
+	ssize_t r = write(wk->efd, &one, sizeof(one));
+	(void)r; /* an eventfd write fails only on overflow */
+}
+
+void proxy_fanout_wake(struct proxy_fanout_conn *fc)
+{
+	struct proxy_fanout_worker *wk = fc->wk;
+	pthread_mutex_lock(&wk->lock);
+	bool signal = enqueue(wk, fc);
+	pthread_mutex_unlock(&wk->lock);
+	if (signal)
+		signal_worker(wk);
+}
+
+/* Worker only: fc joins the worker's list of all it serves. */
+static void link_all(struct proxy_fanout_worker *wk,
+		     struct proxy_fanout_conn *fc)
+{
+	if (fc->linked)
+		return;
+	fc->linked = true;
+	fc->aprev = NULL;
+	fc->anext = wk->all;
+	if (wk->all)
+		wk->all->aprev = fc;
+	wk->all = fc;
+}
+
+static void arm(struct proxy_fanout_conn *fc, uint32_t events)
+{
+	if (fc->armed == events)
+		return;
+	struct epoll_event ev = { .events = events, .data.ptr = fc };
+	if (epoll_ctl(fc->wk->ep, EPOLL_CTL_MOD, fc->fd, &ev) == 0)
+		fc->armed = events;
+}
+
+#define IDLE_EVENTS (EPOLLRDHUP | EPOLLET)
+
+bool proxy_fanout_remove(struct proxy_fanout_conn *fc)
+{
+	struct proxy_fanout_worker *wk = fc->wk;
+	epoll_ctl(wk->ep, EPOLL_CTL_DEL, fc->fd, NULL);
+	pthread_mutex_lock(&wk->lock);
+	if (fc->queued)
+		ready_unlink(wk, fc);
+	pthread_mutex_unlock(&wk->lock);
+	if (fc->linked) {
+		if (fc->aprev)
+			fc->aprev->anext = fc->anext;
+		else
+			wk->all = fc->anext;
+		if (fc->anext)
+			fc->anext->aprev = fc->aprev;
+		fc->aprev = fc->anext = NULL;
+		fc->linked = false;
+	}
+	__atomic_sub_fetch(&wk->n, 1, __ATOMIC_RELAXED);
+	bool whole = !fc->pend_len;
+	free(fc->pend);
+	fc->pend = NULL;
+	fc->pend_len = 0;
+	fc->wk = NULL;
+	return whole;
+}
+
+/* Write n bytes; returns how many went, or -1 when the socket failed.
+ * A TLS record the session has begun must be finished first
+ * (gnutls_record_send() called again with the same length). */
+static ssize_t put(struct proxy_fanout_conn *fc, const char *p, size_t n)
+{
+	if (!fc->tls) {
+		ssize_t r = send(fc->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (r >= 0)
+			return r;
+		return errno == EAGAIN || errno == EWOULDBLOCK ||
+				       errno == EINTR ?
+			       0 :
+			       -1;
+	}
+	size_t k = fc->tls_again ? fc->tls_again : n;
+	ssize_t r = gnutls_record_send((gnutls_session_t)fc->tls, p, k);
+	if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED) {
+		fc->tls_again = k;
+		return 0;
+	}
+	fc->tls_again = 0;
+	return r < 0 ? -1 : r;
+}
+
+/* Send p..n, keeping what the socket does not take. */
+static void send_all(struct proxy_fanout_conn *fc, const char *p, size_t n,
+		     bool from_pend)
+{
+	size_t off = 0;
+	while (off < n) {
+		ssize_t r = put(fc, p + off, n - off);
+		if (r < 0) {
+			fc->gone = true;
+			return;
+		}
+		if (r == 0)
+			break;
+		off += (size_t)r;
+	}
+	if (from_pend) {
+		if (off == n) {
+			free(fc->pend);
+			fc->pend = NULL;
+			fc->pend_len = 0;
+			fc->stalled_ms = 0;
+		} else if (off) {
+			memmove(fc->pend, fc->pend + off, n - off);
+			fc->pend_len = n - off;
+			fc->stalled_ms = now_ms();
+		}
+	} else if (off < n) {
+		fc->pend = xmalloc(n - off);
+		if (!fc->pend) {
+			fc->gone = true;
+			return;
+		}
+		memcpy(fc->pend, p + off, n - off);
+		fc->pend_len = n - off;
+		fc->stalled_ms = now_ms();
+	}
+	arm(fc, fc->pend_len ? IDLE_EVENTS | EPOLLOUT : IDLE_EVENTS);
+}
+
+bool proxy_fanout_flush(struct proxy_fanout_conn *fc)
+{
+	if (fc->pend_len && !fc->gone)
+		send_all(fc, fc->pend, fc->pend_len, true);
+	return fc->pend_len && !fc->gone;
+}
+
+struct buf *proxy_fanout_chunk(struct proxy_fanout_conn *fc)
+{
+	struct buf *b = &fc->wk->scratch;
+	if (b->cap > SCRATCH_KEEP)
+		buf_free(b);
+	buf_reset(b);
+	buf_add(b, "                  ", HEAD_ROOM);
+	return b;
+}
+
+void proxy_fanout_chunk_send(struct proxy_fanout_conn *fc)
+{
+	struct buf *b = &fc->wk->scratch;
+	if (!buf_ok(b) || b->len < HEAD_ROOM) {
+		fc->gone = true; /* out of memory: end the stream */
+		return;
+	}
+	size_t data = b->len - HEAD_ROOM;
+	if (!data)
+		return;
+	char head[HEAD_ROOM + 1];
+	int h = snprintf(head, sizeof(head), "%zx\r\n", data);
+	buf_adds(b, "\r\n");
+	if (!buf_ok(b)) {
+		fc->gone = true;
+		return;
+	}
+	char *start = b->p + HEAD_ROOM - h;
+	memcpy(start, head, (size_t)h);
+	send_all(fc, start, (size_t)h + data + 2, false);
+}
+
+/* Drop the connections whose socket has taken nothing for the stall
+ * timeout: their service sees gone. */
+static void scan(struct proxy_fanout_worker *wk, int64_t now)
+{
+	int64_t stall = wk->fo->stall_ms;
+	if (!stall)
+		return;
+	for (struct proxy_fanout_conn *fc = wk->all; fc; fc = fc->anext)
+		if (fc->pend_len && now - fc->stalled_ms >= stall) {
+			fc->gone = true;
+			proxy_fanout_wake(fc);
+		}
+}
+
+static void *worker(void *arg)
+{
+	struct proxy_fanout_worker *wk = arg;
+	struct epoll_event evs[EVENTS];
+	int64_t last_scan = now_ms();
+	for (;;) {
+		int n = epoll_wait(wk->ep, evs, EVENTS, SCAN_MS);
+		for (int i = 0; i < n; i++) {
+			struct proxy_fanout_conn *fc = evs[i].data.ptr;
+			if (!fc) {
+				uint64_t v;
+				ssize_t r = read(wk->efd, &v, sizeof(v));
+				(void)r;
+				continue;
+			}
+			if (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+				fc->gone = true;
+			proxy_fanout_wake(fc);
+		}
+		pthread_mutex_lock(&wk->lock);
+		wk->signalled = false;
+		bool stop = wk->stop;
+		pthread_mutex_unlock(&wk->lock);
+		if (stop) {
+			/* everything queued joins the list, then each ends */
+			pthread_mutex_lock(&wk->lock);
+			while (wk->rhead) {
+				struct proxy_fanout_conn *fc = wk->rhead;
+				ready_unlink(wk, fc);
+				link_all(wk, fc);
+			}
+			pthread_mutex_unlock(&wk->lock);
+			while (wk->all) {
+				wk->all->ending = true;
+				wk->all->service(wk->all);
+			}
+			return NULL;
+		}
+		/* serve what is ready now; what a service wakes again goes
+		 * to the back and waits for the next pass */
+		struct proxy_fanout_conn *last;
+		pthread_mutex_lock(&wk->lock);
+		last = wk->rtail;
+		pthread_mutex_unlock(&wk->lock);
+		while (last) {
+			pthread_mutex_lock(&wk->lock);
+			struct proxy_fanout_conn *fc = wk->rhead;
+			if (fc)
+				ready_unlink(wk, fc);
+			pthread_mutex_unlock(&wk->lock);
+			if (!fc)
+				break;
+			link_all(wk, fc);
+			fc->service(fc);
+			if (fc == last)
+				break;
+		}
+		pthread_mutex_lock(&wk->lock);
+		bool more = wk->rhead != NULL;
+		if (more && !wk->signalled) {
+			wk->signalled = true;
+			signal_worker(wk);
+		}
+		pthread_mutex_unlock(&wk->lock);
+		int64_t now = now_ms();
+		if (now - last_scan >= SCAN_MS) {
+			last_scan = now;
+			scan(wk, now);
+			alloc_anchor(); /* left-over bytes are freed here */
+		}
+	}
+}
+
+struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
+{
+	if (!n)
+		n = 1;
+	struct proxy_fanout *fo = xcalloc(1, sizeof(*fo));
+	if (!fo)
+		return NULL;
+	fo->w = xcalloc(n, sizeof(*fo->w));
+	if (!fo->w) {
+		free(fo);
+		return NULL;
+	}
+	fo->stall_ms = (int64_t)stall_s * 1000;
+	for (unsigned i = 0; i < n; i++) {
+		struct proxy_fanout_worker *wk = &fo->w[i];
+		wk->fo = fo;
+		wk->scratch = (struct buf)BUF_INIT;
+		wk->ep = epoll_create1(EPOLL_CLOEXEC);
+		wk->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		pthread_mutex_init(&wk->lock, NULL);
+		fo->n = i + 1;
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+		if (wk->ep < 0 || wk->efd < 0 ||
+		    epoll_ctl(wk->ep, EPOLL_CTL_ADD, wk->efd, &ev) ||
+		    pthread_create(&wk->thread, NULL, worker, wk)) {
+			proxy_fanout_stop(fo);
+			proxy_fanout_free(fo);
+			return NULL;
+		}
+		wk->started = true;
+	}
+	return fo;
+}
+
+void proxy_fanout_stop(struct proxy_fanout *fo)
+{
+	if (!fo)
+		return;
+	for (unsigned i = 0; i < fo->n; i++) {
+		struct proxy_fanout_worker *wk = &fo->w[i];
+		if (!wk->started)
+			continue;
+		pthread_mutex_lock(&wk->lock);
+		wk->stop = true;
+		pthread_mutex_unlock(&wk->lock);
+		signal_worker(wk);
+	}
+	for (unsigned i = 0; i < fo->n; i++) {
+		struct proxy_fanout_worker *wk = &fo->w[i];
+		if (wk->started)
+			pthread_join(wk->thread, NULL);
+		wk->started = false;
+	}
+}
+
+void proxy_fanout_free(struct proxy_fanout *fo)
+{
+	if (!fo)
+		return;
+	for (unsigned i = 0; i < fo->n; i++) {
+		struct proxy_fanout_worker *wk = &fo->w[i];
+		if (wk->ep >= 0)
+			close(wk->ep);
+		if (wk->efd >= 0)
+			close(wk->efd);
+		pthread_mutex_destroy(&wk->lock);
+		buf_free(&wk->scratch);
+	}
+	free(fo->w);
+	free(fo);
+}
+
+int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
+		     int fd, void *tls)
+{
+	struct proxy_fanout_worker *wk = &fo->w[0];
+	for (unsigned i = 1; i < fo->n; i++)
+		if (__atomic_load_n(&fo->w[i].n, __ATOMIC_RELAXED) <
+		    __atomic_load_n(&wk->n, __ATOMIC_RELAXED))
+			wk = &fo->w[i];
+	fc->wk = wk;
+	fc->fd = fd;
+	fc->tls = tls;
+	fc->gone = fc->ending = fc->queued = false;
+	fc->pend = NULL;
+	fc->pend_len = fc->tls_again = 0;
+	fc->stalled_ms = 0;
+	fc->rprev = fc->rnext = fc->aprev = NULL;
+	fc->armed = IDLE_EVENTS;
+	struct epoll_event ev = { .events = IDLE_EVENTS, .data.ptr = fc };
+	if (epoll_ctl(wk->ep, EPOLL_CTL_ADD, fd, &ev)) {
+		int e = errno;
+		fc->wk = NULL;
+		return -e;
+	}
+	/* the all list is the worker's: it links fc in when first served */
+	fc->anext = NULL;
+	fc->linked = false;
+	pthread_mutex_lock(&wk->lock);
+	bool stopped = wk->stop, signal = !stopped && enqueue(wk, fc);
+	if (!stopped)
+		__atomic_add_fetch(&wk->n, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&wk->lock);
+	if (stopped) {
+		epoll_ctl(wk->ep, EPOLL_CTL_DEL, fd, NULL);
+		fc->wk = NULL;
+		return -ESHUTDOWN;
+	}
+	if (signal)
+		signal_worker(wk);
+	return 0;
+}
+
+long proxy_fanout_count(const struct proxy_fanout *fo)
+{
+	long n = 0;
+	if (fo)
+		for (unsigned i = 0; i < fo->n; i++)
+			n += __atomic_load_n(&fo->w[i].n, __ATOMIC_RELAXED);
+	return n;
+}

@@ -1,0 +1,93 @@
+/*
+ * fanout: worker threads that write idle watch streams, one per core.
+ *
+ * A watch with nothing to send leaves libmicrohttpd's loop: its
+ * connection stays suspended there (so libmicrohttpd neither polls nor
+ * times it out) while a fan-out worker owns the socket, writing whole
+ * HTTP chunks on it with one send per connection per batch: send() on
+ * the plain socket, gnutls_record_send() on the TLS session
+ * libmicrohttpd made. The owner (proxy/watch.c) gives the socket back
+ * with MHD_resume_connection() only to end the stream, after
+ * proxy_fanout_remove(). docs/ARCHITECTURE.md says why.
+ *
+ * Threads: each connection belongs to one worker, chosen at
+ * proxy_fanout_add(); its service callback, and every call below but
+ * proxy_fanout_add() and proxy_fanout_wake(), run on that worker.
+ * proxy_fanout_wake() may be called from any thread, including with a
+ * history's waiter lock held (it takes only the worker's own lock).
+ * Ownership: struct proxy_fanout_conn is embedded in its owner, which
+ * must not free it between proxy_fanout_add() and proxy_fanout_remove().
+ */
+#ifndef PROXY_FANOUT_H
+#define PROXY_FANOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/buf.h"
+
+struct proxy_fanout;
+struct proxy_fanout_worker;
+
+struct proxy_fanout_conn {
+	/* Set by the owner before proxy_fanout_add(): called on the
+	 * worker each time the connection is woken, its socket has room
+	 * again or hung up, or the pool stops (then it must remove). */
+	void (*service)(struct proxy_fanout_conn *fc);
+	/* The rest is the pool's. gone: the client hung up or a send
+	 * failed; ending: the pool is stopping. Read them in service. */
+	bool gone, ending;
+	struct proxy_fanout_worker *wk;
+	struct proxy_fanout_conn *rprev, *rnext; /* ready list, wk->lock */
+	bool queued;				 /* on it, wk->lock */
+	struct proxy_fanout_conn *aprev, *anext; /* the worker's all */
+	bool linked;				 /* on it */
+	int fd;
+	void *tls;	/* gnutls_session_t, or NULL: plain */
+	uint32_t armed; /* the epoll events asked for */
+	char *pend;	/* bytes of a chunk the socket did not take */
+	size_t pend_len;
+	size_t tls_again;   /* a TLS record send to repeat, its length */
+	int64_t stalled_ms; /* since when pend has waited, 0: none */
+};
+
+/* Start n workers (at least 1); stall_s: a connection whose socket takes
+ * nothing for this long is dropped (0: never), as libmicrohttpd's idle
+ * timeout drops one it owns. NULL when out of memory or threads. */
+struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s);
+/* Every connection's service is called with ending set (each must
+ * proxy_fanout_remove() itself), then the workers are joined. Before
+ * libmicrohttpd stops. NULL is a no-op. */
+void proxy_fanout_stop(struct proxy_fanout *fo);
+/* After proxy_fanout_stop(). */
+void proxy_fanout_free(struct proxy_fanout *fo);
+
+/* Hand fd (and its TLS session, or NULL) to the worker with the fewest
+ * connections; fc is serviced at once. Any thread. Returns 0 or -errno
+ * (fc is then not added; -ESHUTDOWN once the pool stops). */
+int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
+		     int fd, void *tls);
+/* Service fc soon on its worker. Any thread. */
+void proxy_fanout_wake(struct proxy_fanout_conn *fc);
+/* Take fc out of its worker: its socket is the owner's again. Worker
+ * only. Returns false when bytes of a chunk were left unsent (the
+ * stream is broken and must end with an error). */
+bool proxy_fanout_remove(struct proxy_fanout_conn *fc);
+
+/* Write what an earlier send left. Returns true while bytes remain (the
+ * worker services fc again once the socket has room); sets gone when
+ * the socket failed. Worker only. */
+bool proxy_fanout_flush(struct proxy_fanout_conn *fc);
+/* The worker's scratch buffer for the next chunk's data, empty, with
+ * room kept in front for the chunk's size line. Worker only. */
+struct buf *proxy_fanout_chunk(struct proxy_fanout_conn *fc);
+/* Frame what the scratch buffer holds as one HTTP chunk and send it; a
+ * remainder the socket did not take is kept for proxy_fanout_flush().
+ * Sets gone when the socket failed. Worker only. */
+void proxy_fanout_chunk_send(struct proxy_fanout_conn *fc);
+
+/* Connections now in the pool's workers (for /metrics). Any thread. */
+long proxy_fanout_count(const struct proxy_fanout *fo);
+
+#endif
