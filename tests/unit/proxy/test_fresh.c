@@ -321,12 +321,23 @@ struct later {
 	struct cache_resource *r;
 	uint64_t rv;
 	int after_ms;
+	/* when set: wait, instead of after_ms, until the stub has seen more
+	 * than seen requests (the read's probe is out), so the watch's
+	 * progress lands inside the read's wait however loaded the machine */
+	struct http_stub *s;
+	int seen;
 };
 
 static void *later_run(void *arg)
 {
 	struct later *l = arg;
-	usleep((useconds_t)l->after_ms * 1000);
+	if (l->s) {
+		for (int i = 0; i < 20000 && http_stub_count(l->s) <= l->seen;
+		     i++)
+			usleep(100);
+	} else {
+		usleep((useconds_t)l->after_ms * 1000);
+	}
 	progress(l->r, l->rv);
 	return NULL;
 }
@@ -435,11 +446,11 @@ static void test_consistent_reads(struct http_stub *s, struct proxy_fresh *f,
 /* A busy resource whose watch brings the probed RV while the read
  * waits (for the probe or within the grace after it) is answered from
  * the cache, not sent upstream. */
-static void test_busy_catches_up(struct proxy_fresh *f,
+static void test_busy_catches_up(struct http_stub *s, struct proxy_fresh *f,
 				 struct cache_resource *r)
 {
 	busy(r);
-	struct later l = { r, 100, 5 };
+	struct later l = { r, 100, 0, s, http_stub_count(s) };
 	pthread_t th;
 	CHECK(pthread_create(&th, NULL, later_run, &l) == 0);
 	struct call k = call(f, r, "");
@@ -464,7 +475,7 @@ static void test_watches(struct proxy_fresh *f, struct cache_resource *lag,
 	CHECK(k.ms < 2000);
 
 	/* the same, but the watch brings the RV after 80 ms */
-	struct later l = { catchup, 100, 80 };
+	struct later l = { catchup, 100, 80, NULL, 0 };
 	pthread_t th;
 	CHECK(pthread_create(&th, NULL, later_run, &l) == 0);
 	k = call(f, catchup, "watch=1");
@@ -1097,7 +1108,7 @@ int main(void)
 	test_decide_now(f, res[0], stranger);
 	test_rv_reads(&s, f, res[0]);
 	test_consistent_reads(&s, f, res[0], res[1], res[2]);
-	test_busy_catches_up(f, res[9]);
+	test_busy_catches_up(&s, f, res[9]);
 	test_watches(f, res[3], res[4], res[7], res[8]);
 	test_upstream_faults(f, res[5], res[6]);
 
