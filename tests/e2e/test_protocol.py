@@ -34,6 +34,11 @@ class Protocol(unittest.TestCase):
         cls.proxy.stop()
         cls.fake.stop()
 
+    def faults(self, body):
+        s, _, raw = h.request("POST", self.fake.url + "/fake/faults", body=json.dumps(body).encode(),
+                              headers={"Content-Type": "application/json"})
+        self.assertEqual(s, 200, raw)
+
     def patch(self, ns, name, labels):
         s, _, raw = h.request("PATCH", "%s/api/v1/namespaces/%s/pods/%s" % (self.fake.url, ns, name),
                               body=json.dumps({"metadata": {"labels": labels}}).encode(),
@@ -184,13 +189,19 @@ class Protocol(unittest.TestCase):
         self.assertEqual((s, json.loads(raw)["reason"]), (422, "Invalid"))
 
     def test_watchlist_from_a_future_rv_waits_for_it(self):
+        # The write's RV is one the proxy's store has not reached: the fake
+        # holds its watch events back, so the watch-list must wait for it.
+        # (An RV computed as "the list's + 1" is reached by any background
+        # write and the next bookmark, before the write the test means.)
         _, lst = h.get_json(self.proxy.url + "/api/v1/namespaces/ns-8/pods?resourceVersion=0")
-        want = int(lst["metadata"]["resourceVersion"]) + 1
-        import threading
-        threading.Timer(0.5, lambda: self.patch("ns-8", "web-8", {"wl": "late"})).start()
-        w = self.watch("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
-                       "&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=%d" % want,
-                       path="/api/v1/namespaces/ns-8/pods")
+        self.faults({"watchDelayMs": 1500})
+        try:
+            want = int(self.patch("ns-8", "web-8", {"wl": "late"}))
+            w = self.watch("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                           "&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=%d" % want,
+                           path="/api/v1/namespaces/ns-8/pods")
+        finally:
+            self.faults({"watchDelayMs": 0})
         try:
             evs = w.wait_for(len(lst["items"]) + 1)
             web8 = [e for e in evs if e["object"]["metadata"].get("name") == "web-8"]
