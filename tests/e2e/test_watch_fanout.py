@@ -230,9 +230,12 @@ class FanOut(unittest.TestCase):
     def test_a_watcher_that_hangs_up_is_let_go(self):
         fake, proxy = harness.fake_and_proxy(self, "pods", seed="pods=20")
         pid = proxy.proc.pid
+        # a read without resourceVersion opens the prober's kept-alive
+        # upstream connection, which stays: before the count
+        rv = list_rv(proxy.url, "ns-1")
         fds0 = harness.open_fds(pid)
-        ws = [harness.Watch(proxy.url + "/api/v1/pods?watch=true&resourceVersion="
-                            + list_rv(proxy.url, "ns-1")) for _ in range(20)]
+        ws = [harness.Watch(proxy.url + "/api/v1/pods?watch=true&resourceVersion=" + rv)
+              for _ in range(20)]
         harness.wait_until(lambda: gauge(proxy.url, "informer_proxy_watch_fanout_streams") == 20,
                            timeout=20, what="20 idle streams in the workers")
         for w in ws:
