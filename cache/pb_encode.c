@@ -125,10 +125,16 @@ static size_t path_push(struct enc *e, const char *s, size_t n, bool dot)
 {
 	size_t mark = e->pathlen;
 	size_t room = sizeof(e->path) - e->pathlen - 1;
-	int w = snprintf(e->path + e->pathlen, room + 1, "%s%.*s",
-			 dot ? "." : "", (int)n, s);
-	if (w > 0)
-		e->pathlen += (size_t)w < room ? (size_t)w : room;
+	/* on every field of every object: copies, not a printf */
+	if (dot && room) {
+		e->path[e->pathlen++] = '.';
+		room--;
+	}
+	if (n > room)
+		n = room;
+	memcpy(e->path + e->pathlen, s, n);
+	e->pathlen += n;
+	e->path[e->pathlen] = '\0';
 	return mark;
 }
 
@@ -236,6 +242,10 @@ static int collect(struct enc *e, const char *p, const char *end, size_t *first,
 /* Whether member key (raw literal) is name. */
 static bool key_is(const struct member *m, const char *name)
 {
+	/* most keys differ from most names at their first byte: unless that
+	 * byte starts an escape, it is the decoded key's first too */
+	if (m->kn > 2 && m->k[1] != name[0] && m->k[1] != '\\')
+		return false;
 	size_t n = strlen(name);
 	if (m->kn == n + 2 && memcmp(m->k + 1, name, n) == 0)
 		return true;
