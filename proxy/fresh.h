@@ -121,6 +121,11 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 /* Probe for r too: a reflector a reload appended to the array given to
  * proxy_fresh_new(), at its next index. 0, or -ENOSPC. */
 int proxy_fresh_add(struct proxy_fresh *f, struct cache_resource *r);
+/* Pace every probe with a fixed window of fixed_us (tests), or -1 for
+ * the adaptive one: the next probe of a kind leaves a quarter of its
+ * round trip (at most 200 us; a list probe: one round trip, at most
+ * 5 ms) after the last one answered. Any thread. */
+void proxy_fresh_set_pace(struct proxy_fresh *f, int64_t fixed_us);
 void proxy_fresh_stop(struct proxy_fresh *f);
 void proxy_fresh_free(struct proxy_fresh *f);
 
