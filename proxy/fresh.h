@@ -33,9 +33,12 @@
  *
  * Coalescing: per resource, one probe of each kind (RV, object, list) is
  * in flight at a time, numbered. A read waits for the next one not yet
- * sent, so for at most the one in flight and the next, and every read
- * arriving before a probe is sent shares it: the upstream sees one probe
- * of each kind per resource per round trip, however many reads wait. A
+ * sent, so for at most the one in flight, the pacing window and the
+ * next, and every read arriving before a probe is sent shares it: the
+ * upstream sees one probe of each kind per resource per round trip,
+ * however many reads wait. Pacing: the next probe of a kind leaves a
+ * window after the last one answered (proxy_fresh_set_pace()), so the
+ * readers it answered, coming back at once, share it. A
  * probe sent after a read arrived answers for a moment after it, which
  * is what makes the read linearizable (docs/CONSISTENCY.md).
  * A resourceVersion=N read whose N the cache has not reached follows the
