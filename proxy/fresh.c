@@ -35,10 +35,10 @@
 /* Pacing: the next probe of a kind leaves this long after the last one
  * answered, so that the readers it answered, coming back at once, join
  * it: a fraction of that kind's round trip, capped. */
-#define PACE_DIV 4		   /* RV and object probes: RTT / 4 */
-#define PACE_MAX_US 200		   /* at most 200 us */
-#define LIST_PACE_DIV 1		   /* list probes: one RTT (a LIST's cost) */
-#define LIST_PACE_MAX_US 5000	   /* at most 5 ms */
+#define PACE_DIV 4	      /* RV and object probes: RTT / 4 */
+#define PACE_MAX_US 200	      /* at most 200 us */
+#define LIST_PACE_DIV 1	      /* list probes: one RTT (a LIST's cost) */
+#define LIST_PACE_MAX_US 5000 /* at most 5 ms */
 
 /* When a kind of probe last answered, and its round trip (an average). */
 struct pace {
@@ -47,7 +47,6 @@ struct pace {
 
 struct probe {			/* per resource; locked */
 	uint64_t started, done; /* generations */
-	struct pace pace, obj_pace, list_pace;
 	uint64_t rv;		/* the answer of generation done */
 	bool failed;		/* and whether it failed */
 	/* The last answered probe found the cache behind it: the upstream
@@ -78,6 +77,8 @@ struct probe {			/* per resource; locked */
 	 * probe answering proved_rv or less proves it again (no write at
 	 * all happened since). */
 	uint64_t proved_at, proved_rv;
+	/* The pacing of the RV, object and list probes. */
+	struct pace pace, obj_pace, list_pace;
 };
 
 struct proxy_fresh {
@@ -93,9 +94,9 @@ struct proxy_fresh {
 	pthread_cond_t cond;	    /* wakes the prober */
 	struct proxy_wait *waiters; /* locked */
 	struct probe *probes;	    /* locked; one per resource */
-	bool away;  /* prober thread only: the last probe failed */
-	CURL *keep; /* prober thread only: its upstream connection */
-	bool stop;  /* locked, and atomic for upstream GETs */
+	bool away;	       /* prober thread only: the last probe failed */
+	CURL *keep;	       /* prober thread only: its upstream connection */
+	bool stop;	       /* locked, and atomic for upstream GETs */
 	int64_t pace_fixed_us; /* locked: a fixed window (tests), or -1 */
 };
 
@@ -132,8 +133,8 @@ static void pace_done(struct pace *pc)
 
 /* Whether a probe of a kind may leave now; if not, *wake is moved to
  * when it may. Locked. */
-static bool paced(const struct proxy_fresh *f, const struct pace *pc,
-		  bool list, int64_t now, int64_t *wake)
+static bool paced(const struct proxy_fresh *f, const struct pace *pc, bool list,
+		  int64_t now, int64_t *wake)
 {
 	int64_t until = pace_until(f, pc, list);
 	if (until <= now)
