@@ -32,18 +32,6 @@
 #define REFRESH_MS 500	   /* a read on an older "behind" asks a new probe */
 #define NAME_LEN 253	   /* the longest object or namespace name */
 #define LIST_PROBE_MAX 500 /* a collection a list probe may compare */
-/* Pacing: the next probe of a kind leaves this long after the last one
- * answered, so that the readers it answered, coming back at once, join
- * it: a fraction of that kind's round trip, capped. */
-#define PACE_DIV 4	      /* RV and object probes: RTT / 4 */
-#define PACE_MAX_US 200	      /* at most 200 us */
-#define LIST_PACE_DIV 1	      /* list probes: one RTT (a LIST's cost) */
-#define LIST_PACE_MAX_US 5000 /* at most 5 ms */
-
-/* When a kind of probe last answered, and its round trip (an average). */
-struct pace {
-	int64_t sent_us, done_us, rtt_us;
-};
 
 struct probe {			/* per resource; locked */
 	uint64_t started, done; /* generations */
@@ -77,8 +65,6 @@ struct probe {			/* per resource; locked */
 	 * probe answering proved_rv or less proves it again (no write at
 	 * all happened since). */
 	uint64_t proved_at, proved_rv;
-	/* The pacing of the RV, object and list probes. */
-	struct pace pace, obj_pace, list_pace;
 };
 
 struct proxy_fresh {
@@ -94,55 +80,10 @@ struct proxy_fresh {
 	pthread_cond_t cond;	    /* wakes the prober */
 	struct proxy_wait *waiters; /* locked */
 	struct probe *probes;	    /* locked; one per resource */
-	bool away;	       /* prober thread only: the last probe failed */
-	CURL *keep;	       /* prober thread only: its upstream connection */
-	bool stop;	       /* locked, and atomic for upstream GETs */
-	int64_t pace_fixed_us; /* locked: a fixed window (tests), or -1 */
+	bool away;  /* prober thread only: the last probe failed */
+	CURL *keep; /* prober thread only: its upstream connection */
+	bool stop;  /* locked, and atomic for upstream GETs */
 };
-
-static int64_t now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* The earliest moment the next probe of a kind may leave: the window
- * after the last one answered. Locked. */
-static int64_t pace_until(const struct proxy_fresh *f, const struct pace *pc,
-			  bool list)
-{
-	if (!pc->done_us)
-		return 0;
-	int64_t win = pc->rtt_us / (list ? LIST_PACE_DIV : PACE_DIV);
-	int64_t cap = list ? LIST_PACE_MAX_US : PACE_MAX_US;
-	if (win > cap)
-		win = cap;
-	if (f->pace_fixed_us >= 0)
-		win = f->pace_fixed_us;
-	return pc->done_us + win;
-}
-
-/* A probe of a kind answered now: its round trip, averaged. Locked. */
-static void pace_done(struct pace *pc)
-{
-	int64_t now = now_us(), rtt = now - pc->sent_us;
-	pc->rtt_us = pc->rtt_us ? (3 * pc->rtt_us + rtt) / 4 : rtt;
-	pc->done_us = now;
-}
-
-/* Whether a probe of a kind may leave now; if not, *wake is moved to
- * when it may. Locked. */
-static bool paced(const struct proxy_fresh *f, const struct pace *pc, bool list,
-		  int64_t now, int64_t *wake)
-{
-	int64_t until = pace_until(f, pc, list);
-	if (until <= now)
-		return true;
-	if (!*wake || until < *wake)
-		*wake = until;
-	return false;
-}
 
 static int index_of(struct proxy_fresh *f, struct cache_resource *r)
 {
@@ -456,17 +397,13 @@ static bool list_same(struct proxy_fresh *f, int i)
 
 /* The resource with a waiter for an object (*list false) or list probe
  * not started yet, or -1. Locked. */
-static int slot_todo(struct proxy_fresh *f, bool *list, int64_t now,
-		     int64_t *wake)
+static int slot_todo(struct proxy_fresh *f, bool *list)
 {
 	for (struct proxy_wait *w = f->waiters; w; w = w->next) {
 		int i = index_of(f, w->r);
-		struct probe *p = &f->probes[i];
 		*list = w->need_list != 0;
-		if ((w->need_obj > p->obj_started &&
-		     paced(f, &p->obj_pace, false, now, wake)) ||
-		    (w->need_list > p->list_started &&
-		     paced(f, &p->list_pace, true, now, wake)))
+		if (w->need_obj > f->probes[i].obj_started ||
+		    w->need_list > f->probes[i].list_started)
 			return i;
 	}
 	return -1;
@@ -474,36 +411,32 @@ static int slot_todo(struct proxy_fresh *f, bool *list, int64_t now,
 
 /* The resource with a waiter for a probe not started yet, or one a read
  * asked to refresh, or -1. Locked. */
-static int probe_todo(struct proxy_fresh *f, int64_t now, int64_t *wake)
+static int probe_todo(struct proxy_fresh *f)
 {
 	for (struct proxy_wait *w = f->waiters; w; w = w->next) {
 		int i = index_of(f, w->r);
-		if (w->need_gen > f->probes[i].started &&
-		    paced(f, &f->probes[i].pace, false, now, wake))
+		if (w->need_gen > f->probes[i].started)
 			return i;
 	}
 	for (int i = 0, n = __atomic_load_n(&f->nres, __ATOMIC_ACQUIRE); i < n;
 	     i++)
-		if (f->probes[i].refresh &&
-		    paced(f, &f->probes[i].pace, false, now, wake))
+		if (f->probes[i].refresh)
 			return i;
 	return -1;
 }
 
-/* Sleep until woken, the earliest waiter's deadline or wake_us (a
- * paced probe's moment, 0 for none). Locked. */
-static void sleep_on(struct proxy_fresh *f, int64_t wake_us)
+/* Sleep until woken or the earliest waiter's deadline. Locked. */
+static void sleep_on(struct proxy_fresh *f)
 {
-	int64_t until = wake_us;
+	int64_t until = 0;
 	for (struct proxy_wait *w = f->waiters; w; w = w->next)
-		if (!until || w->deadline_ms * 1000 < until)
-			until = w->deadline_ms * 1000;
+		if (!until || w->deadline_ms < until)
+			until = w->deadline_ms;
 	if (!until) {
 		pthread_cond_wait(&f->cond, &f->lock);
 		return;
 	}
-	struct timespec ts = { until / 1000000,
-			       (long)(until % 1000000) * 1000L };
+	struct timespec ts = { until / 1000, (long)(until % 1000) * 1000000L };
 	pthread_cond_timedwait(&f->cond, &f->lock, &ts);
 }
 
@@ -513,20 +446,17 @@ static void *prober(void *arg)
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop) {
 		settle(f, cache_rvclock_now_ms());
-		int64_t now = now_us(), wake = 0;
-		int todo = probe_todo(f, now, &wake);
+		int todo = probe_todo(f);
 		bool list = false;
-		if (todo < 0 && (todo = slot_todo(f, &list, now, &wake)) >= 0) {
+		if (todo < 0 && (todo = slot_todo(f, &list)) >= 0) {
 			struct probe *p = &f->probes[todo];
 			uint64_t gen =
 				list ? ++p->list_started : ++p->obj_started;
-			(list ? &p->list_pace : &p->obj_pace)->sent_us = now;
 			pthread_mutex_unlock(&f->lock);
 			bool ok = list ? list_same(f, todo) :
 					 object_fresh(f, todo, p->obj_ns,
 						      p->obj_name);
 			pthread_mutex_lock(&f->lock);
-			pace_done(list ? &p->list_pace : &p->obj_pace);
 			if (list) {
 				p->list_done = gen;
 				p->list_same = ok;
@@ -537,18 +467,16 @@ static void *prober(void *arg)
 			continue;
 		}
 		if (todo < 0) {
-			sleep_on(f, wake);
+			sleep_on(f);
 			continue;
 		}
 		struct probe *p = &f->probes[todo];
 		uint64_t gen = ++p->started;
 		p->refresh = false;
-		p->pace.sent_us = now;
 		pthread_mutex_unlock(&f->lock);
 		uint64_t rv = 0;
 		int rc = probe_rv(f, f->res[todo], &rv);
 		pthread_mutex_lock(&f->lock);
-		pace_done(&p->pace);
 		p->done = gen;
 		p->rv = rv;
 		p->failed = rc != 0;
@@ -569,7 +497,6 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 		return NULL;
 	f->up = *up;
 	f->up.limit = NULL;
-	f->pace_fixed_us = -1;
 	f->res = res;
 	f->nres = nres;
 	/* room for what reloads add (proxy_fresh_add) */
@@ -610,13 +537,6 @@ int proxy_fresh_add(struct proxy_fresh *f, struct cache_resource *r)
 	__atomic_store_n(&r->on_progress_ctx, f, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
-}
-
-void proxy_fresh_set_pace(struct proxy_fresh *f, int64_t fixed_us)
-{
-	pthread_mutex_lock(&f->lock);
-	f->pace_fixed_us = fixed_us;
-	pthread_mutex_unlock(&f->lock);
 }
 
 void proxy_fresh_stop(struct proxy_fresh *f)

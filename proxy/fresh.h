@@ -33,12 +33,9 @@
  *
  * Coalescing: per resource, one probe of each kind (RV, object, list) is
  * in flight at a time, numbered. A read waits for the next one not yet
- * sent, so for at most the one in flight, the pacing window and the
- * next, and every read arriving before a probe is sent shares it: the
- * upstream sees one probe of each kind per resource per round trip,
- * however many reads wait. Pacing: the next probe of a kind leaves a
- * window after the last one answered (proxy_fresh_set_pace()), so the
- * readers it answered, coming back at once, share it. A
+ * sent, so for at most the one in flight and the next, and every read
+ * arriving before a probe is sent shares it: the upstream sees one probe
+ * of each kind per resource per round trip, however many reads wait. A
  * probe sent after a read arrived answers for a moment after it, which
  * is what makes the read linearizable (docs/CONSISTENCY.md).
  * A resourceVersion=N read whose N the cache has not reached follows the
@@ -124,11 +121,6 @@ struct proxy_fresh *proxy_fresh_new(const struct cache_upstream *up,
 /* Probe for r too: a reflector a reload appended to the array given to
  * proxy_fresh_new(), at its next index. 0, or -ENOSPC. */
 int proxy_fresh_add(struct proxy_fresh *f, struct cache_resource *r);
-/* Pace every probe with a fixed window of fixed_us (tests), or -1 for
- * the adaptive one: the next probe of a kind leaves a quarter of its
- * round trip (at most 200 us; a list probe: one round trip, at most
- * 5 ms) after the last one answered. Any thread. */
-void proxy_fresh_set_pace(struct proxy_fresh *f, int64_t fixed_us);
 void proxy_fresh_stop(struct proxy_fresh *f);
 void proxy_fresh_free(struct proxy_fresh *f);
 

@@ -60,9 +60,6 @@
 #define RV_100                                      \
 	JSON_200("{\"kind\":\"List\",\"metadata\":" \
 		 "{\"resourceVersion\":\"100\"},\"items\":[]}")
-#define RV_200                                      \
-	JSON_200("{\"kind\":\"List\",\"metadata\":" \
-		 "{\"resourceVersion\":\"200\"},\"items\":[]}")
 
 /* ------------------------------------------------------------------ */
 /* Resources: a store whose RV the test moves                           */
@@ -920,61 +917,6 @@ static void test_coalesced(void)
 	quiet_stop(&q);
 }
 
-static int64_t mono_ms(void)
-{
-	return cache_rvclock_now_ms();
-}
-
-/*
- * Pacing: the next probe leaves a window after the last one answered, so
- * the readers arriving in the window share it. A read arriving in the
- * window is never answered by the probe that answered before it came:
- * here that probe said 100, the store is at 100, and the next one says
- * 200, so the read must go upstream. A fixed window of 1 s makes it
- * certain that the reads arrive inside it.
- */
-static void test_paced(void)
-{
-	struct http_stub_route routes[] = {
-		{ .match = PODS_LIST_1, .response = RV_100, .once = true },
-		{ .match = PODS_LIST_1, .response = RV_200 },
-	};
-	struct quiet q;
-	quiet_start(&q, routes, 2);
-	set_rv(q.r, 100);
-	proxy_fresh_set_pace(q.f, 1000000);
-
-	CHECK(read_probed(&q, "", "cache 100"));
-	int64_t t0 = mono_ms();
-	int probes = http_stub_count(&q.s);
-	struct call k = call(q.f, q.r, "");
-	CHECK(k.code == 200);
-	CHECK_STR(k.body, "upstream");
-	CHECK(http_stub_count(&q.s) == probes + 1);
-	/* it waited for the window: the next probe left after it */
-	CHECK(mono_ms() - t0 >= 900);
-
-	/* readers arriving in one window share one probe */
-	set_rv(q.r, 200);
-	CHECK(read_probed(&q, "", "cache 200"));
-	probes = http_stub_count(&q.s);
-	enum {
-		N = 16
-	};
-	struct call kk[N];
-	pthread_t th[N];
-	for (int i = 0; i < N; i++) {
-		kk[i] = (struct call){ .f = q.f, .r = q.r, .query = "" };
-		CHECK(pthread_create(&th[i], NULL, call_run, &kk[i]) == 0);
-	}
-	for (int i = 0; i < N; i++) {
-		pthread_join(th[i], NULL);
-		CHECK_STR(kk[i].body, "cache 200");
-	}
-	CHECK(http_stub_count(&q.s) == probes + 1);
-	quiet_stop(&q);
-}
-
 /* A silent upstream under an object probe: its readers go upstream at
  * the probe's 5 s deadline (the ticker keeps time); nobody hangs. */
 static void test_object_probe_silent(void)
@@ -1171,7 +1113,6 @@ int main(void)
 	test_object_probe();
 	test_list_probe();
 	test_coalesced();
-	test_paced();
 	test_object_probe_silent();
 	test_refused();
 	test_silent_upstream();
