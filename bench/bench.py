@@ -460,13 +460,16 @@ def bench_b8(srv):
 
 # ---------------------------------------------------------------- B7
 
-def informer(url, ns_path, events, errors, rv0=True):
+def informer(url, ns_path, events, errors, rv0=True, sent=None):
     """A list+watch client as client-go's Reflector runs one: LIST with
     resourceVersion=0, then WATCH from the list's RV until one event
-    arrives. rv0=False lists without a resourceVersion (a consistent read)."""
+    arrives. rv0=False lists without a resourceVersion (a consistent read).
+    sent, a list, gets the moment the LIST was sent."""
     try:
         host, port = split(url)
         c = http.client.HTTPConnection(host, port, timeout=30)
+        if sent is not None:
+            sent.append(time.monotonic())
         c.request("GET", ns_path + ("?resourceVersion=0" if rv0 else ""))
         r = c.getresponse()
         lst = json.loads(r.read())
@@ -487,9 +490,9 @@ def b7_round(n, rv0):
     srv = None
     try:
         srv, _ = start_proxy_timed(fake.url)
-        events, errors = [], []
+        events, errors, sent = [], [], []
         ts = [threading.Thread(target=informer, args=(srv.url, "/api/v1/pods", events,
-                                                      errors, rv0)) for _ in range(n)]
+                                                      errors, rv0, sent)) for _ in range(n)]
         for t in ts:
             t.start()
         harness.wait_until(lambda: sum(1 for e in events if e[0] == "open") +
@@ -503,7 +506,8 @@ def b7_round(n, rv0):
         pods = stats["resources"]["pods"]
         return {"list": pods["list"], "watch": pods["watch"], "probes": probes(srv),
                 "sent_upstream": counter(srv, "informer_proxy_reads_sent_upstream_total"),
-                "informers_got_event": got, "errors": errors[:3]}
+                "informers_got_event": got, "errors": errors[:3],
+                "lists_span_s": max(sent) - min(sent) if sent else 0}
     finally:
         if srv:
             srv.stop(check=False)
@@ -521,7 +525,8 @@ def bench_b7():
                "exactly 1 LIST + 1 WATCH", ok, "requests")
     for n, f in consistent.items():
         record("B7*", "upstream LIST+WATCH, %d clients (LIST no RV) [%d probes, "
-               "%d reads sent upstream]" % (n, f["probes"], f["sent_upstream"]),
+               "%d reads sent upstream, LISTs sent over %.2f s]"
+               % (n, f["probes"], f["sent_upstream"], f["lists_span_s"]),
                "%d+%d" % (f["list"], f["watch"]), "1+1", None,
                "<= 10 probes" if n == 100 else "info",
                f["probes"] <= 10 and f["informers_got_event"] == n if n == 100 else None,
