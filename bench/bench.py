@@ -460,14 +460,19 @@ def bench_b8(srv):
 
 # ---------------------------------------------------------------- B7
 
-def informer(url, ns_path, events, errors, rv0=True, sent=None):
+def informer(url, ns_path, events, errors, rv0=True, sent=None, start=None):
     """A list+watch client as client-go's Reflector runs one: LIST with
     resourceVersion=0, then WATCH from the list's RV until one event
     arrives. rv0=False lists without a resourceVersion (a consistent read).
-    sent, a list, gets the moment the LIST was sent."""
+    sent, a list, gets the moment the LIST was sent. start, a Barrier:
+    connected, the clients send their LISTs together (as informers do when
+    their process starts), not as fast as Python starts threads."""
     try:
         host, port = split(url)
         c = http.client.HTTPConnection(host, port, timeout=30)
+        if start is not None:
+            c.connect()
+            start.wait(60)
         if sent is not None:
             sent.append(time.monotonic())
         c.request("GET", ns_path + ("?resourceVersion=0" if rv0 else ""))
@@ -491,8 +496,10 @@ def b7_round(n, rv0):
     try:
         srv, _ = start_proxy_timed(fake.url)
         events, errors, sent = [], [], []
+        start = threading.Barrier(n)
         ts = [threading.Thread(target=informer, args=(srv.url, "/api/v1/pods", events,
-                                                      errors, rv0, sent)) for _ in range(n)]
+                                                      errors, rv0, sent, start))
+              for _ in range(n)]
         for t in ts:
             t.start()
         harness.wait_until(lambda: sum(1 for e in events if e[0] == "open") +
