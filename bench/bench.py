@@ -476,6 +476,10 @@ def informer(url, ns_path, events, errors, rv0=True, sent=None, start=None):
         if sent is not None:
             sent.append(time.monotonic())
         c.request("GET", ns_path + ("?resourceVersion=0" if rv0 else ""))
+        if start is not None:
+            # every LIST is out before any client parses an answer, which
+            # holds the interpreter lock for tens of ms each
+            start.wait(60)
         r = c.getresponse()
         lst = json.loads(r.read())
         rv = lst["metadata"]["resourceVersion"]
