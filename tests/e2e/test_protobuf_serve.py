@@ -9,6 +9,7 @@ upstream (counted), and custom resources stay JSON."""
 import http.client
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -34,6 +35,7 @@ class PbWatch:
         u = urllib.parse.urlsplit(url)
         self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
         self.conn.request("GET", u.path + "?" + u.query, headers={"Accept": accept})
+        self.sock = self.conn.sock
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
         self.type = self.resp.getheader("Content-Type")
@@ -67,6 +69,13 @@ class PbWatch:
                 raise AssertionError("watch: no %s in %r" % (what, [t for t, _ in self.frames]))
 
     def close(self):
+        # shut the socket first: the reader thread holds the response's
+        # buffer lock in its read, which a plain close waits for until
+        # the socket's timeout (60 s) when the stream is silent
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.conn.close()
 
 
