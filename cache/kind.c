@@ -119,3 +119,12 @@ void cache_kind_api_version(const struct cache_kind *kind, char *out,
 	else
 		snprintf(out, outlen, "%s", kind->version);
 }
+
+bool cache_kind_typed(const struct cache_kind *k)
+{
+	static const char suffix[] = ".k8s.io";
+	size_t n = strlen(k->group), ns = sizeof(suffix) - 1;
+	return cache_kind_find(k->group, k->resource) ||
+	       !strchr(k->group, '.') ||
+	       (n > ns && !strcmp(k->group + n - ns, suffix));
+}

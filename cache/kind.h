@@ -49,6 +49,12 @@ const struct cache_kind *cache_kind_lookup(const char *spec);
 /* Find a built-in kind by group and plural resource. */
 const struct cache_kind *cache_kind_find(const char *group,
 					 const char *resource);
+
+/* Whether the apiserver serves k typed: one of its built-in kinds, or a
+ * kind of the Kubernetes project's groups (no dot, or *.k8s.io), with
+ * zero values written and a protobuf form; not unstructured, as a custom
+ * resource is (no zero values, map keys sorted, JSON only). */
+bool cache_kind_typed(const struct cache_kind *k);
 /* Index of field in kind->fields, or -1. */
 int cache_kind_field(const struct cache_kind *kind, const char *field);
 /* "apps/v1", or "v1" for the core group, into out. */

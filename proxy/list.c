@@ -208,7 +208,7 @@ static const char *pb_meta_version(struct MHD_Connection *c,
 	const char *v;
 	proxy_pb_negotiate(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
-		proxy_pb_typed(r->kind), &v);
+		cache_kind_typed(r->kind), &v);
 	return v;
 }
 

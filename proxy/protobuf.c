@@ -199,15 +199,6 @@ enum proxy_pb_form proxy_pb_negotiate(const char *accept, bool typed,
 
 /* ---- framing ---- */
 
-bool proxy_pb_typed(const struct cache_kind *k)
-{
-	static const char suffix[] = ".k8s.io";
-	size_t n = strlen(k->group), ns = sizeof(suffix) - 1;
-	return cache_kind_find(k->group, k->resource) ||
-	       !strchr(k->group, '.') ||
-	       (n > ns && !strcmp(k->group + n - ns, suffix));
-}
-
 int proxy_pb_object_head(struct buf *out, const char *api_version,
 			 const char *kind, size_t raw_len)
 {

@@ -61,10 +61,6 @@ enum proxy_pb_form {
 enum proxy_pb_form proxy_pb_negotiate(const char *accept, bool typed,
 				      const char **meta_version);
 
-/* Whether the apiserver serves kind k typed (its built-in kinds, the
- * Kubernetes project's *.k8s.io groups), with a protobuf form, rather
- * than unstructured (a custom resource). */
-bool proxy_pb_typed(const struct cache_kind *k);
 
 /* Append what goes before an object's message of raw_len bytes in its
  * body: the magic, the envelope's TypeMeta, the raw field's tag and

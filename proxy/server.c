@@ -77,7 +77,7 @@ static enum proxy_pb_form pb_form(struct MHD_Connection *c,
 		return PROXY_PB_NONE;
 	return proxy_pb_negotiate(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
-		proxy_pb_typed(r->kind), &ver);
+		cache_kind_typed(r->kind), &ver);
 }
 
 /* Whether the protobuf schema has kind k. */

@@ -261,18 +261,6 @@ static const struct {
 	{ "events.k8s.io/v1", "events", ",\"eventTime\":null" },
 };
 
-/* Whether the apiserver serves k typed (its built-in types, and the
- * Kubernetes project's *.k8s.io groups) rather than unstructured (a
- * custom resource: no zero values, map keys sorted). */
-static bool typed_kind(const struct cache_kind *k)
-{
-	static const char suffix[] = ".k8s.io";
-	size_t n = strlen(k->group), ns = sizeof(suffix) - 1;
-	return cache_kind_find(k->group, k->resource) ||
-	       !strchr(k->group, '.') ||
-	       (n > ns && !strcmp(k->group + n - ns, suffix));
-}
-
 static const char *bookmark_tail(const char *apiv, const char *resource)
 {
 	for (size_t i = 0; i < sizeof(bookmark_tails) / sizeof(*bookmark_tails);
@@ -323,7 +311,7 @@ static void add_blueprint(struct buf *b, const struct watch *w)
 			   "\"apiVersion\":\"meta.k8s.io/%s\",\"metadata\":{},"
 			   "\"items\":null}\n",
 			   w->fmt.version);
-	else if (typed_kind(k))
+	else if (cache_kind_typed(k))
 		buf_printf(&l,
 			   "{\"kind\":\"%s\",\"apiVersion\":\"%s\","
 			   "\"metadata\":{},\"items\":null}\n",
@@ -340,7 +328,7 @@ static void add_blueprint(struct buf *b, const struct watch *w)
 static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 {
 	char apiv[160];
-	bool typed = typed_kind(w->r->kind);
+	bool typed = cache_kind_typed(w->r->kind);
 	cache_kind_api_version(w->r->kind, apiv, sizeof(apiv));
 	buf_reset(&w->own);
 	/* an unstructured object has no zero values */

@@ -97,10 +97,30 @@ static void test_fields_and_api_version(void)
 	CHECK_STR(out, "app"); /* truncated, still terminated */
 }
 
+/* Typed: the built-in kinds and the project's groups; a custom
+ * resource's group is not. */
+static void test_typed(void)
+{
+	CHECK(cache_kind_typed(cache_kind_find("", "pods")));
+	CHECK(cache_kind_typed(cache_kind_find("apps", "deployments")));
+	struct cache_kind k = { .group = "example.com",
+				.version = "v1",
+				.resource = "gadgets",
+				.kind = "Gadget" };
+	CHECK(!cache_kind_typed(&k));
+	k.group = "snapshot.storage.k8s.io"; /* not cached here, still typed */
+	CHECK(cache_kind_typed(&k));
+	k.group = "k8s.io"; /* no ".k8s.io" suffix past a name */
+	CHECK(!cache_kind_typed(&k));
+	k.group = "batch";
+	CHECK(cache_kind_typed(&k));
+}
+
 int main(void)
 {
 	test_spec_parse();
 	test_lookup();
 	test_fields_and_api_version();
+	test_typed();
 	return check_done("kind");
 }
