@@ -12,6 +12,7 @@
 #include "cache/obj.h"
 #include "config/buf.h"
 #include "config/alloc.h"
+#include "config/read.h"
 #include "check.h"
 
 static const char pod[] =
@@ -241,18 +242,20 @@ static void test_keys_as_clients_read_them(void)
 
 /* ---- the kept protobuf encoding ---- */
 
+/* Append the fixture called name to b; 0 or -errno. */
 static int slurp(const char *name, struct buf *b)
 {
-	char path[256], tmp[4096];
+	char path[256], *p = NULL;
 	size_t n;
 	snprintf(path, sizeof(path), "tests/fixtures/protobuf/%s", name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -ENOENT;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		buf_add(b, tmp, n);
-	fclose(f);
-	return 0;
+	int rc = config_read_file(path, 1 << 24, &p, &n, NULL);
+	if (rc) {
+		fprintf(stderr, "cannot read %s\n", path);
+		return rc;
+	}
+	rc = buf_add(b, p, n);
+	free(p);
+	return rc;
 }
 
 /* The raw message of a whole body: the envelope's field 2. */

@@ -20,28 +20,15 @@
 #include "cache/pb_schema_meta.h"
 #include "check.h"
 #include "config/alloc.h"
+#include "config/read.h"
 
 #define FIXDIR "tests/fixtures/protobuf"
 
+/* The fixture at path, NUL-terminated, for free(); NULL if unreadable. */
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *p = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (p = malloc((size_t)n + 1)) &&
-	    fread(p, 1, (size_t)n, f) == (size_t)n) {
-		p[n] = '\0';
-		*len = (size_t)n;
-	} else {
-		free(p);
-		p = NULL;
-	}
-	fclose(f);
-	return p;
+	return config_read_file(path, 1 << 24, &p, len, NULL) ? NULL : p;
 }
 
 /* The first offset where a and b differ, for a useful message. */

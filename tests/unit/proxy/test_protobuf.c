@@ -14,6 +14,7 @@
 #include "cache/pb_encode.h"
 #include "check.h"
 #include "config/buf.h"
+#include "config/read.h"
 #include "proxy/protobuf.h"
 
 #define PB "application/vnd.kubernetes.protobuf"
@@ -91,21 +92,20 @@ static void test_negotiate(void)
 	}
 }
 
+/* Append the fixture called name to b; 0 or -errno. */
 static int slurp(const char *name, struct buf *b)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "tests/fixtures/protobuf/%s", name);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cannot open %s\n", path);
-		return -ENOENT;
-	}
-	char tmp[4096];
+	char path[256], *p = NULL;
 	size_t n;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		buf_add(b, tmp, n);
-	fclose(f);
-	return 0;
+	snprintf(path, sizeof(path), "tests/fixtures/protobuf/%s", name);
+	int rc = config_read_file(path, 1 << 24, &p, &n, NULL);
+	if (rc) {
+		fprintf(stderr, "cannot read %s\n", path);
+		return rc;
+	}
+	rc = buf_add(b, p, n);
+	free(p);
+	return rc;
 }
 
 /* A varint at *p (advanced past it). */
