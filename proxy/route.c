@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <strings.h>
 
 #include "proxy/front/reqinfo.h"
 
@@ -18,11 +17,6 @@ static int copy(char *dst, size_t cap, const char *s, size_t n)
 	memcpy(dst, s, n);
 	dst[n] = '\0';
 	return 0;
-}
-
-bool proxy_route_watch_value(const char *v)
-{
-	return v && strcmp(v, "0") && strcasecmp(v, "false");
 }
 
 int proxy_route_parse(const char *path, struct proxy_route *rt)

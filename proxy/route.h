@@ -26,9 +26,6 @@ struct proxy_route {
 	bool watch_prefix; /* the legacy /watch/ form */
 };
 
-/* watch=V asks for a watch for any V but "0" and "false" (any case), an
- * empty value included, as the apiserver reads it. */
-bool proxy_route_watch_value(const char *v);
 
 /* Returns 0, or -ENOENT when path is not a resource path at all, or
  * -EINVAL when a part is too long or empty. */

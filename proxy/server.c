@@ -58,7 +58,7 @@ static bool is_watch(struct MHD_Connection *c, const struct proxy_route *rt)
 	const char *v = NULL;
 	return rt->watch_prefix ||
 	       (!rt->name[0] && proxy_request_arg(c, "watch", &v) &&
-		proxy_route_watch_value(v));
+		proxy_reqinfo_watch_value(v));
 }
 
 /* The paths a health probe or a scraper asks for: served on the

@@ -147,8 +147,7 @@ static const char *method_verb(const char *m)
 	return "";
 }
 
-/* watch=V asks for a watch unless V is "false" or "0", any case. */
-static bool watch_value(const char *v)
+bool proxy_reqinfo_watch_value(const char *v)
 {
 	return v && strcmp(v, "0") && strcasecmp(v, "false");
 }
@@ -214,7 +213,8 @@ int proxy_reqinfo_parse(const char *method, const char *path,
 	    (parts >= 1 && put(ri->res, sizeof(ri->res), s[i].p, s[i].n)))
 		return -ENAMETOOLONG;
 	if (!ri->name[0] && !strcmp(ri->verb, "get")) {
-		strcpy(ri->verb, watch_value(q->watch) ? "watch" : "list");
+		strcpy(ri->verb,
+		       proxy_reqinfo_watch_value(q->watch) ? "watch" : "list");
 		if (q->field_selector && !q->options_bad)
 			proxy_reqinfo_selector_name(q->field_selector, ri->name,
 						    sizeof(ri->name));

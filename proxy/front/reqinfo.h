@@ -62,6 +62,11 @@ int proxy_reqinfo_parse(const char *method, const char *path,
 			const struct proxy_reqinfo_query *q,
 			struct proxy_reqinfo *ri);
 
+/* watch=V asks for a watch for any V but "0" and "false" (any case), an
+ * empty value included, as the apiserver reads it; NULL (absent) does
+ * not. */
+bool proxy_reqinfo_watch_value(const char *v);
+
 /* The name a field selector requires, as above, into out (cap bytes);
  * false when it names none, does not parse, or the name does not fit. */
 bool proxy_reqinfo_selector_name(const char *fs, char *out, size_t cap);

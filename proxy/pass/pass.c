@@ -9,6 +9,7 @@
  */
 #include "proxy/pass/pass.h"
 #include "proxy/reply.h"
+#include "proxy/front/reqinfo.h"
 #include "proxy/route.h"
 
 #include <errno.h>
@@ -718,7 +719,7 @@ static bool long_running(struct MHD_Connection *c, const char *target)
 		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
 	const char *f =
 		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
-	if (proxy_route_watch_value(w) ||
+	if (proxy_reqinfo_watch_value(w) ||
 	    (f && (!strcasecmp(f, "true") || !strcmp(f, "1"))))
 		return true;
 	size_t n = strcspn(target, "?");
@@ -747,7 +748,7 @@ int proxy_pass_verb(const char *target, const char *method,
 				    c, MHD_GET_ARGUMENT_KIND, "watch") :
 			    NULL;
 	bool watch =
-		res && ((w && proxy_route_watch_value(w)) || rt.watch_prefix);
+		res && ((w && proxy_reqinfo_watch_value(w)) || rt.watch_prefix);
 	return config_histogram_verb_slot(method, !res || rt.name[0], watch);
 }
 

@@ -102,24 +102,10 @@ static void test_too_long(void)
 	CHECK(proxy_route_parse(path, &rt) == -EINVAL);
 }
 
-static void test_watch_value(void)
-{
-	CHECK(proxy_route_watch_value("true"));
-	CHECK(proxy_route_watch_value("1"));
-	CHECK(proxy_route_watch_value(""));
-	CHECK(proxy_route_watch_value("yes"));
-	CHECK(proxy_route_watch_value("TRUE"));
-	CHECK(!proxy_route_watch_value("false"));
-	CHECK(!proxy_route_watch_value("FALSE"));
-	CHECK(!proxy_route_watch_value("False"));
-	CHECK(!proxy_route_watch_value("0"));
-}
-
 int main(void)
 {
 	test_resource_paths();
 	test_not_resources();
 	test_too_long();
-	test_watch_value();
 	return check_done("route");
 }

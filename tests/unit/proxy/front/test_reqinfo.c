@@ -209,9 +209,24 @@ static void test_too_long(void)
 	CHECK_STR(name, "short");
 }
 
+static void test_watch_value(void)
+{
+	CHECK(proxy_reqinfo_watch_value("true"));
+	CHECK(proxy_reqinfo_watch_value("1"));
+	CHECK(proxy_reqinfo_watch_value(""));
+	CHECK(proxy_reqinfo_watch_value("yes"));
+	CHECK(proxy_reqinfo_watch_value("TRUE"));
+	CHECK(!proxy_reqinfo_watch_value("false"));
+	CHECK(!proxy_reqinfo_watch_value("FALSE"));
+	CHECK(!proxy_reqinfo_watch_value("False"));
+	CHECK(!proxy_reqinfo_watch_value("0"));
+	CHECK(!proxy_reqinfo_watch_value(NULL));
+}
+
 int main(void)
 {
 	test_rows();
+	test_watch_value();
 	test_non_resource_verb();
 	test_too_long();
 	return check_done("reqinfo");
