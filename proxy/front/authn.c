@@ -3,7 +3,6 @@
  */
 #include "proxy/front/authn.h"
 
-#include <openssl/evp.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -18,6 +17,7 @@
 #include "cache/json.h"
 #include "cache/rvclock.h"
 #include "config/alloc.h"
+#include "config/digest.h"
 #include "config/buf.h"
 #include "config/log.h"
 #include "proxy/metrics.h"
@@ -80,7 +80,6 @@ struct source {
 
 struct proxy_authn {
 	struct cache_upstream up; /* the proxy's, without its token bucket */
-	EVP_MD *sha256;		  /* fetched once */
 	int64_t allow_ms, deny_ms;
 	double source_rate; /* strangers' reviews a second per source */
 	uint32_t seed;	    /* of the sources' hash */
@@ -130,9 +129,9 @@ struct proxy_authn *proxy_authn_new(const struct cache_upstream *up,
 	pthread_cond_init(&a->qcond, NULL);
 	a->qtail[KNOWN] = &a->queue[KNOWN];
 	a->qtail[STRANGER] = &a->queue[STRANGER];
-	a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	uint8_t probe[CONFIG_SHA256_LEN]; /* no digest: no decision cache */
 	if (!a->users || !a->denials || !a->sources || !a->decisions ||
-	    !a->sha256) {
+	    config_sha256("", 0, NULL, 0, probe)) {
 		proxy_authn_free(a);
 		return NULL;
 	}
@@ -164,43 +163,7 @@ void proxy_authn_free(struct proxy_authn *a)
 	free(a->denials);
 	free(a->sources);
 	free(a->decisions);
-	EVP_MD_free(a->sha256);
 	free(a);
-}
-
-/* Each request thread keeps one digest context: EVP_Digest() would
- * allocate and free one on every call. Freed when the thread ends. */
-static pthread_key_t ctx_key;
-static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
-
-static void ctx_free(void *ctx)
-{
-	EVP_MD_CTX_free(ctx);
-}
-
-static void ctx_key_make(void)
-{
-	if (pthread_key_create(&ctx_key, ctx_free))
-		abort();
-}
-
-/* SHA-256 of a then b. The digest is fetched once (md): OpenSSL 3's
- * one-shot SHA256() looks the algorithm up on every call, under locks
- * every request thread would share. */
-static bool sha256(const EVP_MD *md, const void *a, size_t an, const void *b,
-		   size_t bn, uint8_t out[32])
-{
-	unsigned len = 32;
-	pthread_once(&ctx_once, ctx_key_make);
-	EVP_MD_CTX *c = pthread_getspecific(ctx_key);
-	if (!c && (c = EVP_MD_CTX_new()) && pthread_setspecific(ctx_key, c)) {
-		EVP_MD_CTX_free(c);
-		c = NULL;
-	}
-	return c && EVP_DigestInit_ex(c, md, NULL) &&
-	       EVP_DigestUpdate(c, a, an) &&
-	       (!bn || EVP_DigestUpdate(c, b, bn)) &&
-	       EVP_DigestFinal_ex(c, out, &len);
 }
 
 static unsigned slot(const uint8_t key[32], unsigned n)
@@ -594,14 +557,14 @@ static enum proxy_authn_verdict decide(struct proxy_authn *a, const char *authz,
 	if (at && (akn = attrs_key(at, ak + 1, sizeof(ak) - 1))) {
 		ak[0] = '\n';
 		/* no digest, no decision: a failed hash must never share a key */
-		if (!sha256(a->sha256, tok, tlen, ak, akn + 1, dkey))
+		if (config_sha256(tok, tlen, ak, akn + 1, dkey))
 			return PROXY_AUTHN_UNAVAILABLE;
 		if (decision_cached(a, dkey, &dec)) {
 			PROXY_COUNT(authn_access_hits);
 			goto decided;
 		}
 	}
-	if (!sha256(a->sha256, tok, tlen, NULL, 0, tkey))
+	if (config_sha256(tok, tlen, NULL, 0, tkey))
 		return PROXY_AUTHN_UNAVAILABLE;
 	struct user u;
 	int rc = user_of(a, keep, tok, tlen, tkey, &u);
@@ -756,7 +719,7 @@ static bool known(struct proxy_authn *a, const char *authz)
 	size_t tlen;
 	uint8_t key[32];
 	if (!proxy_authn_token_of(authz, &tok, &tlen) ||
-	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
+	    config_sha256(tok, tlen, NULL, 0, key))
 		return false;
 	const struct user *s = &a->users[slot(key, USERS)];
 	pthread_mutex_lock(&a->ulock);
@@ -774,7 +737,7 @@ void proxy_authn_user(struct proxy_authn *a, const char *authz, char *out,
 	if (len)
 		out[0] = '\0';
 	if (!len || !authz || !proxy_authn_token_of(authz, &tok, &tlen) ||
-	    !sha256(a->sha256, tok, tlen, NULL, 0, key))
+	    config_sha256(tok, tlen, NULL, 0, key))
 		return;
 	const struct user *s = &a->users[slot(key, USERS)];
 	pthread_mutex_lock(&a->ulock);

@@ -8,12 +8,12 @@
 #include "proxy/pass/credpool.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/alloc.h"
+#include "config/digest.h"
 
 struct slot {
 	bool used;
@@ -34,16 +34,9 @@ int proxy_credpool_key(struct proxy_credpool_key *k,
 		       enum proxy_credpool_who who, const char *authz)
 {
 	unsigned char tag = (unsigned char)who;
-	unsigned int n = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
-		  EVP_DigestUpdate(ctx, &tag, 1) &&
-		  (who != PROXY_CREDPOOL_CLIENT || !authz ||
-		   EVP_DigestUpdate(ctx, authz, strlen(authz))) &&
-		  EVP_DigestFinal_ex(ctx, k->d, &n) &&
-		  n == PROXY_CREDPOOL_KEY_LEN;
-	EVP_MD_CTX_free(ctx);
-	return ok ? 0 : -ENOMEM;
+	bool client = who == PROXY_CREDPOOL_CLIENT && authz;
+	return config_sha256(&tag, 1, client ? authz : NULL,
+			     client ? strlen(authz) : 0, k->d);
 }
 
 struct proxy_credpool *proxy_credpool_new(size_t max, int64_t idle_ms)
