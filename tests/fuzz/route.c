@@ -2,7 +2,7 @@
  * fuzz route: a request target as it comes on the request line, through
  * what every request meets first: proxy_target_check() (the hygiene
  * rules and the routing path), proxy_route_parse() on that path, and the
- * query values the proxy reads itself (watch through proxy_route_watch_value,
+ * query values the proxy reads itself (watch through proxy_reqinfo_watch_value,
  * resourceVersion, limit and timeoutSeconds through cache_parse_u64).
  * libmicrohttpd splits and decodes the query in the server; here a small
  * splitter stands in for it.
@@ -21,6 +21,7 @@
 
 #include "cache/parse.h"
 #include "config/buf.h"
+#include "proxy/front/reqinfo.h"
 #include "proxy/route.h"
 #include "proxy/front/target.h"
 #include "tests/fuzz/fuzz.h"
@@ -123,7 +124,7 @@ static void check_query(const char *q)
 			unescape(q, kn, k);
 			unescape(eq ? eq + 1 : q + n, eq ? n - kn - 1 : 0, v);
 			if (!strcmp(k, "watch"))
-				(void)proxy_route_watch_value(v);
+				(void)proxy_reqinfo_watch_value(v);
 			else if (!strcmp(k, "resourceVersion") ||
 				 !strcmp(k, "limit") ||
 				 !strcmp(k, "timeoutSeconds"))

@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!o)
 		return 0;
 	struct proxy_table_format f = { PROXY_TABLE_FORM_TABLE, "v1",
-					incs[(data[0] >> 5) % 3] };
+					incs[(data[0] >> 5) % 3], false };
 	struct buf b = BUF_INIT;
 	struct cache_obj *rows[] = { o };
 	proxy_table_render(&b, k, &f, "{\"resourceVersion\":\"1\"}", rows, 1,
