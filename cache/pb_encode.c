@@ -28,6 +28,7 @@
 #include "cache/pb_json.h"
 #include "cache/pb_kinds.h"
 #include "cache/pb_schema_meta.h"
+#include "cache/pb_write.h"
 #include "config/alloc.h"
 #include "config/limits.h"
 
@@ -35,93 +36,11 @@
  * as a CRD's JSONSchemaProps is the only way to get near it). */
 #define PB_MAX_DEPTH 512
 
-/* --- wire primitives ------------------------------------------------ */
-
-size_t pb_varint_len(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static size_t varint_write(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
-int pb_put_varint(struct buf *out, uint64_t v)
-{
-	uint8_t tmp[10];
-	return buf_add(out, tmp, varint_write(tmp, v));
-}
-
-int pb_put_tag(struct buf *out, unsigned num, unsigned wire_type)
-{
-	return pb_put_varint(out, ((uint64_t)num << 3) | wire_type);
-}
-
-int pb_put_bytes(struct buf *out, unsigned num, const void *p, size_t n)
-{
-	if (pb_put_tag(out, num, 2) || pb_put_varint(out, n))
-		return -ENOMEM;
-	return n ? buf_add(out, p, n) : 0;
-}
-
 /* --- encoder state -------------------------------------------------- */
 
-/* One member of an object being encoded: its key's raw text (escapes
- * not undone) and its value's text. */
-struct member {
-	const char *k, *v;
-	size_t kn, vn;
-	size_t order; /* maps: position in the object, for duplicates */
-};
-
-struct enc {
-	struct buf *out;
-	char *err;
-	size_t errlen;
-	struct member *ms; /* a stack: each object level uses a range */
-	size_t nms, cap;
-	struct buf keys; /* decoded map keys */
-	char path[256];	 /* where we are, for error messages */
-	size_t pathlen;
-	int depth;
-};
-
-static int fail(struct enc *e, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct enc *e, int rc, const char *fmt, ...)
-{
-	char what[160];
-	va_list ap;
-
-	if (!e->err || !e->errlen || *e->err)
-		return rc; /* the innermost message wins */
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	snprintf(e->err, e->errlen, "%.*s: %s", (int)e->pathlen, e->path, what);
-	return rc;
-}
-
-static int nomem(struct enc *e)
-{
-	return fail(e, -ENOMEM, "out of memory");
-}
 
 /* Path bookkeeping: push ".name" (or "[i]"), pop back to a mark. */
-static size_t path_push(struct enc *e, const char *s, size_t n, bool dot)
+static size_t path_push(struct pb_enc *e, const char *s, size_t n, bool dot)
 {
 	size_t mark = e->pathlen;
 	size_t room = sizeof(e->path) - e->pathlen - 1;
@@ -138,49 +57,11 @@ static size_t path_push(struct enc *e, const char *s, size_t n, bool dot)
 	return mark;
 }
 
-static size_t path_index(struct enc *e, size_t i)
+static size_t path_index(struct pb_enc *e, size_t i)
 {
 	char tmp[24];
 	int w = snprintf(tmp, sizeof(tmp), "[%zu]", i);
 	return path_push(e, tmp, (size_t)w, false);
-}
-
-/* A length-delimited field: tag, one byte reserved for the length. */
-static int len_begin(struct enc *e, unsigned num, size_t *mark)
-{
-	if (pb_put_tag(e->out, num, 2) || buf_addc(e->out, 0))
-		return nomem(e);
-	*mark = e->out->len;
-	return 0;
-}
-
-/* Write the length of what was appended since len_begin(), moving it
- * when the length takes more than the one reserved byte. */
-static int len_end(struct enc *e, size_t mark)
-{
-	size_t n = e->out->len - mark;
-	size_t vl = pb_varint_len(n);
-	if (vl > 1) {
-		if (buf_reserve(e->out, vl - 1))
-			return nomem(e);
-		memmove(e->out->p + mark + vl - 1, e->out->p + mark, n);
-		e->out->len += vl - 1;
-		e->out->p[e->out->len] = '\0';
-	}
-	varint_write((uint8_t *)e->out->p + mark - 1, n);
-	return 0;
-}
-
-static int put_varint_field(struct enc *e, unsigned num, uint64_t v)
-{
-	if (pb_put_tag(e->out, num, 0) || pb_put_varint(e->out, v))
-		return nomem(e);
-	return 0;
-}
-
-static int put_bytes_field(struct enc *e, unsigned num, const void *p, size_t n)
-{
-	return pb_put_bytes(e->out, num, p, n) ? nomem(e) : 0;
 }
 
 /*
@@ -188,41 +69,45 @@ static int put_bytes_field(struct enc *e, unsigned num, const void *p, size_t n)
  * range starts at *first, *n members), checking the object's own
  * syntax; the values are only skipped.
  */
-static int collect(struct enc *e, const char *p, const char *end, size_t *first,
-		   size_t *n)
+static int collect(struct pb_enc *e, const char *p, const char *end,
+		   size_t *first, size_t *n)
 {
 	*first = e->nms;
 	*n = 0;
 	p = pb_json_skip_ws(p, end);
 	if (p >= end || *p != '{')
-		return fail(e, -EINVAL, "not a JSON object");
+		return pb_enc_fail(e, -EINVAL, "not a JSON object");
 	p = pb_json_skip_ws(p + 1, end);
 	if (p < end && *p == '}')
 		return pb_json_skip_ws(p + 1, end) == end ?
 			       0 :
-			       fail(e, -EINVAL, "malformed JSON");
+			       pb_enc_fail(e, -EINVAL, "malformed JSON");
 	for (;;) {
-		struct member m = { 0 };
+		struct pb_member m = { 0 };
 		if (p >= end || *p != '"')
-			return fail(e, -EINVAL, "malformed JSON: want a key");
+			return pb_enc_fail(e, -EINVAL,
+					   "malformed JSON: want a key");
 		m.k = p;
 		if (!(p = pb_json_skip_string(p, end)))
-			return fail(e, -EINVAL, "malformed JSON: open string");
+			return pb_enc_fail(e, -EINVAL,
+					   "malformed JSON: open string");
 		m.kn = (size_t)(p - m.k);
 		p = pb_json_skip_ws(p, end);
 		if (p >= end || *p != ':')
-			return fail(e, -EINVAL, "malformed JSON: want ':'");
+			return pb_enc_fail(e, -EINVAL,
+					   "malformed JSON: want ':'");
 		p = pb_json_skip_ws(p + 1, end);
 		m.v = p;
 		if (!(p = pb_json_skip_value(p, end)))
-			return fail(e, -EINVAL, "malformed JSON value");
+			return pb_enc_fail(e, -EINVAL, "malformed JSON value");
 		m.vn = (size_t)(p - m.v);
 		m.order = *n;
 		if (e->nms == e->cap) {
 			size_t cap = e->cap ? e->cap * 2 : 64;
-			struct member *ms = xrealloc(e->ms, cap * sizeof(*ms));
+			struct pb_member *ms =
+				xrealloc(e->ms, cap * sizeof(*ms));
 			if (!ms)
-				return nomem(e);
+				return pb_enc_nomem(e);
 			e->ms = ms;
 			e->cap = cap;
 		}
@@ -235,12 +120,13 @@ static int collect(struct enc *e, const char *p, const char *end, size_t *first,
 		}
 		if (p < end && *p == '}' && pb_json_skip_ws(p + 1, end) == end)
 			return 0;
-		return fail(e, -EINVAL, "malformed JSON: want ',' or '}'");
+		return pb_enc_fail(e, -EINVAL,
+				   "malformed JSON: want ',' or '}'");
 	}
 }
 
 /* Whether member key (raw literal) is name. */
-static bool key_is(const struct member *m, const char *name)
+static bool key_is(const struct pb_member *m, const char *name)
 {
 	/* most keys differ from most names at their first byte: unless that
 	 * byte starts an escape, it is the decoded key's first too */
@@ -258,7 +144,7 @@ static bool key_is(const struct member *m, const char *name)
 }
 
 /* Whether message m (or a struct inlined in it) has a member name. */
-static bool knows(const struct pb_msg *m, const struct member *mb)
+static bool knows(const struct pb_msg *m, const struct pb_member *mb)
 {
 	for (const struct pb_field *f = m->f; f->num; f++) {
 		if (f->kind == PB_INLINE ? knows(f->msg, mb) :
@@ -270,14 +156,12 @@ static bool knows(const struct pb_msg *m, const struct member *mb)
 
 /* --- values --------------------------------------------------------- */
 
-static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
+static int enc_fields(struct pb_enc *e, const struct pb_msg *m, size_t first,
 		      size_t n);
-static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
+static int enc_object(struct pb_enc *e, const struct pb_msg *m, const char *v,
 		      size_t vn, bool typed);
-static int put_field(struct enc *e, const struct pb_field *f,
-		     const struct member *m);
-static int put_double(struct enc *e, unsigned num, const char *v, size_t vn);
-static int put_raw(struct enc *e, unsigned num, const char *v, size_t vn);
+static int put_field(struct pb_enc *e, const struct pb_field *f,
+		     const struct pb_member *m);
 
 /* A core/v1 object embedded whole carries kind and apiVersion in JSON
  * only (a StatefulSet's volumeClaimTemplates). */
@@ -291,290 +175,9 @@ static bool is_typed(const struct pb_field *f)
 #endif
 }
 
-static int put_string(struct enc *e, unsigned num, const char *v, size_t vn)
-{
-	size_t mark;
-	int rc;
-
-	if (vn < 2 || v[0] != '"')
-		return fail(e, -EINVAL, "want a string");
-	if (pb_json_str_plain(v, vn))
-		return put_bytes_field(e, num, v + 1, vn - 2);
-	if ((rc = len_begin(e, num, &mark)))
-		return rc;
-	struct pb_json_sink sk = { e->out, NULL, 0, 0 };
-	if ((rc = pb_json_str_decode(v, vn, &sk)))
-		return rc == -ENOMEM ? nomem(e) :
-				       fail(e, rc, "malformed JSON string");
-	return len_end(e, mark);
-}
-
-static int parse_int(struct enc *e, const char *v, size_t vn, int64_t *out)
-{
-	bool frac;
-	uint64_t mag = 0;
-	const char *p = v, *end = v + vn;
-	bool neg = false;
-
-	if (!pb_json_number(v, end, &frac))
-		return fail(e, -EINVAL, "want an integer");
-	if (frac)
-		return fail(e, -EINVAL, "want an integer, not %.*s",
-			    (int)(vn > 32 ? 32 : vn), v);
-	if (*p == '-') {
-		neg = true;
-		p++;
-	}
-	for (; p < end; p++) {
-		if (mag > (UINT64_MAX - 9) / 10)
-			return fail(e, -EINVAL, "integer out of range");
-		mag = mag * 10 + (uint64_t)(*p - '0');
-	}
-	if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX)
-		return fail(e, -EINVAL, "integer out of range");
-	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-	return 0;
-}
-
-static int b64val(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* Standard base64 with padding, as Go's encoding/json writes []byte;
- * only the canonical form (Go's decoder also takes stray bits in the last
- * character, which no apiserver writes and which would not survive a
- * round trip). */
-static int put_base64(struct enc *e, unsigned num, const char *v, size_t vn)
-{
-	size_t mark;
-	int rc;
-
-	if (vn < 2 || v[0] != '"' || !pb_json_str_plain(v, vn))
-		return fail(e, -EINVAL, "want a base64 string");
-	v++;
-	vn -= 2;
-	if (vn % 4)
-		return fail(e, -EINVAL, "invalid base64");
-	if ((rc = len_begin(e, num, &mark)))
-		return rc;
-	for (size_t i = 0; i < vn; i += 4) {
-		int a = b64val(v[i]), b = b64val(v[i + 1]);
-		int c = v[i + 2] == '=' ? -2 : b64val(v[i + 2]);
-		int d = v[i + 3] == '=' ? -2 : b64val(v[i + 3]);
-		bool last = i + 4 == vn;
-		/* padding only at the end, and no stray bits before it:
-		 * the canonical form, which Go writes */
-		if (a < 0 || b < 0 || c == -1 || d == -1 ||
-		    (c == -2 && d != -2) || ((c == -2 || d == -2) && !last) ||
-		    (c == -2 && (b & 15)) || (c >= 0 && d == -2 && (c & 3)))
-			return fail(e, -EINVAL, "invalid base64");
-		uint8_t o[3] = { (uint8_t)(a << 2 | b >> 4), 0, 0 };
-		size_t on = 1;
-		if (c >= 0) {
-			o[1] = (uint8_t)(b << 4 | c >> 2);
-			on = 2;
-		}
-		if (d >= 0) {
-			o[2] = (uint8_t)(c << 6 | d);
-			on = 3;
-		}
-		if (buf_add(e->out, o, on))
-			return nomem(e);
-	}
-	return len_end(e, mark);
-}
-
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-static bool digits(const char *p, int n, unsigned *out)
-{
-	*out = 0;
-	for (int i = 0; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return false;
-		*out = *out * 10 + (unsigned)(p[i] - '0');
-	}
-	return true;
-}
-
-/* RFC 3339 as Go writes metav1.Time and MicroTime: seconds since the
- * epoch and the fraction in nanoseconds. */
-static bool parse_time(const char *s, size_t n, int64_t *secs, int32_t *nanos)
-{
-	unsigned y, mo, d, h, mi, se, oh = 0, om = 0;
-	const char *end = s + n, *p = s + 19;
-	int sign = 0;
-
-	if (n < 20 || !digits(s, 4, &y) || s[4] != '-' ||
-	    !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &d) ||
-	    (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) ||
-	    s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
-	    !digits(s + 17, 2, &se))
-		return false;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    se > 59)
-		return false;
-	*nanos = 0;
-	if (p < end && *p == '.') {
-		int nd = 0;
-		for (p++; p < end && *p >= '0' && *p <= '9'; p++, nd++)
-			if (nd < 9)
-				*nanos = *nanos * 10 + (*p - '0');
-		if (!nd)
-			return false;
-		for (; nd < 9; nd++)
-			*nanos *= 10;
-	}
-	if (p < end && (*p == 'Z' || *p == 'z')) {
-		p++;
-	} else if (end - p == 6 && (*p == '+' || *p == '-') &&
-		   digits(p + 1, 2, &oh) && p[3] == ':' &&
-		   digits(p + 4, 2, &om) && oh < 24 && om < 60) {
-		sign = *p == '+' ? 1 : -1;
-		p += 6;
-	} else {
-		return false;
-	}
-	if (p != end)
-		return false;
-	*secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se -
-		sign * (int64_t)(oh * 3600 + om * 60);
-	return true;
-}
-
-/* Go's zero time.Time, 0001-01-01T00:00:00Z, in Unix seconds. */
-#define ZERO_TIME_SECS (-62135596800LL)
-
-/* metav1.Time / MicroTime {1 seconds, 2 nanos, both always written};
- * the zero time (and null) is an empty message. A Time keeps whole
- * seconds, a MicroTime microseconds, as their Go encoders truncate. */
-static int put_time(struct enc *e, unsigned num, const char *v, size_t vn,
-		    bool micro)
-{
-	int64_t secs = 0;
-	int32_t nanos = 0;
-	size_t mark;
-	int rc;
-
-	if (!pb_json_is(v, vn, "null")) {
-		if (vn < 2 || v[0] != '"' || !pb_json_str_plain(v, vn) ||
-		    !parse_time(v + 1, vn - 2, &secs, &nanos))
-			return fail(e, -EINVAL, "want an RFC 3339 time");
-		nanos = micro ? nanos - nanos % 1000 : 0;
-	} else {
-		secs = ZERO_TIME_SECS;
-	}
-	if ((rc = len_begin(e, num, &mark)))
-		return rc;
-	if (!(secs == ZERO_TIME_SECS && nanos == 0) &&
-	    ((rc = put_varint_field(e, 1, (uint64_t)secs)) ||
-	     (rc = put_varint_field(e, 2, (uint64_t)(int64_t)nanos))))
-		return rc;
-	return len_end(e, mark);
-}
-
-/* resource.Quantity {1 string}: the canonical string, as in JSON. */
-static int put_qty(struct enc *e, unsigned num, const char *v, size_t vn)
-{
-	size_t mark;
-	int rc;
-
-	if ((rc = len_begin(e, num, &mark)))
-		return rc;
-	if (!v) /* the zero Quantity */
-		rc = put_bytes_field(e, 1, "0", 1);
-	else if (vn < 2 || v[0] != '"')
-		return fail(e, -EINVAL, "want a quantity string");
-	else
-		rc = put_string(e, 1, v, vn);
-	return rc ? rc : len_end(e, mark);
-}
-
-/* intstr.IntOrString {1 type, 2 intVal, 3 strVal}: all three always. */
-static int put_intstr(struct enc *e, unsigned num, const char *v, size_t vn)
-{
-	int64_t iv = 0;
-	bool str = v && vn && v[0] == '"';
-	size_t mark;
-	int rc;
-
-	if (v && !str && (rc = parse_int(e, v, vn, &iv)))
-		return rc;
-	if (iv < INT32_MIN || iv > INT32_MAX)
-		return fail(e, -EINVAL, "int32 out of range");
-	if ((rc = len_begin(e, num, &mark)) ||
-	    (rc = put_varint_field(e, 1, str)) ||
-	    (rc = put_varint_field(e, 2, (uint64_t)iv)) ||
-	    (rc = str ? put_string(e, 3, v, vn) : put_bytes_field(e, 3, "", 0)))
-		return rc;
-	return len_end(e, mark);
-}
-
-/* FieldsV1 / RawExtension {1 raw}: the JSON text as it stands. */
-static int put_raw(struct enc *e, unsigned num, const char *v, size_t vn)
-{
-	size_t mark;
-	int rc;
-
-	if ((rc = len_begin(e, num, &mark)))
-		return rc;
-	if (!pb_json_is(v, vn, "null")) {
-		if (!pb_json_valid(v, v + vn))
-			return fail(e, -EINVAL, "malformed JSON");
-		if ((rc = put_bytes_field(e, 1, v, vn)))
-			return rc;
-	}
-	return len_end(e, mark);
-}
-
-/* double: wire type 1, little-endian IEEE 754; absent/null is 0. */
-static int put_double(struct enc *e, unsigned num, const char *v, size_t vn)
-{
-	double d = 0;
-	bool frac;
-
-	if (v) {
-		char tmp[64], *end;
-		if (!pb_json_number(v, v + vn, &frac) || vn >= sizeof(tmp))
-			return fail(e, -EINVAL, "want a number");
-		memcpy(tmp, v, vn);
-		tmp[vn] = '\0';
-		d = strtod(tmp, &end);
-		if (*end)
-			return fail(e, -EINVAL, "want a number");
-	}
-	uint64_t bits;
-	uint8_t le[8];
-	memcpy(&bits, &d, sizeof(bits));
-	for (int i = 0; i < 8; i++)
-		le[i] = (uint8_t)(bits >> (8 * i));
-	if (pb_put_tag(e->out, num, 1) || buf_add(e->out, le, 8))
-		return nomem(e);
-	return 0;
-}
-
 static int cmp_keys(const void *a, const void *b)
 {
-	const struct member *x = a, *y = b;
+	const struct pb_member *x = a, *y = b;
 	size_t n = x->kn < y->kn ? x->kn : y->kn;
 	int c = n ? memcmp(x->k, y->k, n) : 0;
 	if (c)
@@ -587,7 +190,7 @@ static int cmp_keys(const void *a, const void *b)
 /* map<string, V>: entries {1 key, 2 value} sorted by key, bytewise; the
  * value is written even when empty. A key given twice counts once, with
  * its last value, as Go's decoder keeps it. */
-static int put_map(struct enc *e, const struct pb_field *f, const char *v,
+static int put_map(struct pb_enc *e, const struct pb_field *f, const char *v,
 		   size_t vn)
 {
 	size_t first, n, kmark = e->keys.len, emark;
@@ -598,14 +201,15 @@ static int put_map(struct enc *e, const struct pb_field *f, const char *v,
 	/* decode the keys into e->keys, then point the members at them */
 	size_t *off = n ? xmalloc(n * 2 * sizeof(*off)) : NULL;
 	if (n && !off)
-		return nomem(e);
+		return pb_enc_nomem(e);
 	for (size_t i = 0; i < n; i++) {
-		struct member *m = &e->ms[first + i];
+		struct pb_member *m = &e->ms[first + i];
 		off[2 * i] = e->keys.len;
 		struct pb_json_sink sk = { &e->keys, NULL, 0, 0 };
 		if ((rc = pb_json_str_decode(m->k, m->kn, &sk))) {
-			rc = rc == -ENOMEM ? nomem(e) :
-					     fail(e, rc, "malformed map key");
+			rc = rc == -ENOMEM ?
+				     pb_enc_nomem(e) :
+				     pb_enc_fail(e, rc, "malformed map key");
 			goto out;
 		}
 		off[2 * i + 1] = e->keys.len - off[2 * i];
@@ -617,48 +221,48 @@ static int put_map(struct enc *e, const struct pb_field *f, const char *v,
 	qsort(e->ms + first, n, sizeof(*e->ms), cmp_keys);
 	/* back to offsets: a value's own maps may move e->keys */
 	for (size_t i = 0; i < n; i++) {
-		const struct member *m = &e->ms[first + i];
+		const struct pb_member *m = &e->ms[first + i];
 		off[2 * i] = e->keys.p ? (size_t)(m->k - e->keys.p) : 0;
 		off[2 * i + 1] = m->kn;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct member *m = &e->ms[first + i];
+		const struct pb_member *m = &e->ms[first + i];
 		const char *k = e->keys.p ? e->keys.p + off[2 * i] : "";
 		size_t kn = off[2 * i + 1];
 		if (i + 1 < n && off[2 * i + 3] == kn &&
 		    (!kn || !memcmp(e->keys.p + off[2 * i + 2], k, kn)))
 			continue; /* a later duplicate wins */
 		size_t pm = path_push(e, k, kn, true);
-		if ((rc = len_begin(e, f->num, &emark)) ||
-		    (rc = put_bytes_field(e, 1, k, kn)))
+		if ((rc = pb_enc_len_begin(e, f->num, &emark)) ||
+		    (rc = pb_enc_bytes(e, 1, k, kn)))
 			goto out;
 		bool null = pb_json_is(m->v, m->vn, "null");
 		switch (f->kind) {
 		case PB_MAP_STR:
-			rc = null ? put_bytes_field(e, 2, "", 0) :
-				    put_string(e, 2, m->v, m->vn);
+			rc = null ? pb_enc_bytes(e, 2, "", 0) :
+				    pb_enc_string(e, 2, m->v, m->vn);
 			break;
 		case PB_MAP_BYTES:
-			rc = null ? put_bytes_field(e, 2, "", 0) :
-				    put_base64(e, 2, m->v, m->vn);
+			rc = null ? pb_enc_bytes(e, 2, "", 0) :
+				    pb_enc_base64(e, 2, m->v, m->vn);
 			break;
 		case PB_MAP_QTY:
-			rc = put_qty(e, 2, null ? NULL : m->v, m->vn);
+			rc = pb_enc_qty(e, 2, null ? NULL : m->v, m->vn);
 			break;
 		case PB_MAP_TIME:
-			rc = put_time(e, 2, m->v, m->vn, false);
+			rc = pb_enc_time(e, 2, m->v, m->vn, false);
 			break;
 		default: { /* PB_MAP_MSG */
 			size_t vm;
-			if ((rc = len_begin(e, 2, &vm)) ||
+			if ((rc = pb_enc_len_begin(e, 2, &vm)) ||
 			    (!null && (rc = enc_object(e, f->msg, m->v, m->vn,
 						       false))) ||
-			    (rc = len_end(e, vm)))
+			    (rc = pb_enc_len_end(e, vm)))
 				goto out;
 			break;
 		}
 		}
-		if (rc || (rc = len_end(e, emark)))
+		if (rc || (rc = pb_enc_len_end(e, emark)))
 			goto out;
 		e->pathlen = pm;
 	}
@@ -672,7 +276,7 @@ out:
 
 /* One value of field f, present in the JSON (an array's element, or the
  * member itself). */
-static int put_one(struct enc *e, const struct pb_field *f, const char *v,
+static int put_one(struct pb_enc *e, const struct pb_field *f, const char *v,
 		   size_t vn)
 {
 	bool null = pb_json_is(v, vn, "null");
@@ -681,42 +285,42 @@ static int put_one(struct enc *e, const struct pb_field *f, const char *v,
 
 	switch (f->kind) {
 	case PB_STR:
-		return null ? put_bytes_field(e, f->num, "", 0) :
-			      put_string(e, f->num, v, vn);
+		return null ? pb_enc_bytes(e, f->num, "", 0) :
+			      pb_enc_string(e, f->num, v, vn);
 	case PB_BYTES:
-		return null ? put_bytes_field(e, f->num, "", 0) :
-			      put_base64(e, f->num, v, vn);
+		return null ? pb_enc_bytes(e, f->num, "", 0) :
+			      pb_enc_base64(e, f->num, v, vn);
 	case PB_BOOL:
 		if (null || pb_json_is(v, vn, "false"))
-			return put_varint_field(e, f->num, 0);
+			return pb_enc_varint(e, f->num, 0);
 		if (pb_json_is(v, vn, "true"))
-			return put_varint_field(e, f->num, 1);
-		return fail(e, -EINVAL, "want true or false");
+			return pb_enc_varint(e, f->num, 1);
+		return pb_enc_fail(e, -EINVAL, "want true or false");
 	case PB_INT:
 		iv = 0;
-		if (!null && (rc = parse_int(e, v, vn, &iv)))
+		if (!null && (rc = pb_enc_int(e, v, vn, &iv)))
 			return rc;
-		return put_varint_field(e, f->num, (uint64_t)iv);
+		return pb_enc_varint(e, f->num, (uint64_t)iv);
 	case PB_MSG: {
 		size_t mark;
-		if ((rc = len_begin(e, f->num, &mark)))
+		if ((rc = pb_enc_len_begin(e, f->num, &mark)))
 			return rc;
 		if (!null && (rc = enc_object(e, f->msg, v, vn, is_typed(f))))
 			return rc;
-		return len_end(e, mark);
+		return pb_enc_len_end(e, mark);
 	}
 	case PB_TIME:
 	case PB_MICROTIME:
-		return put_time(e, f->num, v, vn, f->kind == PB_MICROTIME);
+		return pb_enc_time(e, f->num, v, vn, f->kind == PB_MICROTIME);
 	case PB_DOUBLE:
-		return put_double(e, f->num, null ? NULL : v, vn);
+		return pb_enc_double(e, f->num, null ? NULL : v, vn);
 	case PB_QTY:
-		return put_qty(e, f->num, null ? NULL : v, vn);
+		return pb_enc_qty(e, f->num, null ? NULL : v, vn);
 	case PB_INTSTR:
-		return put_intstr(e, f->num, null ? NULL : v, vn);
+		return pb_enc_intstr(e, f->num, null ? NULL : v, vn);
 	case PB_RAW:
 	case PB_FIELDSV1:
-		return put_raw(e, f->num, v, vn);
+		return pb_enc_raw(e, f->num, v, vn);
 	case PB_MAP_STR:
 	case PB_MAP_BYTES:
 	case PB_MAP_QTY:
@@ -724,8 +328,8 @@ static int put_one(struct enc *e, const struct pb_field *f, const char *v,
 	case PB_MAP_TIME:
 		return null ? 0 : put_map(e, f, v, vn);
 	default:
-		return fail(e, -EINVAL, "field kind %u has no encoding",
-			    f->kind);
+		return pb_enc_fail(e, -EINVAL, "field kind %u has no encoding",
+				   f->kind);
 	}
 }
 
@@ -735,43 +339,44 @@ static int put_one(struct enc *e, const struct pb_field *f, const char *v,
  * non-pointer Time is an empty message, a Quantity "0", an IntOrString
  * {0, 0, ""}. A nested message absent from JSON was a nil pointer (Go's
  * JSON encoder writes non-pointer structs always, even empty). */
-static int put_absent(struct enc *e, const struct pb_field *f)
+static int put_absent(struct pb_enc *e, const struct pb_field *f)
 {
 	if (f->flags & (PB_PTR | PB_REP))
 		return 0;
 	switch (f->kind) {
 	case PB_STR:
-		return put_bytes_field(e, f->num, "", 0);
+		return pb_enc_bytes(e, f->num, "", 0);
 	case PB_BOOL:
 	case PB_INT:
-		return put_varint_field(e, f->num, 0);
+		return pb_enc_varint(e, f->num, 0);
 	case PB_TIME:
 	case PB_MICROTIME:
-		return put_time(e, f->num, "null", 4, f->kind == PB_MICROTIME);
+		return pb_enc_time(e, f->num, "null", 4,
+				   f->kind == PB_MICROTIME);
 	case PB_DOUBLE:
-		return put_double(e, f->num, NULL, 0);
+		return pb_enc_double(e, f->num, NULL, 0);
 	case PB_RAW: /* a RawExtension value: an empty message */
-		return put_raw(e, f->num, "null", 4);
+		return pb_enc_raw(e, f->num, "null", 4);
 	case PB_MSG: /* a struct value: its zero, non-pointer fields set */
 		if (!(f->flags & PB_KEEP) || f->msg->form != PB_FORM_OBJECT)
 			return 0;
 		size_t mark;
 		int rc;
-		if ((rc = len_begin(e, f->num, &mark)) ||
+		if ((rc = pb_enc_len_begin(e, f->num, &mark)) ||
 		    (rc = enc_fields(e, f->msg, e->nms, 0)))
 			return rc;
-		return len_end(e, mark);
+		return pb_enc_len_end(e, mark);
 	case PB_QTY:
-		return put_qty(e, f->num, NULL, 0);
+		return pb_enc_qty(e, f->num, NULL, 0);
 	case PB_INTSTR:
-		return put_intstr(e, f->num, NULL, 0);
+		return pb_enc_intstr(e, f->num, NULL, 0);
 	default: /* bytes, messages, maps, raw JSON: nil */
 		return 0;
 	}
 }
 
-static int put_field(struct enc *e, const struct pb_field *f,
-		     const struct member *m)
+static int put_field(struct pb_enc *e, const struct pb_field *f,
+		     const struct pb_member *m)
 {
 	int rc;
 
@@ -783,16 +388,16 @@ static int put_field(struct enc *e, const struct pb_field *f,
 	const char *p = pb_json_skip_ws(m->v, m->v + m->vn),
 		   *end = m->v + m->vn;
 	if (p >= end || *p != '[')
-		return fail(e, -EINVAL, "want an array");
+		return pb_enc_fail(e, -EINVAL, "want an array");
 	p = pb_json_skip_ws(p + 1, end);
 	if (p < end && *p == ']')
 		return pb_json_skip_ws(p + 1, end) == end ?
 			       0 :
-			       fail(e, -EINVAL, "malformed JSON array");
+			       pb_enc_fail(e, -EINVAL, "malformed JSON array");
 	for (size_t i = 0;; i++) {
 		const char *v = p;
 		if (!(p = pb_json_skip_value(p, end)))
-			return fail(e, -EINVAL, "malformed JSON array");
+			return pb_enc_fail(e, -EINVAL, "malformed JSON array");
 		size_t pm = path_index(e, i);
 		if ((rc = put_one(e, f, v, (size_t)(p - v))))
 			return rc;
@@ -804,13 +409,13 @@ static int put_field(struct enc *e, const struct pb_field *f,
 		}
 		if (p < end && *p == ']' && pb_json_skip_ws(p + 1, end) == end)
 			return 0;
-		return fail(e, -EINVAL, "malformed JSON array");
+		return pb_enc_fail(e, -EINVAL, "malformed JSON array");
 	}
 }
 
 /* The fields of m, from the members [first, first + n), in ascending
  * field number. */
-static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
+static int enc_fields(struct pb_enc *e, const struct pb_msg *m, size_t first,
 		      size_t n)
 {
 	unsigned last = 0;
@@ -828,13 +433,13 @@ static int enc_fields(struct enc *e, const struct pb_msg *m, size_t first,
 		last = f->num;
 		if (f->kind == PB_INLINE) {
 			size_t mark;
-			if ((rc = len_begin(e, f->num, &mark)) ||
+			if ((rc = pb_enc_len_begin(e, f->num, &mark)) ||
 			    (rc = enc_fields(e, f->msg, first, n)) ||
-			    (rc = len_end(e, mark)))
+			    (rc = pb_enc_len_end(e, mark)))
 				return rc;
 			continue;
 		}
-		const struct member *mb = NULL;
+		const struct pb_member *mb = NULL;
 		for (size_t i = n; i-- > 0;) /* the last one wins */
 			if (key_is(&e->ms[first + i], f->json)) {
 				mb = &e->ms[first + i];
@@ -866,20 +471,20 @@ static bool has_type_meta(const struct pb_msg *m)
 
 /* The JSON object [v, v + vn) as message m (no tag: the caller framed
  * it). Top-level kind/apiVersion are skipped by pb_encode_msg. */
-static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
+static int enc_members(struct pb_enc *e, const struct pb_msg *m, const char *v,
 		       size_t vn, bool top)
 {
 	size_t first, n;
 	int rc;
 
 	if (++e->depth > PB_MAX_DEPTH) {
-		rc = fail(e, -EINVAL, "nested too deep");
+		rc = pb_enc_fail(e, -EINVAL, "nested too deep");
 		goto out;
 	}
 	if ((rc = collect(e, v, v + vn, &first, &n)))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		struct member *mb = &e->ms[first + i];
+		struct pb_member *mb = &e->ms[first + i];
 		if (knows(m, mb))
 			continue;
 		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
@@ -890,14 +495,14 @@ static int enc_members(struct enc *e, const struct pb_msg *m, const char *v,
 			    (mb->vn < 2 || mb->v[0] != '"' ||
 			     pb_json_str_decode(mb->v, mb->vn, &none))) {
 				path_push(e, mb->k + 1, mb->kn - 2, true);
-				rc = fail(e, -EINVAL, "want a string");
+				rc = pb_enc_fail(e, -EINVAL, "want a string");
 				goto out;
 			}
 			mb->kn = 0; /* matches no field */
 			continue;
 		}
 		path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0, true);
-		rc = fail(e, -ENOENT, "unknown member for %s", m->name);
+		rc = pb_enc_fail(e, -ENOENT, "unknown member for %s", m->name);
 		goto out;
 	}
 	rc = enc_fields(e, m, first, n);
@@ -917,10 +522,10 @@ static const struct pb_field *row(const struct pb_msg *m, unsigned num)
 
 /* The JSON value [v, v + vn) as message m, by m's JSON form (the
  * apiextensions either-types are an object, an array or a bool). */
-static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
+static int enc_object(struct pb_enc *e, const struct pb_msg *m, const char *v,
 		      size_t vn, bool typed)
 {
-	struct member mb = { .v = v, .vn = vn };
+	struct pb_member mb = { .v = v, .vn = vn };
 	const struct pb_field *obj_row, *other_row;
 	int rc;
 
@@ -931,10 +536,9 @@ static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
 	obj_row = row(m, m->form == PB_FORM_OR_BOOL ? 2 : 1);
 	other_row = row(m, m->form == PB_FORM_OR_BOOL ? 1 : 2);
 	if (!obj_row || !other_row)
-		return fail(e, -EINVAL, "%s: incomplete table", m->name);
+		return pb_enc_fail(e, -EINVAL, "%s: incomplete table", m->name);
 	if (vn && v[0] == '{') {
-		if (m->form == PB_FORM_OR_BOOL &&
-		    (rc = put_varint_field(e, 1, 1)))
+		if (m->form == PB_FORM_OR_BOOL && (rc = pb_enc_varint(e, 1, 1)))
 			return rc;
 		return put_field(e, obj_row, &mb);
 	}
@@ -942,14 +546,14 @@ static int enc_object(struct enc *e, const struct pb_msg *m, const char *v,
 		    (pb_json_is(v, vn, "true") || pb_json_is(v, vn, "false")) :
 		    (vn && v[0] == '['))
 		return put_field(e, other_row, &mb);
-	return fail(e, -EINVAL, "want an object or %s",
-		    m->form == PB_FORM_OR_BOOL ? "a bool" : "an array");
+	return pb_enc_fail(e, -EINVAL, "want an object or %s",
+			   m->form == PB_FORM_OR_BOOL ? "a bool" : "an array");
 }
 
 int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
 		  struct buf *out, char *err, size_t errlen)
 {
-	struct enc e = { .out = out, .err = err, .errlen = errlen };
+	struct pb_enc e = { .out = out, .err = err, .errlen = errlen };
 	int rc;
 
 	if (err && errlen)
@@ -1054,7 +658,7 @@ const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
 
 /* The top-level string member key of the object json, decoded into out
  * ("" when absent or not a plain string). */
-static int top_string(struct enc *e, const char *json, size_t len,
+static int top_string(struct pb_enc *e, const char *json, size_t len,
 		      const char *key, char *out, size_t cap)
 {
 	size_t first, n;
@@ -1064,7 +668,7 @@ static int top_string(struct enc *e, const char *json, size_t len,
 	if ((rc = collect(e, json, json + len, &first, &n)))
 		return rc;
 	for (size_t i = n; i-- > 0;) {
-		const struct member *m = &e->ms[first + i];
+		const struct pb_member *m = &e->ms[first + i];
 		struct pb_json_sink s = { NULL, out, cap - 1, 0 };
 		if (!key_is(m, key))
 			continue;
@@ -1083,7 +687,7 @@ static int top_string(struct enc *e, const char *json, size_t len,
 int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
 		  size_t errlen)
 {
-	struct enc e = { .out = out, .err = err, .errlen = errlen };
+	struct pb_enc e = { .out = out, .err = err, .errlen = errlen };
 	char av[128], kind[128];
 	struct pb_list l;
 	const struct pb_msg *m;

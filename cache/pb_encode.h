@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cache/pb_schema.h"
+#include "cache/pb_wire.h"
 #include "config/buf.h"
 
 /* The 4 bytes that open every non-stream protobuf body. */
@@ -86,14 +87,5 @@ int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
  */
 int pb_encode_watch_frame(const char *type, const void *body, size_t len,
 			  struct buf *out);
-
-/* Wire primitives, for framing built from kept encodings (a List's
- * items, a WatchEvent's object). Each returns 0 or -ENOMEM. */
-int pb_put_varint(struct buf *out, uint64_t v);
-int pb_put_tag(struct buf *out, unsigned num, unsigned wire_type);
-/* A length-delimited field: tag, length, bytes. */
-int pb_put_bytes(struct buf *out, unsigned num, const void *p, size_t n);
-/* How many bytes pb_put_varint(v) writes. */
-size_t pb_varint_len(uint64_t v);
 
 #endif
