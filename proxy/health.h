@@ -16,7 +16,7 @@
  * The checks: ping (every endpoint); shutdown, informer-sync-RES and
  * upstream-RES (the readyz ones; RES is resource[.group][-namespace]).
  *
- * Threads: the libmicrohttpd pool thread serving c (server.c's access
+ * Threads: the libmicrohttpd pool thread serving c (dispatch.c's access
  * handler); never suspends. Reads each reflector's state with atomic
  * loads; the answer is a copied text body, queued here.
  */

@@ -2,7 +2,7 @@
  * list: LIST and GET of a cached resource, answered from store snapshots.
  *
  * Threads: both handlers run on the libmicrohttpd pool thread serving
- * c, from server.c's access handler. A read that must wait for freshness
+ * c, from dispatch.c's access handler. A read that must wait for freshness
  * (fresh.h) suspends c and returns; fresh.c resumes it (from the
  * reflector, prober or ticker thread) and the handler is called again
  * with the same req. Ownership: a JSON LIST takes one snapshot reference

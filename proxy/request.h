@@ -5,7 +5,7 @@
  * struct proxy (proxy.h) is the program's shared state. The helpers here
  * read the query and notice a client that has gone; answers are built
  * and queued by reply.h. Handlers include this header, never server.h:
- * server.c dispatches to them, not the other way round.
+ * dispatch.c dispatches to them, not the other way round.
  *
  * Threads: the libmicrohttpd thread handling c (a pool worker in the
  * access handler, or the one resuming a suspended watch); c must be

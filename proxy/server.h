@@ -1,9 +1,8 @@
 /*
- * server: the local HTTP side. One libmicrohttpd daemon (epoll, a small
- * thread pool, suspend/resume for watches) and the single dispatch that
- * routes each request to the health, metrics, discovery, list, get or
- * watch handler, or passes it through. Handlers know nothing of this
- * module; struct proxy and their shared helpers are in request.h.
+ * server: the local HTTP side's daemons and their life. libmicrohttpd
+ * daemons (epoll, a small thread pool, suspend/resume for watches) on
+ * every API listener, whose requests dispatch.c routes; the
+ * --metrics-listen daemon; the ticker; a graceful drain and the stop.
  *
  * Threads: proxy_server_start(), proxy_server_drain(), proxy_server_stop() and
  * proxy_server_release() on main's thread, in that order. proxy_server_start() starts

@@ -100,7 +100,7 @@ struct watch {
 		      * hung up: end with an error */
 };
 
-/* Set by server.c for the request this thread is answering. */
+/* Set by dispatch.c for the request this thread is answering. */
 static __thread bool request_http11;
 
 void proxy_watch_set_http11(bool http11)

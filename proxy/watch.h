@@ -2,7 +2,7 @@
  * watch: WATCH streams of a cached resource, from its event history.
  *
  * Threads: proxy_watch_handle() runs on the libmicrohttpd pool thread
- * serving c, from server.c's access handler; the stream's reader then
+ * serving c, from dispatch.c's access handler; the stream's reader then
  * runs on whichever libmicrohttpd thread serves c. With nothing to send
  * the reader suspends c and, for an HTTP/1.1 stream, hands it to a
  * fan-out worker (proxy/fanout.h), which from then on writes its events
@@ -24,7 +24,7 @@ enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,
 				   const struct proxy_route *rt);
 
 /* Whether the request this thread is answering is HTTP/1.1 (its body
- * chunked): server.c says so before it routes the request. */
+ * chunked): dispatch.c says so before it routes the request. */
 void proxy_watch_set_http11(bool http11);
 
 #endif

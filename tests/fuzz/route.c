@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *raw = fuzz_cstr(data, size);
 	if (!raw)
 		return 0;
-	size_t cap = strlen(raw) + 1; /* what server.c gives it */
+	size_t cap = strlen(raw) + 1; /* what dispatch.c gives it */
 	char *route = malloc(cap), err[160];
 	if (!route)
 		goto out;

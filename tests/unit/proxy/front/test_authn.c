@@ -3,7 +3,7 @@
  * against a scripted upstream (http_stub.h) answering TokenReviews and
  * SubjectAccessReviews, with a minimal libmicrohttpd daemon on
  * 127.0.0.1:0 that drives proxy_authn_cached/start/finish the way
- * server.c does.
+ * dispatch.c does.
  *
  * Covered, as an attacker would try it: no, non-Bearer, empty and
  * oversized credentials refused without asking the upstream; a forged
@@ -62,7 +62,7 @@ static char up_url[64];
 static int mhd_port;
 static int source_rate = 1000; /* --authn-source-reviews for setup() */
 
-/* ---- the daemon: server.c's delegated gate, reduced ---- */
+/* ---- the daemon: dispatch.c's delegated gate, reduced ---- */
 
 struct rq {
 	struct proxy_authn_job *job;

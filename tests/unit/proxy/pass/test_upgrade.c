@@ -1,7 +1,7 @@
 /*
  * test_upgrade: upgrade requests (proxy/pass/upgrade.c) through a minimal
  * libmicrohttpd daemon that calls proxy_upgrade_handle/proxy_upgrade_done as
- * server.c does, to a scripted upstream on 127.0.0.1:0, with raw client
+ * dispatch.c does, to a scripted upstream on 127.0.0.1:0, with raw client
  * sockets.
  *
  * Covered: which requests count as upgrades (the Connection token list);
@@ -123,12 +123,12 @@ static void upstream_stop(struct upstream *u)
 	pthread_mutex_destroy(&u->lock);
 }
 
-/* ---- the daemon: server.c's calls, nothing else ---- */
+/* ---- the daemon: dispatch.c's calls, nothing else ---- */
 
 static struct proxy_upgrade_pool *pool;
 static int wanted_seen = -1; /* proxy_upgrade_wanted() of the last request */
 
-/* Per request, as server.c keeps it: the target as received (from the
+/* Per request, as dispatch.c keeps it: the target as received (from the
  * URI log callback) and the upgrade's state. */
 struct req {
 	char *raw;
