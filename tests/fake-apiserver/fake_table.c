@@ -495,7 +495,7 @@ static void add_internal_metadata(struct buf *b, int res, const char *json,
 		json_decref(m);
 		if (!drop)
 			return;
-		/* the member is written "key":"value", by fake_kinds.c */
+		/* the member is written "key":"value", by fake_kinds_seed.c */
 		char pat[128];
 		snprintf(pat, sizeof(pat), "\"%s\":\"",
 			 versioned_only[i].annotation);

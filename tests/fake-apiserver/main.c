@@ -30,6 +30,7 @@
 #include "fake_crd.h"
 #include "fake_http.h"
 #include "fake_kinds.h"
+#include "fake_kinds_seed.h"
 #include "fake_res.h"
 #include "fake_seed.h"
 #include "fake_store.h"
