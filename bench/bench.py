@@ -37,6 +37,7 @@ import platform
 import re
 import resource
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -525,23 +526,74 @@ def b7_round(n, rv0):
         fake.stop(check=False)
 
 
+def b7_burst(n=100, rounds=5):
+    """n clients, each on its own connection as n processes would be, send
+    one LIST of pods without resourceVersion at the same moment (the
+    requests are written back to back before any answer is read, unlike
+    Python threads, which take turns for the interpreter); per round, the
+    probes and upstream LISTs they cost, how long the sending took, and
+    whether every answer was the whole 200 list."""
+    fake = harness.fake(seed="pods=400")
+    srv = None
+    out = []
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        host, port = split(srv.url)
+        req = ("GET /api/v1/pods HTTP/1.1\r\nHost: %s:%d\r\nAccept: application/json\r\n"
+               "Connection: close\r\n\r\n" % (host, port)).encode()
+        for _ in range(rounds):
+            p0 = probes(srv)
+            l0 = harness.get_json(fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+            socks = [socket.create_connection((host, port), timeout=60) for _ in range(n)]
+            t0 = time.monotonic()
+            for sk in socks:
+                sk.sendall(req)
+            span = time.monotonic() - t0
+            answers = []
+            for sk in socks:
+                chunks = []
+                while True:
+                    b = sk.recv(1 << 20)
+                    if not b:
+                        break
+                    chunks.append(b)
+                sk.close()
+                answers.append(b"".join(chunks))
+            ok = all(a.startswith(b"HTTP/1.1 200") for a in answers) and \
+                len(set(len(a) for a in answers)) == 1
+            l1 = harness.get_json(fake.url + "/fake/stats")[1]["resources"]["pods"]["list"]
+            out.append({"probes": probes(srv) - p0, "upstream_lists": l1 - l0,
+                        "sent_s": span, "all_whole": ok})
+            time.sleep(0.5)
+    finally:
+        if srv:
+            srv.stop(check=False)
+        fake.stop(check=False)
+    return out
+
+
 def bench_b7():
     figures = {n: b7_round(n, True) for n in (1, 10, 100)}
     consistent = {n: b7_round(n, False) for n in (10, 100)}
-    raw["B7"] = {"rv0": figures, "consistent": consistent}
+    burst = b7_burst(100)
+    raw["B7"] = {"rv0": figures, "consistent": consistent, "burst": burst}
     for n, f in figures.items():
         ok = f["list"] == 1 and f["watch"] == 1 and f["informers_got_event"] == n
         record("B7", "upstream LIST+WATCH, %d informers (LIST RV=0)" % n,
                "%d+%d" % (f["list"], f["watch"]), "1+1", None,
                "exactly 1 LIST + 1 WATCH", ok, "requests")
     for n, f in consistent.items():
-        record("B7*", "upstream LIST+WATCH, %d clients (LIST no RV) [%d probes, "
-               "%d reads sent upstream, LISTs sent over %.2f s]"
+        record("B7*", "upstream LIST+WATCH, %d Python informer threads (LIST no RV) "
+               "[%d probes, %d reads sent upstream, LISTs sent over %.3f s]"
                % (n, f["probes"], f["sent_upstream"], f["lists_span_s"]),
-               "%d+%d" % (f["list"], f["watch"]), "1+1", None,
-               "<= 10 probes" if n == 100 else "info",
-               f["probes"] <= 10 and f["informers_got_event"] == n if n == 100 else None,
-               "requests")
+               "%d+%d" % (f["list"], f["watch"]), "1+1", None, "info", None, "requests")
+    pr = [r["probes"] for r in burst]
+    record("B7*", "probes for 100 clients' LISTs without RV sent at once (one connection "
+           "each, written within %.1f ms at most), 5 rounds: median [worst %d; upstream "
+           "LISTs median %d]" % (max(r["sent_s"] for r in burst) * 1000, max(pr),
+                                 statistics.median(r["upstream_lists"] for r in burst)),
+           statistics.median(pr), None, None, "<= 10 probes",
+           max(pr) <= 10 and all(r["all_whole"] for r in burst), "probes")
 
 
 # ---------------------------------------------------------------- B9
