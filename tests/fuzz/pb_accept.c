@@ -31,15 +31,14 @@ static bool has_nocase(const char *s, const char *w)
 	return strcasestr(s, w) != NULL;
 }
 
-static void check_one(const char *accept, bool typed,
-		      enum proxy_pb_form *form, const char **ver)
+static void check_one(const char *accept, bool typed, enum proxy_pb_form *form,
+		      const char **ver)
 {
 	*ver = NULL;
 	*form = proxy_pb_negotiate(accept, typed, ver);
 	FUZZ_CHECK(*form == PROXY_PB_NONE || *form == PROXY_PB_OBJECT ||
 		   *form == PROXY_PB_METADATA || *form == PROXY_PB_REFUSED);
-	FUZZ_CHECK(*ver &&
-		   (!strcmp(*ver, "v1") || !strcmp(*ver, "v1beta1")));
+	FUZZ_CHECK(*ver && (!strcmp(*ver, "v1") || !strcmp(*ver, "v1beta1")));
 	if (*form != PROXY_PB_METADATA)
 		FUZZ_CHECK(!strcmp(*ver, "v1"));
 	if (!accept || !*accept)
