@@ -19,6 +19,8 @@
 
 /* ---- negotiation ---- */
 
+/* Entries ranked on the stack, by Go's insertion sort; a header with
+ * more is ranked in memory of its own (a stable merge sort). */
 #define MAX_CLAUSES 32
 
 struct clause {
@@ -91,10 +93,12 @@ static bool ranks_before(const struct clause *a, const struct clause *b)
 	return !a->wild_sub && b->wild_sub;
 }
 
-static size_t parse_clauses(const char *accept, struct clause *cl)
+/* The entries of accept that are media ranges, at most max of them, in
+ * header order. */
+static size_t parse_clauses(const char *accept, struct clause *cl, size_t max)
 {
 	size_t n = 0;
-	for (const char *p = accept; *p && n < MAX_CLAUSES;) {
+	for (const char *p = accept; *p && n < max;) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		struct clause c = { .p = p, .n = len, .q = 1 };
@@ -121,15 +125,47 @@ static size_t parse_clauses(const char *accept, struct clause *cl)
 			if (qe == qv || *qe)
 				c.q = 0;
 		}
-		/* Go's insertion sort: equal ranks stay in header order */
-		size_t i = n++;
-		while (i > 0 && ranks_before(&c, &cl[i - 1])) {
-			cl[i] = cl[i - 1];
-			i--;
-		}
-		cl[i] = c;
+		cl[n++] = c;
 	}
 	return n;
+}
+
+/* Rank cl[0, n) as the apiserver does: Go's insertion sort (equal
+ * ranks stay in header order) for up to MAX_CLAUSES, a stable merge
+ * sort with the same comparison, through tmp (n entries), for more: no
+ * entry is left out, and the work stays n log n however long the
+ * header. (Go sorts more than 12 entries otherwise, unstably; no client
+ * sends so many.) */
+static void rank_clauses(struct clause *cl, size_t n, struct clause *tmp)
+{
+	if (n <= MAX_CLAUSES) {
+		for (size_t k = 1; k < n; k++) {
+			struct clause c = cl[k];
+			size_t i = k;
+			while (i > 0 && ranks_before(&c, &cl[i - 1])) {
+				cl[i] = cl[i - 1];
+				i--;
+			}
+			cl[i] = c;
+		}
+		return;
+	}
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t a = lo, b = mid, k = lo;
+			while (a < mid && b < hi)
+				tmp[k++] = ranks_before(&cl[b], &cl[a]) ?
+						   cl[b++] :
+						   cl[a++];
+			while (a < mid)
+				tmp[k++] = cl[a++];
+			while (b < hi)
+				tmp[k++] = cl[b++];
+		}
+		memcpy(cl, tmp, n * sizeof(*cl));
+	}
 }
 
 /* A conversion (as=) the apiserver makes for this entry: Table, or the
@@ -153,16 +189,13 @@ static int conversion(const struct clause *c, const char **version)
 	return -1;
 }
 
-enum proxy_pb_form proxy_pb_negotiate(const char *accept, bool typed,
-				      const char **meta_version)
+/* The first entry of the ranked cl[0, n) the server can produce
+ * decides (see proxy_pb_negotiate()). */
+static enum proxy_pb_form decide(const struct clause *cl, size_t n, bool typed,
+				 const char **meta_version)
 {
-	struct clause cl[MAX_CLAUSES];
 	const char *ver = "v1";
 	bool wanted = false; /* a protobuf entry passed over */
-	*meta_version = "v1";
-	if (!accept || !*accept)
-		return PROXY_PB_NONE;
-	size_t n = parse_clauses(accept, cl);
 	for (size_t i = 0; i < n; i++) {
 		const struct clause *c = &cl[i];
 		char st[32];
@@ -195,6 +228,32 @@ enum proxy_pb_form proxy_pb_negotiate(const char *accept, bool typed,
 		return PROXY_PB_OBJECT;
 	}
 	return wanted ? PROXY_PB_REFUSED : PROXY_PB_NONE;
+}
+
+enum proxy_pb_form proxy_pb_negotiate(const char *accept, bool typed,
+				      const char **meta_version)
+{
+	struct clause stack[MAX_CLAUSES], *cl = stack, *heap = NULL;
+	*meta_version = "v1";
+	if (!accept || !*accept)
+		return PROXY_PB_NONE;
+	/* every entry counts, however many: the one past a bound may be
+	 * the fallback that decides */
+	size_t max = 1;
+	for (const char *p = accept; (p = strchr(p, ',')); p++)
+		max++;
+	if (max > MAX_CLAUSES) {
+		heap = xmalloc(2 * max * sizeof(*heap));
+		if (heap)
+			cl = heap;
+		else /* out of memory: the first ones only */
+			max = MAX_CLAUSES;
+	}
+	size_t n = parse_clauses(accept, cl, max);
+	rank_clauses(cl, n, heap ? heap + max : NULL);
+	enum proxy_pb_form form = decide(cl, n, typed, meta_version);
+	free(heap);
+	return form;
 }
 
 /* ---- framing ---- */

@@ -48,8 +48,8 @@ enum proxy_pb_form {
  * protobuf form, rather than unstructured (a custom resource), which
  * has none. Entries are ranked as the apiserver's Accept parser ranks
  * them (a higher q first, or else a concrete type before a wildcard;
- * q=0 still counts; ties in header order); the
- * first one the server can produce wins: * / * and application/json or
+ * q=0 still counts; ties in header order; every entry, however many);
+ * the first one the server can produce wins: * / * and application/json or
  * application/yaml are the JSON path's; application/vnd.kubernetes.
  * protobuf is protobuf (parameters it does not use, such as
  * ;stream=watch, ignored), but as=Table is never protobuf (passed over),

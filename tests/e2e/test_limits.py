@@ -202,9 +202,19 @@ class HealthReserve(unittest.TestCase):
     def setUp(self):
         self.fake = h.fake("--quiet", seed="pods=3")
         self.addCleanup(self.fake.stop)
-        self.proxy = h.proxy(self.fake.url, "pods", "--max-connections", "8")
+        self.proxy = h.proxy(self.fake.url, "pods", "--max-connections", "8",
+                             "--metrics-listen", "127.0.0.1:0")
         self.addCleanup(self.proxy.stop)
         h.wait_ready(self.proxy.url)
+        # The tests take the 8 slots themselves. A connection still open
+        # when they do (the readiness probe's, its close not yet seen by
+        # the proxy) holds a slot and puts one of theirs on the reserve;
+        # once it goes, a slot is free and a probe gets it without
+        # Connection: close. So wait until none is left, counted from the
+        # metrics port, whose connections are not counted.
+        murl = self.proxy.metrics_url()
+        h.wait_until(lambda: metric(murl, "informer_proxy_open_connections") == 0,
+                     timeout=10, what="no client connection open")
 
     def hold(self, n, path=None):
         """n connections, each having sent a GET for path (none: nothing

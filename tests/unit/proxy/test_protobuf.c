@@ -13,6 +13,7 @@
 #include "cache/kind.h"
 #include "cache/pb_encode.h"
 #include "check.h"
+#include "config/alloc.h"
 #include "config/buf.h"
 #include "config/read.h"
 #include "proxy/protobuf.h"
@@ -90,6 +91,73 @@ static void test_negotiate(void)
 		if (rows[i].version)
 			CHECK_STR(v, rows[i].version);
 	}
+}
+
+/* A header of pre, n times "a/b" + each (comma separated), then post. */
+static char *long_accept(const char *pre, int n, const char *each,
+			 const char *post)
+{
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s", pre);
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%sa/b%s", b.len ? "," : "", each);
+	buf_printf(&b, "%s", post);
+	return b.p;
+}
+
+/* Every entry counts, past the 32 ranked on the stack too: the one that
+ * decides may come late (a fuzzer's finding: a JSON fallback after 32
+ * others was dropped, and an untyped kind refused). */
+static void test_negotiate_long(void)
+{
+	const struct {
+		const char *pre;
+		int n;
+		const char *each, *post;
+		bool typed;
+		enum proxy_pb_form want;
+	} longs[] = {
+		{ PB, 40, "", ",application/json", false, PROXY_PB_NONE },
+		{ PB, 40, "", "", false, PROXY_PB_REFUSED },
+		{ "", 40, "", "," PB, true, PROXY_PB_OBJECT },
+		/* ranked by q past the bound too */
+		{ "application/json;q=0.5", 40, ";q=0.1", "," PB, true,
+		  PROXY_PB_OBJECT },
+		{ PB ";q=0.1", 40, ";q=0.2", ",application/json;q=0.3", true,
+		  PROXY_PB_NONE },
+		/* and ties in header order */
+		{ "", 40, "", ",application/json," PB, true, PROXY_PB_NONE },
+		{ "", 40, "", "," PB ",application/json", true,
+		  PROXY_PB_OBJECT },
+		{ "", 300, "",
+		  "," PB ";as=PartialObjectMetadataList;"
+		  "g=meta.k8s.io;v=v1beta1",
+		  false, PROXY_PB_METADATA },
+	};
+	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++) {
+		char *a = long_accept(longs[i].pre, longs[i].n, longs[i].each,
+				      longs[i].post);
+		CHECK(a != NULL);
+		const char *v = NULL;
+		enum proxy_pb_form f =
+			a ? proxy_pb_negotiate(a, longs[i].typed, &v) :
+			    PROXY_PB_REFUSED + 1;
+		if (f != longs[i].want)
+			fprintf(stderr, "long row %zu: %d, want %d\n", i,
+				(int)f, (int)longs[i].want);
+		CHECK(f == longs[i].want);
+		free(a);
+	}
+	/* out of memory for a long header: the first 32 entries decide */
+	char *a = long_accept(PB, 40, "", ",application/json");
+	const char *v = NULL;
+	alloc_fail_after(1);
+	enum proxy_pb_form f = proxy_pb_negotiate(a, false, &v);
+	long failed = alloc_failures();
+	alloc_fail_after(0);
+	CHECK(failed == 1);
+	CHECK(f == PROXY_PB_REFUSED);
+	free(a);
 }
 
 /* Append the fixture called name to b; 0 or -errno. */
@@ -310,6 +378,7 @@ static void test_pass_reason(void)
 int main(void)
 {
 	test_negotiate();
+	test_negotiate_long();
 	test_list_framing();
 	test_list_roundtrip();
 	test_watch_frames();
