@@ -3,7 +3,7 @@
  * test_pass_pool.c): a capturing upstream on 127.0.0.1:0 that records
  * each request's head and body whole and answers as scripted
  * (srv_script), a minimal libmicrohttpd daemon on 127.0.0.1:0 that calls
- * proxy_pass_handle/proxy_pass_done as server.c does (start_proxy,
+ * proxy_pass_handle/proxy_pass_done as dispatch.c does (start_proxy,
  * stop_proxy; a target with shape=1 is shaped with shape_scope, which the
  * test sets up), and a libcurl client (request).
  *
@@ -275,7 +275,7 @@ static inline bool head_line_is(const char *line)
 	return is;
 }
 
-/* ---- the proxy side: server.c's passthrough path, reduced ---- */
+/* ---- the proxy side: dispatch.c's passthrough path, reduced ---- */
 
 static struct proxy_pass_pool *pool;
 static struct MHD_Daemon *mhd;
@@ -310,7 +310,7 @@ static inline enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	bool first = !r->pass;
 	enum MHD_Result ret = proxy_pass_handle(pool, c, r->raw, method, upload,
 						upload_size, &r->pass);
-	/* server.c's forwarded read of a cached resource, with its strip
+	/* dispatch.c's forwarded read of a cached resource, with its strip
 	 * paths: the first call made the pass, the next starts it */
 	if (first && r->pass && strstr(r->raw, "shape=1")) {
 		if (proxy_pass_shape(r->pass, &shape_scope, true))

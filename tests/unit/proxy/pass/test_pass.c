@@ -1,7 +1,7 @@
 /*
  * test_pass: what passthrough forwards and how it answers
  * (proxy/pass/pass.c), through pass_stub.h's daemon, which calls
- * proxy_pass_handle/proxy_pass_done as server.c does, to its capturing
+ * proxy_pass_handle/proxy_pass_done as dispatch.c does, to its capturing
  * upstream.
  *
  * Covered, with the security model in mind: a client's own Authorization
