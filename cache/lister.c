@@ -200,6 +200,9 @@ static void *parse_pages(void *arg)
 		bool skip = pl->failed;
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
+		/* the page's objects will take about its bytes */
+		if (!skip)
+			alloc_reserve(pg->body.len + pg->body.len / 8);
 		int rc = skip ? 0 :
 				take_page(pl->r, &pg->body, &d, &pg->objs,
 					  &cont, true, &pl->logged);

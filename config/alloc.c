@@ -15,17 +15,42 @@
 #define MMAP_THRESHOLD ((int)1 << 20)
 #define TRIM_THRESHOLD ((int)1 << 20)
 
+static int tuned; /* atomic: alloc_tune() set the thresholds */
+
 int alloc_tune(void)
 {
 #if defined(__GLIBC__)
 	if (getenv("GLIBC_TUNABLES") || getenv("MALLOC_MMAP_THRESHOLD_") ||
 	    getenv("MALLOC_TRIM_THRESHOLD_"))
 		return 0; /* the operator's choice wins */
-	return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
-	       mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
+	int ok = mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
+		 mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
+	__atomic_store_n(&tuned, ok, __ATOMIC_RELAXED);
+	return ok;
 #else
 	return 0;
 #endif
+}
+
+/* alloc_reserve()'s steps: under MMAP_THRESHOLD with room for glibc's
+ * chunk header, so that each comes from the arena */
+#define RESERVE_STEP (MMAP_THRESHOLD - ((size_t)64 << 10))
+#define RESERVE_STEPS 16
+
+void alloc_reserve(size_t bytes)
+{
+	void *b[RESERVE_STEPS];
+	int n = 0;
+	if (!__atomic_load_n(&tuned, __ATOMIC_RELAXED))
+		return;
+	for (size_t got = 0; got < bytes && n < RESERVE_STEPS;
+	     got += RESERVE_STEP)
+		if (!(b[n] = malloc(RESERVE_STEP)))
+			break;
+		else
+			n++;
+	while (n) /* the newest first: each joins the top as it goes */
+		free(b[--n]);
 }
 
 /* One anchor a thread (alloc_anchor()); threads past ANCHORS go without. */

@@ -1,10 +1,13 @@
 /*
  * test_alloc: the allocation door: zero-size requests, the strdup
  * helpers, failure injection counting down to exactly the Nth call, and
- * a thread's arena giving its free memory back once tuned.
+ * a thread's arena giving its free memory back once tuned, and
+ * alloc_reserve() opening a thread's arena in one step.
  */
 #include <malloc.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,10 +102,69 @@ static void test_tune(void)
 	CHECK(alloc_tune() == 0);
 	unsetenv("MALLOC_TRIM_THRESHOLD_");
 }
+
+/* Bytes readable and writable from p to the end of its mapping, from
+ * /proc/self/maps; 0 when p is in none. */
+static size_t open_after(const void *p)
+{
+	uintptr_t a = (uintptr_t)p, lo, hi;
+	char perm[8], line[512];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 &&
+		    a >= lo && a < hi && !strncmp(perm, "rw", 2))
+			n = hi - a;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* In a thread of its own: how far its arena is open past a small block,
+ * before and after alloc_reserve(6 MiB), and whether 1,000 blocks of
+ * 5 KiB then fit without opening it further. */
+struct reserve_run {
+	size_t before, after, later;
+};
+
+static void *reserve(void *arg)
+{
+	struct reserve_run *r = arg;
+	void *blocks[1000];
+	char *p = xmalloc(64);
+	r->before = open_after(p);
+	alloc_reserve((size_t)6 << 20);
+	r->after = open_after(p);
+	for (int i = 0; i < 1000; i++)
+		blocks[i] = xmalloc(5 << 10);
+	r->later = open_after(p);
+	for (int i = 0; i < 1000; i++)
+		free(blocks[i]);
+	free(p);
+	return NULL;
+}
+
+static void test_reserve(void)
+{
+	struct reserve_run r = { 0 };
+	pthread_t t;
+	CHECK(alloc_tune() == 1); /* the thresholds it counts on */
+	CHECK(pthread_create(&t, NULL, reserve, &r) == 0);
+	pthread_join(t, NULL);
+	/* glibc opens a thread's arena by what each block lacks */
+	CHECK(r.before > 0 && r.before < ((size_t)1 << 20));
+	CHECK(r.after >= ((size_t)6 << 20) - 4096);
+	/* 5 MB of blocks came from what was opened */
+	CHECK(r.later == r.after);
+}
 #else
 static void test_tune(void)
 {
 	/* sanitizers bring their own allocator */
+}
+
+static void test_reserve(void)
+{
 }
 #endif
 
@@ -111,5 +173,6 @@ int main(void)
 	test_plain();
 	test_injection();
 	test_tune();
+	test_reserve();
 	return check_done("alloc");
 }
