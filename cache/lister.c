@@ -67,6 +67,12 @@ static int take_items(struct cache_resource *r, struct json_doc *d, int items,
 		}
 		if (!(o = cache_scope_strip(&r->scope, o)))
 			return -ENOMEM;
+		/* in order so far: checked now, while both are in cache */
+		if (l->n && l->sorted) {
+			const struct cache_obj *p = l->objs[l->n - 1];
+			l->sorted = cache_obj_keycmp(p->ns, p->name, o->ns,
+						     o->name) < 0;
+		}
 		l->objs[l->n++] = o;
 	}
 	return 0;
@@ -200,6 +206,7 @@ static void *parse_pages(void *arg)
 		bool skip = pl->failed;
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
+		pg->objs.sorted = true; /* until two objects say otherwise */
 		/* the page's objects will take about its bytes */
 		if (!skip)
 			alloc_reserve(pg->body.len + pg->body.len / 8);
@@ -254,10 +261,19 @@ static int join_pages(struct pipeline *pl, size_t npages,
 		return -ENOMEM;
 	l->cap = total;
 	l->rv = pl->rv;
+	l->sorted = true;
 	for (size_t i = 0; i < npages; i++) {
 		struct page *pg = pl->done[i];
 		if (!pg->objs.n)
 			continue; /* an empty page has no array at all */
+		/* in order: each page, and each page after the one before */
+		if (l->sorted && l->n) {
+			const struct cache_obj *p = l->objs[l->n - 1],
+					       *o = pg->objs.objs[0];
+			l->sorted = cache_obj_keycmp(p->ns, p->name, o->ns,
+						     o->name) < 0;
+		}
+		l->sorted = l->sorted && pg->objs.sorted;
 		memcpy(l->objs + l->n, pg->objs.objs,
 		       pg->objs.n * sizeof(*l->objs));
 		l->n += pg->objs.n;
