@@ -50,14 +50,16 @@ static int take_items(struct cache_resource *r, struct json_doc *d, int items,
 		int why = CACHE_REJECT_TOO_LARGE;
 		struct cache_obj *o = NULL;
 		json_span(d, it, &b, &e);
-		if (e - b > max)
+		if (e - b > max) {
 			snprintf(err, sizeof(err),
 				 "%zu bytes, past --upstream-line-max-mib",
 				 e - b);
-		else
+		} else {
+			alloc_expect(e - b); /* about the object's size */
 			o = cache_obj_from_doc_why(r->kind, d, it,
 						   r->up.strip_managed_fields,
 						   err, sizeof(err), &why);
+		}
 		if (!o && why < 0)
 			return -ENOMEM;
 		if (!o) {
@@ -207,9 +209,6 @@ static void *parse_pages(void *arg)
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
 		pg->objs.sorted = true; /* until two objects say otherwise */
-		/* the page's objects will take about its bytes */
-		if (!skip)
-			alloc_reserve(pg->body.len + pg->body.len / 8);
 		int rc = skip ? 0 :
 				take_page(pl->r, &pg->body, &d, &pg->objs,
 					  &cont, true, &pl->logged);
