@@ -118,9 +118,14 @@ static const char *put_str(const struct json_doc *d, int i, char **at)
 		*at += 1;
 		return s;
 	}
-	size_t n = json_str_len(d, i);
-	json_str(d, i, s, n + 1);
-	*at += n + 1;
+	/* the arena has room (strsize()); json_str() says what it wrote,
+	 * so the string is scanned once here, not twice */
+	int n = json_str(d, i, s, (size_t)-1);
+	if (n < 0) { /* not a string: callers pass only strings */
+		*s = '\0';
+		n = 0;
+	}
+	*at += (size_t)n + 1;
 	return s;
 }
 
