@@ -187,6 +187,8 @@ size_t json_str_len(const struct json_doc *d, int i)
 	const char *s = d->js + t->start;
 	size_t n = (size_t)(t->end - t->start);
 	size_t w = 0;
+	if (!memchr(s, '\\', n)) /* most are: no escape, no loop */
+		return n;
 	for (size_t k = 0; k < n; k++, w++) {
 		if (s[k] != '\\')
 			continue;

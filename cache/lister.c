@@ -50,14 +50,16 @@ static int take_items(struct cache_resource *r, struct json_doc *d, int items,
 		int why = CACHE_REJECT_TOO_LARGE;
 		struct cache_obj *o = NULL;
 		json_span(d, it, &b, &e);
-		if (e - b > max)
+		if (e - b > max) {
 			snprintf(err, sizeof(err),
 				 "%zu bytes, past --upstream-line-max-mib",
 				 e - b);
-		else
+		} else {
+			alloc_expect(e - b); /* about the object's size */
 			o = cache_obj_from_doc_why(r->kind, d, it,
 						   r->up.strip_managed_fields,
 						   err, sizeof(err), &why);
+		}
 		if (!o && why < 0)
 			return -ENOMEM;
 		if (!o) {
@@ -67,6 +69,12 @@ static int take_items(struct cache_resource *r, struct json_doc *d, int items,
 		}
 		if (!(o = cache_scope_strip(&r->scope, o)))
 			return -ENOMEM;
+		/* in order so far: checked now, while both are in cache */
+		if (l->n && l->sorted) {
+			const struct cache_obj *p = l->objs[l->n - 1];
+			l->sorted = cache_obj_keycmp(p->ns, p->name, o->ns,
+						     o->name) < 0;
+		}
 		l->objs[l->n++] = o;
 	}
 	return 0;
@@ -200,6 +208,7 @@ static void *parse_pages(void *arg)
 		bool skip = pl->failed;
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
+		pg->objs.sorted = true; /* until two objects say otherwise */
 		int rc = skip ? 0 :
 				take_page(pl->r, &pg->body, &d, &pg->objs,
 					  &cont, true, &pl->logged);
@@ -251,10 +260,19 @@ static int join_pages(struct pipeline *pl, size_t npages,
 		return -ENOMEM;
 	l->cap = total;
 	l->rv = pl->rv;
+	l->sorted = true;
 	for (size_t i = 0; i < npages; i++) {
 		struct page *pg = pl->done[i];
 		if (!pg->objs.n)
 			continue; /* an empty page has no array at all */
+		/* in order: each page, and each page after the one before */
+		if (l->sorted && l->n) {
+			const struct cache_obj *p = l->objs[l->n - 1],
+					       *o = pg->objs.objs[0];
+			l->sorted = cache_obj_keycmp(p->ns, p->name, o->ns,
+						     o->name) < 0;
+		}
+		l->sorted = l->sorted && pg->objs.sorted;
 		memcpy(l->objs + l->n, pg->objs.objs,
 		       pg->objs.n * sizeof(*l->objs));
 		l->n += pg->objs.n;

@@ -50,6 +50,9 @@ struct cache_listing {
 	size_t n, cap;
 	uint64_t rv;
 	uint64_t remaining; /* a page's remainingItemCount, 0: none */
+	/* objs are in key order, each key once, as checked while they
+	 * were made; false: not known (cache_store_sort() finds out) */
+	bool sorted;
 };
 
 /* A full paged LIST of r into l (empty), on conn (the reflector's,

@@ -118,9 +118,14 @@ static const char *put_str(const struct json_doc *d, int i, char **at)
 		*at += 1;
 		return s;
 	}
-	size_t n = json_str_len(d, i);
-	json_str(d, i, s, n + 1);
-	*at += n + 1;
+	/* the arena has room (strsize()); json_str() says what it wrote,
+	 * so the string is scanned once here, not twice */
+	int n = json_str(d, i, s, (size_t)-1);
+	if (n < 0) { /* not a string: callers pass only strings */
+		*s = '\0';
+		n = 0;
+	}
+	*at += (size_t)n + 1;
 	return s;
 }
 
@@ -270,17 +275,79 @@ static int member(const struct json_doc *d, int obj, const char *name)
 	return v;
 }
 
-/* One step of a dotted path as member() reads it, in an object only. */
-static int member_step(const struct json_doc *d, int obj, const char *name)
+/*
+ * The paths at[idx[0..n)] (dotted, relative to obj) resolved together
+ * into out[idx[i]], each as member() would read it step by step (-1
+ * where a step is absent or not in an object, -2 where a member on the
+ * way is named twice or with an escape; a segment of 128 bytes or more
+ * is never there), but with
+ * one walk over each object on the way for all the paths that go
+ * through it: a pod's five spec.* fields were five walks over spec's
+ * twenty-odd members. Paths are at most CACHE_KIND_MAX_FIELDS.
+ */
+static void member_paths(const struct json_doc *d, int obj,
+			 const char *const *at, const int *idx, int n, int *out)
 {
-	return json_type(d, obj) == JSMN_OBJECT ? member(d, obj, name) : -1;
-}
-
-/* A dotted path of members as member() reads each: -1 when absent, -2 on
- * a member named twice or with an escape on the way. */
-static int member_path(const struct json_doc *d, int obj, const char *path)
-{
-	return json_path_by(d, obj, path, member_step);
+	struct seg {
+		const char *name;
+		size_t len;
+		int v; /* member()'s answer; -3: not looked for (-1) */
+	} u[CACHE_KIND_MAX_FIELDS]; /* the distinct next segments */
+	int which[CACHE_KIND_MAX_FIELDS], nu = 0;
+	bool is_obj = json_type(d, obj) == JSMN_OBJECT;
+	for (int i = 0; i < n; i++) {
+		const char *p = at[idx[i]];
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+		int j = 0;
+		while (j < nu &&
+		       !(u[j].len == len && !memcmp(u[j].name, p, len)))
+			j++;
+		if (j == nu) /* json_path_by() takes no segment this long */
+			u[nu++] = (struct seg){ p, len,
+						is_obj && len < 128 ? -1 : -3 };
+		which[i] = j;
+	}
+	/* member() for every segment at once: -2 when named twice or
+	 * with an escape */
+	for (int k = is_obj ? json_first(d, obj) : -1; k > 0;
+	     k = json_next(d, obj, k)) {
+		size_t rn;
+		const char *raw = json_raw(d, k, &rn);
+		/* a key without a backslash can only be the name itself */
+		bool esc = memchr(raw, '\\', rn) != NULL;
+		for (int j = 0; j < nu; j++) {
+			if (u[j].v < -1)
+				continue;
+			if (esc) {
+				if (escaped_is(d, k, u[j].name, u[j].len))
+					u[j].v = -2;
+			} else if (rn == u[j].len &&
+				   !memcmp(raw, u[j].name, rn)) {
+				u[j].v = u[j].v >= 0 ? -2 : k + 1;
+			}
+		}
+	}
+	for (int j = 0; j < nu; j++) {
+		int deeper[CACHE_KIND_MAX_FIELDS], nd = 0;
+		int v = u[j].v == -3 ? -1 : u[j].v;
+		for (int i = 0; i < n; i++) {
+			if (which[i] != j)
+				continue;
+			const char *rest = at[idx[i]] + u[j].len;
+			if (*rest && v >= 0)
+				deeper[nd++] = idx[i];
+			else
+				out[idx[i]] = v;
+		}
+		if (!nd)
+			continue;
+		/* the next segments, from each path's dot on */
+		const char *next[CACHE_KIND_MAX_FIELDS];
+		for (int i = 0; i < nd; i++)
+			next[deeper[i]] = at[deeper[i]] + u[j].len + 1;
+		member_paths(d, v, next, deeper, nd, out);
+	}
 }
 
 /* The metadata members pick() reads, in one walk over metadata; -1 where
@@ -382,8 +449,14 @@ static int pick(const struct cache_kind *kind, const struct json_doc *d,
 					 "label value is not a string");
 				return -EINVAL;
 			}
-	for (int f = 0; kind && kind->fields[f]; f++) {
-		pk->fields[f] = member_path(d, root, kind->fields[f]);
+	int nf = 0, idx[CACHE_KIND_MAX_FIELDS];
+	while (kind && kind->fields[nf]) {
+		idx[nf] = nf;
+		nf++;
+	}
+	if (nf)
+		member_paths(d, root, kind->fields, idx, nf, pk->fields);
+	for (int f = 0; f < nf; f++) {
 		if (pk->fields[f] == -2) {
 			*why = CACHE_REJECT_KEYS;
 			snprintf(err, errlen,

@@ -30,7 +30,8 @@
  * watchers stay on a true stream without being closed. */
 static int apply_listing(struct cache_resource *r, struct cache_listing *l)
 {
-	l->n = cache_store_sort(l->objs, l->n);
+	if (!l->sorted) /* the lister saw them in order: no pass needed */
+		l->n = cache_store_sort(l->objs, l->n);
 	struct cache_snap *old = cache_store_snap(r->store);
 	bool first = !cache_resource_synced(r);
 	struct cache_txn t;

@@ -455,6 +455,10 @@ int cache_store_txn_del(struct cache_txn *t, const char *ns, const char *name,
 
 /* ---- building the label index at once ---- */
 
+/* objects asked for ahead of a pass over a load's array: far enough for
+ * their misses to overlap, near enough to stay in cache */
+#define FETCH_AHEAD 8
+
 struct group { /* the entries of one (key, value) */
 	const char *k, *v;
 	size_t count, at;
@@ -490,9 +494,18 @@ static struct cache_tree_node *build_labels(const struct cache_store *s,
 					    size_t n, bool *fail)
 {
 	size_t total = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (i + FETCH_AHEAD < n)
+			cache_obj_prefetch(objs[i + FETCH_AHEAD],
+					   CACHE_OBJ_HEAD_LINES);
+		/* an index that cannot be a node's label: the load fails */
+		if (objs[i]->nlabels >= CACHE_TREE_NO_LABEL) {
+			*fail = true;
+			return NULL;
+		}
 		for (uint32_t j = 0; j < objs[i]->nlabels; j++)
 			total += cache_store_indexes(s, objs[i]->labels[j].key);
+	}
 	if (!total)
 		return NULL;
 	size_t cap = 64;
@@ -509,7 +522,10 @@ static struct cache_tree_node *build_labels(const struct cache_store *s,
 		*fail = true;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (i + FETCH_AHEAD < n)
+			cache_obj_prefetch(objs[i + FETCH_AHEAD],
+					   CACHE_OBJ_HEAD_LINES);
 		for (uint32_t j = 0; j < objs[i]->nlabels; j++) {
 			const struct cache_label *l = &objs[i]->labels[j];
 			if (!cache_store_indexes(s, l->key))
@@ -526,6 +542,7 @@ static struct cache_tree_node *build_labels(const struct cache_store *s,
 			slots[h]->count++;
 			gid[x++] = (uint32_t)(slots[h] - groups);
 		}
+	}
 	order = xmalloc(ng * sizeof(*order));
 	if (!order) {
 		*fail = true;
@@ -539,7 +556,9 @@ static struct cache_tree_node *build_labels(const struct cache_store *s,
 		at += order[g]->count;
 	}
 	x = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (i + FETCH_AHEAD < n)
+			cache_obj_prefetch(objs[i + FETCH_AHEAD], 2);
 		for (uint32_t j = 0; j < objs[i]->nlabels; j++) {
 			if (!cache_store_indexes(s, objs[i]->labels[j].key))
 				continue;
@@ -547,6 +566,7 @@ static struct cache_tree_node *build_labels(const struct cache_store *s,
 			e[g->at++] = (struct cache_tree_entry){ objs[i],
 								(uint32_t)j };
 		}
+	}
 	root = cache_tree_build(e, total, fail);
 out:
 	free(groups);
@@ -593,14 +613,12 @@ int cache_store_txn_load(struct cache_txn *t, struct cache_obj *const *objs,
 		t->failed = true;
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i]->nlabels >= CACHE_TREE_NO_LABEL)
-			fail = true;
+	/* the objects themselves are not read here: build_labels() checks
+	 * their label counts, and the build fetches them ahead */
+	for (size_t i = 0; i < n; i++)
 		e[i] = (struct cache_tree_entry){ objs[i],
 						  CACHE_TREE_NO_LABEL };
-	}
-	struct cache_tree_node *root =
-		fail ? NULL : cache_tree_build(e, n, &fail);
+	struct cache_tree_node *root = cache_tree_build(e, n, &fail);
 	free(e);
 	if (split)
 		pthread_join(th, NULL);

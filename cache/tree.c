@@ -330,14 +330,25 @@ static struct cache_tree_node *bulk_node(struct bulk *b)
  * when the one before is full, so a failed build leaves no slab with a
  * slot that no node will free.
  */
-static struct cache_tree_node *build(struct bulk *b,
-				     const struct cache_tree_entry *e, size_t n)
+/* ranges this small have their objects asked for at once (prefetched:
+ * each reference taken is a miss otherwise, one after another) */
+#define BUILD_FETCH_RUN 16
+
+static struct cache_tree_node *
+build(struct bulk *b, const struct cache_tree_entry *e, size_t n, bool fetched)
 {
 	if (n == 0 || b->fail)
 		return NULL;
 	size_t mid = n / 2;
-	struct cache_tree_node *l = build(b, e, mid);
-	struct cache_tree_node *r = build(b, e + mid + 1, n - mid - 1);
+	if (!fetched && n <= BUILD_FETCH_RUN) {
+		for (size_t i = 0; i < n; i++)
+			cache_obj_prefetch(e[i].obj, 1);
+		fetched = true;
+	} else if (!fetched) { /* used once both halves are built */
+		cache_obj_prefetch(e[mid].obj, 1);
+	}
+	struct cache_tree_node *l = build(b, e, mid, fetched);
+	struct cache_tree_node *r = build(b, e + mid + 1, n - mid - 1, fetched);
 	struct cache_tree_node *res = b->fail ? NULL : bulk_node(b);
 	if (!res) {
 		cache_tree_put(l);
@@ -358,7 +369,7 @@ struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
 		return NULL;
 	}
 	struct bulk b = { NULL, n, false };
-	struct cache_tree_node *t = build(&b, e, n);
+	struct cache_tree_node *t = build(&b, e, n, false);
 	if (b.fail)
 		*fail = true;
 	return t;

@@ -3,10 +3,13 @@
  */
 #include "alloc.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Free bytes held in the arenas that make a trim worth its walk. */
 #define GIVE_BACK_MIN ((size_t)16 << 20)
@@ -15,17 +18,60 @@
 #define MMAP_THRESHOLD ((int)1 << 20)
 #define TRIM_THRESHOLD ((int)1 << 20)
 
+static int tuned; /* atomic: alloc_tune() set the thresholds */
+
 int alloc_tune(void)
 {
 #if defined(__GLIBC__)
 	if (getenv("GLIBC_TUNABLES") || getenv("MALLOC_MMAP_THRESHOLD_") ||
 	    getenv("MALLOC_TRIM_THRESHOLD_"))
 		return 0; /* the operator's choice wins */
-	return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
-	       mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
+	int ok = mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
+		 mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
+	__atomic_store_n(&tuned, ok, __ATOMIC_RELAXED);
+	return ok;
 #else
 	return 0;
 #endif
+}
+
+/* alloc_expect()'s step: under MMAP_THRESHOLD, and with what an arena's
+ * top may hold already still under TRIM_THRESHOLD, so that freeing it
+ * neither unmaps it nor trims it */
+#define EXPECT_STEP ((size_t)512 << 10)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+static __thread size_t expect_credit;
+static int populate_off; /* atomic: the kernel refused it once */
+
+static void expect_step(void)
+{
+	char *b = malloc(EXPECT_STEP);
+	if (!b)
+		return;
+	uintptr_t page = 4096, from = ((uintptr_t)b + page - 1) & ~(page - 1),
+		  to = ((uintptr_t)b + EXPECT_STEP) & ~(page - 1);
+	if (!__atomic_load_n(&populate_off, __ATOMIC_RELAXED) && to > from &&
+	    madvise((void *)from, to - from, MADV_POPULATE_WRITE) &&
+	    errno == EINVAL)
+		__atomic_store_n(&populate_off, 1, __ATOMIC_RELAXED);
+	free(b);
+}
+
+void alloc_expect(size_t bytes)
+{
+	if (!__atomic_load_n(&tuned, __ATOMIC_RELAXED))
+		return;
+	if (expect_credit < bytes) {
+		expect_step();
+		/* a quarter kept for what the announced sizes leave out
+		 * (an object's header and parsed fields): the next step
+		 * comes before the arena has to open by itself */
+		expect_credit += EXPECT_STEP / 4 * 3;
+	}
+	expect_credit = expect_credit > bytes ? expect_credit - bytes : 0;
 }
 
 /* One anchor a thread (alloc_anchor()); threads past ANCHORS go without. */

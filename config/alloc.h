@@ -50,6 +50,25 @@ void alloc_anchor(void);
  */
 int alloc_tune(void);
 
+/*
+ * Say that this thread is about to make about bytes more of small
+ * blocks (a LIST's objects, each announced as it is made). Two costs of
+ * fresh memory are paid in 512 KiB steps instead of a page or a block at
+ * a time:
+ * - glibc grows a thread's arena by exactly what each allocation lacks,
+ *   with an mprotect() each time (a write lock on the process's memory
+ *   map, which stalls every other thread's page faults): ten thousand
+ *   objects of a LIST were ten thousand mprotect() calls;
+ * - each fresh 4 KiB page faults on its first touch; one
+ *   MADV_POPULATE_WRITE for the step costs about a third less (Linux
+ *   5.14 and later; without it, only the first).
+ * A step allocates a block under the mmap threshold, populates it and
+ * frees it: the arena's top is then open and in memory, and stays so,
+ * being under the trim threshold, until the blocks to come use it. Any
+ * thread; a no-op when the thresholds are not alloc_tune()'s.
+ */
+void alloc_expect(size_t bytes);
+
 /* Fail the allocation that is the Nth from now (1 = the next one); 0 turns
  * failure injection off. Process-wide; tests call it from one thread. */
 void alloc_fail_after(long n);

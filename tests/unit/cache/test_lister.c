@@ -4,7 +4,7 @@
  * back escaped, and each way a LIST is abandoned: an error status, a page
  * without metadata, a repeated continue token, and pages past the byte
  * budget of the whole LIST. A page past its own budget is fetched again
- * in smaller pages.
+ * in smaller pages. A LIST says it is in key order only when it is.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +29,7 @@ struct run {
 	char names[64];
 	uint64_t malformed;
 	bool list_over, list_cycle;
+	bool sorted;
 	uint64_t too_deep; /* items skipped as nested too deep */
 	int requests;
 	char req[4][512];
@@ -56,6 +57,7 @@ static struct run list(struct http_stub_route *routes, int nroutes,
 	out.rc = cache_lister_list(r, &c, &l);
 	out.n = l.n;
 	out.rv = l.rv;
+	out.sorted = l.sorted;
 	for (size_t i = 0; i < l.n; i++)
 		strncat(out.names, l.objs[i]->name,
 			sizeof(out.names) - strlen(out.names) - 1);
@@ -88,6 +90,7 @@ static void test_pages(void)
 	struct run r = list(routes, 3, 2, 0, 0);
 	CHECK(r.rc == REFL_OK && r.n == 5 && r.rv == 10);
 	CHECK_STR(r.names, "abcde");
+	CHECK(r.sorted);
 	CHECK(r.requests == 3 && r.malformed == 0);
 	CHECK_STR(r.req[0], "GET /api/v1/pods?limit=2 HTTP/1.1");
 
@@ -202,6 +205,34 @@ static void deep_pod(struct buf *b, const char *name, int levels)
 /* The apiserver's depth limit holds for each object, not for the page
  * that carries it two levels down: an object at the limit is taken, one
  * past it is skipped and counted, and the rest of the page syncs. */
+/* Pages out of key order, within a page or from one page to the next,
+ * or a key twice: the listing does not say sorted, so the store sorts it
+ * (and keeps one of each key) before loading it. */
+static void test_order(void)
+{
+	static const char *const pages[][2] = {
+		{ POD("b") "," POD("a"), POD("c") }, /* within the first */
+		{ POD("a") "," POD("c"), POD("b") }, /* across pages */
+		{ POD("a") "," POD("b"), POD("b") }, /* a key twice */
+		{ POD("a"), POD("a") },
+		{ POD("a") "," POD("b"), POD("c") }, /* in order */
+	};
+	char body[2048], body2[2048];
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		snprintf(body, sizeof(body),
+			 PAGE("10", ",\"continue\":\"t2\"", "%s"), pages[i][0]);
+		snprintf(body2, sizeof(body2), PAGE("11", "", "%s"),
+			 pages[i][1]);
+		struct http_stub_route routes[] = {
+			{ .match = "limit=2&continue=t2 ", .response = body2 },
+			{ .match = "limit=2 ", .response = body },
+		};
+		struct run r = list(routes, 2, 2, 0, 0);
+		CHECK(r.rc == REFL_OK && r.n == (i == 3 ? 2 : 3));
+		CHECK(r.sorted == (i == 4));
+	}
+}
+
 static void test_deep_items(void)
 {
 	struct buf page = BUF_INIT;
@@ -227,5 +258,6 @@ int main(void)
 	test_abandoned();
 	test_page_too_large();
 	test_deep_items();
+	test_order();
 	return check_done("lister");
 }

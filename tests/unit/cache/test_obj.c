@@ -205,6 +205,15 @@ static void test_keys_as_clients_read_them(void)
 		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
 		"\"resourceVersion\":\"3\"},\"spec\":{\"nodeName\":\"n1\"},"
 		"\"sp\\u0065c\":{\"nodeName\":\"n2\"}}",
+		/* beside other fields of the same object */
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{\"nodeName\":\"n1\"},"
+		"\"status\":{\"phase\":\"A\",\"podIP\":\"1\","
+		"\"ph\\u0061se\":\"B\"}}",
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{\"nodeName\":\"n1\","
+		"\"hostNetwork\":true,\"restartPolicy\":\"Always\"},"
+		"\"status\":{\"podIP\":\"1\",\"podIP\":\"2\"}}",
 		/* the kind, written again in front */
 		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
 		"\"resourceVersion\":\"3\"},\"kind\":\"Pod\","
@@ -236,6 +245,52 @@ static void test_keys_as_clients_read_them(void)
 		CHECK_STR(o->fields[cache_kind_field(cache_kind_lookup("pods"),
 						     "spec.nodeName")],
 			  "n1");
+	}
+	cache_obj_put(o);
+}
+
+/* A kind's fields, read together: each as its own path would read it,
+ * whether its object is there, is something else, or holds others. */
+static void test_fields_together(void)
+{
+	const struct cache_kind *k = cache_kind_lookup("pods");
+	int why;
+	struct cache_obj *o = parse_why(
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{\"nodeName\":\"n1\","
+		"\"restartPolicy\":\"Always\",\"schedulerName\":\"s\","
+		"\"serviceAccountName\":\"sa\",\"hostNetwork\":false},"
+		"\"status\":{\"phase\":\"Running\",\"podIP\":\"10.0.0.1\"}}",
+		&why);
+	CHECK(o != NULL);
+	if (o) {
+		static const char *const want[][2] = {
+			{ "spec.nodeName", "n1" },
+			{ "spec.restartPolicy", "Always" },
+			{ "spec.schedulerName", "s" },
+			{ "spec.serviceAccountName", "sa" },
+			{ "spec.hostNetwork", "false" },
+			{ "status.phase", "Running" },
+			{ "status.podIP", "10.0.0.1" },
+		};
+		for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+			CHECK_STR(o->fields[cache_kind_field(k, want[i][0])],
+				  want[i][1]);
+		CHECK(!o->fields[cache_kind_field(k,
+						  "status.nominatedNodeName")]);
+	}
+	cache_obj_put(o);
+	/* spec not an object: its fields are absent, status's still read */
+	o = parse_why("{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		      "\"resourceVersion\":\"3\"},\"spec\":[1],"
+		      "\"status\":{\"phase\":\"Pending\"}}",
+		      &why);
+	CHECK(o != NULL);
+	if (o) {
+		CHECK(!o->fields[cache_kind_field(k, "spec.nodeName")]);
+		CHECK(!o->fields[cache_kind_field(k, "spec.hostNetwork")]);
+		CHECK_STR(o->fields[cache_kind_field(k, "status.phase")],
+			  "Pending");
 	}
 	cache_obj_put(o);
 }
@@ -459,6 +514,7 @@ int main(void)
 	test_obj_parse();
 	test_obj_alloc_failure();
 	test_keys_as_clients_read_them();
+	test_fields_together();
 	test_items_compact();
 	return check_done("obj");
 }

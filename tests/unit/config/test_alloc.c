@@ -1,12 +1,17 @@
 /*
  * test_alloc: the allocation door: zero-size requests, the strdup
  * helpers, failure injection counting down to exactly the Nth call, and
- * a thread's arena giving its free memory back once tuned.
+ * a thread's arena giving its free memory back once tuned, and
+ * alloc_expect() opening a thread's arena, in memory, a step at a time.
  */
 #include <malloc.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "config/alloc.h"
 #include "check.h"
@@ -99,10 +104,101 @@ static void test_tune(void)
 	CHECK(alloc_tune() == 0);
 	unsetenv("MALLOC_TRIM_THRESHOLD_");
 }
+
+/* Bytes readable and writable from p to the end of its mapping, from
+ * /proc/self/maps; 0 when p is in none. */
+static size_t open_after(const void *p)
+{
+	uintptr_t a = (uintptr_t)p, lo, hi;
+	char perm[8], line[512];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 &&
+		    a >= lo && a < hi && !strncmp(perm, "rw", 2))
+			n = hi - a;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Whether the kernel populates with MADV_POPULATE_WRITE (Linux 5.14). */
+static bool can_populate(void)
+{
+	size_t n = 1 << 16;
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool ok = m != MAP_FAILED && !madvise(m, n, 23 /* POPULATE_WRITE */);
+	if (m != MAP_FAILED)
+		munmap(m, n);
+	return ok;
+}
+
+/* In a thread of its own, 1,000 blocks of 5 KiB, each announced with
+ * alloc_expect() or not: how many times the arena had to open further,
+ * and whether the 128 KiB after the first block were in memory before
+ * anything touched them. */
+struct expect_run {
+	bool announce;
+	int opened;
+	bool resident;
+};
+
+static void *expect(void *arg)
+{
+	struct expect_run *r = arg;
+	static void *blocks[1000];
+	char *p = xmalloc(64);
+	size_t open = open_after(p);
+	for (int i = 0; i < 1000; i++) {
+		if (r->announce)
+			alloc_expect(5 << 10);
+		blocks[i] = xmalloc(5 << 10);
+		if (!i) {
+			uintptr_t pg = 4096;
+			char *from = (char *)(((uintptr_t)blocks[0] + 5 * pg) &
+					      ~(pg - 1));
+			unsigned char in[32];
+			r->resident = !mincore(from, sizeof(in) * pg, in);
+			for (size_t k = 0; k < sizeof(in); k++)
+				r->resident = r->resident && (in[k] & 1);
+		}
+		size_t now = open_after(p);
+		r->opened += now != open;
+		open = now;
+	}
+	for (int i = 0; i < 1000; i++)
+		free(blocks[i]);
+	free(p);
+	return NULL;
+}
+
+static void test_expect(void)
+{
+	CHECK(alloc_tune() == 1); /* the thresholds it counts on */
+	struct expect_run plain = { .announce = false },
+			  told = { .announce = true };
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, expect, &plain) == 0);
+	pthread_join(t, NULL);
+	CHECK(pthread_create(&t, NULL, expect, &told) == 0);
+	pthread_join(t, NULL);
+	/* glibc opens a thread's arena by what each block lacks */
+	CHECK(plain.opened > 500);
+	/* announced: in 512 KiB steps, 5 MB in about ten */
+	CHECK(told.opened >= 1 && told.opened <= 20);
+	CHECK(!plain.resident);
+	if (can_populate())
+		CHECK(told.resident);
+}
 #else
 static void test_tune(void)
 {
 	/* sanitizers bring their own allocator */
+}
+
+static void test_expect(void)
+{
 }
 #endif
 
@@ -111,5 +207,6 @@ int main(void)
 	test_plain();
 	test_injection();
 	test_tune();
+	test_expect();
 	return check_done("alloc");
 }
