@@ -43,10 +43,12 @@
 /* libmicrohttpd allocates this much with every callback response, zeroed,
  * but reads into it only for a body sent without chunked encoding (an
  * HTTP/1.0 client): a chunked watch is read straight into the
- * connection's write buffer. 32 KiB here cost an idle watch 7 KiB of
- * RSS for nothing, 1 KiB half a KiB more than this (docs/PERFORMANCE.md,
- * B14). */
+ * connection's write buffer, so it gets the small block, which only a
+ * libmicrohttpd that chose not to chunk after all would read into. 32
+ * KiB here cost an idle watch 7 KiB of RSS for nothing, 512 bytes half
+ * a KiB (docs/PERFORMANCE.md, B14). */
 #define WATCH_BLOCK 512
+#define WATCH_BLOCK_CHUNKED 64
 /* A watch with nothing to send polls its socket for a hung-up client at
  * most this often: under the ticker's 500 ms, so every tick that finds
  * it idle still checks, but not after every event it sends (a poll()
@@ -796,7 +798,8 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->reg.cursor = &w->cursor;
 	proxy_observe_watch_add(&w->reg);
 	*owned = true;
-	return proxy_reply_stream(c, WATCH_BLOCK, watch_read, w, watch_free);
+	return proxy_reply_stream(c, w->chunked ? WATCH_BLOCK_CHUNKED : WATCH_BLOCK,
+				  watch_read, w, watch_free);
 }
 
 enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,
