@@ -553,7 +553,8 @@ static void fan_service(struct proxy_fanout_conn *fc)
 {
 	struct watch *w =
 		(struct watch *)((char *)fc - offsetof(struct watch, fc));
-	cache_history_unwait(w->r->history, &w->waiter);
+	/* its own waiter is never queued while fanned: the worker's lot
+	 * waits for it (fanout.h) */
 	if (fc->ending || fc->gone) {
 		fan_back(w);
 		return;
@@ -594,9 +595,14 @@ static void fan_service(struct proxy_fanout_conn *fc)
 		fan_back(w);
 		return;
 	}
-	if (full ||
-	    !cache_history_wait(w->r->history, &w->waiter, w->cursor, NULL))
+	if (full) {
 		proxy_fanout_wake(fc); /* more now: after the others */
+		return;
+	}
+	if (proxy_fanout_park(fc, w->r->history, w->cursor)) {
+		fan_back(w); /* out of memory: a clean end, it watches again */
+		return;
+	}
 }
 
 /* From watch_read() with nothing to send: hand the idle stream to a
