@@ -57,7 +57,7 @@ struct lot {
 	/* queued in the history, or about to be: set by the worker before
 	 * it queues the waiter, cleared by the wake (atomic) */
 	bool armed;
-	bool woken; /* wk->lock */
+	bool woken;	  /* wk->lock */
 	struct lot *next; /* the worker's lots; worker only */
 };
 
@@ -68,8 +68,8 @@ struct proxy_fanout_worker {
 	int ep, efd;
 	pthread_mutex_t lock; /* guards the ready list, signalled */
 	struct proxy_fanout_conn *rhead, *rtail;
-	bool signalled; /* the eventfd has been written since last read */
-	bool stop;	/* under lock */
+	bool signalled;	 /* the eventfd has been written since last read */
+	bool stop;	 /* under lock */
 	bool lots_woken; /* some lot's woken is set; under lock */
 	struct proxy_fanout_conn *all; /* worker thread only */
 	long n;			       /* connections, atomic */

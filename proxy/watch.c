@@ -807,8 +807,9 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->reg.cursor = &w->cursor;
 	proxy_observe_watch_add(&w->reg);
 	*owned = true;
-	return proxy_reply_stream(c, w->chunked ? WATCH_BLOCK_CHUNKED : WATCH_BLOCK,
-				  watch_read, w, watch_free);
+	return proxy_reply_stream(
+		c, w->chunked ? WATCH_BLOCK_CHUNKED : WATCH_BLOCK, watch_read,
+		w, watch_free);
 }
 
 enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,

@@ -282,7 +282,7 @@ struct pconn {
 	int id, srv, cli;
 	uint64_t cursor; /* worker only */
 	int removed;	 /* atomic */
-	int bad; /* atomic: an event lost, or parking failed */
+	int bad;	 /* atomic: an event lost, or parking failed */
 	struct buf got;
 };
 
@@ -461,8 +461,7 @@ static void test_parked_on_a_history(void)
 		struct pconn *c = &pconns[i];
 		CHECK(!__atomic_load_n(&c->bad, __ATOMIC_RELAXED));
 		/* the chunks' data: 1..PTOTAL, one a line, in order */
-		const char *p = c->got.p ? c->got.p : "",
-			   *end = p + c->got.len;
+		const char *p = c->got.p ? c->got.p : "", *end = p + c->got.len;
 		unsigned want = 1;
 		bool ok = true;
 		while (ok && p < end) {
