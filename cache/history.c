@@ -312,3 +312,14 @@ void cache_history_wake_all(struct cache_history *h)
 	}
 	pthread_mutex_unlock(&h->wait_lock);
 }
+
+size_t cache_history_waiters(struct cache_history *h)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&h->wait_lock);
+	for (struct cache_waiter *w = h->waiters.next; w != &h->waiters;
+	     w = w->next)
+		n++;
+	pthread_mutex_unlock(&h->wait_lock);
+	return n;
+}

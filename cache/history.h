@@ -134,5 +134,7 @@ void cache_history_set_progress(struct cache_history *h, uint64_t rv);
 void cache_history_unwait(struct cache_history *h, struct cache_waiter *w);
 /* Wake every waiter now (timeouts, bookmarks, shutdown). */
 void cache_history_wake_all(struct cache_history *h);
+/* How many waiters are queued now. Any thread. */
+size_t cache_history_waiters(struct cache_history *h);
 
 #endif

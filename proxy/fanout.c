@@ -13,13 +13,23 @@
  * A connection's leftover bytes are malloc'd only while they wait and
  * freed once sent: an idle watch keeps no buffer here, and the scratch
  * buffer a batch is built in is the worker's, one per thread.
+ *
+ * A connection with nothing to send parks in its worker's lot for the
+ * history it waits on: a list only the worker touches. The lot is the
+ * history's waiter for all of them; the history's wake marks it woken
+ * and signals the worker, which moves the whole list onto its ready list
+ * under one lock. With 10,000 watches on 2 workers an event took 10,000
+ * wakes through the worker's lock (by the writer, under the history's
+ * waiter lock) and 20,000 turns of the history's lock (an unwait and a
+ * wait per delivery, on both workers); now it takes 2 wakes, and a
+ * parked connection takes the history's lock only when its lot is not
+ * armed already (the first to park after a wake).
  */
 #include "proxy/fanout.h"
 
 #include <errno.h>
 #include <gnutls/gnutls.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -38,6 +48,19 @@
 #define EVENTS 64
 #define SCAN_MS 1000
 
+/* One worker's connections waiting on one history. */
+struct lot {
+	struct cache_waiter waiter; /* first: the history wakes it */
+	struct proxy_fanout_worker *wk;
+	struct cache_history *h;
+	struct proxy_fanout_conn *head, *tail; /* parked; worker only */
+	/* queued in the history, or about to be: set by the worker before
+	 * it queues the waiter, cleared by the wake (atomic) */
+	bool armed;
+	bool woken;	  /* wk->lock */
+	struct lot *next; /* the worker's lots; worker only */
+};
+
 struct proxy_fanout_worker {
 	struct proxy_fanout *fo;
 	pthread_t thread;
@@ -45,11 +68,13 @@ struct proxy_fanout_worker {
 	int ep, efd;
 	pthread_mutex_t lock; /* guards the ready list, signalled */
 	struct proxy_fanout_conn *rhead, *rtail;
-	bool signalled; /* the eventfd has been written since last read */
-	bool stop;	/* under lock */
+	bool signalled;	 /* the eventfd has been written since last read */
+	bool stop;	 /* under lock */
+	bool lots_woken; /* some lot's woken is set; under lock */
 	struct proxy_fanout_conn *all; /* worker thread only */
 	long n;			       /* connections, atomic */
 	struct buf scratch;
+	struct lot *lots; /* worker thread only; freed with the pool */
 };
 
 struct proxy_fanout {
@@ -118,6 +143,99 @@ void proxy_fanout_wake(struct proxy_fanout_conn *fc)
 		signal_worker(wk);
 }
 
+/* A history's wake (its waiter lock held): the lot's connections are
+ * made ready by its worker. */
+static void lot_wake(struct cache_waiter *w)
+{
+	struct lot *l = (struct lot *)w;
+	struct proxy_fanout_worker *wk = l->wk;
+	__atomic_store_n(&l->armed, false, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&wk->lock);
+	l->woken = true;
+	wk->lots_woken = true;
+	bool signal = !wk->signalled;
+	wk->signalled = true;
+	pthread_mutex_unlock(&wk->lock);
+	if (signal)
+		signal_worker(wk);
+}
+
+/* Worker only. */
+static void unpark(struct proxy_fanout_conn *fc)
+{
+	struct lot *l = fc->lot;
+	if (!l)
+		return;
+	if (fc->pprev)
+		fc->pprev->pnext = fc->pnext;
+	else
+		l->head = fc->pnext;
+	if (fc->pnext)
+		fc->pnext->pprev = fc->pprev;
+	else
+		l->tail = fc->pprev;
+	fc->pprev = fc->pnext = NULL;
+	fc->lot = NULL;
+}
+
+int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
+		      uint64_t seq)
+{
+	struct proxy_fanout_worker *wk = fc->wk;
+	struct lot *l = wk->lots;
+	while (l && l->h != h)
+		l = l->next;
+	if (!l) {
+		l = xcalloc(1, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		l->waiter.wake = lot_wake;
+		l->wk = wk;
+		l->h = h;
+		l->next = wk->lots;
+		wk->lots = l;
+	}
+	unpark(fc);
+	fc->lot = l;
+	fc->pprev = l->tail;
+	fc->pnext = NULL;
+	if (l->tail)
+		l->tail->pnext = fc;
+	else
+		l->head = fc;
+	l->tail = fc;
+	/* Armed: a wake is due after any append from now on (or is on its
+	 * way), and its worker, this thread, serves the lot after this. */
+	if (__atomic_load_n(&l->armed, __ATOMIC_ACQUIRE))
+		return 0;
+	__atomic_store_n(&l->armed, true, __ATOMIC_RELEASE);
+	if (!cache_history_wait(h, &l->waiter, seq, NULL)) {
+		/* the event is there already: serve the lot now */
+		__atomic_store_n(&l->armed, false, __ATOMIC_RELEASE);
+		pthread_mutex_lock(&wk->lock);
+		l->woken = true;
+		wk->lots_woken = true;
+		pthread_mutex_unlock(&wk->lock);
+	}
+	return 0;
+}
+
+/* Under wk->lock: every woken lot's connections join the ready list. */
+static void lots_ready(struct proxy_fanout_worker *wk)
+{
+	wk->lots_woken = false;
+	for (struct lot *l = wk->lots; l; l = l->next) {
+		if (!l->woken)
+			continue;
+		l->woken = false;
+		while (l->head) {
+			struct proxy_fanout_conn *fc = l->head;
+			unpark(fc);
+			enqueue(wk, fc);
+		}
+	}
+}
+
 /* Worker only: fc joins the worker's list of all it serves. */
 static void link_all(struct proxy_fanout_worker *wk,
 		     struct proxy_fanout_conn *fc)
@@ -151,6 +269,7 @@ bool proxy_fanout_remove(struct proxy_fanout_conn *fc)
 	if (fc->queued)
 		ready_unlink(wk, fc);
 	pthread_mutex_unlock(&wk->lock);
+	unpark(fc);
 	if (fc->linked) {
 		if (fc->aprev)
 			fc->aprev->anext = fc->anext;
@@ -260,16 +379,19 @@ void proxy_fanout_chunk_send(struct proxy_fanout_conn *fc)
 	size_t data = b->len - HEAD_ROOM;
 	if (!data)
 		return;
-	char head[HEAD_ROOM + 1];
-	int h = snprintf(head, sizeof(head), "%zx\r\n", data);
 	buf_adds(b, "\r\n");
 	if (!buf_ok(b)) {
 		fc->gone = true;
 		return;
 	}
-	char *start = b->p + HEAD_ROOM - h;
-	memcpy(start, head, (size_t)h);
-	send_all(fc, start, (size_t)h + data + 2, false);
+	/* the size in hex and CRLF, written backwards in front of the data
+	 * (no snprintf: this runs once per delivery) */
+	char *start = b->p + HEAD_ROOM;
+	*--start = '\n';
+	*--start = '\r';
+	for (size_t v = data; v || start == b->p + HEAD_ROOM - 2; v >>= 4)
+		*--start = "0123456789abcdef"[v & 15];
+	send_all(fc, start, (size_t)(b->p + b->len - start), false);
 }
 
 /* Drop the connections whose socket has taken nothing for the stall
@@ -306,8 +428,10 @@ static void *worker(void *arg)
 			proxy_fanout_wake(fc);
 		}
 		pthread_mutex_lock(&wk->lock);
-		wk->signalled = false;
 		bool stop = wk->stop;
+		if (wk->lots_woken && !stop)
+			lots_ready(wk);
+		wk->signalled = false; /* after lots_ready()'s enqueues */
 		pthread_mutex_unlock(&wk->lock);
 		if (stop) {
 			/* everything queued joins the list, then each ends */
@@ -322,6 +446,9 @@ static void *worker(void *arg)
 				wk->all->ending = true;
 				wk->all->service(wk->all);
 			}
+			/* no wake reaches this worker after these */
+			for (struct lot *l = wk->lots; l; l = l->next)
+				cache_history_unwait(l->h, &l->waiter);
 			return NULL;
 		}
 		/* serve what is ready now; what a service wakes again goes
@@ -339,12 +466,13 @@ static void *worker(void *arg)
 			if (!fc)
 				break;
 			link_all(wk, fc);
+			unpark(fc);
 			fc->service(fc);
 			if (fc == last)
 				break;
 		}
 		pthread_mutex_lock(&wk->lock);
-		bool more = wk->rhead != NULL;
+		bool more = wk->rhead || wk->lots_woken;
 		if (more && !wk->signalled) {
 			wk->signalled = true;
 			signal_worker(wk);
@@ -426,6 +554,11 @@ void proxy_fanout_free(struct proxy_fanout *fo)
 			close(wk->efd);
 		pthread_mutex_destroy(&wk->lock);
 		buf_free(&wk->scratch);
+		while (wk->lots) {
+			struct lot *l = wk->lots;
+			wk->lots = l->next;
+			free(l);
+		}
 	}
 	free(fo->w);
 	free(fo);
@@ -447,6 +580,8 @@ int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
 	fc->pend_len = fc->tls_again = 0;
 	fc->stalled_ms = 0;
 	fc->rprev = fc->rnext = fc->aprev = NULL;
+	fc->lot = NULL;
+	fc->pprev = fc->pnext = NULL;
 	fc->armed = IDLE_EVENTS;
 	struct epoll_event ev = { .events = IDLE_EVENTS, .data.ptr = fc };
 	if (epoll_ctl(wk->ep, EPOLL_CTL_ADD, fd, &ev)) {

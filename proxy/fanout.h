@@ -10,6 +10,12 @@
  * with MHD_resume_connection() only to end the stream, after
  * proxy_fanout_remove(). docs/ARCHITECTURE.md says why.
  *
+ * A connection with nothing to send parks on its worker under the
+ * history it waits on (proxy_fanout_park()): the worker is that
+ * history's waiter once for all its connections parked there, so an
+ * append wakes each worker once, and the worker makes every one of them
+ * ready in one step, not each connection through the locks.
+ *
  * Threads: each connection belongs to one worker, chosen at
  * proxy_fanout_add(); its service callback, and every call below but
  * proxy_fanout_add() and proxy_fanout_wake(), run on that worker.
@@ -25,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/history.h"
 #include "config/buf.h"
 
 struct proxy_fanout;
@@ -50,6 +57,8 @@ struct proxy_fanout_conn {
 	size_t pend_len;
 	size_t tls_again;   /* a TLS record send to repeat, its length */
 	int64_t stalled_ms; /* since when pend has waited, 0: none */
+	void *lot;	    /* parked there, or NULL; worker only */
+	struct proxy_fanout_conn *pprev, *pnext; /* among the parked */
 };
 
 /* Start n workers (at least 1); stall_s: a connection whose socket takes
@@ -70,6 +79,15 @@ int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
 		     int fd, void *tls);
 /* Service fc soon on its worker. Any thread. */
 void proxy_fanout_wake(struct proxy_fanout_conn *fc);
+/* fc has nothing to send until h has an event at seq: it is serviced
+ * again after the next wake of h's waiters that comes once this call has
+ * begun (or soon, when that event exists already), with the other
+ * connections of its worker parked on h. Anything else that services it
+ * meanwhile (proxy_fanout_wake(), a hang-up) takes it off. Worker only.
+ * Returns 0, or -ENOMEM (fc is then not parked). h must outlive the
+ * pool's proxy_fanout_stop(). */
+int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
+		      uint64_t seq);
 /* Take fc out of its worker: its socket is the owner's again. Worker
  * only. Returns false when bytes of a chunk were left unsent (the
  * stream is broken and must end with an error). */

@@ -4,9 +4,10 @@
 #include "proxy/filter.h"
 
 #include <errno.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "config/alloc.h"
 #include "proxy/reply.h"
 #include "proxy/request.h"
 #include "proxy/rv.h"
@@ -17,8 +18,17 @@ int proxy_filter_parse(struct proxy_filter *f, struct MHD_Connection *c,
 {
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
-	snprintf(f->ns, sizeof(f->ns), "%s", ns ? ns : "");
-	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
+	f->ns = f->name = "";
+	size_t nl = ns ? strlen(ns) : 0, ml = name ? strlen(name) : 0;
+	if (nl || ml) {
+		f->names = xmalloc(nl + ml + 2);
+		if (!f->names)
+			return -ENOMEM;
+		memcpy(f->names, nl ? ns : "", nl + 1);
+		memcpy(f->names + nl + 1, ml ? name : "", ml + 1);
+		f->ns = f->names;
+		f->name = f->names + nl + 1;
+	}
 	const char *ls = NULL, *fs = NULL;
 	int r = 0;
 	if (proxy_request_arg(c, "labelSelector", &ls) && ls && *ls)
@@ -116,6 +126,9 @@ void proxy_filter_free(struct proxy_filter *f)
 {
 	cache_selector_label_free(f->lsel);
 	cache_selector_field_free(f->fsel);
+	free(f->names);
 	f->lsel = NULL;
 	f->fsel = NULL;
+	f->names = NULL;
+	f->ns = f->name = "";
 }

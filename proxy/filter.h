@@ -18,8 +18,13 @@
 
 struct proxy_filter {
 	const struct cache_kind *kind;
-	char ns[254];		 /* "" = every namespace */
-	char name[254];		 /* a watch of one object, else "" */
+	/* Never NULL once parsed; both in one allocation of the filter's,
+	 * none when both are "" (an idle watch keeps its filter, so it
+	 * holds only what it names: two fixed arrays were a twentieth of
+	 * an idle watcher's memory, docs/PERFORMANCE.md, B14). */
+	const char *ns;		 /* "" = every namespace */
+	const char *name;	 /* a watch of one object, else "" */
+	char *names;		 /* that allocation, or NULL */
 	struct cache_lsel *lsel; /* NULL when none */
 	struct cache_fsel *fsel; /* NULL when none */
 };

@@ -43,10 +43,12 @@
 /* libmicrohttpd allocates this much with every callback response, zeroed,
  * but reads into it only for a body sent without chunked encoding (an
  * HTTP/1.0 client): a chunked watch is read straight into the
- * connection's write buffer. 32 KiB here cost an idle watch 7 KiB of
- * RSS for nothing, 1 KiB half a KiB more than this (docs/PERFORMANCE.md,
- * B14). */
+ * connection's write buffer, so it gets the small block, which only a
+ * libmicrohttpd that chose not to chunk after all would read into. 32
+ * KiB here cost an idle watch 7 KiB of RSS for nothing, 512 bytes half
+ * a KiB (docs/PERFORMANCE.md, B14). */
 #define WATCH_BLOCK 512
+#define WATCH_BLOCK_CHUNKED 64
 /* A watch with nothing to send polls its socket for a hung-up client at
  * most this often: under the ticker's 500 ms, so every tick that finds
  * it idle still checks, but not after every event it sends (a poll()
@@ -377,8 +379,11 @@ static void own_expired(struct watch *w, uint64_t rv, uint64_t floor)
 
 /* Decide what event ev becomes for this watcher, as the apiserver's
  * cacher does: judged by whether the old and the new state match the
- * filter. Sets out, or leaves it empty when the watcher is not to see it. */
-static void take_event(struct watch *w, struct cache_event *ev)
+ * filter. Sets out, or leaves it empty when the watcher is not to see it.
+ * Returns true when the watch keeps the caller's reference to ev (it
+ * sends the shared line): one atomic pair fewer on the event per
+ * delivery, which every fan-out worker touches. */
+static bool take_event(struct watch *w, struct cache_event *ev)
 {
 	const struct proxy_filter *f = &w->f;
 	bool before = ev->prev && proxy_filter_match(f, ev->prev);
@@ -387,16 +392,16 @@ static void take_event(struct watch *w, struct cache_event *ev)
 	switch (ev->type) {
 	case CACHE_DELETED:
 		if (!(ev->prev ? before : proxy_filter_match(f, ev->obj)))
-			return;
+			return false;
 		break;
 	case CACHE_ADDED:
 		if (!proxy_filter_match(f, ev->obj))
-			return;
+			return false;
 		break;
 	default: {
 		bool now = proxy_filter_match(f, ev->obj);
 		if (!now && !before)
-			return;
+			return false;
 		if (now != before)
 			as = now ? "ADDED" : "DELETED";
 		left = before && !now;
@@ -417,28 +422,28 @@ static void take_event(struct watch *w, struct cache_event *ev)
 			/* end cleanly: the client resumes from the RV
 			 * before this event */
 			w->done = true;
-			return;
+			return false;
 		}
 		own_event(w, as, o);
 		cache_obj_put(o);
-		return;
+		return false;
 	}
 	if (as) {
 		own_event(w, as, ev->obj);
-		return;
+		return false;
 	}
 	const unsigned char *frame = NULL;
 	size_t flen = 0;
 	int e = w->pb ? proxy_pb_event_frame(ev, &frame, &flen) : 0;
 	if (e) {
 		pb_fail(w, e);
-		return;
+		return false;
 	}
-	w->ev = ev; /* the shared line, with a reference of our own */
-	__atomic_add_fetch(&ev->refs, 1, __ATOMIC_RELAXED);
+	w->ev = ev; /* the shared line, with the caller's reference */
 	w->out = w->pb ? (const char *)frame : ev->line;
 	w->out_len = w->pb ? flen : ev->len;
 	w->out_off = 0;
+	return true;
 }
 
 /* Fill out with the next line to send. Returns false when there is
@@ -517,8 +522,8 @@ static bool next_line(struct watch *w)
 			cache_history_event_put(ev);
 			continue;
 		}
-		take_event(w, ev);
-		cache_history_event_put(ev);
+		if (!take_event(w, ev))
+			cache_history_event_put(ev);
 		if (w->out_len)
 			return true;
 		if (w->done)
@@ -551,7 +556,8 @@ static void fan_service(struct proxy_fanout_conn *fc)
 {
 	struct watch *w =
 		(struct watch *)((char *)fc - offsetof(struct watch, fc));
-	cache_history_unwait(w->r->history, &w->waiter);
+	/* its own waiter is never queued while fanned: the worker's lot
+	 * waits for it (fanout.h) */
 	if (fc->ending || fc->gone) {
 		fan_back(w);
 		return;
@@ -592,9 +598,14 @@ static void fan_service(struct proxy_fanout_conn *fc)
 		fan_back(w);
 		return;
 	}
-	if (full ||
-	    !cache_history_wait(w->r->history, &w->waiter, w->cursor, NULL))
+	if (full) {
 		proxy_fanout_wake(fc); /* more now: after the others */
+		return;
+	}
+	if (proxy_fanout_park(fc, w->r->history, w->cursor)) {
+		fan_back(w); /* out of memory: a clean end, it watches again */
+		return;
+	}
 }
 
 /* From watch_read() with nothing to send: hand the idle stream to a
@@ -796,7 +807,9 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 	w->reg.cursor = &w->cursor;
 	proxy_observe_watch_add(&w->reg);
 	*owned = true;
-	return proxy_reply_stream(c, WATCH_BLOCK, watch_read, w, watch_free);
+	return proxy_reply_stream(
+		c, w->chunked ? WATCH_BLOCK_CHUNKED : WATCH_BLOCK, watch_read,
+		w, watch_free);
 }
 
 enum MHD_Result proxy_watch_handle(struct proxy *p, struct MHD_Connection *c,

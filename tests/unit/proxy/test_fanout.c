@@ -4,9 +4,12 @@
  * connection's reader must get its whole sequence, once and in order, in
  * well-formed chunks: a slow reader (its socket full, the rest kept and
  * sent when it reads), a reader that hangs up (its connection let go),
- * and the stop (every connection still in the pool handed back). Run
- * under SANITIZE=thread too. (Watches over HTTP: tests/e2e/
- * test_watch_fanout.py.)
+ * and the stop (every connection still in the pool handed back). Then
+ * connections that park on a real history between its events, as
+ * watches do: each gets every event once and in order, a hang-up while
+ * parked lets the connection go, and the history holds one waiter per
+ * worker, not one per connection. Run under SANITIZE=thread too.
+ * (Watches over HTTP: tests/e2e/test_watch_fanout.py.)
  */
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +20,9 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu-bp.h>
 
+#include "cache/history.h"
 #include "proxy/fanout.h"
 #include "check.h"
 
@@ -265,8 +270,234 @@ static void test_many_writers_three_workers(void)
 	proxy_fanout_free(fo);
 }
 
+/* ---- parked on a history ---- */
+
+#define PCONNS 40
+#define PWORKERS 2
+#define PTOTAL 2000
+#define PGONE 7 /* hangs up while parked, before any event */
+
+struct pconn {
+	struct proxy_fanout_conn fc;
+	int id, srv, cli;
+	uint64_t cursor; /* worker only */
+	int removed;	 /* atomic */
+	int bad;	 /* atomic: an event lost, or parking failed */
+	struct buf got;
+};
+
+static struct pconn pconns[PCONNS];
+static struct cache_history *ph;
+
+static struct cache_obj *mk(unsigned rv)
+{
+	char js[160];
+	snprintf(js, sizeof(js),
+		 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+		 "\"resourceVersion\":\"%u\"}}",
+		 rv);
+	return cache_obj_parse(cache_kind_lookup("pods"), js, strlen(js), false,
+			       NULL, 0);
+}
+
+static void phand_back(struct pconn *c)
+{
+	proxy_fanout_remove(&c->fc);
+	shutdown(c->srv, SHUT_WR);
+	__atomic_store_n(&c->removed, 1, __ATOMIC_RELEASE);
+}
+
+/* As a watch's: the events after the cursor as "RV\n" lines, then park. */
+static void pservice(struct proxy_fanout_conn *fc)
+{
+	struct pconn *c = (struct pconn *)fc;
+	if (fc->ending || fc->gone) {
+		phand_back(c);
+		return;
+	}
+	if (proxy_fanout_flush(fc))
+		return;
+	struct buf *b = proxy_fanout_chunk(fc);
+	int n = 0;
+	for (; n < 50; n++) {
+		struct cache_event *ev;
+		int rc = cache_history_get(ph, c->cursor, &ev);
+		if (rc == -ERANGE)
+			__atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+		if (rc)
+			break;
+		buf_printf(b, "%llu\n", (unsigned long long)ev->rv);
+		cache_history_event_put(ev);
+		c->cursor++;
+	}
+	proxy_fanout_chunk_send(fc);
+	if (fc->gone || (!fc->pend_len && c->cursor == PTOTAL)) {
+		phand_back(c);
+		return;
+	}
+	if (fc->pend_len)
+		return; /* serviced again once the socket has room */
+	if (n == 50)
+		proxy_fanout_wake(fc);
+	else if (proxy_fanout_park(fc, ph, c->cursor))
+		__atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+}
+
+/* The one writer: batches of 1-4 events, one wake each. */
+static void *pwriter(void *arg)
+{
+	unsigned seed = 7;
+	for (unsigned rv = 1; rv <= PTOTAL;) {
+		unsigned k = 1 + rand_r(&seed) % 4;
+		for (; k && rv <= PTOTAL; k--, rv++) {
+			struct cache_obj *o = mk(rv);
+			if (cache_history_add(ph, CACHE_MODIFIED, rv, o, NULL))
+				abort();
+			cache_obj_put(o);
+		}
+		cache_history_wake_all(ph);
+		if (rv % 64 < 4) {
+			struct timespec ts = { 0, 500000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return arg;
+}
+
+static void *preader(void *arg)
+{
+	int open = PCONNS;
+	bool eof[PCONNS] = { false };
+	char tmp[65536];
+	while (open) {
+		struct pollfd pf[PCONNS];
+		int map[PCONNS], n = 0;
+		for (int i = 0; i < PCONNS; i++)
+			if (!eof[i]) {
+				pf[n] = (struct pollfd){ pconns[i].cli, POLLIN,
+							 0 };
+				map[n++] = i;
+			}
+		if (poll(pf, (nfds_t)n, 50) < 0)
+			break;
+		for (int j = 0; j < n; j++) {
+			if (!pf[j].revents)
+				continue;
+			struct pconn *c = &pconns[map[j]];
+			ssize_t r = read(c->cli, tmp, sizeof(tmp));
+			if (r > 0)
+				buf_add(&c->got, tmp, (size_t)r);
+			if (r == 0 || (r < 0 && errno != EAGAIN)) {
+				eof[map[j]] = true;
+				open--;
+			}
+		}
+	}
+	return arg;
+}
+
+static size_t waiters_settled(void)
+{
+	size_t n = 0;
+	for (int t = 0; t < 300; t++) { /* 3 s */
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		n = cache_history_waiters(ph);
+		if (n == PWORKERS)
+			break;
+	}
+	return n;
+}
+
+static void test_parked_on_a_history(void)
+{
+	ph = cache_history_new(PTOTAL + 10, 0);
+	struct proxy_fanout *fo = proxy_fanout_new(PWORKERS, 0);
+	CHECK(fo != NULL && ph != NULL);
+	if (!fo || !ph)
+		return;
+	for (int i = 0; i < PCONNS; i++) {
+		int sv[2];
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+		int small = 4096;
+		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+		pconns[i] = (struct pconn){
+			.id = i, .srv = sv[0], .cli = sv[1], .got = BUF_INIT
+		};
+		pconns[i].fc.service = pservice;
+		CHECK(proxy_fanout_add(fo, &pconns[i].fc, sv[0], NULL) == 0);
+	}
+	/* every connection parked, nothing to send: the history holds one
+	 * waiter per worker, not one per connection */
+	CHECK(waiters_settled() == PWORKERS);
+	/* a client that hangs up while parked is let go */
+	shutdown(pconns[PGONE].cli, SHUT_RDWR);
+	for (int t = 0; t < 300 && !__atomic_load_n(&pconns[PGONE].removed,
+						    __ATOMIC_ACQUIRE);
+	     t++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	CHECK(__atomic_load_n(&pconns[PGONE].removed, __ATOMIC_ACQUIRE));
+	CHECK(proxy_fanout_count(fo) == PCONNS - 1);
+
+	pthread_t wr, rd;
+	pthread_create(&rd, NULL, preader, NULL);
+	pthread_create(&wr, NULL, pwriter, NULL);
+	pthread_join(wr, NULL);
+	for (int t = 0; t < 1000; t++) { /* 10 s */
+		int left = 0;
+		for (int i = 0; i < PCONNS; i++)
+			left += !__atomic_load_n(&pconns[i].removed,
+						 __ATOMIC_ACQUIRE);
+		if (!left)
+			break;
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	CHECK(proxy_fanout_count(fo) == 0);
+	pthread_join(rd, NULL);
+	for (int i = 0; i < PCONNS; i++) {
+		struct pconn *c = &pconns[i];
+		CHECK(!__atomic_load_n(&c->bad, __ATOMIC_RELAXED));
+		/* the chunks' data: 1..PTOTAL, one a line, in order */
+		const char *p = c->got.p ? c->got.p : "", *end = p + c->got.len;
+		unsigned want = 1;
+		bool ok = true;
+		while (ok && p < end) {
+			char *e;
+			unsigned long size = strtoul(p, &e, 16);
+			ok = e != p && e + 2 <= end && e[0] == '\r' &&
+			     e[1] == '\n';
+			const char *d = e + 2, *q = d;
+			ok = ok && d + size + 2 <= end;
+			while (ok && q < d + size) {
+				unsigned long v = strtoul(q, &e, 10);
+				ok = *e == '\n' && v == want;
+				want++;
+				q = e + 1;
+			}
+			p = d + size + 2;
+		}
+		unsigned expect = i == PGONE ? 1 : PTOTAL + 1;
+		if (!ok || want != expect)
+			fprintf(stderr, "parked conn %d: up to %u, %s\n", i,
+				want - 1, ok ? "well formed" : "malformed");
+		CHECK(ok && want == expect);
+		close(c->srv);
+		close(c->cli);
+		buf_free(&c->got);
+	}
+	proxy_fanout_stop(fo);
+	proxy_fanout_free(fo);
+	rcu_barrier();
+	cache_history_free(ph);
+	rcu_barrier();
+}
+
 int main(void)
 {
 	test_many_writers_three_workers();
+	test_parked_on_a_history();
 	return check_done("fanout");
 }
