@@ -201,7 +201,9 @@ def go_indent(compact):
 
 class PrettyStream(unittest.TestCase):
     """A big LIST for curl is indented while it is sent: the same bytes as
-    the compact LIST indented, gzip-compressed when the client takes it."""
+    the compact LIST indented, with its length told first (counted, each
+    item's share kept for the next time), gzip-compressed when the client
+    takes it."""
 
     def test_curl_list_of_many_pods(self):
         import gzip
@@ -217,6 +219,12 @@ class PrettyStream(unittest.TestCase):
         self.assertEqual(hdrs.get("Content-Type"), "application/json")
         self.assertIsNone(hdrs.get("Content-Encoding"))
         self.assertEqual(pretty, want)
+        self.assertEqual(hdrs.get("Content-Length"), str(len(want)))
+        self.assertIsNone(hdrs.get("Transfer-Encoding"))
+        # again, the items' lengths kept: the same
+        st, hdrs, again = h.request("GET", path, headers=curl)
+        self.assertEqual((st, hdrs.get("Content-Length")), (200, str(len(want))))
+        self.assertEqual(again, want)
         st, hdrs, gz = h.request("GET", path, headers=dict(curl, **{"Accept-Encoding": "gzip"}))
         self.assertEqual(st, 200)
         self.assertEqual(hdrs.get("Content-Encoding"), "gzip")
@@ -231,7 +239,7 @@ class PrettyStream(unittest.TestCase):
 
 class PrettyMemory(unittest.TestCase):
     """Slow curl-like clients asking for a big LIST: the indented answer is
-    made while it is sent, so each holds a chunk, not a copy of the list,
+    made while it is sent, so each holds a block, not a copy of the list,
     and each still gets all of it."""
 
     def test_twenty_slow_curls(self):
@@ -279,26 +287,10 @@ class PrettyMemory(unittest.TestCase):
                 parts.append(socks[i].recv(1 << 16))
                 self.assertTrue(parts[-1], "the answer ended early")
                 got += len(parts[-1])
-            head, _, body = b"".join(parts).partition(b"\r\n\r\n")
-            self.assertIn(b"transfer-encoding: chunked", head.lower())
-            payload = dechunk_prefix(body)
+            head, _, payload = b"".join(parts).partition(b"\r\n\r\n")
+            self.assertIn(b"content-length: %d" % len(want), head.lower())
             self.assertGreater(len(payload), 1 << 18)
             self.assertEqual(payload, want[:len(payload)])
-
-
-def dechunk_prefix(b):
-    """The payload of the whole chunks at the start of a chunked body."""
-    out, i = [], 0
-    while True:
-        j = b.find(b"\r\n", i)
-        if j < 0:
-            break
-        n = int(b[i:j].split(b";")[0], 16)
-        if n == 0 or j + 2 + n + 2 > len(b):
-            break
-        out.append(b[j + 2:j + 2 + n])
-        i = j + 2 + n + 2
-    return b"".join(out)
 
 
 class PassthroughTimeout(unittest.TestCase):
