@@ -390,6 +390,16 @@ static void pieces_free(void *cls)
  * bytes (docs/LIMITS.md). */
 #define RENDER_PART (16 * 1024)
 
+/* Where a List item starts, for the indenter: inside "items": [ at
+ * depth 2, its "{" written and waiting for the next byte; and (open
+ * false) where it ends, nothing pending. A kept length holds from the
+ * one to the other. */
+static bool at_item(const struct proxy_pretty_indenter *st, bool open)
+{
+	return st->depth == 2 && st->open == open && !st->in_str && !st->esc &&
+	       !st->nl && !st->sp && !st->c;
+}
+
 struct pretty_reader {
 	struct proxy_reply_pieces pc; /* the pieces, when fill is NULL */
 	size_t at, off;
@@ -402,6 +412,12 @@ struct pretty_reader {
 	z_stream *z;	    /* NULL: sent as it is */
 	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */
 	bool zlast, zdone;
+	/* the pieces' kept lengths (proxy_reply_pieces_add_item), filled
+	 * in as the items are indented: piece's output so far, and whether
+	 * it started where a List item does */
+	uint32_t **kept;
+	size_t kcap, piece, piece_out;
+	bool piece_item;
 	void (*done)(void *cls);
 	void *cls;
 };
@@ -443,6 +459,13 @@ static void src_used(struct pretty_reader *pr, size_t used)
 	}
 	pr->off += used;
 	if (pr->off == pr->pc.v[pr->at].iov_len) {
+		/* a List item indented whole from where one starts to
+		 * where one ends: its length, kept for the next time */
+		if (pr->piece == pr->at && pr->piece_item &&
+		    at_item(&pr->st, false) && pr->piece_out < UINT32_MAX)
+			__atomic_store_n(pr->kept[pr->at],
+					 (uint32_t)pr->piece_out,
+					 __ATOMIC_RELAXED);
 		pr->at++;
 		pr->off = 0;
 	}
@@ -455,8 +478,16 @@ static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 	const char *p;
 	while (n < max && src_span(pr, &p, &len)) {
 		if (pr->indent) {
-			n += proxy_pretty_indent_step(&pr->st, p, len, &used,
-						      out + n, max - n);
+			if (!pr->fill && pr->piece != pr->at &&
+			    pr->at < pr->kcap && pr->kept[pr->at]) {
+				pr->piece = pr->at; /* an item starts */
+				pr->piece_out = 0;
+				pr->piece_item = at_item(&pr->st, true);
+			}
+			size_t k = proxy_pretty_indent_step(
+				&pr->st, p, len, &used, out + n, max - n);
+			n += k;
+			pr->piece_out += k;
 		} else {
 			used = len < max - n ? len : max - n;
 			memcpy(out + n, p, used);
@@ -520,6 +551,7 @@ static void pretty_reader_drop(struct pretty_reader *pr)
 	}
 	free(pr->zin);
 	free(pr->pc.v);
+	free(pr->kept);
 	buf_free(&pr->rb);
 	free(pr);
 }
@@ -577,24 +609,25 @@ fail:
 	return NULL;
 }
 
-/* Where a List item starts, for the indenter: inside "items": [ at
- * depth 2, its "{" written and waiting for the next byte; and (open
- * false) where it ends, nothing pending. A kept length holds from the
- * one to the other. */
-static bool at_item(const struct proxy_pretty_indenter *st, bool open)
-{
-	return st->depth == 2 && st->open == open && !st->in_str && !st->esc &&
-	       !st->nl && !st->sp && !st->c;
-}
-
-/* The length of the pieces' body indented. A List item's is counted
- * once and kept (in *kept[i]): the count costs about a third of the
- * indenting, and the next client to ask pays nothing for it. */
+/* The length of the pieces' body indented, from the List items' kept
+ * lengths (*kept[i]) and a count of the rest; MHD_SIZE_UNKNOWN when the
+ * items not kept yet are more than an eighth of the body. Counting costs
+ * over half as much as indenting, and must be done before the first
+ * byte: a body mostly new goes chunked instead, its items' lengths kept
+ * while it is sent (pretty_fill()); the few new items of a body mostly
+ * known are counted here, and kept too. */
 static uint64_t pretty_length(const struct proxy_reply_pieces *pc,
 			      uint32_t *const *kept, size_t kcap)
 {
 	struct proxy_pretty_indenter st = { 0 };
 	uint64_t len = 0;
+	size_t unknown = 0;
+	/* first what is not known, without counting any of it */
+	for (size_t i = 0; i < pc->n && i < kcap; i++)
+		if (kept[i] && !__atomic_load_n(kept[i], __ATOMIC_RELAXED))
+			unknown += pc->v[i].iov_len;
+	if (unknown > pc->total / 8)
+		return MHD_SIZE_UNKNOWN;
 	for (size_t i = 0; i < pc->n; i++) {
 		const char *p = pc->v[i].iov_base;
 		size_t n = pc->v[i].iov_len;
@@ -623,7 +656,7 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
-	uint32_t **kept = pc->kept; /* read here, freed here */
+	uint32_t **kept = pc->kept; /* the reader's, or freed here */
 	size_t kcap = pc->kcap;
 	pc->kept = NULL;
 	pc->kcap = 0;
@@ -636,9 +669,11 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 			uint64_t size = MHD_SIZE_UNKNOWN;
 			if (rd && !gz && !reply_head)
 				size = pretty_length(pc, kept, kcap);
-			free(kept);
-			kept = NULL;
 			if (rd) {
+				rd->kept = kept; /* the reader's now */
+				rd->kcap = kcap;
+				rd->piece = SIZE_MAX;
+				kept = NULL;
 				rd->pc = *pc;
 				rd->indent = true;
 				rd->done = done;

@@ -349,9 +349,10 @@ static void test_pieces(int port)
 	ask_pieces(port, 3000, 64, true, true, true);
 }
 
-/* /list indented: the body, with a Content-Length unless compressed */
+/* /list indented: the body, with a Content-Length when sized (else
+ * chunked) */
 static void ask_list(int port, const char *query, size_t n, size_t w, bool top,
-		     bool gz)
+		     bool gz, bool sized)
 {
 	char target[128];
 	snprintf(target, sizeof(target), "/list?n=%zu&w=%zu&pretty=true%s", n,
@@ -364,14 +365,15 @@ static void ask_list(int port, const char *query, size_t n, size_t w, bool top,
 	struct buf want = BUF_INIT, ind = BUF_INIT, got = BUF_INIT;
 	expected_list(&want, n, w, top);
 	CHECK(proxy_pretty_indent(want.p, want.len - 1, &ind) == 0);
+	CHECK(mhd_reply_header(&r, "Content-Length", v, sizeof(v)) == sized);
+	if (sized)
+		CHECK(strtoull(v, NULL, 10) == ind.len);
+	CHECK(mhd_reply_header(&r, "Transfer-Encoding", v, sizeof(v)) ==
+	      !sized);
 	if (gz) {
 		CHECK(mhd_reply_header(&r, "Content-Encoding", v, sizeof(v)));
-		CHECK(!mhd_reply_header(&r, "Content-Length", v, sizeof(v)));
 		CHECK(gunzip(r.body, r.len, &got));
 	} else {
-		CHECK(mhd_reply_header(&r, "Content-Length", v, sizeof(v)));
-		CHECK(strtoull(v, NULL, 10) == ind.len);
-		CHECK(!mhd_reply_header(&r, "Transfer-Encoding", v, sizeof(v)));
 		buf_add(&got, r.body, r.len);
 	}
 	CHECK(got.len == ind.len && !memcmp(got.p, ind.p, ind.len));
@@ -394,30 +396,37 @@ static void test_list_kept(int port)
 {
 	memset(item, 'x', sizeof(item));
 	memset(kept, 0, sizeof(kept));
-	/* compressed: no length to tell, none counted */
-	ask_list(port, "", 3000, 64, false, true);
-	CHECK(all_kept(3000, 0));
-	/* items one level up from a List's: counted, nothing kept */
-	ask_list(port, "&depth=1", 3000, 64, true, false);
-	CHECK(all_kept(3000, 0));
-	/* a List: its length told, each item's kept, the same for all */
-	ask_list(port, "", 3000, 64, false, false);
+	/* one item's share of a List: the whole less the List around it */
 	struct buf one = BUF_INIT, ind = BUF_INIT;
 	expected_list(&one, 1, 64, false);
 	CHECK(proxy_pretty_indent(one.p, one.len - 1, &ind) == 0);
-	/* one item's share: the whole less the List around it */
 	size_t around = strlen("{\n  \"kind\": \"L\",\n  \"items\": [\n    {") +
 			strlen("\n  ]\n}");
-	CHECK(kept[0] + around == ind.len);
-	CHECK(all_kept(3000, kept[0]));
-	/* and from them the next time, the same bytes */
-	ask_list(port, "", 3000, 64, false, false);
-	CHECK(all_kept(3000, kept[0]));
-	/* the same items elsewhere than in a List: counted anew */
-	ask_list(port, "&depth=1", 3000, 64, true, false);
-	CHECK(all_kept(3000, kept[0]));
+	uint32_t len = (uint32_t)(ind.len - around);
 	buf_free(&one);
 	buf_free(&ind);
+	/* compressed: chunked; each item's length kept as it is sent */
+	ask_list(port, "", 3000, 64, false, true, false);
+	CHECK(all_kept(3000, len));
+	/* the same items one level up from a List's: counted anew, told */
+	ask_list(port, "&depth=1", 3000, 64, true, false, true);
+	CHECK(all_kept(3000, len));
+	/* a List of items never indented: chunked, their lengths kept */
+	memset(kept, 0, sizeof(kept));
+	ask_list(port, "", 3000, 64, false, false, false);
+	CHECK(all_kept(3000, len));
+	/* then told from them */
+	ask_list(port, "", 3000, 64, false, false, true);
+	/* a few new items: counted, kept, and the length told */
+	memset(kept + 100, 0, 200 * sizeof(*kept));
+	ask_list(port, "", 3000, 64, false, false, true);
+	CHECK(all_kept(3000, len));
+	/* items one level up never keep a length (so that body goes
+	 * chunked, as any whose items' lengths are mostly unknown) */
+	memset(kept, 0, sizeof(kept));
+	ask_list(port, "&depth=1", 3000, 64, true, true, false);
+	ask_list(port, "&depth=1", 3000, 64, true, false, false);
+	CHECK(all_kept(3000, 0));
 }
 
 int main(void)
