@@ -54,7 +54,7 @@ size_t proxy_pretty_indent_end(struct proxy_pretty_indenter *st, char *out,
  * *st, which is advanced as they would advance it: counting each piece
  * of a body in turn, then proxy_pretty_indent_count_end(), gives the
  * length of the indented body before any of it is made. It costs about
- * a third of indenting (it scans the same way but writes nothing).
+ * 60 % of indenting (it scans the same way but writes nothing).
  */
 size_t proxy_pretty_indent_count(struct proxy_pretty_indenter *st,
 				 const char *in, size_t n);

@@ -380,10 +380,12 @@ static void pieces_free(void *cls)
  * A body of unknown length goes chunked, and libmicrohttpd builds each
  * chunk in the connection's own memory (--connection-memory-kib, 16 KiB
  * by default, kept small for idle watchers): a send, a return to epoll
- * and a wakeup of the client for every 16 KiB. So indented pieces, whose
- * length the indenter counts first at a third of the cost of indenting
- * them, go with a Content-Length, read PIECES_BLOCK at a time into the
- * response's own buffer (docs/PERFORMANCE.md, B12).
+ * and a wakeup of the client for every 16 KiB. So indented pieces go
+ * with a Content-Length when their length is known, read PIECES_BLOCK at
+ * a time into the response's own buffer: a List's items' indented
+ * lengths are kept in the objects as they are first sent, and counted
+ * up front only when few are missing (pretty_length(); docs/
+ * PERFORMANCE.md, B12).
  */
 #define PRETTY_CHUNK (64 * 1024)
 /* What a renderer is asked for at a time: whole rows of about this many

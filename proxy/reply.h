@@ -52,9 +52,9 @@ void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
 /* The same for the bytes of one item of a List (an object without its
  * kind and apiVersion, after the "{" or ",{" piece that opens it), with
  * *kept: where the length of its indented form is kept, 0 until known.
- * proxy_reply_pieces() reads and writes it (relaxed atomics) when the
- * client gets indented JSON, from any thread; it must live as long as
- * p. */
+ * proxy_reply_pieces() and the response it sends read and write it
+ * (relaxed atomics) when the client gets indented JSON, from any
+ * thread; it must live as long as p. */
 void proxy_reply_pieces_add_item(struct proxy_reply_pieces *pc, const void *p,
 				 size_t len, uint32_t *kept);
 /*
@@ -66,9 +66,9 @@ void proxy_reply_pieces_add_item(struct proxy_reply_pieces *pc, const void *p,
  * iovec response), gzip-compressed when wanted. When the client gets
  * indented JSON, a body over PROXY_REPLY_GZIP_MIN is indented while it is
  * sent, a chunk at a time (and compressed the same way), never copied
- * whole, with a Content-Length when not compressed (counted first, its
- * List items' lengths kept for the next time); a smaller one is indented
- * into one buffer.
+ * whole: chunked, or with a Content-Length when not compressed and its
+ * List items' indented lengths are (mostly) known, kept from the first
+ * time they were sent; a smaller one is indented into one buffer.
  *
  * done(cls) runs exactly once, when the memory the pieces point into is
  * no longer needed, on every path, failures included: here, before
