@@ -645,6 +645,7 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 	o->magic = CACHE_OBJ_MAGIC;
 	o->refs = 1;
 	o->pb = NULL;
+	o->pretty_len = 0;
 	o->kind = kind;
 	json_u64(dp, pk.rv, &o->rv);
 	o->name = put_str(dp, pk.name, &at);

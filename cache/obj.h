@@ -48,6 +48,10 @@ struct cache_obj {
 	const char *json;
 	size_t len;
 	uint32_t item_off;
+	/* The length of json + item_off indented as a List's item (Go's
+	 * json.Indent, at the depth of "items"), kept by proxy/reply.c on
+	 * the first ask: 0 until then. Atomic; costs no byte (padding). */
+	uint32_t pretty_len;
 	/* The protobuf message, made on first demand (cache_obj_pb); NULL
 	 * until then. Atomic; freed with the object. */
 	struct cache_blob *pb;

