@@ -10,6 +10,17 @@
  * batch of lines as one chunk. Once a second it drops a connection
  * whose socket has taken nothing for the stall timeout.
  *
+ * A thread that wakes connections between proxy_fanout_wake_begin() and
+ * proxy_fanout_wake_end() (a reflector waking its history's watchers)
+ * signals no worker at each wake: at the end it serves the woken
+ * connections itself when they are few (INLINE_MAX) and their worker is
+ * not serving at that moment, and signals the worker for the rest. An
+ * event then costs one thread's wakeup per level of a tree of proxies,
+ * where handing each batch to a worker cost the waker's lock convoy on
+ * the waiter lock and a second thread's wakeup (docs/PERFORMANCE.md,
+ * B13). A worker's serve lock makes sure one thread at a time serves its
+ * connections.
+ *
  * A connection's leftover bytes are malloc'd only while they wait and
  * freed once sent: an idle watch keeps no buffer here, and the scratch
  * buffer a batch is built in is the worker's, one per thread.
@@ -37,6 +48,14 @@
 #define SCRATCH_KEEP (256 * 1024)
 #define EVENTS 64
 #define SCAN_MS 1000
+/* At most this many connections are served on a waking thread per
+ * proxy_fanout_wake_end(); a worker with more ready is signalled
+ * instead, so a large fan-out keeps every worker's core and the waker
+ * (a reflector) goes back to reading soon. */
+#define INLINE_MAX 128
+/* The workers one thread's wakes are held for; more are signalled at
+ * once. */
+#define DEFER_MAX 16
 
 struct proxy_fanout_worker {
 	struct proxy_fanout *fo;
@@ -44,10 +63,15 @@ struct proxy_fanout_worker {
 	bool started;
 	int ep, efd;
 	pthread_mutex_t lock; /* guards the ready list, signalled */
+	/* held while a thread serves this worker's connections (the
+	 * worker's own pass or a waker's, see proxy_fanout_wake_end()):
+	 * services, the all list, the scratch buffer; taken before lock */
+	pthread_mutex_t serve;
 	struct proxy_fanout_conn *rhead, *rtail;
+	size_t nready;	/* on the ready list, under lock */
 	bool signalled; /* the eventfd has been written since last read */
 	bool stop;	/* under lock */
-	struct proxy_fanout_conn *all; /* worker thread only */
+	struct proxy_fanout_conn *all; /* under serve */
 	long n;			       /* connections, atomic */
 	struct buf scratch;
 };
@@ -79,14 +103,25 @@ static void ready_unlink(struct proxy_fanout_worker *wk,
 		wk->rtail = fc->rprev;
 	fc->rprev = fc->rnext = NULL;
 	fc->queued = false;
+	wk->nready--;
 }
 
-/* Under wk->lock; returns true when the eventfd must be written. */
-static bool enqueue(struct proxy_fanout_worker *wk,
+/* Under wk->lock: returns true when the eventfd must be written (it
+ * has not been since the worker last read it). */
+static bool claim_signal(struct proxy_fanout_worker *wk)
+{
+	if (wk->signalled)
+		return false;
+	wk->signalled = true;
+	return true;
+}
+
+/* Under wk->lock: fc on the ready list, once. */
+static void enqueue(struct proxy_fanout_worker *wk,
 		    struct proxy_fanout_conn *fc)
 {
 	if (fc->queued)
-		return false;
+		return;
 	fc->queued = true;
 	fc->rnext = NULL;
 	fc->rprev = wk->rtail;
@@ -95,10 +130,7 @@ static bool enqueue(struct proxy_fanout_worker *wk,
 	else
 		wk->rhead = fc;
 	wk->rtail = fc;
-	if (wk->signalled)
-		return false;
-	wk->signalled = true;
-	return true;
+	wk->nready++;
 }
 
 static void signal_worker(struct proxy_fanout_worker *wk)
@@ -108,17 +140,52 @@ static void signal_worker(struct proxy_fanout_worker *wk)
 	(void)r; /* an eventfd write fails only on overflow */
 }
 
+/* This thread's wakes held between proxy_fanout_wake_begin() and
+ * proxy_fanout_wake_end(): the workers to serve or signal at the end. */
+static __thread struct {
+	int depth;
+	unsigned n;
+	struct proxy_fanout_worker *w[DEFER_MAX];
+} held;
+
+/* Remember wk for proxy_fanout_wake_end(); false when this thread holds
+ * no wakes now, or holds too many workers already. */
+static bool hold(struct proxy_fanout_worker *wk)
+{
+	if (!held.depth)
+		return false;
+	for (unsigned i = 0; i < held.n; i++)
+		if (held.w[i] == wk)
+			return true;
+	if (held.n == DEFER_MAX)
+		return false;
+	held.w[held.n++] = wk;
+	return true;
+}
+
 void proxy_fanout_wake(struct proxy_fanout_conn *fc)
 {
 	struct proxy_fanout_worker *wk = fc->wk;
 	pthread_mutex_lock(&wk->lock);
-	bool signal = enqueue(wk, fc);
+	enqueue(wk, fc);
+	bool signal = !hold(wk) && claim_signal(wk);
 	pthread_mutex_unlock(&wk->lock);
 	if (signal)
 		signal_worker(wk);
 }
 
-/* Worker only: fc joins the worker's list of all it serves. */
+/* Write the eventfd unless it has been and the worker has not read it
+ * yet, when anything is ready. */
+static void signal_if_ready(struct proxy_fanout_worker *wk)
+{
+	pthread_mutex_lock(&wk->lock);
+	bool signal = wk->rhead && claim_signal(wk);
+	pthread_mutex_unlock(&wk->lock);
+	if (signal)
+		signal_worker(wk);
+}
+
+/* Under serve: fc joins the worker's list of all it serves. */
 static void link_all(struct proxy_fanout_worker *wk,
 		     struct proxy_fanout_conn *fc)
 {
@@ -286,6 +353,68 @@ static void scan(struct proxy_fanout_worker *wk, int64_t now)
 		}
 }
 
+/* Under serve: serve what is ready now, at most max connections; what
+ * a service wakes again goes to the back and waits for the next pass. */
+static void serve_pass(struct proxy_fanout_worker *wk, size_t max)
+{
+	struct proxy_fanout_conn *last;
+	pthread_mutex_lock(&wk->lock);
+	last = wk->rtail;
+	pthread_mutex_unlock(&wk->lock);
+	for (size_t i = 0; last && i < max; i++) {
+		pthread_mutex_lock(&wk->lock);
+		struct proxy_fanout_conn *fc = wk->rhead;
+		if (fc)
+			ready_unlink(wk, fc);
+		pthread_mutex_unlock(&wk->lock);
+		if (!fc)
+			break;
+		link_all(wk, fc);
+		fc->service(fc);
+		if (fc == last)
+			break;
+	}
+}
+
+void proxy_fanout_wake_begin(void)
+{
+	held.depth++;
+}
+
+void proxy_fanout_wake_end(void)
+{
+	if (!held.depth || --held.depth)
+		return;
+	/* the workers with more ready than the budget first: they start
+	 * on their cores while this thread serves the small ones */
+	size_t budget = INLINE_MAX;
+	bool inline_wk[DEFER_MAX];
+	for (unsigned i = 0; i < held.n; i++) {
+		struct proxy_fanout_worker *wk = held.w[i];
+		pthread_mutex_lock(&wk->lock);
+		size_t n = wk->nready;
+		inline_wk[i] = n && n <= budget && !wk->stop;
+		if (inline_wk[i])
+			budget -= n;
+		pthread_mutex_unlock(&wk->lock);
+		if (!inline_wk[i])
+			signal_if_ready(wk);
+	}
+	for (unsigned i = 0; i < held.n; i++) {
+		struct proxy_fanout_worker *wk = held.w[i];
+		if (!inline_wk[i])
+			continue;
+		/* a worker serving now would find the list on its next pass,
+		 * if it has not begun it: signal it then */
+		if (!pthread_mutex_trylock(&wk->serve)) {
+			serve_pass(wk, INLINE_MAX);
+			pthread_mutex_unlock(&wk->serve);
+		}
+		signal_if_ready(wk); /* left, or woken again meanwhile */
+	}
+	held.n = 0;
+}
+
 static void *worker(void *arg)
 {
 	struct proxy_fanout_worker *wk = arg;
@@ -311,6 +440,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&wk->lock);
 		if (stop) {
 			/* everything queued joins the list, then each ends */
+			pthread_mutex_lock(&wk->serve);
 			pthread_mutex_lock(&wk->lock);
 			while (wk->rhead) {
 				struct proxy_fanout_conn *fc = wk->rhead;
@@ -322,27 +452,12 @@ static void *worker(void *arg)
 				wk->all->ending = true;
 				wk->all->service(wk->all);
 			}
+			pthread_mutex_unlock(&wk->serve);
 			return NULL;
 		}
-		/* serve what is ready now; what a service wakes again goes
-		 * to the back and waits for the next pass */
-		struct proxy_fanout_conn *last;
-		pthread_mutex_lock(&wk->lock);
-		last = wk->rtail;
-		pthread_mutex_unlock(&wk->lock);
-		while (last) {
-			pthread_mutex_lock(&wk->lock);
-			struct proxy_fanout_conn *fc = wk->rhead;
-			if (fc)
-				ready_unlink(wk, fc);
-			pthread_mutex_unlock(&wk->lock);
-			if (!fc)
-				break;
-			link_all(wk, fc);
-			fc->service(fc);
-			if (fc == last)
-				break;
-		}
+		pthread_mutex_lock(&wk->serve);
+		serve_pass(wk, SIZE_MAX);
+		pthread_mutex_unlock(&wk->serve);
 		pthread_mutex_lock(&wk->lock);
 		bool more = wk->rhead != NULL;
 		if (more && !wk->signalled) {
@@ -353,7 +468,9 @@ static void *worker(void *arg)
 		int64_t now = now_ms();
 		if (now - last_scan >= SCAN_MS) {
 			last_scan = now;
+			pthread_mutex_lock(&wk->serve);
 			scan(wk, now);
+			pthread_mutex_unlock(&wk->serve);
 			alloc_anchor(); /* left-over bytes are freed here */
 		}
 	}
@@ -379,6 +496,7 @@ struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
 		wk->ep = epoll_create1(EPOLL_CLOEXEC);
 		wk->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		pthread_mutex_init(&wk->lock, NULL);
+		pthread_mutex_init(&wk->serve, NULL);
 		fo->n = i + 1;
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 		if (wk->ep < 0 || wk->efd < 0 ||
@@ -425,6 +543,7 @@ void proxy_fanout_free(struct proxy_fanout *fo)
 		if (wk->efd >= 0)
 			close(wk->efd);
 		pthread_mutex_destroy(&wk->lock);
+		pthread_mutex_destroy(&wk->serve);
 		buf_free(&wk->scratch);
 	}
 	free(fo->w);
@@ -458,9 +577,12 @@ int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
 	fc->anext = NULL;
 	fc->linked = false;
 	pthread_mutex_lock(&wk->lock);
-	bool stopped = wk->stop, signal = !stopped && enqueue(wk, fc);
-	if (!stopped)
+	bool stopped = wk->stop, signal = false;
+	if (!stopped) {
+		enqueue(wk, fc);
+		signal = claim_signal(wk);
 		__atomic_add_fetch(&wk->n, 1, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&wk->lock);
 	if (stopped) {
 		epoll_ctl(wk->ep, EPOLL_CTL_DEL, fd, NULL);

@@ -11,8 +11,11 @@
  * proxy_fanout_remove(). docs/ARCHITECTURE.md says why.
  *
  * Threads: each connection belongs to one worker, chosen at
- * proxy_fanout_add(); its service callback, and every call below but
- * proxy_fanout_add() and proxy_fanout_wake(), run on that worker.
+ * proxy_fanout_add(); its service callback, and every call below marked
+ * "serving", run with that worker's serve lock held, one at a time: on
+ * the worker, or on a thread that woke it between
+ * proxy_fanout_wake_begin() and proxy_fanout_wake_end() (a reflector
+ * serves the few streams it woke itself, see there).
  * proxy_fanout_wake() may be called from any thread, including with a
  * history's waiter lock held (it takes only the worker's own lock).
  * Ownership: struct proxy_fanout_conn is embedded in its owner, which
@@ -70,21 +73,31 @@ int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
 		     int fd, void *tls);
 /* Service fc soon on its worker. Any thread. */
 void proxy_fanout_wake(struct proxy_fanout_conn *fc);
-/* Take fc out of its worker: its socket is the owner's again. Worker
- * only. Returns false when bytes of a chunk were left unsent (the
+/* Hold this thread's proxy_fanout_wake()s until proxy_fanout_wake_end():
+ * no worker is signalled meanwhile. Nests. Any thread
+ * (cache_history_set_wake_hooks() calls the pair around a history's
+ * wake of all its waiters). */
+void proxy_fanout_wake_begin(void);
+/* The outermost end: serve the held connections on this thread when
+ * they are few (at most 128) and their worker is not serving now, and
+ * signal the workers for the rest. The services run here, so the caller
+ * must hold no lock they take. */
+void proxy_fanout_wake_end(void);
+/* Take fc out of its worker: its socket is the owner's again. Serving.
+ * Returns false when bytes of a chunk were left unsent (the
  * stream is broken and must end with an error). */
 bool proxy_fanout_remove(struct proxy_fanout_conn *fc);
 
 /* Write what an earlier send left. Returns true while bytes remain (the
  * worker services fc again once the socket has room); sets gone when
- * the socket failed. Worker only. */
+ * the socket failed. Serving. */
 bool proxy_fanout_flush(struct proxy_fanout_conn *fc);
 /* The worker's scratch buffer for the next chunk's data, empty, with
- * room kept in front for the chunk's size line. Worker only. */
+ * room kept in front for the chunk's size line. Serving. */
 struct buf *proxy_fanout_chunk(struct proxy_fanout_conn *fc);
 /* Frame what the scratch buffer holds as one HTTP chunk and send it; a
  * remainder the socket did not take is kept for proxy_fanout_flush().
- * Sets gone when the socket failed. Worker only. */
+ * Sets gone when the socket failed. Serving. */
 void proxy_fanout_chunk_send(struct proxy_fanout_conn *fc);
 
 /* Connections now in the pool's workers (for /metrics). Any thread. */
