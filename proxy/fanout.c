@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <gnutls/gnutls.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,7 +422,14 @@ static void *worker(void *arg)
 	struct epoll_event evs[EVENTS];
 	int64_t last_scan = now_ms();
 	for (;;) {
-		int n = epoll_wait(wk->ep, evs, EVENTS, SCAN_MS);
+		/* Wait on the epoll set without taking its events, and take
+		 * them under serve: a waker's pass may remove a connection
+		 * (and its owner free it) meanwhile, and an event taken
+		 * before that would point at it. */
+		struct pollfd pf = { .fd = wk->ep, .events = POLLIN };
+		poll(&pf, 1, SCAN_MS);
+		pthread_mutex_lock(&wk->serve);
+		int n = epoll_wait(wk->ep, evs, EVENTS, 0);
 		for (int i = 0; i < n; i++) {
 			struct proxy_fanout_conn *fc = evs[i].data.ptr;
 			if (!fc) {
@@ -432,7 +440,10 @@ static void *worker(void *arg)
 			}
 			if (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 				fc->gone = true;
-			proxy_fanout_wake(fc);
+			/* served below, in this pass */
+			pthread_mutex_lock(&wk->lock);
+			enqueue(wk, fc);
+			pthread_mutex_unlock(&wk->lock);
 		}
 		pthread_mutex_lock(&wk->lock);
 		wk->signalled = false;
@@ -440,7 +451,6 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&wk->lock);
 		if (stop) {
 			/* everything queued joins the list, then each ends */
-			pthread_mutex_lock(&wk->serve);
 			pthread_mutex_lock(&wk->lock);
 			while (wk->rhead) {
 				struct proxy_fanout_conn *fc = wk->rhead;
@@ -455,8 +465,13 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&wk->serve);
 			return NULL;
 		}
-		pthread_mutex_lock(&wk->serve);
 		serve_pass(wk, SIZE_MAX);
+		int64_t now = now_ms();
+		bool scanned = now - last_scan >= SCAN_MS;
+		if (scanned) {
+			last_scan = now;
+			scan(wk, now);
+		}
 		pthread_mutex_unlock(&wk->serve);
 		pthread_mutex_lock(&wk->lock);
 		bool more = wk->rhead != NULL;
@@ -465,14 +480,8 @@ static void *worker(void *arg)
 			signal_worker(wk);
 		}
 		pthread_mutex_unlock(&wk->lock);
-		int64_t now = now_ms();
-		if (now - last_scan >= SCAN_MS) {
-			last_scan = now;
-			pthread_mutex_lock(&wk->serve);
-			scan(wk, now);
-			pthread_mutex_unlock(&wk->serve);
+		if (scanned)
 			alloc_anchor(); /* left-over bytes are freed here */
-		}
 	}
 }
 
