@@ -49,10 +49,10 @@
 #define SCRATCH_KEEP (256 * 1024)
 #define EVENTS 64
 #define SCAN_MS 1000
-/* At most this many connections are served on a waking thread per
- * proxy_fanout_wake_end(); a worker with more ready is signalled
- * instead, so a large fan-out keeps every worker's core and the waker
- * (a reflector) goes back to reading soon. */
+/* By default at most this many connections are served on a waking
+ * thread per proxy_fanout_wake_end(); a worker with more ready is
+ * signalled instead, so a large fan-out keeps every worker's core and
+ * the waker (a reflector) goes back to reading soon. */
 #define INLINE_MAX 128
 /* The workers one thread's wakes are held for; more are signalled at
  * once. */
@@ -79,6 +79,7 @@ struct proxy_fanout_worker {
 
 struct proxy_fanout {
 	unsigned n;
+	unsigned inline_max;
 	int64_t stall_ms;
 	struct proxy_fanout_worker *w;
 };
@@ -388,7 +389,7 @@ void proxy_fanout_wake_end(void)
 		return;
 	/* the workers with more ready than the budget first: they start
 	 * on their cores while this thread serves the small ones */
-	size_t budget = INLINE_MAX;
+	size_t budget = held.n ? held.w[0]->fo->inline_max : 0;
 	bool inline_wk[DEFER_MAX];
 	for (unsigned i = 0; i < held.n; i++) {
 		struct proxy_fanout_worker *wk = held.w[i];
@@ -408,7 +409,7 @@ void proxy_fanout_wake_end(void)
 		/* a worker serving now would find the list on its next pass,
 		 * if it has not begun it: signal it then */
 		if (!pthread_mutex_trylock(&wk->serve)) {
-			serve_pass(wk, INLINE_MAX);
+			serve_pass(wk, wk->fo->inline_max);
 			pthread_mutex_unlock(&wk->serve);
 		}
 		signal_if_ready(wk); /* left, or woken again meanwhile */
@@ -498,6 +499,7 @@ struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
 		return NULL;
 	}
 	fo->stall_ms = (int64_t)stall_s * 1000;
+	fo->inline_max = INLINE_MAX;
 	for (unsigned i = 0; i < n; i++) {
 		struct proxy_fanout_worker *wk = &fo->w[i];
 		wk->fo = fo;
@@ -518,6 +520,11 @@ struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
 		wk->started = true;
 	}
 	return fo;
+}
+
+void proxy_fanout_set_inline_max(struct proxy_fanout *fo, unsigned n)
+{
+	fo->inline_max = n;
 }
 
 void proxy_fanout_stop(struct proxy_fanout *fo)

@@ -59,6 +59,10 @@ struct proxy_fanout_conn {
  * nothing for this long is dropped (0: never), as libmicrohttpd's idle
  * timeout drops one it owns. NULL when out of memory or threads. */
 struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s);
+/* At most n woken connections are served on the waking thread per
+ * proxy_fanout_wake_end() (128 unless set; 0: none, every one goes to
+ * its worker). Before the pool is used. */
+void proxy_fanout_set_inline_max(struct proxy_fanout *fo, unsigned n);
 /* Every connection's service is called with ending set (each must
  * proxy_fanout_remove() itself), then the workers are joined. Before
  * libmicrohttpd stops. NULL is a no-op. */
@@ -79,7 +83,8 @@ void proxy_fanout_wake(struct proxy_fanout_conn *fc);
  * wake of all its waiters). */
 void proxy_fanout_wake_begin(void);
 /* The outermost end: serve the held connections on this thread when
- * they are few (at most 128) and their worker is not serving now, and
+ * they are few (proxy_fanout_set_inline_max()) and their worker is not
+ * serving now, and
  * signal the workers for the rest. The services run here, so the caller
  * must hold no lock they take. */
 void proxy_fanout_wake_end(void);
