@@ -973,15 +973,17 @@ def bench_b13(nchildren=20, watchers=50, rounds=5, seconds=8):
     2.5 minutes long): the median and the worst round. Then the parent
     restarts (SIGTERM, a new one on the same port): the time until every
     child's cache equals the fake's, and what the children asked the
-    parent meanwhile."""
+    parent meanwhile. B13_PROXY_ARGS: more flags for every proxy of the
+    tree (such as --watch-inline-max 0, to compare in one build)."""
+    extra = os.environ.get("B13_PROXY_ARGS", "").split()
     fake = harness.fake("--quiet", seed="pods=1000")
     parent, children = None, []
     try:
-        parent = harness.proxy(fake.url, "pods")
+        parent = harness.proxy(fake.url, "pods", *extra)
         harness.wait_ready(parent.url, timeout=120)
         port = split(parent.url)[1]
         for _ in range(nchildren):
-            children.append(harness.proxy(parent.url, "pods"))
+            children.append(harness.proxy(parent.url, "pods", *extra))
         for ch in children:
             harness.wait_ready(ch.url, timeout=120)
         runs = []
@@ -1007,7 +1009,7 @@ def bench_b13(nchildren=20, watchers=50, rounds=5, seconds=8):
         t1 = time.monotonic()
         parent = harness.Server("informer-proxy", [
             os.path.join(BIN, "informer-proxy"), "--listen", "127.0.0.1:%d" % port,
-            "--server", fake.url, "--resources", "pods"])
+            "--server", fake.url, "--resources", "pods"] + extra)
         want = pods_state(fake.url)
         left = list(children)
         while left and time.monotonic() - t1 < 120:

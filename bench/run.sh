@@ -22,6 +22,8 @@
 #                                it refuses to start without the memory.
 #                                B15_PODS=N for another count
 #   BENCH_OUT=FILE bench/run.sh  write the JSON elsewhere
+#   B13_PROXY_ARGS="--watch-inline-max 0" bench/run.sh B13
+#                                the tree's proxies with more flags
 #
 # bench/sizing.py, apart: memory per 10,000 objects of each kind, the
 # chart's sizing table.

@@ -302,8 +302,20 @@ void cache_history_unwait(struct cache_history *h, struct cache_waiter *w)
 	pthread_mutex_unlock(&h->wait_lock);
 }
 
+static void (*wake_begin)(void), (*wake_end)(void);
+
+void cache_history_set_wake_hooks(void (*begin)(void), void (*end)(void))
+{
+	__atomic_store_n(&wake_begin, begin, __ATOMIC_RELEASE);
+	__atomic_store_n(&wake_end, end, __ATOMIC_RELEASE);
+}
+
 void cache_history_wake_all(struct cache_history *h)
 {
+	void (*begin)(void) = __atomic_load_n(&wake_begin, __ATOMIC_ACQUIRE);
+	void (*end)(void) = __atomic_load_n(&wake_end, __ATOMIC_ACQUIRE);
+	if (begin)
+		begin();
 	pthread_mutex_lock(&h->wait_lock);
 	while (h->waiters.next != &h->waiters) {
 		struct cache_waiter *w = h->waiters.next;
@@ -311,6 +323,8 @@ void cache_history_wake_all(struct cache_history *h)
 		w->wake(w);
 	}
 	pthread_mutex_unlock(&h->wait_lock);
+	if (end)
+		end();
 }
 
 size_t cache_history_waiters(struct cache_history *h)

@@ -136,5 +136,15 @@ void cache_history_unwait(struct cache_history *h, struct cache_waiter *w);
 void cache_history_wake_all(struct cache_history *h);
 /* How many waiters are queued now. Any thread. */
 size_t cache_history_waiters(struct cache_history *h);
+/*
+ * Calls around every cache_history_wake_all(), on the waking thread:
+ * begin before the waiter lock is taken, end once it is released, so a
+ * waiter's wake (which runs under that lock and must not call back into
+ * the history) can leave work for end, which may. The proxy's fan-out
+ * uses them to write the woken streams on the waking thread instead of
+ * waking another (proxy/fanout.h). Set once, before any history is
+ * woken; NULL: none. Process-wide.
+ */
+void cache_history_set_wake_hooks(void (*begin)(void), void (*end)(void));
 
 #endif

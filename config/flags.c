@@ -124,6 +124,12 @@ static const struct flag flags[] = {
 	  DEF(60) },
 	{ FLAG("threads", F_INT, OFF(threads), 1, 256),
 	  .help = "HTTP worker threads", .note = "number of CPUs" },
+	{ FLAG("watch-inline-max", F_INT, OFF(watch_inline_max), 0, 1000000),
+	  .help = "idle watch streams a reflector writes itself after a batch of "
+		  "upstream events when no more than this many were woken; the "
+		  "fan-out threads write the others; 0 = the fan-out threads "
+		  "write all",
+	  DEF(128) },
 	{ FLAG("list-progress-interval", F_INT, OFF(list_progress_interval), 0,
 	       3600),
 	  .help = "seconds between the info lines that tell a full upstream LIST's "

@@ -47,6 +47,7 @@ struct config {
 	int history;	       /* events kept per resource */
 	int bookmark_interval; /* seconds between local bookmarks */
 	int threads;	       /* HTTP worker threads */
+	int watch_inline_max;  /* streams a reflector writes itself */
 	int discovery_refresh; /* seconds between discovery refreshes */
 	int upstream_qps,
 		upstream_burst; /* the proxy's own upstream requests */

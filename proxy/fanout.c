@@ -10,10 +10,6 @@
  * batch of lines as one chunk. Once a second it drops a connection
  * whose socket has taken nothing for the stall timeout.
  *
- * A connection's leftover bytes are malloc'd only while they wait and
- * freed once sent: an idle watch keeps no buffer here, and the scratch
- * buffer a batch is built in is the worker's, one per thread.
- *
  * A connection with nothing to send parks in its worker's lot for the
  * history it waits on: a list only the worker touches. The lot is the
  * history's waiter for all of them; the history's wake marks it woken
@@ -24,11 +20,27 @@
  * wait per delivery, on both workers); now it takes 2 wakes, and a
  * parked connection takes the history's lock only when its lot is not
  * armed already (the first to park after a wake).
+ *
+ * A thread that wakes connections between proxy_fanout_wake_begin() and
+ * proxy_fanout_wake_end() (a reflector waking its history's watchers)
+ * signals no worker at each wake: at the end it serves the woken
+ * connections itself when they are few (INLINE_MAX) and their worker is
+ * not serving at that moment, and signals the worker for the rest. An
+ * event then costs one thread's wakeup per level of a tree of proxies,
+ * where handing each batch to a worker cost the waker's lock convoy on
+ * the waiter lock and a second thread's wakeup (docs/PERFORMANCE.md,
+ * B13). A worker's serve lock makes sure one thread at a time serves its
+ * connections.
+ *
+ * A connection's leftover bytes are malloc'd only while they wait and
+ * freed once sent: an idle watch keeps no buffer here, and the scratch
+ * buffer a batch is built in is the worker's, one per thread.
  */
 #include "proxy/fanout.h"
 
 #include <errno.h>
 #include <gnutls/gnutls.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +59,26 @@
 #define SCRATCH_KEEP (256 * 1024)
 #define EVENTS 64
 #define SCAN_MS 1000
+/* By default at most this many connections are served on a waking
+ * thread per proxy_fanout_wake_end(); a worker with more ready is
+ * signalled instead, so a large fan-out keeps every worker's core and
+ * the waker (a reflector) goes back to reading soon. */
+#define INLINE_MAX 128
+/* The workers one thread's wakes are held for; more are signalled at
+ * once. */
+#define DEFER_MAX 16
 
 /* One worker's connections waiting on one history. */
 struct lot {
 	struct cache_waiter waiter; /* first: the history wakes it */
 	struct proxy_fanout_worker *wk;
 	struct cache_history *h;
-	struct proxy_fanout_conn *head, *tail; /* parked; worker only */
+	struct proxy_fanout_conn *head, *tail; /* parked; under serve */
 	/* queued in the history, or about to be: set by the worker before
 	 * it queues the waiter, cleared by the wake (atomic) */
 	bool armed;
 	bool woken;	  /* wk->lock */
-	struct lot *next; /* the worker's lots; worker only */
+	struct lot *next; /* the worker's lots; under serve */
 };
 
 struct proxy_fanout_worker {
@@ -67,18 +87,24 @@ struct proxy_fanout_worker {
 	bool started;
 	int ep, efd;
 	pthread_mutex_t lock; /* guards the ready list, signalled */
+	/* held while a thread serves this worker's connections (the
+	 * worker's own pass or a waker's, see proxy_fanout_wake_end()):
+	 * services, the all list, the scratch buffer; taken before lock */
+	pthread_mutex_t serve;
 	struct proxy_fanout_conn *rhead, *rtail;
+	size_t nready;	 /* on the ready list, under lock */
 	bool signalled;	 /* the eventfd has been written since last read */
 	bool stop;	 /* under lock */
 	bool lots_woken; /* some lot's woken is set; under lock */
-	struct proxy_fanout_conn *all; /* worker thread only */
+	struct proxy_fanout_conn *all; /* under serve */
 	long n;			       /* connections, atomic */
 	struct buf scratch;
-	struct lot *lots; /* worker thread only; freed with the pool */
+	struct lot *lots; /* under serve; freed with the pool */
 };
 
 struct proxy_fanout {
 	unsigned n;
+	unsigned inline_max;
 	int64_t stall_ms;
 	struct proxy_fanout_worker *w;
 };
@@ -104,14 +130,25 @@ static void ready_unlink(struct proxy_fanout_worker *wk,
 		wk->rtail = fc->rprev;
 	fc->rprev = fc->rnext = NULL;
 	fc->queued = false;
+	wk->nready--;
 }
 
-/* Under wk->lock; returns true when the eventfd must be written. */
-static bool enqueue(struct proxy_fanout_worker *wk,
+/* Under wk->lock: returns true when the eventfd must be written (it
+ * has not been since the worker last read it). */
+static bool claim_signal(struct proxy_fanout_worker *wk)
+{
+	if (wk->signalled)
+		return false;
+	wk->signalled = true;
+	return true;
+}
+
+/* Under wk->lock: fc on the ready list, once. */
+static void enqueue(struct proxy_fanout_worker *wk,
 		    struct proxy_fanout_conn *fc)
 {
 	if (fc->queued)
-		return false;
+		return;
 	fc->queued = true;
 	fc->rnext = NULL;
 	fc->rprev = wk->rtail;
@@ -120,10 +157,7 @@ static bool enqueue(struct proxy_fanout_worker *wk,
 	else
 		wk->rhead = fc;
 	wk->rtail = fc;
-	if (wk->signalled)
-		return false;
-	wk->signalled = true;
-	return true;
+	wk->nready++;
 }
 
 static void signal_worker(struct proxy_fanout_worker *wk)
@@ -133,18 +167,53 @@ static void signal_worker(struct proxy_fanout_worker *wk)
 	(void)r; /* an eventfd write fails only on overflow */
 }
 
+/* This thread's wakes held between proxy_fanout_wake_begin() and
+ * proxy_fanout_wake_end(): the workers to serve or signal at the end. */
+static __thread struct {
+	int depth;
+	unsigned n;
+	struct proxy_fanout_worker *w[DEFER_MAX];
+} held;
+
+/* Remember wk for proxy_fanout_wake_end(); false when this thread holds
+ * no wakes now, or holds too many workers already. */
+static bool hold(struct proxy_fanout_worker *wk)
+{
+	if (!held.depth)
+		return false;
+	for (unsigned i = 0; i < held.n; i++)
+		if (held.w[i] == wk)
+			return true;
+	if (held.n == DEFER_MAX)
+		return false;
+	held.w[held.n++] = wk;
+	return true;
+}
+
 void proxy_fanout_wake(struct proxy_fanout_conn *fc)
 {
 	struct proxy_fanout_worker *wk = fc->wk;
 	pthread_mutex_lock(&wk->lock);
-	bool signal = enqueue(wk, fc);
+	enqueue(wk, fc);
+	bool signal = !hold(wk) && claim_signal(wk);
+	pthread_mutex_unlock(&wk->lock);
+	if (signal)
+		signal_worker(wk);
+}
+
+/* Write the eventfd unless it has been and the worker has not read it
+ * yet, when anything is ready. */
+static void signal_if_ready(struct proxy_fanout_worker *wk)
+{
+	pthread_mutex_lock(&wk->lock);
+	bool signal = (wk->rhead || wk->lots_woken) && claim_signal(wk);
 	pthread_mutex_unlock(&wk->lock);
 	if (signal)
 		signal_worker(wk);
 }
 
 /* A history's wake (its waiter lock held): the lot's connections are
- * made ready by its worker. */
+ * made ready by its worker, or by the waker (proxy_fanout_wake_end()). */
 static void lot_wake(struct cache_waiter *w)
 {
 	struct lot *l = (struct lot *)w;
@@ -153,14 +222,13 @@ static void lot_wake(struct cache_waiter *w)
 	pthread_mutex_lock(&wk->lock);
 	l->woken = true;
 	wk->lots_woken = true;
-	bool signal = !wk->signalled;
-	wk->signalled = true;
+	bool signal = !hold(wk) && claim_signal(wk);
 	pthread_mutex_unlock(&wk->lock);
 	if (signal)
 		signal_worker(wk);
 }
 
-/* Worker only. */
+/* Under serve. */
 static void unpark(struct proxy_fanout_conn *fc)
 {
 	struct lot *l = fc->lot;
@@ -220,7 +288,8 @@ int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
 	return 0;
 }
 
-/* Under wk->lock: every woken lot's connections join the ready list. */
+/* Under serve and wk->lock: every woken lot's connections join the
+ * ready list. */
 static void lots_ready(struct proxy_fanout_worker *wk)
 {
 	wk->lots_woken = false;
@@ -236,7 +305,7 @@ static void lots_ready(struct proxy_fanout_worker *wk)
 	}
 }
 
-/* Worker only: fc joins the worker's list of all it serves. */
+/* Under serve: fc joins the worker's list of all it serves. */
 static void link_all(struct proxy_fanout_worker *wk,
 		     struct proxy_fanout_conn *fc)
 {
@@ -408,13 +477,92 @@ static void scan(struct proxy_fanout_worker *wk, int64_t now)
 		}
 }
 
+/* Under serve: serve what is ready now, at most max connections; what
+ * a service wakes again goes to the back and waits for the next pass. */
+static void serve_pass(struct proxy_fanout_worker *wk, size_t max)
+{
+	struct proxy_fanout_conn *last;
+	pthread_mutex_lock(&wk->lock);
+	last = wk->rtail;
+	pthread_mutex_unlock(&wk->lock);
+	for (size_t i = 0; last && i < max; i++) {
+		pthread_mutex_lock(&wk->lock);
+		struct proxy_fanout_conn *fc = wk->rhead;
+		if (fc)
+			ready_unlink(wk, fc);
+		pthread_mutex_unlock(&wk->lock);
+		if (!fc)
+			break;
+		link_all(wk, fc);
+		unpark(fc);
+		fc->service(fc);
+		if (fc == last)
+			break;
+	}
+}
+
+void proxy_fanout_wake_begin(void)
+{
+	held.depth++;
+}
+
+void proxy_fanout_wake_end(void)
+{
+	if (!held.depth || --held.depth)
+		return;
+	/* the workers with more ready than the budget first: they start
+	 * on their cores while this thread serves the small ones */
+	size_t budget = held.n ? held.w[0]->fo->inline_max : 0;
+	bool inline_wk[DEFER_MAX];
+	for (unsigned i = 0; i < held.n; i++) {
+		struct proxy_fanout_worker *wk = held.w[i];
+		pthread_mutex_lock(&wk->lock);
+		/* parked connections count once their lot is made ready,
+		 * which only a thread serving the worker may do (below) */
+		size_t n = wk->nready + (wk->lots_woken ? 1 : 0);
+		inline_wk[i] = n && n <= budget && !wk->stop;
+		pthread_mutex_unlock(&wk->lock);
+		if (!inline_wk[i])
+			signal_if_ready(wk);
+	}
+	for (unsigned i = 0; i < held.n; i++) {
+		struct proxy_fanout_worker *wk = held.w[i];
+		if (!inline_wk[i])
+			continue;
+		/* a worker serving now would find the list on its next pass,
+		 * if it has not begun it: signal it then */
+		if (!pthread_mutex_trylock(&wk->serve)) {
+			pthread_mutex_lock(&wk->lock);
+			if (wk->lots_woken && !wk->stop)
+				lots_ready(wk);
+			size_t n = wk->nready;
+			bool serve = n <= budget && !wk->stop;
+			if (serve)
+				budget -= n;
+			pthread_mutex_unlock(&wk->lock);
+			if (serve)
+				serve_pass(wk, n);
+			pthread_mutex_unlock(&wk->serve);
+		}
+		signal_if_ready(wk); /* left, or woken again meanwhile */
+	}
+	held.n = 0;
+}
+
 static void *worker(void *arg)
 {
 	struct proxy_fanout_worker *wk = arg;
 	struct epoll_event evs[EVENTS];
 	int64_t last_scan = now_ms();
 	for (;;) {
-		int n = epoll_wait(wk->ep, evs, EVENTS, SCAN_MS);
+		/* Wait on the epoll set without taking its events, and take
+		 * them under serve: a waker's pass may remove a connection
+		 * (and its owner free it) meanwhile, and an event taken
+		 * before that would point at it. */
+		struct pollfd pf = { .fd = wk->ep, .events = POLLIN };
+		poll(&pf, 1, SCAN_MS);
+		pthread_mutex_lock(&wk->serve);
+		int n = epoll_wait(wk->ep, evs, EVENTS, 0);
 		for (int i = 0; i < n; i++) {
 			struct proxy_fanout_conn *fc = evs[i].data.ptr;
 			if (!fc) {
@@ -425,7 +573,10 @@ static void *worker(void *arg)
 			}
 			if (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 				fc->gone = true;
-			proxy_fanout_wake(fc);
+			/* served below, in this pass */
+			pthread_mutex_lock(&wk->lock);
+			enqueue(wk, fc);
+			pthread_mutex_unlock(&wk->lock);
 		}
 		pthread_mutex_lock(&wk->lock);
 		bool stop = wk->stop;
@@ -449,28 +600,17 @@ static void *worker(void *arg)
 			/* no wake reaches this worker after these */
 			for (struct lot *l = wk->lots; l; l = l->next)
 				cache_history_unwait(l->h, &l->waiter);
+			pthread_mutex_unlock(&wk->serve);
 			return NULL;
 		}
-		/* serve what is ready now; what a service wakes again goes
-		 * to the back and waits for the next pass */
-		struct proxy_fanout_conn *last;
-		pthread_mutex_lock(&wk->lock);
-		last = wk->rtail;
-		pthread_mutex_unlock(&wk->lock);
-		while (last) {
-			pthread_mutex_lock(&wk->lock);
-			struct proxy_fanout_conn *fc = wk->rhead;
-			if (fc)
-				ready_unlink(wk, fc);
-			pthread_mutex_unlock(&wk->lock);
-			if (!fc)
-				break;
-			link_all(wk, fc);
-			unpark(fc);
-			fc->service(fc);
-			if (fc == last)
-				break;
+		serve_pass(wk, SIZE_MAX);
+		int64_t now = now_ms();
+		bool scanned = now - last_scan >= SCAN_MS;
+		if (scanned) {
+			last_scan = now;
+			scan(wk, now);
 		}
+		pthread_mutex_unlock(&wk->serve);
 		pthread_mutex_lock(&wk->lock);
 		bool more = wk->rhead || wk->lots_woken;
 		if (more && !wk->signalled) {
@@ -478,12 +618,8 @@ static void *worker(void *arg)
 			signal_worker(wk);
 		}
 		pthread_mutex_unlock(&wk->lock);
-		int64_t now = now_ms();
-		if (now - last_scan >= SCAN_MS) {
-			last_scan = now;
-			scan(wk, now);
+		if (scanned)
 			alloc_anchor(); /* left-over bytes are freed here */
-		}
 	}
 }
 
@@ -500,6 +636,7 @@ struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
 		return NULL;
 	}
 	fo->stall_ms = (int64_t)stall_s * 1000;
+	fo->inline_max = INLINE_MAX;
 	for (unsigned i = 0; i < n; i++) {
 		struct proxy_fanout_worker *wk = &fo->w[i];
 		wk->fo = fo;
@@ -507,6 +644,7 @@ struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
 		wk->ep = epoll_create1(EPOLL_CLOEXEC);
 		wk->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		pthread_mutex_init(&wk->lock, NULL);
+		pthread_mutex_init(&wk->serve, NULL);
 		fo->n = i + 1;
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 		if (wk->ep < 0 || wk->efd < 0 ||
@@ -519,6 +657,11 @@ struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s)
 		wk->started = true;
 	}
 	return fo;
+}
+
+void proxy_fanout_set_inline_max(struct proxy_fanout *fo, unsigned n)
+{
+	fo->inline_max = n;
 }
 
 void proxy_fanout_stop(struct proxy_fanout *fo)
@@ -553,6 +696,7 @@ void proxy_fanout_free(struct proxy_fanout *fo)
 		if (wk->efd >= 0)
 			close(wk->efd);
 		pthread_mutex_destroy(&wk->lock);
+		pthread_mutex_destroy(&wk->serve);
 		buf_free(&wk->scratch);
 		while (wk->lots) {
 			struct lot *l = wk->lots;
@@ -593,9 +737,12 @@ int proxy_fanout_add(struct proxy_fanout *fo, struct proxy_fanout_conn *fc,
 	fc->anext = NULL;
 	fc->linked = false;
 	pthread_mutex_lock(&wk->lock);
-	bool stopped = wk->stop, signal = !stopped && enqueue(wk, fc);
-	if (!stopped)
+	bool stopped = wk->stop, signal = false;
+	if (!stopped) {
+		enqueue(wk, fc);
+		signal = claim_signal(wk);
 		__atomic_add_fetch(&wk->n, 1, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&wk->lock);
 	if (stopped) {
 		epoll_ctl(wk->ep, EPOLL_CTL_DEL, fd, NULL);

@@ -17,8 +17,11 @@
  * ready in one step, not each connection through the locks.
  *
  * Threads: each connection belongs to one worker, chosen at
- * proxy_fanout_add(); its service callback, and every call below but
- * proxy_fanout_add() and proxy_fanout_wake(), run on that worker.
+ * proxy_fanout_add(); its service callback, and every call below marked
+ * "serving", run with that worker's serve lock held, one at a time: on
+ * the worker, or on a thread that woke it between
+ * proxy_fanout_wake_begin() and proxy_fanout_wake_end() (a reflector
+ * serves the few streams it woke itself, see there).
  * proxy_fanout_wake() may be called from any thread, including with a
  * history's waiter lock held (it takes only the worker's own lock).
  * Ownership: struct proxy_fanout_conn is embedded in its owner, which
@@ -57,7 +60,7 @@ struct proxy_fanout_conn {
 	size_t pend_len;
 	size_t tls_again;   /* a TLS record send to repeat, its length */
 	int64_t stalled_ms; /* since when pend has waited, 0: none */
-	void *lot;	    /* parked there, or NULL; worker only */
+	void *lot;	    /* parked there, or NULL; serving */
 	struct proxy_fanout_conn *pprev, *pnext; /* among the parked */
 };
 
@@ -65,6 +68,10 @@ struct proxy_fanout_conn {
  * nothing for this long is dropped (0: never), as libmicrohttpd's idle
  * timeout drops one it owns. NULL when out of memory or threads. */
 struct proxy_fanout *proxy_fanout_new(unsigned n, unsigned stall_s);
+/* At most n woken connections are served on the waking thread per
+ * proxy_fanout_wake_end() (128 unless set; 0: none, every one goes to
+ * its worker). Before the pool is used. */
+void proxy_fanout_set_inline_max(struct proxy_fanout *fo, unsigned n);
 /* Every connection's service is called with ending set (each must
  * proxy_fanout_remove() itself), then the workers are joined. Before
  * libmicrohttpd stops. NULL is a no-op. */
@@ -83,26 +90,37 @@ void proxy_fanout_wake(struct proxy_fanout_conn *fc);
  * again after the next wake of h's waiters that comes once this call has
  * begun (or soon, when that event exists already), with the other
  * connections of its worker parked on h. Anything else that services it
- * meanwhile (proxy_fanout_wake(), a hang-up) takes it off. Worker only.
+ * meanwhile (proxy_fanout_wake(), a hang-up) takes it off. Serving.
  * Returns 0, or -ENOMEM (fc is then not parked). h must outlive the
  * pool's proxy_fanout_stop(). */
 int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
 		      uint64_t seq);
-/* Take fc out of its worker: its socket is the owner's again. Worker
- * only. Returns false when bytes of a chunk were left unsent (the
+/* Hold this thread's proxy_fanout_wake()s, and the wakes of the
+ * connections parked on a history, until proxy_fanout_wake_end(): no
+ * worker is signalled meanwhile. Nests. Any thread
+ * (cache_history_set_wake_hooks() calls the pair around a history's
+ * wake of all its waiters). */
+void proxy_fanout_wake_begin(void);
+/* The outermost end: serve the held connections on this thread when
+ * they are few (proxy_fanout_set_inline_max()) and their worker is not
+ * serving now, and signal the workers for the rest. The services run
+ * here, so the caller must hold no lock they take. */
+void proxy_fanout_wake_end(void);
+/* Take fc out of its worker: its socket is the owner's again. Serving.
+ * Returns false when bytes of a chunk were left unsent (the
  * stream is broken and must end with an error). */
 bool proxy_fanout_remove(struct proxy_fanout_conn *fc);
 
 /* Write what an earlier send left. Returns true while bytes remain (the
  * worker services fc again once the socket has room); sets gone when
- * the socket failed. Worker only. */
+ * the socket failed. Serving. */
 bool proxy_fanout_flush(struct proxy_fanout_conn *fc);
 /* The worker's scratch buffer for the next chunk's data, empty, with
- * room kept in front for the chunk's size line. Worker only. */
+ * room kept in front for the chunk's size line. Serving. */
 struct buf *proxy_fanout_chunk(struct proxy_fanout_conn *fc);
 /* Frame what the scratch buffer holds as one HTTP chunk and send it; a
  * remainder the socket did not take is kept for proxy_fanout_flush().
- * Sets gone when the socket failed. Worker only. */
+ * Sets gone when the socket failed. Serving. */
 void proxy_fanout_chunk_send(struct proxy_fanout_conn *fc);
 
 /* Connections now in the pool's workers (for /metrics). Any thread. */

@@ -232,6 +232,12 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 	/* one fan-out worker per core, as libmicrohttpd's pool; a stuck
 	 * client is dropped after the idle timeout, as libmicrohttpd would */
 	p->fanout = proxy_fanout_new(threads, (unsigned)p->cfg->idle_timeout);
+	/* a reflector writes the few streams its events wake itself */
+	if (p->fanout)
+		proxy_fanout_set_inline_max(p->fanout,
+					    (unsigned)p->cfg->watch_inline_max);
+	cache_history_set_wake_hooks(proxy_fanout_wake_begin,
+				     proxy_fanout_wake_end);
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
 	p->pass = proxy_pass_pool_new(p->up,

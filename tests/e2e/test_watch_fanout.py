@@ -7,7 +7,10 @@ These cases check what that must not change:
 
 - every watcher gets every event, once and in order, with several
   workers and concurrent writers, creates and deletes among them
-  (bin/loadgen's checker), and the workers held the idle streams;
+  (bin/loadgen's checker), and the workers held the idle streams; the
+  same when the reflector writes every woken stream itself
+  (--watch-inline-max above the watchers), and when it writes one
+  worker's share while the other workers write theirs;
 - a watcher that stops reading falls behind and is expired exactly as
   before (its stream: a prefix of the events in order, then ERROR 410
   Expired, then a clean end), while the fast watchers beside it get
@@ -101,12 +104,24 @@ def read_head(sock, deadline):
 
 class FanOut(unittest.TestCase):
     def test_every_watcher_every_event_in_order_on_four_workers(self):
+        # 150 streams a worker: more than the reflector writes itself
+        self.every_event_in_order()
+
+    def test_every_event_in_order_when_the_reflector_writes_every_stream(self):
+        self.every_event_in_order("--watch-inline-max", "1000")
+
+    def test_every_event_in_order_when_the_reflector_writes_one_share(self):
+        # one worker's 150 fit in 200, the next ones do not: the
+        # reflector writes one share while the other workers write theirs
+        self.every_event_in_order("--watch-inline-max", "200")
+
+    def every_event_in_order(self, *flags):
         if not os.access(LOADGEN, os.X_OK):
             raise AssertionError("bin/loadgen is missing: `make` builds it")
         # four workers on two cores: streams of one worker are written
         # while another's are, and beside the appends
         fake, proxy = harness.fake_and_proxy(self, "pods", "--threads", "4",
-                                             seed="pods=200")
+                                             *flags, seed="pods=200")
         seen = []
         stop = threading.Event()
 

@@ -102,7 +102,7 @@ static void test_usage(void)
 	int lines = 0;
 	for (const char *p = text; (p = strstr(p, "\n  --")); p++)
 		lines++;
-	CHECK(lines == 55);
+	CHECK(lines == 56);
 	CHECK(strstr(text, "informer-proxy --version") != NULL);
 	/* --upstream-grace is /readyz/upstream's, never /readyz's */
 	const char *grace = strstr(text, "--upstream-grace");

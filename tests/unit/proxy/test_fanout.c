@@ -4,12 +4,17 @@
  * connection's reader must get its whole sequence, once and in order, in
  * well-formed chunks: a slow reader (its socket full, the rest kept and
  * sent when it reads), a reader that hangs up (its connection let go),
- * and the stop (every connection still in the pool handed back). Then
- * connections that park on a real history between its events, as
- * watches do: each gets every event once and in order, a hang-up while
- * parked lets the connection go, and the history holds one waiter per
- * worker, not one per connection. Run under SANITIZE=thread too.
- * (Watches over HTTP: tests/e2e/test_watch_fanout.py.)
+ * and the stop (every connection still in the pool handed back). One
+ * producer holds its wakes (proxy_fanout_wake_begin/end, as a reflector
+ * does), one does not, one does every other round, so connections are
+ * served on the producers' threads and on the workers, interleaved. The
+ * waker serves what it woke itself when it is little, leaves a large
+ * batch to the workers, and never waits for a busy worker nor leaves its
+ * wakes unserved. Then connections that park on a real history between
+ * its events, as watches do: each gets every event once and in order, a
+ * hang-up while parked lets the connection go, and the history holds one
+ * waiter per worker, not one per connection. Run under SANITIZE=thread
+ * too. (Watches over HTTP: tests/e2e/test_watch_fanout.py.)
  */
 #include <errno.h>
 #include <poll.h>
@@ -94,6 +99,10 @@ static void *producer(void *arg)
 {
 	unsigned seed = (unsigned)(size_t)arg;
 	for (int round = 0, below = 1; below; round++) {
+		/* 1 holds its wakes every round, 3 every other one, 2 never */
+		bool hold = seed == 1 || (seed == 3 && round % 2);
+		if (hold)
+			proxy_fanout_wake_begin();
 		below = 0;
 		for (int i = 0; i < CONNS; i++) {
 			int k = 1 + (int)(rand_r(&seed) % 3);
@@ -109,6 +118,8 @@ static void *producer(void *arg)
 				;
 			wake(&conns[i]);
 		}
+		if (hold)
+			proxy_fanout_wake_end();
 		if (round % 50 == 0) {
 			struct timespec ts = { 0, 1000000 };
 			nanosleep(&ts, NULL);
@@ -495,8 +506,166 @@ static void test_parked_on_a_history(void)
 	rcu_barrier();
 }
 
+/* ---- who serves a held wake ---- */
+
+#define MANY 130 /* more than a waker serves itself */
+
+struct who {
+	struct proxy_fanout_conn fc;
+	int srv, cli;
+	pthread_t by;	/* the thread of the last service */
+	int served;	/* atomic */
+	int block;	/* atomic: the service waits while set */
+	int in_service; /* atomic */
+	int done;	/* atomic: handed back */
+};
+
+static void who_service(struct proxy_fanout_conn *fc)
+{
+	struct who *w = (struct who *)fc;
+	if (fc->ending) {
+		proxy_fanout_remove(fc);
+		__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&w->in_service, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&w->block, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	w->by = pthread_self();
+	struct buf *b = proxy_fanout_chunk(fc);
+	buf_adds(b, "x\n");
+	proxy_fanout_chunk_send(fc);
+	__atomic_add_fetch(&w->served, 1, __ATOMIC_RELEASE);
+}
+
+static bool wait_served(struct who *w, int n)
+{
+	for (int t = 0; t < 1000; t++) {
+		if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE) >= n)
+			return true;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+static void who_open(struct proxy_fanout *fo, struct who *w)
+{
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	*w = (struct who){ .srv = sv[0], .cli = sv[1] };
+	w->fc.service = who_service;
+	CHECK(proxy_fanout_add(fo, &w->fc, sv[0], NULL) == 0);
+	CHECK(wait_served(w, 1)); /* the add's own service */
+}
+
+static void who_close(struct who *w)
+{
+	CHECK(__atomic_load_n(&w->done, __ATOMIC_ACQUIRE));
+	close(w->srv);
+	close(w->cli);
+}
+
+/* A few held wakes are served on the waking thread, at its end, once
+ * each however often woken; without a hold, on a worker. */
+static void test_waker_serves_few(void)
+{
+	struct proxy_fanout *fo = proxy_fanout_new(2, 0);
+	CHECK(fo != NULL);
+	if (!fo)
+		return;
+	struct who w[4];
+	for (int i = 0; i < 4; i++)
+		who_open(fo, &w[i]);
+	proxy_fanout_wake_begin();
+	proxy_fanout_wake_begin(); /* nested: the outer end serves */
+	for (int i = 0; i < 4; i++) {
+		proxy_fanout_wake(&w[i].fc);
+		proxy_fanout_wake(&w[i].fc);
+	}
+	proxy_fanout_wake_end();
+	for (int i = 0; i < 4; i++)
+		CHECK(__atomic_load_n(&w[i].served, __ATOMIC_ACQUIRE) == 1);
+	proxy_fanout_wake_end();
+	for (int i = 0; i < 4; i++) {
+		CHECK(__atomic_load_n(&w[i].served, __ATOMIC_ACQUIRE) == 2);
+		CHECK(pthread_equal(w[i].by, pthread_self()));
+	}
+	proxy_fanout_wake(&w[0].fc); /* not held: the worker's */
+	CHECK(wait_served(&w[0], 3));
+	CHECK(!pthread_equal(w[0].by, pthread_self()));
+	proxy_fanout_stop(fo);
+	for (int i = 0; i < 4; i++)
+		who_close(&w[i]);
+	proxy_fanout_free(fo);
+}
+
+/* More than the waker serves: every one goes to the worker. */
+static void test_waker_leaves_many(void)
+{
+	struct proxy_fanout *fo = proxy_fanout_new(1, 0);
+	CHECK(fo != NULL);
+	if (!fo)
+		return;
+	static struct who w[MANY];
+	for (int i = 0; i < MANY; i++)
+		who_open(fo, &w[i]);
+	proxy_fanout_wake_begin();
+	for (int i = 0; i < MANY; i++)
+		proxy_fanout_wake(&w[i].fc);
+	proxy_fanout_wake_end();
+	for (int i = 0; i < MANY; i++) {
+		CHECK(wait_served(&w[i], 2));
+		CHECK(!pthread_equal(w[i].by, pthread_self()));
+	}
+	proxy_fanout_stop(fo);
+	for (int i = 0; i < MANY; i++)
+		who_close(&w[i]);
+	proxy_fanout_free(fo);
+}
+
+/* A worker busy serving: the waker does not wait for it, and what it
+ * woke is served once the worker is free (no wake lost). */
+static void test_waker_skips_busy_worker(void)
+{
+	struct proxy_fanout *fo = proxy_fanout_new(1, 0);
+	CHECK(fo != NULL);
+	if (!fo)
+		return;
+	struct who a, b;
+	who_open(fo, &a);
+	who_open(fo, &b);
+	__atomic_store_n(&a.in_service, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&a.block, 1, __ATOMIC_RELEASE);
+	proxy_fanout_wake(&a.fc); /* the worker serves a, and waits */
+	for (int t = 0;
+	     t < 1000 && !__atomic_load_n(&a.in_service, __ATOMIC_ACQUIRE);
+	     t++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	CHECK(__atomic_load_n(&a.in_service, __ATOMIC_ACQUIRE));
+	proxy_fanout_wake_begin();
+	proxy_fanout_wake(&b.fc);
+	proxy_fanout_wake_end(); /* returns at once: the worker is busy */
+	CHECK(__atomic_load_n(&b.served, __ATOMIC_ACQUIRE) == 1);
+	__atomic_store_n(&a.block, 0, __ATOMIC_RELEASE);
+	CHECK(wait_served(&a, 2));
+	CHECK(wait_served(&b, 2));
+	CHECK(!pthread_equal(b.by, pthread_self()));
+	proxy_fanout_stop(fo);
+	who_close(&a);
+	who_close(&b);
+	proxy_fanout_free(fo);
+}
+
 int main(void)
 {
+	test_waker_serves_few();
+	test_waker_leaves_many();
+	test_waker_skips_busy_worker();
 	test_many_writers_three_workers();
 	test_parked_on_a_history();
 	return check_done("fanout");
