@@ -77,7 +77,8 @@ struct lot {
 	/* queued in the history, or about to be: set by the worker before
 	 * it queues the waiter, cleared by the wake (atomic) */
 	bool armed;
-	bool woken;	  /* wk->lock */
+	bool woken; /* wk->lock */
+	long n;	    /* parked: changed under serve, read by a wake (atomic) */
 	struct lot *next; /* the worker's lots; under serve */
 };
 
@@ -92,10 +93,11 @@ struct proxy_fanout_worker {
 	 * services, the all list, the scratch buffer; taken before lock */
 	pthread_mutex_t serve;
 	struct proxy_fanout_conn *rhead, *rtail;
-	size_t nready;	 /* on the ready list, under lock */
-	bool signalled;	 /* the eventfd has been written since last read */
-	bool stop;	 /* under lock */
-	bool lots_woken; /* some lot's woken is set; under lock */
+	size_t nready;	   /* on the ready list, under lock */
+	bool signalled;	   /* the eventfd has been written since last read */
+	bool stop;	   /* under lock */
+	bool lots_woken;   /* some lot's woken is set; under lock */
+	long woken_parked; /* about how many those lots hold; under lock */
 	struct proxy_fanout_conn *all; /* under serve */
 	long n;			       /* connections, atomic */
 	struct buf scratch;
@@ -220,6 +222,8 @@ static void lot_wake(struct cache_waiter *w)
 	struct proxy_fanout_worker *wk = l->wk;
 	__atomic_store_n(&l->armed, false, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&wk->lock);
+	if (!l->woken)
+		wk->woken_parked += __atomic_load_n(&l->n, __ATOMIC_RELAXED);
 	l->woken = true;
 	wk->lots_woken = true;
 	bool signal = !hold(wk) && claim_signal(wk);
@@ -244,6 +248,7 @@ static void unpark(struct proxy_fanout_conn *fc)
 		l->tail = fc->pprev;
 	fc->pprev = fc->pnext = NULL;
 	fc->lot = NULL;
+	__atomic_store_n(&l->n, l->n - 1, __ATOMIC_RELAXED);
 }
 
 int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
@@ -272,6 +277,7 @@ int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
 	else
 		l->head = fc;
 	l->tail = fc;
+	__atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELAXED);
 	/* Armed: a wake is due after any append from now on (or is on its
 	 * way), and its worker, this thread, serves the lot after this. */
 	if (__atomic_load_n(&l->armed, __ATOMIC_ACQUIRE))
@@ -281,6 +287,8 @@ int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
 		/* the event is there already: serve the lot now */
 		__atomic_store_n(&l->armed, false, __ATOMIC_RELEASE);
 		pthread_mutex_lock(&wk->lock);
+		if (!l->woken)
+			wk->woken_parked += l->n;
 		l->woken = true;
 		wk->lots_woken = true;
 		pthread_mutex_unlock(&wk->lock);
@@ -293,6 +301,7 @@ int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
 static void lots_ready(struct proxy_fanout_worker *wk)
 {
 	wk->lots_woken = false;
+	wk->woken_parked = 0;
 	for (struct lot *l = wk->lots; l; l = l->next) {
 		if (!l->woken)
 			continue;
@@ -517,9 +526,10 @@ void proxy_fanout_wake_end(void)
 	for (unsigned i = 0; i < held.n; i++) {
 		struct proxy_fanout_worker *wk = held.w[i];
 		pthread_mutex_lock(&wk->lock);
-		/* parked connections count once their lot is made ready,
-		 * which only a thread serving the worker may do (below) */
-		size_t n = wk->nready + (wk->lots_woken ? 1 : 0);
+		/* the connections of woken lots, as their wakes counted
+		 * them: a large share goes to the worker at once, before
+		 * this thread makes any lot ready */
+		size_t n = wk->nready + (size_t)wk->woken_parked;
 		inline_wk[i] = n && n <= budget && !wk->stop;
 		pthread_mutex_unlock(&wk->lock);
 		if (!inline_wk[i])
