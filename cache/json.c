@@ -26,6 +26,7 @@
 #endif
 
 #include "config/alloc.h"
+#include "config/bits.h"
 #include "config/limits.h"
 
 static bool is_ws(char c)
@@ -484,26 +485,13 @@ static uint64_t escaped(uint64_t bs, uint64_t *carry)
 	return esc;
 }
 
-/* Bit i: the xor of bits 0..i (inside a string, from its opening quote
- * up to and without its closing one). */
-static uint64_t prefix_xor(uint64_t x)
-{
-	x ^= x << 1;
-	x ^= x << 2;
-	x ^= x << 4;
-	x ^= x << 8;
-	x ^= x << 16;
-	x ^= x << 32;
-	return x;
-}
-
 /* List the positions of the block at c->pos, whose masks are b. */
 static inline __attribute__((always_inline)) void
 index_masks(struct cursor *c, const struct blk *bp)
 {
 	struct blk b = *bp;
 	uint64_t quote = b.quote & ~escaped(b.bslash, &c->esc);
-	uint64_t in = prefix_xor(quote) ^ c->instr;
+	uint64_t in = bits_prefix_xor(quote) ^ c->instr;
 	c->instr = (uint64_t)((int64_t)in >> 63);
 	uint64_t other = ~(b.ws | b.op | b.quote | in);
 	uint64_t starts = other & ~(other << 1 | c->other);

@@ -11,6 +11,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "config/bits.h"
+
 /* Byte classes outside strings: 1 ends a run of a literal (number, true,
  * false, null), 2 is white space (also ends a run). */
 static const unsigned char lit_stop[256] = {
@@ -98,18 +100,6 @@ static inline size_t str_run(const char *in, size_t j, size_t end, char *out,
 #define IS_ODD(x)                                                             \
 	_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x20)), x), \
 		     IS_BSLASH(x))
-
-/* Bit k set when an odd number of bits 0..k of x are. */
-static inline uint64_t prefix_xor(uint64_t x)
-{
-	x ^= x << 1;
-	x ^= x << 2;
-	x ^= x << 4;
-	x ^= x << 8;
-	x ^= x << 16;
-	x ^= x << 32;
-	return x;
-}
 
 /* What a structural byte does: how the depth moves, and what it
  * writes besides itself, as masks of a line break's length: before it
@@ -246,7 +236,7 @@ classify(const char *in, size_t n, size_t i, bool in_str, uint64_t skip0,
 	}
 	/* outside strings: a closing quote counts here, an opening one
 	 * does not */
-	uint64_t inside = prefix_xor(q) ^ (in_str ? ~0ull : 0);
+	uint64_t inside = bits_prefix_xor(q) ^ (in_str ? ~0ull : 0);
 	/* Backslashes were all read as inside strings: if one is not, the
 	 * first such is outside by the quotes before it, all read right. */
 	if (odd & ~inside)

@@ -1,0 +1,24 @@
+/*
+ * bits: bit tricks shared by the SIMD scanners (cache/json.c's structural
+ * index, proxy/pretty.c's indenter). Pure inline functions.
+ */
+#ifndef CONFIG_BITS_H
+#define CONFIG_BITS_H
+
+#include <stdint.h>
+
+/* Bit i set when an odd number of bits 0..i of x are: over a mask of
+ * unescaped quotes, the bytes inside a string, from its opening quote up
+ * to and without its closing one. */
+static inline uint64_t bits_prefix_xor(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+#endif
