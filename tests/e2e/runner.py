@@ -44,13 +44,14 @@ for d in reversed(dirs):
 MUST_RUN = ("test_chart", "test_image")
 # Started first when build/e2e-times.json has no figure yet: the modules
 # that took longest on two cores.
-SLOW_FIRST = ("test_image", "test_tables", "test_faults", "test_yaml",
-              "test_real_cluster", "test_fake_cluster", "test_errors_exact",
-              "test_loadgen_smoke", "test_tree", "test_upgrade", "test_limits",
-              "test_upgrade_kubectl", "test_fake", "test_deploy", "test_chart",
-              "test_watch_edges", "test_watchers", "test_reflector_faults",
-              "test_progress", "test_stacking", "test_client_kubectl",
-              "test_passthrough", "test_consistency", "test_delegated")
+SLOW_FIRST = ("test_image", "test_tables", "test_yaml", "test_faults",
+              "test_coalesced_reads", "test_delegated_rbac", "test_real_cluster",
+              "test_watch_fanout", "test_fake_cluster", "test_errors_exact",
+              "test_loadgen_smoke", "test_deploy", "test_tree", "test_upgrade",
+              "test_limits", "test_fake", "test_upgrade_kubectl", "test_watch_edges",
+              "test_chart", "test_hardening", "test_client_python", "test_watchers",
+              "test_bench_ceiling", "test_serve_tls", "test_isolation",
+              "test_consistency", "test_stacking", "test_bodies")
 # Modules that spend their time waiting on a clock they set on purpose
 # (an outage of a minute), not on a CPU: each starts at once, beside the
 # E2E_JOBS others, so the wait never holds a slot at the end of the run.
