@@ -1,5 +1,6 @@
 /*
  * json: a validating tokenizer into jsmn's token layout (see json.h);
+ * json_index.c builds the structural index it may walk (stage one),
  * json_read.c holds the lookups on its tokens.
  *
  * jsmn itself, even in strict mode, did not check separators (it took
@@ -20,13 +21,8 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define JSON_X86 1
-#endif
 
 #include "config/alloc.h"
-#include "config/bits.h"
 #include "config/limits.h"
 
 static bool is_ws(char c)
@@ -217,383 +213,7 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 	return -1;
 }
 
-/* ---- stage one: the structural index ----
- *
- * Before the state machine below looks at a byte, stage one classifies
- * the input 64 bytes at a time (SSE2 or AVX2, chosen at run time, or
- * portable C) into bit masks, one bit a byte, and lists the positions
- * the state machine has to visit: every unescaped quote, every
- * structural character ({ } [ ] : ,) outside strings, the first byte
- * of each run of other bytes outside strings (a number, a literal, or
- * garbage), and inside strings every byte that needs a closer look (a
- * backslash, a control byte, a byte past ASCII). White space is never
- * listed, and a string without such bytes is its two quotes: the state
- * machine goes from one listed position to the next instead of from
- * byte to byte.
- *
- * Validation is not stage one's: the state machine checks the listed
- * positions as it checked every byte before, and a string with a byte
- * of interest is scanned byte by byte by scan_string(), as before. So
- * what is accepted and refused, and the byte an error names, do not
- * depend on the index (test_json compares every level with the byte
- * loop). Should a string's end ever disagree with the index, the parse
- * goes on byte by byte.
- *
- * The index is built as the state machine consumes it, IX_CAP entries
- * at a time, so its memory is fixed and stays in cache.
- */
-
-/* Masks of one 64-byte block, bit i for byte i. */
-struct blk {
-	uint64_t quote, bslash, ws, op, low, nl;
-};
-
-/* byte classes of the portable classifier */
-enum {
-	C_QUOTE = 1,
-	C_BSLASH = 2,
-	C_WS = 4,
-	C_OP = 8,
-	C_LOW = 16, /* below 0x20 or past 0x7f */
-	C_NL = 32
-};
-
-static const unsigned char byte_class[256] = {
-	[0 ... 0x08] = C_LOW,
-	['\t'] = C_LOW | C_WS,
-	['\n'] = C_LOW | C_WS | C_NL,
-	[0x0b ... 0x0c] = C_LOW,
-	['\r'] = C_LOW | C_WS,
-	[0x0e ... 0x1f] = C_LOW,
-	[' '] = C_WS,
-	['"'] = C_QUOTE,
-	['\\'] = C_BSLASH,
-	['{'] = C_OP,
-	['}'] = C_OP,
-	['['] = C_OP,
-	[']'] = C_OP,
-	[':'] = C_OP,
-	[','] = C_OP,
-	[0x80 ... 0xff] = C_LOW,
-};
-
-static void classify_portable(const unsigned char *p, struct blk *b)
-{
-	*b = (struct blk){ 0 };
-	for (int i = 0; i < 64; i++) {
-		unsigned c = byte_class[p[i]];
-		uint64_t bit = (uint64_t)1 << i;
-		if (c & C_QUOTE)
-			b->quote |= bit;
-		if (c & C_BSLASH)
-			b->bslash |= bit;
-		if (c & C_WS)
-			b->ws |= bit;
-		if (c & C_OP)
-			b->op |= bit;
-		if (c & C_LOW)
-			b->low |= bit;
-		if (c & C_NL)
-			b->nl |= bit;
-	}
-}
-
-#ifdef JSON_X86
-/* [ and {, ] and } differ in bit 0x20 only: one compare each for both. */
-__attribute__((target("sse2"))) static inline void
-classify_sse2(const unsigned char *p, struct blk *b)
-{
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-		      sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-		      nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
-		      b20 = _mm_set1_epi8(0x20), lbr = _mm_set1_epi8('{'),
-		      rbr = _mm_set1_epi8('}'), colon = _mm_set1_epi8(':'),
-		      comma = _mm_set1_epi8(',');
-	*b = (struct blk){ 0 };
-	for (int k = 0; k < 4; k++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
-		__m128i lo = _mm_or_si128(v, b20);
-		__m128i n = _mm_cmpeq_epi8(v, nl);
-		__m128i ws =
-			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp),
-						  _mm_cmpeq_epi8(v, tab)),
-				     _mm_or_si128(n, _mm_cmpeq_epi8(v, cr)));
-		__m128i op =
-			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(lo, lbr),
-						  _mm_cmpeq_epi8(lo, rbr)),
-				     _mm_or_si128(_mm_cmpeq_epi8(v, colon),
-						  _mm_cmpeq_epi8(v, comma)));
-		int sh = 16 * k;
-		b->quote |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				    _mm_cmpeq_epi8(v, quote))
-			    << sh;
-		b->bslash |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				     _mm_cmpeq_epi8(v, bslash))
-			     << sh;
-		b->ws |= (uint64_t)(unsigned)_mm_movemask_epi8(ws) << sh;
-		b->op |= (uint64_t)(unsigned)_mm_movemask_epi8(op) << sh;
-		/* signed: below 0x20, and every byte past ASCII */
-		b->low |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				  _mm_cmplt_epi8(v, b20))
-			  << sh;
-		b->nl |= (uint64_t)(unsigned)_mm_movemask_epi8(n) << sh;
-	}
-}
-
-/* The masks of 32 bytes, as the low or high half of b. */
-struct half {
-	uint32_t quote, bslash, ws, op, low, nl;
-};
-
-__attribute__((target("avx2"))) static inline void
-classify32_avx2(const unsigned char *p, struct half *h)
-{
-	const __m256i v = _mm256_loadu_si256((const __m256i *)p);
-	const __m256i b20 = _mm256_set1_epi8(0x20);
-	__m256i lo = _mm256_or_si256(v, b20);
-	__m256i n = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'));
-	__m256i ws = _mm256_or_si256(
-		_mm256_or_si256(_mm256_cmpeq_epi8(v, b20),
-				_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\t'))),
-		_mm256_or_si256(n,
-				_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r'))));
-	__m256i op = _mm256_or_si256(
-		_mm256_or_si256(_mm256_cmpeq_epi8(lo, _mm256_set1_epi8('{')),
-				_mm256_cmpeq_epi8(lo, _mm256_set1_epi8('}'))),
-		_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(':')),
-				_mm256_cmpeq_epi8(v, _mm256_set1_epi8(','))));
-	h->quote = (uint32_t)_mm256_movemask_epi8(
-		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
-	h->bslash = (uint32_t)_mm256_movemask_epi8(
-		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
-	h->ws = (uint32_t)_mm256_movemask_epi8(ws);
-	h->op = (uint32_t)_mm256_movemask_epi8(op);
-	/* signed: below 0x20, and every byte past ASCII */
-	h->low = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(b20, v));
-	h->nl = (uint32_t)_mm256_movemask_epi8(n);
-}
-
-__attribute__((target("avx2"))) static inline void
-classify_avx2(const unsigned char *p, struct blk *b)
-{
-	struct half l, h;
-	classify32_avx2(p, &l);
-	classify32_avx2(p + 32, &h);
-	b->quote = l.quote | (uint64_t)h.quote << 32;
-	b->bslash = l.bslash | (uint64_t)h.bslash << 32;
-	b->ws = l.ws | (uint64_t)h.ws << 32;
-	b->op = l.op | (uint64_t)h.op << 32;
-	b->low = l.low | (uint64_t)h.low << 32;
-	b->nl = l.nl | (uint64_t)h.nl << 32;
-}
-#endif
-
-static int isa_forced = -1; /* json_isa_force(); atomic */
-static int isa_best = -1;   /* what the CPU has; atomic, set once */
-
-int json_isa_force(int isa)
-{
-	return __atomic_exchange_n(&isa_forced, isa, __ATOMIC_RELAXED);
-}
-
-static int isa_env = -1; /* from JSON_ISA_ENV; atomic, set once */
-
-int json_isa_best(void)
-{
-	int b = __atomic_load_n(&isa_best, __ATOMIC_RELAXED);
-	if (b < 0) {
-		b = JSON_ISA_PORTABLE;
-#ifdef JSON_X86
-		__builtin_cpu_init();
-		if (__builtin_cpu_supports("avx2"))
-			b = JSON_ISA_AVX2;
-		else if (__builtin_cpu_supports("sse2"))
-			b = JSON_ISA_SSE2;
-#endif
-		__atomic_store_n(&isa_best, b, __ATOMIC_RELAXED);
-	}
-	return b;
-}
-
-/* JSON_ISA_ENV: "bytes", "index" (the best the CPU has), "portable",
- * "sse2" or "avx2"; unset or anything else: the default. */
-static int isa_from_env(void)
-{
-	int e = __atomic_load_n(&isa_env, __ATOMIC_RELAXED);
-	if (e != -1)
-		return e;
-	static const char *const names[] = { "bytes", "portable", "sse2",
-					     "avx2" };
-	const char *v = getenv(JSON_ISA_ENV);
-	e = -2;
-	for (int i = 0; v && i < 4; i++)
-		if (!strcmp(v, names[i]))
-			e = i;
-	if (v && !strcmp(v, "index"))
-		e = JSON_ISA_AVX2;
-	__atomic_store_n(&isa_env, e, __ATOMIC_RELAXED);
-	return e;
-}
-
-int json_isa(void)
-{
-	int b = json_isa_best();
-	int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
-	if (f < 0)
-		f = isa_from_env();
-	if (f < 0)
-		f = JSON_ISA_DEFAULT;
-	return f <= b ? f : b;
-}
-
-#define IX_CAP 1024
-
-/* The state machine's way through the input: from one listed position
- * to the next (stage one's index), or, at JSON_ISA_BYTES, over white
- * space byte by byte. */
-struct cursor {
-	const char *js;
-	size_t len;
-	int isa;
-	size_t pos;	/* the next block to classify */
-	uint64_t esc;	/* bit 0: the next block's first byte is escaped */
-	uint64_t instr; /* all ones: the next block starts in a string */
-	uint64_t other; /* bit 0: the last block ended in other bytes */
-	size_t nl;	/* newlines seen */
-	bool lost;	/* the index disagreed with scan_string() */
-	size_t k, n;	/* the listed positions not yet passed */
-	uint32_t ix[IX_CAP];
-};
-
-/* Bytes escaped by a backslash: the one after each backslash that is
- * not itself escaped. *carry: whether the block starts escaped, then
- * whether the next one does. Linear in the backslashes. */
-static uint64_t escaped(uint64_t bs, uint64_t *carry)
-{
-	uint64_t esc = *carry;
-	*carry = 0;
-	while (bs) {
-		int p = __builtin_ctzll(bs);
-		bs &= bs - 1;
-		if (esc >> p & 1)
-			continue; /* an escaped backslash escapes nothing */
-		if (p == 63)
-			*carry = 1;
-		else
-			esc |= (uint64_t)1 << (p + 1);
-	}
-	return esc;
-}
-
-/* List the positions of the block at c->pos, whose masks are b. */
-static inline __attribute__((always_inline)) void
-index_masks(struct cursor *c, const struct blk *bp)
-{
-	struct blk b = *bp;
-	uint64_t quote = b.quote & ~escaped(b.bslash, &c->esc);
-	uint64_t in = bits_prefix_xor(quote) ^ c->instr;
-	c->instr = (uint64_t)((int64_t)in >> 63);
-	uint64_t other = ~(b.ws | b.op | b.quote | in);
-	uint64_t starts = other & ~(other << 1 | c->other);
-	c->other = other >> 63;
-	c->nl += (size_t)__builtin_popcountll(b.nl);
-	uint64_t list =
-		quote | (b.op & ~in) | ((b.bslash | b.low) & in) | starts;
-	/* four at a time, past the count too (ix has room for 64 more):
-	 * fewer branches than one by one */
-	uint32_t at = (uint32_t)c->pos, *out = c->ix + c->n;
-	int cnt = __builtin_popcountll(list);
-	for (int k = 0; k < cnt; k += 4) {
-		out[k] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
-		list &= list - 1;
-		out[k + 1] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
-		list &= list - 1;
-		out[k + 2] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
-		list &= list - 1;
-		out[k + 3] = at + (uint32_t)__builtin_ctzll(list | 1ull << 63);
-		list &= list - 1;
-	}
-	c->n += (size_t)cnt;
-	c->pos += 64;
-}
-
-/* The block at c->pos, or its tail padded with white space. */
-static inline const unsigned char *block_at(const struct cursor *c,
-					    unsigned char *tmp)
-{
-	const unsigned char *p = (const unsigned char *)c->js + c->pos;
-	if (c->len - c->pos >= 64)
-		return p;
-	memset(tmp, ' ', 64);
-	memcpy(tmp, p, c->len - c->pos);
-	return tmp;
-}
-
-/* Fill c's index, as many blocks as fit: one function for each level,
- * each compiled for its instructions (popcnt and tzcnt with AVX2). */
-static void fill_portable(struct cursor *c)
-{
-	unsigned char tmp[64];
-	while (c->pos < c->len && c->n <= IX_CAP - 64) {
-		struct blk b;
-		classify_portable(block_at(c, tmp), &b);
-		index_masks(c, &b);
-	}
-}
-
-#ifdef JSON_X86
-__attribute__((target("sse2"))) static void fill_sse2(struct cursor *c)
-{
-	unsigned char tmp[64];
-	while (c->pos < c->len && c->n <= IX_CAP - 64) {
-		struct blk b;
-		classify_sse2(block_at(c, tmp), &b);
-		index_masks(c, &b);
-	}
-}
-
-__attribute__((target("avx2,bmi,popcnt"))) static void
-fill_avx2(struct cursor *c)
-{
-	unsigned char tmp[64];
-	while (c->pos < c->len && c->n <= IX_CAP - 64) {
-		struct blk b;
-		classify_avx2(block_at(c, tmp), &b);
-		index_masks(c, &b);
-	}
-}
-#endif
-
-/* The next blocks' positions, as many as fit. */
-__attribute__((noinline)) static void cursor_fill(struct cursor *c)
-{
-	c->k = c->n = 0;
-	switch (c->isa) {
-#ifdef JSON_X86
-	case JSON_ISA_AVX2:
-		fill_avx2(c);
-		break;
-	case JSON_ISA_SSE2:
-		fill_sse2(c);
-		break;
-#endif
-	default:
-		fill_portable(c);
-		break;
-	}
-}
-
-static void cursor_init(struct cursor *c, const char *js, size_t len)
-{
-	c->js = js;
-	c->len = len;
-	c->isa = json_isa();
-	c->pos = 0;
-	c->esc = c->instr = c->other = 0;
-	c->nl = 0;
-	c->lost = false;
-	c->k = c->n = 0;
-}
+/* ---- walking the structural index (json_index.c builds it) ---- */
 
 /*
  * The first position at or after i that the state machine must look
@@ -602,8 +222,8 @@ static void cursor_init(struct cursor *c, const char *js, size_t len)
  * pays nothing for the index.
  */
 #define ALWAYS_INLINE __attribute__((always_inline)) static inline
-ALWAYS_INLINE size_t cursor_at(struct cursor *c, const char *js, size_t len,
-			       size_t i, const bool idx)
+ALWAYS_INLINE size_t cursor_at(struct json_cursor *c, const char *js,
+			       size_t len, size_t i, const bool idx)
 {
 	if (!idx) { /* js and len are c's, in the caller's registers */
 		/* white space is at most ' ': one compare for compact input */
@@ -621,18 +241,19 @@ ALWAYS_INLINE size_t cursor_at(struct cursor *c, const char *js, size_t len,
 		}
 		if (c->pos >= c->len)
 			return c->len;
-		cursor_fill(c);
+		json_cursor_fill(c);
 	}
 }
 
-ALWAYS_INLINE size_t cursor_next(struct cursor *c, size_t i, const bool idx)
+ALWAYS_INLINE size_t cursor_next(struct json_cursor *c, size_t i,
+				 const bool idx)
 {
 	return cursor_at(c, c->js, c->len, i, idx);
 }
 
 /* The string opening at js[i] (scan_string()'s contract): a string with
  * nothing of interest is its next listed position. */
-ALWAYS_INLINE long cursor_string(struct cursor *c, size_t i, size_t *bad,
+ALWAYS_INLINE long cursor_string(struct json_cursor *c, size_t i, size_t *bad,
 				 bool *bad_utf8, const bool idx)
 {
 	if (idx) {
@@ -1116,7 +737,7 @@ fail:
  * skip_container(): the container that opens at js[i], as
  * skip_container_bytes().
  */
-ALWAYS_INLINE long skip_container(struct json_doc *d, struct cursor *cu,
+ALWAYS_INLINE long skip_container(struct json_doc *d, struct json_cursor *cu,
 				  size_t i, int depth, size_t *bad,
 				  bool *depth_bad, bool *bad_utf8,
 				  const bool idx)
@@ -1220,8 +841,8 @@ fail:
 }
 
 static __attribute__((noinline)) long
-skip_container_index(struct json_doc *d, struct cursor *cu, size_t i, int depth,
-		     size_t *bad, bool *depth_bad, bool *bad_utf8)
+skip_container_index(struct json_doc *d, struct json_cursor *cu, size_t i,
+		     int depth, size_t *bad, bool *depth_bad, bool *bad_utf8)
 {
 	return skip_container(d, cu, i, depth, bad, depth_bad, bad_utf8, true);
 }
@@ -1229,7 +850,7 @@ skip_container_index(struct json_doc *d, struct cursor *cu, size_t i, int depth,
 /* Tokenize and validate js[0..len) into d, as root says (json.h).
  * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
  * nesting was too deep), or -ENOMEM. */
-ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct cursor *cu,
+ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct json_cursor *cu,
 				const struct json_shape *root, size_t *bad,
 				bool *depth_bad, bool *bad_utf8, const bool idx)
 {
@@ -1387,7 +1008,7 @@ fail:
 	return -EINVAL;
 }
 
-static int tokenize_index(struct json_doc *d, struct cursor *cu,
+static int tokenize_index(struct json_doc *d, struct json_cursor *cu,
 			  const struct json_shape *root, size_t *bad,
 			  bool *depth_bad, bool *bad_utf8)
 {
@@ -1417,8 +1038,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 		    const struct json_shape *root, size_t *bad, bool *depth_bad,
 		    bool *bad_utf8, bool *nl)
 {
-	struct cursor cu;
-	cursor_init(&cu, js, len);
+	struct json_cursor cu;
+	json_cursor_init(&cu, js, len);
 	int r;
 	if (cu.isa != JSON_ISA_BYTES) {
 		r = tokenize_index(d, &cu, root, bad, depth_bad, bad_utf8);
@@ -1426,7 +1047,7 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 			*nl = !r && newline_inside(d, js, len, cu.nl);
 			return r;
 		}
-		cursor_init(&cu, js, len);
+		json_cursor_init(&cu, js, len);
 		*depth_bad = *bad_utf8 = false;
 	}
 	*nl = false;

@@ -1,11 +1,14 @@
 /*
- * json_int: what the tokenizer (json.c) and the lookups on its tokens
- * (json_read.c) share; for those two files and their tests only.
+ * json_int: what the tokenizer (json.c), its stage one (json_index.c)
+ * and the lookups on its tokens (json_read.c) share; for those files and
+ * their tests only.
  */
 #ifndef CACHE_JSON_INT_H
 #define CACHE_JSON_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cache/json.h"
 
@@ -47,5 +50,32 @@ int json_isa_force(int isa);
 /* The level parses use now. */
 int json_isa(void);
 int json_isa_best(void);
+
+/* ---- stage one (json_index.c) for the state machine (json.c) ---- */
+
+#define JSON_IX_CAP 1024 /* positions listed at a time */
+
+/* The state machine's way through the input: from one listed position
+ * to the next (stage one's index), or, at JSON_ISA_BYTES, over white
+ * space byte by byte. */
+struct json_cursor {
+	const char *js;
+	size_t len;
+	int isa;
+	size_t pos;	/* the next block to classify */
+	uint64_t esc;	/* bit 0: the next block's first byte is escaped */
+	uint64_t instr; /* all ones: the next block starts in a string */
+	uint64_t other; /* bit 0: the last block ended in other bytes */
+	size_t nl;	/* newlines seen */
+	bool lost;	/* the index disagreed with scan_string() */
+	size_t k, n;	/* the listed positions not yet passed */
+	uint32_t ix[JSON_IX_CAP];
+};
+
+/* Start c on js[0, len) at the level json_isa() says. */
+void json_cursor_init(struct json_cursor *c, const char *js, size_t len);
+/* Classify the next blocks and list their positions in c->ix, as many
+ * as fit (c->k = 0, c->n of them); c->pos moves past them. */
+void json_cursor_fill(struct json_cursor *c);
 
 #endif
