@@ -214,6 +214,16 @@ static void signal_if_ready(struct proxy_fanout_worker *wk)
 		signal_worker(wk);
 }
 
+/* Under wk->lock: l's connections are for its worker to make ready,
+ * counted once for proxy_fanout_wake_end(). */
+static void lot_woken(struct proxy_fanout_worker *wk, struct lot *l)
+{
+	if (!l->woken)
+		wk->woken_parked += __atomic_load_n(&l->n, __ATOMIC_RELAXED);
+	l->woken = true;
+	wk->lots_woken = true;
+}
+
 /* A history's wake (its waiter lock held): the lot's connections are
  * made ready by its worker, or by the waker (proxy_fanout_wake_end()). */
 static void lot_wake(struct cache_waiter *w)
@@ -222,10 +232,7 @@ static void lot_wake(struct cache_waiter *w)
 	struct proxy_fanout_worker *wk = l->wk;
 	__atomic_store_n(&l->armed, false, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&wk->lock);
-	if (!l->woken)
-		wk->woken_parked += __atomic_load_n(&l->n, __ATOMIC_RELAXED);
-	l->woken = true;
-	wk->lots_woken = true;
+	lot_woken(wk, l);
 	bool signal = !hold(wk) && claim_signal(wk);
 	pthread_mutex_unlock(&wk->lock);
 	if (signal)
@@ -287,10 +294,7 @@ int proxy_fanout_park(struct proxy_fanout_conn *fc, struct cache_history *h,
 		/* the event is there already: serve the lot now */
 		__atomic_store_n(&l->armed, false, __ATOMIC_RELEASE);
 		pthread_mutex_lock(&wk->lock);
-		if (!l->woken)
-			wk->woken_parked += l->n;
-		l->woken = true;
-		wk->lots_woken = true;
+		lot_woken(wk, l);
 		pthread_mutex_unlock(&wk->lock);
 	}
 	return 0;
