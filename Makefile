@@ -146,9 +146,11 @@ bin/informer-proxy: $(B)/proxy/main.o $(LIB_OBJ) $(STAMP)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
 # The fake apiserver shares only the base utilities, the selector
-# parser and the protobuf schema with the proxy; its store is its own,
+# parser, the protobuf schema and encoder (with the JSON tokenizer it
+# reads through) with the proxy; its store is its own,
 # so that a store bug cannot hide in a comparison between the two.
-FAKE_LIB_OBJ := $(call obj,$(CONFIG_SRC) cache/selector_label.c cache/selector_field.c $(wildcard cache/pb_*.c))
+FAKE_LIB_OBJ := $(call obj,$(CONFIG_SRC) cache/selector_label.c cache/selector_field.c $(wildcard cache/pb_*.c) \
+	cache/json.c cache/json_index.c cache/json_read.c)
 bin/fake-apiserver: $(call obj,$(FAKE_SRC)) $(FAKE_LIB_OBJ) $(STAMP)
 	@mkdir -p bin
 	@$(if $(V),,echo "  LD $@")

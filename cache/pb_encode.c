@@ -2,15 +2,14 @@
  * pb_encode: compact JSON objects to Kubernetes protobuf (see
  * pb_encode.h and docs/PROTOBUF.md).
  *
- * One pass per message level, over the JSON text itself (no tree): the
- * members of an object are listed (key and value spans, skipped
- * structurally without being looked into), then the message's fields
- * are written in ascending field number, each from its member or, when
- * the member is absent, as the apiserver writes an unset field. Every
- * byte of the input is validated by the level that reads it: a nested
- * object by its own message's pass, a scalar when it is converted, a raw
- * JSON value (FieldsV1) by a full validating scan. So the text is
- * skipped once per enclosing level but validated exactly once.
+ * The JSON is tokenized once by the cache's validating tokenizer
+ * (cache/json.h), whose tokens record where each value ends: an object's
+ * members are then listed without reading their values' text. Per
+ * message level, each member is matched to its field once, and the
+ * message's fields are written in ascending field number, each from its
+ * member or, when the member is absent, as the apiserver writes an unset
+ * field. A scalar is checked again when it is converted, a raw JSON
+ * value (FieldsV1) by its own validating scan.
  *
  * A length-delimited field reserves one byte for its length and moves
  * its contents when the length needs more (messages of 128 bytes and
@@ -25,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/json.h"
 #include "cache/pb_json.h"
 #include "cache/pb_kinds.h"
 #include "cache/pb_schema_meta.h"
@@ -36,71 +36,63 @@
  * as a CRD's JSONSchemaProps is the only way to get near it). */
 #define PB_MAX_DEPTH 512
 
+/* About how long a message whose JSON is n bytes is: Kubernetes objects'
+ * come to about five eighths (a pod's 5.5 KB of JSON to 3.5 KB), so its
+ * length's room is mostly right the first time. */
+#define MSG_GUESS(n) ((n) / 2 + (n) / 8)
+
+/* What an encoding reserves of its output buffer ahead, at most. */
+#define OUT_RESERVE_MAX (1024 * 1024)
+
 /* --- encoder state -------------------------------------------------- */
 
 
-/* Path bookkeeping: push ".name" (or "[i]"), pop back to a mark. */
-static size_t path_push(struct pb_enc *e, const char *s, size_t n, bool dot)
+/* Path bookkeeping (struct pb_step): push a name (n bytes, or
+ * PB_NAME_Z) or an index; pop back to the mark returned. */
+static size_t path_step(struct pb_enc *e, struct pb_step st)
 {
-	size_t mark = e->pathlen;
-	size_t room = sizeof(e->path) - e->pathlen - 1;
-	/* on every field of every object: copies, not a printf */
-	if (dot && room) {
-		e->path[e->pathlen++] = '.';
-		room--;
-	}
-	if (n > room)
-		n = room;
-	memcpy(e->path + e->pathlen, s, n);
-	e->pathlen += n;
-	e->path[e->pathlen] = '\0';
+	size_t mark = e->nsteps++;
+	if (mark < PB_STEPS)
+		e->steps[mark] = st;
 	return mark;
+}
+
+static size_t path_push(struct pb_enc *e, const char *s, uint32_t n)
+{
+	return path_step(e, (struct pb_step){ s, n, 0, PB_STEP_NAME });
 }
 
 static size_t path_index(struct pb_enc *e, size_t i)
 {
-	char tmp[24];
-	int w = snprintf(tmp, sizeof(tmp), "[%zu]", i);
-	return path_push(e, tmp, (size_t)w, false);
+	return path_step(
+		e, (struct pb_step){ NULL, 0, (uint32_t)i, PB_STEP_INDEX });
+}
+
+/* The text of token t, strings with their quotes. */
+static const char *tok_text(const struct pb_enc *e, int t, size_t *n)
+{
+	size_t a, b;
+	json_span(e->doc, t, &a, &b);
+	*n = b - a;
+	return e->doc->js + a;
 }
 
 /*
- * List the members of the object [p, end) onto e's member stack (its
- * range starts at *first, *n members), checking the object's own
- * syntax; the values are only skipped.
+ * List the members of the object at token obj onto e's member stack (its
+ * range starts at *first, *n members); the values are not looked into.
  */
-static int collect(struct pb_enc *e, const char *p, const char *end,
-		   size_t *first, size_t *n)
+static int collect(struct pb_enc *e, int obj, size_t *first, size_t *n)
 {
 	*first = e->nms;
 	*n = 0;
-	p = pb_json_skip_ws(p, end);
-	if (p >= end || *p != '{')
+	if (json_type(e->doc, obj) != JSMN_OBJECT)
 		return pb_enc_fail(e, -EINVAL, "not a JSON object");
-	p = pb_json_skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return pb_json_skip_ws(p + 1, end) == end ?
-			       0 :
-			       pb_enc_fail(e, -EINVAL, "malformed JSON");
-	for (;;) {
+	for (int k = json_first(e->doc, obj); k > 0;
+	     k = json_next(e->doc, obj, k)) {
 		struct pb_member m = { 0 };
-		if (p >= end || *p != '"')
-			return pb_enc_fail(e, -EINVAL,
-					   "malformed JSON: want a key");
-		m.k = p;
-		if (!(p = pb_json_skip_string(p, end)))
-			return pb_enc_fail(e, -EINVAL,
-					   "malformed JSON: open string");
-		m.kn = (size_t)(p - m.k);
-		p = pb_json_skip_ws(p, end);
-		if (p >= end || *p != ':')
-			return pb_enc_fail(e, -EINVAL,
-					   "malformed JSON: want ':'");
-		p = pb_json_skip_ws(p + 1, end);
-		m.v = p;
-		if (!(p = pb_json_skip_value(p, end)))
-			return pb_enc_fail(e, -EINVAL, "malformed JSON value");
-		m.vn = (size_t)(p - m.v);
+		m.k = tok_text(e, k, &m.kn);
+		m.vt = k + 1;
+		m.v = tok_text(e, k + 1, &m.vn);
 		m.order = *n;
 		if (e->nms == e->cap) {
 			size_t cap = e->cap ? e->cap * 2 : 64;
@@ -113,16 +105,8 @@ static int collect(struct pb_enc *e, const char *p, const char *end,
 		}
 		e->ms[e->nms++] = m;
 		(*n)++;
-		p = pb_json_skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p = pb_json_skip_ws(p + 1, end);
-			continue;
-		}
-		if (p < end && *p == '}' && pb_json_skip_ws(p + 1, end) == end)
-			return 0;
-		return pb_enc_fail(e, -EINVAL,
-				   "malformed JSON: want ',' or '}'");
 	}
+	return 0;
 }
 
 /* Whether member key (raw literal) is name. */
@@ -132,34 +116,44 @@ static bool key_is(const struct pb_member *m, const char *name)
 	 * byte starts an escape, it is the decoded key's first too */
 	if (m->kn > 2 && m->k[1] != name[0] && m->k[1] != '\\')
 		return false;
-	size_t n = strlen(name);
-	if (m->kn == n + 2 && memcmp(m->k + 1, name, n) == 0)
+	/* the raw key holds no NUL (the tokenizer refuses control bytes) */
+	size_t kn = m->kn - 2;
+	if (strncmp(name, m->k + 1, kn) == 0 && name[kn] == '\0')
 		return true;
 	if (memchr(m->k, '\\', m->kn) == NULL)
 		return false;
+	size_t n = strlen(name);
 	char tmp[128];
 	struct pb_json_sink s = { NULL, tmp, sizeof(tmp), 0 };
 	return pb_json_str_decode(m->k, m->kn, &s) == 0 && s.len == n &&
 	       memcmp(tmp, name, n) == 0;
 }
 
-/* Whether message m (or a struct inlined in it) has a member name. */
-static bool knows(const struct pb_msg *m, const struct pb_member *mb)
+/* The field of message m (or of a struct inlined in it) that member mb
+ * fills, or NULL. */
+static const struct pb_field *match(const struct pb_msg *m,
+				    const struct pb_member *mb)
 {
 	for (const struct pb_field *f = m->f; f->num; f++) {
-		if (f->kind == PB_INLINE ? knows(f->msg, mb) :
-					   key_is(mb, f->json))
-			return true;
+		if (f->kind == PB_INLINE) {
+			const struct pb_field *g = match(f->msg, mb);
+			if (g)
+				return g;
+		} else if (key_is(mb, f->json)) {
+			return f;
+		}
 	}
-	return false;
+	return NULL;
 }
 
 /* --- values --------------------------------------------------------- */
 
 static int enc_fields(struct pb_enc *e, const struct pb_msg *m, size_t first,
 		      size_t n);
-static int enc_object(struct pb_enc *e, const struct pb_msg *m, const char *v,
-		      size_t vn, bool typed);
+static int enc_field(struct pb_enc *e, const struct pb_field *f, size_t first,
+		     size_t n);
+static int enc_object(struct pb_enc *e, const struct pb_msg *m, int vt,
+		      bool typed);
 static int put_field(struct pb_enc *e, const struct pb_field *f,
 		     const struct pb_member *m);
 
@@ -190,13 +184,12 @@ static int cmp_keys(const void *a, const void *b)
 /* map<string, V>: entries {1 key, 2 value} sorted by key, bytewise; the
  * value is written even when empty. A key given twice counts once, with
  * its last value, as Go's decoder keeps it. */
-static int put_map(struct pb_enc *e, const struct pb_field *f, const char *v,
-		   size_t vn)
+static int put_map(struct pb_enc *e, const struct pb_field *f, int vt)
 {
 	size_t first, n, kmark = e->keys.len, emark;
 	int rc;
 
-	if ((rc = collect(e, v, v + vn, &first, &n)))
+	if ((rc = collect(e, vt, &first, &n)))
 		return rc;
 	/* decode the keys into e->keys, then point the members at them */
 	size_t *off = n ? xmalloc(n * 2 * sizeof(*off)) : NULL;
@@ -232,7 +225,9 @@ static int put_map(struct pb_enc *e, const struct pb_field *f, const char *v,
 		if (i + 1 < n && off[2 * i + 3] == kn &&
 		    (!kn || !memcmp(e->keys.p + off[2 * i + 2], k, kn)))
 			continue; /* a later duplicate wins */
-		size_t pm = path_push(e, k, kn, true);
+		size_t pm = path_step(e, (struct pb_step){ NULL, (uint32_t)kn,
+							   (uint32_t)off[2 * i],
+							   PB_STEP_KEY });
 		if ((rc = pb_enc_len_begin(e, f->num, &emark)) ||
 		    (rc = pb_enc_bytes(e, 1, k, kn)))
 			goto out;
@@ -255,8 +250,8 @@ static int put_map(struct pb_enc *e, const struct pb_field *f, const char *v,
 		default: { /* PB_MAP_MSG */
 			size_t vm;
 			if ((rc = pb_enc_len_begin(e, 2, &vm)) ||
-			    (!null && (rc = enc_object(e, f->msg, m->v, m->vn,
-						       false))) ||
+			    (!null &&
+			     (rc = enc_object(e, f->msg, m->vt, false))) ||
 			    (rc = pb_enc_len_end(e, vm)))
 				goto out;
 			break;
@@ -264,7 +259,7 @@ static int put_map(struct pb_enc *e, const struct pb_field *f, const char *v,
 		}
 		if (rc || (rc = pb_enc_len_end(e, emark)))
 			goto out;
-		e->pathlen = pm;
+		e->nsteps = pm;
 	}
 	rc = 0;
 out:
@@ -276,9 +271,10 @@ out:
 
 /* One value of field f, present in the JSON (an array's element, or the
  * member itself). */
-static int put_one(struct pb_enc *e, const struct pb_field *f, const char *v,
-		   size_t vn)
+static int put_one(struct pb_enc *e, const struct pb_field *f, int vt)
 {
+	size_t vn;
+	const char *v = tok_text(e, vt, &vn);
 	bool null = pb_json_is(v, vn, "null");
 	int64_t iv;
 	int rc;
@@ -303,9 +299,9 @@ static int put_one(struct pb_enc *e, const struct pb_field *f, const char *v,
 		return pb_enc_varint(e, f->num, (uint64_t)iv);
 	case PB_MSG: {
 		size_t mark;
-		if ((rc = pb_enc_len_begin(e, f->num, &mark)))
+		if ((rc = pb_enc_len_guess(e, f->num, &mark, MSG_GUESS(vn))))
 			return rc;
-		if (!null && (rc = enc_object(e, f->msg, v, vn, is_typed(f))))
+		if (!null && (rc = enc_object(e, f->msg, vt, is_typed(f))))
 			return rc;
 		return pb_enc_len_end(e, mark);
 	}
@@ -326,7 +322,7 @@ static int put_one(struct pb_enc *e, const struct pb_field *f, const char *v,
 	case PB_MAP_QTY:
 	case PB_MAP_MSG:
 	case PB_MAP_TIME:
-		return null ? 0 : put_map(e, f, v, vn);
+		return null ? 0 : put_map(e, f, vt);
 	default:
 		return pb_enc_fail(e, -EINVAL, "field kind %u has no encoding",
 				   f->kind);
@@ -383,72 +379,92 @@ static int put_field(struct pb_enc *e, const struct pb_field *f,
 	if (!m || pb_json_is(m->v, m->vn, "null"))
 		return put_absent(e, f);
 	if (!(f->flags & PB_REP))
-		return put_one(e, f, m->v, m->vn);
+		return put_one(e, f, m->vt);
 	/* an array: one field per element, never packed */
-	const char *p = pb_json_skip_ws(m->v, m->v + m->vn),
-		   *end = m->v + m->vn;
-	if (p >= end || *p != '[')
+	if (json_type(e->doc, m->vt) != JSMN_ARRAY)
 		return pb_enc_fail(e, -EINVAL, "want an array");
-	p = pb_json_skip_ws(p + 1, end);
-	if (p < end && *p == ']')
-		return pb_json_skip_ws(p + 1, end) == end ?
-			       0 :
-			       pb_enc_fail(e, -EINVAL, "malformed JSON array");
-	for (size_t i = 0;; i++) {
-		const char *v = p;
-		if (!(p = pb_json_skip_value(p, end)))
-			return pb_enc_fail(e, -EINVAL, "malformed JSON array");
+	size_t i = 0;
+	for (int t = json_first(e->doc, m->vt); t > 0;
+	     t = json_next(e->doc, m->vt, t), i++) {
 		size_t pm = path_index(e, i);
-		if ((rc = put_one(e, f, v, (size_t)(p - v))))
+		if ((rc = put_one(e, f, t)))
 			return rc;
-		e->pathlen = pm;
-		p = pb_json_skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p = pb_json_skip_ws(p + 1, end);
-			continue;
-		}
-		if (p < end && *p == ']' && pb_json_skip_ws(p + 1, end) == end)
-			return 0;
-		return pb_enc_fail(e, -EINVAL, "malformed JSON array");
+		e->nsteps = pm;
 	}
+	return 0;
 }
 
+/* Field f of a message whose members are [first, first + n), each
+ * matched to its field (enc_members()). */
+static int enc_field(struct pb_enc *e, const struct pb_field *f, size_t first,
+		     size_t n)
+{
+	int rc;
+	if (f->kind == PB_INLINE) {
+		size_t mark;
+		if ((rc = pb_enc_len_begin(e, f->num, &mark)) ||
+		    (rc = enc_fields(e, f->msg, first, n)) ||
+		    (rc = pb_enc_len_end(e, mark)))
+			return rc;
+		return 0;
+	}
+	const struct pb_member *mb = NULL;
+	for (size_t i = n; i-- > 0;) /* the last one wins */
+		if (e->ms[first + i].f == f) {
+			mb = &e->ms[first + i];
+			break;
+		}
+	size_t pm = path_push(e, f->json, PB_NAME_Z);
+	if ((rc = put_field(e, f, mb)))
+		return rc;
+	e->nsteps = pm;
+	return 0;
+}
+
+/* Tables longer than this that are not in field-number order are walked
+ * by a search for each next field; none is. */
+#define SORT_MAX 128
+
 /* The fields of m, from the members [first, first + n), in ascending
- * field number. */
+ * field number. Most tables are in that order; some follow the Go
+ * struct's order (a PodSpec's, a Container's), and are put in order on
+ * the stack, an insertion sort of an almost sorted table. */
 static int enc_fields(struct pb_enc *e, const struct pb_msg *m, size_t first,
 		      size_t n)
 {
-	unsigned last = 0;
+	const struct pb_field *f, *ord[SORT_MAX];
+	size_t k = 0;
 	int rc;
 
-	for (;;) {
-		/* the next field number up: tables are small, and mostly
-		 * in order already */
-		const struct pb_field *f = NULL;
+	for (f = m->f; f->num && (!f[1].num || f[1].num > f->num); f++)
+		;
+	if (!f->num) {
+		for (f = m->f; f->num; f++)
+			if ((rc = enc_field(e, f, first, n)))
+				return rc;
+		return 0;
+	}
+	for (f = m->f; f->num && k < SORT_MAX; f++, k++) {
+		size_t j = k;
+		for (; j > 0 && ord[j - 1]->num > f->num; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = f;
+	}
+	if (!f->num) {
+		for (size_t i = 0; i < k; i++)
+			if ((rc = enc_field(e, ord[i], first, n)))
+				return rc;
+		return 0;
+	}
+	for (unsigned last = 0;; last = f->num) {
+		f = NULL;
 		for (const struct pb_field *g = m->f; g->num; g++)
 			if (g->num > last && (!f || g->num < f->num))
 				f = g;
 		if (!f)
 			return 0;
-		last = f->num;
-		if (f->kind == PB_INLINE) {
-			size_t mark;
-			if ((rc = pb_enc_len_begin(e, f->num, &mark)) ||
-			    (rc = enc_fields(e, f->msg, first, n)) ||
-			    (rc = pb_enc_len_end(e, mark)))
-				return rc;
-			continue;
-		}
-		const struct pb_member *mb = NULL;
-		for (size_t i = n; i-- > 0;) /* the last one wins */
-			if (key_is(&e->ms[first + i], f->json)) {
-				mb = &e->ms[first + i];
-				break;
-			}
-		size_t pm = path_push(e, f->json, strlen(f->json), true);
-		if ((rc = put_field(e, f, mb)))
+		if ((rc = enc_field(e, f, first, n)))
 			return rc;
-		e->pathlen = pm;
 	}
 }
 
@@ -469,10 +485,10 @@ static bool has_type_meta(const struct pb_msg *m)
 	return false;
 }
 
-/* The JSON object [v, v + vn) as message m (no tag: the caller framed
- * it). Top-level kind/apiVersion are skipped by pb_encode_msg. */
-static int enc_members(struct pb_enc *e, const struct pb_msg *m, const char *v,
-		       size_t vn, bool top)
+/* The JSON object at token vt as message m (no tag: the caller framed
+ * it). Top-level kind/apiVersion are checked and left out. */
+static int enc_members(struct pb_enc *e, const struct pb_msg *m, int vt,
+		       bool top)
 {
 	size_t first, n;
 	int rc;
@@ -481,11 +497,11 @@ static int enc_members(struct pb_enc *e, const struct pb_msg *m, const char *v,
 		rc = pb_enc_fail(e, -EINVAL, "nested too deep");
 		goto out;
 	}
-	if ((rc = collect(e, v, v + vn, &first, &n)))
+	if ((rc = collect(e, vt, &first, &n)))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct pb_member *mb = &e->ms[first + i];
-		if (knows(m, mb))
+		if ((mb->f = match(m, mb)))
 			continue;
 		if ((key_is(mb, "kind") || key_is(mb, "apiVersion")) &&
 		    (top || has_type_meta(m))) {
@@ -494,14 +510,14 @@ static int enc_members(struct pb_enc *e, const struct pb_msg *m, const char *v,
 			if (!pb_json_is(mb->v, mb->vn, "null") &&
 			    (mb->vn < 2 || mb->v[0] != '"' ||
 			     pb_json_str_decode(mb->v, mb->vn, &none))) {
-				path_push(e, mb->k + 1, mb->kn - 2, true);
+				path_push(e, mb->k + 1, (uint32_t)(mb->kn - 2));
 				rc = pb_enc_fail(e, -EINVAL, "want a string");
 				goto out;
 			}
-			mb->kn = 0; /* matches no field */
-			continue;
+			continue; /* mb->f NULL: fills no field */
 		}
-		path_push(e, mb->k + 1, mb->kn > 2 ? mb->kn - 2 : 0, true);
+		path_push(e, mb->k + 1,
+			  (uint32_t)(mb->kn > 2 ? mb->kn - 2 : 0));
 		rc = pb_enc_fail(e, -ENOENT, "unknown member for %s", m->name);
 		goto out;
 	}
@@ -520,17 +536,20 @@ static const struct pb_field *row(const struct pb_msg *m, unsigned num)
 	return NULL;
 }
 
-/* The JSON value [v, v + vn) as message m, by m's JSON form (the
+/* The JSON value at token vt as message m, by m's JSON form (the
  * apiextensions either-types are an object, an array or a bool). */
-static int enc_object(struct pb_enc *e, const struct pb_msg *m, const char *v,
-		      size_t vn, bool typed)
+static int enc_object(struct pb_enc *e, const struct pb_msg *m, int vt,
+		      bool typed)
 {
-	struct pb_member mb = { .v = v, .vn = vn };
+	struct pb_member mb = { .vt = vt };
 	const struct pb_field *obj_row, *other_row;
 	int rc;
 
+	mb.v = tok_text(e, vt, &mb.vn);
+	const char *v = mb.v;
+	size_t vn = mb.vn;
 	if (m->form == PB_FORM_OBJECT)
-		return enc_members(e, m, v, vn, typed);
+		return enc_members(e, m, vt, typed);
 	if (m->form == PB_FORM_LIST) /* a bare array of the one field */
 		return put_field(e, m->f, &mb);
 	obj_row = row(m, m->form == PB_FORM_OR_BOOL ? 2 : 1);
@@ -550,21 +569,72 @@ static int enc_object(struct pb_enc *e, const struct pb_msg *m, const char *v,
 			   m->form == PB_FORM_OR_BOOL ? "a bool" : "an array");
 }
 
+/*
+ * What the tokenizer need not split: a FieldsV1 (metadata.managedFields[]
+ * .fieldsV1) is written as its JSON text, and is most of an object's
+ * managed fields, themselves up to half of a pod. It is still validated
+ * byte for byte, as one token.
+ */
+static const struct json_shape_key mf_entry_keys[] = {
+	{ "fieldsV1", 8, &json_shape_skip },
+};
+static const struct json_shape mf_entry = { NULL, 1, mf_entry_keys };
+static const struct json_shape mf_list = { &mf_entry, 0, NULL };
+static const struct json_shape_key meta_keys[] = {
+	{ "managedFields", 13, &mf_list },
+};
+static const struct json_shape meta_shape = { NULL, 1, meta_keys };
+static const struct json_shape_key top_keys[] = {
+	{ "metadata", 8, &meta_shape },
+};
+static const struct json_shape top_shape = { NULL, 1, top_keys };
+
+/* Tokenize json[0, len) into d; on malformed JSON, the error in err
+ * after what (a message's name). */
+static int parse(struct json_doc *d, const char *json, size_t len,
+		 const char *what, char *err, size_t errlen)
+{
+	char why[128];
+	int rc = json_parse_shaped(d, json, len, &top_shape, why, sizeof(why));
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s: %s", what,
+			 rc == -ENOMEM ? "out of memory" : why);
+	return rc;
+}
+
+/* pb_encode_msg() on a document already tokenized. */
+static int encode_parsed(const struct pb_msg *m, const struct json_doc *d,
+			 struct buf *out, char *err, size_t errlen)
+{
+	struct pb_enc e = {
+		.out = out, .err = err, .errlen = errlen, .doc = d
+	};
+	int rc;
+
+	/* the message is mostly shorter than its JSON: room for it at once
+	 * rather than growing by doubling (up to OUT_RESERVE_MAX) */
+	size_t room = d->len < OUT_RESERVE_MAX ? d->len : OUT_RESERVE_MAX;
+	if (buf_reserve(out, room))
+		return pb_enc_nomem(&e);
+	path_push(&e, m->name, PB_NAME_Z);
+	rc = enc_members(&e, m, 0, true);
+	free(e.ms);
+	buf_free(&e.keys);
+	return rc;
+}
+
 int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
 		  struct buf *out, char *err, size_t errlen)
 {
-	struct pb_enc e = { .out = out, .err = err, .errlen = errlen };
+	struct json_doc d = JSON_DOC_INIT;
 	int rc;
 
 	if (err && errlen)
 		*err = '\0';
-	path_push(&e, m->name, strlen(m->name), false);
-	const char *p = pb_json_skip_ws(json, json + len), *end = json + len;
-	while (end > p && pb_json_ws(end[-1]))
-		end--;
-	rc = enc_members(&e, m, p, (size_t)(end - p), true);
-	free(e.ms);
-	buf_free(&e.keys);
+	rc = parse(&d, json, len, m->name, err, errlen);
+	if (!rc)
+		rc = encode_parsed(m, &d, out, err, errlen);
+	json_doc_free(&d);
 	return rc;
 }
 
@@ -585,17 +655,34 @@ int pb_encode_envelope(const char *api_version, const char *kind,
 	return 0;
 }
 
-int pb_encode_body(const char *api_version, const char *kind,
-		   const struct pb_msg *m, const char *json, size_t len,
-		   struct buf *out, char *err, size_t errlen)
+/* pb_encode_body() on a document already tokenized. */
+static int body_parsed(const char *api_version, const char *kind,
+		       const struct pb_msg *m, const struct json_doc *d,
+		       struct buf *out, char *err, size_t errlen)
 {
 	struct buf raw = BUF_INIT;
-	int rc = pb_encode_msg(m, json, len, &raw, err, errlen);
+	int rc = encode_parsed(m, d, &raw, err, errlen);
 
 	if (!rc && pb_encode_envelope(api_version, kind, raw.p ? raw.p : "",
 				      raw.len, out))
 		rc = -ENOMEM;
 	buf_free(&raw);
+	return rc;
+}
+
+int pb_encode_body(const char *api_version, const char *kind,
+		   const struct pb_msg *m, const char *json, size_t len,
+		   struct buf *out, char *err, size_t errlen)
+{
+	struct json_doc d = JSON_DOC_INIT;
+	int rc;
+
+	if (err && errlen)
+		*err = '\0';
+	rc = parse(&d, json, len, m->name, err, errlen);
+	if (!rc)
+		rc = body_parsed(api_version, kind, m, &d, out, err, errlen);
+	json_doc_free(&d);
 	return rc;
 }
 
@@ -656,16 +743,15 @@ const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
 	return NULL;
 }
 
-/* The top-level string member key of the object json, decoded into out
- * ("" when absent or not a plain string). */
-static int top_string(struct pb_enc *e, const char *json, size_t len,
-		      const char *key, char *out, size_t cap)
+/* The top-level string member key of the document's object, decoded
+ * into out ("" when absent or not a plain string). */
+static int top_string(struct pb_enc *e, const char *key, char *out, size_t cap)
 {
 	size_t first, n;
 	int rc;
 
 	*out = '\0';
-	if ((rc = collect(e, json, json + len, &first, &n)))
+	if ((rc = collect(e, 0, &first, &n)))
 		return rc;
 	for (size_t i = n; i-- > 0;) {
 		const struct pb_member *m = &e->ms[first + i];
@@ -687,7 +773,10 @@ static int top_string(struct pb_enc *e, const char *json, size_t len,
 int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
 		  size_t errlen)
 {
-	struct pb_enc e = { .out = out, .err = err, .errlen = errlen };
+	struct json_doc d = JSON_DOC_INIT;
+	struct pb_enc e = {
+		.out = out, .err = err, .errlen = errlen, .doc = &d
+	};
 	char av[128], kind[128];
 	struct pb_list l;
 	const struct pb_msg *m;
@@ -695,19 +784,25 @@ int pb_encode_doc(const char *json, size_t len, struct buf *out, char *err,
 
 	if (err && errlen)
 		*err = '\0';
-	rc = top_string(&e, json, len, "apiVersion", av, sizeof(av));
+	if ((rc = parse(&d, json, len, "document", err, errlen)))
+		goto out;
+	rc = top_string(&e, "apiVersion", av, sizeof(av));
 	if (!rc)
-		rc = top_string(&e, json, len, "kind", kind, sizeof(kind));
+		rc = top_string(&e, "kind", kind, sizeof(kind));
 	free(e.ms);
 	if (rc)
-		return rc;
+		goto out;
 	if (!(m = pb_encode_find(av, kind, &l))) {
 		if (err && errlen)
 			snprintf(
 				err, errlen,
 				"no protobuf message for kind \"%s\" of \"%s\"",
 				kind, av);
-		return -ENOENT;
+		rc = -ENOENT;
+		goto out;
 	}
-	return pb_encode_body(av, kind, m, json, len, out, err, errlen);
+	rc = body_parsed(av, kind, m, &d, out, err, errlen);
+out:
+	json_doc_free(&d);
+	return rc;
 }

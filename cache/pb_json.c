@@ -12,7 +12,7 @@
 
 /* Past the closing quote of the string opening at p (p[0] == '"'), or
  * NULL. Structural only: escapes are skipped, not checked. */
-const char *pb_json_skip_string(const char *p, const char *end)
+static const char *pb_json_skip_string(const char *p, const char *end)
 {
 	for (p++; p < end; p++) {
 		const char *q = memchr(p, '"', (size_t)(end - p));
@@ -31,7 +31,7 @@ const char *pb_json_skip_string(const char *p, const char *end)
 /* Past the value starting at p, matching brackets and strings only (the
  * level that reads the value validates it). NULL when it does not end
  * before end. */
-const char *pb_json_skip_value(const char *p, const char *end)
+static const char *pb_json_skip_value(const char *p, const char *end)
 {
 	size_t depth = 0;
 

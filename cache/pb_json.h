@@ -1,8 +1,9 @@
 /*
- * pb_json: the JSON text reader under the protobuf encoder (pb_encode.c):
- * structural skips over values, and the validating reads of strings,
- * numbers and whole raw values. Borrowed input, no allocation; pure
- * functions, any thread. Internal to cache/pb_*.c.
+ * pb_json: the JSON text reads under the protobuf encoder (pb_encode.c,
+ * which walks the document on cache/json.h's tokens): the validating
+ * reads of strings, numbers and whole raw values (FieldsV1). Borrowed
+ * input, no allocation; pure functions, any thread. Internal to
+ * cache/pb_*.c.
  */
 #ifndef CACHE_PB_JSON_H
 #define CACHE_PB_JSON_H
@@ -30,15 +31,6 @@ static inline bool pb_json_is(const char *p, size_t n, const char *lit)
 {
 	return strlen(lit) == n && memcmp(p, lit, n) == 0;
 }
-
-/* Past the closing quote of the string opening at p (p[0] == '"'), or
- * NULL. Structural only: escapes are skipped, not checked. */
-const char *pb_json_skip_string(const char *p, const char *end);
-
-/* Past the value starting at p, matching brackets and strings only (the
- * caller validates what it reads). NULL when it does not end before
- * end. */
-const char *pb_json_skip_value(const char *p, const char *end);
 
 /* Whether [p, end) is exactly one JSON number; *frac says whether it has
  * a fraction or an exponent. */

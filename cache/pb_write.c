@@ -18,9 +18,35 @@
 
 /* --- errors and framing --------------------------------------------- */
 
+/* The path of e's steps into path (cap bytes), cut short past cap. */
+static void path_text(const struct pb_enc *e, char *path, size_t cap)
+{
+	size_t n = e->nsteps < PB_STEPS ? e->nsteps : PB_STEPS, w = 0;
+	path[0] = '\0';
+	for (size_t k = 0; k < n && w + 1 < cap; k++) {
+		const struct pb_step *st = &e->steps[k];
+		int r;
+		const char *name =
+			st->kind == PB_STEP_KEY ?
+				(e->keys.p ? e->keys.p + st->i : "") :
+				st->s;
+		if (st->kind == PB_STEP_INDEX)
+			r = snprintf(path + w, cap - w, "[%u]",
+				     (unsigned)st->i);
+		else
+			r = snprintf(path + w, cap - w, "%s%.*s", k ? "." : "",
+				     st->n == PB_NAME_Z ? (int)strlen(name) :
+							  (int)st->n,
+				     name);
+		if (r < 0)
+			break;
+		w += (size_t)r < cap - w ? (size_t)r : cap - w - 1;
+	}
+}
+
 int pb_enc_fail(struct pb_enc *e, int rc, const char *fmt, ...)
 {
-	char what[160];
+	char what[160], path[256];
 	va_list ap;
 
 	if (!e->err || !e->errlen || *e->err)
@@ -28,7 +54,8 @@ int pb_enc_fail(struct pb_enc *e, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(e->err, e->errlen, "%.*s: %s", (int)e->pathlen, e->path, what);
+	path_text(e, path, sizeof(path));
+	snprintf(e->err, e->errlen, "%s: %s", path, what);
 	return rc;
 }
 
@@ -37,29 +64,42 @@ int pb_enc_nomem(struct pb_enc *e)
 	return pb_enc_fail(e, -ENOMEM, "out of memory");
 }
 
-/* A length-delimited field: tag, one byte reserved for the length. */
-int pb_enc_len_begin(struct pb_enc *e, unsigned num, size_t *mark)
+/* A length-delimited field: tag, then room for the length, its last
+ * byte holding how many bytes the room is (pb_enc_len_end() reads it
+ * there). */
+int pb_enc_len_guess(struct pb_enc *e, unsigned num, size_t *mark, size_t guess)
 {
-	if (pb_put_tag(e->out, num, 2) || buf_addc(e->out, 0))
+	size_t r = pb_varint_len(guess);
+	if (pb_put_tag(e->out, num, 2) || buf_reserve(e->out, r))
 		return pb_enc_nomem(e);
+	memset(e->out->p + e->out->len, 0, r - 1);
+	e->out->p[e->out->len + r - 1] = (char)r;
+	e->out->len += r;
+	e->out->p[e->out->len] = '\0';
 	*mark = e->out->len;
 	return 0;
 }
 
-/* Write the length of what was appended since pb_enc_len_begin(), moving it
- * when the length takes more than the one reserved byte. */
+int pb_enc_len_begin(struct pb_enc *e, unsigned num, size_t *mark)
+{
+	return pb_enc_len_guess(e, num, mark, 0);
+}
+
+/* Write the length of what was appended since the room was made, moving
+ * it when the length takes more or fewer bytes than the room. */
 int pb_enc_len_end(struct pb_enc *e, size_t mark)
 {
 	size_t n = e->out->len - mark;
+	size_t r = (unsigned char)e->out->p[mark - 1];
 	size_t vl = pb_varint_len(n);
-	if (vl > 1) {
-		if (buf_reserve(e->out, vl - 1))
+	if (vl != r) {
+		if (vl > r && buf_reserve(e->out, vl - r))
 			return pb_enc_nomem(e);
-		memmove(e->out->p + mark + vl - 1, e->out->p + mark, n);
-		e->out->len += vl - 1;
+		memmove(e->out->p + mark - r + vl, e->out->p + mark, n);
+		e->out->len = e->out->len + vl - r;
 		e->out->p[e->out->len] = '\0';
 	}
-	pb_varint_put((uint8_t *)e->out->p + mark - 1, n);
+	pb_varint_put((uint8_t *)e->out->p + mark - r, n);
 	return 0;
 }
 
@@ -84,7 +124,8 @@ int pb_enc_string(struct pb_enc *e, unsigned num, const char *v, size_t vn)
 
 	if (vn < 2 || v[0] != '"')
 		return pb_enc_fail(e, -EINVAL, "want a string");
-	if (pb_json_str_plain(v, vn))
+	/* the tokenizer checked the bytes: plain unless it has an escape */
+	if (!memchr(v + 1, '\\', vn - 2))
 		return pb_enc_bytes(e, num, v + 1, vn - 2);
 	if ((rc = pb_enc_len_begin(e, num, &mark)))
 		return rc;

@@ -18,6 +18,7 @@
 #include "cache/pb_kinds.h"
 #include "cache/pb_schema_core.h"
 #include "cache/pb_schema_meta.h"
+#include "cache/pb_wire.h"
 #include "check.h"
 #include "config/alloc.h"
 #include "config/read.h"
@@ -447,7 +448,125 @@ static void test_nested_maps_and_forms(void)
 	snprintf(key1, sizeof(key1), "%0300d", 1);
 	/* sorted: the first entry's key is ...001 */
 	CHECK(out.len > 310 && memcmp(out.p + 8, key1, 300) == 0);
+	/* an error under a map key, after an inner map's long keys moved
+	 * the key buffer: the message still names each key */
+	buf_reset(&big);
+	buf_printf(&big,
+		   "{\"m\":{\"outer\":{\"m\":{\"%04000d\":{},"
+		   "\"bad\":{\"v\":5}}}}}",
+		   0);
+	CHECK(buf_ok(&big));
+	buf_reset(&out);
+	CHECK(pb_encode_msg(&t_node, big.p, big.len, &out, err, sizeof(err)) ==
+	      -EINVAL);
+	CHECK(strstr(err, "Node.m.outer.m.bad.v: want a string") != NULL);
+	buf_free(&big);
 	buf_free(&out);
+}
+
+/* Fields are written in ascending number whatever the table's order:
+ * a table in order, one out of order (sorted on the stack), and one too
+ * long for that (each next field searched for). */
+static void test_field_order(void)
+{
+	enum {
+		N = 140
+	};
+	static struct pb_field fs[N + 1];
+	static char names[N][8];
+	const struct pb_msg m = { "Many", fs, PB_FORM_OBJECT };
+	static const size_t lens[] = { 10, N };
+	struct buf out = BUF_INIT;
+	char err[256];
+
+	for (unsigned i = 0; i < N; i++)
+		snprintf(names[i], sizeof(names[i]), "f%u", i + 1);
+	for (size_t l = 0; l < 2; l++) {
+		size_t n = lens[l];
+		struct buf js = BUF_INIT, want = BUF_INIT;
+		/* {"f1":1,"f2":2,...}: field k holds k */
+		buf_adds(&js, "{");
+		for (unsigned i = 0; i < n; i++) {
+			buf_printf(&js, "%s\"f%u\":%u", i ? "," : "", i + 1,
+				   i + 1);
+			pb_put_tag(&want, i + 1, 0);
+			pb_put_varint(&want, i + 1);
+		}
+		buf_adds(&js, "}");
+		CHECK(buf_ok(&js) && buf_ok(&want));
+		for (int rev = 0; rev < 2; rev++) {
+			for (unsigned i = 0; i < n; i++) {
+				unsigned k = rev ? (unsigned)n - 1 - i : i;
+				fs[i] = (struct pb_field){ k + 1, names[k],
+							   PB_INT, 0, NULL };
+			}
+			fs[n] = (struct pb_field){ 0 };
+			buf_reset(&out);
+			CHECK(pb_encode_msg(&m, js.p, js.len, &out, err,
+					    sizeof(err)) == 0);
+			CHECK(bytes_are(&out, want.p, want.len));
+		}
+		buf_free(&js);
+		buf_free(&want);
+	}
+	buf_free(&out);
+}
+
+/* A nested message's length gets the room its JSON's length suggests,
+ * and its bytes move when that was wrong, either way. */
+static void test_length_room(void)
+{
+	enum {
+		N = 70
+	};
+	static struct pb_field inner_f[N + 1];
+	static char names[N][8];
+	const struct pb_msg inner = { "Inner", inner_f, PB_FORM_OBJECT };
+	const struct pb_field outer_f[] = { { 1, "x", PB_MSG, PB_PTR, &inner },
+					    { 0 } };
+	const struct pb_msg outer = { "Outer", outer_f, PB_FORM_OBJECT };
+	struct buf a = BUF_INIT, b = BUF_INIT, out = BUF_INIT, ref = BUF_INIT,
+		   want = BUF_INIT;
+	char err[256];
+
+	/* long JSON, short message: a name written with escapes, the same
+	 * bytes as its plain spelling */
+	buf_adds(&a, "{\"metadata\":{\"name\":\"");
+	buf_adds(&b, "{\"metadata\":{\"name\":\"");
+	for (int i = 0; i < 60; i++) {
+		buf_adds(&a, "A");
+		buf_adds(&b, "\\u0041");
+	}
+	buf_adds(&a, "\"}}");
+	buf_adds(&b, "\"}}");
+	CHECK(buf_ok(&a) && buf_ok(&b));
+	CHECK(pb_encode_msg(&pb_pod, a.p, a.len, &ref, err, sizeof(err)) == 0);
+	CHECK(pb_encode_msg(&pb_pod, b.p, b.len, &out, err, sizeof(err)) == 0);
+	CHECK(bytes_are(&out, ref.p, ref.len));
+	/* short JSON, long message: {} for a struct of 70 strings, each
+	 * written empty (a non-pointer Go string) */
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "s%u", i + 1);
+		inner_f[i] =
+			(struct pb_field){ i + 1, names[i], PB_STR, 0, NULL };
+	}
+	inner_f[N] = (struct pb_field){ 0 };
+	struct buf in = BUF_INIT;
+	for (unsigned i = 0; i < N; i++)
+		pb_put_bytes(&in, i + 1, "", 0);
+	CHECK(buf_ok(&in) && in.len >= 128); /* a two-byte length */
+	pb_put_bytes(&want, 1, in.p, in.len);
+	buf_free(&in);
+	CHECK(buf_ok(&want));
+	buf_reset(&out);
+	CHECK(pb_encode_msg(&outer, "{\"x\":{}}", 8, &out, err, sizeof(err)) ==
+	      0);
+	CHECK(bytes_are(&out, want.p, want.len));
+	buf_free(&a);
+	buf_free(&b);
+	buf_free(&out);
+	buf_free(&ref);
+	buf_free(&want);
 }
 
 static void test_failures(void)
@@ -485,9 +604,11 @@ static void test_failures(void)
 		{ "{\"metadata\":{\"name\" \"a\"}}", -EINVAL, "" },
 		{ "{\"metadata\":{\"name\":tru}}", -EINVAL, "" },
 		{ "{\"spec\":{\"hostNetwork\":1}}", -EINVAL, "hostNetwork" },
+		/* malformed JSON is found by the tokenizer, before any
+		 * field: the message says where */
 		{ "{\"metadata\":{\"managedFields\":[{\"fieldsV1\":{\"a\":}}]}"
 		  "}",
-		  -EINVAL, "fieldsV1" },
+		  -EINVAL, "invalid JSON at byte 47" },
 		{ "{\"metadata\":{\"managedFields\":[{\"fieldsV1\":[1}]}]}}",
 		  -EINVAL, "" },
 		{ "[]", -EINVAL, "" },
@@ -596,6 +717,8 @@ int main(void)
 	test_status_406();
 	test_wire_rules();
 	test_nested_maps_and_forms();
+	test_field_order();
+	test_length_room();
 	test_failures();
 	test_alloc_failures();
 	test_frames();
