@@ -731,6 +731,22 @@ const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
 	}
 	if (!strcmp(kind, "Status") && !strcmp(api_version, "v1"))
 		return &pb_status;
+	/* discovery: /api's APIVersions and the core group's
+	 * APIResourceList carry no apiVersion in JSON, the others "v1" */
+	if (!*api_version || !strcmp(api_version, "v1")) {
+		static const struct {
+			const char *kind;
+			const struct pb_msg *m;
+		} disc[] = {
+			{ "APIVersions", &pb_api_versions },
+			{ "APIGroupList", &pb_api_group_list },
+			{ "APIGroup", &pb_api_group },
+			{ "APIResourceList", &pb_api_resource_list },
+		};
+		for (size_t i = 0; i < sizeof(disc) / sizeof(disc[0]); i++)
+			if (!strcmp(kind, disc[i].kind))
+				return disc[i].m;
+	}
 	if (kn > 4 && kn < 128 && !strcmp(kind + kn - 4, "List")) {
 		char item[128];
 		memcpy(item, kind, kn - 4);

@@ -63,8 +63,9 @@ void pb_list_init(struct pb_list *l, const struct pb_msg *item,
 /*
  * The message of a document of kind in api_version: a registered kind
  * (pb_kinds.h), a list of one (kind "XList", made in *l, which must then
- * outlive its use), Status, PartialObjectMetadata(List). NULL when the
- * schema has none (a custom resource, a Table).
+ * outlive its use), Status, PartialObjectMetadata(List), the discovery
+ * documents (APIVersions, APIGroupList, APIGroup, APIResourceList). NULL
+ * when the schema has none (a custom resource, a Table).
  */
 const struct pb_msg *pb_encode_find(const char *api_version, const char *kind,
 				    struct pb_list *l);

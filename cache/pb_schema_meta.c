@@ -73,3 +73,41 @@ PB_MSG(pb_condition, "Condition", PB_F(1, "type", PB_STR, PB_KEEP),
        PB_F(3, "observedGeneration", PB_INT, 0),
        PB_F(4, "lastTransitionTime", PB_TIME, PB_KEEP),
        PB_F(5, "reason", PB_STR, PB_KEEP), PB_F(6, "message", PB_STR, PB_KEEP));
+
+/* Discovery (/api, /apis, /apis/G, /apis/G/V): answered in protobuf to
+ * a protobuf Accept, as the other reads are. */
+PB_MSG(pb_server_address_by_client_cidr, "ServerAddressByClientCIDR",
+       PB_F(1, "clientCIDR", PB_STR, PB_KEEP),
+       PB_F(2, "serverAddress", PB_STR, PB_KEEP));
+
+PB_MSG(pb_api_versions, "APIVersions", PB_F(1, "versions", PB_STR, PB_REP),
+       PB_M(2, "serverAddressByClientCIDRs", pb_server_address_by_client_cidr,
+	    PB_REP));
+
+PB_MSG(pb_group_version_for_discovery, "GroupVersionForDiscovery",
+       PB_F(1, "groupVersion", PB_STR, PB_KEEP),
+       PB_F(2, "version", PB_STR, PB_KEEP));
+
+PB_MSG(pb_api_group, "APIGroup", PB_F(1, "name", PB_STR, PB_KEEP),
+       PB_M(2, "versions", pb_group_version_for_discovery, PB_REP),
+       PB_M(3, "preferredVersion", pb_group_version_for_discovery, PB_KEEP),
+       PB_M(4, "serverAddressByClientCIDRs", pb_server_address_by_client_cidr,
+	    PB_REP));
+
+PB_MSG(pb_api_group_list, "APIGroupList",
+       PB_M(1, "groups", pb_api_group, PB_REP));
+
+/* Verbs is a named []string: a bare JSON array */
+PB_MSG_FORM(pb_verbs, "Verbs", PB_FORM_LIST, PB_F(1, "items", PB_STR, PB_REP));
+
+PB_MSG(pb_api_resource, "APIResource", PB_F(1, "name", PB_STR, PB_KEEP),
+       PB_F(6, "singularName", PB_STR, PB_KEEP),
+       PB_F(2, "namespaced", PB_BOOL, PB_KEEP), PB_F(8, "group", PB_STR, 0),
+       PB_F(9, "version", PB_STR, 0), PB_F(3, "kind", PB_STR, PB_KEEP),
+       PB_M(4, "verbs", pb_verbs, 0), PB_F(5, "shortNames", PB_STR, PB_REP),
+       PB_F(7, "categories", PB_STR, PB_REP),
+       PB_F(10, "storageVersionHash", PB_STR, 0));
+
+PB_MSG(pb_api_resource_list, "APIResourceList",
+       PB_F(1, "groupVersion", PB_STR, PB_KEEP),
+       PB_M(2, "resources", pb_api_resource, PB_REP));

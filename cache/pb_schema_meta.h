@@ -21,5 +21,14 @@ extern const struct pb_msg pb_watch_event;
 extern const struct pb_msg pb_label_selector_requirement;
 extern const struct pb_msg pb_label_selector;
 extern const struct pb_msg pb_condition;
+/* discovery */
+extern const struct pb_msg pb_server_address_by_client_cidr;
+extern const struct pb_msg pb_api_versions;
+extern const struct pb_msg pb_group_version_for_discovery;
+extern const struct pb_msg pb_api_group;
+extern const struct pb_msg pb_api_group_list;
+extern const struct pb_msg pb_verbs;
+extern const struct pb_msg pb_api_resource;
+extern const struct pb_msg pb_api_resource_list;
 
 #endif
