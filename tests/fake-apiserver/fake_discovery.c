@@ -16,12 +16,17 @@
  * of the v2 body, the same for v2beta1, as the apiserver's); If-None-Match
  * with it gives 304 with no body. /apis there also lists
  * authentication.k8s.io's tokenreviews with the one verb create.
+ *
+ * Protobuf: an Accept that ranks application/vnd.kubernetes.protobuf
+ * first gets the discovery documents in protobuf, and GET /version a 406
+ * (its Status in protobuf), as the apiserver answers (fake_pbout.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_http.h"
+#include "fake_pbout.h"
 #include "fake_res.h"
 #include "fake_table.h"
 
@@ -380,6 +385,8 @@ bool fake_discovery_serve(struct MHD_Connection *c, const char *path,
 	const char *agg;
 
 	if (is(path, "/version")) {
+		if (!fake_pb_json_only(c, ret))
+			return true;
 		buf_adds(&b, version_body);
 	} else if (is(path, "/api") || is(path, "/apis")) {
 		bool apis = is(path, "/apis");
@@ -402,6 +409,8 @@ bool fake_discovery_serve(struct MHD_Connection *c, const char *path,
 		buf_free(&b);
 		return false;
 	}
-	*ret = fake_reply(c, 200, &b);
+	*ret = fake_pb_reply(c, 200, &b,
+			     is(path, "/version") ? FAKE_PB_JSON :
+						    fake_pb_discovery(c));
 	return true;
 }

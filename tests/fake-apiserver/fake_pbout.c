@@ -211,6 +211,40 @@ bool fake_pb_negotiate(struct fake_req *rq, bool list, bool watch,
 	return false;
 }
 
+enum fake_pb fake_pb_discovery(struct MHD_Connection *c)
+{
+	struct entry e[MAX_ENTRIES];
+	bool given;
+	size_t n = entries(c, e, &given);
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_json(&e[i]))
+			return FAKE_PB_JSON;
+		if (is_pb(&e[i]) && !e[i].as[0])
+			return FAKE_PB_PROTO;
+	}
+	return FAKE_PB_JSON;
+}
+
+bool fake_pb_json_only(struct MHD_Connection *c, enum MHD_Result *ret)
+{
+	struct entry e[MAX_ENTRIES];
+	bool given;
+	size_t n = entries(c, e, &given);
+	struct buf b = BUF_INIT;
+
+	if (!given)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (is_json(&e[i]) || is_type(&e[i], "application/*"))
+			return true;
+	fake_status_json(&b, 406, "NotAcceptable", "{}",
+			 "406: Not Acceptable\n\nAvailable representations: "
+			 "application/json");
+	*ret = fake_reply(c, 406, &b);
+	return false;
+}
+
 bool fake_pb_is(const struct buf *body)
 {
 	return body->len >= PB_MAGIC_LEN &&

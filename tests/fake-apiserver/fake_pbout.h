@@ -53,6 +53,18 @@ enum MHD_Result fake_pb_reply(struct MHD_Connection *c, unsigned code,
  * request's Accept negotiates protobuf for a Status. */
 void fake_pb_status(struct MHD_Connection *c, struct buf *body);
 
+/* The encoding of a discovery document (/api, /apis, /apis/G[/V],
+ * /api/v1): protobuf when an entry asking for it (without as=) comes
+ * before any JSON one, as the apiserver answers; JSON otherwise, also
+ * when nothing in Accept fits (no 406 is known for these paths). */
+enum fake_pb fake_pb_discovery(struct MHD_Connection *c);
+
+/* For a path served only in JSON (/version): true when Accept (absent
+ * included) takes JSON; else false, with the router's 406 queued (its
+ * Status in protobuf for a protobuf Accept, as the apiserver answers a
+ * protobuf-only GET /version) and *ret its result. */
+bool fake_pb_json_only(struct MHD_Connection *c, enum MHD_Result *ret);
+
 /* Whether body is protobuf (starts with the magic). */
 bool fake_pb_is(const struct buf *body);
 

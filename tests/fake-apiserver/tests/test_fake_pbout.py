@@ -296,6 +296,76 @@ class FakeAnswersProtobuf(unittest.TestCase):
                                          ROUTER_406 if case in ("g3", "g7") else NEG_406)
                         self.assertEqual("details" in doc, case in ("g3", "g7"))
 
+    # ------------------------------------------------------- discovery
+
+    def test_discovery_documents_in_protobuf(self):
+        """GET /api, /apis, /apis/G, /apis/G/V and /api/v1 with a protobuf
+        Accept: the JSON document's fields, in protobuf (the apiserver's
+        answers i1, i2 and i4 of the negotiation transcripts)."""
+        port = int(self.fake.url.rsplit(":", 1)[1])
+        # /api: the apiserver's 60 bytes, its port ours
+        av, kind, raw = self.pb("/api")
+        self.assertEqual((av, kind), ("", "APIVersions"))
+        addr = ("127.0.0.1:%d" % port).encode()
+        cidr = b"\x0a\x090.0.0.0/0\x12" + bytes([len(addr)]) + addr
+        self.assertEqual(raw, b"\x0a\x02v1\x12" + bytes([len(cidr)]) + cidr)
+        for path, want_kind in (("/apis", "APIGroupList"),
+                                ("/apis/coordination.k8s.io", "APIGroup"),
+                                ("/apis/coordination.k8s.io/v1", "APIResourceList"),
+                                ("/api/v1", "APIResourceList"),
+                                ("/apis/example.com/v1", "APIResourceList")):
+            _, _, js = self.req(path, "application/json")
+            doc = json.loads(js)
+            for accept in (PB, PB + ", application/json",
+                           "application/json;q=0.5, " + PB):
+                av, kind, raw = self.pb(path, accept)
+                self.assertEqual((av, kind), (doc.get("apiVersion", ""), want_kind))
+                f = fields(raw)
+                if want_kind == "APIResourceList":
+                    self.assertEqual(one(f, 1).decode(), doc["groupVersion"])
+                    got = [fields(r) for r in f.get(2, [])]
+                    self.assertEqual([one(r, 1).decode() for r in got],
+                                     [r["name"] for r in doc["resources"]])
+                    self.assertEqual([[v.decode() for v in fields(one(r, 4)).get(1, [])]
+                                      for r in got],
+                                     [r["verbs"] for r in doc["resources"]])
+                    self.assertEqual([one(r, 2, 0) for r in got],
+                                     [int(r["namespaced"]) for r in doc["resources"]])
+                elif want_kind == "APIGroupList":
+                    self.assertEqual([one(fields(g), 1).decode() for g in f.get(1, [])],
+                                     [g["name"] for g in doc["groups"]])
+                else:
+                    self.assertEqual(one(f, 1).decode(), doc["name"])
+                    pref = fields(one(f, 3))
+                    self.assertEqual(one(pref, 1).decode(),
+                                     doc["preferredVersion"]["groupVersion"])
+        # JSON first, or none asked: JSON as before
+        for accept in (None, "application/json", "application/json, " + PB, "*/*"):
+            s, ct, raw = self.req("/apis", accept)
+            self.assertEqual((s, ct), (200, "application/json"), accept)
+            self.assertEqual(json.loads(raw)["kind"], "APIGroupList")
+
+    def test_version_is_json_only(self):
+        """GET /version with a protobuf-only Accept: the apiserver's 406, its
+        Status in protobuf (137 bytes, transcript i3); with JSON anywhere
+        in Accept, the JSON answer."""
+        s, ct, raw = self.req("/version", PB)
+        self.assertEqual((s, ct), (406, PB))
+        head = bytes.fromhex(
+            "6b3873000a0c0a027631120653746174757312710a060a0012001a0012074661"
+            "696c7572651a403430363a204e6f742041636365707461626c650a0a41766169")
+        self.assertEqual((len(raw), raw[:64]), (137, head))
+        av, kind, body = envelope(raw)
+        self.assertEqual((av, kind), ("v1", "Status"))
+        st = status(body)
+        self.assertEqual(st, {"status": "Failure", "reason": "NotAcceptable", "code": 406,
+                              "message": "406: Not Acceptable\n\nAvailable "
+                                         "representations: application/json"})
+        for accept in (PB + ", application/json", "*/*", None):
+            s, ct, raw = self.req("/version", accept)
+            self.assertEqual((s, ct), (200, "application/json"), accept)
+            self.assertEqual(json.loads(raw)["major"], "1")
+
     def test_no_accept_is_json(self):
         s, ct, raw = self.req("/api/v1/namespaces/ns-0/pods/web-0")
         self.assertEqual((s, ct), (200, "application/json"))
