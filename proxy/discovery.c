@@ -19,6 +19,7 @@
 #include "config/alloc.h"
 #include "config/buf.h"
 #include "config/log.h"
+#include "proxy/protobuf.h"
 #include "proxy/reply.h"
 #include "proxy/status.h"
 #include "proxy/request.h"
@@ -328,6 +329,11 @@ static const struct doc *find(struct proxy_discovery *d,
 	const char *accept =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	bool aggregatable = !strcmp(url, "/api") || !strcmp(url, "/apis");
+	const char *meta_version;
+	/* protobuf ranked first: the apiserver answers in protobuf, which
+	 * the kept JSON documents cannot give; upstream, as sent */
+	if (proxy_pb_negotiate(accept, true, &meta_version) != PROXY_PB_NONE)
+		return NULL;
 	enum variant v = negotiate(accept, aggregatable);
 	if (v == V_COUNT || !proxy_discovery_path(url))
 		return NULL;

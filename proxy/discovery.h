@@ -7,7 +7,9 @@
  * as one immutable set. Requests pick a variant by their Accept header the
  * way the apiserver does; the aggregated form carries exactly its own
  * Content-Type, an ETag and Vary: Accept, and If-None-Match gets 304.
- * A path or variant not in the set is passed through.
+ * A path or variant not in the set is passed through, and so is an
+ * Accept that ranks protobuf first (the apiserver answers it in
+ * protobuf; the set keeps JSON only).
  *
  * Threads: proxy_discovery_new() and _free() on main's thread (from
  * proxy_server_start()/proxy_server_release()); the refresh runs on discovery's own

@@ -370,6 +370,19 @@ class Protocol(unittest.TestCase):
         self.assertEqual(s, 304)
         s, hdrs, raw = h.request("GET", self.proxy.url + "/api/v1")
         self.assertEqual((s, json.loads(raw)["kind"]), (200, "APIResourceList"))
+        # protobuf ranked first: the upstream's protobuf answer, as it is
+        # (the kept documents are JSON); JSON first: from memory
+        pb = "application/vnd.kubernetes.protobuf"
+        for path in ("/api", "/apis", "/api/v1", "/apis/coordination.k8s.io/v1"):
+            for accept in (pb, pb + ", application/json", "application/json;q=0.5, " + pb):
+                s, hdrs, raw = h.request("GET", self.proxy.url + path, headers={"Accept": accept})
+                ds, dhdrs, draw = h.request("GET", self.fake.url + path,
+                                            headers={"Accept": accept})
+                self.assertEqual((s, hdrs["Content-Type"]), (200, pb), (path, accept))
+                self.assertEqual(raw, draw, (path, accept))
+            s, hdrs, raw = h.request("GET", self.proxy.url + path,
+                                     headers={"Accept": "application/json, " + pb})
+            self.assertEqual((s, hdrs["Content-Type"]), (200, "application/json"), path)
         # served from memory: the upstream frozen does not matter
         self.fake.proc.send_signal(19)
         try:
