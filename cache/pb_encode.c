@@ -623,8 +623,15 @@ static int encode_parsed(const struct pb_msg *m, const struct json_doc *d,
 	return rc;
 }
 
-int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
-		  struct buf *out, char *err, size_t errlen)
+static int body_parsed(const char *api_version, const char *kind,
+		       const struct pb_msg *m, const struct json_doc *d,
+		       struct buf *out, char *err, size_t errlen);
+
+/* json[0, len) as m: the message alone, or (api_version not NULL) a
+ * whole body. */
+static int encode_json(const char *api_version, const char *kind,
+		       const struct pb_msg *m, const char *json, size_t len,
+		       struct buf *out, char *err, size_t errlen)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	int rc;
@@ -633,9 +640,17 @@ int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
 		*err = '\0';
 	rc = parse(&d, json, len, m->name, err, errlen);
 	if (!rc)
-		rc = encode_parsed(m, &d, out, err, errlen);
+		rc = api_version ? body_parsed(api_version, kind, m, &d, out,
+					       err, errlen) :
+				   encode_parsed(m, &d, out, err, errlen);
 	json_doc_free(&d);
 	return rc;
+}
+
+int pb_encode_msg(const struct pb_msg *m, const char *json, size_t len,
+		  struct buf *out, char *err, size_t errlen)
+{
+	return encode_json(NULL, NULL, m, json, len, out, err, errlen);
 }
 
 /* --- framing -------------------------------------------------------- */
@@ -674,16 +689,7 @@ int pb_encode_body(const char *api_version, const char *kind,
 		   const struct pb_msg *m, const char *json, size_t len,
 		   struct buf *out, char *err, size_t errlen)
 {
-	struct json_doc d = JSON_DOC_INIT;
-	int rc;
-
-	if (err && errlen)
-		*err = '\0';
-	rc = parse(&d, json, len, m->name, err, errlen);
-	if (!rc)
-		rc = body_parsed(api_version, kind, m, &d, out, err, errlen);
-	json_doc_free(&d);
-	return rc;
+	return encode_json(api_version, kind, m, json, len, out, err, errlen);
 }
 
 void pb_list_init(struct pb_list *l, const struct pb_msg *item,
