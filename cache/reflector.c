@@ -11,7 +11,6 @@
 #include "cache/reflector.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -20,6 +19,7 @@
 #include "cache/relist.h"
 #include "cache/watcher.h"
 #include "cache/xfer.h"
+#include "config/alloc.h"
 #include "config/log.h"
 
 #define BACKOFF_MIN_MS 5
@@ -207,7 +207,7 @@ static int list_step(struct cache_resource *r, struct cache_xfer_conn *conn,
 	/* A full LIST leaves page buffers, token arrays and index scratch
 	 * freed in several threads' heaps; give those pages back rather
 	 * than keep them as resident memory. */
-	malloc_trim(0);
+	alloc_trim();
 	/* no reset of the backoff here: a LIST that works followed by a
 	 * watch that fails at once (a rejected event) must not become a
 	 * relist loop */

@@ -119,6 +119,24 @@ size_t alloc_give_back(void)
 #endif
 }
 
+/* A sanitizer's allocator stands in for glibc's (GCC names them in
+ * __SANITIZE_*__, clang in __has_feature). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define SANITIZER_MALLOC 1
+#endif
+#endif
+
+void alloc_trim(void)
+{
+#ifndef SANITIZER_MALLOC
+	malloc_trim(0);
+#endif
+}
+
 static atomic_long countdown; /* 0: off; else fail when it reaches 1 */
 static atomic_long failures;
 

@@ -27,6 +27,15 @@ char *xstrndup(const char *s, size_t n);
 size_t alloc_give_back(void);
 
 /*
+ * malloc_trim(0): the free pages of every arena back to the system, now
+ * (after a full LIST, whose page buffers and scratch were freed in
+ * several threads' arenas). Any thread. Nothing under a sanitizer, whose
+ * allocator replaces glibc's: there glibc's malloc was never set up, and
+ * two threads trimming at once race in its first-use setup.
+ */
+void alloc_trim(void);
+
+/*
  * Let alloc_give_back() reach the top of this thread's arena too. glibc
  * shrinks a thread arena's free top only when a block of 64 KiB or more
  * is freed into that arena, and malloc_trim() never does: when small
