@@ -162,7 +162,9 @@ void json_span(const struct json_doc *d, int i, size_t *start, size_t *end);
 /*
  * Unescape string token i into out (NUL-terminated, at most cap bytes
  * including the NUL). Returns the length, or -EINVAL if i is not a
- * string, or -ENOSPC if it does not fit.
+ * string (a lookup's -1 included: json_str(d, json_get(d, o, "k"), ...)
+ * is safe), or -ENOSPC if it does not fit. json_u64() and json_i64()
+ * take a lookup's -1 the same way.
  */
 int json_str(const struct json_doc *d, int i, char *out, size_t cap);
 /* The unescaped length of string token i (for sizing). */

@@ -217,6 +217,8 @@ size_t json_str_len(const struct json_doc *d, int i)
 
 int json_str(const struct json_doc *d, int i, char *out, size_t cap)
 {
+	if (i < 0 || i >= d->ntok)
+		return -EINVAL;
 	const jsmntok_t *t = &d->tok[i];
 	if (t->type != JSMN_STRING)
 		return -EINVAL;
@@ -238,6 +240,8 @@ int json_str(const struct json_doc *d, int i, char *out, size_t cap)
 
 int json_u64(const struct json_doc *d, int i, uint64_t *out)
 {
+	if (i < 0 || i >= d->ntok)
+		return -EINVAL;
 	const jsmntok_t *t = &d->tok[i];
 	if (t->type != JSMN_STRING && t->type != JSMN_PRIMITIVE)
 		return -EINVAL;
@@ -260,6 +264,8 @@ int json_u64(const struct json_doc *d, int i, uint64_t *out)
 
 int json_i64(const struct json_doc *d, int i, int64_t *out)
 {
+	if (i < 0 || i >= d->ntok)
+		return -EINVAL;
 	const jsmntok_t *t = &d->tok[i];
 	if (t->type != JSMN_PRIMITIVE)
 		return -EINVAL;

@@ -130,6 +130,14 @@ static void test_lookups(void)
 	CHECK(json_str_len(&d, e) == 6);
 	CHECK(json_str(&d, e, out, 6) == -ENOSPC); /* no room for the NUL */
 	CHECK(json_str(&d, json_get(&d, 0, "n"), out, sizeof(out)) == -EINVAL);
+	/* a member that is not there: the lookup's -1 reads nothing */
+	out[0] = 'x';
+	CHECK(json_str(&d, json_get(&d, 0, "absent"), out, sizeof(out)) ==
+	      -EINVAL);
+	CHECK(out[0] == 'x');
+	CHECK(json_u64(&d, json_get(&d, 0, "absent"), &u) == -EINVAL);
+	CHECK(json_i64(&d, json_get(&d, 0, "absent"), &i) == -EINVAL);
+	CHECK(json_str(&d, d.ntok, out, sizeof(out)) == -EINVAL);
 	size_t start, end, n;
 	json_span(&d, e, &start, &end);
 	CHECK(js[start] == '"' && js[end - 1] == '"');
