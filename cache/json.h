@@ -148,7 +148,8 @@ int json_path(const struct json_doc *d, int obj, const char *path);
 int json_path_by(const struct json_doc *d, int obj, const char *path,
 		 int (*step)(const struct json_doc *d, int obj,
 			     const char *name));
-/* True when token i is a string whose raw text equals s (no escapes). */
+/* True when token i is a string whose raw text equals s (no escapes);
+ * false for a lookup's -1. */
 bool json_str_eq(const struct json_doc *d, int i, const char *s);
 /* The value's exact text: for strings without the quotes. */
 static inline const char *json_raw(const struct json_doc *d, int i, size_t *n)
@@ -167,7 +168,8 @@ void json_span(const struct json_doc *d, int i, size_t *start, size_t *end);
  * take a lookup's -1 the same way.
  */
 int json_str(const struct json_doc *d, int i, char *out, size_t cap);
-/* The unescaped length of string token i (for sizing). */
+/* The unescaped length of string token i (for sizing); 0 for a
+ * lookup's -1. */
 size_t json_str_len(const struct json_doc *d, int i);
 /* Parse a resourceVersion: a string of decimal digits (or a bare
  * number). Returns 0 or -EINVAL. */

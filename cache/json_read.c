@@ -54,6 +54,8 @@ int json_next(const struct json_doc *d, int obj, int k)
 
 bool json_str_eq(const struct json_doc *d, int i, const char *s)
 {
+	if (i < 0 || i >= d->ntok)
+		return false;
 	const jsmntok_t *t = &d->tok[i];
 	size_t n = strlen(s);
 	return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n &&
@@ -183,6 +185,8 @@ static size_t unescape(const char *s, size_t n, char *o)
 
 size_t json_str_len(const struct json_doc *d, int i)
 {
+	if (i < 0 || i >= d->ntok)
+		return 0;
 	const jsmntok_t *t = &d->tok[i];
 	const char *s = d->js + t->start;
 	size_t n = (size_t)(t->end - t->start);

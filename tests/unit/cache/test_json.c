@@ -138,6 +138,8 @@ static void test_lookups(void)
 	CHECK(json_u64(&d, json_get(&d, 0, "absent"), &u) == -EINVAL);
 	CHECK(json_i64(&d, json_get(&d, 0, "absent"), &i) == -EINVAL);
 	CHECK(json_str(&d, d.ntok, out, sizeof(out)) == -EINVAL);
+	CHECK(!json_str_eq(&d, json_get(&d, 0, "absent"), ""));
+	CHECK(json_str_len(&d, json_get(&d, 0, "absent")) == 0);
 	size_t start, end, n;
 	json_span(&d, e, &start, &end);
 	CHECK(js[start] == '"' && js[end - 1] == '"');
