@@ -316,7 +316,7 @@ static int put_one(struct pb_enc *e, const struct pb_field *f, int vt)
 		return pb_enc_intstr(e, f->num, null ? NULL : v, vn);
 	case PB_RAW:
 	case PB_FIELDSV1:
-		return pb_enc_raw(e, f->num, v, vn);
+		return pb_enc_raw(e, f->num, v, vn, vt);
 	case PB_MAP_STR:
 	case PB_MAP_BYTES:
 	case PB_MAP_QTY:
@@ -352,7 +352,7 @@ static int put_absent(struct pb_enc *e, const struct pb_field *f)
 	case PB_DOUBLE:
 		return pb_enc_double(e, f->num, NULL, 0);
 	case PB_RAW: /* a RawExtension value: an empty message */
-		return pb_enc_raw(e, f->num, "null", 4);
+		return pb_enc_raw(e, f->num, "null", 4, -1);
 	case PB_MSG: /* a struct value: its zero, non-pointer fields set */
 		if (!(f->flags & PB_KEEP) || f->msg->form != PB_FORM_OBJECT)
 			return 0;

@@ -1,9 +1,8 @@
 /*
  * pb_json: the JSON text reads under the protobuf encoder (pb_encode.c,
- * which walks the document on cache/json.h's tokens): the validating
- * reads of strings, numbers and whole raw values (FieldsV1). Borrowed
- * input, no allocation; pure functions, any thread. Internal to
- * cache/pb_*.c.
+ * which walks the document on cache/json.h's tokens, validated there):
+ * strings decoded, numbers checked. Borrowed input, no allocation; pure
+ * functions, any thread. Internal to cache/pb_*.c.
  */
 #ifndef CACHE_PB_JSON_H
 #define CACHE_PB_JSON_H
@@ -13,18 +12,6 @@
 #include <string.h>
 
 #include "config/buf.h"
-
-static inline bool pb_json_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static inline const char *pb_json_skip_ws(const char *p, const char *end)
-{
-	while (p < end && pb_json_ws(*p))
-		p++;
-	return p;
-}
 
 /* Whether [p, p + n) is the literal lit. */
 static inline bool pb_json_is(const char *p, size_t n, const char *lit)
@@ -53,10 +40,5 @@ int pb_json_str_decode(const char *p, size_t n, struct pb_json_sink *out);
 /* Whether the string literal [p, p + n) needs no decoding: no escape, no
  * control byte, valid UTF-8. */
 bool pb_json_str_plain(const char *p, size_t n);
-
-/* Whether [p, end) is exactly one JSON value (white space around it
- * allowed): the full grammar, nesting up to LIMIT_JSON_DEPTH, without
- * recursion or allocation. */
-bool pb_json_valid(const char *p, const char *end);
 
 #endif

@@ -99,7 +99,8 @@ int pb_enc_qty(struct pb_enc *e, unsigned num, const char *v, size_t vn);
 /* intstr.IntOrString; v NULL: the zero value */
 int pb_enc_intstr(struct pb_enc *e, unsigned num, const char *v, size_t vn);
 /* FieldsV1 / RawExtension: the JSON text as it stands */
-int pb_enc_raw(struct pb_enc *e, unsigned num, const char *v, size_t vn);
+int pb_enc_raw(struct pb_enc *e, unsigned num, const char *v, size_t vn,
+	       int vt); /* vt: its token, or -1 for a literal v */
 /* double; v NULL: 0 */
 int pb_enc_double(struct pb_enc *e, unsigned num, const char *v, size_t vn);
 

@@ -21,6 +21,7 @@
 #include "cache/pb_wire.h"
 #include "check.h"
 #include "config/alloc.h"
+#include "config/limits.h"
 #include "config/read.h"
 
 #define FIXDIR "tests/fixtures/protobuf"
@@ -681,6 +682,32 @@ static void test_failures(void)
 	buf_adds(&deep, "}]}}");
 	CHECK(pb_encode_msg(&pb_pod, deep.p, deep.len, &out, err,
 			    sizeof(err)) == -EINVAL);
+	/* the apiserver's limit, counted from the raw value itself: as deep
+	 * as it is taken whole, one more refused */
+	for (size_t d = LIMIT_JSON_DEPTH; d <= LIMIT_JSON_DEPTH + 1; d++) {
+		buf_reset(&deep);
+		buf_adds(&deep, "{\"metadata\":{\"managedFields\":[{"
+				"\"fieldsV1\":");
+		for (size_t i = 0; i < d; i++)
+			buf_addc(&deep, '[');
+		for (size_t i = 0; i < d; i++)
+			buf_addc(&deep, ']');
+		buf_adds(&deep, "}]}}");
+		CHECK(buf_ok(&deep));
+		buf_reset(&out);
+		int rc = pb_encode_msg(&pb_pod, deep.p, deep.len, &out, err,
+				       sizeof(err));
+		if (d == LIMIT_JSON_DEPTH) {
+			CHECK(rc == 0);
+			/* the raw bytes are in the message as they stand */
+			CHECK(out.len > 2 * d &&
+			      memmem(out.p, out.len, deep.p + 42, 2 * d));
+		} else {
+			CHECK(rc == -EINVAL);
+			CHECK(strstr(err, "managedFields[0].fieldsV1: nested "
+					  "too deep") != NULL);
+		}
+	}
 	buf_free(&deep);
 	buf_free(&out);
 }
