@@ -212,7 +212,8 @@ static enum MHD_Result route(struct proxy *p, struct MHD_Connection *c,
 			return res;
 		return proxy_watch_handle(p, c, r, &rt);
 	}
-	if (!req->waited) /* count a read once, not again when resumed */
+	/* count a read once, not again when resumed */
+	if (!req->waited && !req->encoded)
 		rt.name[0] ? PROXY_COUNT(req_get) : PROXY_COUNT(req_list);
 	if (rt.name[0])
 		return proxy_list_get(p, c, r, &rt, req);

@@ -146,6 +146,8 @@ void proxy_fresh_tick(struct proxy_fresh *f);
 struct proxy_fresh_req {
 	bool waited;   /* wait holds the outcome */
 	bool upstream; /* a read the upstream must answer */
+	bool encoded;  /* its protobuf encodings were made off its thread
+			* (encode.h): not handed over twice */
 	struct proxy_wait wait;
 };
 

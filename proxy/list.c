@@ -26,6 +26,7 @@
 #include "config/log.h"
 #include "proxy/reply.h"
 #include "proxy/continue.h"
+#include "proxy/encode.h"
 #include "proxy/filter.h"
 #include "proxy/metrics.h"
 #include "proxy/protobuf.h"
@@ -229,6 +230,16 @@ static void pb_body_free(void *cls)
 	free(pb->head);
 	free(pb->prefixes);
 	free(pb);
+}
+
+/* How many items of pg have no protobuf encoding kept yet, up to
+ * PROXY_ENCODE_MIN. */
+static size_t encodings_missing(const struct page *pg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pg->n && n < PROXY_ENCODE_MIN; i++)
+		n += !proxy_encode_kept(pg->items[i]);
+	return n;
 }
 
 /* Make sure every item of pg has its kept protobuf encoding (made now
@@ -599,6 +610,15 @@ enum MHD_Result proxy_list_handle(struct proxy *p, struct MHD_Connection *c,
 	if (select_page(r->store, snap, &f, cont_rv ? start_ns : NULL,
 			start_name, limit, &pg))
 		goto fail;
+	if (pbf == PROXY_PB_OBJECT && !req->encoded && p->encode &&
+	    encodings_missing(&pg) >= PROXY_ENCODE_MIN) {
+		/* resumed when they are made: this runs again */
+		req->encoded = true;
+		if (!proxy_encode_submit(p->encode, c, snap, pg.items, pg.n)) {
+			proxy_filter_free(&f);
+			return MHD_YES;
+		}
+	}
 	if (pbf == PROXY_PB_OBJECT) {
 		int e = pb_encode_items(&pg);
 		if (e == -ENOMEM)

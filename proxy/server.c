@@ -17,6 +17,7 @@
 #include "proxy/discovery.h"
 #include "proxy/dispatch.h"
 #include "proxy/fanout.h"
+#include "proxy/encode.h"
 #include "proxy/fresh.h"
 #include "proxy/front/authn.h"
 #include "proxy/front/conns.h"
@@ -240,6 +241,7 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 				     proxy_fanout_wake_end);
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
+	p->encode = proxy_encode_new(); /* NULL: encoded inline, as before */
 	p->pass = proxy_pass_pool_new(p->up,
 				      p->cfg->client_auth == CLIENT_AUTH_NONE,
 				      p->cfg->passthrough_timeout);
@@ -395,6 +397,7 @@ void proxy_server_stop(struct proxy *p)
 	proxy_pass_pool_stop(p->pass);
 	proxy_upgrade_pool_stop(p->upgrade);
 	proxy_fresh_stop(p->fresh);
+	proxy_encode_stop(p->encode); /* resumes what waits on encodings */
 	proxy_revoke_stop(p->revoke);
 	proxy_authn_stop(p->authn); /* resumes what waits on a review */
 	if (p->mdaemon) /* it reads p->conns and the caches: stopped first */
@@ -433,6 +436,8 @@ void proxy_server_stop(struct proxy *p)
 	p->upgrade = NULL;
 	proxy_discovery_free(p->disc);
 	p->disc = NULL;
+	proxy_encode_free(p->encode);
+	p->encode = NULL;
 	proxy_revoke_free(p->revoke);
 	p->revoke = NULL;
 	proxy_authn_free(p->authn);

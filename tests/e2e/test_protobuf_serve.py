@@ -372,5 +372,76 @@ class ProtobufServe(unittest.TestCase):
         self.assertEqual(metric(), n0 + 3)
 
 
+
+class FirstEncoding(unittest.TestCase):
+    """The first protobuf LIST of many objects encodes every one of them
+    (kept for the reads after it). That is done on a thread of its own
+    while the LIST's connection waits: the proxy's one libmicrohttpd
+    thread (--threads 1) answers other requests meanwhile."""
+
+    def counter(self, p, sample):
+        _, _, body = h.request("GET", p.url + "/metrics")
+        for line in body.decode().splitlines():
+            if line.startswith(sample + " "):
+                return float(line.split()[-1])
+        raise AssertionError("no sample " + sample)
+
+    def test_other_reads_are_answered_while_the_first_encodes(self):
+        n = 20000
+        _, p = h.fake_and_proxy(self, "pods", "--threads", "1", seed="pods=%d" % n)
+        u = urllib.parse.urlsplit(p.url)
+        lists = 'informer_proxy_requests_total{handler="list"}'
+        before = self.counter(p, lists)
+        got = {}
+
+        def first_list():
+            c = http.client.HTTPConnection(u.hostname, u.port, timeout=300)
+            c.request("GET", "/api/v1/pods?resourceVersion=0", headers={"Accept": PB})
+            r = c.getresponse()
+            got["headers_at"] = time.monotonic()
+            got["list"] = (r.status, r.getheader("Content-Type"), r.read())
+            c.close()
+        th = threading.Thread(target=first_list, daemon=True)
+        th.start()
+        time.sleep(0.15)  # the LIST is in, its encoding under way
+        s, _, body = h.request("GET", p.url + "/api/v1/pods?resourceVersion=0&limit=1",
+                               timeout=300)
+        got["other_at"] = time.monotonic()
+        self.assertEqual(s, 200, body[:200])
+        th.join(300)
+        status, ctype, raw = got["list"]
+        self.assertEqual((status, ctype), (200, PB))
+        av, kind, body = pbwire.envelope(raw)
+        self.assertEqual((av, kind), ("v1", "PodList"))
+        self.assertEqual(len(pbwire.list_parts(body)[1]), n)
+        # the other read was not held behind the encoding
+        self.assertLess(got["other_at"], got["headers_at"])
+        # each LIST counted once, though the first ran twice
+        self.assertEqual(self.counter(p, lists) - before, 2)
+        # the next one sends the kept encodings: the same bytes
+        s, hd, again = h.request("GET", p.url + "/api/v1/pods?resourceVersion=0",
+                                 headers={"Accept": PB}, timeout=300)
+        self.assertEqual((s, hd.get("Content-Type")), (200, PB))
+        self.assertEqual(again, raw)
+
+    def test_a_stop_while_encoding_ends_cleanly(self):
+        """SIGTERM while the first LIST's encodings are being made: its
+        connection is resumed (the daemon cannot stop with one suspended)
+        and the proxy exits 0, without a sanitizer report."""
+        f = h.fake("--quiet", seed="pods=20000")
+        self.addCleanup(f.stop)
+        p = h.proxy(f.url, "pods", "--threads", "1", "--shutdown-grace", "2")
+        h.wait_ready(p.url)
+        u = urllib.parse.urlsplit(p.url)
+        sk = socket.create_connection((u.hostname, u.port), timeout=60)
+        sk.sendall(("GET /api/v1/pods?resourceVersion=0 HTTP/1.1\r\nHost: %s\r\n"
+                    "Accept: %s\r\n\r\n" % (u.netloc, PB)).encode())
+        time.sleep(0.1)
+        t0 = time.monotonic()
+        self.assertEqual(p.stop(), 0)  # raises on a bad exit or a report
+        self.assertLess(time.monotonic() - t0, 20)
+        sk.close()
+
+
 if __name__ == "__main__":
     unittest.main()
