@@ -10,7 +10,8 @@
  * access handler then runs again and finds the encodings made.
  *
  * Threads: _submit on the libmicrohttpd thread serving c, from its
- * access handler; the work on the pool's own thread; _new, _stop and
+ * access handler; the work on the pool's threads (one per CPU, up to
+ * four), which share a read's objects a chunk at a time; _new, _stop and
  * _free on main's thread (proxy_server_start/stop/release). _stop ends
  * the encodings in progress early and resumes every connection waiting
  * here; it comes before the daemons stop, which cannot stop with a
@@ -31,14 +32,15 @@
 
 struct proxy_encode;
 
-/* The pool and its thread; NULL when out of memory or threads. */
+/* The pool and its threads; NULL when out of memory or threads. */
 struct proxy_encode *proxy_encode_new(void);
 
 /* Encode items[0, n) (objects of snap) off c's thread: c is suspended
  * now and resumed once they are encoded, or once one of them cannot be
  * (its error kept in it, for the handler to find). Takes snap's
- * reference and items (freed here). Returns 0, or -ENOMEM or -ESHUTDOWN
- * with nothing taken and c as it was (the caller encodes them itself). */
+ * reference and items (freed here). Returns 0, or -EINVAL (n is 0),
+ * -ENOMEM or -ESHUTDOWN with nothing taken and c as it was (the caller
+ * encodes them itself). */
 int proxy_encode_submit(struct proxy_encode *e, struct MHD_Connection *c,
 			struct cache_snap *snap, struct cache_obj **items,
 			size_t n);

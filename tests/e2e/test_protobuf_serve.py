@@ -424,6 +424,40 @@ class FirstEncoding(unittest.TestCase):
         self.assertEqual((s, hd.get("Content-Type")), (200, PB))
         self.assertEqual(again, raw)
 
+    def test_an_object_it_cannot_encode_sends_the_read_upstream(self):
+        """Among the objects handed to the encoder threads, one with a
+        member the schema does not know: the read, run again, goes
+        upstream once, as it does when encoded on its own thread."""
+        f = h.fake("--quiet", seed="configmaps=300")
+        self.addCleanup(f.stop)
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "odd"},
+              "data": {"a": "b"}, "surprise": {"x": 1}}
+        s, _, b = h.request("POST", f.url + "/api/v1/namespaces/ns-2/configmaps", body=cm)
+        self.assertEqual(s, 201, b)
+        p = h.proxy(f.url, "configmaps", "--threads", "1")
+        self.addCleanup(p.stop)
+        h.wait_ready(p.url)
+
+        def requests():
+            return len(h.get_json(f.url + "/fake/stats")[1]["resources"]["configmaps"]["requests"])
+        sample = 'informer_proxy_protobuf_passthrough_total{resource="configmaps",reason="unknown_field"}'
+        r0, n0 = requests(), self.counter(p, sample) if self.has(p, sample) else 0
+        q = "/api/v1/configmaps?resourceVersion=0"
+        via = h.request("GET", p.url + q, headers={"Accept": PB})
+        direct = h.request("GET", f.url + q, headers={"Accept": PB})
+        self.assertEqual((via[0], via[1].get("Content-Type"), via[2]),
+                         (direct[0], direct[1].get("Content-Type"), direct[2]))
+        self.assertEqual(requests() - r0, 2)  # the proxy's one, and ours
+        self.assertEqual(self.counter(p, sample) - n0, 1)
+        # JSON still from the cache
+        s, _, body = h.request("GET", p.url + q)
+        self.assertEqual((s, len(json.loads(body)["items"])), (200, 301))
+        self.assertEqual(requests() - r0, 2)
+
+    def has(self, p, sample):
+        _, _, body = h.request("GET", p.url + "/metrics")
+        return any(line.startswith(sample + " ") for line in body.decode().splitlines())
+
     def test_a_stop_while_encoding_ends_cleanly(self):
         """SIGTERM while the first LIST's encodings are being made: its
         connection is resumed (the daemon cannot stop with one suspended)
