@@ -40,6 +40,19 @@ struct mhd_reply {
 	size_t len;
 };
 
+/* Queue code with a copy of the string body as the answer on c. */
+static inline enum MHD_Result mhd_stub_reply(struct MHD_Connection *c,
+					     unsigned code, const char *body)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	enum MHD_Result ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static inline enum MHD_Result
 mhd_stub_access(void *cls, struct MHD_Connection *c, const char *url,
 		const char *method, const char *version, const char *upload,

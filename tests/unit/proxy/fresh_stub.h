@@ -31,6 +31,7 @@
 
 #include <microhttpd.h>
 
+#include "mhd_stub.h"
 #include "cache/kind.h"
 #include "cache/obj.h"
 #include "cache/resource.h"
@@ -138,15 +139,6 @@ struct req {
 	char ns[64], name[64];
 };
 
-static inline enum MHD_Result reply(struct MHD_Connection *c, unsigned code,
-				    const char *body)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret = MHD_queue_response(c, code, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
 
 /* ?rv=N (resourceVersion=N), ?any=1 (resourceVersion=0), ?watch=1 */
 static inline enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
@@ -195,13 +187,13 @@ static inline enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	enum MHD_Result res = MHD_NO;
 	if (proxy_fresh_await(rq->f, c, rq->r, &q, watch, &rq->fr, &res)) {
 		if (rq->fr.upstream)
-			return reply(c, 200, "upstream");
+			return mhd_stub_reply(c, 200, "upstream");
 		return res; /* suspended, or the 504 queued */
 	}
 	char body[64];
 	snprintf(body, sizeof(body), "cache %llu",
 		 (unsigned long long)cache_store_rv(rq->r->store));
-	return reply(c, 200, body);
+	return mhd_stub_reply(c, 200, body);
 }
 
 static inline void on_completed(void *cls, struct MHD_Connection *c,

@@ -28,6 +28,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "mhd_stub.h"
 #include "cache/upstream.h"
 #include "proxy/front/authn.h"
 #include "check.h"
@@ -81,17 +82,6 @@ static inline unsigned code_of(enum proxy_authn_verdict v)
 	}
 }
 
-static inline enum MHD_Result reply(struct MHD_Connection *c, unsigned code,
-				    const char *body)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!r)
-		return MHD_NO;
-	enum MHD_Result ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
-	return ret;
-}
 
 static inline enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 					 const char *url, const char *method,
@@ -122,11 +112,12 @@ static inline enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				       det, sizeof(det));
 		if (v == PROXY_AUTHN_MISS) {
 			r->job = proxy_authn_start(cur, c, authz, cur_at);
-			return r->job ? MHD_YES : reply(c, 429, "busy");
+			return r->job ? MHD_YES :
+					mhd_stub_reply(c, 429, "busy");
 		}
 	}
 	snprintf(out, sizeof(out), "%s|%s", msg, det);
-	return reply(c, code_of(v), out);
+	return mhd_stub_reply(c, code_of(v), out);
 }
 
 static inline void on_completed(void *cls, struct MHD_Connection *c,
