@@ -106,7 +106,7 @@ size_t alloc_give_back(void)
 	struct mallinfo2 mi = mallinfo2();
 	/* fordblks: free bytes in the arenas; uordblks: in use */
 	if (mi.fordblks >= GIVE_BACK_MIN && mi.fordblks >= mi.uordblks / 8) {
-		malloc_trim(0);
+		alloc_trim();
 		/* each anchor's free trims its own arena's top */
 		int n = __atomic_load_n(&anchors_used, __ATOMIC_RELAXED);
 		for (int i = 0; i < n && i < ANCHORS; i++)

@@ -57,12 +57,13 @@ static struct job *claim(struct proxy_encode *e, size_t *from, size_t *to)
 {
 	struct job *j = e->head;
 	*from = j->claimed;
-	*to = __atomic_load_n(&e->stop, __ATOMIC_RELAXED) ?
-		      *from : /* none encoded: resumed at once */
-		      (j->n - *from < CHUNK ? j->n : *from + CHUNK);
-	j->claimed = *to;
-	if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) {
+		*to = *from; /* none encoded: resumed at once */
 		j->claimed = j->n;
+	} else {
+		*to = j->n - *from < CHUNK ? j->n : *from + CHUNK;
+		j->claimed = *to;
+	}
 	j->busy++;
 	if (j->claimed == j->n) {
 		e->head = j->next;

@@ -383,6 +383,7 @@ bool fake_discovery_serve(struct MHD_Connection *c, const char *path,
 {
 	struct buf b = BUF_INIT;
 	const char *agg;
+	enum fake_pb pb = FAKE_PB_JSON; /* /version: JSON only */
 
 	if (is(path, "/version")) {
 		if (!fake_pb_json_only(c, ret))
@@ -409,8 +410,8 @@ bool fake_discovery_serve(struct MHD_Connection *c, const char *path,
 		buf_free(&b);
 		return false;
 	}
-	*ret = fake_pb_reply(c, 200, &b,
-			     is(path, "/version") ? FAKE_PB_JSON :
-						    fake_pb_discovery(c));
+	if (!is(path, "/version"))
+		pb = fake_pb_discovery(c);
+	*ret = fake_pb_reply(c, 200, &b, pb);
 	return true;
 }

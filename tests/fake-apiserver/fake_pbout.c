@@ -152,18 +152,26 @@ static bool json_accepted(struct MHD_Connection *c)
 	return !given;
 }
 
+/* The router's 406 (details {}) or the negotiator's (none), msg its
+ * message. */
+static enum MHD_Result status_406(struct MHD_Connection *c, bool router,
+				  const char *msg)
+{
+	struct buf b = BUF_INIT;
+	fake_status_json(&b, 406, "NotAcceptable", router ? "{}" : NULL, msg);
+	return fake_reply(c, 406, &b);
+}
+
 static enum MHD_Result reply_406(struct MHD_Connection *c, bool router,
 				 bool list)
 {
-	struct buf b = BUF_INIT;
 	const char *msg = !router ? "only the following media types are "
 				    "accepted: " TYPES :
 			  list	  ? "406: Not Acceptable\n\nAvailable "
 				    "representations: " TYPES ", " STREAM_TYPES :
 				    "406: Not Acceptable\n\nAvailable "
 				    "representations: " TYPES;
-	fake_status_json(&b, 406, "NotAcceptable", router ? "{}" : NULL, msg);
-	return fake_reply(c, 406, &b);
+	return status_406(c, router, msg);
 }
 
 bool fake_pb_negotiate(struct fake_req *rq, bool list, bool watch,
@@ -231,17 +239,15 @@ bool fake_pb_json_only(struct MHD_Connection *c, enum MHD_Result *ret)
 	struct entry e[MAX_ENTRIES];
 	bool given;
 	size_t n = entries(c, e, &given);
-	struct buf b = BUF_INIT;
 
 	if (!given)
 		return true;
 	for (size_t i = 0; i < n; i++)
 		if (is_json(&e[i]) || is_type(&e[i], "application/*"))
 			return true;
-	fake_status_json(&b, 406, "NotAcceptable", "{}",
-			 "406: Not Acceptable\n\nAvailable representations: "
-			 "application/json");
-	*ret = fake_reply(c, 406, &b);
+	*ret = status_406(c, true,
+			  "406: Not Acceptable\n\nAvailable representations: "
+			  "application/json");
 	return false;
 }
 
