@@ -166,9 +166,10 @@ static const unsigned char esc_ok[256] = {
 
 /* Scan the string whose opening quote is at js[i]. Returns the offset of
  * its closing quote, or -1 with *bad at the failing byte. Invalid UTF-8
- * sets *bad_utf8 and goes on: the caller replaces it. */
+ * sets *bad_utf8 and goes on: the caller replaces it. A backslash clears
+ * *plain, when plain is not NULL (the strings that get a token). */
 static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
-			bool *bad_utf8)
+			bool *bad_utf8, bool *plain)
 {
 	const unsigned char *s = (const unsigned char *)js;
 	for (i++; i < len;) {
@@ -179,6 +180,8 @@ static long scan_string(const char *js, size_t len, size_t i, size_t *bad,
 		if (c == '"')
 			return (long)i;
 		if (c == '\\') {
+			if (plain)
+				*plain = false;
 			if (i + 1 >= len)
 				break;
 			char e = js[i + 1];
@@ -254,14 +257,14 @@ ALWAYS_INLINE size_t cursor_next(struct json_cursor *c, size_t i,
 /* The string opening at js[i] (scan_string()'s contract): a string with
  * nothing of interest is its next listed position. */
 ALWAYS_INLINE long cursor_string(struct json_cursor *c, size_t i, size_t *bad,
-				 bool *bad_utf8, const bool idx)
+				 bool *bad_utf8, bool *plain, const bool idx)
 {
 	if (idx) {
 		size_t e = cursor_next(c, i + 1, idx);
 		if (e < c->len && c->js[e] == '"')
 			return (long)e;
 	}
-	long e = scan_string(c->js, c->len, i, bad, bad_utf8);
+	long e = scan_string(c->js, c->len, i, bad, bad_utf8, plain);
 	if (e >= 0 && idx && cursor_next(c, (size_t)e, idx) != (size_t)e) {
 		c->lost = true; /* the parse starts again byte by byte */
 		*bad = (size_t)e;
@@ -401,7 +404,7 @@ static size_t scan_primitive(const char *js, size_t len, size_t i)
  * first byte that ends the fast scan within the next 32 is a quote, that
  * is the end, found inline; anything else goes to scan_string(). */
 static inline long string_end(const char *js, size_t len, size_t i, size_t *bad,
-			      bool *bad_utf8)
+			      bool *bad_utf8, bool *plain)
 {
 #ifdef __SSE2__
 	if (i + 17 <= len) {
@@ -424,7 +427,7 @@ static inline long string_end(const char *js, size_t len, size_t i, size_t *bad,
 			return (long)(i + 1 + (size_t)__builtin_ctz(m));
 	}
 #endif
-	return scan_string(js, len, i, bad, bad_utf8);
+	return scan_string(js, len, i, bad, bad_utf8, plain);
 }
 
 /*
@@ -495,7 +498,7 @@ static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 		case EXPECT_KEY: {
 			if (c != '"')
 				goto fail;
-			long e = string_end(js, len, i, bad, bad_utf8);
+			long e = string_end(js, len, i, bad, bad_utf8, NULL);
 			if (e < 0)
 				return -1;
 			i = (size_t)e;
@@ -539,7 +542,7 @@ static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 			continue;
 		}
 		if (c == '"') {
-			long e = string_end(js, len, i, bad, bad_utf8);
+			long e = string_end(js, len, i, bad, bad_utf8, NULL);
 			if (e < 0)
 				return -1;
 			i = (size_t)e;
@@ -580,6 +583,7 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 	int st = EXPECT_VALUE;
 	bool in_obj = false; /* the innermost open container is an object */
 	d->ntok = 0;
+	d->plain = true;
 	d->ndeep = 0;
 	size_t i = 0;
 	for (;; i++) {
@@ -600,7 +604,8 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 			if (c != '"')
 				goto fail;
 			{
-				long e = string_end(js, len, i, bad, bad_utf8);
+				long e = string_end(js, len, i, bad, bad_utf8,
+						    &d->plain);
 				if (e < 0)
 					return -EINVAL;
 				key = new_tok(d, JSMN_STRING, (int)i + 1,
@@ -680,7 +685,8 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 			continue;
 		}
 		if (c == '"') {
-			long e = string_end(js, len, i, bad, bad_utf8);
+			long e = string_end(js, len, i, bad, bad_utf8,
+					    &d->plain);
 			if (e < 0)
 				return -EINVAL;
 			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
@@ -771,7 +777,7 @@ ALWAYS_INLINE long skip_container(struct json_doc *d, struct json_cursor *cu,
 		case EXPECT_KEY: {
 			if (c != '"')
 				goto fail;
-			long e = cursor_string(cu, i, bad, bad_utf8, idx);
+			long e = cursor_string(cu, i, bad, bad_utf8, NULL, idx);
 			if (e < 0)
 				return -1;
 			i = (size_t)e;
@@ -815,7 +821,7 @@ ALWAYS_INLINE long skip_container(struct json_doc *d, struct json_cursor *cu,
 			continue;
 		}
 		if (c == '"') {
-			long e = cursor_string(cu, i, bad, bad_utf8, idx);
+			long e = cursor_string(cu, i, bad, bad_utf8, NULL, idx);
 			if (e < 0)
 				return -1;
 			i = (size_t)e;
@@ -865,6 +871,7 @@ ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct json_cursor *cu,
 	int st = EXPECT_VALUE;
 	bool in_obj = false; /* the innermost open container is an object */
 	d->ntok = 0;
+	d->plain = true;
 	d->ndeep = 0;
 	size_t i = 0;
 	for (;; i++) {
@@ -881,7 +888,7 @@ ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct json_cursor *cu,
 				goto fail;
 			{
 				long e = cursor_string(cu, i, bad, bad_utf8,
-						       idx);
+						       &d->plain, idx);
 				if (e < 0)
 					return -EINVAL;
 				key = new_tok(d, JSMN_STRING, (int)i + 1,
@@ -960,7 +967,8 @@ ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct json_cursor *cu,
 			continue;
 		}
 		if (c == '"') {
-			long e = cursor_string(cu, i, bad, bad_utf8, idx);
+			long e = cursor_string(cu, i, bad, bad_utf8, &d->plain,
+					       idx);
 			if (e < 0)
 				return -EINVAL;
 			int t = new_tok(d, JSMN_STRING, (int)i + 1, (int)e,
@@ -1100,6 +1108,7 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 	d->js = js;
 	d->len = len;
 	d->ntok = 0;
+	d->plain = false;
 	if (len >= (size_t)INT_MAX / 3) {
 		if (err)
 			snprintf(err, errlen,

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "config/buf.h"
 
@@ -49,11 +50,15 @@ struct json_doc {
 	 * none between its members: a string holds none unescaped);
 	 * newlines around the value do not count */
 	bool newline;
+	/* true when the last parse proved that no string it gave a token
+	 * holds a backslash (json_escaped()) */
+	bool plain;
 };
 
-#define JSON_DOC_INIT                                                    \
-	{                                                                \
-		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0, false \
+#define JSON_DOC_INIT                                                     \
+	{                                                                 \
+		NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL, 0, 0, false, \
+			false                                             \
 	}
 
 /*
@@ -156,6 +161,17 @@ static inline const char *json_raw(const struct json_doc *d, int i, size_t *n)
 {
 	*n = (size_t)(d->tok[i].end - d->tok[i].start);
 	return d->js + d->tok[i].start;
+}
+/* True when string token i's raw text holds a backslash (an escape).
+ * Reads nothing when the parse found none in any token's string. */
+static inline bool json_escaped(const struct json_doc *d, int i)
+{
+	size_t n;
+	const char *raw;
+	if (d->plain)
+		return false;
+	raw = json_raw(d, i, &n);
+	return memchr(raw, '\\', n) != NULL;
 }
 /* For strings, the span including the quotes. */
 void json_span(const struct json_doc *d, int i, size_t *start, size_t *end);

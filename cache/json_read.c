@@ -191,7 +191,7 @@ size_t json_str_len(const struct json_doc *d, int i)
 	const char *s = d->js + t->start;
 	size_t n = (size_t)(t->end - t->start);
 	size_t w = 0;
-	if (!memchr(s, '\\', n)) /* most are: no escape, no loop */
+	if (!json_escaped(d, i)) /* most are: no escape, no loop */
 		return n;
 	for (size_t k = 0; k < n; k++, w++) {
 		if (s[k] != '\\')
@@ -228,7 +228,7 @@ int json_str(const struct json_doc *d, int i, char *out, size_t cap)
 		return -EINVAL;
 	const char *s = d->js + t->start;
 	size_t n = (size_t)(t->end - t->start);
-	if (!memchr(s, '\\', n)) {
+	if (!json_escaped(d, i)) {
 		if (n + 1 > cap)
 			return -ENOSPC;
 		memcpy(out, s, n);

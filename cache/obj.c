@@ -208,7 +208,7 @@ static bool key_part_ok(const struct json_doc *d, int i,
 {
 	size_t n;
 	const char *raw = json_raw(d, i, &n);
-	if (!memchr(raw, '\\', n))
+	if (!json_escaped(d, i))
 		return ok(raw, n);
 	size_t un = json_str_len(d, i);
 	char *tmp = xmalloc(un + 1);
@@ -315,7 +315,7 @@ static void member_paths(const struct json_doc *d, int obj,
 		size_t rn;
 		const char *raw = json_raw(d, k, &rn);
 		/* a key without a backslash can only be the name itself */
-		bool esc = memchr(raw, '\\', rn) != NULL;
+		bool esc = json_escaped(d, k);
 		for (int j = 0; j < nu; j++) {
 			if (u[j].v < -1)
 				continue;
@@ -375,7 +375,7 @@ static int meta_members(const struct json_doc *d, int meta, struct picked *pk)
 	for (int k = json_first(d, meta); k > 0; k = json_next(d, meta, k)) {
 		size_t n;
 		const char *key = json_raw(d, k, &n);
-		bool esc = memchr(key, '\\', n) != NULL;
+		bool esc = json_escaped(d, k);
 		for (size_t w = 0; w < sizeof(want) / sizeof(*want); w++) {
 			int *slot = (int *)((char *)pk + want[w].at);
 			if (esc ? escaped_is(d, k, want[w].name, want[w].len) :

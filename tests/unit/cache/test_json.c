@@ -562,6 +562,68 @@ static void test_isa(void)
 	printf("json: %ld parses compared with the byte loop\n", isa_compared);
 }
 
+/* json_escaped(): the parse proves "no backslash" for the strings it
+ * gives a token, whatever path found their end (the inline 32 bytes,
+ * the scan past them, stage one's index); a backslash in a skipped
+ * container does not count, one in a token's string does. */
+static void test_escapes(void)
+{
+	static const char *plain =
+		"{\"keep\":{\"a\":\"0123456789012345678901234567890123456789\"},"
+		"\"drop\":{\"b\":\"x\\ny\",\"c\\u0064\":1},\"s\":\"\xc3\xa9t\xc3\xa9\"}";
+	static const struct {
+		const char *js, *path; /* the escaped token's path */
+	} esc[] = {
+		{ "{\"s\":\"a\\\"b\"}", "s" },
+		{ "{\"s\":\"0123456789012345678901234567890123456789\\n\"}",
+		  "s" },
+		{ "{\"keep\":{\"a\\u0062\":1}}", "keep" },
+		{ "{\"deep\":{\"x\":[\"\\/\"]}}", "deep.x" },
+	};
+	for (int isa = JSON_ISA_BYTES; isa <= isa_best; isa++) {
+		json_isa_force(isa);
+		struct json_doc d = JSON_DOC_INIT;
+		char err[128];
+		CHECK(!d.plain); /* nothing proven yet */
+		for (size_t i = 0; i < sizeof(esc) / sizeof(*esc); i++) {
+			CHECK(json_parse_shaped(&d, esc[i].js,
+						strlen(esc[i].js), &top_shape,
+						err, sizeof(err)) == 0);
+			CHECK(!d.plain);
+			int found = 0;
+			for (int t = 0; t < d.ntok; t++)
+				if (json_type(&d, t) == JSMN_STRING &&
+				    json_escaped(&d, t))
+					found++;
+			CHECK(found == 1);
+			if (found != 1)
+				fprintf(stderr, "  isa %d: %s: %d escaped\n",
+					isa, esc[i].js, found);
+			CHECK(json_path(&d, 0, esc[i].path) > 0);
+		}
+		/* the same doc parsed again without escapes is proven plain */
+		CHECK(json_parse_shaped(&d, plain, strlen(plain), &top_shape,
+					err, sizeof(err)) == 0);
+		CHECK(d.plain);
+		for (int t = 0; t < d.ntok; t++)
+			CHECK(!json_escaped(&d, t));
+		char out[64];
+		CHECK(json_str(&d, json_path(&d, 0, "keep.a"), out,
+			       sizeof(out)) == 40);
+		/* unshaped, the skipped container's escapes are tokens */
+		CHECK(json_parse(&d, plain, strlen(plain), err, sizeof(err)) ==
+		      0);
+		CHECK(!d.plain);
+		CHECK(json_str(&d, json_path(&d, 0, "drop.b"), out,
+			       sizeof(out)) == 3 &&
+		      !strcmp(out, "x\ny"));
+		CHECK(json_escaped(&d, json_path(&d, 0, "drop.b")) &&
+		      !json_escaped(&d, json_path(&d, 0, "keep.a")));
+		json_doc_free(&d);
+	}
+	json_isa_force(-1);
+}
+
 int main(void)
 {
 	test_validation();
@@ -569,5 +631,6 @@ int main(void)
 	test_reuse_and_errors();
 	test_shaped();
 	test_isa();
+	test_escapes();
 	return check_done("json");
 }
