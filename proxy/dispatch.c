@@ -536,8 +536,10 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		log_v(3, "%s %s", method, rq->path);
 		rq->routed = true;
 		proxy_reply_set_head(!strcmp(method, "HEAD"));
+		proxy_reply_set_ahead(p->ahead);
 		enum MHD_Result ret = route(p, c, rq->path, &rq->lr);
 		proxy_reply_set_head(false);
+		proxy_reply_set_ahead(NULL);
 		proxy_reply_set_protobuf(PROXY_PB_NONE);
 		if (!rq->lr.upstream)
 			return ret;

@@ -36,6 +36,18 @@ struct proxy_pretty_indenter {
 	char c;	     /* this byte (0: none) */
 };
 
+/* Where a List item starts, for the indenter: inside "items": [ at
+ * depth 2, its "{" written and waiting for the next byte; and (open
+ * false) where it ends, nothing pending: always the same state, so a
+ * List's items can be indented apart (ahead.h). A kept length holds from
+ * the one to the other. */
+static inline bool proxy_pretty_at_item(const struct proxy_pretty_indenter *st,
+					bool open)
+{
+	return st->depth == 2 && st->open == open && !st->in_str && !st->esc &&
+	       !st->nl && !st->sp && !st->c;
+}
+
 /*
  * Indent in[0..n) into out[0..max): returns the bytes written and sets
  * *used to the input consumed. It stops only when the input is consumed

@@ -29,6 +29,7 @@ struct proxy_upgrade_pool;
 struct proxy_discovery;
 struct proxy_fresh;
 struct proxy_encode;
+struct proxy_ahead_pool;
 struct proxy_authn;
 struct proxy_revoke;
 struct proxy_conns;
@@ -49,8 +50,9 @@ struct proxy {
 	struct proxy_discovery *disc;
 	struct proxy_fresh *fresh;
 	struct proxy_encode
-		*encode;	   /* encode.h; NULL: on the reader's thread */
-	struct proxy_authn *authn; /* --client-auth=delegated, else NULL */
+		*encode; /* encode.h; NULL: on the reader's thread */
+	struct proxy_ahead_pool *ahead; /* ahead.h; NULL: by the sender */
+	struct proxy_authn *authn;	/* --client-auth=delegated, else NULL */
 	struct proxy_revoke *revoke; /* authn's RBAC watch; NULL: TTLs only */
 	struct proxy_conns *conns;   /* connection and watch limits */
 	long nofile; /* RLIMIT_NOFILE, set by main (<= 0: unknown) */

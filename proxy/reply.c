@@ -19,6 +19,7 @@
 
 #include "cache/json.h"
 #include "config/alloc.h"
+#include "proxy/ahead.h"
 #include "proxy/pretty.h"
 #include "proxy/protobuf.h"
 #include "proxy/table/table.h"
@@ -32,6 +33,15 @@ static __thread bool reply_head;
 void proxy_reply_set_head(bool head)
 {
 	reply_head = head;
+}
+
+/* The helpers that indent large Lists ahead of their sender on this
+ * thread's requests (proxy_reply_set_ahead), or NULL. */
+static __thread struct proxy_ahead_pool *reply_ahead;
+
+void proxy_reply_set_ahead(struct proxy_ahead_pool *pool)
+{
+	reply_ahead = pool;
 }
 
 /* The request this thread answers negotiated protobuf (enum
@@ -392,16 +402,6 @@ static void pieces_free(void *cls)
  * bytes (docs/LIMITS.md). */
 #define RENDER_PART (16 * 1024)
 
-/* Where a List item starts, for the indenter: inside "items": [ at
- * depth 2, its "{" written and waiting for the next byte; and (open
- * false) where it ends, nothing pending. A kept length holds from the
- * one to the other. */
-static bool at_item(const struct proxy_pretty_indenter *st, bool open)
-{
-	return st->depth == 2 && st->open == open && !st->in_str && !st->esc &&
-	       !st->nl && !st->sp && !st->c;
-}
-
 struct pretty_reader {
 	struct proxy_reply_pieces pc; /* the pieces, when fill is NULL */
 	size_t at, off;
@@ -420,6 +420,14 @@ struct pretty_reader {
 	uint32_t **kept;
 	size_t kcap, piece, piece_out;
 	bool piece_item;
+	/* the items the helpers indent ahead (ahead.h), or NULL: their pool
+	 * until the first item ends (where the helpers' part starts), the
+	 * next piece to ask them about, and the bytes they made being sent */
+	struct proxy_ahead_pool *ahead_pool;
+	struct proxy_ahead *ahead;
+	size_t ahead_next;
+	const char *ab;
+	size_t alen, aoff;
 	void (*done)(void *cls);
 	void *cls;
 };
@@ -462,15 +470,54 @@ static void src_used(struct pretty_reader *pr, size_t used)
 	pr->off += used;
 	if (pr->off == pr->pc.v[pr->at].iov_len) {
 		/* a List item indented whole from where one starts to
-		 * where one ends: its length, kept for the next time */
+		 * where one ends: its length, kept for the next time; with
+		 * the output still pending when the chunk was full (the
+		 * item's closing line), which is the item's too */
+		struct proxy_pretty_indenter end = pr->st;
+		size_t out = pr->piece_out + end.nl + end.sp + (end.c != 0);
+		end.nl = false;
+		end.sp = 0;
+		end.c = 0;
 		if (pr->piece == pr->at && pr->piece_item &&
-		    at_item(&pr->st, false) && pr->piece_out < UINT32_MAX)
-			__atomic_store_n(pr->kept[pr->at],
-					 (uint32_t)pr->piece_out,
+		    proxy_pretty_at_item(&end, false) && out < UINT32_MAX)
+			__atomic_store_n(pr->kept[pr->at], (uint32_t)out,
 					 __ATOMIC_RELAXED);
 		pr->at++;
 		pr->off = 0;
 	}
+}
+
+/* The helpers' indented items into out[*n, max) while the body is at a
+ * range they made: true when it was. */
+static bool ahead_fill(struct pretty_reader *pr, char *out, size_t max,
+		       size_t *n)
+{
+	if (!pr->ab) {
+		if (pr->off || pr->at != pr->ahead_next)
+			return false;
+		size_t next;
+		bool got = proxy_ahead_take(
+			pr->ahead, pr->at, proxy_pretty_at_item(&pr->st, false),
+			&pr->ab, &pr->alen, &next);
+		pr->ahead_next = next;
+		if (!got) /* the next pieces are the sender's own */
+			return false;
+		pr->aoff = 0;
+	}
+	size_t k =
+		pr->alen - pr->aoff < max - *n ? pr->alen - pr->aoff : max - *n;
+	memcpy(out + *n, pr->ab + pr->aoff, k);
+	*n += k;
+	pr->aoff += k;
+	if (pr->aoff == pr->alen) {
+		/* at the range's end, an item's: the indenter's state there */
+		proxy_ahead_sent(pr->ahead);
+		pr->ab = NULL;
+		pr->at = pr->ahead_next;
+		pr->off = 0;
+		pr->st = (struct proxy_pretty_indenter){ .depth = 2 };
+	}
+	return true;
 }
 
 /* Output (indented when asked) into out[0..max), 0 once all is out. */
@@ -478,13 +525,27 @@ static size_t pretty_fill(struct pretty_reader *pr, char *out, size_t max)
 {
 	size_t n = 0, used, len;
 	const char *p;
-	while (n < max && src_span(pr, &p, &len)) {
+	while (n < max) {
+		if (pr->ahead_pool && !pr->off &&
+		    proxy_pretty_at_item(&pr->st, false)) {
+			/* the first item's end, if the items are a List's */
+			pr->ahead = proxy_ahead_new(pr->ahead_pool, pr->pc.v,
+						    pr->pc.n, pr->pc.total,
+						    pr->kept, pr->kcap);
+			pr->ahead_pool = NULL;
+			pr->ahead_next = pr->at;
+		}
+		if (pr->ahead && ahead_fill(pr, out, max, &n))
+			continue;
+		if (!src_span(pr, &p, &len))
+			break;
 		if (pr->indent) {
 			if (!pr->fill && pr->piece != pr->at &&
 			    pr->at < pr->kcap && pr->kept[pr->at]) {
 				pr->piece = pr->at; /* an item starts */
 				pr->piece_out = 0;
-				pr->piece_item = at_item(&pr->st, true);
+				pr->piece_item =
+					proxy_pretty_at_item(&pr->st, true);
 			}
 			size_t k = proxy_pretty_indent_step(
 				&pr->st, p, len, &used, out + n, max - n);
@@ -547,6 +608,7 @@ static ssize_t pretty_gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
 /* The reader's own memory, not its owner's (done is not called). */
 static void pretty_reader_drop(struct pretty_reader *pr)
 {
+	proxy_ahead_free(pr->ahead); /* it reads the pieces */
 	if (pr->z) {
 		deflateEnd(pr->z);
 		free(pr->z);
@@ -561,6 +623,9 @@ static void pretty_reader_drop(struct pretty_reader *pr)
 static void pretty_reader_free(void *cls)
 {
 	struct pretty_reader *pr = cls;
+	/* no helper reads the pieces' memory once done() lets it go */
+	proxy_ahead_free(pr->ahead);
+	pr->ahead = NULL;
 	pr->done(pr->cls);
 	pretty_reader_drop(pr);
 }
@@ -634,19 +699,20 @@ static uint64_t pretty_length(const struct proxy_reply_pieces *pc,
 		const char *p = pc->v[i].iov_base;
 		size_t n = pc->v[i].iov_len;
 		uint32_t *slot = i < kcap ? kept[i] : NULL;
-		if (!slot || !at_item(&st, true)) {
+		if (!slot || !proxy_pretty_at_item(&st, true)) {
 			len += proxy_pretty_indent_count(&st, p, n);
 			continue;
 		}
 		uint32_t k = __atomic_load_n(slot, __ATOMIC_RELAXED);
 		if (k) {
 			len += k;
-			st.open = false; /* as at_item(&st, false) */
+			st.open =
+				false; /* as proxy_pretty_at_item(&st, false) */
 			continue;
 		}
 		size_t c = proxy_pretty_indent_count(&st, p, n);
 		len += c;
-		if (at_item(&st, false) && c && c < UINT32_MAX)
+		if (proxy_pretty_at_item(&st, false) && c && c < UINT32_MAX)
 			__atomic_store_n(slot, (uint32_t)c, __ATOMIC_RELAXED);
 	}
 	return len + proxy_pretty_indent_count_end(&st);
@@ -678,6 +744,8 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 				kept = NULL;
 				rd->pc = *pc;
 				rd->indent = true;
+				if (!reply_head && pc->total >= PROXY_AHEAD_MIN)
+					rd->ahead_pool = reply_ahead;
 				rd->done = done;
 				rd->cls = cls;
 				resp = pretty_stream(rd, gz, size);

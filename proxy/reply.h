@@ -174,6 +174,13 @@ void proxy_reply_set_head(bool head);
 void proxy_reply_set_protobuf(int form);
 int proxy_reply_protobuf(void);
 
+/* The helper threads that indent a large List's items ahead of the
+ * thread sending it (ahead.h), for the requests the calling thread is
+ * about to answer; set by the dispatcher like proxy_reply_set_head().
+ * NULL: each is indented by its sender alone. */
+struct proxy_ahead_pool;
+void proxy_reply_set_ahead(struct proxy_ahead_pool *pool);
+
 /* ---- responses built elsewhere ---- */
 
 /* Queue resp with status code and drop our reference to it. resp may be

@@ -17,6 +17,7 @@
 #include "proxy/discovery.h"
 #include "proxy/dispatch.h"
 #include "proxy/fanout.h"
+#include "proxy/ahead.h"
 #include "proxy/encode.h"
 #include "proxy/fresh.h"
 #include "proxy/front/authn.h"
@@ -241,7 +242,8 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 				     proxy_fanout_wake_end);
 	p->disc = proxy_discovery_new(p->up, p->cfg->discovery_refresh);
 	p->fresh = proxy_fresh_new(p->up, p->res, p->nres);
-	p->encode = proxy_encode_new(); /* NULL: encoded inline, as before */
+	p->encode = proxy_encode_new();	   /* NULL: encoded inline, as before */
+	p->ahead = proxy_ahead_pool_new(); /* NULL: indented by the sender */
 	p->pass = proxy_pass_pool_new(p->up,
 				      p->cfg->client_auth == CLIENT_AUTH_NONE,
 				      p->cfg->passthrough_timeout);
@@ -419,6 +421,8 @@ void proxy_server_stop(struct proxy *p)
 	for (int i = 0; i < 2; i++) /* libmicrohttpd left them to us */
 		if (ds[i] && p->quiesced_fd[i] != MHD_INVALID_SOCKET)
 			close(p->quiesced_fd[i]);
+	/* after the daemons: a body they freed may have waited on it */
+	proxy_ahead_pool_stop(p->ahead);
 	proxy_fanout_free(p->fanout); /* every stream was handed back */
 	p->fanout = NULL;
 	proxy_conns_free(p->conns); /* every connection has closed */
@@ -438,6 +442,8 @@ void proxy_server_stop(struct proxy *p)
 	p->disc = NULL;
 	proxy_encode_free(p->encode);
 	p->encode = NULL;
+	proxy_ahead_pool_free(p->ahead);
+	p->ahead = NULL;
 	proxy_revoke_free(p->revoke);
 	p->revoke = NULL;
 	proxy_authn_free(p->authn);

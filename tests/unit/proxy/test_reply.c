@@ -3,15 +3,20 @@
  * gzip, a gzip response built from pieces, small and large, a response
  * owning a built body, and on live connections a text answer's headers,
  * a NULL response closing the connection, Status errors, and bodies from
- * a buffer and from pieces: indented, compressed, and their memory
- * released once.
+ * a buffer and from pieces: indented (with helper threads too),
+ * compressed, and their memory released once.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "config/alloc.h"
 #include "config/buf.h"
+#include "proxy/ahead.h"
 #include "proxy/pretty.h"
 #include "proxy/reply.h"
 #include "gunzip.h"
@@ -122,6 +127,8 @@ static void expected_list(struct buf *b, size_t n, size_t w, bool top)
 	buf_adds(b, top ? "]\n" : "]}\n");
 }
 
+static struct proxy_ahead_pool *ahead_pool;
+
 static enum MHD_Result answer_list(struct MHD_Connection *c)
 {
 	const char *ns =
@@ -175,8 +182,17 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 		buf_adds(&b, "{\"a\":[1,2],\"b\":{}}\n");
 		return proxy_reply_buf(c, 201, &b);
 	}
-	if (!strcmp(url, "/list"))
-		return answer_list(c);
+	if (!strcmp(url, "/list")) {
+		/* ahead=1: with the helpers that indent items ahead */
+		proxy_reply_set_ahead(
+			MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						    "ahead") ?
+				ahead_pool :
+				NULL);
+		enum MHD_Result r = answer_list(c);
+		proxy_reply_set_ahead(NULL);
+		return r;
+	}
 	if (!strcmp(url, "/pieces")) {
 		const char *ns = MHD_lookup_connection_value(
 			c, MHD_GET_ARGUMENT_KIND, "n");
@@ -429,6 +445,51 @@ static void test_list_kept(int port)
 	CHECK(all_kept(3000, 0));
 }
 
+/* A List over PROXY_AHEAD_MIN with the helpers: the same bytes and kept
+ * lengths, chunked then sized, compressed or not; a client that leaves
+ * halfway (its helpers waited for before the items go: ASan). */
+static void test_list_ahead(int port)
+{
+	memset(item, 'y', sizeof(item));
+	memset(kept, 0, sizeof(kept));
+	size_t w = 300; /* 4,000 items of about 340 bytes: 1.3 MB */
+	/* alone first: every item's length kept, those whose closing line
+	 * a full chunk left pending too */
+	ask_list(port, "", LIST_MAX, w, false, false, false);
+	uint32_t first = kept[0];
+	CHECK(first > 0 && all_kept(LIST_MAX, first));
+	memset(kept, 0, sizeof(kept));
+	ask_list(port, "&ahead=1", LIST_MAX, w, false, false, false);
+	CHECK(all_kept(LIST_MAX, first));
+	ask_list(port, "&ahead=1", LIST_MAX, w, false, false, true);
+	ask_list(port, "&ahead=1", LIST_MAX, w, false, true, false);
+	memset(kept + 2000, 0, 100 * sizeof(*kept));
+	ask_list(port, "&ahead=1", LIST_MAX, w, false, true, false);
+	CHECK(all_kept(LIST_MAX, first));
+	/* items one level up: never at an item's start, never helped */
+	memset(kept, 0, sizeof(kept));
+	ask_list(port, "&ahead=1&depth=1", LIST_MAX, w, true, false, false);
+	CHECK(all_kept(LIST_MAX, 0));
+	for (int i = 0; i < 4; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_port = htons((uint16_t)port),
+					  .sin_addr.s_addr =
+						  htonl(INADDR_LOOPBACK) };
+		int rcv = 4096;
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+		CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+		char req[160], got[4096];
+		int rl = snprintf(req, sizeof(req),
+				  "GET /list?n=%d&w=%zu&pretty=true&ahead=1 "
+				  "HTTP/1.1\r\nHost: x\r\n\r\n",
+				  LIST_MAX, w);
+		CHECK(write(fd, req, (size_t)rl) == rl);
+		CHECK(read(fd, got, sizeof(got)) > 0);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	test_accepted();
@@ -443,7 +504,11 @@ int main(void)
 	test_buf(s.port);
 	test_pieces(s.port);
 	test_list_kept(s.port);
-	mhd_stub_stop(&s);
+	ahead_pool = proxy_ahead_pool_new();
+	CHECK(ahead_pool != NULL); /* the tests run on two CPUs or more */
+	test_list_ahead(s.port);
+	mhd_stub_stop(&s); /* its bodies freed: then the pool */
+	proxy_ahead_pool_free(ahead_pool);
 	curl_global_cleanup();
 	CHECK(pieces_done == pieces_sent);
 	return check_done("reply");
