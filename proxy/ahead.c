@@ -205,8 +205,9 @@ static void *run(void *arg)
 struct proxy_ahead_pool *proxy_ahead_pool_new(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int want = cpus < 2 ? 0 : cpus - 1 > HELPERS_MAX ? HELPERS_MAX :
-							   (int)cpus - 1;
+	int want = cpus < 2		  ? 0 :
+		   cpus - 1 > HELPERS_MAX ? HELPERS_MAX :
+					    (int)cpus - 1;
 	if (!want)
 		return NULL;
 	struct proxy_ahead_pool *p = xcalloc(1, sizeof(*p));
@@ -294,7 +295,7 @@ bool proxy_ahead_take(struct proxy_ahead *a, size_t at, bool ready,
 		r = claim(a, R_SENDER); /* nobody made it: the sender will */
 	if (!r || r->from != at) {
 		/* before the next range, or past every range there is */
-		*next = r && r->from > at ? r->from :
+		*next = r && r->from > at			? r->from :
 			!r && a->cut != SIZE_MAX && a->cut > at ? a->cut :
 								  SIZE_MAX;
 		pthread_mutex_unlock(&p->lock);

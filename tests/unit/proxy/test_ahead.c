@@ -72,9 +72,8 @@ static void indent(struct body *b, struct proxy_pretty_indenter *st,
 		bool item = b->slot[i] && proxy_pretty_at_item(st, true);
 		for (;;) {
 			size_t used;
-			size_t k = proxy_pretty_indent_step(st, p, n, &used,
-							    chunk,
-							    sizeof(chunk));
+			size_t k = proxy_pretty_indent_step(
+				st, p, n, &used, chunk, sizeof(chunk));
 			buf_add(out, chunk, k);
 			piece += k;
 			p += used;
@@ -197,10 +196,10 @@ static void check_body(size_t n, size_t bad, size_t stop_at, bool drop)
 int main(void)
 {
 	for (int round = 0; round < 3; round++) {
-		check_body(ITEMS, ITEMS, 0, false); /* all helped */
-		check_body(10, ITEMS, 0, false);    /* too small: alone */
-		check_body(ITEMS, 1500, 0, false);  /* one item broken */
-		check_body(ITEMS, 1, 0, false);	    /* broken early */
+		check_body(ITEMS, ITEMS, 0, false);    /* all helped */
+		check_body(10, ITEMS, 0, false);       /* too small: alone */
+		check_body(ITEMS, 1500, 0, false);     /* one item broken */
+		check_body(ITEMS, 1, 0, false);	       /* broken early */
 		check_body(ITEMS, ITEMS, 2001, false); /* pool stopped */
 		check_body(ITEMS, ITEMS, 2001, true);  /* body dropped */
 		check_body(ITEMS, ITEMS, 7, true);     /* dropped early */
