@@ -66,42 +66,41 @@ int proxy_target_check(const char *raw, char *route, size_t routelen, char *err,
 			in_path = false;
 			continue;
 		}
-		/* the path: decode, but an encoded '/' stays in its segment */
-		const char *add = NULL;
-		char one[2] = { (char)ch, 0 };
+		/* the path: decode, but an encoded '/' stays in its segment
+		 * ("%2F"); a byte at a time, no call per byte */
+		char c = (char)ch;
+		bool kept_slash = false;
 		if (ch == '%') {
 			p += 2;
 			if (v == '/') {
-				add = "%2F";
+				kept_slash = true;
 			} else if (v < 0x20 || v == 0x7f) {
 				snprintf(
 					err, errlen,
 					"invalid character in the request path");
 				return -EINVAL;
 			} else {
-				one[0] = (char)v;
-				add = one;
-			}
-		} else {
-			add = one;
-		}
-		if (add[0] == '/' && add[1] == '\0') {
-			if (dot_segment(seg, route + o)) {
-				snprintf(
-					err, errlen,
-					"\".\" and \"..\" segments are not allowed "
-					"in the request path");
-				return -EINVAL;
+				c = (char)v;
 			}
 		}
-		size_t n = strlen(add);
+		bool slash = !kept_slash && c == '/';
+		if (slash && dot_segment(seg, route + o)) {
+			snprintf(err, errlen,
+				 "\".\" and \"..\" segments are not allowed "
+				 "in the request path");
+			return -EINVAL;
+		}
+		size_t n = kept_slash ? 3 : 1;
 		if (o + n + 1 > routelen) {
 			snprintf(err, errlen, "the request path is too long");
 			return -ENAMETOOLONG;
 		}
-		memcpy(route + o, add, n);
+		if (kept_slash)
+			memcpy(route + o, "%2F", 3);
+		else
+			route[o] = c;
 		o += n;
-		if (add[0] == '/' && add[1] == '\0')
+		if (slash)
 			seg = route + o;
 	}
 	route[o] = '\0';
