@@ -82,8 +82,9 @@ static bool pb_kind_known(const struct cache_kind *k)
  * after all must take; *scoped: a read of a scoped cache, counted as
  * served once the cache has answered it. */
 static bool served_locally(struct proxy *p, struct MHD_Connection *c,
-			   const char *url, const char *method,
-			   struct cache_resource **res, bool *scoped)
+			   const char *url, const char *method, int pr,
+			   struct proxy_route *rt, struct cache_resource **res,
+			   bool *scoped)
 {
 	*res = NULL;
 	*scoped = false;
@@ -95,17 +96,15 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 		return false;
 	if (proxy_discovery_path(url))
 		return p->disc && proxy_discovery_has(p->disc, c, url);
-	struct proxy_route rt;
-	int pr = proxy_route_parse(url, &rt);
 	if (pr == -EINVAL)
 		return true; /* answered with 400 below */
-	struct cache_resource *r = pr ? NULL : proxy_find(p, &rt);
-	if (!r && !pr && !rt.sub[0] && proxy_find_kind(p, &rt)) {
+	struct cache_resource *r = pr ? NULL : proxy_find(p, rt);
+	if (!r && !pr && !rt->sub[0] && proxy_find_kind(p, rt)) {
 		/* another namespace, or all of them, of a namespaced cache */
-		proxy_metrics_scope_count(proxy_find_kind(p, &rt), false);
+		proxy_metrics_scope_count(proxy_find_kind(p, rt), false);
 		return false;
 	}
-	if (!r || rt.sub[0] || (!r->kind->namespaced && rt.ns[0]))
+	if (!r || rt->sub[0] || (!r->kind->namespaced && rt->ns[0]))
 		return false;
 	*res = r;
 	if (!cache_scope_unselected(&r->scope)) {
@@ -114,7 +113,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 		proxy_request_arg(c, "fieldSelector", &fs);
 		/* a GET by name is answered when the object is cached, and
 		 * passed through when not (list.c): it may lie outside */
-		if (!rt.name[0] && !cache_scope_covers(&r->scope, ls, fs)) {
+		if (!rt->name[0] && !cache_scope_covers(&r->scope, ls, fs)) {
 			proxy_metrics_scope_count(r, false);
 			return false;
 		}
@@ -124,7 +123,7 @@ static bool served_locally(struct proxy *p, struct MHD_Connection *c,
 		proxy_metrics_pb_pass(r, -ENOSYS);
 		return false;
 	}
-	*scoped = !rt.name[0] &&
+	*scoped = !rt->name[0] &&
 		  (r->scope.ns || !cache_scope_unselected(&r->scope));
 	return true;
 }
@@ -452,7 +451,9 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 	if (!rq->announced) {
 		/* The first call only announces the request. */
 		rq->announced = true;
-		snprintf(rq->method, sizeof(rq->method), "%s", method);
+		size_t ml = strnlen(method, sizeof(rq->method) - 1);
+		memcpy(rq->method, method, ml);
+		rq->method[ml] = '\0';
 		/* counted as "none" until the target is known good */
 		rq->verb = config_histogram_verb_slot(method, true, false);
 		rq->slot = 0;
@@ -493,10 +494,13 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 			return proxy_conns_refuse(c, "connections",
 						  proxy_conns_max(p->conns));
 		}
-		rq->verb = proxy_pass_verb(rq->path, method, c);
-		rq->slot = proxy_observe_slot(p, rq->path);
-		rq->local = served_locally(p, c, rq->path, method, &rq->res,
-					   &rq->scoped);
+		/* the route parsed once for the three */
+		struct proxy_route rt;
+		int pr = proxy_route_parse(rq->path, &rt);
+		rq->verb = proxy_pass_verb_of(pr ? NULL : &rt, method, c);
+		rq->slot = proxy_observe_slot_of(p, pr ? NULL : &rt);
+		rq->local = served_locally(p, c, rq->path, method, pr, &rt,
+					   &rq->res, &rq->scoped);
 		enum MHD_Result ret;
 		if (p->authn && delegated_gate(p, c, rq, method, &ret))
 			return ret;

@@ -78,6 +78,9 @@ static const char *single(const char *url, enum which *w)
 bool proxy_health_path(const char *url)
 {
 	enum which w;
+	/* every request asks, most of them for /api...: told at once */
+	if (url[0] != '/' || (url[1] != 'h' && url[1] != 'l' && url[1] != 'r'))
+		return false;
 	return !strcmp(url, "/healthz") || !strcmp(url, "/livez") ||
 	       !strcmp(url, "/readyz") || single(url, &w);
 }

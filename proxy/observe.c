@@ -93,13 +93,19 @@ void proxy_observe_free(struct proxy *p)
 int proxy_observe_slot(struct proxy *p, const char *path)
 {
 	struct proxy_route rt;
+	return proxy_observe_slot_of(
+		p, p->obs && !proxy_route_parse(path, &rt) ? &rt : NULL);
+}
+
+int proxy_observe_slot_of(struct proxy *p, const struct proxy_route *rt)
+{
 	const struct proxy_observe *o = p->obs;
-	if (!o || proxy_route_parse(path, &rt))
+	if (!o || !rt)
 		return 0;
 	const struct cache_kind **kinds = o->kinds;
 	for (int k = 2; k < o->nslots; k++)
-		if (!strcmp(kinds[k]->resource, rt.resource) &&
-		    !strcmp(kinds[k]->group, rt.group))
+		if (!strcmp(kinds[k]->resource, rt->resource) &&
+		    !strcmp(kinds[k]->group, rt->group))
 			return k;
 	return 1;
 }

@@ -67,7 +67,10 @@ static bool accept_next(const char **p, struct accept_entry *e)
 		s++, rn--, n--;
 	while (rn && (s[rn - 1] == ' ' || s[rn - 1] == '\t'))
 		rn--;
-	snprintf(e->range, sizeof(e->range), "%.*s", (int)rn, s);
+	if (rn >= sizeof(e->range)) /* cut, as snprintf() would */
+		rn = sizeof(e->range) - 1;
+	memcpy(e->range, s, rn);
+	e->range[rn] = '\0';
 	e->params[0] = '\0';
 	if (semi) {
 		size_t k = 0;

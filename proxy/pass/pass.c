@@ -195,13 +195,19 @@ int proxy_pass_verb(const char *target, const char *method,
 	memcpy(path, target, n);
 	path[n] = '\0';
 	struct proxy_route rt;
-	bool res = !proxy_route_parse(path, &rt);
-	const char *w = c ? MHD_lookup_connection_value(
-				    c, MHD_GET_ARGUMENT_KIND, "watch") :
-			    NULL;
+	return proxy_pass_verb_of(proxy_route_parse(path, &rt) ? NULL : &rt,
+				  method, c);
+}
+
+int proxy_pass_verb_of(const struct proxy_route *rt, const char *method,
+		       struct MHD_Connection *c)
+{
+	const char *w = c && rt ? MHD_lookup_connection_value(
+					  c, MHD_GET_ARGUMENT_KIND, "watch") :
+				  NULL;
 	bool watch =
-		res && ((w && proxy_reqinfo_watch_value(w)) || rt.watch_prefix);
-	return config_histogram_verb_slot(method, !res || rt.name[0], watch);
+		rt && ((w && proxy_reqinfo_watch_value(w)) || rt->watch_prefix);
+	return config_histogram_verb_slot(method, !rt || rt->name[0], watch);
 }
 
 /* The body the client announces: its Content-Length, -1 when chunked

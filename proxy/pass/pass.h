@@ -140,5 +140,10 @@ int proxy_pass_shape(struct proxy_pass *pass, const struct cache_scope *s,
  * c's request thread, or any thread when c is NULL. */
 int proxy_pass_verb(const char *target, const char *method,
 		    struct MHD_Connection *c);
+/* The same from the target's route, parsed already (NULL: the target is
+ * not a resource path). */
+struct proxy_route;
+int proxy_pass_verb_of(const struct proxy_route *rt, const char *method,
+		       struct MHD_Connection *c);
 
 #endif
