@@ -153,14 +153,14 @@ static bool make(const struct proxy_ahead *a, struct range *r)
 			n -= used;
 			if (!n && w < cap)
 				break; /* consumed, nothing pending */
-			char *o = cap - w < 256 ? xrealloc(out, cap * 2) : out;
+			/* else out is full: twice the room */
+			char *o = xrealloc(out, cap * 2);
 			if (!o) {
 				free(out);
 				return false;
 			}
-			if (o != out || cap - w < 256)
-				cap *= 2;
 			out = o;
+			cap *= 2;
 		}
 		if (item && proxy_pretty_at_item(&st, false) &&
 		    piece < UINT32_MAX)

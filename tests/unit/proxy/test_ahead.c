@@ -40,9 +40,20 @@ static void body_make(struct body *b, size_t n, size_t bad)
 			   "\"a\\\"b\":\"c\\\\d\\u00e9\"}},\"spec\":{"
 			   "\"containers\":[{\"name\":\"c\",\"args\":[%s]}],"
 			   "\"empty\":{},\"none\":[],\"n\":%zu,\"t\":true,"
-			   "\"note\":\"%0300d\"}%s",
-			   i, i % 7 ? "\"x\",\"y\"" : "", i * 31, 0,
-			   i == bad ? "" : "}");
+			   "\"note\":\"%0300d\"",
+			   i, i % 7 ? "\"x\",\"y\"" : "", i * 31, 0);
+		/* a few deep ones: a hundred times longer indented, more
+		 * than a helper's first buffer holds */
+		for (int r = 0; i % 997 == 11 && r < 50; r++) {
+			buf_adds(it, r ? "," : ",\"deep\":[");
+			for (int k = 0; k < 99; k++)
+				buf_adds(it, "[");
+			for (int k = 0; k < 99; k++)
+				buf_adds(it, "]");
+			if (r == 49)
+				buf_adds(it, "]");
+		}
+		buf_adds(it, i == bad ? "}" : "}}");
 		/* some items long, to make ranges of few items */
 		for (size_t k = 0; i % 97 == 5 && k < 200; k++)
 			buf_adds(it, " ");
