@@ -48,10 +48,9 @@ struct MHD_Response *reply_pretty_pieces(struct proxy_reply_pieces *pc,
  * time), indented when indent, gzip-compressed when gz; chunked. On
  * success *first is taken over and the response calls done(cls) when
  * freed; NULL: both left to the caller. */
-struct MHD_Response *reply_pretty_render(struct buf *first,
-					 bool (*fill)(void *cls, struct buf *b,
-						      size_t want),
-					 void *cls, void (*done)(void *cls),
-					 bool indent, bool gz);
+struct MHD_Response *
+reply_pretty_render(struct buf *first,
+		    bool (*fill)(void *cls, struct buf *b, size_t want),
+		    void *cls, void (*done)(void *cls), bool indent, bool gz);
 
 #endif

@@ -381,11 +381,10 @@ struct MHD_Response *reply_pretty_pieces(struct proxy_reply_pieces *pc,
 	return pretty_stream(rd, gz, size);
 }
 
-struct MHD_Response *reply_pretty_render(struct buf *first,
-					 bool (*fill)(void *cls, struct buf *b,
-						      size_t want),
-					 void *cls, void (*done)(void *cls),
-					 bool indent, bool gz)
+struct MHD_Response *
+reply_pretty_render(struct buf *first,
+		    bool (*fill)(void *cls, struct buf *b, size_t want),
+		    void *cls, void (*done)(void *cls), bool indent, bool gz)
 {
 	struct pretty_reader *pr = xcalloc(1, sizeof(*pr));
 	if (!pr)
