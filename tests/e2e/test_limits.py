@@ -216,6 +216,14 @@ class HealthReserve(unittest.TestCase):
         h.wait_until(lambda: metric(murl, "informer_proxy_open_connections") == 0,
                      timeout=10, what="no client connection open")
 
+    def open_now(self, n):
+        """Wait until the proxy has taken n client connections in: a
+        connection made is not yet one it counts, and under load the
+        accept can come late (the metrics port's are not counted)."""
+        murl = self.proxy.metrics_url()
+        h.wait_until(lambda: metric(murl, "informer_proxy_open_connections") == n,
+                     timeout=10, what="%d client connections open" % n)
+
     def hold(self, n, path=None):
         """n connections, each having sent a GET for path (none: nothing
         sent), closed at cleanup."""
@@ -262,7 +270,7 @@ class HealthReserve(unittest.TestCase):
 
     def test_reserve_answers_health_only_and_closes(self):
         self.hold(8)   # every slot, silent (the header timeout is 32 s)
-        time.sleep(0.5)
+        self.open_now(8)
         s = send_request(self.proxy.url, "/healthz")
         self.addCleanup(s.close)
         status, hdrs, _ = read_head(s)
@@ -278,11 +286,12 @@ class HealthReserve(unittest.TestCase):
 
     def test_reserve_connection_stays_on_the_reserve(self):
         held = self.hold(8)
-        time.sleep(0.5)
+        self.open_now(8)
         # a connection on the reserve that has sent half a header
         r = socket.create_connection(hostport(self.proxy.url), timeout=10)
         self.addCleanup(r.close)
         r.sendall(b"GET /api/v1/pods HTTP/1.1\r\n")
+        self.open_now(9)   # taken in while every slot is held
         for s in held:   # the slots come free ...
             s.close()
         time.sleep(0.3)
