@@ -339,16 +339,25 @@ struct quiet {
 	char server[64]; /* the upstream keeps a pointer to it */
 };
 
-static inline void quiet_start(struct quiet *q, struct http_stub_route *routes,
-			       int nroutes)
+/* q's upstream answering routes, and its fresh state over r. */
+static inline void quiet_start_with(struct quiet *q,
+				    struct http_stub_route *routes, int nroutes,
+				    struct cache_resource *r)
 {
 	CHECK(http_stub_start(&q->s, routes, nroutes) == 0);
 	snprintf(q->server, sizeof(q->server), "http://127.0.0.1:%d",
 		 q->s.port);
 	struct cache_upstream upc = { .server = q->server };
-	q->r = selected("pods", 40);
+	q->r = r;
 	q->f = proxy_fresh_new(&upc, &q->r, 1);
 	CHECK(q->f != NULL);
+}
+
+/* The same over a selected pods resource at RV 40. */
+static inline void quiet_start(struct quiet *q, struct http_stub_route *routes,
+			       int nroutes)
+{
+	quiet_start_with(q, routes, nroutes, selected("pods", 40));
 }
 
 static inline void quiet_stop(struct quiet *q)

@@ -271,15 +271,11 @@ static void test_list_probe(void)
 			  "{\"metadata\":{\"name\":\"b\",\"namespace\":"
 			  "\"ns-1\",\"resourceVersion\":\"101\"}}]}") },
 	};
+	struct cache_resource *r = resource("pods", 1); /* no selector */
+	put_pod(r, "ns-1", "a", 30, 30);
+	put_pod(r, "ns-1", "b", 35, 40);
 	struct quiet q;
-	CHECK(http_stub_start(&q.s, routes, 5) == 0);
-	snprintf(q.server, sizeof(q.server), "http://127.0.0.1:%d", q.s.port);
-	struct cache_upstream upc = { .server = q.server };
-	q.r = resource("pods", 1); /* no selector */
-	put_pod(q.r, "ns-1", "a", 30, 30);
-	put_pod(q.r, "ns-1", "b", 35, 40);
-	q.f = proxy_fresh_new(&upc, &q.r, 1);
-	CHECK(q.f != NULL);
+	quiet_start_with(&q, routes, 5, r);
 	const uint64_t *lp = &proxy_metrics_counters.fresh_list_probes;
 	uint64_t l0 = counter(lp);
 
