@@ -28,7 +28,9 @@ json_t *tk_print_deployment(json_t *o, time_t now)
 	return r;
 }
 
-json_t *tk_print_replicaset(json_t *o, time_t now)
+/* A ReplicaSet's and a ReplicationController's columns: the same but
+ * for how the selector is written (selector, the last cell). */
+static json_t *replicas_row(json_t *o, time_t now, json_t *selector)
 {
 	json_t *r = tk_row();
 	tk_name_cell(r, o);
@@ -37,8 +39,14 @@ json_t *tk_print_replicaset(json_t *o, time_t now)
 	tk_push(r, json_integer(tk_iget(o, "status.readyReplicas", 0)));
 	tk_age_cell(r, o, now);
 	tk_template_cells(r, tk_get(o, "spec.template.spec"));
-	tk_push(r, tk_selector_cell(tk_get(o, "spec.selector")));
+	tk_push(r, selector);
 	return r;
+}
+
+json_t *tk_print_replicaset(json_t *o, time_t now)
+{
+	return replicas_row(o, now,
+			    tk_selector_cell(tk_get(o, "spec.selector")));
 }
 
 json_t *tk_print_statefulset(json_t *o, time_t now)
@@ -149,15 +157,7 @@ json_t *tk_print_cronjob(json_t *o, time_t now)
 
 json_t *tk_print_rc(json_t *o, time_t now)
 {
-	json_t *r = tk_row();
-	tk_name_cell(r, o);
-	tk_push(r, json_integer(tk_iget(o, "spec.replicas", 1)));
-	tk_push(r, json_integer(tk_iget(o, "status.replicas", 0)));
-	tk_push(r, json_integer(tk_iget(o, "status.readyReplicas", 0)));
-	tk_age_cell(r, o, now);
-	tk_template_cells(r, tk_get(o, "spec.template.spec"));
-	tk_push(r, tk_labels_cell(tk_get(o, "spec.selector")));
-	return r;
+	return replicas_row(o, now, tk_labels_cell(tk_get(o, "spec.selector")));
 }
 
 /* An IntOrString's String(), "N/A" when unset. */
