@@ -17,6 +17,7 @@
 
 #include "fake_table.h"
 #include "fake_kinds_admin_cols.h"
+#include "fake_table_kinds_int.h"
 
 #define R(res, grp, ver, api, knd, nsd, shortn, tail)                         \
 	{                                                                     \
@@ -383,53 +384,27 @@ int fake_kinds_admin_seed(struct buf *out, int res, unsigned idx,
 
 /* --- printers -------------------------------------------------------- */
 
-static json_t *at(json_t *o, const char *path)
-{
-	char part[64];
-	while (o && *path) {
-		size_t n = strcspn(path, ".");
-		snprintf(part, sizeof(part), "%.*s", (int)n, path);
-		o = json_object_get(o, part);
-		path += n + (path[n] == '.');
-	}
-	return json_is_null(o) ? NULL : o;
-}
-
-static const char *str_at(json_t *o, const char *path)
-{
-	const char *s = json_string_value(at(o, path));
-	return s ? s : "";
-}
-
-static long long int_at(json_t *o, const char *path)
-{
-	json_t *v = at(o, path);
-	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
-}
+/* The objects are read with fake_table_kinds_int.h's tk_get() and
+ * kin, as the other kinds' printers read theirs. */
 
 static bool bool_at(json_t *o, const char *path, bool dflt)
 {
-	json_t *v = at(o, path);
+	json_t *v = tk_get(o, path);
 	return json_is_boolean(v) ? json_is_true(v) : dflt;
-}
-
-static void push(json_t *r, json_t *v)
-{
-	json_array_append_new(r, v);
 }
 
 static void push_age(json_t *r, json_t *o, time_t now)
 {
-	const char *ts = str_at(o, "metadata.creationTimestamp");
+	const char *ts = tk_sget(o, "metadata.creationTimestamp");
 	struct tm tm;
 	char out[32];
 	memset(&tm, 0, sizeof(tm));
 	if (!*ts || !strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm)) {
-		push(r, json_string("<unknown>"));
+		tk_push(r, json_string("<unknown>"));
 		return;
 	}
 	fake_human_duration((long long)(now - timegm(&tm)), out, sizeof(out));
-	push(r, json_string(out));
+	tk_push(r, json_string(out));
 }
 
 /* A growing joined string. */
@@ -456,12 +431,12 @@ static json_t *print_podtemplate(json_t *o, time_t now)
 	const char *keys[32], *k;
 	size_t i, n = 0;
 	(void)now;
-	json_array_foreach(at(o, "template.spec.containers"), i, c)
+	json_array_foreach(tk_get(o, "template.spec.containers"), i, c)
 	{
-		join_add(&names, ",", str_at(c, "name"));
-		join_add(&images, ",", str_at(c, "image"));
+		join_add(&names, ",", tk_sget(c, "name"));
+		join_add(&images, ",", tk_sget(c, "image"));
 	}
-	labels = at(o, "template.metadata.labels");
+	labels = tk_get(o, "template.metadata.labels");
 	json_object_foreach(labels, k, c) if (n < 32) keys[n++] = k;
 	for (size_t x = 1; x < n; x++) /* few keys: insertion sort */
 		for (size_t y = x; y && strcmp(keys[y - 1], keys[y]) > 0; y--) {
@@ -475,10 +450,10 @@ static json_t *print_podtemplate(json_t *o, time_t now)
 			 json_string_value(json_object_get(labels, keys[i])));
 		join_add(&l, ",", kv);
 	}
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(names.s));
-	push(r, json_string(images.s));
-	push(r, json_string(n ? l.s : "<none>"));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(names.s));
+	tk_push(r, json_string(images.s));
+	tk_push(r, json_string(n ? l.s : "<none>"));
 	return r;
 }
 
@@ -487,33 +462,33 @@ static json_t *print_controllerrevision(json_t *o, time_t now)
 	json_t *r = json_array(), *ref;
 	size_t i;
 	char owner[512] = "<none>";
-	json_array_foreach(at(o, "metadata.ownerReferences"), i, ref)
+	json_array_foreach(tk_get(o, "metadata.ownerReferences"), i, ref)
 	{
 		if (!bool_at(ref, "controller", false))
 			continue;
 		/* formatResourceName: lower("Kind.group") + "/" + name */
-		const char *api = str_at(ref, "apiVersion");
+		const char *api = tk_sget(ref, "apiVersion");
 		const char *slash = strchr(api, '/');
 		char gk[256];
 		if (slash)
-			snprintf(gk, sizeof(gk), "%s.%.*s", str_at(ref, "kind"),
-				 (int)(slash - api), api);
+			snprintf(gk, sizeof(gk), "%s.%.*s",
+				 tk_sget(ref, "kind"), (int)(slash - api), api);
 		else
-			snprintf(gk, sizeof(gk), "%s", str_at(ref, "kind"));
+			snprintf(gk, sizeof(gk), "%s", tk_sget(ref, "kind"));
 		for (char *p = gk; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
 		if (gk[0])
 			snprintf(owner, sizeof(owner), "%s/%s", gk,
-				 str_at(ref, "name"));
+				 tk_sget(ref, "name"));
 		else
 			snprintf(owner, sizeof(owner), "%s",
-				 str_at(ref, "name"));
+				 tk_sget(ref, "name"));
 		break;
 	}
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(owner));
-	push(r, json_integer(int_at(o, "revision")));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(owner));
+	tk_push(r, json_integer((long long)tk_iget(o, "revision", 0)));
 	push_age(r, o, now);
 	return r;
 }
@@ -525,11 +500,11 @@ static json_t *print_limitrange(json_t *o, time_t now)
 	char out[32] = "0001-01-01T00:00:00Z";
 	(void)now;
 	memset(&tm, 0, sizeof(tm));
-	if (strptime(str_at(o, "metadata.creationTimestamp"),
+	if (strptime(tk_sget(o, "metadata.creationTimestamp"),
 		     "%Y-%m-%dT%H:%M:%S", &tm))
 		strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(out));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(out));
 	return r;
 }
 
@@ -540,7 +515,7 @@ static int cmp_str(const void *a, const void *b)
 
 static json_t *print_resourcequota(json_t *o, time_t now)
 {
-	json_t *r = json_array(), *hard = at(o, "status.hard"), *v;
+	json_t *r = json_array(), *hard = tk_get(o, "status.hard"), *v;
 	const char *names[64], *k;
 	size_t n = 0;
 	struct join req = { "", 0, 0 }, lim = { "", 0, 0 };
@@ -549,7 +524,7 @@ static json_t *print_resourcequota(json_t *o, time_t now)
 	for (size_t i = 0; i < n; i++) {
 		char item[256];
 		const char *used = json_string_value(
-			json_object_get(at(o, "status.used"), names[i]));
+			json_object_get(tk_get(o, "status.used"), names[i]));
 		const char *dot = strchr(names[i], '.');
 		snprintf(item, sizeof(item), "%s: %s/%s", names[i],
 			 used ? used : "0",
@@ -560,9 +535,9 @@ static json_t *print_resourcequota(json_t *o, time_t now)
 		else
 			join_add(&req, ", ", item);
 	}
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(req.s));
-	push(r, json_string(lim.s));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(req.s));
+	tk_push(r, json_string(lim.s));
 	push_age(r, o, now);
 	return r;
 }
@@ -573,9 +548,9 @@ static json_t *print_csr(json_t *o, time_t now)
 	size_t i;
 	bool approved = false, denied = false, failed = false;
 	char status[64], dur[32] = "<none>";
-	json_array_foreach(at(o, "status.conditions"), i, c)
+	json_array_foreach(tk_get(o, "status.conditions"), i, c)
 	{
-		const char *t = str_at(c, "type");
+		const char *t = tk_sget(c, "type");
 		approved |= !strcmp(t, "Approved");
 		denied |= !strcmp(t, "Denied");
 		failed |= !strcmp(t, "Failed");
@@ -585,26 +560,28 @@ static json_t *print_csr(json_t *o, time_t now)
 		 approved ? "Approved" :
 			    "Pending",
 		 failed ? ",Failed" : "",
-		 *str_at(o, "status.certificate") ? ",Issued" : "");
-	if (at(o, "spec.expirationSeconds"))
-		fake_human_duration(int_at(o, "spec.expirationSeconds"), dur,
-				    sizeof(dur));
-	push(r, json_string(str_at(o, "metadata.name")));
+		 *tk_sget(o, "status.certificate") ? ",Issued" : "");
+	if (tk_get(o, "spec.expirationSeconds"))
+		fake_human_duration(
+			(long long)tk_iget(o, "spec.expirationSeconds", 0), dur,
+			sizeof(dur));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
 	push_age(r, o, now);
-	push(r, json_string(*str_at(o, "spec.signerName") ?
-				    str_at(o, "spec.signerName") :
-				    "<none>"));
-	push(r, json_string(str_at(o, "spec.username")));
-	push(r, json_string(dur));
-	push(r, json_string(status));
+	tk_push(r, json_string(*tk_sget(o, "spec.signerName") ?
+				       tk_sget(o, "spec.signerName") :
+				       "<none>"));
+	tk_push(r, json_string(tk_sget(o, "spec.username")));
+	tk_push(r, json_string(dur));
+	tk_push(r, json_string(status));
 	return r;
 }
 
 static json_t *print_webhooks(json_t *o, time_t now)
 {
 	json_t *r = json_array();
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_integer((json_int_t)json_array_size(at(o, "webhooks"))));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_integer(
+			   (json_int_t)json_array_size(tk_get(o, "webhooks"))));
 	push_age(r, o, now);
 	return r;
 }
@@ -612,8 +589,8 @@ static json_t *print_webhooks(json_t *o, time_t now)
 static json_t *print_runtimeclass(json_t *o, time_t now)
 {
 	json_t *r = json_array();
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(str_at(o, "handler")));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(tk_sget(o, "handler")));
 	push_age(r, o, now);
 	return r;
 }
@@ -623,19 +600,19 @@ static json_t *print_csidriver(json_t *o, time_t now)
 	json_t *r = json_array(), *t;
 	size_t i;
 	struct join aud = { "", 0, 0 }, modes = { "", 0, 0 };
-	json_t *tokens = at(o, "spec.tokenRequests");
+	json_t *tokens = tk_get(o, "spec.tokenRequests");
 	json_array_foreach(tokens, i, t)
-		join_add(&aud, ",", str_at(t, "audience"));
-	json_array_foreach(at(o, "spec.volumeLifecycleModes"), i, t)
+		join_add(&aud, ",", tk_sget(t, "audience"));
+	json_array_foreach(tk_get(o, "spec.volumeLifecycleModes"), i, t)
 		join_add(&modes, ",", json_string_value(t));
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_boolean(bool_at(o, "spec.attachRequired", true)));
-	push(r, json_boolean(bool_at(o, "spec.podInfoOnMount", false)));
-	push(r, json_boolean(bool_at(o, "spec.storageCapacity", false)));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_boolean(bool_at(o, "spec.attachRequired", true)));
+	tk_push(r, json_boolean(bool_at(o, "spec.podInfoOnMount", false)));
+	tk_push(r, json_boolean(bool_at(o, "spec.storageCapacity", false)));
 	/* a list stored empty comes back as none */
-	push(r, json_string(json_array_size(tokens) ? aud.s : "<unset>"));
-	push(r, json_boolean(bool_at(o, "spec.requiresRepublish", false)));
-	push(r, json_string(modes.n ? modes.s : "<none>"));
+	tk_push(r, json_string(json_array_size(tokens) ? aud.s : "<unset>"));
+	tk_push(r, json_boolean(bool_at(o, "spec.requiresRepublish", false)));
+	tk_push(r, json_string(modes.n ? modes.s : "<none>"));
 	push_age(r, o, now);
 	return r;
 }
@@ -643,11 +620,11 @@ static json_t *print_csidriver(json_t *o, time_t now)
 static json_t *print_volumeattachment(json_t *o, time_t now)
 {
 	json_t *r = json_array();
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(str_at(o, "spec.attacher")));
-	push(r, json_string(str_at(o, "spec.source.persistentVolumeName")));
-	push(r, json_string(str_at(o, "spec.nodeName")));
-	push(r, json_boolean(bool_at(o, "status.attached", false)));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(tk_sget(o, "spec.attacher")));
+	tk_push(r, json_string(tk_sget(o, "spec.source.persistentVolumeName")));
+	tk_push(r, json_string(tk_sget(o, "spec.nodeName")));
+	tk_push(r, json_boolean(bool_at(o, "status.attached", false)));
 	push_age(r, o, now);
 	return r;
 }
@@ -657,36 +634,42 @@ static json_t *print_flowschema(json_t *o, time_t now)
 	json_t *r = json_array(), *c;
 	size_t i;
 	const char *missing = "?";
-	json_array_foreach(at(o, "status.conditions"), i, c)
+	json_array_foreach(tk_get(o, "status.conditions"), i, c)
 	{
-		if (!strcmp(str_at(c, "type"), "Dangling")) {
-			missing = str_at(c, "status");
+		if (!strcmp(tk_sget(c, "type"), "Dangling")) {
+			missing = tk_sget(c, "status");
 			break;
 		}
 	}
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(str_at(o, "spec.priorityLevelConfiguration.name")));
-	push(r, json_integer(int_at(o, "spec.matchingPrecedence")));
-	push(r, json_string(at(o, "spec.distinguisherMethod") ?
-				    str_at(o, "spec.distinguisherMethod.type") :
-				    "<none>"));
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(
+			   tk_sget(o, "spec.priorityLevelConfiguration.name")));
+	tk_push(r, json_integer((long long)tk_iget(o, "spec.matchingPrecedence",
+						   0)));
+	tk_push(r, json_string(
+			   tk_get(o, "spec.distinguisherMethod") ?
+				   tk_sget(o, "spec.distinguisherMethod.type") :
+				   "<none>"));
 	push_age(r, o, now);
-	push(r, json_string(missing));
+	tk_push(r, json_string(missing));
 	return r;
 }
 
 static json_t *print_plc(json_t *o, time_t now)
 {
-	json_t *r = json_array(), *lim = at(o, "spec.limited");
-	json_t *q = lim ? at(lim, "limitResponse.queuing") : NULL;
-	push(r, json_string(str_at(o, "metadata.name")));
-	push(r, json_string(str_at(o, "spec.type")));
-	push(r, lim ? json_integer(int_at(lim, "nominalConcurrencyShares")) :
-		      json_string("<none>"));
-	push(r, q ? json_integer(int_at(q, "queues")) : json_string("<none>"));
-	push(r,
-	     q ? json_integer(int_at(q, "handSize")) : json_string("<none>"));
-	push(r, q ? json_integer(int_at(q, "queueLengthLimit")) :
+	json_t *r = json_array(), *lim = tk_get(o, "spec.limited");
+	json_t *q = lim ? tk_get(lim, "limitResponse.queuing") : NULL;
+	tk_push(r, json_string(tk_sget(o, "metadata.name")));
+	tk_push(r, json_string(tk_sget(o, "spec.type")));
+	tk_push(r, lim ? json_integer((long long)tk_iget(
+				 lim, "nominalConcurrencyShares", 0)) :
+			 json_string("<none>"));
+	tk_push(r, q ? json_integer((long long)tk_iget(q, "queues", 0)) :
+		       json_string("<none>"));
+	tk_push(r, q ? json_integer((long long)tk_iget(q, "handSize", 0)) :
+		       json_string("<none>"));
+	tk_push(r,
+		q ? json_integer((long long)tk_iget(q, "queueLengthLimit", 0)) :
 		    json_string("<none>"));
 	push_age(r, o, now);
 	return r;

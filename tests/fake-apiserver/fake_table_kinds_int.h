@@ -1,7 +1,9 @@
 /*
  * fake_table_kinds_int: what the files of the fake's per-kind printers
  * share, and nothing else may use (the rest of the fake sees only
- * fake_table_kinds.h). The short prefix tk_ marks it:
+ * fake_table_kinds.h); the admin kinds' printers (fake_kinds_admin.c)
+ * read their objects with its readers too. The short prefix tk_ marks
+ * it:
  *
  *   fake_table_kinds.c          printers[]: which printer each kind has
  *   fake_table_kinds_read.c     reading the object, building the cells
