@@ -3,13 +3,14 @@
  * sender takes them: the same bytes and kept lengths as one indenter
  * over the whole body, with the helpers or without, whatever the items
  * (escapes, nesting, one broken), with the pool stopped halfway, and a
- * body dropped halfway (its helpers waited for).
+ * body dropped halfway (its helpers waited for), and out of memory.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "config/alloc.h"
 #include "config/buf.h"
 #include "proxy/ahead.h"
 #include "proxy/pretty.h"
@@ -214,6 +215,39 @@ static void check_body(size_t n, size_t bad, size_t stop_at, bool drop)
 	body_free(&b, n);
 }
 
+/* Out of memory in the body's helpers (its own state, a helper's
+ * buffer or its growth): the same bytes, the sender indenting what was
+ * not made. The test's own output is reserved first, so that only the
+ * code under test meets the failure. */
+static void check_alloc_fail(void)
+{
+	static struct body b;
+	body_make(&b, ITEMS, ITEMS);
+	struct buf want = BUF_INIT;
+	struct proxy_pretty_indenter st = { 0 };
+	indent(&b, &st, 0, b.n, &want);
+	finish(&st, &want);
+	struct proxy_ahead_pool *pool = proxy_ahead_pool_new();
+	for (long n = 1; n <= 8; n++) {
+		struct buf got = BUF_INIT;
+		buf_reserve(&got, want.len + 4096);
+		memset(b.kept, 0, sizeof(b.kept));
+		int made;
+		alloc_fail_after(n);
+		send_body(&b, pool, 0, false, false, &got, &made);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		/* the first is the body's own state: no helper at all; later
+		 * ones fall in a helper's range, when it makes that many */
+		CHECK(n == 1 ? failed == 1 && made == 0 : failed <= 1);
+		CHECK(got.len == want.len && !memcmp(got.p, want.p, want.len));
+		buf_free(&got);
+	}
+	proxy_ahead_pool_free(pool);
+	buf_free(&want);
+	body_free(&b, ITEMS);
+}
+
 int main(void)
 {
 	for (int round = 0; round < 3; round++) {
@@ -225,6 +259,7 @@ int main(void)
 		check_body(ITEMS, ITEMS, 2001, true);  /* body dropped */
 		check_body(ITEMS, ITEMS, 7, true);     /* dropped early */
 	}
+	check_alloc_fail();
 	/* no pool: none */
 	static struct body b;
 	body_make(&b, ITEMS, ITEMS);
