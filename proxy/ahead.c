@@ -127,14 +127,15 @@ static void dequeue(struct proxy_ahead *a)
 
 /* Indent pieces [from, to) of a from an item's end into r->out, keeping
  * each item's indented length as the sender would; false when out of
- * memory, or when the pieces did not end where an item does. */
+ * memory or past PROXY_AHEAD_OUT_MAX, or when the pieces did not end where an item
+ * does. */
 static bool make(const struct proxy_ahead *a, struct range *r)
 {
 	struct proxy_pretty_indenter st = { .depth = 2 };
 	size_t in = 0;
 	for (size_t i = r->from; i < r->to; i++)
 		in += a->v[i].iov_len;
-	size_t cap = 3 * in + 4096, w = 0;
+	size_t cap = 3 * in + 4096, max = PROXY_AHEAD_OUT_MAX(in), w = 0;
 	char *out = xmalloc(cap);
 	if (!out)
 		return false;
@@ -153,14 +154,15 @@ static bool make(const struct proxy_ahead *a, struct range *r)
 			n -= used;
 			if (!n && w < cap)
 				break; /* consumed, nothing pending */
-			/* else out is full: twice the room */
-			char *o = xrealloc(out, cap * 2);
+			/* else out is full: twice the room, up to max */
+			size_t more = cap * 2 < max ? cap * 2 : max;
+			char *o = more > cap ? xrealloc(out, more) : NULL;
 			if (!o) {
 				free(out);
 				return false;
 			}
 			out = o;
-			cap *= 2;
+			cap = more;
 		}
 		if (item && proxy_pretty_at_item(&st, false) &&
 		    piece < UINT32_MAX)

@@ -16,7 +16,8 @@
  * the sender does.
  *
  * Memory: at most AHEAD ranges made and one being sent per body, each
- * about three times a range's input (docs/LIMITS.md).
+ * about three times a range's input, never more than
+ * PROXY_AHEAD_OUT_MAX (docs/LIMITS.md).
  *
  * Threads: _pool_new, _pool_stop and _pool_free on main's thread
  * (proxy_server_start/stop/release; stopped after the daemons, whose
@@ -35,6 +36,11 @@
 
 /* Bodies smaller than this are indented by their sender alone. */
 #define PROXY_AHEAD_MIN (1024 * 1024)
+/* A range's indented bytes, at most, for in bytes of input: twice what
+ * pods take and more. Past it (deep nesting indents to many times its
+ * length) the range fails and the sender indents it as it sends it, in
+ * bounded memory. */
+#define PROXY_AHEAD_OUT_MAX(in) (4 * (in) + ((size_t)1 << 20))
 
 struct proxy_ahead_pool;
 struct proxy_ahead;

@@ -17,6 +17,10 @@
 #include "check.h"
 
 #define ITEMS 3000
+/* Every how many items one is deep, and how deep its 50 arrays nest
+ * (99: indented, a hundred times longer). */
+static size_t deep_every = 997;
+static int deep_depth = 99;
 
 struct body {
 	struct MHD_IoVec v[2 * ITEMS + 2];
@@ -45,11 +49,12 @@ static void body_make(struct body *b, size_t n, size_t bad)
 			   i, i % 7 ? "\"x\",\"y\"" : "", i * 31, 0);
 		/* a few deep ones: a hundred times longer indented, more
 		 * than a helper's first buffer holds */
-		for (int r = 0; i % 997 == 11 && r < 50; r++) {
+		for (int r = 0; i % deep_every == 11 % deep_every && r < 50;
+		     r++) {
 			buf_adds(it, r ? "," : ",\"deep\":[");
-			for (int k = 0; k < 99; k++)
+			for (int k = 0; k < deep_depth; k++)
 				buf_adds(it, "[");
-			for (int k = 0; k < 99; k++)
+			for (int k = 0; k < deep_depth; k++)
 				buf_adds(it, "]");
 			if (r == 49)
 				buf_adds(it, "]");
@@ -157,6 +162,10 @@ static bool send_body(struct body *b, struct proxy_ahead_pool *pool,
 		    proxy_ahead_take(a, at, proxy_pretty_at_item(&st, false),
 				     &p, &len, &next)) {
 			buf_add(out, p, len);
+			size_t in = 0;
+			for (size_t i = at; i < next; i++)
+				in += b->v[i].iov_len;
+			CHECK(len <= PROXY_AHEAD_OUT_MAX(in));
 			proxy_ahead_sent(a);
 			(*made)++;
 			at = next;
@@ -248,6 +257,36 @@ static void check_alloc_fail(void)
 	body_free(&b, ITEMS);
 }
 
+/* Items that indent to far more than a range's buffer may hold: the
+ * ranges fail (but perhaps the last, if short), and the sender indents
+ * each as it sends it, the same bytes. send_body() checks that no range
+ * made is over PROXY_AHEAD_OUT_MAX, whatever the objects. */
+static void check_deep(void)
+{
+	static struct body b;
+	deep_every = 1;
+	deep_depth = 30;	 /* 40 times longer */
+	body_make(&b, 350, 350); /* 1.1 MB, 45 MB indented */
+	deep_every = 997;
+	deep_depth = 99;
+	struct buf want = BUF_INIT, got = BUF_INIT;
+	struct proxy_pretty_indenter st = { 0 };
+	indent(&b, &st, 0, b.n, &want);
+	finish(&st, &want);
+	CHECK(b.total >= PROXY_AHEAD_MIN);
+	struct proxy_ahead_pool *pool = proxy_ahead_pool_new();
+	int made = -1;
+	/* the first range is a helper's (its first item fits): without
+	 * the bound it would be made, over it */
+	CHECK(send_body(&b, pool, 0, false, true, &got, &made));
+	CHECK(made <= 1); /* the last range may be short enough */
+	CHECK(got.len == want.len && !memcmp(got.p, want.p, want.len));
+	proxy_ahead_pool_free(pool);
+	buf_free(&want);
+	buf_free(&got);
+	body_free(&b, 350);
+}
+
 int main(void)
 {
 	for (int round = 0; round < 3; round++) {
@@ -260,6 +299,7 @@ int main(void)
 		check_body(ITEMS, ITEMS, 7, true);     /* dropped early */
 	}
 	check_alloc_fail();
+	check_deep();
 	/* no pool: none */
 	static struct body b;
 	body_make(&b, ITEMS, ITEMS);
