@@ -77,10 +77,12 @@ struct proxy {
 	bool inited; /* proxy_server_start got far enough to stop */
 	bool ticking;
 	pthread_t ticker;
-	bool stopping;	    /* atomic */
-	bool draining;	    /* atomic; proxy_server_drain() has begun */
-	int quiesced_fd[2]; /* listeners taken back from the daemons, closed
-			     * after they stop; -1 (or 0 before start): none */
+	bool stopping;	 /* atomic */
+	bool draining;	 /* atomic; proxy_server_drain() has begun */
+	int stand_in[2]; /* daemon and udaemon: the descriptor that takes
+			  * the listening socket's place when they stop
+			  * taking connections (front/listen.h); set when
+			  * the daemon is, -1 once used */
 	pthread_mutex_t tick_lock; /* with tick_cond: wakes the ticker early */
 	pthread_cond_t tick_cond;
 };

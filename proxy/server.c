@@ -117,6 +117,37 @@ static struct MHD_Daemon *start_daemon(struct proxy *p, struct sockaddr *addr,
 		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
 }
 
+/* Daemon i's stand-in for its listening socket (front/listen.h), made
+ * before the daemon starts: 0, or -errno with err set. */
+static int stand_in(struct proxy *p, int i, char *err, size_t errlen)
+{
+	p->stand_in[i] = proxy_listen_stand_in();
+	if (p->stand_in[i] >= 0)
+		return 0;
+	snprintf(err, errlen, "cannot make a descriptor: %s",
+		 strerror(-p->stand_in[i]));
+	return p->stand_in[i];
+}
+
+/* Both daemons stop taking connections: each listening socket closed
+ * and its stand-in put in its place, once; never MHD_quiesce_daemon()
+ * (front/listen.h says why). */
+static void stop_accepting(struct proxy *p)
+{
+	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
+	for (int i = 0; i < 2; i++) {
+		if (!ds[i] || p->stand_in[i] < 0)
+			continue;
+		const union MHD_DaemonInfo *info =
+			MHD_get_daemon_info(ds[i], MHD_DAEMON_INFO_LISTEN_FD);
+		if (info && info->listen_fd != MHD_INVALID_SOCKET)
+			proxy_listen_take_away(info->listen_fd, p->stand_in[i]);
+		else
+			close(p->stand_in[i]);
+		p->stand_in[i] = -1;
+	}
+}
+
 /*
  * --metrics-listen: /metrics and the probes, nothing else. No request
  * reaches the upstream or the cache's API from here, and none carries
@@ -287,10 +318,14 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		if (!p->origin)
 			return -EINVAL;
 	}
+	rc = stand_in(p, 0, err, errlen);
+	if (rc)
+		return rc;
 	p->daemon = start_daemon(p, (struct sockaddr *)&ss, -1, threads,
 				 v6 ? MHD_USE_IPv6 : 0, p->tls);
 	if (!p->daemon) {
 		int e = errno;
+		close(p->stand_in[0]);
 		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host,
 			 p->cfg->listen_port, strerror(e),
 			 e == EADDRINUSE ? " (another process has the port)" :
@@ -307,9 +342,15 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		if (fd < 0)
 			return fd;
 		p->made_socket = true;
+		rc = stand_in(p, 1, err, errlen);
+		if (rc) {
+			close(fd);
+			return rc;
+		}
 		p->udaemon = start_daemon(p, NULL, fd, 1, 0, NULL);
 		if (!p->udaemon) {
 			close(fd);
+			close(p->stand_in[1]);
 			snprintf(err, errlen, "cannot serve on %s",
 				 p->cfg->unix_socket);
 			return -EIO;
@@ -337,17 +378,7 @@ void proxy_server_drain(struct proxy *p, int grace_seconds)
 	if (!p->inited || proxy_draining(p))
 		return;
 	__atomic_store_n(&p->draining, true, __ATOMIC_RELEASE);
-	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
-	for (int i = 0; i < 2; i++) {
-		if (!ds[i])
-			continue;
-		/* libmicrohttpd stops accepting; shutdown() makes the kernel
-		 * refuse new connections too. The descriptor is closed after
-		 * MHD_stop_daemon(), as libmicrohttpd asks. */
-		p->quiesced_fd[i] = MHD_quiesce_daemon(ds[i]);
-		if (p->quiesced_fd[i] != MHD_INVALID_SOCKET)
-			shutdown(p->quiesced_fd[i], SHUT_RDWR);
-	}
+	stop_accepting(p);
 	if (p->made_socket) { /* ours: never a path that was there before */
 		proxy_listen_unix_remove(p->cfg->unix_socket, p->socket_dev,
 					 p->socket_ino);
@@ -405,22 +436,17 @@ void proxy_server_stop(struct proxy *p)
 	if (p->mdaemon) /* it reads p->conns and the caches: stopped first */
 		MHD_stop_daemon(p->mdaemon);
 	p->mdaemon = NULL;
-	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
-	for (int i = 0; i < 2; i++)
-		if (ds[i] && !__atomic_load_n(&p->draining, __ATOMIC_ACQUIRE))
-			p->quiesced_fd[i] = MHD_quiesce_daemon(ds[i]);
+	stop_accepting(p); /* when no drain did */
 	/* Give resumed watches a moment to send their last bytes (with no
 	 * connection open there are none, and the exit need not wait). */
 	struct timespec ts = { 0, 100 * 1000000L };
 	if (proxy_conns_open(p->conns))
 		nanosleep(&ts, NULL);
+	struct MHD_Daemon *ds[2] = { p->daemon, p->udaemon };
 	for (int i = 0; i < 2; i++)
-		if (ds[i])
+		if (ds[i]) /* it closes the stand-in */
 			MHD_stop_daemon(ds[i]);
 	p->daemon = p->udaemon = NULL;
-	for (int i = 0; i < 2; i++) /* libmicrohttpd left them to us */
-		if (ds[i] && p->quiesced_fd[i] != MHD_INVALID_SOCKET)
-			close(p->quiesced_fd[i]);
 	/* after the daemons: a body they freed may have waited on it */
 	proxy_ahead_pool_stop(p->ahead);
 	proxy_fanout_free(p->fanout); /* every stream was handed back */

@@ -9,6 +9,8 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -218,6 +220,24 @@ void proxy_listen_unix_remove(const char *path, dev_t dev, ino_t ino)
 		log_warn("--unix-socket %s: no longer the socket this proxy "
 			 "made; left in place",
 			 path);
+}
+
+int proxy_listen_stand_in(void)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+int proxy_listen_take_away(int listen_fd, int stand_in)
+{
+	int rc = 0;
+	if (dup3(stand_in, listen_fd, O_CLOEXEC) < 0) {
+		rc = -errno;
+		log_error("cannot close the listening socket (fd %d): %s",
+			  listen_fd, strerror(errno));
+	}
+	close(stand_in);
+	return rc;
 }
 
 int proxy_listen_check_exposure(const struct config *cfg, char *err,

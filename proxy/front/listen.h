@@ -8,7 +8,9 @@
  * an explicit --allow-unauthenticated-remote. --unix-socket's file
  * permissions are its access control.
  *
- * Threads: main, at startup (proxy_server_start()); nothing here keeps state.
+ * Threads: main, at startup (proxy_server_start()) and when the daemons
+ * stop taking connections (proxy_server_drain(), proxy_server_stop());
+ * nothing here keeps state.
  */
 #ifndef PROXY_LISTEN_H
 #define PROXY_LISTEN_H
@@ -46,5 +48,34 @@ int proxy_listen_unix(const char *path, int mode, dev_t *dev, ino_t *ino,
 /* Unlink path only if it is still the socket proxy_listen_unix() made
  * (same dev and inode): one another process has put there since stays. */
 void proxy_listen_unix_remove(const char *path, dev_t dev, ino_t ino);
+
+/*
+ * Taking a daemon's listening socket away, without MHD_quiesce_daemon().
+ *
+ * libmicrohttpd 0.9.75 (Debian 12) can abort the process in its quiesce
+ * ("Failed to remove listen FD from epoll set"): it marks each worker
+ * quiesced, then takes the listening socket out of that worker's epoll
+ * set; a worker woken meanwhile by any connection sees the mark and takes
+ * it out first, and whichever of the two comes second aborts.
+ *
+ * Instead, the socket's descriptor number is given another file: a
+ * stand-in made at startup, an eventfd that never becomes readable. In
+ * one dup3() the listening socket is closed, which makes the kernel
+ * refuse new connections (and reset those not yet accepted) and drops
+ * the socket from every epoll set at once, and libmicrohttpd keeps a
+ * descriptor that is never ready, which it closes at MHD_stop_daemon().
+ *
+ * A worker that was at its connection limit at that very moment could
+ * still take the number out of its epoll set and find it gone; with the
+ * socket closed it can accept nothing, so that needs the limit reached
+ * in the same instant as the stop.
+ */
+/* The stand-in: an fd, or -errno (made at startup, so that stopping
+ * needs no descriptor when they have run out). */
+int proxy_listen_stand_in(void);
+/* Put stand_in in listen_fd's place (listen_fd then names it) and close
+ * stand_in's own number. Returns 0 or -errno (logged; listen_fd is then
+ * left as it was, and stand_in closed). */
+int proxy_listen_take_away(int listen_fd, int stand_in);
 
 #endif
