@@ -326,6 +326,7 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 	if (!p->daemon) {
 		int e = errno;
 		close(p->stand_in[0]);
+		p->stand_in[0] = -1;
 		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host,
 			 p->cfg->listen_port, strerror(e),
 			 e == EADDRINUSE ? " (another process has the port)" :
@@ -351,6 +352,7 @@ int proxy_server_start(struct proxy *p, char *err, size_t errlen)
 		if (!p->udaemon) {
 			close(fd);
 			close(p->stand_in[1]);
+			p->stand_in[1] = -1;
 			snprintf(err, errlen, "cannot serve on %s",
 				 p->cfg->unix_socket);
 			return -EIO;
