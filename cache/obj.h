@@ -131,6 +131,12 @@ static inline struct cache_obj *cache_obj_get(struct cache_obj *o)
 	return o;
 }
 
+/* n references at once (one atomic add, while o is in cache). */
+static inline void cache_obj_get_n(struct cache_obj *o, uint32_t n)
+{
+	__atomic_add_fetch(&o->refs, n, __ATOMIC_RELAXED);
+}
+
 void cache_obj_put(struct cache_obj *o);
 
 /*

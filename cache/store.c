@@ -461,7 +461,14 @@ int cache_store_txn_del(struct cache_txn *t, const char *ns, const char *name,
 
 struct group { /* the entries of one (key, value) */
 	const char *k, *v;
+	uint64_t hash;
 	size_t count, at;
+};
+
+/* An entry of the index as the pass over the objects finds it: the
+ * object's place in the load, the label's in the object, its group. */
+struct found {
+	uint32_t obj, label, group;
 };
 
 static uint64_t hash2(const char *a, const char *b)
@@ -483,71 +490,116 @@ static int group_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->v, y->v);
 }
 
+/* p, or p moved to room for one more than n elements of size sz when
+ * its cap are taken (doubled, or min at first); NULL when out of memory
+ * (p is left as it was, for the caller to free). */
+static void *room(void *p, size_t *cap, size_t n, size_t sz, size_t min)
+{
+	if (n < *cap)
+		return p;
+	size_t c = *cap ? *cap * 2 : min;
+	void *q = xrealloc(p, c * sz);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+/* The groups' hash table (a group's index + 1 a slot, 0 free) at twice
+ * cap's slots, from their kept hashes: 0 or -ENOMEM. */
+static int rehash(uint32_t **slots, size_t *cap, const struct group *g,
+		  size_t ng)
+{
+	size_t c = *cap ? *cap * 2 : 1024;
+	uint32_t *t = xcalloc(c, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < ng; i++) {
+		size_t h = g[i].hash & (c - 1);
+		while (t[h])
+			h = (h + 1) & (c - 1);
+		t[h] = (uint32_t)(i + 1);
+	}
+	free(*slots);
+	*slots = t;
+	*cap = c;
+	return 0;
+}
+
 /*
- * The label index over objs (in key order) in O(entries): entries are
- * grouped by (key, value) with a hash table, the few distinct groups are
- * sorted, and each group keeps the objects' order, which is the index's
- * order within a group.
+ * The label index over objs (in key order) in O(entries) and one pass
+ * over the objects, each a cache miss in a large load: its entries are
+ * grouped by (key, value) with a hash table as they are found, the few
+ * distinct groups are sorted, and each group keeps the objects' order,
+ * which is the index's order within a group. The entries are placed from
+ * what the pass noted, without reading the objects again.
  */
 static struct cache_tree_node *build_labels(const struct cache_store *s,
 					    struct cache_obj *const *objs,
 					    size_t n, bool *fail)
 {
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i + FETCH_AHEAD < n)
-			cache_obj_prefetch(objs[i + FETCH_AHEAD],
-					   CACHE_OBJ_HEAD_LINES);
-		/* an index that cannot be a node's label: the load fails */
-		if (objs[i]->nlabels >= CACHE_TREE_NO_LABEL) {
-			*fail = true;
-			return NULL;
-		}
-		for (uint32_t j = 0; j < objs[i]->nlabels; j++)
-			total += cache_store_indexes(s, objs[i]->labels[j].key);
-	}
-	if (!total)
-		return NULL;
-	size_t cap = 64;
-	while (cap < total * 2)
-		cap *= 2;
-	struct group *groups = xcalloc(total, sizeof(*groups));
-	struct group **slots = xcalloc(cap, sizeof(*slots));
-	struct group **order = NULL;
-	uint32_t *gid = xmalloc(total * sizeof(*gid));
-	struct cache_tree_entry *e = xmalloc(total * sizeof(*e));
+	struct group *groups = NULL, **order = NULL;
+	struct found *f = NULL;
+	uint32_t *slots = NULL;
+	struct cache_tree_entry *e = NULL;
 	struct cache_tree_node *root = NULL;
-	size_t ng = 0, x = 0;
-	if (!groups || !slots || !gid || !e) {
+	size_t ng = 0, gcap = 0, cap = 0, nf = 0, fcap = 0;
+	if (n > UINT32_MAX) {
 		*fail = true;
-		goto out;
+		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (i + FETCH_AHEAD < n)
 			cache_obj_prefetch(objs[i + FETCH_AHEAD],
 					   CACHE_OBJ_HEAD_LINES);
-		for (uint32_t j = 0; j < objs[i]->nlabels; j++) {
-			const struct cache_label *l = &objs[i]->labels[j];
+		struct cache_obj *o = objs[i];
+		/* an index that cannot be a node's label: the load fails */
+		if (o->nlabels >= CACHE_TREE_NO_LABEL)
+			goto failed;
+		size_t had = nf;
+		for (uint32_t j = 0; j < o->nlabels; j++) {
+			const struct cache_label *l = &o->labels[j];
 			if (!cache_store_indexes(s, l->key))
 				continue;
-			size_t h = hash2(l->key, l->val) & (cap - 1);
-			while (slots[h] && (strcmp(slots[h]->k, l->key) ||
-					    strcmp(slots[h]->v, l->val)))
-				h = (h + 1) & (cap - 1);
-			if (!slots[h]) {
-				slots[h] = &groups[ng++];
-				slots[h]->k = l->key;
-				slots[h]->v = l->val;
+			struct found *f2 =
+				room(f, &fcap, nf, sizeof(*f), 4 * n + 16);
+			if (f2)
+				f = f2;
+			struct group *g2 =
+				room(groups, &gcap, ng, sizeof(*groups), 256);
+			if (g2)
+				groups = g2;
+			if (!f2 || !g2 ||
+			    (2 * (ng + 1) > cap &&
+			     rehash(&slots, &cap, groups, ng))) {
+				nf = had; /* o's references are not taken */
+				goto failed;
 			}
-			slots[h]->count++;
-			gid[x++] = (uint32_t)(slots[h] - groups);
+			uint64_t hash = hash2(l->key, l->val);
+			size_t h = hash & (cap - 1);
+			uint32_t g;
+			while ((g = slots[h]) &&
+			       (groups[g - 1].hash != hash ||
+				strcmp(groups[g - 1].k, l->key) ||
+				strcmp(groups[g - 1].v, l->val)))
+				h = (h + 1) & (cap - 1);
+			if (!g) {
+				groups[ng] = (struct group){ l->key, l->val,
+							     hash, 0, 0 };
+				slots[h] = g = (uint32_t)++ng;
+			}
+			groups[g - 1].count++;
+			f[nf++] = (struct found){ (uint32_t)i, j, g - 1 };
 		}
+		/* the nodes' references, taken while o is in cache */
+		if (nf > had)
+			cache_obj_get_n(o, (uint32_t)(nf - had));
 	}
-	order = xmalloc(ng * sizeof(*order));
-	if (!order) {
-		*fail = true;
+	if (!nf)
 		goto out;
-	}
+	order = xmalloc(ng * sizeof(*order));
+	e = xmalloc(nf * sizeof(*e));
+	if (!order || !e)
+		goto failed;
 	for (size_t g = 0; g < ng; g++)
 		order[g] = &groups[g];
 	qsort(order, ng, sizeof(*order), group_cmp);
@@ -555,24 +607,22 @@ static struct cache_tree_node *build_labels(const struct cache_store *s,
 		order[g]->at = at;
 		at += order[g]->count;
 	}
-	x = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i + FETCH_AHEAD < n)
-			cache_obj_prefetch(objs[i + FETCH_AHEAD], 2);
-		for (uint32_t j = 0; j < objs[i]->nlabels; j++) {
-			if (!cache_store_indexes(s, objs[i]->labels[j].key))
-				continue;
-			struct group *g = &groups[gid[x++]];
-			e[g->at++] = (struct cache_tree_entry){ objs[i],
-								(uint32_t)j };
-		}
+	for (size_t x = 0; x < nf; x++) {
+		struct group *g = &groups[f[x].group];
+		e[g->at++] =
+			(struct cache_tree_entry){ objs[f[x].obj], f[x].label };
 	}
-	root = cache_tree_build(e, total, fail);
+	root = cache_tree_build_owned(e, nf, fail); /* references and all */
+	goto out;
+failed:
+	*fail = true;
+	for (size_t x = 0; x < nf; x++)
+		cache_obj_put(objs[f[x].obj]);
 out:
 	free(groups);
 	free(slots);
 	free(order);
-	free(gid);
+	free(f);
 	free(e);
 	return root;
 }

@@ -67,6 +67,9 @@ void cache_tree_put(struct cache_tree_node *n)
 static void node_init(struct cache_tree_node *n, struct cache_obj *obj,
 		      uint32_t label, struct cache_tree_node *l,
 		      struct cache_tree_node *r);
+static void node_adopt(struct cache_tree_node *n, struct cache_obj *obj,
+		       uint32_t label, struct cache_tree_node *l,
+		       struct cache_tree_node *r);
 
 /* A node for entry (obj, label) over owned l and r, holding a new
  * reference on obj. On failure l and r are put and NULL is returned. */
@@ -89,11 +92,19 @@ static void node_init(struct cache_tree_node *n, struct cache_obj *obj,
 		      uint32_t label, struct cache_tree_node *l,
 		      struct cache_tree_node *r)
 {
+	node_adopt(n, cache_obj_get(obj), label, l, r);
+}
+
+/* node_init() with obj's reference already taken, now the node's. */
+static void node_adopt(struct cache_tree_node *n, struct cache_obj *obj,
+		       uint32_t label, struct cache_tree_node *l,
+		       struct cache_tree_node *r)
+{
 	n->refs = 1;
 	n->label = label;
 	n->l = l;
 	n->r = r;
-	n->obj = cache_obj_get(obj);
+	n->obj = obj;
 	n->height =
 		(int16_t)(1 + (height(l) > height(r) ? height(l) : height(r)));
 	n->size = 1 + cache_tree_size(l) + cache_tree_size(r);
@@ -298,6 +309,7 @@ struct bulk {
 	struct slab *cur;
 	size_t left; /* nodes still to build, the current slab's included */
 	bool fail;
+	bool owned; /* the entries bring their references */
 };
 
 static struct cache_tree_node *bulk_node(struct bulk *b)
@@ -334,13 +346,25 @@ static struct cache_tree_node *bulk_node(struct bulk *b)
  * each reference taken is a miss otherwise, one after another) */
 #define BUILD_FETCH_RUN 16
 
+/* Give back the references of entries that got no node (owned). */
+static void give_back(const struct bulk *b, const struct cache_tree_entry *e,
+		      size_t n)
+{
+	for (size_t i = 0; b->owned && i < n; i++)
+		cache_obj_put(e[i].obj);
+}
+
 static struct cache_tree_node *
 build(struct bulk *b, const struct cache_tree_entry *e, size_t n, bool fetched)
 {
-	if (n == 0 || b->fail)
+	if (n == 0 || b->fail) {
+		give_back(b, e, n);
 		return NULL;
+	}
 	size_t mid = n / 2;
-	if (!fetched && n <= BUILD_FETCH_RUN) {
+	if (b->owned) {
+		fetched = true; /* nothing to fetch: no object is read */
+	} else if (!fetched && n <= BUILD_FETCH_RUN) {
 		for (size_t i = 0; i < n; i++)
 			cache_obj_prefetch(e[i].obj, 1);
 		fetched = true;
@@ -353,26 +377,36 @@ build(struct bulk *b, const struct cache_tree_entry *e, size_t n, bool fetched)
 	if (!res) {
 		cache_tree_put(l);
 		cache_tree_put(r);
+		give_back(b, e + mid, 1);
 		return NULL;
 	}
-	node_init(res, e[mid].obj, e[mid].label, l, r);
+	if (b->owned)
+		node_adopt(res, e[mid].obj, e[mid].label, l, r);
+	else
+		node_init(res, e[mid].obj, e[mid].label, l, r);
 	return res;
+}
+
+static struct cache_tree_node *build_all(const struct cache_tree_entry *e,
+					 size_t n, bool owned, bool *fail)
+{
+	struct bulk b = { NULL, n, *fail || n > UINT32_MAX, owned };
+	struct cache_tree_node *t = build(&b, e, n, false);
+	if (b.fail)
+		*fail = true;
+	return t;
 }
 
 struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
 					 size_t n, bool *fail)
 {
-	if (n == 0 || *fail)
-		return NULL;
-	if (n > UINT32_MAX) {
-		*fail = true;
-		return NULL;
-	}
-	struct bulk b = { NULL, n, false };
-	struct cache_tree_node *t = build(&b, e, n, false);
-	if (b.fail)
-		*fail = true;
-	return t;
+	return build_all(e, n, false, fail);
+}
+
+struct cache_tree_node *cache_tree_build_owned(const struct cache_tree_entry *e,
+					       size_t n, bool *fail)
+{
+	return build_all(e, n, true, fail);
 }
 
 size_t cache_tree_rank(const struct cache_tree_node *t,

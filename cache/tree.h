@@ -79,6 +79,11 @@ struct cache_tree_node *cache_tree_find(struct cache_tree_node *t,
 #define CACHE_TREE_SLAB_NODES 4096
 struct cache_tree_node *cache_tree_build(const struct cache_tree_entry *e,
 					 size_t n, bool *fail);
+/* The same over entries that each bring a reference on their object,
+ * which its node takes over: the build reads no object. On failure every
+ * entry's reference is given back. */
+struct cache_tree_node *cache_tree_build_owned(const struct cache_tree_entry *e,
+					       size_t n, bool *fail);
 /* Slabs allocated and not yet freed, all trees together (for tests). */
 size_t cache_tree_slabs(void);
 /* How many entries sort before k. */

@@ -347,6 +347,76 @@ static void test_label_index(unsigned n)
 	cache_store_free(s);
 }
 
+/* A load whose labels fall into thousands of groups (one value an
+ * object, shared by a few): the grouping's table grows many times over,
+ * and the index still matches a scan, for a value of each size of group.
+ * Then every allocation of such a load fails in turn: the load fails
+ * whole, the store keeps what it had, nothing leaks. */
+static void test_label_groups(void)
+{
+	enum {
+		N = 6000
+	};
+	struct cache_obj **objs = calloc(N, sizeof(*objs));
+	char name[16], app[16];
+	CHECK(objs != NULL);
+	if (!objs)
+		return;
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "p%05u", i);
+		/* groups of 1 (past 3000) and of 2 (below it) */
+		snprintf(app, sizeof(app), "a%u", i < 3000 ? i / 2 : i);
+		objs[i] = mkl(name, i + 1, app, i % 5 ? NULL : "fe");
+	}
+	struct cache_store *s = cache_store_new();
+	struct cache_txn t;
+	cache_store_txn_begin_empty(s, &t);
+	CHECK(cache_store_txn_load(&t, objs, N) == 0);
+	CHECK(cache_store_txn_commit(&t, N) == 0);
+	struct cache_snap *sn = cache_store_snap(s);
+	CHECK(sn->count == N);
+	CHECK(cache_store_snap_label_count(sn, "app", "a7") == 2);
+	CHECK(cache_store_snap_label_count(sn, "app", "a5999") == 1);
+	CHECK(cache_store_snap_label_count(sn, "tier", "fe") == N / 5);
+	cache_store_snap_put(sn);
+	check_index(s, "app", "a0");
+	check_index(s, "app", "a1499");
+	check_index(s, "app", "a3000");
+	check_index(s, "app", "a5999");
+	check_index(s, "app", "a6000"); /* none */
+	check_index(s, "tier", "fe");
+	int failed = 0, loaded = 0;
+	for (long k = 1; k < 400 && !loaded; k++) {
+		cache_store_txn_begin_empty(s, &t);
+		alloc_fail_after(k);
+		int rc = cache_store_txn_load(&t, objs, N / 2);
+		if (!rc)
+			rc = cache_store_txn_commit(&t, N + 1);
+		else
+			cache_store_txn_abort(&t);
+		long injected = alloc_failures();
+		alloc_fail_after(0);
+		sn = cache_store_snap(s);
+		if (rc) {
+			failed++;
+			CHECK(rc == -ENOMEM && injected == 1);
+			CHECK(sn->rv == N && sn->count == N);
+		} else {
+			loaded = 1;
+			CHECK(sn->rv == N + 1 && sn->count == N / 2);
+		}
+		cache_store_snap_put(sn);
+	}
+	CHECK(failed > 3 && loaded);
+	check_index(s, "app", "a7");
+	check_index(s, "tier", "fe");
+	for (unsigned i = 0; i < N; i++)
+		cache_obj_put(objs[i]);
+	free(objs);
+	rcu_barrier();
+	cache_store_free(s);
+}
+
 /* With index_only, the index holds the listed keys alone, through a
  * bulk load and through single puts and deletes alike. */
 static void test_index_only(void)
@@ -627,6 +697,7 @@ int main(void)
 	test_ns_ranges();
 	test_label_index(60);
 	test_label_index(5000);
+	test_label_groups();
 	test_index_only();
 	test_window();
 	test_window_bound();

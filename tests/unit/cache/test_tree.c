@@ -309,11 +309,66 @@ static void test_bulk_slabs(void)
 		cache_obj_put(o[i]);
 }
 
+/* An owned build takes the entries' references over: the same tree as
+ * a plain build, no reference taken or dropped, and on failure every
+ * entry's reference given back, whichever slab failed. */
+static void test_owned_build(void)
+{
+	static struct cache_obj *o[BULK_N];
+	static struct cache_tree_entry e[BULK_N];
+	for (int i = 0; i < BULK_N; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "p%05d", i);
+		o[i] = pod("ns", name, (unsigned)i + 1, "x");
+		e[i] = (struct cache_tree_entry){ o[i], CACHE_TREE_NO_LABEL };
+	}
+	bool fail = false;
+	struct cache_tree_node *plain = cache_tree_build(e, BULK_N, &fail);
+	CHECK(!fail && o[0]->refs == 2 && o[BULK_N - 1]->refs == 2);
+	for (int i = 0; i < BULK_N; i++)
+		cache_obj_get(o[i]); /* the entries' */
+	struct cache_tree_node *owned =
+		cache_tree_build_owned(e, BULK_N, &fail);
+	CHECK(!fail && owned && same_tree(plain, owned, BULK_N));
+	CHECK(o[0]->refs == 3 && o[BULK_N / 2]->refs == 3);
+	cache_tree_put(owned);
+	CHECK(o[0]->refs == 2 && o[BULK_N - 1]->refs == 2);
+	size_t slabs0 = cache_tree_slabs();
+	for (int f = 1; f <= 4; f++) {
+		for (int i = 0; i < BULK_N; i++)
+			cache_obj_get(o[i]);
+		fail = false;
+		alloc_fail_after(f);
+		owned = cache_tree_build_owned(e, BULK_N, &fail);
+		long failed = alloc_failures();
+		alloc_fail_after(0);
+		CHECK(failed ? fail && !owned : !fail && owned);
+		cache_tree_put(owned);
+		CHECK(cache_tree_slabs() == slabs0);
+		int wrong = 0;
+		for (int i = 0; i < BULK_N; i++)
+			wrong += o[i]->refs != 2;
+		CHECK(wrong == 0);
+	}
+	/* a build asked after a failure builds nothing, and gives back */
+	for (int i = 0; i < 3; i++)
+		cache_obj_get(o[i]);
+	fail = true;
+	CHECK(cache_tree_build_owned(e, 3, &fail) == NULL && fail);
+	CHECK(o[0]->refs == 2 && o[2]->refs == 2);
+	cache_tree_put(plain);
+	for (int i = 0; i < BULK_N; i++) {
+		CHECK(o[i]->refs == 1);
+		cache_obj_put(o[i]);
+	}
+}
+
 int main(void)
 {
 	test_insert_delete();
 	test_labels_and_build();
 	test_alloc_failure();
 	test_bulk_slabs();
+	test_owned_build();
 	return check_done("tree");
 }
