@@ -142,14 +142,30 @@ struct page {
 	struct cache_listing objs; /* this page's objects */
 };
 
-/* page buffers kept for reuse: one for each parser, one being fetched */
-#define SPARE_BUFS (PARSERS + 1)
+/* Pages waiting for a parser, at most: a fetcher that would queue
+ * more waits for a parser to take one. Parsing is slower than a local
+ * upstream sends; without a bound the queue grew to dozens of pages in
+ * a 100k-pod LIST, each a buffer of fresh memory (a third of the
+ * fetchers' time went to its page faults). */
+#define QUEUE_MAX CACHE_LISTER_QUEUE_MAX
+static size_t queue_peak; /* atomic: cache_lister_queue_peak() */
+
+size_t cache_lister_queue_peak(void)
+{
+	return __atomic_load_n(&queue_peak, __ATOMIC_RELAXED);
+}
+/* page buffers kept for reuse: as many as can be in use at once (the
+ * queue, one for each parser, the page being fetched and the one asked
+ * for ahead), so that a LIST's pages all reuse a few buffers */
+#define SPARE_BUFS (QUEUE_MAX + PARSERS + 2)
 
 struct pipeline {
 	struct cache_resource *r;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct page *head, *tail; /* locked: waiting to be parsed */
+	size_t queued;		  /* locked: how many */
+	pthread_cond_t room;	  /* a page was taken from the queue */
 	struct page **done;	  /* locked: parsed, by seq */
 	size_t ndone_cap;
 	bool closed;	       /* locked: no more pages will come */
@@ -181,7 +197,7 @@ static void give_spare(void *ctx, struct buf *b)
 {
 	struct pipeline *pl = ctx;
 	pthread_mutex_lock(&pl->lock);
-	if (pl->nspare < SPARE_BUFS && !b->failed) {
+	if (!pl->closed && pl->nspare < SPARE_BUFS && !b->failed) {
 		buf_reset(b);
 		pl->spare[pl->nspare++] = *b;
 	} else {
@@ -205,6 +221,8 @@ static void *parse_pages(void *arg)
 		pl->head = pg->next;
 		if (!pl->head)
 			pl->tail = NULL;
+		pl->queued--;
+		pthread_cond_signal(&pl->room);
 		bool skip = pl->failed;
 		pthread_mutex_unlock(&pl->lock);
 		char *cont = NULL;
@@ -384,6 +402,7 @@ static int run_open(struct list_run *lr, struct cache_resource *r,
 	};
 	pthread_mutex_init(&lr->pl.lock, NULL);
 	pthread_cond_init(&lr->pl.cond, NULL);
+	pthread_cond_init(&lr->pl.room, NULL);
 	while (lr->nparsers < PARSERS &&
 	       !pthread_create(&lr->parser[lr->nparsers], NULL, parse_pages,
 			       &lr->pl))
@@ -645,7 +664,14 @@ static int queue_page(struct list_run *lr)
 		else
 			pl->head = pg;
 		pl->tail = pg;
+		pl->queued++;
+		if (pl->queued > cache_lister_queue_peak())
+			__atomic_store_n(&queue_peak, pl->queued,
+					 __ATOMIC_RELAXED);
 		pthread_cond_signal(&pl->cond);
+		/* the parsers always take the next page: this wait ends */
+		while (pl->queued >= QUEUE_MAX && !pl->failed)
+			pthread_cond_wait(&pl->room, &pl->lock);
 	}
 	pthread_mutex_unlock(&pl->lock);
 	if (!ok)
@@ -701,6 +727,10 @@ static int run_close(struct list_run *lr, int result, struct cache_listing *l)
 	if (result != REFL_OK)
 		pl->failed = true; /* drop what is queued */
 	pthread_cond_broadcast(&pl->cond);
+	/* no page is fetched any more: the spares go now, not after the
+	 * last page is parsed (give_spare() frees the rest as they come) */
+	while (pl->nspare)
+		buf_free(&pl->spare[--pl->nspare]);
 	pthread_mutex_unlock(&pl->lock);
 	for (int i = 0; i < lr->nparsers; i++)
 		pthread_join(lr->parser[i], NULL);
@@ -724,10 +754,9 @@ static int run_close(struct list_run *lr, int result, struct cache_listing *l)
 			free(pl->done[i]);
 		}
 	free(pl->done);
-	while (pl->nspare)
-		buf_free(&pl->spare[--pl->nspare]);
 	pthread_mutex_destroy(&pl->lock);
 	pthread_cond_destroy(&pl->cond);
+	pthread_cond_destroy(&pl->room);
 	if (result != REFL_OK)
 		cache_lister_listing_free(l);
 	free(lr->cont);

@@ -65,4 +65,10 @@ int cache_lister_list(struct cache_resource *r, struct cache_xfer_conn *conn,
 /* Drop l's objects; l is left empty. */
 void cache_lister_listing_free(struct cache_listing *l);
 
+/* Pages fetched and waiting for a parser, at most: the fetcher waits
+ * for room past it (lister.c says why). */
+#define CACHE_LISTER_QUEUE_MAX 4
+/* The most pages any LIST of this process had waiting at once (tests). */
+size_t cache_lister_queue_peak(void);
+
 #endif

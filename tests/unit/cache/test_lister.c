@@ -5,8 +5,11 @@
  * without metadata, a repeated continue token, and pages past the byte
  * budget of the whole LIST. A page past its own budget is fetched again
  * in smaller pages. A LIST says it is in key order only when it is.
+ * Pages that arrive faster than they are parsed wait in a queue of
+ * CACHE_LISTER_QUEUE_MAX at most, and all arrive, in order.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/kind.h"
@@ -252,12 +255,65 @@ static void test_deep_items(void)
 	buf_free(&page);
 }
 
+/* NPAGES pages of PER_PAGE pods, each with a spec of 600 numbers, from
+ * an upstream that sends them faster than two parsers read them: the
+ * fetcher waits for room in the queue instead of queueing them all. */
+static void test_queue_bound(void)
+{
+	enum {
+		NPAGES = 30,
+		PER_PAGE = 300
+	};
+	static struct http_stub_route routes[NPAGES];
+	/* a spec of many small values: slow to validate, quick to send */
+	char pad[1200];
+	size_t w = 0;
+	for (int i = 0; w + 3 < sizeof(pad); i++)
+		w += (size_t)snprintf(pad + w, sizeof(pad) - w, "%s%d",
+				      i ? "," : "", i % 10);
+	for (int pg = 0; pg < NPAGES; pg++) {
+		struct buf b = BUF_INIT, m = BUF_INIT;
+		buf_printf(&b, HDR "{\"metadata\":{\"resourceVersion\":\"9\"");
+		if (pg + 1 < NPAGES)
+			buf_printf(&b, ",\"continue\":\"c%d\"", pg + 1);
+		buf_adds(&b, "},\"items\":[");
+		for (int i = 0; i < PER_PAGE; i++)
+			buf_printf(&b,
+				   "%s{\"metadata\":{\"name\":\"p%05d\","
+				   "\"namespace\":\"ns\",\"resourceVersion\":"
+				   "\"3\"},\"spec\":{\"a\":[%s]}}",
+				   i ? "," : "", pg * PER_PAGE + i, pad);
+		buf_adds(&b, "]}");
+		if (pg)
+			buf_printf(&m, "limit=%d&continue=c%d ", PER_PAGE, pg);
+		else
+			buf_printf(&m, "limit=%d ", PER_PAGE);
+		CHECK(buf_ok(&b) && buf_ok(&m));
+		routes[pg] = (struct http_stub_route){ .match = m.p,
+						       .response = b.p };
+	}
+	/* the first page's route last: its match is in all the others */
+	struct http_stub_route first = routes[0];
+	memmove(routes, routes + 1, (NPAGES - 1) * sizeof(*routes));
+	routes[NPAGES - 1] = first;
+	struct run r = list(routes, NPAGES, PER_PAGE, 0, 0);
+	CHECK(r.rc == REFL_OK && r.n == NPAGES * PER_PAGE && r.rv == 9);
+	CHECK(r.sorted && r.requests == NPAGES);
+	size_t peak = cache_lister_queue_peak();
+	CHECK(peak >= 1 && peak <= CACHE_LISTER_QUEUE_MAX);
+	for (int pg = 0; pg < NPAGES; pg++) {
+		free((char *)routes[pg].match);
+		free((char *)routes[pg].response);
+	}
+}
+
 int main(void)
 {
 	test_pages();
 	test_abandoned();
 	test_page_too_large();
 	test_deep_items();
+	test_queue_bound();
 	test_order();
 	return check_done("lister");
 }
