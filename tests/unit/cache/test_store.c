@@ -348,14 +348,16 @@ static void test_label_index(unsigned n)
 }
 
 /* A load whose labels fall into thousands of groups (one value an
- * object, shared by a few): the grouping's table grows many times over,
- * and the index still matches a scan, for a value of each size of group.
- * Then every allocation of such a load fails in turn: the load fails
- * whole, the store keeps what it had, nothing leaks. */
+ * object, shared by a few), large enough to be grouped on two threads,
+ * each over half the objects: the tables grow many times over, the
+ * halves' groups are merged (tier=fe is in both), and the index still
+ * matches a scan, for a value of each size of group. Then every
+ * allocation of such a load fails in turn, on either thread: the load
+ * fails whole, the store keeps what it had, nothing leaks. */
 static void test_label_groups(void)
 {
 	enum {
-		N = 6000
+		N = 20000
 	};
 	struct cache_obj **objs = calloc(N, sizeof(*objs));
 	char name[16], app[16];
@@ -389,7 +391,7 @@ static void test_label_groups(void)
 	for (long k = 1; k < 400 && !loaded; k++) {
 		cache_store_txn_begin_empty(s, &t);
 		alloc_fail_after(k);
-		int rc = cache_store_txn_load(&t, objs, N / 2);
+		int rc = cache_store_txn_load(&t, objs, N);
 		if (!rc)
 			rc = cache_store_txn_commit(&t, N + 1);
 		else
@@ -403,7 +405,7 @@ static void test_label_groups(void)
 			CHECK(sn->rv == N && sn->count == N);
 		} else {
 			loaded = 1;
-			CHECK(sn->rv == N + 1 && sn->count == N / 2);
+			CHECK(sn->rv == N + 1 && sn->count == N);
 		}
 		cache_store_snap_put(sn);
 	}
