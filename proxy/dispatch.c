@@ -498,7 +498,7 @@ static enum MHD_Result handle(struct proxy *p, struct MHD_Connection *c,
 		struct proxy_route rt;
 		int pr = proxy_route_parse(rq->path, &rt);
 		rq->verb = proxy_pass_verb_of(pr ? NULL : &rt, method, c);
-		rq->slot = proxy_observe_slot_of(p, pr ? NULL : &rt);
+		rq->slot = proxy_observe_slot(p, pr ? NULL : &rt);
 		rq->local = served_locally(p, c, rq->path, method, pr, &rt,
 					   &rq->res, &rq->scoped);
 		enum MHD_Result ret;

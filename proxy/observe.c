@@ -90,14 +90,7 @@ void proxy_observe_free(struct proxy *p)
 	p->obs = NULL;
 }
 
-int proxy_observe_slot(struct proxy *p, const char *path)
-{
-	struct proxy_route rt;
-	return proxy_observe_slot_of(
-		p, p->obs && !proxy_route_parse(path, &rt) ? &rt : NULL);
-}
-
-int proxy_observe_slot_of(struct proxy *p, const struct proxy_route *rt)
+int proxy_observe_slot(struct proxy *p, const struct proxy_route *rt)
 {
 	const struct proxy_observe *o = p->obs;
 	if (!o || !rt)

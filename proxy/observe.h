@@ -38,11 +38,10 @@ extern const struct config_histogram_bounds proxy_observe_queue_bounds;
  * or -ENOMEM. */
 int proxy_observe_init(struct proxy *p);
 void proxy_observe_free(struct proxy *p);
-/* The resource slot of a request path. */
-int proxy_observe_slot(struct proxy *p, const char *path);
-/* The same from its route, parsed already (NULL: not a resource path). */
+/* The resource slot of a request, from its route (proxy_route_parse();
+ * NULL: not a resource path). */
 struct proxy_route;
-int proxy_observe_slot_of(struct proxy *p, const struct proxy_route *rt);
+int proxy_observe_slot(struct proxy *p, const struct proxy_route *rt);
 /* One request: verb (CONFIG_VERB_*), slot, HTTP status, duration. */
 void proxy_observe_request(struct proxy *p, int verb, int slot, long code,
 			   int64_t ns);

@@ -18,6 +18,7 @@
 #include "config/alloc.h"
 #include "config/histogram.h"
 #include "proxy/observe.h"
+#include "proxy/route.h"
 #include "check.h"
 
 static const struct cache_upstream up = { .server = "http://127.0.0.1:1" };
@@ -71,22 +72,30 @@ static int count_of(const char *text, const char *s)
 	return n;
 }
 
+/* The slot of a request path, routed as the dispatcher routes it. */
+static int slot(const char *path)
+{
+	struct proxy_route rt;
+	return proxy_observe_slot(&p,
+				  proxy_route_parse(path, &rt) ? NULL : &rt);
+}
+
 static void test_slots(void)
 {
 	setup();
 	/* before init: every path is "none", nothing is counted */
-	CHECK(proxy_observe_slot(&p, "/api/v1/pods") == 0);
+	CHECK(slot("/api/v1/pods") == 0);
 	proxy_observe_request(&p, CONFIG_VERB_LIST, 2, 200, 1000);
 	CHECK(proxy_observe_init(&p) == 0);
-	int pods = proxy_observe_slot(&p, "/api/v1/pods");
-	int cms = proxy_observe_slot(&p, "/api/v1/namespaces/a/configmaps/x");
+	int pods = slot("/api/v1/pods");
+	int cms = slot("/api/v1/namespaces/a/configmaps/x");
 	CHECK(pods >= 2 && cms >= 2 && pods != cms);
 	/* both pods reflectors share the kind's slot */
-	CHECK(proxy_observe_slot(&p, "/api/v1/namespaces/b/pods") == pods);
-	CHECK(proxy_observe_slot(&p, "/apis/apps/v1/deployments") == 1);
-	CHECK(proxy_observe_slot(&p, "/api/v1/nodes/n1") == 1);
-	CHECK(proxy_observe_slot(&p, "/healthz") == 0);
-	CHECK(proxy_observe_slot(&p, "/version") == 0);
+	CHECK(slot("/api/v1/namespaces/b/pods") == pods);
+	CHECK(slot("/apis/apps/v1/deployments") == 1);
+	CHECK(slot("/api/v1/nodes/n1") == 1);
+	CHECK(slot("/healthz") == 0);
+	CHECK(slot("/version") == 0);
 	teardown();
 }
 
@@ -100,7 +109,7 @@ static void test_requests(void)
 			"histogram\n") != NULL);
 	CHECK(!strstr(m, "informer_proxy_request_duration_seconds_bucket"));
 
-	int pods = proxy_observe_slot(&p, "/api/v1/pods");
+	int pods = slot("/api/v1/pods");
 	proxy_observe_request(&p, CONFIG_VERB_LIST, pods, 200, 3000000);
 	proxy_observe_request(&p, CONFIG_VERB_LIST, pods, 200, 20000000);
 	proxy_observe_request(&p, CONFIG_VERB_WATCH, 1, 410, 1000);
@@ -217,7 +226,7 @@ static void test_alloc_failure(void)
 		}
 	}
 	CHECK(failed == 3 && rc == 0); /* the table, its kinds, the series */
-	CHECK(proxy_observe_slot(&p, "/api/v1/configmaps") >= 2);
+	CHECK(slot("/api/v1/configmaps") >= 2);
 	teardown();
 }
 
