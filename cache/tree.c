@@ -380,10 +380,8 @@ build(struct bulk *b, const struct cache_tree_entry *e, size_t n, bool fetched)
 		give_back(b, e + mid, 1);
 		return NULL;
 	}
-	if (b->owned)
-		node_adopt(res, e[mid].obj, e[mid].label, l, r);
-	else
-		node_init(res, e[mid].obj, e[mid].label, l, r);
+	struct cache_obj *o = e[mid].obj;
+	node_adopt(res, b->owned ? o : cache_obj_get(o), e[mid].label, l, r);
 	return res;
 }
 
