@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "cache/lister.h"
 #include "cache/probe.h"
@@ -229,7 +228,7 @@ static void count_relist(struct cache_resource *r, int rc)
 static int watch_step(struct cache_resource *r, struct cache_xfer_conn *conn,
 		      int *attempt)
 {
-	time_t began = time(NULL);
+	int64_t began = cache_rvclock_now_ms();
 	struct cache_watcher_end end = { 0 };
 	int rc = cache_watcher_watch(r, conn, &end);
 	if (rc == REFL_STOP)
@@ -250,13 +249,13 @@ static int watch_step(struct cache_resource *r, struct cache_xfer_conn *conn,
 	 * that ended at once (no hot loop against an upstream that closes
 	 * every watch); a watch that lived resumes straight away. */
 	if (rc == REFL_ERROR || rc == REFL_RETRY || rc == REFL_REFUSED ||
-	    backwards || time(NULL) - began < 1) {
+	    backwards || cache_rvclock_now_ms() - began < 1000) {
 		if (rc != REFL_OK && rc != REFL_EXPIRED)
 			cache_resource_count_error(r);
 		if (rc == REFL_RETRY || rc == REFL_REFUSED)
 			cache_resource_mark_failing(r);
 		backoff_sleep(r, attempt);
-	} else if (time(NULL) - began >= HEALTHY_S) {
+	} else if (cache_rvclock_now_ms() - began >= HEALTHY_S * 1000) {
 		*attempt = 0; /* healthy for a while: start afresh */
 		__atomic_store_n(&r->attempt, 0, __ATOMIC_RELAXED);
 	}
