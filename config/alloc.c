@@ -13,9 +13,8 @@
 
 /* Free bytes held in the arenas that make a trim worth its walk. */
 #define GIVE_BACK_MIN ((size_t)16 << 20)
-/* Blocks this large get their own mapping, given back when freed; free
- * space this large at the top of an arena is given back at once. */
-#define MMAP_THRESHOLD ((int)1 << 20)
+/* Free space this large at the top of an arena is given back at once
+ * (and blocks of ALLOC_MMAP_THRESHOLD get their own mapping). */
 #define TRIM_THRESHOLD ((int)1 << 20)
 
 static int tuned; /* atomic: alloc_tune() set the thresholds */
@@ -26,7 +25,7 @@ int alloc_tune(void)
 	if (getenv("GLIBC_TUNABLES") || getenv("MALLOC_MMAP_THRESHOLD_") ||
 	    getenv("MALLOC_TRIM_THRESHOLD_"))
 		return 0; /* the operator's choice wins */
-	int ok = mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 &&
+	int ok = mallopt(M_MMAP_THRESHOLD, (int)ALLOC_MMAP_THRESHOLD) == 1 &&
 		 mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1;
 	__atomic_store_n(&tuned, ok, __ATOMIC_RELAXED);
 	return ok;
@@ -35,7 +34,7 @@ int alloc_tune(void)
 #endif
 }
 
-/* alloc_expect()'s step: under MMAP_THRESHOLD, and with what an arena's
+/* alloc_expect()'s step: under ALLOC_MMAP_THRESHOLD, and with what an arena's
  * top may hold already still under TRIM_THRESHOLD, so that freeing it
  * neither unmaps it nor trims it */
 #define EXPECT_STEP ((size_t)512 << 10)

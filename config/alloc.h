@@ -48,6 +48,12 @@ void alloc_trim(void);
  */
 void alloc_anchor(void);
 
+/* Blocks this large and larger get a mapping of their own once
+ * alloc_tune() has set the thresholds: fresh pages on every allocation,
+ * faulted in as they are touched, unmapped when freed. A buffer made
+ * again and again (a response's send block) stays under it. */
+#define ALLOC_MMAP_THRESHOLD ((size_t)1 << 20)
+
 /*
  * Fix glibc's thresholds for returning memory, once, before any thread
  * starts. Left alone, glibc raises them after each large block is freed

@@ -10,15 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/alloc.h"
 #include "config/buf.h"
 #include "proxy/reply.h"
 
 /* A body of more pieces than an iovec takes is copied into blocks of this
- * size as it is sent. 256 KiB against 64 KiB took a LIST of 3,000 pods
- * (17 MB, 6,000 pieces) from 11.9 to 8.8 ms at p50, fewer copies and
- * sends (docs/PERFORMANCE.md, B15); 1 MiB gained little more. It is
- * held per response being sent. */
-#define PIECES_BLOCK (256 * 1024)
+ * size as it is sent. libmicrohttpd sends one block a turn of its loop,
+ * each turn an epoll_wait() and a wakeup of the client, so the block is
+ * as large as it can be while it and the response it is allocated with
+ * stay under malloc's mmap threshold: past it, every response would map
+ * and fault in a fresh block. A LIST of 10k pods (55 MB) takes 56 sends
+ * instead of 213 with 256 KiB, and B1's p50 went from 1.5-1.7x a static
+ * server to 0.76-0.94x (docs/PERFORMANCE.md). Held per response being
+ * sent (docs/LIMITS.md). */
+#define PIECES_BLOCK (1000 * 1024)
+_Static_assert(PIECES_BLOCK + 16 * 1024 <= ALLOC_MMAP_THRESHOLD,
+	       "a send block and its response stay under the mmap threshold");
 /* What a renderer is asked for at a time: whole rows of about this many
  * bytes (docs/LIMITS.md). */
 #define RENDER_PART (16 * 1024)

@@ -31,13 +31,17 @@
  * chunk in the connection's own memory (--connection-memory-kib, 16 KiB
  * by default, kept small for idle watchers): a send, a return to epoll
  * and a wakeup of the client for every 16 KiB. So indented pieces go
- * with a Content-Length when their length is known, read PIECES_BLOCK at
+ * with a Content-Length when their length is known, read PRETTY_BLOCK at
  * a time into the response's own buffer: a List's items' indented
  * lengths are kept in the objects as they are first sent, and counted
  * up front only when few are missing (pretty_length(); docs/
  * PERFORMANCE.md, B12).
  */
 #define PRETTY_CHUNK (64 * 1024)
+/* What an indented body of known length is read in: indenting, not the
+ * sends, bounds it (B12 was the same with PIECES_BLOCK), so it stays
+ * smaller for a client that stops reading. */
+#define PRETTY_BLOCK (256 * 1024)
 
 struct pretty_reader {
 	struct proxy_reply_pieces pc; /* the pieces, when fill is NULL */
@@ -297,7 +301,7 @@ static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz,
 	}
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		gz ? MHD_SIZE_UNKNOWN : size,
-		!gz && size != MHD_SIZE_UNKNOWN ? PIECES_BLOCK : PRETTY_CHUNK,
+		!gz && size != MHD_SIZE_UNKNOWN ? PRETTY_BLOCK : PRETTY_CHUNK,
 		gz ? pretty_gzip_read : pretty_read, pr, pretty_reader_free);
 	if (!resp)
 		goto fail;

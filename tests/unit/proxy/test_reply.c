@@ -354,6 +354,8 @@ static void test_pieces(int port)
 	ask_pieces(port, 100, 1024, false, false, false);
 	/* more pieces than IOV_MAX: read in blocks */
 	ask_pieces(port, 3000, 64, false, false, false);
+	/* 3 MB: several blocks, pieces cut at their edges */
+	ask_pieces(port, 3000, 1000, false, false, false);
 	/* over 128 KiB for a client that takes gzip: compressed */
 	ask_pieces(port, 200, 1024, false, true, true);
 	ask_pieces(port, 3000, 64, false, true, true);
