@@ -21,7 +21,7 @@
  * stay under malloc's mmap threshold: past it, every response would map
  * and fault in a fresh block. A LIST of 10k pods (55 MB) takes 56 sends
  * instead of 213 with 256 KiB, and B1's p50 went from 1.5-1.7x a static
- * server to 0.76-0.94x (docs/PERFORMANCE.md). Held per response being
+ * server to 0.73-0.94x (docs/PERFORMANCE.md). Held per response being
  * sent (docs/LIMITS.md). */
 #define PIECES_BLOCK (1000 * 1024)
 _Static_assert(PIECES_BLOCK + 16 * 1024 <= ALLOC_MMAP_THRESHOLD,
