@@ -51,6 +51,11 @@ struct MHD_Response *reply_pretty_pieces(struct proxy_reply_pieces *pc,
 					 uint32_t **kept, size_t kcap, bool gz,
 					 struct proxy_ahead_pool *ahead,
 					 void (*done)(void *cls), void *cls);
+/* The response that sends pc's pieces gzip-compressed as it is read,
+ * chunked: a client holds zlib's state and one chunk, never a compressed
+ * copy of the body. Ownership as reply_pretty_pieces(). */
+struct MHD_Response *reply_gzip_pieces(struct proxy_reply_pieces *pc,
+				       void (*done)(void *cls), void *cls);
 /* The response that sends *first, then what fill() makes (a part at a
  * time), indented when indent, gzip-compressed when gz; chunked. On
  * success *first is taken over and the response calls done(cls) when

@@ -385,6 +385,20 @@ struct MHD_Response *reply_pretty_pieces(struct proxy_reply_pieces *pc,
 	return pretty_stream(rd, gz, size);
 }
 
+struct MHD_Response *reply_gzip_pieces(struct proxy_reply_pieces *pc,
+				       void (*done)(void *cls), void *cls)
+{
+	struct pretty_reader *rd = xcalloc(1, sizeof(*rd));
+	if (!rd)
+		return NULL;
+	rd->piece = SIZE_MAX;
+	rd->pc = *pc;
+	rd->indent = false;
+	rd->done = done;
+	rd->cls = cls;
+	return pretty_stream(rd, true, MHD_SIZE_UNKNOWN);
+}
+
 struct MHD_Response *
 reply_pretty_render(struct buf *first,
 		    bool (*fill)(void *cls, struct buf *b, size_t want),

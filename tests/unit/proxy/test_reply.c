@@ -344,6 +344,22 @@ static void ask_pieces(int port, size_t n, size_t w, bool pretty, bool gz,
 	mhd_reply_free(&r);
 }
 
+/* Whether /pieces with n pieces of w bytes, asked with gzip, goes
+ * chunked (compressed as it is sent) rather than with its length. */
+static bool gzip_chunked(int port, size_t n, size_t w)
+{
+	char target[128], v[64];
+	snprintf(target, sizeof(target), "/pieces?n=%zu&w=%zu", n, w);
+	const char *const hdrs[] = { "Accept-Encoding: gzip", NULL };
+	struct mhd_reply r;
+	CHECK(mhd_stub_ask(port, "GET", target, hdrs, 0, &r) == 0);
+	CHECK(mhd_reply_header(&r, "Content-Encoding", v, sizeof(v)));
+	bool chunked = mhd_reply_header(&r, "Transfer-Encoding", v, sizeof(v));
+	CHECK(chunked != mhd_reply_header(&r, "Content-Length", v, sizeof(v)));
+	mhd_reply_free(&r);
+	return chunked;
+}
+
 static void test_pieces(int port)
 {
 	memset(item, '1', sizeof(item)); /* each item a number */
@@ -359,6 +375,11 @@ static void test_pieces(int port)
 	/* over 128 KiB for a client that takes gzip: compressed */
 	ask_pieces(port, 200, 1024, false, true, true);
 	ask_pieces(port, 3000, 64, false, true, true);
+	/* past one send block: compressed as it is sent, chunked; under
+	 * it, compressed whole and sent with its length */
+	ask_pieces(port, 3000, 1000, false, true, true);
+	CHECK(gzip_chunked(port, 3000, 1000));
+	CHECK(!gzip_chunked(port, 200, 1024));
 	/* pretty and small: indented into one buffer */
 	ask_pieces(port, 3, 8, true, false, false);
 	/* pretty and large: indented while sent, compressed as well */
