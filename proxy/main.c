@@ -24,6 +24,7 @@
 #include "cache/discover.h"
 #include "cache/ratelimit.h"
 #include "cache/reflector.h"
+#include "cache/rvclock.h"
 #include "cache/upstream.h"
 #include "config/alloc.h"
 #include "config/flags.h"
@@ -204,15 +205,6 @@ static const char *entry_where(const struct config *cfg, int i)
 	return cfg->scopes[i].where ? cfg->scopes[i].where : "--resources";
 }
 
-/* Milliseconds on CLOCK_MONOTONIC: --startup-timeout is counted in
- * these, since whole seconds of time() can be up to one second short. */
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Resolve every resource name as kubectl would (cache/discover.h). What
  * the upstream does not serve yet (a CRD about to be installed) or cannot
@@ -232,7 +224,9 @@ static int resolve_all(const struct cache_upstream *up,
 	char err[512];
 	bool stop = false;
 	int checked = 0;
-	int64_t began = mono_ms();
+	/* monotonic milliseconds: whole seconds of time() can end the
+	 * wait up to one second early */
+	int64_t began = cache_rvclock_now_ms();
 	for (int attempt = 0; !signalled(&quit); attempt++) {
 		struct buf why = BUF_INIT;
 		int left = 0;
@@ -279,7 +273,8 @@ static int resolve_all(const struct cache_upstream *up,
 			buf_free(&why);
 			return 0;
 		}
-		if (mono_ms() - began >= cfg->startup_timeout * 1000LL) {
+		if (cache_rvclock_now_ms() - began >=
+		    cfg->startup_timeout * 1000LL) {
 			log_error("not served by the upstream after %d s "
 				  "(--startup-timeout): %s; fix the name, or "
 				  "install its CRD first",
@@ -621,7 +616,7 @@ int main(int argc, char **argv)
 	/* Until every resource has synced once, say plainly what is wrong
 	 * with the upstream; give up on what retrying cannot fix, and on an
 	 * upstream still unreachable after --startup-timeout. */
-	int64_t began = mono_ms();
+	int64_t began = cache_rvclock_now_ms();
 	time_t next_check = 0;
 	int unsynced = p.nres;
 	bool said_waiting = false;
@@ -657,7 +652,7 @@ int main(int argc, char **argv)
 			unsynced++;
 			char msg[768];
 			int why = classify(&up, p.res[i], msg, sizeof(msg));
-			bool late = mono_ms() - began >=
+			bool late = cache_rvclock_now_ms() - began >=
 				    cfg.startup_timeout * 1000LL;
 			if (why == -EACCES) {
 				log_error("%s", msg);

@@ -416,17 +416,17 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 	free(kept); /* not indented (or not built): unread */
 	if (pc->failed) {
 		/* nothing */
-	} else if (gzip_wanted(c, pc->total) && pc->total > PIECES_BLOCK) {
-		/* compressed as it is sent, as the apiserver streams a large
-		 * answer: a client that reads slowly holds zlib's state, not
-		 * a compressed copy of a LIST of any size */
-		resp = reply_gzip_pieces(pc, done, cls);
-		if (resp) {
-			done = NULL;
-			pc->v = NULL; /* the reader owns the vector */
-		}
 	} else if (gzip_wanted(c, pc->total)) {
-		resp = proxy_reply_gzip(pc->v, pc->n, pc->total);
+		if (pc->total <= PIECES_BLOCK) {
+			resp = proxy_reply_gzip(pc->v, pc->n, pc->total);
+		} else if ((resp = reply_gzip_pieces(pc, done, cls))) {
+			/* compressed as it is sent, as the apiserver streams
+			 * a large answer: a client that reads slowly holds
+			 * zlib's state, not a compressed copy of a LIST of
+			 * any size; the reader owns the vector */
+			done = NULL;
+			pc->v = NULL;
+		}
 	} else if (pc->total <= SMALL_BODY) {
 		/* One copy buys one send: libmicrohttpd writes the headers and
 		 * a buffer body in one call, but an iovec body in a second. */
