@@ -52,17 +52,43 @@ struct churn {
 	pthread_t t;
 };
 
+/* A TCP connection to 127.0.0.1:port, once the port has no listener, can
+ * pick port itself as its local port and connect to itself (a
+ * simultaneous open): that is no daemon answering. */
+static bool self_connected(int s, int port)
+{
+	struct sockaddr_in l;
+	socklen_t n = sizeof(l);
+	return !getsockname(s, (struct sockaddr *)&l, &n) &&
+	       ntohs(l.sin_port) == port;
+}
+
+/* A socket connected to 127.0.0.1:port, or -1 with errno set (ECONNREFUSED
+ * when nothing listens there, EAGAIN for a connection to itself). */
+static int dial(int port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    !self_connected(s, port))
+		return s;
+	int e = errno;
+	if (e == 0 || self_connected(s, port))
+		e = EAGAIN;
+	close(s);
+	errno = e;
+	return -1;
+}
+
 /* One connection: a health probe, read to the server's close. Returns 1
  * for a whole answer, 0 for a connect refused or reset before any byte
  * (the listener going away), -1 for an answer cut short. */
 static int probe(int port)
 {
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return 0;
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	char req[128], buf[4096];
 	int n = snprintf(req, sizeof(req),
 			 "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
@@ -70,8 +96,10 @@ static int probe(int port)
 			 port);
 	size_t got = 0;
 	int rc = 0;
-	if (connect(s, (struct sockaddr *)&a, sizeof(a)) ||
-	    write(s, req, (size_t)n) != n)
+	int s = dial(port);
+	if (s < 0)
+		return 0;
+	if (write(s, req, (size_t)n) != n)
 		goto out;
 	for (ssize_t k; got < sizeof(buf) - 1 &&
 			(k = read(s, buf + got, sizeof(buf) - 1 - got)) > 0;)
@@ -101,16 +129,27 @@ static void *churn(void *arg)
 	return NULL;
 }
 
+/* Nothing listens on port: a connect is refused. One that the kernel
+ * could not make (a connection to itself, no local port free under the
+ * churn) is tried again, up to five times; one that a listener took is
+ * the failure, said with what happened. */
 static bool refused(int port)
 {
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	bool r = connect(s, (struct sockaddr *)&a, sizeof(a)) < 0 &&
-		 errno == ECONNREFUSED;
-	close(s);
-	return r;
+	for (int i = 0; i < 5; i++) {
+		int s = dial(port);
+		if (s >= 0) {
+			fprintf(stderr,
+				"port %d: a listener took the connect\n", port);
+			close(s);
+			return false;
+		}
+		if (errno == ECONNREFUSED)
+			return true;
+		fprintf(stderr, "port %d: connect: %s\n", port,
+			strerror(errno));
+		usleep(10000);
+	}
+	return false;
 }
 
 /* One round: a proxy of eight workers, connections arriving from
