@@ -13,13 +13,14 @@
 #include "cache/rcu.h"
 #include "cache/reflector.h"
 #include "cache/resource.h"
+#include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/log.h"
 
 #define RBAC "rbac.authorization.k8s.io"
 #define NKINDS 5
-#define HISTORY 64	   /* nobody reads it but the reflector */
-#define REFUSED_AFTER_S 30 /* how long the first sync may take to tell */
+#define HISTORY 64	       /* nobody reads it but the reflector */
+#define REFUSED_AFTER_MS 30000 /* how long the first sync may take to tell */
 
 #define RK(r, k, ns)                            \
 	{                                       \
@@ -80,12 +81,14 @@ static const char *kind_name(const struct cache_kind *k, char *out, size_t cap)
 	return out;
 }
 
-/* Until every kind has synced or been refused (or REFUSED_AFTER_S has
- * passed), then say in one line which ones may not be watched. */
+/* Until every kind has synced or been refused (or REFUSED_AFTER_MS has
+ * passed on the monotonic clock: a step of the wall clock neither ends
+ * the wait nor stretches it), then say in one line which ones may not be
+ * watched. */
 static void *first_sync(void *arg)
 {
 	struct proxy_revoke *r = arg;
-	time_t began = time(NULL);
+	int64_t began = cache_rvclock_now_ms();
 	for (;;) {
 		char refused[512] = "", name[160];
 		int pending = 0, nrefused = 0;
@@ -110,7 +113,7 @@ static void *first_sync(void *arg)
 				pending++;
 			}
 		}
-		bool late = time(NULL) - began >= REFUSED_AFTER_S;
+		bool late = cache_rvclock_now_ms() - began >= REFUSED_AFTER_MS;
 		if (!pending && !nrefused) {
 			log_info("delegated auth: watching RBAC objects and "
 				 "ServiceAccounts: a revoked grant is "
@@ -137,7 +140,7 @@ static void *first_sync(void *arg)
 		if (late)
 			break; /* unreachable: main says why */
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts); /* the cond's clock */
 		ts.tv_nsec += 200 * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
@@ -162,7 +165,11 @@ struct proxy_revoke *proxy_revoke_start(const struct cache_upstream *up,
 		goto fail;
 	r->authn = a;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	const struct cache_kind *kinds[NKINDS] = {
 		&rbac_kinds[0], &rbac_kinds[1], &rbac_kinds[2], &rbac_kinds[3],
 		cache_kind_find("", "serviceaccounts")
