@@ -1,4 +1,4 @@
-"""bench.py: B1-B17, each figure beside its reference.
+"""bench.py: B1-B18, each figure beside its reference.
 
 Run by bench/run.sh (which builds the binaries). Every server listens on
 127.0.0.1:0; every figure is a ratio measured side by side in this run,
@@ -27,6 +27,8 @@ The setups:
   10k pods  fake + proxy (configmaps where this build cannot encode the
             pods), curl asking JSON and protobuf alternately: P1
             (protobuf from the cache; memory of kept encodings)
+  10k pods  fake + proxy, the static server with the compact LIST, and
+            the fake direct, curl asking gzip: B18 (client-go's gzip LIST)
   1M pods   fake + proxy, only when asked (make bench-large, or
             bench/run.sh B15; B15_PODS=N for another count): B15
 """
@@ -1569,6 +1571,65 @@ def bench_b12(n=10000, rounds=5):
            ">= 500 MB/s", mbs >= 500, "MB/s")
 
 
+# ---------------------------------------------------------------- B18
+
+def curl_gzip(url):
+    """(seconds, bytes on the wire, Content-Encoding) of a download asking
+    for gzip as client-go does (Accept-Encoding: gzip, not decompressed
+    here), by a client that is not curl (curl's User-Agent gets indented
+    JSON)."""
+    p = subprocess.run(["curl", "-s", "-o", "/dev/null", "-D", "-", "-A", "informer-bench",
+                        "-H", "Accept-Encoding: gzip", "-w",
+                        "\n%{time_total} %{size_download}", url],
+                       capture_output=True, text=True, timeout=300, check=True)
+    lines = p.stdout.strip().splitlines()
+    t, n = lines[-1].split()
+    enc = [h.split(":", 1)[1].strip() for h in lines[:-1]
+           if h.lower().startswith("content-encoding:")]
+    return float(t), int(n), enc[0] if enc else "identity"
+
+
+def bench_b18(n=10000, rounds=5):
+    """The 10k-pod LIST from the cache as client-go asks for it (gzip),
+    beside the static server's compact answer of the same LIST and the
+    fake direct with gzip (its compression stands in for the
+    apiserver's), alternately; curl keeps the compressed bytes. The
+    proxy's CPU time per LIST goes to the raw figures."""
+    fake = harness.fake(seed="pods=%d" % n)
+    srv = ref = None
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        st, body = get(srv.url, "/api/v1/pods?resourceVersion=0")
+        assert st == 200, st
+        ref = static_server(body)
+        px, rf, up, cpu = [], [], [], []
+        for _ in range(rounds):
+            c0 = cpu_s(srv.proc.pid)
+            px.append(curl_gzip(srv.url + "/api/v1/pods?resourceVersion=0"))
+            cpu.append(round(cpu_s(srv.proc.pid) - c0, 3))
+            rf.append(curl_gzip(ref.url + "/api/v1/pods"))
+            up.append(curl_gzip(fake.url + "/api/v1/pods"))
+    finally:
+        for s in (srv, ref, fake):
+            if s:
+                s.stop(check=False)
+    assert all(x[2] == "gzip" for x in px + up), (px, up)
+    t = statistics.median(x[0] for x in px)
+    r = statistics.median(x[0] for x in rf)
+    u = statistics.median(x[0] for x in up)
+    worst = max(a[0] / b[0] for a, b in zip(px, rf))
+    raw["B18"] = {"pods": n, "gzip_bytes": px[0][1], "compact_bytes": rf[0][1],
+                  "fake_gzip_bytes": up[0][1], "proxy_s": [x[0] for x in px],
+                  "static_s": [x[0] for x in rf], "fake_s": [x[0] for x in up],
+                  "proxy_cpu_s": cpu}
+    record("B18", "LIST 10k pods with gzip (%.1f of %.0f MB), / static compact (s)"
+           % (px[0][1] / 1e6, rf[0][1] / 1e6), r3(t), r3(r), r3(t / r), "info", None, "s")
+    record("B18", "same, worst of the %d rounds (ratio)" % rounds, r3(worst), None,
+           r3(worst), "info", None, "x")
+    record("B18", "same, / the fake direct with gzip (%.1f MB)" % (up[0][1] / 1e6),
+           r3(t), r3(u), r3(t / u), "info", None, "s")
+
+
 # ---------------------------------------------------------------- B16
 
 B16_MODES = ("copy", "zerocopy", "splice", "tee")
@@ -1733,13 +1794,14 @@ SOLO = [
      bench_b16),
     ("P1", "protobuf LIST from the cache against JSON; memory of kept encodings",
      bench_p1),
+    ("B18", "client-go's gzip LIST from the cache, beside a static compact one", bench_b18),
 ]
 
 
 def main():
     want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 15)}
     if not sys.argv[1:]:
-        want.update(("B16", "B17", "P1"))
+        want.update(("B16", "B17", "B18", "P1"))
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")

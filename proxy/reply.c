@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
 #include "cache/json.h"
 #include "config/alloc.h"
+#include "proxy/gzip.h"
 #include "proxy/pretty.h"
 #include "proxy/protobuf.h"
 #include "proxy/reply_int.h"
@@ -193,38 +193,46 @@ bool proxy_reply_gzip_accepted(const char *ae)
 struct MHD_Response *proxy_reply_gzip(const struct MHD_IoVec *v, size_t n,
 				      size_t total)
 {
-	z_stream z = { 0 };
-	/* level 1 as the apiserver; 31 = 15 window bits + gzip header */
-	if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	struct proxy_gzip *g = proxy_gzip_new();
+	if (!g)
 		return NULL;
-	size_t cap = deflateBound(&z, (uLong)total);
-	unsigned char *out = xmalloc(cap);
-	if (!out) {
-		deflateEnd(&z);
-		return NULL;
+	/* JSON shrinks to a tenth or less; grown when it does not */
+	size_t cap = total / 8 + 4096, len = 0, i = 0;
+	char *out = xmalloc(cap);
+	if (!out)
+		goto fail;
+	const void *in = n ? v[0].iov_base : NULL;
+	size_t in_len = n ? v[0].iov_len : 0;
+	while (!proxy_gzip_ended(g)) {
+		while (!in_len && i + 1 < n) {
+			i++;
+			in = v[i].iov_base;
+			in_len = v[i].iov_len;
+		}
+		if (len == cap) {
+			char *more = xrealloc(out, cap * 2);
+			if (!more)
+				goto fail;
+			out = more;
+			cap *= 2;
+		}
+		ssize_t k = proxy_gzip_put(g, &in, &in_len, i + 1 >= n,
+					   out + len, cap - len);
+		if (k < 0)
+			goto fail;
+		len += (size_t)k;
 	}
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	int rc = Z_OK;
-	for (size_t i = 0; i < n && rc == Z_OK; i++) {
-		z.next_in = (Bytef *)v[i].iov_base;
-		z.avail_in = (uInt)v[i].iov_len;
-		rc = deflate(&z, i + 1 == n ? Z_FINISH : Z_NO_FLUSH);
-		if (rc == Z_BUF_ERROR && z.avail_in == 0)
-			rc = Z_OK;
-	}
-	size_t len = cap - z.avail_out;
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END) {
-		free(out);
-		return NULL;
-	}
-	struct MHD_Response *resp = proxy_reply_owned((char *)out, len);
+	proxy_gzip_free(g);
+	struct MHD_Response *resp = proxy_reply_owned(out, len);
 	if (!resp)
 		return NULL;
 	MHD_add_response_header(resp, "Content-Encoding", "gzip");
 	MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 	return resp;
+fail:
+	proxy_gzip_free(g);
+	free(out);
+	return NULL;
 }
 
 /* The gzip of b when this client takes it and b is large enough, else

@@ -11,10 +11,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "config/alloc.h"
 #include "proxy/ahead.h"
+#include "proxy/gzip.h"
 #include "proxy/pretty.h"
 #include "proxy/reply_int.h"
 
@@ -23,9 +23,9 @@
  * unchanged) or a renderer's output, made a part at a time as
  * libmicrohttpd asks for more. A reader walks it, through a streaming
  * indenter when the client gets indented JSON, straight into the
- * buffer libmicrohttpd sends from, and through a deflate stream first
- * for gzip. Held per client: this state, one rendered part, plus for
- * gzip zlib's (about 256 KiB at level 1) and one chunk of input.
+ * buffer libmicrohttpd sends from, and through a gzip stream (gzip.h)
+ * first for gzip. Held per client: this state, one rendered part, plus
+ * for gzip the stream's 164 KiB and one chunk of its input.
  *
  * A body of unknown length goes chunked, and libmicrohttpd builds each
  * chunk in the connection's own memory (--connection-memory-kib, 16 KiB
@@ -52,9 +52,10 @@ struct pretty_reader {
 	bool rend, failed; /* fill has no more; rendering failed */
 	bool indent;	   /* false: the bytes go as they are */
 	struct proxy_pretty_indenter st;
-	z_stream *z;	    /* NULL: sent as it is */
-	unsigned char *zin; /* PRETTY_CHUNK bytes of indented input */
-	bool zlast, zdone;
+	struct proxy_gzip *gz; /* NULL: sent as it is */
+	char *zin;	       /* PRETTY_CHUNK bytes of (indented) input */
+	size_t zoff, zlen;     /* zin's bytes compressed, and made */
+	bool zlast;	       /* zin holds the body's end */
 	/* the pieces' kept lengths (proxy_reply_pieces_add_item), filled
 	 * in as the items are indented: piece's output so far, and whether
 	 * it started where a List item does */
@@ -218,31 +219,24 @@ static ssize_t pretty_read(void *cls, uint64_t pos, char *buf, size_t max)
 static ssize_t pretty_gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct pretty_reader *pr = cls;
-	z_stream *z = pr->z;
-	if (pr->zdone)
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	z->next_out = (Bytef *)buf;
-	z->avail_out = (uInt)(max < UINT32_MAX ? max : UINT32_MAX);
-	uInt room = z->avail_out;
-	while (z->avail_out) {
-		if (!z->avail_in && !pr->zlast) {
-			size_t k =
-				pretty_fill(pr, (char *)pr->zin, PRETTY_CHUNK);
+	size_t n = 0;
+	while (n < max && !proxy_gzip_ended(pr->gz)) {
+		if (pr->zoff == pr->zlen && !pr->zlast) {
+			pr->zlen = pretty_fill(pr, pr->zin, PRETTY_CHUNK);
+			pr->zoff = 0;
 			if (pr->failed)
 				return MHD_CONTENT_READER_END_WITH_ERROR;
-			z->next_in = pr->zin;
-			z->avail_in = (uInt)k;
-			pr->zlast = !k;
+			pr->zlast = !pr->zlen;
 		}
-		int rc = deflate(z, pr->zlast ? Z_FINISH : Z_NO_FLUSH);
-		if (rc == Z_STREAM_END) {
-			pr->zdone = true;
-			break;
-		}
-		if (rc != Z_OK && rc != Z_BUF_ERROR)
+		const void *in = pr->zin + pr->zoff;
+		size_t left = pr->zlen - pr->zoff;
+		ssize_t k = proxy_gzip_put(pr->gz, &in, &left, pr->zlast,
+					   buf + n, max - n);
+		if (k < 0)
 			return MHD_CONTENT_READER_END_WITH_ERROR;
+		pr->zoff = pr->zlen - left;
+		n += (size_t)k;
 	}
-	size_t n = room - z->avail_out;
 	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
 }
 
@@ -250,10 +244,7 @@ static ssize_t pretty_gzip_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void pretty_reader_drop(struct pretty_reader *pr)
 {
 	proxy_ahead_free(pr->ahead); /* it reads the pieces */
-	if (pr->z) {
-		deflateEnd(pr->z);
-		free(pr->z);
-	}
+	proxy_gzip_free(pr->gz);
 	free(pr->zin);
 	free(pr->pc.v);
 	free(pr->kept);
@@ -288,16 +279,10 @@ static struct MHD_Response *pretty_stream(struct pretty_reader *pr, bool gz,
 		return resp;
 	}
 	if (gz) {
-		pr->z = xcalloc(1, sizeof(*pr->z));
+		pr->gz = proxy_gzip_new();
 		pr->zin = xmalloc(PRETTY_CHUNK);
-		/* level 1 as the apiserver; 31 = 15 window bits + gzip header */
-		if (!pr->z || !pr->zin ||
-		    deflateInit2(pr->z, 1, Z_DEFLATED, 31, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK) {
-			free(pr->z);
-			pr->z = NULL;
+		if (!pr->gz || !pr->zin)
 			goto fail;
-		}
 	}
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 		gz ? MHD_SIZE_UNKNOWN : size,

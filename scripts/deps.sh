@@ -15,10 +15,13 @@
 set -eu
 
 build="build-essential pkg-config libmicrohttpd-dev libcurl4-openssl-dev
-liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev zlib1g-dev libgnutls28-dev curl"
-# The arm64 image: the libraries the proxy links (the Makefile's PKGS),
-# as Debian builds them for arm64 (jsmn is headers only: the native
-# package serves both), the cross compiler, and qemu to run it once.
+liburcu-dev libssl-dev libyaml-dev libjsmn-dev libjansson-dev zlib1g-dev libgnutls28-dev
+libisal-dev curl"
+# The arm64 image: the libraries the proxy links (the Makefile's
+# ARM64_PKGS: zlib for ISA-L, whose Debian packages install for one
+# architecture only), as Debian builds them for arm64 (jsmn is headers
+# only: the native package serves both), the cross compiler, and qemu to
+# run it once.
 arm64="crossbuild-essential-arm64 qemu-user-static libmicrohttpd-dev:arm64
 libcurl4-openssl-dev:arm64 liburcu-dev:arm64 libssl-dev:arm64 libyaml-dev:arm64
 libgnutls28-dev:arm64 zlib1g-dev:arm64"

@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,26 @@ static void test_gzip_response(void)
 		MHD_destroy_response(r);
 	struct MHD_IoVec one = { "x", 1 };
 	r = proxy_reply_gzip(&one, 1, 1);
+	CHECK(r != NULL);
+	if (r)
+		MHD_destroy_response(r);
+	/* no memory for the stream, its output, or more output (noise does
+	 * not shrink, so the first guess is outgrown): NULL, nothing kept */
+	static char noise[200 * 1024];
+	uint32_t x = 1;
+	for (size_t i = 0; i < sizeof(noise); i++) {
+		x = x * 1103515245u + 12345u;
+		noise[i] = (char)(x >> 16);
+	}
+	struct MHD_IoVec nv = { noise, sizeof(noise) };
+	for (long n = 1; n <= 3; n++) {
+		alloc_fail_after(n);
+		r = proxy_reply_gzip(&nv, 1, sizeof(noise));
+		CHECK(r == NULL);
+		CHECK(alloc_failures() == 1);
+		alloc_fail_after(0);
+	}
+	r = proxy_reply_gzip(&nv, 1, sizeof(noise));
 	CHECK(r != NULL);
 	if (r)
 		MHD_destroy_response(r);
