@@ -57,15 +57,26 @@ static bool squeeze(const char *in, size_t n, size_t split, size_t room,
 	bool ok = o != NULL;
 	while (ok && !proxy_gzip_ended(g)) {
 		size_t give = n - at < split ? n - at : split;
-		const void *p = in + at;
+		/* from a staging buffer overwritten after each call, as
+		 * reply_pretty.c's: the stream keeps no pointer into input
+		 * it has taken */
+		char *stage = malloc(give ? give : 1);
+		if (!stage) {
+			ok = false;
+			break;
+		}
+		memcpy(stage, in + at, give);
+		const void *p = stage;
 		size_t left = give;
 		ssize_t k =
 			proxy_gzip_put(g, &p, &left, at + give == n, o, room);
 		if (k < 0 || (size_t)k > room || left > give ||
-		    (const char *)p != in + at + (give - left))
+		    (const char *)p != stage + (give - left))
 			ok = false;
 		else
 			buf_add(out, o, (size_t)k);
+		memset(stage, 0xaa, give);
+		free(stage);
 		at += give - left;
 		if (++turns > 10L * (long)n + 100000)
 			ok = false;
