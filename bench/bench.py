@@ -1528,6 +1528,24 @@ def bench_b11(n=20000):
 
 # ---------------------------------------------------------------- B12
 
+def list_beside_static(n):
+    """A fake of n pods, a proxy in front of it, and the static server
+    with the proxy's compact LIST of them: (fake, proxy, static), for the
+    caller to stop."""
+    fake = harness.fake(seed="pods=%d" % n)
+    srv = None
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        st, body = get(srv.url, "/api/v1/pods?resourceVersion=0")
+        assert st == 200, st
+        return fake, srv, static_server(body)
+    except BaseException:
+        for s in (srv, fake):
+            if s:
+                s.stop(check=False)
+        raise
+
+
 def bench_b12(n=10000, rounds=5):
     """A 10k-pod LIST as curl gets it (its User-Agent: indented, streamed)
     from the proxy, beside the static server's compact answer of the same
@@ -1536,13 +1554,8 @@ def bench_b12(n=10000, rounds=5):
     items' indented lengths (kept for the next ones). The proxy's CPU
     time per download goes to the raw figures: a round's ratio is two
     short downloads on a shared machine, its CPU time less noisy."""
-    fake = harness.fake(seed="pods=%d" % n)
-    srv = ref = None
+    fake, srv, ref = list_beside_static(n)
     try:
-        srv, _ = start_proxy_timed(fake.url)
-        st, body = get(srv.url, "/api/v1/pods?resourceVersion=0")
-        assert st == 200, st
-        ref = static_server(body)
         px, rf, cpu = [], [], []
         for _ in range(rounds):
             c0 = cpu_s(srv.proc.pid)
@@ -1551,8 +1564,7 @@ def bench_b12(n=10000, rounds=5):
             rf.append(curl_time(ref.url + "/api/v1/pods"))
     finally:
         for s in (srv, ref, fake):
-            if s:
-                s.stop(check=False)
+            s.stop(check=False)
     t = statistics.median(x[0] for x in px)
     r = statistics.median(x[0] for x in rf)
     out_bytes, ref_bytes = px[0][1], rf[0][1]
@@ -1595,13 +1607,8 @@ def bench_b18(n=10000, rounds=5):
     fake direct with gzip (its compression stands in for the
     apiserver's), alternately; curl keeps the compressed bytes. The
     proxy's CPU time per LIST goes to the raw figures."""
-    fake = harness.fake(seed="pods=%d" % n)
-    srv = ref = None
+    fake, srv, ref = list_beside_static(n)
     try:
-        srv, _ = start_proxy_timed(fake.url)
-        st, body = get(srv.url, "/api/v1/pods?resourceVersion=0")
-        assert st == 200, st
-        ref = static_server(body)
         px, rf, up, cpu = [], [], [], []
         for _ in range(rounds):
             c0 = cpu_s(srv.proc.pid)
@@ -1611,8 +1618,7 @@ def bench_b18(n=10000, rounds=5):
             up.append(curl_gzip(fake.url + "/api/v1/pods"))
     finally:
         for s in (srv, ref, fake):
-            if s:
-                s.stop(check=False)
+            s.stop(check=False)
     assert all(x[2] == "gzip" for x in px + up), (px, up)
     t = statistics.median(x[0] for x in px)
     r = statistics.median(x[0] for x in rf)

@@ -48,36 +48,23 @@ struct proxy_gzip *proxy_gzip_new(void)
 	return g;
 }
 
-ssize_t proxy_gzip_put(struct proxy_gzip *g, const void **in, size_t *in_len,
-		       bool last, void *out, size_t room)
+/* One call of the compressor on in[0, *took) and out[0, *made), which
+ * are what it took and made on return; end: in holds the input's end.
+ * false on a fault. */
+static bool step(struct proxy_gzip *g, const uint8_t *in, uint32_t *took,
+		 bool end, uint8_t *out, uint32_t *made)
 {
-	if (g->failed)
-		return -1;
 	struct isal_zstream *s = &g->s;
-	size_t taken = 0, made = 0;
-	/* igzip counts in 32 bits: a larger span goes in turns */
-	do {
-		size_t left = *in_len - taken;
-		size_t give = left < UINT32_MAX ? left : UINT32_MAX;
-		size_t space =
-			room - made < UINT32_MAX ? room - made : UINT32_MAX;
-		s->next_in = (uint8_t *)*in + taken;
-		s->avail_in = (uint32_t)give;
-		s->end_of_stream = last && give == left;
-		s->next_out = (uint8_t *)out + made;
-		s->avail_out = (uint32_t)space;
-		if (isal_deflate(s) != COMP_OK) {
-			g->failed = true;
-			return -1;
-		}
-		taken += give - s->avail_in;
-		made += space - s->avail_out;
-		if (s->avail_in || !s->avail_out)
-			break; /* out is full */
-	} while (taken < *in_len && made < room);
-	*in = (const uint8_t *)*in + taken;
-	*in_len -= taken;
-	return (ssize_t)made;
+	s->next_in = (uint8_t *)in;
+	s->avail_in = *took;
+	s->end_of_stream = end;
+	s->next_out = out;
+	s->avail_out = *made;
+	if (isal_deflate(s) != COMP_OK)
+		return false;
+	*took -= s->avail_in;
+	*made -= s->avail_out;
+	return true;
 }
 
 bool proxy_gzip_ended(const struct proxy_gzip *g)
@@ -113,39 +100,20 @@ struct proxy_gzip *proxy_gzip_new(void)
 	return g;
 }
 
-ssize_t proxy_gzip_put(struct proxy_gzip *g, const void **in, size_t *in_len,
-		       bool last, void *out, size_t room)
+static bool step(struct proxy_gzip *g, const uint8_t *in, uint32_t *took,
+		 bool end, uint8_t *out, uint32_t *made)
 {
-	if (g->failed)
-		return -1;
 	z_stream *z = &g->z;
-	size_t taken = 0, made = 0;
-	/* zlib counts in 32 bits: a larger span goes in turns */
-	while (!g->ended && made < room) {
-		size_t left = *in_len - taken;
-		size_t give = left < UINT32_MAX ? left : UINT32_MAX;
-		size_t space =
-			room - made < UINT32_MAX ? room - made : UINT32_MAX;
-		z->next_in = (Bytef *)*in + taken;
-		z->avail_in = (uInt)give;
-		z->next_out = (Bytef *)out + made;
-		z->avail_out = (uInt)space;
-		int rc = deflate(z,
-				 last && give == left ? Z_FINISH : Z_NO_FLUSH);
-		taken += give - z->avail_in;
-		made += space - z->avail_out;
-		if (rc == Z_STREAM_END) {
-			g->ended = true;
-		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			g->failed = true;
-			return -1;
-		}
-		if (taken == *in_len && !last)
-			break; /* all taken; what it holds comes out later */
-	}
-	*in = (const uint8_t *)*in + taken;
-	*in_len -= taken;
-	return (ssize_t)made;
+	z->next_in = (Bytef *)in;
+	z->avail_in = *took;
+	z->next_out = out;
+	z->avail_out = *made;
+	int rc = deflate(z, end ? Z_FINISH : Z_NO_FLUSH);
+	*took -= z->avail_in;
+	*made -= z->avail_out;
+	if (rc == Z_STREAM_END)
+		g->ended = true;
+	return rc == Z_OK || rc == Z_BUF_ERROR || rc == Z_STREAM_END;
 }
 
 bool proxy_gzip_ended(const struct proxy_gzip *g)
@@ -162,3 +130,31 @@ void proxy_gzip_free(struct proxy_gzip *g)
 }
 
 #endif
+
+/* Either compressor counts in 32 bits: a larger span goes in turns. */
+ssize_t proxy_gzip_put(struct proxy_gzip *g, const void **in, size_t *in_len,
+		       bool last, void *out, size_t room)
+{
+	if (g->failed)
+		return -1;
+	size_t taken = 0, made = 0;
+	while (!proxy_gzip_ended(g) && made < room) {
+		size_t left = *in_len - taken;
+		uint32_t took = left < UINT32_MAX ? (uint32_t)left : UINT32_MAX;
+		uint32_t put = room - made < UINT32_MAX ?
+				       (uint32_t)(room - made) :
+				       UINT32_MAX;
+		if (!step(g, (const uint8_t *)*in + taken, &took,
+			  last && took == left, (uint8_t *)out + made, &put)) {
+			g->failed = true;
+			return -1;
+		}
+		taken += took;
+		made += put;
+		if ((taken == *in_len && !last) || (!took && !put))
+			break; /* all taken (more comes later), or stuck */
+	}
+	*in = (const uint8_t *)*in + taken;
+	*in_len -= taken;
+	return (ssize_t)made;
+}
