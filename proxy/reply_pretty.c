@@ -54,7 +54,7 @@ struct pretty_reader {
 	struct proxy_pretty_indenter st;
 	struct proxy_gzip *gz; /* NULL: sent as it is */
 	char *zin;	       /* PRETTY_CHUNK bytes of (indented) input */
-	size_t zoff, zlen;     /* zin's bytes compressed, and made */
+	size_t zoff, zlen;     /* zin's bytes the stream took, and held */
 	bool zlast;	       /* zin holds the body's end */
 	/* the pieces' kept lengths (proxy_reply_pieces_add_item), filled
 	 * in as the items are indented: piece's output so far, and whether
