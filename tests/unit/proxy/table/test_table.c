@@ -84,6 +84,38 @@ static void test_pod_row(void)
 	CHECK(strstr(b.p, "\"object\":{\"kind\":\"Pod\"") != NULL);
 	buf_free(&b);
 	cache_obj_put(o);
+
+	/* managedFields, which a row's parse does not tokenize: the same
+	 * cells, and the metadata whole, theirs included */
+	o = parse(
+		"pods",
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"web-1\","
+		"\"namespace\":\"default\",\"uid\":\"u1\",\"resourceVersion\":\"7\","
+		"\"managedFields\":[{\"manager\":\"kubelet\",\"fieldsV1\":{"
+		"\"f:status\":{\"f:phase\":{}},\"f:metadata\":{\"f:name\":{}}}}],"
+		"\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},"
+		"\"spec\":{\"nodeName\":\"node-1\",\"containers\":[{\"name\":\"a\"}]},"
+		"\"status\":{\"phase\":\"Running\",\"containerStatuses\":["
+		"{\"name\":\"a\",\"ready\":true,\"restartCount\":1,\"state\":{\"running\":{}}}]}}");
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	f.include = PROXY_TABLE_INCLUDE_METADATA;
+	row(&b, k, o, &f, CREATED + 165);
+	CHECK(strstr(b.p,
+		     "\"cells\":[\"web-1\",\"1/1\",\"Running\",\"1\",\"2m45s\"") !=
+	      NULL);
+	CHECK(strstr(b.p, "\"object\":{\"kind\":\"PartialObjectMetadata\","
+			  "\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":"
+			  "{\"name\":\"web-1\",\"namespace\":\"default\","
+			  "\"uid\":\"u1\",\"resourceVersion\":\"7\","
+			  "\"managedFields\":[{\"manager\":\"kubelet\","
+			  "\"fieldsV1\":{\"f:status\":{\"f:phase\":{}},"
+			  "\"f:metadata\":{\"f:name\":{}}}}],"
+			  "\"creationTimestamp\":\"2026-01-01T00:00:00Z\"}}") !=
+	      NULL);
+	buf_free(&b);
+	cache_obj_put(o);
 }
 
 static void test_configmap_row(void)
@@ -319,6 +351,32 @@ static void test_metadata_annotations(void)
 			"\"deprecated.daemonset.template.generation\":\"3\","
 			"\"z\":\"1\"}}"),
 		PMO("{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"1\",\"annotations\":{\"z\":\"1\"}}"));
+	/* managedFields, not tokenized by the metadata views' parse, go
+	 * out byte for byte, whether before or after the cut annotation,
+	 * and their own "f:annotations" is not taken for it */
+	CHECK_STR(
+		metadata_of(
+			ds,
+			"{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"1\","
+			"\"managedFields\":[{\"manager\":\"m\","
+			"\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":{"
+			"\"f:deprecated.daemonset.template.generation\":{}}}}}],"
+			"\"annotations\":{\"deprecated.daemonset.template.generation\":\"3\","
+			"\"k\":\"v\"}}"),
+		PMO("{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"1\","
+		    "\"managedFields\":[{\"manager\":\"m\","
+		    "\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":{"
+		    "\"f:deprecated.daemonset.template.generation\":{}}}}}],"
+		    "\"annotations\":{\"k\":\"v\"}}"));
+	CHECK_STR(
+		metadata_of(
+			ds,
+			"{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"1\","
+			"\"annotations\":{"
+			"\"deprecated.daemonset.template.generation\":\"3\"},"
+			"\"managedFields\":[]}"),
+		PMO("{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"1\","
+		    "\"managedFields\":[]}"));
 	/* last member of the metadata */
 	CHECK_STR(
 		metadata_of(
