@@ -294,7 +294,7 @@ static void add_metadata(struct buf *b, const struct cache_kind *k,
 
 /* What a row and a PartialObjectMetadata read of an object: all of it
  * but metadata.managedFields, which no built-in column reads and which
- * is most of an object's bytes (41 % of a seeded pod's): it is still
+ * is often an object's largest part (41 % of a seeded pod's bytes): it is still
  * validated, gets one token, and its bytes still go out within the
  * metadata's span. A custom resource's columns are JSONPaths, which may
  * name it: its rows tokenize the object whole. */

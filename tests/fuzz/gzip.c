@@ -90,7 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(back.len == n && (!n || !memcmp(back.p, in, n)));
 	const unsigned char *t = (const unsigned char *)gz.p + gz.len - 4;
 	FUZZ_CHECK(((uint32_t)t[0] | (uint32_t)t[1] << 8 |
-		    (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24) == (uint32_t)n);
+		    (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24) ==
+		   (uint32_t)n);
 	buf_free(&gz);
 	buf_free(&back);
 	return 0;
