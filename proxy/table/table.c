@@ -294,10 +294,10 @@ static void add_metadata(struct buf *b, const struct cache_kind *k,
 
 /* What a row and a PartialObjectMetadata read of an object: all of it
  * but metadata.managedFields, which no built-in column reads and which
- * is often an object's largest part (41 % of a seeded pod's bytes): it is still
- * validated, gets one token, and its bytes still go out within the
- * metadata's span. A custom resource's columns are JSONPaths, which may
- * name it: its rows tokenize the object whole. */
+ * is often an object's largest part (41 % of a seeded pod's bytes): it
+ * is still validated, gets one token, and its bytes still go out within
+ * the metadata's span. A custom resource's columns are JSONPaths, which
+ * may name it: its rows tokenize the object whole. */
 static const struct json_shape_key meta_keys[] = {
 	{ "managedFields", 13, &json_shape_skip },
 };
