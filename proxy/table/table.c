@@ -387,15 +387,16 @@ static int row(struct buf *b, const struct cache_kind *k,
 	proxy_table_age_human(o->created ? (int64_t)now - o->created : 0, age,
 			      sizeof(age));
 	buf_adds(b, "{\"cells\":[");
-	if (!k->group[0] && !strcmp(k->resource, "pods")) {
-		/* a finished pod's row is Completed */
-		struct proxy_table_pod_summary sum;
+	/* a finished pod's row is Completed; its cells use the same summary */
+	struct proxy_table_pod_summary sum;
+	bool pod = !k->group[0] && !strcmp(k->resource, "pods");
+	if (pod) {
 		proxy_table_pod_summary(&d, now, &sum);
 		done = sum.done;
 	}
 	switch (pr) {
 	case P_TABLE:
-		proxy_table_cols_cells(b, p, &d, now);
+		proxy_table_cols_cells(b, p, &d, now, pod ? &sum : NULL);
 		break;
 	default:
 		if (crd) {

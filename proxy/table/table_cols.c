@@ -117,9 +117,13 @@ void proxy_table_cols_definitions(struct buf *b,
 }
 
 void proxy_table_cols_cells(struct buf *b, const struct proxy_table_cols *p,
-			    const struct json_doc *d, time_t now)
+			    const struct json_doc *d, time_t now,
+			    const struct proxy_table_pod_summary *pod)
 {
-	struct tc_row r = { d, now };
+	struct tc_pod kept = { .made = pod != NULL };
+	if (pod)
+		kept.sum = *pod;
+	struct tc_row r = { d, now, &kept };
 	for (const struct tc_col *c = p->cols; c->name; c++) {
 		if (c > p->cols)
 			buf_addc(b, ',');

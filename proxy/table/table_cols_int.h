@@ -36,6 +36,7 @@
 
 #include "cache/json.h"
 #include "config/buf.h"
+#include "proxy/table/table_pod_int.h"
 
 /* ---- for the wing ---- */
 
@@ -49,9 +50,13 @@ const struct proxy_table_cols *proxy_table_cols_find(const char *group,
 void proxy_table_cols_definitions(struct buf *b,
 				  const struct proxy_table_cols *p);
 /* One row's cells, comma-separated JSON values without brackets, for
- * the object parsed in d (its root at token 0), at time now. */
+ * the object parsed in d (its root at token 0), at time now. pod: its
+ * summary when the caller made one already (a pod's, at now), else NULL:
+ * the first of READY, STATUS and RESTARTS makes it, and the others use
+ * it. */
 void proxy_table_cols_cells(struct buf *b, const struct proxy_table_cols *p,
-			    const struct json_doc *d, time_t now);
+			    const struct json_doc *d, time_t now,
+			    const struct proxy_table_pod_summary *pod);
 
 /* The NAME and AGE column descriptions, word for word as the apiserver
  * sends them; every printer of the wing uses these. */
@@ -60,10 +65,19 @@ extern const char proxy_table_cols_name_description[],
 
 /* ---- for the column files: reading the object ---- */
 
-/* One row: the object parsed in d (its root at token 0), at time now. */
+/* A pod's summary, made once a row (tc_pod_summary()). */
+struct tc_pod {
+	struct proxy_table_pod_summary sum;
+	bool made;
+};
+
+/* One row: the object parsed in d (its root at token 0), at time now;
+ * pod: where its pod summary is kept for the row, or NULL (made for
+ * each column that asks). */
 struct tc_row {
 	const struct json_doc *d;
 	time_t now;
+	struct tc_pod *pod;
 };
 
 typedef void (*tc_cell_fn)(struct buf *b, const struct tc_row *r,

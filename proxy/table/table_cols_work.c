@@ -277,31 +277,45 @@ static void c_hpa_min(struct buf *b, const struct tc_row *r, const char *arg)
 
 /* ---- pods ---- */
 
+/* The row's pod summary: made by the first column that asks, or for
+ * each when the row keeps none (own). */
+static const struct proxy_table_pod_summary *
+pod_summary(const struct tc_row *r, struct proxy_table_pod_summary *own)
+{
+	if (!r->pod) {
+		proxy_table_pod_summary(r->d, r->now, own);
+		return own;
+	}
+	if (!r->pod->made) {
+		proxy_table_pod_summary(r->d, r->now, &r->pod->sum);
+		r->pod->made = true;
+	}
+	return &r->pod->sum;
+}
+
 static void c_pod_ready(struct buf *b, const struct tc_row *r, const char *arg)
 {
-	struct proxy_table_pod_summary sum;
+	struct proxy_table_pod_summary own;
+	const struct proxy_table_pod_summary *sum = pod_summary(r, &own);
 	char s[48];
 	(void)arg;
-	proxy_table_pod_summary(r->d, r->now, &sum);
-	snprintf(s, sizeof(s), "%d/%d", sum.ready, sum.total);
+	snprintf(s, sizeof(s), "%d/%d", sum->ready, sum->total);
 	tc_put_str(b, s);
 }
 
 static void c_pod_status(struct buf *b, const struct tc_row *r, const char *arg)
 {
-	struct proxy_table_pod_summary sum;
+	struct proxy_table_pod_summary own;
 	(void)arg;
-	proxy_table_pod_summary(r->d, r->now, &sum);
-	tc_put_str(b, sum.status);
+	tc_put_str(b, pod_summary(r, &own)->status);
 }
 
 static void c_pod_restarts(struct buf *b, const struct tc_row *r,
 			   const char *arg)
 {
-	struct proxy_table_pod_summary sum;
+	struct proxy_table_pod_summary own;
 	(void)arg;
-	proxy_table_pod_summary(r->d, r->now, &sum);
-	tc_put_str(b, sum.restarts);
+	tc_put_str(b, pod_summary(r, &own)->restarts);
 }
 
 /* IP: the first of status.podIPs (status.podIP for an object written

@@ -96,7 +96,7 @@ static void cells(const struct proxy_table_cols *p, const char *js, size_t n)
 		goto out;
 	struct buf b = BUF_INIT, defs = BUF_INIT;
 	buf_addc(&b, '[');
-	proxy_table_cols_cells(&b, p, &d, NOW);
+	proxy_table_cols_cells(&b, p, &d, NOW, NULL);
 	buf_addc(&b, ']');
 	proxy_table_cols_definitions(&defs, p);
 	FUZZ_CHECK(buf_ok(&b) && buf_ok(&defs));

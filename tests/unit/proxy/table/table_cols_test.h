@@ -30,7 +30,7 @@ static const char *cells(const char *group, const char *res, const char *obj)
 		json_doc_free(&d);
 		return "(no printer or bad json)";
 	}
-	proxy_table_cols_cells(&b, p, &d, NOW);
+	proxy_table_cols_cells(&b, p, &d, NOW, NULL);
 	buf_addc(&b, '\0');
 	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	buf_free(&b);

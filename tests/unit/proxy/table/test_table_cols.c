@@ -31,7 +31,7 @@ static const char *cells(const char *group, const char *res, const char *obj)
 		json_doc_free(&d);
 		return "(no printer or bad json)";
 	}
-	proxy_table_cols_cells(&b, p, &d, NOW);
+	proxy_table_cols_cells(&b, p, &d, NOW, NULL);
 	buf_addc(&b, '\0');
 	snprintf(out, sizeof(out), "%s", b.p ? b.p : "");
 	buf_free(&b);
@@ -361,6 +361,45 @@ static void test_hpa(void)
 		"\"x\",\"/\",\"\\u003cunknown type\\u003e\",\"1\",0,0,\"24h\"");
 }
 
+/* A row given its pod's summary prints READY, STATUS and RESTARTS from
+ * it (a row makes it once and shares it); one not given one makes it,
+ * the same as the summary itself. */
+static void test_pod_summary_shared(void)
+{
+	static const char pod[] =
+		"{" META
+		",\"spec\":{\"containers\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
+		"\"status\":{\"phase\":\"Running\",\"containerStatuses\":["
+		"{\"name\":\"a\",\"ready\":true,\"restartCount\":4,\"state\":{\"running\":{}}},"
+		"{\"name\":\"b\",\"ready\":false,\"restartCount\":0,\"state\":{\"running\":{}}}]}}";
+	const struct proxy_table_cols *p = proxy_table_cols_find("", "pods");
+	struct json_doc d = JSON_DOC_INIT;
+	CHECK(p && json_parse(&d, pod, strlen(pod), NULL, 0) == 0);
+	if (!p || !d.ntok) {
+		json_doc_free(&d);
+		return;
+	}
+	struct proxy_table_pod_summary made, given = {
+		.ready = 7, .total = 9, .status = "Given", .restarts = "42"
+	};
+	proxy_table_pod_summary(&d, NOW, &made);
+	CHECK(made.ready == 1 && made.total == 2);
+	CHECK_STR(made.status, "Running");
+	CHECK_STR(made.restarts, "4");
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	proxy_table_cols_cells(&a, p, &d, NOW, NULL);
+	proxy_table_cols_cells(&b, p, &d, NOW, &given);
+	buf_addc(&a, '\0');
+	buf_addc(&b, '\0');
+	static const char want_made[] = "\"x\",\"1/2\",\"Running\",\"4\",",
+			  want_given[] = "\"x\",\"7/9\",\"Given\",\"42\",";
+	CHECK(a.p && !strncmp(a.p, want_made, strlen(want_made)));
+	CHECK(b.p && !strncmp(b.p, want_given, strlen(want_given)));
+	buf_free(&a);
+	buf_free(&b);
+	json_doc_free(&d);
+}
+
 static void test_pods(void)
 {
 	/* a started sidecar counts towards READY; RESTARTS adds the
@@ -441,6 +480,7 @@ int main(void)
 	test_more_kinds();
 	test_hpa();
 	test_pods();
+	test_pod_summary_shared();
 	test_columns_json();
 	return check_done("table_cols");
 }

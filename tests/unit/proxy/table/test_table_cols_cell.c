@@ -20,7 +20,7 @@
 #define NOW 1767225600
 
 static struct json_doc doc = JSON_DOC_INIT;
-static struct tc_row row = { &doc, NOW };
+static struct tc_row row = { &doc, NOW, NULL };
 
 static void parse(const char *js)
 {
