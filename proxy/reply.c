@@ -430,8 +430,8 @@ enum MHD_Result proxy_reply_pieces(struct MHD_Connection *c,
 		} else if ((resp = reply_gzip_pieces(pc, done, cls))) {
 			/* compressed as it is sent, as the apiserver streams
 			 * a large answer: a client that reads slowly holds
-			 * zlib's state, not a compressed copy of a LIST of
-			 * any size; the reader owns the vector */
+			 * its gzip stream (gzip.h), not a compressed copy of
+			 * a LIST of any size; the reader owns the vector */
 			done = NULL;
 			pc->v = NULL;
 		}

@@ -52,7 +52,7 @@ struct MHD_Response *reply_pretty_pieces(struct proxy_reply_pieces *pc,
 					 struct proxy_ahead_pool *ahead,
 					 void (*done)(void *cls), void *cls);
 /* The response that sends pc's pieces gzip-compressed as it is read,
- * chunked: a client holds zlib's state and one chunk, never a compressed
+ * chunked: a client holds its gzip stream and one chunk, never a compressed
  * copy of the body. Ownership as reply_pretty_pieces(). */
 struct MHD_Response *reply_gzip_pieces(struct proxy_reply_pieces *pc,
 				       void (*done)(void *cls), void *cls);
