@@ -74,6 +74,21 @@ size_t proxy_pretty_indent_count(struct proxy_pretty_indenter *st,
  * write. */
 size_t proxy_pretty_indent_count_end(struct proxy_pretty_indenter *st);
 
+/*
+ * How the indenter goes through its input: a byte at a time, or 64 bytes
+ * at a time with SSE2 (baseline x86-64) or AVX2. proxy_pretty_isa() is
+ * the best the CPU has unless forced; proxy_pretty_isa_force() forces one
+ * the CPU has (tests; -1 undoes it) and returns what was forced before.
+ * Each writes the same bytes.
+ */
+enum {
+	PROXY_PRETTY_BYTES,
+	PROXY_PRETTY_SSE2,
+	PROXY_PRETTY_AVX2
+};
+int proxy_pretty_isa(void);
+int proxy_pretty_isa_force(int isa);
+
 /* Append compact JSON in[0..n) to out, indented as above. Returns 0 or
  * -ENOMEM. */
 int proxy_pretty_indent(const char *in, size_t n, struct buf *out);

@@ -10,6 +10,8 @@
  * valid JSON but must not fail on anything else.
  *
  * Invariants beyond "no crash":
+ *   - the byte loop, SSE2 and AVX2 (as the CPU has them) write the same
+ *     bytes;
  *   - any split of the input and of the output gives the same bytes as
  *     the whole, and proxy_pretty_indent_count() their number;
  *   - every call makes progress (consumes input or writes output) until
@@ -66,6 +68,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct buf whole = BUF_INIT;
 	FUZZ_CHECK(proxy_pretty_indent(in, n, &whole) == 0);
+
+	/* the same from each way the CPU has through the input: the byte
+	 * loop, SSE2, AVX2 */
+	int best = proxy_pretty_isa();
+	for (int isa = PROXY_PRETTY_BYTES; isa < best; isa++) {
+		struct buf other = BUF_INIT;
+		proxy_pretty_isa_force(isa);
+		FUZZ_CHECK(proxy_pretty_indent(in, n, &other) == 0);
+		proxy_pretty_isa_force(-1);
+		FUZZ_CHECK(buf_ok(&whole) && buf_ok(&other));
+		FUZZ_CHECK(
+			other.len == whole.len &&
+			(!whole.len || !memcmp(other.p, whole.p, whole.len)));
+		buf_free(&other);
+	}
 
 	/* the same in pieces, into small windows */
 	struct buf parts = BUF_INIT;

@@ -415,13 +415,56 @@ static void test_body(void)
 	buf_free(&out);
 }
 
+/* Nesting around the deepest the 64-byte blocks go (15): long strings
+ * so the blocks run, and commas, colons and closing brackets at every
+ * depth from 10 to 19, against the reference. */
+static void test_stream_deep(void)
+{
+	static const size_t maxes[] = { 161, 4096, 65536 };
+	for (int depth = 10; depth < 20; depth++) {
+		struct buf in = BUF_INIT, want = BUF_INIT;
+		for (int d = 0; d < depth; d++)
+			buf_adds(&in, d % 2 ? "[\"a long string that crosses "
+					      "the blocks of 64 bytes\"," :
+					      "{\"k\":1,\"key of an object\":");
+		buf_adds(&in, "{\"leaf\":[1,2,{},[]],\"x\":\"y\"}");
+		for (int d = depth - 1; d >= 0; d--)
+			buf_adds(&in, d % 2 ? ",true]" : "}");
+		ref_indent(in.p, in.len, &want);
+		buf_addc(&want, 0);
+		for (size_t m = 0; m < sizeof(maxes) / sizeof(*maxes); m++) {
+			struct buf got = BUF_INIT;
+			stream(in.p, in.len, NULL, 0, maxes[m], &got);
+			buf_addc(&got, 0);
+			CHECK_STR(got.p, want.p);
+			buf_free(&got);
+		}
+		CHECK(counted(in.p, in.len, NULL, 0) == want.len - 1);
+		buf_free(&in);
+		buf_free(&want);
+	}
+}
+
 int main(void)
 {
 	test_indent();
-	test_stream_equals_reference();
-	test_stream_random();
-	test_stream_long();
-	test_stream_garbage();
+	/* the indenter's each way through its input the CPU has: the byte
+	 * loop, SSE2 and AVX2, each against the reference */
+	int best = proxy_pretty_isa();
+	for (int isa = PROXY_PRETTY_BYTES; isa <= best; isa++) {
+		CHECK(proxy_pretty_isa_force(isa) == (isa ? isa - 1 : -1));
+		CHECK(proxy_pretty_isa() == isa);
+		test_stream_equals_reference();
+		test_stream_random();
+		test_stream_long();
+		test_stream_deep();
+		test_stream_garbage();
+	}
+	proxy_pretty_isa_force(-1);
+	CHECK(proxy_pretty_isa() == best);
+	if (best != PROXY_PRETTY_AVX2)
+		fprintf(stderr, "pretty: this CPU has no AVX2; its indenter "
+				"is not tested here\n");
 	test_asked();
 	test_body();
 	return check_done("pretty");
