@@ -722,7 +722,9 @@ size_t proxy_pretty_indent_count(struct proxy_pretty_indenter *st,
 {
 	char scratch[512];
 	size_t total = 0, i = 0, used;
+#if defined(__SSE2__)
 	const bool fast = proxy_pretty_isa() != PROXY_PRETTY_BYTES;
+#endif
 	while (i < n) {
 #if defined(__SSE2__)
 		if (fast && !st->nl && !st->sp && !st->c && !st->esc &&
