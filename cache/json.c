@@ -456,6 +456,22 @@ static inline int after_value(const char *js, size_t len, size_t *i,
 }
 
 /*
+ * The container that opens at js[i] at depth, in bytes accepted before
+ * (json_parse_trusted()): where it closes, by json_skip_trusted(); *nl
+ * set when it holds a newline. -1 (*bad at len) when it does not close,
+ * -2 when it nests past LIMIT_JSON_DEPTH: the validating skip then goes
+ * over it and notes that.
+ */
+static long skip_trusted(const char *js, size_t len, size_t i, int depth,
+			 size_t *bad, bool *nl)
+{
+	long e = json_skip_trusted(js, len, i, LIMIT_JSON_DEPTH - depth, nl);
+	if (e == -1)
+		*bad = len;
+	return e;
+}
+
+/*
  * The byte loop (JSON_ISA_BYTES).
  *
  * Validate the container that opens at js[i], depth containers deep,
@@ -571,8 +587,9 @@ fail:
  * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
  * nesting was too deep), or -ENOMEM. */
 static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
-			  const struct json_shape *root, size_t *bad,
-			  bool *depth_bad, bool *bad_utf8, bool *nl)
+			  const struct json_shape *root, bool trusted,
+			  size_t *bad, bool *depth_bad, bool *bad_utf8,
+			  bool *nl)
 {
 	/* the shapes of the outermost open containers, while shaped */
 	const struct json_shape *shp[JSON_SHAPE_MAX_DEPTH];
@@ -663,9 +680,14 @@ static int tokenize_bytes(struct json_doc *d, const char *js, size_t len,
 				return t;
 			if (s == &json_shape_skip) {
 				/* validated, one token, seen as empty */
-				long e = skip_container_bytes(
-					d, js, len, i, depth, bad, depth_bad,
-					bad_utf8, nl);
+				long e = -2;
+				if (trusted)
+					e = skip_trusted(js, len, i, depth, bad,
+							 nl);
+				if (e == -2)
+					e = skip_container_bytes(
+						d, js, len, i, depth, bad,
+						depth_bad, bad_utf8, nl);
 				if (e < 0)
 					return e == -2 ? -ENOMEM : -EINVAL;
 				d->tok[t].end = (int)e + 1;
@@ -853,6 +875,16 @@ skip_container_index(struct json_doc *d, struct json_cursor *cu, size_t i,
 	return skip_container(d, cu, i, depth, bad, depth_bad, bad_utf8, true);
 }
 
+/* skip_trusted() under the index, which goes on past the closing
+ * bracket: its own classifying of the skipped bytes counts their
+ * newlines. */
+static long skip_trusted_index(struct json_cursor *cu, size_t i, int depth,
+			       size_t *bad)
+{
+	bool nl = false;
+	return skip_trusted(cu->js, cu->len, i, depth, bad, &nl);
+}
+
 /* Tokenize and validate js[0..len) into d, as root says (json.h).
  * Returns 0, -EINVAL with *bad at the failing byte (*depth_bad when
  * nesting was too deep), or -ENOMEM. */
@@ -946,9 +978,14 @@ ALWAYS_INLINE int tokenize_with(struct json_doc *d, struct json_cursor *cu,
 				return t;
 			if (s == &json_shape_skip) {
 				/* validated, one token, seen as empty */
-				long e = skip_container_index(d, cu, i, depth,
-							      bad, depth_bad,
-							      bad_utf8);
+				long e = -2;
+				if (cu->trusted)
+					e = skip_trusted_index(cu, i, depth,
+							       bad);
+				if (e == -2)
+					e = skip_container_index(
+						d, cu, i, depth, bad, depth_bad,
+						bad_utf8);
 				if (e < 0)
 					return e == -2 ? -ENOMEM : -EINVAL;
 				d->tok[t].end = (int)e + 1;
@@ -1043,11 +1080,12 @@ static bool newline_inside(const struct json_doc *d, const char *js, size_t len,
  * bug, but not one that could let bad input through), the byte loop
  * decides. *nl: the input had a newline. */
 static int tokenize(struct json_doc *d, const char *js, size_t len,
-		    const struct json_shape *root, size_t *bad, bool *depth_bad,
-		    bool *bad_utf8, bool *nl)
+		    const struct json_shape *root, bool trusted, size_t *bad,
+		    bool *depth_bad, bool *bad_utf8, bool *nl)
 {
 	struct json_cursor cu;
 	json_cursor_init(&cu, js, len);
+	cu.trusted = trusted;
 	int r;
 	if (cu.isa != JSON_ISA_BYTES) {
 		r = tokenize_index(d, &cu, root, bad, depth_bad, bad_utf8);
@@ -1059,7 +1097,8 @@ static int tokenize(struct json_doc *d, const char *js, size_t len,
 		*depth_bad = *bad_utf8 = false;
 	}
 	*nl = false;
-	return tokenize_bytes(d, js, len, root, bad, depth_bad, bad_utf8, nl);
+	return tokenize_bytes(d, js, len, root, trusted, bad, depth_bad,
+			      bad_utf8, nl);
 }
 
 /* A copy of js[0..len) with each byte that does not start a valid UTF-8
@@ -1102,8 +1141,9 @@ int json_parse(struct json_doc *d, const char *js, size_t len, char *err,
 	return json_parse_shaped(d, js, len, NULL, err, errlen);
 }
 
-int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
-		      const struct json_shape *shape, char *err, size_t errlen)
+static int parse(struct json_doc *d, const char *js, size_t len,
+		 const struct json_shape *shape, bool trusted, char *err,
+		 size_t errlen)
 {
 	d->js = js;
 	d->len = len;
@@ -1119,7 +1159,8 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 	size_t bad = 0;
 	bool deep = false, bad_utf8 = false;
 	bool nl = false;
-	int r = tokenize(d, js, len, shape, &bad, &deep, &bad_utf8, &nl);
+	int r = tokenize(d, js, len, shape, trusted, &bad, &deep, &bad_utf8,
+			 &nl);
 	/*
 	 * Invalid UTF-8 inside strings is replaced, not refused: the
 	 * apiserver's decoder (Go's encoding/json) turns each byte that does
@@ -1132,8 +1173,8 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 	if (!r && bad_utf8) {
 		r = fix_utf8(d, js, len);
 		if (!r)
-			r = tokenize(d, d->js, d->len, shape, &bad, &deep,
-				     &bad_utf8, &nl);
+			r = tokenize(d, d->js, d->len, shape, trusted, &bad,
+				     &deep, &bad_utf8, &nl);
 	}
 	d->newline = nl;
 	if (r == -EINVAL && err) {
@@ -1151,6 +1192,18 @@ int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
 			snprintf(err, errlen, "invalid JSON at byte %zu", bad);
 	}
 	return r;
+}
+
+int json_parse_shaped(struct json_doc *d, const char *js, size_t len,
+		      const struct json_shape *shape, char *err, size_t errlen)
+{
+	return parse(d, js, len, shape, false, err, errlen);
+}
+
+int json_parse_trusted(struct json_doc *d, const char *js, size_t len,
+		       const struct json_shape *shape)
+{
+	return parse(d, js, len, shape, true, NULL, 0);
 }
 
 void json_doc_free(struct json_doc *d)

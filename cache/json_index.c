@@ -374,6 +374,169 @@ void json_cursor_init(struct json_cursor *c, const char *js, size_t len)
 	c->pos = 0;
 	c->esc = c->instr = c->other = 0;
 	c->nl = 0;
-	c->lost = false;
+	c->lost = c->trusted = false;
 	c->k = c->n = 0;
+}
+
+/* ---- jumping over a container in bytes accepted before ----
+ *
+ * json_parse_trusted()'s skip: the matching bracket, found 64 bytes at
+ * a time from four masks (quotes, backslashes, opening and closing
+ * brackets) and the parity of the unescaped quotes, as stage one finds
+ * strings. A block whose closing brackets are fewer than the depth at
+ * its start cannot hold the end: its brackets are counted and it is
+ * passed whole. Nothing is validated: the bytes were, when first
+ * parsed.
+ */
+
+struct skip_blk {
+	uint64_t quote, bslash, open, close, nl;
+};
+
+static void skip_masks_portable(const unsigned char *p, struct skip_blk *b)
+{
+	*b = (struct skip_blk){ 0 };
+	for (int i = 0; i < 64; i++) {
+		uint64_t bit = (uint64_t)1 << i;
+		unsigned c = p[i] | 0x20; /* [ and {, ] and } alike */
+		b->quote |= p[i] == '"' ? bit : 0;
+		b->bslash |= p[i] == '\\' ? bit : 0;
+		b->open |= c == '{' ? bit : 0;
+		b->close |= c == '}' ? bit : 0;
+		b->nl |= p[i] == '\n' ? bit : 0;
+	}
+}
+
+#ifdef JSON_X86
+__attribute__((target("sse2"))) static inline void
+skip_masks_sse2(const unsigned char *p, struct skip_blk *b)
+{
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		      b20 = _mm_set1_epi8(0x20), lbr = _mm_set1_epi8('{'),
+		      rbr = _mm_set1_epi8('}'), nl = _mm_set1_epi8('\n');
+	*b = (struct skip_blk){ 0 };
+	for (int k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+		__m128i lo = _mm_or_si128(v, b20);
+		int sh = 16 * k;
+#define SKIP_MASK(x) ((uint64_t)(unsigned)_mm_movemask_epi8(x) << sh)
+		b->quote |= SKIP_MASK(_mm_cmpeq_epi8(v, quote));
+		b->bslash |= SKIP_MASK(_mm_cmpeq_epi8(v, bslash));
+		b->open |= SKIP_MASK(_mm_cmpeq_epi8(lo, lbr));
+		b->close |= SKIP_MASK(_mm_cmpeq_epi8(lo, rbr));
+		b->nl |= SKIP_MASK(_mm_cmpeq_epi8(v, nl));
+#undef SKIP_MASK
+	}
+}
+
+__attribute__((target("avx2"))) static inline void
+skip_masks_avx2(const unsigned char *p, struct skip_blk *b)
+{
+	const __m256i quote = _mm256_set1_epi8('"'),
+		      bslash = _mm256_set1_epi8('\\'),
+		      b20 = _mm256_set1_epi8(0x20), lbr = _mm256_set1_epi8('{'),
+		      rbr = _mm256_set1_epi8('}'), nl = _mm256_set1_epi8('\n');
+	*b = (struct skip_blk){ 0 };
+	for (int k = 0; k < 2; k++) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * k));
+		__m256i lo = _mm256_or_si256(v, b20);
+		int sh = 32 * k;
+#define SKIP_MASK(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x) << sh)
+		b->quote |= SKIP_MASK(_mm256_cmpeq_epi8(v, quote));
+		b->bslash |= SKIP_MASK(_mm256_cmpeq_epi8(v, bslash));
+		b->open |= SKIP_MASK(_mm256_cmpeq_epi8(lo, lbr));
+		b->close |= SKIP_MASK(_mm256_cmpeq_epi8(lo, rbr));
+		b->nl |= SKIP_MASK(_mm256_cmpeq_epi8(v, nl));
+#undef SKIP_MASK
+	}
+}
+#endif
+
+/* json_skip_trusted() with the masks of isa (a constant in each caller). */
+static inline __attribute__((always_inline)) long
+skip_with(const char *js, size_t len, size_t i, int room, bool *nl,
+	  const int isa)
+{
+	uint64_t carry = 0, instr = 0;
+	int depth = 0;
+	unsigned char tmp[64];
+	for (size_t at = i; at < len; at += 64) {
+		const unsigned char *p = (const unsigned char *)js + at;
+		if (len - at < 64) { /* the tail, padded with spaces */
+			memset(tmp, ' ', 64);
+			memcpy(tmp, p, len - at);
+			p = tmp;
+		}
+		struct skip_blk b;
+#ifdef JSON_X86
+		if (isa == JSON_ISA_AVX2)
+			skip_masks_avx2(p, &b);
+		else if (isa == JSON_ISA_SSE2)
+			skip_masks_sse2(p, &b);
+		else
+#endif
+			skip_masks_portable(p, &b);
+		uint64_t quote = b.quote & ~escaped(b.bslash, &carry);
+		uint64_t in = bits_prefix_xor(quote) ^ instr;
+		instr = (uint64_t)((int64_t)in >> 63);
+		uint64_t open = b.open & ~in, close = b.close & ~in;
+		*nl |= b.nl != 0;
+		int opens = __builtin_popcountll(open);
+		int closes = __builtin_popcountll(close);
+		if (closes < depth && depth + opens <= room) {
+			depth += opens - closes; /* the end is not here */
+			continue;
+		}
+		for (uint64_t x = open | close; x; x &= x - 1) {
+			int k = __builtin_ctzll(x);
+			if (open >> k & 1) {
+				if (++depth > room)
+					return -2;
+			} else if (--depth == 0) {
+				return at + (size_t)k < len ? (long)(at + k) :
+							      -1;
+			}
+		}
+	}
+	return -1;
+}
+
+static long skip_portable(const char *js, size_t len, size_t i, int room,
+			  bool *nl)
+{
+	return skip_with(js, len, i, room, nl, JSON_ISA_PORTABLE);
+}
+
+#ifdef JSON_X86
+__attribute__((target("sse2"))) static long
+skip_sse2(const char *js, size_t len, size_t i, int room, bool *nl)
+{
+	return skip_with(js, len, i, room, nl, JSON_ISA_SSE2);
+}
+
+__attribute__((target("avx2,bmi,popcnt"))) static long
+skip_avx2(const char *js, size_t len, size_t i, int room, bool *nl)
+{
+	return skip_with(js, len, i, room, nl, JSON_ISA_AVX2);
+}
+#endif
+
+long json_skip_trusted(const char *js, size_t len, size_t i, int room, bool *nl)
+{
+	int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
+	if (f < 0)
+		f = isa_from_env();
+	int isa = json_isa_best();
+	if (f >= 0 && f < isa)
+		isa = f;
+	switch (isa) {
+#ifdef JSON_X86
+	case JSON_ISA_AVX2:
+		return skip_avx2(js, len, i, room, nl);
+	case JSON_ISA_SSE2:
+		return skip_sse2(js, len, i, room, nl);
+#endif
+	default: /* JSON_ISA_BYTES too: the portable masks */
+		return skip_portable(js, len, i, room, nl);
+	}
 }

@@ -68,6 +68,7 @@ struct json_cursor {
 	uint64_t other; /* bit 0: the last block ended in other bytes */
 	size_t nl;	/* newlines seen */
 	bool lost;	/* the index disagreed with scan_string() */
+	bool trusted;	/* json_parse_trusted(): skips go by the index */
 	size_t k, n;	/* the listed positions not yet passed */
 	uint32_t ix[JSON_IX_CAP];
 };
@@ -77,5 +78,18 @@ void json_cursor_init(struct json_cursor *c, const char *js, size_t len);
 /* Classify the next blocks and list their positions in c->ix, as many
  * as fit (c->k = 0, c->n of them); c->pos moves past them. */
 void json_cursor_fill(struct json_cursor *c);
+
+/*
+ * Where the container that opens at js[i] closes, in bytes json_parse()
+ * accepted before (json_parse_trusted()): nothing checked, strings told
+ * by their unescaped quotes. *nl is set when the container holds a
+ * newline. Returns -1 when it does not close before len, -2 when it
+ * nests more than room levels (the caller's validating skip then notes
+ * them). At the best level the CPU has, or the one forced
+ * (json_isa_force(), JSON_ISA_ENV) when lower: the default byte loop
+ * has nothing to do with it.
+ */
+long json_skip_trusted(const char *js, size_t len, size_t i, int room,
+		       bool *nl);
 
 #endif

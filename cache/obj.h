@@ -41,8 +41,10 @@ struct cache_obj {
 	const char *const *fields;
 	/* Summary columns for Table output (kind specific, may be NULL). */
 	const char *table;
-	/* The object as compact JSON, no trailing newline. It always starts
-	 * {"kind":"K","apiVersion":"V", as the apiserver writes objects for
+	/* The object as compact JSON, no trailing newline: bytes that
+	 * json_parse() accepted (or the cache's own edits of such), so a
+	 * reader may re-parse them with json_parse_trusted(). It always
+	 * starts {"kind":"K","apiVersion":"V", as the apiserver writes objects for
 	 * GET and watch; list items leave those two out, so a list writes
 	 * "{" and then json + item_off. */
 	const char *json;

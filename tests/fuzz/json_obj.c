@@ -17,6 +17,8 @@
  *     kind's {"kind":..,"apiVersion":.., prefix, and parsing those bytes
  *     again gives the same key, uid, resourceVersion, labels and fields;
  *   - cache_obj_parse() and cache_obj_from_doc() agree;
+ *   - a kept object's bytes parsed with json_parse_trusted() (as the
+ *     Table reads them) give the validating parse's tokens;
  *   - a copy at another resourceVersion (a deletion's) keeps the key;
  *   - the tokenizer's stage one at every level the CPU has (json_int.h)
  *     gives the byte loop's verdict, message and tokens.
@@ -68,6 +70,45 @@ static bool valid_json(const char *s, size_t n)
 	return ok;
 }
 
+/* A kept object's bytes read again as the Table and PartialObjectMetadata
+ * do, with json_parse_trusted(): the same tokens as the validating parse
+ * with the same shape, at every level the CPU has. */
+static const struct json_shape_key meta_keys[] = {
+	{ "managedFields", 13, &json_shape_skip },
+};
+static const struct json_shape meta_shape = { NULL, 1, meta_keys };
+static const struct json_shape_key row_keys[] = {
+	{ "metadata", 8, &meta_shape },
+};
+static const struct json_shape row_shape = { NULL, 1, row_keys };
+static const struct json_shape meta_only = { &json_shape_skip, 1, row_keys };
+
+static void check_trusted(const char *js, size_t n)
+{
+	const struct json_shape *shapes[] = { &row_shape, &meta_only,
+					      &json_shape_skip };
+	for (size_t s = 0; s < 3; s++) {
+		struct json_doc want = JSON_DOC_INIT;
+		FUZZ_CHECK(
+			!json_parse_shaped(&want, js, n, shapes[s], NULL, 0));
+		for (int isa = JSON_ISA_BYTES; isa <= json_isa_best(); isa++) {
+			struct json_doc d = JSON_DOC_INIT;
+			json_isa_force(isa);
+			FUZZ_CHECK(!json_parse_trusted(&d, js, n, shapes[s]));
+			json_isa_force(-1);
+			FUZZ_CHECK(d.ntok == want.ntok &&
+				   d.ndeep == want.ndeep &&
+				   d.newline == want.newline);
+			for (int i = 0; i < d.ntok; i++)
+				FUZZ_CHECK(!memcmp(&d.tok[i], &want.tok[i],
+						   sizeof(d.tok[i])) &&
+					   d.next[i] == want.next[i]);
+			json_doc_free(&d);
+		}
+		json_doc_free(&want);
+	}
+}
+
 /* What is done with an object the cache keeps. */
 static void check_kept(const struct cache_kind *kind, struct cache_obj *o)
 {
@@ -83,6 +124,7 @@ static void check_kept(const struct cache_kind *kind, struct cache_obj *o)
 	/* a kept object has a name a key can hold (no NUL cuts it) */
 	FUZZ_CHECK(o->name[0] && !memchr(o->name, '/', strlen(o->name)));
 	FUZZ_CHECK(valid_json(o->json, o->len));
+	check_trusted(o->json, o->len);
 	/* a LIST writes "{" and then the members after the prefix */
 	size_t ilen = 1 + o->len - o->item_off;
 	char *item = malloc(ilen);

@@ -2,7 +2,8 @@
  * test_json: the validating tokenizer and the lookups on its tokens:
  * what it accepts and refuses, member and path lookups, iteration,
  * numbers at their limits, unescaping, reuse of a doc, and allocation
- * failure; shaped parsing (json_parse_shaped) against the full one;
+ * failure; shaped parsing (json_parse_shaped) against the full one,
+ * and trusted parsing (json_parse_trusted) against the shaped one;
  * the structural index at every instruction set against the byte loop.
  * Hostile depth and UTF-8 are test_ingest's.
  */
@@ -380,10 +381,45 @@ static bool same_doc(const struct verdict *a, const struct verdict *b)
 }
 
 static int isa_best;
-static long isa_compared;
+static long isa_compared, trusted_compared;
+
+/*
+ * What a parse accepted, parsed again at every level with
+ * json_parse_trusted(): the same tokens, skips and newline as
+ * json_parse_shaped() of the same bytes (the accepted ones: d->js, with
+ * bad UTF-8 replaced), its skipped containers jumped over.
+ */
+static void same_trusted(const struct json_doc *accepted,
+			 const struct json_shape *sh)
+{
+	size_t n = accepted->len;
+	char *js = malloc(n + 1);
+	if (!js)
+		return;
+	memcpy(js, accepted->js, n);
+	struct verdict want = { .d = JSON_DOC_INIT };
+	parse_at(JSON_ISA_BYTES, js, n, sh, &want);
+	CHECK(want.rc == 0);
+	for (int isa = JSON_ISA_BYTES; isa <= isa_best; isa++) {
+		struct verdict v = { .d = JSON_DOC_INIT };
+		json_isa_force(isa);
+		v.rc = json_parse_trusted(&v.d, js, n, sh);
+		json_isa_force(-1);
+		bool same = same_doc(&want, &v);
+		if (!same)
+			fprintf(stderr, "  trusted, isa %d, on %zu bytes: %d\n",
+				isa, n, v.rc);
+		CHECK(same);
+		trusted_compared++;
+		json_doc_free(&v.d);
+	}
+	json_doc_free(&want.d);
+	free(js);
+}
 
 /* js parsed at every level the CPU has, with each shape: the same
- * verdict, message, tokens and skips as the byte loop's. */
+ * verdict, message, tokens and skips as the byte loop's; and when it
+ * was accepted, the same again from json_parse_trusted(). */
 static void same_at_every_isa(const char *js, size_t n)
 {
 	static const struct json_shape *shapes[] = { NULL, &top_shape,
@@ -391,6 +427,8 @@ static void same_at_every_isa(const char *js, size_t n)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(*shapes); s++) {
 		struct verdict ref = { .d = JSON_DOC_INIT };
 		parse_at(JSON_ISA_BYTES, js, n, shapes[s], &ref);
+		if (!ref.rc && shapes[s])
+			same_trusted(&ref.d, shapes[s]);
 		for (int isa = JSON_ISA_PORTABLE; isa <= isa_best; isa++) {
 			struct verdict v = { .d = JSON_DOC_INIT };
 			parse_at(isa, js, n, shapes[s], &v);
@@ -562,6 +600,82 @@ static void test_isa(void)
 	printf("json: %ld parses compared with the byte loop\n", isa_compared);
 }
 
+/*
+ * json_parse_trusted() where its skip can go wrong: backslash runs
+ * before quotes and brackets inside strings, each ending at every offset
+ * around a block's edge, inside a skipped container; nesting past
+ * LIMIT_JSON_DEPTH inside one (the validating skip notes it); newlines;
+ * and bytes that were never accepted, which must stay within bounds.
+ */
+static void test_trusted(void)
+{
+	char js[320];
+	for (int run = 0; run <= 9; run++)
+		for (int at = 10; at < 150; at++)
+			for (int tail = 0; tail < 4; tail++) {
+				int w = snprintf(js, sizeof(js),
+						 "{\"keep\":1,\"drop\":[\"");
+				while (w < at - run) {
+					js[w] = "a]}[{"[w % 5];
+					w++;
+				}
+				for (int i = 0; i < run; i++)
+					js[w++] = '\\';
+				static const char *const tails[] = {
+					"\",1],\"k\":2}",
+					"n\",[\"]\"]],\"k\":{}}", "\"]}",
+					"\",{\"x\":\"}\"}]\n}"
+				};
+				w += snprintf(js + w, sizeof(js) - (size_t)w,
+					      "%s", tails[tail]);
+				same_at_every_isa(js, (size_t)w);
+			}
+	/* nesting in a skipped value just under, at and past the limit */
+	for (int extra = -2; extra <= 2; extra++) {
+		size_t depth = (size_t)(LIMIT_JSON_DEPTH + extra);
+		char *deep = malloc(depth * 2 + 32);
+		if (!deep)
+			continue;
+		size_t w = (size_t)sprintf(deep, "{\"keep\":1,\"drop\":");
+		for (size_t i = 0; i < depth; i++)
+			deep[w++] = '[';
+		for (size_t i = 0; i < depth; i++)
+			deep[w++] = ']';
+		deep[w++] = '}';
+		struct verdict ref = { .d = JSON_DOC_INIT };
+		parse_at(JSON_ISA_BYTES, deep, w, &top_shape, &ref);
+		CHECK(ref.rc == 0);
+		/* past the limit (with the outer object's level) the skip
+		 * noted it (json_too_deep()) */
+		CHECK(json_too_deep(&ref.d, 0) ==
+		      (depth + 1 > LIMIT_JSON_DEPTH));
+		if (!ref.rc)
+			same_trusted(&ref.d, &top_shape);
+		json_doc_free(&ref.d);
+		free(deep);
+	}
+	/* never accepted: an unclosed skipped value, at every cut */
+	static const char open[] =
+		"{\"keep\":1,\"drop\":[{\"a\":\"]}\\\"\"},[1,2]";
+	for (size_t cut = 0; cut < sizeof(open); cut++)
+		for (int isa = JSON_ISA_BYTES; isa <= isa_best; isa++) {
+			struct json_doc d = JSON_DOC_INIT;
+			char *c =
+				malloc(cut + 1); /* exact: ASan sees past it */
+			if (!c)
+				continue;
+			memcpy(c, open, cut);
+			json_isa_force(isa);
+			CHECK(json_parse_trusted(&d, c, cut, &top_shape) ==
+			      -EINVAL);
+			json_isa_force(-1);
+			json_doc_free(&d);
+			free(c);
+		}
+	printf("json: %ld trusted parses compared\n", trusted_compared);
+	CHECK(trusted_compared > 10000);
+}
+
 /* json_escaped(): the parse proves "no backslash" for the strings it
  * gives a token, whatever path found their end (the inline 32 bytes,
  * the scan past them, stage one's index); a backslash in a skipped
@@ -631,6 +745,7 @@ int main(void)
 	test_reuse_and_errors();
 	test_shaped();
 	test_isa();
+	test_trusted();
 	test_escapes();
 	return check_done("json");
 }
