@@ -293,25 +293,18 @@ static void add_metadata(struct buf *b, const struct cache_kind *k,
 }
 
 /*
- * What a row and a PartialObjectMetadata read of an object: all of it
- * but metadata.managedFields, which no built-in column reads and which
- * is often an object's largest part (41 % of a seeded pod's bytes): it
- * gets one token, and its bytes still go out within the metadata's span.
- * A PartialObjectMetadata reads the metadata alone. The cached bytes were
- * validated when they came (cache/obj.h), so what is skipped is jumped
- * over (json_parse_trusted()), not validated again. A custom resource's
- * columns are JSONPaths, which may name anything: its rows tokenize the
- * object whole.
+ * What a PartialObjectMetadata reads of an object: its metadata but
+ * managedFields (which still goes out, within the metadata's span). The
+ * cached bytes were validated when they came (cache/obj.h), so what is
+ * skipped is jumped over (json_parse_trusted()), not validated again. A
+ * row reads what its printer's cells read (proxy_table_cols_shape()); a
+ * custom resource's columns are JSONPaths, which may name anything, so
+ * its rows tokenize the object whole.
  */
-static const struct json_shape_key meta_keys[] = {
-	{ "managedFields", 13, &json_shape_skip },
+static const struct json_shape_key pmo_keys[] = {
+	{ "metadata", 8, &tc_meta_shape },
 };
-static const struct json_shape meta_shape = { NULL, 1, meta_keys };
-static const struct json_shape_key row_keys[] = {
-	{ "metadata", 8, &meta_shape },
-};
-static const struct json_shape row_shape = { NULL, 1, row_keys };
-static const struct json_shape pmo_shape = { &json_shape_skip, 1, row_keys };
+static const struct json_shape pmo_shape = { &json_shape_skip, 1, pmo_keys };
 
 /* The object's metadata as a PartialObjectMetadata of version v. */
 static void pmo(struct buf *b, const struct cache_kind *k,
@@ -378,9 +371,15 @@ static int row(struct buf *b, const struct cache_kind *k,
 	       const struct cache_obj *o, const struct proxy_table_format *f,
 	       time_t now, const struct proxy_table_crd_cols *crd)
 {
+	const struct proxy_table_cols *p;
+	enum printer pr = printer_of(k, &p);
+	/* NAME and AGE alone come from o: only the metadata for those */
+	const struct json_shape *shape = pr == P_TABLE ?
+						 proxy_table_cols_shape(p) :
+					 crd ? NULL :
+					       &pmo_shape;
 	struct json_doc d = JSON_DOC_INIT;
-	int r = json_parse_trusted(&d, o->json, o->len,
-				   crd ? NULL : &row_shape);
+	int r = json_parse_trusted(&d, o->json, o->len, shape);
 	if (r) {
 		json_doc_free(&d);
 		return r;
@@ -388,8 +387,6 @@ static int row(struct buf *b, const struct cache_kind *k,
 	char age[32];
 	bool first = true;
 	const char *done = NULL;
-	const struct proxy_table_cols *p;
-	enum printer pr = printer_of(k, &p);
 	proxy_table_age_human(o->created ? (int64_t)now - o->created : 0, age,
 			      sizeof(age));
 	buf_adds(b, "{\"cells\":[");

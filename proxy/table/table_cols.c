@@ -29,15 +29,31 @@
 struct proxy_table_cols {
 	const char *group, *resource;
 	const struct tc_col *cols; /* ended by TC_END */
+	/* what the cells read of an object (proxy_table_cols_shape()), or
+	 * NULL: all but metadata.managedFields */
+	const struct json_shape *shape;
 };
 
-#define P(g, r, cols)      \
-	{                  \
-		g, r, cols \
+#define P(g, r, cols)            \
+	{                        \
+		g, r, cols, NULL \
+	}
+#define P_SHAPED(g, r, cols, shape) \
+	{                           \
+		g, r, cols, shape   \
 	}
 
+const struct json_shape_key tc_meta_keys[] = {
+	{ "managedFields", 13, &json_shape_skip },
+};
+const struct json_shape tc_meta_shape = { NULL, 1, tc_meta_keys };
+static const struct json_shape_key row_keys[] = {
+	{ "metadata", 8, &tc_meta_shape },
+};
+static const struct json_shape row_shape = { NULL, 1, row_keys };
+
 static const struct proxy_table_cols printers[] = {
-	P("", "pods", tc_pod_cols),
+	P_SHAPED("", "pods", tc_pod_cols, &tc_pod_shape),
 	P("", "configmaps", tc_configmap_cols),
 	P("", "namespaces", tc_namespace_cols),
 	P("apps", "deployments", tc_deployment_cols),
@@ -97,6 +113,12 @@ const struct proxy_table_cols *proxy_table_cols_find(const char *group,
 		    !strcmp(printers[i].resource, resource))
 			return &printers[i];
 	return NULL;
+}
+
+const struct json_shape *
+proxy_table_cols_shape(const struct proxy_table_cols *p)
+{
+	return p->shape ? p->shape : &row_shape;
 }
 
 void proxy_table_cols_definitions(struct buf *b,

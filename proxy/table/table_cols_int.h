@@ -46,6 +46,19 @@ struct proxy_table_cols;
 /* The columns of a built-in kind, or NULL. Static; never freed. */
 const struct proxy_table_cols *proxy_table_cols_find(const char *group,
 						     const char *resource);
+/*
+ * The parts of an object that p's cells and the row's
+ * PartialObjectMetadata read, as a parse shape (cache/json.h): all but
+ * metadata.managedFields, or less for a kind whose printer says so (a
+ * pod's, tc_pod_shape). Cells made from a parse with it are the cells
+ * made from the whole object.
+ */
+const struct json_shape *
+proxy_table_cols_shape(const struct proxy_table_cols *p);
+/* The metadata as a row reads it: all but managedFields, which no column
+ * reads and which is often an object's largest part. */
+extern const struct json_shape tc_meta_shape;
+
 /* Their columnDefinitions as a JSON array. */
 void proxy_table_cols_definitions(struct buf *b,
 				  const struct proxy_table_cols *p);
@@ -174,6 +187,7 @@ void tc_cell_kind_name(struct buf *b, const struct tc_row *r, const char *arg);
 /* ---- the column arrays, each ended by TC_END ---- */
 
 /* table_cols_work.c */
+extern const struct json_shape tc_pod_shape;
 extern const struct tc_col tc_pod_cols[], tc_deployment_cols[],
 	tc_replicaset_cols[], tc_statefulset_cols[], tc_daemonset_cols[],
 	tc_job_cols[], tc_cronjob_cols[], tc_replicationcontroller_cols[],

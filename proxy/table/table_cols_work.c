@@ -426,6 +426,29 @@ static const char images_desc[] =
 			path ":image"                                 \
 	}
 
+/*
+ * What a pod's row reads (the columns above and table_pod.c's summary):
+ * the metadata but managedFields; of spec, nodeName, readinessGates, how
+ * many containers there are, and each init container's name and
+ * restartPolicy; all of status. The rest of spec (each container's spec,
+ * volumes, tolerations, affinity: most of a pod's bytes after
+ * managedFields) is skipped, one token each.
+ */
+static const struct json_shape skip_each = { &json_shape_skip, 0, NULL };
+static const struct json_shape init_each = { &skip_each, 0, NULL };
+static const struct json_shape_key pod_spec_keys[] = {
+	{ "containers", 10, &skip_each },
+	{ "initContainers", 14, &init_each },
+	{ "readinessGates", 14, NULL },
+};
+static const struct json_shape pod_spec = { &json_shape_skip, 3,
+					    pod_spec_keys };
+static const struct json_shape_key pod_keys[] = {
+	{ "metadata", 8, &tc_meta_shape },
+	{ "spec", 4, &pod_spec },
+};
+const struct json_shape tc_pod_shape = { NULL, 2, pod_keys };
+
 const struct tc_col tc_pod_cols[] = {
 	NAME_COL,
 	{ "Ready", "string", "",

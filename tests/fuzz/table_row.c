@@ -12,6 +12,8 @@
  * Invariants beyond "no crash" (and no leak, under ASan):
  *   - the cells, in brackets, are a JSON array with one value per column
  *     definition, each a string, a number or a boolean;
+ *   - the cells from a parse with the printer's shape (what a row reads,
+ *     its skips jumped over by json_parse_trusted()) are the same bytes;
  *   - a rendered Table is a JSON object with one row, and a
  *     PartialObjectMetadata a JSON object.
  */
@@ -104,6 +106,18 @@ static void cells(const struct proxy_table_cols *p, const char *js, size_t n)
 	if (nc < 0)
 		fprintf(stderr, "cells not JSON: %.*s\n", (int)b.len, b.p);
 	FUZZ_CHECK(nc >= 0 && nc == nd);
+	/* a row parses the accepted bytes with its printer's shape: the
+	 * same cells */
+	struct json_doc t = JSON_DOC_INIT;
+	struct buf c = BUF_INIT;
+	FUZZ_CHECK(json_parse_trusted(&t, d.js, d.len,
+				      proxy_table_cols_shape(p)) == 0);
+	buf_addc(&c, '[');
+	proxy_table_cols_cells(&c, p, &t, NOW, NULL);
+	buf_addc(&c, ']');
+	FUZZ_CHECK(buf_ok(&c) && c.len == b.len && !memcmp(c.p, b.p, b.len));
+	buf_free(&c);
+	json_doc_free(&t);
 	buf_free(&b);
 	buf_free(&defs);
 out:
