@@ -44,6 +44,9 @@ struct cache_event {
 	 * made on first demand and published with cache_blob_publish();
 	 * NULL until then. Atomic; freed with the event. */
 	struct cache_blob *twin;
+	/* The line with the object's metadata alone (a metadata-only
+	 * watch's, meta.k8s.io/v1), made and published the same way. */
+	struct cache_blob *meta;
 	size_t len;
 	char line[]; /* the wire line, ending in \n */
 };

@@ -6,7 +6,8 @@
  * the shared, once-encoded line when the event goes out as it is, or a
  * line of its own when the filter turns it into ADDED or DELETED (a
  * protobuf watch sends the event's protobuf frame, made once for all its
- * watchers, or a frame of its own: protobuf.h). With
+ * watchers, or a frame of its own: protobuf.h; a metadata-only watch the
+ * event's line of PartialObjectMetadata, made once too for v1). With
  * nothing to send it suspends the connection and queues itself on the
  * history, whose writer resumes it; no thread waits on an idle watch.
  * The ticker resumes every waiting watch twice a second so deadlines and
@@ -170,6 +171,43 @@ static void pb_own(struct watch *w)
 		set_own(w);
 }
 
+/* {"type":T,"object":PMO}\n, PMO o's PartialObjectMetadata of version v
+ * (a metadata-only watch's event line). */
+static void metadata_line(struct buf *b, const struct cache_kind *k,
+			  const char *type, struct cache_obj *o, const char *v)
+{
+	buf_printf(b, "{\"type\":\"%s\",\"object\":", type);
+	proxy_table_metadata_render(b, k, o, v);
+	buf_adds(b, "}\n");
+}
+
+/*
+ * The metadata-only line of event ev as it is (meta.k8s.io/v1), made once
+ * for all the watchers that send it (on the first ask, kept as ev->meta
+ * until ev is freed): the fan-out then copies the same bytes to each, as
+ * it does a JSON watch's line. NULL when out of memory (the watcher makes
+ * its own line).
+ */
+static const struct cache_blob *shared_metadata(struct watch *w,
+						struct cache_event *ev)
+{
+	struct cache_blob *b = __atomic_load_n(&ev->meta, __ATOMIC_ACQUIRE);
+	if (b)
+		return b;
+	struct buf line = BUF_INIT;
+	metadata_line(&line, w->r->kind, cache_history_ev_type_name(ev->type),
+		      ev->obj, "v1");
+	b = buf_ok(&line) ? xmalloc(sizeof(*b) + line.len) : NULL;
+	if (b) {
+		b->err = 0;
+		b->len = line.len;
+		memcpy(b->p, line.p, line.len);
+		b = cache_blob_publish(&ev->meta, b);
+	}
+	buf_free(&line);
+	return b;
+}
+
 /* {"type":T,"object":OBJ}\n into own, OBJ in the watch's form: the
  * object, a one-row Table (column definitions on the first event only,
  * as the apiserver sends them) or its PartialObjectMetadata. */
@@ -180,6 +218,14 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 		int e = proxy_pb_frame_obj(&w->own, type, o);
 		if (e)
 			pb_fail(w, e);
+		else
+			set_own(w);
+		return;
+	}
+	if (w->fmt.form == PROXY_TABLE_FORM_METADATA) {
+		metadata_line(&w->own, w->r->kind, type, o, w->fmt.version);
+		if (w->pb)
+			pb_own(w);
 		else
 			set_own(w);
 		return;
@@ -197,9 +243,7 @@ static void own_event(struct watch *w, const char *type, struct cache_obj *o)
 		w->columns_sent = true;
 		break;
 	}
-	case PROXY_TABLE_FORM_METADATA:
-		proxy_table_metadata_render(&w->own, w->r->kind, o,
-					    w->fmt.version);
+	case PROXY_TABLE_FORM_METADATA: /* above */
 		break;
 	}
 	buf_adds(&w->own, "}\n");
@@ -412,7 +456,13 @@ static bool take_event(struct watch *w, struct cache_event *ev)
 	config_histogram_observe(&w->r->delivery_lag, &proxy_observe_lag_bounds,
 				 (double)lag / 1e9,
 				 (uint64_t)(lag > 0 ? lag : 0));
-	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON)
+	/* the event as it is: its shared line, or for a metadata-only
+	 * watch (JSON, v1) the shared line of its metadata */
+	const struct cache_blob *meta = NULL;
+	if (!as && !left && w->fmt.form == PROXY_TABLE_FORM_METADATA &&
+	    !w->pb && w->fmt.version && !strcmp(w->fmt.version, "v1"))
+		meta = shared_metadata(w, ev);
+	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON && !meta)
 		as = cache_history_ev_type_name(ev->type);
 	if (left) {
 		/* the state the watcher last saw, at this event's RV, as the
@@ -440,8 +490,10 @@ static bool take_event(struct watch *w, struct cache_event *ev)
 		return false;
 	}
 	w->ev = ev; /* the shared line, with the caller's reference */
-	w->out = w->pb ? (const char *)frame : ev->line;
-	w->out_len = w->pb ? flen : ev->len;
+	w->out = meta  ? (const char *)meta->p :
+		 w->pb ? (const char *)frame :
+			 ev->line;
+	w->out_len = meta ? meta->len : w->pb ? flen : ev->len;
 	w->out_off = 0;
 	return true;
 }

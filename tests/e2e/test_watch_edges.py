@@ -14,6 +14,7 @@ the upstream's revision, as in a real cluster; the proxy's own are 2 s
 apart."""
 import base64
 import json
+import time
 import threading
 import unittest
 
@@ -204,6 +205,33 @@ class WatchEdges(unittest.TestCase):
             self.assertEqual(results[0][0], 422, (q, results[0]))
             self.assertEqual(results[1], results[0], q)
             self.assertEqual(json.loads(results[1][2])["details"]["kind"], "ListOptions")
+
+    def test_metadata_watchers_share_one_line(self):
+        """Metadata-only watchers on the proxy's fan-out threads: each
+        event's PartialObjectMetadata line is made once and copied to all
+        of them, so their streams are the same bytes; and those events
+        are the fake's, event for event."""
+        from concurrent.futures import ThreadPoolExecutor
+        rv = self.cached_rv()
+        query = "/api/v1/namespaces/ns-2/pods?watch=1&timeoutSeconds=2&resourceVersion=%d" % rv
+        with ThreadPoolExecutor(8) as pool:
+            proxied = [pool.submit(h.request, "GET", self.proxy.url + query,
+                                   headers={"Accept": PMO}, timeout=20) for _ in range(6)]
+            direct = pool.submit(h.request, "GET", self.fake.url + query,
+                                 headers={"Accept": PMO}, timeout=20)
+            time.sleep(0.5)
+            names = [i["metadata"]["name"] for i in h.get_json(
+                self.proxy.url + "/api/v1/namespaces/ns-2/pods?resourceVersion=0")[1]["items"]]
+            patched = (names * 3)[:6]
+            for n, name in enumerate(patched):
+                self.patch("/api/v1/namespaces/ns-2/pods/" + name, {"shared": str(n)})
+            bodies = [f.result()[2] for f in proxied]
+            want = direct.result()[2]
+        self.assertEqual(len(set(bodies)), 1)
+        got = [json.loads(l) for l in bodies[0].splitlines()]
+        self.assertEqual(len(got), len(patched), bodies[0])
+        self.assertTrue(all(e["object"]["kind"] == "PartialObjectMetadata" for e in got))
+        self.assertEqual(got, [json.loads(l) for l in want.splitlines()])
 
 
 if __name__ == "__main__":

@@ -17,10 +17,14 @@
 #include <unistd.h>
 #include <urcu-bp.h>
 
+#include "cache/history.h"
 #include "cache/kind.h"
+#include "cache/obj.h"
+#include "config/buf.h"
 #include "proxy/front/conns.h"
 #include "proxy/metrics.h"
 #include "proxy/reply.h"
+#include "proxy/table/table.h"
 #include "proxy/watch.h"
 #include "mhd_stub.h"
 #include "check.h"
@@ -447,6 +451,122 @@ static void test_field_selector(void)
 	check_released();
 }
 
+/* The history's event with RV rv, with a reference; NULL when none. */
+static struct cache_event *event_at(uint64_t rv)
+{
+	uint64_t seq, floor;
+	struct cache_event *ev = NULL;
+	if (cache_history_start(pods->history, rv - 1, &seq, &floor) ||
+	    cache_history_get(pods->history, seq, &ev))
+		return NULL;
+	if (ev->rv != rv) {
+		cache_history_event_put(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+/* {"type":T,"object":PMO}\n of o at version v, as the apiserver's
+ * metadata-only watch writes it (PMO from proxy_table_metadata_render(),
+ * which test_table checks against the apiserver's). */
+static void pmo_line(struct buf *b, const char *type, struct cache_obj *o,
+		     const char *v)
+{
+	buf_printf(b, "{\"type\":\"%s\",\"object\":", type);
+	CHECK(proxy_table_metadata_render(b, pods->kind, o, v) == 0);
+	buf_adds(b, "}\n");
+}
+
+/*
+ * Metadata-only watches: an event that goes out as it is goes as its
+ * line of PartialObjectMetadata made once (kept on the event) and copied
+ * to each watcher; a line the filter turns into ADDED or DELETED, or of
+ * v1beta1, is the watcher's own. Every line is the same bytes either way.
+ */
+static void test_metadata(void)
+{
+	static const char *const v1[] = {
+		"Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+		NULL
+	};
+	static const char *const v1beta1[] = {
+		"Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1",
+		NULL
+	};
+	struct cache_event *e11 = event_at(11), *e12 = event_at(12),
+			   *e14 = event_at(14);
+	CHECK(e11 && e12 && e14);
+	if (!e11 || !e12 || !e14)
+		return;
+	CHECK(!e11->meta && !e12->meta && !e14->meta);
+	struct buf want = BUF_INIT;
+	pmo_line(&want, "MODIFIED", e11->obj, "v1");
+	pmo_line(&want, "ADDED", e12->obj, "v1");
+	pmo_line(&want, "MODIFIED", e14->obj, "v1");
+	buf_addc(&want, '\0');
+	/* a hand-written line, so that a wrong renderer shows too */
+	CHECK(want.p &&
+	      strstr(want.p,
+		     "{\"type\":\"ADDED\",\"object\":{\"kind\":"
+		     "\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\","
+		     "\"metadata\":{\"name\":\"p4\",\"namespace\":\"a\","
+		     "\"resourceVersion\":\"12\",\"labels\":{\"app\":\"web\"}}}}\n"));
+	for (int i = 0; i < 2; i++) { /* the second from the kept lines */
+		struct mhd_reply r;
+		CHECK(mhd_stub_ask(
+			      srv.port, "GET",
+			      "/api/v1/pods?resourceVersion=10&timeoutSeconds=1",
+			      v1, 0, &r) == 0);
+		CHECK(r.status == 200);
+		CHECK_STR(r.body, want.p);
+		mhd_reply_free(&r);
+		CHECK(e11->meta && e12->meta && e14->meta);
+	}
+	/* what is kept is the event's line */
+	struct buf added = BUF_INIT;
+	pmo_line(&added, "ADDED", e12->obj, "v1");
+	CHECK(e12->meta && buf_ok(&added) && e12->meta->len == added.len &&
+	      !memcmp(e12->meta->p, added.p, added.len));
+	buf_free(&added);
+	/* app=web: p1 leaves it at 11 (DELETED, its state before, at 11:
+	 * the watcher's own line), p4 comes as it is (the kept line) */
+	struct buf sel = BUF_INIT;
+	struct cache_obj *gone = cache_obj_with_rv(e11->prev, 11);
+	CHECK(gone != NULL);
+	if (gone) {
+		pmo_line(&sel, "DELETED", gone, "v1");
+		cache_obj_put(gone);
+	}
+	pmo_line(&sel, "ADDED", e12->obj, "v1");
+	buf_addc(&sel, '\0');
+	struct mhd_reply r;
+	CHECK(mhd_stub_ask(srv.port, "GET",
+			   "/api/v1/pods?resourceVersion=10&timeoutSeconds=1"
+			   "&labelSelector=app%3Dweb",
+			   v1, 0, &r) == 0);
+	CHECK_STR(r.body, sel.p);
+	mhd_reply_free(&r);
+	/* v1beta1: the watcher's own lines, of that version */
+	struct buf beta = BUF_INIT;
+	pmo_line(&beta, "MODIFIED", e11->obj, "v1beta1");
+	pmo_line(&beta, "ADDED", e12->obj, "v1beta1");
+	pmo_line(&beta, "MODIFIED", e14->obj, "v1beta1");
+	buf_addc(&beta, '\0');
+	CHECK(mhd_stub_ask(srv.port, "GET",
+			   "/api/v1/pods?resourceVersion=10&timeoutSeconds=1",
+			   v1beta1, 0, &r) == 0);
+	CHECK_STR(r.body, beta.p);
+	CHECK(strstr(r.body, "meta.k8s.io/v1beta1") != NULL);
+	mhd_reply_free(&r);
+	buf_free(&want);
+	buf_free(&sel);
+	buf_free(&beta);
+	cache_history_event_put(e11);
+	cache_history_event_put(e12);
+	cache_history_event_put(e14);
+	check_released();
+}
+
 int main(void)
 {
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
@@ -467,6 +587,7 @@ int main(void)
 	test_timeouts();
 	test_refused();
 	test_field_selector();
+	test_metadata();
 	__atomic_store_n(&prx.stopping, true, __ATOMIC_RELEASE);
 	mhd_stub_stop(&srv);
 	__atomic_store_n(&waking, false, __ATOMIC_RELEASE);
