@@ -1,4 +1,4 @@
-"""bench.py: B1-B18, each figure beside its reference.
+"""bench.py: B1-B19, each figure beside its reference.
 
 Run by bench/run.sh (which builds the binaries). Every server listens on
 127.0.0.1:0; every figure is a ratio measured side by side in this run,
@@ -29,6 +29,8 @@ The setups:
             (protobuf from the cache; memory of kept encodings)
   10k pods  fake + proxy, the static server with the compact LIST, and
             the fake direct, curl asking gzip: B18 (client-go's gzip LIST)
+  10k pods  fake + proxy, curl asking gzip for a Table, a metadata-only
+            list and the plain LIST in turn: B19 (rendered LISTs)
   1M pods   fake + proxy, only when asked (make bench-large, or
             bench/run.sh B15; B15_PODS=N for another count): B15
 """
@@ -1597,14 +1599,15 @@ def bench_b12(n=10000, rounds=5):
 
 # ---------------------------------------------------------------- B18
 
-def curl_gzip(url):
+def curl_gzip(url, accept=None):
     """(seconds, bytes on the wire, Content-Encoding) of a download asking
     for gzip as client-go does (Accept-Encoding: gzip, not decompressed
     here), by a client that is not curl (curl's User-Agent gets indented
-    JSON)."""
+    JSON); with accept, that Accept header too."""
+    more = ["-H", "Accept: " + accept] if accept else []
     p = subprocess.run(["curl", "-s", "-o", "/dev/null", "-D", "-", "-A", "informer-bench",
                         "-H", "Accept-Encoding: gzip", "-w",
-                        "\n%{time_total} %{size_download}", url],
+                        "\n%{time_total} %{size_download}"] + more + [url],
                        capture_output=True, text=True, timeout=300, check=True)
     lines = p.stdout.strip().splitlines()
     t, n = lines[-1].split()
@@ -1646,6 +1649,53 @@ def bench_b18(n=10000, rounds=5):
            r3(worst), "info", None, "x")
     record("B18", "same, / the fake direct with gzip (%.1f MB)" % (up[0][1] / 1e6),
            r3(t), r3(u), r3(t / u), "info", None, "s")
+
+
+# ---------------------------------------------------------------- B19
+
+B19_ACCEPT = {
+    # kubectl get's first ask
+    "table": "application/json;as=Table;v=v1;g=meta.k8s.io,"
+             "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json",
+    # a metadata-only informer's (controller-runtime's OnlyMetadata)
+    "metadata": "application/json;as=PartialObjectMetadataList;v=v1;"
+                "g=meta.k8s.io,application/json",
+}
+
+
+def bench_b19(n=10000, rounds=5):
+    """The LISTs of 10k pods the proxy renders from its cache per request,
+    as their clients ask (with gzip): kubectl's Table and a metadata-only
+    informer's PartialObjectMetadataList, each round beside the plain gzip
+    LIST of the same proxy (B18's, made of the cached bytes). The proxy's
+    CPU time per request goes to the raw figures and rows: the time is
+    two downloads on a shared machine, the CPU less noisy."""
+    fake = harness.fake(seed="pods=%d" % n)
+    srv = None
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        url = srv.url + "/api/v1/pods?resourceVersion=0"
+        got = {k: [] for k in ["plain"] + list(B19_ACCEPT)}
+        cpu = {k: [] for k in got}
+        for _ in range(rounds):
+            for k in got:
+                c0 = cpu_s(srv.proc.pid)
+                got[k].append(curl_gzip(url, B19_ACCEPT.get(k)))
+                cpu[k].append(round(cpu_s(srv.proc.pid) - c0, 3))
+    finally:
+        for s in (srv, fake):
+            if s:
+                s.stop(check=False)
+    assert all(x[2] == "gzip" for v in got.values() for x in v), got
+    raw["B19"] = {"pods": n, "bytes": {k: v[0][1] for k, v in got.items()},
+                  "s": {k: [x[0] for x in v] for k, v in got.items()}, "proxy_cpu_s": cpu}
+    t = {k: statistics.median(x[0] for x in v) for k, v in got.items()}
+    c = {k: statistics.median(v) for k, v in cpu.items()}
+    for k, what in (("table", "kubectl's Table"), ("metadata", "PartialObjectMetadataList")):
+        record("B19", "LIST 10k pods as %s, gzip, / the plain gzip LIST (s)" % what,
+               r3(t[k]), r3(t["plain"]), r3(t[k] / t["plain"]), "info", None, "s")
+        record("B19", "same, the proxy's CPU a request (s)", r3(c[k]), r3(c["plain"]),
+               r3(c[k] / c["plain"]) if c["plain"] else None, "info", None, "s")
 
 
 # ---------------------------------------------------------------- B16
@@ -1813,13 +1863,14 @@ SOLO = [
     ("P1", "protobuf LIST from the cache against JSON; memory of kept encodings",
      bench_p1),
     ("B18", "client-go's gzip LIST from the cache, beside a static compact one", bench_b18),
+    ("B19", "kubectl's Table and a metadata-only LIST, rendered per request", bench_b19),
 ]
 
 
 def main():
     want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 15)}
     if not sys.argv[1:]:
-        want.update(("B16", "B17", "B18", "P1"))
+        want.update(("B16", "B17", "B18", "B19", "P1"))
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")
