@@ -480,11 +480,11 @@ skip_with(const char *js, size_t len, size_t i, int room, bool *nl,
 		uint64_t in = bits_prefix_xor(quote) ^ instr;
 		instr = (uint64_t)((int64_t)in >> 63);
 		uint64_t open = b.open & ~in, close = b.close & ~in;
-		*nl |= b.nl != 0;
 		int opens = __builtin_popcountll(open);
 		int closes = __builtin_popcountll(close);
 		if (closes < depth && depth + opens <= room) {
 			depth += opens - closes; /* the end is not here */
+			*nl |= b.nl != 0;
 			continue;
 		}
 		for (uint64_t x = open | close; x; x &= x - 1) {
@@ -493,10 +493,13 @@ skip_with(const char *js, size_t len, size_t i, int room, bool *nl,
 				if (++depth > room)
 					return -2;
 			} else if (--depth == 0) {
+				/* a newline after the end is not in it */
+				*nl |= (b.nl & ((1ull << k) - 1)) != 0;
 				return at + (size_t)k < len ? (long)(at + k) :
 							      -1;
 			}
 		}
+		*nl |= b.nl != 0;
 	}
 	return -1;
 }

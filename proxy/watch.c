@@ -172,21 +172,23 @@ static void pb_own(struct watch *w)
 }
 
 /* {"type":T,"object":PMO}\n, PMO o's PartialObjectMetadata of version v
- * (a metadata-only watch's event line). */
-static void metadata_line(struct buf *b, const struct cache_kind *k,
-			  const char *type, struct cache_obj *o, const char *v)
+ * (a metadata-only watch's event line). Returns 0, or -EINVAL when o's
+ * JSON does not parse (never: it was validated when it came). */
+static int metadata_line(struct buf *b, const struct cache_kind *k,
+			 const char *type, struct cache_obj *o, const char *v)
 {
 	buf_printf(b, "{\"type\":\"%s\",\"object\":", type);
-	proxy_table_metadata_render(b, k, o, v);
+	int r = proxy_table_metadata_render(b, k, o, v);
 	buf_adds(b, "}\n");
+	return r;
 }
 
 /*
  * The metadata-only line of event ev as it is (meta.k8s.io/v1), made once
  * for all the watchers that send it (on the first ask, kept as ev->meta
  * until ev is freed): the fan-out then copies the same bytes to each, as
- * it does a JSON watch's line. NULL when out of memory (the watcher makes
- * its own line).
+ * it does a JSON watch's line. NULL when out of memory or the object does
+ * not parse (the watcher makes its own line, as before).
  */
 static const struct cache_blob *shared_metadata(struct watch *w,
 						struct cache_event *ev)
@@ -195,9 +197,10 @@ static const struct cache_blob *shared_metadata(struct watch *w,
 	if (b)
 		return b;
 	struct buf line = BUF_INIT;
-	metadata_line(&line, w->r->kind, cache_history_ev_type_name(ev->type),
-		      ev->obj, "v1");
-	b = buf_ok(&line) ? xmalloc(sizeof(*b) + line.len) : NULL;
+	int r = metadata_line(&line, w->r->kind,
+			      cache_history_ev_type_name(ev->type), ev->obj,
+			      "v1");
+	b = !r && buf_ok(&line) ? xmalloc(sizeof(*b) + line.len) : NULL;
 	if (b) {
 		b->err = 0;
 		b->len = line.len;

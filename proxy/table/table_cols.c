@@ -43,7 +43,7 @@ struct proxy_table_cols {
 		g, r, cols, shape   \
 	}
 
-const struct json_shape_key tc_meta_keys[] = {
+static const struct json_shape_key tc_meta_keys[] = {
 	{ "managedFields", 13, &json_shape_skip },
 };
 const struct json_shape tc_meta_shape = { NULL, 1, tc_meta_keys };

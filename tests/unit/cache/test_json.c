@@ -630,6 +630,23 @@ static void test_trusted(void)
 					      "%s", tails[tail]);
 				same_at_every_isa(js, (size_t)w);
 			}
+	/* newlines after a skipped value, in the same 64 bytes: inside the
+	 * document's value or after it (which does not count) */
+	static const char *const after[] = { "}\n", "} \n ", ",\"k\":1}\n",
+					     "\n}", "}\r\n" };
+	for (int pad = 0; pad < 80; pad++)
+		for (size_t a = 0; a < sizeof(after) / sizeof(*after); a++) {
+			int w = snprintf(js, sizeof(js), "{\"drop\":[\"");
+			while (w < 12 + pad)
+				js[w++] = 'x';
+			w += snprintf(js + w, sizeof(js) - (size_t)w, "\"]%s",
+				      after[a]);
+			same_at_every_isa(js, (size_t)w);
+			/* skipped at the root, then a newline */
+			w = snprintf(js, sizeof(js), "[[\"%0*d\"]]%s", pad, 0,
+				     a % 2 ? " \n" : "\n");
+			same_at_every_isa(js, (size_t)w);
+		}
 	/* nesting in a skipped value just under, at and past the limit */
 	for (int extra = -2; extra <= 2; extra++) {
 		size_t depth = (size_t)(LIMIT_JSON_DEPTH + extra);
