@@ -74,6 +74,7 @@ static void box_free(struct ev_box *b)
 	cache_obj_put(b->ev.prev);
 	free(b->ev.twin);
 	free(b->ev.meta);
+	free(b->ev.meta_pb);
 	free(b);
 }
 
@@ -119,7 +120,7 @@ static struct ev_box *encode(int type, uint64_t rv, struct cache_obj *obj,
 	ev->rv = rv;
 	ev->obj = cache_obj_get(obj);
 	ev->prev = prev ? cache_obj_get(prev) : NULL;
-	ev->twin = ev->meta = NULL;
+	ev->twin = ev->meta = ev->meta_pb = NULL;
 	ev->len = len;
 	char *p = ev->line;
 	memcpy(p, pre1, sizeof(pre1) - 1);

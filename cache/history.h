@@ -45,8 +45,9 @@ struct cache_event {
 	 * NULL until then. Atomic; freed with the event. */
 	struct cache_blob *twin;
 	/* The line with the object's metadata alone (a metadata-only
-	 * watch's, meta.k8s.io/v1), made and published the same way. */
-	struct cache_blob *meta;
+	 * watch's, meta.k8s.io/v1), and its protobuf frame, made and
+	 * published the same way. */
+	struct cache_blob *meta, *meta_pb;
 	size_t len;
 	char line[]; /* the wire line, ending in \n */
 };

@@ -7,9 +7,9 @@
  * line of its own when the filter turns it into ADDED or DELETED (a
  * protobuf watch sends the event's protobuf frame, made once for all its
  * watchers, or a frame of its own: protobuf.h; a metadata-only watch the
- * event's line of PartialObjectMetadata, made once too for v1). With
- * nothing to send it suspends the connection and queues itself on the
- * history, whose writer resumes it; no thread waits on an idle watch.
+ * event's line or frame of PartialObjectMetadata, made once too for v1).
+ * With nothing to send it suspends the connection and queues itself on
+ * the history, whose writer resumes it; no thread waits on an idle watch.
  * The ticker resumes every waiting watch twice a second so deadlines and
  * bookmarks are kept.
  *
@@ -184,28 +184,37 @@ static int metadata_line(struct buf *b, const struct cache_kind *k,
 }
 
 /*
- * The metadata-only line of event ev as it is (meta.k8s.io/v1), made once
- * for all the watchers that send it (on the first ask, kept as ev->meta
- * until ev is freed): the fan-out then copies the same bytes to each, as
- * it does a JSON watch's line. NULL when out of memory or the object does
- * not parse (the watcher makes its own line, as before).
+ * The metadata-only line of event ev as it is (meta.k8s.io/v1), or for a
+ * protobuf watch its frame, made once for all the watchers that send it
+ * (on the first ask, kept as ev->meta or ev->meta_pb until ev is freed):
+ * the fan-out then copies the same bytes to each, as it does a JSON
+ * watch's line. NULL when out of memory, or the object does not parse
+ * or encode: the watcher makes its own line, as before, and fails as it
+ * did.
  */
 static const struct cache_blob *shared_metadata(struct watch *w,
 						struct cache_event *ev)
 {
-	struct cache_blob *b = __atomic_load_n(&ev->meta, __ATOMIC_ACQUIRE);
+	struct cache_blob **slot = w->pb ? &ev->meta_pb : &ev->meta;
+	struct cache_blob *b = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (b)
 		return b;
 	struct buf line = BUF_INIT;
 	int r = metadata_line(&line, w->r->kind,
 			      cache_history_ev_type_name(ev->type), ev->obj,
 			      "v1");
+	if (!r && w->pb) {
+		struct buf f = BUF_INIT;
+		r = proxy_pb_frame_json(&f, line.p, line.len);
+		buf_free(&line);
+		line = f;
+	}
 	b = !r && buf_ok(&line) ? xmalloc(sizeof(*b) + line.len) : NULL;
 	if (b) {
 		b->err = 0;
 		b->len = line.len;
 		memcpy(b->p, line.p, line.len);
-		b = cache_blob_publish(&ev->meta, b);
+		b = cache_blob_publish(slot, b);
 	}
 	buf_free(&line);
 	return b;
@@ -460,10 +469,10 @@ static bool take_event(struct watch *w, struct cache_event *ev)
 				 (double)lag / 1e9,
 				 (uint64_t)(lag > 0 ? lag : 0));
 	/* the event as it is: its shared line, or for a metadata-only
-	 * watch (JSON, v1) the shared line of its metadata */
+	 * watch (v1) the shared line or frame of its metadata */
 	const struct cache_blob *meta = NULL;
 	if (!as && !left && w->fmt.form == PROXY_TABLE_FORM_METADATA &&
-	    !w->pb && w->fmt.version && !strcmp(w->fmt.version, "v1"))
+	    w->fmt.version && !strcmp(w->fmt.version, "v1"))
 		meta = shared_metadata(w, ev);
 	if (!as && w->fmt.form != PROXY_TABLE_FORM_JSON && !meta)
 		as = cache_history_ev_type_name(ev->type);
@@ -487,7 +496,7 @@ static bool take_event(struct watch *w, struct cache_event *ev)
 	}
 	const unsigned char *frame = NULL;
 	size_t flen = 0;
-	int e = w->pb ? proxy_pb_event_frame(ev, &frame, &flen) : 0;
+	int e = w->pb && !meta ? proxy_pb_event_frame(ev, &frame, &flen) : 0;
 	if (e) {
 		pb_fail(w, e);
 		return false;

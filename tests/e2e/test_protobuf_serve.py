@@ -227,17 +227,22 @@ class ProtobufServe(unittest.TestCase):
         rv = pbwire.list_meta(pbwire.list_parts(pbwire.envelope(body)[2])[0])["resourceVersion"]
         path = "/api/v1/namespaces/ns-3/configmaps?watch=1&resourceVersion=" + rv
         accept = PB + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
-        w, direct = PbWatch(self.proxy.url + path, accept), PbWatch(self.fake.url + path, accept)
-        self.addCleanup(w.close)
-        self.addCleanup(direct.close)
+        # two through the proxy: the second sends the frame the first
+        # made (kept on the event), the same bytes as the fake's
+        w, w2, direct = (PbWatch(self.proxy.url + path, accept),
+                         PbWatch(self.proxy.url + path, accept),
+                         PbWatch(self.fake.url + path, accept))
+        for x in (w, w2, direct):
+            self.addCleanup(x.close)
         self.assertEqual((w.status, w.type), (200, STREAM))
         cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "pbm"}, "data": {"k": "v"}}
         s, _, b = h.request("POST", self.fake.url + "/api/v1/namespaces/ns-3/configmaps", body=cm)
         self.assertEqual(s, 201, b)
-        for x in (w, direct):
+        for x in (w, w2, direct):
             x.wait(named("pbm"), "ADDED of pbm")
         self.assertEqual(pbwire.envelope(w.frames[0][1])[:2], ("meta.k8s.io/v1", "PartialObjectMetadata"))
         self.assertEqual(w.frames[0], direct.frames[0])
+        self.assertEqual(w2.frames[0], direct.frames[0])
 
     def test_watch_too_old_is_a_protobuf_error_frame(self):
         w = PbWatch(self.proxy.url + CMS + "?watch=1&resourceVersion=1")
