@@ -245,10 +245,10 @@ class FanOut(unittest.TestCase):
     def test_a_watcher_that_hangs_up_is_let_go(self):
         fake, proxy = harness.fake_and_proxy(self, "pods", seed="pods=20")
         pid = proxy.proc.pid
-        # a read without resourceVersion opens the prober's kept-alive
-        # upstream connection, which stays: before the count
+        # the clients' connections only: the upstream ones (the prober's,
+        # a forwarded read's) open and close on their own schedule
         rv = list_rv(proxy.url, "ns-1")
-        fds0 = harness.open_fds(pid)
+        fds0 = harness.accepted_fds(pid, proxy.url)
         ws = [harness.Watch(proxy.url + "/api/v1/pods?watch=true&resourceVersion=" + rv)
               for _ in range(20)]
         harness.wait_until(lambda: gauge(proxy.url, "informer_proxy_watch_fanout_streams") == 20,
@@ -259,8 +259,10 @@ class FanOut(unittest.TestCase):
         harness.wait_until(lambda: gauge(proxy.url, "informer_proxy_watchers") == 0,
                            timeout=20, what="open watchers back to 0")
         self.assertEqual(gauge(proxy.url, "informer_proxy_watch_fanout_streams"), 0)
-        if not harness.poll(lambda: harness.open_fds(pid) <= fds0, timeout=20):
-            self.fail("descriptors not back to %d: %d" % (fds0, harness.open_fds(pid)))
+        if not harness.poll(lambda: harness.accepted_fds(pid, proxy.url) <= fds0,
+                            timeout=20):
+            self.fail("client connections not back to %d: %d"
+                      % (fds0, harness.accepted_fds(pid, proxy.url)))
 
 
 class FanOutTLS(unittest.TestCase):

@@ -213,6 +213,35 @@ def open_fds(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
 
+def accepted_fds(pid, url):
+    """How many of a process's descriptors are connections accepted on
+    the port of url (its clients'): unlike open_fds(), not moved by the
+    upstream connections it opens or closes meanwhile."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    inodes = set()
+    for name in ("/proc/%d/net/tcp" % pid, "/proc/%d/net/tcp6" % pid):
+        try:
+            with open(name) as f:
+                next(f)
+                for line in f:
+                    col = line.split()
+                    # an accepted connection: local port is the listener's
+                    # and it is not the listening socket (state 0A)
+                    if int(col[1].rsplit(":", 1)[1], 16) == port and col[3] != "0A":
+                        inodes.add(col[9])
+        except FileNotFoundError:
+            pass
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            n += 1
+    return n
+
+
 def poll(pred, timeout=10, interval=0.05):
     """pred()'s first true value within timeout seconds, else its last
     (false) value: for a test that gathers problems rather than failing at
