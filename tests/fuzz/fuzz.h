@@ -30,6 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		}                                                        \
 	} while (0)
 
+/* The next piece size from the seed *s (byte 0 of a target's input,
+ * say): 1 to 64 bytes, or one time in two big (as much as given). The
+ * targets that feed a stream in pieces and read it into windows use it,
+ * so an input replays the same cuts. */
+static inline size_t fuzz_next_size(uint32_t *s, size_t big)
+{
+	*s = *s * 1103515245u + 12345u;
+	unsigned v = (*s >> 16) & 0x7f;
+	return v < 64 ? v + 1 : big;
+}
+
 /* The input as a NUL-terminated string (for parsers that take one);
  * free() it. Inputs with an embedded NUL are cut there, as a C caller
  * would see them. NULL when out of memory. */

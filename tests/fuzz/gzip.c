@@ -20,13 +20,6 @@
 #include "tests/fuzz/fuzz.h"
 #include "tests/unit/gunzip.h"
 
-static size_t next_size(uint32_t *s, size_t big)
-{
-	*s = *s * 1103515245u + 12345u;
-	unsigned v = (*s >> 16) & 0x7f;
-	return v < 64 ? v + 1 : big; /* one in two: as much as given */
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -41,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char win[65536];
 	size_t off = 0;
 	while (!proxy_gzip_ended(g)) {
-		size_t give = next_size(&seed, n - off);
-		size_t room = next_size(&seed, sizeof(win));
+		size_t give = fuzz_next_size(&seed, n - off);
+		size_t room = fuzz_next_size(&seed, sizeof(win));
 		if (give > n - off)
 			give = n - off;
 		char *stage = malloc(give + 1);

@@ -25,14 +25,6 @@
 #include "proxy/pretty.h"
 #include "tests/fuzz/fuzz.h"
 
-/* A small generator from the seed, for piece sizes. */
-static size_t next_size(uint32_t *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	unsigned v = (*s >> 16) & 0x7f;
-	return v < 64 ? v + 1 : 1u << 20; /* one in two: as much as given */
-}
-
 /* p[0..n) without white space outside strings (strings as the indenter
  * reads them: '"' opens and closes, a backslash takes the next byte). */
 static size_t squeeze(const char *p, size_t n, char *out)
@@ -90,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char win[4096];
 	size_t off = 0;
 	while (off < n) {
-		size_t take = next_size(&seed), room = next_size(&seed);
+		size_t take = fuzz_next_size(&seed, 1u << 20),
+		       room = fuzz_next_size(&seed, 1u << 20);
 		if (take > n - off)
 			take = n - off;
 		if (room > sizeof(win))
@@ -104,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += used;
 	}
 	for (;;) {
-		size_t room = next_size(&seed);
+		size_t room = fuzz_next_size(&seed, 1u << 20);
 		if (room > sizeof(win))
 			room = sizeof(win);
 		size_t k = proxy_pretty_indent_end(&st, win, room);
