@@ -101,16 +101,10 @@ static inline size_t str_run(const char *in, size_t j, size_t end, char *out,
 	_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x20)), x), \
 		     IS_BSLASH(x))
 
-/* What a structural byte does: how the depth moves, and what it
- * writes besides itself, as masks of a line break's length: before it
- * (a closing bracket), after it (a comma, an opening bracket), or a
- * space after it (a colon). */
+/* How a structural byte moves the depth (what it writes: pat below). */
 static const signed char depth_step[256] = {
 	['{'] = 1, ['['] = 1, ['}'] = -1, [']'] = -1
 };
-static const unsigned nl_before[256] = { ['}'] = ~0u, [']'] = ~0u };
-static const unsigned nl_after[256] = { [','] = ~0u, ['{'] = ~0u, ['['] = ~0u };
-static const unsigned char space_after[256] = { [':'] = 1 };
 
 /* The bits of x set (no POPCNT in baseline x86-64). */
 static inline unsigned popcount64(uint64_t x)
@@ -511,9 +505,9 @@ static size_t count_blocks(struct proxy_pretty_indenter *st, const char *in,
 			unsigned char c =
 				(unsigned char)blk.p[__builtin_ctzll(s)];
 			depth += depth_step[c];
-			unsigned nl = (depth > 0 ? 2 * (unsigned)depth : 0) + 1;
-			t += (nl & (nl_before[c] | nl_after[c])) +
-			     space_after[c];
+			unsigned d = depth > 0 ? (unsigned)depth : 0;
+			/* pat's length, less the byte counted with the block */
+			t += 1 + (2 * d & pat_lines[pat_class[c]]);
 		}
 		if (blk.last) {
 			t += 63;
