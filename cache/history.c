@@ -75,7 +75,24 @@ static void box_free(struct ev_box *b)
 	free(b->ev.twin);
 	free(b->ev.meta);
 	free(b->ev.meta_pb);
+	cache_obj_put(b->ev.left);
 	free(b);
+}
+
+struct cache_obj *cache_history_ev_left(struct cache_event *ev,
+					const struct json_shape *shape)
+{
+	struct cache_obj *o = __atomic_load_n(&ev->left, __ATOMIC_ACQUIRE);
+	if (o || !ev->prev)
+		return o;
+	if (!(o = cache_obj_with_rv(ev->prev, ev->rv, shape)))
+		return NULL;
+	struct cache_obj *none = NULL;
+	if (__atomic_compare_exchange_n(&ev->left, &none, o, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return o;
+	cache_obj_put(o); /* another watch's copy won: the same bytes */
+	return none;
 }
 
 void cache_history_event_put(struct cache_event *ev)
@@ -121,6 +138,7 @@ static struct ev_box *encode(int type, uint64_t rv, struct cache_obj *obj,
 	ev->obj = cache_obj_get(obj);
 	ev->prev = prev ? cache_obj_get(prev) : NULL;
 	ev->twin = ev->meta = ev->meta_pb = NULL;
+	ev->left = NULL;
 	ev->len = len;
 	char *p = ev->line;
 	memcpy(p, pre1, sizeof(pre1) - 1);

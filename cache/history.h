@@ -48,12 +48,27 @@ struct cache_event {
 	 * watch's, meta.k8s.io/v1), and its protobuf frame, made and
 	 * published the same way. */
 	struct cache_blob *meta, *meta_pb;
+	/* prev at this event's RV: what a watch this event takes out of its
+	 * filter is sent as DELETED (cache_history_ev_left()), made on first
+	 * demand and published by compare and swap. NULL until then.
+	 * Atomic; freed with the event. */
+	struct cache_obj *left;
 	size_t len;
 	char line[]; /* the wire line, ending in \n */
 };
 
 /* "ADDED", "MODIFIED", "DELETED" */
 const char *cache_history_ev_type_name(int type);
+
+struct json_shape;
+/*
+ * The state before ev at ev's RV (cache_obj_with_rv() of ev->prev, with
+ * the kind's object shape), made once for all the watches ev takes out of
+ * their filter and kept on ev. Borrowed: valid while the caller holds ev.
+ * NULL for an event without prev, or when out of memory. Any thread.
+ */
+struct cache_obj *cache_history_ev_left(struct cache_event *ev,
+					const struct json_shape *shape);
 
 struct cache_waiter {
 	struct cache_waiter *prev, *next; /* guarded by the history */

@@ -704,12 +704,23 @@ out:
 	return o;
 }
 
-struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv)
+/* o's bytes (shape: what the kind's objects tokenize), parsed again:
+ * jumping over what shape skips (they were accepted when cached), or
+ * validated whole without a shape. */
+static int reparse(struct json_doc *d, const char *js, size_t len,
+		   const struct json_shape *shape)
 {
-	struct json_doc d = JSON_DOC_INIT;
+	return shape ? json_parse_trusted(d, js, len, shape) :
+		       json_parse(d, js, len, NULL, 0);
+}
+
+struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv,
+				    const struct json_shape *shape)
+{
+	struct json_doc d = JSON_DOC_INIT, e = JSON_DOC_INIT;
 	struct cache_obj *n = NULL;
 	char *js = NULL;
-	if (json_parse(&d, o->json, o->len, NULL, 0))
+	if (reparse(&d, o->json, o->len, shape))
 		goto out;
 	int t = json_path(&d, 0, "metadata.resourceVersion");
 	if (t < 0 || json_type(&d, t) != JSMN_STRING)
@@ -725,10 +736,13 @@ struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv)
 	memcpy(js + vs, num, (size_t)nl);
 	memcpy(js + vs + (size_t)nl, o->json + ve, o->len - ve);
 	js[len] = '\0';
-	n = cache_obj_parse(o->kind, js, len, false, NULL, 0);
+	/* digits in place of digits: still bytes the cache accepted */
+	if (!reparse(&e, js, len, shape))
+		n = cache_obj_from_doc(o->kind, &e, 0, false, NULL, 0);
 out:
 	free(js);
 	json_doc_free(&d);
+	json_doc_free(&e);
 	return n;
 }
 

@@ -123,9 +123,14 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 					 bool strip_managed, char *err,
 					 size_t errlen, int *why);
 
+struct json_shape;
 /* A copy of o whose metadata.resourceVersion reads rv (a deletion's RV).
- * NULL on ENOMEM. */
-struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv);
+ * shape: what the kind's objects tokenize (cache_shape_object()), so that
+ * the rest of o's bytes, accepted when cached, is jumped over rather than
+ * validated again; NULL: o is tokenized and validated whole. NULL on
+ * ENOMEM. */
+struct cache_obj *cache_obj_with_rv(const struct cache_obj *o, uint64_t rv,
+				    const struct json_shape *shape);
 
 static inline struct cache_obj *cache_obj_get(struct cache_obj *o)
 {

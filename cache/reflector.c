@@ -16,6 +16,7 @@
 #include "cache/lister.h"
 #include "cache/probe.h"
 #include "cache/relist.h"
+#include "cache/shape.h"
 #include "cache/watcher.h"
 #include "cache/xfer.h"
 #include "config/alloc.h"
@@ -45,7 +46,7 @@ static int apply_listing(struct cache_resource *r, struct cache_listing *l)
 	} else {
 		struct cache_relist rl;
 		int rc = cache_relist_diff(old, r->rv, l->objs, l->n, l->rv,
-					   &rl);
+					   cache_shape_object(r->shape), &rl);
 		if (rc == -ERANGE) {
 			/* The upstream's RVs are not comparable with ours any
 			 * more (a wiped or restored cluster): no true stream

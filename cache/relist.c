@@ -51,7 +51,7 @@ void cache_relist_free(struct cache_relist *r)
 
 int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 		      struct cache_obj *const *objs, size_t n, uint64_t to,
-		      struct cache_relist *out)
+		      const struct json_shape *shape, struct cache_relist *out)
 {
 	out->ev = NULL;
 	out->n = 0;
@@ -119,7 +119,7 @@ int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 			break;
 		}
 		e->rv = next++;
-		e->obj = cache_obj_with_rv(e->prev, e->rv);
+		e->obj = cache_obj_with_rv(e->prev, e->rv, shape);
 		if (!e->obj)
 			rc = -ENOMEM;
 	}

@@ -18,6 +18,8 @@
 
 #include "cache/store.h"
 
+struct json_shape;
+
 struct cache_relist_ev {
 	int type; /* enum cache_ev_type */
 	uint64_t rv;
@@ -32,12 +34,13 @@ struct cache_relist {
 
 /*
  * old: the cached state at from; objs: the new LIST (sorted, unique) at
- * to. Returns 0, -ERANGE when no true history leads from one to the other
+ * to; shape: what the kind's objects tokenize, for the deletions' copies
+ * (cache_obj_with_rv(); NULL: parsed whole). Returns 0, -ERANGE when no true history leads from one to the other
  * (RVs went backwards: a wiped or restored upstream), or -ENOMEM.
  */
 int cache_relist_diff(const struct cache_snap *old, uint64_t from,
 		      struct cache_obj *const *objs, size_t n, uint64_t to,
-		      struct cache_relist *out);
+		      const struct json_shape *shape, struct cache_relist *out);
 void cache_relist_free(struct cache_relist *r);
 
 #endif

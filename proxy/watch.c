@@ -28,6 +28,7 @@
 
 #include "cache/json.h"
 #include "cache/parse.h"
+#include "cache/shape.h"
 #include "config/alloc.h"
 #include "config/log.h"
 #include "proxy/fanout.h"
@@ -478,8 +479,10 @@ static bool take_event(struct watch *w, struct cache_event *ev)
 		as = cache_history_ev_type_name(ev->type);
 	if (left) {
 		/* the state the watcher last saw, at this event's RV, as the
-		 * cacher sends it: the new state is none of its business */
-		struct cache_obj *o = cache_obj_with_rv(ev->prev, ev->rv);
+		 * cacher sends it: the new state is none of its business.
+		 * Made once for every watch this event takes out. */
+		struct cache_obj *o = cache_history_ev_left(
+			ev, cache_shape_object(w->r->shape));
 		if (!o) {
 			/* end cleanly: the client resumes from the RV
 			 * before this event */
@@ -487,7 +490,6 @@ static bool take_event(struct watch *w, struct cache_event *ev)
 			return false;
 		}
 		own_event(w, as, o);
-		cache_obj_put(o);
 		return false;
 	}
 	if (as) {

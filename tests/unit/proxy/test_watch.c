@@ -478,6 +478,60 @@ static void pmo_line(struct buf *b, const char *type, struct cache_obj *o,
 }
 
 /*
+ * A watch that an event takes out of its filter gets DELETED with the
+ * state it last saw, at the event's RV (as the cacher sends it). That
+ * copy is made once for every such watch and kept on the event: the same
+ * bytes as made alone from the whole object.
+ */
+static void test_left_shared(void)
+{
+	struct cache_event *e11 = event_at(11);
+	CHECK(e11 && e11->prev);
+	if (!e11 || !e11->prev)
+		return;
+	struct cache_obj *alone = cache_obj_with_rv(e11->prev, 11, NULL);
+	CHECK(alone && alone->rv == 11);
+	if (!alone) {
+		cache_history_event_put(e11);
+		return;
+	}
+	struct buf want = BUF_INIT;
+	buf_printf(&want, "{\"type\":\"DELETED\",\"object\":%.*s}\n",
+		   (int)alone->len, alone->json);
+	buf_addc(&want, '\0');
+	/* hand-written too: a wrong copy in both would show */
+	CHECK(want.p && strstr(want.p, "\"name\":\"p1\",\"namespace\":\"a\","
+				       "\"resourceVersion\":\"11\",\"labels\":"
+				       "{\"app\":\"web\"}"));
+	const struct cache_obj *kept = NULL;
+	for (int i = 0; i < 3; i++) {
+		struct mhd_reply r;
+		CHECK(mhd_stub_get(srv.port,
+				   "/api/v1/pods?resourceVersion=10"
+				   "&timeoutSeconds=1&labelSelector=app%3Dweb",
+				   &r) == 0);
+		CHECK(r.status == 200);
+		/* p1 leaves at 11, then p4 comes */
+		CHECK(r.body && want.p &&
+		      !strncmp(r.body, want.p, strlen(want.p)) &&
+		      strstr(r.body, "\"type\":\"ADDED\""));
+		mhd_reply_free(&r);
+		const struct cache_obj *now =
+			__atomic_load_n(&e11->left, __ATOMIC_ACQUIRE);
+		CHECK(now != NULL);
+		if (!i)
+			kept = now;
+		CHECK(now == kept); /* made once, then read */
+	}
+	CHECK(kept && kept->rv == 11 && kept->len == alone->len &&
+	      !memcmp(kept->json, alone->json, alone->len));
+	buf_free(&want);
+	cache_obj_put(alone);
+	cache_history_event_put(e11);
+	check_released();
+}
+
+/*
  * Metadata-only watches: an event that goes out as it is goes as its
  * line of PartialObjectMetadata made once (kept on the event) and copied
  * to each watcher; a line the filter turns into ADDED or DELETED, or of
@@ -531,7 +585,7 @@ static void test_metadata(void)
 	/* app=web: p1 leaves it at 11 (DELETED, its state before, at 11:
 	 * the watcher's own line), p4 comes as it is (the kept line) */
 	struct buf sel = BUF_INIT;
-	struct cache_obj *gone = cache_obj_with_rv(e11->prev, 11);
+	struct cache_obj *gone = cache_obj_with_rv(e11->prev, 11, NULL);
 	CHECK(gone != NULL);
 	if (gone) {
 		pmo_line(&sel, "DELETED", gone, "v1");
@@ -587,6 +641,7 @@ int main(void)
 	test_timeouts();
 	test_refused();
 	test_field_selector();
+	test_left_shared();
 	test_metadata();
 	__atomic_store_n(&prx.stopping, true, __ATOMIC_RELEASE);
 	mhd_stub_stop(&srv);
