@@ -1,4 +1,4 @@
-"""bench.py: B1-B19, each figure beside its reference.
+"""bench.py: B1-B20, each figure beside its reference.
 
 Run by bench/run.sh (which builds the binaries). Every server listens on
 127.0.0.1:0; every figure is a ratio measured side by side in this run,
@@ -31,6 +31,9 @@ The setups:
             the fake direct, curl asking gzip: B18 (client-go's gzip LIST)
   10k pods  fake + proxy, curl asking gzip for a Table, a metadata-only
             list and the plain LIST in turn: B19 (rendered LISTs)
+  1k pods   fake + proxy, 200 watches with a label selector, a pod's
+            label flipped out and in, or another label changed: B20
+            (a filter's DELETED and ADDED)
   1M pods   fake + proxy, only when asked (make bench-large, or
             bench/run.sh B15; B15_PODS=N for another count): B15
 """
@@ -1698,6 +1701,83 @@ def bench_b19(n=10000, rounds=5):
                r3(c[k] / c["plain"]) if c["plain"] else None, "info", None, "s")
 
 
+# ---------------------------------------------------------------- B20
+
+def b20_patch(fake_url, labels):
+    body = json.dumps({"metadata": {"labels": labels}}).encode()
+    st, _, raw_ = harness.request("PATCH", fake_url + "/api/v1/namespaces/ns-0/pods/web-0",
+                                  body=body,
+                                  headers={"Content-Type": "application/merge-patch+json"})
+    assert st == 200, raw_
+
+
+def b20_drain(socks, counts, tails, want, deadline):
+    """Read the watch streams until each has want events or the deadline."""
+    import select
+    while min(counts) < want and time.monotonic() < deadline:
+        ready, _, _ = select.select(socks, [], [], 0.05)
+        for sk in ready:
+            i = socks.index(sk)
+            b = tails[i] + sk.recv(1 << 20)
+            # an event line starts a line (after a chunk's size or the
+            # line before); an object may hold {"type":" itself
+            counts[i] += b.count(b'\n{"type":"')
+            tails[i] = b[-9:]
+
+
+def bench_b20(watchers=200, changes=200, rounds=5):
+    """Selector watches that changes take out of their filter and back in
+    (a label flipped off and on: a DELETED with the state before, at the
+    change's RV, and an ADDED, each framed for its watch), beside the same
+    watches getting as many changes that keep them in (MODIFIED, the
+    event's shared line). The proxy's CPU per delivery of each, rounds
+    alternating; every watch must get every event."""
+    fake = harness.fake("--quiet", seed="pods=1000")
+    srv = None
+    figures = {"in_out": [], "stay": []}
+    try:
+        srv, _ = start_proxy_timed(fake.url)
+        b20_patch(fake.url, {"flip": "on"})
+        host, port = split(srv.url)
+        req = ("GET /api/v1/namespaces/ns-0/pods?watch=1&labelSelector=flip%%3Don "
+               "HTTP/1.1\r\nHost: %s:%d\r\n\r\n" % (host, port)).encode()
+        socks = [socket.create_connection((host, port), timeout=60) for _ in range(watchers)]
+        for sk in socks:
+            sk.sendall(req)
+        counts, tails = [0] * watchers, [b""] * watchers
+        b20_drain(socks, counts, tails, 1, time.monotonic() + 30)  # the ADDED of web-0
+        seen = 1
+        step = 0
+        for r in range(rounds):
+            for kind in (("in_out", "stay") if r % 2 == 0 else ("stay", "in_out")):
+                c0 = cpu_s(srv.proc.pid)
+                for _ in range(changes // 2):
+                    step += 1
+                    if kind == "in_out":
+                        b20_patch(fake.url, {"flip": "off"})
+                        b20_patch(fake.url, {"flip": "on"})
+                    else:
+                        b20_patch(fake.url, {"step": str(step)})
+                        b20_patch(fake.url, {"step": str(step) + "b"})
+                seen += changes // 2 * 2
+                b20_drain(socks, counts, tails, seen, time.monotonic() + 60)
+                figures[kind].append(cpu_s(srv.proc.pid) - c0)
+                assert min(counts) == seen and max(counts) == seen, (kind, seen, counts[:5])
+        for sk in socks:
+            sk.close()
+    finally:
+        for s_ in (srv, fake):
+            if s_:
+                s_.stop(check=False)
+    deliveries = watchers * (changes // 2 * 2)
+    raw["B20"] = {"watchers": watchers, "changes": changes, "proxy_cpu_s": figures}
+    per = {k: statistics.median(v) / deliveries * 1e6 for k, v in figures.items()}
+    record("B20", "%d selector watches, a change taking them out or back in: proxy CPU "
+           "a delivery, beside a change that keeps them in (us)" % watchers,
+           round(per["in_out"], 2), round(per["stay"], 2),
+           r3(per["in_out"] / per["stay"]) if per["stay"] else None, "info", None, "us")
+
+
 # ---------------------------------------------------------------- B16
 
 B16_MODES = ("copy", "zerocopy", "splice", "tee")
@@ -1864,13 +1944,14 @@ SOLO = [
      bench_p1),
     ("B18", "client-go's gzip LIST from the cache, beside a static compact one", bench_b18),
     ("B19", "kubectl's Table and a metadata-only LIST, rendered per request", bench_b19),
+    ("B20", "selector watches that changes take out and put back", bench_b20),
 ]
 
 
 def main():
     want = set(a.upper() for a in sys.argv[1:]) or {"B%d" % i for i in range(1, 15)}
     if not sys.argv[1:]:
-        want.update(("B16", "B17", "B18", "B19", "P1"))
+        want.update(("B16", "B17", "B18", "B19", "B20", "P1"))
     t0 = time.monotonic()
     if want & {"B1", "B2", "B3", "B4", "B6"}:
         log("10k pods: B1 B2 B3 B4 B6")

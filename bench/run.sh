@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/run.sh: the performance suite (B1-B19), run by `make bench`.
+# bench/run.sh: the performance suite (B1-B20), run by `make bench`.
 #
 # Builds what it needs (the proxy, the fake apiserver, bin/loadgen and the
 # two reference programs bench/static_server.c and bench/fanout_ceiling.c),
