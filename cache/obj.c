@@ -574,6 +574,33 @@ struct cache_obj *cache_obj_parse(const struct cache_kind *kind,
 	return o;
 }
 
+/* The start of a kept object's text, {"kind":"K","apiVersion":"G/V",
+ * (or "{" without a kind): its length, written at out unless NULL.
+ * Names of any length (a group may have 253 bytes) fit: the caller
+ * sizes the object with it. */
+static size_t put_prefix(const struct cache_kind *kind, char *out)
+{
+	static const char k1[] = "{\"kind\":\"", k2[] = "\",\"apiVersion\":\"",
+			  k3[] = "\",";
+	if (!kind) {
+		if (out)
+			*out = '{';
+		return 1;
+	}
+	const char *parts[] = { k1,  kind->kind,    k2, kind->group,
+				"/", kind->version, k3 };
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++) {
+		if ((i == 3 || i == 4) && !kind->group[0])
+			continue; /* the core group: "v1" alone */
+		size_t len = strlen(parts[i]);
+		if (out)
+			memcpy(out + n, parts[i], len);
+		n += len;
+	}
+	return n;
+}
+
 struct cache_obj *cache_obj_from_doc(const struct cache_kind *kind,
 				     const struct json_doc *dp, int root,
 				     bool strip_managed, char *err,
@@ -600,20 +627,13 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 
 	/* The kept text: a fixed kind/apiVersion prefix, then the object's
 	 * members after its '{' minus the cuts. */
-	char prefix[256];
-	char apiv[128];
-	if (kind)
-		cache_kind_api_version(kind, apiv, sizeof(apiv));
-	int plen = kind ? snprintf(prefix, sizeof(prefix),
-				   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",",
-				   kind->kind, apiv) :
-			  snprintf(prefix, sizeof(prefix), "{");
+	size_t plen = put_prefix(kind, NULL);
 	size_t begin, end;
 	json_span(dp, root, &begin, &end);
 	begin++; /* past '{' */
 	while (begin < end && is_space(json[begin]))
 		begin++;
-	size_t jlen = (size_t)plen + end - begin;
+	size_t jlen = plen + end - begin;
 	for (int c = 0; c < pk.ncut; c++)
 		jlen -= pk.cut[c].to - pk.cut[c].from;
 
@@ -684,8 +704,8 @@ struct cache_obj *cache_obj_from_doc_why(const struct cache_kind *kind,
 	o->table = NULL;
 
 	char *j = at;
-	memcpy(j, prefix, (size_t)plen);
-	size_t w = (size_t)plen, from = begin;
+	put_prefix(kind, j);
+	size_t w = plen, from = begin;
 	for (int c = 0; c < pk.ncut; c++) {
 		memcpy(j + w, json + from, pk.cut[c].from - from);
 		w += pk.cut[c].from - from;

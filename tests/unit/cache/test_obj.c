@@ -506,8 +506,68 @@ static void test_items_compact(void)
 	}
 }
 
+/*
+ * The kept text starts with the kind and apiVersion the apiserver writes:
+ * the core group's "v1" alone, a group's "G/V", and a group as long as a
+ * DNS name may be (253 bytes), whole (it once went through fixed
+ * buffers of 128 and 256 bytes).
+ */
+static void test_prefix(void)
+{
+	static const char js[] =
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"3\"},\"spec\":{}}";
+	char group[254], want[400];
+	memset(group, 'g', 253);
+	group[253] = '\0';
+	for (size_t i = 63; i < 253; i += 64)
+		group[i] = '.';
+	struct cache_kind longg = { .group = group,
+				    .version = "v1alpha1",
+				    .resource = "widgets",
+				    .kind = "Widget",
+				    .list_kind = "WidgetList",
+				    .namespaced = true };
+	const struct {
+		const struct cache_kind *k;
+		const char *apiv;
+	} cases[] = {
+		{ cache_kind_lookup("configmaps"), "v1" },
+		{ cache_kind_lookup("deployments.apps"), "apps/v1" },
+		{ &longg, NULL },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		const struct cache_kind *k = cases[c].k;
+		CHECK(k != NULL);
+		if (!k)
+			continue;
+		if (cases[c].apiv)
+			snprintf(want, sizeof(want),
+				 "{\"kind\":\"%s\",\"apiVersion\":\"%s\",",
+				 k->kind, cases[c].apiv);
+		else
+			snprintf(
+				want, sizeof(want),
+				"{\"kind\":\"Widget\",\"apiVersion\":\"%s/v1alpha1\",",
+				group);
+		struct cache_obj *o =
+			cache_obj_parse(k, js, strlen(js), false, NULL, 0);
+		CHECK(o != NULL);
+		if (!o)
+			continue;
+		size_t n = strlen(want);
+		CHECK(o->item_off == n && o->len > n &&
+		      !memcmp(o->json, want, n));
+		CHECK_STR(o->json + o->item_off,
+			  "\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+			  "\"resourceVersion\":\"3\"},\"spec\":{}}");
+		cache_obj_put(o);
+	}
+}
+
 int main(void)
 {
+	test_prefix();
 	test_obj_pb_kept();
 	test_obj_pb_refused();
 	test_obj_pb_race();
