@@ -57,7 +57,11 @@ const struct cache_kind *cache_kind_find(const char *group,
 bool cache_kind_typed(const struct cache_kind *k);
 /* Index of field in kind->fields, or -1. */
 int cache_kind_field(const struct cache_kind *kind, const char *field);
-/* "apps/v1", or "v1" for the core group, into out. */
+/* The size that holds any apiVersion: a group is a DNS subdomain (253
+ * bytes), a version a DNS label (63), with the slash and the NUL. */
+#define CACHE_KIND_API_VERSION_MAX (253 + 1 + 63 + 1)
+/* "apps/v1", or "v1" for the core group, into out
+ * (CACHE_KIND_API_VERSION_MAX holds it whole). */
 void cache_kind_api_version(const struct cache_kind *kind, char *out,
 			    unsigned outlen);
 

@@ -795,7 +795,7 @@ int cache_obj_pb(struct cache_obj *o, const unsigned char **raw, size_t *len,
 {
 	struct cache_blob *b = __atomic_load_n(&o->pb, __ATOMIC_ACQUIRE);
 	if (!b) {
-		char apiv[160], why[160] = "";
+		char apiv[CACHE_KIND_API_VERSION_MAX], why[160] = "";
 		cache_kind_api_version(o->kind, apiv, sizeof(apiv));
 		const struct pb_msg *m = pb_kinds_find(apiv, o->kind->kind);
 		struct buf out = BUF_INIT;

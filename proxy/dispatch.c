@@ -70,7 +70,7 @@ static enum proxy_pb_form pb_form(struct MHD_Connection *c,
 /* Whether the protobuf schema has kind k. */
 static bool pb_kind_known(const struct cache_kind *k)
 {
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	cache_kind_api_version(k, apiv, sizeof(apiv));
 	return pb_kinds_find(apiv, k->kind) != NULL;
 }

@@ -181,7 +181,7 @@ static enum MHD_Result send_list_yaml(struct MHD_Connection *c,
 			return MHD_NO;
 		return proxy_reply_yaml(c, MHD_HTTP_OK, &json);
 	}
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	struct yaml_body *yb = xcalloc(1, sizeof(*yb));
 	if (!yb) {
 		cache_store_snap_put(snap);
@@ -327,7 +327,7 @@ static enum MHD_Result send_list_pb(struct MHD_Connection *c,
 {
 	struct buf head = BUF_INIT, lm = BUF_INIT;
 	struct proxy_reply_pieces pc = { 0 };
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	struct pb_body *pb = xcalloc(1, sizeof(*pb));
 	if (!pb) {
 		cache_store_snap_put(snap);
@@ -384,7 +384,7 @@ static enum MHD_Result send_list(struct MHD_Connection *c,
 				 const char *meta)
 {
 	struct buf head = BUF_INIT;
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	struct cache_obj *const *items = pg->items;
 	size_t n = pg->n;
 	if (fmt->yaml)
@@ -663,7 +663,7 @@ static enum MHD_Result send_get_pb(struct MHD_Connection *c,
 {
 	struct buf head = BUF_INIT;
 	struct proxy_reply_pieces pc = { 0 };
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	struct pb_body *pb = xcalloc(1, sizeof(*pb));
 	if (!pb) {
 		cache_obj_put(o);

@@ -366,7 +366,7 @@ int proxy_pb_frame_obj(struct buf *out, const char *type, struct cache_obj *o)
 {
 	const unsigned char *raw;
 	size_t n;
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	int r = cache_obj_pb(o, &raw, &n, NULL, 0);
 	if (r)
 		return r;
@@ -387,7 +387,7 @@ int proxy_pb_frame_json(struct buf *out, const char *line, size_t len)
 {
 	struct json_doc d = JSON_DOC_INIT;
 	struct buf body = BUF_INIT;
-	char type[32], apiv[160], kind[128];
+	char type[32], apiv[CACHE_KIND_API_VERSION_MAX], kind[128];
 	int r = -EINVAL;
 	if (json_parse(&d, line, len, NULL, 0))
 		goto out;

@@ -361,7 +361,7 @@ static void add_base64(struct buf *b, const char *s, size_t n)
 static void add_blueprint(struct buf *b, const struct watch *w)
 {
 	const struct cache_kind *k = w->r->kind;
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	struct buf l = BUF_INIT;
 	cache_kind_api_version(k, apiv, sizeof(apiv));
 	if (w->fmt.form == PROXY_TABLE_FORM_METADATA)
@@ -386,7 +386,7 @@ static void add_blueprint(struct buf *b, const struct watch *w)
 
 static void own_bookmark(struct watch *w, uint64_t rv, bool end)
 {
-	char apiv[160];
+	char apiv[CACHE_KIND_API_VERSION_MAX];
 	bool typed = cache_kind_typed(w->r->kind);
 	cache_kind_api_version(w->r->kind, apiv, sizeof(apiv));
 	buf_reset(&w->own);

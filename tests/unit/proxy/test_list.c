@@ -33,6 +33,14 @@
 
 static struct cache_resource *pods;
 static struct cache_resource *many; /* namespace "many": 1,500 pods */
+/* namespace "long": a custom kind whose group is as long as a DNS name */
+static struct cache_resource *longg;
+static char long_group[254];
+static struct cache_kind long_kind = { .version = "v1alpha1",
+				       .resource = "widgets",
+				       .kind = "Widget",
+				       .list_kind = "WidgetList",
+				       .namespaced = true };
 
 /* The resource's objects, committed at RV 10: a/p1..p3 and b/q1. */
 static void load(struct cache_resource *r)
@@ -71,7 +79,9 @@ static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
 	struct proxy_fresh_req req = { 0 };
 	if (proxy_route_parse(url, &rt))
 		return proxy_reply_text(c, 598, "text/plain", "bad route");
-	struct cache_resource *r = !strcmp(rt.ns, "many") ? many : pods;
+	struct cache_resource *r = !strcmp(rt.ns, "many") ? many :
+				   !strcmp(rt.ns, "long") ? longg :
+							    pods;
 	enum MHD_Result res = rt.name[0] ?
 				      proxy_list_get(p, c, r, &rt, &req) :
 				      proxy_list_handle(p, c, r, &rt, &req);
@@ -671,6 +681,30 @@ static void test_alloc_fail(void)
 	mhd_reply_free(&r);
 }
 
+/* A kind's apiVersion in every envelope, whole: a group may be a
+ * 253-byte DNS name (it once went through 160-byte buffers). */
+static void test_long_group(void)
+{
+	char want[400], pfx[400];
+	snprintf(want, sizeof(want),
+		 "{\"kind\":\"WidgetList\",\"apiVersion\":\"%s/v1alpha1\",",
+		 long_group);
+	snprintf(pfx, sizeof(pfx),
+		 "{\"kind\":\"Widget\",\"apiVersion\":\"%s/v1alpha1\",",
+		 long_group);
+	struct mhd_reply r;
+	CHECK(get("/api/v1/namespaces/long/pods?resourceVersion=0", &r) == 200);
+	CHECK(r.body && !strncmp(r.body, want, strlen(want)));
+	/* the items go without their kind and apiVersion, as the
+	 * apiserver writes them */
+	CHECK(r.body && strstr(r.body, "\"items\":[{\"metadata\":"));
+	mhd_reply_free(&r);
+	CHECK(get("/api/v1/namespaces/long/pods/w1?resourceVersion=0", &r) ==
+	      200);
+	CHECK(r.body && !strncmp(r.body, pfx, strlen(pfx)));
+	mhd_reply_free(&r);
+}
+
 int main(void)
 {
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
@@ -682,6 +716,25 @@ int main(void)
 	many = cache_resource_new(cache_kind_lookup("pods"), &up, 16);
 	CHECK(many != NULL);
 	load_many(many);
+	memset(long_group, 'g', 253);
+	for (size_t i = 63; i < 253; i += 64)
+		long_group[i] = '.';
+	long_kind.group = long_group;
+	longg = cache_resource_new(&long_kind, &up, 16);
+	CHECK(longg != NULL);
+	{
+		static const char js[] =
+			"{\"metadata\":{\"name\":\"w1\",\"namespace\":\"long\","
+			"\"resourceVersion\":\"5\"},\"spec\":{}}";
+		struct cache_txn t;
+		struct cache_obj *o = cache_obj_parse(
+			&long_kind, js, strlen(js), false, NULL, 0);
+		CHECK(o != NULL);
+		cache_store_txn_begin(longg->store, &t);
+		CHECK(cache_store_txn_put(&t, o, NULL) == 0);
+		CHECK(cache_store_txn_commit(&t, 10) == 0);
+		cache_obj_put(o);
+	}
 	CHECK(mhd_stub_start(&srv, answer, &p) == 0);
 	test_whole();
 	test_selectors();
@@ -692,9 +745,11 @@ int main(void)
 	test_accept();
 	test_rendered_streams();
 	test_alloc_fail();
+	test_long_group();
 	mhd_stub_stop(&srv);
 	cache_resource_free(pods);
 	cache_resource_free(many);
+	cache_resource_free(longg);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("list");
