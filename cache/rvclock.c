@@ -23,7 +23,7 @@ struct sample {
 };
 
 struct cache_rvclock {
-	char group[128]; /* "" for the built-in domain */
+	char group[254]; /* "" for the built-in domain; any DNS name fits */
 	pthread_mutex_t lock;
 	struct sample s[SLOTS]; /* locked */
 	unsigned head, n;	/* locked; s[head] is the newest */

@@ -81,6 +81,15 @@ static void test_domains(void)
 	CHECK(w != core && w != NULL);
 	CHECK(cache_rvclock_for_group("example.com") == w);
 	CHECK(cache_rvclock_for_group("other.example.com") != w);
+	/* a group as long as a DNS name gets a clock of its own too */
+	char longg[254];
+	memset(longg, 'g', 253);
+	longg[253] = '\0';
+	for (size_t i = 63; i < 253; i += 64)
+		longg[i] = '.';
+	struct cache_rvclock *l = cache_rvclock_for_group(longg);
+	CHECK(l != NULL && l != w && l != core);
+	CHECK(cache_rvclock_for_group(longg) == l);
 	/* what one domain sees does not move another */
 	uint64_t rv = 0;
 	cache_rvclock_note(core, 5000, 1000);
