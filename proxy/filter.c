@@ -117,6 +117,19 @@ bool proxy_filter_match(const struct proxy_filter *f, const struct cache_obj *o)
 	return true;
 }
 
+void proxy_filter_seek(const struct proxy_filter *f, struct cache_iter *it,
+		       const struct cache_store *st,
+		       const struct cache_snap *snap, const char *ns,
+		       const char *name)
+{
+	const char *lk = NULL,
+		   *lv = f->lsel ? cache_selector_label_eq(f->lsel, &lk) : NULL;
+	if (lv && cache_store_indexes(st, lk))
+		cache_store_iter_seek_label(it, snap, lk, lv, ns, name);
+	else /* none, or a key the index leaves out (--config indexes) */
+		cache_store_iter_seek(it, snap, ns, name);
+}
+
 bool proxy_filter_is_ns_only(const struct proxy_filter *f)
 {
 	return !f->lsel && !f->fsel && !f->name[0];

@@ -12,9 +12,11 @@
 
 #include <microhttpd.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "cache/obj.h"
 #include "cache/selector.h"
+#include "cache/store.h"
 
 struct proxy_filter {
 	const struct cache_kind *kind;
@@ -49,6 +51,24 @@ bool proxy_filter_check(struct MHD_Connection *c, const struct cache_kind *kind,
 			bool watch, enum MHD_Result *res);
 bool proxy_filter_match(const struct proxy_filter *f,
 			const struct cache_obj *o);
+/*
+ * Set it at the first object f may match from ns/name on, in key order
+ * (f's namespace and "" for the start): over the label index when f's
+ * label selector names a key=value the store indexes, so the walk costs
+ * what it returns, else over every object. The walk is past f's objects
+ * at the first one proxy_filter_past() says so of.
+ */
+void proxy_filter_seek(const struct proxy_filter *f, struct cache_iter *it,
+		       const struct cache_store *st,
+		       const struct cache_snap *snap, const char *ns,
+		       const char *name);
+/* Whether o, met in a walk from proxy_filter_seek(), is past every
+ * object f can match: outside f's namespace. */
+static inline bool proxy_filter_past(const struct proxy_filter *f,
+				     const struct cache_obj *o)
+{
+	return f->ns[0] && strcmp(o->ns, f->ns);
+}
 /* True when only the namespace restricts the set (counts are ranks). */
 bool proxy_filter_is_ns_only(const struct proxy_filter *f);
 void proxy_filter_free(struct proxy_filter *f);

@@ -447,20 +447,11 @@ static int select_page(const struct cache_store *st, struct cache_snap *snap,
 		       const char *start_name, uint64_t limit, struct page *pg)
 {
 	struct cache_iter it;
-	const char *lk = NULL,
-		   *lv = f->lsel ? cache_selector_label_eq(f->lsel, &lk) : NULL;
-	const char *from_ns = start_ns ? start_ns : f->ns;
-	const char *from_name = start_ns ? start_name : "";
-	if (lv && !cache_store_indexes(st, lk))
-		lv = NULL; /* a key the index leaves out (--config indexes) */
-	if (lv) /* key=value: walk the label index, not every object */
-		cache_store_iter_seek_label(&it, snap, lk, lv, from_ns,
-					    from_name);
-	else
-		cache_store_iter_seek(&it, snap, from_ns, from_name);
+	proxy_filter_seek(f, &it, st, snap, start_ns ? start_ns : f->ns,
+			  start_ns ? start_name : "");
 	struct cache_obj *o;
 	while ((o = cache_store_iter_next(&it))) {
-		if (f->ns[0] && strcmp(o->ns, f->ns))
+		if (proxy_filter_past(f, o))
 			break; /* past the namespace's range */
 		if (start_ns && !strcmp(o->ns, start_ns) &&
 		    !strcmp(o->name, start_name))

@@ -523,6 +523,8 @@ static bool next_line(struct watch *w)
 	w->out_len = w->out_off = 0;
 	while (w->initial) {
 		struct cache_obj *o = cache_store_iter_next(w->it);
+		if (o && proxy_filter_past(&w->f, o))
+			o = NULL; /* the rest is other namespaces' */
 		if (!o) {
 			w->initial = false;
 			free(w->it);
@@ -535,8 +537,6 @@ static bool next_line(struct watch *w)
 			}
 			break;
 		}
-		if (w->f.ns[0] && strcmp(o->ns, w->f.ns))
-			continue;
 		if (proxy_filter_match(&w->f, o)) {
 			own_event(w, "ADDED", o);
 			return true;
@@ -859,7 +859,7 @@ static enum MHD_Result start_watch(struct proxy *p, struct MHD_Connection *c,
 			free(w);
 			return MHD_NO;
 		}
-		cache_store_iter_seek(w->it, w->snap, w->f.ns, "");
+		proxy_filter_seek(&w->f, w->it, r->store, w->snap, w->f.ns, "");
 	} else {
 		w->start_rv = rv ? rv : cache_store_rv(r->store);
 	}

@@ -199,6 +199,35 @@ static void test_initial(void)
 	CHECK(watch("/api/v1/pods?timeoutSeconds=1&labelSelector=app%3Dweb",
 		    NULL, 0, ev, sizeof(ev), NULL, &rc) == 200);
 	CHECK_STR(ev, "ADDED a/p1,ADDED b/q1,DELETED a/p1,ADDED a/p4");
+	/* the initial events of a namespace and a key=value walk only its
+	 * objects with that label (the label index), and stop at its end;
+	 * other selectors walk the namespace */
+	static const struct {
+		const char *q, *want;
+	} sel[] = {
+		{ "/api/v1/namespaces/a/pods?timeoutSeconds=1"
+		  "&labelSelector=app%3Dweb",
+		  "ADDED a/p1,DELETED a/p1,ADDED a/p4" },
+		{ "/api/v1/namespaces/b/pods?timeoutSeconds=1"
+		  "&labelSelector=app%3Dweb",
+		  "ADDED b/q1" },
+		{ "/api/v1/namespaces/a/pods?timeoutSeconds=1"
+		  "&labelSelector=app%3Ddb",
+		  "ADDED a/p2,ADDED a/p1" },
+		{ "/api/v1/namespaces/a/pods?timeoutSeconds=1"
+		  "&labelSelector=app%21%3Dweb",
+		  "ADDED a/p2,ADDED a/p1" },
+		{ "/api/v1/namespaces/c/pods?timeoutSeconds=1"
+		  "&labelSelector=app%3Dweb",
+		  "" },
+		{ "/api/v1/pods?timeoutSeconds=1&labelSelector=app%3Ddb",
+		  "ADDED a/p2,ADDED a/p1" },
+	};
+	for (size_t i = 0; i < sizeof(sel) / sizeof(*sel); i++) {
+		CHECK(watch(sel[i].q, NULL, 0, ev, sizeof(ev), NULL, &rc) ==
+		      200);
+		CHECK_STR(ev, sel[i].want);
+	}
 	/* ... carrying the state that matched (app=web), at the RV of the
 	 * change, as the cacher sends it; not the new state (app=db) */
 	struct mhd_reply r;
