@@ -10,6 +10,7 @@
 #include <urcu-bp.h>
 
 #include "cache/history.h"
+#include "cache/shape.h"
 #include "config/alloc.h"
 #include "check.h"
 
@@ -141,10 +142,76 @@ static void test_batch(void)
 	woken = 0;
 }
 
+/*
+ * The state an event takes out of a watch's filter, at the event's RV:
+ * made on the first ask, with the kind's shape, and kept. Out of memory
+ * at each allocation in turn, nothing is kept and the next ask makes it;
+ * made, it is the bytes a whole parse gives.
+ */
+static void test_left(void)
+{
+	static const char before[] =
+		"{\"metadata\":{\"name\":\"l\",\"namespace\":\"ns\","
+		"\"resourceVersion\":\"7\",\"labels\":{\"app\":\"web\"}},"
+		"\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":"
+		"\"c\",\"args\":[\"a\\\"b\",\"}\"]}]},\"status\":{\"phase\":"
+		"\"Running\"}}";
+	const struct cache_kind *k = cache_kind_lookup("pods");
+	struct cache_shape *shape = cache_shape_new(k);
+	struct cache_history *h = cache_history_new(4, 1);
+	struct cache_obj *prev = cache_obj_parse(k, before, strlen(before),
+						 false, NULL, 0),
+			 *now = mk("l", 1234567);
+	CHECK(shape && h && prev && now);
+	if (!shape || !h || !prev || !now)
+		return;
+	CHECK(cache_history_append(h, CACHE_MODIFIED, 1234567, now, prev) == 0);
+	struct cache_event *ev = NULL;
+	uint64_t seq, floor;
+	CHECK(cache_history_start(h, 1, &seq, &floor) == 0);
+	CHECK(cache_history_get(h, seq, &ev) == 0);
+	if (!ev)
+		return;
+	struct cache_obj *whole = cache_obj_with_rv(prev, 1234567, NULL);
+	CHECK(whole && whole->rv == 1234567 && whole->fields &&
+	      whole->fields[0] && !strcmp(whole->fields[0], "n1"));
+	int failed = 0;
+	for (long n = 1; n <= 16; n++) {
+		alloc_fail_after(n);
+		struct cache_obj *o =
+			cache_history_ev_left(ev, cache_shape_object(shape));
+		bool hit = alloc_failures() > 0;
+		alloc_fail_after(0);
+		if (!o) {
+			failed++;
+			CHECK(hit && !ev->left); /* nothing half made kept */
+			continue;
+		}
+		CHECK(o == ev->left);
+		break;
+	}
+	CHECK(failed > 0); /* each of its allocations was failed once */
+	struct cache_obj *o =
+		cache_history_ev_left(ev, cache_shape_object(shape));
+	CHECK(o && o == ev->left);
+	CHECK(o && whole && o->len == whole->len &&
+	      !memcmp(o->json, whole->json, whole->len));
+	CHECK(o && o->nlabels == 1 && !strcmp(o->labels[0].val, "web"));
+	/* the second ask reads it */
+	CHECK(cache_history_ev_left(ev, cache_shape_object(shape)) == o);
+	cache_obj_put(whole);
+	cache_history_event_put(ev);
+	cache_obj_put(prev);
+	cache_obj_put(now);
+	cache_history_free(h);
+	cache_shape_free(shape);
+}
+
 int main(void)
 {
 	test_exact_capacity();
 	test_batch();
+	test_left();
 	struct cache_history *h = cache_history_new(16, 100);
 	uint64_t seq, floor;
 	struct cache_event *ev;
