@@ -285,6 +285,16 @@ static int member(const struct json_doc *d, int obj, const char *name)
  * through it: a pod's five spec.* fields were five walks over spec's
  * twenty-odd members. Paths are at most CACHE_KIND_MAX_FIELDS.
  */
+/* A name's bit in member_paths()' filter: of its length and its first
+ * and last bytes. */
+static inline unsigned seg_hash(const char *p, size_t n)
+{
+	return n ? (unsigned)(n * 7 + (unsigned char)p[0] * 3 +
+			      (unsigned char)p[n - 1]) &
+			       63 :
+		   0;
+}
+
 static void member_paths(const struct json_doc *d, int obj,
 			 const char *const *at, const int *idx, int n, int *out)
 {
@@ -308,6 +318,11 @@ static void member_paths(const struct json_doc *d, int obj,
 						is_obj && len < 128 ? -1 : -3 };
 		which[i] = j;
 	}
+	/* the segments' hashes: most keys have none of them and, without a
+	 * backslash, cannot be one of them */
+	uint64_t hashes = 0;
+	for (int j = 0; j < nu; j++)
+		hashes |= (uint64_t)1 << seg_hash(u[j].name, u[j].len);
 	/* member() for every segment at once: -2 when named twice or
 	 * with an escape */
 	for (int k = is_obj ? json_first(d, obj) : -1; k > 0;
@@ -316,6 +331,8 @@ static void member_paths(const struct json_doc *d, int obj,
 		const char *raw = json_raw(d, k, &rn);
 		/* a key without a backslash can only be the name itself */
 		bool esc = json_escaped(d, k);
+		if (!esc && !(hashes >> seg_hash(raw, rn) & 1))
+			continue;
 		for (int j = 0; j < nu; j++) {
 			if (u[j].v < -1)
 				continue;

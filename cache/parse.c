@@ -7,6 +7,20 @@
 #include <errno.h>
 #include <time.h>
 
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar
+ * (m 1-12; a day past the month's end counts on into the next, as
+ * timegm() normalizes it). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400; /* 0-399 */
+	int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d -
+		      1; /* from March */
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
 int cache_parse_time(const char *s, size_t n, int64_t *out)
 {
 	struct tm tm = { 0 };
@@ -25,6 +39,11 @@ int cache_parse_time(const char *s, size_t n, int64_t *out)
 			v = v * 10 + (ch - '0');
 		}
 		f[k] = v;
+	}
+	if (f[1] >= 1 && f[1] <= 12) { /* the rest is linear, as in timegm() */
+		*out = days_from_civil(f[0], f[1], f[2]) * 86400 + f[3] * 3600 +
+		       f[4] * 60 + f[5];
+		return 0;
 	}
 	tm.tm_year = f[0] - 1900;
 	tm.tm_mon = f[1] - 1;
