@@ -324,23 +324,6 @@ enum {
 	EXPECT_END
 };
 
-/* Bit i of a stack that grows one bit at a time, so a word's bit 0 is
- * always set first: that clears the rest of the word. */
-static inline void bit_set(uint64_t *bits, int i, bool on)
-{
-	if (i % 64 == 0)
-		bits[i / 64] = 0;
-	if (on)
-		bits[i / 64] |= (uint64_t)1 << (i % 64);
-	else
-		bits[i / 64] &= ~((uint64_t)1 << (i % 64));
-}
-
-static inline bool bit_get(const uint64_t *bits, int i)
-{
-	return bits[i / 64] >> (i % 64) & 1;
-}
-
 /*
  * A container opens at level depth + 1, deeper than LIMIT_JSON_DEPTH:
  * the first such level starts a run at js[at]; a deeper one is inside
@@ -483,7 +466,7 @@ static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 				 size_t i, int depth, size_t *bad,
 				 bool *depth_bad, bool *bad_utf8, bool *nl)
 {
-	uint64_t is_obj[JSON_DOC_MAX_DEPTH / 64 + 1]; /* from depth on */
+	bool is_obj[JSON_DOC_MAX_DEPTH + 1]; /* from depth on */
 	const int base = depth;
 	bool in_obj = js[i] == '{';
 	int st = in_obj ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
@@ -493,7 +476,7 @@ static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 	}
 	if (depth >= LIMIT_JSON_DEPTH && note_deep(d, i, depth))
 		return -2;
-	bit_set(is_obj, 0, in_obj);
+	is_obj[0] = in_obj;
 	depth++;
 	for (i++;; i++) {
 		while (i < len && (unsigned char)js[i] <= ' ' && is_ws(js[i])) {
@@ -551,7 +534,7 @@ static long skip_container_bytes(struct json_doc *d, const char *js, size_t len,
 					return -2;
 			}
 			in_obj = c == '{';
-			bit_set(is_obj, depth - base, in_obj);
+			is_obj[depth - base] = in_obj;
 			depth++;
 			st = in_obj ? EXPECT_KEY_OR_CLOSE :
 				      EXPECT_VALUE_OR_CLOSE;
@@ -575,7 +558,7 @@ close:
 			goto fail;
 		if (--depth == base)
 			return (long)i;
-		in_obj = bit_get(is_obj, depth - 1 - base);
+		in_obj = is_obj[depth - 1 - base];
 		st = after_value(js, len, &i, in_obj);
 	}
 fail:
@@ -772,7 +755,7 @@ ALWAYS_INLINE long skip_container(struct json_doc *d, struct json_cursor *cu,
 {
 	const char *js = cu->js;
 	const size_t len = cu->len;
-	uint64_t is_obj[JSON_DOC_MAX_DEPTH / 64 + 1]; /* from depth on */
+	bool is_obj[JSON_DOC_MAX_DEPTH + 1]; /* from depth on */
 	const int base = depth;
 	bool in_obj = js[i] == '{';
 	int st = in_obj ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
@@ -782,7 +765,7 @@ ALWAYS_INLINE long skip_container(struct json_doc *d, struct json_cursor *cu,
 	}
 	if (depth >= LIMIT_JSON_DEPTH && note_deep(d, i, depth))
 		return -2;
-	bit_set(is_obj, 0, in_obj);
+	is_obj[0] = in_obj;
 	depth++;
 	for (i++;; i++) {
 		i = cursor_at(cu, js, len, i, idx);
@@ -836,7 +819,7 @@ ALWAYS_INLINE long skip_container(struct json_doc *d, struct json_cursor *cu,
 					return -2;
 			}
 			in_obj = c == '{';
-			bit_set(is_obj, depth - base, in_obj);
+			is_obj[depth - base] = in_obj;
 			depth++;
 			st = in_obj ? EXPECT_KEY_OR_CLOSE :
 				      EXPECT_VALUE_OR_CLOSE;
@@ -860,7 +843,7 @@ close:
 			goto fail;
 		if (--depth == base)
 			return (long)i;
-		in_obj = bit_get(is_obj, depth - 1 - base);
+		in_obj = is_obj[depth - 1 - base];
 		st = EXPECT_COMMA_OR_CLOSE;
 	}
 fail:
