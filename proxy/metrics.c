@@ -245,7 +245,7 @@ static void res_family(struct buf *b, struct proxy *p,
 	proxy_observe_family(b, m->name, m->type, m->help);
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
 		struct cache_resource *r = p->res[i];
-		char lab[400];
+		char lab[PROXY_OBSERVE_LABELS_MAX];
 		if (cache_resource_retired(r))
 			continue; /* removed by a reload; its successor has
 				   * the same labels */

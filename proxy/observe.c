@@ -193,7 +193,7 @@ static void res_hist_family(struct buf *b, struct proxy *p, const char *name,
 {
 	proxy_observe_family(b, name, "histogram", help);
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
-		char lab[400];
+		char lab[PROXY_OBSERVE_LABELS_MAX];
 		if (cache_resource_retired(p->res[i]))
 			continue;
 		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));
@@ -219,7 +219,8 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 					req_hist(o, s, v, c);
 				if (!config_histogram_count(h, &request_bounds))
 					continue;
-				char res[200], labels[300];
+				char res[PROXY_OBSERVE_RES_MAX],
+					labels[PROXY_OBSERVE_LABELS_MAX];
 				slot_name(o, s, res, sizeof(res));
 				snprintf(labels, sizeof(labels),
 					 "verb=\"%s\",resource=\"%s\","
@@ -244,7 +245,7 @@ void proxy_observe_write(struct buf *b, struct proxy *p)
 			     "Events the furthest-behind open local watch is "
 			     "behind the newest now.");
 	for (int i = 0, n = proxy_nres(p); i < n; i++) {
-		char lab[400];
+		char lab[PROXY_OBSERVE_LABELS_MAX];
 		if (cache_resource_retired(p->res[i]))
 			continue;
 		proxy_observe_res_labels(p->res[i], lab, sizeof(lab));

@@ -66,9 +66,15 @@ void proxy_observe_write(struct buf *b, struct proxy *p);
  * lines that open a family (help may be NULL). */
 void proxy_observe_family(struct buf *b, const char *name, const char *type,
 			  const char *help);
+/* Sizes that hold a resource's name with its group (a plural of up to
+ * 127 bytes, a group of up to 253) and a series' labels with it and a
+ * namespace, whole: a label cut short would leave its quote open and
+ * make the whole page unreadable to Prometheus. */
+#define PROXY_OBSERVE_RES_MAX 512
+#define PROXY_OBSERVE_LABELS_MAX 1024
 /* resource="pods", and ,namespace="NS" for a reflector of one namespace
- * (--config namespaces), so that each series is its own; truncated to
- * len. */
+ * (--config namespaces), so that each series is its own; len
+ * PROXY_OBSERVE_LABELS_MAX holds them whole. */
 void proxy_observe_res_labels(const struct cache_resource *r, char *out,
 			      size_t len);
 

@@ -160,6 +160,13 @@ static void test_page(int port, struct proxy *p)
 	struct cache_resource *pods = p->res[0], *deps = p->res[1];
 	char *b = page(port);
 	int samples = check_format(b);
+	/* the long group's resource and namespace, whole */
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "informer_proxy_cache_objects{resource=\"widgets.%s\","
+		 "namespace=\"%s\"} 0\n",
+		 p->res[2]->kind->group, p->res[2]->scope.ns);
+	CHECK(strstr(b, want) != NULL);
 	CHECK(samples > 60);
 	CHECK(strstr(b,
 		     "# HELP informer_proxy_requests_total Requests answered, by "
@@ -366,24 +373,43 @@ int main(void)
 			      .idle_timeout = 120,
 			      .header_timeout = 32 };
 	struct cache_upstream up = { .server = "http://127.0.0.1:1" };
-	struct cache_resource *res[2] = {
+	/* a custom resource whose group is a 253-byte DNS name, cached for
+	 * one namespace of 63 bytes: its series' labels are whole */
+	static char group[254], ns[64];
+	memset(group, 'g', 253);
+	for (size_t i = 63; i < 253; i += 64)
+		group[i] = '.';
+	memset(ns, 'n', 63);
+	static struct cache_kind widgets = { .version = "v1",
+					     .resource = "widgets",
+					     .kind = "Widget",
+					     .list_kind = "WidgetList",
+					     .namespaced = true };
+	widgets.group = group;
+	struct cache_resource *res[3] = {
 		cache_resource_new(cache_kind_lookup("pods"), &up, 16),
 		cache_resource_new(cache_kind_lookup("deployments.apps"), &up,
 				   16),
+		cache_resource_new(&widgets, &up, 16),
 	};
+	if (res[2])
+		res[2]->scope.ns = ns; /* not owned: put back before the free */
 	struct proxy p = { .cfg = &cfg,
 			   .res = res,
-			   .nres = 2,
+			   .nres = 3,
 			   .conns = proxy_conns_new(&cfg, -1) };
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	test_error_reasons();
-	CHECK(res[0] && res[1] && p.conns);
+	CHECK(res[0] && res[1] && res[2] && p.conns);
 	CHECK(mhd_stub_start(&s, answer, &p) == 0);
 	test_page(s.port, &p);
 	mhd_stub_stop(&s);
 	proxy_conns_free(p.conns);
 	cache_resource_free(res[0]);
 	cache_resource_free(res[1]);
+	if (res[2])
+		res[2]->scope.ns = NULL;
+	cache_resource_free(res[2]);
 	rcu_barrier();
 	curl_global_cleanup();
 	return check_done("metrics");

@@ -230,8 +230,59 @@ static void test_alloc_failure(void)
 	teardown();
 }
 
+/*
+ * The longest names a series can carry: a custom resource of a 63-byte
+ * plural in a 253-byte group, cached for a 63-byte namespace. Its
+ * labels are whole (a label cut short leaves its quote open, and
+ * Prometheus then reads none of the page).
+ */
+static void test_long_names(void)
+{
+	static char plural[64], group[254], ns[64];
+	memset(plural, 'w', 63);
+	memset(group, 'g', 253);
+	for (size_t i = 63; i < 253; i += 64)
+		group[i] = '.';
+	memset(ns, 'n', 63);
+	static struct cache_kind k = { .version = "v1",
+				       .kind = "Widget",
+				       .list_kind = "WidgetList",
+				       .namespaced = true };
+	k.resource = plural;
+	k.group = group;
+	struct cache_resource *r = cache_resource_new(&k, &up, 16);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct cache_scope s;
+	CHECK(cache_scope_init(&s, ns, NULL, NULL, NULL, 0) == 0);
+	cache_resource_set_scope(r, &s);
+	struct proxy q = { .res = &r, .nres = 1 };
+	CHECK(proxy_observe_init(&q) == 0);
+	proxy_observe_request(&q, CONFIG_VERB_LIST, 2, 200, 3000000);
+	struct buf b = BUF_INIT;
+	proxy_observe_write(&b, &q);
+	buf_addc(&b, '\0');
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "informer_proxy_request_duration_seconds_count{verb=\"list\","
+		 "resource=\"%s.%s\",code=\"200\"} 1\n",
+		 plural, group);
+	CHECK(b.p && strstr(b.p, want));
+	snprintf(
+		want, sizeof(want),
+		"informer_proxy_event_delivery_seconds_count{resource=\"%s.%s\","
+		"namespace=\"%s\"} 0\n",
+		plural, group, ns);
+	CHECK(b.p && strstr(b.p, want));
+	buf_free(&b);
+	proxy_observe_free(&q);
+	cache_resource_free(r);
+}
+
 int main(void)
 {
+	test_long_names();
 	test_slots();
 	test_requests();
 	test_resources();
