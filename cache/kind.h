@@ -13,6 +13,13 @@
 #include <stdbool.h>
 
 #define CACHE_KIND_MAX_FIELDS 8
+/* Sizes that hold the longest names the apiserver takes, with the NUL:
+ * a group is a DNS subdomain (253 bytes), a version a DNS label (63);
+ * an apiVersion is both with the slash. */
+#define CACHE_KIND_GROUP_MAX (253 + 1)
+#define CACHE_KIND_VERSION_MAX (63 + 1)
+#define CACHE_KIND_API_VERSION_MAX \
+	(CACHE_KIND_GROUP_MAX + CACHE_KIND_VERSION_MAX)
 
 struct cache_kind {
 	const char *group;     /* "" for the core group */
@@ -27,9 +34,10 @@ struct cache_kind {
 
 /* A resource as kubectl spells it, split: "res[.version][.group]". */
 struct cache_kind_spec {
-	char resource[128]; /* "deployments" */
-	char version[64];   /* "v1", or "" when not given */
-	char group[254];    /* "apps", or "" (the core group, or not given) */
+	char resource[128];		      /* "deployments" */
+	char version[CACHE_KIND_VERSION_MAX]; /* "v1", or "" when not given */
+	char group[CACHE_KIND_GROUP_MAX];     /* "apps", or "" (the core group,
+					   * or not given) */
 };
 
 /*
@@ -57,9 +65,6 @@ const struct cache_kind *cache_kind_find(const char *group,
 bool cache_kind_typed(const struct cache_kind *k);
 /* Index of field in kind->fields, or -1. */
 int cache_kind_field(const struct cache_kind *kind, const char *field);
-/* The size that holds any apiVersion: a group is a DNS subdomain (253
- * bytes), a version a DNS label (63), with the slash and the NUL. */
-#define CACHE_KIND_API_VERSION_MAX (253 + 1 + 63 + 1)
 /* "apps/v1", or "v1" for the core group, into out
  * (CACHE_KIND_API_VERSION_MAX holds it whole). */
 void cache_kind_api_version(const struct cache_kind *kind, char *out,

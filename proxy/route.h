@@ -16,9 +16,11 @@
 
 #include <stdbool.h>
 
+#include "cache/kind.h"
+
 struct proxy_route {
-	char group[128]; /* "" for the core group */
-	char version[32];
+	char group[CACHE_KIND_GROUP_MAX]; /* "" for the core group */
+	char version[CACHE_KIND_VERSION_MAX];
 	char ns[254]; /* "" when not namespaced */
 	char resource[64];
 	char name[254];	   /* "" for a collection */

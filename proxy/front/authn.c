@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "cache/json.h"
+#include "cache/kind.h"
 #include "cache/rvclock.h"
 #include "config/alloc.h"
 #include "config/digest.h"
@@ -623,7 +624,8 @@ struct proxy_authn_job {
 	char *authz; /* owned; wiped when freed */
 	bool has_at;
 	struct proxy_authn_attrs at; /* points into the arrays below */
-	char verb[32], group[128], version[32], res[64], sub[64];
+	char verb[32], group[CACHE_KIND_GROUP_MAX],
+		version[CACHE_KIND_VERSION_MAX], res[64], sub[64];
 	char ns[256], name[256], path[256];
 	enum proxy_authn_verdict verdict; /* qlock until done */
 	char msg[1024], details[768];

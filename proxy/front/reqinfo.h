@@ -37,10 +37,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/kind.h"
+
 struct proxy_reqinfo {
 	bool resource; /* a resource request; else path + verb */
 	char verb[32];
-	char group[128], version[64];
+	char group[CACHE_KIND_GROUP_MAX], version[CACHE_KIND_VERSION_MAX];
 	char ns[254], res[64], name[254], sub[64];
 	const char *path; /* the path given, for a non-resource request */
 };

@@ -38,9 +38,9 @@ struct http_stub {
 	int nroutes;
 	bool stop; /* atomic */
 	pthread_mutex_t lock;
-	int nreq;	    /* locked */
-	char req[32][512];  /* locked: request lines, then a body */
-	char body[32][256]; /* locked: each request's body */
+	int nreq;	     /* locked */
+	char req[32][512];   /* locked: request lines, then a body */
+	char body[32][1024]; /* locked: each request's body (its start) */
 };
 
 static inline bool http_stub_stopping(struct http_stub *s)

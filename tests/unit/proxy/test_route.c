@@ -96,10 +96,37 @@ static void test_too_long(void)
 	strcpy(path, "/api/v1/");
 	memset(path + strlen(path), 'r', 100); /* resource[64] */
 	CHECK(proxy_route_parse(path, &rt) == -EINVAL);
+	/* a group past a DNS name's 253 bytes */
 	strcpy(path, "/apis/");
-	memset(path + 6, 'g', 200); /* group[128] */
-	strcpy(path + 206, "/v1/things");
+	memset(path + 6, 'g', 254);
+	strcpy(path + 260, "/v1/things");
 	CHECK(proxy_route_parse(path, &rt) == -EINVAL);
+	/* a version past a DNS label's 63 */
+	snprintf(path, sizeof(path), "/apis/example.com/v%064d/things", 1);
+	CHECK(proxy_route_parse(path, &rt) == -EINVAL);
+}
+
+/* The longest names the apiserver takes are routed whole: a group of 253
+ * bytes (a DNS name), a version of 63 (a DNS label); they were once
+ * answered 400. */
+static void test_longest(void)
+{
+	char group[254], version[64], path[512];
+	memset(group, 'g', 253);
+	group[253] = '\0';
+	for (size_t i = 63; i < 253; i += 64)
+		group[i] = '.';
+	memset(version, '1', 63);
+	version[0] = 'v';
+	version[63] = '\0';
+	snprintf(path, sizeof(path), "/apis/%s/%s/namespaces/a/widgets/w",
+		 group, version);
+	struct proxy_route rt;
+	CHECK(proxy_route_parse(path, &rt) == 0);
+	CHECK_STR(rt.group, group);
+	CHECK_STR(rt.version, version);
+	CHECK_STR(rt.resource, "widgets");
+	CHECK_STR(rt.name, "w");
 }
 
 int main(void)
@@ -107,5 +134,6 @@ int main(void)
 	test_resource_paths();
 	test_not_resources();
 	test_too_long();
+	test_longest();
 	return check_done("route");
 }

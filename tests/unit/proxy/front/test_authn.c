@@ -343,6 +343,37 @@ static void test_authorize(void)
 	teardown();
 }
 
+/* The longest group and version the apiserver takes (253 and 63 bytes)
+ * are asked about whole (they once made the review fail). */
+static void test_long_group(void)
+{
+	struct http_stub_route routes[] = {
+		{ .match = "tokenreviews", .response = TR_ALICE },
+		{ .match = "subjectaccessreviews", .response = SAR_ALLOW }
+	};
+	static char group[254], version[64], want[512];
+	memset(group, 'g', 253);
+	for (size_t i = 63; i < 253; i += 64)
+		group[i] = '.';
+	memset(version, '1', 63);
+	version[0] = 'v';
+	struct proxy_authn_attrs at = list_pods;
+	at.group = group;
+	at.version = version;
+	at.res = "widgets";
+	setup(routes, 2, 60, 60);
+	cur_at = &at;
+	CHECK(ask("Bearer sekrit-tok", NULL, 0) == 200);
+	CHECK(http_stub_count(&stub) == 2);
+	snprintf(want, sizeof(want),
+		 "\"group\":\"%s\",\"version\":\"%s\",\"resource\":"
+		 "\"widgets\"",
+		 group, version);
+	const char *b = req_body(1);
+	CHECK(b && strstr(b, want) != NULL);
+	teardown();
+}
+
 /* Denied: 403 with the apiserver's own wording, from the cache too. */
 static void test_forbidden(void)
 {
@@ -495,6 +526,7 @@ int main(void)
 	test_forged();
 	test_weak_reviews();
 	test_authorize();
+	test_long_group();
 	test_forget();
 	test_forbidden();
 	test_injection();

@@ -201,6 +201,21 @@ static void test_too_long(void)
 	memset(path + strlen(path), 'x', 300);
 	struct proxy_reqinfo ri;
 	CHECK(proxy_reqinfo_parse("GET", path, NULL, &ri) == -ENAMETOOLONG);
+	/* the longest group and version the apiserver takes: whole */
+	char group[254], version[64];
+	memset(group, 'g', 253);
+	group[253] = '\0';
+	for (size_t i = 63; i < 253; i += 64)
+		group[i] = '.';
+	memset(version, '1', 63);
+	version[0] = 'v';
+	version[63] = '\0';
+	snprintf(path, sizeof(path), "/apis/%s/%s/widgets", group, version);
+	CHECK(proxy_reqinfo_parse("GET", path, NULL, &ri) == 0);
+	CHECK(ri.resource);
+	CHECK_STR(ri.group, group);
+	CHECK_STR(ri.version, version);
+	CHECK_STR(ri.res, "widgets");
 	char name[8];
 	CHECK(!proxy_reqinfo_selector_name("metadata.name=too-long-a-name",
 					   name, sizeof(name)));
