@@ -689,7 +689,7 @@ bool fake_openapi_serve(struct MHD_Connection *c, const char *path,
 		   fake_res_find_gvr("", path + 7, "namespaces") >= 0) {
 		v3_doc(&b, "", path + 7);
 	} else if (strncmp(path, "v3/apis/", 8) == 0) {
-		char group[200];
+		char group[254];
 		const char *g = path + 8, *slash = strchr(g, '/');
 		bool found = false;
 		if (slash && (size_t)(slash - g) < sizeof(group)) {

@@ -112,8 +112,8 @@ int fake_res_find_gvr(const char *group, const char *version,
 }
 
 static struct crd_names {
-	char plural[64], group[192], version[64], kind[64];
-	char singular[64], list_kind[72], api_version[260], key[260];
+	char plural[64], group[254], version[64], kind[64];
+	char singular[64], list_kind[72], api_version[320], key[256];
 	char hash[16];
 } crd_names[FAKE_RES_MAX - FAKE_NBUILTIN];
 
@@ -130,11 +130,12 @@ static bool dns_label(const char *s, size_t n)
 }
 
 /* A group name: dotted DNS labels with at least one dot, as the CRD
- * validation requires. */
+ * validation requires (the CRD's name, plural.group, is a DNS name of
+ * at most 253 bytes: fake_res_add_crd() checks that). */
 static bool dns_group(const char *s)
 {
 	const char *dot = strchr(s, '.');
-	if (!dot || strlen(s) > 190)
+	if (!dot || strlen(s) > 253)
 		return false;
 	for (const char *p = s;; p = dot + 1) {
 		dot = strchr(p, '.');
@@ -193,6 +194,7 @@ int fake_res_add_crd(const char *spec, bool cluster, char *err, size_t errlen)
 	*dot = '\0';
 	const char *plural = buf, *group = dot + 1, *version = slash + 1;
 	if (!dns_label(plural, strlen(plural)) || !dns_group(group) ||
+	    strlen(plural) + 1 + strlen(group) > 253 ||
 	    !dns_label(version, strlen(version)) || version[0] != 'v' ||
 	    !isupper((unsigned char)kind[0]) || strlen(kind) > 60)
 		goto bad;
@@ -206,15 +208,15 @@ int fake_res_add_crd(const char *spec, bool cluster, char *err, size_t errlen)
 
 	nm = &crd_names[fake_nres - FAKE_NBUILTIN];
 	snprintf(nm->plural, sizeof(nm->plural), "%.63s", plural);
-	snprintf(nm->group, sizeof(nm->group), "%.191s", group);
+	snprintf(nm->group, sizeof(nm->group), "%.253s", group);
 	snprintf(nm->version, sizeof(nm->version), "%.63s", version);
 	snprintf(nm->kind, sizeof(nm->kind), "%.63s", kind);
 	for (size_t i = 0; kind[i] && i + 1 < sizeof(nm->singular); i++)
 		nm->singular[i] = (char)tolower((unsigned char)kind[i]);
 	snprintf(nm->list_kind, sizeof(nm->list_kind), "%.63sList", kind);
-	snprintf(nm->api_version, sizeof(nm->api_version), "%.191s/%.63s",
+	snprintf(nm->api_version, sizeof(nm->api_version), "%.253s/%.63s",
 		 group, version);
-	snprintf(nm->key, sizeof(nm->key), "%.63s.%.191s", plural, group);
+	snprintf(nm->key, sizeof(nm->key), "%s.%s", plural, group);
 	make_hash(nm->hash, nm->api_version, kind);
 
 	r = &fake_res_table[fake_nres];
