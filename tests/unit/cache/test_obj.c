@@ -13,6 +13,7 @@
 #include "config/buf.h"
 #include "config/alloc.h"
 #include "config/read.h"
+#include "names.h"
 #include "check.h"
 
 static const char pod[] =
@@ -518,10 +519,7 @@ static void test_prefix(void)
 		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
 		"\"resourceVersion\":\"3\"},\"spec\":{}}";
 	char group[254], want[400];
-	memset(group, 'g', 253);
-	group[253] = '\0';
-	for (size_t i = 63; i < 253; i += 64)
-		group[i] = '.';
+	names_group(group);
 	struct cache_kind longg = { .group = group,
 				    .version = "v1alpha1",
 				    .resource = "widgets",

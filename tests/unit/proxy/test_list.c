@@ -29,6 +29,7 @@
 #include "proxy/table/table.h"
 #include "gunzip.h"
 #include "mhd_stub.h"
+#include "names.h"
 #include "check.h"
 
 static struct cache_resource *pods;
@@ -716,9 +717,7 @@ int main(void)
 	many = cache_resource_new(cache_kind_lookup("pods"), &up, 16);
 	CHECK(many != NULL);
 	load_many(many);
-	memset(long_group, 'g', 253);
-	for (size_t i = 63; i < 253; i += 64)
-		long_group[i] = '.';
+	names_group(long_group);
 	long_kind.group = long_group;
 	longg = cache_resource_new(&long_kind, &up, 16);
 	CHECK(longg != NULL);

@@ -18,6 +18,7 @@
 #include "proxy/metrics.h"
 #include "proxy/request.h"
 #include "mhd_stub.h"
+#include "names.h"
 #include "check.h"
 
 static enum MHD_Result answer(void *arg, struct MHD_Connection *c,
@@ -376,10 +377,8 @@ int main(void)
 	/* a custom resource whose group is a 253-byte DNS name, cached for
 	 * one namespace of 63 bytes: its series' labels are whole */
 	static char group[254], ns[64];
-	memset(group, 'g', 253);
-	for (size_t i = 63; i < 253; i += 64)
-		group[i] = '.';
-	memset(ns, 'n', 63);
+	names_group(group);
+	names_label(ns, 'n', 'n');
 	static struct cache_kind widgets = { .version = "v1",
 					     .resource = "widgets",
 					     .kind = "Widget",

@@ -19,6 +19,7 @@
 #include "config/histogram.h"
 #include "proxy/observe.h"
 #include "proxy/route.h"
+#include "names.h"
 #include "check.h"
 
 static const struct cache_upstream up = { .server = "http://127.0.0.1:1" };
@@ -239,11 +240,9 @@ static void test_alloc_failure(void)
 static void test_long_names(void)
 {
 	static char plural[64], group[254], ns[64];
-	memset(plural, 'w', 63);
-	memset(group, 'g', 253);
-	for (size_t i = 63; i < 253; i += 64)
-		group[i] = '.';
-	memset(ns, 'n', 63);
+	names_label(plural, 'w', 'w');
+	names_group(group);
+	names_label(ns, 'n', 'n');
 	static struct cache_kind k = { .version = "v1",
 				       .kind = "Widget",
 				       .list_kind = "WidgetList",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proxy/route.h"
+#include "names.h"
 #include "check.h"
 
 static void check_route(const char *path, const char *group,
@@ -112,13 +113,8 @@ static void test_too_long(void)
 static void test_longest(void)
 {
 	char group[254], version[64], path[512];
-	memset(group, 'g', 253);
-	group[253] = '\0';
-	for (size_t i = 63; i < 253; i += 64)
-		group[i] = '.';
-	memset(version, '1', 63);
-	version[0] = 'v';
-	version[63] = '\0';
+	names_group(group);
+	names_label(version, 'v', '1');
 	snprintf(path, sizeof(path), "/apis/%s/%s/namespaces/a/widgets/w",
 		 group, version);
 	struct proxy_route rt;

@@ -20,6 +20,7 @@
 
 #include "proxy/front/authn.h"
 #include "authn_stub.h"
+#include "names.h"
 #include "check.h"
 #include "http_stub.h"
 
@@ -352,11 +353,8 @@ static void test_long_group(void)
 		{ .match = "subjectaccessreviews", .response = SAR_ALLOW }
 	};
 	static char group[254], version[64], want[512];
-	memset(group, 'g', 253);
-	for (size_t i = 63; i < 253; i += 64)
-		group[i] = '.';
-	memset(version, '1', 63);
-	version[0] = 'v';
+	names_group(group);
+	names_label(version, 'v', '1');
 	struct proxy_authn_attrs at = list_pods;
 	at.group = group;
 	at.version = version;

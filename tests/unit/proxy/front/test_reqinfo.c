@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proxy/front/reqinfo.h"
+#include "names.h"
 #include "check.h"
 
 struct row {
@@ -203,13 +204,8 @@ static void test_too_long(void)
 	CHECK(proxy_reqinfo_parse("GET", path, NULL, &ri) == -ENAMETOOLONG);
 	/* the longest group and version the apiserver takes: whole */
 	char group[254], version[64];
-	memset(group, 'g', 253);
-	group[253] = '\0';
-	for (size_t i = 63; i < 253; i += 64)
-		group[i] = '.';
-	memset(version, '1', 63);
-	version[0] = 'v';
-	version[63] = '\0';
+	names_group(group);
+	names_label(version, 'v', '1');
 	snprintf(path, sizeof(path), "/apis/%s/%s/widgets", group, version);
 	CHECK(proxy_reqinfo_parse("GET", path, NULL, &ri) == 0);
 	CHECK(ri.resource);
