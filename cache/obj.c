@@ -275,16 +275,6 @@ static int member(const struct json_doc *d, int obj, const char *name)
 	return v;
 }
 
-/*
- * The paths at[idx[0..n)] (dotted, relative to obj) resolved together
- * into out[idx[i]], each as member() would read it step by step (-1
- * where a step is absent or not in an object, -2 where a member on the
- * way is named twice or with an escape; a segment of 128 bytes or more
- * is never there), but with
- * one walk over each object on the way for all the paths that go
- * through it: a pod's five spec.* fields were five walks over spec's
- * twenty-odd members. Paths are at most CACHE_KIND_MAX_FIELDS.
- */
 /* A name's bit in member_paths()' filter: of its length and its first
  * and last bytes. */
 static inline unsigned seg_hash(const char *p, size_t n)
@@ -295,6 +285,16 @@ static inline unsigned seg_hash(const char *p, size_t n)
 		   0;
 }
 
+/*
+ * The paths at[idx[0..n)] (dotted, relative to obj) resolved together
+ * into out[idx[i]], each as member() would read it step by step (-1
+ * where a step is absent or not in an object, -2 where a member on the
+ * way is named twice or with an escape; a segment of 128 bytes or more
+ * is never there), but with
+ * one walk over each object on the way for all the paths that go
+ * through it: a pod's five spec.* fields were five walks over spec's
+ * twenty-odd members. Paths are at most CACHE_KIND_MAX_FIELDS.
+ */
 static void member_paths(const struct json_doc *d, int obj,
 			 const char *const *at, const int *idx, int n, int *out)
 {
