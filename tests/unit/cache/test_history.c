@@ -5,6 +5,7 @@
  * waiter once.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <urcu-bp.h>
@@ -142,6 +143,50 @@ static void test_batch(void)
 	woken = 0;
 }
 
+struct left_ask {
+	struct cache_event *ev;
+	const struct json_shape *shape;
+	struct cache_obj *got;
+};
+
+static void *ask_left(void *arg)
+{
+	struct left_ask *a = arg;
+	a->got = cache_history_ev_left(a->ev, a->shape);
+	return NULL;
+}
+
+/* Four fan-out threads ask for a new event's copy at once: one is made
+ * and kept (the others' freed), and every thread gets that one. */
+static void left_race(struct cache_history *h, struct cache_obj *prev,
+		      struct cache_shape *shape)
+{
+	struct cache_obj *now = mk("l", 1234568);
+	CHECK(cache_history_append(h, CACHE_MODIFIED, 1234568, now, prev) == 0);
+	uint64_t seq, floor;
+	struct cache_event *ev = NULL;
+	CHECK(cache_history_start(h, 1234567, &seq, &floor) == 0);
+	CHECK(cache_history_get(h, seq, &ev) == 0 && ev && ev->rv == 1234568);
+	if (!ev) {
+		cache_obj_put(now);
+		return;
+	}
+	pthread_t th[4];
+	struct left_ask asks[4];
+	for (int i = 0; i < 4; i++) {
+		asks[i] = (struct left_ask){ ev, cache_shape_object(shape),
+					     NULL };
+		CHECK(pthread_create(&th[i], NULL, ask_left, &asks[i]) == 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++)
+		CHECK(asks[i].got && asks[i].got == ev->left &&
+		      asks[i].got->rv == 1234568);
+	cache_history_event_put(ev);
+	cache_obj_put(now);
+}
+
 /*
  * The state an event takes out of a watch's filter, at the event's RV:
  * made on the first ask, with the kind's shape, and kept. Out of memory
@@ -199,6 +244,7 @@ static void test_left(void)
 	CHECK(o && o->nlabels == 1 && !strcmp(o->labels[0].val, "web"));
 	/* the second ask reads it */
 	CHECK(cache_history_ev_left(ev, cache_shape_object(shape)) == o);
+	left_race(h, prev, shape);
 	cache_obj_put(whole);
 	cache_history_event_put(ev);
 	cache_obj_put(prev);
