@@ -190,7 +190,6 @@ classify_avx2(const unsigned char *p, struct blk *b)
 #endif
 
 static int isa_forced = -1; /* json_isa_force(); atomic */
-static int isa_best = -1;   /* what the CPU has; atomic, set once */
 
 int json_isa_force(int isa)
 {
@@ -201,19 +200,15 @@ static int isa_env = -1; /* from JSON_ISA_ENV; atomic, set once */
 
 int json_isa_best(void)
 {
-	int b = __atomic_load_n(&isa_best, __ATOMIC_RELAXED);
-	if (b < 0) {
-		b = JSON_ISA_PORTABLE;
 #ifdef JSON_X86
-		__builtin_cpu_init();
-		if (__builtin_cpu_supports("avx2"))
-			b = JSON_ISA_AVX2;
-		else if (__builtin_cpu_supports("sse2"))
-			b = JSON_ISA_SSE2;
-#endif
-		__atomic_store_n(&isa_best, b, __ATOMIC_RELAXED);
+	switch (bits_simd()) {
+	case BITS_SIMD_AVX2:
+		return JSON_ISA_AVX2;
+	case BITS_SIMD_SSE2:
+		return JSON_ISA_SSE2;
 	}
-	return b;
+#endif
+	return JSON_ISA_PORTABLE;
 }
 
 /* JSON_ISA_ENV: "bytes", "index" (the best the CPU has), "portable",
@@ -236,15 +231,22 @@ static int isa_from_env(void)
 	return e;
 }
 
-int json_isa(void)
+/* The level forced (json_isa_force(), then JSON_ISA_ENV), else unset,
+ * and never past the best the CPU has. */
+static int isa_pick(int unset)
 {
 	int b = json_isa_best();
 	int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
 	if (f < 0)
 		f = isa_from_env();
 	if (f < 0)
-		f = JSON_ISA_DEFAULT;
+		f = unset;
 	return f <= b ? f : b;
+}
+
+int json_isa(void)
+{
+	return isa_pick(JSON_ISA_DEFAULT);
 }
 
 
@@ -526,13 +528,7 @@ skip_avx2(const char *js, size_t len, size_t i, int room, bool *nl)
 
 long json_skip_trusted(const char *js, size_t len, size_t i, int room, bool *nl)
 {
-	int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
-	if (f < 0)
-		f = isa_from_env();
-	int isa = json_isa_best();
-	if (f >= 0 && f < isa)
-		isa = f;
-	switch (isa) {
+	switch (isa_pick(json_isa_best())) {
 #ifdef JSON_X86
 	case JSON_ISA_AVX2:
 		return skip_avx2(js, len, i, room, nl);

@@ -1,6 +1,7 @@
 /*
  * bits: bit tricks shared by the SIMD scanners (cache/json.c's structural
- * index, proxy/pretty.c's indenter). Pure inline functions.
+ * index, proxy/pretty.c's indenter), and what the CPU offers them. The
+ * bit tricks are pure inline functions; bits_simd() asks the CPU once.
  */
 #ifndef CONFIG_BITS_H
 #define CONFIG_BITS_H
@@ -20,5 +21,14 @@ static inline uint64_t bits_prefix_xor(uint64_t x)
 	x ^= x << 32;
 	return x;
 }
+
+/* The widest vectors the CPU has for the scanners: x86's AVX2 or SSE2,
+ * or none of them (another architecture). Asked once; any thread. */
+enum {
+	BITS_SIMD_NONE,
+	BITS_SIMD_SSE2,
+	BITS_SIMD_AVX2
+};
+int bits_simd(void);
 
 #endif

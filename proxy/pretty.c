@@ -533,7 +533,6 @@ static size_t count_blocks(struct proxy_pretty_indenter *st, const char *in,
 #endif
 
 static int isa_forced = -1; /* proxy_pretty_isa_force(); atomic */
-static int isa_best = -1;   /* what the CPU has; atomic, set once */
 
 int proxy_pretty_isa_force(int isa)
 {
@@ -545,17 +544,13 @@ int proxy_pretty_isa(void)
 	int f = __atomic_load_n(&isa_forced, __ATOMIC_RELAXED);
 	if (f >= 0)
 		return f;
-	int b = __atomic_load_n(&isa_best, __ATOMIC_RELAXED);
-	if (b < 0) {
-		b = PROXY_PRETTY_BYTES;
 #if defined(__SSE2__)
-		__builtin_cpu_init();
-		b = __builtin_cpu_supports("avx2") ? PROXY_PRETTY_AVX2 :
-						     PROXY_PRETTY_SSE2;
+	/* SSE2 is baseline x86-64 */
+	return bits_simd() == BITS_SIMD_AVX2 ? PROXY_PRETTY_AVX2 :
+					       PROXY_PRETTY_SSE2;
+#else
+	return PROXY_PRETTY_BYTES;
 #endif
-		__atomic_store_n(&isa_best, b, __ATOMIC_RELAXED);
-	}
-	return b;
 }
 
 size_t proxy_pretty_indent_step(struct proxy_pretty_indenter *state,
